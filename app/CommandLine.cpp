@@ -1,0 +1,26 @@
+#include "CommandLine.h"
+
+#include <cstdio>
+
+namespace forkscope::app {
+
+void printError(const QString& message)
+{
+    std::fprintf(stderr, "forkscope: %s\n", qPrintable(message));
+    std::fflush(stderr);
+}
+
+QString findSubcommand(const QStringList& arguments)
+{
+    for (qsizetype i = 1; i < arguments.size(); ++i) {
+        const QString& a = arguments.at(i);
+        if (!a.startsWith(QLatin1Char('-')))
+            return a;
+        // Options of the GUI that take a value: skip the value.
+        if (a == QLatin1String("--db") || a == QLatin1String("--rpc"))
+            ++i;
+    }
+    return {};
+}
+
+} // namespace forkscope::app

@@ -1,0 +1,80 @@
+#include "DevnetCommand.h"
+#include "CommandLine.h"
+#include "UnixSignalWatcher.h"
+#include "chain/ChainParseError.h"
+#include "chain/Hex.h"
+#include "lab/Devnet.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <cstdio>
+
+namespace forkscope::app {
+
+int runDevnetCommand(const QStringList& arguments)
+{
+    QCommandLineParser p;
+    p.setApplicationDescription(QStringLiteral("Start a managed anvil lab on loopback and keep it "
+                                               "running until interrupted (Ctrl-C)."));
+    p.addHelpOption();
+    p.addPositionalArgument(QStringLiteral("devnet"), QStringLiteral("the subcommand"));
+    QCommandLineOption port(QStringLiteral("port"), QStringLiteral("Port for anvil (default: a free one)."),
+                            QStringLiteral("P"));
+    QCommandLineOption nodes(QStringLiteral("nodes"),
+                             QStringLiteral("Number of fault proxies in front of anvil."),
+                             QStringLiteral("N"), QStringLiteral("0"));
+    p.addOption(port);
+    p.addOption(nodes);
+    if (!p.parse(arguments)) {
+        printError(p.errorText());
+        return ExitUsage;
+    }
+    if (p.isSet(QStringLiteral("help"))) {
+        std::fputs(qPrintable(p.helpText()), stdout);
+        return ExitOk;
+    }
+    lab::Devnet::Options opts;
+    try {
+        if (p.isSet(port)) {
+            const auto n = chain::hex::parseDecimalU63(p.value(port), QStringLiteral("--port"));
+            if (n == 0 || n > 65535)
+                throw chain::ChainParseError(QStringLiteral("--port"), p.value(port),
+                                             QStringLiteral("expected a port from 1 to 65535"));
+            opts.port = quint16(n);
+        }
+        if (chain::hex::parseDecimalU63(p.value(nodes), QStringLiteral("--nodes")) != 0) {
+            printError(QStringLiteral("devnet --nodes: fault proxies are not implemented yet"));
+            return ExitUsage;
+        }
+    } catch (const chain::ChainParseError& e) {
+        printError(e.message());
+        return ExitUsage;
+    }
+
+    lab::Devnet devnet;
+    try {
+        devnet.start(opts);
+    } catch (const lab::DevnetError& e) {
+        printError(e.message());
+        return ExitFailure;
+    }
+    std::printf("anvil %s chain 31337 pid %lld log %s\n", qPrintable(devnet.url().toString()),
+                static_cast<long long>(devnet.processId()), qPrintable(devnet.logPath()));
+    std::fflush(stdout);
+
+    int code = ExitOk;
+    UnixSignalWatcher signalWatcher;
+    QObject::connect(&signalWatcher, &UnixSignalWatcher::terminationRequested, qApp,
+                     [] { QCoreApplication::quit(); });
+    QObject::connect(&devnet, &lab::Devnet::exitedUnexpectedly, qApp,
+                     [&code](int exitCode, const QString& tail) {
+                         printError(QStringLiteral("anvil exited (code %1): %2").arg(exitCode).arg(tail));
+                         code = ExitFailure;
+                         QCoreApplication::quit();
+                     });
+    QCoreApplication::exec();
+    devnet.stop();
+    return code;
+}
+
+} // namespace forkscope::app

@@ -1,0 +1,76 @@
+#include "GuiApp.h"
+#include "CommandLine.h"
+#include "MainWindow.h"
+#include "UnixSignalWatcher.h"
+#include "engine/EngineHost.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QStandardPaths>
+#include <QUrl>
+#include <cstdio>
+
+#include "forkscope_version.h"
+
+namespace forkscope::app {
+
+int runGui(int& argc, char** argv)
+{
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("forkscope"));
+    QApplication::setOrganizationName(QStringLiteral("Forkscope"));
+    QApplication::setApplicationVersion(QStringLiteral(FORKSCOPE_VERSION));
+
+    QCommandLineParser p;
+    p.setApplicationDescription(QStringLiteral("Forkscope desktop app."));
+    p.addHelpOption();
+    QCommandLineOption db(QStringLiteral("db"), QStringLiteral("SQLite database file."),
+                          QStringLiteral("FILE"));
+    QCommandLineOption rpc(QStringLiteral("rpc"),
+                           QStringLiteral("JSON-RPC endpoint to watch instead of a managed anvil."),
+                           QStringLiteral("URL"));
+    p.addOption(db);
+    p.addOption(rpc);
+    p.process(app);
+
+    engine::EngineConfig config;
+    config.dbPath = p.isSet(db)
+                        ? p.value(db)
+                        : QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation))
+                              .absoluteFilePath(QStringLiteral("forkscope.sqlite"));
+    if (p.isSet(rpc)) {
+        const QUrl url(p.value(rpc), QUrl::StrictMode);
+        if (!url.isValid() || (url.scheme() != QLatin1String("http") &&
+                               url.scheme() != QLatin1String("https"))) {
+            printError(QStringLiteral("--rpc: \"%1\" is not an http(s) URL").arg(p.value(rpc)));
+            return ExitUsage;
+        }
+        config.managedDevnet = false;
+        config.rpcUrl = url;
+    }
+
+    ui::MainWindow window;
+    engine::EngineHost host;
+    QObject::connect(&host, &engine::EngineHost::statusAvailable, &window,
+                     &ui::MainWindow::applyStatus);
+    QObject::connect(&host, &engine::EngineHost::logMessage, &window, &ui::MainWindow::appendLog);
+    // The event log is also mirrored on stderr, so headless runs and tests can follow it.
+    QObject::connect(&host, &engine::EngineHost::logMessage, &app,
+                     [](const QString& level, const QString& text) {
+                         std::fprintf(stderr, "forkscope: [%s] %s\n", qPrintable(level),
+                                      qPrintable(text));
+                         std::fflush(stderr);
+                     });
+    UnixSignalWatcher signalWatcher;
+    QObject::connect(&signalWatcher, &UnixSignalWatcher::terminationRequested, &window,
+                     &QWidget::close);
+    window.show();
+    host.start(config);
+    const int code = QApplication::exec();
+    // Stop the workers (and the managed anvil) before the window goes away.
+    host.shutdown();
+    return code;
+}
+
+} // namespace forkscope::app

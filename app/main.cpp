@@ -1,0 +1,76 @@
+// forkscope: the desktop app by default, or a headless subcommand (see DESIGN.md).
+#include "CommandLine.h"
+#include "DevnetCommand.h"
+#include "GuiApp.h"
+
+#include <QCoreApplication>
+#include <cstdio>
+
+#include "forkscope_version.h"
+
+using namespace forkscope::app;
+
+namespace {
+
+const char* kUsage =
+    "Usage: forkscope [--db FILE] [--rpc URL]          the desktop app\n"
+    "       forkscope index --rpc URL --db FILE --env ID --contract ADDR ...\n"
+    "       forkscope report --db FILE [--env ID] --format json|csv|pdf --out FILE\n"
+    "       forkscope lab reset --db FILE --rpc URL\n"
+    "       forkscope devnet [--port P] [--nodes N]\n"
+    "\n"
+    "Forkscope: a desktop monitor and local lab indexer for EVM chains.\n"
+    "Run `forkscope <command> --help` for the options of one command.\n"
+    "\n"
+    "Options:\n"
+    "  -h, --help     Show this help.\n"
+    "  -v, --version  Show the version.\n"
+    "  --db FILE      (app) SQLite file; default: the user's data directory.\n"
+    "  --rpc URL      (app) watch this endpoint instead of a managed anvil.\n";
+
+bool hasTopLevelFlag(int argc, char** argv, const char* a, const char* b)
+{
+    for (int i = 1; i < argc; ++i) {
+        if (argv[i][0] != '-')
+            return false; // a subcommand: its own parser handles its flags
+        if (qstrcmp(argv[i], a) == 0 || qstrcmp(argv[i], b) == 0)
+            return true;
+    }
+    return false;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    // --help and --version must work without a display, so answer them before any
+    // QApplication exists.
+    if (hasTopLevelFlag(argc, argv, "--version", "-v")) {
+        std::printf("forkscope %s\n", FORKSCOPE_VERSION);
+        return ExitOk;
+    }
+    if (hasTopLevelFlag(argc, argv, "--help", "-h")) {
+        std::fputs(kUsage, stdout);
+        return ExitOk;
+    }
+
+    QStringList args;
+    for (int i = 0; i < argc; ++i)
+        args << QString::fromLocal8Bit(argv[i]);
+    const QString command = findSubcommand(args);
+    if (command.isEmpty())
+        return runGui(argc, argv);
+
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("forkscope"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(FORKSCOPE_VERSION));
+    if (command == QLatin1String("devnet"))
+        return runDevnetCommand(args);
+    if (command == QLatin1String("index") || command == QLatin1String("report") ||
+        command == QLatin1String("lab")) {
+        printError(QStringLiteral("`%1` is not implemented yet").arg(command));
+        return ExitUsage;
+    }
+    printError(QStringLiteral("unknown command `%1`; see `forkscope --help`").arg(command));
+    return ExitUsage;
+}

@@ -1,0 +1,23 @@
+#include "BlockHeader.h"
+#include "ChainParseError.h"
+#include "Hex.h"
+
+#include <QJsonObject>
+
+namespace forkscope::chain {
+
+BlockHeader BlockHeader::fromJson(const QJsonValue& v, const QString& context)
+{
+    if (!v.isObject())
+        throw ChainParseError(context, hex::describe(v), QStringLiteral("expected a block object"));
+    const QJsonObject o = v.toObject();
+    const auto f = [&](const char* name) { return context + QLatin1Char('.') + QLatin1String(name); };
+    BlockHeader h;
+    h.number = hex::parseQuantityU63(o.value(QLatin1String("number")), f("number"));
+    h.hash = Hash32::fromJson(o.value(QLatin1String("hash")), f("hash"));
+    h.parentHash = Hash32::fromJson(o.value(QLatin1String("parentHash")), f("parentHash"));
+    h.timestamp = hex::parseQuantityU63(o.value(QLatin1String("timestamp")), f("timestamp"));
+    return h;
+}
+
+} // namespace forkscope::chain

@@ -1,0 +1,27 @@
+#pragma once
+
+#include <QString>
+#include <stdexcept>
+
+namespace forkscope::chain {
+
+// Raised when a value that came from outside (a JSON-RPC reply, a command-line flag, a
+// config file) is not exactly what the chain types accept. The message always names the
+// field and the offending value so a user can find the bad input without a debugger.
+class ChainParseError : public std::runtime_error
+{
+public:
+    ChainParseError(const QString& field, const QString& value, const QString& reason);
+
+    const QString& field() const { return m_field; }
+    const QString& value() const { return m_value; }
+    const QString& reason() const { return m_reason; }
+    QString message() const { return QString::fromUtf8(what()); }
+
+private:
+    QString m_field;
+    QString m_value;
+    QString m_reason;
+};
+
+} // namespace forkscope::chain

@@ -1,0 +1,70 @@
+#pragma once
+
+#include "ChainParseError.h"
+#include "Hex.h"
+
+#include <QByteArray>
+#include <QHashFunctions>
+#include <QJsonValue>
+#include <QMetaType>
+#include <QString>
+#include <algorithm>
+#include <array>
+#include <compare>
+#include <cstdint>
+
+namespace forkscope::chain {
+
+// A byte string of exactly N bytes (hashes, addresses). Parsing is strict; the canonical
+// text form, used in the database and in every report, is lowercase 0x-hex.
+template <std::size_t N>
+class FixedBytes
+{
+public:
+    static constexpr std::size_t size = N;
+
+    FixedBytes() { m_bytes.fill(0); }
+
+    static FixedBytes fromBytes(const QByteArray& raw, const QString& field)
+    {
+        if (raw.size() != qsizetype(N))
+            throw ChainParseError(field, hex::encodeData(raw),
+                                  QStringLiteral("expected %1 bytes, found %2")
+                                      .arg(N)
+                                      .arg(raw.size()));
+        FixedBytes b;
+        std::copy(raw.begin(), raw.end(), reinterpret_cast<char*>(b.m_bytes.data()));
+        return b;
+    }
+    static FixedBytes fromHex(const QString& s, const QString& field)
+    {
+        return fromBytes(hex::parseData(s, field, int(N)), field);
+    }
+    static FixedBytes fromJson(const QJsonValue& v, const QString& field)
+    {
+        return fromBytes(hex::parseData(v, field, int(N)), field);
+    }
+
+    QString toHex() const { return hex::encodeData(toByteArray()); }
+    QByteArray toByteArray() const
+    {
+        return QByteArray(reinterpret_cast<const char*>(m_bytes.data()), qsizetype(N));
+    }
+    const std::array<std::uint8_t, N>& bytes() const { return m_bytes; }
+    bool isZero() const
+    {
+        return std::all_of(m_bytes.begin(), m_bytes.end(), [](std::uint8_t b) { return b == 0; });
+    }
+
+    friend auto operator<=>(const FixedBytes&, const FixedBytes&) = default;
+    friend bool operator==(const FixedBytes&, const FixedBytes&) = default;
+    friend size_t qHash(const FixedBytes& b, size_t seed = 0)
+    {
+        return qHashBits(b.m_bytes.data(), N, seed);
+    }
+
+private:
+    std::array<std::uint8_t, N> m_bytes;
+};
+
+} // namespace forkscope::chain

@@ -1,0 +1,39 @@
+#pragma once
+
+#include <QByteArray>
+#include <QJsonValue>
+#include <QString>
+#include <cstdint>
+
+// Strict decoding of the hex encodings used by Ethereum JSON-RPC.
+// "Quantities" are 0x-prefixed, non-empty, big-endian numbers; "data" is 0x-prefixed with
+// an even number of digits. Anything else (no prefix, JSON numbers, nulls, stray
+// characters, signs, fractions) is rejected with a ChainParseError naming `field`.
+namespace forkscope::chain::hex {
+
+// Human-readable rendering of an arbitrary JSON value for error messages.
+QString describe(const QJsonValue& v);
+
+// The string of a JSON value that must be a string; rejects null, numbers, objects.
+QString requireString(const QJsonValue& v, const QString& field, const char* expected);
+
+// Hex digits after a mandatory 0x prefix; rejects anything that is not [0-9a-fA-F]+.
+QString quantityDigits(const QString& s, const QString& field);
+
+// A quantity that must fit in 63 bits (block numbers, timestamps, log indices): it is
+// stored in SQLite INTEGER columns, which are signed 64-bit.
+std::uint64_t parseQuantityU63(const QJsonValue& v, const QString& field);
+std::uint64_t parseQuantityU63(const QString& s, const QString& field);
+
+// A base-10 unsigned integer as typed by a user (command line, settings): no sign, no
+// fraction, no exponent, no surrounding spaces, at most 63 bits.
+std::uint64_t parseDecimalU63(const QString& s, const QString& field);
+
+// 0x-prefixed byte string with an even number of digits; `exactBytes` < 0 means any length.
+QByteArray parseData(const QString& s, const QString& field, int exactBytes = -1);
+QByteArray parseData(const QJsonValue& v, const QString& field, int exactBytes = -1);
+
+QString encodeQuantity(std::uint64_t n);
+QString encodeData(const QByteArray& bytes);
+
+} // namespace forkscope::chain::hex

@@ -1,0 +1,51 @@
+#include "EngineHost.h"
+#include "EngineSession.h"
+
+#include <QThread>
+
+namespace forkscope::engine {
+
+EngineHost::EngineHost(QObject* parent) : QObject(parent)
+{
+    qRegisterMetaType<EngineStatus>();
+}
+
+EngineHost::~EngineHost()
+{
+    shutdown();
+}
+
+void EngineHost::start(const EngineConfig& config)
+{
+    shutdown();
+    m_thread = new QThread(this);
+    m_thread->setObjectName(QStringLiteral("forkscope-engine"));
+    m_session = new EngineSession(config);
+    m_session->moveToThread(m_thread);
+    connect(m_thread, &QThread::started, m_session, &EngineSession::start);
+    connect(m_thread, &QThread::finished, m_session, &QObject::deleteLater);
+    connect(m_session, &EngineSession::statusAvailable, this, &EngineHost::statusAvailable,
+            Qt::QueuedConnection);
+    connect(m_session, &EngineSession::logMessage, this, &EngineHost::logMessage,
+            Qt::QueuedConnection);
+    m_thread->start();
+}
+
+void EngineHost::shutdown()
+{
+    if (!m_thread)
+        return;
+    if (m_session && m_thread->isRunning())
+        QMetaObject::invokeMethod(m_session, &EngineSession::stop, Qt::BlockingQueuedConnection);
+    m_thread->quit();
+    m_thread->wait();
+    delete m_thread;
+    m_thread = nullptr;
+}
+
+bool EngineHost::isRunning() const
+{
+    return m_thread && m_thread->isRunning();
+}
+
+} // namespace forkscope::engine

@@ -1,0 +1,38 @@
+#pragma once
+
+#include "EngineConfig.h"
+#include "EngineStatus.h"
+
+#include <QObject>
+#include <QPointer>
+
+class QThread;
+
+namespace forkscope::engine {
+
+class EngineSession;
+
+// The GUI-side handle on the engine: owns the worker thread and forwards the session's
+// snapshots as queued signals. This is the only engine object widgets may touch.
+class EngineHost : public QObject
+{
+    Q_OBJECT
+public:
+    explicit EngineHost(QObject* parent = nullptr);
+    ~EngineHost() override;
+
+    void start(const EngineConfig& config);
+    // Stops the session on its thread, then quits and joins the thread. Safe to call twice.
+    void shutdown();
+    bool isRunning() const;
+
+signals:
+    void statusAvailable(const forkscope::engine::EngineStatus& status);
+    void logMessage(const QString& level, const QString& text);
+
+private:
+    QThread* m_thread = nullptr;
+    QPointer<EngineSession> m_session;
+};
+
+} // namespace forkscope::engine

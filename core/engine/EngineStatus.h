@@ -1,0 +1,41 @@
+#pragma once
+
+#include <QDateTime>
+#include <QMetaType>
+#include <QString>
+#include <optional>
+
+namespace forkscope::engine {
+
+// An immutable snapshot of the engine's connection, handed to the GUI by queued signal.
+// The GUI renders it; it never asks the engine anything directly.
+struct EngineStatus
+{
+    enum class Connection { Starting, Connected, Unreachable, Failed, Stopped };
+
+    Connection connection = Connection::Starting;
+    QString endpoint;          // the node's URL
+    bool managedDevnet = false;
+    std::optional<quint64> chainId;
+    std::optional<quint64> headBlock;
+    QString dbPath;
+    int schemaVersion = 0;
+    QString message; // last error or notice, empty when all is well
+    QDateTime updatedAt;
+
+    static QString connectionName(Connection c)
+    {
+        switch (c) {
+        case Connection::Starting: return QStringLiteral("starting");
+        case Connection::Connected: return QStringLiteral("connected");
+        case Connection::Unreachable: return QStringLiteral("node unreachable");
+        case Connection::Failed: return QStringLiteral("failed");
+        case Connection::Stopped: return QStringLiteral("stopped");
+        }
+        return {};
+    }
+};
+
+} // namespace forkscope::engine
+
+Q_DECLARE_METATYPE(forkscope::engine::EngineStatus)

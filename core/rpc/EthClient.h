@@ -1,0 +1,56 @@
+#pragma once
+
+#include "JsonRpcClient.h"
+#include "chain/Address.h"
+#include "chain/BlockHeader.h"
+#include "chain/Hash32.h"
+#include "chain/LogEntry.h"
+
+#include <optional>
+
+namespace forkscope::rpc {
+
+struct LogFilter
+{
+    std::uint64_t fromBlock = 0;
+    std::uint64_t toBlock = 0;
+    QList<chain::Address> addresses;      // empty = any address
+    QList<QList<chain::Hash32>> topics;   // per position, empty list = wildcard
+    std::optional<chain::Hash32> blockHash; // if set, from/to are ignored (EIP-234)
+
+    QJsonObject toJson() const;
+};
+
+// Typed wrappers over the eth_* methods the indexer uses. Blocking: for worker threads.
+// Every failure is an RpcException; a reply whose content does not parse becomes an
+// RpcError of kind Malformed whose message names the method and the field.
+class EthClient
+{
+public:
+    explicit EthClient(JsonRpcClient& rpc) : m_rpc(rpc) {}
+
+    JsonRpcClient& rpc() { return m_rpc; }
+
+    std::uint64_t chainId();
+    std::uint64_t blockNumber();
+    // nullopt when the node answers null: it has not reached that block (or does not
+    // know the hash). That is not evidence of a reorg; callers must treat it as "unknown".
+    std::optional<chain::BlockHeader> blockByNumber(std::uint64_t number);
+    std::optional<chain::BlockHeader> blockByHash(const chain::Hash32& hash);
+    std::optional<chain::BlockHeader> latestBlock();
+    // Headers [from, to] in one JSON-RPC batch; entries are nullopt where the node said null.
+    QList<std::optional<chain::BlockHeader>> blocksByNumber(std::uint64_t from, std::uint64_t to);
+    QList<chain::LogEntry> getLogs(const LogFilter& filter);
+
+    // Parsers for replies obtained asynchronously (JsonRpcClient::call); they throw
+    // RpcException on an error reply or malformed content.
+    static std::optional<chain::BlockHeader> parseBlock(const RpcResponse& r, const QString& what);
+    static QList<chain::LogEntry> parseLogs(const RpcResponse& r);
+    static std::uint64_t parseQuantity(const RpcResponse& r, const QString& what);
+
+private:
+    RpcResponse call(const QString& method, const QJsonArray& params);
+    JsonRpcClient& m_rpc;
+};
+
+} // namespace forkscope::rpc

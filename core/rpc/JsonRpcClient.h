@@ -1,0 +1,96 @@
+#pragma once
+
+#include "RpcError.h"
+
+#include <QJsonArray>
+#include <QJsonValue>
+#include <QList>
+#include <QObject>
+#include <QPointer>
+#include <QUrl>
+#include <chrono>
+#include <optional>
+
+class QNetworkAccessManager;
+class QNetworkReply;
+
+namespace forkscope::rpc {
+
+struct RpcRequest
+{
+    QString method;
+    QJsonArray params;
+};
+
+struct RpcResponse
+{
+    QJsonValue result; // meaningful only when !error
+    std::optional<RpcError> error;
+    bool ok() const { return !error.has_value(); }
+};
+
+// One HTTP round trip carrying a single request or a batch. Emits finished() exactly once;
+// responses() then holds one entry per request, in request order, each with its own
+// result or error (a failure of the whole round trip is copied into every entry).
+class RpcCall : public QObject
+{
+    Q_OBJECT
+public:
+    ~RpcCall() override;
+    bool isFinished() const { return m_finished; }
+    const QList<RpcResponse>& responses() const { return m_responses; }
+    const RpcResponse& response() const { return m_responses.front(); }
+    void abort();
+
+signals:
+    void finished();
+
+private:
+    friend class JsonRpcClient;
+    explicit RpcCall(QObject* parent) : QObject(parent) {}
+
+    QList<RpcRequest> m_requests;
+    QList<qint64> m_ids;
+    bool m_batch = false;
+    bool m_finished = false;
+    bool m_timedOut = false;
+    QPointer<QNetworkReply> m_reply;
+    QList<RpcResponse> m_responses;
+};
+
+// Asynchronous JSON-RPC 2.0 over HTTP. Lives on (and must be used from) one thread.
+// The *Blocking helpers spin a local event loop; they exist for worker threads, which own
+// their event loop anyway, and must never be called on the GUI thread.
+class JsonRpcClient : public QObject
+{
+    Q_OBJECT
+public:
+    explicit JsonRpcClient(const QUrl& endpoint, QObject* parent = nullptr);
+    ~JsonRpcClient() override;
+
+    const QUrl& endpoint() const { return m_endpoint; }
+    void setTimeout(std::chrono::milliseconds t) { m_timeout = t; }
+    std::chrono::milliseconds timeout() const { return m_timeout; }
+
+    // The returned call is a child of this client; delete it (or deleteLater) when done.
+    RpcCall* call(const QString& method, const QJsonArray& params = {});
+    RpcCall* batch(const QList<RpcRequest>& requests);
+
+    QJsonValue callBlocking(const QString& method, const QJsonArray& params = {});
+    QList<RpcResponse> batchBlocking(const QList<RpcRequest>& requests);
+    static void waitFor(RpcCall* call);
+
+private:
+    RpcCall* send(const QList<RpcRequest>& requests, bool asBatch);
+    void complete(RpcCall* call);
+    RpcError makeError(RpcError::Kind kind, const QString& method, const QString& message,
+                       int httpStatus = 0) const;
+
+    QUrl m_endpoint;
+    QString m_endpointText;
+    QNetworkAccessManager* m_nam;
+    std::chrono::milliseconds m_timeout{10000};
+    qint64 m_nextId = 1;
+};
+
+} // namespace forkscope::rpc

@@ -1,0 +1,286 @@
+#include "Database.h"
+#include "Migrations.h"
+
+#include <QAtomicInteger>
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QSqlDriver>
+#include <QSqlError>
+#include <QThread>
+
+#include <sqlite3.h>
+
+namespace forkscope::store {
+
+namespace {
+
+// SQLite primary result codes we turn into user-facing advice.
+constexpr int kSqliteBusy = 5;
+constexpr int kSqliteLocked = 6;
+constexpr int kSqliteReadOnly = 8;
+constexpr int kSqliteIoErr = 10;
+constexpr int kSqliteCorrupt = 11;
+constexpr int kSqliteFull = 13;
+constexpr int kSqliteCantOpen = 14;
+constexpr int kSqliteNotADb = 26;
+
+QString nextConnectionName()
+{
+    static QAtomicInteger<quint64> counter;
+    return QStringLiteral("forkscope-%1-%2")
+        .arg(quintptr(QThread::currentThreadId()))
+        .arg(counter.fetchAndAddRelaxed(1));
+}
+
+QString nowUtc()
+{
+    return QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs);
+}
+
+} // namespace
+
+Database::Database(QString path, QString connectionName, const Options& options)
+    : m_path(std::move(path)), m_connectionName(std::move(connectionName)), m_options(options)
+{
+}
+
+Database::~Database()
+{
+    m_statements.clear();
+    if (m_db.isValid()) {
+        m_db.close();
+        m_db = QSqlDatabase();
+    }
+    QSqlDatabase::removeDatabase(m_connectionName);
+}
+
+StoreError Database::errorFrom(const QSqlError& e, const QString& context) const
+{
+    const int code = e.nativeErrorCode().toInt() & 0xff;
+    const QString detail = e.text().trimmed();
+    const QString where = context.isEmpty() ? m_path : m_path + QStringLiteral(" (") + context +
+                                                           QLatin1Char(')');
+    switch (code) {
+    case kSqliteBusy:
+    case kSqliteLocked:
+        return StoreError(StoreError::Kind::Locked,
+                          QStringLiteral("database %1 is locked by another process for longer "
+                                         "than %2 ms; stop the other writer or use another "
+                                         "--db: %3")
+                              .arg(where)
+                              .arg(m_options.busyTimeout.count())
+                              .arg(detail));
+    case kSqliteReadOnly:
+        return StoreError(StoreError::Kind::ReadOnly,
+                          QStringLiteral("database %1 is read-only; check the permissions of the "
+                                         "file and its directory: %2")
+                              .arg(where, detail));
+    case kSqliteCantOpen:
+        return StoreError(StoreError::Kind::Io,
+                          QStringLiteral("cannot open database %1; check that the directory "
+                                         "exists and is writable: %2")
+                              .arg(where, detail));
+    case kSqliteCorrupt:
+        return StoreError(StoreError::Kind::Corrupt,
+                          QStringLiteral("database %1 is corrupt; restore it from a backup or "
+                                         "start a new file: %2")
+                              .arg(where, detail));
+    case kSqliteNotADb:
+        return StoreError(StoreError::Kind::NotADatabase,
+                          QStringLiteral("%1 is not a SQLite database (or is encrypted or "
+                                         "damaged); refusing to use it: %2")
+                              .arg(where, detail));
+    case kSqliteFull:
+    case kSqliteIoErr:
+        return StoreError(StoreError::Kind::Io,
+                          QStringLiteral("I/O error on database %1 (disk full?): %2")
+                              .arg(where, detail));
+    default:
+        return StoreError(StoreError::Kind::Query,
+                          QStringLiteral("database %1: %2").arg(where, detail));
+    }
+}
+
+std::unique_ptr<Database> Database::open(const QString& path, const Options& options)
+{
+    const QFileInfo fi(path);
+    if (fi.exists() && !fi.isFile())
+        throw StoreError(StoreError::Kind::Io,
+                         QStringLiteral("%1 is not a regular file; pass a database file path")
+                             .arg(path));
+    if (!fi.exists()) {
+        if (options.readOnly)
+            throw StoreError(StoreError::Kind::Io,
+                             QStringLiteral("database %1 does not exist").arg(path));
+        if (!fi.absoluteDir().exists())
+            throw StoreError(StoreError::Kind::Io,
+                             QStringLiteral("cannot create database %1: directory %2 does not "
+                                            "exist")
+                                 .arg(path, fi.absolutePath()));
+    }
+    // Check the magic header ourselves before SQLite sees the file: SQLite would happily
+    // open (and later write a journal next to) anything, and a user who points --db at
+    // the wrong file must find it exactly as it was.
+    if (fi.exists() && fi.size() > 0) {
+        QFile f(path);
+        if (!f.open(QIODevice::ReadOnly))
+            throw StoreError(StoreError::Kind::Io,
+                             QStringLiteral("cannot read %1: %2").arg(path, f.errorString()));
+        const QByteArray magic = f.read(16);
+        if (magic != QByteArray("SQLite format 3\0", 16))
+            throw StoreError(StoreError::Kind::NotADatabase,
+                             QStringLiteral("%1 is not a SQLite database (it does not start with "
+                                            "the SQLite header); refusing to touch it")
+                                 .arg(path));
+    }
+
+    std::unique_ptr<Database> db(new Database(path, nextConnectionName(), options));
+    db->m_db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), db->m_connectionName);
+    db->m_db.setDatabaseName(path);
+    QString connectOptions =
+        QStringLiteral("QSQLITE_BUSY_TIMEOUT=%1").arg(options.busyTimeout.count());
+    if (options.readOnly)
+        connectOptions += QStringLiteral(";QSQLITE_OPEN_READONLY");
+    db->m_db.setConnectOptions(connectOptions);
+    if (!db->m_db.open())
+        throw db->errorFrom(db->m_db.lastError(), QStringLiteral("open"));
+
+    // Reading the version first means a newer file is refused before any pragma or
+    // migration writes to it.
+    db->m_schemaVersion = db->readSchemaVersion();
+    if (db->m_schemaVersion > latestSchemaVersion())
+        throw StoreError(StoreError::Kind::NewerSchema,
+                         QStringLiteral("database %1 has schema version %2, but this Forkscope "
+                                        "only knows versions up to %3; upgrade Forkscope or use "
+                                        "another database file")
+                             .arg(path)
+                             .arg(db->m_schemaVersion)
+                             .arg(latestSchemaVersion()));
+    if (options.readOnly) {
+        if (db->m_schemaVersion < latestSchemaVersion())
+            throw StoreError(StoreError::Kind::ReadOnly,
+                             QStringLiteral("database %1 has schema version %2 and needs "
+                                            "migrating to %3, which a read-only open cannot do")
+                                 .arg(path)
+                                 .arg(db->m_schemaVersion)
+                                 .arg(latestSchemaVersion()));
+        return db;
+    }
+
+    // WAL: readers (the GUI's snapshot queries, report export) never block the indexer's
+    // commits. synchronous=NORMAL is durable across process crashes (kill -9), which is the
+    // failure the invariants are written for; after a power loss the last commits may be
+    // lost but data and checkpoint still go together, so nothing is inconsistent.
+    db->run(QStringLiteral("PRAGMA journal_mode=WAL"));
+    db->run(QStringLiteral("PRAGMA synchronous=NORMAL"));
+    db->run(QStringLiteral("PRAGMA foreign_keys=ON"));
+    // SQLite silently falls back to read-only when the file cannot be written; say so now.
+    if (sqlite3* h = db->sqliteHandle(); h && sqlite3_db_readonly(h, "main") == 1)
+        throw StoreError(StoreError::Kind::ReadOnly,
+                         QStringLiteral("database %1 is read-only; check the permissions of the "
+                                        "file and its directory")
+                             .arg(path));
+    // Take and release the write lock once, so "locked" and "read-only" are reported at
+    // open time with a clear message rather than at the first commit.
+    db->beginWrite();
+    db->rollback();
+    db->migrate();
+    return db;
+}
+
+sqlite3* Database::sqliteHandle()
+{
+    const QVariant v = m_db.driver()->handle();
+    if (v.isValid() && qstrcmp(v.typeName(), "sqlite3*") == 0)
+        return *static_cast<sqlite3* const*>(v.data());
+    return nullptr;
+}
+
+int Database::readSchemaVersion()
+{
+    QSqlQuery q = run(QStringLiteral(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'"));
+    if (!q.next() || q.value(0).toInt() == 0)
+        return 0;
+    QSqlQuery v = run(QStringLiteral("SELECT MAX(version) FROM schema_version"));
+    return v.next() ? v.value(0).toInt() : 0;
+}
+
+void Database::migrate()
+{
+    if (m_schemaVersion == 0) {
+        WriteTransaction tx(*this);
+        run(QStringLiteral("CREATE TABLE IF NOT EXISTS schema_version ("
+                           " version INTEGER NOT NULL PRIMARY KEY,"
+                           " description TEXT NOT NULL,"
+                           " applied_at TEXT NOT NULL)"));
+        tx.commit();
+    }
+    for (const Migration& m : migrations()) {
+        if (m.version <= m_schemaVersion)
+            continue;
+        // Each step is atomic: a crash mid-migration leaves the previous version intact.
+        WriteTransaction tx(*this);
+        // Another process may have migrated while we waited for the lock.
+        if (readSchemaVersion() >= m.version)
+            continue;
+        for (const QString& sql : m.statements)
+            run(sql);
+        run(QStringLiteral("INSERT INTO schema_version (version, description, applied_at) "
+                           "VALUES (?, ?, ?)"),
+            {m.version, m.description, nowUtc()});
+        tx.commit();
+        m_schemaVersion = m.version;
+    }
+    m_schemaVersion = readSchemaVersion();
+}
+
+QSqlQuery& Database::prepared(const QString& sql)
+{
+    auto it = m_statements.find(sql);
+    if (it == m_statements.end()) {
+        QSqlQuery q(m_db);
+        if (!q.prepare(sql))
+            throw errorFrom(q.lastError(), sql.left(60));
+        it = m_statements.insert(sql, q);
+    }
+    return *it;
+}
+
+void Database::exec(QSqlQuery& query, const QString& context)
+{
+    if (!query.exec())
+        throw errorFrom(query.lastError(), context.isEmpty() ? query.lastQuery().left(60) : context);
+}
+
+QSqlQuery Database::run(const QString& sql, const QVariantList& args)
+{
+    QSqlQuery q(m_db);
+    q.setForwardOnly(true);
+    if (!q.prepare(sql))
+        throw errorFrom(q.lastError(), sql.left(60));
+    for (qsizetype i = 0; i < args.size(); ++i)
+        q.bindValue(int(i), args.at(i));
+    exec(q, sql.left(60));
+    return q;
+}
+
+void Database::beginWrite()
+{
+    run(QStringLiteral("BEGIN IMMEDIATE"));
+}
+
+void Database::commit()
+{
+    run(QStringLiteral("COMMIT"));
+}
+
+void Database::rollback() noexcept
+{
+    QSqlQuery q(m_db);
+    q.exec(QStringLiteral("ROLLBACK"));
+}
+
+} // namespace forkscope::store

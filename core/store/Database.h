@@ -1,0 +1,95 @@
+#pragma once
+
+#include "StoreError.h"
+
+#include <QHash>
+#include <QSqlDatabase>
+#include <QSqlQuery>
+#include <QString>
+#include <QVariant>
+#include <chrono>
+#include <memory>
+
+struct sqlite3;
+
+namespace forkscope::store {
+
+// One SQLite connection, owned by the thread that opened it (Qt SQL connections must not
+// cross threads). Opening is careful: a file that is not SQLite, is corrupt, or carries a
+// newer schema is refused before anything is written to it.
+class Database
+{
+public:
+    struct Options
+    {
+        bool readOnly = false;
+        std::chrono::milliseconds busyTimeout{5000};
+    };
+
+    static std::unique_ptr<Database> open(const QString& path, const Options& options);
+    static std::unique_ptr<Database> open(const QString& path) { return open(path, Options{}); }
+    ~Database();
+
+    Database(const Database&) = delete;
+    Database& operator=(const Database&) = delete;
+
+    const QString& path() const { return m_path; }
+    bool isReadOnly() const { return m_options.readOnly; }
+    int schemaVersion() const { return m_schemaVersion; }
+    QSqlDatabase& connection() { return m_db; }
+    // The raw handle, for registering custom SQL functions (sqlite3_create_function).
+    sqlite3* sqliteHandle();
+
+    // A prepared statement, cached per SQL text. Bind with bindValue, then run with exec().
+    QSqlQuery& prepared(const QString& sql);
+    // Runs a prepared (or freshly prepared) query; throws a typed StoreError on failure.
+    void exec(QSqlQuery& query, const QString& context = {});
+    // Convenience: prepare, bind positionally, run.
+    QSqlQuery run(const QString& sql, const QVariantList& args = {});
+
+    // Write transaction (BEGIN IMMEDIATE takes the write lock up front, so a second writer
+    // waits or fails fast instead of deadlocking on a lock upgrade).
+    void beginWrite();
+    void commit();
+    void rollback() noexcept;
+
+    StoreError errorFrom(const QSqlError& e, const QString& context) const;
+
+private:
+    Database(QString path, QString connectionName, const Options& options);
+    int readSchemaVersion();
+    void migrate();
+
+    QString m_path;
+    QString m_connectionName;
+    Options m_options;
+    QSqlDatabase m_db;
+    QHash<QString, QSqlQuery> m_statements;
+    int m_schemaVersion = 0;
+};
+
+// Rolls back unless commit() was called: an exception between BEGIN and COMMIT must leave
+// nothing half-written.
+class WriteTransaction
+{
+public:
+    explicit WriteTransaction(Database& db) : m_db(db) { m_db.beginWrite(); }
+    ~WriteTransaction()
+    {
+        if (!m_done)
+            m_db.rollback();
+    }
+    void commit()
+    {
+        m_db.commit();
+        m_done = true;
+    }
+    WriteTransaction(const WriteTransaction&) = delete;
+    WriteTransaction& operator=(const WriteTransaction&) = delete;
+
+private:
+    Database& m_db;
+    bool m_done = false;
+};
+
+} // namespace forkscope::store

@@ -1,0 +1,121 @@
+#include "Migrations.h"
+
+namespace forkscope::store {
+
+namespace {
+
+// Version 1: the database contract of DESIGN.md. Every table is keyed by environment_id
+// and chain_id so a lab reset (a new environment) never mixes with archived rows.
+Migration v1()
+{
+    return {1,
+            QStringLiteral("database contract: environments, checkpoints, blocks, logs, "
+                           "transfers, balances, outbox, reorgs, backfill"),
+            {
+                QStringLiteral("CREATE TABLE environments ("
+                               " environment_id TEXT NOT NULL PRIMARY KEY,"
+                               " chain_id INTEGER NOT NULL,"
+                               " genesis_hash TEXT NOT NULL,"
+                               " rpc_url TEXT NOT NULL,"
+                               " created_at TEXT NOT NULL,"
+                               " archived_at TEXT)"),
+                QStringLiteral("CREATE TABLE indexer_checkpoints ("
+                               " environment_id TEXT NOT NULL,"
+                               " chain_id INTEGER NOT NULL,"
+                               " source_id TEXT NOT NULL,"
+                               " block_number BIGINT NOT NULL,"
+                               " block_hash TEXT NOT NULL,"
+                               " policy_version TEXT NOT NULL,"
+                               " generation INTEGER NOT NULL,"
+                               " updated_at TEXT NOT NULL,"
+                               " PRIMARY KEY (environment_id, chain_id, source_id))"),
+                QStringLiteral("CREATE TABLE blocks ("
+                               " environment_id TEXT NOT NULL,"
+                               " chain_id INTEGER NOT NULL,"
+                               " block_number BIGINT NOT NULL,"
+                               " block_hash TEXT NOT NULL,"
+                               " parent_hash TEXT NOT NULL,"
+                               " block_timestamp BIGINT NOT NULL,"
+                               " PRIMARY KEY (environment_id, chain_id, block_number))"),
+                QStringLiteral("CREATE TABLE logs ("
+                               " environment_id TEXT NOT NULL,"
+                               " chain_id INTEGER NOT NULL,"
+                               " block_number BIGINT NOT NULL,"
+                               " block_hash TEXT NOT NULL,"
+                               " log_index BIGINT NOT NULL,"
+                               " tx_hash TEXT NOT NULL,"
+                               " address TEXT NOT NULL,"
+                               " topic0 TEXT, topic1 TEXT, topic2 TEXT, topic3 TEXT,"
+                               " data TEXT NOT NULL,"
+                               " PRIMARY KEY (environment_id, chain_id, block_number, log_index))"),
+                QStringLiteral("CREATE TABLE transfer_events ("
+                               " environment_id TEXT NOT NULL,"
+                               " chain_id INTEGER NOT NULL,"
+                               " block_number BIGINT NOT NULL,"
+                               " log_index BIGINT NOT NULL,"
+                               " tx_hash TEXT NOT NULL,"
+                               " contract TEXT NOT NULL,"
+                               " from_addr TEXT NOT NULL,"
+                               " to_addr TEXT NOT NULL,"
+                               " value TEXT NOT NULL,"
+                               " PRIMARY KEY (environment_id, chain_id, block_number, log_index))"),
+                QStringLiteral("CREATE INDEX transfer_events_from ON transfer_events"
+                               " (environment_id, chain_id, contract, from_addr)"),
+                QStringLiteral("CREATE INDEX transfer_events_to ON transfer_events"
+                               " (environment_id, chain_id, contract, to_addr)"),
+                QStringLiteral("CREATE TABLE token_balances ("
+                               " environment_id TEXT NOT NULL,"
+                               " chain_id INTEGER NOT NULL,"
+                               " contract TEXT NOT NULL,"
+                               " holder TEXT NOT NULL,"
+                               " balance TEXT NOT NULL,"
+                               " updated_at_block BIGINT NOT NULL,"
+                               " PRIMARY KEY (environment_id, chain_id, contract, holder))"),
+                // INTEGER PRIMARY KEY is SQLite's rowid alias; the PostgreSQL backend maps
+                // this one column to BIGSERIAL.
+                QStringLiteral("CREATE TABLE outbox ("
+                               " id INTEGER PRIMARY KEY,"
+                               " environment_id TEXT NOT NULL,"
+                               " chain_id INTEGER NOT NULL,"
+                               " block_number BIGINT NOT NULL,"
+                               " event_key TEXT NOT NULL,"
+                               " payload TEXT NOT NULL,"
+                               " delivered_at TEXT,"
+                               " UNIQUE (environment_id, chain_id, event_key))"),
+                QStringLiteral("CREATE INDEX outbox_pending ON outbox"
+                               " (environment_id, chain_id, delivered_at, block_number, id)"),
+                QStringLiteral("CREATE TABLE reorg_events ("
+                               " id INTEGER PRIMARY KEY,"
+                               " environment_id TEXT NOT NULL,"
+                               " chain_id INTEGER NOT NULL,"
+                               " detected_at TEXT NOT NULL,"
+                               " old_block_number BIGINT NOT NULL,"
+                               " fork_block_number BIGINT NOT NULL,"
+                               " depth BIGINT NOT NULL,"
+                               " reason TEXT NOT NULL,"
+                               " rows_removed BIGINT NOT NULL)"),
+                QStringLiteral("CREATE TABLE backfill_ranges ("
+                               " environment_id TEXT NOT NULL,"
+                               " chain_id INTEGER NOT NULL,"
+                               " from_block BIGINT NOT NULL,"
+                               " to_block BIGINT NOT NULL,"
+                               " status TEXT NOT NULL,"
+                               " attempts INTEGER NOT NULL DEFAULT 0,"
+                               " PRIMARY KEY (environment_id, chain_id, from_block))"),
+            }};
+}
+
+} // namespace
+
+const QList<Migration>& migrations()
+{
+    static const QList<Migration> all{v1()};
+    return all;
+}
+
+int latestSchemaVersion()
+{
+    return migrations().last().version;
+}
+
+} // namespace forkscope::store

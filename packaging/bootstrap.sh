@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Installs everything Forkscope needs to build, test and run on Debian 12 (bookworm).
+# Idempotent: a second run installs nothing and takes a second or two.
+#   - Debian packages: compiler, CMake/Ninja, Qt 6, QCustomPlot (Qt 6 build), SQLite,
+#     Boost (header-only Multiprecision), Xvfb for screenshots.
+#   - anvil (the devnet) from the npm registry into .deps/anvil/ inside the checkout.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ANVIL_VERSION="1.7.1"
+ANVIL_PREFIX="${here}/.deps/anvil"
+ANVIL_BIN="${ANVIL_PREFIX}/node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil"
+
+APT_PACKAGES=(
+  g++ cmake ninja-build make
+  qt6-base-dev libqt6sql6-sqlite qt6-httpserver-dev
+  libqcustomplot-dev libsqlite3-dev libboost-dev
+  xvfb xauth
+  nodejs npm ca-certificates
+)
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    # node/npm may come from elsewhere (e.g. NodeSource); accept any working binary.
+    case "$p" in
+      nodejs) command -v node >/dev/null 2>&1 && continue ;;
+      npm)    command -v npm  >/dev/null 2>&1 && continue ;;
+    esac
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]})); then
+  echo "bootstrap: installing Debian packages: ${missing[*]}"
+  SUDO=""
+  [[ $(id -u) -ne 0 ]] && SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if [[ ! -x "${ANVIL_BIN}" ]]; then
+  echo "bootstrap: installing anvil ${ANVIL_VERSION} from npm into ${ANVIL_PREFIX}"
+  mkdir -p "${ANVIL_PREFIX}"
+  npm install --prefix "${ANVIL_PREFIX}" --no-audit --no-fund --loglevel=error \
+    "@foundry-rs/anvil-linux-amd64@${ANVIL_VERSION}"
+fi
+"${ANVIL_BIN}" --version >/dev/null
+echo "bootstrap: ok (anvil at ${ANVIL_BIN})"

@@ -1,0 +1,383 @@
+// Strict parsing of the chain value types from JSON-RPC hex, and Keccak-256 vectors.
+#include "chain/Address.h"
+#include "chain/BlockHeader.h"
+#include "chain/ChainParseError.h"
+#include "chain/Hash32.h"
+#include "chain/Hex.h"
+#include "chain/Keccak.h"
+#include "chain/LogEntry.h"
+#include "chain/U256.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QtTest>
+
+using namespace forkscope::chain;
+
+namespace {
+QJsonValue json(const char* text)
+{
+    // Wrap so scalars parse too.
+    const auto doc = QJsonDocument::fromJson(QByteArray("[") + text + "]");
+    return doc.array().at(0);
+}
+
+const char* kHash = "0x88df016429689c079f3b2f6ad39fa052532c56795b733da78a91ebe6a713944b";
+
+QJsonObject goodBlock()
+{
+    return QJsonObject{
+        {"number", "0x1b4"},
+        {"hash", kHash},
+        {"parentHash", "0x0000000000000000000000000000000000000000000000000000000000000000"},
+        {"timestamp", "0x5f5e100"},
+    };
+}
+
+QJsonObject goodLog()
+{
+    return QJsonObject{
+        {"address", "0x5FbDB2315678afecb367f032d93F642f64180aa3"},
+        {"topics", QJsonArray{"0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"}},
+        {"data", "0x00ff"},
+        {"blockNumber", "0x2"},
+        {"blockHash", kHash},
+        {"transactionHash", kHash},
+        {"transactionIndex", "0x0"},
+        {"logIndex", "0x1"},
+        {"removed", false},
+    };
+}
+} // namespace
+
+class TestChainTypes : public QObject
+{
+    Q_OBJECT
+private slots:
+    void quantity_data();
+    void quantity();
+    void badQuantity_data();
+    void badQuantity();
+    void decimal_data();
+    void decimal();
+    void fixedBytes_data();
+    void fixedBytes();
+    void u256_data();
+    void u256();
+    void badU256_data();
+    void badU256();
+    void u256Arithmetic();
+    void blockHeader();
+    void badBlockHeader_data();
+    void badBlockHeader();
+    void logEntry();
+    void badLogEntry_data();
+    void badLogEntry();
+    void keccak_data();
+    void keccak();
+    void hugeValueIsShortenedInMessage();
+};
+
+void TestChainTypes::quantity_data()
+{
+    QTest::addColumn<QString>("input");
+    QTest::addColumn<quint64>("expected");
+    QTest::newRow("zero") << "0x0" << quint64(0);
+    QTest::newRow("one") << "0x1" << quint64(1);
+    QTest::newRow("upper-case digits") << "0xABC" << quint64(0xabc);
+    QTest::newRow("upper-case prefix") << "0X10" << quint64(16);
+    QTest::newRow("max 63 bits") << "0x7fffffffffffffff" << quint64(0x7fffffffffffffffULL);
+    QTest::newRow("leading zeros") << "0x000010" << quint64(16);
+}
+
+void TestChainTypes::quantity()
+{
+    QFETCH(QString, input);
+    QFETCH(quint64, expected);
+    QCOMPARE(hex::parseQuantityU63(QJsonValue(input), "blockNumber"), expected);
+}
+
+void TestChainTypes::badQuantity_data()
+{
+    QTest::addColumn<QString>("jsonText");
+    QTest::addColumn<QString>("mentions");
+    QTest::newRow("null") << "null" << "null";
+    QTest::newRow("missing 0x") << "\"10\"" << "0x-prefixed";
+    QTest::newRow("empty digits") << "\"0x\"" << "hex digits after 0x";
+    QTest::newRow("non-hex") << "\"0x12g\"" << "'g' is not a hex digit";
+    QTest::newRow("negative") << "\"-0x1\"" << "negative";
+    QTest::newRow("fraction") << "\"0x1.8\"" << "fractional";
+    QTest::newRow("json number") << "16" << "JSON number 16";
+    QTest::newRow("negative json number") << "-1" << "JSON number -1";
+    QTest::newRow("fractional json number") << "1.5" << "JSON number 1.5";
+    QTest::newRow("overflow 64 bits") << "\"0x8000000000000000\"" << "63 bits";
+    QTest::newRow("overflow huge") << "\"0x1000000000000000000000000000000000\"" << "63 bits";
+    QTest::newRow("bool") << "true" << "true";
+    QTest::newRow("object") << "{}" << "JSON object";
+    QTest::newRow("whitespace") << "\" 0x1\"" << "0x-prefixed";
+}
+
+void TestChainTypes::badQuantity()
+{
+    QFETCH(QString, jsonText);
+    QFETCH(QString, mentions);
+    try {
+        hex::parseQuantityU63(json(jsonText.toUtf8().constData()), "block.number");
+        QFAIL("accepted a bad quantity");
+    } catch (const ChainParseError& e) {
+        QCOMPARE(e.field(), QStringLiteral("block.number"));
+        QVERIFY2(e.message().contains("\"block.number\""), qPrintable(e.message()));
+        QVERIFY2(e.message().contains(mentions), qPrintable(e.message()));
+    }
+}
+
+void TestChainTypes::decimal_data()
+{
+    QTest::addColumn<QString>("input");
+    QTest::addColumn<bool>("ok");
+    QTest::addColumn<QString>("mentions");
+    QTest::newRow("zero") << "0" << true << "";
+    QTest::newRow("plain") << "12345" << true << "";
+    QTest::newRow("negative") << "-5" << false << "negative";
+    QTest::newRow("fraction") << "1.5" << false << "fractional";
+    QTest::newRow("exponent") << "1e3" << false << "fractional";
+    QTest::newRow("letters") << "12a" << false << "'a' is not a decimal digit";
+    QTest::newRow("empty") << "" << false << "whole number";
+    QTest::newRow("overflow") << "9223372036854775808" << false << "63 bits";
+}
+
+void TestChainTypes::decimal()
+{
+    QFETCH(QString, input);
+    QFETCH(bool, ok);
+    QFETCH(QString, mentions);
+    try {
+        const auto v = hex::parseDecimalU63(input, "--from-block");
+        QVERIFY(ok);
+        QCOMPARE(QString::number(v), input);
+    } catch (const ChainParseError& e) {
+        QVERIFY2(!ok, qPrintable(e.message()));
+        QVERIFY(e.message().contains("--from-block"));
+        QVERIFY2(e.message().contains(mentions), qPrintable(e.message()));
+    }
+}
+
+void TestChainTypes::fixedBytes_data()
+{
+    QTest::addColumn<QString>("input");
+    QTest::addColumn<int>("size");
+    QTest::addColumn<QString>("error"); // empty = accepted
+    QTest::newRow("hash ok") << QString(kHash) << 32 << "";
+    QTest::newRow("hash upper-case normalised")
+        << QString(kHash).toUpper().replace("0X", "0x") << 32 << "";
+    QTest::newRow("hash short") << "0x1234" << 32 << "expected 32 bytes";
+    QTest::newRow("hash long") << QString(kHash) + "00" << 32 << "expected 32 bytes";
+    QTest::newRow("hash odd digits") << QString(kHash) + "0" << 32 << "odd number";
+    QTest::newRow("hash no prefix") << QString(kHash).mid(2) << 32 << "0x-prefixed";
+    QTest::newRow("hash non-hex") << QString(kHash).replace(10, 1, "z") << 32 << "'z'";
+    QTest::newRow("address ok") << "0x5FbDB2315678afecb367f032d93F642f64180aa3" << 20 << "";
+    QTest::newRow("address 32 bytes") << QString(kHash) << 20 << "expected 20 bytes";
+    QTest::newRow("address 19 bytes") << "0x5fbdb2315678afecb367f032d93f642f64180a" << 20
+                                      << "expected 20 bytes";
+}
+
+void TestChainTypes::fixedBytes()
+{
+    QFETCH(QString, input);
+    QFETCH(int, size);
+    QFETCH(QString, error);
+    try {
+        const QString out = size == 32 ? Hash32::fromHex(input, "hash").toHex()
+                                       : Address::fromHex(input, "hash").toHex();
+        QVERIFY2(error.isEmpty(), "accepted a bad value");
+        QCOMPARE(out, input.toLower()); // canonical: lowercase 0x-hex
+    } catch (const ChainParseError& e) {
+        QVERIFY2(!error.isEmpty(), qPrintable(e.message()));
+        QCOMPARE(e.field(), QStringLiteral("hash"));
+        QVERIFY2(e.message().contains(error), qPrintable(e.message()));
+    }
+}
+
+void TestChainTypes::u256_data()
+{
+    QTest::addColumn<QString>("quantity");
+    QTest::addColumn<QString>("decimal");
+    QTest::newRow("zero") << "0x0" << "0";
+    QTest::newRow("one ether") << "0xde0b6b3a7640000" << "1000000000000000000";
+    QTest::newRow("max") << "0x" + QString(64, 'f')
+                         << "115792089237316195423570985008687907853269984665640564039457584007913129639935";
+    QTest::newRow("leading zeros beyond 64 digits") << "0x" + QString(10, '0') + QString(64, 'f')
+                         << "115792089237316195423570985008687907853269984665640564039457584007913129639935";
+}
+
+void TestChainTypes::u256()
+{
+    QFETCH(QString, quantity);
+    QFETCH(QString, decimal);
+    const U256 v = u256::fromQuantity(QJsonValue(quantity), "value");
+    QCOMPARE(u256::toDecimal(v), decimal);
+    QCOMPARE(u256::fromDecimal(decimal, "balance"), v);
+    QCOMPARE(u256::fromBigEndian(u256::toBigEndian32(v), "word"), v);
+}
+
+void TestChainTypes::badU256_data()
+{
+    QTest::addColumn<QString>("input");
+    QTest::addColumn<bool>("isQuantity");
+    QTest::addColumn<QString>("mentions");
+    QTest::newRow("quantity 257 bits") << "0x1" + QString(64, '0') << true << "256 bits";
+    QTest::newRow("quantity negative") << "-0x5" << true << "negative";
+    QTest::newRow("quantity no prefix") << "ff" << true << "0x-prefixed";
+    QTest::newRow("decimal 2^256")
+        << "115792089237316195423570985008687907853269984665640564039457584007913129639936" << false
+        << "256 bits";
+    QTest::newRow("decimal negative") << "-1" << false << "'-'";
+    QTest::newRow("decimal leading zero") << "007" << false << "leading zeros";
+    QTest::newRow("decimal fraction") << "1.0" << false << "'.'";
+}
+
+void TestChainTypes::badU256()
+{
+    QFETCH(QString, input);
+    QFETCH(bool, isQuantity);
+    QFETCH(QString, mentions);
+    try {
+        if (isQuantity)
+            u256::fromQuantity(QJsonValue(input), "transfer.value");
+        else
+            u256::fromDecimal(input, "transfer.value");
+        QFAIL("accepted a bad U256");
+    } catch (const ChainParseError& e) {
+        QCOMPARE(e.field(), QStringLiteral("transfer.value"));
+        QVERIFY2(e.message().contains(mentions), qPrintable(e.message()));
+    }
+}
+
+void TestChainTypes::u256Arithmetic()
+{
+    const U256 max = u256::fromQuantity(QJsonValue("0x" + QString(64, 'f')), "max");
+    // Checked arithmetic: wrapping would invent a balance.
+    QVERIFY_THROWS_EXCEPTION(std::overflow_error, [&] { U256 x = max; x += 1; }());
+    QVERIFY_THROWS_EXCEPTION(std::range_error, [&] { U256 x = 0; x -= 1; }());
+    QVERIFY_THROWS_EXCEPTION(ChainParseError,
+                             u256::fromBigEndian(QByteArray(33, '\1'), "word"));
+}
+
+void TestChainTypes::blockHeader()
+{
+    const BlockHeader h = BlockHeader::fromJson(goodBlock(), "block");
+    QCOMPARE(h.number, 0x1b4u);
+    QCOMPARE(h.hash.toHex(), QString(kHash));
+    QVERIFY(h.parentHash.isZero());
+    QCOMPARE(h.timestamp, 100000000u);
+}
+
+void TestChainTypes::badBlockHeader_data()
+{
+    QTest::addColumn<QString>("field");
+    QTest::addColumn<QJsonValue>("value");
+    QTest::newRow("hash null") << "hash" << QJsonValue(QJsonValue::Null);
+    QTest::newRow("hash short") << "hash" << QJsonValue("0xabcd");
+    QTest::newRow("parentHash missing") << "parentHash" << QJsonValue(QJsonValue::Undefined);
+    QTest::newRow("number negative") << "number" << QJsonValue("-0x1");
+    QTest::newRow("number json") << "number" << QJsonValue(12);
+    QTest::newRow("timestamp overflow") << "timestamp" << QJsonValue("0xffffffffffffffffff");
+}
+
+void TestChainTypes::badBlockHeader()
+{
+    QFETCH(QString, field);
+    QFETCH(QJsonValue, value);
+    QJsonObject o = goodBlock();
+    if (value.isUndefined())
+        o.remove(field);
+    else
+        o.insert(field, value);
+    try {
+        BlockHeader::fromJson(o, "block 0x1b4");
+        QFAIL("accepted a bad header");
+    } catch (const ChainParseError& e) {
+        QCOMPARE(e.field(), "block 0x1b4." + field);
+    }
+    QVERIFY_THROWS_EXCEPTION(ChainParseError, BlockHeader::fromJson(QJsonValue::Null, "block"));
+}
+
+void TestChainTypes::logEntry()
+{
+    const LogEntry e = LogEntry::fromJson(goodLog(), "log");
+    QCOMPARE(e.address.toHex(), QStringLiteral("0x5fbdb2315678afecb367f032d93f642f64180aa3"));
+    QCOMPARE(e.topics.size(), 1);
+    QCOMPARE(e.topics[0], eventTopic("Transfer(address,address,uint256)"));
+    QCOMPARE(e.data, QByteArray("\x00\xff", 2));
+    QCOMPARE(e.blockNumber, 2u);
+    QCOMPARE(e.logIndex, 1u);
+    QVERIFY(!e.removed);
+}
+
+void TestChainTypes::badLogEntry_data()
+{
+    QTest::addColumn<QString>("field");
+    QTest::addColumn<QJsonValue>("value");
+    QTest::addColumn<QString>("namedField");
+    QTest::newRow("pending log: null block number")
+        << "blockNumber" << QJsonValue(QJsonValue::Null) << "log.blockNumber";
+    QTest::newRow("five topics") << "topics"
+                                 << QJsonValue(QJsonArray{kHash, kHash, kHash, kHash, kHash})
+                                 << "log.topics";
+    QTest::newRow("short topic") << "topics" << QJsonValue(QJsonArray{kHash, "0x12"})
+                                 << "log.topics[1]";
+    QTest::newRow("odd data") << "data" << QJsonValue("0x123") << "log.data";
+    QTest::newRow("address 32 bytes") << "address" << QJsonValue(kHash) << "log.address";
+    QTest::newRow("removed string") << "removed" << QJsonValue("no") << "log.removed";
+}
+
+void TestChainTypes::badLogEntry()
+{
+    QFETCH(QString, field);
+    QFETCH(QJsonValue, value);
+    QFETCH(QString, namedField);
+    QJsonObject o = goodLog();
+    o.insert(field, value);
+    try {
+        LogEntry::fromJson(o, "log");
+        QFAIL("accepted a bad log");
+    } catch (const ChainParseError& e) {
+        QCOMPARE(e.field(), namedField);
+    }
+}
+
+void TestChainTypes::keccak_data()
+{
+    QTest::addColumn<QByteArray>("input");
+    QTest::addColumn<QString>("digest");
+    QTest::newRow("empty string")
+        << QByteArray() << "0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470";
+    QTest::newRow("ERC-20 Transfer topic")
+        << QByteArray("Transfer(address,address,uint256)")
+        << "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef";
+    QTest::newRow("ERC-20 Approval topic")
+        << QByteArray("Approval(address,address,uint256)")
+        << "0x8c5be1e5ebec7d5bd14f71427d1e84f3dd0314c0f7b2291e5b200ac8c7c3b925";
+}
+
+void TestChainTypes::keccak()
+{
+    QFETCH(QByteArray, input);
+    QFETCH(QString, digest);
+    QCOMPARE(keccak256(input).toHex(), digest);
+}
+
+void TestChainTypes::hugeValueIsShortenedInMessage()
+{
+    const QString huge = "0x" + QString(100000, 'a');
+    try {
+        Hash32::fromHex(huge, "hash");
+        QFAIL("accepted");
+    } catch (const ChainParseError& e) {
+        QVERIFY(e.message().size() < 400);
+        QVERIFY2(e.message().contains(" chars)"), qPrintable(e.message()));
+    }
+}
+
+QTEST_GUILESS_MAIN(TestChainTypes)
+#include "tst_chaintypes.moc"

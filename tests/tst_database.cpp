@@ -1,0 +1,261 @@
+// The SQLite store: migrations, reopen, and refusal of files it must not touch.
+#include "DropFilePermissionOverride.h"
+#include "store/Database.h"
+#include "store/Migrations.h"
+
+#include <QCryptographicHash>
+#include <QFile>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace forkscope;
+using store::Database;
+using store::StoreError;
+
+namespace {
+QByteArray fileDigest(const QString& path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256);
+}
+
+QStringList tableNames(Database& db)
+{
+    QSqlQuery q = db.run("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
+    QStringList names;
+    while (q.next())
+        names << q.value(0).toString();
+    return names;
+}
+
+// Opens path expecting a StoreError of `kind`; returns its message.
+QString expectRefusal(const QString& path, StoreError::Kind kind, Database::Options opts = {})
+{
+    try {
+        Database::open(path, opts);
+    } catch (const StoreError& e) {
+        if (e.kind() != kind)
+            return QStringLiteral("WRONG KIND: ") + e.message();
+        return e.message();
+    }
+    return QStringLiteral("NOT REFUSED");
+}
+} // namespace
+
+class TestDatabase : public QObject
+{
+    Q_OBJECT
+private slots:
+    void init() { QVERIFY(m_dir.isValid()); }
+    void migratesFromEmpty();
+    void reopenKeepsData();
+    void emptyFileIsNewDatabase();
+    void refusesNewerSchema();
+    void refusesNonSqliteFiles_data();
+    void refusesNonSqliteFiles();
+    void refusesCorruptDatabase();
+    void refusesLockedDatabase();
+    void refusesReadOnlyFile();
+    void missingDirectoryIsClearError();
+    void transactionRollsBackOnException();
+    void uniqueOutboxKey();
+
+private:
+    QString path(const char* name) const { return m_dir.filePath(QString::fromLatin1(name)); }
+    QTemporaryDir m_dir;
+};
+
+void TestDatabase::migratesFromEmpty()
+{
+    auto db = Database::open(path("fresh.sqlite"));
+    QCOMPARE(db->schemaVersion(), store::latestSchemaVersion());
+    const QStringList tables = tableNames(*db);
+    for (const char* t : {"environments", "indexer_checkpoints", "blocks", "logs", "transfer_events",
+                          "token_balances", "outbox", "reorg_events", "backfill_ranges",
+                          "schema_version"})
+        QVERIFY2(tables.contains(QLatin1String(t)), t);
+    QSqlQuery mode = db->run("PRAGMA journal_mode");
+    QVERIFY(mode.next());
+    QCOMPARE(mode.value(0).toString(), QStringLiteral("wal"));
+    // Every contract table carries environment_id and chain_id.
+    for (const QString& t : tables) {
+        if (t == "schema_version")
+            continue;
+        QSqlQuery cols = db->run(QStringLiteral("PRAGMA table_info(%1)").arg(t));
+        QStringList names;
+        while (cols.next())
+            names << cols.value(1).toString();
+        QVERIFY2(names.contains("environment_id") && names.contains("chain_id"), qPrintable(t));
+    }
+}
+
+void TestDatabase::reopenKeepsData()
+{
+    const QString p = path("reopen.sqlite");
+    {
+        auto db = Database::open(p);
+        db->run("INSERT INTO environments VALUES (?, ?, ?, ?, ?, NULL)",
+                {"lab-1", 31337, "0xabc", "http://127.0.0.1:8545", "2026-01-01T00:00:00Z"});
+    }
+    auto db = Database::open(p);
+    QCOMPARE(db->schemaVersion(), store::latestSchemaVersion());
+    QSqlQuery q = db->run("SELECT chain_id FROM environments WHERE environment_id = ?", {"lab-1"});
+    QVERIFY(q.next());
+    QCOMPARE(q.value(0).toInt(), 31337);
+    QSqlQuery v = db->run("SELECT count(*) FROM schema_version");
+    QVERIFY(v.next());
+    QCOMPARE(v.value(0).toInt(), store::latestSchemaVersion()); // migrations ran once
+}
+
+void TestDatabase::emptyFileIsNewDatabase()
+{
+    const QString p = path("empty.sqlite");
+    QFile f(p);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.close();
+    auto db = Database::open(p);
+    QCOMPARE(db->schemaVersion(), store::latestSchemaVersion());
+}
+
+void TestDatabase::refusesNewerSchema()
+{
+    const QString p = path("newer.sqlite");
+    {
+        auto db = Database::open(p);
+        db->run("INSERT INTO schema_version VALUES (?, 'from the future', '2099-01-01')",
+                {store::latestSchemaVersion() + 5});
+        db->run("PRAGMA wal_checkpoint(TRUNCATE)");
+    }
+    const QByteArray before = fileDigest(p);
+    const QString msg = expectRefusal(p, StoreError::Kind::NewerSchema);
+    QVERIFY2(msg.contains(QString::number(store::latestSchemaVersion() + 5)), qPrintable(msg));
+    QVERIFY2(msg.contains("upgrade Forkscope"), qPrintable(msg));
+    QCOMPARE(fileDigest(p), before);
+}
+
+void TestDatabase::refusesNonSqliteFiles_data()
+{
+    QTest::addColumn<QByteArray>("content");
+    QTest::newRow("text file") << QByteArray("this is my thesis, do not overwrite\n");
+    QTest::newRow("json config") << QByteArray("{\"rpc\": \"http://localhost:8545\"}");
+    QTest::newRow("binary junk") << QByteArray(4096, '\x7f');
+}
+
+void TestDatabase::refusesNonSqliteFiles()
+{
+    QFETCH(QByteArray, content);
+    const QString p = path("notes.txt");
+    QFile f(p);
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write(content);
+    f.close();
+    const QString msg = expectRefusal(p, StoreError::Kind::NotADatabase);
+    QVERIFY2(msg.contains("not a SQLite database") && msg.contains(p), qPrintable(msg));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QCOMPARE(f.readAll(), content);
+    QVERIFY(!QFile::exists(p + "-wal"));
+    QVERIFY(!QFile::exists(p + "-journal"));
+}
+
+void TestDatabase::refusesCorruptDatabase()
+{
+    const QString p = path("corrupt.sqlite");
+    QFile f(p);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    // A valid SQLite magic followed by garbage in the header and first page.
+    QByteArray content("SQLite format 3\0", 16);
+    content += QByteArray(4096 - 16, '\xa5');
+    f.write(content);
+    f.close();
+    const QByteArray before = fileDigest(p);
+    try {
+        Database::open(p);
+        QFAIL("opened a corrupt database");
+    } catch (const StoreError& e) {
+        QVERIFY2(e.kind() == StoreError::Kind::Corrupt || e.kind() == StoreError::Kind::NotADatabase,
+                 qPrintable(e.message()));
+        QVERIFY2(e.message().contains(p), qPrintable(e.message()));
+    }
+    QCOMPARE(fileDigest(p), before);
+}
+
+void TestDatabase::refusesLockedDatabase()
+{
+    const QString p = path("locked.sqlite");
+    Database::open(p).reset(); // create it
+    // Another connection (as another process would) holds the write lock.
+    auto other = Database::open(p);
+    other->beginWrite();
+    other->run("INSERT INTO environments VALUES ('x', 1, '0x', 'u', 't', NULL)");
+    Database::Options opts;
+    opts.busyTimeout = std::chrono::milliseconds(200);
+    const QString msg = expectRefusal(p, StoreError::Kind::Locked, opts);
+    QVERIFY2(msg.contains("locked by another process") && msg.contains("200 ms"), qPrintable(msg));
+    other->rollback();
+    // Once released, it opens.
+    QVERIFY(Database::open(p, opts));
+}
+
+void TestDatabase::refusesReadOnlyFile()
+{
+    const QString p = path("readonly.sqlite");
+    Database::open(p).reset();
+    QVERIFY(QFile::setPermissions(p, QFileDevice::ReadOwner | QFileDevice::ReadGroup |
+                                         QFileDevice::ReadOther));
+    const QByteArray before = fileDigest(p);
+    {
+        test::DropFilePermissionOverride asUser;
+        const QString msg = expectRefusal(p, StoreError::Kind::ReadOnly);
+        QVERIFY2(msg.contains("read-only") && msg.contains(p), qPrintable(msg));
+        // Asking for read-only access explicitly works, for viewing an archive.
+        Database::Options ro;
+        ro.readOnly = true;
+        auto db = Database::open(p, ro);
+        QVERIFY(tableNames(*db).contains("blocks"));
+    }
+    QCOMPARE(fileDigest(p), before);
+}
+
+void TestDatabase::missingDirectoryIsClearError()
+{
+    const QString p = path("no/such/dir/db.sqlite");
+    const QString msg = expectRefusal(p, StoreError::Kind::Io);
+    QVERIFY2(msg.contains("does not exist"), qPrintable(msg));
+}
+
+void TestDatabase::transactionRollsBackOnException()
+{
+    auto db = Database::open(path("tx.sqlite"));
+    try {
+        store::WriteTransaction tx(*db);
+        db->run("INSERT INTO environments VALUES ('a', 1, '0x', 'u', 't', NULL)");
+        db->run("INSERT INTO no_such_table VALUES (1)"); // throws
+        tx.commit();
+        QFAIL("no error");
+    } catch (const StoreError& e) {
+        QCOMPARE(e.kind(), StoreError::Kind::Query);
+        QVERIFY(e.message().contains("no_such_table"));
+    }
+    QSqlQuery q = db->run("SELECT count(*) FROM environments");
+    QVERIFY(q.next());
+    QCOMPARE(q.value(0).toInt(), 0);
+}
+
+void TestDatabase::uniqueOutboxKey()
+{
+    auto db = Database::open(path("outbox.sqlite"));
+    const QString sql = "INSERT INTO outbox (environment_id, chain_id, block_number, event_key, "
+                        "payload) VALUES ('e', 31337, 5, 'k', '{}')";
+    db->run(sql);
+    QVERIFY_THROWS_EXCEPTION(StoreError, db->run(sql));
+    // ...but the same key in another environment is a different row.
+    db->run("INSERT INTO outbox (environment_id, chain_id, block_number, event_key, payload) "
+            "VALUES ('e2', 31337, 5, 'k', '{}')");
+}
+
+QTEST_GUILESS_MAIN(TestDatabase)
+#include "tst_database.moc"

@@ -1,0 +1,87 @@
+// The main window against a real engine (managed anvil on a worker thread): it shows the
+// node and the chain id it read, and shuts the worker and anvil down cleanly.
+#include "MainWindow.h"
+#include "engine/EngineHost.h"
+#include "panels/PlotPanel.h"
+
+#include <QLabel>
+#include <QSignalSpy>
+#include <QTcpServer>
+#include <QTcpSocket>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace forkscope;
+
+class TestMainWindow : public QObject
+{
+    Q_OBJECT
+private slots:
+    void showsFourPanels();
+    void showsNodeAndChainFromManagedDevnet();
+    void showsUnreachableNodeWithoutInventingData();
+};
+
+void TestMainWindow::showsFourPanels()
+{
+    ui::MainWindow w;
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QCOMPARE(w.panels().size(), 4);
+    QStringList titles;
+    for (auto* p : w.panels())
+        titles << p->title();
+    QCOMPARE(titles, (QStringList{"Cursor lag", "Reorg events", "Outbox backlog", "Node health"}));
+}
+
+void TestMainWindow::showsNodeAndChainFromManagedDevnet()
+{
+    QTemporaryDir dir;
+    ui::MainWindow w;
+    engine::EngineHost host;
+    QObject::connect(&host, &engine::EngineHost::statusAvailable, &w, &ui::MainWindow::applyStatus);
+    QSignalSpy statuses(&host, &engine::EngineHost::statusAvailable);
+    w.show();
+    engine::EngineConfig config;
+    config.dbPath = dir.filePath("app.sqlite");
+    host.start(config);
+    QTRY_VERIFY_WITH_TIMEOUT(w.chainText() == QStringLiteral("chain id 31337"), 30000);
+    QVERIFY2(w.nodeText().startsWith("managed anvil: http://127.0.0.1:"), qPrintable(w.nodeText()));
+    QVERIFY(QFile::exists(config.dbPath));
+    // The GUI thread was never the one doing the work.
+    const auto last = statuses.last().at(0).value<engine::EngineStatus>();
+    QCOMPARE(last.connection, engine::EngineStatus::Connection::Connected);
+    const QUrl url(last.endpoint);
+    host.shutdown();
+    QVERIFY(!host.isRunning());
+    // The managed anvil is gone with the engine.
+    QTcpSocket probe;
+    probe.connectToHost(QHostAddress::LocalHost, quint16(url.port()));
+    QVERIFY(!probe.waitForConnected(500));
+}
+
+void TestMainWindow::showsUnreachableNodeWithoutInventingData()
+{
+    ui::MainWindow w;
+    engine::EngineHost host;
+    QObject::connect(&host, &engine::EngineHost::statusAvailable, &w, &ui::MainWindow::applyStatus);
+    QSignalSpy statuses(&host, &engine::EngineHost::statusAvailable);
+    engine::EngineConfig config;
+    config.managedDevnet = false;
+    QTcpServer reserve; // a port nobody answers on
+    QVERIFY(reserve.listen(QHostAddress::LocalHost));
+    const quint16 port = reserve.serverPort();
+    reserve.close();
+    config.rpcUrl = QUrl(QStringLiteral("http://127.0.0.1:%1").arg(port));
+    config.rpcTimeout = std::chrono::milliseconds(500);
+    host.start(config);
+    QTRY_VERIFY_WITH_TIMEOUT(!statuses.isEmpty() &&
+                                 statuses.last().at(0).value<engine::EngineStatus>().connection ==
+                                     engine::EngineStatus::Connection::Unreachable,
+                             10000);
+    QCOMPARE(w.chainText(), QStringLiteral("chain id unknown"));
+    host.shutdown();
+}
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_mainwindow.moc"

@@ -1,0 +1,47 @@
+#pragma once
+
+#include "engine/EngineStatus.h"
+
+#include <QMainWindow>
+
+class QLabel;
+class QPlainTextEdit;
+
+namespace forkscope::ui {
+
+class PlotPanel;
+
+// The Forkscope main window. It shows what the engine reports, by snapshot, and nothing
+// it did not receive: every label traces back to an EngineStatus.
+class MainWindow : public QMainWindow
+{
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+
+    // Text shown in the status bar's node and chain fields (also read by tests).
+    QString nodeText() const;
+    QString chainText() const;
+    QList<PlotPanel*> panels() const { return m_panels; }
+
+public slots:
+    void applyStatus(const forkscope::engine::EngineStatus& status);
+    void appendLog(const QString& level, const QString& text);
+
+signals:
+    void closing();
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    QList<PlotPanel*> m_panels;
+    QLabel* m_connectionLabel;
+    QLabel* m_nodeLabel;
+    QLabel* m_chainLabel;
+    QLabel* m_headLabel;
+    QLabel* m_dbLabel;
+    QPlainTextEdit* m_log;
+};
+
+} // namespace forkscope::ui
