@@ -2,6 +2,7 @@
 #include "CommandLine.h"
 #include "DevnetCommand.h"
 #include "GuiApp.h"
+#include "IndexCommand.h"
 
 #include <QCoreApplication>
 #include <cstdio>
@@ -66,7 +67,9 @@ int main(int argc, char** argv)
     QCoreApplication::setApplicationVersion(QStringLiteral(FORKSCOPE_VERSION));
     if (command == QLatin1String("devnet"))
         return runDevnetCommand(args);
-    if (command == QLatin1String("index") || command == QLatin1String("report") ||
+    if (command == QLatin1String("index"))
+        return runIndexCommand(args);
+    if (command == QLatin1String("report") ||
         command == QLatin1String("lab")) {
         printError(QStringLiteral("`%1` is not implemented yet").arg(command));
         return ExitUsage;

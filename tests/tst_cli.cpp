@@ -92,7 +92,7 @@ void TestCli::usageErrors_data()
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("mentions");
     QTest::newRow("unknown command") << QStringList{"frobnicate"} << "unknown command `frobnicate`";
-    QTest::newRow("index not yet") << QStringList{"index", "--rpc", "x"} << "not implemented yet";
+    QTest::newRow("report not yet") << QStringList{"report", "--db", "x"} << "not implemented yet";
     QTest::newRow("devnet bad port") << QStringList{"devnet", "--port", "70000"} << "--port";
     QTest::newRow("devnet negative port") << QStringList{"devnet", "--port", "-1"} << "--port";
     QTest::newRow("devnet unknown option") << QStringList{"devnet", "--bogus"} << "bogus";

@@ -105,11 +105,49 @@ Migration v1()
             }};
 }
 
+// Version 2: what the reorg-safe indexer needs beyond the contract: where a checkpoint's
+// history starts and when its hash was last re-verified, why a Transfer-looking log was not
+// decoded, and a per-reorg diff so a user can see exactly what each rollback undid.
+Migration v2()
+{
+    return {2,
+            QStringLiteral("indexer: checkpoint start block and verification time, log decode "
+                           "errors, reorg hashes and diffs"),
+            {
+                QStringLiteral("ALTER TABLE indexer_checkpoints ADD COLUMN start_block BIGINT"),
+                QStringLiteral("ALTER TABLE indexer_checkpoints ADD COLUMN verified_at TEXT"),
+                QStringLiteral("ALTER TABLE logs ADD COLUMN decode_error TEXT"),
+                QStringLiteral("ALTER TABLE reorg_events ADD COLUMN source_id TEXT"),
+                QStringLiteral("ALTER TABLE reorg_events ADD COLUMN old_block_hash TEXT"),
+                QStringLiteral("ALTER TABLE reorg_events ADD COLUMN fork_block_hash TEXT"),
+                QStringLiteral("ALTER TABLE reorg_events ADD COLUMN delivered_outbox_rows BIGINT"
+                               " NOT NULL DEFAULT 0"),
+                QStringLiteral("CREATE TABLE reorg_diff_items ("
+                               " reorg_id BIGINT NOT NULL,"
+                               " environment_id TEXT NOT NULL,"
+                               " chain_id INTEGER NOT NULL,"
+                               " kind TEXT NOT NULL,"       // see ReorgRollback.h
+                               " block_number BIGINT,"
+                               " log_index BIGINT,"
+                               " tx_hash TEXT,"
+                               " contract TEXT,"
+                               " holder TEXT,"
+                               " from_addr TEXT,"
+                               " to_addr TEXT,"
+                               " value TEXT,"
+                               " before_value TEXT,"
+                               " after_value TEXT,"
+                               " event_key TEXT)"),
+                QStringLiteral("CREATE INDEX reorg_diff_items_reorg ON reorg_diff_items"
+                               " (environment_id, chain_id, reorg_id)"),
+            }};
+}
+
 } // namespace
 
 const QList<Migration>& migrations()
 {
-    static const QList<Migration> all{v1()};
+    static const QList<Migration> all{v1(), v2()};
     return all;
 }
 

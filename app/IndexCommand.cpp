@@ -1,0 +1,170 @@
+#include "IndexCommand.h"
+#include "CommandLine.h"
+#include "IndexOptions.h"
+#include "UnixSignalWatcher.h"
+#include "indexer/Indexer.h"
+#include "chain/ChainParseError.h"
+#include "indexer/IndexerErrors.h"
+#include "rpc/EthClient.h"
+#include "store/Database.h"
+
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QTimer>
+#include <cstdio>
+
+namespace forkscope::app {
+
+namespace {
+
+// At most one progress line per second (the contract), plus one loud line per
+// reorg and one per state change.
+class ProgressPrinter
+{
+public:
+    void maybePrint(const indexer::IndexerStatus& s, bool force = false)
+    {
+        if (!m_clock.isValid()) {
+            m_clock.start();
+            m_lastBlocks = s.blocksCommitted;
+            m_lastLogs = s.logsCommitted;
+        }
+        if (s.state != m_lastState && !s.message.isEmpty() &&
+            (s.state == indexer::IndexerStatus::State::NodeUnreachable ||
+             s.state == indexer::IndexerStatus::State::NodeBehind)) {
+            std::printf("state: %s: %s\n", qPrintable(indexer::IndexerStatus::stateName(s.state)),
+                        qPrintable(s.message));
+            std::fflush(stdout);
+        }
+        m_lastState = s.state;
+        const qint64 ms = m_clock.elapsed();
+        if (!force && ms < 1000)
+            return;
+        const double secs = std::max<double>(ms, 1) / 1000.0;
+        const auto lag = s.lag();
+        std::printf("head %s checkpoint %s lag %s | %.0f blocks/s %.0f logs/s | %s\n",
+                    s.head ? qPrintable(QString::number(*s.head)) : "?",
+                    s.checkpoint ? qPrintable(QString::number(*s.checkpoint)) : "none",
+                    lag ? qPrintable(QString::number(*lag)) : "unknown",
+                    double(s.blocksCommitted - m_lastBlocks) / secs,
+                    double(s.logsCommitted - m_lastLogs) / secs,
+                    qPrintable(indexer::IndexerStatus::stateName(s.state)));
+        std::fflush(stdout);
+        m_clock.restart();
+        m_lastBlocks = s.blocksCommitted;
+        m_lastLogs = s.logsCommitted;
+    }
+
+private:
+    QElapsedTimer m_clock;
+    qint64 m_lastBlocks = 0;
+    qint64 m_lastLogs = 0;
+    indexer::IndexerStatus::State m_lastState = indexer::IndexerStatus::State::Starting;
+};
+
+// Waits while still delivering Unix signals (Ctrl-C) to the watcher.
+void pause(std::chrono::milliseconds d, const bool& stop)
+{
+    if (stop)
+        return;
+    QEventLoop loop;
+    QTimer::singleShot(d, &loop, &QEventLoop::quit);
+    loop.exec();
+}
+
+} // namespace
+
+int runIndexCommand(const QStringList& arguments)
+{
+    const IndexOptionsResult parsed = parseIndexOptions(arguments);
+    if (parsed.helpRequested) {
+        std::fputs(qPrintable(parsed.helpText), stdout);
+        return ExitOk;
+    }
+    if (!parsed.config) {
+        printError(parsed.error);
+        return ExitUsage;
+    }
+    const indexer::IndexerConfig config = *parsed.config;
+
+    bool stop = false;
+    UnixSignalWatcher signalWatcher;
+    QObject::connect(&signalWatcher, &UnixSignalWatcher::terminationRequested, qApp,
+                     [&stop](int) { stop = true; });
+
+    std::unique_ptr<store::Database> db;
+    try {
+        db = store::Database::open(config.dbPath);
+    } catch (const store::StoreError& e) {
+        printError(e.message());
+        return ExitFailure;
+    }
+    rpc::JsonRpcClient rpcClient(config.rpcUrl);
+    rpcClient.setTimeout(config.rpcTimeout);
+    rpc::EthClient eth(rpcClient);
+    indexer::Indexer indexer(config, *db, eth);
+    indexer.onReorg = [](const indexer::RollbackResult& r, const QString& reason) {
+        std::printf("REORG (%s): checkpoint %llu -> fork %lld, depth %llu, %lld rows removed "
+                    "(%lld transfers, %lld pending outbox rows dropped, %lld delivered rows "
+                    "affected, %lld balances changed), reorg id %lld\n",
+                    qPrintable(reason), static_cast<unsigned long long>(r.oldCheckpoint),
+                    static_cast<long long>(r.forkBlock), static_cast<unsigned long long>(r.depth),
+                    static_cast<long long>(r.rowsRemoved), static_cast<long long>(r.transfersRemoved),
+                    static_cast<long long>(r.outboxDropped),
+                    static_cast<long long>(r.deliveredAffected),
+                    static_cast<long long>(r.balancesChanged), static_cast<long long>(r.reorgId));
+        std::fflush(stdout);
+    };
+
+    ProgressPrinter progress;
+    try {
+        while (!stop && !indexer.isPrepared()) {
+            try {
+                indexer.prepare();
+            } catch (const rpc::RpcException& e) {
+                std::printf("state: node unreachable, lag unknown: %s\n", qPrintable(e.error().toString()));
+                std::fflush(stdout);
+                pause(config.pollInterval, stop);
+            } catch (const indexer::NodeBehindError& e) {
+                std::printf("state: node behind: %s\n", qPrintable(e.message()));
+                std::fflush(stdout);
+                pause(config.pollInterval, stop);
+            }
+        }
+        while (!stop) {
+            const indexer::IndexerStatus& s = indexer.step();
+            progress.maybePrint(s);
+            if (s.state == indexer::IndexerStatus::State::Synced && config.exitWhenSynced) {
+                progress.maybePrint(s, true);
+                if (s.decodeFailures > 0)
+                    std::printf("note: %lld log(s) carried the Transfer topic but did not decode; "
+                                "kept raw in logs (decode_error), not counted as transfers\n",
+                                static_cast<long long>(s.decodeFailures));
+                std::printf("synced: checkpoint %llu at head %llu\n",
+                            static_cast<unsigned long long>(s.checkpoint.value_or(0)),
+                            static_cast<unsigned long long>(s.head.value_or(0)));
+                std::fflush(stdout);
+                return ExitOk;
+            }
+            if (s.state != indexer::IndexerStatus::State::Syncing &&
+                s.state != indexer::IndexerStatus::State::Reorged)
+                pause(config.pollInterval, stop);
+            else
+                QCoreApplication::processEvents(); // let Ctrl-C through between batches
+        }
+    } catch (const indexer::IndexerError& e) {
+        printError(e.message());
+        return ExitFailure;
+    } catch (const store::StoreError& e) {
+        printError(e.message());
+        return ExitFailure;
+    } catch (const chain::ChainParseError& e) {
+        printError(QStringLiteral("bad data in the database: %1").arg(e.message()));
+        return ExitFailure;
+    }
+    progress.maybePrint(indexer.status(), true);
+    return ExitOk;
+}
+
+} // namespace forkscope::app

@@ -1,0 +1,201 @@
+#include "IndexOptions.h"
+#include "chain/ChainParseError.h"
+#include "chain/Hex.h"
+
+#include <QCommandLineParser>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+namespace forkscope::app {
+
+namespace {
+
+struct Flag
+{
+    const char* name;
+    const char* configKey;
+    const char* valueName;
+    const char* help;
+};
+
+const Flag kFlags[] = {
+    {"rpc", "rpc", "URL", "JSON-RPC endpoint of the node (http or https)."},
+    {"db", "db", "FILE", "SQLite database file (created if missing)."},
+    {"env", "env", "ID", "Environment id: one self-contained history."},
+    {"source", "source", "NAME", "Source id of the checkpoint (default: default)."},
+    {"contract", "contracts", "ADDR", "Contract address to index (repeatable)."},
+    {"from-block", "fromBlock", "N", "First block to index (default 0)."},
+    {"confirmations", "confirmations", "N", "Blocks below the head before data counts as safe (default 0)."},
+    {"max-reorg-depth", "maxReorgDepth", "N", "Deepest reorg rolled back automatically (default 64)."},
+    {"batch-size", "batchSize", "N", "Blocks per round and per transaction (default 100)."},
+    {"poll-ms", "pollMs", "N", "Wait between rounds at the head, in ms (default 1000)."},
+    {"abi", "abi", "FILE", "Solidity ABI JSON for decoding (not implemented yet)."},
+    {"metrics-port", "metricsPort", "P", "Serve Prometheus metrics on this port (not implemented yet)."},
+    {"config", nullptr, "FILE", "JSON file with the same settings."},
+};
+
+std::uint64_t number(const QString& text, const QString& field)
+{
+    return chain::hex::parseDecimalU63(text, field);
+}
+
+QString jsonScalar(const QJsonValue& v)
+{
+    if (v.isDouble())
+        return QString::number(v.toDouble(), 'g', 17);
+    if (v.isBool())
+        return v.toBool() ? QStringLiteral("true") : QStringLiteral("false");
+    return v.toString();
+}
+
+} // namespace
+
+IndexOptionsResult parseIndexOptions(const QStringList& arguments)
+{
+    IndexOptionsResult out;
+    QCommandLineParser p;
+    p.setApplicationDescription(QStringLiteral(
+        "Follow a chain and index the contracts' logs into SQLite, reorg-safe: data and "
+        "checkpoint commit together, a reorg rolls back in one transaction, a crash loses "
+        "nothing. Progress goes to stdout once a second; errors are one line on stderr."));
+    p.addHelpOption();
+    p.addPositionalArgument(QStringLiteral("index"), QStringLiteral("the subcommand"));
+    QHash<QString, QCommandLineOption*> opts;
+    std::vector<std::unique_ptr<QCommandLineOption>> owned;
+    for (const Flag& f : kFlags) {
+        owned.push_back(std::make_unique<QCommandLineOption>(
+            QString::fromLatin1(f.name), QString::fromLatin1(f.help), QString::fromLatin1(f.valueName)));
+        p.addOption(*owned.back());
+        opts.insert(QString::fromLatin1(f.name), owned.back().get());
+    }
+    QCommandLineOption exitWhenSynced(QStringLiteral("exit-when-synced"),
+                                      QStringLiteral("Exit 0 once the checkpoint reached the head."));
+    p.addOption(exitWhenSynced);
+    if (!p.parse(arguments)) {
+        out.error = p.errorText();
+        return out;
+    }
+    if (p.isSet(QStringLiteral("help"))) {
+        out.helpRequested = true;
+        out.helpText = p.helpText();
+        return out;
+    }
+    if (p.positionalArguments().size() > 1) {
+        out.error = QStringLiteral("index: unexpected argument `%1`").arg(p.positionalArguments().at(1));
+        return out;
+    }
+
+    // Settings: the config file first, then the command line on top.
+    QHash<QString, QStringList> values; // flag name -> values
+    QString configError;
+    if (p.isSet(*opts.value(QStringLiteral("config")))) {
+        const QString path = p.value(*opts.value(QStringLiteral("config")));
+        QFile f(path);
+        if (!f.open(QIODevice::ReadOnly)) {
+            out.error = QStringLiteral("--config %1: %2").arg(path, f.errorString());
+            return out;
+        }
+        QJsonParseError pe{};
+        const QJsonDocument doc = QJsonDocument::fromJson(f.readAll(), &pe);
+        if (pe.error != QJsonParseError::NoError || !doc.isObject()) {
+            out.error = QStringLiteral("--config %1: not a JSON object (%2 at offset %3)")
+                            .arg(path, pe.errorString())
+                            .arg(pe.offset);
+            return out;
+        }
+        const QJsonObject o = doc.object();
+        QSet<QString> known{QStringLiteral("exitWhenSynced")};
+        for (const Flag& fl : kFlags) {
+            if (!fl.configKey)
+                continue;
+            known.insert(QString::fromLatin1(fl.configKey));
+            const QJsonValue v = o.value(QLatin1String(fl.configKey));
+            if (v.isUndefined())
+                continue;
+            QStringList list;
+            if (v.isArray())
+                for (const QJsonValue& item : v.toArray())
+                    list << jsonScalar(item);
+            else
+                list << jsonScalar(v);
+            values.insert(QString::fromLatin1(fl.name), list);
+        }
+        for (auto it = o.begin(); it != o.end(); ++it)
+            if (!known.contains(it.key())) {
+                out.error = QStringLiteral("--config %1: unknown key \"%2\"").arg(path, it.key());
+                return out;
+            }
+        if (o.value(QLatin1String("exitWhenSynced")).toBool())
+            values.insert(QStringLiteral("exit-when-synced"), {QStringLiteral("true")});
+    }
+    for (const Flag& fl : kFlags) {
+        const QString name = QString::fromLatin1(fl.name);
+        if (p.isSet(*opts.value(name)))
+            values.insert(name, p.values(*opts.value(name)));
+    }
+    if (p.isSet(exitWhenSynced))
+        values.insert(QStringLiteral("exit-when-synced"), {QStringLiteral("true")});
+
+    const auto one = [&](const char* name) { return values.value(QString::fromLatin1(name)).value(0); };
+    for (const char* notYet : {"abi", "metrics-port"})
+        if (values.contains(QString::fromLatin1(notYet))) {
+            out.error = QStringLiteral("index --%1 is not implemented yet").arg(QLatin1String(notYet));
+            return out;
+        }
+    for (const char* required : {"rpc", "db", "env", "contract"})
+        if (!values.contains(QString::fromLatin1(required))) {
+            out.error = QStringLiteral("index: --%1 is required").arg(QLatin1String(required));
+            return out;
+        }
+
+    indexer::IndexerConfig c;
+    try {
+        const QUrl url(one("rpc"), QUrl::StrictMode);
+        if (!url.isValid() || url.host().isEmpty() ||
+            (url.scheme() != QLatin1String("http") && url.scheme() != QLatin1String("https")))
+            throw chain::ChainParseError(QStringLiteral("--rpc"), one("rpc"),
+                                         QStringLiteral("expected an http(s) URL"));
+        c.rpcUrl = url;
+        c.dbPath = one("db");
+        c.environmentId = one("env").trimmed();
+        if (c.environmentId.isEmpty())
+            throw chain::ChainParseError(QStringLiteral("--env"), one("env"),
+                                         QStringLiteral("expected a non-empty id"));
+        if (values.contains(QStringLiteral("source")))
+            c.sourceId = one("source");
+        for (const QString& a : values.value(QStringLiteral("contract"))) {
+            const auto addr = chain::Address::fromHex(a, QStringLiteral("--contract"));
+            if (!c.contracts.contains(addr))
+                c.contracts.append(addr);
+        }
+        if (values.contains(QStringLiteral("from-block")))
+            c.fromBlock = number(one("from-block"), QStringLiteral("--from-block"));
+        if (values.contains(QStringLiteral("confirmations")))
+            c.confirmations = number(one("confirmations"), QStringLiteral("--confirmations"));
+        if (values.contains(QStringLiteral("max-reorg-depth")))
+            c.maxReorgDepth = number(one("max-reorg-depth"), QStringLiteral("--max-reorg-depth"));
+        if (values.contains(QStringLiteral("batch-size"))) {
+            c.batchSize = number(one("batch-size"), QStringLiteral("--batch-size"));
+            if (c.batchSize == 0 || c.batchSize > 10000)
+                throw chain::ChainParseError(QStringLiteral("--batch-size"), one("batch-size"),
+                                             QStringLiteral("expected 1 to 10000"));
+        }
+        if (values.contains(QStringLiteral("poll-ms"))) {
+            const auto ms = number(one("poll-ms"), QStringLiteral("--poll-ms"));
+            if (ms < 10 || ms > 3600000)
+                throw chain::ChainParseError(QStringLiteral("--poll-ms"), one("poll-ms"),
+                                             QStringLiteral("expected 10 to 3600000"));
+            c.pollInterval = std::chrono::milliseconds(ms);
+        }
+        c.exitWhenSynced = values.contains(QStringLiteral("exit-when-synced"));
+    } catch (const chain::ChainParseError& e) {
+        out.error = e.message();
+        return out;
+    }
+    out.config = c;
+    return out;
+}
+
+} // namespace forkscope::app

@@ -1,0 +1,23 @@
+#pragma once
+
+#include "indexer/IndexerConfig.h"
+
+#include <QStringList>
+#include <optional>
+
+namespace forkscope::app {
+
+struct IndexOptionsResult
+{
+    std::optional<indexer::IndexerConfig> config; // set on success
+    QString error;                                // one line, names the bad flag or key
+    bool helpRequested = false;
+    QString helpText;
+};
+
+// Parses `forkscope index` flags, with an optional --config JSON file whose keys mirror the
+// flags (rpc, db, env, source, contracts, fromBlock, confirmations, maxReorgDepth,
+// batchSize, pollMs, exitWhenSynced); flags given on the command line win.
+IndexOptionsResult parseIndexOptions(const QStringList& arguments);
+
+} // namespace forkscope::app

@@ -1,0 +1,118 @@
+#include "BalanceBook.h"
+#include "chain/ChainParseError.h"
+#include "store/Database.h"
+
+#include <QSqlQuery>
+
+namespace forkscope::indexer {
+
+QString amountToString(const SignedAmount& a)
+{
+    return QString::fromStdString(a.str());
+}
+
+SignedAmount amountFromString(const QString& s, const QString& field)
+{
+    const bool negative = s.startsWith(QLatin1Char('-'));
+    const chain::U256 magnitude = chain::u256::fromDecimal(negative ? s.mid(1) : s, field);
+    SignedAmount v(magnitude);
+    return negative ? SignedAmount(-v) : v;
+}
+
+BalanceBook::BalanceBook(store::Database& db, QString environmentId, std::uint64_t chainId)
+    : m_db(db), m_env(std::move(environmentId)), m_chainId(chainId)
+{
+}
+
+std::optional<QString> BalanceBook::current(const HolderKey& key)
+{
+    QSqlQuery& q = m_db.prepared(QStringLiteral(
+        "SELECT balance FROM token_balances WHERE environment_id = ? AND chain_id = ? AND "
+        "contract = ? AND holder = ?"));
+    q.bindValue(0, m_env);
+    q.bindValue(1, qint64(m_chainId));
+    q.bindValue(2, key.contract);
+    q.bindValue(3, key.holder);
+    m_db.exec(q);
+    std::optional<QString> out;
+    if (q.next())
+        out = q.value(0).toString();
+    q.finish();
+    return out;
+}
+
+void BalanceBook::apply(const QHash<HolderKey, SignedAmount>& deltas, std::uint64_t atBlock)
+{
+    for (auto it = deltas.cbegin(); it != deltas.cend(); ++it) {
+        const auto before = current(it.key());
+        SignedAmount v = before ? amountFromString(*before, QStringLiteral("token_balances.balance"))
+                                : SignedAmount(0);
+        v += it.value();
+        QSqlQuery& up = m_db.prepared(QStringLiteral(
+            "INSERT INTO token_balances (environment_id, chain_id, contract, holder, balance, "
+            "updated_at_block) VALUES (?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (environment_id, chain_id, contract, holder) DO UPDATE SET "
+            "balance = excluded.balance, updated_at_block = excluded.updated_at_block"));
+        up.bindValue(0, m_env);
+        up.bindValue(1, qint64(m_chainId));
+        up.bindValue(2, it.key().contract);
+        up.bindValue(3, it.key().holder);
+        up.bindValue(4, amountToString(v));
+        up.bindValue(5, qint64(atBlock));
+        m_db.exec(up);
+    }
+}
+
+QList<BalanceChange> BalanceBook::recompute(const QList<HolderKey>& holders)
+{
+    QList<BalanceChange> changes;
+    for (const HolderKey& key : holders) {
+        const auto before = current(key);
+        SignedAmount sum = 0;
+        bool any = false;
+        std::uint64_t lastBlock = 0;
+        QSqlQuery& q = m_db.prepared(QStringLiteral(
+            "SELECT value, from_addr, to_addr, block_number FROM transfer_events "
+            "WHERE environment_id = ? AND chain_id = ? AND contract = ? AND "
+            "(from_addr = ? OR to_addr = ?)"));
+        q.bindValue(0, m_env);
+        q.bindValue(1, qint64(m_chainId));
+        q.bindValue(2, key.contract);
+        q.bindValue(3, key.holder);
+        q.bindValue(4, key.holder);
+        m_db.exec(q);
+        while (q.next()) {
+            any = true;
+            const SignedAmount v(chain::u256::fromDecimal(q.value(0).toString(),
+                                                          QStringLiteral("transfer_events.value")));
+            // Received minus sent; a self-transfer matches both sides and nets to zero.
+            if (q.value(1).toString() == key.holder)
+                sum -= v;
+            if (q.value(2).toString() == key.holder)
+                sum += v;
+            lastBlock = std::max<std::uint64_t>(lastBlock, q.value(3).toULongLong());
+        }
+        q.finish();
+
+        BalanceChange change{key, before.value_or(QString()), QString()};
+        if (any) {
+            change.after = amountToString(sum);
+            m_db.run(QStringLiteral(
+                         "INSERT INTO token_balances (environment_id, chain_id, contract, holder, "
+                         "balance, updated_at_block) VALUES (?, ?, ?, ?, ?, ?) "
+                         "ON CONFLICT (environment_id, chain_id, contract, holder) DO UPDATE SET "
+                         "balance = excluded.balance, updated_at_block = excluded.updated_at_block"),
+                     {m_env, qint64(m_chainId), key.contract, key.holder, change.after,
+                      qint64(lastBlock)});
+        } else {
+            m_db.run(QStringLiteral("DELETE FROM token_balances WHERE environment_id = ? AND "
+                                    "chain_id = ? AND contract = ? AND holder = ?"),
+                     {m_env, qint64(m_chainId), key.contract, key.holder});
+        }
+        if (change.before != change.after)
+            changes.append(change);
+    }
+    return changes;
+}
+
+} // namespace forkscope::indexer

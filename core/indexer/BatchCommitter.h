@@ -1,0 +1,64 @@
+#pragma once
+
+#include "Checkpoint.h"
+#include "chain/BlockHeader.h"
+#include "chain/LogEntry.h"
+
+#include <QList>
+#include <optional>
+
+namespace forkscope::store {
+class Database;
+}
+
+namespace forkscope::indexer {
+
+class BalanceBook;
+class CheckpointStore;
+
+// A contiguous run of blocks whose parent hashes link, with every matching log of those
+// blocks (each log's blockHash checked against its header).
+struct VerifiedBatch
+{
+    QList<chain::BlockHeader> blocks;
+    QList<chain::LogEntry> logs;
+};
+
+struct CommitStats
+{
+    qint64 blocks = 0;
+    qint64 logs = 0;
+    qint64 transfers = 0;
+    qint64 decodeFailures = 0;
+    qint64 outboxRows = 0;
+};
+
+// Writes a batch and moves the checkpoint in ONE transaction (seed 000). Committing the
+// checkpoint first would lose data forever on a crash in between; committing data first
+// in a separate transaction is harmless but wasteful. Together, a crash leaves either
+// both or neither.
+class BatchCommitter
+{
+public:
+    BatchCommitter(store::Database& db, QString environmentId, std::uint64_t chainId,
+                   CheckpointStore& checkpoints, BalanceBook& balances);
+
+    // `expected` is the checkpoint the batch continues (nullopt: the first batch, starting
+    // at `startBlock`). Throws CheckpointMovedError if it changed; nothing is written then.
+    CommitStats commit(const std::optional<Checkpoint>& expected, const VerifiedBatch& batch,
+                       std::uint64_t startBlock, const QString& policyVersion, int generation);
+
+private:
+    store::Database& m_db;
+    QString m_env;
+    std::uint64_t m_chainId;
+    CheckpointStore& m_checkpoints;
+    BalanceBook& m_balances;
+};
+
+// The outbox key of a transfer: its chain coordinate, so a consumer can deduplicate and
+// a re-included transfer in a new block is a new event.
+QString transferEventKey(std::uint64_t blockNumber, const chain::Hash32& blockHash,
+                         std::uint64_t logIndex);
+
+} // namespace forkscope::indexer

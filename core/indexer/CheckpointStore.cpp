@@ -1,0 +1,134 @@
+#include "CheckpointStore.h"
+#include "IndexerErrors.h"
+#include "store/Database.h"
+
+#include <QDateTime>
+#include <QSqlQuery>
+
+namespace forkscope::indexer {
+
+namespace {
+QString nowUtc()
+{
+    return QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs);
+}
+} // namespace
+
+CheckpointStore::CheckpointStore(store::Database& db, QString environmentId,
+                                 std::uint64_t chainId, QString sourceId)
+    : m_db(db), m_env(std::move(environmentId)), m_chainId(chainId), m_source(std::move(sourceId))
+{
+}
+
+std::optional<Checkpoint> CheckpointStore::read()
+{
+    QSqlQuery& q = m_db.prepared(QStringLiteral(
+        "SELECT block_number, block_hash, start_block, policy_version, generation, verified_at "
+        "FROM indexer_checkpoints WHERE environment_id = ? AND chain_id = ? AND source_id = ?"));
+    q.bindValue(0, m_env);
+    q.bindValue(1, qint64(m_chainId));
+    q.bindValue(2, m_source);
+    m_db.exec(q);
+    std::optional<Checkpoint> cp;
+    if (q.next()) {
+        cp = Checkpoint{};
+        cp->number = q.value(0).toULongLong();
+        cp->hash = chain::Hash32::fromHex(q.value(1).toString(), QStringLiteral("checkpoint hash"));
+        cp->startBlock = q.value(2).toULongLong();
+        cp->policyVersion = q.value(3).toString();
+        cp->generation = q.value(4).toInt();
+        cp->verifiedAt = q.value(5).toString();
+    }
+    q.finish();
+    return cp;
+}
+
+void CheckpointStore::insertFirst(const Checkpoint& cp)
+{
+    QSqlQuery& q = m_db.prepared(QStringLiteral(
+        "INSERT INTO indexer_checkpoints (environment_id, chain_id, source_id, block_number, "
+        "block_hash, policy_version, generation, updated_at, start_block, verified_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT (environment_id, chain_id, source_id) DO NOTHING"));
+    const QString now = nowUtc();
+    q.bindValue(0, m_env);
+    q.bindValue(1, qint64(m_chainId));
+    q.bindValue(2, m_source);
+    q.bindValue(3, qint64(cp.number));
+    q.bindValue(4, cp.hash.toHex());
+    q.bindValue(5, cp.policyVersion);
+    q.bindValue(6, cp.generation);
+    q.bindValue(7, now);
+    q.bindValue(8, qint64(cp.startBlock));
+    q.bindValue(9, now);
+    m_db.exec(q);
+    if (q.numRowsAffected() != 1)
+        throw CheckpointMovedError(QStringLiteral("another writer created the checkpoint of %1/%2 "
+                                                  "first; re-reading it")
+                                       .arg(m_env, m_source));
+}
+
+void CheckpointStore::advance(const Checkpoint& expected, std::uint64_t number,
+                              const chain::Hash32& hash)
+{
+    QSqlQuery& q = m_db.prepared(QStringLiteral(
+        "UPDATE indexer_checkpoints SET block_number = ?, block_hash = ?, updated_at = ? "
+        "WHERE environment_id = ? AND chain_id = ? AND source_id = ? "
+        "AND block_number = ? AND block_hash = ?"));
+    q.bindValue(0, qint64(number));
+    q.bindValue(1, hash.toHex());
+    q.bindValue(2, nowUtc());
+    q.bindValue(3, m_env);
+    q.bindValue(4, qint64(m_chainId));
+    q.bindValue(5, m_source);
+    q.bindValue(6, qint64(expected.number));
+    q.bindValue(7, expected.hash.toHex());
+    m_db.exec(q);
+    // Zero rows: someone else moved the cursor since we read it. "My number is bigger" is
+    // no reason to overwrite: their number may belong to another branch.
+    if (q.numRowsAffected() != 1)
+        throw CheckpointMovedError(QStringLiteral("the checkpoint of %1/%2 moved away from %3 "
+                                                  "while this batch was prepared; re-reading it")
+                                       .arg(m_env, m_source)
+                                       .arg(expected.number));
+}
+
+void CheckpointStore::remove(const Checkpoint& expected)
+{
+    QSqlQuery& q = m_db.prepared(QStringLiteral(
+        "DELETE FROM indexer_checkpoints WHERE environment_id = ? AND chain_id = ? AND "
+        "source_id = ? AND block_number = ? AND block_hash = ?"));
+    q.bindValue(0, m_env);
+    q.bindValue(1, qint64(m_chainId));
+    q.bindValue(2, m_source);
+    q.bindValue(3, qint64(expected.number));
+    q.bindValue(4, expected.hash.toHex());
+    m_db.exec(q);
+    if (q.numRowsAffected() != 1)
+        throw CheckpointMovedError(QStringLiteral("the checkpoint of %1/%2 moved during a "
+                                                  "rollback; re-reading it")
+                                       .arg(m_env, m_source));
+}
+
+void CheckpointStore::markVerified(const Checkpoint& cp)
+{
+    store::WriteTransaction tx(m_db);
+    m_db.run(QStringLiteral("UPDATE indexer_checkpoints SET verified_at = ? WHERE environment_id "
+                            "= ? AND chain_id = ? AND source_id = ? AND block_number = ? AND "
+                            "block_hash = ?"),
+             {nowUtc(), m_env, qint64(m_chainId), m_source, qint64(cp.number), cp.hash.toHex()});
+    tx.commit();
+}
+
+QStringList CheckpointStore::otherSources()
+{
+    QSqlQuery q = m_db.run(QStringLiteral("SELECT source_id FROM indexer_checkpoints WHERE "
+                                          "environment_id = ? AND chain_id = ? AND source_id <> ?"),
+                           {m_env, qint64(m_chainId), m_source});
+    QStringList out;
+    while (q.next())
+        out << q.value(0).toString();
+    return out;
+}
+
+} // namespace forkscope::indexer

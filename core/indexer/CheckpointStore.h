@@ -1,0 +1,44 @@
+#pragma once
+
+#include "Checkpoint.h"
+
+#include <optional>
+
+namespace forkscope::store {
+class Database;
+}
+
+namespace forkscope::indexer {
+
+// The cursor of one (environment, chain, source). Every write is conditional on the value
+// the writer last read (compare-and-swap), so two writers can never both advance it, and
+// a writer that read a stale cursor re-reads instead of overwriting (seed 001).
+class CheckpointStore
+{
+public:
+    CheckpointStore(store::Database& db, QString environmentId, std::uint64_t chainId,
+                    QString sourceId);
+
+    // nullopt = nothing indexed yet (an absent row, never a fake block 0 or -1).
+    std::optional<Checkpoint> read();
+
+    // Must run inside the caller's write transaction, together with the data it covers.
+    // Throw CheckpointMovedError when the stored cursor is not `expected`.
+    void insertFirst(const Checkpoint& cp);
+    void advance(const Checkpoint& expected, std::uint64_t number, const chain::Hash32& hash);
+    void remove(const Checkpoint& expected); // a rollback below the first indexed block
+
+    void markVerified(const Checkpoint& cp);
+
+    // Other sources already indexing this environment (blocks and logs are per environment,
+    // so a second source would share and roll back the first one's rows).
+    QStringList otherSources();
+
+private:
+    store::Database& m_db;
+    QString m_env;
+    std::uint64_t m_chainId;
+    QString m_source;
+};
+
+} // namespace forkscope::indexer

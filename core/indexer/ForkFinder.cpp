@@ -1,0 +1,54 @@
+#include "ForkFinder.h"
+#include "IndexerErrors.h"
+#include "rpc/EthClient.h"
+#include "store/Database.h"
+
+#include <QSqlQuery>
+
+namespace forkscope::indexer {
+
+std::optional<chain::Hash32> ForkFinder::storedHash(std::uint64_t number)
+{
+    QSqlQuery& q = m_db.prepared(QStringLiteral(
+        "SELECT block_hash FROM blocks WHERE environment_id = ? AND chain_id = ? AND "
+        "block_number = ?"));
+    q.bindValue(0, m_env);
+    q.bindValue(1, qint64(m_chainId));
+    q.bindValue(2, qint64(number));
+    m_db.exec(q);
+    std::optional<chain::Hash32> h;
+    if (q.next())
+        h = chain::Hash32::fromHex(q.value(0).toString(), QStringLiteral("blocks.block_hash"));
+    q.finish();
+    return h;
+}
+
+ForkPoint ForkFinder::find(const Checkpoint& cp, std::uint64_t maxDepth)
+{
+    // A reorg of depth d replaces cp-d+1..cp, so the fork is at cp-d >= cp-maxDepth.
+    const std::uint64_t lowest = cp.number >= maxDepth ? cp.number - maxDepth : 0;
+    constexpr std::uint64_t kChunk = 16;
+    std::uint64_t top = cp.number;
+    while (true) {
+        const std::uint64_t bottom = top >= lowest + kChunk - 1 ? top - (kChunk - 1) : lowest;
+        const auto headers = m_eth.blocksByNumber(bottom, top);
+        for (std::uint64_t n = top + 1; n-- > bottom;) {
+            const auto stored = storedHash(n);
+            if (!stored) // below the first indexed block: nothing of ours survives
+                return ForkPoint{std::nullopt, {}};
+            const auto& header = headers.at(qsizetype(n - bottom));
+            if (!header)
+                throw NodeBehindError(QStringLiteral("node answered null for block %1 while "
+                                                     "searching for the fork point; waiting")
+                                          .arg(n));
+            if (header->hash == *stored)
+                return ForkPoint{n, *stored};
+        }
+        if (bottom == lowest)
+            break;
+        top = bottom - 1;
+    }
+    throw DeepReorgError(cp.number, maxDepth);
+}
+
+} // namespace forkscope::indexer

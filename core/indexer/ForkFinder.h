@@ -1,0 +1,49 @@
+#pragma once
+
+#include "Checkpoint.h"
+
+#include <optional>
+
+namespace forkscope::rpc {
+class EthClient;
+}
+namespace forkscope::store {
+class Database;
+}
+
+namespace forkscope::indexer {
+
+// Where the stored branch and the node's branch part.
+struct ForkPoint
+{
+    // The highest block both agree on; nullopt when they disagree all the way down to the
+    // first indexed block (everything indexed must go).
+    std::optional<std::uint64_t> number;
+    chain::Hash32 hash;
+};
+
+// Walks back from the checkpoint comparing the node's hash with the stored hash until they
+// match (seed 000 findForkPoint), at most maxDepth blocks. Headers are fetched in JSON-RPC
+// batches. Throws DeepReorgError past maxDepth (nothing deleted), NodeBehindError when the
+// node answers null for a block it should have.
+class ForkFinder
+{
+public:
+    ForkFinder(rpc::EthClient& eth, store::Database& db, QString environmentId,
+               std::uint64_t chainId)
+        : m_eth(eth), m_db(db), m_env(std::move(environmentId)), m_chainId(chainId)
+    {
+    }
+
+    ForkPoint find(const Checkpoint& cp, std::uint64_t maxDepth);
+
+private:
+    std::optional<chain::Hash32> storedHash(std::uint64_t number);
+
+    rpc::EthClient& m_eth;
+    store::Database& m_db;
+    QString m_env;
+    std::uint64_t m_chainId;
+};
+
+} // namespace forkscope::indexer

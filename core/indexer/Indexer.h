@@ -1,0 +1,73 @@
+#pragma once
+
+#include "BalanceBook.h"
+#include "BatchCommitter.h"
+#include "CheckpointStore.h"
+#include "EnvironmentRegistry.h"
+#include "ForkFinder.h"
+#include "IndexerConfig.h"
+#include "IndexerStatus.h"
+#include "ReorgRollback.h"
+
+#include <QElapsedTimer>
+#include <functional>
+#include <memory>
+
+namespace forkscope::rpc {
+class EthClient;
+}
+namespace forkscope::store {
+class Database;
+}
+
+namespace forkscope::indexer {
+
+// The reorg-safe loop of seed 000, one round per step():
+//   1. read head and checkpoint; confirm the checkpoint is still on the node's chain
+//      (a mismatch finds the fork point and rolls back in one transaction);
+//   2. fetch headers cp+1 .. min(cp+batch, head) in one batch; keep only the prefix whose
+//      parent hashes link;
+//   3. fetch the contracts' logs for that prefix; check each against its header;
+//   4. commit blocks, logs, transfers, balances, outbox and checkpoint together.
+// An unreachable or lagging node never causes a rollback: the round ends and the
+// checkpoint stays. Blocking RPC: run it on a worker thread (or a headless main loop).
+class Indexer
+{
+public:
+    Indexer(IndexerConfig config, store::Database& db, rpc::EthClient& eth);
+    ~Indexer();
+
+    // Reads the node's chain id and genesis, and opens (or checks) the environment.
+    // Throws ChainResetError / EnvironmentArchivedError / IndexerError; RpcException when
+    // the node cannot be asked.
+    void prepare();
+    bool isPrepared() const { return m_prepared; }
+
+    // One round. Throws DeepReorgError and StoreError (fatal); everything about an
+    // unavailable node is reported in the returned status instead.
+    const IndexerStatus& step();
+    const IndexerStatus& status() const { return m_status; }
+    std::uint64_t chainId() const { return m_chainId; }
+
+    // Called with each committed rollback (for loud reporting).
+    std::function<void(const RollbackResult&, const QString& reason)> onReorg;
+
+private:
+    void rollBack(const Checkpoint& cp, const QString& reason);
+    void verifyLogs(const VerifiedBatch& batch) const;
+
+    IndexerConfig m_config;
+    store::Database& m_db;
+    rpc::EthClient& m_eth;
+    bool m_prepared = false;
+    std::uint64_t m_chainId = 0;
+    std::unique_ptr<CheckpointStore> m_checkpoints;
+    std::unique_ptr<BalanceBook> m_balances;
+    std::unique_ptr<BatchCommitter> m_committer;
+    std::unique_ptr<ReorgRollback> m_rollback;
+    std::unique_ptr<ForkFinder> m_forkFinder;
+    IndexerStatus m_status;
+    QElapsedTimer m_sinceVerifiedWrite;
+};
+
+} // namespace forkscope::indexer

@@ -1,0 +1,43 @@
+#pragma once
+
+#include "chain/Address.h"
+
+#include <QList>
+#include <QString>
+#include <QUrl>
+#include <chrono>
+#include <cstdint>
+#include <optional>
+
+namespace forkscope::indexer {
+
+// Version of the projection algorithm (transfer decoding + balance rules). A checkpoint
+// records the generation it was computed under; data from another generation is not
+// silently continued (seed 001: a new algorithm is a new generation, not a reorg).
+inline constexpr int kProjectionGeneration = 1;
+
+struct IndexerConfig
+{
+    QUrl rpcUrl;
+    QString dbPath;
+    QString environmentId;
+    QString sourceId = QStringLiteral("default");
+    QList<chain::Address> contracts;
+    std::uint64_t fromBlock = 0;
+    // The confirmation policy: blocks deeper than this below the head are "safe" (the
+    // outbox delivers only those). The indexer itself follows the head so reorgs are seen.
+    std::uint64_t confirmations = 0;
+    std::uint64_t maxReorgDepth = 64;
+    std::uint64_t batchSize = 100;
+    std::chrono::milliseconds pollInterval{1000};
+    std::chrono::milliseconds rpcTimeout{10000};
+    bool exitWhenSynced = false;
+
+    // Recorded with the checkpoint: which confirmation policy the cursor was computed under.
+    QString policyVersion() const
+    {
+        return QStringLiteral("follow-head/confirmations=%1").arg(confirmations);
+    }
+};
+
+} // namespace forkscope::indexer

@@ -1,0 +1,60 @@
+#pragma once
+
+#include <QMetaType>
+#include <QString>
+#include <cstdint>
+#include <optional>
+
+namespace forkscope::indexer {
+
+// What one round of the loop did, and the state it left; a value for progress lines and
+// (later) the GUI.
+struct IndexerStatus
+{
+    enum class State {
+        Starting,
+        Syncing,          // behind the head, committing
+        Synced,           // checkpoint == head, verified on chain
+        NodeUnreachable,  // RPC failed: checkpoint kept, lag unknown
+        NodeBehind,       // node's head below the checkpoint or answering null: waiting
+        Reorged,          // a rollback was just committed
+    };
+
+    State state = State::Starting;
+    std::optional<std::uint64_t> head;
+    std::optional<std::uint64_t> checkpoint; // nullopt: nothing indexed yet
+    QString message;
+
+    // Totals since this process started.
+    qint64 blocksCommitted = 0;
+    qint64 logsCommitted = 0;
+    qint64 transfersCommitted = 0;
+    qint64 decodeFailures = 0;
+    qint64 reorgs = 0;
+    qint64 checkpointConflicts = 0;
+
+    std::optional<std::uint64_t> lag() const
+    {
+        if (!head || state == State::NodeUnreachable)
+            return std::nullopt;
+        const std::uint64_t cp = checkpoint.value_or(0);
+        return *head > cp ? *head - cp : 0;
+    }
+
+    static QString stateName(State s)
+    {
+        switch (s) {
+        case State::Starting: return QStringLiteral("starting");
+        case State::Syncing: return QStringLiteral("syncing");
+        case State::Synced: return QStringLiteral("synced");
+        case State::NodeUnreachable: return QStringLiteral("node unreachable, lag unknown");
+        case State::NodeBehind: return QStringLiteral("node behind the checkpoint");
+        case State::Reorged: return QStringLiteral("reorg rolled back");
+        }
+        return {};
+    }
+};
+
+} // namespace forkscope::indexer
+
+Q_DECLARE_METATYPE(forkscope::indexer::IndexerStatus)

@@ -1,0 +1,132 @@
+#include "ReorgRollback.h"
+#include "BalanceBook.h"
+#include "CheckpointStore.h"
+#include "CrashPoints.h"
+#include "store/Database.h"
+
+#include <QDateTime>
+#include <QSqlQuery>
+
+namespace forkscope::indexer {
+
+namespace {
+const QString kZeroAddress = QStringLiteral("0x0000000000000000000000000000000000000000");
+}
+
+ReorgRollback::ReorgRollback(store::Database& db, QString environmentId, std::uint64_t chainId,
+                             QString sourceId, CheckpointStore& checkpoints, BalanceBook& balances)
+    : m_db(db), m_env(std::move(environmentId)), m_chainId(chainId), m_source(std::move(sourceId)),
+      m_checkpoints(checkpoints), m_balances(balances)
+{
+}
+
+RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fork,
+                                       const QString& reason)
+{
+    RollbackResult r;
+    r.oldCheckpoint = cp.number;
+    // Everything strictly above `above` goes.
+    const qint64 above = fork.number ? qint64(*fork.number) : qint64(cp.startBlock) - 1;
+    r.forkBlock = above;
+    r.depth = std::uint64_t(qint64(cp.number) - above);
+    const qint64 chainId = qint64(m_chainId);
+    const QVariantList scope{m_env, chainId, above};
+
+    store::WriteTransaction tx(m_db);
+
+    QSqlQuery ins = m_db.run(
+        QStringLiteral("INSERT INTO reorg_events (environment_id, chain_id, detected_at, "
+                       "old_block_number, fork_block_number, depth, reason, rows_removed, "
+                       "source_id, old_block_hash, fork_block_hash) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)"),
+        {m_env, chainId, QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs),
+         qint64(cp.number), above, qint64(r.depth), reason, m_source, cp.hash.toHex(),
+         fork.number ? QVariant(fork.hash.toHex()) : QVariant(QMetaType(QMetaType::QString))});
+    r.reorgId = ins.lastInsertId().toLongLong();
+
+    // 0. Collect the touched holders BEFORE deleting: afterwards nobody can find them.
+    QList<HolderKey> touched;
+    {
+        QSqlQuery q = m_db.run(
+            QStringLiteral("SELECT contract, from_addr FROM transfer_events WHERE environment_id "
+                           "= ? AND chain_id = ? AND block_number > ? UNION "
+                           "SELECT contract, to_addr FROM transfer_events WHERE environment_id "
+                           "= ? AND chain_id = ? AND block_number > ?"),
+            {m_env, chainId, above, m_env, chainId, above});
+        while (q.next())
+            if (q.value(1).toString() != kZeroAddress)
+                touched.append(HolderKey{q.value(0).toString(), q.value(1).toString()});
+    }
+    m_db.run(QStringLiteral("INSERT INTO reorg_diff_items (reorg_id, environment_id, chain_id, "
+                            "kind, block_number, log_index, tx_hash, contract, from_addr, to_addr, "
+                            "value) SELECT ?, environment_id, chain_id, 'transfer_removed', "
+                            "block_number, log_index, tx_hash, contract, from_addr, to_addr, value "
+                            "FROM transfer_events WHERE environment_id = ? AND chain_id = ? AND "
+                            "block_number > ?"),
+             {r.reorgId, m_env, chainId, above});
+
+    // 1. Facts and blocks, by height.
+    r.transfersRemoved =
+        m_db.run(QStringLiteral("DELETE FROM transfer_events WHERE environment_id = ? AND "
+                                "chain_id = ? AND block_number > ?"),
+                 scope)
+            .numRowsAffected();
+    const qint64 logsRemoved =
+        m_db.run(QStringLiteral("DELETE FROM logs WHERE environment_id = ? AND chain_id = ? AND "
+                                "block_number > ?"),
+                 scope)
+            .numRowsAffected();
+    const qint64 blocksRemoved =
+        m_db.run(QStringLiteral("DELETE FROM blocks WHERE environment_id = ? AND chain_id = ? AND "
+                                "block_number > ?"),
+                 scope)
+            .numRowsAffected();
+
+    // 2. Side effects not yet sent go with the data; sent ones stay and are flagged.
+    m_db.run(QStringLiteral("INSERT INTO reorg_diff_items (reorg_id, environment_id, chain_id, "
+                            "kind, block_number, event_key, value) SELECT ?, environment_id, "
+                            "chain_id, CASE WHEN delivered_at IS NULL THEN 'outbox_dropped' ELSE "
+                            "'outbox_delivered_reorged' END, block_number, event_key, payload "
+                            "FROM outbox WHERE environment_id = ? AND chain_id = ? AND "
+                            "block_number > ?"),
+             {r.reorgId, m_env, chainId, above});
+    r.outboxDropped =
+        m_db.run(QStringLiteral("DELETE FROM outbox WHERE environment_id = ? AND chain_id = ? AND "
+                                "block_number > ? AND delivered_at IS NULL"),
+                 scope)
+            .numRowsAffected();
+    {
+        QSqlQuery q = m_db.run(QStringLiteral("SELECT count(*) FROM outbox WHERE environment_id = "
+                                              "? AND chain_id = ? AND block_number > ?"),
+                               scope);
+        r.deliveredAffected = q.next() ? q.value(0).toLongLong() : 0;
+    }
+
+    crashPoint("mid-rollback");
+
+    // 3. Derived table: recompute the touched holders from the remaining facts.
+    const QList<BalanceChange> changes = m_balances.recompute(touched);
+    for (const BalanceChange& c : changes)
+        m_db.run(QStringLiteral("INSERT INTO reorg_diff_items (reorg_id, environment_id, chain_id, "
+                                "kind, contract, holder, before_value, after_value) "
+                                "VALUES (?, ?, ?, 'balance_changed', ?, ?, ?, ?)"),
+                 {r.reorgId, m_env, chainId, c.key.contract, c.key.holder,
+                  c.before.isEmpty() ? QVariant(QMetaType(QMetaType::QString)) : QVariant(c.before),
+                  c.after.isEmpty() ? QVariant(QMetaType(QMetaType::QString)) : QVariant(c.after)});
+    r.balancesChanged = changes.size();
+
+    // 4. The checkpoint goes back to the fork, conditional on still being where we found it.
+    if (fork.number)
+        m_checkpoints.advance(cp, *fork.number, fork.hash);
+    else
+        m_checkpoints.remove(cp);
+
+    r.rowsRemoved = r.transfersRemoved + logsRemoved + blocksRemoved + r.outboxDropped;
+    m_db.run(QStringLiteral("UPDATE reorg_events SET rows_removed = ?, delivered_outbox_rows = ? "
+                            "WHERE id = ?"),
+             {r.rowsRemoved, r.deliveredAffected, r.reorgId});
+    tx.commit();
+    return r;
+}
+
+} // namespace forkscope::indexer

@@ -1,0 +1,62 @@
+#pragma once
+
+#include "Checkpoint.h"
+#include "ForkFinder.h"
+
+#include <QString>
+
+namespace forkscope::store {
+class Database;
+}
+
+namespace forkscope::indexer {
+
+class BalanceBook;
+class CheckpointStore;
+
+// Why a rollback happened (reorg_events.reason).
+namespace reorg_reason {
+inline const QString kHashMismatch = QStringLiteral("hash mismatch");     // checkpoint re-check
+inline const QString kParentMismatch = QStringLiteral("parent mismatch"); // next block's parent
+inline const QString kAbsence = QStringLiteral("absence");                // seed 003, wire issue
+} // namespace reorg_reason
+
+struct RollbackResult
+{
+    qint64 reorgId = 0;
+    std::uint64_t oldCheckpoint = 0;
+    qint64 forkBlock = -1; // -1 with nothing left (fork below the first indexed block)
+    std::uint64_t depth = 0;
+    qint64 rowsRemoved = 0;
+    qint64 transfersRemoved = 0;
+    qint64 outboxDropped = 0;
+    qint64 deliveredAffected = 0;
+    qint64 balancesChanged = 0;
+};
+
+// Undoes everything above a fork point in ONE transaction, in the order of seed 000, and
+// records what it undid. reorg_diff_items kinds:
+//   transfer_removed          a transfer event above the fork (from, to, value)
+//   outbox_dropped            an undelivered outbox row above the fork, deleted
+//   outbox_delivered_reorged  a delivered row above the fork: kept (it was sent), flagged
+//                             as needing a compensating note
+//   balance_changed           a holder's balance before and after the recompute
+class ReorgRollback
+{
+public:
+    ReorgRollback(store::Database& db, QString environmentId, std::uint64_t chainId,
+                  QString sourceId, CheckpointStore& checkpoints, BalanceBook& balances);
+
+    // Throws CheckpointMovedError (nothing changed) if `cp` is no longer the stored cursor.
+    RollbackResult rollback(const Checkpoint& cp, const ForkPoint& fork, const QString& reason);
+
+private:
+    store::Database& m_db;
+    QString m_env;
+    std::uint64_t m_chainId;
+    QString m_source;
+    CheckpointStore& m_checkpoints;
+    BalanceBook& m_balances;
+};
+
+} // namespace forkscope::indexer

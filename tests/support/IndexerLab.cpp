@@ -1,0 +1,241 @@
+#include "IndexerLab.h"
+#include "indexer/TransferDecoder.h"
+#include "chain/Hex.h"
+#include "store/Database.h"
+
+#include <QCryptographicHash>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QJsonArray>
+#include <QSqlQuery>
+#include <QSqlRecord>
+#include <QThread>
+#include <QTimer>
+#include <boost/multiprecision/cpp_int.hpp>
+
+namespace forkscope::test {
+
+using Signed = boost::multiprecision::number<boost::multiprecision::cpp_int_backend<
+    257, 257, boost::multiprecision::signed_magnitude, boost::multiprecision::checked, void>>;
+
+QString ProcessRun::describe() const
+{
+    return QStringLiteral("finished=%1 status=%2 code=%3\n--- stdout\n%4\n--- stderr\n%5")
+        .arg(finished)
+        .arg(exitStatus == QProcess::NormalExit ? QStringLiteral("normal") : QStringLiteral("crash"))
+        .arg(exitCode)
+        .arg(out.right(3000), err.right(3000));
+}
+
+ProcessRun waitForProcess(QProcess& p, int timeoutMs)
+{
+    ProcessRun r;
+    if (p.state() != QProcess::NotRunning) {
+        QEventLoop loop;
+        QObject::connect(&p, &QProcess::finished, &loop, &QEventLoop::quit);
+        QTimer::singleShot(timeoutMs, &loop, &QEventLoop::quit);
+        loop.exec();
+    }
+    r.finished = p.state() == QProcess::NotRunning;
+    if (!r.finished) {
+        p.kill();
+        p.waitForFinished(5000);
+    }
+    r.exitCode = p.exitCode();
+    r.exitStatus = p.exitStatus();
+    r.out = QString::fromUtf8(p.readAllStandardOutput());
+    r.err = QString::fromUtf8(p.readAllStandardError());
+    return r;
+}
+
+IndexerLab::IndexerLab(const lab::Devnet::Options& options)
+    : m_devnet(std::make_unique<lab::Devnet>())
+{
+    m_devnet->start(options);
+    m_rpc = std::make_unique<rpc::JsonRpcClient>(m_devnet->url());
+    m_eth = std::make_unique<rpc::EthClient>(*m_rpc);
+    m_sender = lab::DemoToken::defaultSender(*m_rpc);
+}
+
+IndexerLab::~IndexerLab() = default;
+
+lab::DemoToken& IndexerLab::deployToken(const QString& symbol)
+{
+    m_tokens.append(lab::DemoToken::deploy(*m_rpc, m_sender, symbol + QStringLiteral(" token"),
+                                           symbol, chain::U256("1000000000000000000000000")));
+    return m_tokens.last();
+}
+
+QList<chain::Address> IndexerLab::contracts() const
+{
+    QList<chain::Address> out;
+    for (const auto& t : m_tokens)
+        out << t.address();
+    return out;
+}
+
+QStringList IndexerLab::contractArgs() const
+{
+    QStringList out;
+    for (const auto& t : m_tokens)
+        out << QStringLiteral("--contract") << t.address().toHex();
+    return out;
+}
+
+void IndexerLab::sprayAll(int txs, int perTx, int holders)
+{
+    static quint64 offset = 0;
+    // One block per round, holding one spray per token: automine off, send, mine one block.
+    // Explicit nonces, because anvil serves batch entries concurrently.
+    quint64 nonce = chain::hex::parseQuantityU63(
+        m_rpc->callBlocking(QStringLiteral("eth_getTransactionCount"),
+                            {m_sender.toHex(), QStringLiteral("pending")}),
+        QStringLiteral("nonce"));
+    m_rpc->callBlocking(QStringLiteral("evm_setAutomine"), {false});
+    for (int i = 0; i < txs; ++i) {
+        QList<rpc::RpcRequest> reqs;
+        for (const auto& t : m_tokens) {
+            QJsonObject tx = t.txRequest(
+                lab::DemoToken::sprayCalldata(quint64(perTx), offset++ * 3, quint64(holders)));
+            tx.insert(QStringLiteral("nonce"), chain::hex::encodeQuantity(nonce++));
+            reqs.append({QStringLiteral("eth_sendTransaction"), {tx}});
+        }
+        for (const auto& r : m_rpc->batchBlocking(reqs))
+            if (!r.ok())
+                throw rpc::RpcException(*r.error);
+        m_rpc->callBlocking(QStringLiteral("evm_mine"));
+    }
+    m_rpc->callBlocking(QStringLiteral("evm_setAutomine"), {true});
+    const auto mined = chain::hex::parseQuantityU63(
+        m_rpc->callBlocking(QStringLiteral("eth_getTransactionCount"),
+                            {m_sender.toHex(), QStringLiteral("latest")}),
+        QStringLiteral("nonce"));
+    if (mined != nonce)
+        throw lab::DevnetError(QStringLiteral("spray transactions were not all mined (%1 of %2)")
+                                   .arg(mined)
+                                   .arg(nonce));
+}
+
+void IndexerLab::mine(int blocks)
+{
+    m_rpc->callBlocking(QStringLiteral("anvil_mine"), {chain::hex::encodeQuantity(quint64(blocks))});
+}
+
+void IndexerLab::reorg(int depth, const QList<QPair<QJsonObject, int>>& reinclude)
+{
+    QJsonArray pairs;
+    for (const auto& [tx, offset] : reinclude)
+        pairs.append(QJsonArray{tx, offset});
+    m_rpc->callBlocking(QStringLiteral("anvil_reorg"), {depth, pairs});
+}
+
+QStringList IndexerLab::indexArgs(const QString& env, const QStringList& extra, const QUrl& rpcUrl) const
+{
+    QStringList args{QStringLiteral("index"), QStringLiteral("--rpc"),
+                     (rpcUrl.isEmpty() ? m_devnet->url() : rpcUrl).toString(),
+                     QStringLiteral("--db"), dbPath(), QStringLiteral("--env"), env};
+    return args + contractArgs() + extra;
+}
+
+ProcessRun IndexerLab::runIndex(const QString& env, const QStringList& extra, const QUrl& rpcUrl,
+                                const QProcessEnvironment& environment, int timeoutMs)
+{
+    QProcess p;
+    p.setProcessEnvironment(environment);
+    p.start(QStringLiteral(FORKSCOPE_BINARY), indexArgs(env, extra, rpcUrl));
+    p.waitForStarted(5000);
+    return waitForProcess(p, timeoutMs);
+}
+
+QStringList IndexerLab::verify(const QString& env)
+{
+    QStringList problems;
+    auto db = store::Database::open(dbPath());
+    indexer::InvariantChecker checker(*db, *m_eth);
+    const auto report = checker.check(env, QStringLiteral("default"), contracts());
+    problems << report.violations;
+
+    // Independent: balances from the node's logs, decoded here by hand.
+    QSqlQuery cp = db->run(QStringLiteral("SELECT block_number FROM indexer_checkpoints WHERE environment_id = ?"),
+                           {env});
+    if (!cp.next())
+        return problems << QStringLiteral("no checkpoint");
+    rpc::LogFilter f;
+    f.fromBlock = 0;
+    f.toBlock = cp.value(0).toULongLong();
+    f.addresses = contracts();
+    const auto logs = m_eth->getLogs(f);
+    QHash<QString, Signed> sums;
+    const QString zero = QStringLiteral("0x0000000000000000000000000000000000000000");
+    const QString topic = QStringLiteral("0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef");
+    for (const auto& log : logs) {
+        if (log.topics.size() != 3 || log.topics[0].toHex() != topic || log.data.size() != 32)
+            continue;
+        const QString from = QStringLiteral("0x") + log.topics[1].toHex().right(40);
+        const QString to = QStringLiteral("0x") + log.topics[2].toHex().right(40);
+        Signed v = 0;
+        for (char c : log.data)
+            v = v * 256 + static_cast<unsigned char>(c);
+        if (from != zero)
+            sums[log.address.toHex() + from] -= v;
+        if (to != zero)
+            sums[log.address.toHex() + to] += v;
+    }
+    QSqlQuery b = db->run(QStringLiteral("SELECT contract, holder, balance FROM token_balances WHERE environment_id = ?"),
+                          {env});
+    qint64 rows = 0;
+    while (b.next()) {
+        ++rows;
+        const QString key = b.value(0).toString() + b.value(1).toString();
+        if (!sums.contains(key) || QString::fromStdString(sums.value(key).str()) != b.value(2).toString())
+            problems << QStringLiteral("independent check: balance %1 = %2, node's logs say %3")
+                            .arg(key, b.value(2).toString(),
+                                 sums.contains(key) ? QString::fromStdString(sums.value(key).str())
+                                                    : QStringLiteral("no transfers"));
+    }
+    if (rows != sums.size())
+        problems << QStringLiteral("independent check: %1 balance rows, node's logs have %2 holders")
+                        .arg(rows)
+                        .arg(sums.size());
+    return problems;
+}
+
+QString IndexerLab::dump() const
+{
+    store::Database::Options ro;
+    ro.readOnly = true;
+    auto db = store::Database::open(dbPath(), ro);
+    QSqlQuery tables = db->run(QStringLiteral(
+        "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"));
+    QStringList names;
+    while (tables.next())
+        names << tables.value(0).toString();
+    QCryptographicHash h(QCryptographicHash::Sha256);
+    QString summary;
+    for (const QString& t : names) {
+        QSqlQuery q = db->run(QStringLiteral("SELECT * FROM %1").arg(t));
+        QStringList rows;
+        while (q.next()) {
+            QStringList cols;
+            for (int i = 0; i < q.record().count(); ++i)
+                cols << (q.value(i).isNull() ? QStringLiteral("NULL") : q.value(i).toString());
+            rows << cols.join(QLatin1Char('|'));
+        }
+        rows.sort();
+        h.addData(t.toUtf8());
+        h.addData(rows.join(QLatin1Char('\n')).toUtf8());
+        summary += QStringLiteral("%1:%2 ").arg(t).arg(rows.size());
+    }
+    return summary + QString::fromLatin1(h.result().toHex());
+}
+
+qint64 IndexerLab::count(const QString& sql) const
+{
+    store::Database::Options ro;
+    ro.readOnly = true;
+    auto db = store::Database::open(dbPath(), ro);
+    QSqlQuery q = db->run(sql);
+    return q.next() ? q.value(0).toLongLong() : -1;
+}
+
+} // namespace forkscope::test

@@ -1,0 +1,350 @@
+// `forkscope index` against a real anvil, as a user runs it: sync, reorgs of several
+// depths, a reorg deeper than the limit, kill -9 at every crash point, outages, a lagging
+// node, two writers, and a chain reset. After each: the four invariants of DESIGN.md,
+// checked against the node, plus an independent balance computation.
+#include "IndexerLab.h"
+#include "lab/FaultProxy.h"
+
+#include <QRegularExpression>
+#include <QSignalSpy>
+#include <QtTest>
+#include <csignal>
+
+using namespace forkscope;
+using test::IndexerLab;
+using test::ProcessRun;
+
+namespace {
+QProcessEnvironment crashEnv(const QString& point, int after)
+{
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("FORKSCOPE_CRASH_AT", point);
+    env.insert("FORKSCOPE_CRASH_AFTER", QString::number(after));
+    return env;
+}
+
+#define VERIFY_INVARIANTS(lab, env)                                                             \
+    do {                                                                                        \
+        const QStringList problems = (lab).verify(env);                                         \
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join("\n")));                          \
+    } while (0)
+
+#define VERIFY_EXIT_OK(run)                                                                     \
+    QVERIFY2((run).finished && (run).exitStatus == QProcess::NormalExit && (run).exitCode == 0, \
+             qPrintable((run).describe()))
+} // namespace
+
+class TestIndexer : public QObject
+{
+    Q_OBJECT
+private slots:
+    void syncFromScratch();
+    void reorgs_data();
+    void reorgs();
+    void reorgDeeperThanLimitChangesNothing();
+    void crashPoints_data();
+    void crashPoints();
+    void nodeStoppedMidSyncIsNotAReorg();
+    void laggingNodeNeverCausesRollback();
+    void twoWritersKeepOneConsistentCursor();
+    void chainResetIsRefused();
+    void badArguments_data();
+    void badArguments();
+};
+
+void TestIndexer::syncFromScratch()
+{
+    IndexerLab lab;
+    auto& a = lab.deployToken("AAA");
+    lab.deployToken("BBB");
+    lab.sprayAll(12, 9, 40);
+    // Logs that claim to be Transfers but do not decode: kept raw, never guessed.
+    a.emitTransferMissingTopic(a.sender(), chain::U256(5));
+    a.emitTransferShortData(a.sender(), lab::DemoToken::sprayHolder(1));
+    // A transfer to the zero address (a burn): the zero address is not a holder.
+    a.transfer(chain::Address(), chain::U256(77));
+    lab.mine(5); // empty blocks still advance the checkpoint
+
+    const ProcessRun run = lab.runIndex("lab-1", {"--exit-when-synced", "--batch-size", "7"});
+    VERIFY_EXIT_OK(run);
+    QVERIFY2(run.out.contains(QRegularExpression("head \\d+ checkpoint \\d+ lag \\d+ \\|")), qPrintable(run.out));
+    QVERIFY2(run.out.contains("2 log(s) carried the Transfer topic but did not decode"), qPrintable(run.out));
+    VERIFY_INVARIANTS(lab, "lab-1");
+
+    const qint64 head = qint64(lab.eth().blockNumber());
+    QCOMPARE(lab.count("SELECT block_number FROM indexer_checkpoints WHERE environment_id = 'lab-1'"), head);
+    QCOMPARE(lab.count("SELECT count(*) FROM blocks"), head + 1);
+    QCOMPARE(lab.count("SELECT count(*) FROM logs WHERE decode_error IS NOT NULL"), 2);
+    // 2 mints + 2*12*9 sprays + 1 burn
+    QCOMPARE(lab.count("SELECT count(*) FROM transfer_events"), 2 + 2 * 12 * 9 + 1);
+    QCOMPARE(lab.count("SELECT count(*) FROM outbox"), 2 + 2 * 12 * 9 + 1);
+    QCOMPARE(lab.count("SELECT count(*) FROM token_balances WHERE holder = "
+                       "'0x0000000000000000000000000000000000000000'"),
+             0);
+    QCOMPARE(lab.count("SELECT count(*) FROM environments WHERE environment_id = 'lab-1' AND "
+                       "chain_id = 31337 AND genesis_hash LIKE '0x%'"),
+             1);
+
+    // Running again at the head changes nothing but the verification time.
+    const ProcessRun again = lab.runIndex("lab-1", {"--exit-when-synced"});
+    VERIFY_EXIT_OK(again);
+    QCOMPARE(lab.count("SELECT count(*) FROM transfer_events"), 2 + 2 * 12 * 9 + 1);
+    VERIFY_INVARIANTS(lab, "lab-1");
+}
+
+void TestIndexer::reorgs_data()
+{
+    QTest::addColumn<int>("depth");
+    QTest::newRow("depth 1") << 1;
+    QTest::newRow("depth 5") << 5;
+    QTest::newRow("depth 30") << 30;
+}
+
+// Also the restart case: the chain is reorged while the indexer is down, so the restart
+// finds a hash mismatch at its checkpoint.
+void TestIndexer::reorgs()
+{
+    QFETCH(int, depth);
+    IndexerLab lab;
+    auto& a = lab.deployToken("AAA");
+    auto& b = lab.deployToken("BBB");
+    lab.sprayAll(40, 6, 25); // 40 blocks of transfers, two tokens each
+    VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced", "--batch-size", "16"}));
+    VERIFY_INVARIANTS(lab, "env");
+    const qint64 before = lab.count("SELECT count(*) FROM transfer_events");
+    const qint64 cpBefore = lab.count("SELECT block_number FROM indexer_checkpoints");
+
+    // The replacing branch drops most of the reorged transfers, re-includes one at another
+    // height and adds a new one.
+    QList<QPair<QJsonObject, int>> reinclude;
+    reinclude.append({a.txRequest(lab::DemoToken::sprayCalldata(4, 1000, 25)), 0});
+    if (depth > 1)
+        reinclude.append({b.txRequest(lab::DemoToken::transferCalldata(lab::DemoToken::sprayHolder(3),
+                                                                        chain::U256(9))),
+                          depth - 1});
+    lab.reorg(depth, reinclude);
+
+    const ProcessRun run = lab.runIndex("env", {"--exit-when-synced", "--batch-size", "16"});
+    VERIFY_EXIT_OK(run);
+    QVERIFY2(run.out.contains("REORG (hash mismatch)"), qPrintable(run.out));
+    VERIFY_INVARIANTS(lab, "env");
+    QCOMPARE(lab.count("SELECT count(*) FROM reorg_events"), 1);
+    QCOMPARE(lab.count("SELECT depth FROM reorg_events"), depth);
+    QCOMPARE(lab.count("SELECT old_block_number FROM reorg_events"), cpBefore);
+    QCOMPARE(lab.count("SELECT fork_block_number FROM reorg_events"), cpBefore - depth);
+    // The diff says what was undone: every removed transfer, and balances before/after.
+    const qint64 removed = lab.count("SELECT count(*) FROM reorg_diff_items WHERE kind = 'transfer_removed'");
+    QVERIFY(removed > 0);
+    QCOMPARE(lab.count("SELECT count(*) FROM reorg_diff_items WHERE kind = 'outbox_dropped'"), removed);
+    QVERIFY(lab.count("SELECT count(*) FROM reorg_diff_items WHERE kind = 'balance_changed' AND "
+                      "before_value IS NOT NULL") > 0);
+    const qint64 reincluded = 4 + (depth > 1 ? 1 : 0);
+    QCOMPARE(lab.count("SELECT count(*) FROM transfer_events"), before - removed + reincluded);
+}
+
+void TestIndexer::reorgDeeperThanLimitChangesNothing()
+{
+    IndexerLab lab;
+    lab.deployToken("AAA");
+    lab.sprayAll(10, 5, 10);
+    VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced", "--max-reorg-depth", "3"}));
+    const QString dump = lab.dump();
+    lab.reorg(5);
+    const ProcessRun run = lab.runIndex("env", {"--exit-when-synced", "--max-reorg-depth", "3"});
+    QVERIFY2(run.finished && run.exitStatus == QProcess::NormalExit && run.exitCode == 1,
+             qPrintable(run.describe()));
+    const QStringList errLines = run.err.trimmed().split('\n');
+    QCOMPARE(errLines.size(), 1);
+    QVERIFY2(errLines[0].contains("reorg deeper than --max-reorg-depth 3") &&
+                 errLines[0].contains("Nothing was deleted"),
+             qPrintable(run.err));
+    QCOMPARE(lab.dump(), dump);
+    // With a sufficient limit the same database recovers.
+    VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced", "--max-reorg-depth", "8"}));
+    VERIFY_INVARIANTS(lab, "env");
+    QCOMPARE(lab.count("SELECT depth FROM reorg_events"), 5);
+}
+
+void TestIndexer::crashPoints_data()
+{
+    QTest::addColumn<QString>("point");
+    QTest::newRow("before commit") << "before-commit";
+    QTest::newRow("after commit") << "after-commit";
+    QTest::newRow("mid rollback") << "mid-rollback";
+}
+
+void TestIndexer::crashPoints()
+{
+    QFETCH(QString, point);
+    IndexerLab lab;
+    lab.deployToken("AAA");
+    lab.deployToken("BBB");
+    lab.sprayAll(15, 5, 20);
+    QString dumpBeforeCrash;
+    if (point == "mid-rollback") {
+        VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced", "--batch-size", "8"}));
+        lab.reorg(4, {{lab.tokens()[0].txRequest(lab::DemoToken::sprayCalldata(3, 77, 20)), 1}});
+        dumpBeforeCrash = lab.dump();
+    }
+    const ProcessRun crashed =
+        lab.runIndex("env", {"--exit-when-synced", "--batch-size", "4"}, {},
+                      crashEnv(point, point == "mid-rollback" ? 0 : 2));
+    QVERIFY2(crashed.finished && crashed.exitStatus == QProcess::CrashExit,
+             qPrintable(crashed.describe()));
+    QVERIFY(crashed.err.contains("crash point " + point));
+    if (point == "mid-rollback") {
+        // The rollback transaction died: nothing of it is visible.
+        QCOMPARE(lab.dump(), dumpBeforeCrash);
+    } else {
+        // Whatever committed is a consistent prefix.
+        QVERIFY(lab.count("SELECT block_number FROM indexer_checkpoints") > 0);
+    }
+
+    const ProcessRun resumed = lab.runIndex("env", {"--exit-when-synced", "--batch-size", "4"});
+    VERIFY_EXIT_OK(resumed);
+    VERIFY_INVARIANTS(lab, "env");
+    QCOMPARE(lab.count("SELECT count(*) FROM reorg_events"), point == "mid-rollback" ? 1 : 0);
+}
+
+void TestIndexer::nodeStoppedMidSyncIsNotAReorg()
+{
+    QTemporaryDir stateDir;
+    lab::Devnet::Options opts;
+    opts.port = lab::Devnet::findFreePort();
+    opts.extraArgs = {"--state", stateDir.filePath("anvil-state.json")};
+    IndexerLab lab(opts);
+    lab.deployToken("AAA");
+    lab.sprayAll(10, 4, 10);
+    lab.mine(1500);
+
+    QProcess p;
+    p.start(QStringLiteral(FORKSCOPE_BINARY),
+            lab.indexArgs("env", {"--exit-when-synced", "--batch-size", "1", "--poll-ms", "100"}));
+    QVERIFY(p.waitForStarted());
+    // Wait for the first progress line: the sync is under way.
+    QTRY_VERIFY_WITH_TIMEOUT(p.canReadLine() || p.state() != QProcess::Running, 30000);
+    QVERIFY2(p.state() == QProcess::Running, "sync finished before the outage could be staged");
+    lab.devnet().stop(); // anvil writes its state on the way out
+    QTRY_VERIFY_WITH_TIMEOUT(QString::fromUtf8(p.peek(1 << 20)).contains("node unreachable"), 20000);
+    lab.devnet().start(opts);
+    const ProcessRun run = test::waitForProcess(p, 120000);
+    VERIFY_EXIT_OK(run);
+    QVERIFY2(!run.out.contains("REORG"), qPrintable(run.out));
+    QCOMPARE(lab.count("SELECT count(*) FROM reorg_events"), 0);
+    VERIFY_INVARIANTS(lab, "env");
+}
+
+void TestIndexer::laggingNodeNeverCausesRollback()
+{
+    IndexerLab lab;
+    lab.deployToken("AAA");
+    lab.sprayAll(10, 4, 10);
+    VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced"}));
+    const QString dump = lab.dump();
+
+    lab::FaultProxy proxy(lab.devnet().url());
+    proxy.listen();
+    proxy.setLagBlocks(6);
+    QProcess p;
+    p.start(QStringLiteral(FORKSCOPE_BINARY), lab.indexArgs("env", {"--poll-ms", "100"}, proxy.url()));
+    QVERIFY(p.waitForStarted());
+    QTRY_VERIFY_WITH_TIMEOUT(QString::fromUtf8(p.peek(1 << 20)).contains("node behind the checkpoint"), 20000);
+    QTest::qWait(500); // several more rounds against the lagging view
+    proxy.setOffline(true);
+    QTRY_VERIFY_WITH_TIMEOUT(QString::fromUtf8(p.peek(1 << 20)).contains("node unreachable"), 20000);
+    ::kill(pid_t(p.processId()), SIGINT);
+    const ProcessRun run = test::waitForProcess(p, 20000);
+    VERIFY_EXIT_OK(run);
+    QVERIFY2(!run.out.contains("REORG"), qPrintable(run.out));
+    QCOMPARE(lab.dump(), dump);
+
+    // The node catches up: indexing resumes where it was.
+    proxy.setOffline(false);
+    proxy.setLagBlocks(0);
+    lab.sprayAll(3, 4, 10);
+    VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced"}, proxy.url()));
+    QCOMPARE(lab.count("SELECT count(*) FROM reorg_events"), 0);
+    VERIFY_INVARIANTS(lab, "env");
+}
+
+void TestIndexer::twoWritersKeepOneConsistentCursor()
+{
+    IndexerLab lab;
+    lab.deployToken("AAA");
+    lab.deployToken("BBB");
+    lab.sprayAll(30, 5, 30);
+    QProcess p1, p2;
+    const QStringList args = lab.indexArgs("env", {"--exit-when-synced", "--batch-size", "2"});
+    p1.start(QStringLiteral(FORKSCOPE_BINARY), args);
+    p2.start(QStringLiteral(FORKSCOPE_BINARY), args);
+    const ProcessRun r1 = test::waitForProcess(p1, 120000);
+    const ProcessRun r2 = test::waitForProcess(p2, 120000);
+    VERIFY_EXIT_OK(r1);
+    VERIFY_EXIT_OK(r2);
+    VERIFY_INVARIANTS(lab, "env");
+    QCOMPARE(lab.count("SELECT count(*) FROM transfer_events"), 2 + 2 * 30 * 5);
+    QCOMPARE(lab.count("SELECT count(*) FROM indexer_checkpoints"), 1);
+}
+
+void TestIndexer::chainResetIsRefused()
+{
+    IndexerLab lab;
+    lab.deployToken("AAA");
+    lab.sprayAll(3, 3, 5);
+    VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced"}));
+    const QString dump = lab.dump();
+
+    lab::Devnet fresh; // a new chain: same chain id, another genesis
+    lab::Devnet::Options opts;
+    opts.extraArgs = {"--timestamp", "1000"};
+    fresh.start(opts);
+    const ProcessRun run = lab.runIndex("env", {"--exit-when-synced"}, fresh.url());
+    QVERIFY2(run.finished && run.exitCode == 1, qPrintable(run.describe()));
+    QVERIFY2(run.err.contains("the chain was reset; open a new environment") &&
+                 run.err.contains("Nothing was written"),
+             qPrintable(run.err));
+    QCOMPARE(run.err.trimmed().count('\n'), 0);
+    QCOMPARE(lab.dump(), dump);
+
+    // A new environment on the new chain works and does not touch the old one's rows.
+    const qint64 oldTransfers = lab.count("SELECT count(*) FROM transfer_events WHERE environment_id = 'env'");
+    VERIFY_EXIT_OK(lab.runIndex("env-2", {"--exit-when-synced"}, fresh.url()));
+    QCOMPARE(lab.count("SELECT count(*) FROM transfer_events WHERE environment_id = 'env'"), oldTransfers);
+    QCOMPARE(lab.count("SELECT count(*) FROM environments"), 2);
+}
+
+void TestIndexer::badArguments_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("mentions");
+    const QStringList base{"index", "--rpc", "http://127.0.0.1:1", "--db", "/tmp/x.sqlite", "--env", "e"};
+    QTest::newRow("no contract") << base << "--contract is required";
+    QTest::newRow("short address") << base + QStringList{"--contract", "0x1234"} << "--contract";
+    QTest::newRow("negative from-block")
+        << base + QStringList{"--contract", "0x5fbdb2315678afecb367f032d93f642f64180aa3", "--from-block", "-5"}
+        << "negative";
+    QTest::newRow("batch size zero")
+        << base + QStringList{"--contract", "0x5fbdb2315678afecb367f032d93f642f64180aa3", "--batch-size", "0"}
+        << "--batch-size";
+    QTest::newRow("not a url")
+        << QStringList{"index", "--rpc", "ftp://x", "--db", "/tmp/x.sqlite", "--env", "e", "--contract",
+                       "0x5fbdb2315678afecb367f032d93f642f64180aa3"}
+        << "--rpc";
+    QTest::newRow("missing config") << QStringList{"index", "--config", "/nonexistent.json"}
+                                    << "/nonexistent.json";
+}
+
+void TestIndexer::badArguments()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, mentions);
+    QProcess p;
+    p.start(QStringLiteral(FORKSCOPE_BINARY), args);
+    const ProcessRun r = test::waitForProcess(p, 20000);
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.startsWith("forkscope: ") && r.err.contains(mentions), qPrintable(r.err));
+    QCOMPARE(r.err.trimmed().count('\n'), 0);
+}
+
+QTEST_GUILESS_MAIN(TestIndexer)
+#include "tst_indexer.moc"

@@ -1,0 +1,166 @@
+// Pure pieces of the indexer: Transfer decoding, signed balances, checkpoint
+// compare-and-swap on a real SQLite file.
+#include "indexer/BalanceBook.h"
+#include "indexer/CheckpointStore.h"
+#include "indexer/IndexerErrors.h"
+#include "indexer/TransferDecoder.h"
+#include "store/Database.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace forkscope;
+using namespace forkscope::indexer;
+
+
+namespace {
+chain::Hash32 addressTopic(const char* hex40)
+{
+    return chain::Hash32::fromHex(QStringLiteral("0x000000000000000000000000") + QLatin1String(hex40),
+                                  "topic");
+}
+chain::Hash32 hashOf(char fill)
+{
+    return chain::Hash32::fromBytes(QByteArray(32, fill), "h");
+}
+} // namespace
+
+class TestIndexerUnits : public QObject
+{
+    Q_OBJECT
+private slots:
+    void decode_data();
+    void decode();
+    void signedAmounts_data();
+    void signedAmounts();
+    void checkpointCompareAndSwap();
+};
+
+void TestIndexerUnits::decode_data()
+{
+    QTest::addColumn<chain::LogEntry>("log");
+    QTest::addColumn<QString>("outcome"); // transfer:<value> | failure:<text> | none
+    chain::LogEntry base;
+    base.address = chain::Address::fromHex("0x5fbdb2315678afecb367f032d93f642f64180aa3", "a");
+    base.topics = {transferTopic(), addressTopic("1111111111111111111111111111111111111111"),
+                   addressTopic("2222222222222222222222222222222222222222")};
+    base.data = chain::u256::toBigEndian32(chain::U256(1000));
+    QTest::newRow("erc20") << base << "transfer:1000";
+
+    chain::LogEntry huge = base;
+    huge.data = QByteArray(32, '\xff');
+    QTest::newRow("max uint256") << huge
+                                 << "transfer:115792089237316195423570985008687907853269984665640564039457584007913129639935";
+
+    chain::LogEntry erc721 = base;
+    erc721.topics.append(hashOf('\1'));
+    erc721.data.clear();
+    QTest::newRow("erc721 four topics") << erc721 << "failure:4 topics";
+
+    chain::LogEntry missing = base;
+    missing.topics.removeLast();
+    QTest::newRow("two topics") << missing << "failure:2 topics";
+
+    chain::LogEntry shortData = base;
+    shortData.data = QByteArray(16, '\0');
+    QTest::newRow("short data") << shortData << "failure:16 data bytes";
+
+    chain::LogEntry dirtyTopic = base;
+    dirtyTopic.topics[1] = hashOf('\x11');
+    QTest::newRow("topic not an address") << dirtyTopic << "failure:left-padded address";
+
+    chain::LogEntry approval = base;
+    approval.topics[0] = hashOf('\2');
+    QTest::newRow("other event") << approval << "none";
+
+    chain::LogEntry anonymous = base;
+    anonymous.topics.clear();
+    QTest::newRow("no topics") << anonymous << "none";
+}
+
+void TestIndexerUnits::decode()
+{
+    QFETCH(chain::LogEntry, log);
+    QFETCH(QString, outcome);
+    const TransferDecodeResult r = decodeTransfer(log);
+    if (outcome.startsWith("transfer:")) {
+        const auto* t = std::get_if<Transfer>(&r);
+        QVERIFY(t);
+        QCOMPARE(chain::u256::toDecimal(t->value), outcome.mid(9));
+        QCOMPARE(t->from.toHex(), QStringLiteral("0x1111111111111111111111111111111111111111"));
+        QCOMPARE(t->to.toHex(), QStringLiteral("0x2222222222222222222222222222222222222222"));
+    } else if (outcome.startsWith("failure:")) {
+        const auto* f = std::get_if<TransferDecodeFailure>(&r);
+        QVERIFY(f);
+        QVERIFY2(f->reason.contains(outcome.mid(8)), qPrintable(f->reason));
+    } else {
+        QVERIFY(std::holds_alternative<NotATransfer>(r));
+    }
+}
+
+void TestIndexerUnits::signedAmounts_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::newRow("zero") << "0";
+    QTest::newRow("positive") << "123456789012345678901234567890";
+    QTest::newRow("negative (started mid-history)") << "-42";
+    QTest::newRow("2^256-1")
+        << "115792089237316195423570985008687907853269984665640564039457584007913129639935";
+}
+
+void TestIndexerUnits::signedAmounts()
+{
+    QFETCH(QString, text);
+    QCOMPARE(amountToString(amountFromString(text, "balance")), text);
+}
+
+void TestIndexerUnits::checkpointCompareAndSwap()
+{
+    QTemporaryDir dir;
+    auto db = store::Database::open(dir.filePath("cp.sqlite"));
+    CheckpointStore a(*db, "env", 31337, "default");
+    QVERIFY(!a.read().has_value()); // nothing indexed: no row, not block 0
+
+    Checkpoint first;
+    first.number = 10;
+    first.hash = hashOf('\xa');
+    first.startBlock = 5;
+    first.policyVersion = "p";
+    first.generation = 1;
+    {
+        store::WriteTransaction tx(*db);
+        a.insertFirst(first);
+        tx.commit();
+    }
+    {
+        // A second "first" insert loses: the other writer got there first.
+        store::WriteTransaction tx(*db);
+        QVERIFY_THROWS_EXCEPTION(CheckpointMovedError, a.insertFirst(first));
+    }
+    {
+        store::WriteTransaction tx(*db);
+        a.advance(first, 12, hashOf('\xc'));
+        tx.commit();
+    }
+    // A writer still holding the old value cannot overwrite, even with a bigger number.
+    {
+        store::WriteTransaction tx(*db);
+        QVERIFY_THROWS_EXCEPTION(CheckpointMovedError, a.advance(first, 99, hashOf('\x63')));
+    }
+    const auto now = a.read();
+    QVERIFY(now);
+    QCOMPARE(now->number, 12u);
+    QCOMPARE(now->hash, hashOf('\xc'));
+    QCOMPARE(now->startBlock, 5u);
+    // Same number, different hash (another branch): still refused.
+    Checkpoint otherBranch = *now;
+    otherBranch.hash = hashOf('\xd');
+    {
+        store::WriteTransaction tx(*db);
+        QVERIFY_THROWS_EXCEPTION(CheckpointMovedError, a.advance(otherBranch, 13, hashOf('\xe')));
+    }
+    QCOMPARE(a.read()->number, 12u);
+}
+
+QTEST_GUILESS_MAIN(TestIndexerUnits)
+#include "tst_indexer_units.moc"
