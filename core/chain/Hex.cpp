@@ -53,21 +53,29 @@ QString requireString(const QJsonValue& v, const QString& field, const char* exp
     return v.toString();
 }
 
+namespace {
+QString quoted(const QString& s)
+{
+    return QLatin1Char('"') + s + QLatin1Char('"');
+}
+} // namespace
+
 QString quantityDigits(const QString& s, const QString& field)
 {
-    const auto shown = QLatin1Char('"') + s + QLatin1Char('"');
+    // Error text is built only on failure: this runs for every field of every log.
+    const auto shown = [&s] { return quoted(s); };
     if (s.startsWith(QLatin1Char('-')))
-        throw ChainParseError(field, shown, QStringLiteral("negative numbers are not allowed"));
+        throw ChainParseError(field, shown(), QStringLiteral("negative numbers are not allowed"));
     if (!s.startsWith(QLatin1String("0x")) && !s.startsWith(QLatin1String("0X")))
-        throw ChainParseError(field, shown, QStringLiteral("expected a 0x-prefixed hex number"));
+        throw ChainParseError(field, shown(), QStringLiteral("expected a 0x-prefixed hex number"));
     const QString digits = s.mid(2);
     if (digits.isEmpty())
-        throw ChainParseError(field, shown, QStringLiteral("expected hex digits after 0x"));
+        throw ChainParseError(field, shown(), QStringLiteral("expected hex digits after 0x"));
     for (QChar c : digits) {
         if (c == QLatin1Char('.'))
-            throw ChainParseError(field, shown, QStringLiteral("fractional numbers are not allowed"));
+            throw ChainParseError(field, shown(), QStringLiteral("fractional numbers are not allowed"));
         if (!isHexDigit(c))
-            throw ChainParseError(field, shown,
+            throw ChainParseError(field, shown(),
                                   QStringLiteral("'%1' is not a hex digit").arg(c));
     }
     return digits;
@@ -96,7 +104,7 @@ std::uint64_t parseQuantityU63(const QJsonValue& v, const QString& field)
 
 std::uint64_t parseDecimalU63(const QString& s, const QString& field)
 {
-    const auto shown = QLatin1Char('"') + s + QLatin1Char('"');
+    const QString shown = quoted(s);
     if (s.isEmpty())
         throw ChainParseError(field, shown, QStringLiteral("expected a whole number"));
     if (s.startsWith(QLatin1Char('-')))
@@ -119,28 +127,28 @@ std::uint64_t parseDecimalU63(const QString& s, const QString& field)
 
 QByteArray parseData(const QString& s, const QString& field, int exactBytes)
 {
-    const auto shown = QLatin1Char('"') + s + QLatin1Char('"');
+    const auto shown = [&s] { return quoted(s); };
     if (!s.startsWith(QLatin1String("0x")) && !s.startsWith(QLatin1String("0X")))
-        throw ChainParseError(field, shown, QStringLiteral("expected 0x-prefixed hex bytes"));
+        throw ChainParseError(field, shown(), QStringLiteral("expected 0x-prefixed hex bytes"));
     const qsizetype digits = s.size() - 2;
-    for (qsizetype i = 2; i < s.size(); ++i)
-        if (!isHexDigit(s.at(i)))
-            throw ChainParseError(field, shown,
-                                  QStringLiteral("'%1' is not a hex digit").arg(s.at(i)));
+    const QChar* p = s.constData() + 2;
+    for (qsizetype i = 0; i < digits; ++i)
+        if (!isHexDigit(p[i]))
+            throw ChainParseError(field, shown(), QStringLiteral("'%1' is not a hex digit").arg(p[i]));
     if (digits % 2 != 0)
-        throw ChainParseError(field, shown,
+        throw ChainParseError(field, shown(),
                               QStringLiteral("odd number of hex digits (%1)").arg(digits));
     if (exactBytes >= 0 && digits != 2 * exactBytes)
-        throw ChainParseError(field, shown,
+        throw ChainParseError(field, shown(),
                               QStringLiteral("expected %1 bytes (0x + %2 hex digits), found %3 "
                                              "hex digits")
                                   .arg(exactBytes)
                                   .arg(2 * exactBytes)
                                   .arg(digits));
-    QByteArray out;
-    out.resize(digits / 2);
+    QByteArray out(digits / 2, Qt::Uninitialized);
+    char* o = out.data();
     for (qsizetype i = 0; i < out.size(); ++i)
-        out[i] = char(hexValue(s.at(2 + 2 * i)) << 4 | hexValue(s.at(3 + 2 * i)));
+        o[i] = char(hexValue(p[2 * i]) << 4 | hexValue(p[2 * i + 1]));
     return out;
 }
 
@@ -156,7 +164,17 @@ QString encodeQuantity(std::uint64_t n)
 
 QString encodeData(const QByteArray& bytes)
 {
-    return QStringLiteral("0x") + QString::fromLatin1(bytes.toHex());
+    static constexpr char kDigits[] = "0123456789abcdef";
+    QString out(2 + 2 * bytes.size(), Qt::Uninitialized);
+    QChar* o = out.data();
+    o[0] = QLatin1Char('0');
+    o[1] = QLatin1Char('x');
+    for (qsizetype i = 0; i < bytes.size(); ++i) {
+        const auto b = static_cast<unsigned char>(bytes[i]);
+        o[2 + 2 * i] = QLatin1Char(kDigits[b >> 4]);
+        o[3 + 2 * i] = QLatin1Char(kDigits[b & 0xf]);
+    }
+    return out;
 }
 
 } // namespace forkscope::chain::hex

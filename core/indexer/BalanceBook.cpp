@@ -6,19 +6,6 @@
 
 namespace forkscope::indexer {
 
-QString amountToString(const SignedAmount& a)
-{
-    return QString::fromStdString(a.str());
-}
-
-SignedAmount amountFromString(const QString& s, const QString& field)
-{
-    const bool negative = s.startsWith(QLatin1Char('-'));
-    const chain::U256 magnitude = chain::u256::fromDecimal(negative ? s.mid(1) : s, field);
-    SignedAmount v(magnitude);
-    return negative ? SignedAmount(-v) : v;
-}
-
 BalanceBook::BalanceBook(store::Database& db, QString environmentId, std::uint64_t chainId)
     : m_db(db), m_env(std::move(environmentId)), m_chainId(chainId)
 {
@@ -43,21 +30,20 @@ std::optional<QString> BalanceBook::current(const HolderKey& key)
 
 void BalanceBook::apply(const QHash<HolderKey, SignedAmount>& deltas, std::uint64_t atBlock)
 {
+    // One upsert per holder; the exact 256-bit addition runs inside SQLite
+    // (forkscope_amount_add), so the old balance never makes a round trip through Qt.
+    QSqlQuery& up = m_db.prepared(QStringLiteral(
+        "INSERT INTO token_balances (environment_id, chain_id, contract, holder, balance, "
+        "updated_at_block) VALUES (?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT (environment_id, chain_id, contract, holder) DO UPDATE SET "
+        "balance = forkscope_amount_add(token_balances.balance, excluded.balance), "
+        "updated_at_block = excluded.updated_at_block"));
     for (auto it = deltas.cbegin(); it != deltas.cend(); ++it) {
-        const auto before = current(it.key());
-        SignedAmount v = before ? amountFromString(*before, QStringLiteral("token_balances.balance"))
-                                : SignedAmount(0);
-        v += it.value();
-        QSqlQuery& up = m_db.prepared(QStringLiteral(
-            "INSERT INTO token_balances (environment_id, chain_id, contract, holder, balance, "
-            "updated_at_block) VALUES (?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT (environment_id, chain_id, contract, holder) DO UPDATE SET "
-            "balance = excluded.balance, updated_at_block = excluded.updated_at_block"));
         up.bindValue(0, m_env);
         up.bindValue(1, qint64(m_chainId));
         up.bindValue(2, it.key().contract);
         up.bindValue(3, it.key().holder);
-        up.bindValue(4, amountToString(v));
+        up.bindValue(4, amountToString(it.value()));
         up.bindValue(5, qint64(atBlock));
         m_db.exec(up);
     }

@@ -1,12 +1,11 @@
 #pragma once
 
 #include "chain/Address.h"
-#include "chain/U256.h"
+#include "chain/SignedAmount.h"
 
 #include <QHash>
 #include <QList>
 #include <QString>
-#include <boost/multiprecision/cpp_int.hpp>
 
 namespace forkscope::store {
 class Database;
@@ -14,11 +13,7 @@ class Database;
 
 namespace forkscope::indexer {
 
-// Signed, checked 257-bit: a balance is received minus sent. It can only go negative when
-// indexing starts (--from-block) after transfers the indexer never saw; such a balance is
-// stored as "-N" rather than clamped or wrapped, so the gap is visible, not hidden.
-using SignedAmount = boost::multiprecision::number<boost::multiprecision::cpp_int_backend<
-    257, 257, boost::multiprecision::signed_magnitude, boost::multiprecision::checked, void>>;
+using chain::SignedAmount;
 
 struct HolderKey
 {
@@ -38,8 +33,14 @@ struct BalanceChange
     QString after;  // empty = row removed
 };
 
-QString amountToString(const SignedAmount& a);
-SignedAmount amountFromString(const QString& s, const QString& field);
+inline QString amountToString(const SignedAmount& a)
+{
+    return chain::amount::toString(a);
+}
+inline SignedAmount amountFromString(const QString& s, const QString& field)
+{
+    return chain::amount::fromString(s, field);
+}
 
 // token_balances maintenance. Invariant 3: a row exists for every (contract, holder) that
 // appears in at least one transfer (the zero address excepted), with the exact sum.

@@ -3,6 +3,7 @@
 #include "rpc/EthClient.h"
 #include "store/Database.h"
 
+#include <QCoreApplication>
 #include <algorithm>
 
 namespace forkscope::indexer {
@@ -12,7 +13,36 @@ Indexer::Indexer(IndexerConfig config, store::Database& db, rpc::EthClient& eth)
 {
 }
 
-Indexer::~Indexer() = default;
+Indexer::~Indexer()
+{
+    dropPrefetch();
+}
+
+rpc::LogFilter Indexer::logFilter(std::uint64_t from, std::uint64_t to) const
+{
+    rpc::LogFilter filter;
+    filter.fromBlock = from;
+    filter.toBlock = to;
+    filter.addresses = m_config.contracts;
+    return filter;
+}
+
+Indexer::Prefetch Indexer::request(std::uint64_t from, std::uint64_t to)
+{
+    Prefetch p{from, to, m_eth.requestBlocks(from, to), nullptr};
+    if (!m_config.contracts.isEmpty())
+        p.logs = m_eth.requestLogs(logFilter(from, to));
+    return p;
+}
+
+void Indexer::dropPrefetch()
+{
+    if (m_prefetch) {
+        delete m_prefetch->headers;
+        delete m_prefetch->logs;
+        m_prefetch.reset();
+    }
+}
 
 void Indexer::prepare()
 {
@@ -97,14 +127,19 @@ const IndexerStatus& Indexer::step()
     if (!m_prepared)
         prepare();
     try {
-        const std::uint64_t head = m_eth.blockNumber();
-        m_status.head = head;
         auto cp = m_checkpoints->read();
         m_status.checkpoint = cp ? std::optional<std::uint64_t>(cp->number) : std::nullopt;
 
-        // 1. Before going forward, confirm we are still on the node's chain.
+        // 1. Before going forward, confirm we are still on the node's chain (the head and
+        //    the checkpoint's block in one round trip).
+        std::uint64_t head = 0;
         if (cp) {
-            if (head < cp->number) {
+            const auto [nodeHead, onChain] = m_eth.headAndBlock(cp->number);
+            head = nodeHead;
+            m_status.head = head;
+            if (head < cp->number || !onChain) {
+                // A lagging or syncing node: its null says "not reached", not "gone".
+                dropPrefetch();
                 m_status.state = IndexerStatus::State::NodeBehind;
                 m_status.message = QStringLiteral("node head %1 is below the checkpoint %2; "
                                                   "waiting (not a reorg until a hash disagrees)")
@@ -112,15 +147,8 @@ const IndexerStatus& Indexer::step()
                                        .arg(cp->number);
                 return m_status;
             }
-            const auto onChain = m_eth.blockByNumber(cp->number);
-            if (!onChain) {
-                m_status.state = IndexerStatus::State::NodeBehind;
-                m_status.message = QStringLiteral("node answered null for checkpoint block %1; "
-                                                  "waiting")
-                                       .arg(cp->number);
-                return m_status;
-            }
             if (onChain->hash != cp->hash) {
+                dropPrefetch();
                 rollBack(*cp, reorg_reason::kHashMismatch);
                 return m_status;
             }
@@ -128,17 +156,27 @@ const IndexerStatus& Indexer::step()
                 m_checkpoints->markVerified(*cp);
                 m_sinceVerifiedWrite.start();
             }
+        } else {
+            head = m_eth.blockNumber();
+            m_status.head = head;
         }
 
-        // 2. This round's range.
+        // 2. This round's range: the one fetched ahead if it starts right here.
         const std::uint64_t from = cp ? cp->number + 1 : m_config.fromBlock;
         if (from > head) {
+            dropPrefetch();
             m_status.state = IndexerStatus::State::Synced;
             m_status.message.clear();
             return m_status;
         }
-        const std::uint64_t to = std::min(head, from + std::max<std::uint64_t>(1, m_config.batchSize) - 1);
-        const auto headers = m_eth.blocksByNumber(from, to);
+        const std::uint64_t batchSize = std::max<std::uint64_t>(1, m_config.batchSize);
+        if (m_prefetch && m_prefetch->from != from)
+            dropPrefetch();
+        Prefetch current = m_prefetch ? *m_prefetch : request(from, std::min(head, from + batchSize - 1));
+        m_prefetch.reset();
+        auto headersCall = std::unique_ptr<rpc::RpcCall>(current.headers);
+        auto logsCall = std::unique_ptr<rpc::RpcCall>(current.logs);
+        const auto headers = m_eth.takeBlocks(headersCall.release(), from);
 
         VerifiedBatch batch;
         const chain::Hash32* previous = cp ? &cp->hash : nullptr;
@@ -166,16 +204,24 @@ const IndexerStatus& Indexer::step()
         }
 
         // 3. Logs of the configured contracts for exactly those blocks.
-        if (!m_config.contracts.isEmpty()) {
-            rpc::LogFilter filter;
-            filter.fromBlock = batch.blocks.front().number;
-            filter.toBlock = batch.blocks.back().number;
-            filter.addresses = m_config.contracts;
-            batch.logs = m_eth.getLogs(filter);
+        if (logsCall) {
+            batch.logs = m_eth.takeLogs(logsCall.release());
+            const std::uint64_t last = batch.blocks.back().number;
+            if (last < current.to) // keep only the linked prefix's logs
+                batch.logs.removeIf([last](const chain::LogEntry& l) { return l.blockNumber > last; });
             std::sort(batch.logs.begin(), batch.logs.end(), [](const auto& a, const auto& b) {
                 return std::tie(a.blockNumber, a.logIndex) < std::tie(b.blockNumber, b.logIndex);
             });
             verifyLogs(batch);
+        }
+
+        // Fetch ahead while this batch commits.
+        const std::uint64_t last = batch.blocks.back().number;
+        if (last == current.to && last < head) {
+            m_prefetch = request(last + 1, std::min(head, last + batchSize));
+            // QNetworkAccessManager starts a request from this thread's event queue; hand it
+            // to Qt's HTTP thread now, or it would only leave after the commit.
+            QCoreApplication::sendPostedEvents(nullptr, QEvent::MetaCall);
         }
 
         // 4. Data and checkpoint, one transaction.
@@ -186,23 +232,29 @@ const IndexerStatus& Indexer::step()
         m_status.logsCommitted += stats.logs;
         m_status.transfersCommitted += stats.transfers;
         m_status.decodeFailures += stats.decodeFailures;
-        m_status.checkpoint = batch.blocks.back().number;
+        m_status.checkpoint = last;
         // Even at the head this is "syncing": "synced" is only said after the next round
         // re-checked the checkpoint against the node.
         m_status.state = IndexerStatus::State::Syncing;
         m_status.message.clear();
     } catch (const rpc::RpcException& e) {
         // The node did not answer (or answered nonsense): that says nothing about the chain.
+        dropPrefetch();
         m_status.state = IndexerStatus::State::NodeUnreachable;
         m_status.message = e.error().toString();
     } catch (const NodeBehindError& e) {
+        dropPrefetch();
         m_status.state = IndexerStatus::State::NodeBehind;
         m_status.message = e.message();
     } catch (const CheckpointMovedError& e) {
         // Another writer moved the cursor; the next round re-reads it.
+        dropPrefetch();
         ++m_status.checkpointConflicts;
         m_status.state = IndexerStatus::State::Syncing;
         m_status.message = e.message();
+    } catch (...) {
+        dropPrefetch();
+        throw;
     }
     return m_status;
 }

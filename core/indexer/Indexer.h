@@ -9,13 +9,12 @@
 #include "IndexerStatus.h"
 #include "ReorgRollback.h"
 
+#include "rpc/EthClient.h"
+
 #include <QElapsedTimer>
 #include <functional>
 #include <memory>
 
-namespace forkscope::rpc {
-class EthClient;
-}
 namespace forkscope::store {
 class Database;
 }
@@ -53,8 +52,21 @@ public:
     std::function<void(const RollbackResult&, const QString& reason)> onReorg;
 
 private:
+    // The next range's headers and logs, requested before the current batch commits so
+    // the node works while SQLite writes (fetch and commit overlap).
+    struct Prefetch
+    {
+        std::uint64_t from = 0;
+        std::uint64_t to = 0;
+        rpc::RpcCall* headers = nullptr;
+        rpc::RpcCall* logs = nullptr;
+    };
+
     void rollBack(const Checkpoint& cp, const QString& reason);
     void verifyLogs(const VerifiedBatch& batch) const;
+    rpc::LogFilter logFilter(std::uint64_t from, std::uint64_t to) const;
+    Prefetch request(std::uint64_t from, std::uint64_t to);
+    void dropPrefetch();
 
     IndexerConfig m_config;
     store::Database& m_db;
@@ -66,6 +78,7 @@ private:
     std::unique_ptr<BatchCommitter> m_committer;
     std::unique_ptr<ReorgRollback> m_rollback;
     std::unique_ptr<ForkFinder> m_forkFinder;
+    std::optional<Prefetch> m_prefetch;
     IndexerStatus m_status;
     QElapsedTimer m_sinceVerifiedWrite;
 };

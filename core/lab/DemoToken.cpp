@@ -122,6 +122,46 @@ chain::Address DemoToken::sprayHolder(quint64 index)
                                      QStringLiteral("holder"));
 }
 
+quint64 DemoToken::sprayBlocks(rpc::JsonRpcClient& rpc, const QList<DemoToken>& tokens,
+                               int blocks, int perTx, quint64 holders, quint64 offset)
+{
+    if (tokens.isEmpty())
+        return offset;
+    const chain::Address sender = tokens.first().sender();
+    quint64 nonce = chain::hex::parseQuantityU63(
+        rpc.callBlocking(QStringLiteral("eth_getTransactionCount"),
+                         {sender.toHex(), QStringLiteral("pending")}),
+        QStringLiteral("nonce"));
+    rpc.callBlocking(QStringLiteral("evm_setAutomine"), {false});
+    for (int i = 0; i < blocks; ++i) {
+        QList<rpc::RpcRequest> reqs;
+        for (const auto& t : tokens) {
+            QJsonObject tx = t.txRequest(sprayCalldata(quint64(perTx), offset, holders));
+            offset += quint64(perTx);
+            tx.insert(QStringLiteral("nonce"), chain::hex::encodeQuantity(nonce++));
+            reqs.append({QStringLiteral("eth_sendTransaction"), {tx}});
+        }
+        for (const auto& r : rpc.batchBlocking(reqs))
+            if (!r.ok()) {
+                rpc.callBlocking(QStringLiteral("evm_setAutomine"), {true});
+                throw rpc::RpcException(*r.error);
+            }
+        // A separate call: batch entries may be served in any order, and the block must
+        // come after its transactions reached the pool.
+        rpc.callBlocking(QStringLiteral("evm_mine"));
+    }
+    rpc.callBlocking(QStringLiteral("evm_setAutomine"), {true});
+    const auto mined = chain::hex::parseQuantityU63(
+        rpc.callBlocking(QStringLiteral("eth_getTransactionCount"),
+                         {sender.toHex(), QStringLiteral("latest")}),
+        QStringLiteral("nonce"));
+    if (mined != nonce)
+        throw DevnetError(QStringLiteral("spray transactions were not all mined (%1 of %2)")
+                              .arg(mined)
+                              .arg(nonce));
+    return offset;
+}
+
 chain::Hash32 DemoToken::transfer(const chain::Address& to, const chain::U256& value)
 {
     return send(transferCalldata(to, value));

@@ -54,6 +54,14 @@ public:
 
     static QByteArray creationBytecode();
 
+    // The lab's workload: `blocks` blocks, each holding one spray(perTx) per token, so the
+    // shape is exact (blocks x tokens x perTx Transfers). Holders cycle through
+    // sprayHolder(0 .. holders-1) starting at `offset`; returns the next offset. Uses
+    // evm_setAutomine(false) + evm_mine, and explicit nonces (anvil serves batch entries
+    // concurrently). All tokens must share one sender.
+    static quint64 sprayBlocks(rpc::JsonRpcClient& rpc, const QList<DemoToken>& tokens,
+                               int blocks, int perTx, quint64 holders, quint64 offset);
+
 private:
     rpc::JsonRpcClient* m_rpc;
     chain::Address m_address;

@@ -3,6 +3,7 @@
 #include "chain/Hex.h"
 
 #include <QJsonObject>
+#include <memory>
 
 namespace forkscope::rpc {
 
@@ -144,13 +145,19 @@ std::optional<chain::BlockHeader> EthClient::blockByHash(const chain::Hash32& ha
                       QStringLiteral("eth_getBlockByHash(%1)").arg(h));
 }
 
-QList<std::optional<chain::BlockHeader>> EthClient::blocksByNumber(std::uint64_t from,
-                                                                   std::uint64_t to)
+RpcCall* EthClient::requestBlocks(std::uint64_t from, std::uint64_t to)
 {
     QList<RpcRequest> reqs;
     for (std::uint64_t n = from; n <= to; ++n)
         reqs.append({QStringLiteral("eth_getBlockByNumber"), {hex::encodeQuantity(n), false}});
-    QList<RpcResponse> replies = m_rpc.batchBlocking(reqs);
+    return m_rpc.batch(reqs);
+}
+
+QList<std::optional<chain::BlockHeader>> EthClient::takeBlocks(RpcCall* call, std::uint64_t from)
+{
+    std::unique_ptr<RpcCall> owner(call);
+    JsonRpcClient::waitFor(call);
+    QList<RpcResponse> replies = call->responses();
     QList<std::optional<chain::BlockHeader>> out;
     out.reserve(replies.size());
     for (qsizetype i = 0; i < replies.size(); ++i) {
@@ -162,9 +169,42 @@ QList<std::optional<chain::BlockHeader>> EthClient::blocksByNumber(std::uint64_t
     return out;
 }
 
+QList<std::optional<chain::BlockHeader>> EthClient::blocksByNumber(std::uint64_t from,
+                                                                   std::uint64_t to)
+{
+    return takeBlocks(requestBlocks(from, to), from);
+}
+
+RpcCall* EthClient::requestLogs(const LogFilter& filter)
+{
+    return m_rpc.call(QStringLiteral("eth_getLogs"), {filter.toJson()});
+}
+
+QList<chain::LogEntry> EthClient::takeLogs(RpcCall* call)
+{
+    std::unique_ptr<RpcCall> owner(call);
+    JsonRpcClient::waitFor(call);
+    RpcResponse r = call->response();
+    if (r.error)
+        r.error->endpoint = m_rpc.endpoint().toString(QUrl::RemoveUserInfo);
+    return parseLogs(r);
+}
+
+std::pair<std::uint64_t, std::optional<chain::BlockHeader>> EthClient::headAndBlock(std::uint64_t number)
+{
+    const QString q = hex::encodeQuantity(number);
+    QList<RpcResponse> r = m_rpc.batchBlocking(
+        {{QStringLiteral("eth_blockNumber"), {}}, {QStringLiteral("eth_getBlockByNumber"), {q, false}}});
+    for (auto& reply : r)
+        if (reply.error)
+            reply.error->endpoint = m_rpc.endpoint().toString(QUrl::RemoveUserInfo);
+    return {parseQuantity(r.at(0), QStringLiteral("eth_blockNumber")),
+            parseBlock(r.at(1), QStringLiteral("eth_getBlockByNumber(%1)").arg(q))};
+}
+
 QList<chain::LogEntry> EthClient::getLogs(const LogFilter& filter)
 {
-    return parseLogs(call(QStringLiteral("eth_getLogs"), {filter.toJson()}));
+    return takeLogs(requestLogs(filter));
 }
 
 } // namespace forkscope::rpc

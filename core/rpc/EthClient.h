@@ -41,6 +41,15 @@ public:
     // Headers [from, to] in one JSON-RPC batch; entries are nullopt where the node said null.
     QList<std::optional<chain::BlockHeader>> blocksByNumber(std::uint64_t from, std::uint64_t to);
     QList<chain::LogEntry> getLogs(const LogFilter& filter);
+    // The head and one block, in a single round trip (the indexer's per-round check).
+    std::pair<std::uint64_t, std::optional<chain::BlockHeader>> headAndBlock(std::uint64_t number);
+
+    // Asynchronous halves, so a caller can fetch ahead while it commits: request* sends
+    // now; take* waits for the reply, parses it and deletes the call.
+    RpcCall* requestBlocks(std::uint64_t from, std::uint64_t to);
+    QList<std::optional<chain::BlockHeader>> takeBlocks(RpcCall* call, std::uint64_t from);
+    RpcCall* requestLogs(const LogFilter& filter);
+    QList<chain::LogEntry> takeLogs(RpcCall* call);
 
     // Parsers for replies obtained asynchronously (JsonRpcClient::call); they throw
     // RpcException on an error reply or malformed content.

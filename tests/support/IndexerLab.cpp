@@ -84,36 +84,8 @@ QStringList IndexerLab::contractArgs() const
 
 void IndexerLab::sprayAll(int txs, int perTx, int holders)
 {
-    static quint64 offset = 0;
-    // One block per round, holding one spray per token: automine off, send, mine one block.
-    // Explicit nonces, because anvil serves batch entries concurrently.
-    quint64 nonce = chain::hex::parseQuantityU63(
-        m_rpc->callBlocking(QStringLiteral("eth_getTransactionCount"),
-                            {m_sender.toHex(), QStringLiteral("pending")}),
-        QStringLiteral("nonce"));
-    m_rpc->callBlocking(QStringLiteral("evm_setAutomine"), {false});
-    for (int i = 0; i < txs; ++i) {
-        QList<rpc::RpcRequest> reqs;
-        for (const auto& t : m_tokens) {
-            QJsonObject tx = t.txRequest(
-                lab::DemoToken::sprayCalldata(quint64(perTx), offset++ * 3, quint64(holders)));
-            tx.insert(QStringLiteral("nonce"), chain::hex::encodeQuantity(nonce++));
-            reqs.append({QStringLiteral("eth_sendTransaction"), {tx}});
-        }
-        for (const auto& r : m_rpc->batchBlocking(reqs))
-            if (!r.ok())
-                throw rpc::RpcException(*r.error);
-        m_rpc->callBlocking(QStringLiteral("evm_mine"));
-    }
-    m_rpc->callBlocking(QStringLiteral("evm_setAutomine"), {true});
-    const auto mined = chain::hex::parseQuantityU63(
-        m_rpc->callBlocking(QStringLiteral("eth_getTransactionCount"),
-                            {m_sender.toHex(), QStringLiteral("latest")}),
-        QStringLiteral("nonce"));
-    if (mined != nonce)
-        throw lab::DevnetError(QStringLiteral("spray transactions were not all mined (%1 of %2)")
-                                   .arg(mined)
-                                   .arg(nonce));
+    m_sprayOffset = lab::DemoToken::sprayBlocks(*m_rpc, m_tokens, txs, perTx, quint64(holders),
+                                                m_sprayOffset);
 }
 
 void IndexerLab::mine(int blocks)

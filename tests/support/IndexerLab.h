@@ -73,6 +73,7 @@ private:
     std::unique_ptr<rpc::EthClient> m_eth;
     QList<lab::DemoToken> m_tokens;
     chain::Address m_sender;
+    quint64 m_sprayOffset = 0;
 };
 
 ProcessRun waitForProcess(QProcess& p, int timeoutMs);

@@ -1,0 +1,97 @@
+// Full-sync benchmark: builds a workload on a managed anvil (by default 2,000 blocks,
+// 3 tokens, 17 Transfers per token per block = 102,000 events over 5,000 holders), then
+// times `forkscope index --exit-when-synced` over it and prints events/s and peak RSS.
+//
+//   build/bench/forkscope_bench_index [--blocks N] [--per-tx N] [--tokens N]
+//                                      [--holders N] [--batch-size N]
+#include "chain/Hex.h"
+#include "lab/DemoToken.h"
+#include "lab/Devnet.h"
+#include "rpc/EthClient.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <cstdio>
+#include <sys/resource.h>
+
+using namespace forkscope;
+
+int main(int argc, char** argv)
+{
+    QCoreApplication app(argc, argv);
+    QCommandLineParser p;
+    p.addHelpOption();
+    const QCommandLineOption blocksOpt("blocks", "Blocks of transfers.", "N", "2000");
+    const QCommandLineOption perTxOpt("per-tx", "Transfers per token per block.", "N", "17");
+    const QCommandLineOption tokensOpt("tokens", "Number of tokens.", "N", "3");
+    const QCommandLineOption holdersOpt("holders", "Distinct holders.", "N", "5000");
+    const QCommandLineOption batchOpt("batch-size", "forkscope index --batch-size.", "N", "100");
+    p.addOptions({blocksOpt, perTxOpt, tokensOpt, holdersOpt, batchOpt});
+    p.process(app);
+    const int blocks = p.value(blocksOpt).toInt();
+    const int perTx = p.value(perTxOpt).toInt();
+    const int tokens = p.value(tokensOpt).toInt();
+    const int holders = p.value(holdersOpt).toInt();
+
+    lab::Devnet devnet;
+    lab::Devnet::Options opts;
+    opts.extraArgs = {"--gas-limit", "300000000"};
+    devnet.start(opts);
+    rpc::JsonRpcClient rpc(devnet.url());
+    rpc.setTimeout(std::chrono::milliseconds(120000));
+    const auto sender = lab::DemoToken::defaultSender(rpc);
+
+    QElapsedTimer t;
+    t.start();
+    QList<lab::DemoToken> list;
+    QStringList contractArgs;
+    for (int i = 0; i < tokens; ++i) {
+        list << lab::DemoToken::deploy(rpc, sender, QStringLiteral("Bench %1").arg(i),
+                                       QStringLiteral("B%1").arg(i), chain::U256("1000000000000000000000000000"));
+        contractArgs << "--contract" << list.last().address().toHex();
+    }
+    quint64 offset = 0;
+    for (int done = 0; done < blocks; done += 100) {
+        offset = lab::DemoToken::sprayBlocks(rpc, list, std::min(100, blocks - done), perTx,
+                                             quint64(holders), offset);
+        std::fprintf(stderr, "\rworkload: %d/%d blocks", std::min(done + 100, blocks), blocks);
+    }
+    const auto head = rpc::EthClient(rpc).blockNumber();
+    const qint64 events = qint64(blocks) * tokens * perTx + tokens; // + the mints
+    std::printf("\nworkload: %d blocks (head %llu), %lld Transfer events, %d tokens, %d holders, "
+                "built in %.1f s\n",
+                blocks, static_cast<unsigned long long>(head), static_cast<long long>(events),
+                tokens, holders, t.elapsed() / 1000.0);
+
+    QTemporaryDir dir;
+    QProcess index;
+    index.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    QStringList args{"index", "--rpc", devnet.url().toString(), "--db", dir.filePath("bench.sqlite"),
+                     "--env", "bench", "--exit-when-synced", "--batch-size", p.value(batchOpt)};
+    t.restart();
+    // FORKSCOPE_BENCH_WRAP="perf record -g -o /tmp/perf.data" profiles the indexer.
+    const QStringList wrap = qEnvironmentVariable("FORKSCOPE_BENCH_WRAP").split(' ', Qt::SkipEmptyParts);
+    if (wrap.isEmpty())
+        index.start(QStringLiteral(FORKSCOPE_BINARY), args + contractArgs);
+    else
+        index.start(wrap.first(), wrap.mid(1) + QStringList{QStringLiteral(FORKSCOPE_BINARY)} + args + contractArgs);
+    index.waitForFinished(-1);
+    const double secs = t.elapsed() / 1000.0;
+    if (index.exitCode() != 0) {
+        std::fprintf(stderr, "forkscope index failed (%d): %s\n", index.exitCode(),
+                     index.readAllStandardOutput().constData());
+        return 1;
+    }
+    rusage ru{};
+    getrusage(RUSAGE_CHILDREN, &ru); // the index process is the only child waited for
+    const double cpu = double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+                       double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+    std::printf("full sync: %.2f s, %.0f events/s, %.0f blocks/s, peak RSS %.1f MiB, indexer CPU "
+                "%.2f s (%.0f%% of wall; the rest is waiting for anvil) (batch size %s)\n",
+                secs, double(events) / secs, double(head) / secs, double(ru.ru_maxrss) / 1024.0,
+                cpu, 100.0 * cpu / secs, qPrintable(p.value(batchOpt)));
+    return 0;
+}
