@@ -7,6 +7,7 @@
 #include "indexer/IndexerErrors.h"
 #include "rpc/EthClient.h"
 #include "store/Database.h"
+#include "wire/SuspectedTruncationError.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
@@ -141,15 +142,21 @@ int runIndexCommand(const QStringList& arguments)
                     std::printf("note: %lld log(s) carried the Transfer topic but did not decode; "
                                 "kept raw in logs (decode_error), not counted as transfers\n",
                                 static_cast<long long>(s.decodeFailures));
-                std::printf("synced: checkpoint %llu at head %llu\n",
+                std::printf("synced: checkpoint %llu at head %llu (%lld range halvings, %lld failed "
+                            "fetches retried, %lld rejected batches)\n",
                             static_cast<unsigned long long>(s.checkpoint.value_or(0)),
-                            static_cast<unsigned long long>(s.head.value_or(0)));
+                            static_cast<unsigned long long>(s.head.value_or(0)),
+                            static_cast<long long>(s.truncationHalvings),
+                            static_cast<long long>(s.fetchFailures),
+                            static_cast<long long>(s.rejectedBatches));
                 std::fflush(stdout);
                 return ExitOk;
             }
             if (s.state != indexer::IndexerStatus::State::Syncing &&
                 s.state != indexer::IndexerStatus::State::Reorged)
-                pause(config.pollInterval, stop);
+                pause(std::max(config.pollInterval, std::chrono::milliseconds(s.retryDelayMs)), stop);
+            else if (s.retryDelayMs > 0)
+                pause(std::chrono::milliseconds(s.retryDelayMs), stop);
             else
                 QCoreApplication::processEvents(); // let Ctrl-C through between batches
         }
@@ -161,6 +168,9 @@ int runIndexCommand(const QStringList& arguments)
         return ExitFailure;
     } catch (const chain::ChainParseError& e) {
         printError(QStringLiteral("bad data in the database: %1").arg(e.message()));
+        return ExitFailure;
+    } catch (const wire::SuspectedTruncationError& e) {
+        printError(e.message());
         return ExitFailure;
     }
     progress.maybePrint(indexer.status(), true);

@@ -31,6 +31,8 @@ const Flag kFlags[] = {
     {"max-reorg-depth", "maxReorgDepth", "N", "Deepest reorg rolled back automatically (default 64)."},
     {"batch-size", "batchSize", "N", "Blocks per round and per transaction (default 100)."},
     {"poll-ms", "pollMs", "N", "Wait between rounds at the head, in ms (default 1000)."},
+    {"log-cap", "logCap", "N", "eth_getLogs results of exactly N logs are treated as truncated (default 10000; 0 = off)."},
+    {"fetch-workers", "fetchWorkers", "N", "Parallel fetch threads for backfill (default 4)."},
     {"abi", "abi", "FILE", "Solidity ABI JSON for decoding (not implemented yet)."},
     {"metrics-port", "metricsPort", "P", "Serve Prometheus metrics on this port (not implemented yet)."},
     {"config", nullptr, "FILE", "JSON file with the same settings."},
@@ -188,6 +190,15 @@ IndexOptionsResult parseIndexOptions(const QStringList& arguments)
                 throw chain::ChainParseError(QStringLiteral("--poll-ms"), one("poll-ms"),
                                              QStringLiteral("expected 10 to 3600000"));
             c.pollInterval = std::chrono::milliseconds(ms);
+        }
+        if (values.contains(QStringLiteral("log-cap")))
+            c.logCap = number(one("log-cap"), QStringLiteral("--log-cap"));
+        if (values.contains(QStringLiteral("fetch-workers"))) {
+            const auto n = number(one("fetch-workers"), QStringLiteral("--fetch-workers"));
+            if (n == 0 || n > 32)
+                throw chain::ChainParseError(QStringLiteral("--fetch-workers"), one("fetch-workers"),
+                                             QStringLiteral("expected 1 to 32"));
+            c.fetchWorkers = int(n);
         }
         c.exitWhenSynced = values.contains(QStringLiteral("exit-when-synced"));
     } catch (const chain::ChainParseError& e) {

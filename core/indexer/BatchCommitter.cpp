@@ -28,7 +28,8 @@ BatchCommitter::BatchCommitter(store::Database& db, QString environmentId, std::
 
 CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
                                    const VerifiedBatch& batch, std::uint64_t startBlock,
-                                   const QString& policyVersion, int generation)
+                                   const QString& policyVersion, int generation,
+                                   const std::function<void()>& inTransaction)
 {
     Q_ASSERT(!batch.blocks.isEmpty());
     CommitStats stats;
@@ -154,6 +155,8 @@ CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
         first.generation = generation;
         m_checkpoints.insertFirst(first);
     }
+    if (inTransaction)
+        inTransaction();
     crashPoint("before-commit");
     tx.commit();
     crashPoint("after-commit");

@@ -5,6 +5,7 @@
 #include "chain/LogEntry.h"
 
 #include <QList>
+#include <functional>
 #include <optional>
 
 namespace forkscope::store {
@@ -45,8 +46,10 @@ public:
 
     // `expected` is the checkpoint the batch continues (nullopt: the first batch, starting
     // at `startBlock`). Throws CheckpointMovedError if it changed; nothing is written then.
+    // `inTransaction` runs inside the same transaction (e.g. marking a backfill range done).
     CommitStats commit(const std::optional<Checkpoint>& expected, const VerifiedBatch& batch,
-                       std::uint64_t startBlock, const QString& policyVersion, int generation);
+                       std::uint64_t startBlock, const QString& policyVersion, int generation,
+                       const std::function<void()>& inTransaction = {});
 
 private:
     store::Database& m_db;

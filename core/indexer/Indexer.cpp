@@ -2,47 +2,34 @@
 #include "IndexerErrors.h"
 #include "rpc/EthClient.h"
 #include "store/Database.h"
+#include "wire/SuspectedTruncationError.h"
 
-#include <QCoreApplication>
+#include <QCryptographicHash>
 #include <algorithm>
 
 namespace forkscope::indexer {
+
+namespace {
+// The configuration the fetcher filtered by, as the wire context asserts it.
+QString configDigest(const QList<chain::Address>& contracts)
+{
+    QStringList parts;
+    for (const auto& a : contracts)
+        parts << a.toHex();
+    parts.sort();
+    return QString::fromLatin1(
+        QCryptographicHash::hash(parts.join(QLatin1Char(',')).toUtf8(), QCryptographicHash::Sha256)
+            .toHex()
+            .left(16));
+}
+} // namespace
 
 Indexer::Indexer(IndexerConfig config, store::Database& db, rpc::EthClient& eth)
     : m_config(std::move(config)), m_db(db), m_eth(eth)
 {
 }
 
-Indexer::~Indexer()
-{
-    dropPrefetch();
-}
-
-rpc::LogFilter Indexer::logFilter(std::uint64_t from, std::uint64_t to) const
-{
-    rpc::LogFilter filter;
-    filter.fromBlock = from;
-    filter.toBlock = to;
-    filter.addresses = m_config.contracts;
-    return filter;
-}
-
-Indexer::Prefetch Indexer::request(std::uint64_t from, std::uint64_t to)
-{
-    Prefetch p{from, to, m_eth.requestBlocks(from, to), nullptr};
-    if (!m_config.contracts.isEmpty())
-        p.logs = m_eth.requestLogs(logFilter(from, to));
-    return p;
-}
-
-void Indexer::dropPrefetch()
-{
-    if (m_prefetch) {
-        delete m_prefetch->headers;
-        delete m_prefetch->logs;
-        m_prefetch.reset();
-    }
-}
+Indexer::~Indexer() = default;
 
 void Indexer::prepare()
 {
@@ -73,6 +60,7 @@ void Indexer::prepare()
                                    .arg(m_config.environmentId)
                                    .arg(cp->startBlock)
                                    .arg(m_config.fromBlock));
+        m_config.fromBlock = cp->startBlock;
     }
     m_balances = std::make_unique<BalanceBook>(m_db, m_config.environmentId, m_chainId);
     m_committer = std::make_unique<BatchCommitter>(m_db, m_config.environmentId, m_chainId,
@@ -80,17 +68,40 @@ void Indexer::prepare()
     m_rollback = std::make_unique<ReorgRollback>(m_db, m_config.environmentId, m_chainId,
                                                  m_config.sourceId, *m_checkpoints, *m_balances);
     m_forkFinder = std::make_unique<ForkFinder>(m_eth, m_db, m_config.environmentId, m_chainId);
+    m_ledger = std::make_unique<BackfillLedger>(m_db, m_config.environmentId, m_chainId);
+    m_ledger->resetRunning();
     m_prepared = true;
+}
+
+wire::FetchPool& Indexer::pool()
+{
+    if (!m_pool) {
+        wire::FetchSpec spec;
+        spec.context = {m_config.sourceId, configDigest(m_config.contracts)};
+        spec.contracts = m_config.contracts;
+        spec.logCap = m_config.logCap;
+        m_pool = std::make_unique<wire::FetchPool>(m_config.rpcUrl, spec,
+                                                   std::max(1, m_config.fetchWorkers),
+                                                   m_config.rpcTimeout);
+    }
+    return *m_pool;
+}
+
+std::uint64_t Indexer::expectedFromBlock()
+{
+    const auto cp = m_checkpoints->read();
+    return cp ? cp->number + 1 : m_config.fromBlock;
 }
 
 void Indexer::rollBack(const Checkpoint& cp, const QString& reason)
 {
+    if (m_pool)
+        m_pool->cancel();
     const ForkPoint fork = m_forkFinder->find(cp, m_config.maxReorgDepth);
     const RollbackResult r = m_rollback->rollback(cp, fork, reason);
     ++m_status.reorgs;
     m_status.state = IndexerStatus::State::Reorged;
-    m_status.checkpoint = r.forkBlock >= 0 && fork.number ? std::optional<std::uint64_t>(*fork.number)
-                                                          : std::nullopt;
+    m_status.checkpoint = fork.number;
     m_status.message = QStringLiteral("%1 at checkpoint %2: fork at %3, depth %4, %5 rows removed")
                            .arg(reason)
                            .arg(r.oldCheckpoint)
@@ -101,31 +112,121 @@ void Indexer::rollBack(const Checkpoint& cp, const QString& reason)
         onReorg(r, reason);
 }
 
-void Indexer::verifyLogs(const VerifiedBatch& batch) const
+Indexer::Acceptance Indexer::accept(const wire::WireBatch& batch)
 {
-    const std::uint64_t first = batch.blocks.front().number;
-    const std::uint64_t last = batch.blocks.back().number;
+    if (!m_prepared)
+        prepare();
+    return apply(m_checkpoints->read(), batch, false);
+}
+
+Indexer::Acceptance Indexer::apply(const std::optional<Checkpoint>& cp, const wire::WireBatch& batch,
+                                   bool backfill)
+{
+    Acceptance result;
+    result.expectedFromBlock = cp ? cp->number + 1 : m_config.fromBlock;
+    const wire::WireContext expectedContext{m_config.sourceId, configDigest(m_config.contracts)};
+    if (batch.context != expectedContext) {
+        ++m_status.rejectedBatches;
+        result.reason = QStringLiteral("batch fetched for source %1 / config %2, expected %3 / %4")
+                            .arg(batch.context.source, batch.context.config, expectedContext.source,
+                                 expectedContext.config);
+        return result;
+    }
+    if (batch.fromBlock != result.expectedFromBlock) {
+        // Not an error: the fetcher re-sends from the block we name.
+        ++m_status.rejectedBatches;
+        result.reason = QStringLiteral("batch starts at %1, expected %2")
+                            .arg(batch.fromBlock)
+                            .arg(result.expectedFromBlock);
+        return result;
+    }
+    if (batch.headers.isEmpty()) {
+        result.reason = QStringLiteral("empty batch");
+        return result;
+    }
+
+    VerifiedBatch verified;
+    const chain::Hash32* previous = cp ? &cp->hash : nullptr;
+    for (const auto& h : batch.headers) {
+        if (h.number != batch.fromBlock + std::uint64_t(verified.blocks.size()))
+            throw rpc::RpcException(rpc::RpcError{rpc::RpcError::Kind::Malformed,
+                                                  QStringLiteral("eth_getBlockByNumber"),
+                                                  m_config.rpcUrl.toString(), 0, 0,
+                                                  QStringLiteral("header %1 out of sequence")
+                                                      .arg(h.number),
+                                                  {}});
+        if (previous && h.parentHash != *previous) {
+            if (verified.blocks.isEmpty()) {
+                // The block after our checkpoint does not build on it: the checkpoint was
+                // reorged out between the re-check and now.
+                rollBack(*cp, reorg_reason::kParentMismatch);
+                result.reason = QStringLiteral("parent mismatch");
+                return result;
+            }
+            break; // the head changed mid-fetch: keep the linked prefix
+        }
+        verified.blocks.append(h);
+        previous = &verified.blocks.last().hash;
+    }
+    const std::uint64_t last = verified.blocks.back().number;
     for (const auto& log : batch.logs) {
-        if (log.blockNumber < first || log.blockNumber > last)
+        if (log.blockNumber > last)
+            continue;
+        if (log.blockNumber < batch.fromBlock)
             throw rpc::RpcException(rpc::RpcError{
                 rpc::RpcError::Kind::Malformed, QStringLiteral("eth_getLogs"),
                 m_config.rpcUrl.toString(), 0, 0,
-                QStringLiteral("log in block %1 outside the requested range %2..%3")
+                QStringLiteral("log in block %1 outside the range %2..%3")
                     .arg(log.blockNumber)
-                    .arg(first)
-                    .arg(last),
+                    .arg(batch.fromBlock)
+                    .arg(batch.toBlock),
                 {}});
-        if (log.removed || batch.blocks.at(qsizetype(log.blockNumber - first)).hash != log.blockHash)
-            throw NodeBehindError(QStringLiteral("block %1 changed between the header and the log "
-                                                 "query; retrying the round")
+        if (log.removed ||
+            verified.blocks.at(qsizetype(log.blockNumber - batch.fromBlock)).hash != log.blockHash)
+            throw NodeBehindError(QStringLiteral("block %1 changed between the log query and the "
+                                                 "header query; fetching it again")
                                       .arg(log.blockNumber));
+        verified.logs.append(log);
     }
+
+    const int attempts = m_rangeAttempts.value(batch.fromBlock, 0) + 1;
+    const bool fullRange = last == batch.toBlock;
+    const CommitStats stats = m_committer->commit(
+        cp, verified, m_config.fromBlock, m_config.policyVersion(), kProjectionGeneration,
+        [&] {
+            if (backfill && fullRange)
+                m_ledger->markDone(batch.fromBlock, last, attempts);
+        });
+    m_rangeAttempts.remove(batch.fromBlock);
+    m_status.blocksCommitted += stats.blocks;
+    m_status.logsCommitted += stats.logs;
+    m_status.transfersCommitted += stats.transfers;
+    m_status.decodeFailures += stats.decodeFailures;
+    m_status.truncationHalvings += batch.halvings;
+    m_status.checkpoint = last;
+    result.accepted = true;
+    result.expectedFromBlock = last + 1;
+    return result;
+}
+
+void Indexer::onFetchFailure(std::uint64_t from, std::uint64_t to, const QString& error)
+{
+    ++m_status.fetchFailures;
+    const int attempts = ++m_rangeAttempts[from];
+    const bool givenUp = attempts >= m_config.maxRangeAttempts;
+    if (to >= from)
+        m_ledger->markFailure(from, to, attempts, error, givenUp);
+    // Capped exponential backoff; a range is never skipped, only retried later.
+    m_status.retryDelayMs = int(std::min<qint64>(30000, 100LL << std::min(attempts, 9)));
 }
 
 const IndexerStatus& Indexer::step()
 {
     if (!m_prepared)
         prepare();
+    m_status.retryDelayMs = 0;
+    std::uint64_t plannedTo = 0;
+    std::uint64_t from = 0;
     try {
         auto cp = m_checkpoints->read();
         m_status.checkpoint = cp ? std::optional<std::uint64_t>(cp->number) : std::nullopt;
@@ -139,7 +240,6 @@ const IndexerStatus& Indexer::step()
             m_status.head = head;
             if (head < cp->number || !onChain) {
                 // A lagging or syncing node: its null says "not reached", not "gone".
-                dropPrefetch();
                 m_status.state = IndexerStatus::State::NodeBehind;
                 m_status.message = QStringLiteral("node head %1 is below the checkpoint %2; "
                                                   "waiting (not a reorg until a hash disagrees)")
@@ -148,7 +248,6 @@ const IndexerStatus& Indexer::step()
                 return m_status;
             }
             if (onChain->hash != cp->hash) {
-                dropPrefetch();
                 rollBack(*cp, reorg_reason::kHashMismatch);
                 return m_status;
             }
@@ -161,41 +260,42 @@ const IndexerStatus& Indexer::step()
             m_status.head = head;
         }
 
-        // 2. This round's range: the one fetched ahead if it starts right here.
-        const std::uint64_t from = cp ? cp->number + 1 : m_config.fromBlock;
+        // 2. The range the receiver expects next.
+        from = cp ? cp->number + 1 : m_config.fromBlock;
         if (from > head) {
-            dropPrefetch();
+            if (m_pool)
+                m_pool->cancel();
             m_status.state = IndexerStatus::State::Synced;
             m_status.message.clear();
             return m_status;
         }
         const std::uint64_t batchSize = std::max<std::uint64_t>(1, m_config.batchSize);
-        if (m_prefetch && m_prefetch->from != from)
-            dropPrefetch();
-        Prefetch current = m_prefetch ? *m_prefetch : request(from, std::min(head, from + batchSize - 1));
-        m_prefetch.reset();
-        auto headersCall = std::unique_ptr<rpc::RpcCall>(current.headers);
-        auto logsCall = std::unique_ptr<rpc::RpcCall>(current.logs);
-        const auto headers = m_eth.takeBlocks(headersCall.release(), from);
+        // Far behind: a backfill, fetched by several workers in parallel and ledgered.
+        const bool backfill = head - from + 1 > 2 * batchSize;
+        const int depth = backfill ? 2 * pool().workers() : 2;
+        pool().plan(from, head, batchSize, depth);
+        plannedTo = std::min(head, from + batchSize - 1);
+        if (backfill)
+            m_ledger->markRunning({{from, plannedTo}});
 
-        VerifiedBatch batch;
-        const chain::Hash32* previous = cp ? &cp->hash : nullptr;
-        for (const auto& h : headers) {
-            if (!h) // the node's head moved back or it is syncing: commit what links
-                break;
-            if (previous && h->parentHash != *previous) {
-                if (batch.blocks.isEmpty()) {
-                    // The block after our checkpoint does not build on it: the checkpoint
-                    // was reorged out between the re-check and now.
-                    rollBack(*cp, reorg_reason::kParentMismatch);
-                    return m_status;
-                }
-                break; // the head changed mid-fetch: keep the linked prefix, re-judge next round
-            }
-            batch.blocks.append(*h);
-            previous = &batch.blocks.last().hash;
+        // 3. Wait for the fetchers' batch for exactly that start.
+        const auto outcome = pool().take(from, m_config.rpcTimeout * 3);
+        if (!outcome) {
+            onFetchFailure(from, plannedTo, QStringLiteral("no batch within the fetch timeout"));
+            m_status.state = IndexerStatus::State::NodeUnreachable;
+            m_status.message = QStringLiteral("fetching %1..%2 timed out").arg(from).arg(plannedTo);
+            return m_status;
         }
-        if (batch.blocks.isEmpty()) {
+        if (outcome->truncatedBlock)
+            throw wire::SuspectedTruncationError(*outcome->truncatedBlock, m_config.logCap);
+        if (outcome->rpcError) {
+            onFetchFailure(from, plannedTo, outcome->rpcError->toString());
+            m_status.state = IndexerStatus::State::NodeUnreachable;
+            m_status.message = outcome->rpcError->toString();
+            return m_status;
+        }
+        const wire::WireBatch& batch = *outcome->batch;
+        if (batch.headers.isEmpty()) {
             m_status.state = IndexerStatus::State::NodeBehind;
             m_status.message = QStringLiteral("node answered null for block %1 below its head %2")
                                    .arg(from)
@@ -203,58 +303,39 @@ const IndexerStatus& Indexer::step()
             return m_status;
         }
 
-        // 3. Logs of the configured contracts for exactly those blocks.
-        if (logsCall) {
-            batch.logs = m_eth.takeLogs(logsCall.release());
-            const std::uint64_t last = batch.blocks.back().number;
-            if (last < current.to) // keep only the linked prefix's logs
-                batch.logs.removeIf([last](const chain::LogEntry& l) { return l.blockNumber > last; });
-            std::sort(batch.logs.begin(), batch.logs.end(), [](const auto& a, const auto& b) {
-                return std::tie(a.blockNumber, a.logIndex) < std::tie(b.blockNumber, b.logIndex);
-            });
-            verifyLogs(batch);
-        }
-
-        // Fetch ahead while this batch commits.
-        const std::uint64_t last = batch.blocks.back().number;
-        if (last == current.to && last < head) {
-            m_prefetch = request(last + 1, std::min(head, last + batchSize));
-            // QNetworkAccessManager starts a request from this thread's event queue; hand it
-            // to Qt's HTTP thread now, or it would only leave after the commit.
-            QCoreApplication::sendPostedEvents(nullptr, QEvent::MetaCall);
-        }
-
         // 4. Data and checkpoint, one transaction.
-        const CommitStats stats = m_committer->commit(cp, batch, m_config.fromBlock,
-                                                      m_config.policyVersion(),
-                                                      kProjectionGeneration);
-        m_status.blocksCommitted += stats.blocks;
-        m_status.logsCommitted += stats.logs;
-        m_status.transfersCommitted += stats.transfers;
-        m_status.decodeFailures += stats.decodeFailures;
-        m_status.checkpoint = last;
+        const Acceptance a = apply(cp, batch, backfill);
+        if (m_status.state == IndexerStatus::State::Reorged)
+            return m_status;
+        if (!a.accepted) {
+            m_pool->cancel();
+            m_status.state = IndexerStatus::State::Syncing;
+            m_status.message = a.reason;
+            return m_status;
+        }
         // Even at the head this is "syncing": "synced" is only said after the next round
         // re-checked the checkpoint against the node.
         m_status.state = IndexerStatus::State::Syncing;
         m_status.message.clear();
     } catch (const rpc::RpcException& e) {
         // The node did not answer (or answered nonsense): that says nothing about the chain.
-        dropPrefetch();
+        if (m_pool)
+            m_pool->cancel();
         m_status.state = IndexerStatus::State::NodeUnreachable;
         m_status.message = e.error().toString();
+        m_status.retryDelayMs = 0;
     } catch (const NodeBehindError& e) {
-        dropPrefetch();
+        if (m_pool)
+            m_pool->cancel();
         m_status.state = IndexerStatus::State::NodeBehind;
         m_status.message = e.message();
     } catch (const CheckpointMovedError& e) {
         // Another writer moved the cursor; the next round re-reads it.
-        dropPrefetch();
+        if (m_pool)
+            m_pool->cancel();
         ++m_status.checkpointConflicts;
         m_status.state = IndexerStatus::State::Syncing;
         m_status.message = e.message();
-    } catch (...) {
-        dropPrefetch();
-        throw;
     }
     return m_status;
 }

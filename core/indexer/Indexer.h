@@ -9,7 +9,9 @@
 #include "IndexerStatus.h"
 #include "ReorgRollback.h"
 
+#include "BackfillLedger.h"
 #include "rpc/EthClient.h"
+#include "wire/FetchPool.h"
 
 #include <QElapsedTimer>
 #include <functional>
@@ -51,22 +53,25 @@ public:
     // Called with each committed rollback (for loud reporting).
     std::function<void(const RollbackResult&, const QString& reason)> onReorg;
 
-private:
-    // The next range's headers and logs, requested before the current batch commits so
-    // the node works while SQLite writes (fetch and commit overlap).
-    struct Prefetch
+    // The receiver side of the wire (seed 003): a batch is applied only if it starts at
+    // expectedFromBlock (the checkpoint + 1); otherwise it is rejected and the caller is
+    // told where to start. A re-sent batch after a lost acknowledgement therefore can
+    // never be applied twice: the cursor is the idempotency key.
+    struct Acceptance
     {
-        std::uint64_t from = 0;
-        std::uint64_t to = 0;
-        rpc::RpcCall* headers = nullptr;
-        rpc::RpcCall* logs = nullptr;
+        bool accepted = false;
+        std::uint64_t expectedFromBlock = 0;
+        QString reason;
     };
+    Acceptance accept(const wire::WireBatch& batch);
+    std::uint64_t expectedFromBlock();
 
+private:
     void rollBack(const Checkpoint& cp, const QString& reason);
-    void verifyLogs(const VerifiedBatch& batch) const;
-    rpc::LogFilter logFilter(std::uint64_t from, std::uint64_t to) const;
-    Prefetch request(std::uint64_t from, std::uint64_t to);
-    void dropPrefetch();
+    Acceptance apply(const std::optional<Checkpoint>& cp, const wire::WireBatch& batch,
+                     bool backfill);
+    void onFetchFailure(std::uint64_t from, std::uint64_t to, const QString& error);
+    wire::FetchPool& pool();
 
     IndexerConfig m_config;
     store::Database& m_db;
@@ -78,7 +83,9 @@ private:
     std::unique_ptr<BatchCommitter> m_committer;
     std::unique_ptr<ReorgRollback> m_rollback;
     std::unique_ptr<ForkFinder> m_forkFinder;
-    std::optional<Prefetch> m_prefetch;
+    std::unique_ptr<BackfillLedger> m_ledger;
+    std::unique_ptr<wire::FetchPool> m_pool;
+    QHash<std::uint64_t, int> m_rangeAttempts; // consecutive failures per range start
     IndexerStatus m_status;
     QElapsedTimer m_sinceVerifiedWrite;
 };

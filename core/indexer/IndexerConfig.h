@@ -32,6 +32,13 @@ struct IndexerConfig
     std::chrono::milliseconds pollInterval{1000};
     std::chrono::milliseconds rpcTimeout{10000};
     bool exitWhenSynced = false;
+    // Fetch threads (parallel ranges during backfill; one range ahead at the head).
+    int fetchWorkers = 4;
+    // eth_getLogs results of exactly this size are treated as possibly truncated.
+    std::uint64_t logCap = 10000;
+    // A range that failed this many times in a row is marked failed in backfill_ranges
+    // (and still retried, with a capped backoff: it is never skipped).
+    int maxRangeAttempts = 5;
 
     // Recorded with the checkpoint: which confirmation policy the cursor was computed under.
     QString policyVersion() const

@@ -32,6 +32,11 @@ struct IndexerStatus
     qint64 decodeFailures = 0;
     qint64 reorgs = 0;
     qint64 checkpointConflicts = 0;
+    qint64 truncationHalvings = 0;     // ranges halved because of a result cap
+    qint64 rejectedBatches = 0;        // wire batches that did not start at expectedFromBlock
+    qint64 fetchFailures = 0;          // failed range fetches (retried)
+    qint64 absenceSuspicions = 0;      // logs gone without a hash contradiction
+    int retryDelayMs = 0;              // how long to wait before the next round, if failing
 
     std::optional<std::uint64_t> lag() const
     {

@@ -4,6 +4,7 @@
 
 #include <QAtomicInteger>
 #include <QDateTime>
+#include <QDeadlineTimer>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -181,7 +182,10 @@ std::unique_ptr<Database> Database::open(const QString& path, const Options& opt
         // (page_size only takes effect before the first table exists.)
         db->run(QStringLiteral("PRAGMA page_size=16384"));
     }
-    db->run(QStringLiteral("PRAGMA journal_mode=WAL"));
+    // Switching a fresh file to WAL needs exclusive access, and SQLite reports a busy
+    // database here without consulting the busy handler; two processes opening a new file
+    // at once (two indexers) must both succeed, so retry within the busy timeout.
+    db->retryWhileLocked([&] { db->run(QStringLiteral("PRAGMA journal_mode=WAL")); });
     // A 64 MiB page cache keeps a whole batch in memory until COMMIT instead of spilling
     // pages into the WAL mid-transaction.
     db->run(QStringLiteral("PRAGMA cache_size=-65536"));
@@ -196,10 +200,27 @@ std::unique_ptr<Database> Database::open(const QString& path, const Options& opt
                              .arg(path));
     // Take and release the write lock once, so "locked" and "read-only" are reported at
     // open time with a clear message rather than at the first commit.
-    db->beginWrite();
-    db->rollback();
-    db->migrate();
+    db->retryWhileLocked([&] {
+        db->beginWrite();
+        db->rollback();
+    });
+    db->retryWhileLocked([&] { db->migrate(); });
     return db;
+}
+
+void Database::retryWhileLocked(const std::function<void()>& step)
+{
+    QDeadlineTimer deadline(m_options.busyTimeout);
+    while (true) {
+        try {
+            step();
+            return;
+        } catch (const StoreError& e) {
+            if (e.kind() != StoreError::Kind::Locked || deadline.hasExpired())
+                throw;
+            QThread::msleep(20);
+        }
+    }
 }
 
 sqlite3* Database::sqliteHandle()

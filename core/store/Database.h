@@ -8,6 +8,7 @@
 #include <QString>
 #include <QVariant>
 #include <chrono>
+#include <functional>
 #include <memory>
 
 struct sqlite3;
@@ -58,6 +59,7 @@ public:
 private:
     Database(QString path, QString connectionName, const Options& options);
     int readSchemaVersion();
+    void retryWhileLocked(const std::function<void()>& step);
     void migrate();
 
     QString m_path;

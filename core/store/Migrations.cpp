@@ -112,7 +112,7 @@ Migration v2()
 {
     return {2,
             QStringLiteral("indexer: checkpoint start block and verification time, log decode "
-                           "errors, reorg hashes and diffs"),
+                           "errors, reorg hashes and diffs, backfill errors"),
             {
                 QStringLiteral("ALTER TABLE indexer_checkpoints ADD COLUMN start_block BIGINT"),
                 QStringLiteral("ALTER TABLE indexer_checkpoints ADD COLUMN verified_at TEXT"),
@@ -140,6 +140,8 @@ Migration v2()
                                " event_key TEXT)"),
                 QStringLiteral("CREATE INDEX reorg_diff_items_reorg ON reorg_diff_items"
                                " (environment_id, chain_id, reorg_id)"),
+                QStringLiteral("ALTER TABLE backfill_ranges ADD COLUMN last_error TEXT"),
+                QStringLiteral("ALTER TABLE backfill_ranges ADD COLUMN updated_at TEXT"),
             }};
 }
 

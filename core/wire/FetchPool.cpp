@@ -1,0 +1,138 @@
+#include "FetchPool.h"
+#include "SuspectedTruncationError.h"
+#include "rpc/EthClient.h"
+
+#include <QDeadlineTimer>
+#include <QThread>
+
+namespace forkscope::wire {
+
+FetchPool::FetchPool(const QUrl& endpoint, FetchSpec spec, int workers,
+                     std::chrono::milliseconds rpcTimeout)
+    : m_spec(std::move(spec))
+{
+    for (int i = 0; i < std::max(1, workers); ++i) {
+        std::unique_ptr<QThread> t(QThread::create([this, endpoint, rpcTimeout] {
+            workerLoop(endpoint, rpcTimeout);
+        }));
+        t->setObjectName(QStringLiteral("forkscope-fetch-%1").arg(i));
+        t->start();
+        m_threads.push_back(std::move(t));
+    }
+}
+
+FetchPool::~FetchPool()
+{
+    {
+        QMutexLocker lock(&m_mutex);
+        m_stopping = true;
+        m_jobs.clear();
+        m_jobReady.wakeAll();
+        m_resultReady.wakeAll();
+    }
+    for (auto& t : m_threads)
+        t->wait(); // a worker mid-request finishes it (bounded by the RPC timeout)
+}
+
+void FetchPool::workerLoop(const QUrl& endpoint, std::chrono::milliseconds rpcTimeout)
+{
+    // Created on this thread: Qt network objects belong to the thread that made them.
+    rpc::JsonRpcClient client(endpoint);
+    client.setTimeout(rpcTimeout);
+    rpc::EthClient eth(client);
+    LogFetcher fetcher(eth, m_spec);
+    while (true) {
+        Job job;
+        {
+            QMutexLocker lock(&m_mutex);
+            while (m_jobs.empty() && !m_stopping)
+                m_jobReady.wait(&m_mutex);
+            if (m_stopping)
+                return;
+            job = m_jobs.front();
+            m_jobs.pop_front();
+        }
+        FetchOutcome out;
+        out.fromBlock = job.from;
+        out.attempts = 1;
+        try {
+            out.batch = fetcher.fetch(job.from, job.to, job.head);
+        } catch (const rpc::RpcException& e) {
+            out.rpcError = e.error();
+        } catch (const SuspectedTruncationError& e) {
+            out.truncatedBlock = e.block;
+            out.truncationMessage = e.message();
+        }
+        QMutexLocker lock(&m_mutex);
+        if (out.batch)
+            m_halvings += out.batch->halvings;
+        if (job.generation != m_generation || m_stopping)
+            continue; // fetched for a plan that no longer exists
+        m_results.insert(job.from, std::move(out));
+        m_resultReady.wakeAll();
+    }
+}
+
+void FetchPool::plan(std::uint64_t from, std::uint64_t head, std::uint64_t rangeSize, int depth)
+{
+    QMutexLocker lock(&m_mutex);
+    if (m_planned.isEmpty() || m_planned.first().first != from) {
+        // The receiver expects something else than what is in flight: start over.
+        ++m_generation;
+        m_jobs.clear();
+        m_results.clear();
+        m_planned.clear();
+    }
+    // Drop a last range that the head has since outgrown, so it is re-planned full size.
+    std::uint64_t next = m_planned.isEmpty() ? from : m_planned.last().second + 1;
+    while (m_planned.size() < depth && next <= head) {
+        const std::uint64_t to = std::min(head, next + std::max<std::uint64_t>(1, rangeSize) - 1);
+        m_planned.append({next, to});
+        m_jobs.push_back(Job{next, to, head, m_generation});
+        m_jobReady.wakeOne();
+        next = to + 1;
+    }
+}
+
+std::optional<FetchOutcome> FetchPool::take(std::uint64_t from, std::chrono::milliseconds timeout)
+{
+    QMutexLocker lock(&m_mutex);
+    QDeadlineTimer deadline(timeout);
+    while (!m_results.contains(from)) {
+        if (m_stopping || m_planned.isEmpty() || m_planned.first().first != from)
+            return std::nullopt;
+        if (!m_resultReady.wait(&m_mutex, deadline))
+            return std::nullopt;
+    }
+    FetchOutcome out = m_results.take(from);
+    const auto planned = m_planned.takeFirst();
+    // A failed fetch, or one whose toBlock the fetcher lowered (a cap, a lagging node):
+    // the ranges planned after it no longer start where the receiver will expect them.
+    const bool shortened = !out.batch || out.batch->headers.isEmpty() ||
+                           out.batch->toBlock != planned.second;
+    if (shortened) {
+        ++m_generation;
+        m_jobs.clear();
+        m_results.clear();
+        m_planned.clear();
+    }
+    return out;
+}
+
+void FetchPool::cancel()
+{
+    QMutexLocker lock(&m_mutex);
+    ++m_generation;
+    m_jobs.clear();
+    m_results.clear();
+    m_planned.clear();
+    m_resultReady.wakeAll();
+}
+
+qint64 FetchPool::halvingsTotal() const
+{
+    QMutexLocker lock(&m_mutex);
+    return m_halvings;
+}
+
+} // namespace forkscope::wire

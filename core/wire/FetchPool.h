@@ -1,0 +1,83 @@
+#pragma once
+
+#include "LogFetcher.h"
+#include "WireBatch.h"
+#include "rpc/RpcError.h"
+
+#include <QList>
+#include <QMap>
+#include <QMutex>
+#include <QUrl>
+#include <QWaitCondition>
+#include <chrono>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <variant>
+
+class QThread;
+
+namespace forkscope::wire {
+
+// What a fetch produced: a batch, or why not.
+struct FetchOutcome
+{
+    std::uint64_t fromBlock = 0;
+    std::optional<WireBatch> batch;
+    std::optional<rpc::RpcError> rpcError;       // node trouble: retry later, never a reorg
+    std::optional<std::uint64_t> truncatedBlock; // SuspectedTruncationError
+    QString truncationMessage;
+    int attempts = 0;
+};
+
+// Fetch threads ahead of the receiver. Each worker owns its own JsonRpcClient, EthClient
+// and LogFetcher on its own QThread, so JSON parsing and node round trips happen off the
+// committing thread, and several ranges are in flight at once (backfill). The pool never
+// decides where the cursor is: the receiver plans from its expectedFromBlock, and every
+// plan change (a rejected batch, a reorg) discards what was fetched for the old plan.
+class FetchPool
+{
+public:
+    FetchPool(const QUrl& endpoint, FetchSpec spec, int workers,
+              std::chrono::milliseconds rpcTimeout);
+    ~FetchPool();
+
+    FetchPool(const FetchPool&) = delete;
+    FetchPool& operator=(const FetchPool&) = delete;
+
+    // Keep up to `depth` consecutive ranges of `rangeSize` in flight starting at `from`,
+    // never past `head`. A different `from` than planned drops the old plan.
+    void plan(std::uint64_t from, std::uint64_t head, std::uint64_t rangeSize, int depth);
+    // Waits for the outcome of the range starting at `from` (planned before). Returns
+    // nullopt on timeout or after cancel().
+    std::optional<FetchOutcome> take(std::uint64_t from, std::chrono::milliseconds timeout);
+    // Drops every queued job and result (in-flight ones are discarded when they land).
+    void cancel();
+
+    int workers() const { return int(m_threads.size()); }
+    qint64 halvingsTotal() const;
+
+private:
+    struct Job
+    {
+        std::uint64_t from;
+        std::uint64_t to;
+        std::uint64_t head;
+        quint64 generation;
+    };
+    void workerLoop(const QUrl& endpoint, std::chrono::milliseconds rpcTimeout);
+
+    FetchSpec m_spec;
+    mutable QMutex m_mutex;
+    QWaitCondition m_jobReady;
+    QWaitCondition m_resultReady;
+    std::deque<Job> m_jobs;
+    QMap<std::uint64_t, FetchOutcome> m_results;
+    QList<std::pair<std::uint64_t, std::uint64_t>> m_planned; // (from, to), current generation
+    quint64 m_generation = 0;
+    qint64 m_halvings = 0;
+    bool m_stopping = false;
+    std::vector<std::unique_ptr<QThread>> m_threads;
+};
+
+} // namespace forkscope::wire

@@ -1,0 +1,86 @@
+#include "LogFetcher.h"
+#include "ProviderLimit.h"
+#include "SuspectedTruncationError.h"
+#include "rpc/EthClient.h"
+
+#include <algorithm>
+
+namespace forkscope::wire {
+
+QList<chain::LogEntry> LogFetcher::completeLogs(std::uint64_t from, std::uint64_t& to, int& halvings)
+{
+    const auto halve = [&] {
+        to = from + (to - from) / 2;
+        ++halvings;
+    };
+    while (true) {
+        rpc::LogFilter filter;
+        filter.fromBlock = from;
+        filter.toBlock = to;
+        filter.addresses = m_spec.contracts;
+        QList<chain::LogEntry> logs;
+        try {
+            logs = m_eth.getLogs(filter);
+        } catch (const rpc::RpcException& e) {
+            if (e.error().kind != rpc::RpcError::Kind::Remote)
+                throw;
+            const auto limit = parseProviderLimit(e.error().message);
+            if (!limit)
+                throw;
+            // An announced limit: split the range, using the provider's hint when it gives one.
+            if (from == to)
+                throw SuspectedTruncationError(from, m_spec.logCap);
+            if (limit->suggestedFrom == from && limit->suggestedTo && *limit->suggestedTo >= from &&
+                *limit->suggestedTo < to) {
+                to = *limit->suggestedTo;
+                ++halvings;
+            } else if (limit->maxBlocks && *limit->maxBlocks > 0 && to - from + 1 > *limit->maxBlocks) {
+                to = from + *limit->maxBlocks - 1;
+                ++halvings;
+            } else {
+                halve();
+            }
+            continue;
+        }
+        // A silent cap: exactly `logCap` logs is indistinguishable from a truncated reply.
+        if (m_spec.logCap > 0 && std::uint64_t(logs.size()) == m_spec.logCap) {
+            if (from == to)
+                throw SuspectedTruncationError(from, m_spec.logCap);
+            halve();
+            continue;
+        }
+        return logs;
+    }
+}
+
+WireBatch LogFetcher::fetch(std::uint64_t fromBlock, std::uint64_t toBlock, std::uint64_t latestBlock)
+{
+    WireBatch batch;
+    batch.context = m_spec.context;
+    batch.fromBlock = fromBlock;
+    batch.latestBlock = latestBlock;
+    std::uint64_t to = toBlock;
+    if (!m_spec.contracts.isEmpty())
+        batch.logs = completeLogs(fromBlock, to, batch.halvings);
+    const auto headers = m_eth.blocksByNumber(fromBlock, to);
+    for (const auto& h : headers) {
+        if (!h) // the node has not reached it (lagging or load-balanced): stop before it
+            break;
+        batch.headers.append(*h);
+    }
+    if (batch.headers.isEmpty()) {
+        batch.toBlock = fromBlock - 1; // an empty batch: nothing to commit yet
+        batch.logs.clear();
+        return batch;
+    }
+    batch.toBlock = batch.headers.last().number;
+    // Keep only the logs of blocks we have headers for: completeness is per block.
+    const std::uint64_t last = batch.toBlock;
+    batch.logs.removeIf([last](const chain::LogEntry& l) { return l.blockNumber > last; });
+    std::sort(batch.logs.begin(), batch.logs.end(), [](const auto& a, const auto& b) {
+        return std::tie(a.blockNumber, a.logIndex) < std::tie(b.blockNumber, b.logIndex);
+    });
+    return batch;
+}
+
+} // namespace forkscope::wire

@@ -1,0 +1,44 @@
+#pragma once
+
+#include "WireBatch.h"
+#include "chain/Address.h"
+
+#include <QList>
+
+namespace forkscope::rpc {
+class EthClient;
+}
+
+namespace forkscope::wire {
+
+struct FetchSpec
+{
+    WireContext context;
+    QList<chain::Address> contracts;
+    // A result of exactly this many logs is treated as possibly truncated (a silent cap):
+    // the range is halved until the result comes back under it. 0 disables the check.
+    std::uint64_t logCap = 10000;
+};
+
+// The sender half of the wire (seed 003): stateless. Given where the receiver expects the
+// next batch to start, it fetches logs and headers and returns a complete WireBatch,
+// lowering toBlock when a provider limit (announced or silent) forces a smaller range.
+// Blocking; each fetch thread owns its own LogFetcher and EthClient.
+class LogFetcher
+{
+public:
+    LogFetcher(rpc::EthClient& eth, FetchSpec spec) : m_eth(eth), m_spec(std::move(spec)) {}
+
+    // Throws SuspectedTruncationError, rpc::RpcException (node trouble, never a reorg).
+    WireBatch fetch(std::uint64_t fromBlock, std::uint64_t toBlock, std::uint64_t latestBlock);
+
+    const FetchSpec& spec() const { return m_spec; }
+
+private:
+    QList<chain::LogEntry> completeLogs(std::uint64_t from, std::uint64_t& to, int& halvings);
+
+    rpc::EthClient& m_eth;
+    FetchSpec m_spec;
+};
+
+} // namespace forkscope::wire

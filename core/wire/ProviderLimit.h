@@ -1,0 +1,23 @@
+#pragma once
+
+#include <QString>
+#include <cstdint>
+#include <optional>
+
+namespace forkscope::wire {
+
+// A provider's announced eth_getLogs limit, read from its error message.
+struct ProviderLimit
+{
+    std::optional<std::uint64_t> suggestedFrom; // "try with this block range [a, b]"
+    std::optional<std::uint64_t> suggestedTo;
+    std::optional<std::uint64_t> maxBlocks; // "maximum block range: 2000", "max is 1k blocks"
+};
+
+// Recognises the wordings real providers use ("query returned more than 10000 results",
+// "Log response size exceeded ... this block range should work: [0x.., 0x..]",
+// "block range too large", "exceed maximum block range: 5000", ...). nullopt when the
+// message is not a limit (then the error is a real failure, not a reason to split).
+std::optional<ProviderLimit> parseProviderLimit(const QString& message);
+
+} // namespace forkscope::wire

@@ -1,0 +1,40 @@
+#pragma once
+
+#include "chain/BlockHeader.h"
+#include "chain/LogEntry.h"
+
+#include <QList>
+#include <QMetaType>
+#include <QString>
+#include <cstdint>
+
+namespace forkscope::wire {
+
+// What the fetcher may assert about a batch: the source and the configuration it fetched
+// with. Which processor version runs is the receiver's own business (seed 003).
+struct WireContext
+{
+    QString source;
+    QString config; // a digest of the contracts (and ABI) the logs were filtered by
+    friend bool operator==(const WireContext&, const WireContext&) = default;
+};
+
+// A contiguous block range as the fetcher saw it. Completeness is an invariant, not a
+// flag: `logs` holds EVERY matching log of [fromBlock, toBlock]; a fetcher that could not
+// get them all lowers toBlock instead of sending a partial range. No reorg markers cross
+// the wire; the receiver derives reorgs. `headers` (one per block of the range) let the
+// receiver check parent linkage and each log's block hash.
+struct WireBatch
+{
+    WireContext context;
+    std::uint64_t fromBlock = 0;
+    std::uint64_t toBlock = 0;
+    std::uint64_t latestBlock = 0; // the node's head when the batch was fetched
+    QList<chain::BlockHeader> headers;
+    QList<chain::LogEntry> logs; // sorted by (blockNumber, logIndex)
+    int halvings = 0;            // how often a result cap made the fetcher halve the range
+};
+
+} // namespace forkscope::wire
+
+Q_DECLARE_METATYPE(forkscope::wire::WireBatch)
