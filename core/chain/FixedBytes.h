@@ -46,6 +46,7 @@ public:
     }
 
     QString toHex() const { return hex::encodeData(toByteArray()); }
+    QByteArray toHexLatin1() const { return hex::encodeDataLatin1(toByteArray()); }
     QByteArray toByteArray() const
     {
         return QByteArray(reinterpret_cast<const char*>(m_bytes.data()), qsizetype(N));

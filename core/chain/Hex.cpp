@@ -177,4 +177,19 @@ QString encodeData(const QByteArray& bytes)
     return out;
 }
 
+QByteArray encodeDataLatin1(const QByteArray& bytes)
+{
+    static constexpr char kDigits[] = "0123456789abcdef";
+    QByteArray out(2 + 2 * bytes.size(), Qt::Uninitialized);
+    char* o = out.data();
+    o[0] = '0';
+    o[1] = 'x';
+    for (qsizetype i = 0; i < bytes.size(); ++i) {
+        const auto b = static_cast<unsigned char>(bytes[i]);
+        o[2 + 2 * i] = kDigits[b >> 4];
+        o[3 + 2 * i] = kDigits[b & 0xf];
+    }
+    return out;
+}
+
 } // namespace forkscope::chain::hex

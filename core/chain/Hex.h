@@ -35,5 +35,7 @@ QByteArray parseData(const QJsonValue& v, const QString& field, int exactBytes =
 
 QString encodeQuantity(std::uint64_t n);
 QString encodeData(const QByteArray& bytes);
+// The same text as Latin-1 bytes (for binding straight into SQLite).
+QByteArray encodeDataLatin1(const QByteArray& bytes);
 
 } // namespace forkscope::chain::hex

@@ -1,6 +1,7 @@
 #include "BalanceBook.h"
 #include "chain/ChainParseError.h"
 #include "store/Database.h"
+#include "store/SqliteStatement.h"
 
 #include <QSqlQuery>
 
@@ -10,6 +11,8 @@ BalanceBook::BalanceBook(store::Database& db, QString environmentId, std::uint64
     : m_db(db), m_env(std::move(environmentId)), m_chainId(chainId)
 {
 }
+
+BalanceBook::~BalanceBook() = default;
 
 std::optional<QString> BalanceBook::current(const HolderKey& key)
 {
@@ -32,20 +35,22 @@ void BalanceBook::apply(const QHash<HolderKey, SignedAmount>& deltas, std::uint6
 {
     // One upsert per holder; the exact 256-bit addition runs inside SQLite
     // (forkscope_amount_add), so the old balance never makes a round trip through Qt.
-    QSqlQuery& up = m_db.prepared(QStringLiteral(
-        "INSERT INTO token_balances (environment_id, chain_id, contract, holder, balance, "
-        "updated_at_block) VALUES (?, ?, ?, ?, ?, ?) "
-        "ON CONFLICT (environment_id, chain_id, contract, holder) DO UPDATE SET "
-        "balance = forkscope_amount_add(token_balances.balance, excluded.balance), "
-        "updated_at_block = excluded.updated_at_block"));
+    if (!m_upsertDelta)
+        m_upsertDelta = std::make_unique<store::SqliteStatement>(m_db,
+            "INSERT INTO token_balances (environment_id, chain_id, contract, holder, balance, "
+            "updated_at_block) VALUES (?1, ?2, ?3, ?4, ?5, ?6) "
+            "ON CONFLICT (environment_id, chain_id, contract, holder) DO UPDATE SET "
+            "balance = forkscope_amount_add(token_balances.balance, excluded.balance), "
+            "updated_at_block = excluded.updated_at_block");
+    const QByteArray env = m_env.toUtf8();
     for (auto it = deltas.cbegin(); it != deltas.cend(); ++it) {
-        up.bindValue(0, m_env);
-        up.bindValue(1, qint64(m_chainId));
-        up.bindValue(2, it.key().contract);
-        up.bindValue(3, it.key().holder);
-        up.bindValue(4, amountToString(it.value()));
-        up.bindValue(5, qint64(atBlock));
-        m_db.exec(up);
+        m_upsertDelta->bind(1, env);
+        m_upsertDelta->bind(2, std::int64_t(m_chainId));
+        m_upsertDelta->bind(3, it.key().contract.toLatin1());
+        m_upsertDelta->bind(4, it.key().holder.toLatin1());
+        m_upsertDelta->bind(5, QByteArray::fromStdString(it.value().str()));
+        m_upsertDelta->bind(6, std::int64_t(atBlock));
+        m_upsertDelta->execute();
     }
 }
 

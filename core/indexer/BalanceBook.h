@@ -6,9 +6,12 @@
 #include <QHash>
 #include <QList>
 #include <QString>
+#include <memory>
+#include <optional>
 
 namespace forkscope::store {
 class Database;
+class SqliteStatement;
 }
 
 namespace forkscope::indexer {
@@ -48,6 +51,7 @@ class BalanceBook
 {
 public:
     BalanceBook(store::Database& db, QString environmentId, std::uint64_t chainId);
+    ~BalanceBook();
 
     // Adds per-holder deltas (inside the caller's transaction).
     void apply(const QHash<HolderKey, SignedAmount>& deltas, std::uint64_t atBlock);
@@ -61,6 +65,7 @@ private:
     store::Database& m_db;
     QString m_env;
     std::uint64_t m_chainId;
+    std::unique_ptr<store::SqliteStatement> m_upsertDelta;
 };
 
 } // namespace forkscope::indexer

@@ -5,6 +5,7 @@
 #include "TransferDecoder.h"
 #include "chain/Hex.h"
 #include "store/Database.h"
+#include "store/SqliteStatement.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -22,9 +23,11 @@ QString transferEventKey(std::uint64_t blockNumber, const chain::Hash32& blockHa
 BatchCommitter::BatchCommitter(store::Database& db, QString environmentId, std::uint64_t chainId,
                                CheckpointStore& checkpoints, BalanceBook& balances)
     : m_db(db), m_env(std::move(environmentId)), m_chainId(chainId), m_checkpoints(checkpoints),
-      m_balances(balances)
+      m_balances(balances), m_envUtf8(m_env.toUtf8())
 {
 }
+
+BatchCommitter::~BatchCommitter() = default;
 
 CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
                                    const VerifiedBatch& batch, std::uint64_t startBlock,
@@ -32,59 +35,67 @@ CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
                                    const std::function<void()>& inTransaction)
 {
     Q_ASSERT(!batch.blocks.isEmpty());
+    using store::SqliteStatement;
+    if (!m_insBlock) {
+        m_insBlock = std::make_unique<SqliteStatement>(m_db,
+            "INSERT INTO blocks (environment_id, chain_id, block_number, block_hash, parent_hash, "
+            "block_timestamp) VALUES (?1, ?2, ?3, ?4, ?5, ?6) "
+            "ON CONFLICT (environment_id, chain_id, block_number) DO NOTHING");
+        m_insLog = std::make_unique<SqliteStatement>(m_db,
+            "INSERT INTO logs (environment_id, chain_id, block_number, block_hash, log_index, "
+            "tx_hash, address, topic0, topic1, topic2, topic3, data, decode_error) "
+            "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) "
+            "ON CONFLICT (environment_id, chain_id, block_number, log_index) DO NOTHING");
+        m_insTransfer = std::make_unique<SqliteStatement>(m_db,
+            "INSERT INTO transfer_events (environment_id, chain_id, block_number, log_index, "
+            "tx_hash, contract, from_addr, to_addr, value) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
+            "ON CONFLICT (environment_id, chain_id, block_number, log_index) DO NOTHING");
+        m_insOutbox = std::make_unique<SqliteStatement>(m_db,
+            "INSERT INTO outbox (environment_id, chain_id, block_number, event_key, payload) "
+            "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (environment_id, chain_id, event_key) DO NOTHING");
+    }
     CommitStats stats;
-    const qint64 chainId = qint64(m_chainId);
+    const auto chainId = std::int64_t(m_chainId);
+    const QByteArray chainIdText = QByteArray::number(chainId);
     store::WriteTransaction tx(m_db);
 
-    QSqlQuery& insBlock = m_db.prepared(QStringLiteral(
-        "INSERT INTO blocks (environment_id, chain_id, block_number, block_hash, parent_hash, "
-        "block_timestamp) VALUES (?, ?, ?, ?, ?, ?) "
-        "ON CONFLICT (environment_id, chain_id, block_number) DO NOTHING"));
     for (const auto& b : batch.blocks) {
-        insBlock.bindValue(0, m_env);
-        insBlock.bindValue(1, chainId);
-        insBlock.bindValue(2, qint64(b.number));
-        insBlock.bindValue(3, b.hash.toHex());
-        insBlock.bindValue(4, b.parentHash.toHex());
-        insBlock.bindValue(5, qint64(b.timestamp));
-        m_db.exec(insBlock);
-        stats.blocks += insBlock.numRowsAffected();
+        m_insBlock->bind(1, m_envUtf8);
+        m_insBlock->bind(2, chainId);
+        m_insBlock->bind(3, std::int64_t(b.number));
+        m_insBlock->bind(4, b.hash.toHexLatin1());
+        m_insBlock->bind(5, b.parentHash.toHexLatin1());
+        m_insBlock->bind(6, std::int64_t(b.timestamp));
+        stats.blocks += m_insBlock->execute();
     }
-
-    QSqlQuery& insLog = m_db.prepared(QStringLiteral(
-        "INSERT INTO logs (environment_id, chain_id, block_number, block_hash, log_index, "
-        "tx_hash, address, topic0, topic1, topic2, topic3, data, decode_error) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-        "ON CONFLICT (environment_id, chain_id, block_number, log_index) DO NOTHING"));
-    QSqlQuery& insTransfer = m_db.prepared(QStringLiteral(
-        "INSERT INTO transfer_events (environment_id, chain_id, block_number, log_index, "
-        "tx_hash, contract, from_addr, to_addr, value) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
-        "ON CONFLICT (environment_id, chain_id, block_number, log_index) DO NOTHING"));
-    QSqlQuery& insOutbox = m_db.prepared(QStringLiteral(
-        "INSERT INTO outbox (environment_id, chain_id, block_number, event_key, payload) "
-        "VALUES (?, ?, ?, ?, ?) ON CONFLICT (environment_id, chain_id, event_key) DO NOTHING"));
 
     QHash<HolderKey, SignedAmount> deltas;
     for (const auto& log : batch.logs) {
         const TransferDecodeResult decoded = decodeTransfer(log);
-        const QString blockHash = log.blockHash.toHex();
-        const QString txHash = log.transactionHash.toHex();
         const auto* failure = std::get_if<TransferDecodeFailure>(&decoded);
-        insLog.bindValue(0, m_env);
-        insLog.bindValue(1, chainId);
-        insLog.bindValue(2, qint64(log.blockNumber));
-        insLog.bindValue(3, blockHash);
-        insLog.bindValue(4, qint64(log.logIndex));
-        insLog.bindValue(5, txHash);
-        insLog.bindValue(6, log.address.toHex());
-        for (int t = 0; t < 4; ++t)
-            insLog.bindValue(7 + t, t < log.topics.size() ? QVariant(log.topics[t].toHex())
-                                                          : QVariant(QMetaType(QMetaType::QString)));
-        insLog.bindValue(11, chain::hex::encodeData(log.data));
-        insLog.bindValue(12, failure ? QVariant(failure->reason)
-                                     : QVariant(QMetaType(QMetaType::QString)));
-        m_db.exec(insLog);
-        if (insLog.numRowsAffected() != 1)
+        const QByteArray blockHash = log.blockHash.toHexLatin1();
+        const QByteArray txHash = log.transactionHash.toHexLatin1();
+        const QByteArray blockNumber = QByteArray::number(log.blockNumber);
+        const QByteArray logIndex = QByteArray::number(log.logIndex);
+        m_insLog->bind(1, m_envUtf8);
+        m_insLog->bind(2, chainId);
+        m_insLog->bind(3, std::int64_t(log.blockNumber));
+        m_insLog->bind(4, blockHash);
+        m_insLog->bind(5, std::int64_t(log.logIndex));
+        m_insLog->bind(6, txHash);
+        m_insLog->bind(7, log.address.toHexLatin1());
+        for (int t = 0; t < 4; ++t) {
+            if (t < log.topics.size())
+                m_insLog->bind(8 + t, log.topics[t].toHexLatin1());
+            else
+                m_insLog->bindNull(8 + t);
+        }
+        m_insLog->bind(12, chain::hex::encodeDataLatin1(log.data));
+        if (failure)
+            m_insLog->bind(13, failure->reason.toUtf8());
+        else
+            m_insLog->bindNull(13);
+        if (m_insLog->execute() != 1)
             continue; // already stored: its projection was applied when it was
         ++stats.logs;
         if (failure) {
@@ -94,51 +105,43 @@ CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
         const auto* t = std::get_if<Transfer>(&decoded);
         if (!t)
             continue;
-        const QString contract = t->contract.toHex();
-        const QString from = t->from.toHex();
-        const QString to = t->to.toHex();
-        const QString value = chain::u256::toDecimal(t->value);
-        insTransfer.bindValue(0, m_env);
-        insTransfer.bindValue(1, chainId);
-        insTransfer.bindValue(2, qint64(log.blockNumber));
-        insTransfer.bindValue(3, qint64(log.logIndex));
-        insTransfer.bindValue(4, txHash);
-        insTransfer.bindValue(5, contract);
-        insTransfer.bindValue(6, from);
-        insTransfer.bindValue(7, to);
-        insTransfer.bindValue(8, value);
-        m_db.exec(insTransfer);
-        if (insTransfer.numRowsAffected() != 1)
+        const QByteArray contract = t->contract.toHexLatin1();
+        const QByteArray from = t->from.toHexLatin1();
+        const QByteArray to = t->to.toHexLatin1();
+        const QByteArray value = QByteArray::fromStdString(t->value.str());
+        m_insTransfer->bind(1, m_envUtf8);
+        m_insTransfer->bind(2, chainId);
+        m_insTransfer->bind(3, std::int64_t(log.blockNumber));
+        m_insTransfer->bind(4, std::int64_t(log.logIndex));
+        m_insTransfer->bind(5, txHash);
+        m_insTransfer->bind(6, contract);
+        m_insTransfer->bind(7, from);
+        m_insTransfer->bind(8, to);
+        m_insTransfer->bind(9, value);
+        if (m_insTransfer->execute() != 1)
             continue;
         ++stats.transfers;
         // The zero address is the mint/burn side, not a holder.
         const SignedAmount amount(t->value);
         if (!t->from.isZero())
-            deltas[HolderKey{contract, from}] -= amount;
+            deltas[HolderKey{QString::fromLatin1(contract), QString::fromLatin1(from)}] -= amount;
         if (!t->to.isZero())
-            deltas[HolderKey{contract, to}] += amount;
+            deltas[HolderKey{QString::fromLatin1(contract), QString::fromLatin1(to)}] += amount;
 
-        // The side effect is enqueued with the data, never sent from here (seed 000).
-        const QString blockNumber = QString::number(log.blockNumber);
-        const QString logIndex = QString::number(log.logIndex);
-        const QString key = QStringLiteral("transfer:") + blockNumber + QLatin1Char(':') +
-                            blockHash + QLatin1Char(':') + logIndex;
-        // Every field is a number or 0x-hex, so plain concatenation is valid JSON (and far
-        // cheaper than a QJsonDocument per event on the hot path).
-        const QString payload =
-            QStringLiteral("{\"type\":\"transfer\",\"chainId\":") + QString::number(chainId) +
-            QStringLiteral(",\"blockNumber\":") + blockNumber + QStringLiteral(",\"blockHash\":\"") +
-            blockHash + QStringLiteral("\",\"logIndex\":") + logIndex +
-            QStringLiteral(",\"txHash\":\"") + txHash + QStringLiteral("\",\"contract\":\"") +
-            contract + QStringLiteral("\",\"from\":\"") + from + QStringLiteral("\",\"to\":\"") + to +
-            QStringLiteral("\",\"value\":\"") + value + QStringLiteral("\"}");
-        insOutbox.bindValue(0, m_env);
-        insOutbox.bindValue(1, chainId);
-        insOutbox.bindValue(2, qint64(log.blockNumber));
-        insOutbox.bindValue(3, key);
-        insOutbox.bindValue(4, payload);
-        m_db.exec(insOutbox);
-        stats.outboxRows += insOutbox.numRowsAffected();
+        // The side effect is enqueued with the data, never sent from here (seed 000). Every
+        // field is a number or 0x-hex, so plain concatenation is valid JSON.
+        const QByteArray key = "transfer:" + blockNumber + ':' + blockHash + ':' + logIndex;
+        const QByteArray payload = "{\"type\":\"transfer\",\"chainId\":" + chainIdText +
+                                   ",\"blockNumber\":" + blockNumber + ",\"blockHash\":\"" +
+                                   blockHash + "\",\"logIndex\":" + logIndex + ",\"txHash\":\"" +
+                                   txHash + "\",\"contract\":\"" + contract + "\",\"from\":\"" +
+                                   from + "\",\"to\":\"" + to + "\",\"value\":\"" + value + "\"}";
+        m_insOutbox->bind(1, m_envUtf8);
+        m_insOutbox->bind(2, chainId);
+        m_insOutbox->bind(3, std::int64_t(log.blockNumber));
+        m_insOutbox->bind(4, key);
+        m_insOutbox->bind(5, payload);
+        stats.outboxRows += m_insOutbox->execute();
     }
     m_balances.apply(deltas, batch.blocks.last().number);
 

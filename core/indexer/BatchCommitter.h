@@ -6,10 +6,12 @@
 
 #include <QList>
 #include <functional>
+#include <memory>
 #include <optional>
 
 namespace forkscope::store {
 class Database;
+class SqliteStatement;
 }
 
 namespace forkscope::indexer {
@@ -43,6 +45,7 @@ class BatchCommitter
 public:
     BatchCommitter(store::Database& db, QString environmentId, std::uint64_t chainId,
                    CheckpointStore& checkpoints, BalanceBook& balances);
+    ~BatchCommitter();
 
     // `expected` is the checkpoint the batch continues (nullopt: the first batch, starting
     // at `startBlock`). Throws CheckpointMovedError if it changed; nothing is written then.
@@ -57,6 +60,8 @@ private:
     std::uint64_t m_chainId;
     CheckpointStore& m_checkpoints;
     BalanceBook& m_balances;
+    QByteArray m_envUtf8;
+    std::unique_ptr<store::SqliteStatement> m_insBlock, m_insLog, m_insTransfer, m_insOutbox;
 };
 
 // The outbox key of a transfer: its chain coordinate, so a consumer can deduplicate and

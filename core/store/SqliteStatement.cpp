@@ -1,0 +1,58 @@
+#include "SqliteStatement.h"
+#include "Database.h"
+
+#include <QSqlError>
+
+#include <sqlite3.h>
+
+namespace forkscope::store {
+
+namespace {
+[[noreturn]] void fail(Database& db, sqlite3* handle, int code, const QString& sql)
+{
+    QSqlError e(QString(), QString::fromUtf8(sqlite3_errmsg(handle)), QSqlError::StatementError,
+                QString::number(code));
+    throw db.errorFrom(e, sql.left(60));
+}
+} // namespace
+
+SqliteStatement::SqliteStatement(Database& db, const char* sql)
+    : m_db(db), m_handle(db.sqliteHandle()), m_sql(QString::fromUtf8(sql))
+{
+    if (!m_handle)
+        throw StoreError(StoreError::Kind::Query, QStringLiteral("no SQLite handle for %1").arg(m_sql));
+    const int rc = sqlite3_prepare_v3(m_handle, sql, -1, SQLITE_PREPARE_PERSISTENT, &m_stmt, nullptr);
+    if (rc != SQLITE_OK)
+        fail(m_db, m_handle, rc, m_sql);
+}
+
+SqliteStatement::~SqliteStatement()
+{
+    sqlite3_finalize(m_stmt);
+}
+
+void SqliteStatement::bind(int index, const QByteArray& utf8)
+{
+    sqlite3_bind_text(m_stmt, index, utf8.constData(), int(utf8.size()), SQLITE_TRANSIENT);
+}
+
+void SqliteStatement::bind(int index, std::int64_t value)
+{
+    sqlite3_bind_int64(m_stmt, index, value);
+}
+
+void SqliteStatement::bindNull(int index)
+{
+    sqlite3_bind_null(m_stmt, index);
+}
+
+int SqliteStatement::execute()
+{
+    const int rc = sqlite3_step(m_stmt);
+    sqlite3_reset(m_stmt);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+        fail(m_db, m_handle, rc, m_sql);
+    return sqlite3_changes(m_handle);
+}
+
+} // namespace forkscope::store
