@@ -4,10 +4,13 @@
 #include "chain/ChainParseError.h"
 #include "chain/Hex.h"
 #include "lab/Devnet.h"
+#include "lab/FaultProxy.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <cstdio>
+#include <memory>
+#include <vector>
 
 namespace forkscope::app {
 
@@ -34,6 +37,7 @@ int runDevnetCommand(const QStringList& arguments)
         return ExitOk;
     }
     lab::Devnet::Options opts;
+    std::uint64_t nodeCount = 0;
     try {
         if (p.isSet(port)) {
             const auto n = chain::hex::parseDecimalU63(p.value(port), QStringLiteral("--port"));
@@ -42,10 +46,10 @@ int runDevnetCommand(const QStringList& arguments)
                                              QStringLiteral("expected a port from 1 to 65535"));
             opts.port = quint16(n);
         }
-        if (chain::hex::parseDecimalU63(p.value(nodes), QStringLiteral("--nodes")) != 0) {
-            printError(QStringLiteral("devnet --nodes: fault proxies are not implemented yet"));
-            return ExitUsage;
-        }
+        nodeCount = chain::hex::parseDecimalU63(p.value(nodes), QStringLiteral("--nodes"));
+        if (nodeCount > 16)
+            throw chain::ChainParseError(QStringLiteral("--nodes"), p.value(nodes),
+                                         QStringLiteral("expected 0 to 16"));
     } catch (const chain::ChainParseError& e) {
         printError(e.message());
         return ExitUsage;
@@ -60,6 +64,20 @@ int runDevnetCommand(const QStringList& arguments)
     }
     std::printf("anvil %s chain 31337 pid %lld log %s\n", qPrintable(devnet.url().toString()),
                 static_cast<long long>(devnet.processId()), qPrintable(devnet.logPath()));
+    // Each "node" is a fault proxy in front of the one anvil; its knobs are live over HTTP.
+    std::vector<std::unique_ptr<lab::FaultProxy>> proxies;
+    for (std::uint64_t i = 0; i < nodeCount; ++i) {
+        auto proxy = std::make_unique<lab::FaultProxy>(devnet.url());
+        try {
+            proxy->listen();
+        } catch (const lab::DevnetError& e) {
+            printError(e.message());
+            return ExitFailure;
+        }
+        std::printf("node %llu %s knobs %s/_forkscope/proxy\n", static_cast<unsigned long long>(i + 1),
+                    qPrintable(proxy->url().toString()), qPrintable(proxy->url().toString()));
+        proxies.push_back(std::move(proxy));
+    }
     std::fflush(stdout);
 
     int code = ExitOk;

@@ -48,9 +48,85 @@ private slots:
     void laggingNodeNeverCausesRollback();
     void twoWritersKeepOneConsistentCursor();
     void chainResetIsRefused();
+    void silentCapStillIndexesEverything();
+    void blockOnTheCapStopsWithSuspectedTruncation();
+    void backfillWithInjectedErrorsCompletes();
     void badArguments_data();
     void badArguments();
 };
+
+void TestIndexer::silentCapStillIndexesEverything()
+{
+    IndexerLab lab;
+    lab.deployToken("AAA");
+    lab.deployToken("BBB");
+    lab.sprayAll(40, 20, 300); // 1,600 transfers in 40 blocks of 40 (under the cap of 50)
+    lab::FaultProxy proxy(lab.devnet().url());
+    proxy.listen();
+    proxy.setLogCap(50, lab::FaultProxy::CapMode::Silent);
+    const ProcessRun run = lab.runIndex(
+        "env", {"--exit-when-synced", "--batch-size", "1000", "--log-cap", "50"}, proxy.url());
+    VERIFY_EXIT_OK(run);
+    const QRegularExpressionMatch m = QRegularExpression("\\((\\d+) range halvings").match(run.out);
+    QVERIFY2(m.hasMatch() && m.captured(1).toInt() > 0, qPrintable(run.out));
+    QVERIFY(proxy.cappedReplies() > 0);
+    QCOMPARE(lab.count("SELECT count(*) FROM transfer_events"), 2 + 1600);
+    VERIFY_INVARIANTS(lab, "env");
+}
+
+void TestIndexer::blockOnTheCapStopsWithSuspectedTruncation()
+{
+    IndexerLab lab;
+    auto& token = lab.deployToken("AAA");
+    lab.sprayAll(5, 10, 10);
+    const qint64 good = qint64(lab.eth().blockNumber());
+    token.spray(60, 0, 60); // one block holding more Transfers than the cap
+    const qint64 bad = qint64(lab.eth().blockNumber());
+    lab.sprayAll(3, 10, 10);
+    lab::FaultProxy proxy(lab.devnet().url());
+    proxy.listen();
+    proxy.setLogCap(50, lab::FaultProxy::CapMode::Silent);
+    const ProcessRun run = lab.runIndex("env", {"--exit-when-synced", "--batch-size", "4", "--log-cap", "50"},
+                                        proxy.url());
+    QVERIFY2(run.finished && run.exitCode == 1, qPrintable(run.describe()));
+    QVERIFY2(run.err.contains(QStringLiteral("suspected truncation: block %1").arg(bad)), qPrintable(run.err));
+    QCOMPARE(run.err.trimmed().count('\n'), 0);
+    // Everything before the block is committed and consistent; nothing at or after it.
+    QVERIFY(lab.count("SELECT block_number FROM indexer_checkpoints") >= good);
+    QVERIFY(lab.count("SELECT block_number FROM indexer_checkpoints") < bad);
+    QCOMPARE(lab.count(QStringLiteral("SELECT count(*) FROM logs WHERE block_number >= %1").arg(bad)), 0);
+    QCOMPARE(lab.count(QStringLiteral("SELECT count(*) FROM blocks WHERE block_number >= %1").arg(bad)), 0);
+    // Without the cap the same database completes.
+    VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced"}));
+    VERIFY_INVARIANTS(lab, "env");
+}
+
+void TestIndexer::backfillWithInjectedErrorsCompletes()
+{
+    IndexerLab lab;
+    lab.deployToken("AAA");
+    lab.deployToken("BBB");
+    lab.sprayAll(60, 5, 40);
+    lab.mine(140); // 200+ blocks: a backfill of 20+ ranges
+    lab::FaultProxy proxy(lab.devnet().url());
+    proxy.listen();
+    proxy.setSeed(42);
+    proxy.setErrorRate(0.10);
+    const ProcessRun run = lab.runIndex(
+        "env", {"--exit-when-synced", "--batch-size", "10", "--fetch-workers", "4", "--poll-ms", "50"},
+        proxy.url());
+    VERIFY_EXIT_OK(run);
+    QVERIFY(proxy.injectedErrors() > 0);
+    VERIFY_INVARIANTS(lab, "env");
+    // The ledger shows every range done, and the failures that were retried.
+    const qint64 ranges = lab.count("SELECT count(*) FROM backfill_ranges");
+    QVERIFY(ranges >= 15); // the last two batches are head-following, not backfill
+    QCOMPARE(lab.count("SELECT count(*) FROM backfill_ranges WHERE status <> 'done'"), 0);
+    const QRegularExpressionMatch m = QRegularExpression("(\\d+) failed fetches retried").match(run.out);
+    QVERIFY2(m.hasMatch(), qPrintable(run.out));
+    if (m.captured(1).toInt() > 0)
+        QVERIFY(lab.count("SELECT count(*) FROM backfill_ranges WHERE attempts > 1 OR last_error IS NOT NULL") > 0);
+}
 
 void TestIndexer::syncFromScratch()
 {

@@ -77,7 +77,7 @@ wire::FetchPool& Indexer::pool()
 {
     if (!m_pool) {
         wire::FetchSpec spec;
-        spec.context = {m_config.sourceId, configDigest(m_config.contracts)};
+        spec.context = wireContext();
         spec.contracts = m_config.contracts;
         spec.logCap = m_config.logCap;
         m_pool = std::make_unique<wire::FetchPool>(m_config.rpcUrl, spec,
@@ -85,6 +85,11 @@ wire::FetchPool& Indexer::pool()
                                                    m_config.rpcTimeout);
     }
     return *m_pool;
+}
+
+wire::WireContext Indexer::wireContext() const
+{
+    return {m_config.sourceId, configDigest(m_config.contracts)};
 }
 
 std::uint64_t Indexer::expectedFromBlock()
@@ -124,7 +129,7 @@ Indexer::Acceptance Indexer::apply(const std::optional<Checkpoint>& cp, const wi
 {
     Acceptance result;
     result.expectedFromBlock = cp ? cp->number + 1 : m_config.fromBlock;
-    const wire::WireContext expectedContext{m_config.sourceId, configDigest(m_config.contracts)};
+    const wire::WireContext expectedContext = wireContext();
     if (batch.context != expectedContext) {
         ++m_status.rejectedBatches;
         result.reason = QStringLiteral("batch fetched for source %1 / config %2, expected %3 / %4")

@@ -65,6 +65,8 @@ public:
     };
     Acceptance accept(const wire::WireBatch& batch);
     std::uint64_t expectedFromBlock();
+    // The context a batch must carry to be accepted here.
+    wire::WireContext wireContext() const;
 
 private:
     void rollBack(const Checkpoint& cp, const QString& reason);

@@ -10,6 +10,7 @@
 #include <QNetworkReply>
 #include <QTcpSocket>
 #include <QTimer>
+#include <cmath>
 
 namespace forkscope::lab {
 
@@ -32,7 +33,17 @@ FaultProxy::FaultProxy(const QUrl& upstream, QObject* parent)
     connect(&m_server, &QTcpServer::newConnection, this, &FaultProxy::onConnection);
 }
 
-FaultProxy::~FaultProxy() = default;
+FaultProxy::~FaultProxy()
+{
+    // Sockets are the server's children and emit disconnected() while dying; cut them off
+    // from this half-destroyed object first.
+    m_server.close();
+    for (QTcpSocket* s : m_server.findChildren<QTcpSocket*>()) {
+        s->disconnect(this);
+        s->abort();
+    }
+    m_buffers.clear();
+}
 
 void FaultProxy::listen(quint16 port)
 {
@@ -50,11 +61,7 @@ QUrl FaultProxy::url() const
 void FaultProxy::onConnection()
 {
     while (QTcpSocket* s = m_server.nextPendingConnection()) {
-        if (m_offline) {
-            s->abort(); // a dead node: no reply at all
-            s->deleteLater();
-            continue;
-        }
+        // Offline is decided per request (the admin path must keep answering).
         connect(s, &QTcpSocket::readyRead, this, [this, s] { onReadyRead(s); });
         connect(s, &QTcpSocket::disconnected, this, [this, s] {
             m_buffers.remove(s);
@@ -82,14 +89,21 @@ void FaultProxy::onReadyRead(QTcpSocket* s)
         }
         if (buf.size() < headerEnd + 4 + length)
             return;
+        const QByteArray header = buf.left(headerEnd);
         const QByteArray body = buf.mid(headerEnd + 4, length);
         buf.remove(0, headerEnd + 4 + length);
-        handle(s, body);
+        handle(s, header, body);
     }
 }
 
-void FaultProxy::handle(QTcpSocket* s, const QByteArray& body)
+void FaultProxy::handle(QTcpSocket* s, const QByteArray& header, const QByteArray& body)
 {
+    if (handleAdmin(s, header, body))
+        return;
+    if (m_offline) {
+        s->abort(); // a dead node: no reply at all
+        return;
+    }
     QPointer<QTcpSocket> socket(s);
     auto proceed = [this, socket, body] {
         if (!socket)
@@ -98,7 +112,15 @@ void FaultProxy::handle(QTcpSocket* s, const QByteArray& body)
             socket->abort();
             return;
         }
-        if (m_lagBlocks == 0) {
+        if (m_errorRate > 0 && m_random.generateDouble() < m_errorRate) {
+            ++m_injectedErrors;
+            if (m_injectedErrors % 2)
+                reply(socket, 503, "injected fault: service unavailable");
+            else
+                reply(socket, 200, injectedError(body));
+            return;
+        }
+        if (m_lagBlocks == 0 && m_logCap == 0) {
             forward(socket, body, -1);
             return;
         }
@@ -145,7 +167,7 @@ void FaultProxy::forward(QTcpSocket* s, const QByteArray& body, qint64 lagHead)
             return;
         }
         QByteArray out = r->readAll();
-        if (lagHead >= 0)
+        if (lagHead >= 0 || m_logCap > 0)
             out = rewrite(body, out, lagHead);
         reply(socket, status, out);
     });
@@ -170,7 +192,58 @@ QByteArray FaultProxy::rewrite(const QByteArray& requestBody, const QByteArray& 
         QJsonObject rep = byId.value(idKey);
         const QString method = req.value(QLatin1String("method")).toString();
         const QJsonArray params = req.value(QLatin1String("params")).toArray();
-        if (method == QLatin1String("eth_blockNumber")) {
+        if (method == QLatin1String("eth_getLogs") && m_logCap > 0 &&
+            rep.value(QLatin1String("result")).isArray() &&
+            quint64(rep.value(QLatin1String("result")).toArray().size()) > m_logCap) {
+            auto* self = const_cast<FaultProxy*>(this);
+            ++self->m_cappedReplies;
+            const QJsonArray all = rep.value(QLatin1String("result")).toArray();
+            if (m_capMode == CapMode::Silent) {
+                QJsonArray cut;
+                for (qsizetype i = 0; i < qsizetype(m_logCap.load()); ++i)
+                    cut.append(all.at(i));
+                rep = resultFor(req, cut);
+            } else {
+                // Wordings of real providers; the suggested range is the first half.
+                const QJsonObject f = params.at(0).toObject();
+                quint64 a = 0, b = 0;
+                try {
+                    a = chain::hex::parseQuantityU63(f.value(QLatin1String("fromBlock")), QStringLiteral("fromBlock"));
+                    b = chain::hex::parseQuantityU63(f.value(QLatin1String("toBlock")), QStringLiteral("toBlock"));
+                } catch (const std::exception&) {
+                }
+                const QString mid = chain::hex::encodeQuantity(a + (b > a ? (b - a) / 2 : 0));
+                const QString from = chain::hex::encodeQuantity(a);
+                QString message;
+                switch (self->m_wording++ % 3) {
+                case 0:
+                    message = QStringLiteral("query returned more than %1 results. Try with this "
+                                             "block range [%2, %3].")
+                                  .arg(m_logCap.load())
+                                  .arg(from, mid);
+                    break;
+                case 1:
+                    message = QStringLiteral("Log response size exceeded. You can make eth_getLogs "
+                                             "requests with up to a 2K block range and no limit on "
+                                             "the response size, or you can request any block range "
+                                             "with a cap of %1 logs in the response. Based on your "
+                                             "parameters, this block range should work: [%2, %3]")
+                                  .arg(m_logCap.load())
+                                  .arg(from, mid);
+                    break;
+                default:
+                    message = QStringLiteral("block range too large");
+                    break;
+                }
+                rep = QJsonObject{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
+                                  {QStringLiteral("id"), req.value(QLatin1String("id"))},
+                                  {QStringLiteral("error"),
+                                   QJsonObject{{QStringLiteral("code"), -32005},
+                                               {QStringLiteral("message"), message}}}};
+            }
+        } else if (lagHead < 0) {
+            // no lag: leave the rest untouched
+        } else if (method == QLatin1String("eth_blockNumber")) {
             rep = resultFor(req, chain::hex::encodeQuantity(std::uint64_t(lagHead)));
         } else if (method == QLatin1String("eth_getBlockByNumber")) {
             const QString tag = params.at(0).toString();
@@ -187,6 +260,107 @@ QByteArray FaultProxy::rewrite(const QByteArray& requestBody, const QByteArray& 
     }
     return batch ? QJsonDocument(out).toJson(QJsonDocument::Compact)
                  : QJsonDocument(out.first().toObject()).toJson(QJsonDocument::Compact);
+}
+
+void FaultProxy::setSeed(quint32 seed)
+{
+    m_random.seed(seed);
+}
+
+QJsonObject FaultProxy::knobs() const
+{
+    return QJsonObject{{QStringLiteral("offline"), bool(m_offline)},
+                       {QStringLiteral("lagBlocks"), qint64(m_lagBlocks.load())},
+                       {QStringLiteral("latencyMs"), int(m_latencyMs)},
+                       {QStringLiteral("errorRate"), double(m_errorRate)},
+                       {QStringLiteral("logCap"), qint64(m_logCap.load())},
+                       {QStringLiteral("logCapMode"), m_capMode == CapMode::Silent
+                                                          ? QStringLiteral("silent")
+                                                          : QStringLiteral("announced")},
+                       {QStringLiteral("upstream"), m_upstream.toString()},
+                       {QStringLiteral("requestsServed"), m_served},
+                       {QStringLiteral("injectedErrors"), m_injectedErrors},
+                       {QStringLiteral("cappedReplies"), m_cappedReplies}};
+}
+
+QString FaultProxy::applyKnobs(const QJsonObject& c)
+{
+    // Validate everything before changing anything.
+    const auto isCount = [](const QJsonValue& v) { return v.isDouble() && v.toDouble() >= 0 && v.toDouble() == std::floor(v.toDouble()); };
+    if (c.contains(QLatin1String("offline")) && !c.value(QLatin1String("offline")).isBool())
+        return QStringLiteral("offline must be true or false");
+    for (const char* k : {"lagBlocks", "latencyMs", "logCap"})
+        if (c.contains(QLatin1String(k)) && !isCount(c.value(QLatin1String(k))))
+            return QStringLiteral("%1 must be a whole number >= 0").arg(QLatin1String(k));
+    if (c.contains(QLatin1String("errorRate"))) {
+        const QJsonValue v = c.value(QLatin1String("errorRate"));
+        if (!v.isDouble() || v.toDouble() < 0 || v.toDouble() > 1)
+            return QStringLiteral("errorRate must be a number from 0 to 1");
+    }
+    const QString mode = c.value(QLatin1String("logCapMode")).toString(QStringLiteral("-"));
+    if (c.contains(QLatin1String("logCapMode")) && mode != QLatin1String("silent") &&
+        mode != QLatin1String("announced"))
+        return QStringLiteral("logCapMode must be \"silent\" or \"announced\"");
+    for (auto it = c.begin(); it != c.end(); ++it)
+        if (!QStringList{QStringLiteral("offline"), QStringLiteral("lagBlocks"), QStringLiteral("latencyMs"),
+                         QStringLiteral("errorRate"), QStringLiteral("logCap"), QStringLiteral("logCapMode")}
+                 .contains(it.key()))
+            return QStringLiteral("unknown knob \"%1\"").arg(it.key());
+    if (c.contains(QLatin1String("offline")))
+        m_offline = c.value(QLatin1String("offline")).toBool();
+    if (c.contains(QLatin1String("lagBlocks")))
+        m_lagBlocks = quint64(c.value(QLatin1String("lagBlocks")).toDouble());
+    if (c.contains(QLatin1String("latencyMs")))
+        m_latencyMs = int(c.value(QLatin1String("latencyMs")).toDouble());
+    if (c.contains(QLatin1String("errorRate")))
+        m_errorRate = c.value(QLatin1String("errorRate")).toDouble();
+    if (c.contains(QLatin1String("logCap")))
+        m_logCap = quint64(c.value(QLatin1String("logCap")).toDouble());
+    if (c.contains(QLatin1String("logCapMode")))
+        m_capMode = mode == QLatin1String("silent") ? CapMode::Silent : CapMode::Announced;
+    return {};
+}
+
+bool FaultProxy::handleAdmin(QTcpSocket* s, const QByteArray& header, const QByteArray& body)
+{
+    const QByteArray requestLine = header.left(header.indexOf("\r\n"));
+    const QList<QByteArray> parts = requestLine.split(' ');
+    if (parts.size() < 2 || !parts[1].startsWith("/_forkscope/proxy"))
+        return false;
+    if (parts[0] == "POST") {
+        QJsonParseError pe{};
+        const QJsonDocument doc = QJsonDocument::fromJson(body, &pe);
+        if (pe.error != QJsonParseError::NoError || !doc.isObject()) {
+            reply(s, 400, QJsonDocument(QJsonObject{{QStringLiteral("error"), QStringLiteral("expected a JSON object of knobs")}}).toJson(QJsonDocument::Compact));
+            return true;
+        }
+        const QString err = applyKnobs(doc.object());
+        if (!err.isEmpty()) {
+            reply(s, 400, QJsonDocument(QJsonObject{{QStringLiteral("error"), err}}).toJson(QJsonDocument::Compact));
+            return true;
+        }
+    }
+    reply(s, 200, QJsonDocument(knobs()).toJson(QJsonDocument::Compact));
+    return true;
+}
+
+QByteArray FaultProxy::injectedError(const QByteArray& requestBody)
+{
+    const QJsonDocument doc = QJsonDocument::fromJson(requestBody);
+    const auto errorFor = [](const QJsonValue& id) {
+        return QJsonObject{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
+                           {QStringLiteral("id"), id},
+                           {QStringLiteral("error"),
+                            QJsonObject{{QStringLiteral("code"), -32603},
+                                        {QStringLiteral("message"), QStringLiteral("injected fault: internal error")}}}};
+    };
+    if (doc.isArray()) {
+        QJsonArray out;
+        for (const QJsonValue& v : doc.array())
+            out.append(errorFor(v.toObject().value(QLatin1String("id"))));
+        return QJsonDocument(out).toJson(QJsonDocument::Compact);
+    }
+    return QJsonDocument(errorFor(doc.object().value(QLatin1String("id")))).toJson(QJsonDocument::Compact);
 }
 
 void FaultProxy::reply(QTcpSocket* s, int status, const QByteArray& body)

@@ -1,6 +1,8 @@
 #pragma once
 
 #include <QHash>
+#include <QJsonObject>
+#include <QRandomGenerator>
 #include <QObject>
 #include <QPointer>
 #include <QTcpServer>
@@ -19,7 +21,13 @@ namespace forkscope::lab {
 //                lowered, eth_getBlockByNumber above that height (and "latest") answers
 //                like a node that has not reached it
 //   latencyMs    every reply is delayed
-// The wire issue extends it with error rates and eth_getLogs result caps.
+//   errorRate    that share of requests fails: alternately HTTP 503 and a JSON-RPC error
+//   logCap       eth_getLogs results above N logs are either cut to N without a word
+//                (Silent, like providers that truncate) or refused with an error in one of
+//                the wordings real providers use (Announced)
+// The knobs are also readable and settable over HTTP, even while offline:
+//   GET  <proxy>/_forkscope/proxy          -> {"offline":false,"lagBlocks":0,...}
+//   POST <proxy>/_forkscope/proxy {knobs}  -> the knobs after the change
 class FaultProxy : public QObject
 {
     Q_OBJECT
@@ -38,6 +46,24 @@ public:
     quint64 lagBlocks() const { return m_lagBlocks; }
     void setLatencyMs(int ms) { m_latencyMs = ms; }
     int latencyMs() const { return m_latencyMs; }
+    void setErrorRate(double rate) { m_errorRate = rate; }
+    double errorRate() const { return m_errorRate; }
+    enum class CapMode { Silent, Announced };
+    void setLogCap(quint64 cap, CapMode mode)
+    {
+        m_logCap = cap;
+        m_capMode = mode;
+    }
+    quint64 logCap() const { return m_logCap; }
+    CapMode capMode() const { return m_capMode; }
+    // Deterministic fault injection for tests.
+    void setSeed(quint32 seed);
+
+    QJsonObject knobs() const;
+    // Applies the keys present in `changes`; returns an error text for a bad value.
+    QString applyKnobs(const QJsonObject& changes);
+    qint64 injectedErrors() const { return m_injectedErrors; }
+    qint64 cappedReplies() const { return m_cappedReplies; }
 
     qint64 requestsServed() const { return m_served; }
 
@@ -45,10 +71,12 @@ private:
     struct Pending;
     void onConnection();
     void onReadyRead(QTcpSocket* socket);
-    void handle(QTcpSocket* socket, const QByteArray& body);
+    void handle(QTcpSocket* socket, const QByteArray& header, const QByteArray& body);
     void forward(QTcpSocket* socket, const QByteArray& body, qint64 lagHead);
     QByteArray rewrite(const QByteArray& requestBody, const QByteArray& replyBody, qint64 lagHead) const;
     void reply(QTcpSocket* socket, int status, const QByteArray& body);
+    bool handleAdmin(QTcpSocket* socket, const QByteArray& header, const QByteArray& body);
+    QByteArray injectedError(const QByteArray& requestBody);
 
     QUrl m_upstream;
     QTcpServer m_server;
@@ -57,7 +85,14 @@ private:
     std::atomic<bool> m_offline{false};
     std::atomic<quint64> m_lagBlocks{0};
     std::atomic<int> m_latencyMs{0};
+    std::atomic<double> m_errorRate{0.0};
+    std::atomic<quint64> m_logCap{0};
+    std::atomic<CapMode> m_capMode{CapMode::Silent};
+    QRandomGenerator m_random;
     qint64 m_served = 0;
+    qint64 m_injectedErrors = 0;
+    qint64 m_cappedReplies = 0;
+    int m_wording = 0;
 };
 
 } // namespace forkscope::lab

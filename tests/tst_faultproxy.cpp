@@ -1,0 +1,188 @@
+// The lab fault proxy: every knob observable from a plain JSON-RPC client against a real
+// anvil behind it, and the knobs' own HTTP endpoint.
+#include "IndexerLab.h"
+#include "lab/FaultProxy.h"
+#include "wire/ProviderLimit.h"
+
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QSignalSpy>
+#include <QtTest>
+
+using namespace forkscope;
+using rpc::RpcError;
+
+class TestFaultProxy : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void init();
+    void passesThrough();
+    void latency();
+    void errorRate();
+    void lag();
+    void offline();
+    void silentLogCap();
+    void announcedLogCap();
+    void knobsOverHttp();
+
+private:
+    QJsonObject admin(const QByteArray& method, const QByteArray& body = {}, int* status = nullptr);
+    std::unique_ptr<test::IndexerLab> m_lab;
+    std::unique_ptr<lab::FaultProxy> m_proxy;
+    std::unique_ptr<rpc::JsonRpcClient> m_client;
+};
+
+void TestFaultProxy::initTestCase()
+{
+    m_lab = std::make_unique<test::IndexerLab>();
+    m_lab->deployToken("AAA");
+    m_lab->sprayAll(4, 10, 10); // 40 transfers in 4 blocks (+1 mint)
+}
+
+void TestFaultProxy::init()
+{
+    m_client.reset();
+    m_proxy = std::make_unique<lab::FaultProxy>(m_lab->devnet().url());
+    m_proxy->listen();
+    m_proxy->setSeed(7);
+    m_client = std::make_unique<rpc::JsonRpcClient>(m_proxy->url());
+    m_client->setTimeout(std::chrono::milliseconds(3000));
+}
+
+QJsonObject TestFaultProxy::admin(const QByteArray& method, const QByteArray& body, int* status)
+{
+    QNetworkAccessManager nam;
+    QNetworkRequest req(QUrl(m_proxy->url().toString() + "/_forkscope/proxy"));
+    req.setHeader(QNetworkRequest::ContentTypeHeader, "application/json");
+    QNetworkReply* r = method == "POST" ? nam.post(req, body) : nam.get(req);
+    QSignalSpy done(r, &QNetworkReply::finished);
+    done.wait(5000);
+    if (status)
+        *status = r->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    const QJsonObject o = QJsonDocument::fromJson(r->readAll()).object();
+    r->deleteLater();
+    return o;
+}
+
+void TestFaultProxy::passesThrough()
+{
+    rpc::EthClient eth(*m_client);
+    QCOMPARE(eth.chainId(), 31337u);
+    QCOMPARE(eth.blockNumber(), m_lab->eth().blockNumber());
+    const auto replies = m_client->batchBlocking({{"eth_chainId", {}}, {"eth_blockNumber", {}}});
+    QVERIFY(replies[0].ok() && replies[1].ok());
+}
+
+void TestFaultProxy::latency()
+{
+    m_proxy->setLatencyMs(300);
+    QElapsedTimer t;
+    t.start();
+    QCOMPARE(rpc::EthClient(*m_client).chainId(), 31337u);
+    QVERIFY(t.elapsed() >= 290); // a lower bound: the reply cannot arrive before the delay
+}
+
+void TestFaultProxy::errorRate()
+{
+    m_proxy->setErrorRate(1.0);
+    QList<RpcError::Kind> kinds;
+    for (int i = 0; i < 2; ++i) {
+        try {
+            m_client->callBlocking("eth_chainId");
+            QFAIL("no injected error");
+        } catch (const rpc::RpcException& e) {
+            kinds << e.error().kind;
+        }
+    }
+    QVERIFY(kinds.contains(RpcError::Kind::Http));   // HTTP 503
+    QVERIFY(kinds.contains(RpcError::Kind::Remote)); // JSON-RPC -32603
+    QCOMPARE(m_proxy->injectedErrors(), 2);
+    m_proxy->setErrorRate(0.0);
+    QCOMPARE(rpc::EthClient(*m_client).chainId(), 31337u);
+}
+
+void TestFaultProxy::lag()
+{
+    const auto head = m_lab->eth().blockNumber();
+    m_proxy->setLagBlocks(3);
+    rpc::EthClient eth(*m_client);
+    QCOMPARE(eth.blockNumber(), head - 3);
+    QVERIFY(!eth.blockByNumber(head).has_value()); // "not reached yet"
+    QVERIFY(eth.blockByNumber(head - 3).has_value());
+    const auto batch = eth.blocksByNumber(head - 4, head);
+    QVERIFY(batch[0] && batch[1] && !batch[4]);
+}
+
+void TestFaultProxy::offline()
+{
+    m_proxy->setOffline(true);
+    try {
+        m_client->callBlocking("eth_chainId");
+        QFAIL("answered while offline");
+    } catch (const rpc::RpcException& e) {
+        QCOMPARE(e.error().kind, RpcError::Kind::Transport);
+    }
+    QCOMPARE(admin("GET").value("offline").toBool(), true); // the knobs still answer
+    admin("POST", R"({"offline": false})");
+    QCOMPARE(rpc::EthClient(*m_client).chainId(), 31337u);
+}
+
+void TestFaultProxy::silentLogCap()
+{
+    rpc::LogFilter f;
+    f.fromBlock = 0;
+    f.toBlock = m_lab->eth().blockNumber();
+    f.addresses = m_lab->contracts();
+    QCOMPARE(m_lab->eth().getLogs(f).size(), 41);
+    m_proxy->setLogCap(7, lab::FaultProxy::CapMode::Silent);
+    rpc::EthClient eth(*m_client);
+    QCOMPARE(eth.getLogs(f).size(), 7); // cut without a word
+    QCOMPARE(m_proxy->cappedReplies(), 1);
+}
+
+void TestFaultProxy::announcedLogCap()
+{
+    m_proxy->setLogCap(7, lab::FaultProxy::CapMode::Announced);
+    rpc::EthClient eth(*m_client);
+    rpc::LogFilter f;
+    f.fromBlock = 0;
+    f.toBlock = m_lab->eth().blockNumber();
+    f.addresses = m_lab->contracts();
+    for (int wording = 0; wording < 3; ++wording) {
+        try {
+            eth.getLogs(f);
+            QFAIL("no announced limit");
+        } catch (const rpc::RpcException& e) {
+            QCOMPARE(e.error().kind, RpcError::Kind::Remote);
+            QVERIFY2(wire::parseProviderLimit(e.error().message).has_value(),
+                     qPrintable(e.error().message));
+        }
+    }
+}
+
+void TestFaultProxy::knobsOverHttp()
+{
+    int status = 0;
+    const QJsonObject after =
+        admin("POST", R"({"lagBlocks": 2, "latencyMs": 5, "errorRate": 0.25, "logCap": 9, "logCapMode": "announced"})",
+              &status);
+    QCOMPARE(status, 200);
+    QCOMPARE(after.value("lagBlocks").toInt(), 2);
+    QCOMPARE(after.value("latencyMs").toInt(), 5);
+    QCOMPARE(after.value("errorRate").toDouble(), 0.25);
+    QCOMPARE(after.value("logCap").toInt(), 9);
+    QCOMPARE(after.value("logCapMode").toString(), QStringLiteral("announced"));
+    QCOMPARE(m_proxy->lagBlocks(), 2u);
+    for (const char* bad : {R"({"errorRate": 1.5})", R"({"lagBlocks": -1})", R"({"logCapMode": "loud"})",
+                            R"({"bogus": 1})", "not json"}) {
+        const QJsonObject r = admin("POST", bad, &status);
+        QCOMPARE(status, 400);
+        QVERIFY(!r.value("error").toString().isEmpty());
+    }
+    QCOMPARE(m_proxy->lagBlocks(), 2u); // a refused change changes nothing
+}
+
+QTEST_GUILESS_MAIN(TestFaultProxy)
+#include "tst_faultproxy.moc"

@@ -1,0 +1,197 @@
+// The fetcher/receiver wire: provider limit wordings, completeness under silent and
+// announced caps, suspected truncation, and the receiver-owned cursor (a re-sent batch is
+// corrected by expectedFromBlock, never applied twice).
+#include "IndexerLab.h"
+#include "indexer/Indexer.h"
+#include "lab/FaultProxy.h"
+#include "store/Database.h"
+#include "wire/LogFetcher.h"
+#include "wire/ProviderLimit.h"
+#include "wire/SuspectedTruncationError.h"
+
+#include <QtTest>
+
+using namespace forkscope;
+
+class TestWire : public QObject
+{
+    Q_OBJECT
+private slots:
+    void providerLimits_data();
+    void providerLimits();
+    void silentCapIsHalvedUntilComplete();
+    void announcedCapIsSplit();
+    void singleBlockOnTheCapIsSuspected();
+    void resentBatchIsCorrectedNotDoubled();
+};
+
+void TestWire::providerLimits_data()
+{
+    QTest::addColumn<QString>("message");
+    QTest::addColumn<bool>("isLimit");
+    QTest::addColumn<qint64>("suggestedTo"); // -1: none
+    QTest::addColumn<qint64>("maxBlocks");   // -1: none
+    QTest::newRow("geth/infura") << "query returned more than 10000 results. Try with this block range [0x1, 0x2f]."
+                                 << true << qint64(0x2f) << qint64(-1);
+    QTest::newRow("alchemy")
+        << "Log response size exceeded. You can make eth_getLogs requests with up to a 2K block range and no limit on the response size, or you can request any block range with a cap of 10K logs in the response. Based on your parameters, this block range should work: [0x3c49a5, 0x3c4a19]"
+        << true << qint64(0x3c4a19) << qint64(2000);
+    QTest::newRow("range too large") << "block range too large" << true << qint64(-1) << qint64(-1);
+    QTest::newRow("max range") << "exceed maximum block range: 5000" << true << qint64(-1) << qint64(5000);
+    QTest::newRow("max is 1k") << "range is too large, max is 1k blocks" << true << qint64(-1) << qint64(1000);
+    QTest::newRow("not a limit: rate") << "rate limited, slow down" << false << qint64(-1) << qint64(-1);
+    QTest::newRow("not a limit: method") << "the method eth_getLogs does not exist" << false << qint64(-1) << qint64(-1);
+}
+
+void TestWire::providerLimits()
+{
+    QFETCH(QString, message);
+    QFETCH(bool, isLimit);
+    QFETCH(qint64, suggestedTo);
+    QFETCH(qint64, maxBlocks);
+    const auto limit = wire::parseProviderLimit(message);
+    QCOMPARE(limit.has_value(), isLimit);
+    if (!limit)
+        return;
+    QCOMPARE(limit->suggestedTo ? qint64(*limit->suggestedTo) : -1, suggestedTo);
+    QCOMPARE(limit->maxBlocks ? qint64(*limit->maxBlocks) : -1, maxBlocks);
+}
+
+namespace {
+// Fetches [from, head] batch after batch and checks each is complete against the node.
+int fetchAllAndCheck(test::IndexerLab& lab, wire::LogFetcher& fetcher, int* batches)
+{
+    const auto head = lab.eth().blockNumber();
+    std::uint64_t from = 0;
+    int halvings = 0;
+    *batches = 0;
+    while (from <= head) {
+        const wire::WireBatch b = fetcher.fetch(from, head, head);
+        ++*batches;
+        halvings += b.halvings;
+        rpc::LogFilter f;
+        f.fromBlock = b.fromBlock;
+        f.toBlock = b.toBlock;
+        f.addresses = lab.contracts();
+        const auto truth = lab.eth().getLogs(f);
+        if (truth.size() != b.logs.size())
+            return -1; // incomplete: a batch must hold every log of its range
+        from = b.toBlock + 1;
+    }
+    return halvings;
+}
+} // namespace
+
+void TestWire::silentCapIsHalvedUntilComplete()
+{
+    test::IndexerLab lab;
+    lab.deployToken("AAA");
+    lab.deployToken("BBB");
+    lab.sprayAll(30, 20, 50); // 1,200 transfers over 30 blocks
+    lab::FaultProxy proxy(lab.devnet().url());
+    proxy.listen();
+    proxy.setLogCap(50, lab::FaultProxy::CapMode::Silent);
+    rpc::JsonRpcClient client(proxy.url());
+    rpc::EthClient eth(client);
+    wire::FetchSpec spec;
+    spec.contracts = lab.contracts();
+    spec.logCap = 50;
+    wire::LogFetcher fetcher(eth, spec);
+    int batches = 0;
+    const int halvings = fetchAllAndCheck(lab, fetcher, &batches);
+    QVERIFY2(halvings > 0, "the cap never made the fetcher halve");
+    QVERIFY(batches > 10);
+}
+
+void TestWire::announcedCapIsSplit()
+{
+    test::IndexerLab lab;
+    lab.deployToken("AAA");
+    lab.sprayAll(20, 20, 50);
+    lab::FaultProxy proxy(lab.devnet().url());
+    proxy.listen();
+    proxy.setLogCap(50, lab::FaultProxy::CapMode::Announced);
+    rpc::JsonRpcClient client(proxy.url());
+    rpc::EthClient eth(client);
+    wire::FetchSpec spec;
+    spec.contracts = lab.contracts();
+    spec.logCap = 0; // only the announced errors limit us here
+    wire::LogFetcher fetcher(eth, spec);
+    int batches = 0;
+    QVERIFY(fetchAllAndCheck(lab, fetcher, &batches) > 0);
+    QVERIFY(proxy.cappedReplies() >= 3); // all three wordings were met and understood
+}
+
+void TestWire::singleBlockOnTheCapIsSuspected()
+{
+    test::IndexerLab lab;
+    auto& token = lab.deployToken("AAA");
+    token.spray(60, 0, 60); // one block with 60 transfers
+    const auto block = lab.eth().blockNumber();
+    lab::FaultProxy proxy(lab.devnet().url());
+    proxy.listen();
+    proxy.setLogCap(50, lab::FaultProxy::CapMode::Silent);
+    rpc::JsonRpcClient client(proxy.url());
+    rpc::EthClient eth(client);
+    wire::FetchSpec spec;
+    spec.contracts = lab.contracts();
+    spec.logCap = 50;
+    wire::LogFetcher fetcher(eth, spec);
+    try {
+        // Halving narrows in on the block; once it is alone and still on the cap, stop.
+        for (std::uint64_t from = 0; from <= block;)
+            from = fetcher.fetch(from, block, block).toBlock + 1;
+        QFAIL("a block on the cap was accepted");
+    } catch (const wire::SuspectedTruncationError& e) {
+        QCOMPARE(e.block, block);
+        QVERIFY(e.message().contains(QStringLiteral("block %1").arg(block)));
+    }
+}
+
+void TestWire::resentBatchIsCorrectedNotDoubled()
+{
+    test::IndexerLab lab;
+    lab.deployToken("AAA");
+    lab.sprayAll(6, 5, 10);
+    auto db = store::Database::open(lab.dbPath());
+    indexer::IndexerConfig config;
+    config.rpcUrl = lab.devnet().url();
+    config.environmentId = "wire";
+    config.contracts = lab.contracts();
+    indexer::Indexer receiver(config, *db, lab.eth());
+    receiver.prepare();
+    QCOMPARE(receiver.expectedFromBlock(), 0u);
+
+    wire::FetchSpec spec;
+    spec.context = receiver.wireContext();
+    spec.contracts = lab.contracts();
+    wire::LogFetcher fetcher(lab.eth(), spec);
+    const auto head = lab.eth().blockNumber();
+    const wire::WireBatch first = fetcher.fetch(0, 3, head);
+    const auto a = receiver.accept(first);
+    QVERIFY2(a.accepted, qPrintable(a.reason));
+    QCOMPARE(a.expectedFromBlock, 4u);
+    const qint64 logs = lab.count("SELECT count(*) FROM logs");
+
+    // The acknowledgement was lost; the fetcher sends the same batch again.
+    const auto again = receiver.accept(first);
+    QVERIFY(!again.accepted);
+    QCOMPARE(again.expectedFromBlock, 4u); // "start from here"
+    QCOMPARE(lab.count("SELECT count(*) FROM logs"), logs);
+
+    // A batch for another configuration is refused too.
+    wire::FetchSpec other = spec;
+    other.context.config = "another-abi";
+    QVERIFY(!receiver.accept(wire::LogFetcher(lab.eth(), other).fetch(4, head, head)).accepted);
+
+    // It re-sends from where the receiver said, and that is applied.
+    const auto next = receiver.accept(fetcher.fetch(again.expectedFromBlock, head, head));
+    QVERIFY2(next.accepted, qPrintable(next.reason));
+    QCOMPARE(next.expectedFromBlock, head + 1);
+    db.reset();
+    const QStringList problems = lab.verify("wire");
+    QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
+}
+
+QTEST_GUILESS_MAIN(TestWire)
+#include "tst_wire.moc"
