@@ -58,6 +58,18 @@ void BackfillLedger::markDone(std::uint64_t from, std::uint64_t to, int attempts
     m_db.exec(q);
 }
 
+void BackfillLedger::closeCovered(std::uint64_t checkpoint)
+{
+    QSqlQuery& q = m_db.prepared(QStringLiteral(
+        "UPDATE backfill_ranges SET status = 'done', updated_at = ? WHERE environment_id = ? AND "
+        "chain_id = ? AND to_block <= ? AND status <> 'done'"));
+    q.bindValue(0, nowUtc());
+    q.bindValue(1, m_env);
+    q.bindValue(2, qint64(m_chainId));
+    q.bindValue(3, qint64(checkpoint));
+    m_db.exec(q);
+}
+
 void BackfillLedger::markFailure(std::uint64_t from, std::uint64_t to, int attempts,
                                  const QString& error, bool givenUp)
 {

@@ -35,6 +35,10 @@ public:
     void markRunning(const QList<std::pair<std::uint64_t, std::uint64_t>>& ranges);
     // Inside the batch's commit transaction.
     void markDone(std::uint64_t from, std::uint64_t to, int attempts);
+    // Inside a commit transaction: every range the checkpoint has now passed is done,
+    // whichever way its blocks were finally fetched (a failed backfill range may be
+    // committed later as part of head-following).
+    void closeCovered(std::uint64_t checkpoint);
     void markFailure(std::uint64_t from, std::uint64_t to, int attempts, const QString& error,
                      bool givenUp);
     QList<BackfillRange> ranges();

@@ -70,6 +70,7 @@ void Indexer::prepare()
     m_forkFinder = std::make_unique<ForkFinder>(m_eth, m_db, m_config.environmentId, m_chainId);
     m_ledger = std::make_unique<BackfillLedger>(m_db, m_config.environmentId, m_chainId);
     m_ledger->resetRunning();
+    m_ledgerOpen = !m_ledger->ranges().isEmpty();
     m_prepared = true;
 }
 
@@ -201,6 +202,8 @@ Indexer::Acceptance Indexer::apply(const std::optional<Checkpoint>& cp, const wi
         [&] {
             if (backfill && fullRange)
                 m_ledger->markDone(batch.fromBlock, last, attempts);
+            if (m_ledgerOpen)
+                m_ledger->closeCovered(last);
         });
     m_rangeAttempts.remove(batch.fromBlock);
     m_status.blocksCommitted += stats.blocks;
@@ -280,8 +283,10 @@ const IndexerStatus& Indexer::step()
         const int depth = backfill ? 2 * pool().workers() : 2;
         pool().plan(from, head, batchSize, depth);
         plannedTo = std::min(head, from + batchSize - 1);
-        if (backfill)
+        if (backfill) {
             m_ledger->markRunning({{from, plannedTo}});
+            m_ledgerOpen = true;
+        }
 
         // 3. Wait for the fetchers' batch for exactly that start.
         const auto outcome = pool().take(from, m_config.rpcTimeout * 3);

@@ -87,7 +87,8 @@ private:
     std::unique_ptr<ForkFinder> m_forkFinder;
     std::unique_ptr<BackfillLedger> m_ledger;
     std::unique_ptr<wire::FetchPool> m_pool;
-    QHash<std::uint64_t, int> m_rangeAttempts; // consecutive failures per range start
+    QHash<std::uint64_t, int> m_rangeAttempts;
+    bool m_ledgerOpen = false; // some backfill range may still be open // consecutive failures per range start
     IndexerStatus m_status;
     QElapsedTimer m_sinceVerifiedWrite;
 };
