@@ -118,6 +118,17 @@ int runIndexCommand(const QStringList& arguments)
         std::fflush(stdout);
     };
 
+    indexer.onAbsence = [](const QList<std::uint64_t>& blocks, bool contradicted) {
+        QStringList list;
+        for (auto b : blocks)
+            list << QString::number(b);
+        std::printf("ABSENCE: stored logs of block(s) %s are no longer returned by the node; %s\n",
+                    qPrintable(list.join(QStringLiteral(", "))),
+                    contradicted ? "a header hash disagrees: rolling back (reason absence)"
+                                 : "headers still match: nothing deleted (suspect truncation or "
+                                   "misconfiguration of the provider)");
+        std::fflush(stdout);
+    };
     ProgressPrinter progress;
     try {
         while (!stop && !indexer.isPrepared()) {
@@ -143,12 +154,13 @@ int runIndexCommand(const QStringList& arguments)
                                 "kept raw in logs (decode_error), not counted as transfers\n",
                                 static_cast<long long>(s.decodeFailures));
                 std::printf("synced: checkpoint %llu at head %llu (%lld range halvings, %lld failed "
-                            "fetches retried, %lld rejected batches)\n",
+                            "fetches retried, %lld rejected batches, %lld absence suspicions)\n",
                             static_cast<unsigned long long>(s.checkpoint.value_or(0)),
                             static_cast<unsigned long long>(s.head.value_or(0)),
                             static_cast<long long>(s.truncationHalvings),
                             static_cast<long long>(s.fetchFailures),
-                            static_cast<long long>(s.rejectedBatches));
+                            static_cast<long long>(s.rejectedBatches),
+                            static_cast<long long>(s.absenceSuspicions));
                 std::fflush(stdout);
                 return ExitOk;
             }

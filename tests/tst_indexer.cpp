@@ -51,9 +51,35 @@ private slots:
     void silentCapStillIndexesEverything();
     void blockOnTheCapStopsWithSuspectedTruncation();
     void backfillWithInjectedErrorsCompletes();
+    void absenceWithoutHashContradictionDeletesNothing();
     void badArguments_data();
     void badArguments();
 };
+
+void TestIndexer::absenceWithoutHashContradictionDeletesNothing()
+{
+    IndexerLab lab;
+    lab.deployToken("AAA");
+    lab.sprayAll(8, 5, 10);
+    VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced"}));
+    const qint64 logs = lab.count("SELECT count(*) FROM logs");
+    const qint64 balances = lab.count("SELECT count(*) FROM token_balances");
+
+    // A provider that stops returning logs while the blocks stay the same.
+    lab::FaultProxy proxy(lab.devnet().url());
+    proxy.listen();
+    proxy.setDropLogs(true);
+    const ProcessRun run = lab.runIndex("env", {"--exit-when-synced"}, proxy.url());
+    VERIFY_EXIT_OK(run);
+    QVERIFY2(run.out.contains("ABSENCE: stored logs of block(s)") &&
+                 run.out.contains("headers still match: nothing deleted"),
+             qPrintable(run.out));
+    QVERIFY2(run.out.contains("1 absence suspicions"), qPrintable(run.out));
+    QCOMPARE(lab.count("SELECT count(*) FROM logs"), logs);
+    QCOMPARE(lab.count("SELECT count(*) FROM token_balances"), balances);
+    QCOMPARE(lab.count("SELECT count(*) FROM reorg_events"), 0);
+    VERIFY_INVARIANTS(lab, "env");
+}
 
 void TestIndexer::silentCapStillIndexesEverything()
 {

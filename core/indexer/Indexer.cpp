@@ -5,6 +5,8 @@
 #include "wire/SuspectedTruncationError.h"
 
 #include <QCryptographicHash>
+#include <QSet>
+#include <QSqlQuery>
 #include <algorithm>
 
 namespace forkscope::indexer {
@@ -228,6 +230,69 @@ void Indexer::onFetchFailure(std::uint64_t from, std::uint64_t to, const QString
     m_status.retryDelayMs = int(std::min<qint64>(30000, 100LL << std::min(attempts, 9)));
 }
 
+bool Indexer::recheckForAbsence(const Checkpoint& cp)
+{
+    if (m_config.contracts.isEmpty() || m_config.absenceWindow == 0)
+        return false;
+    const std::uint64_t lo = std::max<std::uint64_t>(
+        cp.startBlock, cp.number + 1 > m_config.absenceWindow ? cp.number + 1 - m_config.absenceWindow : 0);
+    // What we hold: (block, log index) -> block hash.
+    QHash<QPair<std::uint64_t, std::uint64_t>, QString> held;
+    {
+        QSqlQuery q = m_db.run(QStringLiteral("SELECT block_number, log_index, block_hash FROM logs "
+                                              "WHERE environment_id = ? AND chain_id = ? AND "
+                                              "block_number BETWEEN ? AND ?"),
+                               {m_config.environmentId, qint64(m_chainId), qint64(lo), qint64(cp.number)});
+        while (q.next())
+            held.insert({q.value(0).toULongLong(), q.value(1).toULongLong()}, q.value(2).toString());
+    }
+    if (held.isEmpty())
+        return false;
+    rpc::LogFilter f;
+    f.fromBlock = lo;
+    f.toBlock = cp.number;
+    f.addresses = m_config.contracts;
+    const auto now = m_eth.getLogs(f); // RpcException: the node is unavailable, not a reorg
+    QSet<QPair<std::uint64_t, std::uint64_t>> present;
+    for (const auto& log : now)
+        present.insert({log.blockNumber, log.logIndex});
+    QList<std::uint64_t> absentBlocks;
+    for (auto it = held.cbegin(); it != held.cend(); ++it)
+        if (!present.contains(it.key()) && !absentBlocks.contains(it.key().first))
+            absentBlocks.append(it.key().first);
+    if (absentBlocks.isEmpty())
+        return false;
+    std::sort(absentBlocks.begin(), absentBlocks.end());
+
+    // Absence alone is weak evidence (a truncating or misconfigured provider looks the
+    // same), so it is loud, counted, and corroborated by a different method that no log
+    // cap applies to before anything is deleted: the blocks' headers.
+    ++m_status.absenceSuspicions;
+    const auto headers = m_eth.blocksByNumber(absentBlocks.first(), absentBlocks.last());
+    bool contradiction = false;
+    for (std::uint64_t n : absentBlocks) {
+        const auto& h = headers.at(qsizetype(n - absentBlocks.first()));
+        QSqlQuery q = m_db.run(QStringLiteral("SELECT block_hash FROM blocks WHERE environment_id = ? "
+                                              "AND chain_id = ? AND block_number = ?"),
+                               {m_config.environmentId, qint64(m_chainId), qint64(n)});
+        if (h && q.next() && h->hash.toHex() != q.value(0).toString())
+            contradiction = true;
+    }
+    QStringList blocks;
+    for (std::uint64_t n : absentBlocks)
+        blocks << QString::number(n);
+    if (onAbsence)
+        onAbsence(absentBlocks, contradiction);
+    if (contradiction) {
+        rollBack(cp, reorg_reason::kAbsence);
+        return true;
+    }
+    m_status.message = QStringLiteral("logs absent from blocks %1 without a hash contradiction: "
+                                      "nothing deleted (suspect truncation or misconfiguration)")
+                           .arg(blocks.join(QStringLiteral(", ")));
+    return false;
+}
+
 const IndexerStatus& Indexer::step()
 {
     if (!m_prepared)
@@ -273,6 +338,12 @@ const IndexerStatus& Indexer::step()
         if (from > head) {
             if (m_pool)
                 m_pool->cancel();
+            if (cp && (m_recheckDue || !m_sinceRecheck.isValid() || m_sinceRecheck.elapsed() > 10000)) {
+                m_recheckDue = false;
+                m_sinceRecheck.start();
+                if (recheckForAbsence(*cp))
+                    return m_status;
+            }
             m_status.state = IndexerStatus::State::Synced;
             m_status.message.clear();
             return m_status;
@@ -325,6 +396,7 @@ const IndexerStatus& Indexer::step()
         }
         // Even at the head this is "syncing": "synced" is only said after the next round
         // re-checked the checkpoint against the node.
+        m_recheckDue = true;
         m_status.state = IndexerStatus::State::Syncing;
         m_status.message.clear();
     } catch (const rpc::RpcException& e) {

@@ -52,6 +52,9 @@ public:
 
     // Called with each committed rollback (for loud reporting).
     std::function<void(const RollbackResult&, const QString& reason)> onReorg;
+    // Called when stored logs are absent on the node; `contradicted` says whether a header
+    // hash disagreed (then a rollback with reason "absence" follows).
+    std::function<void(const QList<std::uint64_t>& blocks, bool contradicted)> onAbsence;
 
     // The receiver side of the wire (seed 003): a batch is applied only if it starts at
     // expectedFromBlock (the checkpoint + 1); otherwise it is rejected and the caller is
@@ -73,6 +76,9 @@ private:
     Acceptance apply(const std::optional<Checkpoint>& cp, const wire::WireBatch& batch,
                      bool backfill);
     void onFetchFailure(std::uint64_t from, std::uint64_t to, const QString& error);
+    // At the head: re-fetch the logs of the last blocks and look for stored logs that are
+    // now absent. Returns true if it rolled back.
+    bool recheckForAbsence(const Checkpoint& cp);
     wire::FetchPool& pool();
 
     IndexerConfig m_config;
@@ -88,7 +94,9 @@ private:
     std::unique_ptr<BackfillLedger> m_ledger;
     std::unique_ptr<wire::FetchPool> m_pool;
     QHash<std::uint64_t, int> m_rangeAttempts;
-    bool m_ledgerOpen = false; // some backfill range may still be open // consecutive failures per range start
+    bool m_ledgerOpen = false; // some backfill range may still be open
+    bool m_recheckDue = true;  // new data since the last absence check
+    QElapsedTimer m_sinceRecheck; // consecutive failures per range start
     IndexerStatus m_status;
     QElapsedTimer m_sinceVerifiedWrite;
 };

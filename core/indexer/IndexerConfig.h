@@ -39,6 +39,9 @@ struct IndexerConfig
     // A range that failed this many times in a row is marked failed in backfill_ranges
     // (and still retried, with a capped backoff: it is never skipped).
     int maxRangeAttempts = 5;
+    // How many blocks below the checkpoint are re-fetched at the head to notice logs that
+    // vanished without a hash changing (seed 003's absence inference).
+    std::uint64_t absenceWindow = 12;
 
     // Recorded with the checkpoint: which confirmation policy the cursor was computed under.
     QString policyVersion() const

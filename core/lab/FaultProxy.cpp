@@ -120,7 +120,7 @@ void FaultProxy::handle(QTcpSocket* s, const QByteArray& header, const QByteArra
                 reply(socket, 200, injectedError(body));
             return;
         }
-        if (m_lagBlocks == 0 && m_logCap == 0) {
+        if (m_lagBlocks == 0 && m_logCap == 0 && !m_dropLogs) {
             forward(socket, body, -1);
             return;
         }
@@ -167,7 +167,7 @@ void FaultProxy::forward(QTcpSocket* s, const QByteArray& body, qint64 lagHead)
             return;
         }
         QByteArray out = r->readAll();
-        if (lagHead >= 0 || m_logCap > 0)
+        if (lagHead >= 0 || m_logCap > 0 || m_dropLogs)
             out = rewrite(body, out, lagHead);
         reply(socket, status, out);
     });
@@ -192,7 +192,10 @@ QByteArray FaultProxy::rewrite(const QByteArray& requestBody, const QByteArray& 
         QJsonObject rep = byId.value(idKey);
         const QString method = req.value(QLatin1String("method")).toString();
         const QJsonArray params = req.value(QLatin1String("params")).toArray();
-        if (method == QLatin1String("eth_getLogs") && m_logCap > 0 &&
+        if (method == QLatin1String("eth_getLogs") && m_dropLogs &&
+            rep.value(QLatin1String("result")).isArray()) {
+            rep = resultFor(req, QJsonArray());
+        } else if (method == QLatin1String("eth_getLogs") && m_logCap > 0 &&
             rep.value(QLatin1String("result")).isArray() &&
             quint64(rep.value(QLatin1String("result")).toArray().size()) > m_logCap) {
             auto* self = const_cast<FaultProxy*>(this);
@@ -274,6 +277,7 @@ QJsonObject FaultProxy::knobs() const
                        {QStringLiteral("latencyMs"), int(m_latencyMs)},
                        {QStringLiteral("errorRate"), double(m_errorRate)},
                        {QStringLiteral("logCap"), qint64(m_logCap.load())},
+                       {QStringLiteral("dropLogs"), bool(m_dropLogs)},
                        {QStringLiteral("logCapMode"), m_capMode == CapMode::Silent
                                                           ? QStringLiteral("silent")
                                                           : QStringLiteral("announced")},
@@ -287,8 +291,9 @@ QString FaultProxy::applyKnobs(const QJsonObject& c)
 {
     // Validate everything before changing anything.
     const auto isCount = [](const QJsonValue& v) { return v.isDouble() && v.toDouble() >= 0 && v.toDouble() == std::floor(v.toDouble()); };
-    if (c.contains(QLatin1String("offline")) && !c.value(QLatin1String("offline")).isBool())
-        return QStringLiteral("offline must be true or false");
+    for (const char* k : {"offline", "dropLogs"})
+        if (c.contains(QLatin1String(k)) && !c.value(QLatin1String(k)).isBool())
+            return QStringLiteral("%1 must be true or false").arg(QLatin1String(k));
     for (const char* k : {"lagBlocks", "latencyMs", "logCap"})
         if (c.contains(QLatin1String(k)) && !isCount(c.value(QLatin1String(k))))
             return QStringLiteral("%1 must be a whole number >= 0").arg(QLatin1String(k));
@@ -303,7 +308,8 @@ QString FaultProxy::applyKnobs(const QJsonObject& c)
         return QStringLiteral("logCapMode must be \"silent\" or \"announced\"");
     for (auto it = c.begin(); it != c.end(); ++it)
         if (!QStringList{QStringLiteral("offline"), QStringLiteral("lagBlocks"), QStringLiteral("latencyMs"),
-                         QStringLiteral("errorRate"), QStringLiteral("logCap"), QStringLiteral("logCapMode")}
+                         QStringLiteral("errorRate"), QStringLiteral("logCap"), QStringLiteral("logCapMode"),
+                         QStringLiteral("dropLogs")}
                  .contains(it.key()))
             return QStringLiteral("unknown knob \"%1\"").arg(it.key());
     if (c.contains(QLatin1String("offline")))
@@ -314,6 +320,8 @@ QString FaultProxy::applyKnobs(const QJsonObject& c)
         m_latencyMs = int(c.value(QLatin1String("latencyMs")).toDouble());
     if (c.contains(QLatin1String("errorRate")))
         m_errorRate = c.value(QLatin1String("errorRate")).toDouble();
+    if (c.contains(QLatin1String("dropLogs")))
+        m_dropLogs = c.value(QLatin1String("dropLogs")).toBool();
     if (c.contains(QLatin1String("logCap")))
         m_logCap = quint64(c.value(QLatin1String("logCap")).toDouble());
     if (c.contains(QLatin1String("logCapMode")))

@@ -22,6 +22,7 @@ namespace forkscope::lab {
 //                like a node that has not reached it
 //   latencyMs    every reply is delayed
 //   errorRate    that share of requests fails: alternately HTTP 503 and a JSON-RPC error
+//   dropLogs     eth_getLogs answers [] (a misconfigured provider: logs absent, blocks intact)
 //   logCap       eth_getLogs results above N logs are either cut to N without a word
 //                (Silent, like providers that truncate) or refused with an error in one of
 //                the wordings real providers use (Announced)
@@ -55,6 +56,8 @@ public:
         m_capMode = mode;
     }
     quint64 logCap() const { return m_logCap; }
+    void setDropLogs(bool drop) { m_dropLogs = drop; }
+    bool dropLogs() const { return m_dropLogs; }
     CapMode capMode() const { return m_capMode; }
     // Deterministic fault injection for tests.
     void setSeed(quint32 seed);
@@ -87,6 +90,7 @@ private:
     std::atomic<int> m_latencyMs{0};
     std::atomic<double> m_errorRate{0.0};
     std::atomic<quint64> m_logCap{0};
+    std::atomic<bool> m_dropLogs{false};
     std::atomic<CapMode> m_capMode{CapMode::Silent};
     QRandomGenerator m_random;
     qint64 m_served = 0;
