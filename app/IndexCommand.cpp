@@ -3,6 +3,7 @@
 #include "IndexOptions.h"
 #include "UnixSignalWatcher.h"
 #include "indexer/Indexer.h"
+#include "abi/EventRegistry.h"
 #include "chain/ChainParseError.h"
 #include "indexer/IndexerErrors.h"
 #include "rpc/EthClient.h"
@@ -88,6 +89,18 @@ int runIndexCommand(const QStringList& arguments)
         return ExitUsage;
     }
     const indexer::IndexerConfig config = *parsed.config;
+    if (!config.abiPath.isEmpty()) {
+        try {
+            const auto registry = abi::EventRegistry::fromFile(config.abiPath);
+            if (registry.eventCount() == 0) {
+                printError(QStringLiteral("--abi %1 declares no events").arg(config.abiPath));
+                return ExitUsage;
+            }
+        } catch (const abi::AbiError& e) {
+            printError(QStringLiteral("--abi: %1").arg(e.message()));
+            return ExitUsage;
+        }
+    }
 
     bool stop = false;
     UnixSignalWatcher signalWatcher;
@@ -149,6 +162,12 @@ int runIndexCommand(const QStringList& arguments)
             progress.maybePrint(s);
             if (s.state == indexer::IndexerStatus::State::Synced && config.exitWhenSynced) {
                 progress.maybePrint(s, true);
+                if (!config.abiPath.isEmpty())
+                    std::printf("abi: %lld log(s) decoded, %lld unmatched or anonymous (kept raw), "
+                                "%lld failed to decode (kept raw, logs.decode_error)\n",
+                                static_cast<long long>(s.abiDecoded),
+                                static_cast<long long>(s.abiUnmatched),
+                                static_cast<long long>(s.abiFailures));
                 if (s.decodeFailures > 0)
                     std::printf("note: %lld log(s) carried the Transfer topic but did not decode; "
                                 "kept raw in logs (decode_error), not counted as transfers\n",
@@ -180,6 +199,9 @@ int runIndexCommand(const QStringList& arguments)
         return ExitFailure;
     } catch (const chain::ChainParseError& e) {
         printError(QStringLiteral("bad data in the database: %1").arg(e.message()));
+        return ExitFailure;
+    } catch (const abi::AbiError& e) {
+        printError(e.message());
         return ExitFailure;
     } catch (const wire::SuspectedTruncationError& e) {
         printError(e.message());

@@ -33,7 +33,7 @@ const Flag kFlags[] = {
     {"poll-ms", "pollMs", "N", "Wait between rounds at the head, in ms (default 1000)."},
     {"log-cap", "logCap", "N", "eth_getLogs results of exactly N logs are treated as truncated (default 10000; 0 = off)."},
     {"fetch-workers", "fetchWorkers", "N", "Parallel fetch threads for backfill (default 4)."},
-    {"abi", "abi", "FILE", "Solidity ABI JSON for decoding (not implemented yet)."},
+    {"abi", "abi", "FILE", "Solidity ABI JSON: decode every matching log into logs.event_name/args_json."},
     {"metrics-port", "metricsPort", "P", "Serve Prometheus metrics on this port (not implemented yet)."},
     {"config", nullptr, "FILE", "JSON file with the same settings."},
 };
@@ -141,7 +141,7 @@ IndexOptionsResult parseIndexOptions(const QStringList& arguments)
         values.insert(QStringLiteral("exit-when-synced"), {QStringLiteral("true")});
 
     const auto one = [&](const char* name) { return values.value(QString::fromLatin1(name)).value(0); };
-    for (const char* notYet : {"abi", "metrics-port"})
+    for (const char* notYet : {"metrics-port"})
         if (values.contains(QString::fromLatin1(notYet))) {
             out.error = QStringLiteral("index --%1 is not implemented yet").arg(QLatin1String(notYet));
             return out;
@@ -201,6 +201,8 @@ IndexOptionsResult parseIndexOptions(const QStringList& arguments)
             c.fetchWorkers = int(n);
         }
         c.exitWhenSynced = values.contains(QStringLiteral("exit-when-synced"));
+        if (values.contains(QStringLiteral("abi")))
+            c.abiPath = one("abi");
     } catch (const chain::ChainParseError& e) {
         out.error = e.message();
         return out;

@@ -52,9 +52,39 @@ private slots:
     void blockOnTheCapStopsWithSuspectedTruncation();
     void backfillWithInjectedErrorsCompletes();
     void absenceWithoutHashContradictionDeletesNothing();
+    void abiDecodingOnTheFetchSide();
     void badArguments_data();
     void badArguments();
 };
+
+void TestIndexer::abiDecodingOnTheFetchSide()
+{
+    IndexerLab lab;
+    auto& a = lab.deployToken("AAA");
+    lab.sprayAll(3, 4, 5);
+    a.emitTransferMissingTopic(a.sender(), chain::U256(5));
+    a.emitTransferShortData(a.sender(), lab::DemoToken::sprayHolder(1));
+    a.send(QByteArray::fromHex("095ea7b3") + QByteArray(12, '\0') + lab::DemoToken::sprayHolder(2).toByteArray() +
+           chain::u256::toBigEndian32(chain::U256(77))); // approve(holder2, 77)
+    const ProcessRun run = lab.runIndex(
+        "env", {"--exit-when-synced", "--abi", FORKSCOPE_SOURCE_DIR "/resources/contracts/DemoToken.json"});
+    VERIFY_EXIT_OK(run);
+    QVERIFY2(run.out.contains("abi: 14 log(s) decoded, 0 unmatched or anonymous (kept raw), 2 failed"),
+             qPrintable(run.out));
+    QCOMPARE(lab.count("SELECT count(*) FROM logs WHERE event_name = 'Transfer' AND args_json IS NOT NULL"), 13);
+    QCOMPARE(lab.count("SELECT count(*) FROM logs WHERE event_name = 'Approval' AND "
+                       "json_extract(args_json, '$.value') = '77'"),
+             1);
+    QCOMPARE(lab.count("SELECT count(*) FROM logs WHERE event_name = 'Transfer' AND args_json IS NULL AND "
+                       "decode_error LIKE '%ABI:%'"),
+             2);
+    // The decoded arguments agree with the projection.
+    QCOMPARE(lab.count("SELECT count(*) FROM logs l JOIN transfer_events t USING (environment_id, chain_id, "
+                       "block_number, log_index) WHERE json_extract(l.args_json, '$.value') = t.value AND "
+                       "json_extract(l.args_json, '$.from') = t.from_addr AND json_extract(l.args_json, '$.to') = t.to_addr"),
+             13);
+    VERIFY_INVARIANTS(lab, "env");
+}
 
 void TestIndexer::absenceWithoutHashContradictionDeletesNothing()
 {
@@ -434,6 +464,9 @@ void TestIndexer::badArguments_data()
         << "--rpc";
     QTest::newRow("missing config") << QStringList{"index", "--config", "/nonexistent.json"}
                                     << "/nonexistent.json";
+    QTest::newRow("unreadable abi")
+        << base + QStringList{"--contract", "0x5fbdb2315678afecb367f032d93f642f64180aa3", "--abi", "/nonexistent-abi.json"}
+        << "/nonexistent-abi.json";
 }
 
 void TestIndexer::badArguments()

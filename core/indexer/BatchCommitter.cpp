@@ -43,8 +43,8 @@ CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
             "ON CONFLICT (environment_id, chain_id, block_number) DO NOTHING");
         m_insLog = std::make_unique<SqliteStatement>(m_db,
             "INSERT INTO logs (environment_id, chain_id, block_number, block_hash, log_index, "
-            "tx_hash, address, topic0, topic1, topic2, topic3, data, decode_error) "
-            "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) "
+            "tx_hash, address, topic0, topic1, topic2, topic3, data, decode_error, event_name, "
+            "args_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) "
             "ON CONFLICT (environment_id, chain_id, block_number, log_index) DO NOTHING");
         m_insTransfer = std::make_unique<SqliteStatement>(m_db,
             "INSERT INTO transfer_events (environment_id, chain_id, block_number, log_index, "
@@ -70,7 +70,10 @@ CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
     }
 
     QHash<HolderKey, SignedAmount> deltas;
-    for (const auto& log : batch.logs) {
+    for (qsizetype li = 0; li < batch.logs.size(); ++li) {
+        const chain::LogEntry& log = batch.logs[li];
+        const abi::EventDecoding abiDecoding =
+            li < batch.decodings.size() ? batch.decodings[li] : abi::EventDecoding{};
         const TransferDecodeResult decoded = decodeTransfer(log);
         const auto* failure = std::get_if<TransferDecodeFailure>(&decoded);
         const QByteArray blockHash = log.blockHash.toHexLatin1();
@@ -91,13 +94,32 @@ CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
                 m_insLog->bindNull(8 + t);
         }
         m_insLog->bind(12, chain::hex::encodeDataLatin1(log.data));
+        QStringList errors;
         if (failure)
-            m_insLog->bind(13, failure->reason.toUtf8());
-        else
+            errors << failure->reason;
+        if (abiDecoding.status == abi::EventDecoding::Status::Failed)
+            errors << QStringLiteral("ABI: ") + abiDecoding.error;
+        if (errors.isEmpty())
             m_insLog->bindNull(13);
+        else
+            m_insLog->bind(13, errors.join(QStringLiteral("; ")).toUtf8());
+        if (abiDecoding.eventName.isEmpty())
+            m_insLog->bindNull(14);
+        else
+            m_insLog->bind(14, abiDecoding.eventName.toUtf8());
+        if (abiDecoding.status == abi::EventDecoding::Status::Decoded)
+            m_insLog->bind(15, abiDecoding.argsJson);
+        else
+            m_insLog->bindNull(15);
         if (m_insLog->execute() != 1)
             continue; // already stored: its projection was applied when it was
         ++stats.logs;
+        switch (abiDecoding.status) {
+        case abi::EventDecoding::Status::Decoded: ++stats.abiDecoded; break;
+        case abi::EventDecoding::Status::Unmatched: ++stats.abiUnmatched; break;
+        case abi::EventDecoding::Status::Failed: ++stats.abiFailures; break;
+        case abi::EventDecoding::Status::NotConfigured: break;
+        }
         if (failure) {
             ++stats.decodeFailures;
             continue;

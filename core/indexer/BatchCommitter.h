@@ -1,6 +1,7 @@
 #pragma once
 
 #include "Checkpoint.h"
+#include "abi/EventRegistry.h"
 #include "chain/BlockHeader.h"
 #include "chain/LogEntry.h"
 
@@ -25,6 +26,7 @@ struct VerifiedBatch
 {
     QList<chain::BlockHeader> blocks;
     QList<chain::LogEntry> logs;
+    QList<abi::EventDecoding> decodings; // parallel to logs, or empty
 };
 
 struct CommitStats
@@ -34,6 +36,9 @@ struct CommitStats
     qint64 transfers = 0;
     qint64 decodeFailures = 0;
     qint64 outboxRows = 0;
+    qint64 abiDecoded = 0;
+    qint64 abiUnmatched = 0; // anonymous events and logs no ABI entry describes: kept raw
+    qint64 abiFailures = 0;
 };
 
 // Writes a batch and moves the checkpoint in ONE transaction (seed 000). Committing the

@@ -13,12 +13,13 @@ namespace forkscope::indexer {
 
 namespace {
 // The configuration the fetcher filtered by, as the wire context asserts it.
-QString configDigest(const QList<chain::Address>& contracts)
+QString configDigest(const QList<chain::Address>& contracts, const QString& abiDigest)
 {
     QStringList parts;
     for (const auto& a : contracts)
         parts << a.toHex();
     parts.sort();
+    parts << abiDigest;
     return QString::fromLatin1(
         QCryptographicHash::hash(parts.join(QLatin1Char(',')).toUtf8(), QCryptographicHash::Sha256)
             .toHex()
@@ -35,6 +36,8 @@ Indexer::~Indexer() = default;
 
 void Indexer::prepare()
 {
+    if (!m_config.abiPath.isEmpty() && !m_registry) // AbiError names the file
+        m_registry = std::make_shared<const abi::EventRegistry>(abi::EventRegistry::fromFile(m_config.abiPath));
     m_chainId = m_eth.chainId();
     const auto genesis = m_eth.blockByNumber(0);
     if (!genesis)
@@ -83,6 +86,7 @@ wire::FetchPool& Indexer::pool()
         spec.context = wireContext();
         spec.contracts = m_config.contracts;
         spec.logCap = m_config.logCap;
+        spec.registry = m_registry;
         m_pool = std::make_unique<wire::FetchPool>(m_config.rpcUrl, spec,
                                                    std::max(1, m_config.fetchWorkers),
                                                    m_config.rpcTimeout);
@@ -92,7 +96,7 @@ wire::FetchPool& Indexer::pool()
 
 wire::WireContext Indexer::wireContext() const
 {
-    return {m_config.sourceId, configDigest(m_config.contracts)};
+    return {m_config.sourceId, configDigest(m_config.contracts, m_registry ? m_registry->digest() : QString())};
 }
 
 std::uint64_t Indexer::expectedFromBlock()
@@ -177,7 +181,8 @@ Indexer::Acceptance Indexer::apply(const std::optional<Checkpoint>& cp, const wi
         previous = &verified.blocks.last().hash;
     }
     const std::uint64_t last = verified.blocks.back().number;
-    for (const auto& log : batch.logs) {
+    for (qsizetype i = 0; i < batch.logs.size(); ++i) {
+        const chain::LogEntry& log = batch.logs[i];
         if (log.blockNumber > last)
             continue;
         if (log.blockNumber < batch.fromBlock)
@@ -195,6 +200,8 @@ Indexer::Acceptance Indexer::apply(const std::optional<Checkpoint>& cp, const wi
                                                  "header query; fetching it again")
                                       .arg(log.blockNumber));
         verified.logs.append(log);
+        if (i < batch.decodings.size())
+            verified.decodings.append(batch.decodings[i]);
     }
 
     const int attempts = m_rangeAttempts.value(batch.fromBlock, 0) + 1;
@@ -212,6 +219,9 @@ Indexer::Acceptance Indexer::apply(const std::optional<Checkpoint>& cp, const wi
     m_status.logsCommitted += stats.logs;
     m_status.transfersCommitted += stats.transfers;
     m_status.decodeFailures += stats.decodeFailures;
+    m_status.abiDecoded += stats.abiDecoded;
+    m_status.abiUnmatched += stats.abiUnmatched;
+    m_status.abiFailures += stats.abiFailures;
     m_status.truncationHalvings += batch.halvings;
     m_status.checkpoint = last;
     result.accepted = true;

@@ -93,6 +93,7 @@ private:
     std::unique_ptr<ForkFinder> m_forkFinder;
     std::unique_ptr<BackfillLedger> m_ledger;
     std::unique_ptr<wire::FetchPool> m_pool;
+    std::shared_ptr<const abi::EventRegistry> m_registry;
     QHash<std::uint64_t, int> m_rangeAttempts;
     bool m_ledgerOpen = false; // some backfill range may still be open
     bool m_recheckDue = true;  // new data since the last absence check

@@ -42,6 +42,9 @@ struct IndexerConfig
     // How many blocks below the checkpoint are re-fetched at the head to notice logs that
     // vanished without a hash changing (seed 003's absence inference).
     std::uint64_t absenceWindow = 12;
+    // A standard Solidity ABI JSON for the contracts: every matching log is decoded into
+    // logs.event_name / logs.args_json. Empty: Transfer projection only.
+    QString abiPath;
 
     // Recorded with the checkpoint: which confirmation policy the cursor was computed under.
     QString policyVersion() const

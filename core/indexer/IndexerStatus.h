@@ -36,6 +36,9 @@ struct IndexerStatus
     qint64 rejectedBatches = 0;        // wire batches that did not start at expectedFromBlock
     qint64 fetchFailures = 0;          // failed range fetches (retried)
     qint64 absenceSuspicions = 0;      // logs gone without a hash contradiction
+    qint64 abiDecoded = 0;             // logs decoded by the source's ABI
+    qint64 abiUnmatched = 0;           // anonymous or unknown events, kept raw
+    qint64 abiFailures = 0;            // matched an event but did not decode
     int retryDelayMs = 0;              // how long to wait before the next round, if failing
 
     std::optional<std::uint64_t> lag() const

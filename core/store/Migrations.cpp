@@ -117,6 +117,9 @@ Migration v2()
                 QStringLiteral("ALTER TABLE indexer_checkpoints ADD COLUMN start_block BIGINT"),
                 QStringLiteral("ALTER TABLE indexer_checkpoints ADD COLUMN verified_at TEXT"),
                 QStringLiteral("ALTER TABLE logs ADD COLUMN decode_error TEXT"),
+                // Decoded by the source's ABI on the fetch side (seed 003); raw topics/data stay.
+                QStringLiteral("ALTER TABLE logs ADD COLUMN event_name TEXT"),
+                QStringLiteral("ALTER TABLE logs ADD COLUMN args_json TEXT"),
                 QStringLiteral("ALTER TABLE reorg_events ADD COLUMN source_id TEXT"),
                 QStringLiteral("ALTER TABLE reorg_events ADD COLUMN old_block_hash TEXT"),
                 QStringLiteral("ALTER TABLE reorg_events ADD COLUMN fork_block_hash TEXT"),

@@ -80,6 +80,11 @@ WireBatch LogFetcher::fetch(std::uint64_t fromBlock, std::uint64_t toBlock, std:
     std::sort(batch.logs.begin(), batch.logs.end(), [](const auto& a, const auto& b) {
         return std::tie(a.blockNumber, a.logIndex) < std::tie(b.blockNumber, b.logIndex);
     });
+    if (m_spec.registry && !m_spec.registry->isEmpty()) {
+        batch.decodings.reserve(batch.logs.size());
+        for (const auto& log : batch.logs)
+            batch.decodings.append(m_spec.registry->decode(log));
+    }
     return batch;
 }
 

@@ -1,7 +1,10 @@
 #pragma once
 
 #include "WireBatch.h"
+#include "abi/EventRegistry.h"
 #include "chain/Address.h"
+
+#include <memory>
 
 #include <QList>
 
@@ -18,6 +21,8 @@ struct FetchSpec
     // A result of exactly this many logs is treated as possibly truncated (a silent cap):
     // the range is halved until the result comes back under it. 0 disables the check.
     std::uint64_t logCap = 10000;
+    // The source's ABI; decoding happens here, on the fetch threads.
+    std::shared_ptr<const abi::EventRegistry> registry;
 };
 
 // The sender half of the wire (seed 003): stateless. Given where the receiver expects the

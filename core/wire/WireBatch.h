@@ -1,5 +1,6 @@
 #pragma once
 
+#include "abi/EventRegistry.h"
 #include "chain/BlockHeader.h"
 #include "chain/LogEntry.h"
 
@@ -32,6 +33,8 @@ struct WireBatch
     std::uint64_t latestBlock = 0; // the node's head when the batch was fetched
     QList<chain::BlockHeader> headers;
     QList<chain::LogEntry> logs; // sorted by (blockNumber, logIndex)
+    // The ABI decoding of each log (same index as `logs`); empty without an ABI.
+    QList<abi::EventDecoding> decodings;
     int halvings = 0;            // how often a result cap made the fetcher halve the range
 };
 

@@ -1,0 +1,135 @@
+#include "EventRegistry.h"
+#include "AbiDecoder.h"
+#include "chain/Keccak.h"
+
+#include <QCryptographicHash>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonObject>
+
+namespace forkscope::abi {
+
+EventRegistry EventRegistry::fromJson(const QJsonDocument& doc, const QString& origin)
+{
+    QJsonArray entries;
+    if (doc.isArray())
+        entries = doc.array();
+    else if (doc.isObject() && doc.object().value(QLatin1String("abi")).isArray())
+        entries = doc.object().value(QLatin1String("abi")).toArray();
+    else
+        throw AbiError(QStringLiteral("%1: not an ABI (expected a JSON array, or an object with an "
+                                      "\"abi\" array)")
+                           .arg(origin));
+    EventRegistry r;
+    QStringList signatures;
+    for (qsizetype i = 0; i < entries.size(); ++i) {
+        const QJsonObject e = entries.at(i).toObject();
+        if (e.value(QLatin1String("type")).toString() != QLatin1String("event"))
+            continue;
+        const QString where = QStringLiteral("%1: abi[%2]").arg(origin).arg(i);
+        AbiEvent ev;
+        ev.name = e.value(QLatin1String("name")).toString();
+        if (ev.name.isEmpty())
+            throw AbiError(QStringLiteral("%1: event without a name").arg(where));
+        ev.anonymous = e.value(QLatin1String("anonymous")).toBool();
+        const QJsonArray inputs = e.value(QLatin1String("inputs")).toArray();
+        QStringList types;
+        for (qsizetype j = 0; j < inputs.size(); ++j) {
+            const QJsonObject in = inputs.at(j).toObject();
+            AbiParam p{in.value(QLatin1String("name")).toString(),
+                       AbiType::fromJson(in, where + QStringLiteral(".inputs[%1]").arg(j)),
+                       in.value(QLatin1String("indexed")).toBool()};
+            types << p.type.canonical();
+            ev.inputs.append(p);
+        }
+        ev.signature = ev.name + QLatin1Char('(') + types.join(QLatin1Char(',')) + QLatin1Char(')');
+        ev.topic0 = chain::eventTopic(ev.signature);
+        signatures << ev.signature + (ev.anonymous ? QStringLiteral(" anonymous") : QString());
+        if (ev.anonymous)
+            ++r.m_anonymous;
+        else
+            r.m_byTopic.insert(ev.topic0, ev);
+    }
+    signatures.sort();
+    r.m_digest = QString::fromLatin1(
+        QCryptographicHash::hash(signatures.join(QLatin1Char('\n')).toUtf8(), QCryptographicHash::Sha256)
+            .toHex()
+            .left(16));
+    return r;
+}
+
+EventRegistry EventRegistry::fromFile(const QString& path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        throw AbiError(QStringLiteral("cannot read ABI file %1: %2").arg(path, f.errorString()));
+    QJsonParseError pe{};
+    const QJsonDocument doc = QJsonDocument::fromJson(f.readAll(), &pe);
+    if (pe.error != QJsonParseError::NoError)
+        throw AbiError(QStringLiteral("ABI file %1 is not JSON: %2 at offset %3")
+                           .arg(path, pe.errorString())
+                           .arg(pe.offset));
+    return fromJson(doc, path);
+}
+
+const AbiEvent* EventRegistry::find(const chain::Hash32& topic0) const
+{
+    const auto it = m_byTopic.constFind(topic0);
+    return it == m_byTopic.cend() ? nullptr : &*it;
+}
+
+EventDecoding EventRegistry::decode(const chain::LogEntry& log) const
+{
+    EventDecoding d;
+    if (isEmpty())
+        return d;
+    const AbiEvent* ev = log.topics.isEmpty() ? nullptr : find(log.topics.front());
+    if (!ev) {
+        d.status = EventDecoding::Status::Unmatched;
+        return d;
+    }
+    d.eventName = ev->name;
+    try {
+        int indexed = 0;
+        for (const auto& p : ev->inputs)
+            indexed += p.indexed ? 1 : 0;
+        if (log.topics.size() != 1 + indexed)
+            throw AbiError(QStringLiteral("%1 has %2 indexed inputs but the log has %3 topics")
+                               .arg(ev->signature)
+                               .arg(indexed)
+                               .arg(log.topics.size()));
+        QList<AbiParam> dataParams;
+        for (const auto& p : ev->inputs)
+            if (!p.indexed)
+                dataParams.append(p);
+        const QJsonObject fromData = AbiDecoder::decodeParams(dataParams, log.data, ev->name);
+        QJsonObject args;
+        int topic = 1;
+        for (int i = 0; i < ev->inputs.size(); ++i) {
+            const AbiParam& p = ev->inputs[i];
+            const QString key = p.name.isEmpty() ? QString::number(i) : p.name;
+            if (!p.indexed) {
+                args.insert(key, fromData.value(key));
+                continue;
+            }
+            const chain::Hash32& t = log.topics[topic++];
+            // An indexed dynamic value is stored as the keccak hash of its encoding: that
+            // hash is all the log holds, so that is what we report.
+            args.insert(key, p.type.isDynamic() || p.type.kind == AbiType::Kind::Tuple ||
+                                     p.type.kind == AbiType::Kind::FixedArray
+                                 ? QJsonValue(t.toHex())
+                                 : AbiDecoder::decodeWord(p.type, t.toByteArray(), ev->name + QLatin1Char('.') + key));
+        }
+        d.argsJson = QJsonDocument(args).toJson(QJsonDocument::Compact);
+        d.status = EventDecoding::Status::Decoded;
+    } catch (const AbiError& e) {
+        d.status = EventDecoding::Status::Failed;
+        d.error = e.message();
+    } catch (const std::exception& e) {
+        d.status = EventDecoding::Status::Failed;
+        d.error = QString::fromUtf8(e.what());
+    }
+    return d;
+}
+
+} // namespace forkscope::abi
