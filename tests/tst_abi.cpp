@@ -57,19 +57,14 @@ void TestAbi::initTestCase()
     m_registry = abi::EventRegistry::fromJson(QJsonDocument(a), "AbiZoo.json");
     QCOMPARE(m_registry.eventCount(), 5);
     const auto sender = lab::DemoToken::defaultSender(m_lab->rpc());
-    const QString deployTx = m_lab->rpc()
-                                 .callBlocking("eth_sendTransaction",
-                                               {QJsonObject{{"from", sender.toHex()},
-                                                            {"data", a.value("bytecode")},
-                                                            {"gas", "0x4c4b40"}}})
-                                 .toString();
-    const QJsonObject receipt =
-        m_lab->rpc().callBlocking("eth_getTransactionReceipt", {deployTx}).toObject();
-    const QString zoo = receipt.value("contractAddress").toString();
-    m_lab->rpc().callBlocking(
-        "eth_sendTransaction",
-        {QJsonObject{{"from", sender.toHex()}, {"to", zoo}, {"gas", "0x4c4b40"},
-                     {"data", chain::hex::encodeData(chain::keccak256(QByteArray("emitAll()")).toByteArray().left(4))}}});
+    const QString zoo = lab::DemoToken::deployBytecode(
+                            m_lab->rpc(), sender,
+                            chain::hex::parseData(a.value("bytecode"), "bytecode"))
+                            .toHex();
+    lab::DemoToken::sendAndWait(
+        m_lab->rpc(),
+        QJsonObject{{"from", sender.toHex()}, {"to", zoo}, {"gas", "0x4c4b40"},
+                    {"data", chain::hex::encodeData(chain::keccak256(QByteArray("emitAll()")).toByteArray().left(4))}});
     rpc::LogFilter f;
     f.fromBlock = 0;
     f.toBlock = m_lab->eth().blockNumber();

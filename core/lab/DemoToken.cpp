@@ -78,16 +78,25 @@ DemoToken DemoToken::deploy(rpc::JsonRpcClient& rpc, const chain::Address& from,
     const QByteArray nameTail = stringTail(name);
     QByteArray args = word(chain::U256(96)) + word(chain::U256(96 + nameTail.size())) + word(supply);
     args += nameTail + stringTail(symbol);
+    return DemoToken(rpc, deployBytecode(rpc, from, creationBytecode() + args), from);
+}
+
+chain::Hash32 DemoToken::sendAndWait(rpc::JsonRpcClient& rpc, const QJsonObject& tx)
+{
+    return waitMined(rpc, rpc.callBlocking(QStringLiteral("eth_sendTransaction"), {tx}));
+}
+
+chain::Address DemoToken::deployBytecode(rpc::JsonRpcClient& rpc, const chain::Address& from,
+                                         const QByteArray& initCode)
+{
     const QJsonObject tx{{QStringLiteral("from"), from.toHex()},
-                         {QStringLiteral("data"), chain::hex::encodeData(creationBytecode() + args)},
+                         {QStringLiteral("data"), chain::hex::encodeData(initCode)},
                          {QStringLiteral("gas"), QStringLiteral("0x4c4b40")}};
-    const auto hash = waitMined(rpc, rpc.callBlocking(QStringLiteral("eth_sendTransaction"), {tx}));
+    const auto hash = sendAndWait(rpc, tx);
     const QJsonObject receipt =
         rpc.callBlocking(QStringLiteral("eth_getTransactionReceipt"), {hash.toHex()}).toObject();
-    return DemoToken(rpc,
-                     chain::Address::fromJson(receipt.value(QLatin1String("contractAddress")),
-                                              QStringLiteral("contractAddress")),
-                     from);
+    return chain::Address::fromJson(receipt.value(QLatin1String("contractAddress")),
+                                    QStringLiteral("contractAddress"));
 }
 
 QJsonObject DemoToken::txRequest(const QByteArray& calldata) const

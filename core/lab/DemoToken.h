@@ -24,6 +24,13 @@ public:
     // The first unlocked account of the node (eth_accounts[0]).
     static chain::Address defaultSender(rpc::JsonRpcClient& rpc);
 
+    // Deploys any contract from its creation code (+ encoded constructor arguments); waits
+    // for the receipt and returns the new address.
+    static chain::Address deployBytecode(rpc::JsonRpcClient& rpc, const chain::Address& from,
+                                         const QByteArray& initCode);
+    // Sends a transaction and waits until it is mined (throws DevnetError if it reverted).
+    static chain::Hash32 sendAndWait(rpc::JsonRpcClient& rpc, const QJsonObject& tx);
+
     // Deploys a token minting `supply` to `from`; waits for the receipt.
     static DemoToken deploy(rpc::JsonRpcClient& rpc, const chain::Address& from,
                             const QString& name, const QString& symbol, const chain::U256& supply);
