@@ -80,6 +80,26 @@ int fetchAllAndCheck(test::IndexerLab& lab, wire::LogFetcher& fetcher, int* batc
     }
     return halvings;
 }
+// A LogFetcher talking to the lab's anvil through a proxy that caps eth_getLogs.
+struct CappedFetch
+{
+    CappedFetch(test::IndexerLab& lab, lab::FaultProxy::CapMode mode, std::uint64_t fetcherCap)
+        : proxy(lab.devnet().url())
+    {
+        proxy.listen();
+        proxy.setLogCap(50, mode);
+        client = std::make_unique<rpc::JsonRpcClient>(proxy.url());
+        eth = std::make_unique<rpc::EthClient>(*client);
+        wire::FetchSpec spec;
+        spec.contracts = lab.contracts();
+        spec.logCap = fetcherCap;
+        fetcher = std::make_unique<wire::LogFetcher>(*eth, spec);
+    }
+    lab::FaultProxy proxy;
+    std::unique_ptr<rpc::JsonRpcClient> client;
+    std::unique_ptr<rpc::EthClient> eth;
+    std::unique_ptr<wire::LogFetcher> fetcher;
+};
 } // namespace
 
 void TestWire::silentCapIsHalvedUntilComplete()
@@ -88,17 +108,9 @@ void TestWire::silentCapIsHalvedUntilComplete()
     lab.deployToken("AAA");
     lab.deployToken("BBB");
     lab.sprayAll(30, 20, 50); // 1,200 transfers over 30 blocks
-    lab::FaultProxy proxy(lab.devnet().url());
-    proxy.listen();
-    proxy.setLogCap(50, lab::FaultProxy::CapMode::Silent);
-    rpc::JsonRpcClient client(proxy.url());
-    rpc::EthClient eth(client);
-    wire::FetchSpec spec;
-    spec.contracts = lab.contracts();
-    spec.logCap = 50;
-    wire::LogFetcher fetcher(eth, spec);
+    CappedFetch capped(lab, lab::FaultProxy::CapMode::Silent, 50);
     int batches = 0;
-    const int halvings = fetchAllAndCheck(lab, fetcher, &batches);
+    const int halvings = fetchAllAndCheck(lab, *capped.fetcher, &batches);
     QVERIFY2(halvings > 0, "the cap never made the fetcher halve");
     QVERIFY(batches > 10);
 }
@@ -108,18 +120,11 @@ void TestWire::announcedCapIsSplit()
     test::IndexerLab lab;
     lab.deployToken("AAA");
     lab.sprayAll(20, 20, 50);
-    lab::FaultProxy proxy(lab.devnet().url());
-    proxy.listen();
-    proxy.setLogCap(50, lab::FaultProxy::CapMode::Announced);
-    rpc::JsonRpcClient client(proxy.url());
-    rpc::EthClient eth(client);
-    wire::FetchSpec spec;
-    spec.contracts = lab.contracts();
-    spec.logCap = 0; // only the announced errors limit us here
-    wire::LogFetcher fetcher(eth, spec);
+    // Fetcher cap 0: only the announced errors limit us here.
+    CappedFetch capped(lab, lab::FaultProxy::CapMode::Announced, 0);
     int batches = 0;
-    QVERIFY(fetchAllAndCheck(lab, fetcher, &batches) > 0);
-    QVERIFY(proxy.cappedReplies() >= 3); // all three wordings were met and understood
+    QVERIFY(fetchAllAndCheck(lab, *capped.fetcher, &batches) > 0);
+    QVERIFY(capped.proxy.cappedReplies() >= 3); // all three wordings were met and understood
 }
 
 void TestWire::singleBlockOnTheCapIsSuspected()
@@ -128,19 +133,11 @@ void TestWire::singleBlockOnTheCapIsSuspected()
     auto& token = lab.deployToken("AAA");
     token.spray(60, 0, 60); // one block with 60 transfers
     const auto block = lab.eth().blockNumber();
-    lab::FaultProxy proxy(lab.devnet().url());
-    proxy.listen();
-    proxy.setLogCap(50, lab::FaultProxy::CapMode::Silent);
-    rpc::JsonRpcClient client(proxy.url());
-    rpc::EthClient eth(client);
-    wire::FetchSpec spec;
-    spec.contracts = lab.contracts();
-    spec.logCap = 50;
-    wire::LogFetcher fetcher(eth, spec);
+    CappedFetch capped(lab, lab::FaultProxy::CapMode::Silent, 50);
     try {
         // Halving narrows in on the block; once it is alone and still on the cap, stop.
         for (std::uint64_t from = 0; from <= block;)
-            from = fetcher.fetch(from, block, block).toBlock + 1;
+            from = capped.fetcher->fetch(from, block, block).toBlock + 1;
         QFAIL("a block on the cap was accepted");
     } catch (const wire::SuspectedTruncationError& e) {
         QCOMPARE(e.block, block);
