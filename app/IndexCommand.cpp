@@ -10,7 +10,10 @@
 #include "store/Database.h"
 #include "wire/SuspectedTruncationError.h"
 
+#include "OutboxThread.h"
+
 #include <QCoreApplication>
+#include <QSqlQuery>
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QTimer>
@@ -157,10 +160,39 @@ int runIndexCommand(const QStringList& arguments)
                 pause(config.pollInterval, stop);
             }
         }
+        std::unique_ptr<OutboxThread> outboxThread;
+        if (!parsed.webhook.isEmpty() || !parsed.outboxFile.isEmpty())
+            outboxThread = std::make_unique<OutboxThread>(config.dbPath, config.environmentId,
+                                                          indexer.chainId(), parsed.webhook,
+                                                          parsed.outboxFile, parsed.webhookTimeout);
         while (!stop) {
             const indexer::IndexerStatus& s = indexer.step();
             progress.maybePrint(s);
+            // Safe height: the confirmation policy applied to the node's head.
+            std::optional<std::uint64_t> safe;
+            if (s.head && *s.head >= config.confirmations)
+                safe = *s.head - config.confirmations;
+            if (outboxThread && safe)
+                outboxThread->setSafeHeight(*safe);
+            if (s.state == indexer::IndexerStatus::State::Synced && config.exitWhenSynced &&
+                outboxThread && safe) {
+                // With a sink, "synced" also means every row at or below the safe height
+                // went out (or was refused for good).
+                QSqlQuery q = db->run(QStringLiteral(
+                    "SELECT count(*) FROM outbox WHERE environment_id = ? AND chain_id = ? AND "
+                    "delivered_at IS NULL AND failed_at IS NULL AND block_number <= ?"),
+                    {config.environmentId, qint64(indexer.chainId()), qint64(*safe)});
+                if (q.next() && q.value(0).toLongLong() > 0) {
+                    pause(std::chrono::milliseconds(100), stop);
+                    continue;
+                }
+            }
             if (s.state == indexer::IndexerStatus::State::Synced && config.exitWhenSynced) {
+                if (outboxThread)
+                    std::printf("outbox: %lld row(s) delivered to %s, %lld refused\n",
+                                static_cast<long long>(outboxThread->delivered()),
+                                qPrintable(outboxThread->sinkName()),
+                                static_cast<long long>(outboxThread->failed()));
                 progress.maybePrint(s, true);
                 if (!config.abiPath.isEmpty())
                     std::printf("abi: %lld log(s) decoded, %lld unmatched or anonymous (kept raw), "

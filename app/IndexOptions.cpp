@@ -33,6 +33,9 @@ const Flag kFlags[] = {
     {"poll-ms", "pollMs", "N", "Wait between rounds at the head, in ms (default 1000)."},
     {"log-cap", "logCap", "N", "eth_getLogs results of exactly N logs are treated as truncated (default 10000; 0 = off)."},
     {"fetch-workers", "fetchWorkers", "N", "Parallel fetch threads for backfill (default 4)."},
+    {"webhook", "webhook", "URL", "Deliver outbox rows by HTTP POST (Idempotency-Key: event key)."},
+    {"webhook-timeout-ms", "webhookTimeoutMs", "N", "Webhook timeout per delivery (default 5000)."},
+    {"outbox-file", "outboxFile", "FILE", "Deliver outbox rows as JSON Lines appended to FILE."},
     {"abi", "abi", "FILE", "Solidity ABI JSON: decode every matching log into logs.event_name/args_json."},
     {"metrics-port", "metricsPort", "P", "Serve Prometheus metrics on this port (not implemented yet)."},
     {"config", nullptr, "FILE", "JSON file with the same settings."},
@@ -203,6 +206,26 @@ IndexOptionsResult parseIndexOptions(const QStringList& arguments)
         c.exitWhenSynced = values.contains(QStringLiteral("exit-when-synced"));
         if (values.contains(QStringLiteral("abi")))
             c.abiPath = one("abi");
+        if (values.contains(QStringLiteral("webhook")) && values.contains(QStringLiteral("outbox-file")))
+            throw chain::ChainParseError(QStringLiteral("--webhook"), one("webhook"),
+                                         QStringLiteral("choose one outbox sink: --webhook or --outbox-file"));
+        if (values.contains(QStringLiteral("webhook"))) {
+            const QUrl hook(one("webhook"), QUrl::StrictMode);
+            if (!hook.isValid() || hook.host().isEmpty() ||
+                (hook.scheme() != QLatin1String("http") && hook.scheme() != QLatin1String("https")))
+                throw chain::ChainParseError(QStringLiteral("--webhook"), one("webhook"),
+                                             QStringLiteral("expected an http(s) URL"));
+            out.webhook = hook;
+        }
+        if (values.contains(QStringLiteral("webhook-timeout-ms"))) {
+            const auto ms = number(one("webhook-timeout-ms"), QStringLiteral("--webhook-timeout-ms"));
+            if (ms < 10 || ms > 600000)
+                throw chain::ChainParseError(QStringLiteral("--webhook-timeout-ms"), one("webhook-timeout-ms"),
+                                             QStringLiteral("expected 10 to 600000"));
+            out.webhookTimeout = std::chrono::milliseconds(ms);
+        }
+        if (values.contains(QStringLiteral("outbox-file")))
+            out.outboxFile = one("outbox-file");
     } catch (const chain::ChainParseError& e) {
         out.error = e.message();
         return out;

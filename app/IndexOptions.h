@@ -3,6 +3,8 @@
 #include "indexer/IndexerConfig.h"
 
 #include <QStringList>
+#include <QUrl>
+#include <chrono>
 #include <optional>
 
 namespace forkscope::app {
@@ -10,6 +12,9 @@ namespace forkscope::app {
 struct IndexOptionsResult
 {
     std::optional<indexer::IndexerConfig> config; // set on success
+    QUrl webhook;        // outbox sink: HTTP webhook
+    QString outboxFile;  // outbox sink: JSON Lines file
+    std::chrono::milliseconds webhookTimeout{5000};
     QString error;                                // one line, names the bad flag or key
     bool helpRequested = false;
     QString helpText;

@@ -144,6 +144,10 @@ Migration v2()
                 QStringLiteral("CREATE INDEX reorg_diff_items_reorg ON reorg_diff_items"
                                " (environment_id, chain_id, reorg_id)"),
                 QStringLiteral("ALTER TABLE backfill_ranges ADD COLUMN last_error TEXT"),
+                // Delivery bookkeeping: retries are counted, a permanent refusal is shown.
+                QStringLiteral("ALTER TABLE outbox ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0"),
+                QStringLiteral("ALTER TABLE outbox ADD COLUMN last_error TEXT"),
+                QStringLiteral("ALTER TABLE outbox ADD COLUMN failed_at TEXT"),
                 QStringLiteral("ALTER TABLE backfill_ranges ADD COLUMN updated_at TEXT"),
             }};
 }

@@ -1,0 +1,70 @@
+#include "OutboxThread.h"
+#include "CommandLine.h"
+#include "outbox/JsonLinesSink.h"
+#include "outbox/OutboxDispatcher.h"
+#include "outbox/WebhookSink.h"
+#include "store/Database.h"
+
+#include <QThread>
+#include <cstdio>
+
+namespace forkscope::app {
+
+OutboxThread::OutboxThread(QString dbPath, QString environmentId, std::uint64_t chainId,
+                           QUrl webhook, QString file, std::chrono::milliseconds webhookTimeout)
+    : m_dbPath(std::move(dbPath)), m_env(std::move(environmentId)), m_chainId(chainId),
+      m_webhook(std::move(webhook)), m_file(std::move(file)), m_webhookTimeout(webhookTimeout)
+{
+    m_thread.reset(QThread::create([this] { run(); }));
+    m_thread->setObjectName(QStringLiteral("forkscope-outbox"));
+    m_thread->start();
+}
+
+OutboxThread::~OutboxThread()
+{
+    m_stop = true;
+    m_thread->wait();
+}
+
+void OutboxThread::run()
+{
+    std::unique_ptr<store::Database> db;
+    try {
+        db = store::Database::open(m_dbPath);
+    } catch (const store::StoreError& e) {
+        printError(QStringLiteral("outbox: %1").arg(e.message()));
+        return;
+    }
+    std::unique_ptr<outbox::OutboxSink> sink;
+    if (!m_webhook.isEmpty())
+        sink = std::make_unique<outbox::WebhookSink>(m_webhook, m_webhookTimeout);
+    else
+        sink = std::make_unique<outbox::JsonLinesSink>(m_file);
+    outbox::OutboxDispatcher dispatcher(*db, m_env, m_chainId, *sink);
+    int failures = 0;
+    while (!m_stop) {
+        const qint64 safe = m_safe;
+        int sleepMs = 100;
+        if (safe >= 0) {
+            try {
+                const outbox::RoundResult r = dispatcher.deliverRound(std::uint64_t(safe));
+                m_delivered += r.delivered;
+                m_failed += r.failed;
+                if (r.blocked) {
+                    // Capped exponential backoff; indexing goes on meanwhile.
+                    sleepMs = int(std::min<qint64>(30000, 100LL << std::min(++failures, 8)));
+                } else {
+                    failures = 0;
+                    sleepMs = r.delivered > 0 ? 0 : 100;
+                }
+            } catch (const store::StoreError& e) {
+                printError(QStringLiteral("outbox: %1").arg(e.message()));
+                sleepMs = 1000;
+            }
+        }
+        for (int waited = 0; waited < sleepMs && !m_stop; waited += 20)
+            QThread::msleep(20);
+    }
+}
+
+} // namespace forkscope::app

@@ -1,0 +1,75 @@
+#include "OutboxDispatcher.h"
+#include "indexer/CrashPoints.h"
+#include "store/Database.h"
+
+#include <QDateTime>
+#include <QSqlQuery>
+
+namespace forkscope::outbox {
+
+namespace {
+QString nowUtc()
+{
+    return QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs);
+}
+} // namespace
+
+qint64 OutboxDispatcher::pendingAtOrBelow(std::uint64_t safeHeight)
+{
+    QSqlQuery q = m_db.run(QStringLiteral("SELECT count(*) FROM outbox WHERE environment_id = ? AND "
+                                          "chain_id = ? AND delivered_at IS NULL AND failed_at IS "
+                                          "NULL AND block_number <= ?"),
+                           {m_env, qint64(m_chainId), qint64(safeHeight)});
+    return q.next() ? q.value(0).toLongLong() : 0;
+}
+
+RoundResult OutboxDispatcher::deliverRound(std::uint64_t safeHeight, int limit)
+{
+    QList<OutboxRow> rows;
+    {
+        // Only rows deep enough that a reorg is no longer expected to remove them.
+        QSqlQuery q = m_db.run(QStringLiteral("SELECT id, block_number, event_key, payload FROM outbox "
+                                              "WHERE environment_id = ? AND chain_id = ? AND "
+                                              "delivered_at IS NULL AND failed_at IS NULL AND "
+                                              "block_number <= ? ORDER BY block_number, id LIMIT ?"),
+                               {m_env, qint64(m_chainId), qint64(safeHeight), limit});
+        while (q.next())
+            rows.append({q.value(0).toLongLong(), q.value(1).toULongLong(), q.value(2).toString(),
+                         q.value(3).toString().toUtf8()});
+    }
+    RoundResult r;
+    for (const OutboxRow& row : rows) {
+        const DeliveryResult d = m_sink.deliver(row);
+        if (d.outcome == DeliveryResult::Outcome::Delivered) {
+            indexer::crashPoint("mid-delivery");
+            // Conditional: a rollback may have removed the row while it was in flight; it
+            // was sent (and will be retracted by the reorg's compensating note if kept).
+            store::WriteTransaction tx(m_db);
+            m_db.run(QStringLiteral("UPDATE outbox SET delivered_at = ?, attempts = attempts + 1 "
+                                    "WHERE id = ? AND delivered_at IS NULL"),
+                     {nowUtc(), row.id});
+            tx.commit();
+            ++r.delivered;
+            continue;
+        }
+        store::WriteTransaction tx(m_db);
+        if (d.outcome == DeliveryResult::Outcome::Failed) {
+            m_db.run(QStringLiteral("UPDATE outbox SET failed_at = ?, last_error = ?, attempts = "
+                                    "attempts + 1 WHERE id = ?"),
+                     {nowUtc(), d.detail, row.id});
+            tx.commit();
+            ++r.failed;
+            r.lastError = d.detail;
+            continue;
+        }
+        m_db.run(QStringLiteral("UPDATE outbox SET last_error = ?, attempts = attempts + 1 WHERE id = ?"),
+                 {d.detail, row.id});
+        tx.commit();
+        r.blocked = true;
+        r.lastError = d.detail;
+        break; // keep the order: nothing after this row goes before it
+    }
+    return r;
+}
+
+} // namespace forkscope::outbox

@@ -1,0 +1,48 @@
+#pragma once
+
+#include "OutboxSink.h"
+
+#include <QString>
+#include <cstdint>
+
+namespace forkscope::store {
+class Database;
+}
+
+namespace forkscope::outbox {
+
+struct RoundResult
+{
+    int delivered = 0;
+    int failed = 0;       // permanently refused this round
+    bool blocked = false; // a row must be retried: later rows wait (order is kept)
+    QString lastError;
+};
+
+// Delivers outbox rows at or below the safe height, in (block_number, id) order, at most
+// 500 per round (seed 000's query). delivered_at is written only after the sink confirmed,
+// so a crash between the two re-sends that row once more with the same Idempotency-Key:
+// delivery is at-least-once, exactly-once for a sink that honours the key. A row that must
+// be retried stops the round, so nothing overtakes it. Runs on the dispatcher's own thread
+// with its own connection.
+class OutboxDispatcher
+{
+public:
+    OutboxDispatcher(store::Database& db, QString environmentId, std::uint64_t chainId,
+                     OutboxSink& sink)
+        : m_db(db), m_env(std::move(environmentId)), m_chainId(chainId), m_sink(sink)
+    {
+    }
+
+    RoundResult deliverRound(std::uint64_t safeHeight, int limit = 500);
+    // Rows at or below the safe height still waiting (not delivered, not failed).
+    qint64 pendingAtOrBelow(std::uint64_t safeHeight);
+
+private:
+    store::Database& m_db;
+    QString m_env;
+    std::uint64_t m_chainId;
+    OutboxSink& m_sink;
+};
+
+} // namespace forkscope::outbox
