@@ -10,10 +10,15 @@
 #include "store/Database.h"
 #include "wire/SuspectedTruncationError.h"
 
+#include "LocalApiServer.h"
 #include "OutboxThread.h"
+#include "api/LiveMetrics.h"
+#include "health/NodeHealthMonitor.h"
 
 #include <QCoreApplication>
+#include <QScopeGuard>
 #include <QSqlQuery>
+#include <QThread>
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QTimer>
@@ -160,6 +165,50 @@ int runIndexCommand(const QStringList& arguments)
                 pause(config.pollInterval, stop);
             }
         }
+        // Node health and the gate, on their own thread.
+        health::NodeHealthMonitor::Config hc;
+        hc.nodes = parsed.nodes.isEmpty() ? QList<QUrl>{config.rpcUrl} : parsed.nodes;
+        hc.interval = parsed.checkInterval;
+        hc.timeout = std::min(std::chrono::milliseconds(2000), std::max(parsed.checkInterval, std::chrono::milliseconds(500)));
+        hc.lagThreshold = parsed.lagThreshold;
+        hc.readyRatio = parsed.readyRatio;
+        hc.dbPath = config.dbPath;
+        hc.environmentId = config.environmentId;
+        hc.chainId = indexer.chainId();
+        api::LiveMetrics live;
+        QThread healthThread;
+        healthThread.setObjectName(QStringLiteral("forkscope-health"));
+        auto* monitor = new health::NodeHealthMonitor(hc);
+        monitor->moveToThread(&healthThread);
+        QObject::connect(&healthThread, &QThread::started, monitor, &health::NodeHealthMonitor::start);
+        QObject::connect(&healthThread, &QThread::finished, monitor, &QObject::deleteLater);
+        QObject::connect(monitor, &health::NodeHealthMonitor::healthAvailable, monitor,
+                         [&live](const health::HealthSnapshot& h) { live.setHealth(h); }, Qt::DirectConnection);
+        QObject::connect(monitor, &health::NodeHealthMonitor::nodeStateChanged, monitor,
+                         [](const QString& url, int from, int to) {
+                             std::printf("node %s: %s -> %s\n", qPrintable(url),
+                                         qPrintable(health::nodeStateName(health::NodeState(from))),
+                                         qPrintable(health::nodeStateName(health::NodeState(to))));
+                             std::fflush(stdout);
+                         }, Qt::DirectConnection);
+        healthThread.start();
+        const auto stopHealth = qScopeGuard([&] {
+            QMetaObject::invokeMethod(monitor, &health::NodeHealthMonitor::stop, Qt::BlockingQueuedConnection);
+            healthThread.quit();
+            healthThread.wait();
+        });
+        std::unique_ptr<LocalApiServer> apiServer;
+        if (parsed.metricsPort) {
+            apiServer = std::make_unique<LocalApiServer>(parsed.metricsPort, config.dbPath, config.environmentId,
+                                                         indexer.chainId(), config.sourceId, live);
+            if (!apiServer->error().isEmpty()) {
+                printError(QStringLiteral("--metrics-port: %1").arg(apiServer->error()));
+                return ExitFailure;
+            }
+            std::printf("api: http://127.0.0.1:%u/metrics and JSON-RPC on http://127.0.0.1:%u/\n",
+                        unsigned(apiServer->port()), unsigned(apiServer->port()));
+            std::fflush(stdout);
+        }
         std::unique_ptr<OutboxThread> outboxThread;
         if (!parsed.webhook.isEmpty() || !parsed.outboxFile.isEmpty())
             outboxThread = std::make_unique<OutboxThread>(config.dbPath, config.environmentId,
@@ -167,17 +216,25 @@ int runIndexCommand(const QStringList& arguments)
                                                           parsed.outboxFile, parsed.webhookTimeout);
         while (!stop) {
             const indexer::IndexerStatus& s = indexer.step();
+            live.setIndexer(s);
             progress.maybePrint(s);
-            // Safe height: the confirmation policy applied to the node's head.
+            // Safe height: the confirmation policy applied to the node's head, capped by
+            // the ready-ratio gate (no gate yet: nothing counts as confirmed).
             std::optional<std::uint64_t> safe;
             if (s.head && *s.head >= config.confirmations)
                 safe = *s.head - config.confirmations;
+            const auto ready = monitor->readyHeight();
+            safe = (safe && ready) ? std::optional<std::uint64_t>(std::min(*safe, *ready)) : std::nullopt;
             if (outboxThread && safe)
                 outboxThread->setSafeHeight(*safe);
             if (s.state == indexer::IndexerStatus::State::Synced && config.exitWhenSynced &&
-                outboxThread && safe) {
+                outboxThread) {
                 // With a sink, "synced" also means every row at or below the safe height
-                // went out (or was refused for good).
+                // went out (or was refused for good); without a gate yet, wait for it.
+                if (!safe) {
+                    pause(std::chrono::milliseconds(100), stop);
+                    continue;
+                }
                 QSqlQuery q = db->run(QStringLiteral(
                     "SELECT count(*) FROM outbox WHERE environment_id = ? AND chain_id = ? AND "
                     "delivered_at IS NULL AND failed_at IS NULL AND block_number <= ?"),

@@ -37,7 +37,11 @@ const Flag kFlags[] = {
     {"webhook-timeout-ms", "webhookTimeoutMs", "N", "Webhook timeout per delivery (default 5000)."},
     {"outbox-file", "outboxFile", "FILE", "Deliver outbox rows as JSON Lines appended to FILE."},
     {"abi", "abi", "FILE", "Solidity ABI JSON: decode every matching log into logs.event_name/args_json."},
-    {"metrics-port", "metricsPort", "P", "Serve Prometheus metrics on this port (not implemented yet)."},
+    {"metrics-port", "metricsPort", "P", "Serve GET /metrics and JSON-RPC on 127.0.0.1:P."},
+    {"node", "nodes", "URL", "A node to watch for health and the ready-ratio gate (repeatable; default: --rpc)."},
+    {"ready-ratio", "readyRatio", "R", "Share of nodes that must report a height before it counts (default 0.8)."},
+    {"lag-threshold", "lagThreshold", "N", "Blocks behind the best head a node may be and still be caught up (default 2)."},
+    {"check-interval-ms", "checkIntervalMs", "N", "Node health poll interval (default 1000, at least 20)."},
     {"config", nullptr, "FILE", "JSON file with the same settings."},
 };
 
@@ -144,11 +148,6 @@ IndexOptionsResult parseIndexOptions(const QStringList& arguments)
         values.insert(QStringLiteral("exit-when-synced"), {QStringLiteral("true")});
 
     const auto one = [&](const char* name) { return values.value(QString::fromLatin1(name)).value(0); };
-    for (const char* notYet : {"metrics-port"})
-        if (values.contains(QString::fromLatin1(notYet))) {
-            out.error = QStringLiteral("index --%1 is not implemented yet").arg(QLatin1String(notYet));
-            return out;
-        }
     for (const char* required : {"rpc", "db", "env", "contract"})
         if (!values.contains(QString::fromLatin1(required))) {
             out.error = QStringLiteral("index: --%1 is required").arg(QLatin1String(required));
@@ -226,6 +225,37 @@ IndexOptionsResult parseIndexOptions(const QStringList& arguments)
         }
         if (values.contains(QStringLiteral("outbox-file")))
             out.outboxFile = one("outbox-file");
+        for (const QString& n : values.value(QStringLiteral("node"))) {
+            const QUrl u(n, QUrl::StrictMode);
+            if (!u.isValid() || u.host().isEmpty() ||
+                (u.scheme() != QLatin1String("http") && u.scheme() != QLatin1String("https")))
+                throw chain::ChainParseError(QStringLiteral("--node"), n, QStringLiteral("expected an http(s) URL"));
+            out.nodes.append(u);
+        }
+        if (values.contains(QStringLiteral("ready-ratio"))) {
+            bool ok = false;
+            const double r = one("ready-ratio").toDouble(&ok);
+            if (!ok || r <= 0 || r > 1)
+                throw chain::ChainParseError(QStringLiteral("--ready-ratio"), one("ready-ratio"),
+                                             QStringLiteral("expected a number above 0 and at most 1"));
+            out.readyRatio = r;
+        }
+        if (values.contains(QStringLiteral("lag-threshold")))
+            out.lagThreshold = number(one("lag-threshold"), QStringLiteral("--lag-threshold"));
+        if (values.contains(QStringLiteral("check-interval-ms"))) {
+            const auto ms = number(one("check-interval-ms"), QStringLiteral("--check-interval-ms"));
+            if (ms < 20 || ms > 3600000)
+                throw chain::ChainParseError(QStringLiteral("--check-interval-ms"), one("check-interval-ms"),
+                                             QStringLiteral("expected 20 to 3600000"));
+            out.checkInterval = std::chrono::milliseconds(ms);
+        }
+        if (values.contains(QStringLiteral("metrics-port"))) {
+            const auto port = number(one("metrics-port"), QStringLiteral("--metrics-port"));
+            if (port == 0 || port > 65535)
+                throw chain::ChainParseError(QStringLiteral("--metrics-port"), one("metrics-port"),
+                                             QStringLiteral("expected a port from 1 to 65535"));
+            out.metricsPort = quint16(port);
+        }
     } catch (const chain::ChainParseError& e) {
         out.error = e.message();
         return out;

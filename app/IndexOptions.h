@@ -3,6 +3,7 @@
 #include "indexer/IndexerConfig.h"
 
 #include <QStringList>
+#include <QList>
 #include <QUrl>
 #include <chrono>
 #include <optional>
@@ -15,6 +16,12 @@ struct IndexOptionsResult
     QUrl webhook;        // outbox sink: HTTP webhook
     QString outboxFile;  // outbox sink: JSON Lines file
     std::chrono::milliseconds webhookTimeout{5000};
+    // Node health and the ready-ratio gate (defaults: the --rpc node alone).
+    QList<QUrl> nodes;
+    double readyRatio = 0.8;
+    std::uint64_t lagThreshold = 2;
+    std::chrono::milliseconds checkInterval{1000};
+    quint16 metricsPort = 0; // 0: no local API
     QString error;                                // one line, names the bad flag or key
     bool helpRequested = false;
     QString helpText;

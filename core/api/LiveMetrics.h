@@ -1,0 +1,42 @@
+#pragma once
+
+#include "health/NodeHealthMonitor.h"
+#include "indexer/IndexerStatus.h"
+
+#include <QMutex>
+
+namespace forkscope::api {
+
+// The latest in-memory figures the API reports (the rest comes from the database). The
+// indexer loop writes, the API thread reads; both under the mutex, as whole copies.
+class LiveMetrics
+{
+public:
+    void setIndexer(const indexer::IndexerStatus& s)
+    {
+        QMutexLocker lock(&m_mutex);
+        m_indexer = s;
+    }
+    void setHealth(const health::HealthSnapshot& h)
+    {
+        QMutexLocker lock(&m_mutex);
+        m_health = h;
+    }
+    indexer::IndexerStatus indexer() const
+    {
+        QMutexLocker lock(&m_mutex);
+        return m_indexer;
+    }
+    health::HealthSnapshot health() const
+    {
+        QMutexLocker lock(&m_mutex);
+        return m_health;
+    }
+
+private:
+    mutable QMutex m_mutex;
+    indexer::IndexerStatus m_indexer;
+    health::HealthSnapshot m_health;
+};
+
+} // namespace forkscope::api

@@ -1,0 +1,191 @@
+#include "NodeHealthMonitor.h"
+#include "chain/Hex.h"
+#include "rpc/EthClient.h"
+#include "store/Database.h"
+
+#include <QDateTime>
+#include <QElapsedTimer>
+#include <QSqlQuery>
+#include <QTimer>
+
+namespace forkscope::health {
+
+NodeHealthMonitor::NodeHealthMonitor(Config config, QObject* parent)
+    : QObject(parent), m_config(std::move(config))
+{
+    qRegisterMetaType<HealthSnapshot>();
+    for (const QUrl& u : m_config.nodes) {
+        NodeHealth h;
+        h.url = u.toString();
+        m_snapshot.nodes.append(h);
+    }
+}
+
+NodeHealthMonitor::~NodeHealthMonitor() = default;
+
+void NodeHealthMonitor::start()
+{
+    // Network and SQL objects are created here, on the monitor's own thread.
+    for (const QUrl& u : m_config.nodes) {
+        auto* c = new rpc::JsonRpcClient(u, this);
+        c->setTimeout(m_config.timeout);
+        m_clients.append(c);
+    }
+    if (!m_config.dbPath.isEmpty()) {
+        try {
+            store::Database::Options ro;
+            ro.readOnly = true;
+            m_db = store::Database::open(m_config.dbPath, ro);
+        } catch (const store::StoreError&) {
+            m_db.reset(); // no canonical chain to compare with: "forked" is not judged
+        }
+    }
+    m_timer = new QTimer(this);
+    m_timer->setInterval(std::max(std::chrono::milliseconds(20), m_config.interval));
+    connect(m_timer, &QTimer::timeout, this, &NodeHealthMonitor::poll);
+    m_timer->start();
+    poll();
+}
+
+void NodeHealthMonitor::stop()
+{
+    if (m_timer)
+        m_timer->stop();
+    qDeleteAll(m_clients);
+    m_clients.clear();
+    m_outstanding = 0;
+    m_db.reset();
+}
+
+std::optional<chain::Hash32> NodeHealthMonitor::canonicalHash(std::uint64_t height)
+{
+    if (!m_db)
+        return std::nullopt;
+    try {
+        QSqlQuery q = m_db->run(QStringLiteral("SELECT block_hash FROM blocks WHERE environment_id = ? "
+                                               "AND chain_id = ? AND block_number = ?"),
+                                {m_config.environmentId, qint64(m_config.chainId), qint64(height)});
+        if (q.next())
+            return chain::Hash32::fromHex(q.value(0).toString(), QStringLiteral("blocks.block_hash"));
+    } catch (const std::exception&) {
+    }
+    return std::nullopt;
+}
+
+void NodeHealthMonitor::poll()
+{
+    if (m_outstanding > 0 || m_clients.isEmpty())
+        return; // the previous poll is still waiting for a slow node
+    m_observations = QList<NodeObservation>(m_clients.size());
+    m_started = QList<qint64>(m_clients.size(), QDateTime::currentMSecsSinceEpoch());
+    m_outstanding = int(m_clients.size());
+    for (qsizetype i = 0; i < m_clients.size(); ++i) {
+        rpc::JsonRpcClient* client = m_clients[i];
+        rpc::RpcCall* call = client->call(QStringLiteral("eth_blockNumber"));
+        connect(call, &rpc::RpcCall::finished, this, [this, i, call, client] {
+            call->deleteLater();
+            QString error;
+            try {
+                const auto head = rpc::EthClient::parseQuantity(call->response(), QStringLiteral("eth_blockNumber"));
+                m_observations[i].head = head;
+                // Then that block's hash, to tell "same height, other branch".
+                rpc::RpcCall* blockCall = client->call(
+                    QStringLiteral("eth_getBlockByNumber"), {chain::hex::encodeQuantity(head), false});
+                connect(blockCall, &rpc::RpcCall::finished, this, [this, i, blockCall] {
+                    blockCall->deleteLater();
+                    try {
+                        const auto b = rpc::EthClient::parseBlock(blockCall->response(), QStringLiteral("head block"));
+                        m_observations[i].answered = true;
+                        if (b)
+                            m_observations[i].headHash = b->hash;
+                    } catch (const rpc::RpcException& e) {
+                        QMutexLocker lock(&m_mutex);
+                        m_snapshot.nodes[i].lastError = e.error().toString();
+                    }
+                    m_started[i] = QDateTime::currentMSecsSinceEpoch() - m_started[i];
+                    if (--m_outstanding == 0)
+                        finishPoll();
+                });
+                return;
+            } catch (const rpc::RpcException& e) {
+                error = e.error().toString();
+            }
+            {
+                QMutexLocker lock(&m_mutex);
+                m_snapshot.nodes[i].lastError = error;
+            }
+            m_started[i] = QDateTime::currentMSecsSinceEpoch() - m_started[i];
+            if (--m_outstanding == 0)
+                finishPoll();
+        });
+    }
+}
+
+void NodeHealthMonitor::finishPoll()
+{
+    std::optional<std::uint64_t> best;
+    QList<std::optional<std::uint64_t>> heads;
+    for (const auto& o : m_observations) {
+        heads.append(o.answered ? std::optional<std::uint64_t>(o.head) : std::nullopt);
+        if (o.answered)
+            best = std::max(best.value_or(0), o.head);
+    }
+    const auto ready = health::readyHeight(heads, m_config.readyRatio);
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    QList<std::tuple<QString, int, int>> changes;
+    HealthSnapshot copy;
+    {
+        QMutexLocker lock(&m_mutex);
+        for (qsizetype i = 0; i < m_observations.size(); ++i) {
+            const auto& o = m_observations[i];
+            NodeHealth& n = m_snapshot.nodes[i];
+            const NodeState before = n.state;
+            n.state = classify(o, best.value_or(0), m_config.lagThreshold,
+                               o.answered ? canonicalHash(o.head) : std::nullopt);
+            ++n.polls;
+            if (!o.answered)
+                ++n.failures;
+            else
+                n.lastError.clear();
+            n.head = o.answered ? std::optional<std::uint64_t>(o.head) : n.head; // keep the last known
+            n.latencyMs = o.answered ? int(m_started[i]) : -1;
+            if (n.polls == 1 || before != n.state)
+                changes.append({n.url, int(before), int(n.state)});
+            auto& h = m_history[n.url];
+            h.push_back({now, n.head.value_or(0), n.state});
+            while (qsizetype(h.size()) > kHistoryLimit) // bounded: 24 h at one sample a second
+                h.pop_front();
+        }
+        m_snapshot.bestHead = best;
+        m_snapshot.readyHeight = ready;
+        m_snapshot.at = QDateTime::currentDateTimeUtc();
+        copy = m_snapshot;
+    }
+    m_ready = ready ? qint64(*ready) : -1;
+    for (const auto& [url, from, to] : changes)
+        emit nodeStateChanged(url, from, to);
+    emit healthAvailable(copy);
+}
+
+HealthSnapshot NodeHealthMonitor::snapshot() const
+{
+    QMutexLocker lock(&m_mutex);
+    return m_snapshot;
+}
+
+std::optional<std::uint64_t> NodeHealthMonitor::readyHeight() const
+{
+    const qint64 r = m_ready;
+    return r < 0 ? std::nullopt : std::optional<std::uint64_t>(std::uint64_t(r));
+}
+
+QList<HealthSample> NodeHealthMonitor::history(const QString& url) const
+{
+    QMutexLocker lock(&m_mutex);
+    const auto it = m_history.constFind(url);
+    if (it == m_history.cend())
+        return {};
+    return QList<HealthSample>(it->begin(), it->end());
+}
+
+} // namespace forkscope::health

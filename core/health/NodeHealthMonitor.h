@@ -1,0 +1,115 @@
+#pragma once
+
+#include "NodeState.h"
+
+#include <QDateTime>
+#include <QHash>
+#include <QList>
+#include <QMetaType>
+#include <QMutex>
+#include <QObject>
+#include <QUrl>
+#include <atomic>
+#include <chrono>
+#include <deque>
+#include <memory>
+#include <optional>
+
+class QTimer;
+
+namespace forkscope::rpc {
+class JsonRpcClient;
+}
+namespace forkscope::store {
+class Database;
+}
+
+namespace forkscope::health {
+
+struct NodeHealth
+{
+    QString url;
+    NodeState state = NodeState::Offline;
+    std::optional<std::uint64_t> head;
+    int latencyMs = -1;
+    QString lastError;
+    qint64 polls = 0;
+    qint64 failures = 0;
+};
+
+struct HealthSample
+{
+    qint64 atMs = 0; // ms since the epoch
+    std::uint64_t height = 0;
+    NodeState state = NodeState::Offline;
+};
+
+// An immutable picture of every node after one poll, for the GUI, the API and the gate.
+struct HealthSnapshot
+{
+    QList<NodeHealth> nodes;
+    std::optional<std::uint64_t> bestHead;
+    std::optional<std::uint64_t> readyHeight; // the ready-ratio gate
+    QDateTime at;
+};
+
+// Polls every configured endpoint's head (eth_blockNumber, then that block's hash) every
+// check interval with a per-call timeout, classifies each node (NodeState.h), keeps a
+// bounded history for charts (24 h at 1 s per node) and computes the ready-ratio gate:
+// a height counts as confirmed only when at least `readyRatio` of the nodes report it.
+// Lives on its own thread (moveToThread, then start()).
+class NodeHealthMonitor : public QObject
+{
+    Q_OBJECT
+public:
+    struct Config
+    {
+        QList<QUrl> nodes;
+        std::chrono::milliseconds interval{1000}; // down to 20
+        std::chrono::milliseconds timeout{1000};
+        std::uint64_t lagThreshold = 2;
+        double readyRatio = 0.8;
+        // Where the indexer's canonical blocks are (for "forked"); empty = not checked.
+        QString dbPath;
+        QString environmentId;
+        std::uint64_t chainId = 0;
+    };
+    static constexpr qsizetype kHistoryLimit = 86400;
+
+    explicit NodeHealthMonitor(Config config, QObject* parent = nullptr);
+    ~NodeHealthMonitor() override;
+
+    // Thread-safe reads.
+    HealthSnapshot snapshot() const;
+    std::optional<std::uint64_t> readyHeight() const;
+    QList<HealthSample> history(const QString& url) const;
+
+public slots:
+    void start();
+    void stop();
+
+signals:
+    void healthAvailable(const forkscope::health::HealthSnapshot& snapshot);
+    void nodeStateChanged(const QString& url, int from, int to);
+
+private:
+    void poll();
+    void finishPoll();
+    std::optional<chain::Hash32> canonicalHash(std::uint64_t height);
+
+    Config m_config;
+    QTimer* m_timer = nullptr;
+    QList<rpc::JsonRpcClient*> m_clients;
+    QList<NodeObservation> m_observations;
+    QList<qint64> m_started;
+    int m_outstanding = 0;
+    std::unique_ptr<store::Database> m_db;
+    mutable QMutex m_mutex;
+    HealthSnapshot m_snapshot;
+    QHash<QString, std::deque<HealthSample>> m_history;
+    std::atomic<qint64> m_ready{-1};
+};
+
+} // namespace forkscope::health
+
+Q_DECLARE_METATYPE(forkscope::health::HealthSnapshot)
