@@ -1,0 +1,309 @@
+// `forkscope index --metrics-port` as a user (or Prometheus, or curl) sees it: every
+// JSON-RPC method with good and bad input, /metrics checked against the Prometheus text
+// format rules, and the ready-ratio gate holding deliveries while nodes disagree.
+#include "IndexerLab.h"
+#include "WebhookRecorder.h"
+#include "lab/FaultProxy.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QRegularExpression>
+#include <QSignalSpy>
+#include <QtTest>
+#include <csignal>
+
+using namespace forkscope;
+using test::IndexerLab;
+
+namespace {
+struct HttpResult
+{
+    int status = 0;
+    QByteArray body;
+};
+
+HttpResult http(const QUrl& url, const QByteArray& post = {}, bool isPost = false)
+{
+    QNetworkAccessManager nam;
+    QNetworkRequest req(url);
+    req.setHeader(QNetworkRequest::ContentTypeHeader, "application/json");
+    QNetworkReply* r = isPost ? nam.post(req, post) : nam.get(req);
+    QSignalSpy done(r, &QNetworkReply::finished);
+    done.wait(10000);
+    HttpResult out{r->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(), r->readAll()};
+    r->deleteLater();
+    return out;
+}
+
+QJsonObject apiCall(const QUrl& base, const QString& method, const QJsonArray& params = {})
+{
+    const QJsonObject req{{"jsonrpc", "2.0"}, {"id", 7}, {"method", method}, {"params", params}};
+    return QJsonDocument::fromJson(http(base, QJsonDocument(req).toJson(), true).body).object();
+}
+
+// Checks the text exposition format; returns the problems found.
+QStringList checkPrometheusText(const QByteArray& text, QHash<QString, double>* samples)
+{
+    QStringList problems;
+    static const QRegularExpression name("^[a-zA-Z_:][a-zA-Z0-9_:]*$");
+    static const QRegularExpression sampleLine(
+        R"(^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{([a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*"(,[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*")*)\})? (-?[0-9.eE+-]+|\+Inf|-Inf|NaN)$)");
+    QHash<QString, QString> types;
+    QSet<QString> helped;
+    if (!text.endsWith('\n'))
+        problems << "text does not end with a newline";
+    for (const QByteArray& raw : text.split('\n')) {
+        const QString line = QString::fromUtf8(raw);
+        if (line.isEmpty())
+            continue;
+        if (line.startsWith("# HELP ")) {
+            const QString n = line.section(' ', 2, 2);
+            if (!name.match(n).hasMatch() || helped.contains(n))
+                problems << "bad or repeated HELP: " + line;
+            helped.insert(n);
+        } else if (line.startsWith("# TYPE ")) {
+            const QString n = line.section(' ', 2, 2);
+            const QString t = line.section(' ', 3, 3);
+            if (!QStringList{"counter", "gauge", "histogram", "summary", "untyped"}.contains(t) || types.contains(n))
+                problems << "bad or repeated TYPE: " + line;
+            types.insert(n, t);
+        } else if (line.startsWith('#')) {
+            continue;
+        } else {
+            const auto m = sampleLine.match(line);
+            if (!m.hasMatch()) {
+                problems << "bad sample line: " + line;
+                continue;
+            }
+            QString family = m.captured(1);
+            for (const char* suffix : {"_bucket", "_sum", "_count"})
+                if (!types.contains(family) && family.endsWith(suffix))
+                    family.chop(int(strlen(suffix)));
+            if (!types.contains(family))
+                problems << "sample before its TYPE: " + line;
+            if (family.endsWith("_total") && types.value(family) != "counter")
+                problems << "_total that is not a counter: " + family;
+            samples->insert(m.captured(1) + m.captured(2), m.captured(5) == "+Inf" ? qInf() : m.captured(5).toDouble());
+        }
+    }
+    return problems;
+}
+} // namespace
+
+class TestApi : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void cleanupTestCase();
+    void metricsFollowTheFormatAndTheDatabase();
+    void methods_data();
+    void methods();
+    void badRequests_data();
+    void badRequests();
+    void gateHoldsDeliveriesUntilTheRatioIsMet();
+
+private:
+    std::unique_ptr<IndexerLab> m_lab;
+    QProcess m_index;
+    QUrl m_api;
+    QString m_contract;
+};
+
+void TestApi::initTestCase()
+{
+    m_lab = std::make_unique<IndexerLab>();
+    m_contract = m_lab->deployToken("AAA").address().toHex();
+    m_lab->sprayAll(5, 4, 10);
+    const quint16 port = lab::Devnet::findFreePort();
+    m_index.start(FORKSCOPE_BINARY, m_lab->indexArgs("env", {"--metrics-port", QString::number(port),
+                                                             "--poll-ms", "100", "--check-interval-ms", "100"}));
+    QVERIFY(m_index.waitForStarted());
+    m_api = QUrl(QStringLiteral("http://127.0.0.1:%1/").arg(port));
+    const qint64 head = qint64(m_lab->eth().blockNumber());
+    QTRY_VERIFY_WITH_TIMEOUT(apiCall(m_api, "getCheckpoint").value("result").toObject().value("number").toInteger() == head,
+                             30000);
+}
+
+void TestApi::cleanupTestCase()
+{
+    ::kill(pid_t(m_index.processId()), SIGINT);
+    const auto run = test::waitForProcess(m_index, 20000);
+    QCOMPARE(run.exitCode, 0);
+}
+
+void TestApi::metricsFollowTheFormatAndTheDatabase()
+{
+    const HttpResult r = http(QUrl(m_api.toString() + "metrics"));
+    QCOMPARE(r.status, 200);
+    QHash<QString, double> samples;
+    const QStringList problems = checkPrometheusText(r.body, &samples);
+    QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
+    const double head = double(m_lab->eth().blockNumber());
+    const auto checkpointMetric = [&] {
+        QHash<QString, double> s;
+        checkPrometheusText(http(QUrl(m_api.toString() + "metrics")).body, &s);
+        return s.value("forkscope_checkpoint_block");
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(checkpointMetric(), head, 5000);
+    QCOMPARE(samples.value("forkscope_outbox_pending"), double(m_lab->count("SELECT count(*) FROM outbox")));
+    QCOMPARE(samples.value("forkscope_reorgs_total{reason=\"hash mismatch\"}"), 0.0);
+    QCOMPARE(samples.value("forkscope_reorg_depth_bucket{le=\"+Inf\"}"), 0.0);
+    QCOMPARE(samples.value("forkscope_node_state{node=\"" + m_lab->devnet().url().toString() + "\"}"), 1.0);
+    for (const char* required : {"forkscope_head_block", "forkscope_cursor_lag_blocks", "forkscope_outbox_delivered_total",
+                                 "forkscope_truncation_halvings_total", "forkscope_reorg_depth_count"})
+        QVERIFY2(samples.contains(required), required);
+}
+
+void TestApi::methods_data()
+{
+    QTest::addColumn<QString>("method");
+    QTest::addColumn<QJsonArray>("params");
+    QTest::addColumn<QString>("check"); // what the result must satisfy
+    QTest::newRow("getLatestBlock") << "getLatestBlock" << QJsonArray{} << "latest";
+    QTest::newRow("getBlockByHeight hex") << "getBlockByHeight" << QJsonArray{"0x1"} << "block1";
+    QTest::newRow("getBlockByHeight number") << "getBlockByHeight" << QJsonArray{1} << "block1";
+    QTest::newRow("getBlockByHeight beyond") << "getBlockByHeight" << QJsonArray{"0xffff"} << "null";
+    QTest::newRow("getBlockById") << "getBlockById" << QJsonArray{"$hash1"} << "block1";
+    QTest::newRow("blockIsValid canonical") << "blockIsValid" << QJsonArray{"$hash1"} << "true";
+    QTest::newRow("blockIsValid unknown") << "blockIsValid"
+                                          << QJsonArray{"0x" + QString(64, 'a')} << "false";
+    QTest::newRow("getCheckpoint") << "getCheckpoint" << QJsonArray{} << "checkpoint";
+    QTest::newRow("getBalances holder") << "getBalances" << QJsonArray{"$contract", "$holder"} << "balance";
+    QTest::newRow("getBalances all") << "getBalances" << QJsonArray{"$contract"} << "list";
+}
+
+void TestApi::methods()
+{
+    QFETCH(QString, method);
+    QFETCH(QJsonArray, params);
+    QFETCH(QString, check);
+    const auto block1 = m_lab->eth().blockByNumber(1);
+    const QString holder = lab::DemoToken::sprayHolder(3).toHex();
+    for (qsizetype i = 0; i < params.size(); ++i) {
+        if (params[i] == "$hash1")
+            params[i] = block1->hash.toHex();
+        if (params[i] == "$contract")
+            params[i] = m_contract;
+        if (params[i] == "$holder")
+            params[i] = holder;
+    }
+    const QJsonObject reply = apiCall(m_api, method, params);
+    QVERIFY2(!reply.contains("error"), QJsonDocument(reply).toJson().constData());
+    const QJsonValue r = reply.value("result");
+    if (check == "latest") {
+        QCOMPARE(r.toObject().value("hash").toString(), m_lab->eth().latestBlock()->hash.toHex());
+    } else if (check == "block1") {
+        QCOMPARE(r.toObject().value("number").toInt(), 1);
+        QCOMPARE(r.toObject().value("hash").toString(), block1->hash.toHex());
+        QCOMPARE(r.toObject().value("parentHash").toString(), block1->parentHash.toHex());
+    } else if (check == "null") {
+        QVERIFY(r.isNull());
+    } else if (check == "true" || check == "false") {
+        QCOMPARE(r.toBool(), check == "true");
+    } else if (check == "checkpoint") {
+        QCOMPARE(r.toObject().value("environmentId").toString(), QStringLiteral("env"));
+        QCOMPARE(r.toObject().value("chainId").toInt(), 31337);
+        QCOMPARE(r.toObject().value("hash").toString(), m_lab->eth().latestBlock()->hash.toHex());
+    } else if (check == "balance") {
+        QCOMPARE(r.toObject().value("balance").toString(),
+                 QString::number(m_lab->count("SELECT balance FROM token_balances WHERE holder = '" + holder + "'")));
+    } else if (check == "list") {
+        QCOMPARE(r.toArray().size(), qsizetype(m_lab->count("SELECT count(*) FROM token_balances")));
+    }
+}
+
+void TestApi::badRequests_data()
+{
+    QTest::addColumn<QByteArray>("body");
+    QTest::addColumn<int>("code");
+    QTest::addColumn<QString>("mentions");
+    const auto req = [](const char* method, const QJsonArray& params) {
+        return QJsonDocument(QJsonObject{{"jsonrpc", "2.0"}, {"id", 1}, {"method", method}, {"params", params}}).toJson();
+    };
+    QTest::newRow("unknown method") << req("eth_sendTransaction", {}) << -32601 << "eth_sendTransaction";
+    QTest::newRow("negative height") << req("getBlockByHeight", {-1}) << -32602 << "height";
+    QTest::newRow("non-hex height") << req("getBlockByHeight", {"0xzz"}) << -32602 << "not a hex digit";
+    QTest::newRow("missing height") << req("getBlockByHeight", {}) << -32602 << "height";
+    QTest::newRow("short hash") << req("getBlockById", {"0x1234"}) << -32602 << "expected 32 bytes";
+    QTest::newRow("bad holder") << req("getBalances", {"0x5fbdb2315678afecb367f032d93f642f64180aa3", "bob"}) << -32602
+                                << "holder";
+    QTest::newRow("params not an array")
+        << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"getCheckpoint","params":{"a":1}})") << -32602 << "array";
+    QTest::newRow("parse error") << QByteArray("{not json") << -32700 << "parse error";
+    QTest::newRow("not jsonrpc 2.0") << QByteArray(R"({"id":1,"method":"getCheckpoint"})") << -32600 << "2.0";
+    QTest::newRow("oversized body") << (QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"getCheckpoint","pad":")") +
+                                        QByteArray(100000, 'x') + "\"}")
+                                     << -32600 << "larger than";
+}
+
+void TestApi::badRequests()
+{
+    QFETCH(QByteArray, body);
+    QFETCH(int, code);
+    QFETCH(QString, mentions);
+    const HttpResult r = http(m_api, body, true);
+    QVERIFY(r.status == 200 || (code == -32600 && r.status == 413));
+    const QJsonObject err = QJsonDocument::fromJson(r.body).object().value("error").toObject();
+    QCOMPARE(err.value("code").toInt(), code);
+    QVERIFY2(err.value("message").toString().contains(mentions), qPrintable(err.value("message").toString()));
+    // The server is still there.
+    QVERIFY(!apiCall(m_api, "getCheckpoint").value("result").isNull());
+}
+
+void TestApi::gateHoldsDeliveriesUntilTheRatioIsMet()
+{
+    IndexerLab lab;
+    lab.deployToken("AAA");
+    lab.sprayAll(10, 2, 10);
+    lab::FaultProxy good(lab.devnet().url()), lagging(lab.devnet().url()), dead(lab.devnet().url());
+    good.listen();
+    lagging.listen();
+    dead.listen();
+    lagging.setLagBlocks(5);
+    dead.setOffline(true);
+    test::WebhookRecorder hook;
+    const quint16 port = lab::Devnet::findFreePort();
+    QProcess p;
+    p.start(FORKSCOPE_BINARY,
+            lab.indexArgs("env", {"--node", good.url().toString(), "--node", lagging.url().toString(), "--node",
+                                  dead.url().toString(), "--ready-ratio", "0.8", "--check-interval-ms", "50",
+                                  "--webhook", hook.url().toString(), "--metrics-port", QString::number(port),
+                                  "--poll-ms", "50"},
+                          good.url()));
+    QVERIFY(p.waitForStarted());
+    const QUrl api(QStringLiteral("http://127.0.0.1:%1/").arg(port));
+    const qint64 head = qint64(lab.eth().blockNumber());
+    QTRY_VERIFY_WITH_TIMEOUT(apiCall(api, "getCheckpoint").value("result").toObject().value("number").toInteger() == head, 30000);
+    // States as the API reports them; nothing delivered while 1 of 3 nodes is offline.
+    QHash<QString, double> s;
+    const auto deadIsOffline = [&] {
+        s.clear();
+        checkPrometheusText(http(QUrl(api.toString() + "metrics")).body, &s);
+        return s.value("forkscope_node_state{node=\"" + dead.url().toString() + "\"}") == 3.0;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(deadIsOffline(), 10000);
+    QCOMPARE(s.value("forkscope_node_state{node=\"" + good.url().toString() + "\"}"), 1.0);
+    QCOMPARE(s.value("forkscope_node_state{node=\"" + lagging.url().toString() + "\"}"), 2.0);
+    QCOMPARE(s.value("forkscope_ready_height"), -1.0);
+    QTest::qWait(500);
+    QVERIFY(hook.acceptedKeys().isEmpty());
+
+    // The node returns: the gate opens at the lagging node's height, not beyond.
+    dead.setOffline(false);
+    QTRY_VERIFY_WITH_TIMEOUT(!hook.acceptedKeys().isEmpty(), 10000);
+    QTest::qWait(500);
+    QCOMPARE(lab.count("SELECT count(*) FROM outbox WHERE delivered_at IS NOT NULL AND block_number > " +
+                       QString::number(head - 5)),
+             0);
+    lagging.setLagBlocks(0);
+    QTRY_COMPARE_WITH_TIMEOUT(lab.count("SELECT count(*) FROM outbox WHERE delivered_at IS NULL"), 0, 10000);
+    ::kill(pid_t(p.processId()), SIGINT);
+    QCOMPARE(test::waitForProcess(p, 20000).exitCode, 0);
+}
+
+QTEST_GUILESS_MAIN(TestApi)
+#include "tst_api.moc"
