@@ -43,7 +43,21 @@ private slots:
     void reorgDropsUndeliveredAndRetractsDelivered();
     void killBetweenConfirmationAndBookkeeping();
     void fileSinkAppendsJsonLines();
+    void refusedRowIsMarkedFailedAndShown();
 };
+
+void TestOutbox::refusedRowIsMarkedFailedAndShown()
+{
+    IndexerLab lab;
+    lab.deployToken("AAA");
+    lab.sprayAll(2, 2, 10);
+    WebhookRecorder hook({422}); // the receiver refuses the first row for good
+    VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced", "--webhook", hook.url().toString()}));
+    QCOMPARE(lab.count("SELECT count(*) FROM outbox WHERE failed_at IS NOT NULL AND last_error LIKE '%HTTP 422%'"), 1);
+    QCOMPARE(lab.count("SELECT count(*) FROM outbox WHERE delivered_at IS NOT NULL"),
+             lab.count("SELECT count(*) FROM outbox") - 1);
+    QCOMPARE(hook.requests().size(), int(lab.count("SELECT count(*) FROM outbox"))); // not retried
+}
 
 void TestOutbox::deliversInOrderExactlyOnceBelowTheSafeHeight()
 {
