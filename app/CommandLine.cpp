@@ -17,7 +17,8 @@ QString findSubcommand(const QStringList& arguments)
         if (!a.startsWith(QLatin1Char('-')))
             return a;
         // Options of the GUI that take a value: skip the value.
-        if (a == QLatin1String("--db") || a == QLatin1String("--rpc"))
+        if (a == QLatin1String("--db") || a == QLatin1String("--rpc") ||
+            a == QLatin1String("--screenshot") || a == QLatin1String("--screenshot-after-ms"))
             ++i;
     }
     return {};

@@ -8,6 +8,7 @@
 #include <QCommandLineParser>
 #include <QDir>
 #include <QStandardPaths>
+#include <QTimer>
 #include <QUrl>
 #include <cstdio>
 
@@ -30,8 +31,16 @@ int runGui(int& argc, char** argv)
     QCommandLineOption rpc(QStringLiteral("rpc"),
                            QStringLiteral("JSON-RPC endpoint to watch instead of a managed anvil."),
                            QStringLiteral("URL"));
+    QCommandLineOption screenshot(QStringLiteral("screenshot"),
+                                  QStringLiteral("Save a PNG of the window after --screenshot-after-ms, then quit."),
+                                  QStringLiteral("FILE"));
+    QCommandLineOption screenshotAfter(QStringLiteral("screenshot-after-ms"),
+                                       QStringLiteral("Delay before --screenshot (default 15000)."),
+                                       QStringLiteral("MS"), QStringLiteral("15000"));
     p.addOption(db);
     p.addOption(rpc);
+    p.addOption(screenshot);
+    p.addOption(screenshotAfter);
     p.process(app);
 
     engine::EngineConfig config;
@@ -67,6 +76,14 @@ int runGui(int& argc, char** argv)
                      &QWidget::close);
     window.show();
     host.start(config);
+    if (p.isSet(screenshot)) {
+        // For README and AppStream screenshots (packaging/screenshot.sh runs it under Xvfb).
+        QTimer::singleShot(p.value(screenshotAfter).toInt(), &window, [&window, path = p.value(screenshot)] {
+            if (!window.grab().save(path))
+                printError(QStringLiteral("cannot write screenshot %1").arg(path));
+            window.close();
+        });
+    }
     const int code = QApplication::exec();
     // Stop the workers (and the managed anvil) before the window goes away.
     host.shutdown();

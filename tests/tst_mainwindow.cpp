@@ -3,6 +3,9 @@
 #include "MainWindow.h"
 #include "engine/EngineHost.h"
 #include "panels/PlotPanel.h"
+#include "store/Database.h"
+
+#include <QSqlQuery>
 
 #include <QLabel>
 #include <QSignalSpy>
@@ -48,12 +51,23 @@ void TestMainWindow::showsNodeAndChainFromManagedDevnet()
     QTRY_VERIFY_WITH_TIMEOUT(w.chainText() == QStringLiteral("chain id 31337"), 30000);
     QVERIFY2(w.nodeText().startsWith("managed anvil: http://127.0.0.1:"), qPrintable(w.nodeText()));
     QVERIFY(QFile::exists(config.dbPath));
+    // The managed lab indexes its demo token: the cursor lag panel fills with real data.
+    QTRY_VERIFY_WITH_TIMEOUT(w.checkpointText().startsWith("checkpoint "), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(w.panels().first()->pointCount(1) >= 3, 30000);
+    QVERIFY(w.panels().first()->placeholderText().isEmpty());
+    QVERIFY2(w.panels().first()->summary().contains("lag"), qPrintable(w.panels().first()->summary()));
     // The GUI thread was never the one doing the work.
     const auto last = statuses.last().at(0).value<engine::EngineStatus>();
     QCOMPARE(last.connection, engine::EngineStatus::Connection::Connected);
     const QUrl url(last.endpoint);
     host.shutdown();
     QVERIFY(!host.isRunning());
+    {
+        // What the window showed is in the database.
+        auto db = store::Database::open(config.dbPath);
+        QSqlQuery q = db->run("SELECT count(*) FROM transfer_events WHERE environment_id = ?", {last.environmentId});
+        QVERIFY(q.next() && q.value(0).toInt() > 0);
+    }
     // The managed anvil is gone with the engine.
     QTcpSocket probe;
     probe.connectToHost(QHostAddress::LocalHost, quint16(url.port()));

@@ -41,6 +41,9 @@ MainWindow::MainWindow(QWidget* parent)
         grid->addWidget(panel, int(i / 2), int(i % 2));
         m_panels.append(panel);
     }
+    // Cursor lag: the node's head and the checkpoint, in blocks, over time.
+    m_panels[0]->addSeries(tr("head"), QColor(0x1f, 0x77, 0xb4));
+    m_panels[0]->addSeries(tr("checkpoint"), QColor(0x2c, 0xa0, 0x2c));
     setCentralWidget(central);
 
     m_connectionLabel->setObjectName(QStringLiteral("connectionLabel"));
@@ -99,6 +102,22 @@ void MainWindow::applyStatus(const EngineStatus& s)
         head += tr(" (stale)");
     m_headLabel->setText(head);
     m_dbLabel->setText(s.dbPath.isEmpty() ? QString() : tr("db: %1").arg(s.dbPath));
+    if (!s.environmentId.isEmpty()) {
+        const double t = double(s.updatedAt.toMSecsSinceEpoch()) / 1000.0;
+        PlotPanel* lag = m_panels[0];
+        if (s.headBlock)
+            lag->appendPoint(0, t, double(*s.headBlock));
+        if (s.checkpoint)
+            lag->appendPoint(1, t, double(*s.checkpoint));
+        const QString lagText = (s.headBlock && s.checkpoint)
+                                    ? QString::number(qint64(*s.headBlock) - qint64(*s.checkpoint))
+                                    : tr("unknown");
+        lag->setSummary(tr("env %1 | %2 | lag %3 blocks | %4 events/s")
+                            .arg(s.environmentId, s.indexerState, lagText)
+                            .arg(s.eventsPerSecond, 0, 'f', 0));
+        m_checkpointText = s.checkpoint ? tr("checkpoint %1").arg(*s.checkpoint) : tr("nothing indexed yet");
+        m_headLabel->setText(m_headLabel->text() + QStringLiteral(" | ") + m_checkpointText);
+    }
     m_connectionLabel->setToolTip(s.message);
 }
 

@@ -22,6 +22,7 @@ public:
     // Text shown in the status bar's node and chain fields (also read by tests).
     QString nodeText() const;
     QString chainText() const;
+    QString checkpointText() const { return m_checkpointText; }
     QList<PlotPanel*> panels() const { return m_panels; }
 
 public slots:
@@ -42,6 +43,7 @@ private:
     QLabel* m_headLabel;
     QLabel* m_dbLabel;
     QPlainTextEdit* m_log;
+    QString m_checkpointText;
 };
 
 } // namespace forkscope::ui

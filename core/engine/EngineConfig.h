@@ -2,6 +2,7 @@
 
 #include <QMetaType>
 #include <QString>
+#include <QStringList>
 #include <QUrl>
 #include <chrono>
 
@@ -17,6 +18,14 @@ struct EngineConfig
     QString dbPath;  // SQLite file; its directory is created if missing
     std::chrono::milliseconds pollInterval{1000};
     std::chrono::milliseconds rpcTimeout{5000};
+    // The indexer. A managed lab gets a fresh environment id per devnet (a new anvil is a
+    // new chain) and indexes the demo token it deploys; an external node needs contracts.
+    bool indexing = true;
+    QString environmentId;           // empty: "lab-<UTC time>" for a managed lab
+    QStringList contracts;           // 0x addresses, for an external node
+    // Demo traffic on a managed lab, so the panels have something to show.
+    bool demoTraffic = true;
+    std::chrono::milliseconds demoInterval{1000};
 };
 
 } // namespace forkscope::engine

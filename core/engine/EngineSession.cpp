@@ -1,4 +1,7 @@
 #include "EngineSession.h"
+#include "indexer/Indexer.h"
+#include "indexer/IndexerErrors.h"
+#include "lab/DemoToken.h"
 #include "lab/Devnet.h"
 #include "rpc/EthClient.h"
 #include "store/Database.h"
@@ -22,8 +25,12 @@ EngineSession::~EngineSession()
     stop();
 }
 
-void EngineSession::publish()
+void EngineSession::publish(bool force)
 {
+    // At most ~10 snapshots a second reach the GUI, however fast the indexer commits.
+    if (!force && m_sincePublish.isValid() && m_sincePublish.elapsed() < 100)
+        return;
+    m_sincePublish.start();
     m_status.updatedAt = QDateTime::currentDateTimeUtc();
     emit statusAvailable(m_status);
 }
@@ -62,6 +69,8 @@ void EngineSession::start()
         m_status.endpoint = url.toString();
         m_rpc = new rpc::JsonRpcClient(url, this);
         m_rpc->setTimeout(m_config.rpcTimeout);
+        if (m_config.indexing && m_db)
+            startIndexing(url);
     } catch (const std::exception& e) {
         m_status.connection = EngineStatus::Connection::Failed;
         m_status.message = QString::fromUtf8(e.what());
@@ -111,8 +120,118 @@ void EngineSession::poll()
     });
 }
 
+void EngineSession::startIndexing(const QUrl& url)
+{
+    m_eth = std::make_unique<rpc::EthClient>(*m_rpc);
+    indexer::IndexerConfig ic;
+    ic.rpcUrl = url;
+    ic.dbPath = m_config.dbPath;
+    ic.environmentId = m_config.environmentId;
+    if (ic.environmentId.isEmpty())
+        ic.environmentId = m_config.managedDevnet
+                               ? QStringLiteral("lab-") + QDateTime::currentDateTimeUtc().toString(
+                                                              QStringLiteral("yyyyMMdd-HHmmss-zzz"))
+                               : QStringLiteral("default");
+    for (const QString& c : m_config.contracts)
+        ic.contracts.append(chain::Address::fromHex(c, QStringLiteral("contract")));
+    if (m_config.managedDevnet && m_config.demoTraffic) {
+        // Something to watch with nothing to configure: a demo token and live transfers.
+        const auto sender = lab::DemoToken::defaultSender(*m_rpc);
+        m_demo = std::make_unique<lab::DemoToken>(lab::DemoToken::deploy(
+            *m_rpc, sender, QStringLiteral("Forkscope Demo"), QStringLiteral("FSD"),
+            chain::U256("1000000000000000000000000")));
+        ic.contracts.append(m_demo->address());
+        emit logMessage(QStringLiteral("info"),
+                        QStringLiteral("demo token deployed at %1").arg(m_demo->address().toHex()));
+        m_demoTimer = new QTimer(this);
+        m_demoTimer->setInterval(m_config.demoInterval);
+        connect(m_demoTimer, &QTimer::timeout, this, &EngineSession::demoTick);
+        m_demoTimer->start();
+    }
+    if (ic.contracts.isEmpty()) {
+        emit logMessage(QStringLiteral("warning"),
+                        QStringLiteral("no contracts configured: indexing is off"));
+        return;
+    }
+    ic.fetchWorkers = 2;
+    m_status.environmentId = ic.environmentId;
+    for (const auto& c : ic.contracts)
+        m_status.contracts << c.toHex();
+    m_indexer = std::make_unique<indexer::Indexer>(ic, *m_db, *m_eth);
+    m_indexer->onReorg = [this](const indexer::RollbackResult& r, const QString& reason) {
+        emit logMessage(QStringLiteral("warning"),
+                        QStringLiteral("reorg (%1): checkpoint %2 -> fork %3, depth %4, %5 rows removed")
+                            .arg(reason)
+                            .arg(r.oldCheckpoint)
+                            .arg(r.forkBlock)
+                            .arg(r.depth)
+                            .arg(r.rowsRemoved));
+    };
+    m_indexTimer = new QTimer(this);
+    m_indexTimer->setSingleShot(true);
+    connect(m_indexTimer, &QTimer::timeout, this, &EngineSession::indexStep);
+    m_rateClock.start();
+    emit logMessage(QStringLiteral("info"),
+                    QStringLiteral("indexing environment %1").arg(ic.environmentId));
+    m_indexTimer->start(0);
+}
+
+void EngineSession::indexStep()
+{
+    if (!m_indexer)
+        return;
+    int next = 500;
+    try {
+        const indexer::IndexerStatus& s = m_indexer->step();
+        m_status.indexerState = indexer::IndexerStatus::stateName(s.state);
+        m_status.checkpoint = s.checkpoint;
+        if (s.head)
+            m_status.headBlock = s.head;
+        m_status.transfersCommitted = s.transfersCommitted;
+        m_status.reorgs = s.reorgs;
+        if (m_rateClock.elapsed() >= 1000) {
+            m_status.eventsPerSecond =
+                double(s.logsCommitted - m_rateBase) * 1000.0 / double(m_rateClock.restart());
+            m_rateBase = s.logsCommitted;
+        }
+        if (s.state == indexer::IndexerStatus::State::Syncing ||
+            s.state == indexer::IndexerStatus::State::Reorged)
+            next = 0;
+        else if (s.retryDelayMs > 0)
+            next = s.retryDelayMs;
+        publish(false);
+    } catch (const std::exception& e) {
+        // Fatal for the indexer (deep reorg, chain reset, database): shown, not retried.
+        m_status.indexerState = QStringLiteral("stopped");
+        m_status.message = QString::fromUtf8(e.what());
+        emit logMessage(QStringLiteral("error"), m_status.message);
+        publish();
+        return;
+    }
+    m_indexTimer->start(next);
+}
+
+void EngineSession::demoTick()
+{
+    if (!m_demo)
+        return;
+    try {
+        m_demo->spray(10, m_demoOffset, 50);
+        m_demoOffset += 10;
+    } catch (const std::exception& e) {
+        emit logMessage(QStringLiteral("warning"), QStringLiteral("demo traffic: %1").arg(QString::fromUtf8(e.what())));
+    }
+}
+
 void EngineSession::stop()
 {
+    if (m_demoTimer)
+        m_demoTimer->stop();
+    if (m_indexTimer)
+        m_indexTimer->stop();
+    m_indexer.reset();
+    m_demo.reset();
+    m_eth.reset();
     if (m_pollTimer)
         m_pollTimer->stop();
     delete m_rpc;

@@ -3,6 +3,7 @@
 #include "EngineConfig.h"
 #include "EngineStatus.h"
 
+#include <QElapsedTimer>
 #include <QObject>
 #include <memory>
 
@@ -13,6 +14,13 @@ class Devnet;
 }
 namespace forkscope::rpc {
 class JsonRpcClient;
+class EthClient;
+}
+namespace forkscope::indexer {
+class Indexer;
+}
+namespace forkscope::lab {
+class DemoToken;
 }
 namespace forkscope::store {
 class Database;
@@ -40,7 +48,10 @@ signals:
 
 private:
     void poll();
-    void publish();
+    void publish(bool force = true);
+    void startIndexing(const QUrl& url);
+    void indexStep();
+    void demoTick();
 
     EngineConfig m_config;
     EngineStatus m_status;
@@ -49,6 +60,17 @@ private:
     rpc::JsonRpcClient* m_rpc = nullptr;
     QTimer* m_pollTimer = nullptr;
     bool m_pollInFlight = false;
+    // The indexer and demo traffic run on this (the engine's) thread; their blocking
+    // RPC never touches the GUI thread.
+    std::unique_ptr<rpc::EthClient> m_eth;
+    std::unique_ptr<indexer::Indexer> m_indexer;
+    QTimer* m_indexTimer = nullptr;
+    std::unique_ptr<lab::DemoToken> m_demo;
+    QTimer* m_demoTimer = nullptr;
+    quint64 m_demoOffset = 0;
+    QElapsedTimer m_sincePublish;
+    QElapsedTimer m_rateClock;
+    qint64 m_rateBase = 0;
 };
 
 } // namespace forkscope::engine

@@ -3,6 +3,7 @@
 #include <QDateTime>
 #include <QMetaType>
 #include <QString>
+#include <QStringList>
 #include <optional>
 
 namespace forkscope::engine {
@@ -22,6 +23,15 @@ struct EngineStatus
     int schemaVersion = 0;
     QString message; // last error or notice, empty when all is well
     QDateTime updatedAt;
+
+    // The indexer, when it runs.
+    QString environmentId;
+    QString indexerState;               // IndexerStatus::stateName
+    std::optional<quint64> checkpoint;  // nullopt: nothing indexed yet
+    qint64 transfersCommitted = 0;      // by this session
+    double eventsPerSecond = 0;
+    qint64 reorgs = 0;
+    QStringList contracts;
 
     static QString connectionName(Connection c)
     {

@@ -1,13 +1,14 @@
 #include "PlotPanel.h"
 
 #include <QLabel>
+#include <QHBoxLayout>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
 namespace forkscope::ui {
 
 PlotPanel::PlotPanel(const QString& title, const QString& valueAxisLabel, QWidget* parent)
-    : QWidget(parent), m_title(title), m_header(new QLabel(this)),
+    : QWidget(parent), m_title(title), m_header(new QLabel(this)), m_summary(new QLabel(this)),
       m_placeholder(new QLabel(this)), m_plot(new QCustomPlot(this))
 {
     setObjectName(title);
@@ -25,7 +26,14 @@ PlotPanel::PlotPanel(const QString& title, const QString& valueAxisLabel, QWidge
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
-    layout->addWidget(m_header);
+    auto* top = new QHBoxLayout;
+    top->addWidget(m_header);
+    top->addStretch(1);
+    m_summary->setObjectName(QStringLiteral("summary"));
+    top->addWidget(m_summary);
+    layout->addLayout(top);
+    m_plot->legend->setVisible(false); // shown once there is a series to name
+    m_plot->legend->setFont(QFont(font().family(), 8));
     layout->addWidget(m_placeholder);
     layout->addWidget(m_plot, 1);
 }
@@ -39,6 +47,50 @@ void PlotPanel::setPlaceholderText(const QString& text)
 QString PlotPanel::placeholderText() const
 {
     return m_placeholder->text();
+}
+
+void PlotPanel::setSummary(const QString& text)
+{
+    m_summary->setText(text);
+}
+
+QString PlotPanel::summary() const
+{
+    return m_summary->text();
+}
+
+int PlotPanel::addSeries(const QString& name, const QColor& color)
+{
+    QCPGraph* g = m_plot->addGraph();
+    g->setName(name);
+    g->setPen(QPen(color, 1.5));
+    // Far more points than pixels: let QCustomPlot thin them when drawing.
+    g->setAdaptiveSampling(true);
+    m_plot->legend->setVisible(true);
+    return m_plot->graphCount() - 1;
+}
+
+void PlotPanel::appendPoint(int series, double timeSecs, double value)
+{
+    QCPGraph* g = m_plot->graph(series);
+    if (!g)
+        return;
+    g->addData(timeSecs, value);
+    if (g->dataCount() > kMaxPoints)
+        g->data()->removeBefore(g->data()->at(g->dataCount() - kMaxPoints)->key);
+    setPlaceholderText({});
+    // Follow live: the last five minutes.
+    m_plot->xAxis->setRange(timeSecs - 300, timeSecs + 5);
+    m_plot->yAxis->rescale();
+    const QCPRange y = m_plot->yAxis->range();
+    m_plot->yAxis->setRange(y.lower - 1, y.upper + 1);
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+int PlotPanel::pointCount(int series) const
+{
+    QCPGraph* g = m_plot->graph(series);
+    return g ? g->dataCount() : 0;
 }
 
 } // namespace forkscope::ui

@@ -19,10 +19,20 @@ public:
     QString title() const { return m_title; }
     void setPlaceholderText(const QString& text);
     QString placeholderText() const;
+    void setSummary(const QString& text);
+    QString summary() const;
+
+    // A named series; points are appended with appendPoint, the oldest dropped beyond
+    // kMaxPoints (24 h at one sample a second), and redraws are queued, not immediate.
+    int addSeries(const QString& name, const QColor& color);
+    void appendPoint(int series, double timeSecs, double value);
+    int pointCount(int series) const;
+    static constexpr int kMaxPoints = 86400;
 
 private:
     QString m_title;
     QLabel* m_header;
+    QLabel* m_summary;
     QLabel* m_placeholder;
     QCustomPlot* m_plot;
 };
