@@ -7,6 +7,7 @@
 #include "store/Database.h"
 
 #include <QDir>
+#include <QScopeGuard>
 #include <QFileInfo>
 #include <QTimer>
 
@@ -39,6 +40,11 @@ void EngineSession::start()
 {
     m_status.connection = EngineStatus::Connection::Starting;
     publish();
+    ++m_busy; // starting anvil and deploying the demo token block in nested event loops
+    const auto unbusy = qScopeGuard([this] {
+        if (--m_busy == 0 && m_stopRequested)
+            finishStop();
+    });
     try {
         if (!m_config.dbPath.isEmpty()) {
             QDir().mkpath(QFileInfo(m_config.dbPath).absolutePath());
@@ -78,6 +84,8 @@ void EngineSession::start()
         publish();
         return;
     }
+    if (m_stopRequested)
+        return;
     m_pollTimer = new QTimer(this);
     m_pollTimer->setInterval(m_config.pollInterval);
     connect(m_pollTimer, &QTimer::timeout, this, &EngineSession::poll);
@@ -178,9 +186,14 @@ void EngineSession::startIndexing(const QUrl& url)
 
 void EngineSession::indexStep()
 {
-    if (!m_indexer)
+    if (!m_indexer || m_stopRequested)
         return;
     int next = 500;
+    ++m_busy;
+    const auto unbusy = qScopeGuard([this] {
+        if (--m_busy == 0 && m_stopRequested)
+            finishStop();
+    });
     try {
         const indexer::IndexerStatus& s = m_indexer->step();
         m_status.indexerState = indexer::IndexerStatus::stateName(s.state);
@@ -208,13 +221,19 @@ void EngineSession::indexStep()
         publish();
         return;
     }
-    m_indexTimer->start(next);
+    if (!m_stopRequested)
+        m_indexTimer->start(next);
 }
 
 void EngineSession::demoTick()
 {
-    if (!m_demo)
+    if (!m_demo || m_stopRequested)
         return;
+    ++m_busy;
+    const auto unbusy = qScopeGuard([this] {
+        if (--m_busy == 0 && m_stopRequested)
+            finishStop();
+    });
     try {
         m_demo->spray(10, m_demoOffset, 50);
         m_demoOffset += 10;
@@ -225,10 +244,20 @@ void EngineSession::demoTick()
 
 void EngineSession::stop()
 {
+    m_stopRequested = true;
     if (m_demoTimer)
         m_demoTimer->stop();
     if (m_indexTimer)
         m_indexTimer->stop();
+    if (m_pollTimer)
+        m_pollTimer->stop();
+    if (m_busy > 0)
+        return; // called from inside a step's nested event loop: finish when it unwinds
+    finishStop();
+}
+
+void EngineSession::finishStop()
+{
     m_indexer.reset();
     m_demo.reset();
     m_eth.reset();

@@ -68,6 +68,11 @@ private:
     std::unique_ptr<lab::DemoToken> m_demo;
     QTimer* m_demoTimer = nullptr;
     quint64 m_demoOffset = 0;
+    // Blocking RPC spins nested event loops, in which a queued stop() can arrive while a
+    // step is still on the stack; it is then deferred until the step unwinds.
+    int m_busy = 0;
+    bool m_stopRequested = false;
+    void finishStop();
     QElapsedTimer m_sincePublish;
     QElapsedTimer m_rateClock;
     qint64 m_rateBase = 0;
