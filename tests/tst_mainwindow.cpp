@@ -3,7 +3,10 @@
 #include "MainWindow.h"
 #include "engine/EngineHost.h"
 #include "panels/PlotPanel.h"
+#include "rpc/EthClient.h"
 #include "store/Database.h"
+
+#include <QJsonArray>
 
 #include <QSqlQuery>
 
@@ -23,6 +26,7 @@ private slots:
     void showsFourPanels();
     void showsNodeAndChainFromManagedDevnet();
     void showsUnreachableNodeWithoutInventingData();
+    void injectedReorgAppearsAsOneBar();
 };
 
 void TestMainWindow::showsFourPanels()
@@ -94,6 +98,34 @@ void TestMainWindow::showsUnreachableNodeWithoutInventingData()
                                      engine::EngineStatus::Connection::Unreachable,
                              10000);
     QCOMPARE(w.chainText(), QStringLiteral("chain id unknown"));
+    host.shutdown();
+}
+
+void TestMainWindow::injectedReorgAppearsAsOneBar()
+{
+    QTemporaryDir dir;
+    ui::MainWindow w;
+    engine::EngineHost host;
+    QObject::connect(&host, &engine::EngineHost::statusAvailable, &w, &ui::MainWindow::applyStatus);
+    QSignalSpy statuses(&host, &engine::EngineHost::statusAvailable);
+    engine::EngineConfig config;
+    config.dbPath = dir.filePath("reorg.sqlite");
+    config.demoTraffic = false; // the test makes the blocks, so the chain holds still
+    host.start(config);
+    QTRY_VERIFY_WITH_TIMEOUT(w.checkpointText().startsWith("checkpoint "), 30000);
+    const QUrl node(statuses.last().at(0).value<engine::EngineStatus>().endpoint);
+    rpc::JsonRpcClient client(node);
+    client.callBlocking("anvil_mine", {"0xa"});
+    const auto head = rpc::EthClient(client).blockNumber();
+    QTRY_COMPARE_WITH_TIMEOUT(w.checkpointText(), QStringLiteral("checkpoint %1").arg(head), 30000);
+
+    client.callBlocking("anvil_reorg", {5, QJsonArray{}});
+    ui::PlotPanel* reorgs = w.panels().at(1);
+    QTRY_COMPARE_WITH_TIMEOUT(reorgs->barValues(0), (QList<double>{5.0}), 30000); // hash mismatch, depth 5
+    QVERIFY(reorgs->barValues(1).isEmpty());
+    QVERIFY(reorgs->barValues(2).isEmpty());
+    QCOMPARE(reorgs->summary(), QStringLiteral("1 reorg(s)"));
+    QVERIFY(w.panels().at(2)->pointCount(0) > 0); // the outbox backlog is plotted too
     host.shutdown();
 }
 

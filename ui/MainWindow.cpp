@@ -44,6 +44,12 @@ MainWindow::MainWindow(QWidget* parent)
     // Cursor lag: the node's head and the checkpoint, in blocks, over time.
     m_panels[0]->addSeries(tr("head"), QColor(0x1f, 0x77, 0xb4));
     m_panels[0]->addSeries(tr("checkpoint"), QColor(0x2c, 0xa0, 0x2c));
+    // Reorg events: one bar per rollback, its depth, coloured by what detected it.
+    m_panels[1]->addBars(tr("hash mismatch"), QColor(0xff, 0x7f, 0x0e));
+    m_panels[1]->addBars(tr("parent mismatch"), QColor(0x94, 0x67, 0xbd));
+    m_panels[1]->addBars(tr("absence"), QColor(0xd6, 0x27, 0x28));
+    // Outbox backlog: rows waiting for the safe height or the sink.
+    m_panels[2]->addSeries(tr("pending rows"), QColor(0x8c, 0x56, 0x4b));
     setCentralWidget(central);
 
     m_connectionLabel->setObjectName(QStringLiteral("connectionLabel"));
@@ -115,6 +121,20 @@ void MainWindow::applyStatus(const EngineStatus& s)
         lag->setSummary(tr("env %1 | %2 | lag %3 blocks | %4 events/s")
                             .arg(s.environmentId, s.indexerState, lagText)
                             .arg(s.eventsPerSecond, 0, 'f', 0));
+        const QStringList reasons{QStringLiteral("hash mismatch"), QStringLiteral("parent mismatch"),
+                                  QStringLiteral("absence")};
+        for (int r = 0; r < reasons.size(); ++r) {
+            QList<double> times, depths;
+            for (const auto& m : s.recentReorgs)
+                if (m.reason == reasons[r]) {
+                    times << double(m.detectedAt.toMSecsSinceEpoch()) / 1000.0;
+                    depths << double(m.depth);
+                }
+            m_panels[1]->setBars(r, times, depths);
+        }
+        m_panels[1]->setSummary(tr("%1 reorg(s)").arg(s.recentReorgs.size()));
+        m_panels[2]->appendPoint(0, t, double(s.outboxPending));
+        m_panels[2]->setSummary(tr("%1 pending | %2 delivered").arg(s.outboxPending).arg(s.outboxDelivered));
         m_checkpointText = s.checkpoint ? tr("checkpoint %1").arg(*s.checkpoint) : tr("nothing indexed yet");
         m_headLabel->setText(m_headLabel->text() + QStringLiteral(" | ") + m_checkpointText);
     }

@@ -23,7 +23,8 @@ struct EngineConfig
     bool indexing = true;
     QString environmentId;           // empty: "lab-<UTC time>" for a managed lab
     QStringList contracts;           // 0x addresses, for an external node
-    // Demo traffic on a managed lab, so the panels have something to show.
+    // A managed lab always gets the demo token; demo traffic (a spray of transfers every
+    // demoInterval) is what makes the panels move with nothing configured.
     bool demoTraffic = true;
     std::chrono::milliseconds demoInterval{1000};
 };

@@ -8,6 +8,7 @@
 
 #include <QDir>
 #include <QScopeGuard>
+#include <QSqlQuery>
 #include <QFileInfo>
 #include <QTimer>
 
@@ -142,7 +143,7 @@ void EngineSession::startIndexing(const QUrl& url)
                                : QStringLiteral("default");
     for (const QString& c : m_config.contracts)
         ic.contracts.append(chain::Address::fromHex(c, QStringLiteral("contract")));
-    if (m_config.managedDevnet && m_config.demoTraffic) {
+    if (m_config.managedDevnet) {
         // Something to watch with nothing to configure: a demo token and live transfers.
         const auto sender = lab::DemoToken::defaultSender(*m_rpc);
         m_demo = std::make_unique<lab::DemoToken>(lab::DemoToken::deploy(
@@ -154,7 +155,8 @@ void EngineSession::startIndexing(const QUrl& url)
         m_demoTimer = new QTimer(this);
         m_demoTimer->setInterval(m_config.demoInterval);
         connect(m_demoTimer, &QTimer::timeout, this, &EngineSession::demoTick);
-        m_demoTimer->start();
+        if (m_config.demoTraffic)
+            m_demoTimer->start();
     }
     if (ic.contracts.isEmpty()) {
         emit logMessage(QStringLiteral("warning"),
@@ -207,6 +209,9 @@ void EngineSession::indexStep()
                 double(s.logsCommitted - m_rateBase) * 1000.0 / double(m_rateClock.restart());
             m_rateBase = s.logsCommitted;
         }
+        if (s.state == indexer::IndexerStatus::State::Reorged || !m_sinceDbSummary.isValid() ||
+            m_sinceDbSummary.elapsed() >= 1000)
+            refreshDbSummary();
         if (s.state == indexer::IndexerStatus::State::Syncing ||
             s.state == indexer::IndexerStatus::State::Reorged)
             next = 0;
@@ -223,6 +228,31 @@ void EngineSession::indexStep()
     }
     if (!m_stopRequested)
         m_indexTimer->start(next);
+}
+
+void EngineSession::refreshDbSummary()
+{
+    // Read on the engine's own connection; the window only ever gets the values.
+    m_sinceDbSummary.start();
+    const QVariantList scope{m_status.environmentId, qint64(m_indexer->chainId())};
+    QSqlQuery r = m_db->run(QStringLiteral("SELECT id, detected_at, depth, reason, fork_block_number, rows_removed "
+                                           "FROM reorg_events WHERE environment_id = ? AND chain_id = ? "
+                                           "ORDER BY id DESC LIMIT 200"),
+                            scope);
+    QList<ReorgMark> marks;
+    while (r.next())
+        marks.prepend({r.value(0).toLongLong(), QDateTime::fromString(r.value(1).toString(), Qt::ISODateWithMs),
+                       r.value(2).toLongLong(), r.value(3).toString(), r.value(4).toLongLong(),
+                       r.value(5).toLongLong()});
+    m_status.recentReorgs = marks;
+    QSqlQuery o = m_db->run(QStringLiteral("SELECT count(*) FILTER (WHERE delivered_at IS NULL AND failed_at IS NULL), "
+                                           "count(*) FILTER (WHERE delivered_at IS NOT NULL) FROM outbox "
+                                           "WHERE environment_id = ? AND chain_id = ?"),
+                            scope);
+    if (o.next()) {
+        m_status.outboxPending = o.value(0).toLongLong();
+        m_status.outboxDelivered = o.value(1).toLongLong();
+    }
 }
 
 void EngineSession::demoTick()

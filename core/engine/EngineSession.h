@@ -74,6 +74,8 @@ private:
     bool m_stopRequested = false;
     void finishStop();
     QElapsedTimer m_sincePublish;
+    QElapsedTimer m_sinceDbSummary;
+    void refreshDbSummary();
     QElapsedTimer m_rateClock;
     qint64 m_rateBase = 0;
 };

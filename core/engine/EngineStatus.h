@@ -8,6 +8,17 @@
 
 namespace forkscope::engine {
 
+// One committed rollback, as the reorg panel shows it.
+struct ReorgMark
+{
+    qint64 id = 0;
+    QDateTime detectedAt;
+    qint64 depth = 0;
+    QString reason; // "hash mismatch", "parent mismatch", "absence"
+    qint64 forkBlock = 0;
+    qint64 rowsRemoved = 0;
+};
+
 // An immutable snapshot of the engine's connection, handed to the GUI by queued signal.
 // The GUI renders it; it never asks the engine anything directly.
 struct EngineStatus
@@ -32,6 +43,9 @@ struct EngineStatus
     double eventsPerSecond = 0;
     qint64 reorgs = 0;
     QStringList contracts;
+    QList<ReorgMark> recentReorgs; // the last 200, oldest first
+    qint64 outboxPending = 0;
+    qint64 outboxDelivered = 0;
 
     static QString connectionName(Connection c)
     {

@@ -87,6 +87,46 @@ void PlotPanel::appendPoint(int series, double timeSecs, double value)
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
+int PlotPanel::addBars(const QString& name, const QColor& color)
+{
+    auto* bars = new QCPBars(m_plot->xAxis, m_plot->yAxis);
+    bars->setName(name);
+    bars->setPen(QPen(color.darker(130)));
+    bars->setBrush(color);
+    bars->setWidth(4); // seconds: visible at the five-minute follow-live zoom
+    m_plot->legend->setVisible(true);
+    m_bars.append(bars);
+    return int(m_bars.size()) - 1;
+}
+
+void PlotPanel::setBars(int index, const QList<double>& timeSecs, const QList<double>& values)
+{
+    QCPBars* bars = m_bars.value(index);
+    if (!bars)
+        return;
+    bars->setData(QVector<double>(timeSecs.begin(), timeSecs.end()), QVector<double>(values.begin(), values.end()),
+                  true);
+    if (!timeSecs.isEmpty()) {
+        setPlaceholderText({});
+        m_plot->xAxis->setRange(timeSecs.last() - 300, timeSecs.last() + 10);
+        double top = 1;
+        for (QCPBars* b : m_bars)
+            for (auto it = b->data()->constBegin(); it != b->data()->constEnd(); ++it)
+                top = std::max(top, it->value);
+        m_plot->yAxis->setRange(0, top + 1);
+    }
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+QList<double> PlotPanel::barValues(int index) const
+{
+    QList<double> out;
+    if (QCPBars* bars = m_bars.value(index))
+        for (auto it = bars->data()->constBegin(); it != bars->data()->constEnd(); ++it)
+            out << it->value;
+    return out;
+}
+
 int PlotPanel::pointCount(int series) const
 {
     QCPGraph* g = m_plot->graph(series);

@@ -4,6 +4,7 @@
 
 class QCustomPlot;
 class QLabel;
+class QCPBars;
 
 namespace forkscope::ui {
 
@@ -27,6 +28,10 @@ public:
     int addSeries(const QString& name, const QColor& color);
     void appendPoint(int series, double timeSecs, double value);
     int pointCount(int series) const;
+    // Bars (e.g. one set per reorg reason), replaced as a whole on each update.
+    int addBars(const QString& name, const QColor& color);
+    void setBars(int bars, const QList<double>& timeSecs, const QList<double>& values);
+    QList<double> barValues(int bars) const;
     static constexpr int kMaxPoints = 86400;
 
 private:
@@ -35,6 +40,7 @@ private:
     QLabel* m_summary;
     QLabel* m_placeholder;
     QCustomPlot* m_plot;
+    QList<QCPBars*> m_bars;
 };
 
 } // namespace forkscope::ui
