@@ -3,10 +3,13 @@
 #include "MainWindow.h"
 #include "engine/EngineHost.h"
 #include "panels/PlotPanel.h"
+#include "lab/Devnet.h"
+#include "lab/FaultProxy.h"
 #include "rpc/EthClient.h"
 #include "store/Database.h"
 
 #include <QJsonArray>
+#include <QTableWidget>
 
 #include <QSqlQuery>
 
@@ -27,6 +30,7 @@ private slots:
     void showsNodeAndChainFromManagedDevnet();
     void showsUnreachableNodeWithoutInventingData();
     void injectedReorgAppearsAsOneBar();
+    void nodeTableShowsAnOfflineNode();
 };
 
 void TestMainWindow::showsFourPanels()
@@ -126,6 +130,36 @@ void TestMainWindow::injectedReorgAppearsAsOneBar()
     QVERIFY(reorgs->barValues(2).isEmpty());
     QCOMPARE(reorgs->summary(), QStringLiteral("1 reorg(s)"));
     QVERIFY(w.panels().at(2)->pointCount(0) > 0); // the outbox backlog is plotted too
+    host.shutdown();
+}
+
+void TestMainWindow::nodeTableShowsAnOfflineNode()
+{
+    lab::Devnet devnet;
+    devnet.start();
+    lab::FaultProxy a(devnet.url()), b(devnet.url());
+    a.listen();
+    b.listen();
+    ui::MainWindow w;
+    engine::EngineHost host;
+    QObject::connect(&host, &engine::EngineHost::statusAvailable, &w, &ui::MainWindow::applyStatus);
+    engine::EngineConfig config;
+    config.managedDevnet = false;
+    config.rpcUrl = a.url();
+    config.nodes = {a.url(), b.url()};
+    config.indexing = false;
+    host.start(config);
+    const auto stateOf = [&](int row) {
+        auto* item = w.nodeTable()->item(row, 1);
+        return item ? item->text() : QString();
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(w.nodeTable()->rowCount(), 2, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(stateOf(1), QStringLiteral("caught up"), 10000);
+    b.setOffline(true);
+    QTRY_COMPARE_WITH_TIMEOUT(stateOf(1), QStringLiteral("offline"), 10000);
+    QCOMPARE(stateOf(0), QStringLiteral("caught up"));
+    QVERIFY(!w.nodeTable()->item(1, 4)->text().isEmpty()); // the last error is shown
+    QVERIFY(w.panels().at(3)->summary().contains("offline"));
     host.shutdown();
 }
 

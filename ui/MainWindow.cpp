@@ -11,7 +11,9 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QHeaderView>
 #include <QStatusBar>
+#include <QTableWidget>
 
 #include "forkscope_version.h"
 
@@ -22,7 +24,7 @@ using engine::EngineStatus;
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), m_connectionLabel(new QLabel(this)), m_nodeLabel(new QLabel(this)),
       m_chainLabel(new QLabel(this)), m_headLabel(new QLabel(this)), m_dbLabel(new QLabel(this)),
-      m_log(new QPlainTextEdit(this))
+      m_log(new QPlainTextEdit(this)), m_nodeTable(new QTableWidget(0, 5, this))
 {
     setWindowTitle(QStringLiteral("Forkscope"));
     resize(1200, 800);
@@ -70,11 +72,27 @@ MainWindow::MainWindow(QWidget* parent)
     dock->setWidget(m_log);
     addDockWidget(Qt::BottomDockWidgetArea, dock);
 
+    // Nodes: one row per watched endpoint, coloured by state.
+    m_nodeTable->setObjectName(QStringLiteral("nodeTable"));
+    m_nodeTable->setHorizontalHeaderLabels({tr("node"), tr("state"), tr("head"), tr("latency (ms)"), tr("last error")});
+    m_nodeTable->horizontalHeader()->setStretchLastSection(true);
+    m_nodeTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_nodeTable->setToolTip(tr("caught up: within the lag threshold of the best head\n"
+                               "lagging: further behind\noffline: no answer or an error\n"
+                               "forked: its head block differs from the indexed block at that height"));
+    auto* nodesDock = new QDockWidget(tr("Nodes"), this);
+    nodesDock->setObjectName(QStringLiteral("nodesDock"));
+    nodesDock->setWidget(m_nodeTable);
+    addDockWidget(Qt::BottomDockWidgetArea, nodesDock);
+    tabifyDockWidget(dock, nodesDock);
+    dock->raise();
+
     auto* fileMenu = menuBar()->addMenu(tr("&File"));
     QAction* quit = fileMenu->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
     auto* viewMenu = menuBar()->addMenu(tr("&View"));
     viewMenu->addAction(dock->toggleViewAction());
+    viewMenu->addAction(nodesDock->toggleViewAction());
     auto* helpMenu = menuBar()->addMenu(tr("&Help"));
     helpMenu->addAction(tr("&About Forkscope"), this, [this] {
         QMessageBox::about(this, tr("About Forkscope"),
@@ -108,6 +126,8 @@ void MainWindow::applyStatus(const EngineStatus& s)
         head += tr(" (stale)");
     m_headLabel->setText(head);
     m_dbLabel->setText(s.dbPath.isEmpty() ? QString() : tr("db: %1").arg(s.dbPath));
+    if (!s.health.nodes.isEmpty())
+        applyHealth(s.health, double(s.updatedAt.toMSecsSinceEpoch()) / 1000.0);
     if (!s.environmentId.isEmpty()) {
         const double t = double(s.updatedAt.toMSecsSinceEpoch()) / 1000.0;
         PlotPanel* lag = m_panels[0];
@@ -139,6 +159,51 @@ void MainWindow::applyStatus(const EngineStatus& s)
         m_headLabel->setText(m_headLabel->text() + QStringLiteral(" | ") + m_checkpointText);
     }
     m_connectionLabel->setToolTip(s.message);
+}
+
+namespace {
+QColor stateColor(health::NodeState s)
+{
+    switch (s) {
+    case health::NodeState::CaughtUp: return QColor(0xc8, 0xf0, 0xc8);
+    case health::NodeState::Lagging: return QColor(0xff, 0xe7, 0xa8);
+    case health::NodeState::Offline: return QColor(0xf4, 0xb6, 0xb6);
+    case health::NodeState::Forked: return QColor(0xd9, 0xc2, 0xf0);
+    }
+    return {};
+}
+} // namespace
+
+void MainWindow::applyHealth(const health::HealthSnapshot& h, double timeSecs)
+{
+    m_nodeTable->setRowCount(int(h.nodes.size()));
+    QStringList states;
+    for (int i = 0; i < h.nodes.size(); ++i) {
+        const health::NodeHealth& n = h.nodes[i];
+        const QStringList cells{n.url, health::nodeStateName(n.state),
+                                n.head ? QString::number(*n.head) : tr("unknown"),
+                                n.latencyMs >= 0 ? QString::number(n.latencyMs) : QStringLiteral("-"),
+                                n.lastError};
+        for (int c = 0; c < cells.size(); ++c) {
+            auto* item = m_nodeTable->item(i, c);
+            if (!item) {
+                item = new QTableWidgetItem;
+                m_nodeTable->setItem(i, c, item);
+            }
+            item->setText(cells[c]);
+            if (c == 1)
+                item->setBackground(stateColor(n.state));
+        }
+        if (!m_nodeSeries.contains(n.url))
+            m_nodeSeries.insert(n.url, m_panels[3]->addSeries(n.url, QColor::fromHsv((i * 67) % 360, 200, 200)));
+        if (n.head && n.state != health::NodeState::Offline)
+            m_panels[3]->appendPoint(m_nodeSeries.value(n.url), timeSecs, double(*n.head));
+        states << health::nodeStateName(n.state);
+    }
+    m_panels[3]->setSummary(tr("%1 node(s): %2 | ready height %3")
+                                .arg(h.nodes.size())
+                                .arg(states.join(QStringLiteral(", ")),
+                                     h.readyHeight ? QString::number(*h.readyHeight) : tr("none")));
 }
 
 void MainWindow::appendLog(const QString& level, const QString& text)

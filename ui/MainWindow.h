@@ -2,10 +2,12 @@
 
 #include "engine/EngineStatus.h"
 
+#include <QHash>
 #include <QMainWindow>
 
 class QLabel;
 class QPlainTextEdit;
+class QTableWidget;
 
 namespace forkscope::ui {
 
@@ -24,6 +26,7 @@ public:
     QString chainText() const;
     QString checkpointText() const { return m_checkpointText; }
     QList<PlotPanel*> panels() const { return m_panels; }
+    QTableWidget* nodeTable() const { return m_nodeTable; }
 
 public slots:
     void applyStatus(const forkscope::engine::EngineStatus& status);
@@ -43,6 +46,9 @@ private:
     QLabel* m_headLabel;
     QLabel* m_dbLabel;
     QPlainTextEdit* m_log;
+    QTableWidget* m_nodeTable;
+    QHash<QString, int> m_nodeSeries; // node URL -> series in the node health panel
+    void applyHealth(const forkscope::health::HealthSnapshot& h, double timeSecs);
     QString m_checkpointText;
 };
 

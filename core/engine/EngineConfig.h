@@ -2,6 +2,7 @@
 
 #include <QMetaType>
 #include <QString>
+#include <QList>
 #include <QStringList>
 #include <QUrl>
 #include <chrono>
@@ -23,6 +24,8 @@ struct EngineConfig
     bool indexing = true;
     QString environmentId;           // empty: "lab-<UTC time>" for a managed lab
     QStringList contracts;           // 0x addresses, for an external node
+    QList<QUrl> nodes;               // watched for health; empty: the indexed node itself
+    double readyRatio = 0.8;
     // A managed lab always gets the demo token; demo traffic (a spray of transfers every
     // demoInterval) is what makes the panels move with nothing configured.
     bool demoTraffic = true;

@@ -1,4 +1,5 @@
 #include "EngineSession.h"
+#include "health/NodeHealthMonitor.h"
 #include "indexer/Indexer.h"
 #include "indexer/IndexerErrors.h"
 #include "lab/DemoToken.h"
@@ -9,6 +10,7 @@
 #include <QDir>
 #include <QScopeGuard>
 #include <QSqlQuery>
+#include <QThread>
 #include <QFileInfo>
 #include <QTimer>
 
@@ -76,6 +78,7 @@ void EngineSession::start()
         m_status.endpoint = url.toString();
         m_rpc = new rpc::JsonRpcClient(url, this);
         m_rpc->setTimeout(m_config.rpcTimeout);
+        startHealth(url);
         if (m_config.indexing && m_db)
             startIndexing(url);
     } catch (const std::exception& e) {
@@ -127,6 +130,37 @@ void EngineSession::poll()
         }
         publish();
     });
+}
+
+void EngineSession::startHealth(const QUrl& url)
+{
+    // The monitor polls on its own thread: a step blocked on this one must not delay it.
+    health::NodeHealthMonitor::Config hc;
+    hc.nodes = m_config.nodes.isEmpty() ? QList<QUrl>{url} : m_config.nodes;
+    hc.interval = std::chrono::milliseconds(500);
+    hc.timeout = std::chrono::milliseconds(1000);
+    hc.readyRatio = m_config.readyRatio;
+    m_healthThread = new QThread(this);
+    m_healthThread->setObjectName(QStringLiteral("forkscope-health"));
+    m_monitor = new health::NodeHealthMonitor(hc);
+    m_monitor->moveToThread(m_healthThread);
+    connect(m_healthThread, &QThread::started, m_monitor, &health::NodeHealthMonitor::start);
+    connect(m_healthThread, &QThread::finished, m_monitor, &QObject::deleteLater);
+    connect(m_monitor, &health::NodeHealthMonitor::healthAvailable, this,
+            [this](const health::HealthSnapshot& h) {
+                m_status.health = h;
+                publish(false);
+            });
+    connect(m_monitor, &health::NodeHealthMonitor::nodeStateChanged, this,
+            [this](const QString& node, int from, int to) {
+                if (from != to)
+                    emit logMessage(to == int(health::NodeState::CaughtUp) ? QStringLiteral("info")
+                                                                          : QStringLiteral("warning"),
+                                    QStringLiteral("node %1: %2 -> %3")
+                                        .arg(node, health::nodeStateName(health::NodeState(from)),
+                                             health::nodeStateName(health::NodeState(to))));
+            });
+    m_healthThread->start();
 }
 
 void EngineSession::startIndexing(const QUrl& url)
@@ -288,6 +322,14 @@ void EngineSession::stop()
 
 void EngineSession::finishStop()
 {
+    if (m_healthThread) {
+        if (m_monitor)
+            QMetaObject::invokeMethod(m_monitor, &health::NodeHealthMonitor::stop, Qt::BlockingQueuedConnection);
+        m_healthThread->quit();
+        m_healthThread->wait();
+        delete m_healthThread;
+        m_healthThread = nullptr;
+    }
     m_indexer.reset();
     m_demo.reset();
     m_eth.reset();

@@ -5,6 +5,9 @@
 
 #include <QElapsedTimer>
 #include <QObject>
+#include <QPointer>
+
+class QThread;
 #include <memory>
 
 class QTimer;
@@ -18,6 +21,9 @@ class EthClient;
 }
 namespace forkscope::indexer {
 class Indexer;
+}
+namespace forkscope::health {
+class NodeHealthMonitor;
 }
 namespace forkscope::lab {
 class DemoToken;
@@ -75,6 +81,9 @@ private:
     void finishStop();
     QElapsedTimer m_sincePublish;
     QElapsedTimer m_sinceDbSummary;
+    QThread* m_healthThread = nullptr;
+    QPointer<health::NodeHealthMonitor> m_monitor;
+    void startHealth(const QUrl& url);
     void refreshDbSummary();
     QElapsedTimer m_rateClock;
     qint64 m_rateBase = 0;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "health/NodeHealthMonitor.h"
+
 #include <QDateTime>
 #include <QMetaType>
 #include <QString>
@@ -46,6 +48,7 @@ struct EngineStatus
     QList<ReorgMark> recentReorgs; // the last 200, oldest first
     qint64 outboxPending = 0;
     qint64 outboxDelivered = 0;
+    health::HealthSnapshot health; // every watched node, from the health monitor's thread
 
     static QString connectionName(Connection c)
     {

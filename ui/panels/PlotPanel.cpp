@@ -1,5 +1,6 @@
 #include "PlotPanel.h"
 
+#include <QDateTime>
 #include <QLabel>
 #include <QHBoxLayout>
 #include <QVBoxLayout>
@@ -22,6 +23,8 @@ PlotPanel::PlotPanel(const QString& title, const QString& valueAxisLabel, QWidge
     m_plot->xAxis->setLabel(tr("time"));
     m_plot->yAxis->setLabel(valueAxisLabel);
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    const double now = double(QDateTime::currentMSecsSinceEpoch()) / 1000.0;
+    m_plot->xAxis->setRange(now - 300, now + 10);
     m_plot->setMinimumHeight(160);
 
     auto* layout = new QVBoxLayout(this);
