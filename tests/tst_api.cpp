@@ -259,12 +259,10 @@ void TestApi::gateHoldsDeliveriesUntilTheRatioIsMet()
     IndexerLab lab;
     lab.deployToken("AAA");
     lab.sprayAll(10, 2, 10);
-    lab::FaultProxy good(lab.devnet().url()), lagging(lab.devnet().url()), dead(lab.devnet().url());
-    good.listen();
-    lagging.listen();
-    dead.listen();
-    lagging.setLagBlocks(5);
-    dead.setOffline(true);
+    test::ThreeNodes nodes(lab.devnet().url());
+    auto& good = nodes.good;
+    auto& lagging = nodes.lagging;
+    auto& dead = nodes.dead;
     test::WebhookRecorder hook;
     const quint16 port = lab::Devnet::findFreePort();
     QProcess p;

@@ -80,12 +80,10 @@ void TestHealth::threeNodesOneLaggingOneOffline()
     test::IndexerLab lab;
     lab.mine(20);
     const auto head = lab.eth().blockNumber();
-    lab::FaultProxy good(lab.devnet().url()), lagging(lab.devnet().url()), dead(lab.devnet().url());
-    good.listen();
-    lagging.listen();
-    dead.listen();
-    lagging.setLagBlocks(5);
-    dead.setOffline(true);
+    test::ThreeNodes nodes(lab.devnet().url());
+    auto& good = nodes.good;
+    auto& lagging = nodes.lagging;
+    auto& dead = nodes.dead;
 
     health::NodeHealthMonitor::Config c;
     c.nodes = {good.url(), lagging.url(), dead.url()};

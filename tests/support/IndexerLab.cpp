@@ -27,6 +27,15 @@ QString ProcessRun::describe() const
         .arg(out.right(3000), err.right(3000));
 }
 
+ThreeNodes::ThreeNodes(const QUrl& upstream) : good(upstream), lagging(upstream), dead(upstream)
+{
+    good.listen();
+    lagging.listen();
+    dead.listen();
+    lagging.setLagBlocks(5);
+    dead.setOffline(true);
+}
+
 ProcessRun waitForProcess(QProcess& p, int timeoutMs)
 {
     ProcessRun r;

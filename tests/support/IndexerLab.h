@@ -3,6 +3,7 @@
 #include "indexer/InvariantChecker.h"
 #include "lab/DemoToken.h"
 #include "lab/Devnet.h"
+#include "lab/FaultProxy.h"
 #include "rpc/EthClient.h"
 
 #include <QProcess>
@@ -77,5 +78,15 @@ private:
 };
 
 ProcessRun waitForProcess(QProcess& p, int timeoutMs);
+
+// Three "nodes" in front of one anvil: one healthy, one serving the chain 5 blocks back,
+// one offline; the classic disagreement the ready-ratio gate is for.
+struct ThreeNodes
+{
+    explicit ThreeNodes(const QUrl& upstream);
+    lab::FaultProxy good;
+    lab::FaultProxy lagging;
+    lab::FaultProxy dead;
+};
 
 } // namespace forkscope::test
