@@ -2,6 +2,7 @@
 #include "CommandLine.h"
 #include "MainWindow.h"
 #include "UnixSignalWatcher.h"
+#include "config/AppSettings.h"
 #include "engine/EngineHost.h"
 
 #include <QApplication>
@@ -9,6 +10,7 @@
 #include <QDir>
 #include <QStandardPaths>
 #include <QTimer>
+#include <QSettings>
 #include <QUrl>
 #include <cstdio>
 
@@ -59,8 +61,29 @@ int runGui(int& argc, char** argv)
         config.rpcUrl = url;
     }
 
+    // Saved settings (File > Settings) choose the node and contracts unless --rpc does.
+    const auto fromSettings = [&config](const config::AppSettings& s) {
+        engine::EngineConfig c = config;
+        const QStringList endpoints = s.endpointList();
+        c.managedDevnet = endpoints.isEmpty();
+        c.rpcUrl = endpoints.isEmpty() ? QUrl() : QUrl(endpoints.first());
+        for (const QString& e : endpoints)
+            c.nodes.append(QUrl(e));
+        c.contracts = s.contractList();
+        c.readyRatio = s.readyRatio.toDouble() > 0 ? s.readyRatio.toDouble() : 0.8;
+        return c;
+    };
+    if (!p.isSet(rpc)) {
+        QSettings store;
+        const config::AppSettings saved = config::AppSettings::load(store);
+        if (!saved.endpointList().isEmpty())
+            config = fromSettings(saved);
+    }
+
     ui::MainWindow window;
     engine::EngineHost host;
+    QObject::connect(&window, &ui::MainWindow::settingsChanged, &host,
+                     [&host, fromSettings](const config::AppSettings& s) { host.start(fromSettings(s)); });
     QObject::connect(&host, &engine::EngineHost::statusAvailable, &window,
                      &ui::MainWindow::applyStatus);
     QObject::connect(&host, &engine::EngineHost::logMessage, &window, &ui::MainWindow::appendLog);

@@ -136,6 +136,7 @@ void TestCli::guiStartsOffscreenAndQuitsCleanly()
     QProcess p;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert("QT_QPA_PLATFORM", "offscreen");
+    env.insert("XDG_CONFIG_HOME", dir.path()); // no saved settings of the user's leak in
     p.setProcessEnvironment(env);
     p.start(QStringLiteral(FORKSCOPE_BINARY), {"--db", dir.filePath("gui.sqlite")});
     QString seen;

@@ -1,4 +1,5 @@
 #include "MainWindow.h"
+#include "SettingsDialog.h"
 #include "panels/PlotPanel.h"
 
 #include <QAction>
@@ -12,6 +13,7 @@
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QHeaderView>
+#include <QSettings>
 #include <QStatusBar>
 #include <QTableWidget>
 
@@ -88,6 +90,16 @@ MainWindow::MainWindow(QWidget* parent)
     dock->raise();
 
     auto* fileMenu = menuBar()->addMenu(tr("&File"));
+    QAction* settings = fileMenu->addAction(tr("&Settings..."), this, [this] {
+        QSettings store;
+        SettingsDialog dialog(config::AppSettings::load(store), this);
+        if (dialog.exec() != QDialog::Accepted)
+            return;
+        dialog.settings().save(store);
+        appendLog(QStringLiteral("info"), tr("settings saved; restarting the engine"));
+        emit settingsChanged(dialog.settings());
+    });
+    settings->setShortcut(QKeySequence::Preferences);
     QAction* quit = fileMenu->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
     auto* viewMenu = menuBar()->addMenu(tr("&View"));

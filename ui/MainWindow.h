@@ -1,5 +1,6 @@
 #pragma once
 
+#include "config/AppSettings.h"
 #include "engine/EngineStatus.h"
 
 #include <QHash>
@@ -34,6 +35,8 @@ public slots:
 
 signals:
     void closing();
+    // The user accepted new settings (already saved with QSettings).
+    void settingsChanged(const forkscope::config::AppSettings& settings);
 
 protected:
     void closeEvent(QCloseEvent* event) override;

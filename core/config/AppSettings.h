@@ -1,0 +1,30 @@
+#pragma once
+
+#include <QSettings>
+#include <QString>
+
+namespace forkscope::config {
+
+// What the settings dialog edits, persisted with QSettings. Values are kept as the user
+// typed them; SettingsValidation says whether they are usable.
+struct AppSettings
+{
+    QString endpoints;     // one URL per line; empty: a managed anvil lab
+    QString contracts;     // one 0x address per line
+    QString abiPath;
+    QString startBlock = QStringLiteral("0");
+    QString confirmations = QStringLiteral("0");
+    QString batchSize = QStringLiteral("100");
+    QString maxReorgDepth = QStringLiteral("64");
+    QString pollMs = QStringLiteral("1000");
+    QString readyRatio = QStringLiteral("0.8");
+    QString webhook;
+
+    static AppSettings load(QSettings& s);
+    void save(QSettings& s) const;
+    QStringList endpointList() const;
+    QStringList contractList() const;
+    friend bool operator==(const AppSettings&, const AppSettings&) = default;
+};
+
+} // namespace forkscope::config

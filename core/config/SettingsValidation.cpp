@@ -1,0 +1,70 @@
+#include "SettingsValidation.h"
+#include "abi/EventRegistry.h"
+#include "chain/Address.h"
+#include "chain/ChainParseError.h"
+#include "chain/Hex.h"
+
+#include <QUrl>
+
+namespace forkscope::config {
+
+std::optional<QString> validateEndpoint(const QString& text)
+{
+    const QString t = text.trimmed();
+    if (t.isEmpty())
+        return QStringLiteral("endpoint: enter a URL such as http://127.0.0.1:8545");
+    const QUrl url(t, QUrl::StrictMode);
+    if (!url.isValid() || url.host().isEmpty())
+        return QStringLiteral("endpoint \"%1\" is not a valid URL").arg(t);
+    if (url.scheme() != QLatin1String("http") && url.scheme() != QLatin1String("https"))
+        return QStringLiteral("endpoint \"%1\" must start with http:// or https://").arg(t);
+    return std::nullopt;
+}
+
+std::optional<QString> validateAddress(const QString& text)
+{
+    try {
+        chain::Address::fromHex(text.trimmed(), QStringLiteral("contract"));
+        return std::nullopt;
+    } catch (const chain::ChainParseError& e) {
+        return e.message();
+    }
+}
+
+std::optional<QString> validateAbiFile(const QString& path)
+{
+    if (path.trimmed().isEmpty())
+        return std::nullopt; // optional: Transfer projection only
+    try {
+        const auto registry = abi::EventRegistry::fromFile(path.trimmed());
+        if (registry.eventCount() == 0)
+            return QStringLiteral("ABI file %1 declares no events").arg(path.trimmed());
+        return std::nullopt;
+    } catch (const abi::AbiError& e) {
+        return e.message();
+    }
+}
+
+std::optional<QString> validateWholeNumber(const QString& text, const QString& field, quint64 min,
+                                           quint64 max)
+{
+    try {
+        const auto v = chain::hex::parseDecimalU63(text.trimmed(), field);
+        if (v < min || v > max)
+            return QStringLiteral("%1 must be from %2 to %3, got %4").arg(field).arg(min).arg(max).arg(v);
+        return std::nullopt;
+    } catch (const chain::ChainParseError& e) {
+        return e.message();
+    }
+}
+
+std::optional<QString> validateRatio(const QString& text)
+{
+    bool ok = false;
+    const double r = text.trimmed().toDouble(&ok);
+    if (!ok || r <= 0 || r > 1)
+        return QStringLiteral("ready ratio must be a number above 0 and at most 1, got \"%1\"").arg(text.trimmed());
+    return std::nullopt;
+}
+
+} // namespace forkscope::config

@@ -1,0 +1,18 @@
+#pragma once
+
+#include <QString>
+#include <optional>
+
+namespace forkscope::config {
+
+// Inline validation for the settings dialog (and anything else taking user input). Each
+// returns nullopt when the value is acceptable, otherwise one sentence naming the field
+// and what is wrong with the value.
+std::optional<QString> validateEndpoint(const QString& text);      // http(s) URL with a host
+std::optional<QString> validateAddress(const QString& text);       // 0x + 40 hex digits
+std::optional<QString> validateAbiFile(const QString& path);       // readable ABI JSON with events
+std::optional<QString> validateWholeNumber(const QString& text, const QString& field,
+                                           quint64 min, quint64 max);
+std::optional<QString> validateRatio(const QString& text);         // 0 < r <= 1
+
+} // namespace forkscope::config

@@ -1,0 +1,126 @@
+// Settings: validation rules as a table, the dialog's inline messages and OK button, and
+// persistence through QSettings.
+#include "SettingsDialog.h"
+#include "config/AppSettings.h"
+#include "config/SettingsValidation.h"
+
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace forkscope;
+
+class TestSettings : public QObject
+{
+    Q_OBJECT
+private slots:
+    void rules_data();
+    void rules();
+    void dialogShowsErrorsInline_data();
+    void dialogShowsErrorsInline();
+    void roundTripThroughQSettings();
+};
+
+void TestSettings::rules_data()
+{
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<QString>("value");
+    QTest::addColumn<QString>("error"); // empty: accepted; else a fragment of the message
+    QTest::newRow("good endpoint") << "endpoint" << "http://127.0.0.1:8545" << "";
+    QTest::newRow("https endpoint") << "endpoint" << "https://rpc.example.org/v1" << "";
+    QTest::newRow("ftp endpoint") << "endpoint" << "ftp://x.org" << "must start with http";
+    QTest::newRow("no host") << "endpoint" << "http://" << "not a valid URL";
+    QTest::newRow("garbage endpoint") << "endpoint" << "localhost 8545" << "endpoint \"localhost 8545\"";
+    QTest::newRow("good address") << "address" << "0x5FbDB2315678afecb367f032d93F642f64180aa3" << "";
+    QTest::newRow("short address") << "address" << "0x5fbdb2" << "expected 20 bytes";
+    QTest::newRow("address without 0x") << "address" << "5fbdb2315678afecb367f032d93f642f64180aa3" << "0x-prefixed";
+    QTest::newRow("address non-hex") << "address" << "0x5fbdb2315678afecb367f032d93f642f64180aaz" << "'z'";
+    QTest::newRow("missing abi") << "abi" << "/nonexistent/token.abi.json" << "/nonexistent/token.abi.json";
+    QTest::newRow("real abi") << "abi" << FORKSCOPE_SOURCE_DIR "/resources/contracts/DemoToken.json" << "";
+    QTest::newRow("ratio 0") << "ratio" << "0" << "above 0";
+    QTest::newRow("ratio 1.5") << "ratio" << "1.5" << "at most 1";
+    QTest::newRow("ratio 0.8") << "ratio" << "0.8" << "";
+    QTest::newRow("batch 0") << "batch" << "0" << "from 1 to 10000";
+    QTest::newRow("batch -3") << "batch" << "-3" << "negative";
+    QTest::newRow("batch 50") << "batch" << "50" << "";
+}
+
+void TestSettings::rules()
+{
+    QFETCH(QString, kind);
+    QFETCH(QString, value);
+    QFETCH(QString, error);
+    std::optional<QString> got;
+    if (kind == "endpoint")
+        got = config::validateEndpoint(value);
+    else if (kind == "address")
+        got = config::validateAddress(value);
+    else if (kind == "abi")
+        got = config::validateAbiFile(value);
+    else if (kind == "ratio")
+        got = config::validateRatio(value);
+    else
+        got = config::validateWholeNumber(value, "batch size", 1, 10000);
+    if (error.isEmpty())
+        QVERIFY2(!got, qPrintable(got.value_or("")));
+    else
+        QVERIFY2(got && got->contains(error), qPrintable(got.value_or("(accepted)")));
+}
+
+void TestSettings::dialogShowsErrorsInline_data()
+{
+    QTest::addColumn<QString>("field");
+    QTest::addColumn<QString>("value");
+    QTest::addColumn<QString>("errorField");
+    QTest::addColumn<QString>("mentions");
+    QTest::newRow("bad URL") << "endpoints" << "http://127.0.0.1:8545\nnot a url" << "endpoints" << "not a url";
+    QTest::newRow("bad address") << "contracts" << "0x1234" << "contracts" << "expected 20 bytes";
+    QTest::newRow("unreadable ABI") << "abi" << "/no/such.json" << "abi" << "/no/such.json";
+    QTest::newRow("bad webhook") << "webhook" << "mailto:me" << "webhook" << "webhook";
+    QTest::newRow("endpoint without contract") << "endpoints" << "http://127.0.0.1:8545" << "contracts"
+                                               << "needs at least one contract";
+}
+
+void TestSettings::dialogShowsErrorsInline()
+{
+    QFETCH(QString, field);
+    QFETCH(QString, value);
+    QFETCH(QString, errorField);
+    QFETCH(QString, mentions);
+    ui::SettingsDialog dialog{config::AppSettings{}};
+    QVERIFY(dialog.isValid()); // the defaults are usable (a managed lab)
+    if (auto* t = dialog.textEdit(field))
+        t->setPlainText(value);
+    else
+        dialog.lineEdit(field)->setText(value);
+    QVERIFY(!dialog.isValid());
+    QVERIFY(!dialog.okButton()->isEnabled());
+    QVERIFY2(dialog.errorFor(errorField).contains(mentions), qPrintable(dialog.errorFor(errorField)));
+}
+
+void TestSettings::roundTripThroughQSettings()
+{
+    QTemporaryDir dir;
+    const QString ini = dir.filePath("forkscope.ini");
+    config::AppSettings s;
+    s.endpoints = "http://127.0.0.1:8545\nhttp://127.0.0.1:8546";
+    s.contracts = "0x5fbdb2315678afecb367f032d93f642f64180aa3";
+    s.readyRatio = "0.6";
+    s.webhook = "http://127.0.0.1:9999/hook";
+    {
+        QSettings store(ini, QSettings::IniFormat);
+        s.save(store);
+    }
+    QSettings store(ini, QSettings::IniFormat);
+    const auto loaded = config::AppSettings::load(store);
+    QCOMPARE(loaded, s);
+    QCOMPARE(loaded.endpointList().size(), 2);
+    ui::SettingsDialog dialog(loaded);
+    QVERIFY(dialog.isValid());
+    QCOMPARE(dialog.settings(), s);
+}
+
+QTEST_MAIN(TestSettings)
+#include "tst_settings.moc"
