@@ -82,8 +82,14 @@ int runGui(int& argc, char** argv)
 
     ui::MainWindow window;
     engine::EngineHost host;
+    QObject::connect(&window, &ui::MainWindow::indexingPauseRequested, &host, &engine::EngineHost::setIndexingPaused);
+    QObject::connect(&window, &ui::MainWindow::engineRestartRequested, &host, [&host, &config] { host.start(config); });
+    QObject::connect(&window, &ui::MainWindow::engineStopRequested, &host, [&host] { host.shutdown(); });
     QObject::connect(&window, &ui::MainWindow::settingsChanged, &host,
-                     [&host, fromSettings](const config::AppSettings& s) { host.start(fromSettings(s)); });
+                     [&host, &config, fromSettings](const config::AppSettings& s) {
+                         config = fromSettings(s);
+                         host.start(config);
+                     });
     QObject::connect(&host, &engine::EngineHost::statusAvailable, &window,
                      &ui::MainWindow::applyStatus);
     QObject::connect(&host, &engine::EngineHost::logMessage, &window, &ui::MainWindow::appendLog);

@@ -31,6 +31,7 @@ private slots:
     void showsUnreachableNodeWithoutInventingData();
     void injectedReorgAppearsAsOneBar();
     void nodeTableShowsAnOfflineNode();
+    void pauseAndResumeIndexingWithTheCheckpointView();
 };
 
 void TestMainWindow::showsFourPanels()
@@ -160,6 +161,41 @@ void TestMainWindow::nodeTableShowsAnOfflineNode()
     QCOMPARE(stateOf(0), QStringLiteral("caught up"));
     QVERIFY(!w.nodeTable()->item(1, 4)->text().isEmpty()); // the last error is shown
     QVERIFY(w.panels().at(3)->summary().contains("offline"));
+    host.shutdown();
+}
+
+void TestMainWindow::pauseAndResumeIndexingWithTheCheckpointView()
+{
+    QTemporaryDir dir;
+    ui::MainWindow w;
+    engine::EngineHost host;
+    QObject::connect(&host, &engine::EngineHost::statusAvailable, &w, &ui::MainWindow::applyStatus);
+    QObject::connect(&w, &ui::MainWindow::indexingPauseRequested, &host, &engine::EngineHost::setIndexingPaused);
+    QSignalSpy statuses(&host, &engine::EngineHost::statusAvailable);
+    engine::EngineConfig config;
+    config.dbPath = dir.filePath("pause.sqlite");
+    config.demoTraffic = false;
+    host.start(config);
+    QTRY_VERIFY_WITH_TIMEOUT(w.checkpointText().startsWith("checkpoint "), 30000);
+    const QUrl node(statuses.last().at(0).value<engine::EngineStatus>().endpoint);
+    rpc::JsonRpcClient client(node);
+    rpc::EthClient eth(client);
+
+    w.pauseAction()->trigger(); // Ctrl+I
+    QTRY_VERIFY_WITH_TIMEOUT(w.panels().first()->summary().contains("paused"), 10000);
+    const QString before = w.checkpointField("number");
+    client.callBlocking("anvil_mine", {"0x5"});
+    QTest::qWait(1500);
+    QCOMPARE(w.checkpointField("number"), before); // nothing moves while paused
+
+    w.pauseAction()->trigger();
+    const auto head = eth.blockNumber();
+    QTRY_COMPARE_WITH_TIMEOUT(w.checkpointField("number"), QString::number(head), 15000);
+    // The checkpoint view shows the claim as stored, and it matches the node.
+    QTRY_COMPARE_WITH_TIMEOUT(w.checkpointField("hash"), eth.blockByNumber(head)->hash.toHex(), 15000);
+    QCOMPARE(w.checkpointField("policy"), QStringLiteral("follow-head/confirmations=0"));
+    QCOMPARE(w.checkpointField("generation"), QStringLiteral("1"));
+    QCOMPARE(w.checkpointField("chain"), QStringLiteral("31337"));
     host.shutdown();
 }
 

@@ -12,7 +12,9 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QFormLayout>
 #include <QHeaderView>
+#include <QToolBar>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTableWidget>
@@ -89,6 +91,49 @@ MainWindow::MainWindow(QWidget* parent)
     tabifyDockWidget(dock, nodesDock);
     dock->raise();
 
+    // Checkpoint: the claim the indexer stands behind, as stored.
+    auto* cpWidget = new QWidget(this);
+    auto* cpForm = new QFormLayout(cpWidget);
+    for (const auto& [key, label] : QList<std::pair<QString, QString>>{
+             {QStringLiteral("environment"), tr("Environment")}, {QStringLiteral("chain"), tr("Chain id")},
+             {QStringLiteral("source"), tr("Source")}, {QStringLiteral("number"), tr("Checkpoint")},
+             {QStringLiteral("hash"), tr("Hash")}, {QStringLiteral("policy"), tr("Policy version")},
+             {QStringLiteral("generation"), tr("Generation")}, {QStringLiteral("verified"), tr("Hash re-verified at")}}) {
+        auto* value = new QLabel(QStringLiteral("-"), cpWidget);
+        value->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        cpForm->addRow(label, value);
+        m_checkpointFields.insert(key, value);
+    }
+    auto* cpDock = new QDockWidget(tr("Checkpoint"), this);
+    cpDock->setObjectName(QStringLiteral("checkpointDock"));
+    cpDock->setWidget(cpWidget);
+    addDockWidget(Qt::BottomDockWidgetArea, cpDock);
+    tabifyDockWidget(nodesDock, cpDock);
+    dock->raise();
+
+    // Engine controls: toolbar, menu and keyboard.
+    auto* engineMenu = menuBar()->addMenu(tr("&Engine"));
+    auto* toolbar = addToolBar(tr("Engine"));
+    toolbar->setObjectName(QStringLiteral("engineToolbar"));
+    m_pauseAction = new QAction(tr("Pause indexing"), this);
+    m_pauseAction->setCheckable(true);
+    m_pauseAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
+    connect(m_pauseAction, &QAction::toggled, this, &MainWindow::indexingPauseRequested);
+    auto* restart = new QAction(tr("Restart engine"), this);
+    restart->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    restart->setToolTip(tr("Stop and start again: a managed lab gets a fresh anvil and a new environment"));
+    connect(restart, &QAction::triggered, this, [this] {
+        m_pauseAction->setChecked(false);
+        emit engineRestartRequested();
+    });
+    auto* stopEngine = new QAction(tr("Stop engine"), this);
+    stopEngine->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
+    connect(stopEngine, &QAction::triggered, this, &MainWindow::engineStopRequested);
+    for (QAction* a : {m_pauseAction, restart, stopEngine}) {
+        engineMenu->addAction(a);
+        toolbar->addAction(a);
+    }
+
     auto* fileMenu = menuBar()->addMenu(tr("&File"));
     QAction* settings = fileMenu->addAction(tr("&Settings..."), this, [this] {
         QSettings store;
@@ -105,6 +150,7 @@ MainWindow::MainWindow(QWidget* parent)
     auto* viewMenu = menuBar()->addMenu(tr("&View"));
     viewMenu->addAction(dock->toggleViewAction());
     viewMenu->addAction(nodesDock->toggleViewAction());
+    viewMenu->addAction(cpDock->toggleViewAction());
     auto* helpMenu = menuBar()->addMenu(tr("&Help"));
     helpMenu->addAction(tr("&About Forkscope"), this, [this] {
         QMessageBox::about(this, tr("About Forkscope"),
@@ -167,6 +213,15 @@ void MainWindow::applyStatus(const EngineStatus& s)
         m_panels[1]->setSummary(tr("%1 reorg(s)").arg(s.recentReorgs.size()));
         m_panels[2]->appendPoint(0, t, double(s.outboxPending));
         m_panels[2]->setSummary(tr("%1 pending | %2 delivered").arg(s.outboxPending).arg(s.outboxDelivered));
+        m_checkpointFields.value(QStringLiteral("environment"))->setText(s.environmentId);
+        m_checkpointFields.value(QStringLiteral("chain"))->setText(s.chainId ? QString::number(*s.chainId) : tr("unknown"));
+        m_checkpointFields.value(QStringLiteral("source"))->setText(QStringLiteral("default"));
+        m_checkpointFields.value(QStringLiteral("number"))->setText(s.checkpoint ? QString::number(*s.checkpoint)
+                                                                                  : tr("nothing indexed yet"));
+        m_checkpointFields.value(QStringLiteral("hash"))->setText(s.checkpointHash.isEmpty() ? QStringLiteral("-") : s.checkpointHash);
+        m_checkpointFields.value(QStringLiteral("policy"))->setText(s.policyVersion);
+        m_checkpointFields.value(QStringLiteral("generation"))->setText(QString::number(s.generation));
+        m_checkpointFields.value(QStringLiteral("verified"))->setText(s.verifiedAt.isEmpty() ? tr("not yet") : s.verifiedAt);
         m_checkpointText = s.checkpoint ? tr("checkpoint %1").arg(*s.checkpoint) : tr("nothing indexed yet");
         m_headLabel->setText(m_headLabel->text() + QStringLiteral(" | ") + m_checkpointText);
     }
@@ -216,6 +271,12 @@ void MainWindow::applyHealth(const health::HealthSnapshot& h, double timeSecs)
                                 .arg(h.nodes.size())
                                 .arg(states.join(QStringLiteral(", ")),
                                      h.readyHeight ? QString::number(*h.readyHeight) : tr("none")));
+}
+
+QString MainWindow::checkpointField(const QString& name) const
+{
+    const QLabel* l = m_checkpointFields.value(name);
+    return l ? l->text() : QString();
 }
 
 void MainWindow::appendLog(const QString& level, const QString& text)

@@ -28,6 +28,8 @@ public:
     QString checkpointText() const { return m_checkpointText; }
     QList<PlotPanel*> panels() const { return m_panels; }
     QTableWidget* nodeTable() const { return m_nodeTable; }
+    QString checkpointField(const QString& name) const;
+    QAction* pauseAction() const { return m_pauseAction; }
 
 public slots:
     void applyStatus(const forkscope::engine::EngineStatus& status);
@@ -37,6 +39,9 @@ signals:
     void closing();
     // The user accepted new settings (already saved with QSettings).
     void settingsChanged(const forkscope::config::AppSettings& settings);
+    void indexingPauseRequested(bool paused);
+    void engineRestartRequested();
+    void engineStopRequested();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -50,9 +55,11 @@ private:
     QLabel* m_dbLabel;
     QPlainTextEdit* m_log;
     QTableWidget* m_nodeTable;
+    QHash<QString, class QLabel*> m_checkpointFields;
     QHash<QString, int> m_nodeSeries; // node URL -> series in the node health panel
     void applyHealth(const forkscope::health::HealthSnapshot& h, double timeSecs);
     QString m_checkpointText;
+    QAction* m_pauseAction = nullptr;
 };
 
 } // namespace forkscope::ui

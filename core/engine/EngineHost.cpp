@@ -43,6 +43,13 @@ void EngineHost::shutdown()
     m_thread = nullptr;
 }
 
+void EngineHost::setIndexingPaused(bool paused)
+{
+    if (m_session)
+        QMetaObject::invokeMethod(m_session, [s = m_session, paused] { if (s) s->setIndexingPaused(paused); },
+                                  Qt::QueuedConnection);
+}
+
 bool EngineHost::isRunning() const
 {
     return m_thread && m_thread->isRunning();

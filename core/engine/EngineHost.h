@@ -25,6 +25,7 @@ public:
     // Stops the session on its thread, then quits and joins the thread. Safe to call twice.
     void shutdown();
     bool isRunning() const;
+    void setIndexingPaused(bool paused);
 
 signals:
     void statusAvailable(const forkscope::engine::EngineStatus& status);

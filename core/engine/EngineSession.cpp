@@ -232,7 +232,8 @@ void EngineSession::indexStep()
     });
     try {
         const indexer::IndexerStatus& s = m_indexer->step();
-        m_status.indexerState = indexer::IndexerStatus::stateName(s.state);
+        m_status.indexerState = m_status.indexingPaused ? QStringLiteral("paused")
+                                                        : indexer::IndexerStatus::stateName(s.state);
         m_status.checkpoint = s.checkpoint;
         if (s.head)
             m_status.headBlock = s.head;
@@ -260,7 +261,7 @@ void EngineSession::indexStep()
         publish();
         return;
     }
-    if (!m_stopRequested)
+    if (!m_stopRequested && !m_status.indexingPaused)
         m_indexTimer->start(next);
 }
 
@@ -279,6 +280,15 @@ void EngineSession::refreshDbSummary()
                        r.value(2).toLongLong(), r.value(3).toString(), r.value(4).toLongLong(),
                        r.value(5).toLongLong()});
     m_status.recentReorgs = marks;
+    QSqlQuery cp = m_db->run(QStringLiteral("SELECT block_hash, policy_version, generation, verified_at FROM "
+                                            "indexer_checkpoints WHERE environment_id = ? AND chain_id = ?"),
+                             scope);
+    if (cp.next()) {
+        m_status.checkpointHash = cp.value(0).toString();
+        m_status.policyVersion = cp.value(1).toString();
+        m_status.generation = cp.value(2).toInt();
+        m_status.verifiedAt = cp.value(3).toString();
+    }
     QSqlQuery o = m_db->run(QStringLiteral("SELECT count(*) FILTER (WHERE delivered_at IS NULL AND failed_at IS NULL), "
                                            "count(*) FILTER (WHERE delivered_at IS NOT NULL) FROM outbox "
                                            "WHERE environment_id = ? AND chain_id = ?"),
@@ -287,6 +297,21 @@ void EngineSession::refreshDbSummary()
         m_status.outboxPending = o.value(0).toLongLong();
         m_status.outboxDelivered = o.value(1).toLongLong();
     }
+}
+
+void EngineSession::setIndexingPaused(bool paused)
+{
+    if (!m_indexTimer || m_status.indexingPaused == paused)
+        return;
+    m_status.indexingPaused = paused;
+    if (paused) {
+        m_indexTimer->stop();
+        m_status.indexerState = QStringLiteral("paused");
+    } else {
+        m_indexTimer->start(0);
+    }
+    emit logMessage(QStringLiteral("info"), paused ? QStringLiteral("indexing paused") : QStringLiteral("indexing resumed"));
+    publish();
 }
 
 void EngineSession::demoTick()

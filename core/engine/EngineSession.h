@@ -47,6 +47,8 @@ public:
 public slots:
     void start();
     void stop();
+    // Pauses or resumes the indexer only (the node, health and demo traffic go on).
+    void setIndexingPaused(bool paused);
 
 signals:
     void statusAvailable(const forkscope::engine::EngineStatus& status);

@@ -39,7 +39,13 @@ struct EngineStatus
 
     // The indexer, when it runs.
     QString environmentId;
-    QString indexerState;               // IndexerStatus::stateName
+    QString indexerState;               // IndexerStatus::stateName, or "paused"
+    bool indexingPaused = false;
+    // The checkpoint as stored (for the checkpoint view).
+    QString checkpointHash;
+    QString policyVersion;
+    int generation = 0;
+    QString verifiedAt;
     std::optional<quint64> checkpoint;  // nullopt: nothing indexed yet
     qint64 transfersCommitted = 0;      // by this session
     double eventsPerSecond = 0;
