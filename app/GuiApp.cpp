@@ -83,6 +83,8 @@ int runGui(int& argc, char** argv)
     ui::MainWindow window;
     engine::EngineHost host;
     QObject::connect(&window, &ui::MainWindow::indexingPauseRequested, &host, &engine::EngineHost::setIndexingPaused);
+    QObject::connect(&window, &ui::MainWindow::reorgDiffRequested, &host, &engine::EngineHost::requestReorgDiff);
+    QObject::connect(&host, &engine::EngineHost::reorgDiffAvailable, &window, &ui::MainWindow::showReorgDiff);
     QObject::connect(&window, &ui::MainWindow::engineRestartRequested, &host, [&host, &config] { host.start(config); });
     QObject::connect(&window, &ui::MainWindow::engineStopRequested, &host, [&host] { host.shutdown(); });
     QObject::connect(&window, &ui::MainWindow::settingsChanged, &host,

@@ -6,10 +6,13 @@
 #include "lab/Devnet.h"
 #include "lab/FaultProxy.h"
 #include "rpc/EthClient.h"
+#include "ReorgDiffDialog.h"
+#include "lab/DemoToken.h"
 #include "store/Database.h"
 
 #include <QJsonArray>
 #include <QTableWidget>
+#include <qcustomplot.h>
 
 #include <QSqlQuery>
 
@@ -112,15 +115,23 @@ void TestMainWindow::injectedReorgAppearsAsOneBar()
     ui::MainWindow w;
     engine::EngineHost host;
     QObject::connect(&host, &engine::EngineHost::statusAvailable, &w, &ui::MainWindow::applyStatus);
+    QObject::connect(&w, &ui::MainWindow::reorgDiffRequested, &host, &engine::EngineHost::requestReorgDiff);
+    QObject::connect(&host, &engine::EngineHost::reorgDiffAvailable, &w, &ui::MainWindow::showReorgDiff);
     QSignalSpy statuses(&host, &engine::EngineHost::statusAvailable);
     engine::EngineConfig config;
     config.dbPath = dir.filePath("reorg.sqlite");
     config.demoTraffic = false; // the test makes the blocks, so the chain holds still
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
     host.start(config);
     QTRY_VERIFY_WITH_TIMEOUT(w.checkpointText().startsWith("checkpoint "), 30000);
-    const QUrl node(statuses.last().at(0).value<engine::EngineStatus>().endpoint);
-    rpc::JsonRpcClient client(node);
-    client.callBlocking("anvil_mine", {"0xa"});
+    const auto status = statuses.last().at(0).value<engine::EngineStatus>();
+    rpc::JsonRpcClient client{QUrl(status.endpoint)};
+    lab::DemoToken token(client, chain::Address::fromHex(status.contracts.first(), "token"),
+                         lab::DemoToken::defaultSender(client));
+    for (int i = 0; i < 4; ++i)
+        token.spray(3, quint64(i) * 3, 20); // transfers in the blocks about to be replaced
+    client.callBlocking("anvil_mine", {"0x2"});
     const auto head = rpc::EthClient(client).blockNumber();
     QTRY_COMPARE_WITH_TIMEOUT(w.checkpointText(), QStringLiteral("checkpoint %1").arg(head), 30000);
 
@@ -131,6 +142,25 @@ void TestMainWindow::injectedReorgAppearsAsOneBar()
     QVERIFY(reorgs->barValues(2).isEmpty());
     QCOMPARE(reorgs->summary(), QStringLiteral("1 reorg(s)"));
     QVERIFY(w.panels().at(2)->pointCount(0) > 0); // the outbox backlog is plotted too
+
+    // Click the bar: the diff view lists the transfers the rollback removed.
+    QCustomPlot* plot = reorgs->plot();
+    plot->replot();
+    auto* bars = qobject_cast<QCPBars*>(plot->plottable(0));
+    QVERIFY(bars && bars->dataCount() == 1);
+    const QPoint at(int(plot->xAxis->coordToPixel(bars->data()->at(0)->key)),
+                    int(plot->yAxis->coordToPixel(2.5)));
+    QTest::mouseClick(plot, Qt::LeftButton, {}, at);
+    QTRY_VERIFY_WITH_TIMEOUT(w.lastDiffDialog() != nullptr, 10000);
+    QVERIFY2(w.lastDiffDialog()->summary().contains("depth 5"), qPrintable(w.lastDiffDialog()->summary()));
+    int removed = 0, balances = 0;
+    for (int r = 0; r < w.lastDiffDialog()->table()->rowCount(); ++r) {
+        const QString what = w.lastDiffDialog()->table()->item(r, 0)->text();
+        removed += what == QLatin1String("transfer removed");
+        balances += what == QLatin1String("balance recomputed");
+    }
+    QCOMPARE(removed, 9); // depth 5 = 2 empty blocks + the last 3 sprays of 3 transfers
+    QVERIFY(balances > 0);
     host.shutdown();
 }
 

@@ -1,4 +1,5 @@
 #include "MainWindow.h"
+#include "ReorgDiffDialog.h"
 #include "SettingsDialog.h"
 #include "panels/PlotPanel.h"
 
@@ -15,6 +16,7 @@
 #include <QFormLayout>
 #include <QHeaderView>
 #include <QToolBar>
+#include <qcustomplot.h>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTableWidget>
@@ -54,6 +56,12 @@ MainWindow::MainWindow(QWidget* parent)
     m_panels[1]->addBars(tr("hash mismatch"), QColor(0xff, 0x7f, 0x0e));
     m_panels[1]->addBars(tr("parent mismatch"), QColor(0x94, 0x67, 0xbd));
     m_panels[1]->addBars(tr("absence"), QColor(0xd6, 0x27, 0x28));
+    m_panels[1]->plot()->setToolTip(tr("Click a bar to see what that reorg undid"));
+    connect(m_panels[1], &PlotPanel::barClicked, this, [this](int bars, int index) {
+        const qint64 id = reorgIdAt(bars, index);
+        if (id >= 0)
+            emit reorgDiffRequested(id);
+    });
     // Outbox backlog: rows waiting for the safe height or the sink.
     m_panels[2]->addSeries(tr("pending rows"), QColor(0x8c, 0x56, 0x4b));
     setCentralWidget(central);
@@ -203,10 +211,12 @@ void MainWindow::applyStatus(const EngineStatus& s)
                                   QStringLiteral("absence")};
         for (int r = 0; r < reasons.size(); ++r) {
             QList<double> times, depths;
+            m_reorgIds[r].clear();
             for (const auto& m : s.recentReorgs)
                 if (m.reason == reasons[r]) {
                     times << double(m.detectedAt.toMSecsSinceEpoch()) / 1000.0;
                     depths << double(m.depth);
+                    m_reorgIds[r] << m.id;
                 }
             m_panels[1]->setBars(r, times, depths);
         }
@@ -271,6 +281,20 @@ void MainWindow::applyHealth(const health::HealthSnapshot& h, double timeSecs)
                                 .arg(h.nodes.size())
                                 .arg(states.join(QStringLiteral(", ")),
                                      h.readyHeight ? QString::number(*h.readyHeight) : tr("none")));
+}
+
+ReorgDiffDialog* MainWindow::lastDiffDialog() const
+{
+    return m_diffDialog;
+}
+
+void MainWindow::showReorgDiff(const engine::ReorgDiff& diff)
+{
+    if (m_diffDialog)
+        m_diffDialog->close();
+    m_diffDialog = new ReorgDiffDialog(diff, this);
+    m_diffDialog->setAttribute(Qt::WA_DeleteOnClose);
+    m_diffDialog->show();
 }
 
 QString MainWindow::checkpointField(const QString& name) const

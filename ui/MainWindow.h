@@ -5,6 +5,7 @@
 
 #include <QHash>
 #include <QMainWindow>
+#include <QPointer>
 
 class QLabel;
 class QPlainTextEdit;
@@ -13,6 +14,7 @@ class QTableWidget;
 namespace forkscope::ui {
 
 class PlotPanel;
+class ReorgDiffDialog;
 
 // The Forkscope main window. It shows what the engine reports, by snapshot, and nothing
 // it did not receive: every label traces back to an EngineStatus.
@@ -30,10 +32,14 @@ public:
     QTableWidget* nodeTable() const { return m_nodeTable; }
     QString checkpointField(const QString& name) const;
     QAction* pauseAction() const { return m_pauseAction; }
+    // The reorg id behind bar `index` of reason set `bars` (what a click opens).
+    qint64 reorgIdAt(int bars, int index) const { return m_reorgIds.value(bars).value(index, -1); }
+    ReorgDiffDialog* lastDiffDialog() const;
 
 public slots:
     void applyStatus(const forkscope::engine::EngineStatus& status);
     void appendLog(const QString& level, const QString& text);
+    void showReorgDiff(const forkscope::engine::ReorgDiff& diff);
 
 signals:
     void closing();
@@ -42,6 +48,7 @@ signals:
     void indexingPauseRequested(bool paused);
     void engineRestartRequested();
     void engineStopRequested();
+    void reorgDiffRequested(qint64 reorgId);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -60,6 +67,8 @@ private:
     void applyHealth(const forkscope::health::HealthSnapshot& h, double timeSecs);
     QString m_checkpointText;
     QAction* m_pauseAction = nullptr;
+    QList<QList<qint64>> m_reorgIds{{}, {}, {}};
+    QPointer<ReorgDiffDialog> m_diffDialog;
 };
 
 } // namespace forkscope::ui

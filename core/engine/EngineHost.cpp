@@ -8,6 +8,7 @@ namespace forkscope::engine {
 EngineHost::EngineHost(QObject* parent) : QObject(parent)
 {
     qRegisterMetaType<EngineStatus>();
+    qRegisterMetaType<ReorgDiff>();
 }
 
 EngineHost::~EngineHost()
@@ -28,6 +29,8 @@ void EngineHost::start(const EngineConfig& config)
             Qt::QueuedConnection);
     connect(m_session, &EngineSession::logMessage, this, &EngineHost::logMessage,
             Qt::QueuedConnection);
+    connect(m_session, &EngineSession::reorgDiffAvailable, this, &EngineHost::reorgDiffAvailable,
+            Qt::QueuedConnection);
     m_thread->start();
 }
 
@@ -41,6 +44,13 @@ void EngineHost::shutdown()
     m_thread->wait();
     delete m_thread;
     m_thread = nullptr;
+}
+
+void EngineHost::requestReorgDiff(qint64 id)
+{
+    if (m_session)
+        QMetaObject::invokeMethod(m_session, [s = m_session, id] { if (s) s->requestReorgDiff(id); },
+                                  Qt::QueuedConnection);
 }
 
 void EngineHost::setIndexingPaused(bool paused)

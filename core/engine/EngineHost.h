@@ -26,10 +26,12 @@ public:
     void shutdown();
     bool isRunning() const;
     void setIndexingPaused(bool paused);
+    void requestReorgDiff(qint64 id);
 
 signals:
     void statusAvailable(const forkscope::engine::EngineStatus& status);
     void logMessage(const QString& level, const QString& text);
+    void reorgDiffAvailable(const forkscope::engine::ReorgDiff& diff);
 
 private:
     QThread* m_thread = nullptr;

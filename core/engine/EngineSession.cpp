@@ -314,6 +314,46 @@ void EngineSession::setIndexingPaused(bool paused)
     publish();
 }
 
+void EngineSession::requestReorgDiff(qint64 id)
+{
+    if (!m_db || m_status.environmentId.isEmpty())
+        return;
+    ReorgDiff diff;
+    try {
+        QSqlQuery r = m_db->run(QStringLiteral("SELECT id, detected_at, depth, reason, fork_block_number, rows_removed "
+                                               "FROM reorg_events WHERE id = ? AND environment_id = ?"),
+                                {id, m_status.environmentId});
+        if (!r.next())
+            return;
+        diff.reorg = {r.value(0).toLongLong(), QDateTime::fromString(r.value(1).toString(), Qt::ISODateWithMs),
+                      r.value(2).toLongLong(), r.value(3).toString(), r.value(4).toLongLong(), r.value(5).toLongLong()};
+        QSqlQuery q = m_db->run(QStringLiteral("SELECT kind, block_number, log_index, contract, holder, from_addr, "
+                                               "to_addr, value, before_value, after_value, event_key FROM "
+                                               "reorg_diff_items WHERE reorg_id = ? AND environment_id = ? "
+                                               "ORDER BY kind, block_number, log_index LIMIT 10000"),
+                                {id, m_status.environmentId});
+        while (q.next()) {
+            ReorgDiff::Item it;
+            it.kind = q.value(0).toString();
+            it.blockNumber = q.value(1).isNull() ? -1 : q.value(1).toLongLong();
+            it.logIndex = q.value(2).isNull() ? -1 : q.value(2).toLongLong();
+            it.contract = q.value(3).toString();
+            it.holder = q.value(4).toString();
+            it.from = q.value(5).toString();
+            it.to = q.value(6).toString();
+            it.value = it.kind.startsWith(QLatin1String("outbox")) ? QString() : q.value(7).toString();
+            it.before = q.value(8).toString();
+            it.after = q.value(9).toString();
+            it.eventKey = q.value(10).toString();
+            diff.items.append(it);
+        }
+    } catch (const std::exception& e) {
+        emit logMessage(QStringLiteral("error"), QStringLiteral("reorg diff: %1").arg(QString::fromUtf8(e.what())));
+        return;
+    }
+    emit reorgDiffAvailable(diff);
+}
+
 void EngineSession::demoTick()
 {
     if (!m_demo || m_stopRequested)

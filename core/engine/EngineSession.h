@@ -49,10 +49,13 @@ public slots:
     void stop();
     // Pauses or resumes the indexer only (the node, health and demo traffic go on).
     void setIndexingPaused(bool paused);
+    // Reads what reorg `id` undid; answers with reorgDiffAvailable.
+    void requestReorgDiff(qint64 id);
 
 signals:
     void statusAvailable(const forkscope::engine::EngineStatus& status);
     void logMessage(const QString& level, const QString& text);
+    void reorgDiffAvailable(const forkscope::engine::ReorgDiff& diff);
 
 private:
     void poll();

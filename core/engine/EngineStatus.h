@@ -23,6 +23,20 @@ struct ReorgMark
 
 // An immutable snapshot of the engine's connection, handed to the GUI by queued signal.
 // The GUI renders it; it never asks the engine anything directly.
+// What one rollback undid, for the reorg diff view.
+struct ReorgDiff
+{
+    ReorgMark reorg;
+    struct Item
+    {
+        QString kind; // transfer_removed, outbox_dropped, outbox_delivered_reorged, balance_changed
+        qint64 blockNumber = -1;
+        qint64 logIndex = -1;
+        QString contract, holder, from, to, value, before, after, eventKey;
+    };
+    QList<Item> items;
+};
+
 struct EngineStatus
 {
     enum class Connection { Starting, Connected, Unreachable, Failed, Stopped };
@@ -72,3 +86,4 @@ struct EngineStatus
 } // namespace forkscope::engine
 
 Q_DECLARE_METATYPE(forkscope::engine::EngineStatus)
+Q_DECLARE_METATYPE(forkscope::engine::ReorgDiff)

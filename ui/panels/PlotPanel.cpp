@@ -26,6 +26,11 @@ PlotPanel::PlotPanel(const QString& title, const QString& valueAxisLabel, QWidge
     const double now = double(QDateTime::currentMSecsSinceEpoch()) / 1000.0;
     m_plot->xAxis->setRange(now - 300, now + 10);
     m_plot->setMinimumHeight(160);
+    connect(m_plot, &QCustomPlot::plottableClick, this,
+            [this](QCPAbstractPlottable* p, int index, QMouseEvent*) {
+                if (auto* bars = qobject_cast<QCPBars*>(p))
+                    emit barClicked(int(m_bars.indexOf(bars)), index);
+            });
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);

@@ -34,6 +34,10 @@ public:
     QList<double> barValues(int bars) const;
     static constexpr int kMaxPoints = 86400;
 
+signals:
+    // A bar (of addBars set `bars`) was clicked; `index` is its position in that set.
+    void barClicked(int bars, int index);
+
 private:
     QString m_title;
     QLabel* m_header;
