@@ -186,9 +186,13 @@ int runIndexCommand(const QStringList& arguments)
                          [&live](const health::HealthSnapshot& h) { live.setHealth(h); }, Qt::DirectConnection);
         QObject::connect(monitor, &health::NodeHealthMonitor::nodeStateChanged, monitor,
                          [](const QString& url, int from, int to) {
-                             std::printf("node %s: %s -> %s\n", qPrintable(url),
-                                         qPrintable(health::nodeStateName(health::NodeState(from))),
-                                         qPrintable(health::nodeStateName(health::NodeState(to))));
+                             if (from == to)
+                                 std::printf("node %s: %s\n", qPrintable(url),
+                                             qPrintable(health::nodeStateName(health::NodeState(to))));
+                             else
+                                 std::printf("node %s: %s -> %s\n", qPrintable(url),
+                                             qPrintable(health::nodeStateName(health::NodeState(from))),
+                                             qPrintable(health::nodeStateName(health::NodeState(to))));
                              std::fflush(stdout);
                          }, Qt::DirectConnection);
         healthThread.start();

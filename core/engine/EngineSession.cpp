@@ -153,12 +153,14 @@ void EngineSession::startHealth(const QUrl& url)
             });
     connect(m_monitor, &health::NodeHealthMonitor::nodeStateChanged, this,
             [this](const QString& node, int from, int to) {
-                if (from != to)
-                    emit logMessage(to == int(health::NodeState::CaughtUp) ? QStringLiteral("info")
-                                                                          : QStringLiteral("warning"),
-                                    QStringLiteral("node %1: %2 -> %3")
-                                        .arg(node, health::nodeStateName(health::NodeState(from)),
-                                             health::nodeStateName(health::NodeState(to))));
+                const QString level = to == int(health::NodeState::CaughtUp) ? QStringLiteral("info")
+                                                                             : QStringLiteral("warning");
+                if (from == to)
+                    emit logMessage(level, QStringLiteral("node %1: %2").arg(node, health::nodeStateName(health::NodeState(to))));
+                else
+                    emit logMessage(level, QStringLiteral("node %1: %2 -> %3")
+                                               .arg(node, health::nodeStateName(health::NodeState(from)),
+                                                    health::nodeStateName(health::NodeState(to))));
             });
     m_healthThread->start();
 }

@@ -149,7 +149,10 @@ void NodeHealthMonitor::finishPoll()
                 n.lastError.clear();
             n.head = o.answered ? std::optional<std::uint64_t>(o.head) : n.head; // keep the last known
             n.latencyMs = o.answered ? int(m_started[i]) : -1;
-            if (n.polls == 1 || before != n.state)
+            // The first poll reports the initial state as from == to (not a transition).
+            if (n.polls == 1)
+                changes.append({n.url, int(n.state), int(n.state)});
+            else if (before != n.state)
                 changes.append({n.url, int(before), int(n.state)});
             auto& h = m_history[n.url];
             h.push_back({now, n.head.value_or(0), n.state});

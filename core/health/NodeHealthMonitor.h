@@ -90,6 +90,7 @@ public slots:
 
 signals:
     void healthAvailable(const forkscope::health::HealthSnapshot& snapshot);
+    // from == to on a node's first poll: its initial state.
     void nodeStateChanged(const QString& url, int from, int to);
 
 private:
