@@ -49,25 +49,17 @@ void BackfillLedger::markRunning(const QList<std::pair<std::uint64_t, std::uint6
 
 void BackfillLedger::markDone(std::uint64_t from, std::uint64_t to, int attempts)
 {
-    QSqlQuery& q = m_db.prepared(kUpsert);
-    const QVariantList values{m_env, qint64(m_chainId), qint64(from), qint64(to),
-                              QStringLiteral("done"), attempts,
-                              QVariant(QMetaType(QMetaType::QString)), nowUtc()};
-    for (int i = 0; i < values.size(); ++i)
-        q.bindValue(i, values.at(i));
-    m_db.exec(q);
+    m_db.runCached(kUpsert, {m_env, qint64(m_chainId), qint64(from), qint64(to),
+                             QStringLiteral("done"), attempts,
+                             QVariant(QMetaType(QMetaType::QString)), nowUtc()});
 }
 
 void BackfillLedger::closeCovered(std::uint64_t checkpoint)
 {
-    QSqlQuery& q = m_db.prepared(QStringLiteral(
-        "UPDATE backfill_ranges SET status = 'done', updated_at = ? WHERE environment_id = ? AND "
-        "chain_id = ? AND to_block <= ? AND status <> 'done'"));
-    q.bindValue(0, nowUtc());
-    q.bindValue(1, m_env);
-    q.bindValue(2, qint64(m_chainId));
-    q.bindValue(3, qint64(checkpoint));
-    m_db.exec(q);
+    m_db.runCached(QStringLiteral("UPDATE backfill_ranges SET status = 'done', updated_at = ? "
+                                  "WHERE environment_id = ? AND chain_id = ? AND to_block <= ? "
+                                  "AND status <> 'done'"),
+                   {nowUtc(), m_env, qint64(m_chainId), qint64(checkpoint)});
 }
 
 void BackfillLedger::markFailure(std::uint64_t from, std::uint64_t to, int attempts,

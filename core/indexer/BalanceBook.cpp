@@ -16,14 +16,10 @@ BalanceBook::~BalanceBook() = default;
 
 std::optional<QString> BalanceBook::current(const HolderKey& key)
 {
-    QSqlQuery& q = m_db.prepared(QStringLiteral(
-        "SELECT balance FROM token_balances WHERE environment_id = ? AND chain_id = ? AND "
-        "contract = ? AND holder = ?"));
-    q.bindValue(0, m_env);
-    q.bindValue(1, qint64(m_chainId));
-    q.bindValue(2, key.contract);
-    q.bindValue(3, key.holder);
-    m_db.exec(q);
+    QSqlQuery& q = m_db.runCached(
+        QStringLiteral("SELECT balance FROM token_balances WHERE environment_id = ? AND "
+                       "chain_id = ? AND contract = ? AND holder = ?"),
+        {m_env, qint64(m_chainId), key.contract, key.holder});
     std::optional<QString> out;
     if (q.next())
         out = q.value(0).toString();
@@ -62,16 +58,11 @@ QList<BalanceChange> BalanceBook::recompute(const QList<HolderKey>& holders)
         SignedAmount sum = 0;
         bool any = false;
         std::uint64_t lastBlock = 0;
-        QSqlQuery& q = m_db.prepared(QStringLiteral(
-            "SELECT value, from_addr, to_addr, block_number FROM transfer_events "
-            "WHERE environment_id = ? AND chain_id = ? AND contract = ? AND "
-            "(from_addr = ? OR to_addr = ?)"));
-        q.bindValue(0, m_env);
-        q.bindValue(1, qint64(m_chainId));
-        q.bindValue(2, key.contract);
-        q.bindValue(3, key.holder);
-        q.bindValue(4, key.holder);
-        m_db.exec(q);
+        QSqlQuery& q = m_db.runCached(
+            QStringLiteral("SELECT value, from_addr, to_addr, block_number FROM transfer_events "
+                           "WHERE environment_id = ? AND chain_id = ? AND contract = ? AND "
+                           "(from_addr = ? OR to_addr = ?)"),
+            {m_env, qint64(m_chainId), key.contract, key.holder, key.holder});
         while (q.next()) {
             any = true;
             const SignedAmount v(chain::u256::fromDecimal(q.value(0).toString(),
@@ -88,7 +79,7 @@ QList<BalanceChange> BalanceBook::recompute(const QList<HolderKey>& holders)
         BalanceChange change{key, before.value_or(QString()), QString()};
         if (any) {
             change.after = amountToString(sum);
-            m_db.run(QStringLiteral(
+            m_db.runCached(QStringLiteral(
                          "INSERT INTO token_balances (environment_id, chain_id, contract, holder, "
                          "balance, updated_at_block) VALUES (?, ?, ?, ?, ?, ?) "
                          "ON CONFLICT (environment_id, chain_id, contract, holder) DO UPDATE SET "
@@ -96,8 +87,8 @@ QList<BalanceChange> BalanceBook::recompute(const QList<HolderKey>& holders)
                      {m_env, qint64(m_chainId), key.contract, key.holder, change.after,
                       qint64(lastBlock)});
         } else {
-            m_db.run(QStringLiteral("DELETE FROM token_balances WHERE environment_id = ? AND "
-                                    "chain_id = ? AND contract = ? AND holder = ?"),
+            m_db.runCached(QStringLiteral("DELETE FROM token_balances WHERE environment_id = ? AND "
+                                          "chain_id = ? AND contract = ? AND holder = ?"),
                      {m_env, qint64(m_chainId), key.contract, key.holder});
         }
         if (change.before != change.after)

@@ -22,13 +22,11 @@ CheckpointStore::CheckpointStore(store::Database& db, QString environmentId,
 
 std::optional<Checkpoint> CheckpointStore::read()
 {
-    QSqlQuery& q = m_db.prepared(QStringLiteral(
-        "SELECT block_number, block_hash, start_block, policy_version, generation, verified_at "
-        "FROM indexer_checkpoints WHERE environment_id = ? AND chain_id = ? AND source_id = ?"));
-    q.bindValue(0, m_env);
-    q.bindValue(1, qint64(m_chainId));
-    q.bindValue(2, m_source);
-    m_db.exec(q);
+    QSqlQuery& q = m_db.runCached(
+        QStringLiteral("SELECT block_number, block_hash, start_block, policy_version, generation, "
+                       "verified_at FROM indexer_checkpoints WHERE environment_id = ? AND "
+                       "chain_id = ? AND source_id = ?"),
+        {m_env, qint64(m_chainId), m_source});
     std::optional<Checkpoint> cp;
     if (q.next()) {
         cp = Checkpoint{};
@@ -45,23 +43,14 @@ std::optional<Checkpoint> CheckpointStore::read()
 
 void CheckpointStore::insertFirst(const Checkpoint& cp)
 {
-    QSqlQuery& q = m_db.prepared(QStringLiteral(
-        "INSERT INTO indexer_checkpoints (environment_id, chain_id, source_id, block_number, "
-        "block_hash, policy_version, generation, updated_at, start_block, verified_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-        "ON CONFLICT (environment_id, chain_id, source_id) DO NOTHING"));
     const QString now = nowUtc();
-    q.bindValue(0, m_env);
-    q.bindValue(1, qint64(m_chainId));
-    q.bindValue(2, m_source);
-    q.bindValue(3, qint64(cp.number));
-    q.bindValue(4, cp.hash.toHex());
-    q.bindValue(5, cp.policyVersion);
-    q.bindValue(6, cp.generation);
-    q.bindValue(7, now);
-    q.bindValue(8, qint64(cp.startBlock));
-    q.bindValue(9, now);
-    m_db.exec(q);
+    QSqlQuery& q = m_db.runCached(
+        QStringLiteral("INSERT INTO indexer_checkpoints (environment_id, chain_id, source_id, "
+                       "block_number, block_hash, policy_version, generation, updated_at, "
+                       "start_block, verified_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                       "ON CONFLICT (environment_id, chain_id, source_id) DO NOTHING"),
+        {m_env, qint64(m_chainId), m_source, qint64(cp.number), cp.hash.toHex(), cp.policyVersion,
+         cp.generation, now, qint64(cp.startBlock), now});
     if (q.numRowsAffected() != 1)
         throw CheckpointMovedError(QStringLiteral("another writer created the checkpoint of %1/%2 "
                                                   "first; re-reading it")
@@ -71,19 +60,12 @@ void CheckpointStore::insertFirst(const Checkpoint& cp)
 void CheckpointStore::advance(const Checkpoint& expected, std::uint64_t number,
                               const chain::Hash32& hash)
 {
-    QSqlQuery& q = m_db.prepared(QStringLiteral(
-        "UPDATE indexer_checkpoints SET block_number = ?, block_hash = ?, updated_at = ? "
-        "WHERE environment_id = ? AND chain_id = ? AND source_id = ? "
-        "AND block_number = ? AND block_hash = ?"));
-    q.bindValue(0, qint64(number));
-    q.bindValue(1, hash.toHex());
-    q.bindValue(2, nowUtc());
-    q.bindValue(3, m_env);
-    q.bindValue(4, qint64(m_chainId));
-    q.bindValue(5, m_source);
-    q.bindValue(6, qint64(expected.number));
-    q.bindValue(7, expected.hash.toHex());
-    m_db.exec(q);
+    QSqlQuery& q = m_db.runCached(
+        QStringLiteral("UPDATE indexer_checkpoints SET block_number = ?, block_hash = ?, "
+                       "updated_at = ? WHERE environment_id = ? AND chain_id = ? AND "
+                       "source_id = ? AND block_number = ? AND block_hash = ?"),
+        {qint64(number), hash.toHex(), nowUtc(), m_env, qint64(m_chainId), m_source,
+         qint64(expected.number), expected.hash.toHex()});
     // Zero rows: someone else moved the cursor since we read it. "My number is bigger" is
     // no reason to overwrite: their number may belong to another branch.
     if (q.numRowsAffected() != 1)
@@ -95,15 +77,10 @@ void CheckpointStore::advance(const Checkpoint& expected, std::uint64_t number,
 
 void CheckpointStore::remove(const Checkpoint& expected)
 {
-    QSqlQuery& q = m_db.prepared(QStringLiteral(
-        "DELETE FROM indexer_checkpoints WHERE environment_id = ? AND chain_id = ? AND "
-        "source_id = ? AND block_number = ? AND block_hash = ?"));
-    q.bindValue(0, m_env);
-    q.bindValue(1, qint64(m_chainId));
-    q.bindValue(2, m_source);
-    q.bindValue(3, qint64(expected.number));
-    q.bindValue(4, expected.hash.toHex());
-    m_db.exec(q);
+    QSqlQuery& q = m_db.runCached(
+        QStringLiteral("DELETE FROM indexer_checkpoints WHERE environment_id = ? AND chain_id = ? "
+                       "AND source_id = ? AND block_number = ? AND block_hash = ?"),
+        {m_env, qint64(m_chainId), m_source, qint64(expected.number), expected.hash.toHex()});
     if (q.numRowsAffected() != 1)
         throw CheckpointMovedError(QStringLiteral("the checkpoint of %1/%2 moved during a "
                                                   "rollback; re-reading it")

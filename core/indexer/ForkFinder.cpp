@@ -9,13 +9,10 @@ namespace forkscope::indexer {
 
 std::optional<chain::Hash32> ForkFinder::storedHash(std::uint64_t number)
 {
-    QSqlQuery& q = m_db.prepared(QStringLiteral(
-        "SELECT block_hash FROM blocks WHERE environment_id = ? AND chain_id = ? AND "
-        "block_number = ?"));
-    q.bindValue(0, m_env);
-    q.bindValue(1, qint64(m_chainId));
-    q.bindValue(2, qint64(number));
-    m_db.exec(q);
+    QSqlQuery& q = m_db.runCached(QStringLiteral("SELECT block_hash FROM blocks WHERE "
+                                                 "environment_id = ? AND chain_id = ? AND "
+                                                 "block_number = ?"),
+                                  {m_env, qint64(m_chainId), qint64(number)});
     std::optional<chain::Hash32> h;
     if (q.next())
         h = chain::Hash32::fromHex(q.value(0).toString(), QStringLiteral("blocks.block_hash"));

@@ -300,6 +300,15 @@ QSqlQuery Database::run(const QString& sql, const QVariantList& args)
     return q;
 }
 
+QSqlQuery& Database::runCached(const QString& sql, const QVariantList& args)
+{
+    QSqlQuery& q = prepared(sql);
+    for (qsizetype i = 0; i < args.size(); ++i)
+        q.bindValue(int(i), args.at(i));
+    exec(q, sql.left(60));
+    return q;
+}
+
 void Database::beginWrite()
 {
     run(QStringLiteral("BEGIN IMMEDIATE"));

@@ -47,6 +47,9 @@ public:
     void exec(QSqlQuery& query, const QString& context = {});
     // Convenience: prepare, bind positionally, run.
     QSqlQuery run(const QString& sql, const QVariantList& args = {});
+    // The same with the statement prepared once and cached (for statements that run every
+    // round). The returned query stays owned here; finish() it after reading a SELECT.
+    QSqlQuery& runCached(const QString& sql, const QVariantList& args);
 
     // Write transaction (BEGIN IMMEDIATE takes the write lock up front, so a second writer
     // waits or fails fast instead of deadlocking on a lock upgrade).
