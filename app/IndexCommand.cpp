@@ -13,11 +13,11 @@
 #include "LocalApiServer.h"
 #include "OutboxThread.h"
 #include "api/LiveMetrics.h"
+#include "outbox/OutboxDispatcher.h"
 #include "health/NodeHealthMonitor.h"
 
 #include <QCoreApplication>
 #include <QScopeGuard>
-#include <QSqlQuery>
 #include <QThread>
 #include <QElapsedTimer>
 #include <QEventLoop>
@@ -239,11 +239,7 @@ int runIndexCommand(const QStringList& arguments)
                     pause(std::chrono::milliseconds(100), stop);
                     continue;
                 }
-                QSqlQuery q = db->run(QStringLiteral(
-                    "SELECT count(*) FROM outbox WHERE environment_id = ? AND chain_id = ? AND "
-                    "delivered_at IS NULL AND failed_at IS NULL AND block_number <= ?"),
-                    {config.environmentId, qint64(indexer.chainId()), qint64(*safe)});
-                if (q.next() && q.value(0).toLongLong() > 0) {
+                if (outbox::pendingAtOrBelow(*db, config.environmentId, indexer.chainId(), *safe) > 0) {
                     pause(std::chrono::milliseconds(100), stop);
                     continue;
                 }

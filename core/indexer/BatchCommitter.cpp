@@ -13,13 +13,6 @@
 
 namespace forkscope::indexer {
 
-QString transferEventKey(std::uint64_t blockNumber, const chain::Hash32& blockHash,
-                         std::uint64_t logIndex)
-{
-    return QStringLiteral("transfer:") + QString::number(blockNumber) + QLatin1Char(':') +
-           blockHash.toHex() + QLatin1Char(':') + QString::number(logIndex);
-}
-
 BatchCommitter::BatchCommitter(store::Database& db, QString environmentId, std::uint64_t chainId,
                                CheckpointStore& checkpoints, BalanceBook& balances)
     : m_db(db), m_env(std::move(environmentId)), m_chainId(chainId), m_checkpoints(checkpoints),
@@ -150,8 +143,11 @@ CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
         if (!t->to.isZero())
             deltas[HolderKey{QString::fromLatin1(contract), QString::fromLatin1(to)}] += amount;
 
-        // The side effect is enqueued with the data, never sent from here (seed 000). Every
-        // field is a number or 0x-hex, so plain concatenation is valid JSON.
+        // The side effect is enqueued with the data, never sent from here (seed 000). Its key
+        // is the chain coordinate transfer:<block>:<blockHash>:<logIndex>, so a consumer can
+        // deduplicate and a transfer re-included in another block is a new event (the
+        // InvariantChecker reads this format). Every payload field is a number or 0x-hex,
+        // so plain concatenation is valid JSON.
         const QByteArray key = "transfer:" + blockNumber + ':' + blockHash + ':' + logIndex;
         const QByteArray payload = "{\"type\":\"transfer\",\"chainId\":" + chainIdText +
                                    ",\"blockNumber\":" + blockNumber + ",\"blockHash\":\"" +

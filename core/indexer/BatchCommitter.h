@@ -69,9 +69,4 @@ private:
     std::unique_ptr<store::SqliteStatement> m_insBlock, m_insLog, m_insTransfer, m_insOutbox;
 };
 
-// The outbox key of a transfer: its chain coordinate, so a consumer can deduplicate and
-// a re-included transfer in a new block is a new event.
-QString transferEventKey(std::uint64_t blockNumber, const chain::Hash32& blockHash,
-                         std::uint64_t logIndex);
-
 } // namespace forkscope::indexer

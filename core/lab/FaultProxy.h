@@ -68,7 +68,6 @@ public:
     qint64 injectedErrors() const { return m_injectedErrors; }
     qint64 cappedReplies() const { return m_cappedReplies; }
 
-    qint64 requestsServed() const { return m_served; }
 
 private:
     struct Pending;

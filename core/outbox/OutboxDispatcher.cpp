@@ -14,12 +14,13 @@ QString nowUtc()
 }
 } // namespace
 
-qint64 OutboxDispatcher::pendingAtOrBelow(std::uint64_t safeHeight)
+qint64 pendingAtOrBelow(store::Database& db, const QString& environmentId, std::uint64_t chainId,
+                        std::uint64_t safeHeight)
 {
-    QSqlQuery q = m_db.run(QStringLiteral("SELECT count(*) FROM outbox WHERE environment_id = ? AND "
-                                          "chain_id = ? AND delivered_at IS NULL AND failed_at IS "
-                                          "NULL AND block_number <= ?"),
-                           {m_env, qint64(m_chainId), qint64(safeHeight)});
+    QSqlQuery q = db.run(QStringLiteral("SELECT count(*) FROM outbox WHERE environment_id = ? AND "
+                                        "chain_id = ? AND delivered_at IS NULL AND failed_at IS "
+                                        "NULL AND block_number <= ?"),
+                         {environmentId, qint64(chainId), qint64(safeHeight)});
     return q.next() ? q.value(0).toLongLong() : 0;
 }
 

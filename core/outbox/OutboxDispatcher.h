@@ -35,8 +35,6 @@ public:
     }
 
     RoundResult deliverRound(std::uint64_t safeHeight, int limit = 500);
-    // Rows at or below the safe height still waiting (not delivered, not failed).
-    qint64 pendingAtOrBelow(std::uint64_t safeHeight);
 
 private:
     store::Database& m_db;
@@ -44,5 +42,10 @@ private:
     std::uint64_t m_chainId;
     OutboxSink& m_sink;
 };
+
+// Rows at or below the safe height still waiting (not delivered, not refused for good):
+// what `--exit-when-synced` waits for when a sink is configured.
+qint64 pendingAtOrBelow(store::Database& db, const QString& environmentId, std::uint64_t chainId,
+                        std::uint64_t safeHeight);
 
 } // namespace forkscope::outbox

@@ -64,8 +64,6 @@ void FetchPool::workerLoop(const QUrl& endpoint, std::chrono::milliseconds rpcTi
             out.truncationMessage = e.message();
         }
         QMutexLocker lock(&m_mutex);
-        if (out.batch)
-            m_halvings += out.batch->halvings;
         if (job.generation != m_generation || m_stopping)
             continue; // fetched for a plan that no longer exists
         m_results.insert(job.from, std::move(out));
@@ -127,12 +125,6 @@ void FetchPool::cancel()
     m_results.clear();
     m_planned.clear();
     m_resultReady.wakeAll();
-}
-
-qint64 FetchPool::halvingsTotal() const
-{
-    QMutexLocker lock(&m_mutex);
-    return m_halvings;
 }
 
 } // namespace forkscope::wire

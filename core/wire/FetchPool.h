@@ -55,7 +55,6 @@ public:
     void cancel();
 
     int workers() const { return int(m_threads.size()); }
-    qint64 halvingsTotal() const;
 
 private:
     struct Job
@@ -75,7 +74,6 @@ private:
     QMap<std::uint64_t, FetchOutcome> m_results;
     QList<std::pair<std::uint64_t, std::uint64_t>> m_planned; // (from, to), current generation
     quint64 m_generation = 0;
-    qint64 m_halvings = 0;
     bool m_stopping = false;
     std::vector<std::unique_ptr<QThread>> m_threads;
 };
