@@ -111,7 +111,7 @@ void TestIndexerUnits::signedAmounts_data()
 void TestIndexerUnits::signedAmounts()
 {
     QFETCH(QString, text);
-    QCOMPARE(amountToString(amountFromString(text, "balance")), text);
+    QCOMPARE(chain::amount::toString(chain::amount::fromString(text, "balance")), text);
 }
 
 void TestIndexerUnits::checkpointCompareAndSwap()

@@ -184,14 +184,19 @@ QByteArray LocalApi::metrics()
     p.gauge(QStringLiteral("forkscope_cursor_lag_blocks"),
             QStringLiteral("Blocks between the head and the checkpoint (-1 while the node is unreachable)."),
             s.lag() ? double(*s.lag()) : -1.0);
+    QHash<QString, double> byReason;
+    {
+        QSqlQuery q = m_db.run(QStringLiteral("SELECT reason, count(*) FROM reorg_events WHERE "
+                                              "environment_id = ? AND chain_id = ? GROUP BY reason"),
+                               scope);
+        while (q.next())
+            byReason.insert(q.value(0).toString(), q.value(1).toDouble());
+    }
+    // Every reason is always exported, at 0 until it happens, so rates work from the start.
     QList<QPair<PrometheusText::Labels, double>> reorgs;
     for (const QString& reason : {QStringLiteral("hash mismatch"), QStringLiteral("parent mismatch"),
-                                  QStringLiteral("absence")}) {
-        QSqlQuery q = m_db.run(QStringLiteral("SELECT count(*) FROM reorg_events WHERE environment_id = ? AND "
-                                              "chain_id = ? AND reason = ?"),
-                               {m_env, qint64(m_chainId), reason});
-        reorgs.append({{{QStringLiteral("reason"), reason}}, q.next() ? q.value(0).toDouble() : 0});
-    }
+                                  QStringLiteral("absence")})
+        reorgs.append({{{QStringLiteral("reason"), reason}}, byReason.value(reason, 0)});
     p.family(QStringLiteral("forkscope_reorgs_total"), QStringLiteral("counter"),
              QStringLiteral("Rollbacks committed, by what detected them."), reorgs);
     QList<double> depths;

@@ -164,17 +164,7 @@ QString encodeQuantity(std::uint64_t n)
 
 QString encodeData(const QByteArray& bytes)
 {
-    static constexpr char kDigits[] = "0123456789abcdef";
-    QString out(2 + 2 * bytes.size(), Qt::Uninitialized);
-    QChar* o = out.data();
-    o[0] = QLatin1Char('0');
-    o[1] = QLatin1Char('x');
-    for (qsizetype i = 0; i < bytes.size(); ++i) {
-        const auto b = static_cast<unsigned char>(bytes[i]);
-        o[2 + 2 * i] = QLatin1Char(kDigits[b >> 4]);
-        o[3 + 2 * i] = QLatin1Char(kDigits[b & 0xf]);
-    }
-    return out;
+    return QString::fromLatin1(encodeDataLatin1(bytes));
 }
 
 QByteArray encodeDataLatin1(const QByteArray& bytes)

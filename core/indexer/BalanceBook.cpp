@@ -78,7 +78,7 @@ QList<BalanceChange> BalanceBook::recompute(const QList<HolderKey>& holders)
 
         BalanceChange change{key, before.value_or(QString()), QString()};
         if (any) {
-            change.after = amountToString(sum);
+            change.after = chain::amount::toString(sum);
             m_db.runCached(QStringLiteral(
                          "INSERT INTO token_balances (environment_id, chain_id, contract, holder, "
                          "balance, updated_at_block) VALUES (?, ?, ?, ?, ?, ?) "

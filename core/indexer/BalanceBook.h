@@ -36,14 +36,6 @@ struct BalanceChange
     QString after;  // empty = row removed
 };
 
-inline QString amountToString(const SignedAmount& a)
-{
-    return chain::amount::toString(a);
-}
-inline SignedAmount amountFromString(const QString& s, const QString& field)
-{
-    return chain::amount::fromString(s, field);
-}
 
 // token_balances maintenance. Invariant 3: a row exists for every (contract, holder) that
 // appears in at least one transfer (the zero address excepted), with the exact sum.

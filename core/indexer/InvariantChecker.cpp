@@ -195,9 +195,9 @@ InvariantReport InvariantChecker::check(const QString& env, const QString& sourc
             const auto it = sums.constFind(k);
             if (it == sums.cend())
                 violate(r, QStringLiteral("balance row for %1 in %2 has no transfers").arg(k.holder, k.contract));
-            else if (amountToString(*it) != q.value(2).toString())
+            else if (chain::amount::toString(*it) != q.value(2).toString())
                 violate(r, QStringLiteral("balance of %1 in %2 is %3, transfers sum to %4")
-                               .arg(k.holder, k.contract, q.value(2).toString(), amountToString(*it)));
+                               .arg(k.holder, k.contract, q.value(2).toString(), chain::amount::toString(*it)));
         }
         for (auto it = sums.cbegin(); it != sums.cend(); ++it)
             if (!seen.contains(it.key()))

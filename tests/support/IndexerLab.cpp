@@ -1,6 +1,7 @@
 #include "IndexerLab.h"
 #include "indexer/TransferDecoder.h"
 #include "chain/Hex.h"
+#include "chain/SignedAmount.h"
 #include "store/Database.h"
 
 #include <QCryptographicHash>
@@ -11,12 +12,11 @@
 #include <QSqlRecord>
 #include <QThread>
 #include <QTimer>
-#include <boost/multiprecision/cpp_int.hpp>
 
 namespace forkscope::test {
 
-using Signed = boost::multiprecision::number<boost::multiprecision::cpp_int_backend<
-    257, 257, boost::multiprecision::signed_magnitude, boost::multiprecision::checked, void>>;
+// The balance sums below decode the logs by hand; only the number type is shared.
+using Signed = chain::SignedAmount;
 
 QString ProcessRun::describe() const
 {
