@@ -174,7 +174,7 @@ void FaultProxy::forward(QTcpSocket* s, const QByteArray& body, qint64 lagHead)
 }
 
 QByteArray FaultProxy::rewrite(const QByteArray& requestBody, const QByteArray& replyBody,
-                               qint64 lagHead) const
+                               qint64 lagHead)
 {
     const QJsonDocument reqDoc = QJsonDocument::fromJson(requestBody);
     const QJsonDocument repDoc = QJsonDocument::fromJson(replyBody);
@@ -198,8 +198,7 @@ QByteArray FaultProxy::rewrite(const QByteArray& requestBody, const QByteArray& 
         } else if (method == QLatin1String("eth_getLogs") && m_logCap > 0 &&
             rep.value(QLatin1String("result")).isArray() &&
             quint64(rep.value(QLatin1String("result")).toArray().size()) > m_logCap) {
-            auto* self = const_cast<FaultProxy*>(this);
-            ++self->m_cappedReplies;
+            ++m_cappedReplies;
             const QJsonArray all = rep.value(QLatin1String("result")).toArray();
             if (m_capMode == CapMode::Silent) {
                 QJsonArray cut;
@@ -218,7 +217,7 @@ QByteArray FaultProxy::rewrite(const QByteArray& requestBody, const QByteArray& 
                 const QString mid = chain::hex::encodeQuantity(a + (b > a ? (b - a) / 2 : 0));
                 const QString from = chain::hex::encodeQuantity(a);
                 QString message;
-                switch (self->m_wording++ % 3) {
+                switch (m_wording++ % 3) {
                 case 0:
                     message = QStringLiteral("query returned more than %1 results. Try with this "
                                              "block range [%2, %3].")

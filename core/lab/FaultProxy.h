@@ -75,7 +75,8 @@ private:
     void onReadyRead(QTcpSocket* socket);
     void handle(QTcpSocket* socket, const QByteArray& header, const QByteArray& body);
     void forward(QTcpSocket* socket, const QByteArray& body, qint64 lagHead);
-    QByteArray rewrite(const QByteArray& requestBody, const QByteArray& replyBody, qint64 lagHead) const;
+    // Applies lag, caps and dropLogs to a reply; counts capped replies (hence not const).
+    QByteArray rewrite(const QByteArray& requestBody, const QByteArray& replyBody, qint64 lagHead);
     void reply(QTcpSocket* socket, int status, const QByteArray& body);
     bool handleAdmin(QTcpSocket* socket, const QByteArray& header, const QByteArray& body);
     QByteArray injectedError(const QByteArray& requestBody);
