@@ -154,14 +154,31 @@ IndexOptionsResult parseIndexOptions(const QStringList& arguments)
             return out;
         }
 
-    indexer::IndexerConfig c;
-    try {
-        const QUrl url(one("rpc"), QUrl::StrictMode);
+    // An http(s) URL with a host, or a ChainParseError naming the flag.
+    const auto httpUrl = [](const char* flag, const QString& text) {
+        const QUrl url(text, QUrl::StrictMode);
         if (!url.isValid() || url.host().isEmpty() ||
             (url.scheme() != QLatin1String("http") && url.scheme() != QLatin1String("https")))
-            throw chain::ChainParseError(QStringLiteral("--rpc"), one("rpc"),
+            throw chain::ChainParseError(QLatin1String("--") + QLatin1String(flag), text,
                                          QStringLiteral("expected an http(s) URL"));
-        c.rpcUrl = url;
+        return url;
+    };
+    // A whole number within [min, max], or a ChainParseError naming the flag.
+    const auto ranged = [&](const char* flag, std::uint64_t min, std::uint64_t max,
+                            const QString& expectation = {}) {
+        const QString name = QLatin1String("--") + QLatin1String(flag);
+        const auto n = number(one(flag), name);
+        if (n < min || n > max)
+            throw chain::ChainParseError(name, one(flag),
+                                         expectation.isEmpty()
+                                             ? QStringLiteral("expected %1 to %2").arg(min).arg(max)
+                                             : expectation);
+        return n;
+    };
+
+    indexer::IndexerConfig c;
+    try {
+        c.rpcUrl = httpUrl("rpc", one("rpc"));
         c.dbPath = one("db");
         c.environmentId = one("env").trimmed();
         if (c.environmentId.isEmpty())
@@ -180,58 +197,28 @@ IndexOptionsResult parseIndexOptions(const QStringList& arguments)
             c.confirmations = number(one("confirmations"), QStringLiteral("--confirmations"));
         if (values.contains(QStringLiteral("max-reorg-depth")))
             c.maxReorgDepth = number(one("max-reorg-depth"), QStringLiteral("--max-reorg-depth"));
-        if (values.contains(QStringLiteral("batch-size"))) {
-            c.batchSize = number(one("batch-size"), QStringLiteral("--batch-size"));
-            if (c.batchSize == 0 || c.batchSize > 10000)
-                throw chain::ChainParseError(QStringLiteral("--batch-size"), one("batch-size"),
-                                             QStringLiteral("expected 1 to 10000"));
-        }
-        if (values.contains(QStringLiteral("poll-ms"))) {
-            const auto ms = number(one("poll-ms"), QStringLiteral("--poll-ms"));
-            if (ms < 10 || ms > 3600000)
-                throw chain::ChainParseError(QStringLiteral("--poll-ms"), one("poll-ms"),
-                                             QStringLiteral("expected 10 to 3600000"));
-            c.pollInterval = std::chrono::milliseconds(ms);
-        }
+        if (values.contains(QStringLiteral("batch-size")))
+            c.batchSize = ranged("batch-size", 1, 10000);
+        if (values.contains(QStringLiteral("poll-ms")))
+            c.pollInterval = std::chrono::milliseconds(ranged("poll-ms", 10, 3600000));
         if (values.contains(QStringLiteral("log-cap")))
             c.logCap = number(one("log-cap"), QStringLiteral("--log-cap"));
-        if (values.contains(QStringLiteral("fetch-workers"))) {
-            const auto n = number(one("fetch-workers"), QStringLiteral("--fetch-workers"));
-            if (n == 0 || n > 32)
-                throw chain::ChainParseError(QStringLiteral("--fetch-workers"), one("fetch-workers"),
-                                             QStringLiteral("expected 1 to 32"));
-            c.fetchWorkers = int(n);
-        }
+        if (values.contains(QStringLiteral("fetch-workers")))
+            c.fetchWorkers = int(ranged("fetch-workers", 1, 32));
         c.exitWhenSynced = values.contains(QStringLiteral("exit-when-synced"));
         if (values.contains(QStringLiteral("abi")))
             c.abiPath = one("abi");
         if (values.contains(QStringLiteral("webhook")) && values.contains(QStringLiteral("outbox-file")))
             throw chain::ChainParseError(QStringLiteral("--webhook"), one("webhook"),
                                          QStringLiteral("choose one outbox sink: --webhook or --outbox-file"));
-        if (values.contains(QStringLiteral("webhook"))) {
-            const QUrl hook(one("webhook"), QUrl::StrictMode);
-            if (!hook.isValid() || hook.host().isEmpty() ||
-                (hook.scheme() != QLatin1String("http") && hook.scheme() != QLatin1String("https")))
-                throw chain::ChainParseError(QStringLiteral("--webhook"), one("webhook"),
-                                             QStringLiteral("expected an http(s) URL"));
-            out.webhook = hook;
-        }
-        if (values.contains(QStringLiteral("webhook-timeout-ms"))) {
-            const auto ms = number(one("webhook-timeout-ms"), QStringLiteral("--webhook-timeout-ms"));
-            if (ms < 10 || ms > 600000)
-                throw chain::ChainParseError(QStringLiteral("--webhook-timeout-ms"), one("webhook-timeout-ms"),
-                                             QStringLiteral("expected 10 to 600000"));
-            out.webhookTimeout = std::chrono::milliseconds(ms);
-        }
+        if (values.contains(QStringLiteral("webhook")))
+            out.webhook = httpUrl("webhook", one("webhook"));
+        if (values.contains(QStringLiteral("webhook-timeout-ms")))
+            out.webhookTimeout = std::chrono::milliseconds(ranged("webhook-timeout-ms", 10, 600000));
         if (values.contains(QStringLiteral("outbox-file")))
             out.outboxFile = one("outbox-file");
-        for (const QString& n : values.value(QStringLiteral("node"))) {
-            const QUrl u(n, QUrl::StrictMode);
-            if (!u.isValid() || u.host().isEmpty() ||
-                (u.scheme() != QLatin1String("http") && u.scheme() != QLatin1String("https")))
-                throw chain::ChainParseError(QStringLiteral("--node"), n, QStringLiteral("expected an http(s) URL"));
-            out.nodes.append(u);
-        }
+        for (const QString& n : values.value(QStringLiteral("node")))
+            out.nodes.append(httpUrl("node", n));
         if (values.contains(QStringLiteral("ready-ratio"))) {
             bool ok = false;
             const double r = one("ready-ratio").toDouble(&ok);
@@ -242,20 +229,11 @@ IndexOptionsResult parseIndexOptions(const QStringList& arguments)
         }
         if (values.contains(QStringLiteral("lag-threshold")))
             out.lagThreshold = number(one("lag-threshold"), QStringLiteral("--lag-threshold"));
-        if (values.contains(QStringLiteral("check-interval-ms"))) {
-            const auto ms = number(one("check-interval-ms"), QStringLiteral("--check-interval-ms"));
-            if (ms < 20 || ms > 3600000)
-                throw chain::ChainParseError(QStringLiteral("--check-interval-ms"), one("check-interval-ms"),
-                                             QStringLiteral("expected 20 to 3600000"));
-            out.checkInterval = std::chrono::milliseconds(ms);
-        }
-        if (values.contains(QStringLiteral("metrics-port"))) {
-            const auto port = number(one("metrics-port"), QStringLiteral("--metrics-port"));
-            if (port == 0 || port > 65535)
-                throw chain::ChainParseError(QStringLiteral("--metrics-port"), one("metrics-port"),
-                                             QStringLiteral("expected a port from 1 to 65535"));
-            out.metricsPort = quint16(port);
-        }
+        if (values.contains(QStringLiteral("check-interval-ms")))
+            out.checkInterval = std::chrono::milliseconds(ranged("check-interval-ms", 20, 3600000));
+        if (values.contains(QStringLiteral("metrics-port")))
+            out.metricsPort = quint16(ranged("metrics-port", 1, 65535,
+                                             QStringLiteral("expected a port from 1 to 65535")));
     } catch (const chain::ChainParseError& e) {
         out.error = e.message();
         return out;
