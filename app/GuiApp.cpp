@@ -4,13 +4,14 @@
 #include "UnixSignalWatcher.h"
 #include "config/AppSettings.h"
 #include "engine/EngineHost.h"
+#include "engine/SettingsToConfig.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QSettings>
 #include <QStandardPaths>
 #include <QTimer>
-#include <QSettings>
 #include <QUrl>
 #include <cstdio>
 
@@ -33,9 +34,10 @@ int runGui(int& argc, char** argv)
     QCommandLineOption rpc(QStringLiteral("rpc"),
                            QStringLiteral("JSON-RPC endpoint to watch instead of a managed anvil."),
                            QStringLiteral("URL"));
-    QCommandLineOption screenshot(QStringLiteral("screenshot"),
-                                  QStringLiteral("Save a PNG of the window after --screenshot-after-ms, then quit."),
-                                  QStringLiteral("FILE"));
+    QCommandLineOption screenshot(
+        QStringLiteral("screenshot"),
+        QStringLiteral("Save a PNG of the window after --screenshot-after-ms, then quit."),
+        QStringLiteral("FILE"));
     QCommandLineOption screenshotAfter(QStringLiteral("screenshot-after-ms"),
                                        QStringLiteral("Delay before --screenshot (default 15000)."),
                                        QStringLiteral("MS"), QStringLiteral("15000"));
@@ -52,8 +54,8 @@ int runGui(int& argc, char** argv)
                               .absoluteFilePath(QStringLiteral("forkscope.sqlite"));
     if (p.isSet(rpc)) {
         const QUrl url(p.value(rpc), QUrl::StrictMode);
-        if (!url.isValid() || (url.scheme() != QLatin1String("http") &&
-                               url.scheme() != QLatin1String("https"))) {
+        if (!url.isValid() ||
+            (url.scheme() != QLatin1String("http") && url.scheme() != QLatin1String("https"))) {
             printError(QStringLiteral("--rpc: \"%1\" is not an http(s) URL").arg(p.value(rpc)));
             return ExitUsage;
         }
@@ -61,40 +63,36 @@ int runGui(int& argc, char** argv)
         config.rpcUrl = url;
     }
 
-    // Saved settings (File > Settings) choose the node and contracts unless --rpc does.
-    const auto fromSettings = [&config](const config::AppSettings& s) {
-        engine::EngineConfig c = config;
-        const QStringList endpoints = s.endpointList();
-        c.managedDevnet = endpoints.isEmpty();
-        c.rpcUrl = endpoints.isEmpty() ? QUrl() : QUrl(endpoints.first());
-        for (const QString& e : endpoints)
-            c.nodes.append(QUrl(e));
-        c.contracts = s.contractList();
-        c.readyRatio = s.readyRatio.toDouble() > 0 ? s.readyRatio.toDouble() : 0.8;
+    // Saved settings (File > Settings) apply on top of the defaults; --rpc, when given,
+    // still chooses the node.
+    const engine::EngineConfig base = config;
+    const auto fromSettings = [base, &p, &rpc](const config::AppSettings& s) {
+        engine::EngineConfig c = engine::configFromSettings(s, base);
+        if (p.isSet(rpc)) {
+            c.managedDevnet = false;
+            c.rpcUrl = base.rpcUrl;
+            if (s.endpointList().isEmpty())
+                c.nodes.clear();
+        }
         return c;
     };
-    if (!p.isSet(rpc)) {
+    {
         QSettings store;
-        const config::AppSettings saved = config::AppSettings::load(store);
-        if (!saved.endpointList().isEmpty())
-            config = fromSettings(saved);
+        config = fromSettings(config::AppSettings::load(store));
     }
 
     ui::MainWindow window;
     engine::EngineHost host;
-    QObject::connect(&window, &ui::MainWindow::indexingPauseRequested, &host, &engine::EngineHost::setIndexingPaused);
-    QObject::connect(&window, &ui::MainWindow::reorgDiffRequested, &host, &engine::EngineHost::requestReorgDiff);
-    QObject::connect(&host, &engine::EngineHost::reorgDiffAvailable, &window, &ui::MainWindow::showReorgDiff);
-    QObject::connect(&window, &ui::MainWindow::engineRestartRequested, &host, [&host, &config] { host.start(config); });
-    QObject::connect(&window, &ui::MainWindow::engineStopRequested, &host, [&host] { host.shutdown(); });
+    window.attachEngine(&host);
+    QObject::connect(&window, &ui::MainWindow::engineRestartRequested, &host,
+                     [&host, &config] { host.start(config); });
+    QObject::connect(&window, &ui::MainWindow::engineStopRequested, &host,
+                     [&host] { host.shutdown(); });
     QObject::connect(&window, &ui::MainWindow::settingsChanged, &host,
-                     [&host, &config, fromSettings](const config::AppSettings& s) {
+                     [&host, &config, &fromSettings](const config::AppSettings& s) {
                          config = fromSettings(s);
                          host.start(config);
                      });
-    QObject::connect(&host, &engine::EngineHost::statusAvailable, &window,
-                     &ui::MainWindow::applyStatus);
-    QObject::connect(&host, &engine::EngineHost::logMessage, &window, &ui::MainWindow::appendLog);
     // The event log is also mirrored on stderr, so headless runs and tests can follow it.
     QObject::connect(&host, &engine::EngineHost::logMessage, &app,
                      [](const QString& level, const QString& text) {
@@ -109,11 +107,12 @@ int runGui(int& argc, char** argv)
     host.start(config);
     if (p.isSet(screenshot)) {
         // For README and AppStream screenshots (packaging/screenshot.sh runs it under Xvfb).
-        QTimer::singleShot(p.value(screenshotAfter).toInt(), &window, [&window, path = p.value(screenshot)] {
-            if (!window.grab().save(path))
-                printError(QStringLiteral("cannot write screenshot %1").arg(path));
-            window.close();
-        });
+        QTimer::singleShot(
+            p.value(screenshotAfter).toInt(), &window, [&window, path = p.value(screenshot)] {
+                if (!window.grab().save(path))
+                    printError(QStringLiteral("cannot write screenshot %1").arg(path));
+                window.close();
+            });
     }
     const int code = QApplication::exec();
     // Stop the workers (and the managed anvil) before the window goes away.

@@ -11,7 +11,7 @@
 #include "wire/SuspectedTruncationError.h"
 
 #include "LocalApiServer.h"
-#include "OutboxThread.h"
+#include "outbox/OutboxThread.h"
 #include "api/LiveMetrics.h"
 #include "outbox/OutboxDispatcher.h"
 #include "health/NodeHealthMonitor.h"
@@ -213,11 +213,11 @@ int runIndexCommand(const QStringList& arguments)
                         unsigned(apiServer->port()), unsigned(apiServer->port()));
             std::fflush(stdout);
         }
-        std::unique_ptr<OutboxThread> outboxThread;
+        std::unique_ptr<outbox::OutboxThread> outboxThread;
         if (!parsed.webhook.isEmpty() || !parsed.outboxFile.isEmpty())
-            outboxThread = std::make_unique<OutboxThread>(config.dbPath, config.environmentId,
-                                                          indexer.chainId(), parsed.webhook,
-                                                          parsed.outboxFile, parsed.webhookTimeout);
+            outboxThread = std::make_unique<outbox::OutboxThread>(
+                config.dbPath, config.environmentId, indexer.chainId(), parsed.webhook, parsed.outboxFile,
+                parsed.webhookTimeout, [](const QString& m) { printError(QStringLiteral("outbox: %1").arg(m)); });
         while (!stop) {
             const indexer::IndexerStatus& s = indexer.step();
             live.setIndexer(s);

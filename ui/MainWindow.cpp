@@ -1,25 +1,33 @@
 #include "MainWindow.h"
+#include "EventLogView.h"
 #include "ReorgDiffDialog.h"
 #include "SettingsDialog.h"
+#include "TableBrowser.h"
+#include "engine/EngineHost.h"
+#include "engine/SyncProgress.h"
+#include "models/PagedTableModel.h"
+#include "panels/NodeStateStyle.h"
 #include "panels/PlotPanel.h"
+#include "panels/StateStrip.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDateTime>
 #include <QDockWidget>
+#include <QFormLayout>
 #include <QGridLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QPlainTextEdit>
-#include <QFormLayout>
-#include <QHeaderView>
-#include <QToolBar>
-#include <qcustomplot.h>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTableWidget>
+#include <QToolBar>
+#include <QVBoxLayout>
+#include <qcustomplot.h>
 
 #include "forkscope_version.h"
 
@@ -27,21 +35,48 @@ namespace forkscope::ui {
 
 using engine::EngineStatus;
 
+namespace {
+const QStringList kReorgReasons{QStringLiteral("hash mismatch"), QStringLiteral("parent mismatch"),
+                                QStringLiteral("absence")};
+}
+
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), m_connectionLabel(new QLabel(this)), m_nodeLabel(new QLabel(this)),
-      m_chainLabel(new QLabel(this)), m_headLabel(new QLabel(this)), m_dbLabel(new QLabel(this)),
-      m_log(new QPlainTextEdit(this)), m_nodeTable(new QTableWidget(0, 5, this))
+      m_chainLabel(new QLabel(this)), m_envLabel(new QLabel(this)), m_headLabel(new QLabel(this)),
+      m_lagLabel(new QLabel(this)), m_dbLabel(new QLabel(this)), m_log(new EventLogView(this)),
+      m_nodeTable(new QTableWidget(0, 7, this))
 {
     setWindowTitle(QStringLiteral("Forkscope"));
-    resize(1200, 800);
+    resize(1280, 860);
+    buildPanels();
 
+    for (QLabel* l :
+         {m_connectionLabel, m_nodeLabel, m_chainLabel, m_envLabel, m_headLabel, m_lagLabel})
+        statusBar()->addWidget(l);
+    m_errorLabel = new QLabel(this);
+    m_errorLabel->setObjectName(QStringLiteral("errorLabel"));
+    m_errorLabel->setStyleSheet(QStringLiteral("color: #c62828"));
+    m_errorLabel->hide();
+    statusBar()->addPermanentWidget(m_errorLabel);
+    statusBar()->addPermanentWidget(m_dbLabel);
+    m_connectionLabel->setObjectName(QStringLiteral("connectionLabel"));
+    m_envLabel->setObjectName(QStringLiteral("envLabel"));
+    m_lagLabel->setObjectName(QStringLiteral("lagLabel"));
+
+    buildDocks();
+    buildActions();
+    applyStatus(EngineStatus{});
+}
+
+void MainWindow::buildPanels()
+{
     auto* central = new QWidget(this);
     auto* grid = new QGridLayout(central);
     const QList<std::pair<QString, QString>> specs{
-        {tr("Cursor lag"), tr("blocks")},
+        {tr("Cursor lag"), tr("height (blocks)")},
         {tr("Reorg events"), tr("depth (blocks)")},
-        {tr("Outbox backlog"), tr("rows")},
-        {tr("Node health"), tr("height")},
+        {tr("Outbox backlog"), tr("rows, rows/s")},
+        {tr("Node health"), tr("height (blocks)")},
     };
     for (qsizetype i = 0; i < specs.size(); ++i) {
         auto* panel = new PlotPanel(specs[i].first, specs[i].second, central);
@@ -49,100 +84,135 @@ MainWindow::MainWindow(QWidget* parent)
         grid->addWidget(panel, int(i / 2), int(i % 2));
         m_panels.append(panel);
     }
-    // Cursor lag: the node's head and the checkpoint, in blocks, over time.
+    // Cursor lag: the node's head and the checkpoint, and the gap between them.
     m_panels[0]->addSeries(tr("head"), QColor(0x1f, 0x77, 0xb4));
     m_panels[0]->addSeries(tr("checkpoint"), QColor(0x2c, 0xa0, 0x2c));
+    m_panels[0]->addSeries(tr("lag"), QColor(0xd6, 0x27, 0x28), PlotPanel::Axis::Right);
+    m_panels[0]->setRightAxisLabel(tr("lag (blocks)"));
     // Reorg events: one bar per rollback, its depth, coloured by what detected it.
     m_panels[1]->addBars(tr("hash mismatch"), QColor(0xff, 0x7f, 0x0e));
     m_panels[1]->addBars(tr("parent mismatch"), QColor(0x94, 0x67, 0xbd));
     m_panels[1]->addBars(tr("absence"), QColor(0xd6, 0x27, 0x28));
-    m_panels[1]->plot()->setToolTip(tr("Click a bar to see what that reorg undid"));
     connect(m_panels[1], &PlotPanel::barClicked, this, [this](int bars, int index) {
         const qint64 id = reorgIdAt(bars, index);
         if (id >= 0)
             emit reorgDiffRequested(id);
     });
-    // Outbox backlog: rows waiting for the safe height or the sink.
+    // Outbox backlog: rows waiting for the safe height or the sink, and the delivery rate;
+    // heights on the right axis show how far the safe height trails the head.
     m_panels[2]->addSeries(tr("pending rows"), QColor(0x8c, 0x56, 0x4b));
+    m_panels[2]->addSeries(tr("delivered/s"), QColor(0x2c, 0xa0, 0x2c));
+    m_panels[2]->addSeries(tr("safe height"), QColor(0x17, 0xbe, 0xcf), PlotPanel::Axis::Right);
+    m_panels[2]->addSeries(tr("head"), QColor(0x1f, 0x77, 0xb4), PlotPanel::Axis::Right);
+    m_panels[2]->setRightAxisLabel(tr("height (blocks)"));
+    // Node health: heights per node (series added as nodes appear) and a state strip.
+    m_stateStrip = new StateStrip;
+    m_stateStrip->setObjectName(QStringLiteral("stateStrip"));
+    m_panels[3]->addFooter(m_stateStrip);
+    QStringList legend;
+    for (auto s : {health::NodeState::CaughtUp, health::NodeState::Lagging,
+                   health::NodeState::Offline, health::NodeState::Forked})
+        legend << QStringLiteral("<span style=\"background:%1\">&nbsp;&nbsp;&nbsp;</span> %2")
+                      .arg(nodeStateColor(s).name(), nodeStateMeaning(s).toHtmlEscaped());
+    auto* legendLabel = new QLabel(legend.join(QStringLiteral("<br>")));
+    legendLabel->setObjectName(QStringLiteral("nodeStateLegend"));
+    legendLabel->setStyleSheet(QStringLiteral("font-size: 8pt"));
+    m_panels[3]->addFooter(legendLabel);
+    QCustomPlot* healthPlot = m_panels[3]->plot();
+    connect(healthPlot, &QCustomPlot::afterReplot, m_stateStrip, [this, healthPlot] {
+        const QRect r = healthPlot->axisRect()->rect();
+        const QPoint origin = healthPlot->mapTo(m_panels[3], QPoint(0, 0));
+        const QPoint strip = m_stateStrip->mapTo(m_panels[3], QPoint(0, 0));
+        const int dx = origin.x() - strip.x();
+        m_stateStrip->setTimeRange(healthPlot->xAxis->range().lower,
+                                   healthPlot->xAxis->range().upper, r.left() + dx, r.right() + dx);
+    });
     setCentralWidget(central);
+}
 
-    m_connectionLabel->setObjectName(QStringLiteral("connectionLabel"));
-    m_nodeLabel->setObjectName(QStringLiteral("nodeLabel"));
-    m_chainLabel->setObjectName(QStringLiteral("chainLabel"));
-    m_headLabel->setObjectName(QStringLiteral("headLabel"));
-    m_dbLabel->setObjectName(QStringLiteral("dbLabel"));
-    statusBar()->addWidget(m_connectionLabel);
-    statusBar()->addWidget(m_nodeLabel);
-    statusBar()->addWidget(m_chainLabel);
-    statusBar()->addWidget(m_headLabel);
-    statusBar()->addPermanentWidget(m_dbLabel);
+void MainWindow::buildDocks()
+{
+    const auto dock = [this](const QString& title, const QString& name, QWidget* w) {
+        auto* d = new QDockWidget(title, this);
+        d->setObjectName(name);
+        d->setWidget(w);
+        addDockWidget(Qt::BottomDockWidgetArea, d);
+        return d;
+    };
+    QDockWidget* logDock = dock(tr("Event log"), QStringLiteral("eventLogDock"), m_log);
 
-    m_log->setReadOnly(true);
-    m_log->setMaximumBlockCount(2000); // the log is a view, not an archive: bounded
-    auto* dock = new QDockWidget(tr("Event log"), this);
-    dock->setObjectName(QStringLiteral("eventLogDock"));
-    dock->setWidget(m_log);
-    addDockWidget(Qt::BottomDockWidgetArea, dock);
-
-    // Nodes: one row per watched endpoint, coloured by state.
+    // Nodes: one row per watched endpoint, coloured by state, with a legend underneath.
     m_nodeTable->setObjectName(QStringLiteral("nodeTable"));
-    m_nodeTable->setHorizontalHeaderLabels({tr("node"), tr("state"), tr("head"), tr("latency (ms)"), tr("last error")});
+    m_nodeTable->setHorizontalHeaderLabels({tr("node"), tr("state"), tr("head"), tr("latency (ms)"),
+                                            tr("getLogs halvings"), tr("suspected truncations"),
+                                            tr("last error")});
     m_nodeTable->horizontalHeader()->setStretchLastSection(true);
     m_nodeTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_nodeTable->setToolTip(tr("caught up: within the lag threshold of the best head\n"
-                               "lagging: further behind\noffline: no answer or an error\n"
-                               "forked: its head block differs from the indexed block at that height"));
-    auto* nodesDock = new QDockWidget(tr("Nodes"), this);
-    nodesDock->setObjectName(QStringLiteral("nodesDock"));
-    nodesDock->setWidget(m_nodeTable);
-    addDockWidget(Qt::BottomDockWidgetArea, nodesDock);
-    tabifyDockWidget(dock, nodesDock);
-    dock->raise();
+    QStringList meanings;
+    for (auto s : {health::NodeState::CaughtUp, health::NodeState::Lagging,
+                   health::NodeState::Offline, health::NodeState::Forked})
+        meanings << nodeStateMeaning(s);
+    m_nodeTable->setToolTip(
+        meanings.join(QLatin1Char('\n')) +
+        tr("\nHalvings and truncations are counted for the node the indexer reads."));
+    QDockWidget* nodesDock = dock(tr("Nodes"), QStringLiteral("nodesDock"), m_nodeTable);
 
     // Checkpoint: the claim the indexer stands behind, as stored.
     auto* cpWidget = new QWidget(this);
     auto* cpForm = new QFormLayout(cpWidget);
     for (const auto& [key, label] : QList<std::pair<QString, QString>>{
-             {QStringLiteral("environment"), tr("Environment")}, {QStringLiteral("chain"), tr("Chain id")},
-             {QStringLiteral("source"), tr("Source")}, {QStringLiteral("number"), tr("Checkpoint")},
-             {QStringLiteral("hash"), tr("Hash")}, {QStringLiteral("policy"), tr("Policy version")},
-             {QStringLiteral("generation"), tr("Generation")}, {QStringLiteral("verified"), tr("Hash re-verified at")}}) {
+             {QStringLiteral("environment"), tr("Environment")},
+             {QStringLiteral("chain"), tr("Chain id")},
+             {QStringLiteral("source"), tr("Source")},
+             {QStringLiteral("number"), tr("Checkpoint")},
+             {QStringLiteral("hash"), tr("Hash")},
+             {QStringLiteral("policy"), tr("Policy version")},
+             {QStringLiteral("generation"), tr("Generation")},
+             {QStringLiteral("verified"), tr("Hash re-verified at")}}) {
         auto* value = new QLabel(QStringLiteral("-"), cpWidget);
         value->setTextInteractionFlags(Qt::TextSelectableByMouse);
         cpForm->addRow(label, value);
         m_checkpointFields.insert(key, value);
     }
-    auto* cpDock = new QDockWidget(tr("Checkpoint"), this);
-    cpDock->setObjectName(QStringLiteral("checkpointDock"));
-    cpDock->setWidget(cpWidget);
-    addDockWidget(Qt::BottomDockWidgetArea, cpDock);
-    tabifyDockWidget(nodesDock, cpDock);
-    dock->raise();
+    QDockWidget* cpDock = dock(tr("Checkpoint"), QStringLiteral("checkpointDock"), cpWidget);
 
-    // Engine controls: toolbar, menu and keyboard.
-    auto* engineMenu = menuBar()->addMenu(tr("&Engine"));
-    auto* toolbar = addToolBar(tr("Engine"));
-    toolbar->setObjectName(QStringLiteral("engineToolbar"));
-    m_pauseAction = new QAction(tr("Pause indexing"), this);
-    m_pauseAction->setCheckable(true);
-    m_pauseAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
-    connect(m_pauseAction, &QAction::toggled, this, &MainWindow::indexingPauseRequested);
-    auto* restart = new QAction(tr("Restart engine"), this);
-    restart->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
-    restart->setToolTip(tr("Stop and start again: a managed lab gets a fresh anvil and a new environment"));
-    connect(restart, &QAction::triggered, this, [this] {
-        m_pauseAction->setChecked(false);
-        emit engineRestartRequested();
-    });
-    auto* stopEngine = new QAction(tr("Stop engine"), this);
-    stopEngine->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
-    connect(stopEngine, &QAction::triggered, this, &MainWindow::engineStopRequested);
-    for (QAction* a : {m_pauseAction, restart, stopEngine}) {
-        engineMenu->addAction(a);
-        toolbar->addAction(a);
+    m_transfers = new TableBrowser(engine::TableRequest::Kind::Transfers,
+                                   tr("Filter by address or tx hash"), this);
+    m_balances = new TableBrowser(engine::TableRequest::Kind::Balances,
+                                  tr("Filter by token or holder"), this);
+    m_backfill = new TableBrowser(engine::TableRequest::Kind::Backfill,
+                                  tr("Filter by status or error"), this);
+    for (TableBrowser* b : {m_transfers, m_balances, m_backfill})
+        connect(b->model(), &PagedTableModel::pageRequested, this, &MainWindow::tablePageRequested);
+    QDockWidget* transfersDock =
+        dock(tr("Transfers"), QStringLiteral("transfersDock"), m_transfers);
+    QDockWidget* balancesDock = dock(tr("Balances"), QStringLiteral("balancesDock"), m_balances);
+    QDockWidget* backfillDock =
+        dock(tr("Backfill ledger"), QStringLiteral("backfillDock"), m_backfill);
+
+    QDockWidget* previous = logDock;
+    for (QDockWidget* d : {nodesDock, cpDock, transfersDock, balancesDock, backfillDock}) {
+        tabifyDockWidget(previous, d);
+        previous = d;
     }
+    logDock->raise();
+    resizeDocks({logDock}, {200}, Qt::Vertical); // the charts get most of the window
 
+    auto* viewMenu = menuBar()->addMenu(tr("&View"));
+    for (QDockWidget* d : {logDock, nodesDock, cpDock, transfersDock, balancesDock, backfillDock})
+        viewMenu->addAction(d->toggleViewAction());
+    viewMenu->addSeparator();
+    viewMenu->addAction(tr("Follow live on all charts"), QKeySequence(Qt::CTRL | Qt::Key_L), this,
+                        [this] {
+                            for (PlotPanel* p : m_panels)
+                                p->setFollowLive(true);
+                        });
+}
+
+void MainWindow::buildActions()
+{
     auto* fileMenu = menuBar()->addMenu(tr("&File"));
+    menuBar()->insertMenu(menuBar()->actions().value(0), fileMenu);
     QAction* settings = fileMenu->addAction(tr("&Settings..."), this, [this] {
         QSettings store;
         SettingsDialog dialog(config::AppSettings::load(store), this);
@@ -155,10 +225,40 @@ MainWindow::MainWindow(QWidget* parent)
     settings->setShortcut(QKeySequence::Preferences);
     QAction* quit = fileMenu->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
-    auto* viewMenu = menuBar()->addMenu(tr("&View"));
-    viewMenu->addAction(dock->toggleViewAction());
-    viewMenu->addAction(nodesDock->toggleViewAction());
-    viewMenu->addAction(cpDock->toggleViewAction());
+
+    // Engine controls: toolbar, menu and keyboard.
+    auto* engineMenu = menuBar()->addMenu(tr("&Engine"));
+    auto* toolbar = addToolBar(tr("Engine"));
+    toolbar->setObjectName(QStringLiteral("engineToolbar"));
+    m_pauseAction = new QAction(tr("Pause indexing"), this);
+    m_pauseAction->setCheckable(true);
+    m_pauseAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
+    m_pauseAction->setToolTip(
+        tr("Stop or resume indexing (Ctrl+I); the node, health and demo traffic go on"));
+    connect(m_pauseAction, &QAction::toggled, this, &MainWindow::indexingPauseRequested);
+    m_devnetAction = new QAction(tr("Devnet running"), this);
+    m_devnetAction->setCheckable(true);
+    m_devnetAction->setEnabled(false); // only for a managed anvil
+    m_devnetAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
+    m_devnetAction->setToolTip(tr("Stop or start the managed anvil (Ctrl+D). Its chain is kept, so "
+                                  "starting it again continues the same environment"));
+    connect(m_devnetAction, &QAction::triggered, this, &MainWindow::devnetRunningRequested);
+    auto* restart = new QAction(tr("Restart engine"), this);
+    restart->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    restart->setToolTip(
+        tr("Stop and start again: a managed lab gets a fresh anvil and a new environment"));
+    connect(restart, &QAction::triggered, this, [this] {
+        m_pauseAction->setChecked(false);
+        emit engineRestartRequested();
+    });
+    auto* stopEngine = new QAction(tr("Stop engine"), this);
+    stopEngine->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
+    connect(stopEngine, &QAction::triggered, this, &MainWindow::engineStopRequested);
+    for (QAction* a : {m_pauseAction, m_devnetAction, restart, stopEngine}) {
+        engineMenu->addAction(a);
+        toolbar->addAction(a);
+    }
+
     auto* helpMenu = menuBar()->addMenu(tr("&Help"));
     helpMenu->addAction(tr("&About Forkscope"), this, [this] {
         QMessageBox::about(this, tr("About Forkscope"),
@@ -166,8 +266,22 @@ MainWindow::MainWindow(QWidget* parent)
                               "chains.")
                                .arg(QStringLiteral(FORKSCOPE_VERSION)));
     });
+}
 
-    applyStatus(EngineStatus{});
+void MainWindow::attachEngine(engine::EngineHost* host)
+{
+    using engine::EngineHost;
+    connect(host, &EngineHost::statusAvailable, this, &MainWindow::applyStatus,
+            Qt::QueuedConnection);
+    connect(host, &EngineHost::logMessage, this, &MainWindow::appendLog, Qt::QueuedConnection);
+    connect(host, &EngineHost::reorgDiffAvailable, this, &MainWindow::showReorgDiff,
+            Qt::QueuedConnection);
+    connect(host, &EngineHost::tablePageAvailable, this, &MainWindow::applyTablePage,
+            Qt::QueuedConnection);
+    connect(this, &MainWindow::indexingPauseRequested, host, &EngineHost::setIndexingPaused);
+    connect(this, &MainWindow::devnetRunningRequested, host, &EngineHost::setDevnetRunning);
+    connect(this, &MainWindow::reorgDiffRequested, host, &EngineHost::requestReorgDiff);
+    connect(this, &MainWindow::tablePageRequested, host, &EngineHost::requestTablePage);
 }
 
 QString MainWindow::nodeText() const
@@ -180,87 +294,183 @@ QString MainWindow::chainText() const
     return m_chainLabel->text();
 }
 
+QString MainWindow::environmentText() const
+{
+    return m_envLabel->text();
+}
+
+QString MainWindow::lastErrorText() const
+{
+    return m_errorLabel->toolTip();
+}
+
+QString MainWindow::lagText() const
+{
+    return m_lagLabel->text();
+}
+
 void MainWindow::applyStatus(const EngineStatus& s)
 {
     m_connectionLabel->setText(EngineStatus::connectionName(s.connection));
+    m_connectionLabel->setToolTip(s.message);
     const QString kind = s.managedDevnet ? tr("managed anvil") : tr("node");
     m_nodeLabel->setText(s.endpoint.isEmpty() ? tr("%1: starting...").arg(kind)
                                               : tr("%1: %2").arg(kind, s.endpoint));
     m_chainLabel->setText(s.chainId ? tr("chain id %1").arg(*s.chainId) : tr("chain id unknown"));
+    m_envLabel->setText(s.environmentId.isEmpty() ? tr("no environment")
+                                                  : tr("env %1").arg(s.environmentId));
     QString head = s.headBlock ? tr("head %1").arg(*s.headBlock) : tr("head unknown");
     if (s.connection == EngineStatus::Connection::Unreachable && s.headBlock)
         head += tr(" (stale)");
     m_headLabel->setText(head);
     m_dbLabel->setText(s.dbPath.isEmpty() ? QString() : tr("db: %1").arg(s.dbPath));
+    {
+        const QSignalBlocker block(m_devnetAction);
+        m_devnetAction->setEnabled(s.managedDevnet &&
+                                   s.connection != EngineStatus::Connection::Stopped);
+        m_devnetAction->setChecked(s.devnetRunning);
+    }
+    const double t = double((s.updatedAt.isValid() ? s.updatedAt : QDateTime::currentDateTimeUtc())
+                                .toMSecsSinceEpoch()) /
+                     1000.0;
     if (!s.health.nodes.isEmpty())
-        applyHealth(s.health, double(s.updatedAt.toMSecsSinceEpoch()) / 1000.0);
-    if (!s.environmentId.isEmpty()) {
-        const double t = double(s.updatedAt.toMSecsSinceEpoch()) / 1000.0;
-        PlotPanel* lag = m_panels[0];
-        if (s.headBlock)
-            lag->appendPoint(0, t, double(*s.headBlock));
-        if (s.checkpoint)
-            lag->appendPoint(1, t, double(*s.checkpoint));
-        const QString lagText = (s.headBlock && s.checkpoint)
-                                    ? QString::number(qint64(*s.headBlock) - qint64(*s.checkpoint))
-                                    : tr("unknown");
-        lag->setSummary(tr("env %1 | %2 | lag %3 blocks | %4 events/s")
-                            .arg(s.environmentId, s.indexerState, lagText)
-                            .arg(s.eventsPerSecond, 0, 'f', 0));
-        const QStringList reasons{QStringLiteral("hash mismatch"), QStringLiteral("parent mismatch"),
-                                  QStringLiteral("absence")};
-        for (int r = 0; r < reasons.size(); ++r) {
-            QList<double> times, depths;
-            m_reorgIds[r].clear();
-            for (const auto& m : s.recentReorgs)
-                if (m.reason == reasons[r]) {
-                    times << double(m.detectedAt.toMSecsSinceEpoch()) / 1000.0;
-                    depths << double(m.depth);
-                    m_reorgIds[r] << m.id;
-                }
-            m_panels[1]->setBars(r, times, depths);
-        }
-        m_panels[1]->setSummary(tr("%1 reorg(s)").arg(s.recentReorgs.size()));
-        m_panels[2]->appendPoint(0, t, double(s.outboxPending));
-        m_panels[2]->setSummary(tr("%1 pending | %2 delivered").arg(s.outboxPending).arg(s.outboxDelivered));
-        m_checkpointFields.value(QStringLiteral("environment"))->setText(s.environmentId);
-        m_checkpointFields.value(QStringLiteral("chain"))->setText(s.chainId ? QString::number(*s.chainId) : tr("unknown"));
-        m_checkpointFields.value(QStringLiteral("source"))->setText(QStringLiteral("default"));
-        m_checkpointFields.value(QStringLiteral("number"))->setText(s.checkpoint ? QString::number(*s.checkpoint)
-                                                                                  : tr("nothing indexed yet"));
-        m_checkpointFields.value(QStringLiteral("hash"))->setText(s.checkpointHash.isEmpty() ? QStringLiteral("-") : s.checkpointHash);
-        m_checkpointFields.value(QStringLiteral("policy"))->setText(s.policyVersion);
-        m_checkpointFields.value(QStringLiteral("generation"))->setText(QString::number(s.generation));
-        m_checkpointFields.value(QStringLiteral("verified"))->setText(s.verifiedAt.isEmpty() ? tr("not yet") : s.verifiedAt);
-        m_checkpointText = s.checkpoint ? tr("checkpoint %1").arg(*s.checkpoint) : tr("nothing indexed yet");
-        m_headLabel->setText(m_headLabel->text() + QStringLiteral(" | ") + m_checkpointText);
+        applyHealth(s, t);
+    if (s.environmentId.isEmpty()) {
+        m_lagLabel->setText(tr("lag unknown"));
+        return;
     }
-    m_connectionLabel->setToolTip(s.message);
+    if (s.environmentId != m_environment) {
+        // A new environment (restart, reset): the tables show the new one from page one.
+        m_environment = s.environmentId;
+        for (TableBrowser* b : {m_transfers, m_balances, m_backfill})
+            b->model()->refresh();
+    }
+    applyLag(s, t);
+    applyReorgs(s);
+    m_panels[1]->advanceTo(t);
+    applyOutbox(s, t);
+    applyCheckpoint(s);
 }
 
-namespace {
-QColor stateColor(health::NodeState s)
+void MainWindow::applyLag(const EngineStatus& s, double t)
 {
-    switch (s) {
-    case health::NodeState::CaughtUp: return QColor(0xc8, 0xf0, 0xc8);
-    case health::NodeState::Lagging: return QColor(0xff, 0xe7, 0xa8);
-    case health::NodeState::Offline: return QColor(0xf4, 0xb6, 0xb6);
-    case health::NodeState::Forked: return QColor(0xd9, 0xc2, 0xf0);
+    PlotPanel* lag = m_panels[0];
+    if (s.headBlock)
+        lag->appendPoint(0, t, double(*s.headBlock));
+    if (s.checkpoint)
+        lag->appendPoint(1, t, double(*s.checkpoint));
+    std::optional<quint64> lagBlocks;
+    if (s.headBlock && s.connection != EngineStatus::Connection::Unreachable)
+        lagBlocks =
+            *s.headBlock > s.checkpoint.value_or(0) ? *s.headBlock - s.checkpoint.value_or(0) : 0;
+    if (lagBlocks)
+        lag->appendPoint(2, t, double(*lagBlocks));
+    QString eta;
+    if (lagBlocks && *lagBlocks > 0) {
+        const auto secs = engine::etaSeconds(*lagBlocks, s.blocksPerSecond);
+        eta = secs ? tr(" | ETA %1").arg(engine::humanDuration(*secs)) : tr(" | ETA unknown");
     }
-    return {};
+    // Freshness is not lag: a synced indexer on a stalled chain has lag 0 and old data.
+    const QString fresh =
+        s.lastCommitAt.isValid()
+            ? engine::humanDuration(
+                  double(s.lastCommitAt.msecsTo(QDateTime::currentDateTimeUtc())) / 1000.0)
+            : tr("never");
+    const QString lagStr = lagBlocks ? QString::number(*lagBlocks) : tr("unknown");
+    lag->setSummary(tr("%1 | lag %2 blocks%3 | %4 events/s | last commit %5 ago")
+                        .arg(s.indexerState, lagStr, eta)
+                        .arg(s.eventsPerSecond, 0, 'f', 0)
+                        .arg(fresh));
+    m_lagLabel->setText(tr("lag %1").arg(lagStr));
+    m_checkpointText =
+        s.checkpoint ? tr("checkpoint %1").arg(*s.checkpoint) : tr("nothing indexed yet");
+    m_headLabel->setText(m_headLabel->text() + QStringLiteral(" | ") + m_checkpointText);
 }
-} // namespace
 
-void MainWindow::applyHealth(const health::HealthSnapshot& h, double timeSecs)
+void MainWindow::applyReorgs(const EngineStatus& s)
 {
+    for (int r = 0; r < kReorgReasons.size(); ++r) {
+        QList<double> times, depths;
+        QStringList labels;
+        m_reorgIds[r].clear();
+        for (const auto& m : s.recentReorgs)
+            if (m.reason == kReorgReasons[r]) {
+                times << double(m.detectedAt.toMSecsSinceEpoch()) / 1000.0;
+                depths << double(m.depth);
+                labels << tr("reorg #%1: fork at block %2, %3 rows removed; click for the diff")
+                              .arg(m.id)
+                              .arg(m.forkBlock)
+                              .arg(m.rowsRemoved);
+                m_reorgIds[r] << m.id;
+            }
+        m_panels[1]->setBars(r, times, depths);
+        m_panels[1]->setBarLabels(r, labels);
+    }
+    m_panels[1]->setSummary(tr("%1 reorg(s)").arg(s.recentReorgs.size()));
+    if (s.recentReorgs.isEmpty())
+        m_panels[1]->setPlaceholderText(tr("No reorg in this environment yet."));
+}
+
+void MainWindow::applyOutbox(const EngineStatus& s, double t)
+{
+    PlotPanel* p = m_panels[2];
+    p->appendPoint(0, t, double(s.outboxPending));
+    p->appendPoint(1, t, s.outboxDeliveredPerSecond);
+    if (s.safeHeight)
+        p->appendPoint(2, t, double(*s.safeHeight));
+    if (s.headBlock)
+        p->appendPoint(3, t, double(*s.headBlock));
+    const QString age = s.outboxOldestPendingAgeSecs
+                            ? engine::humanDuration(*s.outboxOldestPendingAgeSecs)
+                            : tr("-");
+    const QString safe = s.safeHeight ? QString::number(*s.safeHeight) : tr("none (no ready node)");
+    QString text = tr("%1 pending (oldest %2) | %3 delivered, %4/s | safe %5 = head - %6")
+                       .arg(s.outboxPending)
+                       .arg(age)
+                       .arg(s.outboxDelivered)
+                       .arg(s.outboxDeliveredPerSecond, 0, 'f', 1)
+                       .arg(safe)
+                       .arg(s.confirmations);
+    if (s.outboxFailed > 0)
+        text += tr(" | %1 failed").arg(s.outboxFailed);
+    if (s.outboxSink.isEmpty())
+        text += tr(" | no sink: rows are kept, not delivered");
+    p->setSummary(text);
+}
+
+void MainWindow::applyCheckpoint(const EngineStatus& s)
+{
+    m_checkpointFields.value(QStringLiteral("environment"))->setText(s.environmentId);
+    m_checkpointFields.value(QStringLiteral("chain"))
+        ->setText(s.chainId ? QString::number(*s.chainId) : tr("unknown"));
+    m_checkpointFields.value(QStringLiteral("source"))->setText(QStringLiteral("default"));
+    m_checkpointFields.value(QStringLiteral("number"))
+        ->setText(s.checkpoint ? QString::number(*s.checkpoint) : tr("nothing indexed yet"));
+    m_checkpointFields.value(QStringLiteral("hash"))
+        ->setText(s.checkpointHash.isEmpty() ? QStringLiteral("-") : s.checkpointHash);
+    m_checkpointFields.value(QStringLiteral("policy"))->setText(s.policyVersion);
+    m_checkpointFields.value(QStringLiteral("generation"))->setText(QString::number(s.generation));
+    m_checkpointFields.value(QStringLiteral("verified"))
+        ->setText(s.verifiedAt.isEmpty() ? tr("not yet") : s.verifiedAt);
+}
+
+void MainWindow::applyHealth(const EngineStatus& s, double timeSecs)
+{
+    const health::HealthSnapshot& h = s.health;
     m_nodeTable->setRowCount(int(h.nodes.size()));
     QStringList states;
     for (int i = 0; i < h.nodes.size(); ++i) {
         const health::NodeHealth& n = h.nodes[i];
-        const QStringList cells{n.url, health::nodeStateName(n.state),
-                                n.head ? QString::number(*n.head) : tr("unknown"),
-                                n.latencyMs >= 0 ? QString::number(n.latencyMs) : QStringLiteral("-"),
-                                n.lastError};
+        // The wire's counters belong to the node the indexer reads from.
+        const bool indexed = n.url == s.endpoint;
+        const QStringList cells{
+            n.url,
+            health::nodeStateName(n.state),
+            n.head ? QString::number(*n.head) : tr("unknown"),
+            n.latencyMs >= 0 ? QString::number(n.latencyMs) : QStringLiteral("-"),
+            indexed ? QString::number(s.truncationHalvings) : QStringLiteral("-"),
+            indexed ? QString::number(s.suspectedTruncations) : QStringLiteral("-"),
+            n.lastError};
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = m_nodeTable->item(i, c);
             if (!item) {
@@ -268,19 +478,34 @@ void MainWindow::applyHealth(const health::HealthSnapshot& h, double timeSecs)
                 m_nodeTable->setItem(i, c, item);
             }
             item->setText(cells[c]);
-            if (c == 1)
-                item->setBackground(stateColor(n.state));
+            if (c == NodeStateCol) {
+                item->setBackground(nodeStateColor(n.state));
+                item->setToolTip(nodeStateMeaning(n.state));
+            }
         }
         if (!m_nodeSeries.contains(n.url))
-            m_nodeSeries.insert(n.url, m_panels[3]->addSeries(n.url, QColor::fromHsv((i * 67) % 360, 200, 200)));
+            m_nodeSeries.insert(
+                n.url, m_panels[3]->addSeries(n.url, QColor::fromHsv((i * 67) % 360, 200, 200)));
         if (n.head && n.state != health::NodeState::Offline)
             m_panels[3]->appendPoint(m_nodeSeries.value(n.url), timeSecs, double(*n.head));
+        m_stateStrip->addSample(
+            n.url,
+            double(h.at.isValid() ? h.at.toMSecsSinceEpoch() : qint64(timeSecs * 1000)) / 1000.0,
+            n.state);
         states << health::nodeStateName(n.state);
     }
+    m_panels[3]->setPlaceholderText({});
     m_panels[3]->setSummary(tr("%1 node(s): %2 | ready height %3")
                                 .arg(h.nodes.size())
                                 .arg(states.join(QStringLiteral(", ")),
                                      h.readyHeight ? QString::number(*h.readyHeight) : tr("none")));
+}
+
+void MainWindow::applyTablePage(const engine::TablePage& page)
+{
+    // Each model takes only the pages it asked for.
+    for (TableBrowser* b : {m_transfers, m_balances, m_backfill})
+        b->model()->applyPage(page);
 }
 
 ReorgDiffDialog* MainWindow::lastDiffDialog() const
@@ -305,9 +530,15 @@ QString MainWindow::checkpointField(const QString& name) const
 
 void MainWindow::appendLog(const QString& level, const QString& text)
 {
-    m_log->appendPlainText(QStringLiteral("%1 [%2] %3")
-                               .arg(QDateTime::currentDateTime().toString(QStringLiteral("HH:mm:ss")),
-                                    level, text));
+    m_log->append(level, text);
+    if (level == QLatin1String("error")) {
+        // Every error is visible where the user looks, not only in the log dock (or stderr).
+        m_errorLabel->setText(
+            QStringLiteral("\u26a0 ") +
+            QFontMetrics(m_errorLabel->font()).elidedText(text, Qt::ElideRight, 420));
+        m_errorLabel->setToolTip(text);
+        m_errorLabel->show();
+    }
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)

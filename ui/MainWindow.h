@@ -2,71 +2,121 @@
 
 #include "config/AppSettings.h"
 #include "engine/EngineStatus.h"
+#include "engine/TablePage.h"
 
 #include <QHash>
 #include <QMainWindow>
 #include <QPointer>
 
 class QLabel;
-class QPlainTextEdit;
 class QTableWidget;
+
+namespace forkscope::engine {
+class EngineHost;
+}
 
 namespace forkscope::ui {
 
+class EventLogView;
 class PlotPanel;
 class ReorgDiffDialog;
+class StateStrip;
+class TableBrowser;
 
 // The Forkscope main window. It shows what the engine reports, by snapshot, and nothing
-// it did not receive: every label traces back to an EngineStatus.
+// it did not receive: every label traces back to an EngineStatus or a TablePage.
 class MainWindow : public QMainWindow
 {
     Q_OBJECT
 public:
     explicit MainWindow(QWidget* parent = nullptr);
 
-    // Text shown in the status bar's node and chain fields (also read by tests).
+    // Wires the window to an engine both ways (snapshots in, requests out), all queued.
+    // The app and the GUI tests use this same wiring.
+    void attachEngine(engine::EngineHost* host);
+
+    // Text shown in the status bar's fields (also read by tests).
     QString nodeText() const;
     QString chainText() const;
+    QString environmentText() const;
+    QString lagText() const;
+    QString lastErrorText() const;
     QString checkpointText() const { return m_checkpointText; }
     QList<PlotPanel*> panels() const { return m_panels; }
     QTableWidget* nodeTable() const { return m_nodeTable; }
+    StateStrip* stateStrip() const { return m_stateStrip; }
+    EventLogView* eventLog() const { return m_log; }
+    TableBrowser* transfersBrowser() const { return m_transfers; }
+    TableBrowser* balancesBrowser() const { return m_balances; }
+    TableBrowser* backfillBrowser() const { return m_backfill; }
     QString checkpointField(const QString& name) const;
     QAction* pauseAction() const { return m_pauseAction; }
+    QAction* devnetAction() const { return m_devnetAction; }
     // The reorg id behind bar `index` of reason set `bars` (what a click opens).
     qint64 reorgIdAt(int bars, int index) const { return m_reorgIds.value(bars).value(index, -1); }
     ReorgDiffDialog* lastDiffDialog() const;
+    // Node table columns.
+    enum NodeColumn {
+        NodeUrl,
+        NodeStateCol,
+        NodeHead,
+        NodeLatency,
+        NodeHalvings,
+        NodeTruncations,
+        NodeError
+    };
 
 public slots:
     void applyStatus(const forkscope::engine::EngineStatus& status);
     void appendLog(const QString& level, const QString& text);
     void showReorgDiff(const forkscope::engine::ReorgDiff& diff);
+    void applyTablePage(const forkscope::engine::TablePage& page);
 
 signals:
     void closing();
     // The user accepted new settings (already saved with QSettings).
     void settingsChanged(const forkscope::config::AppSettings& settings);
     void indexingPauseRequested(bool paused);
+    void devnetRunningRequested(bool running);
     void engineRestartRequested();
     void engineStopRequested();
     void reorgDiffRequested(qint64 reorgId);
+    void tablePageRequested(const forkscope::engine::TableRequest& request);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
 
 private:
+    void buildPanels();
+    void buildDocks();
+    void buildActions();
+    void applyLag(const engine::EngineStatus& s, double t);
+    void applyReorgs(const engine::EngineStatus& s);
+    void applyOutbox(const engine::EngineStatus& s, double t);
+    void applyCheckpoint(const engine::EngineStatus& s);
+    void applyHealth(const engine::EngineStatus& s, double timeSecs);
+
     QList<PlotPanel*> m_panels;
+    StateStrip* m_stateStrip = nullptr;
     QLabel* m_connectionLabel;
     QLabel* m_nodeLabel;
     QLabel* m_chainLabel;
+    QLabel* m_envLabel;
     QLabel* m_headLabel;
+    QLabel* m_lagLabel;
     QLabel* m_dbLabel;
-    QPlainTextEdit* m_log;
+    QLabel* m_errorLabel = nullptr; // the last error, until the next one
+    EventLogView* m_log;
     QTableWidget* m_nodeTable;
+    TableBrowser* m_transfers = nullptr;
+    TableBrowser* m_balances = nullptr;
+    TableBrowser* m_backfill = nullptr;
     QHash<QString, class QLabel*> m_checkpointFields;
     QHash<QString, int> m_nodeSeries; // node URL -> series in the node health panel
-    void applyHealth(const forkscope::health::HealthSnapshot& h, double timeSecs);
     QString m_checkpointText;
+    QString m_environment;
     QAction* m_pauseAction = nullptr;
+    QAction* m_devnetAction = nullptr;
     QList<QList<qint64>> m_reorgIds{{}, {}, {}};
     QPointer<ReorgDiffDialog> m_diffDialog;
 };

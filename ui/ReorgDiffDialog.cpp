@@ -20,8 +20,9 @@ ReorgDiffDialog::ReorgDiffDialog(const engine::ReorgDiff& diff, QWidget* parent)
                            .arg(diff.reorg.rowsRemoved)
                            .arg(diff.reorg.detectedAt.toString(Qt::ISODate)));
     m_table->setColumnCount(9);
-    m_table->setHorizontalHeaderLabels({tr("what"), tr("block"), tr("log"), tr("contract"), tr("holder / from"),
-                                        tr("to"), tr("value"), tr("balance before"), tr("balance after")});
+    m_table->setHorizontalHeaderLabels({tr("what"), tr("block"), tr("log"), tr("contract"),
+                                        tr("holder / from"), tr("to"), tr("value"),
+                                        tr("balance before"), tr("balance after")});
     m_table->setRowCount(int(diff.items.size()));
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSortingEnabled(false);

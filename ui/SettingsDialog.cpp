@@ -99,17 +99,24 @@ void SettingsDialog::validate()
         if (!errors.value(QStringLiteral("contracts")))
             errors[QStringLiteral("contracts")] = validateAddress(c);
     if (!s.endpointList().isEmpty() && s.contractList().isEmpty())
-        errors[QStringLiteral("contracts")] = tr("contracts: an external endpoint needs at least one contract");
+        errors[QStringLiteral("contracts")] =
+            tr("contracts: an external endpoint needs at least one contract");
     errors[QStringLiteral("abi")] = validateAbiFile(s.abiPath);
-    errors[QStringLiteral("startBlock")] = validateWholeNumber(s.startBlock, tr("start block"), 0, quint64(1) << 62);
-    errors[QStringLiteral("confirmations")] = validateWholeNumber(s.confirmations, tr("confirmations"), 0, 10000);
-    errors[QStringLiteral("batchSize")] = validateWholeNumber(s.batchSize, tr("batch size"), 1, 10000);
-    errors[QStringLiteral("maxReorgDepth")] = validateWholeNumber(s.maxReorgDepth, tr("max reorg depth"), 1, 100000);
-    errors[QStringLiteral("pollMs")] = validateWholeNumber(s.pollMs, tr("poll interval"), 10, 3600000);
+    errors[QStringLiteral("startBlock")] =
+        validateWholeNumber(s.startBlock, tr("start block"), 0, quint64(1) << 62);
+    errors[QStringLiteral("confirmations")] =
+        validateWholeNumber(s.confirmations, tr("confirmations"), 0, 10000);
+    errors[QStringLiteral("batchSize")] =
+        validateWholeNumber(s.batchSize, tr("batch size"), 1, 10000);
+    errors[QStringLiteral("maxReorgDepth")] =
+        validateWholeNumber(s.maxReorgDepth, tr("max reorg depth"), 1, 100000);
+    errors[QStringLiteral("pollMs")] =
+        validateWholeNumber(s.pollMs, tr("poll interval"), 10, 3600000);
     errors[QStringLiteral("readyRatio")] = validateRatio(s.readyRatio);
     if (!s.webhook.trimmed().isEmpty())
         if (const auto e = validateEndpoint(s.webhook))
-            errors[QStringLiteral("webhook")] = QString(*e).replace(QStringLiteral("endpoint"), QStringLiteral("webhook"));
+            errors[QStringLiteral("webhook")] =
+                QString(*e).replace(QStringLiteral("endpoint"), QStringLiteral("webhook"));
     bool ok = true;
     for (auto it = m_errors.begin(); it != m_errors.end(); ++it) {
         const auto e = errors.value(it.key());

@@ -1,8 +1,8 @@
 #pragma once
 
+#include <QList>
 #include <QMetaType>
 #include <QString>
-#include <QList>
 #include <QStringList>
 #include <QUrl>
 #include <chrono>
@@ -15,21 +15,32 @@ namespace forkscope::engine {
 struct EngineConfig
 {
     bool managedDevnet = true;
-    QUrl rpcUrl;     // used when managedDevnet is false
-    QString dbPath;  // SQLite file; its directory is created if missing
+    QUrl rpcUrl;    // used when managedDevnet is false
+    QString dbPath; // SQLite file; its directory is created if missing
     std::chrono::milliseconds pollInterval{1000};
     std::chrono::milliseconds rpcTimeout{5000};
     // The indexer. A managed lab gets a fresh environment id per devnet (a new anvil is a
     // new chain) and indexes the demo token it deploys; an external node needs contracts.
     bool indexing = true;
-    QString environmentId;           // empty: "lab-<UTC time>" for a managed lab
-    QStringList contracts;           // 0x addresses, for an external node
-    QList<QUrl> nodes;               // watched for health; empty: the indexed node itself
+    QString environmentId; // empty: "lab-<UTC time>" for a managed lab
+    QStringList contracts; // 0x addresses, for an external node
+    QList<QUrl> nodes;     // watched for health; empty: the indexed node itself
     double readyRatio = 0.8;
     // A managed lab always gets the demo token; demo traffic (a spray of transfers every
     // demoInterval) is what makes the panels move with nothing configured.
     bool demoTraffic = true;
     std::chrono::milliseconds demoInterval{1000};
+    int demoTransfersPerTick = 10;
+    // The indexer's policy, as File > Settings edits it (same meaning as `forkscope index`).
+    quint64 fromBlock = 0;
+    quint64 confirmations = 0;
+    quint64 maxReorgDepth = 64;
+    quint64 batchSize = 100;
+    QString abiPath;
+    // The outbox: with a webhook the dispatcher runs on its own thread and delivers rows at
+    // or below the safe height; without one, rows wait (and the panel says so).
+    QUrl webhook;
+    std::chrono::milliseconds webhookTimeout{5000};
 };
 
 } // namespace forkscope::engine

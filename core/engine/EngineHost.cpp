@@ -9,6 +9,8 @@ EngineHost::EngineHost(QObject* parent) : QObject(parent)
 {
     qRegisterMetaType<EngineStatus>();
     qRegisterMetaType<ReorgDiff>();
+    qRegisterMetaType<TableRequest>();
+    qRegisterMetaType<TablePage>();
 }
 
 EngineHost::~EngineHost()
@@ -31,6 +33,8 @@ void EngineHost::start(const EngineConfig& config)
             Qt::QueuedConnection);
     connect(m_session, &EngineSession::reorgDiffAvailable, this, &EngineHost::reorgDiffAvailable,
             Qt::QueuedConnection);
+    connect(m_session, &EngineSession::tablePageAvailable, this, &EngineHost::tablePageAvailable,
+            Qt::QueuedConnection);
     m_thread->start();
 }
 
@@ -49,15 +53,49 @@ void EngineHost::shutdown()
 void EngineHost::requestReorgDiff(qint64 id)
 {
     if (m_session)
-        QMetaObject::invokeMethod(m_session, [s = m_session, id] { if (s) s->requestReorgDiff(id); },
-                                  Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            m_session,
+            [s = m_session, id] {
+                if (s)
+                    s->requestReorgDiff(id);
+            },
+            Qt::QueuedConnection);
+}
+
+void EngineHost::requestTablePage(const TableRequest& request)
+{
+    if (m_session)
+        QMetaObject::invokeMethod(
+            m_session,
+            [s = m_session, request] {
+                if (s)
+                    s->requestTablePage(request);
+            },
+            Qt::QueuedConnection);
+}
+
+void EngineHost::setDevnetRunning(bool running)
+{
+    if (m_session)
+        QMetaObject::invokeMethod(
+            m_session,
+            [s = m_session, running] {
+                if (s)
+                    s->setDevnetRunning(running);
+            },
+            Qt::QueuedConnection);
 }
 
 void EngineHost::setIndexingPaused(bool paused)
 {
     if (m_session)
-        QMetaObject::invokeMethod(m_session, [s = m_session, paused] { if (s) s->setIndexingPaused(paused); },
-                                  Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            m_session,
+            [s = m_session, paused] {
+                if (s)
+                    s->setIndexingPaused(paused);
+            },
+            Qt::QueuedConnection);
 }
 
 bool EngineHost::isRunning() const

@@ -2,6 +2,7 @@
 
 #include "EngineConfig.h"
 #include "EngineStatus.h"
+#include "TablePage.h"
 
 #include <QObject>
 #include <QPointer>
@@ -27,11 +28,15 @@ public:
     bool isRunning() const;
     void setIndexingPaused(bool paused);
     void requestReorgDiff(qint64 id);
+    void requestTablePage(const forkscope::engine::TableRequest& request);
+    // Stops (state kept) or starts again the managed anvil; the engine and DB stay open.
+    void setDevnetRunning(bool running);
 
 signals:
     void statusAvailable(const forkscope::engine::EngineStatus& status);
     void logMessage(const QString& level, const QString& text);
     void reorgDiffAvailable(const forkscope::engine::ReorgDiff& diff);
+    void tablePageAvailable(const forkscope::engine::TablePage& page);
 
 private:
     QThread* m_thread = nullptr;

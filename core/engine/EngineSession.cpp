@@ -1,17 +1,20 @@
 #include "EngineSession.h"
+#include "TableQuery.h"
 #include "health/NodeHealthMonitor.h"
 #include "indexer/Indexer.h"
 #include "indexer/IndexerErrors.h"
 #include "lab/DemoToken.h"
 #include "lab/Devnet.h"
+#include "outbox/OutboxThread.h"
 #include "rpc/EthClient.h"
 #include "store/Database.h"
+#include "wire/SuspectedTruncationError.h"
 
 #include <QDir>
+#include <QFileInfo>
 #include <QScopeGuard>
 #include <QSqlQuery>
 #include <QThread>
-#include <QFileInfo>
 #include <QTimer>
 
 namespace forkscope::engine {
@@ -22,6 +25,9 @@ EngineSession::EngineSession(EngineConfig config, QObject* parent)
     m_status.managedDevnet = m_config.managedDevnet;
     m_status.dbPath = m_config.dbPath;
     m_status.endpoint = m_config.managedDevnet ? QString() : m_config.rpcUrl.toString();
+    m_status.confirmations = m_config.confirmations;
+    m_status.outboxSink = m_config.webhook.toString(QUrl::RemoveUserInfo);
+    m_status.demoTransfersPerTick = m_config.demoTransfersPerTick;
 }
 
 EngineSession::~EngineSession()
@@ -52,28 +58,16 @@ void EngineSession::start()
         if (!m_config.dbPath.isEmpty()) {
             QDir().mkpath(QFileInfo(m_config.dbPath).absolutePath());
             m_db = store::Database::open(m_config.dbPath);
+            m_readDb = store::Database::open(m_config.dbPath);
             m_status.schemaVersion = m_db->schemaVersion();
-            emit logMessage(QStringLiteral("info"),
-                            QStringLiteral("database %1 (schema v%2)")
-                                .arg(m_config.dbPath)
-                                .arg(m_db->schemaVersion()));
+            emit logMessage(QStringLiteral("info"), QStringLiteral("database %1 (schema v%2)")
+                                                        .arg(m_config.dbPath)
+                                                        .arg(m_db->schemaVersion()));
         }
         QUrl url = m_config.rpcUrl;
         if (m_config.managedDevnet) {
-            m_devnet = std::make_unique<lab::Devnet>();
-            connect(m_devnet.get(), &lab::Devnet::exitedUnexpectedly, this,
-                    [this](int code, const QString& tail) {
-                        m_status.connection = EngineStatus::Connection::Failed;
-                        m_status.message =
-                            QStringLiteral("managed anvil exited (code %1): %2").arg(code).arg(tail);
-                        emit logMessage(QStringLiteral("error"), m_status.message);
-                        publish();
-                    });
-            m_devnet->start();
+            startDevnet();
             url = m_devnet->url();
-            emit logMessage(QStringLiteral("info"),
-                            QStringLiteral("managed anvil started at %1 (log %2)")
-                                .arg(url.toString(), m_devnet->logPath()));
         }
         m_status.endpoint = url.toString();
         m_rpc = new rpc::JsonRpcClient(url, this);
@@ -97,20 +91,111 @@ void EngineSession::start()
     poll();
 }
 
+void EngineSession::startDevnet()
+{
+    if (!m_devnet) {
+        m_devnet = std::make_unique<lab::Devnet>();
+        connect(m_devnet.get(), &lab::Devnet::exitedUnexpectedly, this,
+                [this](int code, const QString& tail) {
+                    m_status.connection = EngineStatus::Connection::Failed;
+                    m_status.devnetRunning = false;
+                    m_status.message =
+                        QStringLiteral("managed anvil exited (code %1): %2").arg(code).arg(tail);
+                    emit logMessage(QStringLiteral("error"), m_status.message);
+                    publish();
+                });
+    }
+    lab::Devnet::Options o;
+    // The same port on a restart: every client (indexer, fetch threads, health) keeps its URL.
+    o.port = m_devnetPort;
+    if (!m_devnetState.isValid())
+        throw lab::DevnetError(
+            QStringLiteral("cannot create a temporary directory for the devnet's state"));
+    // anvil dumps its chain here when stopped and loads it when started again: blocks and
+    // hashes survive, so a stop/start is an outage of the same chain, not a new chain.
+    o.extraArgs << QStringLiteral("--state")
+                << m_devnetState.filePath(QStringLiteral("anvil-state.json"));
+    m_devnet->start(o);
+    m_devnetPort = m_devnet->port();
+    m_status.devnetRunning = true;
+    emit logMessage(QStringLiteral("info"),
+                    QStringLiteral("managed anvil started at %1 (log %2)")
+                        .arg(m_devnet->url().toString(), m_devnet->logPath()));
+}
+
+void EngineSession::setDevnetRunning(bool running)
+{
+    if (!m_config.managedDevnet || !m_devnet || m_stopRequested ||
+        running == m_status.devnetRunning)
+        return;
+    ++m_busy;
+    const auto unbusy = qScopeGuard([this] {
+        if (--m_busy == 0 && m_stopRequested)
+            finishStop();
+    });
+    if (!running) {
+        if (m_demoTimer)
+            m_demoTimer->stop();
+        m_devnet->stop();
+        m_status.devnetRunning = false;
+        emit logMessage(
+            QStringLiteral("warning"),
+            QStringLiteral("managed anvil stopped (its chain is kept for a restart); the "
+                           "indexer waits, checkpoint unchanged"));
+        publish();
+        return;
+    }
+    try {
+        startDevnet();
+        if (m_demoTimer && m_status.demoTraffic)
+            m_demoTimer->start();
+        if (m_indexTimer && !m_status.indexingPaused)
+            m_indexTimer->start(0);
+    } catch (const std::exception& e) {
+        m_status.message = QString::fromUtf8(e.what());
+        emit logMessage(QStringLiteral("error"),
+                        QStringLiteral("cannot start the managed anvil: %1").arg(m_status.message));
+    }
+    publish();
+}
+
+void EngineSession::requestTablePage(const TableRequest& request)
+{
+    TablePage page;
+    const QString env =
+        request.environmentId.isEmpty() ? m_status.environmentId : request.environmentId;
+    if (!m_readDb || env.isEmpty()) {
+        page.request = request;
+        page.atEnd = true;
+        page.error = QStringLiteral("no environment is being indexed yet");
+    } else {
+        try {
+            page = TableQuery::fetch(*m_readDb, env, request);
+        } catch (const std::exception& e) {
+            page.request = request;
+            page.atEnd = true;
+            page.error = QString::fromUtf8(e.what());
+            emit logMessage(QStringLiteral("error"), QStringLiteral("table: %1").arg(page.error));
+        }
+    }
+    emit tablePageAvailable(page);
+}
+
 void EngineSession::poll()
 {
     if (!m_rpc || m_pollInFlight)
         return;
     m_pollInFlight = true;
-    rpc::RpcCall* call = m_rpc->batch({{QStringLiteral("eth_chainId"), {}},
-                                       {QStringLiteral("eth_blockNumber"), {}}});
+    rpc::RpcCall* call = m_rpc->batch(
+        {{QStringLiteral("eth_chainId"), {}}, {QStringLiteral("eth_blockNumber"), {}}});
     connect(call, &rpc::RpcCall::finished, this, [this, call] {
         call->deleteLater();
         m_pollInFlight = false;
         const auto before = m_status.connection;
         try {
             const auto& r = call->responses();
-            m_status.chainId = rpc::EthClient::parseQuantity(r.at(0), QStringLiteral("eth_chainId"));
+            m_status.chainId =
+                rpc::EthClient::parseQuantity(r.at(0), QStringLiteral("eth_chainId"));
             m_status.headBlock =
                 rpc::EthClient::parseQuantity(r.at(1), QStringLiteral("eth_blockNumber"));
             m_status.connection = EngineStatus::Connection::Connected;
@@ -153,14 +238,18 @@ void EngineSession::startHealth(const QUrl& url)
             });
     connect(m_monitor, &health::NodeHealthMonitor::nodeStateChanged, this,
             [this](const QString& node, int from, int to) {
-                const QString level = to == int(health::NodeState::CaughtUp) ? QStringLiteral("info")
-                                                                             : QStringLiteral("warning");
+                const QString level = to == int(health::NodeState::CaughtUp)
+                                          ? QStringLiteral("info")
+                                          : QStringLiteral("warning");
                 if (from == to)
-                    emit logMessage(level, QStringLiteral("node %1: %2").arg(node, health::nodeStateName(health::NodeState(to))));
+                    emit logMessage(level,
+                                    QStringLiteral("node %1: %2")
+                                        .arg(node, health::nodeStateName(health::NodeState(to))));
                 else
-                    emit logMessage(level, QStringLiteral("node %1: %2 -> %3")
-                                               .arg(node, health::nodeStateName(health::NodeState(from)),
-                                                    health::nodeStateName(health::NodeState(to))));
+                    emit logMessage(level,
+                                    QStringLiteral("node %1: %2 -> %3")
+                                        .arg(node, health::nodeStateName(health::NodeState(from)),
+                                             health::nodeStateName(health::NodeState(to))));
             });
     m_healthThread->start();
 }
@@ -191,6 +280,7 @@ void EngineSession::startIndexing(const QUrl& url)
         m_demoTimer = new QTimer(this);
         m_demoTimer->setInterval(m_config.demoInterval);
         connect(m_demoTimer, &QTimer::timeout, this, &EngineSession::demoTick);
+        m_status.demoTraffic = m_config.demoTraffic;
         if (m_config.demoTraffic)
             m_demoTimer->start();
     }
@@ -200,19 +290,45 @@ void EngineSession::startIndexing(const QUrl& url)
         return;
     }
     ic.fetchWorkers = 2;
+    ic.fromBlock = m_config.fromBlock;
+    ic.confirmations = m_config.confirmations;
+    ic.maxReorgDepth = m_config.maxReorgDepth;
+    ic.batchSize = m_config.batchSize;
+    ic.pollInterval = m_config.pollInterval;
+    ic.abiPath = m_config.abiPath;
     m_status.environmentId = ic.environmentId;
     for (const auto& c : ic.contracts)
         m_status.contracts << c.toHex();
     m_indexer = std::make_unique<indexer::Indexer>(ic, *m_db, *m_eth);
     m_indexer->onReorg = [this](const indexer::RollbackResult& r, const QString& reason) {
-        emit logMessage(QStringLiteral("warning"),
-                        QStringLiteral("reorg (%1): checkpoint %2 -> fork %3, depth %4, %5 rows removed")
-                            .arg(reason)
-                            .arg(r.oldCheckpoint)
-                            .arg(r.forkBlock)
-                            .arg(r.depth)
-                            .arg(r.rowsRemoved));
+        emit logMessage(
+            QStringLiteral("warning"),
+            QStringLiteral("reorg (%1): checkpoint %2 -> fork %3, depth %4, %5 rows removed")
+                .arg(reason)
+                .arg(r.oldCheckpoint)
+                .arg(r.forkBlock)
+                .arg(r.depth)
+                .arg(r.rowsRemoved));
     };
+    if (!m_config.webhook.isEmpty()) {
+        // Delivery runs on its own thread and connection: a slow or dead webhook never
+        // holds up indexing, and the dispatcher never delivers above the safe height.
+        m_outbox = std::make_unique<outbox::OutboxThread>(
+            m_config.dbPath, ic.environmentId, m_indexer->chainId(), m_config.webhook, QString(),
+            m_config.webhookTimeout, [this](const QString& m) {
+                QMetaObject::invokeMethod(
+                    this,
+                    [this, m] {
+                        emit logMessage(QStringLiteral("error"),
+                                        QStringLiteral("outbox: %1").arg(m));
+                    },
+                    Qt::QueuedConnection);
+            });
+        emit logMessage(QStringLiteral("info"),
+                        QStringLiteral("outbox: delivering to %1 at or below head - %2")
+                            .arg(m_status.outboxSink)
+                            .arg(m_config.confirmations));
+    }
     m_indexTimer = new QTimer(this);
     m_indexTimer->setSingleShot(true);
     connect(m_indexTimer, &QTimer::timeout, this, &EngineSession::indexStep);
@@ -234,18 +350,27 @@ void EngineSession::indexStep()
     });
     try {
         const indexer::IndexerStatus& s = m_indexer->step();
-        m_status.indexerState = m_status.indexingPaused ? QStringLiteral("paused")
-                                                        : indexer::IndexerStatus::stateName(s.state);
+        m_status.indexerState = m_status.indexingPaused
+                                    ? QStringLiteral("paused")
+                                    : indexer::IndexerStatus::stateName(s.state);
         m_status.checkpoint = s.checkpoint;
         if (s.head)
             m_status.headBlock = s.head;
         m_status.transfersCommitted = s.transfersCommitted;
         m_status.reorgs = s.reorgs;
+        m_status.truncationHalvings = s.truncationHalvings;
+        if (s.blocksCommitted != m_status.blocksCommitted ||
+            s.state == indexer::IndexerStatus::State::Reorged)
+            m_status.lastCommitAt = QDateTime::currentDateTimeUtc();
+        m_status.blocksCommitted = s.blocksCommitted;
         if (m_rateClock.elapsed() >= 1000) {
-            m_status.eventsPerSecond =
-                double(s.logsCommitted - m_rateBase) * 1000.0 / double(m_rateClock.restart());
+            const double ms = double(m_rateClock.restart());
+            m_status.eventsPerSecond = double(s.logsCommitted - m_rateBase) * 1000.0 / ms;
+            m_status.blocksPerSecond = double(s.blocksCommitted - m_blockRateBase) * 1000.0 / ms;
             m_rateBase = s.logsCommitted;
+            m_blockRateBase = s.blocksCommitted;
         }
+        updateSafeHeight();
         if (s.state == indexer::IndexerStatus::State::Reorged || !m_sinceDbSummary.isValid() ||
             m_sinceDbSummary.elapsed() >= 1000)
             refreshDbSummary();
@@ -255,6 +380,15 @@ void EngineSession::indexStep()
         else if (s.retryDelayMs > 0)
             next = s.retryDelayMs;
         publish(false);
+    } catch (const wire::SuspectedTruncationError& e) {
+        // The provider capped a single block: nothing from that batch was committed. Shown
+        // and counted against the node, not retried into the same wall.
+        ++m_status.suspectedTruncations;
+        m_status.indexerState = QStringLiteral("stopped");
+        m_status.message = QString::fromUtf8(e.what());
+        emit logMessage(QStringLiteral("error"), m_status.message);
+        publish();
+        return;
     } catch (const std::exception& e) {
         // Fatal for the indexer (deep reorg, chain reset, database): shown, not retried.
         m_status.indexerState = QStringLiteral("stopped");
@@ -267,38 +401,80 @@ void EngineSession::indexStep()
         m_indexTimer->start(next);
 }
 
+void EngineSession::updateSafeHeight()
+{
+    // The confirmation policy applied to the head, capped by the ready-ratio gate: the
+    // same rule as `forkscope index`. No gate yet (no healthy node): nothing is safe.
+    std::optional<quint64> safe;
+    if (m_status.headBlock && *m_status.headBlock >= m_config.confirmations)
+        safe = *m_status.headBlock - m_config.confirmations;
+    const auto ready = m_status.health.readyHeight;
+    safe =
+        (safe && ready) ? std::optional<quint64>(std::min(*safe, quint64(*ready))) : std::nullopt;
+    m_status.safeHeight = safe;
+    if (m_outbox && safe)
+        m_outbox->setSafeHeight(*safe);
+}
+
 void EngineSession::refreshDbSummary()
 {
     // Read on the engine's own connection; the window only ever gets the values.
     m_sinceDbSummary.start();
     const QVariantList scope{m_status.environmentId, qint64(m_indexer->chainId())};
-    QSqlQuery r = m_db->run(QStringLiteral("SELECT id, detected_at, depth, reason, fork_block_number, rows_removed "
-                                           "FROM reorg_events WHERE environment_id = ? AND chain_id = ? "
-                                           "ORDER BY id DESC LIMIT 200"),
-                            scope);
+    QSqlQuery r = m_db->run(
+        QStringLiteral("SELECT id, detected_at, depth, reason, fork_block_number, rows_removed "
+                       "FROM reorg_events WHERE environment_id = ? AND chain_id = ? "
+                       "ORDER BY id DESC LIMIT 200"),
+        scope);
     QList<ReorgMark> marks;
     while (r.next())
-        marks.prepend({r.value(0).toLongLong(), QDateTime::fromString(r.value(1).toString(), Qt::ISODateWithMs),
+        marks.prepend({r.value(0).toLongLong(),
+                       QDateTime::fromString(r.value(1).toString(), Qt::ISODateWithMs),
                        r.value(2).toLongLong(), r.value(3).toString(), r.value(4).toLongLong(),
                        r.value(5).toLongLong()});
     m_status.recentReorgs = marks;
-    QSqlQuery cp = m_db->run(QStringLiteral("SELECT block_hash, policy_version, generation, verified_at FROM "
-                                            "indexer_checkpoints WHERE environment_id = ? AND chain_id = ?"),
-                             scope);
+    QSqlQuery cp =
+        m_db->run(QStringLiteral("SELECT block_hash, policy_version, generation, verified_at FROM "
+                                 "indexer_checkpoints WHERE environment_id = ? AND chain_id = ?"),
+                  scope);
     if (cp.next()) {
         m_status.checkpointHash = cp.value(0).toString();
         m_status.policyVersion = cp.value(1).toString();
         m_status.generation = cp.value(2).toInt();
         m_status.verifiedAt = cp.value(3).toString();
     }
-    QSqlQuery o = m_db->run(QStringLiteral("SELECT count(*) FILTER (WHERE delivered_at IS NULL AND failed_at IS NULL), "
-                                           "count(*) FILTER (WHERE delivered_at IS NOT NULL) FROM outbox "
-                                           "WHERE environment_id = ? AND chain_id = ?"),
-                            scope);
+    QSqlQuery o = m_db->run(
+        QStringLiteral("SELECT count(*) FILTER (WHERE delivered_at IS NULL AND failed_at IS NULL), "
+                       "count(*) FILTER (WHERE delivered_at IS NOT NULL), "
+                       "count(*) FILTER (WHERE failed_at IS NOT NULL) FROM outbox "
+                       "WHERE environment_id = ? AND chain_id = ?"),
+        scope);
     if (o.next()) {
         m_status.outboxPending = o.value(0).toLongLong();
         m_status.outboxDelivered = o.value(1).toLongLong();
+        m_status.outboxFailed = o.value(2).toLongLong();
     }
+    if (m_outboxRateBase < 0 || !m_outboxRateClock.isValid()) {
+        m_outboxRateClock.start();
+        m_outboxRateBase = m_status.outboxDelivered;
+    } else if (m_outboxRateClock.elapsed() >= 1000) {
+        m_status.outboxDeliveredPerSecond = double(m_status.outboxDelivered - m_outboxRateBase) *
+                                            1000.0 / double(m_outboxRateClock.restart());
+        m_outboxRateBase = m_status.outboxDelivered;
+    }
+    // The oldest row still waiting, aged by its block's time (the outbox has no enqueue
+    // time of its own; the block time is when the event happened on chain).
+    QSqlQuery age = m_db->run(
+        QStringLiteral("SELECT b.block_timestamp FROM outbox o JOIN blocks b ON "
+                       "b.environment_id = o.environment_id AND b.chain_id = o.chain_id AND "
+                       "b.block_number = o.block_number WHERE o.environment_id = ? AND "
+                       "o.chain_id = ? AND o.delivered_at IS NULL AND o.failed_at IS NULL "
+                       "ORDER BY o.block_number LIMIT 1"),
+        scope);
+    m_status.outboxOldestPendingAgeSecs.reset();
+    if (age.next())
+        m_status.outboxOldestPendingAgeSecs =
+            std::max(0.0, double(QDateTime::currentSecsSinceEpoch() - age.value(0).toLongLong()));
 }
 
 void EngineSession::setIndexingPaused(bool paused)
@@ -312,28 +488,35 @@ void EngineSession::setIndexingPaused(bool paused)
     } else {
         m_indexTimer->start(0);
     }
-    emit logMessage(QStringLiteral("info"), paused ? QStringLiteral("indexing paused") : QStringLiteral("indexing resumed"));
+    emit logMessage(QStringLiteral("info"), paused ? QStringLiteral("indexing paused")
+                                                   : QStringLiteral("indexing resumed"));
     publish();
 }
 
 void EngineSession::requestReorgDiff(qint64 id)
 {
-    if (!m_db || m_status.environmentId.isEmpty())
+    if (!m_readDb || m_status.environmentId.isEmpty())
         return;
     ReorgDiff diff;
     try {
-        QSqlQuery r = m_db->run(QStringLiteral("SELECT id, detected_at, depth, reason, fork_block_number, rows_removed "
-                                               "FROM reorg_events WHERE id = ? AND environment_id = ?"),
-                                {id, m_status.environmentId});
+        QSqlQuery r = m_readDb->run(
+            QStringLiteral("SELECT id, detected_at, depth, reason, fork_block_number, rows_removed "
+                           "FROM reorg_events WHERE id = ? AND environment_id = ?"),
+            {id, m_status.environmentId});
         if (!r.next())
             return;
-        diff.reorg = {r.value(0).toLongLong(), QDateTime::fromString(r.value(1).toString(), Qt::ISODateWithMs),
-                      r.value(2).toLongLong(), r.value(3).toString(), r.value(4).toLongLong(), r.value(5).toLongLong()};
-        QSqlQuery q = m_db->run(QStringLiteral("SELECT kind, block_number, log_index, contract, holder, from_addr, "
-                                               "to_addr, value, before_value, after_value, event_key FROM "
-                                               "reorg_diff_items WHERE reorg_id = ? AND environment_id = ? "
-                                               "ORDER BY kind, block_number, log_index LIMIT 10000"),
-                                {id, m_status.environmentId});
+        diff.reorg = {r.value(0).toLongLong(),
+                      QDateTime::fromString(r.value(1).toString(), Qt::ISODateWithMs),
+                      r.value(2).toLongLong(),
+                      r.value(3).toString(),
+                      r.value(4).toLongLong(),
+                      r.value(5).toLongLong()};
+        QSqlQuery q = m_readDb->run(
+            QStringLiteral("SELECT kind, block_number, log_index, contract, holder, from_addr, "
+                           "to_addr, value, before_value, after_value, event_key FROM "
+                           "reorg_diff_items WHERE reorg_id = ? AND environment_id = ? "
+                           "ORDER BY kind, block_number, log_index LIMIT 10000"),
+            {id, m_status.environmentId});
         while (q.next()) {
             ReorgDiff::Item it;
             it.kind = q.value(0).toString();
@@ -343,14 +526,16 @@ void EngineSession::requestReorgDiff(qint64 id)
             it.holder = q.value(4).toString();
             it.from = q.value(5).toString();
             it.to = q.value(6).toString();
-            it.value = it.kind.startsWith(QLatin1String("outbox")) ? QString() : q.value(7).toString();
+            it.value =
+                it.kind.startsWith(QLatin1String("outbox")) ? QString() : q.value(7).toString();
             it.before = q.value(8).toString();
             it.after = q.value(9).toString();
             it.eventKey = q.value(10).toString();
             diff.items.append(it);
         }
     } catch (const std::exception& e) {
-        emit logMessage(QStringLiteral("error"), QStringLiteral("reorg diff: %1").arg(QString::fromUtf8(e.what())));
+        emit logMessage(QStringLiteral("error"),
+                        QStringLiteral("reorg diff: %1").arg(QString::fromUtf8(e.what())));
         return;
     }
     emit reorgDiffAvailable(diff);
@@ -366,10 +551,12 @@ void EngineSession::demoTick()
             finishStop();
     });
     try {
-        m_demo->spray(10, m_demoOffset, 50);
-        m_demoOffset += 10;
+        const int n = std::max(1, m_status.demoTransfersPerTick);
+        m_demo->spray(n, m_demoOffset, 50);
+        m_demoOffset += quint64(n);
     } catch (const std::exception& e) {
-        emit logMessage(QStringLiteral("warning"), QStringLiteral("demo traffic: %1").arg(QString::fromUtf8(e.what())));
+        emit logMessage(QStringLiteral("warning"),
+                        QStringLiteral("demo traffic: %1").arg(QString::fromUtf8(e.what())));
     }
 }
 
@@ -391,12 +578,14 @@ void EngineSession::finishStop()
 {
     if (m_healthThread) {
         if (m_monitor)
-            QMetaObject::invokeMethod(m_monitor, &health::NodeHealthMonitor::stop, Qt::BlockingQueuedConnection);
+            QMetaObject::invokeMethod(m_monitor, &health::NodeHealthMonitor::stop,
+                                      Qt::BlockingQueuedConnection);
         m_healthThread->quit();
         m_healthThread->wait();
         delete m_healthThread;
         m_healthThread = nullptr;
     }
+    m_outbox.reset(); // joins the dispatcher thread
     m_indexer.reset();
     m_demo.reset();
     m_eth.reset();
@@ -408,6 +597,7 @@ void EngineSession::finishStop()
         m_devnet->stop();
         m_devnet.reset();
     }
+    m_readDb.reset();
     m_db.reset();
     if (m_status.connection != EngineStatus::Connection::Stopped) {
         m_status.connection = EngineStatus::Connection::Stopped;

@@ -2,14 +2,16 @@
 
 #include "EngineConfig.h"
 #include "EngineStatus.h"
+#include "TablePage.h"
 
 #include <QElapsedTimer>
 #include <QObject>
 #include <QPointer>
 
-class QThread;
+#include <QTemporaryDir>
 #include <memory>
 
+class QThread;
 class QTimer;
 
 namespace forkscope::lab {
@@ -18,7 +20,7 @@ class Devnet;
 namespace forkscope::rpc {
 class JsonRpcClient;
 class EthClient;
-}
+} // namespace forkscope::rpc
 namespace forkscope::indexer {
 class Indexer;
 }
@@ -30,6 +32,9 @@ class DemoToken;
 }
 namespace forkscope::store {
 class Database;
+}
+namespace forkscope::outbox {
+class OutboxThread;
 }
 
 namespace forkscope::engine {
@@ -51,11 +56,18 @@ public slots:
     void setIndexingPaused(bool paused);
     // Reads what reorg `id` undid; answers with reorgDiffAvailable.
     void requestReorgDiff(qint64 id);
+    // Reads one page of a browsable table; answers with tablePageAvailable.
+    void requestTablePage(const forkscope::engine::TableRequest& request);
+    // Stops the managed anvil (its chain is dumped to a state file) or starts it again on
+    // the same port from that state, so the same chain and environment continue. The
+    // indexer waits meanwhile; health shows the node offline.
+    void setDevnetRunning(bool running);
 
 signals:
     void statusAvailable(const forkscope::engine::EngineStatus& status);
     void logMessage(const QString& level, const QString& text);
     void reorgDiffAvailable(const forkscope::engine::ReorgDiff& diff);
+    void tablePageAvailable(const forkscope::engine::TablePage& page);
 
 private:
     void poll();
@@ -68,6 +80,14 @@ private:
     EngineStatus m_status;
     std::unique_ptr<lab::Devnet> m_devnet;
     std::unique_ptr<store::Database> m_db;
+    // A second connection for what the GUI browses (tables, diffs): a read that arrives in
+    // a nested event loop while a step holds a write transaction on m_db must not see
+    // that transaction's uncommitted rows. The GUI shows only what is committed.
+    std::unique_ptr<store::Database> m_readDb;
+    std::unique_ptr<outbox::OutboxThread> m_outbox;
+    QTemporaryDir m_devnetState; // where a stopped managed anvil keeps its chain
+    quint16 m_devnetPort = 0;
+    void startDevnet();
     rpc::JsonRpcClient* m_rpc = nullptr;
     QTimer* m_pollTimer = nullptr;
     bool m_pollInFlight = false;
@@ -92,6 +112,10 @@ private:
     void refreshDbSummary();
     QElapsedTimer m_rateClock;
     qint64 m_rateBase = 0;
+    qint64 m_blockRateBase = 0;
+    QElapsedTimer m_outboxRateClock;
+    qint64 m_outboxRateBase = -1;
+    void updateSafeHeight();
 };
 
 } // namespace forkscope::engine

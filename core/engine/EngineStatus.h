@@ -42,7 +42,7 @@ struct EngineStatus
     enum class Connection { Starting, Connected, Unreachable, Failed, Stopped };
 
     Connection connection = Connection::Starting;
-    QString endpoint;          // the node's URL
+    QString endpoint; // the node's URL
     bool managedDevnet = false;
     std::optional<quint64> chainId;
     std::optional<quint64> headBlock;
@@ -53,31 +53,52 @@ struct EngineStatus
 
     // The indexer, when it runs.
     QString environmentId;
-    QString indexerState;               // IndexerStatus::stateName, or "paused"
+    QString indexerState; // IndexerStatus::stateName, or "paused"
     bool indexingPaused = false;
     // The checkpoint as stored (for the checkpoint view).
     QString checkpointHash;
     QString policyVersion;
     int generation = 0;
     QString verifiedAt;
-    std::optional<quint64> checkpoint;  // nullopt: nothing indexed yet
-    qint64 transfersCommitted = 0;      // by this session
+    std::optional<quint64> checkpoint; // nullopt: nothing indexed yet
+    qint64 transfersCommitted = 0;     // by this session
     double eventsPerSecond = 0;
     qint64 reorgs = 0;
     QStringList contracts;
     QList<ReorgMark> recentReorgs; // the last 200, oldest first
+    qint64 blocksCommitted = 0;    // by this session
+    double blocksPerSecond = 0;
+    QDateTime lastCommitAt;          // freshness: when the checkpoint last moved
+    qint64 truncationHalvings = 0;   // getLogs ranges halved on a result cap (indexed node)
+    qint64 suspectedTruncations = 0; // SuspectedTruncationError stops (indexed node)
+    bool devnetRunning = false;      // the managed anvil (false for an external node)
+    bool demoTraffic = false;
+    int demoTransfersPerTick = 0;
+    // The outbox: rows wait for the safe height (head - confirmations, capped by the
+    // ready-ratio gate) and, with a sink, go out from the dispatcher's own thread.
     qint64 outboxPending = 0;
     qint64 outboxDelivered = 0;
+    qint64 outboxFailed = 0;
+    double outboxDeliveredPerSecond = 0;
+    std::optional<double> outboxOldestPendingAgeSecs; // by the pending row's block time
+    std::optional<quint64> safeHeight;
+    quint64 confirmations = 0;
+    QString outboxSink;            // empty: no sink configured, rows are kept, not delivered
     health::HealthSnapshot health; // every watched node, from the health monitor's thread
 
     static QString connectionName(Connection c)
     {
         switch (c) {
-        case Connection::Starting: return QStringLiteral("starting");
-        case Connection::Connected: return QStringLiteral("connected");
-        case Connection::Unreachable: return QStringLiteral("node unreachable");
-        case Connection::Failed: return QStringLiteral("failed");
-        case Connection::Stopped: return QStringLiteral("stopped");
+        case Connection::Starting:
+            return QStringLiteral("starting");
+        case Connection::Connected:
+            return QStringLiteral("connected");
+        case Connection::Unreachable:
+            return QStringLiteral("node unreachable");
+        case Connection::Failed:
+            return QStringLiteral("failed");
+        case Connection::Stopped:
+            return QStringLiteral("stopped");
         }
         return {};
     }

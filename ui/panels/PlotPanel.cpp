@@ -1,16 +1,22 @@
 #include "PlotPanel.h"
 
+#include <QCheckBox>
 #include <QDateTime>
-#include <QLabel>
 #include <QHBoxLayout>
+#include <QHelpEvent>
+#include <QLabel>
+#include <QToolTip>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
+
+#include <cmath>
 
 namespace forkscope::ui {
 
 PlotPanel::PlotPanel(const QString& title, const QString& valueAxisLabel, QWidget* parent)
     : QWidget(parent), m_title(title), m_header(new QLabel(this)), m_summary(new QLabel(this)),
-      m_placeholder(new QLabel(this)), m_plot(new QCustomPlot(this))
+      m_placeholder(new QLabel(this)), m_follow(new QCheckBox(tr("Follow live"), this)),
+      m_plot(new QCustomPlot(this))
 {
     setObjectName(title);
     m_header->setText(QStringLiteral("<b>%1</b>").arg(title.toHtmlEscaped()));
@@ -20,17 +26,40 @@ PlotPanel::PlotPanel(const QString& title, const QString& valueAxisLabel, QWidge
     auto timeTicker = QSharedPointer<QCPAxisTickerDateTime>::create();
     timeTicker->setDateTimeFormat(QStringLiteral("HH:mm:ss"));
     m_plot->xAxis->setTicker(timeTicker);
-    m_plot->xAxis->setLabel(tr("time"));
+    m_plot->xAxis->setLabel(tr("time (local)"));
     m_plot->yAxis->setLabel(valueAxisLabel);
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    // Pan and zoom the time axis only; values rescale to what is visible.
+    m_plot->axisRect()->setRangeDrag(Qt::Horizontal);
+    m_plot->axisRect()->setRangeZoom(Qt::Horizontal);
     const double now = double(QDateTime::currentMSecsSinceEpoch()) / 1000.0;
-    m_plot->xAxis->setRange(now - 300, now + 10);
+    m_plot->xAxis->setRange(now - kLiveWindowSecs, now + 5);
     m_plot->setMinimumHeight(160);
+    m_plot->setMouseTracking(true);
+    m_plot->installEventFilter(this);
     connect(m_plot, &QCustomPlot::plottableClick, this,
             [this](QCPAbstractPlottable* p, int index, QMouseEvent*) {
                 if (auto* bars = qobject_cast<QCPBars*>(p))
                     emit barClicked(int(m_bars.indexOf(bars)), index);
             });
+    // A drag or wheel on the plot means the user wants to look at the past: stop following.
+    connect(m_plot, &QCustomPlot::mouseWheel, this, [this] { setFollowLive(false); });
+    connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
+        if (e->buttons() & Qt::LeftButton)
+            setFollowLive(false);
+    });
+    connect(m_plot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
+            [this] { rescaleValues(); });
+
+    m_follow->setObjectName(QStringLiteral("followLive"));
+    m_follow->setChecked(true);
+    m_follow->setToolTip(
+        tr("Keep the last %1 minutes in view as data arrives").arg(int(kLiveWindowSecs / 60)));
+    connect(m_follow, &QCheckBox::toggled, this, [this](bool on) {
+        if (on && m_latest > 0)
+            followTo(m_latest);
+        emit followLiveChanged(on);
+    });
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
@@ -39,9 +68,12 @@ PlotPanel::PlotPanel(const QString& title, const QString& valueAxisLabel, QWidge
     top->addStretch(1);
     m_summary->setObjectName(QStringLiteral("summary"));
     top->addWidget(m_summary);
+    top->addWidget(m_follow);
     layout->addLayout(top);
     m_plot->legend->setVisible(false); // shown once there is a series to name
     m_plot->legend->setFont(QFont(font().family(), 8));
+    m_plot->legend->setBrush(QColor(255, 255, 255, 200));
+    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
     layout->addWidget(m_placeholder);
     layout->addWidget(m_plot, 1);
 }
@@ -67,15 +99,33 @@ QString PlotPanel::summary() const
     return m_summary->text();
 }
 
-int PlotPanel::addSeries(const QString& name, const QColor& color)
+bool PlotPanel::followLive() const
 {
-    QCPGraph* g = m_plot->addGraph();
+    return m_follow->isChecked();
+}
+
+void PlotPanel::setFollowLive(bool on)
+{
+    m_follow->setChecked(on);
+}
+
+int PlotPanel::addSeries(const QString& name, const QColor& color, Axis axis)
+{
+    QCPGraph* g =
+        axis == Axis::Right ? m_plot->addGraph(m_plot->xAxis, m_plot->yAxis2) : m_plot->addGraph();
+    if (axis == Axis::Right)
+        m_plot->yAxis2->setVisible(true);
     g->setName(name);
-    g->setPen(QPen(color, 1.5));
+    g->setPen(QPen(color, 1.5, axis == Axis::Right ? Qt::DashLine : Qt::SolidLine));
     // Far more points than pixels: let QCustomPlot thin them when drawing.
     g->setAdaptiveSampling(true);
     m_plot->legend->setVisible(true);
     return m_plot->graphCount() - 1;
+}
+
+void PlotPanel::setRightAxisLabel(const QString& label)
+{
+    m_plot->yAxis2->setLabel(label);
 }
 
 void PlotPanel::appendPoint(int series, double timeSecs, double value)
@@ -87,12 +137,56 @@ void PlotPanel::appendPoint(int series, double timeSecs, double value)
     if (g->dataCount() > kMaxPoints)
         g->data()->removeBefore(g->data()->at(g->dataCount() - kMaxPoints)->key);
     setPlaceholderText({});
-    // Follow live: the last five minutes.
-    m_plot->xAxis->setRange(timeSecs - 300, timeSecs + 5);
-    m_plot->yAxis->rescale();
-    const QCPRange y = m_plot->yAxis->range();
-    m_plot->yAxis->setRange(y.lower - 1, y.upper + 1);
+    m_latest = std::max(m_latest, timeSecs);
+    if (followLive())
+        followTo(m_latest);
+    else
+        rescaleValues();
     m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void PlotPanel::followTo(double timeSecs)
+{
+    m_plot->xAxis->setRange(timeSecs - kLiveWindowSecs, timeSecs + 5);
+    rescaleValues();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void PlotPanel::rescaleValues()
+{
+    // Scale each value axis to the data in the visible time range (not all 24 h), so a
+    // zoomed-in view is readable.
+    const QCPRange x = m_plot->xAxis->range();
+    for (QCPAxis* axis : {m_plot->yAxis, m_plot->yAxis2}) {
+        bool found = false;
+        QCPRange r;
+        for (int i = 0; i < m_plot->graphCount(); ++i) {
+            QCPGraph* g = m_plot->graph(i);
+            if (g->valueAxis() != axis)
+                continue;
+            bool ok = false;
+            const QCPRange gr = g->getValueRange(ok, QCP::sdBoth, x);
+            if (!ok)
+                continue;
+            r = found ? QCPRange(std::min(r.lower, gr.lower), std::max(r.upper, gr.upper)) : gr;
+            found = true;
+        }
+        for (QCPBars* b : m_bars) {
+            if (b->valueAxis() != axis)
+                continue;
+            bool ok = false;
+            const QCPRange br = b->getValueRange(ok, QCP::sdBoth, x);
+            if (!ok)
+                continue;
+            r = found ? QCPRange(std::min(r.lower, br.lower), std::max(r.upper, br.upper)) : br;
+            found = true;
+        }
+        if (!found)
+            continue;
+        if (!m_bars.isEmpty() && axis == m_plot->yAxis)
+            r.lower = 0; // bars grow from zero
+        axis->setRange(r.lower - 1, r.upper + 1);
+    }
 }
 
 int PlotPanel::addBars(const QString& name, const QColor& color)
@@ -104,6 +198,7 @@ int PlotPanel::addBars(const QString& name, const QColor& color)
     bars->setWidth(4); // seconds: visible at the five-minute follow-live zoom
     m_plot->legend->setVisible(true);
     m_bars.append(bars);
+    m_barLabels.append(QStringList());
     return int(m_bars.size()) - 1;
 }
 
@@ -112,18 +207,38 @@ void PlotPanel::setBars(int index, const QList<double>& timeSecs, const QList<do
     QCPBars* bars = m_bars.value(index);
     if (!bars)
         return;
-    bars->setData(QVector<double>(timeSecs.begin(), timeSecs.end()), QVector<double>(values.begin(), values.end()),
-                  true);
+    bars->setData(QVector<double>(timeSecs.begin(), timeSecs.end()),
+                  QVector<double>(values.begin(), values.end()), true);
     if (!timeSecs.isEmpty()) {
         setPlaceholderText({});
-        m_plot->xAxis->setRange(timeSecs.last() - 300, timeSecs.last() + 10);
-        double top = 1;
-        for (QCPBars* b : m_bars)
-            for (auto it = b->data()->constBegin(); it != b->data()->constEnd(); ++it)
-                top = std::max(top, it->value);
-        m_plot->yAxis->setRange(0, top + 1);
+        m_latest = std::max(m_latest, *std::max_element(timeSecs.begin(), timeSecs.end()));
     }
+    if (followLive() && m_latest > 0)
+        followTo(m_latest);
+    else
+        rescaleValues();
     m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void PlotPanel::setBarLabels(int bars, const QStringList& labels)
+{
+    if (bars >= 0 && bars < m_barLabels.size())
+        m_barLabels[bars] = labels;
+}
+
+void PlotPanel::advanceTo(double timeSecs)
+{
+    if (timeSecs <= m_latest)
+        return;
+    m_latest = timeSecs;
+    if (followLive())
+        followTo(m_latest);
+}
+
+void PlotPanel::addFooter(QWidget* widget)
+{
+    widget->setParent(this);
+    layout()->addWidget(widget);
 }
 
 QList<double> PlotPanel::barValues(int index) const
@@ -139,6 +254,68 @@ int PlotPanel::pointCount(int series) const
 {
     QCPGraph* g = m_plot->graph(series);
     return g ? g->dataCount() : 0;
+}
+
+QString PlotPanel::hoverTextAt(const QPoint& pos) const
+{
+    // A bar under the cursor wins; otherwise the nearest point of each series at that time.
+    for (int b = 0; b < m_bars.size(); ++b) {
+        QVariant details;
+        if (m_bars[b]->selectTest(pos, false, &details) >= 0 &&
+            m_bars[b]->selectTest(pos, false, &details) < m_plot->selectionTolerance()) {
+            const QCPDataSelection sel = details.value<QCPDataSelection>();
+            if (sel.isEmpty())
+                continue;
+            const int i = sel.dataRange().begin();
+            const auto it = m_bars[b]->data()->at(i);
+            const QString label = m_barLabels.value(b).value(i);
+            return QStringLiteral("%1\n%2: %3 %4\n%5")
+                .arg(QDateTime::fromMSecsSinceEpoch(qint64(it->key * 1000))
+                         .toString(QStringLiteral("HH:mm:ss")),
+                     m_bars[b]->name())
+                .arg(it->value)
+                .arg(m_plot->yAxis->label(), label.isEmpty() ? tr("click for details") : label);
+        }
+    }
+    if (m_plot->graphCount() == 0 || !m_plot->axisRect()->rect().contains(pos))
+        return {};
+    const double t = m_plot->xAxis->pixelToCoord(pos.x());
+    QStringList lines{
+        QDateTime::fromMSecsSinceEpoch(qint64(t * 1000)).toString(QStringLiteral("HH:mm:ss"))};
+    // "Near" = within a few pixels of time; a gap in the data is not papered over.
+    const double tolerance = std::abs(m_plot->xAxis->pixelToCoord(pos.x() + 8) - t);
+    for (int i = 0; i < m_plot->graphCount(); ++i) {
+        QCPGraph* g = m_plot->graph(i);
+        if (g->dataCount() == 0)
+            continue;
+        auto it = g->data()->findBegin(t, true);
+        auto best = it;
+        if (it != g->data()->constEnd() && it + 1 != g->data()->constEnd() &&
+            std::abs((it + 1)->key - t) < std::abs(it->key - t))
+            best = it + 1;
+        if (best == g->data()->constEnd() || std::abs(best->key - t) > tolerance)
+            continue;
+        const QString unit = g->valueAxis()->label();
+        lines << QStringLiteral("%1: %2 %3")
+                     .arg(g->name())
+                     .arg(best->value, 0, 'f', best->value == std::floor(best->value) ? 0 : 2)
+                     .arg(unit);
+    }
+    return lines.size() > 1 ? lines.join(QLatin1Char('\n')) : QString();
+}
+
+bool PlotPanel::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_plot && event->type() == QEvent::ToolTip) {
+        auto* help = static_cast<QHelpEvent*>(event);
+        const QString text = hoverTextAt(help->pos());
+        if (text.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(help->globalPos(), text, m_plot);
+        return true;
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 } // namespace forkscope::ui

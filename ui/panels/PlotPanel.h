@@ -2,14 +2,17 @@
 
 #include <QWidget>
 
+class QCheckBox;
 class QCustomPlot;
 class QLabel;
 class QCPBars;
+class QCPGraph;
 
 namespace forkscope::ui {
 
-// One titled chart panel with a time axis. Data arrives in later steps; until then the
-// panel says plainly that it is waiting rather than drawing invented numbers.
+// One titled chart panel with a time axis, a legend, hover tooltips, pan/zoom and a
+// "follow live" toggle. Until data arrives the panel says plainly that it is waiting
+// rather than drawing invented numbers.
 class PlotPanel : public QWidget
 {
     Q_OBJECT
@@ -25,7 +28,10 @@ public:
 
     // A named series; points are appended with appendPoint, the oldest dropped beyond
     // kMaxPoints (24 h at one sample a second), and redraws are queued, not immediate.
-    int addSeries(const QString& name, const QColor& color);
+    // A series on the right axis has its own scale (e.g. lag next to absolute heights).
+    enum class Axis { Left, Right };
+    int addSeries(const QString& name, const QColor& color, Axis axis = Axis::Left);
+    void setRightAxisLabel(const QString& label);
     void appendPoint(int series, double timeSecs, double value);
     int pointCount(int series) const;
     // Bars (e.g. one set per reorg reason), replaced as a whole on each update.
@@ -33,18 +39,44 @@ public:
     void setBars(int bars, const QList<double>& timeSecs, const QList<double>& values);
     QList<double> barValues(int bars) const;
     static constexpr int kMaxPoints = 86400;
+    // The visible window while following live.
+    static constexpr double kLiveWindowSecs = 300;
+
+    // Follow live: the x range tracks the newest data. Dragging or zooming turns it off;
+    // ticking the box again jumps back to now.
+    bool followLive() const;
+    void setFollowLive(bool on);
+    // What the hover tooltip says at a widget position of the plot (empty: nothing near).
+    QString hoverTextAt(const QPoint& plotPos) const;
+    // A plain-text name for a bar's tooltip, set by the owner (e.g. "reorg #3 ...").
+    void setBarLabels(int bars, const QStringList& labels);
+    // Moves "now" forward without a data point (a panel whose data is sparse, like reorg
+    // bars, still follows the clock).
+    void advanceTo(double timeSecs);
+    // A widget shown under the chart (e.g. the node state strip and its legend).
+    void addFooter(QWidget* widget);
 
 signals:
     // A bar (of addBars set `bars`) was clicked; `index` is its position in that set.
     void barClicked(int bars, int index);
+    void followLiveChanged(bool on);
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
+    void followTo(double timeSecs);
+    void rescaleValues();
+
     QString m_title;
     QLabel* m_header;
     QLabel* m_summary;
     QLabel* m_placeholder;
+    QCheckBox* m_follow;
     QCustomPlot* m_plot;
     QList<QCPBars*> m_bars;
+    QList<QStringList> m_barLabels;
+    double m_latest = 0; // newest time seen, for "follow live"
 };
 
 } // namespace forkscope::ui

@@ -1,19 +1,19 @@
 #include "OutboxThread.h"
-#include "CommandLine.h"
-#include "outbox/JsonLinesSink.h"
-#include "outbox/OutboxDispatcher.h"
-#include "outbox/WebhookSink.h"
+#include "JsonLinesSink.h"
+#include "OutboxDispatcher.h"
+#include "WebhookSink.h"
 #include "store/Database.h"
 
 #include <QThread>
-#include <cstdio>
 
-namespace forkscope::app {
+namespace forkscope::outbox {
 
 OutboxThread::OutboxThread(QString dbPath, QString environmentId, std::uint64_t chainId,
-                           QUrl webhook, QString file, std::chrono::milliseconds webhookTimeout)
+                           QUrl webhook, QString file, std::chrono::milliseconds webhookTimeout,
+                           ErrorHandler onError)
     : m_dbPath(std::move(dbPath)), m_env(std::move(environmentId)), m_chainId(chainId),
-      m_webhook(std::move(webhook)), m_file(std::move(file)), m_webhookTimeout(webhookTimeout)
+      m_webhook(std::move(webhook)), m_file(std::move(file)), m_webhookTimeout(webhookTimeout),
+      m_onError(std::move(onError))
 {
     m_thread.reset(QThread::create([this] { run(); }));
     m_thread->setObjectName(QStringLiteral("forkscope-outbox"));
@@ -32,22 +32,22 @@ void OutboxThread::run()
     try {
         db = store::Database::open(m_dbPath);
     } catch (const store::StoreError& e) {
-        printError(QStringLiteral("outbox: %1").arg(e.message()));
+        m_onError(e.message());
         return;
     }
-    std::unique_ptr<outbox::OutboxSink> sink;
+    std::unique_ptr<OutboxSink> sink;
     if (!m_webhook.isEmpty())
-        sink = std::make_unique<outbox::WebhookSink>(m_webhook, m_webhookTimeout);
+        sink = std::make_unique<WebhookSink>(m_webhook, m_webhookTimeout);
     else
-        sink = std::make_unique<outbox::JsonLinesSink>(m_file);
-    outbox::OutboxDispatcher dispatcher(*db, m_env, m_chainId, *sink);
+        sink = std::make_unique<JsonLinesSink>(m_file);
+    OutboxDispatcher dispatcher(*db, m_env, m_chainId, *sink);
     int failures = 0;
     while (!m_stop) {
         const qint64 safe = m_safe;
         int sleepMs = 100;
         if (safe >= 0) {
             try {
-                const outbox::RoundResult r = dispatcher.deliverRound(std::uint64_t(safe));
+                const RoundResult r = dispatcher.deliverRound(std::uint64_t(safe));
                 m_delivered += r.delivered;
                 m_failed += r.failed;
                 if (r.blocked) {
@@ -58,7 +58,7 @@ void OutboxThread::run()
                     sleepMs = r.delivered > 0 ? 0 : 100;
                 }
             } catch (const store::StoreError& e) {
-                printError(QStringLiteral("outbox: %1").arg(e.message()));
+                m_onError(e.message());
                 sleepMs = 1000;
             }
         }
@@ -67,4 +67,4 @@ void OutboxThread::run()
     }
 }
 
-} // namespace forkscope::app
+} // namespace forkscope::outbox

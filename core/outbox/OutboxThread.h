@@ -5,11 +5,12 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 class QThread;
 
-namespace forkscope::app {
+namespace forkscope::outbox {
 
 // Runs the OutboxDispatcher on its own thread with its own database connection, so a slow
 // or dead sink never holds up indexing. The indexer publishes the safe height; the
@@ -17,8 +18,11 @@ namespace forkscope::app {
 class OutboxThread
 {
 public:
+    // `onError` is called on the outbox thread with a message naming what failed (the
+    // command line prints it; the desktop engine forwards it to the event log).
+    using ErrorHandler = std::function<void(const QString&)>;
     OutboxThread(QString dbPath, QString environmentId, std::uint64_t chainId, QUrl webhook,
-                 QString file, std::chrono::milliseconds webhookTimeout);
+                 QString file, std::chrono::milliseconds webhookTimeout, ErrorHandler onError);
     ~OutboxThread(); // stops and joins
 
     void setSafeHeight(std::uint64_t h) { m_safe = qint64(h); }
@@ -39,7 +43,8 @@ private:
     std::atomic<bool> m_stop{false};
     std::atomic<qint64> m_delivered{0};
     std::atomic<qint64> m_failed{0};
+    ErrorHandler m_onError;
     std::unique_ptr<QThread> m_thread;
 };
 
-} // namespace forkscope::app
+} // namespace forkscope::outbox

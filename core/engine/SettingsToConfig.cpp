@@ -1,0 +1,42 @@
+#include "SettingsToConfig.h"
+
+namespace forkscope::engine {
+
+namespace {
+// The dialog validates before saving, so a value that does not parse here was edited by
+// hand in the settings file: the default stays, rather than a zero nobody asked for.
+quint64 number(const QString& text, quint64 fallback)
+{
+    bool ok = false;
+    const quint64 v = text.trimmed().toULongLong(&ok);
+    return ok ? v : fallback;
+}
+} // namespace
+
+EngineConfig configFromSettings(const config::AppSettings& s, EngineConfig c)
+{
+    const QStringList endpoints = s.endpointList();
+    if (!endpoints.isEmpty()) {
+        c.managedDevnet = false;
+        c.rpcUrl = QUrl(endpoints.first());
+        c.nodes.clear();
+        for (const QString& e : endpoints)
+            c.nodes.append(QUrl(e));
+    }
+    c.contracts = s.contractList();
+    c.abiPath = s.abiPath.trimmed();
+    c.fromBlock = number(s.startBlock, c.fromBlock);
+    c.confirmations = number(s.confirmations, c.confirmations);
+    c.batchSize = std::max<quint64>(1, number(s.batchSize, c.batchSize));
+    c.maxReorgDepth = std::max<quint64>(1, number(s.maxReorgDepth, c.maxReorgDepth));
+    c.pollInterval = std::chrono::milliseconds(
+        std::max<quint64>(50, number(s.pollMs, quint64(c.pollInterval.count()))));
+    bool ok = false;
+    const double ratio = s.readyRatio.trimmed().toDouble(&ok);
+    if (ok && ratio > 0 && ratio <= 1)
+        c.readyRatio = ratio;
+    c.webhook = s.webhook.trimmed().isEmpty() ? QUrl() : QUrl(s.webhook.trimmed());
+    return c;
+}
+
+} // namespace forkscope::engine

@@ -1,0 +1,38 @@
+#pragma once
+
+#include <QList>
+#include <QMetaType>
+#include <QString>
+#include <QStringList>
+
+namespace forkscope::engine {
+
+// A request for one page of a browsable table, and the page that answers it. The GUI's
+// models never hold a whole table: they ask for the next page as the view scrolls, and the
+// engine answers from its own (read) connection by queued signal.
+struct TableRequest
+{
+    enum class Kind { Transfers, Balances, Backfill };
+    Kind kind = Kind::Transfers;
+    QString environmentId; // empty: the engine's live environment
+    QString filter;        // substring of an address / hash / status (case-insensitive)
+    int sortColumn = 0;
+    bool descending = true;
+    int offset = 0;
+    int limit = 200;
+    quint64 ticket = 0;           // echoed back: a model ignores pages of a superseded request
+    QObject* requester = nullptr; // echoed back: which model asked (never dereferenced)
+};
+
+struct TablePage
+{
+    TableRequest request;
+    QList<QStringList> rows; // display text, one entry per column of TableQuery::columns
+    bool atEnd = false;      // fewer rows than asked: nothing more to fetch
+    QString error;           // the query failed: shown by the view, rows empty
+};
+
+} // namespace forkscope::engine
+
+Q_DECLARE_METATYPE(forkscope::engine::TableRequest)
+Q_DECLARE_METATYPE(forkscope::engine::TablePage)

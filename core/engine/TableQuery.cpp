@@ -1,0 +1,125 @@
+#include "TableQuery.h"
+#include "store/Database.h"
+
+#include <QSqlQuery>
+#include <QSqlRecord>
+
+namespace forkscope::engine {
+
+namespace {
+// Amounts are base-10 strings of up to 78 digits: ordered by length, then text, they sort
+// numerically (negatives, only possible with --from-block, below zero, though not by magnitude).
+QString amountOrder(const QString& column)
+{
+    return QStringLiteral("(substr(%1, 1, 1) <> '-')|length(%1)|%1").arg(column);
+}
+
+struct Spec
+{
+    QString select;            // columns in display order
+    QString from;              // table and environment condition
+    QStringList orderBy;       // one SQL ordering per display column ('|' between keys)
+    QStringList filterColumns; // matched with LIKE
+    QString tieBreak;          // makes paging stable among equal sort keys
+};
+
+Spec spec(TableRequest::Kind kind)
+{
+    switch (kind) {
+    case TableRequest::Kind::Transfers:
+        return {
+            QStringLiteral("block_number, log_index, tx_hash, contract, from_addr, to_addr, value"),
+            QStringLiteral("transfer_events"),
+            {QStringLiteral("block_number"), QStringLiteral("log_index"), QStringLiteral("tx_hash"),
+             QStringLiteral("contract"), QStringLiteral("from_addr"), QStringLiteral("to_addr"),
+             amountOrder(QStringLiteral("value"))},
+            {QStringLiteral("tx_hash"), QStringLiteral("contract"), QStringLiteral("from_addr"),
+             QStringLiteral("to_addr")},
+            QStringLiteral("block_number|log_index")};
+    case TableRequest::Kind::Balances:
+        return {QStringLiteral("contract, holder, balance, updated_at_block"),
+                QStringLiteral("token_balances"),
+                {QStringLiteral("contract"), QStringLiteral("holder"),
+                 amountOrder(QStringLiteral("balance")), QStringLiteral("updated_at_block")},
+                {QStringLiteral("contract"), QStringLiteral("holder")},
+                QStringLiteral("contract|holder")};
+    case TableRequest::Kind::Backfill:
+        return {QStringLiteral("from_block, to_block, status, attempts, coalesce(last_error, ''), "
+                               "coalesce(updated_at, '')"),
+                QStringLiteral("backfill_ranges"),
+                {QStringLiteral("from_block"), QStringLiteral("to_block"), QStringLiteral("status"),
+                 QStringLiteral("attempts"), QStringLiteral("last_error"),
+                 QStringLiteral("updated_at")},
+                {QStringLiteral("status"), QStringLiteral("last_error")},
+                QStringLiteral("from_block")};
+    }
+    return {};
+}
+} // namespace
+
+QStringList TableQuery::columns(TableRequest::Kind kind)
+{
+    switch (kind) {
+    case TableRequest::Kind::Transfers:
+        return {QStringLiteral("block"), QStringLiteral("log"),  QStringLiteral("tx hash"),
+                QStringLiteral("token"), QStringLiteral("from"), QStringLiteral("to"),
+                QStringLiteral("value")};
+    case TableRequest::Kind::Balances:
+        return {QStringLiteral("token"), QStringLiteral("holder"), QStringLiteral("balance"),
+                QStringLiteral("updated at block")};
+    case TableRequest::Kind::Backfill:
+        return {QStringLiteral("from block"), QStringLiteral("to block"),
+                QStringLiteral("status"),     QStringLiteral("attempts"),
+                QStringLiteral("last error"), QStringLiteral("updated at")};
+    }
+    return {};
+}
+
+TablePage TableQuery::fetch(store::Database& db, const QString& environmentId,
+                            const TableRequest& request)
+{
+    const Spec s = spec(request.kind);
+    const int sortColumn =
+        (request.sortColumn >= 0 && request.sortColumn < s.orderBy.size()) ? request.sortColumn : 0;
+    const QString dir = request.descending ? QStringLiteral(" DESC") : QStringLiteral(" ASC");
+    QStringList order;
+    for (const QString& part : s.orderBy[sortColumn].split(QLatin1Char('|')))
+        order << part + dir;
+    for (const QString& part : s.tieBreak.split(QLatin1Char('|')))
+        order << part + dir;
+    QString sql =
+        QStringLiteral("SELECT %1 FROM %2 WHERE environment_id = ?").arg(s.select, s.from);
+    QVariantList binds{environmentId};
+    const QString needle = request.filter.trimmed().toLower();
+    if (!needle.isEmpty()) {
+        QStringList likes;
+        QString escaped = needle;
+        escaped.replace(QLatin1Char('\\'), QStringLiteral("\\\\"))
+            .replace(QLatin1Char('%'), QStringLiteral("\\%"))
+            .replace(QLatin1Char('_'), QStringLiteral("\\_"));
+        for (const QString& c : s.filterColumns) {
+            likes << QStringLiteral("lower(%1) LIKE ? ESCAPE '\\'").arg(c);
+            binds << QStringLiteral("%") + escaped + QStringLiteral("%");
+        }
+        sql += QStringLiteral(" AND (%1)").arg(likes.join(QStringLiteral(" OR ")));
+    }
+    const int limit = std::clamp(request.limit, 1, 5000);
+    sql += QStringLiteral(" ORDER BY %1 LIMIT ? OFFSET ?").arg(order.join(QStringLiteral(", ")));
+    binds << limit << std::max(0, request.offset);
+
+    TablePage page;
+    page.request = request;
+    QSqlQuery q = db.run(sql, binds);
+    const int n = q.record().count();
+    while (q.next()) {
+        QStringList row;
+        row.reserve(n);
+        for (int i = 0; i < n; ++i)
+            row << q.value(i).toString();
+        page.rows.append(row);
+    }
+    page.atEnd = page.rows.size() < limit;
+    return page;
+}
+
+} // namespace forkscope::engine

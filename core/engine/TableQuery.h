@@ -1,0 +1,26 @@
+#pragma once
+
+#include "TablePage.h"
+
+#include <QStringList>
+#include <cstdint>
+
+namespace forkscope::store {
+class Database;
+}
+
+namespace forkscope::engine {
+
+// Pages of transfer_events, token_balances and backfill_ranges for one environment, sorted
+// and filtered in SQL (LIMIT/OFFSET), so memory stays bounded however large the tables grow.
+class TableQuery
+{
+public:
+    // Column titles per kind (what the models show; the sort column indexes into these).
+    static QStringList columns(TableRequest::Kind kind);
+    // Throws StoreError on a database failure; an out-of-range sort column sorts by column 0.
+    static TablePage fetch(store::Database& db, const QString& environmentId,
+                           const TableRequest& request);
+};
+
+} // namespace forkscope::engine

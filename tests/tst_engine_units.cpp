@@ -1,0 +1,266 @@
+// Pure engine rules behind the desktop app: table pages (sorting, filtering, paging in
+// SQL), the lag panel's ETA and durations, and what saved settings mean for the engine.
+#include "config/AppSettings.h"
+#include "engine/SettingsToConfig.h"
+#include "engine/SyncProgress.h"
+#include "engine/TableQuery.h"
+#include "store/Database.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace forkscope;
+using engine::TableRequest;
+
+class TestEngineUnits : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void transferPages_data();
+    void transferPages();
+    void pagingCoversEveryRowOnce();
+    void filterIsLiteralNotAPattern();
+    void balancesSortNumerically();
+    void otherEnvironmentsAreInvisible();
+    void eta_data();
+    void eta();
+    void humanDuration_data();
+    void humanDuration();
+    void settingsMapToTheEngine();
+
+private:
+    QTemporaryDir m_dir;
+    std::unique_ptr<store::Database> m_db;
+    QStringList column(const engine::TablePage& page, int c) const
+    {
+        QStringList out;
+        for (const auto& r : page.rows)
+            out << r.value(c);
+        return out;
+    }
+};
+
+static QString addr(int i)
+{
+    return QStringLiteral("0x%1").arg(i, 40, 16, QLatin1Char('0'));
+}
+
+void TestEngineUnits::initTestCase()
+{
+    m_db = store::Database::open(m_dir.filePath("units.sqlite"));
+    m_db->beginWrite();
+    // 30 transfers in env "a" over blocks 1..10 (3 per block), values 1, 10, 100, ... so text
+    // order and numeric order differ; a twin row in env "b" that must never show up.
+    for (int i = 0; i < 30; ++i) {
+        const QString value = QStringLiteral("1") + QString(i % 7, QLatin1Char('0'));
+        m_db->run("INSERT INTO transfer_events VALUES ('a', 31337, ?, ?, ?, ?, ?, ?, ?)",
+                  {1 + i / 3, i % 3, QStringLiteral("0x%1").arg(i, 64, 16, QLatin1Char('0')),
+                   addr(0xAA), addr(i % 5), addr(100 + i % 4), value});
+    }
+    m_db->run(
+        "INSERT INTO transfer_events VALUES ('b', 31337, 1, 0, ?, ?, ?, ?, '5')",
+        {QStringLiteral("0x%1").arg(999, 64, 16, QLatin1Char('0')), addr(0xAA), addr(1), addr(2)});
+    for (const auto& [holder, balance] : QList<std::pair<int, QString>>{
+             {1, "9"}, {2, "10"}, {3, "100000000000000000000"}, {4, "0"}, {5, "-5"}, {6, "11"}})
+        m_db->run("INSERT INTO token_balances VALUES ('a', 31337, ?, ?, ?, 10)",
+                  {addr(0xAA), addr(holder), balance});
+    m_db->commit();
+}
+
+void TestEngineUnits::transferPages_data()
+{
+    QTest::addColumn<int>("sortColumn");
+    QTest::addColumn<bool>("descending");
+    QTest::addColumn<QString>("filter");
+    QTest::addColumn<int>("rows");
+    QTest::addColumn<QString>("first"); // first cell of the sort column
+
+    QTest::newRow("newest block first") << 0 << true << QString() << 30 << "10";
+    QTest::newRow("oldest block first") << 0 << false << QString() << 30 << "1";
+    QTest::newRow("largest value first (numeric, not text)")
+        << 6 << true << QString() << 30 << "1000000";
+    QTest::newRow("smallest value first") << 6 << false << QString() << 30 << "1";
+    QTest::newRow("filter by sender") << 0 << true << addr(3) << 6 << "10";
+    QTest::newRow("filter is case-insensitive")
+        << 0 << true << addr(0xAA).toUpper().replace("0X", "0x") << 30 << "10";
+    QTest::newRow("filter by receiver, part of it")
+        << 0 << true << QStringLiteral("0000000067") << 7 << "10";
+    QTest::newRow("nothing matches") << 0 << true << QStringLiteral("0xdeadbeef") << 0 << QString();
+    QTest::newRow("unknown sort column falls back to block")
+        << 42 << true << QString() << 30 << "10";
+}
+
+void TestEngineUnits::transferPages()
+{
+    QFETCH(int, sortColumn);
+    QFETCH(bool, descending);
+    QFETCH(QString, filter);
+    QFETCH(int, rows);
+    QFETCH(QString, first);
+    TableRequest r;
+    r.kind = TableRequest::Kind::Transfers;
+    r.sortColumn = sortColumn;
+    r.descending = descending;
+    r.filter = filter;
+    r.limit = 100;
+    r.ticket = 7;
+    const auto page = engine::TableQuery::fetch(*m_db, "a", r);
+    QCOMPARE(page.rows.size(), rows);
+    QCOMPARE(page.request.ticket, quint64(7));
+    QVERIFY(page.atEnd);
+    QCOMPARE(page.rows.value(0).size() == 0 ? 0 : page.rows[0].size(), rows ? 7 : 0);
+    if (rows) {
+        const int shown = sortColumn < 7 ? sortColumn : 0;
+        QCOMPARE(page.rows[0][shown], first);
+    }
+    for (const auto& row : page.rows)
+        if (!filter.isEmpty())
+            QVERIFY(row.join(' ').toLower().contains(filter.toLower()));
+}
+
+void TestEngineUnits::pagingCoversEveryRowOnce()
+{
+    TableRequest r;
+    r.kind = TableRequest::Kind::Transfers;
+    r.limit = 7;
+    QSet<QString> seen;
+    int pages = 0;
+    for (;;) {
+        r.offset = int(seen.size());
+        const auto page = engine::TableQuery::fetch(*m_db, "a", r);
+        ++pages;
+        for (const auto& row : page.rows)
+            QVERIFY2(!seen.contains(row[0] + ":" + row[1]), "a row came twice");
+        for (const auto& row : page.rows)
+            seen.insert(row[0] + ":" + row[1]);
+        if (page.atEnd)
+            break;
+        QCOMPARE(page.rows.size(), 7);
+    }
+    QCOMPARE(seen.size(), 30);
+    QCOMPARE(pages, 5);
+}
+
+void TestEngineUnits::filterIsLiteralNotAPattern()
+{
+    TableRequest r;
+    r.kind = TableRequest::Kind::Transfers;
+    for (const QString& f :
+         {QStringLiteral("%"), QStringLiteral("_"), QStringLiteral("'; DROP TABLE logs; --")}) {
+        r.filter = f;
+        QCOMPARE(engine::TableQuery::fetch(*m_db, "a", r).rows.size(), 0);
+    }
+    QCOMPARE(m_db->run("SELECT count(*) FROM logs").next(), true); // still there
+}
+
+void TestEngineUnits::balancesSortNumerically()
+{
+    TableRequest r;
+    r.kind = TableRequest::Kind::Balances;
+    r.sortColumn = 2;
+    r.descending = true;
+    const auto page = engine::TableQuery::fetch(*m_db, "a", r);
+    QCOMPARE(column(page, 2), (QStringList{"100000000000000000000", "11", "10", "9", "0", "-5"}));
+    QCOMPARE(engine::TableQuery::columns(TableRequest::Kind::Balances).size(), page.rows[0].size());
+}
+
+void TestEngineUnits::otherEnvironmentsAreInvisible()
+{
+    TableRequest r;
+    r.kind = TableRequest::Kind::Transfers;
+    const auto b = engine::TableQuery::fetch(*m_db, "b", r);
+    QCOMPARE(b.rows.size(), 1);
+    QCOMPARE(b.rows[0][6], QStringLiteral("5"));
+    QCOMPARE(engine::TableQuery::fetch(*m_db, "nope", r).rows.size(), 0);
+    r.kind = TableRequest::Kind::Backfill;
+    QCOMPARE(engine::TableQuery::fetch(*m_db, "a", r).rows.size(), 0);
+}
+
+void TestEngineUnits::eta_data()
+{
+    QTest::addColumn<quint64>("lag");
+    QTest::addColumn<double>("rate");
+    QTest::addColumn<double>("expected"); // -1: no ETA
+    QTest::newRow("behind, committing") << quint64(500) << 50.0 << 10.0;
+    QTest::newRow("caught up") << quint64(0) << 50.0 << -1.0;
+    QTest::newRow("behind, not committing") << quint64(500) << 0.0 << -1.0;
+    QTest::newRow("rate not a number") << quint64(5) << std::nan("") << -1.0;
+    QTest::newRow("negative rate") << quint64(5) << -3.0 << -1.0;
+}
+
+void TestEngineUnits::eta()
+{
+    QFETCH(quint64, lag);
+    QFETCH(double, rate);
+    QFETCH(double, expected);
+    const auto eta = engine::etaSeconds(lag, rate);
+    if (expected < 0)
+        QVERIFY(!eta);
+    else
+        QCOMPARE(*eta, expected);
+}
+
+void TestEngineUnits::humanDuration_data()
+{
+    QTest::addColumn<double>("seconds");
+    QTest::addColumn<QString>("text");
+    QTest::newRow("sub-second") << 0.4 << "0.4 s";
+    QTest::newRow("seconds") << 42.0 << "42 s";
+    QTest::newRow("minutes") << 185.0 << "3 min 05 s";
+    QTest::newRow("hours") << 7800.0 << "2 h 10 min";
+    QTest::newRow("days") << 200000.0 << "2 d 7 h";
+    QTest::newRow("negative") << -1.0 << "unknown";
+    QTest::newRow("infinite") << std::numeric_limits<double>::infinity() << "unknown";
+}
+
+void TestEngineUnits::humanDuration()
+{
+    QFETCH(double, seconds);
+    QFETCH(QString, text);
+    QCOMPARE(engine::humanDuration(seconds), text);
+}
+
+void TestEngineUnits::settingsMapToTheEngine()
+{
+    config::AppSettings s;
+    engine::EngineConfig base;
+    base.dbPath = "/tmp/x.sqlite";
+    // No endpoints: the managed lab, with the policy settings applied.
+    s.confirmations = "3";
+    s.batchSize = "250";
+    s.maxReorgDepth = "32";
+    s.startBlock = "7";
+    s.pollMs = "400";
+    s.readyRatio = "0.5";
+    s.webhook = "http://127.0.0.1:9/hook";
+    s.abiPath = "/tmp/abi.json";
+    auto c = engine::configFromSettings(s, base);
+    QVERIFY(c.managedDevnet);
+    QCOMPARE(c.dbPath, base.dbPath);
+    QCOMPARE(c.confirmations, 3u);
+    QCOMPARE(c.batchSize, 250u);
+    QCOMPARE(c.maxReorgDepth, 32u);
+    QCOMPARE(c.fromBlock, 7u);
+    QCOMPARE(c.pollInterval.count(), 400);
+    QCOMPARE(c.readyRatio, 0.5);
+    QCOMPARE(c.webhook, QUrl("http://127.0.0.1:9/hook"));
+    QCOMPARE(c.abiPath, QStringLiteral("/tmp/abi.json"));
+    // Endpoints: the first is indexed, all are watched.
+    s.endpoints = "http://a:8545\nhttp://b:8545\n";
+    s.contracts = "0x00000000000000000000000000000000000000aa";
+    c = engine::configFromSettings(s, base);
+    QVERIFY(!c.managedDevnet);
+    QCOMPARE(c.rpcUrl, QUrl("http://a:8545"));
+    QCOMPARE(c.nodes.size(), 2);
+    QCOMPARE(c.contracts, QStringList{"0x00000000000000000000000000000000000000aa"});
+    // A hand-edited, unparsable value keeps the default instead of becoming zero.
+    s.batchSize = "lots";
+    s.readyRatio = "2";
+    c = engine::configFromSettings(s, base);
+    QCOMPARE(c.batchSize, base.batchSize);
+    QCOMPARE(c.readyRatio, base.readyRatio);
+}
+
+QTEST_GUILESS_MAIN(TestEngineUnits)
+#include "tst_engine_units.moc"

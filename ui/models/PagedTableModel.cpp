@@ -1,0 +1,133 @@
+#include "PagedTableModel.h"
+#include "engine/TableQuery.h"
+
+namespace forkscope::ui {
+
+PagedTableModel::PagedTableModel(engine::TableRequest::Kind kind, QObject* parent)
+    : QAbstractTableModel(parent), m_kind(kind), m_columns(engine::TableQuery::columns(kind))
+{
+}
+
+int PagedTableModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+int PagedTableModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : int(m_columns.size());
+}
+
+QVariant PagedTableModel::data(const QModelIndex& index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const QString& text = m_rows[index.row()].value(index.column());
+    switch (role) {
+    case Qt::DisplayRole:
+    case Qt::ToolTipRole:
+        return text;
+    case Qt::TextAlignmentRole: {
+        // Numbers right-aligned, so amounts of different lengths line up by magnitude.
+        bool numeric = !text.isEmpty();
+        for (QChar c : text)
+            numeric = numeric && (c.isDigit() || c == QLatin1Char('-'));
+        return QVariant::fromValue(numeric ? Qt::AlignRight | Qt::AlignVCenter
+                                           : Qt::AlignLeft | Qt::AlignVCenter);
+    }
+    default:
+        return {};
+    }
+}
+
+QVariant PagedTableModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (role != Qt::DisplayRole)
+        return {};
+    if (orientation == Qt::Horizontal)
+        return m_columns.value(section);
+    return section + 1;
+}
+
+bool PagedTableModel::canFetchMore(const QModelIndex& parent) const
+{
+    return !parent.isValid() && !m_atEnd && m_pendingTicket == 0;
+}
+
+void PagedTableModel::fetchMore(const QModelIndex& parent)
+{
+    if (!canFetchMore(parent))
+        return;
+    engine::TableRequest r;
+    r.kind = m_kind;
+    r.environmentId = m_environment;
+    r.filter = m_filter;
+    r.sortColumn = m_sortColumn;
+    r.descending = m_descending;
+    r.offset = int(m_rows.size());
+    r.limit = kPageSize;
+    r.ticket = ++m_ticket;
+    r.requester = this;
+    m_pendingTicket = r.ticket;
+    emit loadingChanged();
+    emit pageRequested(r);
+}
+
+void PagedTableModel::applyPage(const engine::TablePage& page)
+{
+    if (page.request.requester != this || page.request.ticket != m_pendingTicket)
+        return;
+    m_error = page.error;
+    m_atEnd = page.atEnd || !page.error.isEmpty();
+    // Still "loading" while the rows go in: a view (or tester) that reacts to the insert
+    // by asking for more must not ask for the same offset again.
+    if (!page.rows.isEmpty()) {
+        beginInsertRows({}, int(m_rows.size()), int(m_rows.size() + page.rows.size()) - 1);
+        m_rows.append(page.rows);
+        endInsertRows();
+    }
+    m_pendingTicket = 0;
+    emit loadingChanged();
+}
+
+void PagedTableModel::sort(int column, Qt::SortOrder order)
+{
+    if (column < 0 || column >= m_columns.size())
+        return;
+    m_sortColumn = column;
+    m_descending = order == Qt::DescendingOrder;
+    refresh();
+}
+
+void PagedTableModel::setFilter(const QString& text)
+{
+    if (text == m_filter)
+        return;
+    m_filter = text;
+    refresh();
+}
+
+void PagedTableModel::setEnvironment(const QString& environmentId)
+{
+    if (environmentId == m_environment)
+        return;
+    m_environment = environmentId;
+    refresh();
+}
+
+void PagedTableModel::refresh()
+{
+    if (m_ticket == 0)
+        return; // nothing asked yet: the view's first fetchMore uses the new parameters
+    beginResetModel();
+    m_rows.clear();
+    m_atEnd = false;
+    m_error.clear();
+    endResetModel();
+    // A page still in flight is for the old view (or a stopped engine that will never
+    // answer): forget it; its ticket no longer matches when it arrives.
+    m_pendingTicket = 0;
+    fetchMore({});
+}
+
+} // namespace forkscope::ui

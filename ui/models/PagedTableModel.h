@@ -1,0 +1,62 @@
+#pragma once
+
+#include "engine/TablePage.h"
+
+#include <QAbstractTableModel>
+
+namespace forkscope::ui {
+
+// A read-only table model that never holds a whole table: rows arrive a page at a time
+// from the engine (requestPage -> queued -> applyPage) as the view scrolls (fetchMore).
+// Sorting and filtering are done by the engine in SQL; both restart the paging.
+class PagedTableModel : public QAbstractTableModel
+{
+    Q_OBJECT
+public:
+    PagedTableModel(engine::TableRequest::Kind kind, QObject* parent = nullptr);
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
+    bool canFetchMore(const QModelIndex& parent) const override;
+    void fetchMore(const QModelIndex& parent) override;
+    void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
+
+    engine::TableRequest::Kind kind() const { return m_kind; }
+    void setFilter(const QString& text);
+    QString filter() const { return m_filter; }
+    // Which environment to browse (empty: the engine's live one).
+    void setEnvironment(const QString& environmentId);
+    // Drops what is loaded and asks again from the first page (new data, reconnected engine).
+    // Before the first request (no view has fetched yet) it only keeps the new parameters.
+    void refresh();
+    bool isLoading() const { return m_pendingTicket != 0; }
+    bool atEnd() const { return m_atEnd; }
+    QString lastError() const { return m_error; }
+    static constexpr int kPageSize = 200;
+
+public slots:
+    // Pages for another model, or for a request this model has since superseded, are ignored.
+    void applyPage(const forkscope::engine::TablePage& page);
+
+signals:
+    void pageRequested(const forkscope::engine::TableRequest& request);
+    void loadingChanged();
+
+private:
+    engine::TableRequest::Kind m_kind;
+    QStringList m_columns;
+    QList<QStringList> m_rows;
+    QString m_filter;
+    QString m_environment;
+    int m_sortColumn = 0;
+    bool m_descending = true;
+    bool m_atEnd = false;
+    quint64 m_ticket = 0;        // the newest request sent
+    quint64 m_pendingTicket = 0; // the request in flight (0: none)
+    QString m_error;
+};
+
+} // namespace forkscope::ui
