@@ -9,6 +9,16 @@
 #include "ReorgDiffDialog.h"
 #include "lab/DemoToken.h"
 #include "store/Database.h"
+#include "EventLogView.h"
+#include "TableBrowser.h"
+#include "indexer/InvariantChecker.h"
+#include "models/PagedTableModel.h"
+#include "panels/StateStrip.h"
+#include "WebhookRecorder.h"
+
+#include <QAbstractItemModelTester>
+#include <QCheckBox>
+#include <QWheelEvent>
 
 #include <QJsonArray>
 #include <QTableWidget>
@@ -35,6 +45,12 @@ private slots:
     void injectedReorgAppearsAsOneBar();
     void nodeTableShowsAnOfflineNode();
     void pauseAndResumeIndexingWithTheCheckpointView();
+    void panelsFollowLiveAndExplainPointsOnHover();
+    void lagPanelShowsEtaAndFreshnessApartFromLag();
+    void eventLogFiltersByLevel();
+    void tablesShowWhatTheDatabaseHolds();
+    void devnetStopAndStartKeepsTheEnvironment();
+    void outboxDeliversFromTheApp();
 };
 
 void TestMainWindow::showsFourPanels()
@@ -142,6 +158,7 @@ void TestMainWindow::injectedReorgAppearsAsOneBar()
     QVERIFY(reorgs->barValues(2).isEmpty());
     QCOMPARE(reorgs->summary(), QStringLiteral("1 reorg(s)"));
     QVERIFY(w.panels().at(2)->pointCount(0) > 0); // the outbox backlog is plotted too
+    QVERIFY(w.panels().at(1)->placeholderText().isEmpty());
 
     // Click the bar: the diff view lists the transfers the rollback removed.
     QCustomPlot* plot = reorgs->plot();
@@ -150,6 +167,8 @@ void TestMainWindow::injectedReorgAppearsAsOneBar()
     QVERIFY(bars && bars->dataCount() == 1);
     const QPoint at(int(plot->xAxis->coordToPixel(bars->data()->at(0)->key)),
                     int(plot->yAxis->coordToPixel(2.5)));
+    // Hovering the bar says which reorg it is before anyone clicks.
+    QVERIFY2(reorgs->hoverTextAt(at).contains("reorg #"), qPrintable(reorgs->hoverTextAt(at)));
     QTest::mouseClick(plot, Qt::LeftButton, {}, at);
     QTRY_VERIFY_WITH_TIMEOUT(w.lastDiffDialog() != nullptr, 10000);
     QVERIFY2(w.lastDiffDialog()->summary().contains("depth 5"), qPrintable(w.lastDiffDialog()->summary()));
@@ -227,6 +246,265 @@ void TestMainWindow::pauseAndResumeIndexingWithTheCheckpointView()
     QCOMPARE(w.checkpointField("generation"), QStringLiteral("1"));
     QCOMPARE(w.checkpointField("chain"), QStringLiteral("31337"));
     host.shutdown();
+}
+
+void TestMainWindow::panelsFollowLiveAndExplainPointsOnHover()
+{
+    ui::PlotPanel panel("Cursor lag", "height (blocks)");
+    const int head = panel.addSeries("head", Qt::blue);
+    panel.resize(800, 300);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    const double t0 = 1'800'000'000;
+    for (int i = 0; i <= 600; ++i)
+        panel.appendPoint(head, t0 + i, 100 + i);
+    QCustomPlot* plot = panel.plot();
+    // Following live: the last five minutes are in view, the newest point at the right.
+    QVERIFY(panel.followLive());
+    QCOMPARE(plot->xAxis->range().upper, t0 + 600 + 5);
+    QCOMPARE(plot->xAxis->range().lower, t0 + 600 - ui::PlotPanel::kLiveWindowSecs);
+    plot->replot();
+    // Hover: the time and the series' value at that time, with the unit.
+    const QPoint at(int(plot->xAxis->coordToPixel(t0 + 500)), int(plot->yAxis->coordToPixel(600)));
+    const QString tip = panel.hoverTextAt(at);
+    QVERIFY2(tip.contains("head: 600 height (blocks)") || tip.contains("head: 599") || tip.contains("head: 601"),
+             qPrintable(tip));
+    QVERIFY(panel.hoverTextAt(QPoint(1, 1)).isEmpty()); // outside the axis rect: nothing
+    // A wheel zoom means "let me look": following stops, new points no longer move the view.
+    QWheelEvent wheel(QPointF(at), plot->mapToGlobal(QPointF(at)), {}, QPoint(0, 120), Qt::NoButton, {},
+                      Qt::NoScrollPhase, false);
+    QApplication::sendEvent(plot, &wheel);
+    QVERIFY(!panel.followLive());
+    const QCPRange zoomed = plot->xAxis->range();
+    panel.appendPoint(head, t0 + 700, 800);
+    QCOMPARE(plot->xAxis->range(), zoomed);
+    // Ticking "Follow live" again jumps to now.
+    panel.findChild<QCheckBox*>("followLive")->click();
+    QVERIFY(panel.followLive());
+    QCOMPARE(plot->xAxis->range().upper, t0 + 700 + 5);
+    // Bounded: never more than 24 h of samples per series.
+    for (int i = 0; i < ui::PlotPanel::kMaxPoints + 10; ++i)
+        panel.appendPoint(head, t0 + 1000 + i, i);
+    QCOMPARE(panel.pointCount(head), ui::PlotPanel::kMaxPoints);
+}
+
+void TestMainWindow::lagPanelShowsEtaAndFreshnessApartFromLag()
+{
+    ui::MainWindow w;
+    engine::EngineStatus s;
+    s.connection = engine::EngineStatus::Connection::Connected;
+    s.environmentId = "env-x";
+    s.chainId = 31337;
+    s.headBlock = 1000;
+    s.checkpoint = 500;
+    s.blocksPerSecond = 50;
+    s.indexerState = "syncing";
+    s.lastCommitAt = QDateTime::currentDateTimeUtc().addSecs(-5);
+    s.updatedAt = QDateTime::currentDateTimeUtc();
+    w.applyStatus(s);
+    const QString summary = w.panels().at(0)->summary();
+    QVERIFY2(summary.contains("lag 500 blocks"), qPrintable(summary));
+    QVERIFY2(summary.contains("ETA 10 s"), qPrintable(summary));
+    QVERIFY2(summary.contains(QRegularExpression("last commit [56]\\.\\d s ago")), qPrintable(summary));
+    QCOMPARE(w.environmentText(), QStringLiteral("env env-x"));
+    QCOMPARE(w.lagText(), QStringLiteral("lag 500"));
+    // Caught up on a stalled chain: lag 0, no ETA, and freshness still says how old it is.
+    s.checkpoint = 1000;
+    s.blocksPerSecond = 0;
+    s.lastCommitAt = QDateTime::currentDateTimeUtc().addSecs(-125);
+    w.applyStatus(s);
+    QVERIFY(!w.panels().at(0)->summary().contains("ETA"));
+    QVERIFY2(w.panels().at(0)->summary().contains("last commit 2 min 05 s ago"), qPrintable(w.panels().at(0)->summary()));
+    // Behind with nothing committing: the ETA is unknown, not invented.
+    s.checkpoint = 900;
+    w.applyStatus(s);
+    QVERIFY(w.panels().at(0)->summary().contains("ETA unknown"));
+    // Unreachable: lag unknown (an outage is not a lag of N).
+    s.connection = engine::EngineStatus::Connection::Unreachable;
+    w.applyStatus(s);
+    QCOMPARE(w.lagText(), QStringLiteral("lag unknown"));
+}
+
+void TestMainWindow::eventLogFiltersByLevel()
+{
+    ui::MainWindow w;
+    ui::EventLogView* log = w.eventLog();
+    w.appendLog("info", "connected");
+    w.appendLog("warning", "node lagging");
+    w.appendLog("error", "database is locked");
+    w.appendLog("info", "indexing resumed");
+    QCOMPARE(log->visibleLines().size(), 4);
+    log->setMinimumSeverity(1);
+    QCOMPARE(log->visibleLines().size(), 2);
+    log->setMinimumSeverity(2);
+    QCOMPARE(log->visibleLines().size(), 1);
+    QVERIFY(log->visibleLines().first().contains("[error] database is locked"));
+    // What is filtered out is kept: widening the filter shows it again.
+    log->setMinimumSeverity(0);
+    QCOMPARE(log->visibleLines().size(), 4);
+    // Errors also reach the status bar, not only the dock.
+    QCOMPARE(w.lastErrorText(), QStringLiteral("database is locked"));
+    // Bounded.
+    for (int i = 0; i < ui::EventLogView::kMaxEntries + 50; ++i)
+        log->append("info", QString::number(i));
+    QCOMPARE(log->entryCount(), ui::EventLogView::kMaxEntries);
+}
+
+void TestMainWindow::tablesShowWhatTheDatabaseHolds()
+{
+    QTemporaryDir dir;
+    ui::MainWindow w;
+    engine::EngineHost host;
+    w.attachEngine(&host);
+    QSignalSpy statuses(&host, &engine::EngineHost::statusAvailable);
+    engine::EngineConfig config;
+    config.dbPath = dir.filePath("tables.sqlite");
+    config.demoTraffic = false;
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    host.start(config);
+    QTRY_VERIFY_WITH_TIMEOUT(w.checkpointText().startsWith("checkpoint "), 30000);
+    const auto status = statuses.last().at(0).value<engine::EngineStatus>();
+    rpc::JsonRpcClient client{QUrl(status.endpoint)};
+    lab::DemoToken token(client, chain::Address::fromHex(status.contracts.first(), "token"),
+                         lab::DemoToken::defaultSender(client));
+    for (int i = 0; i < 5; ++i)
+        token.spray(60, quint64(i) * 60, 40); // 300 transfers over 40 holders: more than a page
+    const auto head = rpc::EthClient(client).blockNumber();
+    QTRY_COMPARE_WITH_TIMEOUT(w.checkpointText(), QStringLiteral("checkpoint %1").arg(head), 30000);
+
+    ui::TableBrowser* transfers = w.transfersBrowser();
+    ui::TableBrowser* balances = w.balancesBrowser();
+    QAbstractItemModelTester t1(transfers->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester t2(balances->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester t3(w.backfillBrowser()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    transfers->model()->refresh();
+    QTRY_COMPARE_WITH_TIMEOUT(transfers->model()->rowCount(), ui::PagedTableModel::kPageSize, 10000);
+    QVERIFY(!transfers->model()->atEnd()); // loaded lazily: one page, more on scroll
+
+    auto db = store::Database::open(config.dbPath);
+    const auto scalar = [&](const QString& sql, const QVariantList& args) {
+        QSqlQuery q = db->run(sql, args);
+        return q.next() ? q.value(0).toString() : QString();
+    };
+    const QString env = status.environmentId;
+    const int total = scalar("SELECT count(*) FROM transfer_events WHERE environment_id = ?", {env}).toInt();
+    QVERIFY(total >= 300);
+    // Newest first, exactly the DB's newest row.
+    QCOMPARE(transfers->model()->data(transfers->model()->index(0, 0)).toString(),
+             scalar("SELECT max(block_number) FROM transfer_events WHERE environment_id = ?", {env}));
+    // Scrolling to the end loads the rest, and no more than there is.
+    while (transfers->model()->canFetchMore({}) || transfers->model()->isLoading()) {
+        transfers->view()->scrollToBottom();
+        QTest::qWait(50);
+    }
+    QCOMPARE(transfers->model()->rowCount(), total);
+    // Filter by one holder: exactly the DB's rows for that holder.
+    const QString holder = scalar("SELECT to_addr FROM transfer_events WHERE environment_id = ? LIMIT 1", {env});
+    QTest::keyClicks(transfers->filterEdit(), holder);
+    const int forHolder = scalar("SELECT count(*) FROM transfer_events WHERE environment_id = ? AND "
+                                 "(from_addr = ? OR to_addr = ? OR contract = ? OR tx_hash = ?)",
+                                 {env, holder, holder, holder, holder}).toInt();
+    QTRY_COMPARE_WITH_TIMEOUT(transfers->model()->rowCount(), forHolder, 10000);
+    // Balances: every holder, largest first, values as stored.
+    balances->model()->refresh();
+    const int holders = scalar("SELECT count(*) FROM token_balances WHERE environment_id = ?", {env}).toInt();
+    QTRY_COMPARE_WITH_TIMEOUT(balances->model()->rowCount(), holders, 10000);
+    balances->view()->sortByColumn(2, Qt::DescendingOrder);
+    QTRY_COMPARE_WITH_TIMEOUT(balances->model()->rowCount(), holders, 10000);
+    const QString top = balances->model()->data(balances->model()->index(0, 2)).toString();
+    QCOMPARE(top, scalar("SELECT balance FROM token_balances WHERE environment_id = ? ORDER BY length(balance) DESC, "
+                         "balance DESC LIMIT 1", {env}));
+    host.shutdown();
+}
+
+void TestMainWindow::devnetStopAndStartKeepsTheEnvironment()
+{
+    QTemporaryDir dir;
+    ui::MainWindow w;
+    engine::EngineHost host;
+    w.attachEngine(&host);
+    QSignalSpy statuses(&host, &engine::EngineHost::statusAvailable);
+    engine::EngineConfig config;
+    config.dbPath = dir.filePath("devnet.sqlite");
+    config.demoTraffic = false;
+    host.start(config);
+    QTRY_VERIFY_WITH_TIMEOUT(w.checkpointText().startsWith("checkpoint "), 30000);
+    const auto first = statuses.last().at(0).value<engine::EngineStatus>();
+    QVERIFY(w.devnetAction()->isEnabled());
+    QVERIFY(w.devnetAction()->isChecked());
+
+    w.devnetAction()->trigger(); // Ctrl+D: stop the managed anvil
+    QTRY_VERIFY_WITH_TIMEOUT(!w.devnetAction()->isChecked(), 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(w.nodeTable()->item(0, ui::MainWindow::NodeStateCol)->text(), QStringLiteral("offline"),
+                              10000);
+    rpc::JsonRpcClient probe{QUrl(first.endpoint)};
+    probe.setTimeout(std::chrono::milliseconds(500));
+    QVERIFY_THROWS_EXCEPTION(rpc::RpcException, probe.callBlocking("eth_blockNumber", {}));
+    const QString checkpointWhileDown = w.checkpointField("number");
+
+    w.devnetAction()->trigger(); // start it again: the same chain, the same environment
+    QTRY_VERIFY_WITH_TIMEOUT(w.devnetAction()->isChecked(), 30000);
+    QTRY_COMPARE_WITH_TIMEOUT(w.nodeTable()->item(0, ui::MainWindow::NodeStateCol)->text(), QStringLiteral("caught up"),
+                              15000);
+    rpc::EthClient eth(probe);
+    probe.callBlocking("anvil_mine", {"0x3"});
+    const auto head = eth.blockNumber();
+    QVERIFY(head >= checkpointWhileDown.toULongLong() + 3);
+    QTRY_COMPARE_WITH_TIMEOUT(w.checkpointField("number"), QString::number(head), 30000);
+    const auto last = statuses.last().at(0).value<engine::EngineStatus>();
+    QCOMPARE(last.environmentId, first.environmentId);
+    QCOMPARE(last.reorgs, 0); // an outage is not a reorg
+    QTRY_COMPARE_WITH_TIMEOUT(w.checkpointField("hash"), eth.blockByNumber(head)->hash.toHex(), 15000);
+    {
+        // The lab's verdict: the database agrees with the restarted node (blocks, logs,
+        // balances, outbox), i.e. anvil's state file really carried the chain over.
+        auto db = store::Database::open(config.dbPath);
+        QList<chain::Address> contracts;
+        for (const QString& c : last.contracts)
+            contracts << chain::Address::fromHex(c, "contract");
+        const auto report = indexer::InvariantChecker(*db, eth).check(last.environmentId, "default", contracts);
+        QVERIFY2(report.ok(), qPrintable(report.summary()));
+    }
+    host.shutdown();
+    // The stored chain continued across the outage: no rollback was written.
+    auto db = store::Database::open(config.dbPath);
+    QSqlQuery q = db->run("SELECT count(*) FROM reorg_events WHERE environment_id = ?", {first.environmentId});
+    QVERIFY(q.next());
+    QCOMPARE(q.value(0).toInt(), 0);
+}
+
+void TestMainWindow::outboxDeliversFromTheApp()
+{
+    QTemporaryDir dir;
+    test::WebhookRecorder hook;
+    ui::MainWindow w;
+    engine::EngineHost host;
+    w.attachEngine(&host);
+    QSignalSpy statuses(&host, &engine::EngineHost::statusAvailable);
+    engine::EngineConfig config;
+    config.dbPath = dir.filePath("outbox.sqlite");
+    config.demoTraffic = true;
+    config.demoInterval = std::chrono::milliseconds(300);
+    config.webhook = hook.url();
+    config.confirmations = 2;
+    host.start(config);
+    QTRY_VERIFY_WITH_TIMEOUT(hook.acceptedKeys().size() >= 10, 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(statuses.last().at(0).value<engine::EngineStatus>().outboxDelivered >= 10, 15000);
+    const auto s = statuses.last().at(0).value<engine::EngineStatus>();
+    QVERIFY(s.safeHeight.has_value());
+    QVERIFY(*s.safeHeight + 2 <= *s.headBlock);
+    const QString summary = w.panels().at(2)->summary();
+    QVERIFY2(summary.contains("delivered") && !summary.contains("no sink"), qPrintable(summary));
+    QVERIFY2(summary.contains("= head - 2"), qPrintable(summary));
+    host.shutdown();
+    auto db = store::Database::open(config.dbPath);
+    QSqlQuery q = db->run("SELECT count(*) FROM outbox WHERE environment_id = ? AND delivered_at IS NOT NULL",
+                          {s.environmentId});
+    QVERIFY(q.next());
+    QVERIFY(q.value(0).toInt() >= 10);
+    const QList<QByteArray> keys = hook.acceptedKeys();
+    QCOMPARE(keys.size(), QSet<QByteArray>(keys.begin(), keys.end()).size()); // none delivered twice
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -310,25 +310,6 @@ void EngineSession::startIndexing(const QUrl& url)
                 .arg(r.depth)
                 .arg(r.rowsRemoved));
     };
-    if (!m_config.webhook.isEmpty()) {
-        // Delivery runs on its own thread and connection: a slow or dead webhook never
-        // holds up indexing, and the dispatcher never delivers above the safe height.
-        m_outbox = std::make_unique<outbox::OutboxThread>(
-            m_config.dbPath, ic.environmentId, m_indexer->chainId(), m_config.webhook, QString(),
-            m_config.webhookTimeout, [this](const QString& m) {
-                QMetaObject::invokeMethod(
-                    this,
-                    [this, m] {
-                        emit logMessage(QStringLiteral("error"),
-                                        QStringLiteral("outbox: %1").arg(m));
-                    },
-                    Qt::QueuedConnection);
-            });
-        emit logMessage(QStringLiteral("info"),
-                        QStringLiteral("outbox: delivering to %1 at or below head - %2")
-                            .arg(m_status.outboxSink)
-                            .arg(m_config.confirmations));
-    }
     m_indexTimer = new QTimer(this);
     m_indexTimer->setSingleShot(true);
     connect(m_indexTimer, &QTimer::timeout, this, &EngineSession::indexStep);
@@ -370,6 +351,8 @@ void EngineSession::indexStep()
             m_rateBase = s.logsCommitted;
             m_blockRateBase = s.blocksCommitted;
         }
+        if (!m_outbox && !m_config.webhook.isEmpty() && m_indexer->chainId() != 0)
+            startOutbox();
         updateSafeHeight();
         if (s.state == indexer::IndexerStatus::State::Reorged || !m_sinceDbSummary.isValid() ||
             m_sinceDbSummary.elapsed() >= 1000)
@@ -399,6 +382,26 @@ void EngineSession::indexStep()
     }
     if (!m_stopRequested && !m_status.indexingPaused)
         m_indexTimer->start(next);
+}
+
+void EngineSession::startOutbox()
+{
+    // Delivery runs on its own thread and connection: a slow or dead webhook never
+    // holds up indexing, and the dispatcher never delivers above the safe height.
+    m_outbox = std::make_unique<outbox::OutboxThread>(
+        m_config.dbPath, m_status.environmentId, m_indexer->chainId(), m_config.webhook, QString(),
+        m_config.webhookTimeout, [this](const QString& m) {
+            QMetaObject::invokeMethod(
+                this,
+                [this, m] {
+                    emit logMessage(QStringLiteral("error"), QStringLiteral("outbox: %1").arg(m));
+                },
+                Qt::QueuedConnection);
+        });
+    emit logMessage(QStringLiteral("info"),
+                    QStringLiteral("outbox: delivering to %1 at or below head - %2")
+                        .arg(m_status.outboxSink)
+                        .arg(m_config.confirmations));
 }
 
 void EngineSession::updateSafeHeight()

@@ -116,6 +116,8 @@ private:
     QElapsedTimer m_outboxRateClock;
     qint64 m_outboxRateBase = -1;
     void updateSafeHeight();
+    // Once the indexer knows the chain id (after its first step).
+    void startOutbox();
 };
 
 } // namespace forkscope::engine
