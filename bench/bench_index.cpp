@@ -4,10 +4,7 @@
 //
 //   build/bench/forkscope_bench_index [--blocks N] [--per-tx N] [--tokens N]
 //                                      [--holders N] [--batch-size N]
-#include "chain/Hex.h"
-#include "chain/Address.h"
-#include "lab/DemoToken.h"
-#include "lab/Devnet.h"
+#include "BenchWorkload.h"
 #include "rpc/EthClient.h"
 
 #include <QCommandLineParser>
@@ -37,35 +34,16 @@ int main(int argc, char** argv)
     const int tokens = p.value(tokensOpt).toInt();
     const int holders = p.value(holdersOpt).toInt();
 
-    lab::Devnet devnet;
-    lab::Devnet::Options opts;
-    opts.extraArgs = {"--gas-limit", "300000000"};
-    devnet.start(opts);
-    rpc::JsonRpcClient rpc(devnet.url());
-    rpc.setTimeout(std::chrono::milliseconds(120000));
-    const auto sender = lab::DemoToken::defaultSender(rpc);
-
-    QElapsedTimer t;
-    t.start();
-    QList<lab::DemoToken> list;
+    bench::Workload w = bench::Workload::build(blocks, perTx, tokens, holders);
+    lab::Devnet& devnet = *w.devnet;
+    rpc::JsonRpcClient& rpc = *w.rpc;
+    const QList<lab::DemoToken>& list = w.tokens;
     QStringList contractArgs;
-    for (int i = 0; i < tokens; ++i) {
-        list << lab::DemoToken::deploy(rpc, sender, QStringLiteral("Bench %1").arg(i),
-                                       QStringLiteral("B%1").arg(i), chain::U256("1000000000000000000000000000"));
-        contractArgs << "--contract" << list.last().address().toHex();
-    }
-    quint64 offset = 0;
-    for (int done = 0; done < blocks; done += 100) {
-        offset = lab::DemoToken::sprayBlocks(rpc, list, std::min(100, blocks - done), perTx,
-                                             quint64(holders), offset);
-        std::fprintf(stderr, "\rworkload: %d/%d blocks", std::min(done + 100, blocks), blocks);
-    }
-    const auto head = rpc::EthClient(rpc).blockNumber();
-    const qint64 events = qint64(blocks) * tokens * perTx + tokens; // + the mints
-    std::printf("\nworkload: %d blocks (head %llu), %lld Transfer events, %d tokens, %d holders, "
-                "built in %.1f s\n",
-                blocks, static_cast<unsigned long long>(head), static_cast<long long>(events),
-                tokens, holders, t.elapsed() / 1000.0);
+    for (const QString& c : w.contracts)
+        contractArgs << "--contract" << c;
+    const auto head = w.head;
+    const qint64 events = w.events;
+    QElapsedTimer t;
 
     // The raw ceiling: pull every log (eth_getLogs, 10-block chunks) and every header
     // (batches of 50) with one request in flight, parsing into chain types, storing nothing.
@@ -73,7 +51,7 @@ int main(int argc, char** argv)
     QList<chain::Address> addresses;
     for (const auto& tok : list)
         addresses << tok.address();
-    t.restart();
+    t.start();
     qint64 pulledLogs = 0;
     for (std::uint64_t from = 0; from <= head; from += 10) {
         rpc::LogFilter f;
