@@ -48,6 +48,7 @@ int runGui(int& argc, char** argv)
     p.process(app);
 
     engine::EngineConfig config;
+    config.labNodes = 2; // the lab's "nodes": two fault proxies in front of the managed anvil
     config.dbPath = p.isSet(db)
                         ? p.value(db)
                         : QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation))

@@ -3,6 +3,9 @@
 #include "ReorgDiffDialog.h"
 #include "SettingsDialog.h"
 #include "TableBrowser.h"
+#include "lab/FaultProxyDialog.h"
+#include "lab/InjectReorgDialog.h"
+#include "indexer/CrashPoints.h"
 #include "engine/EngineHost.h"
 #include "engine/SyncProgress.h"
 #include "models/PagedTableModel.h"
@@ -19,6 +22,8 @@
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QInputDialog>
+#include <QSpinBox>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -65,6 +70,7 @@ MainWindow::MainWindow(QWidget* parent)
 
     buildDocks();
     buildActions();
+    buildLab();
     applyStatus(EngineStatus{});
 }
 
@@ -268,6 +274,127 @@ void MainWindow::buildActions()
     });
 }
 
+void MainWindow::buildLab()
+{
+    // Lab controls: each acts on the managed devnet, then the engine checks the
+    // invariants once the indexer has caught up and the badge shows the verdict.
+    auto* labMenu = menuBar()->addMenu(tr("&Lab"));
+    menuBar()->insertMenu(menuBar()->actions().value(3), labMenu);
+    auto* toolbar = addToolBar(tr("Lab"));
+    toolbar->setObjectName(QStringLiteral("labToolbar"));
+    const auto add = [&](const QString& name, const QString& text, const QKeySequence& key, const QString& tip) {
+        auto* a = new QAction(text, this);
+        a->setShortcut(key);
+        a->setToolTip(tip);
+        a->setEnabled(false); // until the engine reports a managed lab
+        m_labActions.insert(name, a);
+        labMenu->addAction(a);
+        return a;
+    };
+    QAction* demo = add(QStringLiteral("demo"), tr("Demo traffic"), QKeySequence(Qt::CTRL | Qt::Key_T),
+                        tr("Send demo transfers every second (rate in the toolbar)"));
+    demo->setCheckable(true);
+    m_demoRate = new QSpinBox(this);
+    m_demoRate->setObjectName(QStringLiteral("demoRate"));
+    m_demoRate->setRange(1, 200);
+    m_demoRate->setValue(10);
+    m_demoRate->setSuffix(tr(" transfers/s"));
+    m_demoRate->setToolTip(tr("Demo traffic rate"));
+    connect(demo, &QAction::triggered, this, [this](bool on) { emit demoTrafficRequested(on, m_demoRate->value()); });
+    connect(m_demoRate, &QSpinBox::valueChanged, this, [this, demo](int v) {
+        if (demo->isChecked())
+            emit demoTrafficRequested(true, v);
+    });
+    QAction* reorg = add(QStringLiteral("reorg"), tr("Inject reorg..."), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R),
+                         tr("Replace the newest blocks with a new branch (anvil_reorg)"));
+    connect(reorg, &QAction::triggered, this, [this] {
+        InjectReorgDialog d(this);
+        if (d.exec() == QDialog::Accepted)
+            emit reorgInjectionRequested(d.depth(), d.txMode());
+    });
+    QAction* rollback = add(QStringLiteral("rollback"), tr("Roll back N blocks..."),
+                            QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_B),
+                            tr("Remove the newest blocks (anvil_rollback); new blocks replace them"));
+    connect(rollback, &QAction::triggered, this, [this] {
+        bool ok = false;
+        const int n = QInputDialog::getInt(this, tr("Roll back"), tr("Blocks to remove from the head:"), 3, 1, 64, 1, &ok);
+        if (ok)
+            emit rollbackRequested(n);
+    });
+    QAction* proxy = add(QStringLiteral("proxy"), tr("Fault proxy..."), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F),
+                         tr("Latency, errors, lag, outage and log caps per lab node"));
+    connect(proxy, &QAction::triggered, this, [this] {
+        FaultProxyDialog d(m_labNodes, m_proxyKnobs, this);
+        if (d.exec() == QDialog::Accepted)
+            emit proxyKnobsRequested(d.node(), d.changes());
+    });
+    QAction* crash = add(QStringLiteral("crash"), tr("Crash the indexer..."), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K),
+                         tr("Kill the indexer at a crash point and watch it recover from the database"));
+    connect(crash, &QAction::triggered, this, [this] {
+        bool ok = false;
+        const QString point = QInputDialog::getItem(
+            this, tr("Crash the indexer"),
+            tr("Crash point (the indexer dies there as if killed, then restarts from the database):"),
+            indexer::crashPointNames(), 0, false, &ok);
+        if (ok)
+            emit crashRequested(point);
+    });
+    QAction* check = add(QStringLiteral("check"), tr("Check invariants now"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_V),
+                         tr("Check the four invariants against the node once the indexer has caught up"));
+    connect(check, &QAction::triggered, this, [this] { emit invariantCheckRequested(tr("a check on request")); });
+    for (QAction* a : {demo, reorg, rollback, proxy, crash, check})
+        toolbar->addAction(a);
+    toolbar->insertWidget(reorg, m_demoRate);
+    m_verdictBadge = new QLabel(this);
+    m_verdictBadge->setObjectName(QStringLiteral("verdictBadge"));
+    m_verdictBadge->setMargin(3);
+    toolbar->addSeparator();
+    toolbar->addWidget(m_verdictBadge);
+}
+
+QString MainWindow::verdictText() const
+{
+    return m_verdictBadge->text();
+}
+
+void MainWindow::applyLab(const EngineStatus& s)
+{
+    const bool lab = s.managedDevnet && s.devnetRunning && s.connection != EngineStatus::Connection::Stopped;
+    for (auto it = m_labActions.cbegin(); it != m_labActions.cend(); ++it)
+        it.value()->setEnabled(it.key() == QLatin1String("check") ? !s.environmentId.isEmpty()
+                               : it.key() == QLatin1String("proxy") ? lab && !s.labNodes.isEmpty()
+                                                                    : lab);
+    {
+        const QSignalBlocker block(m_labActions.value(QStringLiteral("demo")));
+        m_labActions.value(QStringLiteral("demo"))->setChecked(s.demoTraffic);
+    }
+    if (s.demoTransfersPerTick > 0 && !m_demoRate->hasFocus()) {
+        const QSignalBlocker block(m_demoRate);
+        m_demoRate->setValue(s.demoTransfersPerTick);
+    }
+    m_labNodes = s.labNodes;
+    m_proxyKnobs = s.proxyKnobs;
+    m_verdict = s.verdict;
+    using V = engine::InvariantVerdict::State;
+    QString text, color;
+    switch (s.verdict.state) {
+    case V::None: text = tr("invariants: not checked yet"); color = QStringLiteral("#9e9e9e"); break;
+    case V::Checking: text = tr("invariants: checking..."); color = QStringLiteral("#9e9e9e"); break;
+    case V::Holds: text = tr("invariants hold"); color = QStringLiteral("#2e7d32"); break;
+    case V::Violated: text = tr("invariants VIOLATED"); color = QStringLiteral("#c62828"); break;
+    case V::Unavailable: text = tr("invariants: could not check"); color = QStringLiteral("#b26a00"); break;
+    }
+    if (!s.crashArmed.isEmpty())
+        text += tr(" | crash armed at %1").arg(s.crashArmed);
+    m_verdictBadge->setText(text);
+    m_verdictBadge->setStyleSheet(QStringLiteral("QLabel { color: white; background: %1; border-radius: 3px; }").arg(color));
+    m_verdictBadge->setToolTip(s.verdict.action.isEmpty()
+                                   ? QString()
+                                   : tr("after %1 (%2):\n%3")
+                                         .arg(s.verdict.action, s.verdict.at.toLocalTime().toString(QStringLiteral("HH:mm:ss")),
+                                              s.verdict.summary));
+}
+
 void MainWindow::attachEngine(engine::EngineHost* host)
 {
     using engine::EngineHost;
@@ -282,6 +409,12 @@ void MainWindow::attachEngine(engine::EngineHost* host)
     connect(this, &MainWindow::devnetRunningRequested, host, &EngineHost::setDevnetRunning);
     connect(this, &MainWindow::reorgDiffRequested, host, &EngineHost::requestReorgDiff);
     connect(this, &MainWindow::tablePageRequested, host, &EngineHost::requestTablePage);
+    connect(this, &MainWindow::demoTrafficRequested, host, &EngineHost::setDemoTraffic);
+    connect(this, &MainWindow::reorgInjectionRequested, host, &EngineHost::injectReorg);
+    connect(this, &MainWindow::rollbackRequested, host, &EngineHost::rollbackBlocks);
+    connect(this, &MainWindow::proxyKnobsRequested, host, &EngineHost::setProxyKnobs);
+    connect(this, &MainWindow::crashRequested, host, &EngineHost::crashIndexer);
+    connect(this, &MainWindow::invariantCheckRequested, host, &EngineHost::checkInvariants);
 }
 
 QString MainWindow::nodeText() const
@@ -330,6 +463,7 @@ void MainWindow::applyStatus(const EngineStatus& s)
                                    s.connection != EngineStatus::Connection::Stopped);
         m_devnetAction->setChecked(s.devnetRunning);
     }
+    applyLab(s);
     const double t = double((s.updatedAt.isValid() ? s.updatedAt : QDateTime::currentDateTimeUtc())
                                 .toMSecsSinceEpoch()) /
                      1000.0;

@@ -9,6 +9,7 @@
 #include <QPointer>
 
 class QLabel;
+class QSpinBox;
 class QTableWidget;
 
 namespace forkscope::engine {
@@ -52,6 +53,10 @@ public:
     QString checkpointField(const QString& name) const;
     QAction* pauseAction() const { return m_pauseAction; }
     QAction* devnetAction() const { return m_devnetAction; }
+    QAction* labAction(const QString& name) const { return m_labActions.value(name); }
+    // The invariant verdict badge ("invariants hold" / "VIOLATED" / "checking...").
+    QString verdictText() const;
+    engine::InvariantVerdict::State verdictState() const { return m_verdict.state; }
     // The reorg id behind bar `index` of reason set `bars` (what a click opens).
     qint64 reorgIdAt(int bars, int index) const { return m_reorgIds.value(bars).value(index, -1); }
     ReorgDiffDialog* lastDiffDialog() const;
@@ -82,6 +87,13 @@ signals:
     void engineStopRequested();
     void reorgDiffRequested(qint64 reorgId);
     void tablePageRequested(const forkscope::engine::TableRequest& request);
+    // Lab controls.
+    void demoTrafficRequested(bool on, int transfersPerTick);
+    void reorgInjectionRequested(int depth, int txMode);
+    void rollbackRequested(int blocks);
+    void proxyKnobsRequested(int node, const QJsonObject& changes);
+    void crashRequested(const QString& point);
+    void invariantCheckRequested(const QString& reason);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -90,6 +102,8 @@ private:
     void buildPanels();
     void buildDocks();
     void buildActions();
+    void buildLab();
+    void applyLab(const engine::EngineStatus& s);
     void applyLag(const engine::EngineStatus& s, double t);
     void applyReorgs(const engine::EngineStatus& s);
     void applyOutbox(const engine::EngineStatus& s, double t);
@@ -117,6 +131,12 @@ private:
     QString m_environment;
     QAction* m_pauseAction = nullptr;
     QAction* m_devnetAction = nullptr;
+    QHash<QString, QAction*> m_labActions;
+    QSpinBox* m_demoRate = nullptr;
+    QLabel* m_verdictBadge = nullptr;
+    engine::InvariantVerdict m_verdict;
+    QStringList m_labNodes;
+    QList<QJsonObject> m_proxyKnobs;
     QList<QList<qint64>> m_reorgIds{{}, {}, {}};
     QPointer<ReorgDiffDialog> m_diffDialog;
 };

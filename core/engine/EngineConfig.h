@@ -31,6 +31,9 @@ struct EngineConfig
     bool demoTraffic = true;
     std::chrono::milliseconds demoInterval{1000};
     int demoTransfersPerTick = 10;
+    // Fault proxies in front of the managed anvil: the lab's "nodes". The indexer reads
+    // through the first, health watches all; each one's knobs are live (Lab > Fault proxy).
+    int labNodes = 0;
     // The indexer's policy, as File > Settings edits it (same meaning as `forkscope index`).
     quint64 fromBlock = 0;
     quint64 confirmations = 0;

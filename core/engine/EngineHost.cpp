@@ -98,6 +98,42 @@ void EngineHost::setIndexingPaused(bool paused)
             Qt::QueuedConnection);
 }
 
+template <typename F> void EngineHost::post(F f)
+{
+    if (m_session)
+        QMetaObject::invokeMethod(m_session, [s = m_session, f] { if (s) f(s.data()); }, Qt::QueuedConnection);
+}
+
+void EngineHost::setDemoTraffic(bool on, int transfersPerTick)
+{
+    post([=](EngineSession* s) { s->setDemoTraffic(on, transfersPerTick); });
+}
+
+void EngineHost::injectReorg(int depth, int txMode)
+{
+    post([=](EngineSession* s) { s->injectReorg(depth, txMode); });
+}
+
+void EngineHost::rollbackBlocks(int blocks)
+{
+    post([=](EngineSession* s) { s->rollbackBlocks(blocks); });
+}
+
+void EngineHost::setProxyKnobs(int node, const QJsonObject& changes)
+{
+    post([=](EngineSession* s) { s->setProxyKnobs(node, changes); });
+}
+
+void EngineHost::crashIndexer(const QString& point)
+{
+    post([=](EngineSession* s) { s->crashIndexer(point); });
+}
+
+void EngineHost::checkInvariants(const QString& reason)
+{
+    post([=](EngineSession* s) { s->checkInvariants(reason); });
+}
+
 bool EngineHost::isRunning() const
 {
     return m_thread && m_thread->isRunning();

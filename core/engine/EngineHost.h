@@ -31,6 +31,13 @@ public:
     void requestTablePage(const forkscope::engine::TableRequest& request);
     // Stops (state kept) or starts again the managed anvil; the engine and DB stay open.
     void setDevnetRunning(bool running);
+    // Lab controls (see EngineSession); each answers through statusAvailable/logMessage.
+    void setDemoTraffic(bool on, int transfersPerTick);
+    void injectReorg(int depth, int txMode);
+    void rollbackBlocks(int blocks);
+    void setProxyKnobs(int node, const QJsonObject& changes);
+    void crashIndexer(const QString& point);
+    void checkInvariants(const QString& reason);
 
 signals:
     void statusAvailable(const forkscope::engine::EngineStatus& status);
@@ -39,6 +46,8 @@ signals:
     void tablePageAvailable(const forkscope::engine::TablePage& page);
 
 private:
+    // Runs `f` on the session's thread, queued; dropped when no session runs.
+    template <typename F> void post(F f);
     QThread* m_thread = nullptr;
     QPointer<EngineSession> m_session;
 };

@@ -2,7 +2,11 @@
 #include "TableQuery.h"
 #include "health/NodeHealthMonitor.h"
 #include "indexer/Indexer.h"
+#include "indexer/CrashPoints.h"
 #include "indexer/IndexerErrors.h"
+#include "indexer/InvariantChecker.h"
+#include "lab/FaultProxy.h"
+#include "lab/ReorgInjector.h"
 #include "lab/DemoToken.h"
 #include "lab/Devnet.h"
 #include "outbox/OutboxThread.h"
@@ -11,6 +15,7 @@
 #include "wire/SuspectedTruncationError.h"
 
 #include <QDir>
+#include <QJsonDocument>
 #include <QFileInfo>
 #include <QScopeGuard>
 #include <QSqlQuery>
@@ -68,6 +73,10 @@ void EngineSession::start()
         if (m_config.managedDevnet) {
             startDevnet();
             url = m_devnet->url();
+            if (m_config.labNodes > 0) {
+                startLabProxies(url);
+                url = QUrl(m_status.labNodes.first()); // the indexer reads through lab node 1
+            }
         }
         m_status.endpoint = url.toString();
         m_rpc = new rpc::JsonRpcClient(url, this);
@@ -222,6 +231,11 @@ void EngineSession::startHealth(const QUrl& url)
     // The monitor polls on its own thread: a step blocked on this one must not delay it.
     health::NodeHealthMonitor::Config hc;
     hc.nodes = m_config.nodes.isEmpty() ? QList<QUrl>{url} : m_config.nodes;
+    if (!m_status.labNodes.isEmpty()) {
+        hc.nodes.clear();
+        for (const QString& n : m_status.labNodes)
+            hc.nodes.append(QUrl(n));
+    }
     hc.interval = std::chrono::milliseconds(500);
     hc.timeout = std::chrono::milliseconds(1000);
     hc.readyRatio = m_config.readyRatio;
@@ -299,7 +313,20 @@ void EngineSession::startIndexing(const QUrl& url)
     m_status.environmentId = ic.environmentId;
     for (const auto& c : ic.contracts)
         m_status.contracts << c.toHex();
-    m_indexer = std::make_unique<indexer::Indexer>(ic, *m_db, *m_eth);
+    m_ic = ic;
+    createIndexer();
+    m_indexTimer = new QTimer(this);
+    m_indexTimer->setSingleShot(true);
+    connect(m_indexTimer, &QTimer::timeout, this, &EngineSession::indexStep);
+    m_rateClock.start();
+    emit logMessage(QStringLiteral("info"),
+                    QStringLiteral("indexing environment %1").arg(ic.environmentId));
+    m_indexTimer->start(0);
+}
+
+void EngineSession::createIndexer()
+{
+    m_indexer = std::make_unique<indexer::Indexer>(m_ic, *m_db, *m_eth);
     m_indexer->onReorg = [this](const indexer::RollbackResult& r, const QString& reason) {
         emit logMessage(
             QStringLiteral("warning"),
@@ -310,13 +337,6 @@ void EngineSession::startIndexing(const QUrl& url)
                 .arg(r.depth)
                 .arg(r.rowsRemoved));
     };
-    m_indexTimer = new QTimer(this);
-    m_indexTimer->setSingleShot(true);
-    connect(m_indexTimer, &QTimer::timeout, this, &EngineSession::indexStep);
-    m_rateClock.start();
-    emit logMessage(QStringLiteral("info"),
-                    QStringLiteral("indexing environment %1").arg(ic.environmentId));
-    m_indexTimer->start(0);
 }
 
 void EngineSession::indexStep()
@@ -357,12 +377,17 @@ void EngineSession::indexStep()
         if (s.state == indexer::IndexerStatus::State::Reorged || !m_sinceDbSummary.isValid() ||
             m_sinceDbSummary.elapsed() >= 1000)
             refreshDbSummary();
+        if (s.state == indexer::IndexerStatus::State::Synced && !m_verdictAction.isEmpty())
+            runVerdict();
         if (s.state == indexer::IndexerStatus::State::Syncing ||
             s.state == indexer::IndexerStatus::State::Reorged)
             next = 0;
         else if (s.retryDelayMs > 0)
             next = s.retryDelayMs;
         publish(false);
+    } catch (const indexer::SimulatedCrash& e) {
+        restartIndexerAfterCrash(e.point());
+        return;
     } catch (const wire::SuspectedTruncationError& e) {
         // The provider capped a single block: nothing from that batch was committed. Shown
         // and counted against the node, not retried into the same wall.
@@ -402,6 +427,246 @@ void EngineSession::startOutbox()
                     QStringLiteral("outbox: delivering to %1 at or below head - %2")
                         .arg(m_status.outboxSink)
                         .arg(m_config.confirmations));
+}
+
+void EngineSession::restartIndexerAfterCrash(const QString& point)
+{
+    // What kill -9 leaves: the process state is gone, the database keeps only what was
+    // committed. The indexer object goes, and so does its connection (closing it rolls an
+    // open transaction back, as SQLite does for a dead process); a new one starts from
+    // the database, with the restart verification a fresh process would run.
+    m_status.crashArmed.clear();
+    ++m_status.indexerRestarts;
+    m_indexer.reset();
+    m_outbox.reset();
+    m_db->rollback();
+    m_db.reset();
+    emit logMessage(QStringLiteral("warning"),
+                    QStringLiteral("indexer crashed at %1 (simulated kill -9); restarting it from the database").arg(point));
+    m_status.indexerState = QStringLiteral("crashed, restarting");
+    publish();
+    QTimer::singleShot(1000, this, [this, point] {
+        if (m_stopRequested)
+            return;
+        try {
+            m_db = store::Database::open(m_config.dbPath);
+            createIndexer();
+            emit logMessage(QStringLiteral("info"), QStringLiteral("indexer restarted after the crash at %1").arg(point));
+            requestVerdict(QStringLiteral("recovery from a crash at %1").arg(point));
+            if (!m_status.indexingPaused)
+                m_indexTimer->start(0);
+        } catch (const std::exception& e) {
+            m_status.indexerState = QStringLiteral("stopped");
+            m_status.message = QString::fromUtf8(e.what());
+            emit logMessage(QStringLiteral("error"), QStringLiteral("indexer restart failed: %1").arg(m_status.message));
+            publish();
+        }
+    });
+}
+
+void EngineSession::requestVerdict(const QString& action)
+{
+    m_verdictAction = action;
+    m_status.verdict.state = InvariantVerdict::State::Checking;
+    m_status.verdict.action = action;
+    m_status.verdict.summary = QStringLiteral("waiting for the indexer to catch up with the node");
+    m_status.verdict.at = QDateTime::currentDateTimeUtc();
+    publish();
+}
+
+void EngineSession::runVerdict()
+{
+    // Checked on the read connection (committed rows only) against the node, after the
+    // indexer reached the head: the DB must be exactly the node's chain up to the checkpoint.
+    const QString action = std::exchange(m_verdictAction, QString());
+    InvariantVerdict v;
+    v.action = action;
+    v.at = QDateTime::currentDateTimeUtc();
+    try {
+        const indexer::InvariantReport r =
+            indexer::InvariantChecker(*m_readDb, *m_eth).check(m_status.environmentId, m_ic.sourceId, m_ic.contracts);
+        v.state = r.ok() ? InvariantVerdict::State::Holds : InvariantVerdict::State::Violated;
+        v.summary = r.summary();
+    } catch (const std::exception& e) {
+        v.state = InvariantVerdict::State::Unavailable;
+        v.summary = QStringLiteral("could not check: %1").arg(QString::fromUtf8(e.what()));
+    }
+    m_status.verdict = v;
+    const QString level = v.state == InvariantVerdict::State::Holds ? QStringLiteral("ok") : QStringLiteral("fail");
+    emit logMessage(level, QStringLiteral("invariants after %1: %2").arg(action, v.summary));
+    publish();
+}
+
+bool EngineSession::labAvailable(const QString& action)
+{
+    if (m_config.managedDevnet && m_devnet && m_status.devnetRunning && m_rpc)
+        return true;
+    emit logMessage(QStringLiteral("error"),
+                    QStringLiteral("%1: the lab controls need the managed anvil running").arg(action));
+    return false;
+}
+
+void EngineSession::checkInvariants(const QString& reason)
+{
+    if (!m_indexer) {
+        emit logMessage(QStringLiteral("error"), QStringLiteral("invariant check: nothing is being indexed"));
+        return;
+    }
+    requestVerdict(reason.isEmpty() ? QStringLiteral("a check on request") : reason);
+}
+
+void EngineSession::setDemoTraffic(bool on, int transfersPerTick)
+{
+    m_status.demoTransfersPerTick = std::clamp(transfersPerTick, 1, 200);
+    if (!m_demoTimer) {
+        emit logMessage(QStringLiteral("error"), QStringLiteral("demo traffic needs the managed lab"));
+        return;
+    }
+    if (on != m_status.demoTraffic)
+        emit logMessage(QStringLiteral("info"), on ? QStringLiteral("demo traffic on: %1 transfers a second")
+                                                         .arg(m_status.demoTransfersPerTick)
+                                                   : QStringLiteral("demo traffic off"));
+    m_status.demoTraffic = on;
+    if (on && m_status.devnetRunning)
+        m_demoTimer->start();
+    else
+        m_demoTimer->stop();
+    publish();
+}
+
+void EngineSession::injectReorg(int depth, int txMode)
+{
+    const QString action = QStringLiteral("inject reorg depth %1 (%2)")
+                               .arg(depth)
+                               .arg(lab::ReorgInjector::modeName(lab::ReorgTxMode(txMode)));
+    if (!labAvailable(action))
+        return;
+    ++m_busy;
+    const auto unbusy = qScopeGuard([this] {
+        if (--m_busy == 0 && m_stopRequested)
+            finishStop();
+    });
+    try {
+        const auto r = lab::ReorgInjector::inject(*m_rpc, depth, lab::ReorgTxMode(txMode));
+        emit logMessage(QStringLiteral("warning"), QStringLiteral("lab: %1").arg(r.describe()));
+        requestVerdict(action);
+    } catch (const std::exception& e) {
+        emit logMessage(QStringLiteral("error"), QStringLiteral("%1: %2").arg(action, QString::fromUtf8(e.what())));
+    }
+}
+
+void EngineSession::rollbackBlocks(int blocks)
+{
+    const QString action = QStringLiteral("roll back %1 block(s)").arg(blocks);
+    if (!labAvailable(action))
+        return;
+    ++m_busy;
+    const auto unbusy = qScopeGuard([this] {
+        if (--m_busy == 0 && m_stopRequested)
+            finishStop();
+    });
+    try {
+        const quint64 head = lab::ReorgInjector::rollback(*m_rpc, blocks);
+        emit logMessage(QStringLiteral("warning"), QStringLiteral("lab: rolled back %1 block(s); head is now %2 "
+                                                                  "(the next blocks mined replace them)")
+                                                       .arg(blocks)
+                                                       .arg(head));
+        requestVerdict(action);
+    } catch (const std::exception& e) {
+        emit logMessage(QStringLiteral("error"), QStringLiteral("%1: %2").arg(action, QString::fromUtf8(e.what())));
+    }
+}
+
+void EngineSession::setProxyKnobs(int node, const QJsonObject& changes)
+{
+    lab::FaultProxy* proxy = m_proxies.value(node);
+    if (!proxy) {
+        emit logMessage(QStringLiteral("error"), QStringLiteral("fault proxy: there is no lab node %1").arg(node + 1));
+        return;
+    }
+    QString error;
+    // The proxies serve on their own thread; the change is applied there.
+    QMetaObject::invokeMethod(proxy, [&] { error = proxy->applyKnobs(changes); }, Qt::BlockingQueuedConnection);
+    const QString desc = QString::fromUtf8(QJsonDocument(changes).toJson(QJsonDocument::Compact));
+    if (!error.isEmpty()) {
+        emit logMessage(QStringLiteral("error"), QStringLiteral("fault proxy node %1: %2").arg(node + 1).arg(error));
+        return;
+    }
+    emit logMessage(QStringLiteral("warning"), QStringLiteral("lab: node %1 knobs %2").arg(node + 1).arg(desc));
+    publishProxyKnobs();
+    requestVerdict(QStringLiteral("fault proxy change on node %1").arg(node + 1));
+}
+
+void EngineSession::crashIndexer(const QString& point)
+{
+    if (!indexer::crashPointNames().contains(point)) {
+        emit logMessage(QStringLiteral("error"), QStringLiteral("unknown crash point \"%1\" (one of: %2)")
+                                                     .arg(point, indexer::crashPointNames().join(QStringLiteral(", "))));
+        return;
+    }
+    if (!m_indexer) {
+        emit logMessage(QStringLiteral("error"), QStringLiteral("crash the indexer: nothing is being indexed"));
+        return;
+    }
+    indexer::armInProcessCrash(point);
+    m_status.crashArmed = point;
+    emit logMessage(QStringLiteral("warning"),
+                    QStringLiteral("lab: the indexer will crash at %1 the next time it gets there").arg(point));
+    publish();
+    if (point == QLatin1String("mid-rollback")) {
+        // A rollback only happens on a reorg: make one.
+        injectReorg(3, int(lab::ReorgTxMode::Keep));
+    } else if (m_demo && !m_status.demoTraffic) {
+        // before/after-commit need something to commit: one more transfer.
+        try {
+            m_demo->spray(1, m_demoOffset++, 50);
+        } catch (const std::exception& e) {
+            emit logMessage(QStringLiteral("warning"), QStringLiteral("demo transfer: %1").arg(QString::fromUtf8(e.what())));
+        }
+    }
+}
+
+void EngineSession::startLabProxies(const QUrl& upstream)
+{
+    m_proxyThread = new QThread(this);
+    m_proxyThread->setObjectName(QStringLiteral("forkscope-lab-proxies"));
+    m_proxyThread->start();
+    for (int i = 0; i < m_config.labNodes; ++i) {
+        auto* proxy = new lab::FaultProxy(upstream);
+        proxy->moveToThread(m_proxyThread);
+        connect(m_proxyThread, &QThread::finished, proxy, &QObject::deleteLater);
+        QString error;
+        QMetaObject::invokeMethod(
+            proxy,
+            [proxy, &error] {
+                try {
+                    proxy->listen();
+                } catch (const std::exception& e) {
+                    error = QString::fromUtf8(e.what());
+                }
+            },
+            Qt::BlockingQueuedConnection);
+        if (!error.isEmpty())
+            throw lab::DevnetError(QStringLiteral("lab node %1: %2").arg(i + 1).arg(error));
+        m_proxies.append(proxy);
+        m_status.labNodes << proxy->url().toString();
+    }
+    emit logMessage(QStringLiteral("info"), QStringLiteral("lab nodes (fault proxies in front of anvil): %1")
+                                                .arg(m_status.labNodes.join(QStringLiteral(", "))));
+    publishProxyKnobs();
+}
+
+void EngineSession::publishProxyKnobs()
+{
+    QList<QJsonObject> knobs;
+    for (const auto& p : m_proxies) {
+        QJsonObject k;
+        if (p)
+            QMetaObject::invokeMethod(p, [&k, p] { k = p->knobs(); }, Qt::BlockingQueuedConnection);
+        knobs << k;
+    }
+    m_status.proxyKnobs = knobs;
+    publish();
 }
 
 void EngineSession::updateSafeHeight()
@@ -589,6 +854,13 @@ void EngineSession::finishStop()
         m_healthThread = nullptr;
     }
     m_outbox.reset(); // joins the dispatcher thread
+    if (m_proxyThread) {
+        m_proxyThread->quit();
+        m_proxyThread->wait();
+        delete m_proxyThread;
+        m_proxyThread = nullptr;
+        m_proxies.clear();
+    }
     m_indexer.reset();
     m_demo.reset();
     m_eth.reset();

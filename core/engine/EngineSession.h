@@ -3,6 +3,7 @@
 #include "EngineConfig.h"
 #include "EngineStatus.h"
 #include "TablePage.h"
+#include "indexer/IndexerConfig.h"
 
 #include <QElapsedTimer>
 #include <QObject>
@@ -16,6 +17,7 @@ class QTimer;
 
 namespace forkscope::lab {
 class Devnet;
+class FaultProxy;
 }
 namespace forkscope::rpc {
 class JsonRpcClient;
@@ -63,6 +65,17 @@ public slots:
     // indexer waits meanwhile; health shows the node offline.
     void setDevnetRunning(bool running);
 
+    // Lab controls. Each one is followed by an invariant check once the indexer has
+    // caught up (statusAvailable carries the verdict; the log gets an ok/fail line).
+    void setDemoTraffic(bool on, int transfersPerTick);
+    void injectReorg(int depth, int txMode); // lab::ReorgTxMode
+    void rollbackBlocks(int blocks);
+    void setProxyKnobs(int node, const QJsonObject& changes);
+    // Arms a crash point; the indexer "dies" there (SimulatedCrash) and is restarted from
+    // the database. mid-rollback needs a reorg to happen, so one of depth 3 is injected.
+    void crashIndexer(const QString& point);
+    void checkInvariants(const QString& reason);
+
 signals:
     void statusAvailable(const forkscope::engine::EngineStatus& status);
     void logMessage(const QString& level, const QString& text);
@@ -95,6 +108,7 @@ private:
     // RPC never touches the GUI thread.
     std::unique_ptr<rpc::EthClient> m_eth;
     std::unique_ptr<indexer::Indexer> m_indexer;
+    indexer::IndexerConfig m_ic; // what createIndexer() builds from
     QTimer* m_indexTimer = nullptr;
     std::unique_ptr<lab::DemoToken> m_demo;
     QTimer* m_demoTimer = nullptr;
@@ -116,6 +130,16 @@ private:
     QElapsedTimer m_outboxRateClock;
     qint64 m_outboxRateBase = -1;
     void updateSafeHeight();
+    void createIndexer();
+    void restartIndexerAfterCrash(const QString& point);
+    void runVerdict();
+    void requestVerdict(const QString& action);
+    bool labAvailable(const QString& action);
+    void startLabProxies(const QUrl& upstream);
+    void publishProxyKnobs();
+    QThread* m_proxyThread = nullptr;
+    QList<QPointer<lab::FaultProxy>> m_proxies;
+    QString m_verdictAction; // non-empty: a check is due once the indexer is synced
     // Once the indexer knows the chain id (after its first step).
     void startOutbox();
 };

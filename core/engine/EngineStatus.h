@@ -3,6 +3,7 @@
 #include "health/NodeHealthMonitor.h"
 
 #include <QDateTime>
+#include <QJsonObject>
 #include <QMetaType>
 #include <QString>
 #include <QStringList>
@@ -35,6 +36,17 @@ struct ReorgDiff
         QString contract, holder, from, to, value, before, after, eventKey;
     };
     QList<Item> items;
+};
+
+// The lab's reason to exist: after each lab action, the four invariants of DESIGN.md
+// checked against the node once the indexer has caught up.
+struct InvariantVerdict
+{
+    enum class State { None, Checking, Holds, Violated, Unavailable };
+    State state = State::None;
+    QString action;  // what the check followed ("inject reorg depth 5", "crash at ...")
+    QString summary; // InvariantReport::summary(), or why no check could run
+    QDateTime at;
 };
 
 struct EngineStatus
@@ -84,6 +96,12 @@ struct EngineStatus
     std::optional<quint64> safeHeight;
     quint64 confirmations = 0;
     QString outboxSink;            // empty: no sink configured, rows are kept, not delivered
+    // The lab.
+    InvariantVerdict verdict;
+    QString crashArmed;            // a crash point waiting to be reached
+    int indexerRestarts = 0;       // after simulated crashes
+    QStringList labNodes;          // fault proxies in front of the managed anvil ("nodes")
+    QList<QJsonObject> proxyKnobs; // their knobs, same order
     health::HealthSnapshot health; // every watched node, from the health monitor's thread
 
     static QString connectionName(Connection c)

@@ -30,6 +30,9 @@ FaultProxy::FaultProxy(const QUrl& upstream, QObject* parent)
     : QObject(parent), m_upstream(upstream), m_nam(new QNetworkAccessManager(this))
 {
     m_nam->setProxy(QNetworkProxy::NoProxy);
+    // A child, so moveToThread() takes the server along (the app runs its lab proxies on
+    // their own thread); as a member it detaches from us before ~QObject runs.
+    m_server.setParent(this);
     connect(&m_server, &QTcpServer::newConnection, this, &FaultProxy::onConnection);
 }
 
