@@ -19,9 +19,10 @@ set(CPACK_DEBIAN_PACKAGE_SECTION "devel")
 set(CPACK_DEBIAN_PACKAGE_PRIORITY "optional")
 # The long description; CPack puts CPACK_PACKAGE_DESCRIPTION_SUMMARY above it as the
 # synopsis line.
-set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "A Qt 6 desktop app that runs a reorg-safe indexer against a local devnet (anvil) or any
-EVM JSON-RPC endpoint, stores into SQLite and charts cursor lag, reorg events, outbox
-backlog and node health. The same engine runs headless as `forkscope index`.
+set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "A Qt 6 desktop app that runs a reorg-safe indexer against a local
+devnet (anvil) or any EVM JSON-RPC endpoint, stores into SQLite and charts
+cursor lag, reorg events, outbox backlog and node health. The same engine
+runs headless as `forkscope index`.
 The managed lab needs anvil, installed separately (npm package
 @foundry-rs/anvil-linux-amd64) and found on PATH or through FORKSCOPE_ANVIL.")
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
