@@ -2,7 +2,8 @@
 # Installs everything Forkscope needs to build, test and run on Debian 12 (bookworm).
 # Idempotent: a second run installs nothing and takes a second or two.
 #   - Debian packages: compiler, CMake/Ninja, Qt 6, QCustomPlot (Qt 6 build), SQLite,
-#     Boost (header-only Multiprecision), Xvfb for screenshots.
+#     Boost (header-only Multiprecision), Xvfb for screenshots, and the tools the .deb
+#     packaging test uses (dpkg-dev, file, appstream, desktop-file-utils).
 #   - anvil (the devnet) from the npm registry into .deps/anvil/ inside the checkout.
 set -euo pipefail
 
@@ -17,6 +18,9 @@ APT_PACKAGES=(
   libqcustomplot-dev libsqlite3-dev libboost-dev
   xvfb xauth
   nodejs npm ca-certificates
+  # cpack's DEB generator runs dpkg-shlibdeps (dpkg-dev) on the files `file` calls ELF;
+  # the packaging test validates the metadata with appstreamcli and desktop-file-validate.
+  dpkg-dev file appstream desktop-file-utils
 )
 
 missing=()

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# The .deb as a user gets it: cpack builds it from this build tree into a temporary
+# directory (nothing is left in the checkout), then the package's control data and file
+# list are checked, it is unpacked, its desktop metadata validated and its binary run.
+# Usage: test_deb.sh CPACK BUILD_DIR
+set -euo pipefail
+
+cpack="${1:?usage: test_deb.sh CPACK BUILD_DIR}"
+build="${2:?usage: test_deb.sh CPACK BUILD_DIR}"
+app_id="io.github.forkscope.Forkscope"
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+ok() { echo "ok: $*"; }
+
+# All of these come from packaging/bootstrap.sh; a missing one is a set-up error, not a skip.
+for tool in dpkg-deb dpkg-shlibdeps file readelf appstreamcli desktop-file-validate; do
+  command -v "$tool" >/dev/null 2>&1 || fail "$tool not found; run bash packaging/bootstrap.sh"
+done
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/forkscope-deb.XXXXXX")"
+app_pid=""
+cleanup() {
+  [[ -n "$app_pid" ]] && kill -KILL "$app_pid" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+if ! "$cpack" -G DEB --config "$build/CPackConfig.cmake" -B "$work/out" >"$work/cpack.log" 2>&1; then
+  cat "$work/cpack.log" >&2
+  fail "cpack -G DEB failed"
+fi
+debs=("$work"/out/forkscope_*.deb)
+[[ ${#debs[@]} -eq 1 && -f "${debs[0]}" ]] || fail "expected one forkscope_*.deb, got: ${debs[*]}"
+deb="${debs[0]}"
+ok "built $(basename "$deb")"
+
+# --- control data -----------------------------------------------------------------------
+[[ "$(dpkg-deb -f "$deb" Package)" == forkscope ]] || fail "package name is not forkscope"
+[[ "$(dpkg-deb -f "$deb" Section)" == devel ]] || fail "section is not devel"
+version="$(dpkg-deb -f "$deb" Version)"
+depends="$(dpkg-deb -f "$deb" Depends)"
+echo "Depends: $depends"
+# Package names only, one a line (no version constraints).
+dep_names="$(tr ',' '\n' <<<"$depends" | sed -E 's/^ +//; s/[ (].*//')"
+# shlibdeps finds the linked libraries; libqt6sql6-sqlite is the plugin it cannot see.
+for pkg in libqt6core6 libqt6gui6 libqt6widgets6 libqt6network6 libqt6sql6 libqt6sql6-sqlite \
+           libqt6httpserver6 libqcustomplot2.1-qt6 libsqlite3-0 libstdc++6; do
+  grep -qxF "$pkg" <<<"$dep_names" || fail "Depends lacks $pkg"
+done
+ok "Depends declares Qt 6, the SQLite driver, QHttpServer, QCustomPlot and SQLite"
+
+# --- file list --------------------------------------------------------------------------
+dpkg-deb -c "$deb" | awk '{print $NF}' >"$work/contents"
+for f in ./usr/bin/forkscope \
+         "./usr/share/applications/$app_id.desktop" \
+         "./usr/share/metainfo/$app_id.metainfo.xml" \
+         "./usr/share/icons/hicolor/scalable/apps/$app_id.svg" \
+         "./usr/share/icons/hicolor/48x48/apps/$app_id.png" \
+         "./usr/share/icons/hicolor/128x128/apps/$app_id.png" \
+         "./usr/share/icons/hicolor/256x256/apps/$app_id.png" \
+         ./usr/share/doc/forkscope/LICENSE; do
+  grep -qxF "$f" "$work/contents" || fail "the package lacks $f"
+done
+# Tests, benchmarks, static libraries, headers and anvil stay out of the package.
+if grep -E '/(tst_[a-z_]+|forkscope_bench[a-z_]*|anvil)$|\.a$|/include/' "$work/contents"; then
+  fail "the package holds files it should not (above)"
+fi
+ok "contents: binary, desktop entry, metainfo, icons, licence; no tests, benches or anvil"
+
+# --- unpacked -----------------------------------------------------------------------------
+root="$work/root"
+dpkg-deb -x "$deb" "$root"
+bin="$root/usr/bin/forkscope"
+# The engine and UI libraries are static: the binary needs no RPATH, and one pointing into
+# the build tree would load the developer's copies.
+if readelf -d "$bin" | grep -E 'R(UN)?PATH'; then
+  fail "usr/bin/forkscope carries an RPATH/RUNPATH (above)"
+fi
+
+out="$("$bin" --version)" || fail "forkscope --version exited $?"
+[[ "$out" == "forkscope $version" ]] || fail "forkscope --version printed '$out', package is $version"
+"$bin" --help | grep -q '^Usage: forkscope' || fail "forkscope --help printed no usage"
+ok "the unpacked binary answers --version ($out) and --help"
+
+# The desktop app offscreen against an endpoint that refuses connections: Qt's platform
+# plugin, the widgets and the SQLite driver plugin all load from the system, the database
+# is created, and SIGTERM ends it cleanly.
+db="$work/smoke.sqlite"
+QT_QPA_PLATFORM=offscreen XDG_CONFIG_HOME="$work/config" XDG_DATA_HOME="$work/data" \
+  "$bin" --db "$db" --rpc http://127.0.0.1:1 >"$work/app.log" 2>&1 &
+app_pid=$!
+for _ in $(seq 1 100); do
+  [[ -s "$db" ]] && break
+  kill -0 "$app_pid" 2>/dev/null || break
+  sleep 0.1
+done
+if ! kill -0 "$app_pid" 2>/dev/null; then
+  cat "$work/app.log" >&2
+  fail "the unpacked app exited before creating its database"
+fi
+[[ "$(head -c 15 "$db" 2>/dev/null)" == "SQLite format 3" ]] || {
+  cat "$work/app.log" >&2; fail "the unpacked app did not create a SQLite database"; }
+kill -TERM "$app_pid"
+rc=0
+wait "$app_pid" || rc=$?
+app_pid=""
+[[ $rc -eq 0 ]] || { cat "$work/app.log" >&2; fail "the unpacked app exited $rc on SIGTERM"; }
+ok "the unpacked app starts offscreen, creates its SQLite database and quits on SIGTERM"
+
+# --- desktop metadata -----------------------------------------------------------------------
+desktop-file-validate "$root/usr/share/applications/$app_id.desktop" ||
+  fail "desktop-file-validate rejects the desktop entry"
+appstreamcli validate --no-net "$root/usr/share/metainfo/$app_id.metainfo.xml" ||
+  fail "appstreamcli rejects the metainfo"
+# The installed tree as a whole: metainfo, desktop entry and icon agree with each other.
+appstreamcli validate-tree --no-net "$root" || fail "appstreamcli validate-tree rejects the tree"
+ok "desktop entry and AppStream metainfo validate"
+
+echo "packaging: $(basename "$deb") passed"
