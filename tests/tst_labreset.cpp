@@ -82,6 +82,7 @@ private slots:
     void archivedEnvironmentRefusesIndexing();
     void registryListsNewestFirst();
     void defaultResetArchivesTheLiveEnvironmentOfThisNode();
+    void runningIndexerCannotWriteIntoItsArchivedEnvironment();
 
 private:
     qint64 count(const QString& table, const QString& env)
@@ -298,6 +299,36 @@ void TestLabReset::defaultResetArchivesTheLiveEnvironmentOfThisNode()
     QCOMPARE(environmentDump(m_lab->dbPath(), "env-b"), envBDump);
     QCOMPARE(environmentDump(m_lab->dbPath(), "env-a"), m_envADump);
     QCOMPARE(m_lab->count("SELECT count(*) FROM environments WHERE archived_at IS NULL"), 1);
+}
+
+void TestLabReset::runningIndexerCannotWriteIntoItsArchivedEnvironment()
+{
+    m_lab->tokens().clear();
+    m_lab->deployToken("CCC");
+    m_lab->sprayAll(3, 3, 5);
+    QProcess indexer; // following the head, as the app or a long-running index does
+    indexer.start(QStringLiteral(FORKSCOPE_BINARY),
+                  m_lab->indexArgs("env-c", {"--poll-ms", "50", "--from-block", "1"}));
+    QVERIFY(indexer.waitForStarted(5000));
+    const QString synced = QStringLiteral("SELECT count(*) FROM indexer_checkpoints WHERE "
+                                          "environment_id = 'env-c' AND block_number = %1")
+                               .arg(m_lab->eth().blockNumber());
+    QTRY_VERIFY_WITH_TIMEOUT(m_lab->count(synced) == 1, 30000);
+    const QString envCDump = environmentDump(m_lab->dbPath(), "env-c");
+
+    VERIFY_EXIT_OK(test::runForkscope(resetArgs(m_lab->devnet().url(), {"--env", "env-d"})));
+    // The reset chain grows past env-c's checkpoint with other hashes: the running indexer
+    // sees a "reorg" reaching below its first indexed block (--from-block 1), whose rollback
+    // would delete the archived history; the commit must refuse, the indexer stop with one
+    // line.
+    m_lab->mine(20);
+    const ProcessRun run = test::waitForProcess(indexer, 30000);
+    QVERIFY2(run.finished && run.exitCode == 1, qPrintable(run.describe()));
+    QCOMPARE(run.err.trimmed().count('\n'), 0);
+    QVERIFY2(run.err.contains("environment env-c was archived at") &&
+                 run.err.contains("while this indexer was running"),
+             qPrintable(run.err));
+    QCOMPARE(environmentDump(m_lab->dbPath(), "env-c"), envCDump);
 }
 
 QTEST_GUILESS_MAIN(TestLabReset)
