@@ -10,7 +10,6 @@
 #include "store/Database.h"
 
 #include <QDateTime>
-#include <QSet>
 #include <QSqlQuery>
 
 #include "forkscope_version.h"

@@ -2,7 +2,6 @@
 #include "ReportCharts.h"
 #include "report/ReportError.h"
 
-#include <QFileInfo>
 #include <QFontMetricsF>
 #include <QPageLayout>
 #include <QPageSize>
