@@ -3,6 +3,8 @@
 #include "DevnetCommand.h"
 #include "GuiApp.h"
 #include "IndexCommand.h"
+#include "LabCommand.h"
+#include "ReportCommand.h"
 
 #include <QCoreApplication>
 #include <cstdio>
@@ -16,8 +18,8 @@ namespace {
 const char* kUsage =
     "Usage: forkscope [--db FILE] [--rpc URL]          the desktop app\n"
     "       forkscope index --rpc URL --db FILE --env ID --contract ADDR ...\n"
-    "       forkscope report --db FILE [--env ID] --format json|csv|pdf --out FILE\n"
-    "       forkscope lab reset --db FILE --rpc URL\n"
+    "       forkscope report --db FILE [--env ID] --format json|csv|pdf --out FILE [--rpc URL]\n"
+    "       forkscope lab reset --db FILE --rpc URL [--env NEW_ID]\n"
     "       forkscope devnet [--port P] [--nodes N]\n"
     "\n"
     "Forkscope: a desktop monitor and local lab indexer for EVM chains.\n"
@@ -61,6 +63,9 @@ int main(int argc, char** argv)
     const QString command = findSubcommand(args);
     if (command.isEmpty())
         return runGui(argc, argv);
+    // The report picks its own application object (a PDF needs a QApplication).
+    if (command == QLatin1String("report"))
+        return runReportCommand(argc, argv, args);
 
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("forkscope"));
@@ -69,11 +74,8 @@ int main(int argc, char** argv)
         return runDevnetCommand(args);
     if (command == QLatin1String("index"))
         return runIndexCommand(args);
-    if (command == QLatin1String("report") ||
-        command == QLatin1String("lab")) {
-        printError(QStringLiteral("`%1` is not implemented yet").arg(command));
-        return ExitUsage;
-    }
+    if (command == QLatin1String("lab"))
+        return runLabCommand(args);
     printError(QStringLiteral("unknown command `%1`; see `forkscope --help`").arg(command));
     return ExitUsage;
 }

@@ -2,8 +2,9 @@
 # Installs everything Forkscope needs to build, test and run on Debian 12 (bookworm).
 # Idempotent: a second run installs nothing and takes a second or two.
 #   - Debian packages: compiler, CMake/Ninja, Qt 6, QCustomPlot (Qt 6 build), SQLite,
-#     Boost (header-only Multiprecision), Xvfb for screenshots, and the tools the .deb
-#     packaging test uses (dpkg-dev, file, appstream, desktop-file-utils).
+#     Boost (header-only Multiprecision), Xvfb for screenshots, the tools the .deb
+#     packaging test uses (dpkg-dev, file, appstream, desktop-file-utils), the DejaVu fonts
+#     the PDF report is set in, and poppler-utils (pdfinfo, pdftotext) for the report tests.
 #   - anvil (the devnet) from the npm registry into .deps/anvil/ inside the checkout.
 set -euo pipefail
 
@@ -17,6 +18,7 @@ APT_PACKAGES=(
   qt6-base-dev libqt6sql6-sqlite qt6-httpserver-dev qt6-websockets-dev
   libqcustomplot-dev libsqlite3-dev libboost-dev
   xvfb xauth
+  fonts-dejavu-core poppler-utils
   nodejs npm ca-certificates
   # cpack's DEB generator runs dpkg-shlibdeps (dpkg-dev) on the files `file` calls ELF;
   # the packaging test validates the metadata with appstreamcli and desktop-file-validate.

@@ -92,7 +92,12 @@ void TestCli::usageErrors_data()
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("mentions");
     QTest::newRow("unknown command") << QStringList{"frobnicate"} << "unknown command `frobnicate`";
-    QTest::newRow("report not yet") << QStringList{"report", "--db", "x"} << "not implemented yet";
+    QTest::newRow("report without format") << QStringList{"report", "--db", "x"} << "--format is required";
+    QTest::newRow("report bad format")
+        << QStringList{"report", "--db", "x", "--format", "xml", "--out", "y"} << "json, csv, pdf";
+    QTest::newRow("lab without action") << QStringList{"lab"} << "expected an action";
+    QTest::newRow("lab unknown action") << QStringList{"lab", "frob"} << "unknown action `frob`";
+    QTest::newRow("lab reset without rpc") << QStringList{"lab", "reset", "--db", "x"} << "--rpc is required";
     QTest::newRow("devnet bad port") << QStringList{"devnet", "--port", "70000"} << "--port";
     QTest::newRow("devnet negative port") << QStringList{"devnet", "--port", "-1"} << "--port";
     QTest::newRow("devnet unknown option") << QStringList{"devnet", "--bogus"} << "bogus";

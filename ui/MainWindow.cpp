@@ -1,33 +1,39 @@
 #include "MainWindow.h"
+#include "EnvironmentWindow.h"
 #include "EventLogView.h"
 #include "ReorgDiffDialog.h"
 #include "SettingsDialog.h"
 #include "TableBrowser.h"
-#include "lab/FaultProxyDialog.h"
-#include "lab/InjectReorgDialog.h"
-#include "indexer/CrashPoints.h"
 #include "engine/EngineHost.h"
 #include "engine/SyncProgress.h"
+#include "indexer/CrashPoints.h"
+#include "lab/FaultProxyDialog.h"
+#include "lab/InjectReorgDialog.h"
 #include "models/PagedTableModel.h"
 #include "panels/NodeStateStyle.h"
 #include "panels/PlotPanel.h"
 #include "panels/StateStrip.h"
+#include "report/ReportPdfWriter.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDateTime>
 #include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QInputDialog>
-#include <QSpinBox>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPushButton>
+#include <QSaveFile>
 #include <QSettings>
+#include <QSpinBox>
 #include <QStatusBar>
 #include <QTableWidget>
 #include <QToolBar>
@@ -196,8 +202,24 @@ void MainWindow::buildDocks()
     QDockWidget* backfillDock =
         dock(tr("Backfill ledger"), QStringLiteral("backfillDock"), m_backfill);
 
+    // Environments: the live one and every archived one; double-click opens it read-only.
+    m_envTable = new QTableWidget(0, 4, this);
+    m_envTable->setObjectName(QStringLiteral("environmentTable"));
+    m_envTable->setHorizontalHeaderLabels(
+        {tr("environment"), tr("chain id"), tr("created"), tr("state")});
+    m_envTable->horizontalHeader()->setStretchLastSection(true);
+    m_envTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_envTable->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_envTable->setToolTip(
+        tr("Double-click an environment to open it read-only in its own window"));
+    connect(m_envTable, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
+        if (auto* item = m_envTable->item(row, 0))
+            openEnvironment(item->text());
+    });
+    QDockWidget* envDock = dock(tr("Environments"), QStringLiteral("environmentsDock"), m_envTable);
+
     QDockWidget* previous = logDock;
-    for (QDockWidget* d : {nodesDock, cpDock, transfersDock, balancesDock, backfillDock}) {
+    for (QDockWidget* d : {nodesDock, cpDock, transfersDock, balancesDock, backfillDock, envDock}) {
         tabifyDockWidget(previous, d);
         previous = d;
     }
@@ -205,7 +227,8 @@ void MainWindow::buildDocks()
     resizeDocks({logDock}, {200}, Qt::Vertical); // the charts get most of the window
 
     auto* viewMenu = menuBar()->addMenu(tr("&View"));
-    for (QDockWidget* d : {logDock, nodesDock, cpDock, transfersDock, balancesDock, backfillDock})
+    for (QDockWidget* d :
+         {logDock, nodesDock, cpDock, transfersDock, balancesDock, backfillDock, envDock})
         viewMenu->addAction(d->toggleViewAction());
     viewMenu->addSeparator();
     viewMenu->addAction(tr("Follow live on all charts"), QKeySequence(Qt::CTRL | Qt::Key_L), this,
@@ -229,6 +252,16 @@ void MainWindow::buildActions()
         emit settingsChanged(dialog.settings());
     });
     settings->setShortcut(QKeySequence::Preferences);
+    QAction* exportAction = fileMenu->addAction(tr("&Export checkpoint report..."), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Export checkpoint report"), QStringLiteral("forkscope-report.pdf"),
+            tr("PDF report (*.pdf);;JSON, machine-readable (*.json);;CSV, one row per checkpoint "
+               "and reorg (*.csv)"));
+        if (!path.isEmpty())
+            exportReport(path);
+    });
+    exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    exportAction->setObjectName(QStringLiteral("exportReport"));
     QAction* quit = fileMenu->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
 
@@ -282,7 +315,8 @@ void MainWindow::buildLab()
     menuBar()->insertMenu(menuBar()->actions().value(3), labMenu);
     auto* toolbar = addToolBar(tr("Lab"));
     toolbar->setObjectName(QStringLiteral("labToolbar"));
-    const auto add = [&](const QString& name, const QString& text, const QKeySequence& key, const QString& tip) {
+    const auto add = [&](const QString& name, const QString& text, const QKeySequence& key,
+                         const QString& tip) {
         auto* a = new QAction(text, this);
         a->setShortcut(key);
         a->setToolTip(tip);
@@ -291,8 +325,9 @@ void MainWindow::buildLab()
         labMenu->addAction(a);
         return a;
     };
-    QAction* demo = add(QStringLiteral("demo"), tr("Demo traffic"), QKeySequence(Qt::CTRL | Qt::Key_T),
-                        tr("Send demo transfers every second (rate in the toolbar)"));
+    QAction* demo =
+        add(QStringLiteral("demo"), tr("Demo traffic"), QKeySequence(Qt::CTRL | Qt::Key_T),
+            tr("Send demo transfers every second (rate in the toolbar)"));
     demo->setCheckable(true);
     m_demoRate = new QSpinBox(this);
     m_demoRate->setObjectName(QStringLiteral("demoRate"));
@@ -300,49 +335,85 @@ void MainWindow::buildLab()
     m_demoRate->setValue(10);
     m_demoRate->setSuffix(tr(" transfers/s"));
     m_demoRate->setToolTip(tr("Demo traffic rate"));
-    connect(demo, &QAction::triggered, this, [this](bool on) { emit demoTrafficRequested(on, m_demoRate->value()); });
+    connect(demo, &QAction::triggered, this,
+            [this](bool on) { emit demoTrafficRequested(on, m_demoRate->value()); });
     connect(m_demoRate, &QSpinBox::valueChanged, this, [this, demo](int v) {
         if (demo->isChecked())
             emit demoTrafficRequested(true, v);
     });
-    QAction* reorg = add(QStringLiteral("reorg"), tr("Inject reorg..."), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R),
+    QAction* reorg = add(QStringLiteral("reorg"), tr("Inject reorg..."),
+                         QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R),
                          tr("Replace the newest blocks with a new branch (anvil_reorg)"));
     connect(reorg, &QAction::triggered, this, [this] {
         InjectReorgDialog d(this);
         if (d.exec() == QDialog::Accepted)
             emit reorgInjectionRequested(d.depth(), d.txMode());
     });
-    QAction* rollback = add(QStringLiteral("rollback"), tr("Roll back N blocks..."),
-                            QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_B),
-                            tr("Remove the newest blocks (anvil_rollback); new blocks replace them"));
+    QAction* rollback =
+        add(QStringLiteral("rollback"), tr("Roll back N blocks..."),
+            QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_B),
+            tr("Remove the newest blocks (anvil_rollback); new blocks replace them"));
     connect(rollback, &QAction::triggered, this, [this] {
         bool ok = false;
-        const int n = QInputDialog::getInt(this, tr("Roll back"), tr("Blocks to remove from the head:"), 3, 1, 64, 1, &ok);
+        const int n = QInputDialog::getInt(this, tr("Roll back"),
+                                           tr("Blocks to remove from the head:"), 3, 1, 64, 1, &ok);
         if (ok)
             emit rollbackRequested(n);
     });
-    QAction* proxy = add(QStringLiteral("proxy"), tr("Fault proxy..."), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F),
+    QAction* proxy = add(QStringLiteral("proxy"), tr("Fault proxy..."),
+                         QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F),
                          tr("Latency, errors, lag, outage and log caps per lab node"));
     connect(proxy, &QAction::triggered, this, [this] {
         FaultProxyDialog d(m_labNodes, m_proxyKnobs, this);
         if (d.exec() == QDialog::Accepted)
             emit proxyKnobsRequested(d.node(), d.changes());
     });
-    QAction* crash = add(QStringLiteral("crash"), tr("Crash the indexer..."), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K),
-                         tr("Kill the indexer at a crash point and watch it recover from the database"));
+    QAction* crash =
+        add(QStringLiteral("crash"), tr("Crash the indexer..."),
+            QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K),
+            tr("Kill the indexer at a crash point and watch it recover from the database"));
     connect(crash, &QAction::triggered, this, [this] {
         bool ok = false;
-        const QString point = QInputDialog::getItem(
-            this, tr("Crash the indexer"),
-            tr("Crash point (the indexer dies there as if killed, then restarts from the database):"),
-            indexer::crashPointNames(), 0, false, &ok);
+        const QString point = QInputDialog::getItem(this, tr("Crash the indexer"),
+                                                    tr("Crash point (the indexer dies there as if "
+                                                       "killed, then restarts from the database):"),
+                                                    indexer::crashPointNames(), 0, false, &ok);
         if (ok)
             emit crashRequested(point);
     });
-    QAction* check = add(QStringLiteral("check"), tr("Check invariants now"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_V),
-                         tr("Check the four invariants against the node once the indexer has caught up"));
-    connect(check, &QAction::triggered, this, [this] { emit invariantCheckRequested(tr("a check on request")); });
-    for (QAction* a : {demo, reorg, rollback, proxy, crash, check})
+    QAction* check =
+        add(QStringLiteral("check"), tr("Check invariants now"),
+            QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_V),
+            tr("Check the four invariants against the node once the indexer has caught up"));
+    connect(check, &QAction::triggered, this,
+            [this] { emit invariantCheckRequested(tr("a check on request")); });
+    labMenu->addSeparator();
+    QAction* reset =
+        add(QStringLiteral("reset"), tr("Reset lab environment..."),
+            QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_N),
+            tr("Archive this environment (kept, read-only) and start a fresh chain in a new one"));
+    connect(reset, &QAction::triggered, this, [this] {
+        QMessageBox box(QMessageBox::Question, tr("Reset lab environment"),
+                        tr("Reset the lab environment %1?").arg(m_environment), QMessageBox::Cancel,
+                        this);
+        box.setInformativeText(
+            tr("This will:\n"
+               "1. stop indexing;\n"
+               "2. reset the managed anvil (anvil_reset): its chain starts again from genesis;\n"
+               "3. archive environment %1: its rows and checkpoint are kept, never deleted and "
+               "never "
+               "mixed with the new ones, and it becomes read-only (View > Environments opens it);\n"
+               "4. open a new environment, deploy a new demo token and index the fresh chain;\n"
+               "5. check the invariants once the new environment has caught up.\n\n"
+               "Nothing in the database is deleted.")
+                .arg(m_environment));
+        QPushButton* go = box.addButton(tr("Reset"), QMessageBox::AcceptRole);
+        box.setDefaultButton(QMessageBox::Cancel);
+        box.exec();
+        if (box.clickedButton() == go)
+            emit labResetRequested();
+    });
+    for (QAction* a : {demo, reorg, rollback, proxy, crash, check, reset})
         toolbar->addAction(a);
     toolbar->insertWidget(reorg, m_demoRate);
     m_verdictBadge = new QLabel(this);
@@ -359,9 +430,10 @@ QString MainWindow::verdictText() const
 
 void MainWindow::applyLab(const EngineStatus& s)
 {
-    const bool lab = s.managedDevnet && s.devnetRunning && s.connection != EngineStatus::Connection::Stopped;
+    const bool lab =
+        s.managedDevnet && s.devnetRunning && s.connection != EngineStatus::Connection::Stopped;
     for (auto it = m_labActions.cbegin(); it != m_labActions.cend(); ++it)
-        it.value()->setEnabled(it.key() == QLatin1String("check") ? !s.environmentId.isEmpty()
+        it.value()->setEnabled(it.key() == QLatin1String("check")   ? !s.environmentId.isEmpty()
                                : it.key() == QLatin1String("proxy") ? lab && !s.labNodes.isEmpty()
                                                                     : lab);
     {
@@ -372,27 +444,60 @@ void MainWindow::applyLab(const EngineStatus& s)
         const QSignalBlocker block(m_demoRate);
         m_demoRate->setValue(s.demoTransfersPerTick);
     }
+    if (!s.environments.isEmpty()) {
+        m_envTable->setRowCount(int(s.environments.size()));
+        for (int i = 0; i < s.environments.size(); ++i) {
+            const auto& e = s.environments[i];
+            const QStringList cells{e.id, QString::number(e.chainId), e.createdAt,
+                                    e.archivedAt.isEmpty() ? tr("live")
+                                                           : tr("archived %1").arg(e.archivedAt)};
+            for (int c = 0; c < cells.size(); ++c) {
+                auto* item = m_envTable->item(i, c);
+                if (!item)
+                    m_envTable->setItem(i, c, item = new QTableWidgetItem);
+                item->setText(cells[c]);
+            }
+        }
+    }
     m_labNodes = s.labNodes;
     m_proxyKnobs = s.proxyKnobs;
     m_verdict = s.verdict;
     using V = engine::InvariantVerdict::State;
     QString text, color;
     switch (s.verdict.state) {
-    case V::None: text = tr("invariants: not checked yet"); color = QStringLiteral("#9e9e9e"); break;
-    case V::Checking: text = tr("invariants: checking..."); color = QStringLiteral("#9e9e9e"); break;
-    case V::Holds: text = tr("invariants hold"); color = QStringLiteral("#2e7d32"); break;
-    case V::Violated: text = tr("invariants VIOLATED"); color = QStringLiteral("#c62828"); break;
-    case V::Unavailable: text = tr("invariants: could not check"); color = QStringLiteral("#b26a00"); break;
+    case V::None:
+        text = tr("invariants: not checked yet");
+        color = QStringLiteral("#9e9e9e");
+        break;
+    case V::Checking:
+        text = tr("invariants: checking...");
+        color = QStringLiteral("#9e9e9e");
+        break;
+    case V::Holds:
+        text = tr("invariants hold");
+        color = QStringLiteral("#2e7d32");
+        break;
+    case V::Violated:
+        text = tr("invariants VIOLATED");
+        color = QStringLiteral("#c62828");
+        break;
+    case V::Unavailable:
+        text = tr("invariants: could not check");
+        color = QStringLiteral("#b26a00");
+        break;
     }
     if (!s.crashArmed.isEmpty())
         text += tr(" | crash armed at %1").arg(s.crashArmed);
     m_verdictBadge->setText(text);
-    m_verdictBadge->setStyleSheet(QStringLiteral("QLabel { color: white; background: %1; border-radius: 3px; }").arg(color));
-    m_verdictBadge->setToolTip(s.verdict.action.isEmpty()
-                                   ? QString()
-                                   : tr("after %1 (%2):\n%3")
-                                         .arg(s.verdict.action, s.verdict.at.toLocalTime().toString(QStringLiteral("HH:mm:ss")),
-                                              s.verdict.summary));
+    m_verdictBadge->setStyleSheet(
+        QStringLiteral("QLabel { color: white; background: %1; border-radius: 3px; }").arg(color));
+    m_verdictBadge->setToolTip(
+        s.verdict.action.isEmpty()
+            ? QString()
+            : tr("after %1 (%2):\n%3")
+                  .arg(s.verdict.action,
+                       s.verdict.at.toLocalTime().toString(QStringLiteral("HH:mm:ss")),
+                       s.verdict.summary));
 }
 
 void MainWindow::attachEngine(engine::EngineHost* host)
@@ -415,6 +520,11 @@ void MainWindow::attachEngine(engine::EngineHost* host)
     connect(this, &MainWindow::proxyKnobsRequested, host, &EngineHost::setProxyKnobs);
     connect(this, &MainWindow::crashRequested, host, &EngineHost::crashIndexer);
     connect(this, &MainWindow::invariantCheckRequested, host, &EngineHost::checkInvariants);
+    connect(this, &MainWindow::labResetRequested, host, &EngineHost::resetLab);
+    connect(this, &MainWindow::reportRequested, host, &EngineHost::requestReport);
+    connect(host, &EngineHost::reportAvailable, this, &MainWindow::applyReport,
+            Qt::QueuedConnection);
+    connect(host, &EngineHost::reportFailed, this, &MainWindow::reportFailed, Qt::QueuedConnection);
 }
 
 QString MainWindow::nodeText() const
@@ -638,8 +748,112 @@ void MainWindow::applyHealth(const EngineStatus& s, double timeSecs)
 void MainWindow::applyTablePage(const engine::TablePage& page)
 {
     // Each model takes only the pages it asked for.
-    for (TableBrowser* b : {m_transfers, m_balances, m_backfill})
+    for (TableBrowser* b : allBrowsers())
         b->model()->applyPage(page);
+}
+
+QList<TableBrowser*> MainWindow::allBrowsers() const
+{
+    QList<TableBrowser*> out{m_transfers, m_balances, m_backfill};
+    for (const auto& w : m_envWindows)
+        if (w)
+            out << w->transfers() << w->balances();
+    return out;
+}
+
+QList<EnvironmentWindow*> MainWindow::environmentWindows() const
+{
+    QList<EnvironmentWindow*> out;
+    for (const auto& w : m_envWindows)
+        if (w)
+            out << w;
+    return out;
+}
+
+void MainWindow::openEnvironment(const QString& environmentId)
+{
+    bool archived = false;
+    for (int r = 0; r < m_envTable->rowCount(); ++r)
+        if (m_envTable->item(r, 0) && m_envTable->item(r, 0)->text() == environmentId)
+            archived = m_envTable->item(r, 3)->text() != tr("live");
+    auto* w = new EnvironmentWindow(environmentId, archived, this);
+    m_envWindows.append(w);
+    for (TableBrowser* b : {w->transfers(), w->balances()})
+        connect(b->model(), &PagedTableModel::pageRequested, this, &MainWindow::tablePageRequested);
+    w->show();
+    emit reportRequested(environmentId, true, QStringLiteral("view:") + environmentId);
+}
+
+void MainWindow::exportReport(const QString& path)
+{
+    const QString format = QFileInfo(path).suffix().toLower();
+    if (!QStringList{QStringLiteral("json"), QStringLiteral("csv"), QStringLiteral("pdf")}.contains(
+            format)) {
+        const QString msg = tr("export: %1 does not end in .json, .csv or .pdf").arg(path);
+        appendLog(QStringLiteral("error"), msg);
+        emit exportFinished(path, false, msg);
+        return;
+    }
+    appendLog(QStringLiteral("info"),
+              tr("export: building the report, re-verifying checkpoints against the node..."));
+    emit reportRequested(QString(), true, QStringLiteral("export:") + path);
+}
+
+void MainWindow::applyReport(const report::CheckpointReport& r, const QString& purpose)
+{
+    if (purpose.startsWith(QLatin1String("view:"))) {
+        for (EnvironmentWindow* w : environmentWindows())
+            if (w->environmentId() == purpose.mid(5))
+                w->applyReport(r);
+        return;
+    }
+    if (!purpose.startsWith(QLatin1String("export:")))
+        return;
+    const QString path = purpose.mid(7);
+    const QString format = QFileInfo(path).suffix().toLower();
+    try {
+        if (format == QLatin1String("pdf")) {
+            // The live panels as they are on screen, not redrawn from the database.
+            QList<QImage> charts;
+            for (PlotPanel* p : m_panels)
+                charts << p->plot()->toPixmap(1200, 500, 1.0).toImage();
+            ReportPdfWriter::write(r, path, charts);
+        } else {
+            QSaveFile f(path);
+            const QByteArray bytes = format == QLatin1String("json") ? r.toJson() : r.toCsv();
+            if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.commit())
+                throw std::runtime_error(
+                    tr("cannot write %1: %2").arg(path, f.errorString()).toStdString());
+        }
+    } catch (const std::exception& e) {
+        const QString msg = tr("export failed: %1").arg(QString::fromUtf8(e.what()));
+        appendLog(QStringLiteral("error"), msg);
+        emit exportFinished(path, false, msg);
+        return;
+    }
+    QStringList statuses;
+    for (const auto& c : r.checkpoints)
+        statuses << tr("checkpoint %1 %2")
+                        .arg(c.blockNumber)
+                        .arg(report::statusName(c.verification.status));
+    const QString msg = tr("exported %1 (%2; %3 reorgs)")
+                            .arg(path, statuses.isEmpty() ? tr("nothing indexed")
+                                                          : statuses.join(QStringLiteral(", ")))
+                            .arg(r.counts.reorgs);
+    appendLog(QStringLiteral("info"), msg);
+    emit exportFinished(path, true, msg);
+}
+
+void MainWindow::reportFailed(const QString& error, const QString& purpose)
+{
+    const QString msg = tr("report failed: %1").arg(error);
+    appendLog(QStringLiteral("error"), msg);
+    if (purpose.startsWith(QLatin1String("export:")))
+        emit exportFinished(purpose.mid(7), false, msg);
+    if (purpose.startsWith(QLatin1String("view:")))
+        for (EnvironmentWindow* w : environmentWindows())
+            if (w->environmentId() == purpose.mid(5))
+                w->setWindowTitle(w->windowTitle() + tr(" - ") + msg);
 }
 
 ReorgDiffDialog* MainWindow::lastDiffDialog() const

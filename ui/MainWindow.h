@@ -3,6 +3,7 @@
 #include "config/AppSettings.h"
 #include "engine/EngineStatus.h"
 #include "engine/TablePage.h"
+#include "report/CheckpointReport.h"
 
 #include <QHash>
 #include <QMainWindow>
@@ -18,6 +19,7 @@ class EngineHost;
 
 namespace forkscope::ui {
 
+class EnvironmentWindow;
 class EventLogView;
 class PlotPanel;
 class ReorgDiffDialog;
@@ -45,6 +47,8 @@ public:
     QString checkpointText() const { return m_checkpointText; }
     QList<PlotPanel*> panels() const { return m_panels; }
     QTableWidget* nodeTable() const { return m_nodeTable; }
+    QTableWidget* environmentTable() const { return m_envTable; }
+    QList<EnvironmentWindow*> environmentWindows() const;
     StateStrip* stateStrip() const { return m_stateStrip; }
     EventLogView* eventLog() const { return m_log; }
     TableBrowser* transfersBrowser() const { return m_transfers; }
@@ -76,6 +80,14 @@ public slots:
     void appendLog(const QString& level, const QString& text);
     void showReorgDiff(const forkscope::engine::ReorgDiff& diff);
     void applyTablePage(const forkscope::engine::TablePage& page);
+    void applyReport(const forkscope::report::CheckpointReport& report, const QString& purpose);
+    void reportFailed(const QString& error, const QString& purpose);
+    // File > Export checkpoint report: the format follows the suffix (.json, .csv, .pdf).
+    // The engine builds the report (re-verifying each checkpoint hash against the node
+    // now); the file is written when it arrives; exportFinished says how it went.
+    void exportReport(const QString& path);
+    // View > Environments: opens one environment read-only in its own window.
+    void openEnvironment(const QString& environmentId);
 
 signals:
     void closing();
@@ -94,6 +106,9 @@ signals:
     void proxyKnobsRequested(int node, const QJsonObject& changes);
     void crashRequested(const QString& point);
     void invariantCheckRequested(const QString& reason);
+    void labResetRequested();
+    void reportRequested(const QString& environmentId, bool verify, const QString& purpose);
+    void exportFinished(const QString& path, bool ok, const QString& message);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -122,6 +137,9 @@ private:
     QLabel* m_errorLabel = nullptr; // the last error, until the next one
     EventLogView* m_log;
     QTableWidget* m_nodeTable;
+    QTableWidget* m_envTable = nullptr;
+    QList<QPointer<EnvironmentWindow>> m_envWindows;
+    QList<TableBrowser*> allBrowsers() const;
     TableBrowser* m_transfers = nullptr;
     TableBrowser* m_balances = nullptr;
     TableBrowser* m_backfill = nullptr;

@@ -11,6 +11,7 @@ EngineHost::EngineHost(QObject* parent) : QObject(parent)
     qRegisterMetaType<ReorgDiff>();
     qRegisterMetaType<TableRequest>();
     qRegisterMetaType<TablePage>();
+    qRegisterMetaType<report::CheckpointReport>();
 }
 
 EngineHost::~EngineHost()
@@ -34,6 +35,10 @@ void EngineHost::start(const EngineConfig& config)
     connect(m_session, &EngineSession::reorgDiffAvailable, this, &EngineHost::reorgDiffAvailable,
             Qt::QueuedConnection);
     connect(m_session, &EngineSession::tablePageAvailable, this, &EngineHost::tablePageAvailable,
+            Qt::QueuedConnection);
+    connect(m_session, &EngineSession::reportAvailable, this, &EngineHost::reportAvailable,
+            Qt::QueuedConnection);
+    connect(m_session, &EngineSession::reportFailed, this, &EngineHost::reportFailed,
             Qt::QueuedConnection);
     m_thread->start();
 }
@@ -101,7 +106,13 @@ void EngineHost::setIndexingPaused(bool paused)
 template <typename F> void EngineHost::post(F f)
 {
     if (m_session)
-        QMetaObject::invokeMethod(m_session, [s = m_session, f] { if (s) f(s.data()); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            m_session,
+            [s = m_session, f] {
+                if (s)
+                    f(s.data());
+            },
+            Qt::QueuedConnection);
 }
 
 void EngineHost::setDemoTraffic(bool on, int transfersPerTick)
@@ -132,6 +143,16 @@ void EngineHost::crashIndexer(const QString& point)
 void EngineHost::checkInvariants(const QString& reason)
 {
     post([=](EngineSession* s) { s->checkInvariants(reason); });
+}
+
+void EngineHost::resetLab()
+{
+    post([](EngineSession* s) { s->resetLab(); });
+}
+
+void EngineHost::requestReport(const QString& environmentId, bool verify, const QString& purpose)
+{
+    post([=](EngineSession* s) { s->requestReport(environmentId, verify, purpose); });
 }
 
 bool EngineHost::isRunning() const

@@ -3,6 +3,7 @@
 #include "EngineConfig.h"
 #include "EngineStatus.h"
 #include "TablePage.h"
+#include "report/CheckpointReport.h"
 
 #include <QObject>
 #include <QPointer>
@@ -38,12 +39,16 @@ public:
     void setProxyKnobs(int node, const QJsonObject& changes);
     void crashIndexer(const QString& point);
     void checkInvariants(const QString& reason);
+    void resetLab();
+    void requestReport(const QString& environmentId, bool verify, const QString& purpose);
 
 signals:
     void statusAvailable(const forkscope::engine::EngineStatus& status);
     void logMessage(const QString& level, const QString& text);
     void reorgDiffAvailable(const forkscope::engine::ReorgDiff& diff);
     void tablePageAvailable(const forkscope::engine::TablePage& page);
+    void reportAvailable(const forkscope::report::CheckpointReport& report, const QString& purpose);
+    void reportFailed(const QString& error, const QString& purpose);
 
 private:
     // Runs `f` on the session's thread, queued; dropped when no session runs.

@@ -1,22 +1,24 @@
 #include "EngineSession.h"
 #include "TableQuery.h"
 #include "health/NodeHealthMonitor.h"
-#include "indexer/Indexer.h"
 #include "indexer/CrashPoints.h"
+#include "indexer/EnvironmentRegistry.h"
+#include "indexer/Indexer.h"
 #include "indexer/IndexerErrors.h"
 #include "indexer/InvariantChecker.h"
-#include "lab/FaultProxy.h"
-#include "lab/ReorgInjector.h"
 #include "lab/DemoToken.h"
 #include "lab/Devnet.h"
+#include "lab/FaultProxy.h"
+#include "lab/LabReset.h"
+#include "lab/ReorgInjector.h"
 #include "outbox/OutboxThread.h"
 #include "rpc/EthClient.h"
 #include "store/Database.h"
 #include "wire/SuspectedTruncationError.h"
 
 #include <QDir>
-#include <QJsonDocument>
 #include <QFileInfo>
+#include <QJsonDocument>
 #include <QScopeGuard>
 #include <QSqlQuery>
 #include <QThread>
@@ -284,13 +286,8 @@ void EngineSession::startIndexing(const QUrl& url)
         ic.contracts.append(chain::Address::fromHex(c, QStringLiteral("contract")));
     if (m_config.managedDevnet) {
         // Something to watch with nothing to configure: a demo token and live transfers.
-        const auto sender = lab::DemoToken::defaultSender(*m_rpc);
-        m_demo = std::make_unique<lab::DemoToken>(lab::DemoToken::deploy(
-            *m_rpc, sender, QStringLiteral("Forkscope Demo"), QStringLiteral("FSD"),
-            chain::U256("1000000000000000000000000")));
+        deployDemoToken();
         ic.contracts.append(m_demo->address());
-        emit logMessage(QStringLiteral("info"),
-                        QStringLiteral("demo token deployed at %1").arg(m_demo->address().toHex()));
         m_demoTimer = new QTimer(this);
         m_demoTimer->setInterval(m_config.demoInterval);
         connect(m_demoTimer, &QTimer::timeout, this, &EngineSession::demoTick);
@@ -441,8 +438,10 @@ void EngineSession::restartIndexerAfterCrash(const QString& point)
     m_outbox.reset();
     m_db->rollback();
     m_db.reset();
-    emit logMessage(QStringLiteral("warning"),
-                    QStringLiteral("indexer crashed at %1 (simulated kill -9); restarting it from the database").arg(point));
+    emit logMessage(
+        QStringLiteral("warning"),
+        QStringLiteral("indexer crashed at %1 (simulated kill -9); restarting it from the database")
+            .arg(point));
     m_status.indexerState = QStringLiteral("crashed, restarting");
     publish();
     QTimer::singleShot(1000, this, [this, point] {
@@ -451,14 +450,16 @@ void EngineSession::restartIndexerAfterCrash(const QString& point)
         try {
             m_db = store::Database::open(m_config.dbPath);
             createIndexer();
-            emit logMessage(QStringLiteral("info"), QStringLiteral("indexer restarted after the crash at %1").arg(point));
+            emit logMessage(QStringLiteral("info"),
+                            QStringLiteral("indexer restarted after the crash at %1").arg(point));
             requestVerdict(QStringLiteral("recovery from a crash at %1").arg(point));
             if (!m_status.indexingPaused)
                 m_indexTimer->start(0);
         } catch (const std::exception& e) {
             m_status.indexerState = QStringLiteral("stopped");
             m_status.message = QString::fromUtf8(e.what());
-            emit logMessage(QStringLiteral("error"), QStringLiteral("indexer restart failed: %1").arg(m_status.message));
+            emit logMessage(QStringLiteral("error"),
+                            QStringLiteral("indexer restart failed: %1").arg(m_status.message));
             publish();
         }
     });
@@ -484,7 +485,8 @@ void EngineSession::runVerdict()
     v.at = QDateTime::currentDateTimeUtc();
     try {
         const indexer::InvariantReport r =
-            indexer::InvariantChecker(*m_readDb, *m_eth).check(m_status.environmentId, m_ic.sourceId, m_ic.contracts);
+            indexer::InvariantChecker(*m_readDb, *m_eth)
+                .check(m_status.environmentId, m_ic.sourceId, m_ic.contracts);
         v.state = r.ok() ? InvariantVerdict::State::Holds : InvariantVerdict::State::Violated;
         v.summary = r.summary();
     } catch (const std::exception& e) {
@@ -492,7 +494,8 @@ void EngineSession::runVerdict()
         v.summary = QStringLiteral("could not check: %1").arg(QString::fromUtf8(e.what()));
     }
     m_status.verdict = v;
-    const QString level = v.state == InvariantVerdict::State::Holds ? QStringLiteral("ok") : QStringLiteral("fail");
+    const QString level =
+        v.state == InvariantVerdict::State::Holds ? QStringLiteral("ok") : QStringLiteral("fail");
     emit logMessage(level, QStringLiteral("invariants after %1: %2").arg(action, v.summary));
     publish();
 }
@@ -501,15 +504,17 @@ bool EngineSession::labAvailable(const QString& action)
 {
     if (m_config.managedDevnet && m_devnet && m_status.devnetRunning && m_rpc)
         return true;
-    emit logMessage(QStringLiteral("error"),
-                    QStringLiteral("%1: the lab controls need the managed anvil running").arg(action));
+    emit logMessage(
+        QStringLiteral("error"),
+        QStringLiteral("%1: the lab controls need the managed anvil running").arg(action));
     return false;
 }
 
 void EngineSession::checkInvariants(const QString& reason)
 {
     if (!m_indexer) {
-        emit logMessage(QStringLiteral("error"), QStringLiteral("invariant check: nothing is being indexed"));
+        emit logMessage(QStringLiteral("error"),
+                        QStringLiteral("invariant check: nothing is being indexed"));
         return;
     }
     requestVerdict(reason.isEmpty() ? QStringLiteral("a check on request") : reason);
@@ -519,13 +524,15 @@ void EngineSession::setDemoTraffic(bool on, int transfersPerTick)
 {
     m_status.demoTransfersPerTick = std::clamp(transfersPerTick, 1, 200);
     if (!m_demoTimer) {
-        emit logMessage(QStringLiteral("error"), QStringLiteral("demo traffic needs the managed lab"));
+        emit logMessage(QStringLiteral("error"),
+                        QStringLiteral("demo traffic needs the managed lab"));
         return;
     }
     if (on != m_status.demoTraffic)
-        emit logMessage(QStringLiteral("info"), on ? QStringLiteral("demo traffic on: %1 transfers a second")
-                                                         .arg(m_status.demoTransfersPerTick)
-                                                   : QStringLiteral("demo traffic off"));
+        emit logMessage(QStringLiteral("info"),
+                        on ? QStringLiteral("demo traffic on: %1 transfers a second")
+                                 .arg(m_status.demoTransfersPerTick)
+                           : QStringLiteral("demo traffic off"));
     m_status.demoTraffic = on;
     if (on && m_status.devnetRunning)
         m_demoTimer->start();
@@ -551,7 +558,8 @@ void EngineSession::injectReorg(int depth, int txMode)
         emit logMessage(QStringLiteral("warning"), QStringLiteral("lab: %1").arg(r.describe()));
         requestVerdict(action);
     } catch (const std::exception& e) {
-        emit logMessage(QStringLiteral("error"), QStringLiteral("%1: %2").arg(action, QString::fromUtf8(e.what())));
+        emit logMessage(QStringLiteral("error"),
+                        QStringLiteral("%1: %2").arg(action, QString::fromUtf8(e.what())));
     }
 }
 
@@ -567,13 +575,15 @@ void EngineSession::rollbackBlocks(int blocks)
     });
     try {
         const quint64 head = lab::ReorgInjector::rollback(*m_rpc, blocks);
-        emit logMessage(QStringLiteral("warning"), QStringLiteral("lab: rolled back %1 block(s); head is now %2 "
-                                                                  "(the next blocks mined replace them)")
-                                                       .arg(blocks)
-                                                       .arg(head));
+        emit logMessage(QStringLiteral("warning"),
+                        QStringLiteral("lab: rolled back %1 block(s); head is now %2 "
+                                       "(the next blocks mined replace them)")
+                            .arg(blocks)
+                            .arg(head));
         requestVerdict(action);
     } catch (const std::exception& e) {
-        emit logMessage(QStringLiteral("error"), QStringLiteral("%1: %2").arg(action, QString::fromUtf8(e.what())));
+        emit logMessage(QStringLiteral("error"),
+                        QStringLiteral("%1: %2").arg(action, QString::fromUtf8(e.what())));
     }
 }
 
@@ -581,18 +591,22 @@ void EngineSession::setProxyKnobs(int node, const QJsonObject& changes)
 {
     lab::FaultProxy* proxy = m_proxies.value(node);
     if (!proxy) {
-        emit logMessage(QStringLiteral("error"), QStringLiteral("fault proxy: there is no lab node %1").arg(node + 1));
+        emit logMessage(QStringLiteral("error"),
+                        QStringLiteral("fault proxy: there is no lab node %1").arg(node + 1));
         return;
     }
     QString error;
     // The proxies serve on their own thread; the change is applied there.
-    QMetaObject::invokeMethod(proxy, [&] { error = proxy->applyKnobs(changes); }, Qt::BlockingQueuedConnection);
+    QMetaObject::invokeMethod(
+        proxy, [&] { error = proxy->applyKnobs(changes); }, Qt::BlockingQueuedConnection);
     const QString desc = QString::fromUtf8(QJsonDocument(changes).toJson(QJsonDocument::Compact));
     if (!error.isEmpty()) {
-        emit logMessage(QStringLiteral("error"), QStringLiteral("fault proxy node %1: %2").arg(node + 1).arg(error));
+        emit logMessage(QStringLiteral("error"),
+                        QStringLiteral("fault proxy node %1: %2").arg(node + 1).arg(error));
         return;
     }
-    emit logMessage(QStringLiteral("warning"), QStringLiteral("lab: node %1 knobs %2").arg(node + 1).arg(desc));
+    emit logMessage(QStringLiteral("warning"),
+                    QStringLiteral("lab: node %1 knobs %2").arg(node + 1).arg(desc));
     publishProxyKnobs();
     requestVerdict(QStringLiteral("fault proxy change on node %1").arg(node + 1));
 }
@@ -600,18 +614,21 @@ void EngineSession::setProxyKnobs(int node, const QJsonObject& changes)
 void EngineSession::crashIndexer(const QString& point)
 {
     if (!indexer::crashPointNames().contains(point)) {
-        emit logMessage(QStringLiteral("error"), QStringLiteral("unknown crash point \"%1\" (one of: %2)")
-                                                     .arg(point, indexer::crashPointNames().join(QStringLiteral(", "))));
+        emit logMessage(QStringLiteral("error"),
+                        QStringLiteral("unknown crash point \"%1\" (one of: %2)")
+                            .arg(point, indexer::crashPointNames().join(QStringLiteral(", "))));
         return;
     }
     if (!m_indexer) {
-        emit logMessage(QStringLiteral("error"), QStringLiteral("crash the indexer: nothing is being indexed"));
+        emit logMessage(QStringLiteral("error"),
+                        QStringLiteral("crash the indexer: nothing is being indexed"));
         return;
     }
     indexer::armInProcessCrash(point);
     m_status.crashArmed = point;
-    emit logMessage(QStringLiteral("warning"),
-                    QStringLiteral("lab: the indexer will crash at %1 the next time it gets there").arg(point));
+    emit logMessage(
+        QStringLiteral("warning"),
+        QStringLiteral("lab: the indexer will crash at %1 the next time it gets there").arg(point));
     publish();
     if (point == QLatin1String("mid-rollback")) {
         // A rollback only happens on a reorg: make one.
@@ -621,8 +638,119 @@ void EngineSession::crashIndexer(const QString& point)
         try {
             m_demo->spray(1, m_demoOffset++, 50);
         } catch (const std::exception& e) {
-            emit logMessage(QStringLiteral("warning"), QStringLiteral("demo transfer: %1").arg(QString::fromUtf8(e.what())));
+            emit logMessage(QStringLiteral("warning"),
+                            QStringLiteral("demo transfer: %1").arg(QString::fromUtf8(e.what())));
         }
+    }
+}
+
+void EngineSession::deployDemoToken()
+{
+    const auto sender = lab::DemoToken::defaultSender(*m_rpc);
+    m_demo = std::make_unique<lab::DemoToken>(
+        lab::DemoToken::deploy(*m_rpc, sender, QStringLiteral("Forkscope Demo"),
+                               QStringLiteral("FSD"), chain::U256("1000000000000000000000000")));
+    m_demoOffset = 0;
+    emit logMessage(QStringLiteral("info"),
+                    QStringLiteral("demo token deployed at %1").arg(m_demo->address().toHex()));
+}
+
+void EngineSession::refreshEnvironments()
+{
+    QList<EngineStatus::EnvironmentEntry> list;
+    for (const indexer::Environment& e : indexer::EnvironmentRegistry(*m_readDb).list())
+        list.append({e.id, e.chainId, e.createdAt, e.archivedAt});
+    m_status.environments = list;
+}
+
+void EngineSession::resetLab()
+{
+    const QString action = QStringLiteral("lab reset");
+    if (!labAvailable(action) || !m_indexer)
+        return;
+    ++m_busy;
+    const auto unbusy = qScopeGuard([this] {
+        if (--m_busy == 0 && m_stopRequested)
+            finishStop();
+    });
+    // Stop indexing first: nothing may write into the environment being archived.
+    m_indexTimer->stop();
+    if (m_demoTimer)
+        m_demoTimer->stop();
+    m_outbox.reset();
+    m_indexer.reset();
+    const QString newEnv = QStringLiteral("lab-") + QDateTime::currentDateTimeUtc().toString(
+                                                        QStringLiteral("yyyyMMdd-HHmmss-zzz"));
+    try {
+        // Straight to anvil (not through a lab proxy, whose knobs may be failing requests).
+        rpc::JsonRpcClient direct(m_devnet->url());
+        direct.setTimeout(m_config.rpcTimeout);
+        const lab::LabResetResult r =
+            lab::LabReset::reset(*m_db, direct, m_devnet->url(), newEnv, m_status.environmentId);
+        emit logMessage(
+            QStringLiteral("warning"),
+            QStringLiteral(
+                "lab reset: environment %1 archived (read-only; %2 blocks, %3 transfers, %4 "
+                "balances, %5 reorgs kept); anvil reset; new environment %6")
+                .arg(r.archivedEnvironmentId)
+                .arg(r.blocksKept)
+                .arg(r.transfersKept)
+                .arg(r.balancesKept)
+                .arg(r.reorgsKept)
+                .arg(r.newEnvironmentId));
+        deployDemoToken();
+        QList<chain::Address> contracts;
+        for (const QString& c : m_config.contracts)
+            contracts.append(chain::Address::fromHex(c, QStringLiteral("contract")));
+        contracts.append(m_demo->address());
+        m_ic.environmentId = r.newEnvironmentId;
+        m_ic.contracts = contracts;
+        m_status.environmentId = r.newEnvironmentId;
+        m_status.contracts.clear();
+        for (const auto& c : contracts)
+            m_status.contracts << c.toHex();
+        m_status.checkpoint.reset();
+        m_status.checkpointHash.clear();
+        m_status.recentReorgs.clear();
+        m_status.verifiedAt.clear();
+        m_status.outboxPending = m_status.outboxDelivered = m_status.outboxFailed = 0;
+        createIndexer();
+    } catch (const std::exception& e) {
+        emit logMessage(QStringLiteral("error"),
+                        QStringLiteral("lab reset failed: %1").arg(QString::fromUtf8(e.what())));
+        // Whatever happened, index again (the old environment if it was not archived: the
+        // indexer then says precisely what state the chain is in).
+        try {
+            createIndexer();
+        } catch (...) {
+        }
+    }
+    refreshEnvironments();
+    requestVerdict(action);
+    if (m_demoTimer && m_status.demoTraffic)
+        m_demoTimer->start();
+    if (!m_status.indexingPaused)
+        m_indexTimer->start(0);
+}
+
+void EngineSession::requestReport(const QString& environmentId, bool verify, const QString& purpose)
+{
+    if (!m_readDb) {
+        emit reportFailed(QStringLiteral("the engine has no database open"), purpose);
+        return;
+    }
+    ++m_busy;
+    const auto unbusy = qScopeGuard([this] {
+        if (--m_busy == 0 && m_stopRequested)
+            finishStop();
+    });
+    try {
+        const QString env = environmentId.isEmpty() ? m_status.environmentId : environmentId;
+        emit reportAvailable(report::CheckpointReport::build(
+                                 *m_readDb, env, verify && m_eth ? m_eth.get() : nullptr),
+                             purpose);
+    } catch (const std::exception& e) {
+        emit reportFailed(QString::fromUtf8(e.what()), purpose);
     }
 }
 
@@ -651,8 +779,9 @@ void EngineSession::startLabProxies(const QUrl& upstream)
         m_proxies.append(proxy);
         m_status.labNodes << proxy->url().toString();
     }
-    emit logMessage(QStringLiteral("info"), QStringLiteral("lab nodes (fault proxies in front of anvil): %1")
-                                                .arg(m_status.labNodes.join(QStringLiteral(", "))));
+    emit logMessage(QStringLiteral("info"),
+                    QStringLiteral("lab nodes (fault proxies in front of anvil): %1")
+                        .arg(m_status.labNodes.join(QStringLiteral(", "))));
     publishProxyKnobs();
 }
 
@@ -662,7 +791,8 @@ void EngineSession::publishProxyKnobs()
     for (const auto& p : m_proxies) {
         QJsonObject k;
         if (p)
-            QMetaObject::invokeMethod(p, [&k, p] { k = p->knobs(); }, Qt::BlockingQueuedConnection);
+            QMetaObject::invokeMethod(
+                p, [&k, p] { k = p->knobs(); }, Qt::BlockingQueuedConnection);
         knobs << k;
     }
     m_status.proxyKnobs = knobs;
@@ -688,6 +818,7 @@ void EngineSession::refreshDbSummary()
 {
     // Read on the engine's own connection; the window only ever gets the values.
     m_sinceDbSummary.start();
+    refreshEnvironments();
     const QVariantList scope{m_status.environmentId, qint64(m_indexer->chainId())};
     QSqlQuery r = m_db->run(
         QStringLiteral("SELECT id, detected_at, depth, reason, fork_block_number, rows_removed "

@@ -4,6 +4,7 @@
 #include "EngineStatus.h"
 #include "TablePage.h"
 #include "indexer/IndexerConfig.h"
+#include "report/CheckpointReport.h"
 
 #include <QElapsedTimer>
 #include <QObject>
@@ -18,7 +19,7 @@ class QTimer;
 namespace forkscope::lab {
 class Devnet;
 class FaultProxy;
-}
+} // namespace forkscope::lab
 namespace forkscope::rpc {
 class JsonRpcClient;
 class EthClient;
@@ -75,12 +76,20 @@ public slots:
     // the database. mid-rollback needs a reorg to happen, so one of depth 3 is injected.
     void crashIndexer(const QString& point);
     void checkInvariants(const QString& reason);
+    // "Reset lab environment": stops indexing, anvil_reset, archives the environment
+    // (rows kept, read-only), opens a new one, redeploys the demo token, indexes again.
+    void resetLab();
+    // Builds the checkpoint report of `environmentId` (empty: the live one); with
+    // `verify`, each checkpoint hash is re-checked against the node now.
+    void requestReport(const QString& environmentId, bool verify, const QString& purpose);
 
 signals:
     void statusAvailable(const forkscope::engine::EngineStatus& status);
     void logMessage(const QString& level, const QString& text);
     void reorgDiffAvailable(const forkscope::engine::ReorgDiff& diff);
     void tablePageAvailable(const forkscope::engine::TablePage& page);
+    void reportAvailable(const forkscope::report::CheckpointReport& report, const QString& purpose);
+    void reportFailed(const QString& error, const QString& purpose);
 
 private:
     void poll();
@@ -136,6 +145,8 @@ private:
     void requestVerdict(const QString& action);
     bool labAvailable(const QString& action);
     void startLabProxies(const QUrl& upstream);
+    void deployDemoToken();
+    void refreshEnvironments();
     void publishProxyKnobs();
     QThread* m_proxyThread = nullptr;
     QList<QPointer<lab::FaultProxy>> m_proxies;

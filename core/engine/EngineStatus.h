@@ -95,13 +95,22 @@ struct EngineStatus
     std::optional<double> outboxOldestPendingAgeSecs; // by the pending row's block time
     std::optional<quint64> safeHeight;
     quint64 confirmations = 0;
-    QString outboxSink;            // empty: no sink configured, rows are kept, not delivered
+    QString outboxSink; // empty: no sink configured, rows are kept, not delivered
     // The lab.
     InvariantVerdict verdict;
     QString crashArmed;            // a crash point waiting to be reached
     int indexerRestarts = 0;       // after simulated crashes
     QStringList labNodes;          // fault proxies in front of the managed anvil ("nodes")
     QList<QJsonObject> proxyKnobs; // their knobs, same order
+    // Every environment in the database (newest first): the live one and the archived.
+    struct EnvironmentEntry
+    {
+        QString id;
+        quint64 chainId = 0;
+        QString createdAt;
+        QString archivedAt; // empty: live
+    };
+    QList<EnvironmentEntry> environments;
     health::HealthSnapshot health; // every watched node, from the health monitor's thread
 
     static QString connectionName(Connection c)

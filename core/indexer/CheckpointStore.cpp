@@ -41,8 +41,24 @@ std::optional<Checkpoint> CheckpointStore::read()
     return cp;
 }
 
+void CheckpointStore::ensureLive()
+{
+    QSqlQuery& q = m_db.runCached(QStringLiteral("SELECT archived_at FROM environments WHERE "
+                                                 "environment_id = ? AND archived_at IS NOT NULL"),
+                                  {m_env});
+    const QString archivedAt = q.next() ? q.value(0).toString() : QString();
+    q.finish();
+    if (!archivedAt.isEmpty())
+        throw EnvironmentArchivedError(
+            QStringLiteral("environment %1 was archived at %2 (lab reset) while this indexer was "
+                           "running; it is read-only, nothing was written; index into the new "
+                           "environment")
+                .arg(m_env, archivedAt));
+}
+
 void CheckpointStore::insertFirst(const Checkpoint& cp)
 {
+    ensureLive();
     const QString now = nowUtc();
     QSqlQuery& q = m_db.runCached(
         QStringLiteral("INSERT INTO indexer_checkpoints (environment_id, chain_id, source_id, "
@@ -60,6 +76,7 @@ void CheckpointStore::insertFirst(const Checkpoint& cp)
 void CheckpointStore::advance(const Checkpoint& expected, std::uint64_t number,
                               const chain::Hash32& hash)
 {
+    ensureLive();
     QSqlQuery& q = m_db.runCached(
         QStringLiteral("UPDATE indexer_checkpoints SET block_number = ?, block_hash = ?, "
                        "updated_at = ? WHERE environment_id = ? AND chain_id = ? AND "
@@ -77,6 +94,7 @@ void CheckpointStore::advance(const Checkpoint& expected, std::uint64_t number,
 
 void CheckpointStore::remove(const Checkpoint& expected)
 {
+    ensureLive();
     QSqlQuery& q = m_db.runCached(
         QStringLiteral("DELETE FROM indexer_checkpoints WHERE environment_id = ? AND chain_id = ? "
                        "AND source_id = ? AND block_number = ? AND block_hash = ?"),
@@ -90,6 +108,7 @@ void CheckpointStore::remove(const Checkpoint& expected)
 void CheckpointStore::markVerified(const Checkpoint& cp)
 {
     store::WriteTransaction tx(m_db);
+    ensureLive();
     m_db.run(QStringLiteral("UPDATE indexer_checkpoints SET verified_at = ? WHERE environment_id "
                             "= ? AND chain_id = ? AND source_id = ? AND block_number = ? AND "
                             "block_hash = ?"),

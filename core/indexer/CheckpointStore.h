@@ -23,7 +23,9 @@ public:
     std::optional<Checkpoint> read();
 
     // Must run inside the caller's write transaction, together with the data it covers.
-    // Throw CheckpointMovedError when the stored cursor is not `expected`.
+    // Throw CheckpointMovedError when the stored cursor is not `expected`, and
+    // EnvironmentArchivedError when the environment was archived meanwhile (so the whole
+    // transaction, data included, rolls back).
     void insertFirst(const Checkpoint& cp);
     void advance(const Checkpoint& expected, std::uint64_t number, const chain::Hash32& hash);
     void remove(const Checkpoint& expected); // a rollback below the first indexed block
@@ -35,6 +37,11 @@ public:
     QStringList otherSources();
 
 private:
+    // `lab reset` may archive the environment while an indexer is running on it; every
+    // write re-checks inside its transaction, so archived rows are never touched (not
+    // even by a rollback on the reset chain).
+    void ensureLive();
+
     store::Database& m_db;
     QString m_env;
     std::uint64_t m_chainId;

@@ -12,8 +12,8 @@ namespace forkscope::indexer {
 
 namespace {
 QMutex g_armedMutex;
-QString g_armed;                        // guarded by g_armedMutex
-std::atomic<bool> g_anyArmed{false};    // the hot path checks this only
+QString g_armed;                     // guarded by g_armedMutex
+std::atomic<bool> g_anyArmed{false}; // the hot path checks this only
 } // namespace
 
 void armInProcessCrash(const QString& point)
@@ -31,7 +31,8 @@ QString armedInProcessCrash()
 
 QStringList crashPointNames()
 {
-    return {QStringLiteral("before-commit"), QStringLiteral("after-commit"), QStringLiteral("mid-rollback")};
+    return {QStringLiteral("before-commit"), QStringLiteral("after-commit"),
+            QStringLiteral("mid-rollback")};
 }
 
 void crashPoint(const char* name)

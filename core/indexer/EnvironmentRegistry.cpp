@@ -7,21 +7,56 @@
 
 namespace forkscope::indexer {
 
+namespace {
+const QString kColumns =
+    QStringLiteral("environment_id, chain_id, genesis_hash, rpc_url, created_at, archived_at");
+
+Environment fromRow(const QSqlQuery& q)
+{
+    Environment e;
+    e.id = q.value(0).toString();
+    e.chainId = q.value(1).toULongLong();
+    e.genesisHash = chain::Hash32::fromHex(q.value(2).toString(), QStringLiteral("genesis_hash"));
+    e.rpcUrl = q.value(3).toString();
+    e.createdAt = q.value(4).toString();
+    e.archivedAt = q.value(5).toString();
+    return e;
+}
+} // namespace
+
 std::optional<Environment> EnvironmentRegistry::find(const QString& id)
 {
-    QSqlQuery q = m_db.run(QStringLiteral("SELECT chain_id, genesis_hash, rpc_url, created_at, "
-                                          "archived_at FROM environments WHERE environment_id = ?"),
-                           {id});
+    QSqlQuery q = m_db.run(
+        QStringLiteral("SELECT %1 FROM environments WHERE environment_id = ?").arg(kColumns), {id});
     if (!q.next())
         return std::nullopt;
-    Environment e;
-    e.id = id;
-    e.chainId = q.value(0).toULongLong();
-    e.genesisHash = chain::Hash32::fromHex(q.value(1).toString(), QStringLiteral("genesis_hash"));
-    e.rpcUrl = q.value(2).toString();
-    e.createdAt = q.value(3).toString();
-    e.archivedAt = q.value(4).toString();
-    return e;
+    return fromRow(q);
+}
+
+QList<Environment> EnvironmentRegistry::list()
+{
+    // created_at is ISO 8601 UTC with milliseconds, so text order is time order; the id
+    // breaks ties between environments created in the same millisecond.
+    QSqlQuery q = m_db.run(QStringLiteral("SELECT %1 FROM environments ORDER BY created_at DESC, "
+                                          "environment_id DESC")
+                               .arg(kColumns));
+    QList<Environment> out;
+    while (q.next())
+        out.append(fromRow(q));
+    return out;
+}
+
+void EnvironmentRegistry::archive(const QString& id, const QString& archivedAt)
+{
+    const auto existing = find(id);
+    if (!existing)
+        throw IndexerError(QStringLiteral("environment %1 does not exist").arg(id));
+    if (!existing->archivedAt.isEmpty())
+        throw EnvironmentArchivedError(QStringLiteral("environment %1 was already archived at %2")
+                                           .arg(id, existing->archivedAt));
+    m_db.run(QStringLiteral("UPDATE environments SET archived_at = ? WHERE environment_id = ? AND "
+                            "archived_at IS NULL"),
+             {archivedAt, id});
 }
 
 Environment EnvironmentRegistry::openForIndexing(const QString& id, std::uint64_t chainId,
@@ -48,13 +83,16 @@ Environment EnvironmentRegistry::openForIndexing(const QString& id, std::uint64_
     }
     Environment e{id, chainId, genesisHash, rpcUrl.toString(QUrl::RemoveUserInfo),
                   QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs), {}};
-    store::WriteTransaction tx(m_db);
+    std::optional<store::WriteTransaction> tx;
+    if (!m_db.inTransaction())
+        tx.emplace(m_db);
     // ON CONFLICT: a second indexer may create the same environment concurrently.
     m_db.run(QStringLiteral("INSERT INTO environments (environment_id, chain_id, genesis_hash, "
                             "rpc_url, created_at, archived_at) VALUES (?, ?, ?, ?, ?, NULL) "
                             "ON CONFLICT (environment_id) DO NOTHING"),
              {e.id, qint64(e.chainId), e.genesisHash.toHex(), e.rpcUrl, e.createdAt});
-    tx.commit();
+    if (tx)
+        tx->commit();
     return openForIndexing(id, chainId, genesisHash, rpcUrl);
 }
 

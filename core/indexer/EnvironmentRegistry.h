@@ -2,10 +2,11 @@
 
 #include "chain/Hash32.h"
 
+#include <QList>
 #include <QString>
 #include <QUrl>
-#include <optional>
 #include <cstdint>
+#include <optional>
 
 namespace forkscope::store {
 class Database;
@@ -31,11 +32,18 @@ public:
     explicit EnvironmentRegistry(store::Database& db) : m_db(db) {}
 
     std::optional<Environment> find(const QString& id);
+    // Every environment, live and archived, newest (created_at) first.
+    QList<Environment> list();
     // Creates the environment, or checks that the node is still the chain it was created
     // for. Throws ChainResetError (genesis or chain id differ) or EnvironmentArchivedError;
-    // in both cases nothing is written.
+    // in both cases nothing is written. Inside a caller's write transaction it joins it
+    // (so a lab reset archives and registers atomically); otherwise it commits on its own.
     Environment openForIndexing(const QString& id, std::uint64_t chainId,
                                 const chain::Hash32& genesisHash, const QUrl& rpcUrl);
+    // Marks a live environment archived (read-only history; every row is kept). Must run
+    // inside the caller's write transaction. Throws EnvironmentArchivedError if it already
+    // is, IndexerError if it does not exist.
+    void archive(const QString& id, const QString& archivedAt);
 
 private:
     store::Database& m_db;

@@ -8,13 +8,15 @@
 
 namespace forkscope::lab {
 
-
 QString ReorgInjector::modeName(ReorgTxMode m)
 {
     switch (m) {
-    case ReorgTxMode::Keep: return QStringLiteral("keep");
-    case ReorgTxMode::Drop: return QStringLiteral("drop");
-    case ReorgTxMode::Move: return QStringLiteral("move");
+    case ReorgTxMode::Keep:
+        return QStringLiteral("keep");
+    case ReorgTxMode::Drop:
+        return QStringLiteral("drop");
+    case ReorgTxMode::Move:
+        return QStringLiteral("move");
     }
     return {};
 }
@@ -38,9 +40,11 @@ ReorgInjection ReorgInjector::inject(rpc::JsonRpcClient& rpc, int depth, ReorgTx
     r.mode = mode;
     r.oldHead = eth.blockNumber();
     if (depth < 1 || quint64(depth) > r.oldHead)
-        throw DevnetError(QStringLiteral("reorg depth %1 is out of range: the chain has %2 block(s) above genesis")
-                              .arg(depth)
-                              .arg(r.oldHead));
+        throw DevnetError(
+            QStringLiteral(
+                "reorg depth %1 is out of range: the chain has %2 block(s) above genesis")
+                .arg(depth)
+                .arg(r.oldHead));
     if (mode == ReorgTxMode::Move && depth < 2)
         throw DevnetError(QStringLiteral("moving transactions needs a reorg depth of at least 2"));
     QJsonArray txs;
@@ -50,7 +54,8 @@ ReorgInjection ReorgInjector::inject(rpc::JsonRpcClient& rpc, int depth, ReorgTx
             const QJsonValue block = rpc.callBlocking(QStringLiteral("eth_getBlockByNumber"),
                                                       {QStringLiteral("0x%1").arg(n, 0, 16), true});
             const int offset = int(n - first);
-            for (const QJsonValue& v : block.toObject().value(QStringLiteral("transactions")).toArray()) {
+            for (const QJsonValue& v :
+                 block.toObject().value(QStringLiteral("transactions")).toArray()) {
                 const QJsonObject t = v.toObject();
                 QJsonObject req{{QStringLiteral("from"), t.value(QStringLiteral("from"))},
                                 {QStringLiteral("data"), t.value(QStringLiteral("input"))},
@@ -73,9 +78,10 @@ quint64 ReorgInjector::rollback(rpc::JsonRpcClient& rpc, int blocks)
     rpc::EthClient eth(rpc);
     const quint64 head = eth.blockNumber();
     if (blocks < 1 || quint64(blocks) > head)
-        throw DevnetError(QStringLiteral("cannot roll back %1 block(s): the chain has %2 block(s) above genesis")
-                              .arg(blocks)
-                              .arg(head));
+        throw DevnetError(
+            QStringLiteral("cannot roll back %1 block(s): the chain has %2 block(s) above genesis")
+                .arg(blocks)
+                .arg(head));
     rpc.callBlocking(QStringLiteral("anvil_rollback"), {blocks});
     return eth.blockNumber();
 }

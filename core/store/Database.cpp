@@ -319,6 +319,12 @@ void Database::commit()
     run(QStringLiteral("COMMIT"));
 }
 
+bool Database::inTransaction()
+{
+    sqlite3* h = sqliteHandle();
+    return h && sqlite3_get_autocommit(h) == 0;
+}
+
 void Database::rollback() noexcept
 {
     QSqlQuery q(m_db);

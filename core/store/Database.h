@@ -56,6 +56,9 @@ public:
     void beginWrite();
     void commit();
     void rollback() noexcept;
+    // True between BEGIN and COMMIT/ROLLBACK on this connection, so a helper that normally
+    // commits on its own can join a caller's transaction instead of nesting BEGIN (an error).
+    bool inTransaction();
 
     StoreError errorFrom(const QSqlError& e, const QString& context) const;
 

@@ -57,6 +57,16 @@ ProcessRun waitForProcess(QProcess& p, int timeoutMs)
     return r;
 }
 
+ProcessRun runForkscope(const QStringList& args, const QProcessEnvironment& environment,
+                        int timeoutMs)
+{
+    QProcess p;
+    p.setProcessEnvironment(environment);
+    p.start(QStringLiteral(FORKSCOPE_BINARY), args);
+    p.waitForStarted(5000);
+    return waitForProcess(p, timeoutMs);
+}
+
 IndexerLab::IndexerLab(const lab::Devnet::Options& options)
     : m_devnet(std::make_unique<lab::Devnet>())
 {
@@ -121,11 +131,7 @@ QStringList IndexerLab::indexArgs(const QString& env, const QStringList& extra, 
 ProcessRun IndexerLab::runIndex(const QString& env, const QStringList& extra, const QUrl& rpcUrl,
                                 const QProcessEnvironment& environment, int timeoutMs)
 {
-    QProcess p;
-    p.setProcessEnvironment(environment);
-    p.start(QStringLiteral(FORKSCOPE_BINARY), indexArgs(env, extra, rpcUrl));
-    p.waitForStarted(5000);
-    return waitForProcess(p, timeoutMs);
+    return runForkscope(indexArgs(env, extra, rpcUrl), environment, timeoutMs);
 }
 
 QStringList IndexerLab::verify(const QString& env)

@@ -79,6 +79,13 @@ private:
 
 ProcessRun waitForProcess(QProcess& p, int timeoutMs);
 
+// Runs the forkscope executable with `args`, the event loop running while it works (so
+// servers in the test process, e.g. RawHttpServer or a FaultProxy, keep answering).
+ProcessRun
+runForkscope(const QStringList& args,
+             const QProcessEnvironment& environment = QProcessEnvironment::systemEnvironment(),
+             int timeoutMs = 120000);
+
 // Three "nodes" in front of one anvil: one healthy, one serving the chain 5 blocks back,
 // one offline; the classic disagreement the ready-ratio gate is for.
 struct ThreeNodes

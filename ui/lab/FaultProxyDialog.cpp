@@ -10,14 +10,17 @@
 
 namespace forkscope::ui {
 
-FaultProxyDialog::FaultProxyDialog(const QStringList& nodes, const QList<QJsonObject>& knobs, QWidget* parent)
-    : QDialog(parent), m_knobs(knobs), m_node(new QComboBox(this)), m_offline(new QCheckBox(tr("offline"), this)),
-      m_latency(new QSpinBox(this)), m_errorRate(new QDoubleSpinBox(this)), m_lag(new QSpinBox(this)),
+FaultProxyDialog::FaultProxyDialog(const QStringList& nodes, const QList<QJsonObject>& knobs,
+                                   QWidget* parent)
+    : QDialog(parent), m_knobs(knobs), m_node(new QComboBox(this)),
+      m_offline(new QCheckBox(tr("offline"), this)), m_latency(new QSpinBox(this)),
+      m_errorRate(new QDoubleSpinBox(this)), m_lag(new QSpinBox(this)),
       m_logCap(new QSpinBox(this)), m_capMode(new QComboBox(this))
 {
     setWindowTitle(tr("Fault proxy"));
     for (int i = 0; i < nodes.size(); ++i)
-        m_node->addItem(tr("node %1 (%2)%3").arg(i + 1).arg(nodes[i], i == 0 ? tr(", indexed") : QString()));
+        m_node->addItem(
+            tr("node %1 (%2)%3").arg(i + 1).arg(nodes[i], i == 0 ? tr(", indexed") : QString()));
     m_latency->setRange(0, 60000);
     m_latency->setSuffix(tr(" ms"));
     m_errorRate->setRange(0, 1);
@@ -53,8 +56,10 @@ void FaultProxyDialog::load(int node)
     m_latency->setValue(k.value(QStringLiteral("latencyMs")).toInt());
     m_errorRate->setValue(k.value(QStringLiteral("errorRate")).toDouble());
     m_lag->setValue(k.value(QStringLiteral("lagBlocks")).toInt());
-    m_logCap->setValue(int(std::min<qint64>(1000000, k.value(QStringLiteral("logCap")).toInteger())));
-    m_capMode->setCurrentIndex(std::max(0, m_capMode->findData(k.value(QStringLiteral("logCapMode")).toString())));
+    m_logCap->setValue(
+        int(std::min<qint64>(1000000, k.value(QStringLiteral("logCap")).toInteger())));
+    m_capMode->setCurrentIndex(
+        std::max(0, m_capMode->findData(k.value(QStringLiteral("logCapMode")).toString())));
 }
 
 int FaultProxyDialog::node() const

@@ -16,7 +16,8 @@ class FaultProxyDialog : public QDialog
 {
     Q_OBJECT
 public:
-    FaultProxyDialog(const QStringList& nodes, const QList<QJsonObject>& knobs, QWidget* parent = nullptr);
+    FaultProxyDialog(const QStringList& nodes, const QList<QJsonObject>& knobs,
+                     QWidget* parent = nullptr);
     int node() const;
     QJsonObject changes() const; // every knob, as FaultProxy::applyKnobs takes them
     void setNode(int node);

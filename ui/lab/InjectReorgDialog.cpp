@@ -17,13 +17,15 @@ InjectReorgDialog::InjectReorgDialog(QWidget* parent)
     m_depth->setRange(1, 64);
     m_depth->setValue(5);
     m_depth->setSuffix(tr(" blocks"));
-    m_mode->addItem(tr("Keep them (same transfers, new block hashes)"), int(lab::ReorgTxMode::Keep));
+    m_mode->addItem(tr("Keep them (same transfers, new block hashes)"),
+                    int(lab::ReorgTxMode::Keep));
     m_mode->addItem(tr("Drop them (the transfers vanish)"), int(lab::ReorgTxMode::Drop));
     m_mode->addItem(tr("Move them one block later"), int(lab::ReorgTxMode::Move));
     auto* form = new QFormLayout(this);
-    form->addRow(new QLabel(tr("anvil_reorg replaces the newest blocks with a new branch. The indexer "
-                               "should roll back to the fork point and re-index; the invariant "
-                               "check runs once it has caught up.")));
+    form->addRow(
+        new QLabel(tr("anvil_reorg replaces the newest blocks with a new branch. The indexer "
+                      "should roll back to the fork point and re-index; the invariant "
+                      "check runs once it has caught up.")));
     form->addRow(tr("Depth"), m_depth);
     form->addRow(tr("Transactions of the replaced blocks"), m_mode);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);

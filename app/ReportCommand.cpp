@@ -1,0 +1,231 @@
+#include "ReportCommand.h"
+#include "CommandLine.h"
+#include "chain/ChainParseError.h"
+#include "report/CheckpointReport.h"
+#include "report/ReportError.h"
+#include "report/ReportPdfWriter.h"
+#include "rpc/EthClient.h"
+#include "store/Database.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QFileInfo>
+#include <QSaveFile>
+#include <cstdio>
+#include <memory>
+
+#include "forkscope_version.h"
+
+namespace forkscope::app {
+
+namespace {
+
+constexpr std::chrono::milliseconds kNodeTimeout{5000};
+
+struct ReportOptions
+{
+    QString db;
+    QString env;
+    QString format;
+    QString out;
+    QUrl rpc;
+    bool verify = true;
+};
+
+// Parses without an application object (none exists yet); returns an error line or {}.
+QString parse(const QStringList& arguments, ReportOptions& o, QString* help)
+{
+    QCommandLineParser p;
+    p.setApplicationDescription(QStringLiteral(
+        "Write one environment's checkpoint report: the environment, each checkpoint verified "
+        "against the node now, the reorg history with its diffs, counts, chart series and the "
+        "invariant verdict. Never writes to the database."));
+    p.addHelpOption();
+    p.addPositionalArgument(QStringLiteral("report"), QStringLiteral("the subcommand"));
+    const QCommandLineOption db(QStringLiteral("db"), QStringLiteral("SQLite database file."),
+                                QStringLiteral("FILE"));
+    const QCommandLineOption env(QStringLiteral("env"),
+                                 QStringLiteral("Environment id (default: the newest live one)."),
+                                 QStringLiteral("ID"));
+    const QCommandLineOption format(QStringLiteral("format"), QStringLiteral("json, csv or pdf."),
+                                    QStringLiteral("FORMAT"));
+    const QCommandLineOption out(QStringLiteral("out"),
+                                 QStringLiteral("Output file (written whole or not at all)."),
+                                 QStringLiteral("FILE"));
+    const QCommandLineOption rpc(QStringLiteral("rpc"),
+                                 QStringLiteral("Node to verify against (default: the "
+                                                "environment's stored rpc_url)."),
+                                 QStringLiteral("URL"));
+    const QCommandLineOption noVerify(QStringLiteral("no-verify"),
+                                      QStringLiteral("Do not ask any node: statuses are "
+                                                     "\"not-checked\"."));
+    for (const auto* opt : {&db, &env, &format, &out, &rpc, &noVerify})
+        p.addOption(*opt);
+    if (!p.parse(arguments))
+        return QStringLiteral("report: ") + p.errorText();
+    if (p.isSet(QStringLiteral("help"))) {
+        *help = p.helpText();
+        return {};
+    }
+    if (p.positionalArguments().size() > 1)
+        return QStringLiteral("report: unexpected argument `%1`")
+            .arg(p.positionalArguments().at(1));
+    for (const auto* required : {&db, &format, &out})
+        if (!p.isSet(*required))
+            return QStringLiteral("report: --%1 is required").arg(required->names().first());
+    o.db = p.value(db);
+    o.env = p.value(env).trimmed();
+    if (p.isSet(env) && o.env.isEmpty())
+        return QStringLiteral("report: --env: expected a non-empty id");
+    o.format = p.value(format);
+    if (o.format != QLatin1String("json") && o.format != QLatin1String("csv") &&
+        o.format != QLatin1String("pdf"))
+        return QStringLiteral("report: --format \"%1\" is not one of json, csv, pdf").arg(o.format);
+    o.out = p.value(out);
+    if (o.out.isEmpty())
+        return QStringLiteral("report: --out: expected a file path");
+    o.verify = !p.isSet(noVerify);
+    if (p.isSet(rpc)) {
+        if (!o.verify)
+            return QStringLiteral("report: choose --rpc or --no-verify, not both");
+        o.rpc = QUrl(p.value(rpc), QUrl::StrictMode);
+        if (!o.rpc.isValid() || o.rpc.host().isEmpty() ||
+            (o.rpc.scheme() != QLatin1String("http") && o.rpc.scheme() != QLatin1String("https")))
+            return QStringLiteral("report: --rpc \"%1\" is not an http(s) URL").arg(p.value(rpc));
+    }
+    return {};
+}
+
+// Fails before any work when the output cannot be created where asked; the final write
+// goes through QSaveFile anyway, so a late failure leaves no partial file either.
+QString checkOutput(const QString& path)
+{
+    const QFileInfo fi(path);
+    if (fi.isDir())
+        return QStringLiteral("cannot write --out %1: it is a directory; pass a file path")
+            .arg(path);
+    const QFileInfo dir(fi.absolutePath());
+    if (!dir.exists() || !dir.isDir())
+        return QStringLiteral("cannot write --out %1: directory %2 does not exist")
+            .arg(path, fi.absolutePath());
+    if (!dir.isWritable())
+        return QStringLiteral("cannot write --out %1: directory %2 is not writable")
+            .arg(path, fi.absolutePath());
+    return {};
+}
+
+void writeWhole(const QString& path, const QByteArray& bytes)
+{
+    QSaveFile f(path);
+    if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.commit())
+        throw report::ReportError(
+            QStringLiteral("cannot write --out %1: %2").arg(path, f.errorString()));
+}
+
+void warn(const QString& message)
+{
+    printError(QStringLiteral("warning: ") + message);
+}
+
+// Qt's own platform chatter on a headless machine ("QStandardPaths: XDG_RUNTIME_DIR not
+// set", font notes) would break the one-line stderr contract; everything the user needs
+// to know is printed by this command itself. Critical and fatal messages still go out.
+void quietQtMessages(QtMsgType type, const QMessageLogContext&, const QString& message)
+{
+    if (type == QtCriticalMsg || type == QtFatalMsg)
+        std::fprintf(stderr, "%s\n", qPrintable(message));
+}
+
+} // namespace
+
+int runReportCommand(int& argc, char** argv, const QStringList& arguments)
+{
+    ReportOptions o;
+    QString help;
+    if (const QString error = parse(arguments, o, &help); !error.isEmpty()) {
+        printError(error);
+        return ExitUsage;
+    }
+    if (!help.isEmpty()) {
+        std::fputs(qPrintable(help), stdout);
+        return ExitOk;
+    }
+
+    // A PDF needs fonts and QCustomPlot (a widget), so a QApplication, but never a screen:
+    // unless the user picked a platform, use the offscreen one, so the export works over
+    // ssh, in CI and with a stale DISPLAY (where xcb would abort the process).
+    std::unique_ptr<QCoreApplication> app;
+    if (o.format == QLatin1String("pdf")) {
+        if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+        qInstallMessageHandler(quietQtMessages);
+        app = std::make_unique<QApplication>(argc, argv);
+    } else {
+        app = std::make_unique<QCoreApplication>(argc, argv);
+    }
+    QCoreApplication::setApplicationName(QStringLiteral("forkscope"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(FORKSCOPE_VERSION));
+
+    if (const QString error = checkOutput(o.out); !error.isEmpty()) {
+        printError(error);
+        return ExitFailure;
+    }
+    try {
+        // Read-only: the report must not change a byte of the database (an older schema is
+        // refused with a message instead of being migrated).
+        store::Database::Options ro;
+        ro.readOnly = true;
+        const auto db = store::Database::open(o.db, ro);
+        const QString envId =
+            o.env.isEmpty() ? report::CheckpointReport::liveEnvironment(*db) : o.env;
+        const report::EnvironmentInfo env = report::CheckpointReport::findEnvironment(*db, envId);
+
+        std::unique_ptr<rpc::JsonRpcClient> client;
+        std::unique_ptr<rpc::EthClient> eth;
+        if (o.verify) {
+            const QUrl url = o.rpc.isEmpty() ? QUrl(env.rpcUrl) : o.rpc;
+            client = std::make_unique<rpc::JsonRpcClient>(url);
+            client->setTimeout(kNodeTimeout);
+            eth = std::make_unique<rpc::EthClient>(*client);
+        }
+        const report::CheckpointReport r = report::CheckpointReport::build(*db, envId, eth.get());
+
+        if (r.node.checked && !r.node.reachable)
+            warn(QStringLiteral("node %1 is unreachable (%2); the report marks the checkpoints "
+                                "\"unreachable\" and the invariants not checked")
+                     .arg(r.node.url, r.node.error));
+        else if (r.node.checked && !r.node.sameChain)
+            warn(QStringLiteral("node %1 serves another chain than environment %2 (genesis %3, "
+                                "not %4); invariants not checked")
+                     .arg(r.node.url, env.id, r.node.genesisHash, env.genesisHash));
+
+        if (o.format == QLatin1String("json"))
+            writeWhole(o.out, r.toJson());
+        else if (o.format == QLatin1String("csv"))
+            writeWhole(o.out, r.toCsv());
+        else
+            ui::ReportPdfWriter::write(r, o.out);
+
+        QStringList statuses;
+        for (const auto& c : r.checkpoints)
+            statuses << QStringLiteral("%1 %2 at %3")
+                            .arg(c.sourceId, report::statusName(c.verification.status))
+                            .arg(c.blockNumber);
+        std::printf("report: wrote %s (%s) for environment %s%s: checkpoint %s; invariants %s\n",
+                    qPrintable(o.out), qPrintable(o.format), qPrintable(env.id),
+                    env.archived() ? " (archived)" : "",
+                    statuses.isEmpty() ? "none" : qPrintable(statuses.join(QStringLiteral(", "))),
+                    qPrintable(report::invariantStateName(r.invariants.state)));
+        std::fflush(stdout);
+        return ExitOk;
+    } catch (const report::ReportError& e) {
+        printError(e.message());
+    } catch (const store::StoreError& e) {
+        printError(e.message());
+    } catch (const chain::ChainParseError& e) {
+        printError(QStringLiteral("bad data in the database: %1").arg(e.message()));
+    }
+    return ExitFailure;
+}
+
+} // namespace forkscope::app

@@ -1,0 +1,219 @@
+#pragma once
+
+#include <QByteArray>
+#include <QList>
+#include <QMap>
+#include <QMetaType>
+#include <QString>
+#include <QStringList>
+#include <optional>
+
+namespace forkscope::rpc {
+class EthClient;
+}
+namespace forkscope::store {
+class Database;
+}
+
+namespace forkscope::report {
+
+// What an export-time look at the node said about one checkpoint (seed 001: a checkpoint is
+// a claim to verify, and "could not ask" is not "wrong").
+enum class VerificationStatus {
+    NotChecked,  // no node was given
+    Canonical,   // the node's block at that height has the checkpoint's hash
+    Reorged,     // the node's block at that height has another hash (see nodeHash)
+    Missing,     // the node has no block at that height: it is behind, or was reset
+    Unreachable, // the node did not answer usefully (see error); nothing is concluded
+};
+// "not-checked", "canonical", "reorged", "missing", "unreachable" (the JSON/CSV spelling).
+QString statusName(VerificationStatus status);
+
+struct Verification
+{
+    VerificationStatus status = VerificationStatus::NotChecked;
+    QString nodeHash;  // the node's hash at that height (canonical and reorged)
+    QString error;     // unreachable: what went wrong
+    QString checkedAt; // UTC ISO 8601, empty when not checked
+    QString method;    // how: "eth_getBlockByNumber(N) on URL"
+};
+
+struct EnvironmentInfo
+{
+    QString id;
+    quint64 chainId = 0;
+    QString genesisHash;
+    QString rpcUrl;
+    QString createdAt;
+    QString archivedAt; // empty while live
+    bool archived() const { return !archivedAt.isEmpty(); }
+};
+
+struct CheckpointEntry
+{
+    QString sourceId;
+    qint64 blockNumber = 0;
+    QString blockHash;
+    QString policyVersion;
+    int generation = 0;
+    std::optional<qint64> startBlock;
+    QString updatedAt;
+    QString verifiedAt; // when the indexer last re-verified the hash (empty: never)
+    Verification verification;
+};
+
+// One reorg_diff_items row; which fields are set depends on the kind (ReorgRollback.h).
+struct ReorgDiffItem
+{
+    QString kind;
+    std::optional<qint64> blockNumber;
+    std::optional<qint64> logIndex;
+    QString txHash;
+    QString contract;
+    QString holder;
+    QString fromAddr;
+    QString toAddr;
+    QString value;
+    QString beforeValue;
+    QString afterValue;
+    QString eventKey;
+};
+
+struct ReorgEntry
+{
+    qint64 id = 0;
+    QString sourceId;
+    QString detectedAt;
+    qint64 oldBlockNumber = 0;
+    QString oldBlockHash;
+    qint64 forkBlockNumber = 0;
+    QString forkBlockHash;
+    qint64 depth = 0;
+    QString reason;
+    qint64 rowsRemoved = 0;
+    qint64 deliveredOutboxRows = 0;
+    QMap<QString, qint64> diffCounts; // kind -> rows in reorg_diff_items
+    qint64 diffItemsTotal = 0;
+    QList<ReorgDiffItem> diffItems; // the first kMaxDiffItemsPerReorg, in insertion order
+    bool diffTruncated = false;
+};
+
+struct BackfillStatusCount
+{
+    QString status; // pending / running / done / failed
+    qint64 ranges = 0;
+    qint64 blocks = 0;
+    qint64 attempts = 0;
+    QStringList lastErrors; // distinct non-empty last_error values, at most a few
+};
+
+struct Counts
+{
+    qint64 blocks = 0;
+    qint64 logs = 0;
+    qint64 transfers = 0;
+    qint64 contracts = 0; // distinct contracts with transfers
+    qint64 balances = 0;  // token_balances rows
+    qint64 holders = 0;   // distinct holders with a non-zero balance
+    qint64 reorgs = 0;
+    qint64 outboxPending = 0;
+    qint64 outboxDelivered = 0;
+    qint64 outboxFailed = 0; // refused for good (failed_at)
+    QList<BackfillStatusCount> backfill;
+};
+
+struct SeriesPoint
+{
+    double x = 0;
+    double y = 0;
+};
+
+struct ReorgPoint
+{
+    double time = 0; // unix seconds (detected_at)
+    qint64 depth = 0;
+    QString reason;
+};
+
+// Chart data derivable from the database alone, each capped at kMaxSeriesPoints.
+struct Series
+{
+    QList<SeriesPoint> blocks; // x: block_timestamp (unix s), y: block number
+    qint64 blocksTotal = 0;    // rows before downsampling
+    QList<ReorgPoint> reorgs;
+    QList<SeriesPoint> outboxDelivered; // x: delivered_at (unix s), y: rows delivered so far
+    qint64 outboxDeliveredTotal = 0;
+    // x: block number, y: undelivered rows at that block (or, when downsampled, in the
+    // blocks from x up to the next point's x).
+    QList<SeriesPoint> outboxPendingByBlock;
+};
+
+// The node as seen at export time (per-node history is not stored).
+struct NodeSummary
+{
+    QString url;
+    bool checked = false;   // a node was given
+    bool reachable = false; // it answered eth_chainId, eth_blockNumber and block 0
+    std::optional<quint64> chainId;
+    std::optional<quint64> head;
+    QString genesisHash;
+    bool sameChain = false; // chain id and genesis equal the environment's
+    QString error;
+    QString checkedAt;
+};
+
+enum class InvariantState { NotChecked, Hold, Violated };
+QString invariantStateName(InvariantState state); // "not-checked", "hold", "violated"
+
+struct InvariantVerdict
+{
+    InvariantState state = InvariantState::NotChecked;
+    QString summary; // one line; says why when not checked
+    QStringList violations;
+    QStringList contractsChecked;
+};
+
+// Everything known about one environment, from the database plus an optional look at the
+// node at export time: what the app's Export and `forkscope report` write as JSON, CSV
+// and PDF. A plain copyable value: build it on a worker thread, hand it to the GUI.
+class CheckpointReport
+{
+public:
+    static constexpr int kSchemaVersion = 1;
+    static constexpr int kMaxSeriesPoints = 2000;
+    static constexpr int kMaxDiffItemsPerReorg = 200;
+
+    // Reads the environment in one read snapshot (never writes) and, with a node, checks
+    // each checkpoint's hash and the four invariants against it. Throws
+    // UnknownEnvironmentError (listing the known ids), StoreError on database trouble.
+    // RPC failures are not thrown: they become status "unreachable" in the report.
+    static CheckpointReport build(store::Database& db, const QString& environmentId,
+                                  rpc::EthClient* node /* nullptr = don't verify */);
+    // The default environment: the newest live (not archived) one. Throws
+    // UnknownEnvironmentError when there is none.
+    static QString liveEnvironment(store::Database& db);
+    // One environment's row, or UnknownEnvironmentError listing the known ids.
+    static EnvironmentInfo findEnvironment(store::Database& db, const QString& environmentId);
+
+    // UTF-8 JSON, schema in docs/report-schema.md.
+    QByteArray toJson() const;
+    // RFC 4180: CRLF line ends, a header row, then one row per checkpoint and one per
+    // reorg, told apart by the record_type column.
+    QByteArray toCsv() const;
+    static QStringList csvColumns();
+
+    QString generatedAt; // UTC ISO 8601
+    QString generator;   // "forkscope <version>"
+    QString databasePath;
+    EnvironmentInfo environment;
+    QList<CheckpointEntry> checkpoints;
+    QList<ReorgEntry> reorgs;
+    Counts counts;
+    Series series;
+    NodeSummary node;
+    InvariantVerdict invariants;
+};
+
+} // namespace forkscope::report
+
+Q_DECLARE_METATYPE(forkscope::report::CheckpointReport)

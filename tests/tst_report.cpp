@@ -1,0 +1,520 @@
+// `forkscope report` as a user runs it, on a database with two real environments: env-a
+// indexed on anvil with a real reorg and then archived by `forkscope lab reset`, env-b
+// indexed on the reset chain. Every figure in the JSON and CSV is compared with direct SQL,
+// every verification status with the node, the PDF with pdfinfo/pdftotext; bad inputs
+// leave one line and no file; and the database is byte-for-byte the same afterwards.
+#include "IndexerLab.h"
+#include "store/Database.h"
+
+#include <QDir>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSqlQuery>
+#include <QSqlRecord>
+#include <QStandardPaths>
+#include <QtTest>
+
+using namespace forkscope;
+using test::IndexerLab;
+using test::ProcessRun;
+
+#define VERIFY_EXIT_OK(run)                                                                        \
+    do {                                                                                           \
+        const ProcessRun& r_ = (run);                                                              \
+        QVERIFY2(r_.finished&& r_.exitStatus == QProcess::NormalExit && r_.exitCode == 0,          \
+                 qPrintable(r_.describe()));                                                       \
+    } while (0)
+
+namespace {
+
+// RFC 4180: quoted fields may hold commas, doubled quotes and line breaks.
+QList<QStringList> parseCsv(const QByteArray& bytes)
+{
+    const QString text = QString::fromUtf8(bytes);
+    QList<QStringList> rows;
+    QStringList row;
+    QString field;
+    bool quoted = false;
+    for (qsizetype i = 0; i < text.size(); ++i) {
+        const QChar c = text.at(i);
+        if (quoted) {
+            if (c == '"' && i + 1 < text.size() && text.at(i + 1) == '"') {
+                field += '"';
+                ++i;
+            } else if (c == '"') {
+                quoted = false;
+            } else {
+                field += c;
+            }
+        } else if (c == '"') {
+            quoted = true;
+        } else if (c == ',') {
+            row << field;
+            field.clear();
+        } else if (c == '\r' && i + 1 < text.size() && text.at(i + 1) == '\n') {
+            row << field;
+            rows << row;
+            row.clear();
+            field.clear();
+            ++i;
+        } else {
+            field += c;
+        }
+    }
+    if (!field.isEmpty() || !row.isEmpty())
+        rows << (row << field);
+    return rows;
+}
+
+QString runTool(const QString& tool, const QStringList& args)
+{
+    QProcess p;
+    p.start(tool, args);
+    p.waitForFinished(30000);
+    return QString::fromUtf8(p.readAllStandardOutput());
+}
+
+} // namespace
+
+class TestReport : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void jsonLiveEnvironmentMatchesTheDatabase();
+    void jsonArchivedEnvironmentIsReorgedOnTheResetChain();
+    void csvHasOneRowPerCheckpointAndReorg();
+    void pdfWithoutADisplay_data();
+    void pdfWithoutADisplay();
+    void badInputs_data();
+    void badInputs();
+    void noVerifyAsksNoNode();
+    void databaseUnchanged();
+    void unreachableNodeStillWritesTheReport(); // stops anvil: keep last
+
+private:
+    ProcessRun report(const QStringList& extra, const QString& out,
+                      const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment());
+    QJsonObject jsonReport(const QStringList& extra);
+    QVariantList row(const QString& sql, const QVariantList& args = {});
+    qint64 scalar(const QString& sql, const QString& env);
+
+    std::unique_ptr<IndexerLab> m_lab;
+    QString m_dumpBefore;
+};
+
+ProcessRun TestReport::report(const QStringList& extra, const QString& out,
+                              const QProcessEnvironment& env)
+{
+    return test::runForkscope(QStringList{"report", "--db", m_lab->dbPath(), "--out", out} + extra,
+                              env, 60000);
+}
+
+QJsonObject TestReport::jsonReport(const QStringList& extra)
+{
+    const QString out =
+        m_lab->tempPath(QStringLiteral("r-%1.json").arg(QDateTime::currentMSecsSinceEpoch()));
+    const ProcessRun run = report(QStringList{"--format", "json"} + extra, out);
+    if (run.exitCode != 0)
+        qWarning().noquote() << run.describe();
+    QFile f(out);
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    QJsonParseError pe{};
+    const QJsonDocument doc = QJsonDocument::fromJson(f.readAll(), &pe);
+    if (pe.error != QJsonParseError::NoError)
+        qWarning() << "not JSON:" << pe.errorString();
+    return doc.object();
+}
+
+QVariantList TestReport::row(const QString& sql, const QVariantList& args)
+{
+    store::Database::Options ro;
+    ro.readOnly = true;
+    auto db = store::Database::open(m_lab->dbPath(), ro);
+    QSqlQuery q = db->run(sql, args);
+    QVariantList out;
+    if (q.next())
+        for (int i = 0; i < q.record().count(); ++i)
+            out << q.value(i);
+    return out;
+}
+
+qint64 TestReport::scalar(const QString& sql, const QString& env)
+{
+    return row(sql, {env}).value(0).toLongLong();
+}
+
+void TestReport::initTestCase()
+{
+    m_lab = std::make_unique<IndexerLab>();
+    IndexerLab& lab = *m_lab;
+    lab.deployToken("AAA");
+    lab.sprayAll(6, 4, 8);
+    VERIFY_EXIT_OK(lab.runIndex("env-a", {"--exit-when-synced"}));
+    // A real reorg of the last three blocks (their transfers vanish), seen by a second run.
+    lab.reorg(3);
+    VERIFY_EXIT_OK(lab.runIndex("env-a", {"--exit-when-synced"}));
+    QVERIFY(lab.count("SELECT count(*) FROM reorg_events WHERE environment_id = 'env-a'") >= 1);
+    QVERIFY(lab.count("SELECT count(*) FROM reorg_diff_items WHERE environment_id = 'env-a'") > 0);
+
+    VERIFY_EXIT_OK(test::runForkscope({"lab", "reset", "--db", lab.dbPath(), "--rpc",
+                                       lab.devnet().url().toString(), "--env", "env-b"}));
+    // The reset chain has no contracts: deploy again, then index the new environment. Mine
+    // past env-a's checkpoint so that height exists on the new chain with another hash.
+    lab.tokens().clear();
+    lab.deployToken("BBB");
+    lab.sprayAll(3, 3, 5);
+    VERIFY_EXIT_OK(lab.runIndex("env-b", {"--exit-when-synced"}));
+    lab.mine(30);
+    m_dumpBefore = lab.dump();
+}
+
+void TestReport::jsonLiveEnvironmentMatchesTheDatabase()
+{
+    const QJsonObject r = jsonReport({}); // no --env: the newest live environment
+    QCOMPARE(r.value("schema_version").toInt(), 1);
+    const QJsonObject env = r.value("environment").toObject();
+    QCOMPARE(env.value("id").toString(), QString("env-b"));
+    QCOMPARE(env.value("archived").toBool(), false);
+    QVERIFY(env.value("archived_at").isNull());
+    const QVariantList e =
+        row("SELECT chain_id, genesis_hash, rpc_url, created_at FROM environments "
+            "WHERE environment_id = 'env-b'");
+    QCOMPARE(env.value("chain_id").toInteger(), e[0].toLongLong());
+    QCOMPARE(env.value("genesis_hash").toString(), e[1].toString());
+    QCOMPARE(env.value("rpc_url").toString(), e[2].toString());
+    QCOMPARE(env.value("created_at").toString(), e[3].toString());
+
+    const QJsonArray cps = r.value("checkpoints").toArray();
+    QCOMPARE(cps.size(), 1);
+    const QJsonObject cp = cps.first().toObject();
+    const QVariantList c =
+        row("SELECT source_id, block_number, block_hash, policy_version, generation, "
+            "updated_at FROM indexer_checkpoints WHERE environment_id = 'env-b'");
+    QCOMPARE(cp.value("source_id").toString(), c[0].toString());
+    QCOMPARE(cp.value("block_number").toInteger(), c[1].toLongLong());
+    QCOMPARE(cp.value("block_hash").toString(), c[2].toString());
+    QCOMPARE(cp.value("policy_version").toString(), c[3].toString());
+    QCOMPARE(cp.value("generation").toInt(), c[4].toInt());
+    QCOMPARE(cp.value("updated_at").toString(), c[5].toString());
+    const QJsonObject v = cp.value("verification").toObject();
+    QCOMPARE(v.value("status").toString(), QString("canonical"));
+    QCOMPARE(v.value("node_hash").toString(), c[2].toString());
+    QVERIFY(v.value("method").toString().startsWith("eth_getBlockByNumber(0x"));
+    QVERIFY(v.value("method").toString().contains(
+        m_lab->devnet().url().toString(QUrl::StripTrailingSlash)));
+    QVERIFY(!v.value("checked_at").toString().isEmpty());
+
+    const QJsonObject counts = r.value("counts").toObject();
+    const QString envB = "env-b";
+    QCOMPARE(counts.value("blocks").toInteger(),
+             scalar("SELECT count(*) FROM blocks WHERE environment_id = ?", envB));
+    QCOMPARE(counts.value("logs").toInteger(),
+             scalar("SELECT count(*) FROM logs WHERE environment_id = ?", envB));
+    QCOMPARE(counts.value("transfers").toInteger(),
+             scalar("SELECT count(*) FROM transfer_events WHERE environment_id = ?", envB));
+    QCOMPARE(counts.value("balances").toInteger(),
+             scalar("SELECT count(*) FROM token_balances WHERE environment_id = ?", envB));
+    QCOMPARE(counts.value("holders").toInteger(),
+             scalar("SELECT count(DISTINCT holder) FROM token_balances WHERE environment_id = ? "
+                    "AND balance <> '0'",
+                    envB));
+    QCOMPARE(counts.value("outbox").toObject().value("pending").toInteger(),
+             scalar("SELECT count(*) FROM outbox WHERE environment_id = ? AND delivered_at IS NULL "
+                    "AND failed_at IS NULL",
+                    envB));
+    QCOMPARE(counts.value("reorgs").toInteger(), 0);
+    QVERIFY(counts.value("transfers").toInteger() > 0);
+
+    const QJsonObject node = r.value("node").toObject();
+    QVERIFY(node.value("reachable").toBool());
+    QVERIFY(node.value("same_chain").toBool());
+    QCOMPARE(node.value("head").toInteger(), qint64(m_lab->eth().blockNumber()));
+    const QJsonObject inv = r.value("invariants").toObject();
+    QVERIFY2(inv.value("state").toString() == "hold", qPrintable(inv.value("summary").toString()));
+
+    const QJsonObject series = r.value("series").toObject();
+    const QJsonObject blocks = series.value("blocks").toObject();
+    QCOMPARE(blocks.value("total").toInteger(), counts.value("blocks").toInteger());
+    QVERIFY(blocks.value("points").toArray().size() <= 2000);
+    const QJsonArray last = blocks.value("points").toArray().last().toArray();
+    QCOMPARE(qint64(last.at(1).toDouble()), c[1].toLongLong());
+    QCOMPARE(series.value("outbox_pending_by_block").toObject().value("points").toArray().size(),
+             scalar("SELECT count(DISTINCT block_number) FROM outbox WHERE environment_id = ? AND "
+                    "delivered_at IS NULL",
+                    envB));
+}
+
+void TestReport::jsonArchivedEnvironmentIsReorgedOnTheResetChain()
+{
+    const QJsonObject r = jsonReport({"--env", "env-a"});
+    const QJsonObject env = r.value("environment").toObject();
+    QCOMPARE(env.value("id").toString(), QString("env-a"));
+    QVERIFY(env.value("archived").toBool());
+    QCOMPARE(
+        env.value("archived_at").toString(),
+        row("SELECT archived_at FROM environments WHERE environment_id = 'env-a'")[0].toString());
+
+    // The chain was reset: the node's block at the checkpoint's height is another block.
+    const QJsonObject cp = r.value("checkpoints").toArray().first().toObject();
+    const QVariantList c = row("SELECT block_number, block_hash FROM indexer_checkpoints WHERE "
+                               "environment_id = 'env-a'");
+    QCOMPARE(cp.value("block_number").toInteger(), c[0].toLongLong());
+    QCOMPARE(cp.value("block_hash").toString(), c[1].toString());
+    const QJsonObject v = cp.value("verification").toObject();
+    QCOMPARE(v.value("status").toString(), QString("reorged"));
+    const auto nodeBlock = m_lab->eth().blockByNumber(c[0].toULongLong());
+    QVERIFY(nodeBlock);
+    QCOMPARE(v.value("node_hash").toString(), nodeBlock->hash.toHex());
+    QVERIFY(v.value("node_hash").toString() != c[1].toString());
+
+    // Never green without checking: another chain is not checked against.
+    QCOMPARE(r.value("node").toObject().value("same_chain").toBool(), false);
+    const QJsonObject inv = r.value("invariants").toObject();
+    QCOMPARE(inv.value("state").toString(), QString("not-checked"));
+    QVERIFY2(inv.value("summary").toString().contains("lab was reset"),
+             qPrintable(inv.value("summary").toString()));
+
+    // Every reorg row, with its diff counts by kind, equals the tables.
+    const QJsonArray reorgs = r.value("reorgs").toArray();
+    QCOMPARE(reorgs.size(),
+             scalar("SELECT count(*) FROM reorg_events WHERE environment_id = ?", "env-a"));
+    store::Database::Options ro;
+    ro.readOnly = true;
+    auto db = store::Database::open(m_lab->dbPath(), ro);
+    QSqlQuery q =
+        db->run("SELECT id, detected_at, old_block_number, old_block_hash, fork_block_number, "
+                "fork_block_hash, depth, reason, rows_removed FROM reorg_events WHERE "
+                "environment_id = 'env-a' ORDER BY id");
+    for (const QJsonValue& value : reorgs) {
+        QVERIFY(q.next());
+        const QJsonObject e = value.toObject();
+        QCOMPARE(e.value("id").toInteger(), q.value(0).toLongLong());
+        QCOMPARE(e.value("detected_at").toString(), q.value(1).toString());
+        QCOMPARE(e.value("old_block_number").toInteger(), q.value(2).toLongLong());
+        QCOMPARE(e.value("old_block_hash").toString(), q.value(3).toString());
+        QCOMPARE(e.value("fork_block_number").toInteger(), q.value(4).toLongLong());
+        QCOMPARE(e.value("fork_block_hash").toString(), q.value(5).toString());
+        QCOMPARE(e.value("depth").toInteger(), q.value(6).toLongLong());
+        QCOMPARE(e.value("reason").toString(), q.value(7).toString());
+        QCOMPARE(e.value("rows_removed").toInteger(), q.value(8).toLongLong());
+        QSqlQuery kinds = db->run("SELECT kind, count(*) FROM reorg_diff_items WHERE reorg_id = ? "
+                                  "AND environment_id = 'env-a' GROUP BY kind",
+                                  {q.value(0)});
+        qint64 total = 0;
+        const QJsonObject counts = e.value("diff_counts").toObject();
+        int kindsSeen = 0;
+        while (kinds.next()) {
+            ++kindsSeen;
+            QCOMPARE(counts.value(kinds.value(0).toString()).toInteger(),
+                     kinds.value(1).toLongLong());
+            total += kinds.value(1).toLongLong();
+        }
+        QCOMPARE(counts.size(), kindsSeen);
+        QCOMPARE(e.value("diff_items_total").toInteger(), total);
+        QCOMPARE(e.value("diff_items").toArray().size(), std::min<qint64>(total, 200));
+        QCOMPARE(e.value("diff_items_truncated").toBool(), total > 200);
+        QVERIFY(counts.value("transfer_removed").toInteger() > 0);
+    }
+    QCOMPARE(r.value("series").toObject().value("reorgs").toArray().size(), reorgs.size());
+}
+
+void TestReport::csvHasOneRowPerCheckpointAndReorg()
+{
+    const QString out = m_lab->tempPath("a.csv");
+    VERIFY_EXIT_OK(report({"--format", "csv", "--env", "env-a"}, out));
+    QFile f(out);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QByteArray bytes = f.readAll();
+    QVERIFY(bytes.endsWith("\r\n"));
+    const QList<QStringList> rows = parseCsv(bytes);
+    QVERIFY(rows.size() > 1);
+    const QStringList header = rows.first();
+    QCOMPARE(header.first(), QString("record_type"));
+    const auto col = [&](const QString& name) { return header.indexOf(name); };
+    for (const char* name :
+         {"environment_id", "block_number", "block_hash", "status", "node_hash", "reorg_id",
+          "depth", "reason", "rows_removed", "diff_transfer_removed"})
+        QVERIFY2(col(name) >= 0, name);
+
+    int checkpoints = 0;
+    int reorgs = 0;
+    store::Database::Options ro;
+    ro.readOnly = true;
+    auto db = store::Database::open(m_lab->dbPath(), ro);
+    for (const QStringList& r : rows.mid(1)) {
+        QCOMPARE(r.size(), header.size());
+        QCOMPARE(r[col("environment_id")], QString("env-a"));
+        if (r[0] == "checkpoint") {
+            ++checkpoints;
+            QSqlQuery q = db->run("SELECT block_number, block_hash FROM indexer_checkpoints WHERE "
+                                  "environment_id = 'env-a' AND source_id = ?",
+                                  {r[col("source_id")]});
+            QVERIFY(q.next());
+            QCOMPARE(r[col("block_number")], q.value(0).toString());
+            QCOMPARE(r[col("block_hash")], q.value(1).toString());
+            QCOMPARE(r[col("status")], QString("reorged"));
+            QVERIFY(r[col("check_method")].contains(", ") || !r[col("check_method")].isEmpty());
+        } else {
+            QCOMPARE(r[0], QString("reorg"));
+            ++reorgs;
+            QSqlQuery q = db->run("SELECT depth, reason, rows_removed, (SELECT count(*) FROM "
+                                  "reorg_diff_items d WHERE d.reorg_id = e.id AND d.kind = "
+                                  "'transfer_removed') FROM reorg_events e WHERE id = ? AND "
+                                  "environment_id = 'env-a'",
+                                  {r[col("reorg_id")].toLongLong()});
+            QVERIFY(q.next());
+            QCOMPARE(r[col("depth")], q.value(0).toString());
+            QCOMPARE(r[col("reason")], q.value(1).toString());
+            QCOMPARE(r[col("rows_removed")], q.value(2).toString());
+            QCOMPARE(r[col("diff_transfer_removed")], q.value(3).toString());
+            QVERIFY(r[col("block_hash")].isEmpty()); // checkpoint columns stay empty
+        }
+    }
+    QCOMPARE(
+        checkpoints,
+        int(scalar("SELECT count(*) FROM indexer_checkpoints WHERE environment_id = ?", "env-a")));
+    QCOMPARE(reorgs,
+             int(scalar("SELECT count(*) FROM reorg_events WHERE environment_id = ?", "env-a")));
+}
+
+void TestReport::pdfWithoutADisplay_data()
+{
+    QTest::addColumn<QString>("env");
+    QTest::newRow("archived env with reorgs") << "env-a";
+    QTest::newRow("live env") << "env-b";
+}
+
+void TestReport::pdfWithoutADisplay()
+{
+    QFETCH(QString, env);
+    const QString pdfinfo = QStandardPaths::findExecutable("pdfinfo");
+    const QString pdftotext = QStandardPaths::findExecutable("pdftotext");
+    QVERIFY2(!pdfinfo.isEmpty() && !pdftotext.isEmpty(),
+             "pdfinfo/pdftotext not found: run packaging/bootstrap.sh (poppler-utils)");
+    // No display and no platform chosen: the command must pick offscreen by itself.
+    QProcessEnvironment noDisplay = QProcessEnvironment::systemEnvironment();
+    for (const char* var : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"})
+        noDisplay.remove(var);
+    const QString out = m_lab->tempPath(env + ".pdf");
+    const ProcessRun run = report({"--format", "pdf", "--env", env}, out, noDisplay);
+    VERIFY_EXIT_OK(run);
+    QVERIFY2(run.out.contains("report: wrote"), qPrintable(run.out));
+    // Nothing but our own lines on stderr: the live env none, the archived one a warning.
+    if (env == "env-b")
+        QVERIFY2(run.err.isEmpty(), qPrintable(run.err));
+    else
+        QVERIFY2(run.err.trimmed().count('\n') == 0 &&
+                     run.err.startsWith("forkscope: warning: node ") &&
+                     run.err.contains("serves another chain"),
+                 qPrintable(run.err));
+
+    const QString info = runTool(pdfinfo, {out});
+    const QRegularExpressionMatch pages = QRegularExpression("Pages:\\s+(\\d+)").match(info);
+    QVERIFY2(pages.hasMatch(), qPrintable(info));
+    QVERIFY2(pages.captured(1).toInt() >= 3, qPrintable(info));
+    QVERIFY(info.contains("A4"));
+
+    const QString text = runTool(pdftotext, {"-layout", out, "-"});
+    const QString hash =
+        row("SELECT block_hash FROM indexer_checkpoints WHERE environment_id = ?", {env})[0]
+            .toString();
+    QVERIFY2(text.contains(hash), qPrintable(text.left(3000)));
+    QVERIFY(text.contains("Environment " + env));
+    QVERIFY(text.contains(env == "env-a" ? "reorged" : "canonical"));
+    QVERIFY(text.contains(env == "env-a" ? "Invariants not checked" : "Invariants hold"));
+    if (env == "env-a")
+        QVERIFY(text.contains("transfer_removed"));
+}
+
+void TestReport::badInputs_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<int>("exitCode");
+    QTest::addColumn<QStringList>("mentions");
+    QTest::newRow("unknown env") << QStringList{"--format", "json", "--env", "nope"} << 1
+                                 << QStringList{"nope", "env-a (archived", "env-b (live)"};
+    QTest::newRow("bad format") << QStringList{"--format", "xml"} << 2
+                                << QStringList{"--format", "xml", "json, csv, pdf"};
+    QTest::newRow("missing format") << QStringList{} << 2 << QStringList{"--format is required"};
+    QTest::newRow("missing db") << QStringList{"--format", "json", "--db", "/nonexistent/x.sqlite"}
+                                << 1 << QStringList{"/nonexistent/x.sqlite", "does not exist"};
+    QTest::newRow("unwritable out")
+        << QStringList{"--format", "csv", "--out", "/nonexistent-dir/r.csv"} << 1
+        << QStringList{"--out", "/nonexistent-dir"};
+    QTest::newRow("out is a directory")
+        << QStringList{"--format", "pdf", "--out", "/tmp"} << 1 << QStringList{"directory"};
+    QTest::newRow("bad rpc") << QStringList{"--format", "json", "--rpc", "ftp://x"} << 2
+                             << QStringList{"--rpc"};
+}
+
+void TestReport::badInputs()
+{
+    QFETCH(QStringList, args);
+    QFETCH(int, exitCode);
+    QFETCH(QStringList, mentions);
+    const QString out = m_lab->tempPath("bad-input.out");
+    // The lab's database and a fresh output path, unless the row is about those.
+    QStringList full{"report"};
+    if (!args.contains("--db"))
+        full << "--db" << m_lab->dbPath();
+    if (!args.contains("--out"))
+        full << "--out" << out;
+    const QStringList before = QDir(m_lab->tempPath(".")).entryList(QDir::Files);
+    const ProcessRun run =
+        test::runForkscope(full + args, QProcessEnvironment::systemEnvironment(), 60000);
+    QVERIFY2(run.finished && run.exitCode == exitCode, qPrintable(run.describe()));
+    const QStringList lines = run.err.trimmed().split('\n');
+    QCOMPARE(lines.size(), 1);
+    QVERIFY2(lines[0].startsWith("forkscope: "), qPrintable(run.err));
+    for (const QString& m : mentions)
+        QVERIFY2(lines[0].contains(m), qPrintable(m + " not in: " + run.err));
+    QVERIFY(!QFile::exists(out));
+    QVERIFY(!QFile::exists("/nonexistent-dir/r.csv"));
+    QCOMPARE(QDir(m_lab->tempPath(".")).entryList(QDir::Files), before); // no temp file left
+}
+
+void TestReport::noVerifyAsksNoNode()
+{
+    const QJsonObject r = jsonReport({"--env", "env-b", "--no-verify"});
+    const QJsonObject v =
+        r.value("checkpoints").toArray().first().toObject().value("verification").toObject();
+    QCOMPARE(v.value("status").toString(), QString("not-checked"));
+    QVERIFY(v.value("checked_at").isNull());
+    QCOMPARE(r.value("node").toObject().value("checked").toBool(), false);
+    QCOMPARE(r.value("invariants").toObject().value("state").toString(), QString("not-checked"));
+}
+
+void TestReport::databaseUnchanged()
+{
+    QCOMPARE(m_lab->dump(), m_dumpBefore);
+}
+
+void TestReport::unreachableNodeStillWritesTheReport()
+{
+    m_lab->devnet().stop(); // the environment's stored rpc_url now refuses connections
+    const QString out = m_lab->tempPath("unreachable.json");
+    const ProcessRun run = report({"--format", "json", "--env", "env-b"}, out);
+    VERIFY_EXIT_OK(run);
+    const QStringList lines = run.err.trimmed().split('\n');
+    QCOMPARE(lines.size(), 1);
+    QVERIFY2(lines[0].startsWith("forkscope: warning: node ") && lines[0].contains("unreachable"),
+             qPrintable(run.err));
+    QFile f(out);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonObject r = QJsonDocument::fromJson(f.readAll()).object();
+    const QJsonObject v =
+        r.value("checkpoints").toArray().first().toObject().value("verification").toObject();
+    QCOMPARE(v.value("status").toString(), QString("unreachable"));
+    QVERIFY(!v.value("error").toString().isEmpty());
+    QCOMPARE(r.value("node").toObject().value("reachable").toBool(), false);
+    const QJsonObject inv = r.value("invariants").toObject();
+    QCOMPARE(inv.value("state").toString(), QString("not-checked"));
+    QVERIFY(inv.value("summary").toString().startsWith("not checked: node unreachable"));
+    QCOMPARE(m_lab->dump(), m_dumpBefore);
+}
+
+QTEST_GUILESS_MAIN(TestReport)
+#include "tst_report.moc"

@@ -1,0 +1,175 @@
+#include "ReportCharts.h"
+
+#include <QMap>
+#include <qcustomplot.h>
+
+namespace forkscope::ui {
+
+namespace {
+
+// The app's reorg colours (MainWindow), so a printed chart reads like the live one.
+QColor reasonColor(const QString& reason)
+{
+    if (reason == QLatin1String("hash mismatch"))
+        return QColor(0xff, 0x7f, 0x0e);
+    if (reason == QLatin1String("parent mismatch"))
+        return QColor(0x94, 0x67, 0xbd);
+    if (reason == QLatin1String("absence"))
+        return QColor(0xd6, 0x27, 0x28);
+    return QColor(0x7f, 0x7f, 0x7f);
+}
+
+void useTimeAxis(QCustomPlot& plot)
+{
+    auto ticker = QSharedPointer<QCPAxisTickerDateTime>::create();
+    ticker->setDateTimeFormat(QStringLiteral("MM-dd\nHH:mm:ss"));
+    ticker->setDateTimeSpec(Qt::UTC);
+    plot.xAxis->setTicker(ticker);
+    plot.xAxis->setLabel(QStringLiteral("time (UTC)"));
+}
+
+void setUp(QCustomPlot& plot, const QSize& size, const QString& title, const QString& yLabel)
+{
+    plot.resize(size);
+    plot.setBackground(Qt::white);
+    plot.plotLayout()->insertRow(0);
+    auto* heading =
+        new QCPTextElement(&plot, title, QFont(QStringLiteral("DejaVu Sans"), 11, QFont::Bold));
+    plot.plotLayout()->addElement(0, 0, heading);
+    plot.yAxis->setLabel(yLabel);
+}
+
+// Says so in the plot area instead of drawing an empty frame that looks like a bug.
+void noData(QCustomPlot& plot, const QString& text)
+{
+    auto* label = new QCPItemText(&plot);
+    label->position->setType(QCPItemPosition::ptAxisRectRatio);
+    label->position->setCoords(0.5, 0.5);
+    label->setText(text);
+    label->setColor(Qt::darkGray);
+}
+
+QImage finish(QCustomPlot& plot, const QSize& size, double scale)
+{
+    plot.replot(QCustomPlot::rpImmediateRefresh);
+    return plot.toPixmap(size.width(), size.height(), scale).toImage();
+}
+
+QImage cursorChart(const report::CheckpointReport& r, const QSize& size, double scale)
+{
+    QCustomPlot plot;
+    setUp(plot, size, ReportCharts::title(ReportCharts::Cursor), QStringLiteral("block"));
+    useTimeAxis(plot);
+    plot.xAxis->setLabel(QStringLiteral("block time (UTC)"));
+    QCPGraph* g = plot.addGraph();
+    g->setPen(QPen(QColor(0x2c, 0xa0, 0x2c), 2));
+    g->setLineStyle(QCPGraph::lsStepLeft);
+    for (const auto& p : r.series.blocks)
+        g->addData(p.x, p.y);
+    if (r.series.blocks.size() <= 200) // few points: show each, not just a line
+        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
+    if (r.series.blocks.isEmpty())
+        noData(plot, QStringLiteral("no indexed blocks"));
+    else
+        plot.rescaleAxes();
+    return finish(plot, size, scale);
+}
+
+QImage reorgChart(const report::CheckpointReport& r, const QSize& size, double scale)
+{
+    QCustomPlot plot;
+    setUp(plot, size, ReportCharts::title(ReportCharts::Reorgs), QStringLiteral("depth (blocks)"));
+    useTimeAxis(plot);
+    if (r.series.reorgs.isEmpty()) {
+        noData(plot, QStringLiteral("no reorgs recorded"));
+        return finish(plot, size, scale);
+    }
+    double lo = r.series.reorgs.first().time;
+    double hi = lo;
+    qint64 deepest = 1;
+    for (const auto& p : r.series.reorgs) {
+        lo = std::min(lo, p.time);
+        hi = std::max(hi, p.time);
+        deepest = std::max(deepest, p.depth);
+    }
+    const double pad = std::max(30.0, (hi - lo) * 0.05);
+    const double width = std::max(1.0, (hi - lo + 2 * pad) / 60.0);
+    QMap<QString, QCPBars*> byReason;
+    for (const auto& p : r.series.reorgs) {
+        QCPBars*& bars = byReason[p.reason];
+        if (!bars) {
+            bars = new QCPBars(plot.xAxis, plot.yAxis);
+            bars->setName(p.reason);
+            bars->setWidth(width);
+            bars->setPen(Qt::NoPen);
+            bars->setBrush(reasonColor(p.reason));
+        }
+        bars->addData(p.time, double(p.depth));
+    }
+    plot.legend->setVisible(true);
+    plot.axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    plot.xAxis->setRange(lo - pad, hi + pad);
+    plot.yAxis->setRange(0, double(deepest) * 1.2 + 1);
+    return finish(plot, size, scale);
+}
+
+QImage outboxChart(const report::CheckpointReport& r, const QSize& size, double scale)
+{
+    QCustomPlot plot;
+    setUp(plot, size, ReportCharts::title(ReportCharts::Outbox), QStringLiteral("rows"));
+    if (!r.series.outboxDelivered.isEmpty() || r.series.outboxPendingByBlock.isEmpty()) {
+        useTimeAxis(plot);
+        QCPGraph* g = plot.addGraph();
+        g->setName(QStringLiteral("delivered (running total)"));
+        g->setPen(QPen(QColor(0x1f, 0x77, 0xb4), 2));
+        g->setLineStyle(QCPGraph::lsStepLeft);
+        for (const auto& p : r.series.outboxDelivered)
+            g->addData(p.x, p.y);
+        if (r.series.outboxDelivered.isEmpty())
+            noData(plot, QStringLiteral("no outbox rows"));
+        else
+            plot.rescaleAxes();
+        plot.yAxis->setRangeLower(0);
+        return finish(plot, size, scale);
+    }
+    // Nothing delivered yet (no sink configured): the backlog by block is what there is.
+    plot.xAxis->setLabel(QStringLiteral("block (nothing delivered yet: pending rows by block)"));
+    auto* bars = new QCPBars(plot.xAxis, plot.yAxis);
+    bars->setPen(Qt::NoPen);
+    bars->setBrush(QColor(0x8c, 0x56, 0x4b));
+    for (const auto& p : r.series.outboxPendingByBlock)
+        bars->addData(p.x, p.y);
+    bars->setWidth(std::max(
+        1.0, (r.series.outboxPendingByBlock.last().x - r.series.outboxPendingByBlock.first().x) /
+                 std::max<qsizetype>(1, r.series.outboxPendingByBlock.size())));
+    plot.rescaleAxes();
+    plot.xAxis->setRange(plot.xAxis->range().lower - 1, plot.xAxis->range().upper + 1);
+    plot.yAxis->setRange(0, plot.yAxis->range().upper * 1.2 + 1);
+    return finish(plot, size, scale);
+}
+
+} // namespace
+
+QString ReportCharts::title(Chart chart)
+{
+    switch (chart) {
+    case Cursor:
+        return QStringLiteral("Cursor: indexed block height over block time");
+    case Reorgs:
+        return QStringLiteral("Reorgs: depth by reason");
+    case Outbox:
+        return QStringLiteral("Outbox: rows delivered over time");
+    case Count:
+        break;
+    }
+    return {};
+}
+
+QList<QImage> ReportCharts::render(const report::CheckpointReport& report, const QSize& size,
+                                   double scale)
+{
+    return {cursorChart(report, size, scale), reorgChart(report, size, scale),
+            outboxChart(report, size, scale)};
+}
+
+} // namespace forkscope::ui
