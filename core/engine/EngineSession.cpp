@@ -83,6 +83,13 @@ void EngineSession::start()
         m_status.endpoint = url.toString();
         m_rpc = new rpc::JsonRpcClient(url, this);
         m_rpc->setTimeout(m_config.rpcTimeout);
+        // The lab's own hands and eyes (demo traffic, reorg injection, the invariant
+        // verdict) talk to anvil directly: a fault set on a lab node is for the indexer
+        // and the health monitor to cope with, not something that should break the
+        // workload or the ground truth the verdict is checked against.
+        m_anvilRpc = m_devnet ? new rpc::JsonRpcClient(m_devnet->url(), this) : m_rpc;
+        if (m_anvilRpc != m_rpc)
+            m_anvilRpc->setTimeout(m_config.rpcTimeout);
         startHealth(url);
         if (m_config.indexing && m_db)
             startIndexing(url);
@@ -554,7 +561,7 @@ void EngineSession::injectReorg(int depth, int txMode)
             finishStop();
     });
     try {
-        const auto r = lab::ReorgInjector::inject(*m_rpc, depth, lab::ReorgTxMode(txMode));
+        const auto r = lab::ReorgInjector::inject(*m_anvilRpc, depth, lab::ReorgTxMode(txMode));
         emit logMessage(QStringLiteral("warning"), QStringLiteral("lab: %1").arg(r.describe()));
         requestVerdict(action);
     } catch (const std::exception& e) {
@@ -574,7 +581,7 @@ void EngineSession::rollbackBlocks(int blocks)
             finishStop();
     });
     try {
-        const quint64 head = lab::ReorgInjector::rollback(*m_rpc, blocks);
+        const quint64 head = lab::ReorgInjector::rollback(*m_anvilRpc, blocks);
         emit logMessage(QStringLiteral("warning"),
                         QStringLiteral("lab: rolled back %1 block(s); head is now %2 "
                                        "(the next blocks mined replace them)")
@@ -646,9 +653,9 @@ void EngineSession::crashIndexer(const QString& point)
 
 void EngineSession::deployDemoToken()
 {
-    const auto sender = lab::DemoToken::defaultSender(*m_rpc);
+    const auto sender = lab::DemoToken::defaultSender(*m_anvilRpc);
     m_demo = std::make_unique<lab::DemoToken>(
-        lab::DemoToken::deploy(*m_rpc, sender, QStringLiteral("Forkscope Demo"),
+        lab::DemoToken::deploy(*m_anvilRpc, sender, QStringLiteral("Forkscope Demo"),
                                QStringLiteral("FSD"), chain::U256("1000000000000000000000000")));
     m_demoOffset = 0;
     emit logMessage(QStringLiteral("info"),
@@ -997,6 +1004,9 @@ void EngineSession::finishStop()
     m_eth.reset();
     if (m_pollTimer)
         m_pollTimer->stop();
+    if (m_anvilRpc != m_rpc)
+        delete m_anvilRpc;
+    m_anvilRpc = nullptr;
     delete m_rpc;
     m_rpc = nullptr;
     if (m_devnet) {

@@ -110,7 +110,8 @@ private:
     QTemporaryDir m_devnetState; // where a stopped managed anvil keeps its chain
     quint16 m_devnetPort = 0;
     void startDevnet();
-    rpc::JsonRpcClient* m_rpc = nullptr;
+    rpc::JsonRpcClient* m_rpc = nullptr;      // the indexed node (lab node 1 in a proxied lab)
+    rpc::JsonRpcClient* m_anvilRpc = nullptr; // anvil itself in a managed lab, else m_rpc
     QTimer* m_pollTimer = nullptr;
     bool m_pollInFlight = false;
     // The indexer and demo traffic run on this (the engine's) thread; their blocking
