@@ -56,11 +56,7 @@ void EngineSession::start()
 {
     m_status.connection = EngineStatus::Connection::Starting;
     publish();
-    ++m_busy; // starting anvil and deploying the demo token block in nested event loops
-    const auto unbusy = qScopeGuard([this] {
-        if (--m_busy == 0 && m_stopRequested)
-            finishStop();
-    });
+    const auto busy = busyScope();
     try {
         if (!m_config.dbPath.isEmpty()) {
             QDir().mkpath(QFileInfo(m_config.dbPath).absolutePath());
@@ -146,11 +142,7 @@ void EngineSession::setDevnetRunning(bool running)
     if (!m_config.managedDevnet || !m_devnet || m_stopRequested ||
         running == m_status.devnetRunning)
         return;
-    ++m_busy;
-    const auto unbusy = qScopeGuard([this] {
-        if (--m_busy == 0 && m_stopRequested)
-            finishStop();
-    });
+    const auto busy = busyScope();
     if (!running) {
         if (m_demoTimer)
             m_demoTimer->stop();
@@ -348,11 +340,7 @@ void EngineSession::indexStep()
     if (!m_indexer || m_stopRequested)
         return;
     int next = 500;
-    ++m_busy;
-    const auto unbusy = qScopeGuard([this] {
-        if (--m_busy == 0 && m_stopRequested)
-            finishStop();
-    });
+    const auto busy = busyScope();
     try {
         const indexer::IndexerStatus& s = m_indexer->step();
         m_status.indexerState = m_status.indexingPaused
@@ -553,16 +541,18 @@ void EngineSession::injectReorg(int depth, int txMode)
     const QString action = QStringLiteral("inject reorg depth %1 (%2)")
                                .arg(depth)
                                .arg(lab::ReorgInjector::modeName(lab::ReorgTxMode(txMode)));
+    runLabAction(action, [&] {
+        return lab::ReorgInjector::inject(*m_anvilRpc, depth, lab::ReorgTxMode(txMode)).describe();
+    });
+}
+
+void EngineSession::runLabAction(const QString& action, const std::function<QString()>& act)
+{
     if (!labAvailable(action))
         return;
-    ++m_busy;
-    const auto unbusy = qScopeGuard([this] {
-        if (--m_busy == 0 && m_stopRequested)
-            finishStop();
-    });
+    const auto busy = busyScope();
     try {
-        const auto r = lab::ReorgInjector::inject(*m_anvilRpc, depth, lab::ReorgTxMode(txMode));
-        emit logMessage(QStringLiteral("warning"), QStringLiteral("lab: %1").arg(r.describe()));
+        emit logMessage(QStringLiteral("warning"), QStringLiteral("lab: %1").arg(act()));
         requestVerdict(action);
     } catch (const std::exception& e) {
         emit logMessage(QStringLiteral("error"),
@@ -573,25 +563,13 @@ void EngineSession::injectReorg(int depth, int txMode)
 void EngineSession::rollbackBlocks(int blocks)
 {
     const QString action = QStringLiteral("roll back %1 block(s)").arg(blocks);
-    if (!labAvailable(action))
-        return;
-    ++m_busy;
-    const auto unbusy = qScopeGuard([this] {
-        if (--m_busy == 0 && m_stopRequested)
-            finishStop();
-    });
-    try {
+    runLabAction(action, [&] {
         const quint64 head = lab::ReorgInjector::rollback(*m_anvilRpc, blocks);
-        emit logMessage(QStringLiteral("warning"),
-                        QStringLiteral("lab: rolled back %1 block(s); head is now %2 "
-                                       "(the next blocks mined replace them)")
-                            .arg(blocks)
-                            .arg(head));
-        requestVerdict(action);
-    } catch (const std::exception& e) {
-        emit logMessage(QStringLiteral("error"),
-                        QStringLiteral("%1: %2").arg(action, QString::fromUtf8(e.what())));
-    }
+        return QStringLiteral(
+                   "rolled back %1 block(s); head is now %2 (the next blocks mined replace them)")
+            .arg(blocks)
+            .arg(head);
+    });
 }
 
 void EngineSession::setProxyKnobs(int node, const QJsonObject& changes)
@@ -675,11 +653,7 @@ void EngineSession::resetLab()
     const QString action = QStringLiteral("lab reset");
     if (!labAvailable(action) || !m_indexer)
         return;
-    ++m_busy;
-    const auto unbusy = qScopeGuard([this] {
-        if (--m_busy == 0 && m_stopRequested)
-            finishStop();
-    });
+    const auto busy = busyScope();
     // Stop indexing first: nothing may write into the environment being archived.
     m_indexTimer->stop();
     if (m_demoTimer)
@@ -746,11 +720,7 @@ void EngineSession::requestReport(const QString& environmentId, bool verify, con
         emit reportFailed(QStringLiteral("the engine has no database open"), purpose);
         return;
     }
-    ++m_busy;
-    const auto unbusy = qScopeGuard([this] {
-        if (--m_busy == 0 && m_stopRequested)
-            finishStop();
-    });
+    const auto busy = busyScope();
     try {
         const QString env = environmentId.isEmpty() ? m_status.environmentId : environmentId;
         emit reportAvailable(report::CheckpointReport::build(
@@ -951,11 +921,7 @@ void EngineSession::demoTick()
 {
     if (!m_demo || m_stopRequested)
         return;
-    ++m_busy;
-    const auto unbusy = qScopeGuard([this] {
-        if (--m_busy == 0 && m_stopRequested)
-            finishStop();
-    });
+    const auto busy = busyScope();
     try {
         const int n = std::max(1, m_status.demoTransfersPerTick);
         m_demo->spray(n, m_demoOffset, 50);

@@ -10,7 +10,9 @@
 #include <QObject>
 #include <QPointer>
 
+#include <QScopeGuard>
 #include <QTemporaryDir>
+#include <functional>
 #include <memory>
 
 class QThread;
@@ -126,6 +128,16 @@ private:
     // Blocking RPC spins nested event loops, in which a queued stop() can arrive while a
     // step is still on the stack; it is then deferred until the step unwinds.
     int m_busy = 0;
+    [[nodiscard]] auto busyScope()
+    {
+        ++m_busy;
+        return qScopeGuard([this] {
+            if (--m_busy == 0 && m_stopRequested)
+                finishStop();
+        });
+    }
+    // A lab action on anvil: logged, then the verdict is requested; errors are logged.
+    void runLabAction(const QString& action, const std::function<QString()>& act);
     bool m_stopRequested = false;
     void finishStop();
     QElapsedTimer m_sincePublish;
