@@ -9,6 +9,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QIcon>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTimer>
@@ -25,6 +26,12 @@ int runGui(int& argc, char** argv)
     QApplication::setApplicationName(QStringLiteral("forkscope"));
     QApplication::setOrganizationName(QStringLiteral("Forkscope"));
     QApplication::setApplicationVersion(QStringLiteral(FORKSCOPE_VERSION));
+    // Lets the desktop (Wayland especially) match windows to the installed .desktop entry
+    // and its icon; the bundled PNG covers running from the build tree.
+    QGuiApplication::setDesktopFileName(QStringLiteral("io.github.forkscope.Forkscope"));
+    QApplication::setWindowIcon(QIcon::fromTheme(
+        QStringLiteral("io.github.forkscope.Forkscope"),
+        QIcon(QStringLiteral(":/forkscope/icons/io.github.forkscope.Forkscope.png"))));
 
     QCommandLineParser p;
     p.setApplicationDescription(QStringLiteral("Forkscope desktop app."));

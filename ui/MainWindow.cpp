@@ -440,7 +440,10 @@ void MainWindow::applyLab(const EngineStatus& s)
         const QSignalBlocker block(m_labActions.value(QStringLiteral("demo")));
         m_labActions.value(QStringLiteral("demo"))->setChecked(s.demoTraffic);
     }
-    if (s.demoTransfersPerTick > 0 && !m_demoRate->hasFocus()) {
+    // Follow the engine's rate only when the engine changed it: a snapshot still carrying
+    // the old rate must not overwrite what the user just typed.
+    if (s.demoTransfersPerTick > 0 && s.demoTransfersPerTick != m_engineDemoRate) {
+        m_engineDemoRate = s.demoTransfersPerTick;
         const QSignalBlocker block(m_demoRate);
         m_demoRate->setValue(s.demoTransfersPerTick);
     }

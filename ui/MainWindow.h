@@ -151,6 +151,7 @@ private:
     QAction* m_devnetAction = nullptr;
     QHash<QString, QAction*> m_labActions;
     QSpinBox* m_demoRate = nullptr;
+    int m_engineDemoRate = 0;
     QLabel* m_verdictBadge = nullptr;
     engine::InvariantVerdict m_verdict;
     QStringList m_labNodes;

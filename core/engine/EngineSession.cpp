@@ -479,8 +479,10 @@ void EngineSession::runVerdict()
     v.action = action;
     v.at = QDateTime::currentDateTimeUtc();
     try {
+        // Against anvil itself in a managed lab: the ground truth, not a faulty lab node.
+        rpc::EthClient truth(*m_anvilRpc);
         const indexer::InvariantReport r =
-            indexer::InvariantChecker(*m_readDb, *m_eth)
+            indexer::InvariantChecker(*m_readDb, truth)
                 .check(m_status.environmentId, m_ic.sourceId, m_ic.contracts);
         v.state = r.ok() ? InvariantVerdict::State::Holds : InvariantVerdict::State::Violated;
         v.summary = r.summary();

@@ -65,25 +65,28 @@ QString Devnet::locateAnvil()
     if (!onPath.isEmpty())
         return onPath;
     tried << QStringLiteral("anvil on PATH");
-    throw DevnetError(QStringLiteral("anvil not found (looked at: %1). Run "
-                                     "`bash packaging/bootstrap.sh` (installs it from npm), or "
-                                     "set FORKSCOPE_ANVIL to an anvil binary")
-                          .arg(tried.join(QStringLiteral(", "))));
+    throw DevnetError(
+        QStringLiteral("anvil not found (looked at: %1). Install it with `npm install "
+                       "@foundry-rs/anvil-linux-amd64@1.7.1` and put its bin/anvil on PATH "
+                       "or set FORKSCOPE_ANVIL to it (in a source checkout, `bash "
+                       "packaging/bootstrap.sh` does this)")
+            .arg(tried.join(QStringLiteral(", "))));
 }
 
 quint16 Devnet::findFreePort()
 {
     QTcpServer probe;
     if (!probe.listen(QHostAddress::LocalHost, 0))
-        throw DevnetError(QStringLiteral("cannot find a free loopback port: %1")
-                              .arg(probe.errorString()));
+        throw DevnetError(
+            QStringLiteral("cannot find a free loopback port: %1").arg(probe.errorString()));
     return probe.serverPort();
 }
 
 void Devnet::start(const Options& options)
 {
     if (isRunning())
-        throw DevnetError(QStringLiteral("the devnet is already running at %1").arg(m_url.toString()));
+        throw DevnetError(
+            QStringLiteral("the devnet is already running at %1").arg(m_url.toString()));
     const QString anvil = locateAnvil();
     if (options.port) {
         // Otherwise we could mistake whatever already listens there for our own anvil.
@@ -215,8 +218,10 @@ QString Devnet::logTail(int maxLines) const
     const qint64 size = f.size();
     if (size > 8192)
         f.seek(size - 8192);
-    const QStringList lines = QString::fromUtf8(f.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
-    const QString tail = lines.mid(qMax<qsizetype>(0, lines.size() - maxLines)).join(QLatin1String(" | "));
+    const QStringList lines =
+        QString::fromUtf8(f.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    const QString tail =
+        lines.mid(qMax<qsizetype>(0, lines.size() - maxLines)).join(QLatin1String(" | "));
     return tail.isEmpty() ? QStringLiteral("(empty log)") : tail;
 }
 

@@ -1,0 +1,102 @@
+#pragma once
+// Shared by the GUI lab suites: a main window attached to an engine on a managed anvil,
+// and helpers to answer dialogs and to let the chain settle.
+#include "MainWindow.h"
+#include "engine/EngineHost.h"
+#include "store/Database.h"
+
+#include <QApplication>
+#include <QSignalSpy>
+#include <QSqlQuery>
+#include <QSqlRecord>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <QtTest>
+
+namespace forkscope::test {
+
+// Answers the next modal dialog the way a user would: `fill` sets its fields, then OK.
+template <typename Dialog, typename Fill> inline void answerNextDialog(Fill fill)
+{
+    QTimer::singleShot(0, [fill] {
+        QTRY_VERIFY(QApplication::activeModalWidget() != nullptr);
+        auto* d = qobject_cast<Dialog*>(QApplication::activeModalWidget());
+        QVERIFY2(d, "the expected dialog did not open");
+        fill(d);
+        d->accept();
+    });
+}
+
+struct Lab
+{
+    QTemporaryDir dir;
+    ui::MainWindow w;
+    engine::EngineHost host;
+    QSignalSpy statuses{&host, &engine::EngineHost::statusAvailable};
+    QSignalSpy logs{&host, &engine::EngineHost::logMessage};
+    ~Lab()
+    {
+        if (QTest::currentTestFailed())
+            for (const auto& l : logs)
+                qInfo("engine log: [%s] %s", qPrintable(l.at(0).toString()),
+                      qPrintable(l.at(1).toString()));
+    }
+    engine::EngineStatus last() const
+    {
+        return statuses.last().at(0).value<engine::EngineStatus>();
+    }
+    bool logged(const QString& text) const
+    {
+        for (const auto& l : logs)
+            if (l.at(1).toString().contains(text))
+                return true;
+        return false;
+    }
+    void start(int labNodes = 0)
+    {
+        w.attachEngine(&host);
+        engine::EngineConfig config;
+        config.dbPath = dir.filePath("lab.sqlite");
+        config.demoTraffic = false; // the test decides when blocks come
+        config.labNodes = labNodes;
+        w.show();
+        host.start(config);
+    }
+};
+// Every row of every table of one environment, sorted: "kept, never changed" is this
+// string being identical before and after.
+inline QString environmentDump(const QString& dbPath, const QString& env)
+{
+    auto db = store::Database::open(dbPath);
+    QString out;
+    for (const char* table :
+         {"environments", "indexer_checkpoints", "blocks", "logs", "transfer_events",
+          "token_balances", "outbox", "reorg_events", "reorg_diff_items", "backfill_ranges"}) {
+        QSqlQuery q =
+            db->run(QString("SELECT * FROM %1 WHERE environment_id = ?").arg(QLatin1String(table)), {env});
+        QStringList rows;
+        while (q.next()) {
+            QStringList cells;
+            for (int i = 0; i < q.record().count(); ++i)
+                if (!(QLatin1String(table) == QLatin1String("environments") && q.record().fieldName(i) == "archived_at"))
+                    cells << q.value(i).toString();
+            rows << cells.join('|');
+        }
+        rows.sort();
+        out += QString::fromLatin1(table) + ":" + QString::number(rows.size()) + "\n" + rows.join('\n') + "\n";
+    }
+    return out;
+}
+
+inline void settle(Lab& lab, int minHead)
+{
+    lab.w.labAction("demo")->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(lab.last().headBlock.value_or(0) >= quint64(minHead), 30000);
+    lab.w.labAction("demo")->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(!lab.last().demoTraffic, 10000);
+    QTest::qWait(1200); // the last demo tick may still be mining
+    QTRY_VERIFY_WITH_TIMEOUT(lab.last().checkpoint && lab.last().checkpoint == lab.last().headBlock,
+                             30000);
+}
+
+} // namespace forkscope::test
