@@ -55,54 +55,6 @@ void EngineHost::shutdown()
     m_thread = nullptr;
 }
 
-void EngineHost::requestReorgDiff(qint64 id)
-{
-    if (m_session)
-        QMetaObject::invokeMethod(
-            m_session,
-            [s = m_session, id] {
-                if (s)
-                    s->requestReorgDiff(id);
-            },
-            Qt::QueuedConnection);
-}
-
-void EngineHost::requestTablePage(const TableRequest& request)
-{
-    if (m_session)
-        QMetaObject::invokeMethod(
-            m_session,
-            [s = m_session, request] {
-                if (s)
-                    s->requestTablePage(request);
-            },
-            Qt::QueuedConnection);
-}
-
-void EngineHost::setDevnetRunning(bool running)
-{
-    if (m_session)
-        QMetaObject::invokeMethod(
-            m_session,
-            [s = m_session, running] {
-                if (s)
-                    s->setDevnetRunning(running);
-            },
-            Qt::QueuedConnection);
-}
-
-void EngineHost::setIndexingPaused(bool paused)
-{
-    if (m_session)
-        QMetaObject::invokeMethod(
-            m_session,
-            [s = m_session, paused] {
-                if (s)
-                    s->setIndexingPaused(paused);
-            },
-            Qt::QueuedConnection);
-}
-
 template <typename F> void EngineHost::post(F f)
 {
     if (m_session)
@@ -113,6 +65,26 @@ template <typename F> void EngineHost::post(F f)
                     f(s.data());
             },
             Qt::QueuedConnection);
+}
+
+void EngineHost::requestReorgDiff(qint64 id)
+{
+    post([=](EngineSession* s) { s->requestReorgDiff(id); });
+}
+
+void EngineHost::requestTablePage(const TableRequest& request)
+{
+    post([=](EngineSession* s) { s->requestTablePage(request); });
+}
+
+void EngineHost::setDevnetRunning(bool running)
+{
+    post([=](EngineSession* s) { s->setDevnetRunning(running); });
+}
+
+void EngineHost::setIndexingPaused(bool paused)
+{
+    post([=](EngineSession* s) { s->setIndexingPaused(paused); });
 }
 
 void EngineHost::setDemoTraffic(bool on, int transfersPerTick)

@@ -281,12 +281,9 @@ void EngineSession::startIndexing(const QUrl& url)
                                ? QStringLiteral("lab-") + QDateTime::currentDateTimeUtc().toString(
                                                               QStringLiteral("yyyyMMdd-HHmmss-zzz"))
                                : QStringLiteral("default");
-    for (const QString& c : m_config.contracts)
-        ic.contracts.append(chain::Address::fromHex(c, QStringLiteral("contract")));
     if (m_config.managedDevnet) {
         // Something to watch with nothing to configure: a demo token and live transfers.
         deployDemoToken();
-        ic.contracts.append(m_demo->address());
         m_demoTimer = new QTimer(this);
         m_demoTimer->setInterval(m_config.demoInterval);
         connect(m_demoTimer, &QTimer::timeout, this, &EngineSession::demoTick);
@@ -294,6 +291,7 @@ void EngineSession::startIndexing(const QUrl& url)
         if (m_config.demoTraffic)
             m_demoTimer->start();
     }
+    ic.contracts = indexedContracts();
     if (ic.contracts.isEmpty()) {
         emit logMessage(QStringLiteral("warning"),
                         QStringLiteral("no contracts configured: indexing is off"));
@@ -306,10 +304,8 @@ void EngineSession::startIndexing(const QUrl& url)
     ic.batchSize = m_config.batchSize;
     ic.pollInterval = m_config.pollInterval;
     ic.abiPath = m_config.abiPath;
-    m_status.environmentId = ic.environmentId;
-    for (const auto& c : ic.contracts)
-        m_status.contracts << c.toHex();
     m_ic = ic;
+    useEnvironment(ic.environmentId, ic.contracts);
     createIndexer();
     m_indexTimer = new QTimer(this);
     m_indexTimer->setSingleShot(true);
@@ -631,6 +627,28 @@ void EngineSession::crashIndexer(const QString& point)
     }
 }
 
+QList<chain::Address> EngineSession::indexedContracts() const
+{
+    // What the user configured, plus the lab's demo token.
+    QList<chain::Address> out;
+    for (const QString& c : m_config.contracts)
+        out.append(chain::Address::fromHex(c, QStringLiteral("contract")));
+    if (m_demo)
+        out.append(m_demo->address());
+    return out;
+}
+
+void EngineSession::useEnvironment(const QString& environmentId,
+                                   const QList<chain::Address>& contracts)
+{
+    m_ic.environmentId = environmentId;
+    m_ic.contracts = contracts;
+    m_status.environmentId = environmentId;
+    m_status.contracts.clear();
+    for (const auto& c : contracts)
+        m_status.contracts << c.toHex();
+}
+
 void EngineSession::deployDemoToken()
 {
     const auto sender = lab::DemoToken::defaultSender(*m_anvilRpc);
@@ -682,16 +700,7 @@ void EngineSession::resetLab()
                 .arg(r.reorgsKept)
                 .arg(r.newEnvironmentId));
         deployDemoToken();
-        QList<chain::Address> contracts;
-        for (const QString& c : m_config.contracts)
-            contracts.append(chain::Address::fromHex(c, QStringLiteral("contract")));
-        contracts.append(m_demo->address());
-        m_ic.environmentId = r.newEnvironmentId;
-        m_ic.contracts = contracts;
-        m_status.environmentId = r.newEnvironmentId;
-        m_status.contracts.clear();
-        for (const auto& c : contracts)
-            m_status.contracts << c.toHex();
+        useEnvironment(r.newEnvironmentId, indexedContracts());
         m_status.checkpoint.reset();
         m_status.checkpointHash.clear();
         m_status.recentReorgs.clear();

@@ -159,6 +159,9 @@ private:
     bool labAvailable(const QString& action);
     void startLabProxies(const QUrl& upstream);
     void deployDemoToken();
+    QList<chain::Address> indexedContracts() const;
+    // Points the indexer's config and the status at an environment and its contracts.
+    void useEnvironment(const QString& environmentId, const QList<chain::Address>& contracts);
     void refreshEnvironments();
     void publishProxyKnobs();
     QThread* m_proxyThread = nullptr;

@@ -50,8 +50,16 @@ PlotPanel::PlotPanel(const QString& title, const QString& valueAxisLabel, QWidge
         if (e->buttons() & Qt::LeftButton)
             setFollowLive(false);
     });
+    // Value axes follow what is visible, computed once per (queued) replot rather than on
+    // every appended point and every range change.
+    // Only when data or the time range changed since the last replot (a repaint or a hover
+    // replot must not rescan a day of samples).
+    connect(m_plot, &QCustomPlot::beforeReplot, this, [this] {
+        if (std::exchange(m_valuesDirty, false))
+            rescaleValues();
+    });
     connect(m_plot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
-            [this] { rescaleValues(); });
+            [this] { m_valuesDirty = true; });
 
     m_follow->setObjectName(QStringLiteral("followLive"));
     m_follow->setChecked(true);
@@ -140,17 +148,15 @@ void PlotPanel::appendPoint(int series, double timeSecs, double value)
         g->data()->removeBefore(g->data()->at(g->dataCount() - kMaxPoints)->key);
     setPlaceholderText({});
     m_latest = std::max(m_latest, timeSecs);
+    m_valuesDirty = true;
     if (followLive())
         followTo(m_latest);
-    else
-        rescaleValues();
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void PlotPanel::followTo(double timeSecs)
 {
     m_plot->xAxis->setRange(timeSecs - kLiveWindowSecs, timeSecs + 5);
-    rescaleValues();
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -162,25 +168,15 @@ void PlotPanel::rescaleValues()
     for (QCPAxis* axis : {m_plot->yAxis, m_plot->yAxis2}) {
         bool found = false;
         QCPRange r;
-        for (int i = 0; i < m_plot->graphCount(); ++i) {
-            QCPGraph* g = m_plot->graph(i);
-            if (g->valueAxis() != axis)
+        for (int i = 0; i < m_plot->plottableCount(); ++i) { // graphs and bars alike
+            QCPAbstractPlottable* p = m_plot->plottable(i);
+            if (p->valueAxis() != axis)
                 continue;
             bool ok = false;
-            const QCPRange gr = g->getValueRange(ok, QCP::sdBoth, x);
+            const QCPRange pr = p->getValueRange(ok, QCP::sdBoth, x);
             if (!ok)
                 continue;
-            r = found ? QCPRange(std::min(r.lower, gr.lower), std::max(r.upper, gr.upper)) : gr;
-            found = true;
-        }
-        for (QCPBars* b : m_bars) {
-            if (b->valueAxis() != axis)
-                continue;
-            bool ok = false;
-            const QCPRange br = b->getValueRange(ok, QCP::sdBoth, x);
-            if (!ok)
-                continue;
-            r = found ? QCPRange(std::min(r.lower, br.lower), std::max(r.upper, br.upper)) : br;
+            r = found ? QCPRange(std::min(r.lower, pr.lower), std::max(r.upper, pr.upper)) : pr;
             found = true;
         }
         if (!found)
@@ -215,10 +211,9 @@ void PlotPanel::setBars(int index, const QList<double>& timeSecs, const QList<do
         setPlaceholderText({});
         m_latest = std::max(m_latest, *std::max_element(timeSecs.begin(), timeSecs.end()));
     }
+    m_valuesDirty = true;
     if (followLive() && m_latest > 0)
         followTo(m_latest);
-    else
-        rescaleValues();
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -76,7 +76,8 @@ private:
     QCustomPlot* m_plot;
     QList<QCPBars*> m_bars;
     QList<QStringList> m_barLabels;
-    double m_latest = 0; // newest time seen, for "follow live"
+    double m_latest = 0;       // newest time seen, for "follow live"
+    bool m_valuesDirty = true; // data or time range changed: value axes to rescale
 };
 
 } // namespace forkscope::ui
