@@ -29,9 +29,6 @@ QProcessEnvironment crashEnv(const QString& point, int after)
         QVERIFY2(problems.isEmpty(), qPrintable(problems.join("\n")));                          \
     } while (0)
 
-#define VERIFY_EXIT_OK(run)                                                                     \
-    QVERIFY2((run).finished && (run).exitStatus == QProcess::NormalExit && (run).exitCode == 0, \
-             qPrintable((run).describe()))
 } // namespace
 
 class TestIndexer : public QObject

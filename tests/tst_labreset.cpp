@@ -2,27 +2,21 @@
 // unreachable node, locked database, bad ids) changes neither the database nor the node;
 // a reset archives the old environment with every row intact, registers the new chain,
 // the new environment indexes with the invariants holding, and the archived one refuses.
+#include "EnvironmentDump.h"
 #include "IndexerLab.h"
 #include "RawHttpServer.h"
 #include "indexer/EnvironmentRegistry.h"
 #include "lab/LabReset.h"
 #include "store/Database.h"
 
-#include <QCryptographicHash>
 #include <QSqlQuery>
 #include <QSqlRecord>
 #include <QtTest>
 
 using namespace forkscope;
+using test::environmentDump;
 using test::IndexerLab;
 using test::ProcessRun;
-
-#define VERIFY_EXIT_OK(run)                                                                        \
-    do {                                                                                           \
-        const ProcessRun& r_ = (run);                                                              \
-        QVERIFY2(r_.finished&& r_.exitStatus == QProcess::NormalExit && r_.exitCode == 0,          \
-                 qPrintable(r_.describe()));                                                       \
-    } while (0)
 
 namespace {
 
@@ -31,41 +25,6 @@ std::unique_ptr<store::Database> readOnly(const QString& path)
     store::Database::Options ro;
     ro.readOnly = true;
     return store::Database::open(path, ro);
-}
-
-// Every row carrying this environment_id, in every table but `environments` (whose row
-// legitimately gains archived_at), sorted and hashed: "kept intact" means equal dumps.
-QString environmentDump(const QString& dbPath, const QString& env)
-{
-    auto db = readOnly(dbPath);
-    QSqlQuery tables = db->run("SELECT name FROM sqlite_master WHERE type = 'table' AND name <> "
-                               "'environments' ORDER BY name");
-    QStringList names;
-    while (tables.next())
-        names << tables.value(0).toString();
-    QCryptographicHash h(QCryptographicHash::Sha256);
-    QString summary;
-    for (const QString& t : names) {
-        QSqlQuery cols = db->run(QStringLiteral("SELECT count(*) FROM pragma_table_info('%1') "
-                                                "WHERE name = 'environment_id'")
-                                     .arg(t));
-        if (!cols.next() || cols.value(0).toInt() == 0)
-            continue;
-        QSqlQuery q =
-            db->run(QStringLiteral("SELECT * FROM %1 WHERE environment_id = ?").arg(t), {env});
-        QStringList rows;
-        while (q.next()) {
-            QStringList values;
-            for (int i = 0; i < q.record().count(); ++i)
-                values << (q.value(i).isNull() ? QStringLiteral("NULL") : q.value(i).toString());
-            rows << values.join('|');
-        }
-        rows.sort();
-        h.addData(t.toUtf8());
-        h.addData(rows.join('\n').toUtf8());
-        summary += QStringLiteral("%1:%2 ").arg(t).arg(rows.size());
-    }
-    return summary + QString::fromLatin1(h.result().toHex());
 }
 
 } // namespace

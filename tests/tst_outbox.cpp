@@ -17,10 +17,6 @@ using test::IndexerLab;
 using test::ProcessRun;
 using test::WebhookRecorder;
 
-#define VERIFY_EXIT_OK(run)                                                                     \
-    QVERIFY2((run).finished && (run).exitStatus == QProcess::NormalExit && (run).exitCode == 0, \
-             qPrintable((run).describe()))
-
 namespace {
 QList<QByteArray> keysInOutboxOrder(IndexerLab& lab, const QString& where)
 {

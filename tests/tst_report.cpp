@@ -19,13 +19,6 @@ using namespace forkscope;
 using test::IndexerLab;
 using test::ProcessRun;
 
-#define VERIFY_EXIT_OK(run)                                                                        \
-    do {                                                                                           \
-        const ProcessRun& r_ = (run);                                                              \
-        QVERIFY2(r_.finished&& r_.exitStatus == QProcess::NormalExit && r_.exitCode == 0,          \
-                 qPrintable(r_.describe()));                                                       \
-    } while (0)
-
 namespace {
 
 // RFC 4180: quoted fields may hold commas, doubled quotes and line breaks.

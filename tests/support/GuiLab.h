@@ -1,6 +1,7 @@
 #pragma once
 // Shared by the GUI lab suites: a main window attached to an engine on a managed anvil,
 // and helpers to answer dialogs and to let the chain settle.
+#include "EnvironmentDump.h"
 #include "MainWindow.h"
 #include "engine/EngineHost.h"
 #include "store/Database.h"
@@ -63,31 +64,6 @@ struct Lab
         host.start(config);
     }
 };
-// Every row of every table of one environment, sorted: "kept, never changed" is this
-// string being identical before and after.
-inline QString environmentDump(const QString& dbPath, const QString& env)
-{
-    auto db = store::Database::open(dbPath);
-    QString out;
-    for (const char* table :
-         {"environments", "indexer_checkpoints", "blocks", "logs", "transfer_events",
-          "token_balances", "outbox", "reorg_events", "reorg_diff_items", "backfill_ranges"}) {
-        QSqlQuery q =
-            db->run(QString("SELECT * FROM %1 WHERE environment_id = ?").arg(QLatin1String(table)), {env});
-        QStringList rows;
-        while (q.next()) {
-            QStringList cells;
-            for (int i = 0; i < q.record().count(); ++i)
-                if (!(QLatin1String(table) == QLatin1String("environments") && q.record().fieldName(i) == "archived_at"))
-                    cells << q.value(i).toString();
-            rows << cells.join('|');
-        }
-        rows.sort();
-        out += QString::fromLatin1(table) + ":" + QString::number(rows.size()) + "\n" + rows.join('\n') + "\n";
-    }
-    return out;
-}
-
 inline void settle(Lab& lab, int minHead)
 {
     lab.w.labAction("demo")->trigger();

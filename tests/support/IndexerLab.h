@@ -54,10 +54,12 @@ public:
 
     // Runs `forkscope index --rpc <url> --db <db> --env <env> --contract ...` plus extra args,
     // waiting with the event loop running (so in-process proxies keep serving).
-    ProcessRun runIndex(const QString& env, const QStringList& extra, const QUrl& rpcUrl = {},
-                        const QProcessEnvironment& environment = QProcessEnvironment::systemEnvironment(),
-                        int timeoutMs = 120000);
-    QStringList indexArgs(const QString& env, const QStringList& extra, const QUrl& rpcUrl = {}) const;
+    ProcessRun
+    runIndex(const QString& env, const QStringList& extra, const QUrl& rpcUrl = {},
+             const QProcessEnvironment& environment = QProcessEnvironment::systemEnvironment(),
+             int timeoutMs = 120000);
+    QStringList indexArgs(const QString& env, const QStringList& extra,
+                          const QUrl& rpcUrl = {}) const;
 
     // The engine's own checker (against the node) plus an independent balance check
     // computed here from the node's logs. Returns an empty list when all is well.
@@ -97,3 +99,12 @@ struct ThreeNodes
 };
 
 } // namespace forkscope::test
+
+// A `forkscope` run (ProcessRun) that finished normally with exit code 0; otherwise the
+// failure message carries its exit status and output.
+#define VERIFY_EXIT_OK(run)                                                                        \
+    do {                                                                                           \
+        const ::forkscope::test::ProcessRun& r_ = (run);                                           \
+        QVERIFY2(r_.finished&& r_.exitStatus == QProcess::NormalExit && r_.exitCode == 0,          \
+                 qPrintable(r_.describe()));                                                       \
+    } while (0)

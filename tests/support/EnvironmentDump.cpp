@@ -1,0 +1,47 @@
+#include "EnvironmentDump.h"
+#include "store/Database.h"
+
+#include <QCryptographicHash>
+#include <QSqlQuery>
+#include <QSqlRecord>
+
+namespace forkscope::test {
+
+QString environmentDump(const QString& dbPath, const QString& env)
+{
+    store::Database::Options ro;
+    ro.readOnly = true;
+    auto db = store::Database::open(dbPath, ro);
+    QSqlQuery tables = db->run("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
+    QStringList names;
+    while (tables.next())
+        names << tables.value(0).toString();
+    QCryptographicHash h(QCryptographicHash::Sha256);
+    QString summary;
+    for (const QString& t : names) {
+        QSqlQuery cols = db->run(QStringLiteral("SELECT count(*) FROM pragma_table_info('%1') "
+                                                "WHERE name = 'environment_id'")
+                                     .arg(t));
+        if (!cols.next() || cols.value(0).toInt() == 0)
+            continue;
+        QSqlQuery q =
+            db->run(QStringLiteral("SELECT * FROM %1 WHERE environment_id = ?").arg(t), {env});
+        QStringList rows;
+        while (q.next()) {
+            QStringList values;
+            for (int i = 0; i < q.record().count(); ++i)
+                if (!(t == QLatin1String("environments") &&
+                      q.record().fieldName(i) == QLatin1String("archived_at")))
+                    values << (q.value(i).isNull() ? QStringLiteral("NULL")
+                                                   : q.value(i).toString());
+            rows << values.join('|');
+        }
+        rows.sort();
+        h.addData(t.toUtf8());
+        h.addData(rows.join('\n').toUtf8());
+        summary += QStringLiteral("%1:%2 ").arg(t).arg(rows.size());
+    }
+    return summary + QString::fromLatin1(h.result().toHex());
+}
+
+} // namespace forkscope::test

@@ -1,0 +1,12 @@
+#pragma once
+
+#include <QString>
+
+namespace forkscope::test {
+
+// Every row carrying this environment_id, in every table (the `environments` row without
+// archived_at, which a lab reset legitimately sets), sorted and hashed, with a row count
+// per table: "kept intact, never mixed" means equal dumps. Opens the file read-only.
+QString environmentDump(const QString& dbPath, const QString& env);
+
+} // namespace forkscope::test
