@@ -38,11 +38,13 @@ void TestLabEnvironments::resetArchivesAndStartsANewEnvironment()
     QTRY_VERIFY_WITH_TIMEOUT(lab.w.checkpointText().startsWith("checkpoint "), 30000);
     settle(lab, 8);
     const QString oldEnv = lab.last().environmentId;
-    lab.host.setIndexingPaused(true); // hold still while the "before" picture is taken
+    // Hold still while the "before" picture is taken, and through the reset: demo traffic
+    // keeps mining, and anything indexed after the picture would be a legitimate change.
+    // The reset itself resumes indexing (its dialog promises the fresh chain is indexed).
+    lab.w.pauseAction()->setChecked(true);
     QTRY_VERIFY_WITH_TIMEOUT(lab.last().indexingPaused, 10000);
     const QString before = environmentDump(lab.dir.filePath("lab.sqlite"), oldEnv);
     QVERIFY(before.contains("transfer_events:") && !before.contains("transfer_events:0 "));
-    lab.host.setIndexingPaused(false);
 
     // The confirmation dialog says what will happen; the user clicks Reset.
     QString dialogText;
@@ -61,6 +63,8 @@ void TestLabEnvironments::resetArchivesAndStartsANewEnvironment()
     QTRY_VERIFY_WITH_TIMEOUT(
         !lab.last().environmentId.isEmpty() && lab.last().environmentId != oldEnv, 30000);
     const QString newEnv = lab.last().environmentId;
+    QTRY_VERIFY_WITH_TIMEOUT(!lab.last().indexingPaused, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(!lab.w.pauseAction()->isChecked(), 10000); // the toolbar agrees
     QCOMPARE(lab.w.environmentText(), "env " + newEnv);
     QTRY_COMPARE_WITH_TIMEOUT(lab.w.verdictState(), V::Holds, 60000);
     QCOMPARE(lab.last().verdict.action, QStringLiteral("lab reset"));
@@ -111,7 +115,7 @@ void TestLabEnvironments::exportWritesWhatTheDatabaseHolds()
     lab.host.injectReorg(3, 1); // a reorg for the report's history
     QTRY_VERIFY_WITH_TIMEOUT(lab.last().reorgs >= 1, 30000);
     settle(lab, 12);
-    lab.host.setIndexingPaused(true);
+    lab.w.pauseAction()->setChecked(true);
     QTRY_VERIFY_WITH_TIMEOUT(lab.last().indexingPaused, 10000);
     const QString env = lab.last().environmentId;
     QString hash;

@@ -269,10 +269,15 @@ void TestLabReset::runningIndexerCannotWriteIntoItsArchivedEnvironment()
     indexer.start(QStringLiteral(FORKSCOPE_BINARY),
                   m_lab->indexArgs("env-c", {"--poll-ms", "50", "--from-block", "1"}));
     QVERIFY(indexer.waitForStarted(5000));
+    // Synced means at the head and re-verified after getting there: the indexer's first
+    // verification of a checkpoint it committed writes verified_at (later ones at most every
+    // 30 s), a legitimate write that must not race the dump below. Timestamps are ISO with
+    // milliseconds, so they compare as text.
     const QString synced = QStringLiteral("SELECT count(*) FROM indexer_checkpoints WHERE "
-                                          "environment_id = 'env-c' AND block_number = %1")
+                                          "environment_id = 'env-c' AND block_number = %1 "
+                                          "AND verified_at > updated_at")
                                .arg(m_lab->eth().blockNumber());
-    QTRY_VERIFY_WITH_TIMEOUT(m_lab->count(synced) == 1, 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(m_lab->count(synced) == 1, 45000);
     const QString envCDump = environmentDump(m_lab->dbPath(), "env-c");
 
     VERIFY_EXIT_OK(test::runForkscope(resetArgs(m_lab->devnet().url(), {"--env", "env-d"})));

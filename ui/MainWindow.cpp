@@ -576,6 +576,11 @@ void MainWindow::applyStatus(const EngineStatus& s)
                                    s.connection != EngineStatus::Connection::Stopped);
         m_devnetAction->setChecked(s.devnetRunning);
     }
+    if (m_enginePaused != s.indexingPaused) {
+        m_enginePaused = s.indexingPaused;
+        const QSignalBlocker block(m_pauseAction);
+        m_pauseAction->setChecked(s.indexingPaused);
+    }
     applyLab(s);
     const double t = double((s.updatedAt.isValid() ? s.updatedAt : QDateTime::currentDateTimeUtc())
                                 .toMSecsSinceEpoch()) /

@@ -9,6 +9,8 @@
 #include <QMainWindow>
 #include <QPointer>
 
+#include <optional>
+
 class QLabel;
 class QSpinBox;
 class QTableWidget;
@@ -149,6 +151,10 @@ private:
     QString m_environment;
     QAction* m_pauseAction = nullptr;
     QAction* m_devnetAction = nullptr;
+    // The engine's pause state as last seen in a snapshot: the action follows the engine only
+    // when that changes (a lab reset resumes indexing), so a snapshot already in flight when
+    // the user toggles does not flip the action back.
+    std::optional<bool> m_enginePaused;
     QHash<QString, QAction*> m_labActions;
     QSpinBox* m_demoRate = nullptr;
     int m_engineDemoRate = 0;

@@ -721,8 +721,13 @@ void EngineSession::resetLab()
     requestVerdict(action);
     if (m_demoTimer && m_status.demoTraffic)
         m_demoTimer->start();
-    if (!m_status.indexingPaused)
-        m_indexTimer->start(0);
+    // The confirmation promised "index the fresh chain", and the verdict waits for the new
+    // environment to catch up: a reset resumes indexing even if it had been paused.
+    if (m_status.indexingPaused) {
+        m_status.indexingPaused = false;
+        emit logMessage(QStringLiteral("info"), QStringLiteral("indexing resumed by the lab reset"));
+    }
+    m_indexTimer->start(0);
 }
 
 void EngineSession::requestReport(const QString& environmentId, bool verify, const QString& purpose)
