@@ -47,6 +47,7 @@ private slots:
     void pauseAndResumeIndexingWithTheCheckpointView();
     void panelsFollowLiveAndExplainPointsOnHover();
     void lagPanelShowsEtaAndFreshnessApartFromLag();
+    void labControlsWaitForTheLabToBeSetUp();
     void eventLogFiltersByLevel();
     void tablesShowWhatTheDatabaseHolds();
     void devnetStopAndStartKeepsTheEnvironment();
@@ -87,6 +88,7 @@ void TestMainWindow::showsNodeAndChainFromManagedDevnet()
     // The GUI thread was never the one doing the work.
     const auto last = statuses.last().at(0).value<engine::EngineStatus>();
     QCOMPARE(last.connection, engine::EngineStatus::Connection::Connected);
+    QVERIFY(last.labReady);
     const QUrl url(last.endpoint);
     host.shutdown();
     QVERIFY(!host.isRunning());
@@ -323,6 +325,31 @@ void TestMainWindow::lagPanelShowsEtaAndFreshnessApartFromLag()
     s.connection = engine::EngineStatus::Connection::Unreachable;
     w.applyStatus(s);
     QCOMPARE(w.lagText(), QStringLiteral("lag unknown"));
+}
+
+void TestMainWindow::labControlsWaitForTheLabToBeSetUp()
+{
+    // The anvil is up before its demo token and indexer are: a click in between would meet
+    // neither (CI once clicked "demo traffic" there and was told it "needs the managed lab").
+    ui::MainWindow w;
+    engine::EngineStatus s;
+    s.connection = engine::EngineStatus::Connection::Connected;
+    s.managedDevnet = true;
+    s.devnetRunning = true;
+    s.environmentId = "env-x";
+    s.labNodes = {QStringLiteral("http://127.0.0.1:1")};
+    const QStringList actions{"demo", "reorg", "rollback", "proxy", "crash", "reset"};
+    w.applyStatus(s);
+    for (const QString& a : actions)
+        QVERIFY2(!w.labAction(a)->isEnabled(), qPrintable(a));
+    s.labReady = true;
+    w.applyStatus(s);
+    for (const QString& a : actions)
+        QVERIFY2(w.labAction(a)->isEnabled(), qPrintable(a));
+    s.labReady = false; // a lab reset in progress
+    w.applyStatus(s);
+    for (const QString& a : actions)
+        QVERIFY2(!w.labAction(a)->isEnabled(), qPrintable(a));
 }
 
 void TestMainWindow::eventLogFiltersByLevel()

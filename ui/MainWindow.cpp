@@ -430,8 +430,8 @@ QString MainWindow::verdictText() const
 
 void MainWindow::applyLab(const EngineStatus& s)
 {
-    const bool lab =
-        s.managedDevnet && s.devnetRunning && s.connection != EngineStatus::Connection::Stopped;
+    const bool lab = s.managedDevnet && s.devnetRunning && s.labReady &&
+                     s.connection != EngineStatus::Connection::Stopped;
     for (auto it = m_labActions.cbegin(); it != m_labActions.cend(); ++it)
         it.value()->setEnabled(it.key() == QLatin1String("check")   ? !s.environmentId.isEmpty()
                                : it.key() == QLatin1String("proxy") ? lab && !s.labNodes.isEmpty()

@@ -313,6 +313,7 @@ void EngineSession::startIndexing(const QUrl& url)
     m_rateClock.start();
     emit logMessage(QStringLiteral("info"),
                     QStringLiteral("indexing environment %1").arg(ic.environmentId));
+    m_status.labReady = m_config.managedDevnet;
     m_indexTimer->start(0);
 }
 
@@ -495,12 +496,22 @@ void EngineSession::runVerdict()
 
 bool EngineSession::labAvailable(const QString& action)
 {
-    if (m_config.managedDevnet && m_devnet && m_status.devnetRunning && m_rpc)
-        return true;
-    emit logMessage(
-        QStringLiteral("error"),
-        QStringLiteral("%1: the lab controls need the managed anvil running").arg(action));
-    return false;
+    if (!(m_config.managedDevnet && m_devnet && m_status.devnetRunning && m_rpc)) {
+        emit logMessage(
+            QStringLiteral("error"),
+            QStringLiteral("%1: the lab controls need the managed anvil running").arg(action));
+        return false;
+    }
+    // Blocking RPC spins nested event loops, so a request can arrive while the lab is still
+    // being set up (or reset): acting then would meet no demo token or no indexer.
+    if (!m_status.labReady) {
+        emit logMessage(QStringLiteral("error"),
+                        QStringLiteral("%1: the lab is still being set up (demo token, indexer); "
+                                       "try again once the Lab toolbar is enabled")
+                            .arg(action));
+        return false;
+    }
+    return true;
 }
 
 void EngineSession::checkInvariants(const QString& reason)
@@ -516,9 +527,13 @@ void EngineSession::checkInvariants(const QString& reason)
 void EngineSession::setDemoTraffic(bool on, int transfersPerTick)
 {
     m_status.demoTransfersPerTick = std::clamp(transfersPerTick, 1, 200);
-    if (!m_demoTimer) {
+    if (!m_demoTimer || !m_status.labReady) {
         emit logMessage(QStringLiteral("error"),
-                        QStringLiteral("demo traffic needs the managed lab"));
+                        m_config.managedDevnet
+                            ? QStringLiteral("demo traffic: the lab is still being set up; try "
+                                             "again once the Lab toolbar is enabled")
+                            : QStringLiteral("demo traffic needs the managed lab"));
+        publish(true); // the toggle the user clicked goes back to what the engine does
         return;
     }
     if (on != m_status.demoTraffic)
@@ -674,6 +689,8 @@ void EngineSession::resetLab()
     if (!labAvailable(action) || !m_indexer)
         return;
     const auto busy = busyScope();
+    m_status.labReady = false; // no lab action, and no second reset, until this one is done
+    publish(true);
     // Stop indexing first: nothing may write into the environment being archived.
     m_indexTimer->stop();
     if (m_demoTimer)
@@ -718,6 +735,7 @@ void EngineSession::resetLab()
         }
     }
     refreshEnvironments();
+    m_status.labReady = m_indexer != nullptr;
     requestVerdict(action);
     if (m_demoTimer && m_status.demoTraffic)
         m_demoTimer->start();

@@ -84,6 +84,9 @@ struct EngineStatus
     qint64 truncationHalvings = 0;   // getLogs ranges halved on a result cap (indexed node)
     qint64 suspectedTruncations = 0; // SuspectedTruncationError stops (indexed node)
     bool devnetRunning = false;      // the managed anvil (false for an external node)
+    // The managed lab is set up (demo token deployed, its environment indexing): the lab
+    // controls act only then. False while it starts and during a lab reset.
+    bool labReady = false;
     bool demoTraffic = false;
     int demoTransfersPerTick = 0;
     // The outbox: rows wait for the safe height (head - confirmations, capped by the
