@@ -6,10 +6,13 @@
 //                                      [--holders N] [--batch-size N]
 #include "BenchWorkload.h"
 #include "rpc/EthClient.h"
+#include "store/Database.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QElapsedTimer>
+#include <QFileInfo>
+#include <QSqlQuery>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <cstdio>
@@ -100,5 +103,24 @@ int main(int argc, char** argv)
                 cpu, 100.0 * cpu / secs, qPrintable(p.value(batchOpt)));
     std::printf("ratio: full sync at %.0f%% of the raw ceiling (target 70%%)\n",
                 100.0 * ceilingSecs / secs);
+    // What the sync wrote: the committing thread's work grows with these bytes.
+    const QString dbPath = dir.filePath("bench.sqlite");
+    const qint64 dbBytes = QFileInfo(dbPath).size() + QFileInfo(dbPath + "-wal").size();
+    std::printf("database: %.1f MiB (%.0f bytes/event)", double(dbBytes) / (1 << 20),
+                double(dbBytes) / double(events));
+    try {
+        store::Database::Options ro;
+        ro.readOnly = true;
+        auto db = store::Database::open(dbPath, ro);
+        QSqlQuery q = db->run(QStringLiteral(
+            "SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC LIMIT 8"));
+        std::printf(", largest:");
+        while (q.next())
+            std::printf(" %s %.1f MiB", qPrintable(q.value(0).toString()),
+                        q.value(1).toDouble() / (1 << 20));
+    } catch (const std::exception& e) {
+        std::printf(" (per table: %s)", e.what());
+    }
+    std::printf("\n");
     return 0;
 }
