@@ -1,6 +1,7 @@
 #include "GuiApp.h"
 #include "CommandLine.h"
 #include "MainWindow.h"
+#include "config/SettingsValidation.h"
 #include "UnixSignalWatcher.h"
 #include "config/AppSettings.h"
 #include "engine/EngineHost.h"
@@ -61,14 +62,13 @@ int runGui(int& argc, char** argv)
                         : QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation))
                               .absoluteFilePath(QStringLiteral("forkscope.sqlite"));
     if (p.isSet(rpc)) {
-        const QUrl url(p.value(rpc), QUrl::StrictMode);
-        if (!url.isValid() ||
-            (url.scheme() != QLatin1String("http") && url.scheme() != QLatin1String("https"))) {
+        const auto url = config::httpUrl(p.value(rpc));
+        if (!url) {
             printError(QStringLiteral("--rpc: \"%1\" is not an http(s) URL").arg(p.value(rpc)));
             return ExitUsage;
         }
         config.managedDevnet = false;
-        config.rpcUrl = url;
+        config.rpcUrl = *url;
     }
 
     // Saved settings (File > Settings) apply on top of the defaults; --rpc, when given,

@@ -1,6 +1,7 @@
 #include "IndexOptions.h"
 #include "chain/ChainParseError.h"
 #include "chain/Hex.h"
+#include "config/SettingsValidation.h"
 
 #include <QCommandLineParser>
 #include <QFile>
@@ -156,12 +157,11 @@ IndexOptionsResult parseIndexOptions(const QStringList& arguments)
 
     // An http(s) URL with a host, or a ChainParseError naming the flag.
     const auto httpUrl = [](const char* flag, const QString& text) {
-        const QUrl url(text, QUrl::StrictMode);
-        if (!url.isValid() || url.host().isEmpty() ||
-            (url.scheme() != QLatin1String("http") && url.scheme() != QLatin1String("https")))
+        const auto url = config::httpUrl(text);
+        if (!url)
             throw chain::ChainParseError(QLatin1String("--") + QLatin1String(flag), text,
                                          QStringLiteral("expected an http(s) URL"));
-        return url;
+        return *url;
     };
     // A whole number within [min, max], or a ChainParseError naming the flag.
     const auto ranged = [&](const char* flag, std::uint64_t min, std::uint64_t max,

@@ -1,5 +1,6 @@
 #include "LabCommand.h"
 #include "CommandLine.h"
+#include "config/SettingsValidation.h"
 #include "lab/LabReset.h"
 #include "lab/LabResetError.h"
 #include "rpc/JsonRpcClient.h"
@@ -61,13 +62,13 @@ int runLabCommand(const QStringList& arguments)
                 QStringLiteral("lab reset: --%1 is required").arg(required->names().first()));
             return ExitUsage;
         }
-    const QUrl url(p.value(rpc), QUrl::StrictMode);
-    if (!url.isValid() || url.host().isEmpty() ||
-        (url.scheme() != QLatin1String("http") && url.scheme() != QLatin1String("https"))) {
+    const auto parsed = config::httpUrl(p.value(rpc));
+    if (!parsed) {
         printError(
             QStringLiteral("lab reset: --rpc \"%1\" is not an http(s) URL").arg(p.value(rpc)));
         return ExitUsage;
     }
+    const QUrl url = *parsed;
     if (p.isSet(env) && p.value(env).trimmed().isEmpty()) {
         printError(QStringLiteral("lab reset: --env: expected a non-empty id"));
         return ExitUsage;

@@ -1,6 +1,7 @@
 #include "ReportCommand.h"
 #include "CommandLine.h"
 #include "chain/ChainParseError.h"
+#include "config/SettingsValidation.h"
 #include "report/CheckpointReport.h"
 #include "report/ReportError.h"
 #include "report/ReportPdfWriter.h"
@@ -88,10 +89,10 @@ QString parse(const QStringList& arguments, ReportOptions& o, QString* help)
     if (p.isSet(rpc)) {
         if (!o.verify)
             return QStringLiteral("report: choose --rpc or --no-verify, not both");
-        o.rpc = QUrl(p.value(rpc), QUrl::StrictMode);
-        if (!o.rpc.isValid() || o.rpc.host().isEmpty() ||
-            (o.rpc.scheme() != QLatin1String("http") && o.rpc.scheme() != QLatin1String("https")))
+        const auto url = config::httpUrl(p.value(rpc));
+        if (!url)
             return QStringLiteral("report: --rpc \"%1\" is not an http(s) URL").arg(p.value(rpc));
+        o.rpc = *url;
     }
     return {};
 }

@@ -33,6 +33,14 @@ void TestSettings::rules_data()
     QTest::newRow("ftp endpoint") << "endpoint" << "ftp://x.org" << "must start with http";
     QTest::newRow("no host") << "endpoint" << "http://" << "not a valid URL";
     QTest::newRow("garbage endpoint") << "endpoint" << "localhost 8545" << "endpoint \"localhost 8545\"";
+    QTest::newRow("host-less endpoint") << "endpoint" << "http:8545" << "not a valid URL";
+    // config::httpUrl, shared by every --rpc flag: an http(s) URL with a host, or nothing.
+    QTest::newRow("url http") << "url" << "http://127.0.0.1:8545" << "";
+    QTest::newRow("url https with path") << "url" << "https://rpc.example.org/v1/key" << "";
+    QTest::newRow("url ws") << "url" << "ws://127.0.0.1:8545" << "rejected";
+    QTest::newRow("url host-less") << "url" << "http:8545" << "rejected";
+    QTest::newRow("url empty") << "url" << "" << "rejected";
+    QTest::newRow("url spaces") << "url" << "http://127.0.0.1 :8545" << "rejected";
     QTest::newRow("good address") << "address" << "0x5FbDB2315678afecb367f032d93F642f64180aa3" << "";
     QTest::newRow("short address") << "address" << "0x5fbdb2" << "expected 20 bytes";
     QTest::newRow("address without 0x") << "address" << "5fbdb2315678afecb367f032d93f642f64180aa3" << "0x-prefixed";
@@ -55,6 +63,8 @@ void TestSettings::rules()
     std::optional<QString> got;
     if (kind == "endpoint")
         got = config::validateEndpoint(value);
+    else if (kind == "url")
+        got = config::httpUrl(value) ? std::nullopt : std::optional<QString>("rejected");
     else if (kind == "address")
         got = config::validateAddress(value);
     else if (kind == "abi")

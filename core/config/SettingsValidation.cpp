@@ -8,17 +8,26 @@
 
 namespace forkscope::config {
 
+std::optional<QUrl> httpUrl(const QString& text)
+{
+    const QUrl url(text, QUrl::StrictMode);
+    if (!url.isValid() || url.host().isEmpty() ||
+        (url.scheme() != QLatin1String("http") && url.scheme() != QLatin1String("https")))
+        return std::nullopt;
+    return url;
+}
+
 std::optional<QString> validateEndpoint(const QString& text)
 {
     const QString t = text.trimmed();
     if (t.isEmpty())
         return QStringLiteral("endpoint: enter a URL such as http://127.0.0.1:8545");
+    if (httpUrl(t))
+        return std::nullopt;
     const QUrl url(t, QUrl::StrictMode);
     if (!url.isValid() || url.host().isEmpty())
         return QStringLiteral("endpoint \"%1\" is not a valid URL").arg(t);
-    if (url.scheme() != QLatin1String("http") && url.scheme() != QLatin1String("https"))
-        return QStringLiteral("endpoint \"%1\" must start with http:// or https://").arg(t);
-    return std::nullopt;
+    return QStringLiteral("endpoint \"%1\" must start with http:// or https://").arg(t);
 }
 
 std::optional<QString> validateAddress(const QString& text)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QString>
+#include <QUrl>
 #include <optional>
 
 namespace forkscope::config {
@@ -8,6 +9,8 @@ namespace forkscope::config {
 // Inline validation for the settings dialog (and anything else taking user input). Each
 // returns nullopt when the value is acceptable, otherwise one sentence naming the field
 // and what is wrong with the value.
+// An http(s) URL with a host: what every endpoint setting and --rpc flag takes.
+std::optional<QUrl> httpUrl(const QString& text);
 std::optional<QString> validateEndpoint(const QString& text);      // http(s) URL with a host
 std::optional<QString> validateAddress(const QString& text);       // 0x + 40 hex digits
 std::optional<QString> validateAbiFile(const QString& path);       // readable ABI JSON with events
