@@ -11,6 +11,7 @@
 #include "store/Database.h"
 #include "EventLogView.h"
 #include "TableBrowser.h"
+#include "indexer/EnvironmentRegistry.h"
 #include "indexer/InvariantChecker.h"
 #include "models/PagedTableModel.h"
 #include "panels/StateStrip.h"
@@ -97,6 +98,9 @@ void TestMainWindow::showsNodeAndChainFromManagedDevnet()
         auto db = store::Database::open(config.dbPath);
         QSqlQuery q = db->run("SELECT count(*) FROM transfer_events WHERE environment_id = ?", {last.environmentId});
         QVERIFY(q.next() && q.value(0).toInt() > 0);
+        // Its chain died with the managed anvil: the environment is archived, not left "live".
+        const auto env = indexer::EnvironmentRegistry(*db).find(last.environmentId);
+        QVERIFY(env && !env->archivedAt.isEmpty());
     }
     // The managed anvil is gone with the engine.
     QTcpSocket probe;

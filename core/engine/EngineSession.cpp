@@ -1010,6 +1010,7 @@ void EngineSession::finishStop()
     delete m_rpc;
     m_rpc = nullptr;
     if (m_devnet) {
+        archiveManagedEnvironment();
         m_devnet->stop();
         m_devnet.reset();
     }
@@ -1018,6 +1019,36 @@ void EngineSession::finishStop()
     if (m_status.connection != EngineStatus::Connection::Stopped) {
         m_status.connection = EngineStatus::Connection::Stopped;
         publish();
+    }
+}
+
+void EngineSession::archiveManagedEnvironment()
+{
+    // The managed anvil's chain lives only as long as this session (its --state file is a
+    // temporary one): once the anvil stops for good, nothing can ever index into this
+    // environment again. It is archived, every row kept, rather than listed as "live" with
+    // no chain behind it. Runs after the indexer and the dispatcher are gone.
+    const QString env = m_status.environmentId;
+    if (!m_db || env.isEmpty())
+        return;
+    try {
+        store::WriteTransaction tx(*m_db);
+        indexer::EnvironmentRegistry registry(*m_db);
+        const auto found = registry.find(env);
+        if (!found || !found->archivedAt.isEmpty())
+            return;
+        registry.archive(env, QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs));
+        tx.commit();
+        emit logMessage(QStringLiteral("info"),
+                        QStringLiteral("environment %1 archived: its managed anvil stopped with "
+                                       "the engine (every row is kept; View > Environments "
+                                       "opens it)")
+                            .arg(env));
+    } catch (const std::exception& e) {
+        emit logMessage(QStringLiteral("error"),
+                        QStringLiteral("could not archive environment %1 as its managed anvil "
+                                       "stopped: %2")
+                            .arg(env, QString::fromUtf8(e.what())));
     }
 }
 

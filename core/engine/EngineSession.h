@@ -140,6 +140,7 @@ private:
     void runLabAction(const QString& action, const std::function<QString()>& act);
     bool m_stopRequested = false;
     void finishStop();
+    void archiveManagedEnvironment();
     QElapsedTimer m_sincePublish;
     QElapsedTimer m_sinceDbSummary;
     QThread* m_healthThread = nullptr;
