@@ -4,6 +4,8 @@
 // bookkeeping re-sends that one row with the same Idempotency-Key.
 #include "IndexerLab.h"
 #include "WebhookRecorder.h"
+#include "indexer/EnvironmentRegistry.h"
+#include "outbox/OutboxDispatcher.h"
 #include "store/Database.h"
 
 #include <QJsonDocument>
@@ -40,6 +42,7 @@ private slots:
     void killBetweenConfirmationAndBookkeeping();
     void fileSinkAppendsJsonLines();
     void refusedRowIsMarkedFailedAndShown();
+    void archivedEnvironmentDeliversNothing();
 };
 
 void TestOutbox::refusedRowIsMarkedFailedAndShown()
@@ -53,6 +56,40 @@ void TestOutbox::refusedRowIsMarkedFailedAndShown()
     QCOMPARE(lab.count("SELECT count(*) FROM outbox WHERE delivered_at IS NOT NULL"),
              lab.count("SELECT count(*) FROM outbox") - 1);
     QCOMPARE(hook.requests().size(), int(lab.count("SELECT count(*) FROM outbox"))); // not retried
+}
+
+void TestOutbox::archivedEnvironmentDeliversNothing()
+{
+    IndexerLab lab;
+    lab.deployToken("AAA");
+    lab.sprayAll(2, 2, 10);
+    VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced"})); // no sink: rows wait
+    const qint64 rows = lab.count("SELECT count(*) FROM outbox WHERE delivered_at IS NULL");
+    QVERIFY(rows > 0);
+    auto db = store::Database::open(lab.dbPath());
+    {
+        store::WriteTransaction tx(*db); // what a lab reset does to the old environment
+        indexer::EnvironmentRegistry(*db).archive("env", "2026-11-30T00:00:00.000Z");
+        tx.commit();
+    }
+    struct CountingSink : outbox::OutboxSink
+    {
+        int calls = 0;
+        QString describe() const override { return "counting"; }
+        outbox::DeliveryResult deliver(const outbox::OutboxRow&) override
+        {
+            ++calls;
+            return {outbox::DeliveryResult::Outcome::Delivered, {}};
+        }
+    } sink;
+    outbox::OutboxDispatcher dispatcher(*db, "env", 31337, sink);
+    const outbox::RoundResult r = dispatcher.deliverRound(lab.eth().blockNumber());
+    QVERIFY(r.archived);
+    QCOMPARE(r.delivered, 0);
+    QCOMPARE(sink.calls, 0);
+    QVERIFY2(r.lastError.contains("environment env was archived at 2026-11-30T00:00:00.000Z"),
+             qPrintable(r.lastError));
+    QCOMPARE(lab.count("SELECT count(*) FROM outbox WHERE delivered_at IS NULL"), rows);
 }
 
 void TestOutbox::deliversInOrderExactlyOnceBelowTheSafeHeight()

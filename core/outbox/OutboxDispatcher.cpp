@@ -26,6 +26,22 @@ qint64 pendingAtOrBelow(store::Database& db, const QString& environmentId, std::
 
 RoundResult OutboxDispatcher::deliverRound(std::uint64_t safeHeight, int limit)
 {
+    RoundResult r;
+    {
+        // Archived means read-only history of a chain that is gone (a lab reset). Undelivered
+        // rows there stay undelivered, as rows above a fork point would be dropped.
+        QSqlQuery q = m_db.run(QStringLiteral("SELECT archived_at FROM environments WHERE "
+                                              "environment_id = ? AND archived_at IS NOT NULL"),
+                               {m_env});
+        if (q.next()) {
+            r.archived = true;
+            r.lastError = QStringLiteral("environment %1 was archived at %2: its outbox rows are "
+                                         "not delivered (its chain was reset); deliver from the "
+                                         "live environment instead")
+                              .arg(m_env, q.value(0).toString());
+            return r;
+        }
+    }
     QList<OutboxRow> rows;
     {
         // Only rows deep enough that a reorg is no longer expected to remove them.
@@ -38,7 +54,6 @@ RoundResult OutboxDispatcher::deliverRound(std::uint64_t safeHeight, int limit)
             rows.append({q.value(0).toLongLong(), q.value(1).toULongLong(), q.value(2).toString(),
                          q.value(3).toString().toUtf8()});
     }
-    RoundResult r;
     for (const OutboxRow& row : rows) {
         const DeliveryResult d = m_sink.deliver(row);
         if (d.outcome == DeliveryResult::Outcome::Delivered) {

@@ -16,6 +16,7 @@ struct RoundResult
     int delivered = 0;
     int failed = 0;       // permanently refused this round
     bool blocked = false; // a row must be retried: later rows wait (order is kept)
+    bool archived = false; // the environment is archived: nothing more goes out from it
     QString lastError;
 };
 
@@ -34,6 +35,8 @@ public:
     {
     }
 
+    // Delivers nothing from an archived environment (its chain was reset: its events are
+    // no more real than reorged-out ones) and says so in RoundResult::archived/lastError.
     RoundResult deliverRound(std::uint64_t safeHeight, int limit = 500);
 
 private:

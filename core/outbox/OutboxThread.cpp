@@ -48,6 +48,10 @@ void OutboxThread::run()
         if (safe >= 0) {
             try {
                 const RoundResult r = dispatcher.deliverRound(std::uint64_t(safe));
+                if (r.archived) {
+                    m_onError(r.lastError);
+                    return; // for good: an archived environment never becomes live again
+                }
                 m_delivered += r.delivered;
                 m_failed += r.failed;
                 if (r.blocked) {
