@@ -33,13 +33,12 @@ namespace {
 class ProgressPrinter
 {
 public:
+    // The first window starts with indexing (counters at zero), so a sync shorter than a
+    // second still reports what it did instead of "0 blocks/s".
+    ProgressPrinter() { m_clock.start(); }
+
     void maybePrint(const indexer::IndexerStatus& s, bool force = false)
     {
-        if (!m_clock.isValid()) {
-            m_clock.start();
-            m_lastBlocks = s.blocksCommitted;
-            m_lastLogs = s.logsCommitted;
-        }
         if (s.state != m_lastState && !s.message.isEmpty() &&
             (s.state == indexer::IndexerStatus::State::NodeUnreachable ||
              s.state == indexer::IndexerStatus::State::NodeBehind)) {
