@@ -42,6 +42,10 @@ int runGui(int& argc, char** argv)
     QCommandLineOption rpc(QStringLiteral("rpc"),
                            QStringLiteral("JSON-RPC endpoint to watch instead of a managed anvil."),
                            QStringLiteral("URL"));
+    QCommandLineOption env(QStringLiteral("env"),
+                           QStringLiteral("Environment id to index into (default: \"default\" "
+                                          "for --rpc, a new lab-<UTC time> for the managed lab)."),
+                           QStringLiteral("ID"));
     QCommandLineOption screenshot(
         QStringLiteral("screenshot"),
         QStringLiteral("Save a PNG of the window after --screenshot-after-ms, then quit."),
@@ -51,6 +55,7 @@ int runGui(int& argc, char** argv)
                                        QStringLiteral("MS"), QStringLiteral("15000"));
     p.addOption(db);
     p.addOption(rpc);
+    p.addOption(env);
     p.addOption(screenshot);
     p.addOption(screenshotAfter);
     p.process(app);
@@ -69,6 +74,15 @@ int runGui(int& argc, char** argv)
         }
         config.managedDevnet = false;
         config.rpcUrl = *url;
+    }
+    if (p.isSet(env)) {
+        // Another environment is how a different contract set (or start block) gets its
+        // own complete history; the indexer refuses to mix them into one.
+        if (p.value(env).trimmed().isEmpty()) {
+            printError(QStringLiteral("--env: expected a non-empty id"));
+            return ExitUsage;
+        }
+        config.environmentId = p.value(env).trimmed();
     }
 
     // Saved settings (File > Settings) apply on top of the defaults; --rpc, when given,

@@ -16,7 +16,7 @@ using namespace forkscope::app;
 namespace {
 
 const char* kUsage =
-    "Usage: forkscope [--db FILE] [--rpc URL]          the desktop app\n"
+    "Usage: forkscope [--db FILE] [--rpc URL] [--env ID] the desktop app\n"
     "       forkscope index --rpc URL --db FILE --env ID --contract ADDR ...\n"
     "       forkscope report --db FILE [--env ID] --format json|csv|pdf --out FILE [--rpc URL]\n"
     "       forkscope lab reset --db FILE --rpc URL [--env NEW_ID]\n"

@@ -4,6 +4,7 @@
 // checked against the node, plus an independent balance computation.
 #include "IndexerLab.h"
 #include "lab/FaultProxy.h"
+#include "store/Database.h"
 
 #include <QRegularExpression>
 #include <QSignalSpy>
@@ -45,6 +46,7 @@ private slots:
     void laggingNodeNeverCausesRollback();
     void twoWritersKeepOneConsistentCursor();
     void chainResetIsRefused();
+    void changedContractSetIsRefused();
     void silentCapStillIndexesEverything();
     void blockOnTheCapStopsWithSuspectedTruncation();
     void backfillWithInjectedErrorsCompletes();
@@ -443,6 +445,37 @@ void TestIndexer::chainResetIsRefused()
     VERIFY_EXIT_OK(lab.runIndex("env-2", {"--exit-when-synced"}, fresh.url()));
     QCOMPARE(lab.count("SELECT count(*) FROM transfer_events WHERE environment_id = 'env'"), oldTransfers);
     QCOMPARE(lab.count("SELECT count(*) FROM environments"), 2);
+}
+
+void TestIndexer::changedContractSetIsRefused()
+{
+    IndexerLab lab;
+    const QString a = lab.deployToken("AAA").address().toHex();
+    lab.sprayAll(3, 3, 5);
+    VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced"}));
+    QCOMPARE(lab.count("SELECT count(*) FROM indexer_checkpoints WHERE contracts = '" + a + "'"), 1);
+    const QString dump = lab.dump();
+
+    // A second token appears and the run names both: its logs below the checkpoint were
+    // never fetched, so "every matching log up to N" would turn false. Refused.
+    const QString b = lab.deployToken("BBB").address().toHex();
+    lab.sprayAll(2, 3, 5);
+    const ProcessRun run = lab.runIndex("env", {"--exit-when-synced"});
+    QVERIFY2(run.finished && run.exitCode == 1, qPrintable(run.describe()));
+    QCOMPARE(run.err.trimmed().count('\n'), 0);
+    QVERIFY2(run.err.contains("environment env indexes contracts " + a) &&
+                 run.err.contains("this run names other contracts (added " + b + ")") &&
+                 run.err.contains("Nothing was written"),
+             qPrintable(run.err));
+    QCOMPARE(lab.dump(), dump);
+
+    // The same set goes on; a checkpoint from before schema v3 (no set recorded) adopts the
+    // set of the run that finds it.
+    lab.tokens().removeLast();
+    store::Database::open(lab.dbPath())->run("UPDATE indexer_checkpoints SET contracts = NULL");
+    VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced"}));
+    QCOMPARE(lab.count("SELECT count(*) FROM indexer_checkpoints WHERE contracts = '" + a + "'"), 1);
+    VERIFY_INVARIANTS(lab, "env");
 }
 
 void TestIndexer::badArguments_data()

@@ -139,6 +139,10 @@ qint64 TestReport::scalar(const QString& sql, const QString& env)
     return row(sql, {env}).value(0).toLongLong();
 }
 
+namespace {
+const QString kSilentContract = QStringLiteral("0x00000000000000000000000000000000000dead1");
+} // namespace
+
 void TestReport::initTestCase()
 {
     m_lab = std::make_unique<IndexerLab>();
@@ -159,7 +163,8 @@ void TestReport::initTestCase()
     lab.tokens().clear();
     lab.deployToken("BBB");
     lab.sprayAll(3, 3, 5);
-    VERIFY_EXIT_OK(lab.runIndex("env-b", {"--exit-when-synced"}));
+    // env-b also indexes a contract that never logged: the report must check it too.
+    VERIFY_EXIT_OK(lab.runIndex("env-b", {"--exit-when-synced", "--contract", kSilentContract}));
     lab.mine(30);
     m_dumpBefore = lab.dump();
 }
@@ -227,6 +232,10 @@ void TestReport::jsonLiveEnvironmentMatchesTheDatabase()
     QCOMPARE(node.value("head").toInteger(), qint64(m_lab->eth().blockNumber()));
     const QJsonObject inv = r.value("invariants").toObject();
     QVERIFY2(inv.value("state").toString() == "hold", qPrintable(inv.value("summary").toString()));
+    // Every contract the checkpoint covers, the one with no stored row included.
+    const QStringList checked = inv.value("contracts_checked").toVariant().toStringList();
+    QCOMPARE(checked.size(), 2);
+    QVERIFY2(checked.contains(kSilentContract), qPrintable(checked.join(' ')));
 
     const QJsonObject series = r.value("series").toObject();
     const QJsonObject blocks = series.value("blocks").toObject();

@@ -1,7 +1,9 @@
 #pragma once
 
+#include "chain/Address.h"
 #include "chain/Hash32.h"
 
+#include <QList>
 #include <QString>
 #include <cstdint>
 
@@ -17,6 +19,13 @@ struct Checkpoint
     QString policyVersion;
     int generation = 0;
     QString verifiedAt; // when the hash was last confirmed against the node (UTC ISO)
+    // The contracts whose logs the claim covers (contractSetText); empty for a checkpoint
+    // written before schema v3, which did not record them.
+    QString contracts;
 };
+
+// A contract set as stored with a checkpoint: lowercase 0x addresses, sorted, one space
+// apart. The claim "every matching log up to the checkpoint" is only true for this set.
+QString contractSetText(const QList<chain::Address>& contracts);
 
 } // namespace forkscope::indexer

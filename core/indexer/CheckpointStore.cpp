@@ -14,6 +14,16 @@ QString nowUtc()
 }
 } // namespace
 
+QString contractSetText(const QList<chain::Address>& contracts)
+{
+    QStringList hex;
+    for (const chain::Address& a : contracts)
+        hex << a.toHex();
+    hex.sort();
+    hex.removeDuplicates();
+    return hex.join(QLatin1Char(' '));
+}
+
 CheckpointStore::CheckpointStore(store::Database& db, QString environmentId,
                                  std::uint64_t chainId, QString sourceId)
     : m_db(db), m_env(std::move(environmentId)), m_chainId(chainId), m_source(std::move(sourceId))
@@ -24,8 +34,8 @@ std::optional<Checkpoint> CheckpointStore::read()
 {
     QSqlQuery& q = m_db.runCached(
         QStringLiteral("SELECT block_number, block_hash, start_block, policy_version, generation, "
-                       "verified_at FROM indexer_checkpoints WHERE environment_id = ? AND "
-                       "chain_id = ? AND source_id = ?"),
+                       "verified_at, contracts FROM indexer_checkpoints WHERE environment_id = ? "
+                       "AND chain_id = ? AND source_id = ?"),
         {m_env, qint64(m_chainId), m_source});
     std::optional<Checkpoint> cp;
     if (q.next()) {
@@ -36,6 +46,7 @@ std::optional<Checkpoint> CheckpointStore::read()
         cp->policyVersion = q.value(3).toString();
         cp->generation = q.value(4).toInt();
         cp->verifiedAt = q.value(5).toString();
+        cp->contracts = q.value(6).toString();
     }
     q.finish();
     return cp;
@@ -63,10 +74,11 @@ void CheckpointStore::insertFirst(const Checkpoint& cp)
     QSqlQuery& q = m_db.runCached(
         QStringLiteral("INSERT INTO indexer_checkpoints (environment_id, chain_id, source_id, "
                        "block_number, block_hash, policy_version, generation, updated_at, "
-                       "start_block, verified_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-                       "ON CONFLICT (environment_id, chain_id, source_id) DO NOTHING"),
+                       "start_block, verified_at, contracts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                       "?, ?) ON CONFLICT (environment_id, chain_id, source_id) DO NOTHING"),
         {m_env, qint64(m_chainId), m_source, qint64(cp.number), cp.hash.toHex(), cp.policyVersion,
-         cp.generation, now, qint64(cp.startBlock), now});
+         cp.generation, now, qint64(cp.startBlock), now,
+         m_contracts.isEmpty() ? QVariant(QMetaType(QMetaType::QString)) : QVariant(m_contracts)});
     if (q.numRowsAffected() != 1)
         throw CheckpointMovedError(QStringLiteral("another writer created the checkpoint of %1/%2 "
                                                   "first; re-reading it")
@@ -114,6 +126,19 @@ void CheckpointStore::markVerified(const Checkpoint& cp)
                             "block_hash = ?"),
              {nowUtc(), m_env, qint64(m_chainId), m_source, qint64(cp.number), cp.hash.toHex()});
     tx.commit();
+}
+
+bool CheckpointStore::adoptContracts(const QString& contractSet)
+{
+    store::WriteTransaction tx(m_db);
+    ensureLive();
+    QSqlQuery q = m_db.run(QStringLiteral("UPDATE indexer_checkpoints SET contracts = ? WHERE "
+                                          "environment_id = ? AND chain_id = ? AND source_id = ? "
+                                          "AND contracts IS NULL"),
+                           {contractSet, m_env, qint64(m_chainId), m_source});
+    const bool adopted = q.numRowsAffected() == 1;
+    tx.commit();
+    return adopted;
 }
 
 QStringList CheckpointStore::otherSources()

@@ -31,6 +31,11 @@ public:
     void remove(const Checkpoint& expected); // a rollback below the first indexed block
 
     void markVerified(const Checkpoint& cp);
+    // The contract set (contractSetText) insertFirst records with a new checkpoint.
+    void setContracts(const QString& contractSet) { m_contracts = contractSet; }
+    // Records the set on a checkpoint written before schema v3 (contracts unknown); in its
+    // own transaction. Returns false if the row already names a set.
+    bool adoptContracts(const QString& contractSet);
 
     // Other sources already indexing this environment (blocks and logs are per environment,
     // so a second source would share and roll back the first one's rows).
@@ -46,6 +51,7 @@ private:
     QString m_env;
     std::uint64_t m_chainId;
     QString m_source;
+    QString m_contracts;
 };
 
 } // namespace forkscope::indexer

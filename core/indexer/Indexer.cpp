@@ -66,7 +66,37 @@ void Indexer::prepare()
                                    .arg(cp->startBlock)
                                    .arg(m_config.fromBlock));
         m_config.fromBlock = cp->startBlock;
+        const QString wanted = contractSetText(m_config.contracts);
+        if (cp->contracts.isEmpty()) {
+            m_checkpoints->adoptContracts(wanted); // written before schema v3: trust this run
+        } else if (cp->contracts != wanted) {
+            const QStringList had = cp->contracts.split(QLatin1Char(' '));
+            const QStringList now = wanted.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+            QStringList added, removed;
+            for (const QString& a : now)
+                if (!had.contains(a))
+                    added << a;
+            for (const QString& a : had)
+                if (!now.contains(a))
+                    removed << a;
+            QStringList change;
+            if (!added.isEmpty())
+                change << QStringLiteral("added %1").arg(added.join(QStringLiteral(", ")));
+            if (!removed.isEmpty())
+                change << QStringLiteral("removed %1").arg(removed.join(QStringLiteral(", ")));
+            throw ContractSetChangedError(
+                QStringLiteral("environment %1 indexes contracts %2 from block %3 to its "
+                               "checkpoint %4; this run names other contracts (%5). Blocks "
+                               "%3..%4 would then miss the added contracts' logs and keep the "
+                               "removed ones' rows: index the new set into a new environment "
+                               "(--env), or run with the same contracts. Nothing was written")
+                    .arg(m_config.environmentId, had.join(QStringLiteral(", ")))
+                    .arg(cp->startBlock)
+                    .arg(cp->number)
+                    .arg(change.join(QStringLiteral("; "))));
+        }
     }
+    m_checkpoints->setContracts(contractSetText(m_config.contracts));
     m_balances = std::make_unique<BalanceBook>(m_db, m_config.environmentId, m_chainId);
     m_committer = std::make_unique<BatchCommitter>(m_db, m_config.environmentId, m_chainId,
                                                    *m_checkpoints, *m_balances);

@@ -41,6 +41,14 @@ public:
     using IndexerError::IndexerError;
 };
 
+// The run names other contracts than the checkpoint covers: continuing would leave the
+// added contracts' logs below the checkpoint missing (and the removed ones' rows stale).
+class ContractSetChangedError : public IndexerError
+{
+public:
+    using IndexerError::IndexerError;
+};
+
 // An archived environment is read-only history.
 class EnvironmentArchivedError : public IndexerError
 {

@@ -370,19 +370,30 @@ public:
             return;
         }
         try {
-            // The indexed contracts are not stored as such; those with stored rows are the
-            // ones the database makes claims about.
-            QList<chain::Address> contracts;
+            // The contracts the checkpoints say they cover (schema v3; a contract with no
+            // stored row is exactly where a missed log would hide), plus every contract the
+            // stored rows make claims about.
+            QStringList names;
+            QSqlQuery cq = m_db.run(QStringLiteral("SELECT contracts FROM indexer_checkpoints "
+                                                   "WHERE environment_id = ? AND chain_id = ? AND "
+                                                   "contracts IS NOT NULL"),
+                                    m_scope);
+            while (cq.next())
+                names << cq.value(0).toString().split(QLatin1Char(' '), Qt::SkipEmptyParts);
             QSqlQuery q = m_db.run(
                 QStringLiteral("SELECT address FROM logs WHERE environment_id = ? AND chain_id = ? "
                                "UNION SELECT contract FROM transfer_events WHERE environment_id = "
                                "? AND chain_id = ? UNION SELECT contract FROM token_balances WHERE "
-                               "environment_id = ? AND chain_id = ? ORDER BY 1"),
+                               "environment_id = ? AND chain_id = ?"),
                 m_scope + m_scope + m_scope);
-            while (q.next()) {
-                contracts << chain::Address::fromHex(q.value(0).toString(),
-                                                     QStringLiteral("logs.address"));
-                v.contractsChecked << q.value(0).toString();
+            while (q.next())
+                names << q.value(0).toString();
+            names.sort();
+            names.removeDuplicates();
+            QList<chain::Address> contracts;
+            for (const QString& name : names) {
+                contracts << chain::Address::fromHex(name, QStringLiteral("stored contract"));
+                v.contractsChecked << name;
             }
             QStringList sources;
             for (const CheckpointEntry& c : m_r.checkpoints)

@@ -152,11 +152,24 @@ Migration v2()
             }};
 }
 
+// Version 3: the checkpoint names the contracts it covers. "Every matching log up to block
+// N" is a claim about a contract set; a run with another set would leave the added ones'
+// history below N missing, and a report must check every contract, not only those with
+// stored rows.
+Migration v3()
+{
+    return {3,
+            QStringLiteral("indexer: the contract set each checkpoint covers"),
+            {
+                QStringLiteral("ALTER TABLE indexer_checkpoints ADD COLUMN contracts TEXT"),
+            }};
+}
+
 } // namespace
 
 const QList<Migration>& migrations()
 {
-    static const QList<Migration> all{v1(), v2()};
+    static const QList<Migration> all{v1(), v2(), v3()};
     return all;
 }
 
