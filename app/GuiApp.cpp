@@ -78,18 +78,20 @@ int runGui(int& argc, char** argv)
     if (p.isSet(env)) {
         // Another environment is how a different contract set (or start block) gets its
         // own complete history; the indexer refuses to mix them into one.
-        if (p.value(env).trimmed().isEmpty()) {
-            printError(QStringLiteral("--env: expected a non-empty id"));
+        if (const auto error = config::validateEnvironmentId(p.value(env))) {
+            printError(QStringLiteral("--env: %1").arg(*error));
             return ExitUsage;
         }
         config.environmentId = p.value(env).trimmed();
     }
 
-    // Saved settings (File > Settings) apply on top of the defaults; --rpc, when given,
-    // still chooses the node.
+    // Saved settings (File > Settings) apply on top of the defaults; --rpc and --env, when
+    // given, still choose the node and the environment.
     const engine::EngineConfig base = config;
-    const auto fromSettings = [base, &p, &rpc](const config::AppSettings& s) {
+    const auto fromSettings = [base, &p, &rpc, &env](const config::AppSettings& s) {
         engine::EngineConfig c = engine::configFromSettings(s, base);
+        if (p.isSet(env))
+            c.environmentId = base.environmentId;
         if (p.isSet(rpc)) {
             c.managedDevnet = false;
             c.rpcUrl = base.rpcUrl;

@@ -29,7 +29,8 @@ const char* kUsage =
     "  -h, --help     Show this help.\n"
     "  -v, --version  Show the version.\n"
     "  --db FILE      (app) SQLite file; default: the user's data directory.\n"
-    "  --rpc URL      (app) watch this endpoint instead of a managed anvil.\n";
+    "  --rpc URL      (app) watch this endpoint instead of a managed anvil.\n"
+    "  --env ID       (app) index into this environment (default: \"default\" for --rpc).\n";
 
 bool hasTopLevelFlag(int argc, char** argv, const char* a, const char* b)
 {

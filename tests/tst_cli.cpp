@@ -22,7 +22,14 @@ struct Run
 
 Run runForkscope(const QStringList& args, int timeoutMs = 30000)
 {
+    // A desktop session has a runtime directory; without one Qt warns on stderr, and the
+    // app's usage errors are asserted to be one line.
+    static const QTemporaryDir runtimeDir; // created 0700, as Qt requires
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    if (!env.contains(QStringLiteral("XDG_RUNTIME_DIR")))
+        env.insert(QStringLiteral("XDG_RUNTIME_DIR"), runtimeDir.path());
     QProcess p;
+    p.setProcessEnvironment(env);
     p.start(QStringLiteral(FORKSCOPE_BINARY), args);
     p.waitForFinished(timeoutMs);
     return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()),
@@ -100,6 +107,8 @@ void TestCli::usageErrors_data()
     QTest::newRow("lab reset without rpc") << QStringList{"lab", "reset", "--db", "x"} << "--rpc is required";
     QTest::newRow("devnet bad port") << QStringList{"devnet", "--port", "70000"} << "--port";
     QTest::newRow("devnet negative port") << QStringList{"devnet", "--port", "-1"} << "--port";
+    QTest::newRow("app bad rpc") << QStringList{"--rpc", "http:8545"} << "--rpc: \"http:8545\" is not an http(s) URL";
+    QTest::newRow("app bad env") << QStringList{"--env", "a b"} << "--env: environment \"a b\"";
     QTest::newRow("devnet unknown option") << QStringList{"devnet", "--bogus"} << "bogus";
 }
 

@@ -254,6 +254,12 @@ void TestEngineUnits::settingsMapToTheEngine()
     QCOMPARE(c.rpcUrl, QUrl("http://a:8545"));
     QCOMPARE(c.nodes.size(), 2);
     QCOMPARE(c.contracts, QStringList{"0x00000000000000000000000000000000000000aa"});
+    QCOMPARE(c.environmentId, base.environmentId); // empty: the engine's "default"
+    s.environment = " usdc-v2 ";
+    QCOMPARE(engine::configFromSettings(s, base).environmentId, QStringLiteral("usdc-v2"));
+    s.endpoints.clear(); // the managed lab: a new environment each launch, whatever is saved
+    QCOMPARE(engine::configFromSettings(s, base).environmentId, base.environmentId);
+    s.endpoints = "http://a:8545\nhttp://b:8545\n";
     // A hand-edited, unparsable value keeps the default instead of becoming zero.
     s.batchSize = "lots";
     s.readyRatio = "2";

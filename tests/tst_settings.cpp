@@ -53,6 +53,10 @@ void TestSettings::rules_data()
     QTest::newRow("batch 0") << "batch" << "0" << "from 1 to 10000";
     QTest::newRow("batch -3") << "batch" << "-3" << "negative";
     QTest::newRow("batch 50") << "batch" << "50" << "";
+    QTest::newRow("env ok") << "env" << "mainnet-usdc.v2" << "";
+    QTest::newRow("env with space") << "env" << "my env" << "\"my env\": use 1 to 64";
+    QTest::newRow("env slash") << "env" << "a/b" << "use 1 to 64";
+    QTest::newRow("env too long") << "env" << QString(65, 'a') << "use 1 to 64";
 }
 
 void TestSettings::rules()
@@ -69,6 +73,8 @@ void TestSettings::rules()
         got = config::validateAddress(value);
     else if (kind == "abi")
         got = config::validateAbiFile(value);
+    else if (kind == "env")
+        got = config::validateEnvironmentId(value);
     else if (kind == "ratio")
         got = config::validateRatio(value);
     else
@@ -89,6 +95,8 @@ void TestSettings::dialogShowsErrorsInline_data()
     QTest::newRow("bad address") << "contracts" << "0x1234" << "contracts" << "expected 20 bytes";
     QTest::newRow("unreadable ABI") << "abi" << "/no/such.json" << "abi" << "/no/such.json";
     QTest::newRow("bad webhook") << "webhook" << "mailto:me" << "webhook" << "webhook";
+    QTest::newRow("environment for the lab") << "environment" << "mine" << "environment"
+                                             << "only for an external endpoint";
     QTest::newRow("endpoint without contract") << "endpoints" << "http://127.0.0.1:8545" << "contracts"
                                                << "needs at least one contract";
 }
@@ -119,6 +127,7 @@ void TestSettings::roundTripThroughQSettings()
     s.contracts = "0x5fbdb2315678afecb367f032d93f642f64180aa3";
     s.readyRatio = "0.6";
     s.webhook = "http://127.0.0.1:9999/hook";
+    s.environment = "usdc-v2";
     {
         QSettings store(ini, QSettings::IniFormat);
         s.save(store);

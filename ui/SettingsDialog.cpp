@@ -46,6 +46,8 @@ SettingsDialog::SettingsDialog(const config::AppSettings& s, QWidget* parent) : 
     line(QStringLiteral("pollMs"), tr("Poll interval (ms)"), s.pollMs, {});
     line(QStringLiteral("readyRatio"), tr("Ready ratio"), s.readyRatio, {});
     line(QStringLiteral("webhook"), tr("Webhook"), s.webhook, tr("optional http(s) URL"));
+    line(QStringLiteral("environment"), tr("Environment"), s.environment,
+         tr("for an endpoint; empty: \"default\". Another contract set needs another one"));
 
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     m_ok = buttons->button(QDialogButtonBox::Ok);
@@ -84,6 +86,7 @@ config::AppSettings SettingsDialog::settings() const
     s.pollMs = m_lines.value(QStringLiteral("pollMs"))->text();
     s.readyRatio = m_lines.value(QStringLiteral("readyRatio"))->text();
     s.webhook = m_lines.value(QStringLiteral("webhook"))->text();
+    s.environment = m_lines.value(QStringLiteral("environment"))->text();
     return s;
 }
 
@@ -117,6 +120,13 @@ void SettingsDialog::validate()
         if (const auto e = validateEndpoint(s.webhook))
             errors[QStringLiteral("webhook")] =
                 QString(*e).replace(QStringLiteral("endpoint"), QStringLiteral("webhook"));
+    if (!s.environment.trimmed().isEmpty()) {
+        errors[QStringLiteral("environment")] =
+            s.endpointList().isEmpty()
+                ? std::optional<QString>(tr("environment: only for an external endpoint (the "
+                                            "managed lab opens a new one at each launch)"))
+                : validateEnvironmentId(s.environment);
+    }
     bool ok = true;
     for (auto it = m_errors.begin(); it != m_errors.end(); ++it) {
         const auto e = errors.value(it.key());

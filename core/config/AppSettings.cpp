@@ -27,6 +27,7 @@ AppSettings AppSettings::load(QSettings& s)
     a.pollMs = s.value(QStringLiteral("indexer/pollMs"), d.pollMs).toString();
     a.readyRatio = s.value(QStringLiteral("health/readyRatio"), d.readyRatio).toString();
     a.webhook = s.value(QStringLiteral("outbox/webhook"), d.webhook).toString();
+    a.environment = s.value(QStringLiteral("indexer/environment"), d.environment).toString();
     return a;
 }
 
@@ -42,6 +43,7 @@ void AppSettings::save(QSettings& s) const
     s.setValue(QStringLiteral("indexer/pollMs"), pollMs);
     s.setValue(QStringLiteral("health/readyRatio"), readyRatio);
     s.setValue(QStringLiteral("outbox/webhook"), webhook);
+    s.setValue(QStringLiteral("indexer/environment"), environment);
 }
 
 QStringList AppSettings::endpointList() const

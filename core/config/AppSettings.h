@@ -19,6 +19,10 @@ struct AppSettings
     QString pollMs = QStringLiteral("1000");
     QString readyRatio = QStringLiteral("0.8");
     QString webhook;
+    // The environment an external endpoint is indexed into; empty: "default". A different
+    // contract set or start block needs its own (the indexer refuses to mix them). The
+    // managed lab ignores it: each launch is a new chain, so a new environment.
+    QString environment;
 
     static AppSettings load(QSettings& s);
     void save(QSettings& s) const;

@@ -4,6 +4,7 @@
 #include "chain/ChainParseError.h"
 #include "chain/Hex.h"
 
+#include <QRegularExpression>
 #include <QUrl>
 
 namespace forkscope::config {
@@ -28,6 +29,17 @@ std::optional<QString> validateEndpoint(const QString& text)
     if (!url.isValid() || url.host().isEmpty())
         return QStringLiteral("endpoint \"%1\" is not a valid URL").arg(t);
     return QStringLiteral("endpoint \"%1\" must start with http:// or https://").arg(t);
+}
+
+std::optional<QString> validateEnvironmentId(const QString& text)
+{
+    static const QRegularExpression kId(QStringLiteral("^[A-Za-z0-9._:-]{1,64}$"));
+    const QString t = text.trimmed();
+    if (kId.match(t).hasMatch())
+        return std::nullopt;
+    return QStringLiteral("environment \"%1\": use 1 to 64 letters, digits, '.', '_', ':' or "
+                          "'-'")
+        .arg(t);
 }
 
 std::optional<QString> validateAddress(const QString& text)

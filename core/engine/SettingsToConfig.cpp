@@ -22,6 +22,8 @@ EngineConfig configFromSettings(const config::AppSettings& s, EngineConfig c)
         c.nodes.clear();
         for (const QString& e : endpoints)
             c.nodes.append(QUrl(e));
+        if (!s.environment.trimmed().isEmpty())
+            c.environmentId = s.environment.trimmed();
     }
     c.contracts = s.contractList();
     c.abiPath = s.abiPath.trimmed();
