@@ -21,7 +21,8 @@ int runDevnetCommand(const QStringList& arguments)
                                                "running until interrupted (Ctrl-C)."));
     p.addHelpOption();
     p.addPositionalArgument(QStringLiteral("devnet"), QStringLiteral("the subcommand"));
-    QCommandLineOption port(QStringLiteral("port"), QStringLiteral("Port for anvil (default: a free one)."),
+    QCommandLineOption port(QStringLiteral("port"),
+                            QStringLiteral("Port for anvil (default: a free one)."),
                             QStringLiteral("P"));
     QCommandLineOption nodes(QStringLiteral("nodes"),
                              QStringLiteral("Number of fault proxies in front of anvil."),
@@ -74,8 +75,9 @@ int runDevnetCommand(const QStringList& arguments)
             printError(e.message());
             return ExitFailure;
         }
-        std::printf("node %llu %s knobs %s/_forkscope/proxy\n", static_cast<unsigned long long>(i + 1),
-                    qPrintable(proxy->url().toString()), qPrintable(proxy->url().toString()));
+        std::printf("node %llu %s knobs %s/_forkscope/proxy\n",
+                    static_cast<unsigned long long>(i + 1), qPrintable(proxy->url().toString()),
+                    qPrintable(proxy->url().toString()));
         proxies.push_back(std::move(proxy));
     }
     std::fflush(stdout);
@@ -86,7 +88,8 @@ int runDevnetCommand(const QStringList& arguments)
                      [] { QCoreApplication::quit(); });
     QObject::connect(&devnet, &lab::Devnet::exitedUnexpectedly, qApp,
                      [&code](int exitCode, const QString& tail) {
-                         printError(QStringLiteral("anvil exited (code %1): %2").arg(exitCode).arg(tail));
+                         printError(
+                             QStringLiteral("anvil exited (code %1): %2").arg(exitCode).arg(tail));
                          code = ExitFailure;
                          QCoreApplication::quit();
                      });

@@ -1,9 +1,9 @@
 #include "GuiApp.h"
 #include "CommandLine.h"
 #include "MainWindow.h"
-#include "config/SettingsValidation.h"
 #include "UnixSignalWatcher.h"
 #include "config/AppSettings.h"
+#include "config/SettingsValidation.h"
 #include "engine/EngineHost.h"
 #include "engine/SettingsToConfig.h"
 

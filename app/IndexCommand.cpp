@@ -2,25 +2,25 @@
 #include "CommandLine.h"
 #include "IndexOptions.h"
 #include "UnixSignalWatcher.h"
-#include "indexer/Indexer.h"
 #include "abi/EventRegistry.h"
 #include "chain/ChainParseError.h"
+#include "indexer/Indexer.h"
 #include "indexer/IndexerErrors.h"
 #include "rpc/EthClient.h"
 #include "store/Database.h"
 #include "wire/SuspectedTruncationError.h"
 
 #include "LocalApiServer.h"
-#include "outbox/OutboxThread.h"
 #include "api/LiveMetrics.h"
-#include "outbox/OutboxDispatcher.h"
 #include "health/NodeHealthMonitor.h"
+#include "outbox/OutboxDispatcher.h"
+#include "outbox/OutboxThread.h"
 
 #include <QCoreApplication>
-#include <QScopeGuard>
-#include <QThread>
 #include <QElapsedTimer>
 #include <QEventLoop>
+#include <QScopeGuard>
+#include <QThread>
 #include <QTimer>
 #include <cstdio>
 
@@ -126,15 +126,15 @@ int runIndexCommand(const QStringList& arguments)
     rpc::EthClient eth(rpcClient);
     indexer::Indexer indexer(config, *db, eth);
     indexer.onReorg = [](const indexer::RollbackResult& r, const QString& reason) {
-        std::printf("REORG (%s): checkpoint %llu -> fork %lld, depth %llu, %lld rows removed "
-                    "(%lld transfers, %lld pending outbox rows dropped, %lld delivered rows "
-                    "affected, %lld balances changed), reorg id %lld\n",
-                    qPrintable(reason), static_cast<unsigned long long>(r.oldCheckpoint),
-                    static_cast<long long>(r.forkBlock), static_cast<unsigned long long>(r.depth),
-                    static_cast<long long>(r.rowsRemoved), static_cast<long long>(r.transfersRemoved),
-                    static_cast<long long>(r.outboxDropped),
-                    static_cast<long long>(r.deliveredAffected),
-                    static_cast<long long>(r.balancesChanged), static_cast<long long>(r.reorgId));
+        std::printf(
+            "REORG (%s): checkpoint %llu -> fork %lld, depth %llu, %lld rows removed "
+            "(%lld transfers, %lld pending outbox rows dropped, %lld delivered rows "
+            "affected, %lld balances changed), reorg id %lld\n",
+            qPrintable(reason), static_cast<unsigned long long>(r.oldCheckpoint),
+            static_cast<long long>(r.forkBlock), static_cast<unsigned long long>(r.depth),
+            static_cast<long long>(r.rowsRemoved), static_cast<long long>(r.transfersRemoved),
+            static_cast<long long>(r.outboxDropped), static_cast<long long>(r.deliveredAffected),
+            static_cast<long long>(r.balancesChanged), static_cast<long long>(r.reorgId));
         std::fflush(stdout);
     };
 
@@ -155,7 +155,8 @@ int runIndexCommand(const QStringList& arguments)
             try {
                 indexer.prepare();
             } catch (const rpc::RpcException& e) {
-                std::printf("state: node unreachable, lag unknown: %s\n", qPrintable(e.error().toString()));
+                std::printf("state: node unreachable, lag unknown: %s\n",
+                            qPrintable(e.error().toString()));
                 std::fflush(stdout);
                 pause(config.pollInterval, stop);
             } catch (const indexer::NodeBehindError& e) {
@@ -168,7 +169,8 @@ int runIndexCommand(const QStringList& arguments)
         health::NodeHealthMonitor::Config hc;
         hc.nodes = parsed.nodes.isEmpty() ? QList<QUrl>{config.rpcUrl} : parsed.nodes;
         hc.interval = parsed.checkInterval;
-        hc.timeout = std::min(std::chrono::milliseconds(2000), std::max(parsed.checkInterval, std::chrono::milliseconds(500)));
+        hc.timeout = std::min(std::chrono::milliseconds(2000),
+                              std::max(parsed.checkInterval, std::chrono::milliseconds(500)));
         hc.lagThreshold = parsed.lagThreshold;
         hc.readyRatio = parsed.readyRatio;
         hc.dbPath = config.dbPath;
@@ -179,31 +181,37 @@ int runIndexCommand(const QStringList& arguments)
         healthThread.setObjectName(QStringLiteral("forkscope-health"));
         auto* monitor = new health::NodeHealthMonitor(hc);
         monitor->moveToThread(&healthThread);
-        QObject::connect(&healthThread, &QThread::started, monitor, &health::NodeHealthMonitor::start);
+        QObject::connect(&healthThread, &QThread::started, monitor,
+                         &health::NodeHealthMonitor::start);
         QObject::connect(&healthThread, &QThread::finished, monitor, &QObject::deleteLater);
-        QObject::connect(monitor, &health::NodeHealthMonitor::healthAvailable, monitor,
-                         [&live](const health::HealthSnapshot& h) { live.setHealth(h); }, Qt::DirectConnection);
-        QObject::connect(monitor, &health::NodeHealthMonitor::nodeStateChanged, monitor,
-                         [](const QString& url, int from, int to) {
-                             if (from == to)
-                                 std::printf("node %s: %s\n", qPrintable(url),
-                                             qPrintable(health::nodeStateName(health::NodeState(to))));
-                             else
-                                 std::printf("node %s: %s -> %s\n", qPrintable(url),
-                                             qPrintable(health::nodeStateName(health::NodeState(from))),
-                                             qPrintable(health::nodeStateName(health::NodeState(to))));
-                             std::fflush(stdout);
-                         }, Qt::DirectConnection);
+        QObject::connect(
+            monitor, &health::NodeHealthMonitor::healthAvailable, monitor,
+            [&live](const health::HealthSnapshot& h) { live.setHealth(h); }, Qt::DirectConnection);
+        QObject::connect(
+            monitor, &health::NodeHealthMonitor::nodeStateChanged, monitor,
+            [](const QString& url, int from, int to) {
+                if (from == to)
+                    std::printf("node %s: %s\n", qPrintable(url),
+                                qPrintable(health::nodeStateName(health::NodeState(to))));
+                else
+                    std::printf("node %s: %s -> %s\n", qPrintable(url),
+                                qPrintable(health::nodeStateName(health::NodeState(from))),
+                                qPrintable(health::nodeStateName(health::NodeState(to))));
+                std::fflush(stdout);
+            },
+            Qt::DirectConnection);
         healthThread.start();
         const auto stopHealth = qScopeGuard([&] {
-            QMetaObject::invokeMethod(monitor, &health::NodeHealthMonitor::stop, Qt::BlockingQueuedConnection);
+            QMetaObject::invokeMethod(monitor, &health::NodeHealthMonitor::stop,
+                                      Qt::BlockingQueuedConnection);
             healthThread.quit();
             healthThread.wait();
         });
         std::unique_ptr<LocalApiServer> apiServer;
         if (parsed.metricsPort) {
-            apiServer = std::make_unique<LocalApiServer>(parsed.metricsPort, config.dbPath, config.environmentId,
-                                                         indexer.chainId(), config.sourceId, live);
+            apiServer = std::make_unique<LocalApiServer>(parsed.metricsPort, config.dbPath,
+                                                         config.environmentId, indexer.chainId(),
+                                                         config.sourceId, live);
             if (!apiServer->error().isEmpty()) {
                 printError(QStringLiteral("--metrics-port: %1").arg(apiServer->error()));
                 return ExitFailure;
@@ -215,8 +223,9 @@ int runIndexCommand(const QStringList& arguments)
         std::unique_ptr<outbox::OutboxThread> outboxThread;
         if (!parsed.webhook.isEmpty() || !parsed.outboxFile.isEmpty())
             outboxThread = std::make_unique<outbox::OutboxThread>(
-                config.dbPath, config.environmentId, indexer.chainId(), parsed.webhook, parsed.outboxFile,
-                parsed.webhookTimeout, [](const QString& m) { printError(QStringLiteral("outbox: %1").arg(m)); });
+                config.dbPath, config.environmentId, indexer.chainId(), parsed.webhook,
+                parsed.outboxFile, parsed.webhookTimeout,
+                [](const QString& m) { printError(QStringLiteral("outbox: %1").arg(m)); });
         while (!stop) {
             const indexer::IndexerStatus& s = indexer.step();
             live.setIndexer(s);
@@ -227,7 +236,8 @@ int runIndexCommand(const QStringList& arguments)
             if (s.head && *s.head >= config.confirmations)
                 safe = *s.head - config.confirmations;
             const auto ready = monitor->readyHeight();
-            safe = (safe && ready) ? std::optional<std::uint64_t>(std::min(*safe, *ready)) : std::nullopt;
+            safe = (safe && ready) ? std::optional<std::uint64_t>(std::min(*safe, *ready))
+                                   : std::nullopt;
             if (outboxThread && safe)
                 outboxThread->setSafeHeight(*safe);
             if (s.state == indexer::IndexerStatus::State::Synced && config.exitWhenSynced &&
@@ -238,7 +248,8 @@ int runIndexCommand(const QStringList& arguments)
                     pause(std::chrono::milliseconds(100), stop);
                     continue;
                 }
-                if (outbox::pendingAtOrBelow(*db, config.environmentId, indexer.chainId(), *safe) > 0) {
+                if (outbox::pendingAtOrBelow(*db, config.environmentId, indexer.chainId(), *safe) >
+                    0) {
                     pause(std::chrono::milliseconds(100), stop);
                     continue;
                 }
@@ -260,20 +271,22 @@ int runIndexCommand(const QStringList& arguments)
                     std::printf("note: %lld log(s) carried the Transfer topic but did not decode; "
                                 "kept raw in logs (decode_error), not counted as transfers\n",
                                 static_cast<long long>(s.decodeFailures));
-                std::printf("synced: checkpoint %llu at head %llu (%lld range halvings, %lld failed "
-                            "fetches retried, %lld rejected batches, %lld absence suspicions)\n",
-                            static_cast<unsigned long long>(s.checkpoint.value_or(0)),
-                            static_cast<unsigned long long>(s.head.value_or(0)),
-                            static_cast<long long>(s.truncationHalvings),
-                            static_cast<long long>(s.fetchFailures),
-                            static_cast<long long>(s.rejectedBatches),
-                            static_cast<long long>(s.absenceSuspicions));
+                std::printf(
+                    "synced: checkpoint %llu at head %llu (%lld range halvings, %lld failed "
+                    "fetches retried, %lld rejected batches, %lld absence suspicions)\n",
+                    static_cast<unsigned long long>(s.checkpoint.value_or(0)),
+                    static_cast<unsigned long long>(s.head.value_or(0)),
+                    static_cast<long long>(s.truncationHalvings),
+                    static_cast<long long>(s.fetchFailures),
+                    static_cast<long long>(s.rejectedBatches),
+                    static_cast<long long>(s.absenceSuspicions));
                 std::fflush(stdout);
                 return ExitOk;
             }
             if (s.state != indexer::IndexerStatus::State::Syncing &&
                 s.state != indexer::IndexerStatus::State::Reorged)
-                pause(std::max(config.pollInterval, std::chrono::milliseconds(s.retryDelayMs)), stop);
+                pause(std::max(config.pollInterval, std::chrono::milliseconds(s.retryDelayMs)),
+                      stop);
             else if (s.retryDelayMs > 0)
                 pause(std::chrono::milliseconds(s.retryDelayMs), stop);
             else

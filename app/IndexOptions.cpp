@@ -28,21 +28,29 @@ const Flag kFlags[] = {
     {"source", "source", "NAME", "Source id of the checkpoint (default: default)."},
     {"contract", "contracts", "ADDR", "Contract address to index (repeatable)."},
     {"from-block", "fromBlock", "N", "First block to index (default 0)."},
-    {"confirmations", "confirmations", "N", "Blocks below the head before data counts as safe (default 0)."},
-    {"max-reorg-depth", "maxReorgDepth", "N", "Deepest reorg rolled back automatically (default 64)."},
+    {"confirmations", "confirmations", "N",
+     "Blocks below the head before data counts as safe (default 0)."},
+    {"max-reorg-depth", "maxReorgDepth", "N",
+     "Deepest reorg rolled back automatically (default 64)."},
     {"batch-size", "batchSize", "N", "Blocks per round and per transaction (default 100)."},
     {"poll-ms", "pollMs", "N", "Wait between rounds at the head, in ms (default 1000)."},
-    {"log-cap", "logCap", "N", "eth_getLogs results of exactly N logs are treated as truncated (default 10000; 0 = off)."},
+    {"log-cap", "logCap", "N",
+     "eth_getLogs results of exactly N logs are treated as truncated (default 10000; 0 = off)."},
     {"fetch-workers", "fetchWorkers", "N", "Parallel fetch threads for backfill (default 4)."},
     {"webhook", "webhook", "URL", "Deliver outbox rows by HTTP POST (Idempotency-Key: event key)."},
     {"webhook-timeout-ms", "webhookTimeoutMs", "N", "Webhook timeout per delivery (default 5000)."},
     {"outbox-file", "outboxFile", "FILE", "Deliver outbox rows as JSON Lines appended to FILE."},
-    {"abi", "abi", "FILE", "Solidity ABI JSON: decode every matching log into logs.event_name/args_json."},
+    {"abi", "abi", "FILE",
+     "Solidity ABI JSON: decode every matching log into logs.event_name/args_json."},
     {"metrics-port", "metricsPort", "P", "Serve GET /metrics and JSON-RPC on 127.0.0.1:P."},
-    {"node", "nodes", "URL", "A node to watch for health and the ready-ratio gate (repeatable; default: --rpc)."},
-    {"ready-ratio", "readyRatio", "R", "Share of nodes that must report a height before it counts (default 0.8)."},
-    {"lag-threshold", "lagThreshold", "N", "Blocks behind the best head a node may be and still be caught up (default 2)."},
-    {"check-interval-ms", "checkIntervalMs", "N", "Node health poll interval (default 1000, at least 20)."},
+    {"node", "nodes", "URL",
+     "A node to watch for health and the ready-ratio gate (repeatable; default: --rpc)."},
+    {"ready-ratio", "readyRatio", "R",
+     "Share of nodes that must report a height before it counts (default 0.8)."},
+    {"lag-threshold", "lagThreshold", "N",
+     "Blocks behind the best head a node may be and still be caught up (default 2)."},
+    {"check-interval-ms", "checkIntervalMs", "N",
+     "Node health poll interval (default 1000, at least 20)."},
     {"config", nullptr, "FILE", "JSON file with the same settings."},
 };
 
@@ -75,13 +83,15 @@ IndexOptionsResult parseIndexOptions(const QStringList& arguments)
     QHash<QString, QCommandLineOption*> opts;
     std::vector<std::unique_ptr<QCommandLineOption>> owned;
     for (const Flag& f : kFlags) {
-        owned.push_back(std::make_unique<QCommandLineOption>(
-            QString::fromLatin1(f.name), QString::fromLatin1(f.help), QString::fromLatin1(f.valueName)));
+        owned.push_back(std::make_unique<QCommandLineOption>(QString::fromLatin1(f.name),
+                                                             QString::fromLatin1(f.help),
+                                                             QString::fromLatin1(f.valueName)));
         p.addOption(*owned.back());
         opts.insert(QString::fromLatin1(f.name), owned.back().get());
     }
-    QCommandLineOption exitWhenSynced(QStringLiteral("exit-when-synced"),
-                                      QStringLiteral("Exit 0 once the checkpoint reached the head."));
+    QCommandLineOption exitWhenSynced(
+        QStringLiteral("exit-when-synced"),
+        QStringLiteral("Exit 0 once the checkpoint reached the head."));
     p.addOption(exitWhenSynced);
     if (!p.parse(arguments)) {
         out.error = p.errorText();
@@ -93,7 +103,8 @@ IndexOptionsResult parseIndexOptions(const QStringList& arguments)
         return out;
     }
     if (p.positionalArguments().size() > 1) {
-        out.error = QStringLiteral("index: unexpected argument `%1`").arg(p.positionalArguments().at(1));
+        out.error =
+            QStringLiteral("index: unexpected argument `%1`").arg(p.positionalArguments().at(1));
         return out;
     }
 
@@ -148,7 +159,9 @@ IndexOptionsResult parseIndexOptions(const QStringList& arguments)
     if (p.isSet(exitWhenSynced))
         values.insert(QStringLiteral("exit-when-synced"), {QStringLiteral("true")});
 
-    const auto one = [&](const char* name) { return values.value(QString::fromLatin1(name)).value(0); };
+    const auto one = [&](const char* name) {
+        return values.value(QString::fromLatin1(name)).value(0);
+    };
     for (const char* required : {"rpc", "db", "env", "contract"})
         if (!values.contains(QString::fromLatin1(required))) {
             out.error = QStringLiteral("index: --%1 is required").arg(QLatin1String(required));
@@ -208,13 +221,16 @@ IndexOptionsResult parseIndexOptions(const QStringList& arguments)
         c.exitWhenSynced = values.contains(QStringLiteral("exit-when-synced"));
         if (values.contains(QStringLiteral("abi")))
             c.abiPath = one("abi");
-        if (values.contains(QStringLiteral("webhook")) && values.contains(QStringLiteral("outbox-file")))
-            throw chain::ChainParseError(QStringLiteral("--webhook"), one("webhook"),
-                                         QStringLiteral("choose one outbox sink: --webhook or --outbox-file"));
+        if (values.contains(QStringLiteral("webhook")) &&
+            values.contains(QStringLiteral("outbox-file")))
+            throw chain::ChainParseError(
+                QStringLiteral("--webhook"), one("webhook"),
+                QStringLiteral("choose one outbox sink: --webhook or --outbox-file"));
         if (values.contains(QStringLiteral("webhook")))
             out.webhook = httpUrl("webhook", one("webhook"));
         if (values.contains(QStringLiteral("webhook-timeout-ms")))
-            out.webhookTimeout = std::chrono::milliseconds(ranged("webhook-timeout-ms", 10, 600000));
+            out.webhookTimeout =
+                std::chrono::milliseconds(ranged("webhook-timeout-ms", 10, 600000));
         if (values.contains(QStringLiteral("outbox-file")))
             out.outboxFile = one("outbox-file");
         for (const QString& n : values.value(QStringLiteral("node")))
@@ -223,8 +239,9 @@ IndexOptionsResult parseIndexOptions(const QStringList& arguments)
             bool ok = false;
             const double r = one("ready-ratio").toDouble(&ok);
             if (!ok || r <= 0 || r > 1)
-                throw chain::ChainParseError(QStringLiteral("--ready-ratio"), one("ready-ratio"),
-                                             QStringLiteral("expected a number above 0 and at most 1"));
+                throw chain::ChainParseError(
+                    QStringLiteral("--ready-ratio"), one("ready-ratio"),
+                    QStringLiteral("expected a number above 0 and at most 1"));
             out.readyRatio = r;
         }
         if (values.contains(QStringLiteral("lag-threshold")))

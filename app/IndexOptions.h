@@ -2,8 +2,8 @@
 
 #include "indexer/IndexerConfig.h"
 
-#include <QStringList>
 #include <QList>
+#include <QStringList>
 #include <QUrl>
 #include <chrono>
 #include <optional>
@@ -13,8 +13,8 @@ namespace forkscope::app {
 struct IndexOptionsResult
 {
     std::optional<indexer::IndexerConfig> config; // set on success
-    QUrl webhook;        // outbox sink: HTTP webhook
-    QString outboxFile;  // outbox sink: JSON Lines file
+    QUrl webhook;                                 // outbox sink: HTTP webhook
+    QString outboxFile;                           // outbox sink: JSON Lines file
     std::chrono::milliseconds webhookTimeout{5000};
     // Node health and the ready-ratio gate (defaults: the --rpc node alone).
     QList<QUrl> nodes;
@@ -22,7 +22,7 @@ struct IndexOptionsResult
     std::uint64_t lagThreshold = 2;
     std::chrono::milliseconds checkInterval{1000};
     quint16 metricsPort = 0; // 0: no local API
-    QString error;                                // one line, names the bad flag or key
+    QString error;           // one line, names the bad flag or key
     bool helpRequested = false;
     QString helpText;
 };

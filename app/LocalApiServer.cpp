@@ -11,7 +11,8 @@
 namespace forkscope::app {
 
 LocalApiServer::LocalApiServer(quint16 port, QString dbPath, QString environmentId,
-                               std::uint64_t chainId, QString sourceId, const api::LiveMetrics& live)
+                               std::uint64_t chainId, QString sourceId,
+                               const api::LiveMetrics& live)
 {
     QSemaphore ready;
     m_thread.reset(QThread::create([&, dbPath, environmentId, sourceId, chainId] {

@@ -20,7 +20,9 @@ UnixSignalWatcher::UnixSignalWatcher(QObject* parent) : QObject(parent)
         if (::read(s_fds[1], &sig, 1) == 1)
             emit terminationRequested(sig);
     });
-    struct sigaction sa {};
+    struct sigaction sa
+    {
+    };
     sa.sa_handler = &UnixSignalWatcher::handler;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_RESTART;

@@ -20,21 +20,23 @@ Workload Workload::build(int blocks, int perTx, int tokens, int holders)
     t.start();
     for (int i = 0; i < tokens; ++i) {
         w.tokens << lab::DemoToken::deploy(*w.rpc, sender, QStringLiteral("Bench %1").arg(i),
-                                           QStringLiteral("B%1").arg(i), chain::U256("1000000000000000000000000000"));
+                                           QStringLiteral("B%1").arg(i),
+                                           chain::U256("1000000000000000000000000000"));
         w.contracts << w.tokens.last().address().toHex();
     }
     quint64 offset = 0;
     for (int done = 0; done < blocks; done += 100) {
-        offset = lab::DemoToken::sprayBlocks(*w.rpc, w.tokens, std::min(100, blocks - done), perTx, quint64(holders),
-                                             offset);
+        offset = lab::DemoToken::sprayBlocks(*w.rpc, w.tokens, std::min(100, blocks - done), perTx,
+                                             quint64(holders), offset);
         std::fprintf(stderr, "\rworkload: %d/%d blocks", std::min(done + 100, blocks), blocks);
     }
     w.head = rpc::EthClient(*w.rpc).blockNumber();
     w.events = qint64(blocks) * tokens * perTx + tokens; // + the mints
     w.buildSecs = t.elapsed() / 1000.0;
-    std::printf("\nworkload: %d blocks (head %llu), %lld Transfer events, %d tokens, %d holders, built in %.1f s\n",
-                blocks, static_cast<unsigned long long>(w.head), static_cast<long long>(w.events), tokens, holders,
-                w.buildSecs);
+    std::printf("\nworkload: %d blocks (head %llu), %lld Transfer events, %d tokens, %d holders, "
+                "built in %.1f s\n",
+                blocks, static_cast<unsigned long long>(w.head), static_cast<long long>(w.events),
+                tokens, holders, w.buildSecs);
     return w;
 }
 

@@ -51,7 +51,8 @@ void replotBench(ui::MainWindow& w)
             if (wholeDay)
                 p->plot()->xAxis->setRange(t0, t0 + ui::PlotPanel::kMaxPoints);
             else
-                p->plot()->xAxis->setRange(t0 + ui::PlotPanel::kMaxPoints - ui::PlotPanel::kLiveWindowSecs,
+                p->plot()->xAxis->setRange(t0 + ui::PlotPanel::kMaxPoints -
+                                               ui::PlotPanel::kLiveWindowSecs,
                                            t0 + ui::PlotPanel::kMaxPoints + 5);
         }
         constexpr int kRounds = 30;
@@ -64,9 +65,10 @@ void replotBench(ui::MainWindow& w)
             totals.push_back(double(t.nsecsElapsed()) / 1e6);
         }
         std::sort(totals.begin(), totals.end());
-        std::printf("  %s: all four panels replotted in median %.2f ms, max %.2f ms (%d rounds; target < 16 ms)\n",
-                    wholeDay ? "whole 24 h in view" : "follow-live 5 min view", totals[totals.size() / 2],
-                    totals.back(), kRounds);
+        std::printf("  %s: all four panels replotted in median %.2f ms, max %.2f ms (%d rounds; "
+                    "target < 16 ms)\n",
+                    wholeDay ? "whole 24 h in view" : "follow-live 5 min view",
+                    totals[totals.size() / 2], totals.back(), kRounds);
     }
 }
 
@@ -77,7 +79,8 @@ int main(int argc, char** argv)
     QApplication app(argc, argv);
     QCommandLineParser p;
     p.addHelpOption();
-    const QCommandLineOption blocksOpt("blocks", "Blocks of transfers for the backfill.", "N", "2000");
+    const QCommandLineOption blocksOpt("blocks", "Blocks of transfers for the backfill.", "N",
+                                       "2000");
     const QCommandLineOption skipOpt("skip-backfill", "Only the replot figure.");
     p.addOptions({blocksOpt, skipOpt});
     p.process(app);
@@ -124,16 +127,18 @@ int main(int argc, char** argv)
     });
     qint64 snapshots = 0;
     bool synced = false;
-    QObject::connect(&host, &engine::EngineHost::statusAvailable, [&](const engine::EngineStatus& s) {
-        ++snapshots;
-        if (s.checkpoint && *s.checkpoint >= work.head && !synced) {
-            synced = true;
-            std::printf("backfill: %llu blocks, %lld events indexed in %.2f s with the window open\n",
-                        static_cast<unsigned long long>(work.head), static_cast<long long>(work.events),
-                        wall.elapsed() / 1000.0);
-            QTimer::singleShot(500, &app, &QCoreApplication::quit);
-        }
-    });
+    QObject::connect(
+        &host, &engine::EngineHost::statusAvailable, [&](const engine::EngineStatus& s) {
+            ++snapshots;
+            if (s.checkpoint && *s.checkpoint >= work.head && !synced) {
+                synced = true;
+                std::printf(
+                    "backfill: %llu blocks, %lld events indexed in %.2f s with the window open\n",
+                    static_cast<unsigned long long>(work.head), static_cast<long long>(work.events),
+                    wall.elapsed() / 1000.0);
+                QTimer::singleShot(500, &app, &QCoreApplication::quit);
+            }
+        });
     QTimer::singleShot(0, [&] {
         wall.start();
         sinceTick.start();
@@ -149,10 +154,11 @@ int main(int argc, char** argv)
         return 1;
     }
     std::sort(gaps.begin(), gaps.end());
-    std::printf("GUI thread during the backfill: %zu heartbeats, %lld snapshots received; gap between 2 ms "
-                "ticks: median %.1f ms, p99 %.1f ms, longest stall %.1f ms (target < 50 ms)\n",
-                gaps.size(), static_cast<long long>(snapshots), gaps[gaps.size() / 2], gaps[gaps.size() * 99 / 100],
-                maxGapMs);
+    std::printf(
+        "GUI thread during the backfill: %zu heartbeats, %lld snapshots received; gap between 2 ms "
+        "ticks: median %.1f ms, p99 %.1f ms, longest stall %.1f ms (target < 50 ms)\n",
+        gaps.size(), static_cast<long long>(snapshots), gaps[gaps.size() / 2],
+        gaps[gaps.size() * 99 / 100], maxGapMs);
     for (const auto& [at, gap] : bigGaps)
         std::printf("  gap over 20 ms: %.1f ms at %.2f s\n", gap, at);
     return 0;

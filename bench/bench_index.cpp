@@ -12,8 +12,8 @@
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QFileInfo>
-#include <QSqlQuery>
 #include <QProcess>
+#include <QSqlQuery>
 #include <QTemporaryDir>
 #include <cstdio>
 #include <sys/resource.h>
@@ -71,21 +71,25 @@ int main(int argc, char** argv)
     const double ceilingSecs = logSecs + headerSecs;
     std::printf("raw ceiling: %lld logs in %.2f s + %llu headers in %.2f s = %.2f s, %.0f events/s "
                 "(one request in flight, no storage)\n",
-                static_cast<long long>(pulledLogs), logSecs, static_cast<unsigned long long>(head + 1),
-                headerSecs, ceilingSecs, double(events) / ceilingSecs);
+                static_cast<long long>(pulledLogs), logSecs,
+                static_cast<unsigned long long>(head + 1), headerSecs, ceilingSecs,
+                double(events) / ceilingSecs);
 
     QTemporaryDir dir;
     QProcess index;
     index.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-    QStringList args{"index", "--rpc", devnet.url().toString(), "--db", dir.filePath("bench.sqlite"),
-                     "--env", "bench", "--exit-when-synced", "--batch-size", p.value(batchOpt)};
+    QStringList args{
+        "index", "--rpc", devnet.url().toString(), "--db",         dir.filePath("bench.sqlite"),
+        "--env", "bench", "--exit-when-synced",    "--batch-size", p.value(batchOpt)};
     t.restart();
     // FORKSCOPE_BENCH_WRAP="perf record -g -o /tmp/perf.data" profiles the indexer.
-    const QStringList wrap = qEnvironmentVariable("FORKSCOPE_BENCH_WRAP").split(' ', Qt::SkipEmptyParts);
+    const QStringList wrap =
+        qEnvironmentVariable("FORKSCOPE_BENCH_WRAP").split(' ', Qt::SkipEmptyParts);
     if (wrap.isEmpty())
         index.start(QStringLiteral(FORKSCOPE_BINARY), args + contractArgs);
     else
-        index.start(wrap.first(), wrap.mid(1) + QStringList{QStringLiteral(FORKSCOPE_BINARY)} + args + contractArgs);
+        index.start(wrap.first(), wrap.mid(1) + QStringList{QStringLiteral(FORKSCOPE_BINARY)} +
+                                      args + contractArgs);
     index.waitForFinished(-1);
     const double secs = t.elapsed() / 1000.0;
     if (index.exitCode() != 0) {

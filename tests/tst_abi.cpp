@@ -57,14 +57,18 @@ void TestAbi::initTestCase()
     m_registry = abi::EventRegistry::fromJson(QJsonDocument(a), "AbiZoo.json");
     QCOMPARE(m_registry.eventCount(), 5);
     const auto sender = lab::DemoToken::defaultSender(m_lab->rpc());
-    const QString zoo = lab::DemoToken::deployBytecode(
-                            m_lab->rpc(), sender,
-                            chain::hex::parseData(a.value("bytecode"), "bytecode"))
-                            .toHex();
+    const QString zoo =
+        lab::DemoToken::deployBytecode(m_lab->rpc(), sender,
+                                       chain::hex::parseData(a.value("bytecode"), "bytecode"))
+            .toHex();
     lab::DemoToken::sendAndWait(
         m_lab->rpc(),
-        QJsonObject{{"from", sender.toHex()}, {"to", zoo}, {"gas", "0x4c4b40"},
-                    {"data", chain::hex::encodeData(chain::keccak256(QByteArray("emitAll()")).toByteArray().left(4))}});
+        QJsonObject{
+            {"from", sender.toHex()},
+            {"to", zoo},
+            {"gas", "0x4c4b40"},
+            {"data", chain::hex::encodeData(
+                         chain::keccak256(QByteArray("emitAll()")).toByteArray().left(4))}});
     rpc::LogFilter f;
     f.fromBlock = 0;
     f.toBlock = m_lab->eth().blockNumber();
@@ -93,10 +97,12 @@ void TestAbi::scalars()
     QCOMPARE(o.value("flag").toBool(), true);
     QCOMPARE(o.value("small").toString(), QStringLiteral("255"));
     QCOMPARE(o.value("big").toString(),
-             QStringLiteral("115792089237316195423570985008687907853269984665640564039457584007913129639935"));
+             QStringLiteral(
+                 "115792089237316195423570985008687907853269984665640564039457584007913129639935"));
     QCOMPARE(o.value("neg8").toString(), QStringLiteral("-128"));
     QCOMPARE(o.value("neg").toString(),
-             QStringLiteral("-57896044618658097711785492504343953926634992332820282019728792003956564819968"));
+             QStringLiteral(
+                 "-57896044618658097711785492504343953926634992332820282019728792003956564819968"));
     QCOMPARE(o.value("tag").toString(), QStringLiteral("0xdeadbeef"));
     QCOMPARE(o.value("word").toString(), chain::keccak256(QByteArray("forkscope")).toHex());
 }
@@ -108,8 +114,9 @@ void TestAbi::dynamicAndIndexedString()
     QCOMPARE(o.value("label").toString(), chain::keccak256(QByteArray("label")).toHex());
     QCOMPARE(o.value("blob").toString(), QStringLiteral("0x00ff10"));
     QCOMPARE(o.value("text").toString(), QString::fromUtf8("héllo wörld"));
-    QCOMPARE(o.value("nums").toArray(),
-             (QJsonArray{"1", "1606938044258990275541962092341162602522202993782792835301376", "0"}));
+    QCOMPARE(
+        o.value("nums").toArray(),
+        (QJsonArray{"1", "1606938044258990275541962092341162602522202993782792835301376", "0"}));
     QCOMPARE(o.value("pair").toArray(), (QJsonArray{addr("a"), addr("b")}));
 }
 
@@ -124,8 +131,9 @@ void TestAbi::nestedTuplesAndArrays()
     QCOMPARE(list.size(), 2);
     QCOMPARE(list[0].toObject().value("a").toString(), addr("c"));
     QCOMPARE(list[0].toObject().value("b").toString(), QStringLiteral("0x"));
-    QCOMPARE(list[1].toObject().value("b").toString(),
-             QStringLiteral("0x0102030405060708091011121314151617181920212223242526272829303132333435"));
+    QCOMPARE(
+        list[1].toObject().value("b").toString(),
+        QStringLiteral("0x0102030405060708091011121314151617181920212223242526272829303132333435"));
     QCOMPARE(o.value("grid").toArray(), (QJsonArray{QJsonArray{true, false, true}}));
 }
 
@@ -147,6 +155,7 @@ void TestAbi::anonymousIsUnmatched()
 
 void TestAbi::malformed_data()
 {
+    // clang-format off
     QTest::addColumn<QString>("type");
     QTest::addColumn<QByteArray>("data");
     QTest::addColumn<QString>("mentions");
@@ -163,6 +172,7 @@ void TestAbi::malformed_data()
                                               << "runs past";
     QTest::newRow("invalid utf-8") << "string" << (offset32 + QByteArray(31, '\0') + QByteArray("\x02\xff\xfe", 3) + QByteArray(30, '\0'))
                                    << "UTF-8";
+    // clang-format on
 }
 
 void TestAbi::malformed()
@@ -176,12 +186,14 @@ void TestAbi::malformed()
         abi::AbiDecoder::decodeParams(params, data, "Ev");
         QFAIL("decoded a malformed encoding");
     } catch (const abi::AbiError& e) {
-        QVERIFY2(e.message().contains(mentions) && e.message().contains("Ev"), qPrintable(e.message()));
+        QVERIFY2(e.message().contains(mentions) && e.message().contains("Ev"),
+                 qPrintable(e.message()));
     }
 }
 
 void TestAbi::badAbiFiles_data()
 {
+    // clang-format off
     QTest::addColumn<QByteArray>("json");
     QTest::addColumn<QString>("mentions");
     QTest::newRow("not json") << QByteArray("{nope") << "not JSON";
@@ -189,6 +201,7 @@ void TestAbi::badAbiFiles_data()
     QTest::newRow("unknown type") << QByteArray(R"([{"type":"event","name":"E","inputs":[{"name":"a","type":"uint7"}]}])")
                                   << "bad type \"uint7\"";
     QTest::newRow("nameless event") << QByteArray(R"([{"type":"event","inputs":[]}])") << "without a name";
+    // clang-format on
 }
 
 void TestAbi::badAbiFiles()

@@ -67,7 +67,8 @@ QStringList checkPrometheusText(const QByteArray& text, QHash<QString, double>* 
         } else if (line.startsWith("# TYPE ")) {
             const QString n = line.section(' ', 2, 2);
             const QString t = line.section(' ', 3, 3);
-            if (!QStringList{"counter", "gauge", "histogram", "summary", "untyped"}.contains(t) || types.contains(n))
+            if (!QStringList{"counter", "gauge", "histogram", "summary", "untyped"}.contains(t) ||
+                types.contains(n))
                 problems << "bad or repeated TYPE: " + line;
             types.insert(n, t);
         } else if (line.startsWith('#')) {
@@ -86,7 +87,8 @@ QStringList checkPrometheusText(const QByteArray& text, QHash<QString, double>* 
                 problems << "sample before its TYPE: " + line;
             if (family.endsWith("_total") && types.value(family) != "counter")
                 problems << "_total that is not a counter: " + family;
-            samples->insert(m.captured(1) + m.captured(2), m.captured(5) == "+Inf" ? qInf() : m.captured(5).toDouble());
+            samples->insert(m.captured(1) + m.captured(2),
+                            m.captured(5) == "+Inf" ? qInf() : m.captured(5).toDouble());
         }
     }
     return problems;
@@ -119,13 +121,16 @@ void TestApi::initTestCase()
     m_contract = m_lab->deployToken("AAA").address().toHex();
     m_lab->sprayAll(5, 4, 10);
     const quint16 port = lab::Devnet::findFreePort();
-    m_index.start(FORKSCOPE_BINARY, m_lab->indexArgs("env", {"--metrics-port", QString::number(port),
-                                                             "--poll-ms", "100", "--check-interval-ms", "100"}));
+    m_index.start(FORKSCOPE_BINARY,
+                  m_lab->indexArgs("env", {"--metrics-port", QString::number(port), "--poll-ms",
+                                           "100", "--check-interval-ms", "100"}));
     QVERIFY(m_index.waitForStarted());
     m_api = QUrl(QStringLiteral("http://127.0.0.1:%1/").arg(port));
     const qint64 head = qint64(m_lab->eth().blockNumber());
-    QTRY_VERIFY_WITH_TIMEOUT(apiCall(m_api, "getCheckpoint").value("result").toObject().value("number").toInteger() == head,
-                             30000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        apiCall(m_api, "getCheckpoint").value("result").toObject().value("number").toInteger() ==
+            head,
+        30000);
 }
 
 void TestApi::cleanupTestCase()
@@ -149,17 +154,22 @@ void TestApi::metricsFollowTheFormatAndTheDatabase()
         return s.value("forkscope_checkpoint_block");
     };
     QTRY_COMPARE_WITH_TIMEOUT(checkpointMetric(), head, 5000);
-    QCOMPARE(samples.value("forkscope_outbox_pending"), double(m_lab->count("SELECT count(*) FROM outbox")));
+    QCOMPARE(samples.value("forkscope_outbox_pending"),
+             double(m_lab->count("SELECT count(*) FROM outbox")));
     QCOMPARE(samples.value("forkscope_reorgs_total{reason=\"hash mismatch\"}"), 0.0);
     QCOMPARE(samples.value("forkscope_reorg_depth_bucket{le=\"+Inf\"}"), 0.0);
-    QCOMPARE(samples.value("forkscope_node_state{node=\"" + m_lab->devnet().url().toString() + "\"}"), 1.0);
-    for (const char* required : {"forkscope_head_block", "forkscope_cursor_lag_blocks", "forkscope_outbox_delivered_total",
-                                 "forkscope_truncation_halvings_total", "forkscope_reorg_depth_count"})
+    QCOMPARE(
+        samples.value("forkscope_node_state{node=\"" + m_lab->devnet().url().toString() + "\"}"),
+        1.0);
+    for (const char* required :
+         {"forkscope_head_block", "forkscope_cursor_lag_blocks", "forkscope_outbox_delivered_total",
+          "forkscope_truncation_halvings_total", "forkscope_reorg_depth_count"})
         QVERIFY2(samples.contains(required), required);
 }
 
 void TestApi::methods_data()
 {
+    // clang-format off
     QTest::addColumn<QString>("method");
     QTest::addColumn<QJsonArray>("params");
     QTest::addColumn<QString>("check"); // what the result must satisfy
@@ -174,6 +184,7 @@ void TestApi::methods_data()
     QTest::newRow("getCheckpoint") << "getCheckpoint" << QJsonArray{} << "checkpoint";
     QTest::newRow("getBalances holder") << "getBalances" << QJsonArray{"$contract", "$holder"} << "balance";
     QTest::newRow("getBalances all") << "getBalances" << QJsonArray{"$contract"} << "list";
+    // clang-format on
 }
 
 void TestApi::methods()
@@ -210,14 +221,17 @@ void TestApi::methods()
         QCOMPARE(r.toObject().value("hash").toString(), m_lab->eth().latestBlock()->hash.toHex());
     } else if (check == "balance") {
         QCOMPARE(r.toObject().value("balance").toString(),
-                 QString::number(m_lab->count("SELECT balance FROM token_balances WHERE holder = '" + holder + "'")));
+                 QString::number(m_lab->count(
+                     "SELECT balance FROM token_balances WHERE holder = '" + holder + "'")));
     } else if (check == "list") {
-        QCOMPARE(r.toArray().size(), qsizetype(m_lab->count("SELECT count(*) FROM token_balances")));
+        QCOMPARE(r.toArray().size(),
+                 qsizetype(m_lab->count("SELECT count(*) FROM token_balances")));
     }
 }
 
 void TestApi::badRequests_data()
 {
+    // clang-format off
     QTest::addColumn<QByteArray>("body");
     QTest::addColumn<int>("code");
     QTest::addColumn<QString>("mentions");
@@ -238,6 +252,7 @@ void TestApi::badRequests_data()
     QTest::newRow("oversized body") << (QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"getCheckpoint","pad":")") +
                                         QByteArray(100000, 'x') + "\"}")
                                      << -32600 << "larger than";
+    // clang-format on
 }
 
 void TestApi::badRequests()
@@ -249,7 +264,8 @@ void TestApi::badRequests()
     QVERIFY(r.status == 200 || (code == -32600 && r.status == 413));
     const QJsonObject err = QJsonDocument::fromJson(r.body).object().value("error").toObject();
     QCOMPARE(err.value("code").toInt(), code);
-    QVERIFY2(err.value("message").toString().contains(mentions), qPrintable(err.value("message").toString()));
+    QVERIFY2(err.value("message").toString().contains(mentions),
+             qPrintable(err.value("message").toString()));
     // The server is still there.
     QVERIFY(!apiCall(m_api, "getCheckpoint").value("result").isNull());
 }
@@ -267,15 +283,19 @@ void TestApi::gateHoldsDeliveriesUntilTheRatioIsMet()
     const quint16 port = lab::Devnet::findFreePort();
     QProcess p;
     p.start(FORKSCOPE_BINARY,
-            lab.indexArgs("env", {"--node", good.url().toString(), "--node", lagging.url().toString(), "--node",
-                                  dead.url().toString(), "--ready-ratio", "0.8", "--check-interval-ms", "50",
-                                  "--webhook", hook.url().toString(), "--metrics-port", QString::number(port),
-                                  "--poll-ms", "50"},
+            lab.indexArgs("env",
+                          {"--node", good.url().toString(), "--node", lagging.url().toString(),
+                           "--node", dead.url().toString(), "--ready-ratio", "0.8",
+                           "--check-interval-ms", "50", "--webhook", hook.url().toString(),
+                           "--metrics-port", QString::number(port), "--poll-ms", "50"},
                           good.url()));
     QVERIFY(p.waitForStarted());
     const QUrl api(QStringLiteral("http://127.0.0.1:%1/").arg(port));
     const qint64 head = qint64(lab.eth().blockNumber());
-    QTRY_VERIFY_WITH_TIMEOUT(apiCall(api, "getCheckpoint").value("result").toObject().value("number").toInteger() == head, 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        apiCall(api, "getCheckpoint").value("result").toObject().value("number").toInteger() ==
+            head,
+        30000);
     // States as the API reports them; nothing delivered while 1 of 3 nodes is offline.
     QHash<QString, double> s;
     const auto deadIsOffline = [&] {
@@ -294,11 +314,13 @@ void TestApi::gateHoldsDeliveriesUntilTheRatioIsMet()
     dead.setOffline(false);
     QTRY_VERIFY_WITH_TIMEOUT(!hook.acceptedKeys().isEmpty(), 10000);
     QTest::qWait(500);
-    QCOMPARE(lab.count("SELECT count(*) FROM outbox WHERE delivered_at IS NOT NULL AND block_number > " +
-                       QString::number(head - 5)),
-             0);
+    QCOMPARE(
+        lab.count("SELECT count(*) FROM outbox WHERE delivered_at IS NOT NULL AND block_number > " +
+                  QString::number(head - 5)),
+        0);
     lagging.setLagBlocks(0);
-    QTRY_COMPARE_WITH_TIMEOUT(lab.count("SELECT count(*) FROM outbox WHERE delivered_at IS NULL"), 0, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(lab.count("SELECT count(*) FROM outbox WHERE delivered_at IS NULL"),
+                              0, 10000);
     ::kill(pid_t(p.processId()), SIGINT);
     QCOMPARE(test::waitForProcess(p, 20000).exitCode, 0);
 }

@@ -38,7 +38,8 @@ QJsonObject goodLog()
 {
     return QJsonObject{
         {"address", "0x5FbDB2315678afecb367f032d93F642f64180aa3"},
-        {"topics", QJsonArray{"0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"}},
+        {"topics",
+         QJsonArray{"0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"}},
         {"data", "0x00ff"},
         {"blockNumber", "0x2"},
         {"blockHash", kHash},
@@ -80,6 +81,7 @@ private slots:
 
 void TestChainTypes::quantity_data()
 {
+    // clang-format off
     QTest::addColumn<QString>("input");
     QTest::addColumn<quint64>("expected");
     QTest::newRow("zero") << "0x0" << quint64(0);
@@ -88,6 +90,7 @@ void TestChainTypes::quantity_data()
     QTest::newRow("upper-case prefix") << "0X10" << quint64(16);
     QTest::newRow("max 63 bits") << "0x7fffffffffffffff" << quint64(0x7fffffffffffffffULL);
     QTest::newRow("leading zeros") << "0x000010" << quint64(16);
+    // clang-format on
 }
 
 void TestChainTypes::quantity()
@@ -99,6 +102,7 @@ void TestChainTypes::quantity()
 
 void TestChainTypes::badQuantity_data()
 {
+    // clang-format off
     QTest::addColumn<QString>("jsonText");
     QTest::addColumn<QString>("mentions");
     QTest::newRow("null") << "null" << "null";
@@ -115,6 +119,7 @@ void TestChainTypes::badQuantity_data()
     QTest::newRow("bool") << "true" << "true";
     QTest::newRow("object") << "{}" << "JSON object";
     QTest::newRow("whitespace") << "\" 0x1\"" << "0x-prefixed";
+    // clang-format on
 }
 
 void TestChainTypes::badQuantity()
@@ -133,6 +138,7 @@ void TestChainTypes::badQuantity()
 
 void TestChainTypes::decimal_data()
 {
+    // clang-format off
     QTest::addColumn<QString>("input");
     QTest::addColumn<bool>("ok");
     QTest::addColumn<QString>("mentions");
@@ -144,6 +150,7 @@ void TestChainTypes::decimal_data()
     QTest::newRow("letters") << "12a" << false << "'a' is not a decimal digit";
     QTest::newRow("empty") << "" << false << "whole number";
     QTest::newRow("overflow") << "9223372036854775808" << false << "63 bits";
+    // clang-format on
 }
 
 void TestChainTypes::decimal()
@@ -164,6 +171,7 @@ void TestChainTypes::decimal()
 
 void TestChainTypes::fixedBytes_data()
 {
+    // clang-format off
     QTest::addColumn<QString>("input");
     QTest::addColumn<int>("size");
     QTest::addColumn<QString>("error"); // empty = accepted
@@ -179,6 +187,7 @@ void TestChainTypes::fixedBytes_data()
     QTest::newRow("address 32 bytes") << QString(kHash) << 20 << "expected 20 bytes";
     QTest::newRow("address 19 bytes") << "0x5fbdb2315678afecb367f032d93f642f64180a" << 20
                                       << "expected 20 bytes";
+    // clang-format on
 }
 
 void TestChainTypes::fixedBytes()
@@ -200,6 +209,7 @@ void TestChainTypes::fixedBytes()
 
 void TestChainTypes::u256_data()
 {
+    // clang-format off
     QTest::addColumn<QString>("quantity");
     QTest::addColumn<QString>("decimal");
     QTest::newRow("zero") << "0x0" << "0";
@@ -208,6 +218,7 @@ void TestChainTypes::u256_data()
                          << "115792089237316195423570985008687907853269984665640564039457584007913129639935";
     QTest::newRow("leading zeros beyond 64 digits") << "0x" + QString(10, '0') + QString(64, 'f')
                          << "115792089237316195423570985008687907853269984665640564039457584007913129639935";
+    // clang-format on
 }
 
 void TestChainTypes::u256()
@@ -222,6 +233,7 @@ void TestChainTypes::u256()
 
 void TestChainTypes::badU256_data()
 {
+    // clang-format off
     QTest::addColumn<QString>("input");
     QTest::addColumn<bool>("isQuantity");
     QTest::addColumn<QString>("mentions");
@@ -234,6 +246,7 @@ void TestChainTypes::badU256_data()
     QTest::newRow("decimal negative") << "-1" << false << "'-'";
     QTest::newRow("decimal leading zero") << "007" << false << "leading zeros";
     QTest::newRow("decimal fraction") << "1.0" << false << "'.'";
+    // clang-format on
 }
 
 void TestChainTypes::badU256()
@@ -257,10 +270,15 @@ void TestChainTypes::u256Arithmetic()
 {
     const U256 max = u256::fromQuantity(QJsonValue("0x" + QString(64, 'f')), "max");
     // Checked arithmetic: wrapping would invent a balance.
-    QVERIFY_THROWS_EXCEPTION(std::overflow_error, [&] { U256 x = max; x += 1; }());
-    QVERIFY_THROWS_EXCEPTION(std::range_error, [&] { U256 x = 0; x -= 1; }());
-    QVERIFY_THROWS_EXCEPTION(ChainParseError,
-                             u256::fromBigEndian(QByteArray(33, '\1'), "word"));
+    QVERIFY_THROWS_EXCEPTION(std::overflow_error, [&] {
+        U256 x = max;
+        x += 1;
+    }());
+    QVERIFY_THROWS_EXCEPTION(std::range_error, [&] {
+        U256 x = 0;
+        x -= 1;
+    }());
+    QVERIFY_THROWS_EXCEPTION(ChainParseError, u256::fromBigEndian(QByteArray(33, '\1'), "word"));
 }
 
 void TestChainTypes::blockHeader()
@@ -274,6 +292,7 @@ void TestChainTypes::blockHeader()
 
 void TestChainTypes::badBlockHeader_data()
 {
+    // clang-format off
     QTest::addColumn<QString>("field");
     QTest::addColumn<QJsonValue>("value");
     QTest::newRow("hash null") << "hash" << QJsonValue(QJsonValue::Null);
@@ -282,6 +301,7 @@ void TestChainTypes::badBlockHeader_data()
     QTest::newRow("number negative") << "number" << QJsonValue("-0x1");
     QTest::newRow("number json") << "number" << QJsonValue(12);
     QTest::newRow("timestamp overflow") << "timestamp" << QJsonValue("0xffffffffffffffffff");
+    // clang-format on
 }
 
 void TestChainTypes::badBlockHeader()
@@ -316,6 +336,7 @@ void TestChainTypes::logEntry()
 
 void TestChainTypes::badLogEntry_data()
 {
+    // clang-format off
     QTest::addColumn<QString>("field");
     QTest::addColumn<QJsonValue>("value");
     QTest::addColumn<QString>("namedField");
@@ -329,6 +350,7 @@ void TestChainTypes::badLogEntry_data()
     QTest::newRow("odd data") << "data" << QJsonValue("0x123") << "log.data";
     QTest::newRow("address 32 bytes") << "address" << QJsonValue(kHash) << "log.address";
     QTest::newRow("removed string") << "removed" << QJsonValue("no") << "log.removed";
+    // clang-format on
 }
 
 void TestChainTypes::badLogEntry()
@@ -348,6 +370,7 @@ void TestChainTypes::badLogEntry()
 
 void TestChainTypes::keccak_data()
 {
+    // clang-format off
     QTest::addColumn<QByteArray>("input");
     QTest::addColumn<QString>("digest");
     QTest::newRow("empty string")
@@ -358,6 +381,7 @@ void TestChainTypes::keccak_data()
     QTest::newRow("ERC-20 Approval topic")
         << QByteArray("Approval(address,address,uint256)")
         << "0x8c5be1e5ebec7d5bd14f71427d1e84f3dd0314c0f7b2291e5b200ac8c7c3b925";
+    // clang-format on
 }
 
 void TestChainTypes::keccak()

@@ -96,6 +96,7 @@ void TestCli::help()
 
 void TestCli::usageErrors_data()
 {
+    // clang-format off
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("mentions");
     QTest::newRow("unknown command") << QStringList{"frobnicate"} << "unknown command `frobnicate`";
@@ -110,6 +111,7 @@ void TestCli::usageErrors_data()
     QTest::newRow("app bad rpc") << QStringList{"--rpc", "http:8545"} << "--rpc: \"http:8545\" is not an http(s) URL";
     QTest::newRow("app bad env") << QStringList{"--env", "a b"} << "--env: environment \"a b\"";
     QTest::newRow("devnet unknown option") << QStringList{"devnet", "--bogus"} << "bogus";
+    // clang-format on
 }
 
 void TestCli::usageErrors()
@@ -128,8 +130,9 @@ void TestCli::devnetRunsUntilInterrupted()
     QProcess p;
     p.start(QStringLiteral(FORKSCOPE_BINARY), {"devnet"});
     QString seen;
-    const auto m = waitForLine(p, QProcess::StandardOutput,
-                               QRegularExpression("^anvil (\\S+) chain 31337 pid (\\d+)"), 30000, &seen);
+    const auto m =
+        waitForLine(p, QProcess::StandardOutput,
+                    QRegularExpression("^anvil (\\S+) chain 31337 pid (\\d+)"), 30000, &seen);
     QVERIFY2(m.hasMatch(), qPrintable(seen + p.readAllStandardError()));
     const QUrl url(m.captured(1));
     const qint64 anvilPid = m.captured(2).toLongLong();
@@ -154,14 +157,14 @@ void TestCli::guiStartsOffscreenAndQuitsCleanly()
     p.setProcessEnvironment(env);
     p.start(QStringLiteral(FORKSCOPE_BINARY), {"--db", dir.filePath("gui.sqlite")});
     QString seen;
-    const auto started = waitForLine(p, QProcess::StandardError,
-                                     QRegularExpression("managed anvil started at (\\S+)"), 30000,
-                                     &seen);
+    const auto started =
+        waitForLine(p, QProcess::StandardError,
+                    QRegularExpression("managed anvil started at (\\S+)"), 30000, &seen);
     QVERIFY2(started.hasMatch(), qPrintable(seen));
     const QUrl url(started.captured(1));
-    const auto connected = waitForLine(
-        p, QProcess::StandardError, QRegularExpression("connected to \\S+, chain id 31337"), 30000,
-        &seen);
+    const auto connected =
+        waitForLine(p, QProcess::StandardError,
+                    QRegularExpression("connected to \\S+, chain id 31337"), 30000, &seen);
     QVERIFY2(connected.hasMatch(), qPrintable(seen));
     ::kill(pid_t(p.processId()), SIGTERM);
     QVERIFY(p.waitForFinished(15000));

@@ -74,9 +74,9 @@ void TestDatabase::migratesFromEmpty()
     auto db = Database::open(path("fresh.sqlite"));
     QCOMPARE(db->schemaVersion(), store::latestSchemaVersion());
     const QStringList tables = tableNames(*db);
-    for (const char* t : {"environments", "indexer_checkpoints", "blocks", "logs", "transfer_events",
-                          "token_balances", "outbox", "reorg_events", "backfill_ranges",
-                          "schema_version"})
+    for (const char* t :
+         {"environments", "indexer_checkpoints", "blocks", "logs", "transfer_events",
+          "token_balances", "outbox", "reorg_events", "backfill_ranges", "schema_version"})
         QVERIFY2(tables.contains(QLatin1String(t)), t);
     QSqlQuery mode = db->run("PRAGMA journal_mode");
     QVERIFY(mode.next());
@@ -139,10 +139,12 @@ void TestDatabase::refusesNewerSchema()
 
 void TestDatabase::refusesNonSqliteFiles_data()
 {
+    // clang-format off
     QTest::addColumn<QByteArray>("content");
     QTest::newRow("text file") << QByteArray("this is my thesis, do not overwrite\n");
     QTest::newRow("json config") << QByteArray("{\"rpc\": \"http://localhost:8545\"}");
     QTest::newRow("binary junk") << QByteArray(4096, '\x7f');
+    // clang-format on
 }
 
 void TestDatabase::refusesNonSqliteFiles()
@@ -176,7 +178,8 @@ void TestDatabase::refusesCorruptDatabase()
         Database::open(p);
         QFAIL("opened a corrupt database");
     } catch (const StoreError& e) {
-        QVERIFY2(e.kind() == StoreError::Kind::Corrupt || e.kind() == StoreError::Kind::NotADatabase,
+        QVERIFY2(e.kind() == StoreError::Kind::Corrupt ||
+                     e.kind() == StoreError::Kind::NotADatabase,
                  qPrintable(e.message()));
         QVERIFY2(e.message().contains(p), qPrintable(e.message()));
     }

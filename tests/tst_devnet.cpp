@@ -78,7 +78,8 @@ void TestDevnet::badAnvilOverrideIsClearError()
         lab::Devnet::locateAnvil();
         QFAIL("accepted a missing binary");
     } catch (const lab::DevnetError& e) {
-        QVERIFY2(e.message().contains("FORKSCOPE_ANVIL") && e.message().contains("/nonexistent/anvil"),
+        QVERIFY2(e.message().contains("FORKSCOPE_ANVIL") &&
+                     e.message().contains("/nonexistent/anvil"),
                  qPrintable(e.message()));
     }
     qunsetenv("FORKSCOPE_ANVIL");

@@ -70,6 +70,7 @@ void TestEngineUnits::initTestCase()
 
 void TestEngineUnits::transferPages_data()
 {
+    // clang-format off
     QTest::addColumn<int>("sortColumn");
     QTest::addColumn<bool>("descending");
     QTest::addColumn<QString>("filter");
@@ -89,6 +90,7 @@ void TestEngineUnits::transferPages_data()
     QTest::newRow("nothing matches") << 0 << true << QStringLiteral("0xdeadbeef") << 0 << QString();
     QTest::newRow("unknown sort column falls back to block")
         << 42 << true << QString() << 30 << "10";
+    // clang-format on
 }
 
 void TestEngineUnits::transferPages()
@@ -179,6 +181,7 @@ void TestEngineUnits::otherEnvironmentsAreInvisible()
 
 void TestEngineUnits::eta_data()
 {
+    // clang-format off
     QTest::addColumn<quint64>("lag");
     QTest::addColumn<double>("rate");
     QTest::addColumn<double>("expected"); // -1: no ETA
@@ -187,6 +190,7 @@ void TestEngineUnits::eta_data()
     QTest::newRow("behind, not committing") << quint64(500) << 0.0 << -1.0;
     QTest::newRow("rate not a number") << quint64(5) << std::nan("") << -1.0;
     QTest::newRow("negative rate") << quint64(5) << -3.0 << -1.0;
+    // clang-format on
 }
 
 void TestEngineUnits::eta()
@@ -203,6 +207,7 @@ void TestEngineUnits::eta()
 
 void TestEngineUnits::humanDuration_data()
 {
+    // clang-format off
     QTest::addColumn<double>("seconds");
     QTest::addColumn<QString>("text");
     QTest::newRow("sub-second") << 0.4 << "0.4 s";
@@ -212,6 +217,7 @@ void TestEngineUnits::humanDuration_data()
     QTest::newRow("days") << 200000.0 << "2 d 7 h";
     QTest::newRow("negative") << -1.0 << "unknown";
     QTest::newRow("infinite") << std::numeric_limits<double>::infinity() << "unknown";
+    // clang-format on
 }
 
 void TestEngineUnits::humanDuration()

@@ -165,9 +165,10 @@ void TestFaultProxy::announcedLogCap()
 void TestFaultProxy::knobsOverHttp()
 {
     int status = 0;
-    const QJsonObject after =
-        admin("POST", R"({"lagBlocks": 2, "latencyMs": 5, "errorRate": 0.25, "logCap": 9, "logCapMode": "announced"})",
-              &status);
+    const QJsonObject after = admin(
+        "POST",
+        R"({"lagBlocks": 2, "latencyMs": 5, "errorRate": 0.25, "logCap": 9, "logCapMode": "announced"})",
+        &status);
     QCOMPARE(status, 200);
     QCOMPARE(after.value("lagBlocks").toInt(), 2);
     QCOMPARE(after.value("latencyMs").toInt(), 5);
@@ -175,8 +176,8 @@ void TestFaultProxy::knobsOverHttp()
     QCOMPARE(after.value("logCap").toInt(), 9);
     QCOMPARE(after.value("logCapMode").toString(), QStringLiteral("announced"));
     QCOMPARE(m_proxy->lagBlocks(), 2u);
-    for (const char* bad : {R"({"errorRate": 1.5})", R"({"lagBlocks": -1})", R"({"logCapMode": "loud"})",
-                            R"({"bogus": 1})", "not json"}) {
+    for (const char* bad : {R"({"errorRate": 1.5})", R"({"lagBlocks": -1})",
+                            R"({"logCapMode": "loud"})", R"({"bogus": 1})", "not json"}) {
         const QJsonObject r = admin("POST", bad, &status);
         QCOMPARE(status, 400);
         QVERIFY(!r.value("error").toString().isEmpty());

@@ -27,6 +27,7 @@ private slots:
 
 void TestHealth::classify_data()
 {
+    // clang-format off
     QTest::addColumn<bool>("answered");
     QTest::addColumn<int>("head");
     QTest::addColumn<int>("best");
@@ -37,6 +38,7 @@ void TestHealth::classify_data()
     QTest::newRow("beyond the threshold") << true << 97 << 100 << true << int(NodeState::Lagging);
     QTest::newRow("no answer") << false << 100 << 100 << true << int(NodeState::Offline);
     QTest::newRow("same height, other hash") << true << 100 << 100 << false << int(NodeState::Forked);
+    // clang-format on
 }
 
 void TestHealth::classify()
@@ -54,6 +56,7 @@ void TestHealth::classify()
 
 void TestHealth::readyHeight_data()
 {
+    // clang-format off
     QTest::addColumn<QList<std::optional<std::uint64_t>>>("heads");
     QTest::addColumn<double>("ratio");
     QTest::addColumn<std::optional<std::uint64_t>>("expected");
@@ -65,6 +68,7 @@ void TestHealth::readyHeight_data()
     QTest::newRow("offline tolerated at 0.6") << QList<H>{10, 9, std::nullopt} << 0.6 << H(9);
     QTest::newRow("5 nodes at 0.8 need 4") << QList<H>{20, 19, 18, 17, 3} << 0.8 << H(17);
     QTest::newRow("no nodes") << QList<H>{} << 0.8 << H();
+    // clang-format on
 }
 
 void TestHealth::readyHeight()
@@ -120,7 +124,8 @@ void TestHealth::threeNodesOneLaggingOneOffline()
     QVERIFY(monitor->history(c.nodes[2].toString()).size() >= 3);
     QVERIFY(health::NodeHealthMonitor::kHistoryLimit == 86400);
 
-    QMetaObject::invokeMethod(monitor, &health::NodeHealthMonitor::stop, Qt::BlockingQueuedConnection);
+    QMetaObject::invokeMethod(monitor, &health::NodeHealthMonitor::stop,
+                              Qt::BlockingQueuedConnection);
     thread.quit();
     thread.wait();
 }

@@ -24,10 +24,10 @@ QProcessEnvironment crashEnv(const QString& point, int after)
     return env;
 }
 
-#define VERIFY_INVARIANTS(lab, env)                                                             \
-    do {                                                                                        \
-        const QStringList problems = (lab).verify(env);                                         \
-        QVERIFY2(problems.isEmpty(), qPrintable(problems.join("\n")));                          \
+#define VERIFY_INVARIANTS(lab, env)                                                                \
+    do {                                                                                           \
+        const QStringList problems = (lab).verify(env);                                            \
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join("\n")));                             \
     } while (0)
 
 } // namespace
@@ -63,28 +63,39 @@ void TestIndexer::abiDecodingOnTheFetchSide()
     lab.sprayAll(3, 4, 5);
     a.emitTransferMissingTopic(a.sender(), chain::U256(5));
     a.emitTransferShortData(a.sender(), lab::DemoToken::sprayHolder(1));
-    a.send(QByteArray::fromHex("095ea7b3") + QByteArray(12, '\0') + lab::DemoToken::sprayHolder(2).toByteArray() +
+    a.send(QByteArray::fromHex("095ea7b3") + QByteArray(12, '\0') +
+           lab::DemoToken::sprayHolder(2).toByteArray() +
            chain::u256::toBigEndian32(chain::U256(77))); // approve(holder2, 77)
-    const ProcessRun run = lab.runIndex(
-        "env", {"--exit-when-synced", "--abi", FORKSCOPE_SOURCE_DIR "/resources/contracts/DemoToken.json"});
+    const ProcessRun run =
+        lab.runIndex("env", {"--exit-when-synced", "--abi",
+                             FORKSCOPE_SOURCE_DIR "/resources/contracts/DemoToken.json"});
     VERIFY_EXIT_OK(run);
-    QVERIFY2(run.out.contains("abi: 14 log(s) decoded, 0 unmatched or anonymous (kept raw), 2 failed"),
-             qPrintable(run.out));
+    QVERIFY2(
+        run.out.contains("abi: 14 log(s) decoded, 0 unmatched or anonymous (kept raw), 2 failed"),
+        qPrintable(run.out));
     // One batch, well under a second: the progress line still reports the rate it had.
     QVERIFY2(run.out.contains(QRegularExpression("\\| [1-9]\\d* blocks/s [1-9]\\d* logs/s")),
              qPrintable(run.out));
-    QCOMPARE(lab.count("SELECT count(*) FROM logs WHERE event_name = 'Transfer' AND args_json IS NOT NULL"), 13);
+    QCOMPARE(
+        lab.count(
+            "SELECT count(*) FROM logs WHERE event_name = 'Transfer' AND args_json IS NOT NULL"),
+        13);
     QCOMPARE(lab.count("SELECT count(*) FROM logs WHERE event_name = 'Approval' AND "
                        "json_extract(args_json, '$.value') = '77'"),
              1);
-    QCOMPARE(lab.count("SELECT count(*) FROM logs WHERE event_name = 'Transfer' AND args_json IS NULL AND "
-                       "decode_error LIKE '%ABI:%'"),
-             2);
+    QCOMPARE(
+        lab.count(
+            "SELECT count(*) FROM logs WHERE event_name = 'Transfer' AND args_json IS NULL AND "
+            "decode_error LIKE '%ABI:%'"),
+        2);
     // The decoded arguments agree with the projection.
-    QCOMPARE(lab.count("SELECT count(*) FROM logs l JOIN transfer_events t USING (environment_id, chain_id, "
-                       "block_number, log_index) WHERE json_extract(l.args_json, '$.value') = t.value AND "
-                       "json_extract(l.args_json, '$.from') = t.from_addr AND json_extract(l.args_json, '$.to') = t.to_addr"),
-             13);
+    QCOMPARE(
+        lab.count(
+            "SELECT count(*) FROM logs l JOIN transfer_events t USING (environment_id, chain_id, "
+            "block_number, log_index) WHERE json_extract(l.args_json, '$.value') = t.value AND "
+            "json_extract(l.args_json, '$.from') = t.from_addr AND json_extract(l.args_json, "
+            "'$.to') = t.to_addr"),
+        13);
     VERIFY_INVARIANTS(lab, "env");
 }
 
@@ -144,16 +155,21 @@ void TestIndexer::blockOnTheCapStopsWithSuspectedTruncation()
     lab::FaultProxy proxy(lab.devnet().url());
     proxy.listen();
     proxy.setLogCap(50, lab::FaultProxy::CapMode::Silent);
-    const ProcessRun run = lab.runIndex("env", {"--exit-when-synced", "--batch-size", "4", "--log-cap", "50"},
-                                        proxy.url());
+    const ProcessRun run = lab.runIndex(
+        "env", {"--exit-when-synced", "--batch-size", "4", "--log-cap", "50"}, proxy.url());
     QVERIFY2(run.finished && run.exitCode == 1, qPrintable(run.describe()));
-    QVERIFY2(run.err.contains(QStringLiteral("suspected truncation: block %1").arg(bad)), qPrintable(run.err));
+    QVERIFY2(run.err.contains(QStringLiteral("suspected truncation: block %1").arg(bad)),
+             qPrintable(run.err));
     QCOMPARE(run.err.trimmed().count('\n'), 0);
     // Everything before the block is committed and consistent; nothing at or after it.
     QVERIFY(lab.count("SELECT block_number FROM indexer_checkpoints") >= good);
     QVERIFY(lab.count("SELECT block_number FROM indexer_checkpoints") < bad);
-    QCOMPARE(lab.count(QStringLiteral("SELECT count(*) FROM logs WHERE block_number >= %1").arg(bad)), 0);
-    QCOMPARE(lab.count(QStringLiteral("SELECT count(*) FROM blocks WHERE block_number >= %1").arg(bad)), 0);
+    QCOMPARE(
+        lab.count(QStringLiteral("SELECT count(*) FROM logs WHERE block_number >= %1").arg(bad)),
+        0);
+    QCOMPARE(
+        lab.count(QStringLiteral("SELECT count(*) FROM blocks WHERE block_number >= %1").arg(bad)),
+        0);
     // Without the cap the same database completes.
     VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced"}));
     VERIFY_INVARIANTS(lab, "env");
@@ -171,7 +187,8 @@ void TestIndexer::backfillWithInjectedErrorsCompletes()
     proxy.setSeed(42);
     proxy.setErrorRate(0.10);
     const ProcessRun run = lab.runIndex(
-        "env", {"--exit-when-synced", "--batch-size", "10", "--fetch-workers", "4", "--poll-ms", "50"},
+        "env",
+        {"--exit-when-synced", "--batch-size", "10", "--fetch-workers", "4", "--poll-ms", "50"},
         proxy.url());
     VERIFY_EXIT_OK(run);
     QVERIFY(proxy.injectedErrors() > 0);
@@ -180,10 +197,12 @@ void TestIndexer::backfillWithInjectedErrorsCompletes()
     const qint64 ranges = lab.count("SELECT count(*) FROM backfill_ranges");
     QVERIFY(ranges >= 15); // the last two batches are head-following, not backfill
     QCOMPARE(lab.count("SELECT count(*) FROM backfill_ranges WHERE status <> 'done'"), 0);
-    const QRegularExpressionMatch m = QRegularExpression("(\\d+) failed fetches retried").match(run.out);
+    const QRegularExpressionMatch m =
+        QRegularExpression("(\\d+) failed fetches retried").match(run.out);
     QVERIFY2(m.hasMatch(), qPrintable(run.out));
     if (m.captured(1).toInt() > 0)
-        QVERIFY(lab.count("SELECT count(*) FROM backfill_ranges WHERE attempts > 1 OR last_error IS NOT NULL") > 0);
+        QVERIFY(lab.count("SELECT count(*) FROM backfill_ranges WHERE attempts > 1 OR last_error "
+                          "IS NOT NULL") > 0);
 }
 
 void TestIndexer::syncFromScratch()
@@ -201,12 +220,16 @@ void TestIndexer::syncFromScratch()
 
     const ProcessRun run = lab.runIndex("lab-1", {"--exit-when-synced", "--batch-size", "7"});
     VERIFY_EXIT_OK(run);
-    QVERIFY2(run.out.contains(QRegularExpression("head \\d+ checkpoint \\d+ lag \\d+ \\|")), qPrintable(run.out));
-    QVERIFY2(run.out.contains("2 log(s) carried the Transfer topic but did not decode"), qPrintable(run.out));
+    QVERIFY2(run.out.contains(QRegularExpression("head \\d+ checkpoint \\d+ lag \\d+ \\|")),
+             qPrintable(run.out));
+    QVERIFY2(run.out.contains("2 log(s) carried the Transfer topic but did not decode"),
+             qPrintable(run.out));
     VERIFY_INVARIANTS(lab, "lab-1");
 
     const qint64 head = qint64(lab.eth().blockNumber());
-    QCOMPARE(lab.count("SELECT block_number FROM indexer_checkpoints WHERE environment_id = 'lab-1'"), head);
+    QCOMPARE(
+        lab.count("SELECT block_number FROM indexer_checkpoints WHERE environment_id = 'lab-1'"),
+        head);
     QCOMPARE(lab.count("SELECT count(*) FROM blocks"), head + 1);
     QCOMPARE(lab.count("SELECT count(*) FROM logs WHERE decode_error IS NOT NULL"), 2);
     // 2 mints + 2*12*9 sprays + 1 burn
@@ -228,10 +251,12 @@ void TestIndexer::syncFromScratch()
 
 void TestIndexer::reorgs_data()
 {
+    // clang-format off
     QTest::addColumn<int>("depth");
     QTest::newRow("depth 1") << 1;
     QTest::newRow("depth 5") << 5;
     QTest::newRow("depth 30") << 30;
+    // clang-format on
 }
 
 // Also the restart case: the chain is reorged while the indexer is down, so the restart
@@ -253,8 +278,8 @@ void TestIndexer::reorgs()
     QList<QPair<QJsonObject, int>> reinclude;
     reinclude.append({a.txRequest(lab::DemoToken::sprayCalldata(4, 1000, 25)), 0});
     if (depth > 1)
-        reinclude.append({b.txRequest(lab::DemoToken::transferCalldata(lab::DemoToken::sprayHolder(3),
-                                                                        chain::U256(9))),
+        reinclude.append({b.txRequest(lab::DemoToken::transferCalldata(
+                              lab::DemoToken::sprayHolder(3), chain::U256(9))),
                           depth - 1});
     lab.reorg(depth, reinclude);
 
@@ -267,9 +292,11 @@ void TestIndexer::reorgs()
     QCOMPARE(lab.count("SELECT old_block_number FROM reorg_events"), cpBefore);
     QCOMPARE(lab.count("SELECT fork_block_number FROM reorg_events"), cpBefore - depth);
     // The diff says what was undone: every removed transfer, and balances before/after.
-    const qint64 removed = lab.count("SELECT count(*) FROM reorg_diff_items WHERE kind = 'transfer_removed'");
+    const qint64 removed =
+        lab.count("SELECT count(*) FROM reorg_diff_items WHERE kind = 'transfer_removed'");
     QVERIFY(removed > 0);
-    QCOMPARE(lab.count("SELECT count(*) FROM reorg_diff_items WHERE kind = 'outbox_dropped'"), removed);
+    QCOMPARE(lab.count("SELECT count(*) FROM reorg_diff_items WHERE kind = 'outbox_dropped'"),
+             removed);
     QVERIFY(lab.count("SELECT count(*) FROM reorg_diff_items WHERE kind = 'balance_changed' AND "
                       "before_value IS NOT NULL") > 0);
     const qint64 reincluded = 4 + (depth > 1 ? 1 : 0);
@@ -301,10 +328,12 @@ void TestIndexer::reorgDeeperThanLimitChangesNothing()
 
 void TestIndexer::crashPoints_data()
 {
+    // clang-format off
     QTest::addColumn<QString>("point");
     QTest::newRow("before commit") << "before-commit";
     QTest::newRow("after commit") << "after-commit";
     QTest::newRow("mid rollback") << "mid-rollback";
+    // clang-format on
 }
 
 void TestIndexer::crashPoints()
@@ -320,9 +349,8 @@ void TestIndexer::crashPoints()
         lab.reorg(4, {{lab.tokens()[0].txRequest(lab::DemoToken::sprayCalldata(3, 77, 20)), 1}});
         dumpBeforeCrash = lab.dump();
     }
-    const ProcessRun crashed =
-        lab.runIndex("env", {"--exit-when-synced", "--batch-size", "4"}, {},
-                      crashEnv(point, point == "mid-rollback" ? 0 : 2));
+    const ProcessRun crashed = lab.runIndex("env", {"--exit-when-synced", "--batch-size", "4"}, {},
+                                            crashEnv(point, point == "mid-rollback" ? 0 : 2));
     QVERIFY2(crashed.finished && crashed.exitStatus == QProcess::CrashExit,
              qPrintable(crashed.describe()));
     QVERIFY(crashed.err.contains("crash point " + point));
@@ -359,7 +387,8 @@ void TestIndexer::nodeStoppedMidSyncIsNotAReorg()
     QTRY_VERIFY_WITH_TIMEOUT(p.canReadLine() || p.state() != QProcess::Running, 30000);
     QVERIFY2(p.state() == QProcess::Running, "sync finished before the outage could be staged");
     lab.devnet().stop(); // anvil writes its state on the way out
-    QTRY_VERIFY_WITH_TIMEOUT(QString::fromUtf8(p.peek(1 << 20)).contains("node unreachable"), 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(QString::fromUtf8(p.peek(1 << 20)).contains("node unreachable"),
+                             20000);
     lab.devnet().start(opts);
     const ProcessRun run = test::waitForProcess(p, 120000);
     VERIFY_EXIT_OK(run);
@@ -380,12 +409,15 @@ void TestIndexer::laggingNodeNeverCausesRollback()
     proxy.listen();
     proxy.setLagBlocks(6);
     QProcess p;
-    p.start(QStringLiteral(FORKSCOPE_BINARY), lab.indexArgs("env", {"--poll-ms", "100"}, proxy.url()));
+    p.start(QStringLiteral(FORKSCOPE_BINARY),
+            lab.indexArgs("env", {"--poll-ms", "100"}, proxy.url()));
     QVERIFY(p.waitForStarted());
-    QTRY_VERIFY_WITH_TIMEOUT(QString::fromUtf8(p.peek(1 << 20)).contains("node behind the checkpoint"), 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        QString::fromUtf8(p.peek(1 << 20)).contains("node behind the checkpoint"), 20000);
     QTest::qWait(500); // several more rounds against the lagging view
     proxy.setOffline(true);
-    QTRY_VERIFY_WITH_TIMEOUT(QString::fromUtf8(p.peek(1 << 20)).contains("node unreachable"), 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(QString::fromUtf8(p.peek(1 << 20)).contains("node unreachable"),
+                             20000);
     ::kill(pid_t(p.processId()), SIGINT);
     const ProcessRun run = test::waitForProcess(p, 20000);
     VERIFY_EXIT_OK(run);
@@ -441,9 +473,11 @@ void TestIndexer::chainResetIsRefused()
     QCOMPARE(lab.dump(), dump);
 
     // A new environment on the new chain works and does not touch the old one's rows.
-    const qint64 oldTransfers = lab.count("SELECT count(*) FROM transfer_events WHERE environment_id = 'env'");
+    const qint64 oldTransfers =
+        lab.count("SELECT count(*) FROM transfer_events WHERE environment_id = 'env'");
     VERIFY_EXIT_OK(lab.runIndex("env-2", {"--exit-when-synced"}, fresh.url()));
-    QCOMPARE(lab.count("SELECT count(*) FROM transfer_events WHERE environment_id = 'env'"), oldTransfers);
+    QCOMPARE(lab.count("SELECT count(*) FROM transfer_events WHERE environment_id = 'env'"),
+             oldTransfers);
     QCOMPARE(lab.count("SELECT count(*) FROM environments"), 2);
 }
 
@@ -453,7 +487,8 @@ void TestIndexer::changedContractSetIsRefused()
     const QString a = lab.deployToken("AAA").address().toHex();
     lab.sprayAll(3, 3, 5);
     VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced"}));
-    QCOMPARE(lab.count("SELECT count(*) FROM indexer_checkpoints WHERE contracts = '" + a + "'"), 1);
+    QCOMPARE(lab.count("SELECT count(*) FROM indexer_checkpoints WHERE contracts = '" + a + "'"),
+             1);
     const QString dump = lab.dump();
 
     // A second token appears and the run names both: its logs below the checkpoint were
@@ -474,12 +509,14 @@ void TestIndexer::changedContractSetIsRefused()
     lab.tokens().removeLast();
     store::Database::open(lab.dbPath())->run("UPDATE indexer_checkpoints SET contracts = NULL");
     VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced"}));
-    QCOMPARE(lab.count("SELECT count(*) FROM indexer_checkpoints WHERE contracts = '" + a + "'"), 1);
+    QCOMPARE(lab.count("SELECT count(*) FROM indexer_checkpoints WHERE contracts = '" + a + "'"),
+             1);
     VERIFY_INVARIANTS(lab, "env");
 }
 
 void TestIndexer::badArguments_data()
 {
+    // clang-format off
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("mentions");
     const QStringList base{"index", "--rpc", "http://127.0.0.1:1", "--db", "/tmp/x.sqlite", "--env", "e"};
@@ -500,6 +537,7 @@ void TestIndexer::badArguments_data()
     QTest::newRow("unreadable abi")
         << base + QStringList{"--contract", "0x5fbdb2315678afecb367f032d93f642f64180aa3", "--abi", "/nonexistent-abi.json"}
         << "/nonexistent-abi.json";
+    // clang-format on
 }
 
 void TestIndexer::badArguments()

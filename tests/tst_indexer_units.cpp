@@ -12,12 +12,11 @@
 using namespace forkscope;
 using namespace forkscope::indexer;
 
-
 namespace {
 chain::Hash32 addressTopic(const char* hex40)
 {
-    return chain::Hash32::fromHex(QStringLiteral("0x000000000000000000000000") + QLatin1String(hex40),
-                                  "topic");
+    return chain::Hash32::fromHex(
+        QStringLiteral("0x000000000000000000000000") + QLatin1String(hex40), "topic");
 }
 chain::Hash32 hashOf(char fill)
 {
@@ -38,6 +37,7 @@ private slots:
 
 void TestIndexerUnits::decode_data()
 {
+    // clang-format off
     QTest::addColumn<chain::LogEntry>("log");
     QTest::addColumn<QString>("outcome"); // transfer:<value> | failure:<text> | none
     chain::LogEntry base;
@@ -76,6 +76,7 @@ void TestIndexerUnits::decode_data()
     chain::LogEntry anonymous = base;
     anonymous.topics.clear();
     QTest::newRow("no topics") << anonymous << "none";
+    // clang-format on
 }
 
 void TestIndexerUnits::decode()
@@ -100,12 +101,14 @@ void TestIndexerUnits::decode()
 
 void TestIndexerUnits::signedAmounts_data()
 {
+    // clang-format off
     QTest::addColumn<QString>("text");
     QTest::newRow("zero") << "0";
     QTest::newRow("positive") << "123456789012345678901234567890";
     QTest::newRow("negative (started mid-history)") << "-42";
     QTest::newRow("2^256-1")
         << "115792089237316195423570985008687907853269984665640564039457584007913129639935";
+    // clang-format on
 }
 
 void TestIndexerUnits::signedAmounts()

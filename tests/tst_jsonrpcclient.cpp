@@ -167,6 +167,7 @@ void TestJsonRpcClient::timeout()
 
 void TestJsonRpcClient::faults_data()
 {
+    // clang-format off
     QTest::addColumn<int>("status");
     QTest::addColumn<QByteArray>("body");
     QTest::addColumn<int>("kind");
@@ -192,6 +193,7 @@ void TestJsonRpcClient::faults_data()
     QTest::newRow("HTTP 429 with JSON-RPC error")
         << 429 << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32005,\"message\":\"rate limited\"}}")
         << int(RpcError::Kind::Remote) << "rate limited";
+    // clang-format on
 }
 
 void TestJsonRpcClient::faults()

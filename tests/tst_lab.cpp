@@ -39,10 +39,12 @@ private slots:
 
 void TestLab::injectReorgKeepsTheInvariants_data()
 {
+    // clang-format off
     QTest::addColumn<int>("mode");
     QTest::newRow("keep the transfers") << 0;
     QTest::newRow("drop the transfers") << 1;
     QTest::newRow("move the transfers") << 2;
+    // clang-format on
 }
 
 void TestLab::injectReorgKeepsTheInvariants()
@@ -85,10 +87,12 @@ void TestLab::injectReorgKeepsTheInvariants()
 
 void TestLab::crashPointsRecover_data()
 {
+    // clang-format off
     QTest::addColumn<QString>("point");
     QTest::newRow("before commit") << "before-commit";
     QTest::newRow("after commit") << "after-commit";
     QTest::newRow("mid rollback") << "mid-rollback";
+    // clang-format on
 }
 
 void TestLab::crashPointsRecover()

@@ -80,6 +80,7 @@ void TestLabReset::initTestCase()
 
 void TestLabReset::refusalsChangeNothing_data()
 {
+    // clang-format off
     QTest::addColumn<QString>("node"); // anvil, not-anvil, closed
     QTest::addColumn<QStringList>("extra");
     QTest::addColumn<QString>("db"); // empty: the lab's
@@ -106,6 +107,7 @@ void TestLabReset::refusalsChangeNothing_data()
         << "anvil" << QStringList{} << QString() << true << 1 << QStringList{"locked"};
     QTest::newRow("bad rpc url") << "ftp" << QStringList{} << QString() << false << 2
                                  << QStringList{"--rpc"};
+    // clang-format on
 }
 
 void TestLabReset::refusalsChangeNothing()

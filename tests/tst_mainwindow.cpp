@@ -1,21 +1,21 @@
 // The main window against a real engine (managed anvil on a worker thread): it shows the
 // node and the chain id it read, and shuts the worker and anvil down cleanly.
-#include "MainWindow.h"
-#include "engine/EngineHost.h"
-#include "panels/PlotPanel.h"
-#include "lab/Devnet.h"
-#include "lab/FaultProxy.h"
-#include "rpc/EthClient.h"
-#include "ReorgDiffDialog.h"
-#include "lab/DemoToken.h"
-#include "store/Database.h"
 #include "EventLogView.h"
+#include "MainWindow.h"
+#include "ReorgDiffDialog.h"
 #include "TableBrowser.h"
+#include "WebhookRecorder.h"
+#include "engine/EngineHost.h"
 #include "indexer/EnvironmentRegistry.h"
 #include "indexer/InvariantChecker.h"
+#include "lab/DemoToken.h"
+#include "lab/Devnet.h"
+#include "lab/FaultProxy.h"
 #include "models/PagedTableModel.h"
+#include "panels/PlotPanel.h"
 #include "panels/StateStrip.h"
-#include "WebhookRecorder.h"
+#include "rpc/EthClient.h"
+#include "store/Database.h"
 
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
@@ -85,7 +85,8 @@ void TestMainWindow::showsNodeAndChainFromManagedDevnet()
     QTRY_VERIFY_WITH_TIMEOUT(w.checkpointText().startsWith("checkpoint "), 30000);
     QTRY_VERIFY_WITH_TIMEOUT(w.panels().first()->pointCount(1) >= 3, 30000);
     QVERIFY(w.panels().first()->placeholderText().isEmpty());
-    QVERIFY2(w.panels().first()->summary().contains("lag"), qPrintable(w.panels().first()->summary()));
+    QVERIFY2(w.panels().first()->summary().contains("lag"),
+             qPrintable(w.panels().first()->summary()));
     // The GUI thread was never the one doing the work.
     const auto last = statuses.last().at(0).value<engine::EngineStatus>();
     QCOMPARE(last.connection, engine::EngineStatus::Connection::Connected);
@@ -96,7 +97,8 @@ void TestMainWindow::showsNodeAndChainFromManagedDevnet()
     {
         // What the window showed is in the database.
         auto db = store::Database::open(config.dbPath);
-        QSqlQuery q = db->run("SELECT count(*) FROM transfer_events WHERE environment_id = ?", {last.environmentId});
+        QSqlQuery q = db->run("SELECT count(*) FROM transfer_events WHERE environment_id = ?",
+                              {last.environmentId});
         QVERIFY(q.next() && q.value(0).toInt() > 0);
         // Its chain died with the managed anvil: the environment is archived, not left "live".
         const auto env = indexer::EnvironmentRegistry(*db).find(last.environmentId);
@@ -137,8 +139,10 @@ void TestMainWindow::injectedReorgAppearsAsOneBar()
     ui::MainWindow w;
     engine::EngineHost host;
     QObject::connect(&host, &engine::EngineHost::statusAvailable, &w, &ui::MainWindow::applyStatus);
-    QObject::connect(&w, &ui::MainWindow::reorgDiffRequested, &host, &engine::EngineHost::requestReorgDiff);
-    QObject::connect(&host, &engine::EngineHost::reorgDiffAvailable, &w, &ui::MainWindow::showReorgDiff);
+    QObject::connect(&w, &ui::MainWindow::reorgDiffRequested, &host,
+                     &engine::EngineHost::requestReorgDiff);
+    QObject::connect(&host, &engine::EngineHost::reorgDiffAvailable, &w,
+                     &ui::MainWindow::showReorgDiff);
     QSignalSpy statuses(&host, &engine::EngineHost::statusAvailable);
     engine::EngineConfig config;
     config.dbPath = dir.filePath("reorg.sqlite");
@@ -159,7 +163,8 @@ void TestMainWindow::injectedReorgAppearsAsOneBar()
 
     client.callBlocking("anvil_reorg", {5, QJsonArray{}});
     ui::PlotPanel* reorgs = w.panels().at(1);
-    QTRY_COMPARE_WITH_TIMEOUT(reorgs->barValues(0), (QList<double>{5.0}), 30000); // hash mismatch, depth 5
+    QTRY_COMPARE_WITH_TIMEOUT(reorgs->barValues(0), (QList<double>{5.0}),
+                              30000); // hash mismatch, depth 5
     QVERIFY(reorgs->barValues(1).isEmpty());
     QVERIFY(reorgs->barValues(2).isEmpty());
     QCOMPARE(reorgs->summary(), QStringLiteral("1 reorg(s)"));
@@ -177,7 +182,8 @@ void TestMainWindow::injectedReorgAppearsAsOneBar()
     QVERIFY2(reorgs->hoverTextAt(at).contains("reorg #"), qPrintable(reorgs->hoverTextAt(at)));
     QTest::mouseClick(plot, Qt::LeftButton, {}, at);
     QTRY_VERIFY_WITH_TIMEOUT(w.lastDiffDialog() != nullptr, 10000);
-    QVERIFY2(w.lastDiffDialog()->summary().contains("depth 5"), qPrintable(w.lastDiffDialog()->summary()));
+    QVERIFY2(w.lastDiffDialog()->summary().contains("depth 5"),
+             qPrintable(w.lastDiffDialog()->summary()));
     int removed = 0, balances = 0;
     for (int r = 0; r < w.lastDiffDialog()->table()->rowCount(); ++r) {
         const QString what = w.lastDiffDialog()->table()->item(r, 0)->text();
@@ -225,7 +231,8 @@ void TestMainWindow::pauseAndResumeIndexingWithTheCheckpointView()
     ui::MainWindow w;
     engine::EngineHost host;
     QObject::connect(&host, &engine::EngineHost::statusAvailable, &w, &ui::MainWindow::applyStatus);
-    QObject::connect(&w, &ui::MainWindow::indexingPauseRequested, &host, &engine::EngineHost::setIndexingPaused);
+    QObject::connect(&w, &ui::MainWindow::indexingPauseRequested, &host,
+                     &engine::EngineHost::setIndexingPaused);
     QSignalSpy statuses(&host, &engine::EngineHost::statusAvailable);
     engine::EngineConfig config;
     config.dbPath = dir.filePath("pause.sqlite");
@@ -247,7 +254,8 @@ void TestMainWindow::pauseAndResumeIndexingWithTheCheckpointView()
     const auto head = eth.blockNumber();
     QTRY_COMPARE_WITH_TIMEOUT(w.checkpointField("number"), QString::number(head), 15000);
     // The checkpoint view shows the claim as stored, and it matches the node.
-    QTRY_COMPARE_WITH_TIMEOUT(w.checkpointField("hash"), eth.blockByNumber(head)->hash.toHex(), 15000);
+    QTRY_COMPARE_WITH_TIMEOUT(w.checkpointField("hash"), eth.blockByNumber(head)->hash.toHex(),
+                              15000);
     QCOMPARE(w.checkpointField("policy"), QStringLiteral("follow-head/confirmations=0"));
     QCOMPARE(w.checkpointField("generation"), QStringLiteral("1"));
     QCOMPARE(w.checkpointField("chain"), QStringLiteral("31337"));
@@ -273,12 +281,13 @@ void TestMainWindow::panelsFollowLiveAndExplainPointsOnHover()
     // Hover: the time and the series' value at that time, with the unit.
     const QPoint at(int(plot->xAxis->coordToPixel(t0 + 500)), int(plot->yAxis->coordToPixel(600)));
     const QString tip = panel.hoverTextAt(at);
-    QVERIFY2(tip.contains("head: 600 height (blocks)") || tip.contains("head: 599") || tip.contains("head: 601"),
+    QVERIFY2(tip.contains("head: 600 height (blocks)") || tip.contains("head: 599") ||
+                 tip.contains("head: 601"),
              qPrintable(tip));
     QVERIFY(panel.hoverTextAt(QPoint(1, 1)).isEmpty()); // outside the axis rect: nothing
     // A wheel zoom means "let me look": following stops, new points no longer move the view.
-    QWheelEvent wheel(QPointF(at), plot->mapToGlobal(QPointF(at)), {}, QPoint(0, 120), Qt::NoButton, {},
-                      Qt::NoScrollPhase, false);
+    QWheelEvent wheel(QPointF(at), plot->mapToGlobal(QPointF(at)), {}, QPoint(0, 120), Qt::NoButton,
+                      {}, Qt::NoScrollPhase, false);
     QApplication::sendEvent(plot, &wheel);
     QVERIFY(!panel.followLive());
     const QCPRange zoomed = plot->xAxis->range();
@@ -311,7 +320,8 @@ void TestMainWindow::lagPanelShowsEtaAndFreshnessApartFromLag()
     const QString summary = w.panels().at(0)->summary();
     QVERIFY2(summary.contains("lag 500 blocks"), qPrintable(summary));
     QVERIFY2(summary.contains("ETA 10 s"), qPrintable(summary));
-    QVERIFY2(summary.contains(QRegularExpression("last commit [56]\\.\\d s ago")), qPrintable(summary));
+    QVERIFY2(summary.contains(QRegularExpression("last commit [56]\\.\\d s ago")),
+             qPrintable(summary));
     QCOMPARE(w.environmentText(), QStringLiteral("env env-x"));
     QCOMPARE(w.lagText(), QStringLiteral("lag 500"));
     // Caught up on a stalled chain: lag 0, no ETA, and freshness still says how old it is.
@@ -320,7 +330,8 @@ void TestMainWindow::lagPanelShowsEtaAndFreshnessApartFromLag()
     s.lastCommitAt = QDateTime::currentDateTimeUtc().addSecs(-125);
     w.applyStatus(s);
     QVERIFY(!w.panels().at(0)->summary().contains("ETA"));
-    QVERIFY2(w.panels().at(0)->summary().contains("last commit 2 min 05 s ago"), qPrintable(w.panels().at(0)->summary()));
+    QVERIFY2(w.panels().at(0)->summary().contains("last commit 2 min 05 s ago"),
+             qPrintable(w.panels().at(0)->summary()));
     // Behind with nothing committing: the ETA is unknown, not invented.
     s.checkpoint = 900;
     w.applyStatus(s);
@@ -406,11 +417,15 @@ void TestMainWindow::tablesShowWhatTheDatabaseHolds()
 
     ui::TableBrowser* transfers = w.transfersBrowser();
     ui::TableBrowser* balances = w.balancesBrowser();
-    QAbstractItemModelTester t1(transfers->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-    QAbstractItemModelTester t2(balances->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-    QAbstractItemModelTester t3(w.backfillBrowser()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester t1(transfers->model(),
+                                QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester t2(balances->model(),
+                                QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester t3(w.backfillBrowser()->model(),
+                                QAbstractItemModelTester::FailureReportingMode::QtTest);
     transfers->model()->refresh();
-    QTRY_COMPARE_WITH_TIMEOUT(transfers->model()->rowCount(), ui::PagedTableModel::kPageSize, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(transfers->model()->rowCount(), ui::PagedTableModel::kPageSize,
+                              10000);
     QVERIFY(!transfers->model()->atEnd()); // loaded lazily: one page, more on scroll
 
     auto db = store::Database::open(config.dbPath);
@@ -419,11 +434,13 @@ void TestMainWindow::tablesShowWhatTheDatabaseHolds()
         return q.next() ? q.value(0).toString() : QString();
     };
     const QString env = status.environmentId;
-    const int total = scalar("SELECT count(*) FROM transfer_events WHERE environment_id = ?", {env}).toInt();
+    const int total =
+        scalar("SELECT count(*) FROM transfer_events WHERE environment_id = ?", {env}).toInt();
     QVERIFY(total >= 300);
     // Newest first, exactly the DB's newest row.
-    QCOMPARE(transfers->model()->data(transfers->model()->index(0, 0)).toString(),
-             scalar("SELECT max(block_number) FROM transfer_events WHERE environment_id = ?", {env}));
+    QCOMPARE(
+        transfers->model()->data(transfers->model()->index(0, 0)).toString(),
+        scalar("SELECT max(block_number) FROM transfer_events WHERE environment_id = ?", {env}));
     // Scrolling to the end loads the rest, and no more than there is.
     while (transfers->model()->canFetchMore({}) || transfers->model()->isLoading()) {
         transfers->view()->scrollToBottom();
@@ -431,21 +448,27 @@ void TestMainWindow::tablesShowWhatTheDatabaseHolds()
     }
     QCOMPARE(transfers->model()->rowCount(), total);
     // Filter by one holder: exactly the DB's rows for that holder.
-    const QString holder = scalar("SELECT to_addr FROM transfer_events WHERE environment_id = ? LIMIT 1", {env});
+    const QString holder =
+        scalar("SELECT to_addr FROM transfer_events WHERE environment_id = ? LIMIT 1", {env});
     QTest::keyClicks(transfers->filterEdit(), holder);
-    const int forHolder = scalar("SELECT count(*) FROM transfer_events WHERE environment_id = ? AND "
-                                 "(from_addr = ? OR to_addr = ? OR contract = ? OR tx_hash = ?)",
-                                 {env, holder, holder, holder, holder}).toInt();
+    const int forHolder =
+        scalar("SELECT count(*) FROM transfer_events WHERE environment_id = ? AND "
+               "(from_addr = ? OR to_addr = ? OR contract = ? OR tx_hash = ?)",
+               {env, holder, holder, holder, holder})
+            .toInt();
     QTRY_COMPARE_WITH_TIMEOUT(transfers->model()->rowCount(), forHolder, 10000);
     // Balances: every holder, largest first, values as stored.
     balances->model()->refresh();
-    const int holders = scalar("SELECT count(*) FROM token_balances WHERE environment_id = ?", {env}).toInt();
+    const int holders =
+        scalar("SELECT count(*) FROM token_balances WHERE environment_id = ?", {env}).toInt();
     QTRY_COMPARE_WITH_TIMEOUT(balances->model()->rowCount(), holders, 10000);
     balances->view()->sortByColumn(2, Qt::DescendingOrder);
     QTRY_COMPARE_WITH_TIMEOUT(balances->model()->rowCount(), holders, 10000);
     const QString top = balances->model()->data(balances->model()->index(0, 2)).toString();
-    QCOMPARE(top, scalar("SELECT balance FROM token_balances WHERE environment_id = ? ORDER BY length(balance) DESC, "
-                         "balance DESC LIMIT 1", {env}));
+    QCOMPARE(top, scalar("SELECT balance FROM token_balances WHERE environment_id = ? ORDER BY "
+                         "length(balance) DESC, "
+                         "balance DESC LIMIT 1",
+                         {env}));
     host.shutdown();
 }
 
@@ -467,8 +490,8 @@ void TestMainWindow::devnetStopAndStartKeepsTheEnvironment()
 
     w.devnetAction()->trigger(); // Ctrl+D: stop the managed anvil
     QTRY_VERIFY_WITH_TIMEOUT(!w.devnetAction()->isChecked(), 10000);
-    QTRY_COMPARE_WITH_TIMEOUT(w.nodeTable()->item(0, ui::MainWindow::NodeStateCol)->text(), QStringLiteral("offline"),
-                              10000);
+    QTRY_COMPARE_WITH_TIMEOUT(w.nodeTable()->item(0, ui::MainWindow::NodeStateCol)->text(),
+                              QStringLiteral("offline"), 10000);
     rpc::JsonRpcClient probe{QUrl(first.endpoint)};
     probe.setTimeout(std::chrono::milliseconds(500));
     QVERIFY_THROWS_EXCEPTION(rpc::RpcException, probe.callBlocking("eth_blockNumber", {}));
@@ -476,8 +499,8 @@ void TestMainWindow::devnetStopAndStartKeepsTheEnvironment()
 
     w.devnetAction()->trigger(); // start it again: the same chain, the same environment
     QTRY_VERIFY_WITH_TIMEOUT(w.devnetAction()->isChecked(), 30000);
-    QTRY_COMPARE_WITH_TIMEOUT(w.nodeTable()->item(0, ui::MainWindow::NodeStateCol)->text(), QStringLiteral("caught up"),
-                              15000);
+    QTRY_COMPARE_WITH_TIMEOUT(w.nodeTable()->item(0, ui::MainWindow::NodeStateCol)->text(),
+                              QStringLiteral("caught up"), 15000);
     rpc::EthClient eth(probe);
     probe.callBlocking("anvil_mine", {"0x3"});
     const auto head = eth.blockNumber();
@@ -486,7 +509,8 @@ void TestMainWindow::devnetStopAndStartKeepsTheEnvironment()
     const auto last = statuses.last().at(0).value<engine::EngineStatus>();
     QCOMPARE(last.environmentId, first.environmentId);
     QCOMPARE(last.reorgs, 0); // an outage is not a reorg
-    QTRY_COMPARE_WITH_TIMEOUT(w.checkpointField("hash"), eth.blockByNumber(head)->hash.toHex(), 15000);
+    QTRY_COMPARE_WITH_TIMEOUT(w.checkpointField("hash"), eth.blockByNumber(head)->hash.toHex(),
+                              15000);
     {
         // The lab's verdict: the database agrees with the restarted node (blocks, logs,
         // balances, outbox), i.e. anvil's state file really carried the chain over.
@@ -494,13 +518,15 @@ void TestMainWindow::devnetStopAndStartKeepsTheEnvironment()
         QList<chain::Address> contracts;
         for (const QString& c : last.contracts)
             contracts << chain::Address::fromHex(c, "contract");
-        const auto report = indexer::InvariantChecker(*db, eth).check(last.environmentId, "default", contracts);
+        const auto report =
+            indexer::InvariantChecker(*db, eth).check(last.environmentId, "default", contracts);
         QVERIFY2(report.ok(), qPrintable(report.summary()));
     }
     host.shutdown();
     // The stored chain continued across the outage: no rollback was written.
     auto db = store::Database::open(config.dbPath);
-    QSqlQuery q = db->run("SELECT count(*) FROM reorg_events WHERE environment_id = ?", {first.environmentId});
+    QSqlQuery q = db->run("SELECT count(*) FROM reorg_events WHERE environment_id = ?",
+                          {first.environmentId});
     QVERIFY(q.next());
     QCOMPARE(q.value(0).toInt(), 0);
 }
@@ -521,7 +547,8 @@ void TestMainWindow::outboxDeliversFromTheApp()
     config.confirmations = 2;
     host.start(config);
     QTRY_VERIFY_WITH_TIMEOUT(hook.acceptedKeys().size() >= 10, 60000);
-    QTRY_VERIFY_WITH_TIMEOUT(statuses.last().at(0).value<engine::EngineStatus>().outboxDelivered >= 10, 15000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        statuses.last().at(0).value<engine::EngineStatus>().outboxDelivered >= 10, 15000);
     const auto s = statuses.last().at(0).value<engine::EngineStatus>();
     QVERIFY(s.safeHeight.has_value());
     QVERIFY(*s.safeHeight + 2 <= *s.headBlock);
@@ -530,12 +557,14 @@ void TestMainWindow::outboxDeliversFromTheApp()
     QVERIFY2(summary.contains("= head - 2"), qPrintable(summary));
     host.shutdown();
     auto db = store::Database::open(config.dbPath);
-    QSqlQuery q = db->run("SELECT count(*) FROM outbox WHERE environment_id = ? AND delivered_at IS NOT NULL",
-                          {s.environmentId});
+    QSqlQuery q =
+        db->run("SELECT count(*) FROM outbox WHERE environment_id = ? AND delivered_at IS NOT NULL",
+                {s.environmentId});
     QVERIFY(q.next());
     QVERIFY(q.value(0).toInt() >= 10);
     const QList<QByteArray> keys = hook.acceptedKeys();
-    QCOMPARE(keys.size(), QSet<QByteArray>(keys.begin(), keys.end()).size()); // none delivered twice
+    QCOMPARE(keys.size(),
+             QSet<QByteArray>(keys.begin(), keys.end()).size()); // none delivered twice
 }
 
 QTEST_MAIN(TestMainWindow)

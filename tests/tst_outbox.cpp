@@ -25,7 +25,8 @@ QList<QByteArray> keysInOutboxOrder(IndexerLab& lab, const QString& where)
     store::Database::Options ro;
     ro.readOnly = true;
     auto db = store::Database::open(lab.dbPath(), ro);
-    QSqlQuery q = db->run("SELECT event_key FROM outbox WHERE " + where + " ORDER BY block_number, id");
+    QSqlQuery q =
+        db->run("SELECT event_key FROM outbox WHERE " + where + " ORDER BY block_number, id");
     QList<QByteArray> out;
     while (q.next())
         out << q.value(0).toString().toUtf8();
@@ -52,7 +53,9 @@ void TestOutbox::refusedRowIsMarkedFailedAndShown()
     lab.sprayAll(2, 2, 10);
     WebhookRecorder hook({422}); // the receiver refuses the first row for good
     VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced", "--webhook", hook.url().toString()}));
-    QCOMPARE(lab.count("SELECT count(*) FROM outbox WHERE failed_at IS NOT NULL AND last_error LIKE '%HTTP 422%'"), 1);
+    QCOMPARE(lab.count("SELECT count(*) FROM outbox WHERE failed_at IS NOT NULL AND last_error "
+                       "LIKE '%HTTP 422%'"),
+             1);
     QCOMPARE(lab.count("SELECT count(*) FROM outbox WHERE delivered_at IS NOT NULL"),
              lab.count("SELECT count(*) FROM outbox") - 1);
     QCOMPARE(hook.requests().size(), int(lab.count("SELECT count(*) FROM outbox"))); // not retried
@@ -99,23 +102,30 @@ void TestOutbox::deliversInOrderExactlyOnceBelowTheSafeHeight()
     lab.sprayAll(10, 3, 10); // 31 rows over blocks 1..11
     // Three 500s, one request left hanging (a timeout), one 503, then all good.
     WebhookRecorder hook({500, 500, 500, 0, 503});
-    const ProcessRun run = lab.runIndex(
-        "env", {"--exit-when-synced", "--confirmations", "4", "--webhook", hook.url().toString(),
-                "--webhook-timeout-ms", "300"});
+    const ProcessRun run =
+        lab.runIndex("env", {"--exit-when-synced", "--confirmations", "4", "--webhook",
+                             hook.url().toString(), "--webhook-timeout-ms", "300"});
     VERIFY_EXIT_OK(run);
     const qint64 head = qint64(lab.eth().blockNumber());
     const QString safe = QString::number(head - 4);
     // Exactly the rows at or below the safe height were accepted, once each, in order.
     QCOMPARE(hook.acceptedKeys(), keysInOutboxOrder(lab, "block_number <= " + safe));
-    QCOMPARE(lab.count("SELECT count(*) FROM outbox WHERE delivered_at IS NOT NULL AND block_number > " + safe), 0);
-    QCOMPARE(lab.count("SELECT count(*) FROM outbox WHERE delivered_at IS NULL AND block_number <= " + safe), 0);
+    QCOMPARE(
+        lab.count("SELECT count(*) FROM outbox WHERE delivered_at IS NOT NULL AND block_number > " +
+                  safe),
+        0);
+    QCOMPARE(
+        lab.count("SELECT count(*) FROM outbox WHERE delivered_at IS NULL AND block_number <= " +
+                  safe),
+        0);
     QVERIFY(lab.count("SELECT count(*) FROM outbox WHERE block_number > " + safe) > 0);
     QVERIFY(lab.count("SELECT max(attempts) FROM outbox") >= 5); // the first row took the failures
     // Every request carried its row's key and payload.
     for (const auto& r : hook.requests()) {
         const QJsonObject payload = QJsonDocument::fromJson(r.body).object();
         QCOMPARE(payload.value("type").toString(), QStringLiteral("transfer"));
-        QVERIFY(r.idempotencyKey.startsWith("transfer:" + QByteArray::number(payload.value("blockNumber").toInt())));
+        QVERIFY(r.idempotencyKey.startsWith(
+            "transfer:" + QByteArray::number(payload.value("blockNumber").toInt())));
     }
 }
 
@@ -126,8 +136,8 @@ void TestOutbox::reorgDropsUndeliveredAndRetractsDelivered()
     lab.sprayAll(12, 2, 10);
     WebhookRecorder hook;
     // Confirmations 3: the last 3 blocks' rows are not delivered yet.
-    VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced", "--confirmations", "3", "--webhook",
-                                        hook.url().toString()}));
+    VERIFY_EXIT_OK(lab.runIndex(
+        "env", {"--exit-when-synced", "--confirmations", "3", "--webhook", hook.url().toString()}));
     const QList<QByteArray> acceptedBefore = hook.acceptedKeys();
     const QSet<QByteArray> deliveredBefore(acceptedBefore.begin(), acceptedBefore.end());
     const QList<QByteArray> pendingBefore = keysInOutboxOrder(lab, "delivered_at IS NULL");
@@ -135,8 +145,8 @@ void TestOutbox::reorgDropsUndeliveredAndRetractsDelivered()
 
     // Depth 5: reorgs 3 undelivered blocks and 2 delivered ones.
     lab.reorg(5);
-    const ProcessRun run = lab.runIndex("env", {"--exit-when-synced", "--confirmations", "0", "--webhook",
-                                                hook.url().toString()});
+    const ProcessRun run = lab.runIndex(
+        "env", {"--exit-when-synced", "--confirmations", "0", "--webhook", hook.url().toString()});
     VERIFY_EXIT_OK(run);
     for (const QByteArray& k : pendingBefore)
         QVERIFY2(!hook.acceptedKeys().contains(k), k.constData()); // removed, never delivered
@@ -171,7 +181,8 @@ void TestOutbox::killBetweenConfirmationAndBookkeeping()
     const QList<QByteArray> all = keysInOutboxOrder(lab, "1 = 1");
     // At-least-once: every row accepted; only the one in flight at the crash twice, with
     // the same Idempotency-Key, so a consumer that dedupes on it sees each event once.
-    QCOMPARE(QSet<QByteArray>(accepted.begin(), accepted.end()), QSet<QByteArray>(all.begin(), all.end()));
+    QCOMPARE(QSet<QByteArray>(accepted.begin(), accepted.end()),
+             QSet<QByteArray>(all.begin(), all.end()));
     QCOMPARE(accepted.size(), all.size() + 1);
     QCOMPARE(accepted.count(accepted.at(5)), 2);
 }

@@ -384,9 +384,11 @@ void TestReport::csvHasOneRowPerCheckpointAndReorg()
 
 void TestReport::pdfWithoutADisplay_data()
 {
+    // clang-format off
     QTest::addColumn<QString>("env");
     QTest::newRow("archived env with reorgs") << "env-a";
     QTest::newRow("live env") << "env-b";
+    // clang-format on
 }
 
 void TestReport::pdfWithoutADisplay()
@@ -433,6 +435,7 @@ void TestReport::pdfWithoutADisplay()
 
 void TestReport::badInputs_data()
 {
+    // clang-format off
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<int>("exitCode");
     QTest::addColumn<QStringList>("mentions");
@@ -450,6 +453,7 @@ void TestReport::badInputs_data()
         << QStringList{"--format", "pdf", "--out", "/tmp"} << 1 << QStringList{"directory"};
     QTest::newRow("bad rpc") << QStringList{"--format", "json", "--rpc", "ftp://x"} << 2
                              << QStringList{"--rpc"};
+    // clang-format on
 }
 
 void TestReport::badInputs()

@@ -25,6 +25,7 @@ private slots:
 
 void TestSettings::rules_data()
 {
+    // clang-format off
     QTest::addColumn<QString>("kind");
     QTest::addColumn<QString>("value");
     QTest::addColumn<QString>("error"); // empty: accepted; else a fragment of the message
@@ -57,6 +58,7 @@ void TestSettings::rules_data()
     QTest::newRow("env with space") << "env" << "my env" << "\"my env\": use 1 to 64";
     QTest::newRow("env slash") << "env" << "a/b" << "use 1 to 64";
     QTest::newRow("env too long") << "env" << QString(65, 'a') << "use 1 to 64";
+    // clang-format on
 }
 
 void TestSettings::rules()
@@ -87,6 +89,7 @@ void TestSettings::rules()
 
 void TestSettings::dialogShowsErrorsInline_data()
 {
+    // clang-format off
     QTest::addColumn<QString>("field");
     QTest::addColumn<QString>("value");
     QTest::addColumn<QString>("errorField");
@@ -99,6 +102,7 @@ void TestSettings::dialogShowsErrorsInline_data()
                                              << "only for an external endpoint";
     QTest::newRow("endpoint without contract") << "endpoints" << "http://127.0.0.1:8545" << "contracts"
                                                << "needs at least one contract";
+    // clang-format on
 }
 
 void TestSettings::dialogShowsErrorsInline()
@@ -115,7 +119,8 @@ void TestSettings::dialogShowsErrorsInline()
         dialog.lineEdit(field)->setText(value);
     QVERIFY(!dialog.isValid());
     QVERIFY(!dialog.okButton()->isEnabled());
-    QVERIFY2(dialog.errorFor(errorField).contains(mentions), qPrintable(dialog.errorFor(errorField)));
+    QVERIFY2(dialog.errorFor(errorField).contains(mentions),
+             qPrintable(dialog.errorFor(errorField)));
 }
 
 void TestSettings::roundTripThroughQSettings()

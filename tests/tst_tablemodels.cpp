@@ -188,12 +188,14 @@ void TestTableModels::filterFromTheBrowser()
 
 void TestTableModels::columnsPerKind_data()
 {
+    // clang-format off
     QTest::addColumn<int>("kind");
     QTest::addColumn<QString>("firstColumn");
     QTest::addColumn<int>("count");
     QTest::newRow("transfers") << int(TableRequest::Kind::Transfers) << "block" << 7;
     QTest::newRow("balances") << int(TableRequest::Kind::Balances) << "token" << 4;
     QTest::newRow("backfill") << int(TableRequest::Kind::Backfill) << "from block" << 6;
+    // clang-format on
 }
 
 void TestTableModels::columnsPerKind()

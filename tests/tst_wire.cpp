@@ -27,6 +27,7 @@ private slots:
 
 void TestWire::providerLimits_data()
 {
+    // clang-format off
     QTest::addColumn<QString>("message");
     QTest::addColumn<bool>("isLimit");
     QTest::addColumn<qint64>("suggestedTo"); // -1: none
@@ -41,6 +42,7 @@ void TestWire::providerLimits_data()
     QTest::newRow("max is 1k") << "range is too large, max is 1k blocks" << true << qint64(-1) << qint64(1000);
     QTest::newRow("not a limit: rate") << "rate limited, slow down" << false << qint64(-1) << qint64(-1);
     QTest::newRow("not a limit: method") << "the method eth_getLogs does not exist" << false << qint64(-1) << qint64(-1);
+    // clang-format on
 }
 
 void TestWire::providerLimits()

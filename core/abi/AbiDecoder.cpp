@@ -79,7 +79,8 @@ QJsonValue decodeStaticWord(const AbiType& t, const QByteArray& w, const QString
         return w[31] == 1;
     case AbiType::Kind::FixedBytes:
         if (!allZero(t.size, 32))
-            throw AbiError(QStringLiteral("%1: bytes%2 has non-zero padding").arg(where).arg(t.size));
+            throw AbiError(
+                QStringLiteral("%1: bytes%2 has non-zero padding").arg(where).arg(t.size));
         return chain::hex::encodeData(w.left(t.size));
     case AbiType::Kind::Uint: {
         const chain::U256 v = chain::u256::fromBigEndian(w, where);
@@ -93,7 +94,8 @@ QJsonValue decodeStaticWord(const AbiType& t, const QByteArray& w, const QString
         const int signBytes = 32 - t.bits / 8;
         for (int i = 0; i < signBytes; ++i)
             if (static_cast<unsigned char>(w[i]) != (negative ? 0xff : 0x00))
-                throw AbiError(QStringLiteral("%1: value does not fit int%2").arg(where).arg(t.bits));
+                throw AbiError(
+                    QStringLiteral("%1: value does not fit int%2").arg(where).arg(t.bits));
         if (signBytes < 32 && bool(static_cast<unsigned char>(w[signBytes]) & 0x80) != negative)
             throw AbiError(QStringLiteral("%1: value does not fit int%2").arg(where).arg(t.bits));
         const chain::U256 raw = chain::u256::fromBigEndian(w, where);
@@ -108,7 +110,8 @@ QJsonValue decodeStaticWord(const AbiType& t, const QByteArray& w, const QString
     }
 }
 
-QJsonValue decodeAt(const Reader& r, const AbiType& t, qsizetype pos, const QString& where, int depth);
+QJsonValue decodeAt(const Reader& r, const AbiType& t, qsizetype pos, const QString& where,
+                    int depth);
 
 QString componentKey(const AbiParam& p, int i)
 {
@@ -117,8 +120,8 @@ QString componentKey(const AbiParam& p, int i)
 
 // A sequence encoded as a tuple starting at `base` (its head), as for tuples, arrays and
 // the event data itself.
-QList<QJsonValue> decodeSequence(const Reader& r, const QList<const AbiType*>& types, qsizetype base,
-                                 const QStringList& names, int depth)
+QList<QJsonValue> decodeSequence(const Reader& r, const QList<const AbiType*>& types,
+                                 qsizetype base, const QStringList& names, int depth)
 {
     QList<QJsonValue> out;
     qsizetype head = base;
@@ -137,7 +140,8 @@ QList<QJsonValue> decodeSequence(const Reader& r, const QList<const AbiType*>& t
     return out;
 }
 
-QJsonValue decodeAt(const Reader& r, const AbiType& t, qsizetype pos, const QString& where, int depth)
+QJsonValue decodeAt(const Reader& r, const AbiType& t, qsizetype pos, const QString& where,
+                    int depth)
 {
     if (depth > 32)
         throw AbiError(QStringLiteral("%1: nesting deeper than 32").arg(where));

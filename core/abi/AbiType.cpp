@@ -45,9 +45,9 @@ AbiType parseTypeString(QString type, const QJsonArray& components, const QStrin
         t.kind = AbiType::Kind::Tuple;
         for (qsizetype i = 0; i < components.size(); ++i) {
             const QJsonObject c = components.at(i).toObject();
-            t.components.append(AbiParam{c.value(QLatin1String("name")).toString(),
-                                         AbiType::fromJson(c, where + QStringLiteral(".components[%1]").arg(i)),
-                                         false});
+            t.components.append(AbiParam{
+                c.value(QLatin1String("name")).toString(),
+                AbiType::fromJson(c, where + QStringLiteral(".components[%1]").arg(i)), false});
         }
     } else if (const auto m = sized.match(type); m.hasMatch()) {
         const int n = m.captured(2).toInt();
@@ -59,7 +59,8 @@ AbiType parseTypeString(QString type, const QJsonArray& components, const QStrin
         } else {
             if (n < 8 || n > 256 || n % 8 != 0)
                 throw AbiError(QStringLiteral("%1: bad type \"%2\"").arg(where, type));
-            t.kind = m.captured(1) == QLatin1String("uint") ? AbiType::Kind::Uint : AbiType::Kind::Int;
+            t.kind =
+                m.captured(1) == QLatin1String("uint") ? AbiType::Kind::Uint : AbiType::Kind::Int;
             t.bits = n;
         }
     } else {
@@ -115,15 +116,24 @@ std::size_t AbiType::headWords() const
 QString AbiType::canonical() const
 {
     switch (kind) {
-    case Kind::Address: return QStringLiteral("address");
-    case Kind::Bool: return QStringLiteral("bool");
-    case Kind::Uint: return QStringLiteral("uint%1").arg(bits);
-    case Kind::Int: return QStringLiteral("int%1").arg(bits);
-    case Kind::FixedBytes: return QStringLiteral("bytes%1").arg(size);
-    case Kind::Bytes: return QStringLiteral("bytes");
-    case Kind::String: return QStringLiteral("string");
-    case Kind::Array: return element->canonical() + QStringLiteral("[]");
-    case Kind::FixedArray: return element->canonical() + QStringLiteral("[%1]").arg(length);
+    case Kind::Address:
+        return QStringLiteral("address");
+    case Kind::Bool:
+        return QStringLiteral("bool");
+    case Kind::Uint:
+        return QStringLiteral("uint%1").arg(bits);
+    case Kind::Int:
+        return QStringLiteral("int%1").arg(bits);
+    case Kind::FixedBytes:
+        return QStringLiteral("bytes%1").arg(size);
+    case Kind::Bytes:
+        return QStringLiteral("bytes");
+    case Kind::String:
+        return QStringLiteral("string");
+    case Kind::Array:
+        return element->canonical() + QStringLiteral("[]");
+    case Kind::FixedArray:
+        return element->canonical() + QStringLiteral("[%1]").arg(length);
     case Kind::Tuple: {
         QStringList parts;
         for (const auto& c : components)

@@ -21,12 +21,23 @@ struct AbiParam;
 // A Solidity ABI type: elementary, array (fixed or dynamic length) or tuple.
 struct AbiType
 {
-    enum class Kind { Address, Bool, Uint, Int, FixedBytes, Bytes, String, Array, FixedArray, Tuple };
+    enum class Kind {
+        Address,
+        Bool,
+        Uint,
+        Int,
+        FixedBytes,
+        Bytes,
+        String,
+        Array,
+        FixedArray,
+        Tuple
+    };
 
     Kind kind = Kind::Uint;
-    int bits = 256;         // Uint/Int
-    int size = 32;          // FixedBytes
-    std::size_t length = 0; // FixedArray
+    int bits = 256;                   // Uint/Int
+    int size = 32;                    // FixedBytes
+    std::size_t length = 0;           // FixedArray
     std::shared_ptr<AbiType> element; // Array/FixedArray
     QList<AbiParam> components;       // Tuple
 

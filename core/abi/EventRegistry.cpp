@@ -51,10 +51,11 @@ EventRegistry EventRegistry::fromJson(const QJsonDocument& doc, const QString& o
             r.m_byTopic.insert(ev.topic0, ev);
     }
     signatures.sort();
-    r.m_digest = QString::fromLatin1(
-        QCryptographicHash::hash(signatures.join(QLatin1Char('\n')).toUtf8(), QCryptographicHash::Sha256)
-            .toHex()
-            .left(16));
+    r.m_digest =
+        QString::fromLatin1(QCryptographicHash::hash(signatures.join(QLatin1Char('\n')).toUtf8(),
+                                                     QCryptographicHash::Sha256)
+                                .toHex()
+                                .left(16));
     return r;
 }
 
@@ -118,7 +119,8 @@ EventDecoding EventRegistry::decode(const chain::LogEntry& log) const
             args.insert(key, p.type.isDynamic() || p.type.kind == AbiType::Kind::Tuple ||
                                      p.type.kind == AbiType::Kind::FixedArray
                                  ? QJsonValue(t.toHex())
-                                 : AbiDecoder::decodeWord(p.type, t.toByteArray(), ev->name + QLatin1Char('.') + key));
+                                 : AbiDecoder::decodeWord(p.type, t.toByteArray(),
+                                                          ev->name + QLatin1Char('.') + key));
         }
         d.argsJson = QJsonDocument(args).toJson(QJsonDocument::Compact);
         d.status = EventDecoding::Status::Decoded;

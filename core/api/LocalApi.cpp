@@ -24,8 +24,8 @@ QJsonObject errorObject(const QJsonValue& id, int code, const QString& message)
 {
     return {{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
             {QStringLiteral("id"), id},
-            {QStringLiteral("error"), QJsonObject{{QStringLiteral("code"), code},
-                                                  {QStringLiteral("message"), message}}}};
+            {QStringLiteral("error"),
+             QJsonObject{{QStringLiteral("code"), code}, {QStringLiteral("message"), message}}}};
 }
 
 QJsonValue param(const QJsonValue& params, int i)
@@ -38,7 +38,8 @@ std::uint64_t heightParam(const QJsonValue& v)
     if (v.isDouble()) {
         const double d = v.toDouble();
         if (d < 0 || d != std::floor(d) || d > 9e15)
-            throw ApiError{-32602, QStringLiteral("height must be a whole number >= 0 or a 0x-hex quantity")};
+            throw ApiError{
+                -32602, QStringLiteral("height must be a whole number >= 0 or a 0x-hex quantity")};
         return std::uint64_t(d);
     }
     try {
@@ -48,8 +49,7 @@ std::uint64_t heightParam(const QJsonValue& v)
     }
 }
 
-template <typename T>
-T fixedParam(const QJsonValue& v, const char* name)
+template <typename T> T fixedParam(const QJsonValue& v, const char* name)
 {
     try {
         return T::fromJson(v, QString::fromLatin1(name));
@@ -61,10 +61,11 @@ T fixedParam(const QJsonValue& v, const char* name)
 
 QJsonValue LocalApi::blockWhere(const QString& condition, const QVariant& value)
 {
-    QSqlQuery q = m_db.run(QStringLiteral("SELECT block_number, block_hash, parent_hash, block_timestamp "
-                                          "FROM blocks WHERE environment_id = ? AND chain_id = ? AND ") +
-                               condition,
-                           {m_env, qint64(m_chainId), value});
+    QSqlQuery q =
+        m_db.run(QStringLiteral("SELECT block_number, block_hash, parent_hash, block_timestamp "
+                                "FROM blocks WHERE environment_id = ? AND chain_id = ? AND ") +
+                     condition,
+                 {m_env, qint64(m_chainId), value});
     if (!q.next())
         return QJsonValue::Null;
     return QJsonObject{{QStringLiteral("number"), q.value(0).toLongLong()},
@@ -78,15 +79,17 @@ QJsonValue LocalApi::call(const QString& method, const QJsonValue& params)
     if (!params.isUndefined() && !params.isArray() && !params.isNull())
         throw ApiError{-32602, QStringLiteral("params must be an array")};
     if (method == QLatin1String("getLatestBlock")) {
-        QSqlQuery q = m_db.run(QStringLiteral("SELECT block_number FROM indexer_checkpoints WHERE "
-                                              "environment_id = ? AND chain_id = ? AND source_id = ?"),
-                               {m_env, qint64(m_chainId), m_source});
+        QSqlQuery q =
+            m_db.run(QStringLiteral("SELECT block_number FROM indexer_checkpoints WHERE "
+                                    "environment_id = ? AND chain_id = ? AND source_id = ?"),
+                     {m_env, qint64(m_chainId), m_source});
         if (!q.next())
             return QJsonValue::Null;
         return blockWhere(QStringLiteral("block_number = ?"), q.value(0));
     }
     if (method == QLatin1String("getBlockByHeight"))
-        return blockWhere(QStringLiteral("block_number = ?"), qint64(heightParam(param(params, 0))));
+        return blockWhere(QStringLiteral("block_number = ?"),
+                          qint64(heightParam(param(params, 0))));
     if (method == QLatin1String("getBlockById"))
         return blockWhere(QStringLiteral("block_hash = ?"),
                           fixedParam<chain::Hash32>(param(params, 0), "hash").toHex());
@@ -95,10 +98,11 @@ QJsonValue LocalApi::call(const QString& method, const QJsonValue& params)
                            fixedParam<chain::Hash32>(param(params, 0), "hash").toHex())
                     .isNull();
     if (method == QLatin1String("getCheckpoint")) {
-        QSqlQuery q = m_db.run(QStringLiteral("SELECT block_number, block_hash, start_block, policy_version, "
-                                              "generation, updated_at, verified_at FROM indexer_checkpoints "
-                                              "WHERE environment_id = ? AND chain_id = ? AND source_id = ?"),
-                               {m_env, qint64(m_chainId), m_source});
+        QSqlQuery q =
+            m_db.run(QStringLiteral("SELECT block_number, block_hash, start_block, policy_version, "
+                                    "generation, updated_at, verified_at FROM indexer_checkpoints "
+                                    "WHERE environment_id = ? AND chain_id = ? AND source_id = ?"),
+                     {m_env, qint64(m_chainId), m_source});
         if (!q.next())
             return QJsonValue::Null;
         return QJsonObject{{QStringLiteral("environmentId"), m_env},
@@ -117,17 +121,22 @@ QJsonValue LocalApi::call(const QString& method, const QJsonValue& params)
         const QJsonValue holderParam = param(params, 1);
         if (!holderParam.isUndefined() && !holderParam.isNull()) {
             const QString holder = fixedParam<chain::Address>(holderParam, "holder").toHex();
-            QSqlQuery q = m_db.run(QStringLiteral("SELECT balance, updated_at_block FROM token_balances WHERE "
-                                                  "environment_id = ? AND chain_id = ? AND contract = ? AND holder = ?"),
-                                   {m_env, qint64(m_chainId), contract, holder});
-            return QJsonObject{{QStringLiteral("contract"), contract},
-                               {QStringLiteral("holder"), holder},
-                               {QStringLiteral("balance"), q.next() ? q.value(0).toString() : QStringLiteral("0")},
-                               {QStringLiteral("updatedAtBlock"), q.isValid() ? QJsonValue(q.value(1).toLongLong()) : QJsonValue::Null}};
+            QSqlQuery q =
+                m_db.run(QStringLiteral(
+                             "SELECT balance, updated_at_block FROM token_balances WHERE "
+                             "environment_id = ? AND chain_id = ? AND contract = ? AND holder = ?"),
+                         {m_env, qint64(m_chainId), contract, holder});
+            return QJsonObject{
+                {QStringLiteral("contract"), contract},
+                {QStringLiteral("holder"), holder},
+                {QStringLiteral("balance"), q.next() ? q.value(0).toString() : QStringLiteral("0")},
+                {QStringLiteral("updatedAtBlock"),
+                 q.isValid() ? QJsonValue(q.value(1).toLongLong()) : QJsonValue::Null}};
         }
-        QSqlQuery q = m_db.run(QStringLiteral("SELECT holder, balance FROM token_balances WHERE environment_id = ? "
-                                              "AND chain_id = ? AND contract = ? ORDER BY holder LIMIT 1000"),
-                               {m_env, qint64(m_chainId), contract});
+        QSqlQuery q = m_db.run(
+            QStringLiteral("SELECT holder, balance FROM token_balances WHERE environment_id = ? "
+                           "AND chain_id = ? AND contract = ? ORDER BY holder LIMIT 1000"),
+            {m_env, qint64(m_chainId), contract});
         QJsonArray out;
         while (q.next())
             out.append(QJsonObject{{QStringLiteral("holder"), q.value(0).toString()},
@@ -139,24 +148,32 @@ QJsonValue LocalApi::call(const QString& method, const QJsonValue& params)
 
 QByteArray LocalApi::handleJsonRpc(const QByteArray& body)
 {
-    const auto reply = [](const QJsonObject& o) { return QJsonDocument(o).toJson(QJsonDocument::Compact); };
+    const auto reply = [](const QJsonObject& o) {
+        return QJsonDocument(o).toJson(QJsonDocument::Compact);
+    };
     if (body.size() > kMaxBody)
         return reply(errorObject(QJsonValue::Null, -32600,
-                                 QStringLiteral("request of %1 bytes is larger than %2").arg(body.size()).arg(kMaxBody)));
+                                 QStringLiteral("request of %1 bytes is larger than %2")
+                                     .arg(body.size())
+                                     .arg(kMaxBody)));
     QJsonParseError pe{};
     const QJsonDocument doc = QJsonDocument::fromJson(body, &pe);
     if (pe.error != QJsonParseError::NoError)
-        return reply(errorObject(QJsonValue::Null, -32700,
-                                 QStringLiteral("parse error: %1 at offset %2").arg(pe.errorString()).arg(pe.offset)));
+        return reply(errorObject(
+            QJsonValue::Null, -32700,
+            QStringLiteral("parse error: %1 at offset %2").arg(pe.errorString()).arg(pe.offset)));
     if (!doc.isObject())
-        return reply(errorObject(QJsonValue::Null, -32600, QStringLiteral("expected one JSON-RPC request object")));
+        return reply(errorObject(QJsonValue::Null, -32600,
+                                 QStringLiteral("expected one JSON-RPC request object")));
     const QJsonObject req = doc.object();
     const QJsonValue id = req.value(QLatin1String("id"));
     if (req.value(QLatin1String("jsonrpc")).toString() != QLatin1String("2.0") ||
         !req.value(QLatin1String("method")).isString())
-        return reply(errorObject(id, -32600, QStringLiteral("not a JSON-RPC 2.0 request (jsonrpc, method)")));
+        return reply(errorObject(id, -32600,
+                                 QStringLiteral("not a JSON-RPC 2.0 request (jsonrpc, method)")));
     try {
-        const QJsonValue result = call(req.value(QLatin1String("method")).toString(), req.value(QLatin1String("params")));
+        const QJsonValue result =
+            call(req.value(QLatin1String("method")).toString(), req.value(QLatin1String("params")));
         return reply(QJsonObject{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
                                  {QStringLiteral("id"), id},
                                  {QStringLiteral("result"), result}});
@@ -177,62 +194,78 @@ QByteArray LocalApi::metrics()
         QSqlQuery q = m_db.run(sql, scope);
         return q.next() ? q.value(0).toDouble() : 0.0;
     };
-    p.gauge(QStringLiteral("forkscope_head_block"), QStringLiteral("Head block reported by the node."),
-            double(s.head.value_or(0)));
-    p.gauge(QStringLiteral("forkscope_checkpoint_block"), QStringLiteral("Last block committed with the checkpoint."),
+    p.gauge(QStringLiteral("forkscope_head_block"),
+            QStringLiteral("Head block reported by the node."), double(s.head.value_or(0)));
+    p.gauge(QStringLiteral("forkscope_checkpoint_block"),
+            QStringLiteral("Last block committed with the checkpoint."),
             double(s.checkpoint.value_or(0)));
     p.gauge(QStringLiteral("forkscope_cursor_lag_blocks"),
-            QStringLiteral("Blocks between the head and the checkpoint (-1 while the node is unreachable)."),
+            QStringLiteral(
+                "Blocks between the head and the checkpoint (-1 while the node is unreachable)."),
             s.lag() ? double(*s.lag()) : -1.0);
     QHash<QString, double> byReason;
     {
-        QSqlQuery q = m_db.run(QStringLiteral("SELECT reason, count(*) FROM reorg_events WHERE "
-                                              "environment_id = ? AND chain_id = ? GROUP BY reason"),
-                               scope);
+        QSqlQuery q =
+            m_db.run(QStringLiteral("SELECT reason, count(*) FROM reorg_events WHERE "
+                                    "environment_id = ? AND chain_id = ? GROUP BY reason"),
+                     scope);
         while (q.next())
             byReason.insert(q.value(0).toString(), q.value(1).toDouble());
     }
     // Every reason is always exported, at 0 until it happens, so rates work from the start.
     QList<QPair<PrometheusText::Labels, double>> reorgs;
-    for (const QString& reason : {QStringLiteral("hash mismatch"), QStringLiteral("parent mismatch"),
-                                  QStringLiteral("absence")})
+    for (const QString& reason : {QStringLiteral("hash mismatch"),
+                                  QStringLiteral("parent mismatch"), QStringLiteral("absence")})
         reorgs.append({{{QStringLiteral("reason"), reason}}, byReason.value(reason, 0)});
     p.family(QStringLiteral("forkscope_reorgs_total"), QStringLiteral("counter"),
              QStringLiteral("Rollbacks committed, by what detected them."), reorgs);
     QList<double> depths;
     {
-        QSqlQuery q = m_db.run(QStringLiteral("SELECT depth FROM reorg_events WHERE environment_id = ? AND chain_id = ?"),
-                               scope);
+        QSqlQuery q = m_db.run(
+            QStringLiteral(
+                "SELECT depth FROM reorg_events WHERE environment_id = ? AND chain_id = ?"),
+            scope);
         while (q.next())
             depths << q.value(0).toDouble();
     }
-    p.histogram(QStringLiteral("forkscope_reorg_depth"), QStringLiteral("Depth of each rollback, in blocks."),
-                {1, 2, 4, 8, 16, 32, 64}, depths);
-    p.gauge(QStringLiteral("forkscope_outbox_pending"), QStringLiteral("Outbox rows not delivered yet."),
-            scalar(QStringLiteral("SELECT count(*) FROM outbox WHERE environment_id = ? AND chain_id = ? AND "
-                                  "delivered_at IS NULL AND failed_at IS NULL")));
-    p.counter(QStringLiteral("forkscope_outbox_delivered_total"), QStringLiteral("Outbox rows delivered."),
-              scalar(QStringLiteral("SELECT count(*) FROM outbox WHERE environment_id = ? AND chain_id = ? AND "
-                                    "delivered_at IS NOT NULL")));
-    p.gauge(QStringLiteral("forkscope_outbox_failed"), QStringLiteral("Outbox rows the sink refused for good."),
-            scalar(QStringLiteral("SELECT count(*) FROM outbox WHERE environment_id = ? AND chain_id = ? AND "
-                                  "failed_at IS NOT NULL")));
+    p.histogram(QStringLiteral("forkscope_reorg_depth"),
+                QStringLiteral("Depth of each rollback, in blocks."), {1, 2, 4, 8, 16, 32, 64},
+                depths);
+    p.gauge(QStringLiteral("forkscope_outbox_pending"),
+            QStringLiteral("Outbox rows not delivered yet."),
+            scalar(QStringLiteral(
+                "SELECT count(*) FROM outbox WHERE environment_id = ? AND chain_id = ? AND "
+                "delivered_at IS NULL AND failed_at IS NULL")));
+    p.counter(QStringLiteral("forkscope_outbox_delivered_total"),
+              QStringLiteral("Outbox rows delivered."),
+              scalar(QStringLiteral(
+                  "SELECT count(*) FROM outbox WHERE environment_id = ? AND chain_id = ? AND "
+                  "delivered_at IS NOT NULL")));
+    p.gauge(QStringLiteral("forkscope_outbox_failed"),
+            QStringLiteral("Outbox rows the sink refused for good."),
+            scalar(QStringLiteral(
+                "SELECT count(*) FROM outbox WHERE environment_id = ? AND chain_id = ? AND "
+                "failed_at IS NOT NULL")));
     QList<QPair<PrometheusText::Labels, double>> nodes;
     for (const auto& n : h.nodes)
         nodes.append({{{QStringLiteral("node"), n.url}}, double(int(n.state))});
     p.family(QStringLiteral("forkscope_node_state"), QStringLiteral("gauge"),
              QStringLiteral("Node state: 1 caught up, 2 lagging, 3 offline, 4 forked."), nodes);
-    p.gauge(QStringLiteral("forkscope_ready_height"),
-            QStringLiteral("Highest height reported by at least ready_ratio of the nodes (-1: none)."),
-            h.readyHeight ? double(*h.readyHeight) : -1.0);
+    p.gauge(
+        QStringLiteral("forkscope_ready_height"),
+        QStringLiteral("Highest height reported by at least ready_ratio of the nodes (-1: none)."),
+        h.readyHeight ? double(*h.readyHeight) : -1.0);
     p.counter(QStringLiteral("forkscope_truncation_halvings_total"),
-              QStringLiteral("eth_getLogs ranges halved because of a result cap."), double(s.truncationHalvings));
+              QStringLiteral("eth_getLogs ranges halved because of a result cap."),
+              double(s.truncationHalvings));
     p.counter(QStringLiteral("forkscope_absence_suspicions_total"),
-              QStringLiteral("Stored logs the node no longer returned (cross-checked before any deletion)."),
+              QStringLiteral(
+                  "Stored logs the node no longer returned (cross-checked before any deletion)."),
               double(s.absenceSuspicions));
-    p.counter(QStringLiteral("forkscope_logs_committed_total"), QStringLiteral("Logs committed by this process."),
-              double(s.logsCommitted));
-    p.counter(QStringLiteral("forkscope_fetch_failures_total"), QStringLiteral("Range fetches that failed and were retried."),
+    p.counter(QStringLiteral("forkscope_logs_committed_total"),
+              QStringLiteral("Logs committed by this process."), double(s.logsCommitted));
+    p.counter(QStringLiteral("forkscope_fetch_failures_total"),
+              QStringLiteral("Range fetches that failed and were retried."),
               double(s.fetchFailures));
     return p.text();
 }

@@ -23,7 +23,8 @@ QString PrometheusText::escapeLabel(const QString& v)
 void PrometheusText::header(const QString& name, const QString& type, const QString& help)
 {
     QString h = help;
-    h.replace(QLatin1Char('\\'), QStringLiteral("\\\\")).replace(QLatin1Char('\n'), QStringLiteral("\\n"));
+    h.replace(QLatin1Char('\\'), QStringLiteral("\\\\"))
+        .replace(QLatin1Char('\n'), QStringLiteral("\\n"));
     m_out += "# HELP " + name.toUtf8() + ' ' + h.toUtf8() + '\n';
     m_out += "# TYPE " + name.toUtf8() + ' ' + type.toUtf8() + '\n';
 }
@@ -49,13 +50,15 @@ void PrometheusText::sample(const QString& name, const Labels& labels, double va
     m_out += ' ' + number + '\n';
 }
 
-void PrometheusText::gauge(const QString& name, const QString& help, double value, const Labels& labels)
+void PrometheusText::gauge(const QString& name, const QString& help, double value,
+                           const Labels& labels)
 {
     header(name, QStringLiteral("gauge"), help);
     sample(name, labels, value);
 }
 
-void PrometheusText::counter(const QString& name, const QString& help, double value, const Labels& labels)
+void PrometheusText::counter(const QString& name, const QString& help, double value,
+                             const Labels& labels)
 {
     header(name, QStringLiteral("counter"), help);
     sample(name, labels, value);
@@ -80,7 +83,8 @@ void PrometheusText::histogram(const QString& name, const QString& help,
         qint64 n = 0;
         for (double o : observations)
             n += o <= le ? 1 : 0;
-        sample(name + QStringLiteral("_bucket"), {{QStringLiteral("le"), QString::number(le)}}, double(n));
+        sample(name + QStringLiteral("_bucket"), {{QStringLiteral("le"), QString::number(le)}},
+               double(n));
     }
     sample(name + QStringLiteral("_bucket"), {{QStringLiteral("le"), QStringLiteral("+Inf")}},
            double(observations.size()));

@@ -11,7 +11,9 @@ BlockHeader BlockHeader::fromJson(const QJsonValue& v, const QString& context)
     if (!v.isObject())
         throw ChainParseError(context, hex::describe(v), QStringLiteral("expected a block object"));
     const QJsonObject o = v.toObject();
-    const auto f = [&](const char* name) { return context + QLatin1Char('.') + QLatin1String(name); };
+    const auto f = [&](const char* name) {
+        return context + QLatin1Char('.') + QLatin1String(name);
+    };
     BlockHeader h;
     h.number = hex::parseQuantityU63(o.value(QLatin1String("number")), f("number"));
     h.hash = Hash32::fromJson(o.value(QLatin1String("hash")), f("hash"));

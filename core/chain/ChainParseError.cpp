@@ -11,8 +11,7 @@ QString shortened(const QString& v)
 }
 } // namespace
 
-ChainParseError::ChainParseError(const QString& field, const QString& value,
-                                 const QString& reason)
+ChainParseError::ChainParseError(const QString& field, const QString& value, const QString& reason)
     : std::runtime_error(QStringLiteral("field \"%1\": %2, got %3")
                              .arg(field, reason, shortened(value))
                              .toStdString()),

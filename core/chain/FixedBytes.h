@@ -17,8 +17,7 @@ namespace forkscope::chain {
 
 // A byte string of exactly N bytes (hashes, addresses). Parsing is strict; the canonical
 // text form, used in the database and in every report, is lowercase 0x-hex.
-template <std::size_t N>
-class FixedBytes
+template <std::size_t N> class FixedBytes
 {
 public:
     static constexpr std::size_t size = N;
@@ -28,10 +27,9 @@ public:
     static FixedBytes fromBytes(const QByteArray& raw, const QString& field)
     {
         if (raw.size() != qsizetype(N))
-            throw ChainParseError(field, hex::encodeData(raw),
-                                  QStringLiteral("expected %1 bytes, found %2")
-                                      .arg(N)
-                                      .arg(raw.size()));
+            throw ChainParseError(
+                field, hex::encodeData(raw),
+                QStringLiteral("expected %1 bytes, found %2").arg(N).arg(raw.size()));
         FixedBytes b;
         std::copy(raw.begin(), raw.end(), reinterpret_cast<char*>(b.m_bytes.data()));
         return b;

@@ -73,10 +73,10 @@ QString quantityDigits(const QString& s, const QString& field)
         throw ChainParseError(field, shown(), QStringLiteral("expected hex digits after 0x"));
     for (QChar c : digits) {
         if (c == QLatin1Char('.'))
-            throw ChainParseError(field, shown(), QStringLiteral("fractional numbers are not allowed"));
-        if (!isHexDigit(c))
             throw ChainParseError(field, shown(),
-                                  QStringLiteral("'%1' is not a hex digit").arg(c));
+                                  QStringLiteral("fractional numbers are not allowed"));
+        if (!isHexDigit(c))
+            throw ChainParseError(field, shown(), QStringLiteral("'%1' is not a hex digit").arg(c));
     }
     return digits;
 }
@@ -134,7 +134,8 @@ QByteArray parseData(const QString& s, const QString& field, int exactBytes)
     const QChar* p = s.constData() + 2;
     for (qsizetype i = 0; i < digits; ++i)
         if (!isHexDigit(p[i]))
-            throw ChainParseError(field, shown(), QStringLiteral("'%1' is not a hex digit").arg(p[i]));
+            throw ChainParseError(field, shown(),
+                                  QStringLiteral("'%1' is not a hex digit").arg(p[i]));
     if (digits % 2 != 0)
         throw ChainParseError(field, shown(),
                               QStringLiteral("odd number of hex digits (%1)").arg(digits));

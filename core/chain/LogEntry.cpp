@@ -12,7 +12,9 @@ LogEntry LogEntry::fromJson(const QJsonValue& v, const QString& context)
     if (!v.isObject())
         throw ChainParseError(context, hex::describe(v), QStringLiteral("expected a log object"));
     const QJsonObject o = v.toObject();
-    const auto f = [&](const char* name) { return context + QLatin1Char('.') + QLatin1String(name); };
+    const auto f = [&](const char* name) {
+        return context + QLatin1Char('.') + QLatin1String(name);
+    };
 
     LogEntry e;
     e.address = Address::fromJson(o.value(QLatin1String("address")), f("address"));

@@ -9,8 +9,8 @@ namespace forkscope::config {
 // typed them; SettingsValidation says whether they are usable.
 struct AppSettings
 {
-    QString endpoints;     // one URL per line; empty: a managed anvil lab
-    QString contracts;     // one 0x address per line
+    QString endpoints; // one URL per line; empty: a managed anvil lab
+    QString contracts; // one 0x address per line
     QString abiPath;
     QString startBlock = QStringLiteral("0");
     QString confirmations = QStringLiteral("0");

@@ -72,7 +72,11 @@ std::optional<QString> validateWholeNumber(const QString& text, const QString& f
     try {
         const auto v = chain::hex::parseDecimalU63(text.trimmed(), field);
         if (v < min || v > max)
-            return QStringLiteral("%1 must be from %2 to %3, got %4").arg(field).arg(min).arg(max).arg(v);
+            return QStringLiteral("%1 must be from %2 to %3, got %4")
+                .arg(field)
+                .arg(min)
+                .arg(max)
+                .arg(v);
         return std::nullopt;
     } catch (const chain::ChainParseError& e) {
         return e.message();
@@ -84,7 +88,8 @@ std::optional<QString> validateRatio(const QString& text)
     bool ok = false;
     const double r = text.trimmed().toDouble(&ok);
     if (!ok || r <= 0 || r > 1)
-        return QStringLiteral("ready ratio must be a number above 0 and at most 1, got \"%1\"").arg(text.trimmed());
+        return QStringLiteral("ready ratio must be a number above 0 and at most 1, got \"%1\"")
+            .arg(text.trimmed());
     return std::nullopt;
 }
 

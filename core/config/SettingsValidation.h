@@ -11,13 +11,13 @@ namespace forkscope::config {
 // and what is wrong with the value.
 // An http(s) URL with a host: what every endpoint setting and --rpc flag takes.
 std::optional<QUrl> httpUrl(const QString& text);
-std::optional<QString> validateEndpoint(const QString& text);      // http(s) URL with a host
-std::optional<QString> validateAddress(const QString& text);       // 0x + 40 hex digits
-std::optional<QString> validateAbiFile(const QString& path);       // readable ABI JSON with events
-std::optional<QString> validateWholeNumber(const QString& text, const QString& field,
-                                           quint64 min, quint64 max);
+std::optional<QString> validateEndpoint(const QString& text); // http(s) URL with a host
+std::optional<QString> validateAddress(const QString& text);  // 0x + 40 hex digits
+std::optional<QString> validateAbiFile(const QString& path);  // readable ABI JSON with events
+std::optional<QString> validateWholeNumber(const QString& text, const QString& field, quint64 min,
+                                           quint64 max);
 std::optional<QString> validateRatio(const QString& text);
 // An environment id: 1 to 64 of A-Z a-z 0-9 . _ : - (it names files and appears in reports).
-std::optional<QString> validateEnvironmentId(const QString& text);         // 0 < r <= 1
+std::optional<QString> validateEnvironmentId(const QString& text); // 0 < r <= 1
 
 } // namespace forkscope::config

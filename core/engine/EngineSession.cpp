@@ -743,7 +743,8 @@ void EngineSession::resetLab()
     // environment to catch up: a reset resumes indexing even if it had been paused.
     if (m_status.indexingPaused) {
         m_status.indexingPaused = false;
-        emit logMessage(QStringLiteral("info"), QStringLiteral("indexing resumed by the lab reset"));
+        emit logMessage(QStringLiteral("info"),
+                        QStringLiteral("indexing resumed by the lab reset"));
     }
     m_indexTimer->start(0);
 }

@@ -62,11 +62,13 @@ std::optional<chain::Hash32> NodeHealthMonitor::canonicalHash(std::uint64_t heig
     if (!m_db)
         return std::nullopt;
     try {
-        QSqlQuery q = m_db->run(QStringLiteral("SELECT block_hash FROM blocks WHERE environment_id = ? "
-                                               "AND chain_id = ? AND block_number = ?"),
-                                {m_config.environmentId, qint64(m_config.chainId), qint64(height)});
+        QSqlQuery q =
+            m_db->run(QStringLiteral("SELECT block_hash FROM blocks WHERE environment_id = ? "
+                                     "AND chain_id = ? AND block_number = ?"),
+                      {m_config.environmentId, qint64(m_config.chainId), qint64(height)});
         if (q.next())
-            return chain::Hash32::fromHex(q.value(0).toString(), QStringLiteral("blocks.block_hash"));
+            return chain::Hash32::fromHex(q.value(0).toString(),
+                                          QStringLiteral("blocks.block_hash"));
     } catch (const std::exception&) {
     }
     return std::nullopt;
@@ -86,15 +88,17 @@ void NodeHealthMonitor::poll()
             call->deleteLater();
             QString error;
             try {
-                const auto head = rpc::EthClient::parseQuantity(call->response(), QStringLiteral("eth_blockNumber"));
+                const auto head = rpc::EthClient::parseQuantity(call->response(),
+                                                                QStringLiteral("eth_blockNumber"));
                 m_observations[i].head = head;
                 // Then that block's hash, to tell "same height, other branch".
-                rpc::RpcCall* blockCall = client->call(
-                    QStringLiteral("eth_getBlockByNumber"), {chain::hex::encodeQuantity(head), false});
+                rpc::RpcCall* blockCall = client->call(QStringLiteral("eth_getBlockByNumber"),
+                                                       {chain::hex::encodeQuantity(head), false});
                 connect(blockCall, &rpc::RpcCall::finished, this, [this, i, blockCall] {
                     blockCall->deleteLater();
                     try {
-                        const auto b = rpc::EthClient::parseBlock(blockCall->response(), QStringLiteral("head block"));
+                        const auto b = rpc::EthClient::parseBlock(blockCall->response(),
+                                                                  QStringLiteral("head block"));
                         m_observations[i].answered = true;
                         if (b)
                             m_observations[i].headHash = b->hash;
@@ -147,7 +151,8 @@ void NodeHealthMonitor::finishPoll()
                 ++n.failures;
             else
                 n.lastError.clear();
-            n.head = o.answered ? std::optional<std::uint64_t>(o.head) : n.head; // keep the last known
+            n.head =
+                o.answered ? std::optional<std::uint64_t>(o.head) : n.head; // keep the last known
             n.latencyMs = o.answered ? int(m_started[i]) : -1;
             // The first poll reports the initial state as from == to (not a transition).
             if (n.polls == 1)

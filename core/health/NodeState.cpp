@@ -8,10 +8,14 @@ namespace forkscope::health {
 QString nodeStateName(NodeState s)
 {
     switch (s) {
-    case NodeState::CaughtUp: return QStringLiteral("caught up");
-    case NodeState::Lagging: return QStringLiteral("lagging");
-    case NodeState::Offline: return QStringLiteral("offline");
-    case NodeState::Forked: return QStringLiteral("forked");
+    case NodeState::CaughtUp:
+        return QStringLiteral("caught up");
+    case NodeState::Lagging:
+        return QStringLiteral("lagging");
+    case NodeState::Offline:
+        return QStringLiteral("offline");
+    case NodeState::Forked:
+        return QStringLiteral("forked");
     }
     return {};
 }
@@ -26,12 +30,13 @@ NodeState classify(const NodeObservation& obs, std::uint64_t bestHead, std::uint
     return obs.head + lagThreshold >= bestHead ? NodeState::CaughtUp : NodeState::Lagging;
 }
 
-std::optional<std::uint64_t> readyHeight(const QList<std::optional<std::uint64_t>>& heads, double ratio)
+std::optional<std::uint64_t> readyHeight(const QList<std::optional<std::uint64_t>>& heads,
+                                         double ratio)
 {
     if (heads.isEmpty())
         return std::nullopt;
-    const qsizetype needed =
-        std::max<qsizetype>(1, qsizetype(std::ceil(std::clamp(ratio, 0.0, 1.0) * double(heads.size()) - 1e-9)));
+    const qsizetype needed = std::max<qsizetype>(
+        1, qsizetype(std::ceil(std::clamp(ratio, 0.0, 1.0) * double(heads.size()) - 1e-9)));
     QList<std::uint64_t> answered;
     for (const auto& h : heads)
         if (h)

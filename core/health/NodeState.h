@@ -33,6 +33,7 @@ NodeState classify(const NodeObservation& obs, std::uint64_t bestHead, std::uint
 // The ready-ratio gate: the highest height that at least ceil(ratio x nodes) nodes have
 // reached (offline nodes count against it). nullopt when too few nodes answer at all, in
 // which case nothing new counts as confirmed.
-std::optional<std::uint64_t> readyHeight(const QList<std::optional<std::uint64_t>>& heads, double ratio);
+std::optional<std::uint64_t> readyHeight(const QList<std::optional<std::uint64_t>>& heads,
+                                         double ratio);
 
 } // namespace forkscope::health

@@ -36,22 +36,23 @@ void BackfillLedger::markRunning(const QList<std::pair<std::uint64_t, std::uint6
     store::WriteTransaction tx(m_db);
     for (const auto& [from, to] : ranges) {
         // A range already done (a restart re-plans it) is not reopened.
-        m_db.run(QStringLiteral("INSERT INTO backfill_ranges (environment_id, chain_id, from_block, "
-                                "to_block, status, attempts, updated_at) VALUES (?, ?, ?, ?, "
-                                "'running', 0, ?) ON CONFLICT (environment_id, chain_id, "
-                                "from_block) DO UPDATE SET status = 'running', to_block = "
-                                "excluded.to_block, updated_at = excluded.updated_at WHERE "
-                                "backfill_ranges.status <> 'done'"),
-                 {m_env, qint64(m_chainId), qint64(from), qint64(to), nowUtc()});
+        m_db.run(
+            QStringLiteral("INSERT INTO backfill_ranges (environment_id, chain_id, from_block, "
+                           "to_block, status, attempts, updated_at) VALUES (?, ?, ?, ?, "
+                           "'running', 0, ?) ON CONFLICT (environment_id, chain_id, "
+                           "from_block) DO UPDATE SET status = 'running', to_block = "
+                           "excluded.to_block, updated_at = excluded.updated_at WHERE "
+                           "backfill_ranges.status <> 'done'"),
+            {m_env, qint64(m_chainId), qint64(from), qint64(to), nowUtc()});
     }
     tx.commit();
 }
 
 void BackfillLedger::markDone(std::uint64_t from, std::uint64_t to, int attempts)
 {
-    m_db.runCached(kUpsert, {m_env, qint64(m_chainId), qint64(from), qint64(to),
-                             QStringLiteral("done"), attempts,
-                             QVariant(QMetaType(QMetaType::QString)), nowUtc()});
+    m_db.runCached(kUpsert,
+                   {m_env, qint64(m_chainId), qint64(from), qint64(to), QStringLiteral("done"),
+                    attempts, QVariant(QMetaType(QMetaType::QString)), nowUtc()});
 }
 
 void BackfillLedger::closeCovered(std::uint64_t checkpoint)

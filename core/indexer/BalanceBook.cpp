@@ -32,7 +32,8 @@ void BalanceBook::apply(const QHash<HolderKey, SignedAmount>& deltas, std::uint6
     // One upsert per holder; the exact 256-bit addition runs inside SQLite
     // (forkscope_amount_add), so the old balance never makes a round trip through Qt.
     if (!m_upsertDelta)
-        m_upsertDelta = std::make_unique<store::SqliteStatement>(m_db,
+        m_upsertDelta = std::make_unique<store::SqliteStatement>(
+            m_db,
             "INSERT INTO token_balances (environment_id, chain_id, contract, holder, balance, "
             "updated_at_block) VALUES (?1, ?2, ?3, ?4, ?5, ?6) "
             "ON CONFLICT (environment_id, chain_id, contract, holder) DO UPDATE SET "
@@ -79,17 +80,18 @@ QList<BalanceChange> BalanceBook::recompute(const QList<HolderKey>& holders)
         BalanceChange change{key, before.value_or(QString()), QString()};
         if (any) {
             change.after = chain::amount::toString(sum);
-            m_db.runCached(QStringLiteral(
-                         "INSERT INTO token_balances (environment_id, chain_id, contract, holder, "
-                         "balance, updated_at_block) VALUES (?, ?, ?, ?, ?, ?) "
-                         "ON CONFLICT (environment_id, chain_id, contract, holder) DO UPDATE SET "
-                         "balance = excluded.balance, updated_at_block = excluded.updated_at_block"),
-                     {m_env, qint64(m_chainId), key.contract, key.holder, change.after,
-                      qint64(lastBlock)});
+            m_db.runCached(
+                QStringLiteral(
+                    "INSERT INTO token_balances (environment_id, chain_id, contract, holder, "
+                    "balance, updated_at_block) VALUES (?, ?, ?, ?, ?, ?) "
+                    "ON CONFLICT (environment_id, chain_id, contract, holder) DO UPDATE SET "
+                    "balance = excluded.balance, updated_at_block = excluded.updated_at_block"),
+                {m_env, qint64(m_chainId), key.contract, key.holder, change.after,
+                 qint64(lastBlock)});
         } else {
             m_db.runCached(QStringLiteral("DELETE FROM token_balances WHERE environment_id = ? AND "
                                           "chain_id = ? AND contract = ? AND holder = ?"),
-                     {m_env, qint64(m_chainId), key.contract, key.holder});
+                           {m_env, qint64(m_chainId), key.contract, key.holder});
         }
         if (change.before != change.after)
             changes.append(change);

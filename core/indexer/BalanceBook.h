@@ -12,7 +12,7 @@
 namespace forkscope::store {
 class Database;
 class SqliteStatement;
-}
+} // namespace forkscope::store
 
 namespace forkscope::indexer {
 
@@ -35,7 +35,6 @@ struct BalanceChange
     QString before; // empty = no row
     QString after;  // empty = row removed
 };
-
 
 // token_balances maintenance. Invariant 3: a row exists for every (contract, holder) that
 // appears in at least one transfer (the zero address excepted), with the exact sum.

@@ -30,22 +30,26 @@ CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
     Q_ASSERT(!batch.blocks.isEmpty());
     using store::SqliteStatement;
     if (!m_insBlock) {
-        m_insBlock = std::make_unique<SqliteStatement>(m_db,
+        m_insBlock = std::make_unique<SqliteStatement>(
+            m_db,
             "INSERT INTO blocks (environment_id, chain_id, block_number, block_hash, parent_hash, "
             "block_timestamp) VALUES (?1, ?2, ?3, ?4, ?5, ?6) "
             "ON CONFLICT (environment_id, chain_id, block_number) DO NOTHING");
-        m_insLog = std::make_unique<SqliteStatement>(m_db,
+        m_insLog = std::make_unique<SqliteStatement>(
+            m_db,
             "INSERT INTO logs (environment_id, chain_id, block_number, block_hash, log_index, "
             "tx_hash, address, topic0, topic1, topic2, topic3, data, decode_error, event_name, "
             "args_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) "
             "ON CONFLICT (environment_id, chain_id, block_number, log_index) DO NOTHING");
-        m_insTransfer = std::make_unique<SqliteStatement>(m_db,
-            "INSERT INTO transfer_events (environment_id, chain_id, block_number, log_index, "
-            "tx_hash, contract, from_addr, to_addr, value) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
-            "ON CONFLICT (environment_id, chain_id, block_number, log_index) DO NOTHING");
-        m_insOutbox = std::make_unique<SqliteStatement>(m_db,
-            "INSERT INTO outbox (environment_id, chain_id, block_number, event_key, payload) "
-            "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (environment_id, chain_id, event_key) DO NOTHING");
+        m_insTransfer = std::make_unique<SqliteStatement>(
+            m_db, "INSERT INTO transfer_events (environment_id, chain_id, block_number, log_index, "
+                  "tx_hash, contract, from_addr, to_addr, value) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+                  "?7, ?8, ?9) "
+                  "ON CONFLICT (environment_id, chain_id, block_number, log_index) DO NOTHING");
+        m_insOutbox = std::make_unique<SqliteStatement>(
+            m_db, "INSERT INTO outbox (environment_id, chain_id, block_number, event_key, payload) "
+                  "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (environment_id, chain_id, event_key) "
+                  "DO NOTHING");
     }
     CommitStats stats;
     const auto chainId = std::int64_t(m_chainId);
@@ -108,10 +112,17 @@ CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
             continue; // already stored: its projection was applied when it was
         ++stats.logs;
         switch (abiDecoding.status) {
-        case abi::EventDecoding::Status::Decoded: ++stats.abiDecoded; break;
-        case abi::EventDecoding::Status::Unmatched: ++stats.abiUnmatched; break;
-        case abi::EventDecoding::Status::Failed: ++stats.abiFailures; break;
-        case abi::EventDecoding::Status::NotConfigured: break;
+        case abi::EventDecoding::Status::Decoded:
+            ++stats.abiDecoded;
+            break;
+        case abi::EventDecoding::Status::Unmatched:
+            ++stats.abiUnmatched;
+            break;
+        case abi::EventDecoding::Status::Failed:
+            ++stats.abiFailures;
+            break;
+        case abi::EventDecoding::Status::NotConfigured:
+            break;
         }
         if (failure) {
             ++stats.decodeFailures;

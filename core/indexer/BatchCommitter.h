@@ -13,7 +13,7 @@
 namespace forkscope::store {
 class Database;
 class SqliteStatement;
-}
+} // namespace forkscope::store
 
 namespace forkscope::indexer {
 

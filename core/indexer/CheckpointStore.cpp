@@ -24,8 +24,8 @@ QString contractSetText(const QList<chain::Address>& contracts)
     return hex.join(QLatin1Char(' '));
 }
 
-CheckpointStore::CheckpointStore(store::Database& db, QString environmentId,
-                                 std::uint64_t chainId, QString sourceId)
+CheckpointStore::CheckpointStore(store::Database& db, QString environmentId, std::uint64_t chainId,
+                                 QString sourceId)
     : m_db(db), m_env(std::move(environmentId)), m_chainId(chainId), m_source(std::move(sourceId))
 {
 }

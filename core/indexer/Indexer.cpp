@@ -37,7 +37,8 @@ Indexer::~Indexer() = default;
 void Indexer::prepare()
 {
     if (!m_config.abiPath.isEmpty() && !m_registry) // AbiError names the file
-        m_registry = std::make_shared<const abi::EventRegistry>(abi::EventRegistry::fromFile(m_config.abiPath));
+        m_registry = std::make_shared<const abi::EventRegistry>(
+            abi::EventRegistry::fromFile(m_config.abiPath));
     m_chainId = m_eth.chainId();
     const auto genesis = m_eth.blockByNumber(0);
     if (!genesis)
@@ -117,16 +118,16 @@ wire::FetchPool& Indexer::pool()
         spec.contracts = m_config.contracts;
         spec.logCap = m_config.logCap;
         spec.registry = m_registry;
-        m_pool = std::make_unique<wire::FetchPool>(m_config.rpcUrl, spec,
-                                                   std::max(1, m_config.fetchWorkers),
-                                                   m_config.rpcTimeout);
+        m_pool = std::make_unique<wire::FetchPool>(
+            m_config.rpcUrl, spec, std::max(1, m_config.fetchWorkers), m_config.rpcTimeout);
     }
     return *m_pool;
 }
 
 wire::WireContext Indexer::wireContext() const
 {
-    return {m_config.sourceId, configDigest(m_config.contracts, m_registry ? m_registry->digest() : QString())};
+    return {m_config.sourceId,
+            configDigest(m_config.contracts, m_registry ? m_registry->digest() : QString())};
 }
 
 std::uint64_t Indexer::expectedFromBlock()
@@ -161,8 +162,8 @@ Indexer::Acceptance Indexer::accept(const wire::WireBatch& batch)
     return apply(m_checkpoints->read(), batch, false);
 }
 
-Indexer::Acceptance Indexer::apply(const std::optional<Checkpoint>& cp, const wire::WireBatch& batch,
-                                   bool backfill)
+Indexer::Acceptance Indexer::apply(const std::optional<Checkpoint>& cp,
+                                   const wire::WireBatch& batch, bool backfill)
 {
     Acceptance result;
     result.expectedFromBlock = cp ? cp->number + 1 : m_config.fromBlock;
@@ -191,12 +192,14 @@ Indexer::Acceptance Indexer::apply(const std::optional<Checkpoint>& cp, const wi
     const chain::Hash32* previous = cp ? &cp->hash : nullptr;
     for (const auto& h : batch.headers) {
         if (h.number != batch.fromBlock + std::uint64_t(verified.blocks.size()))
-            throw rpc::RpcException(rpc::RpcError{rpc::RpcError::Kind::Malformed,
-                                                  QStringLiteral("eth_getBlockByNumber"),
-                                                  m_config.rpcUrl.toString(), 0, 0,
-                                                  QStringLiteral("header %1 out of sequence")
-                                                      .arg(h.number),
-                                                  {}});
+            throw rpc::RpcException(
+                rpc::RpcError{rpc::RpcError::Kind::Malformed,
+                              QStringLiteral("eth_getBlockByNumber"),
+                              m_config.rpcUrl.toString(),
+                              0,
+                              0,
+                              QStringLiteral("header %1 out of sequence").arg(h.number),
+                              {}});
         if (previous && h.parentHash != *previous) {
             if (verified.blocks.isEmpty()) {
                 // The block after our checkpoint does not build on it: the checkpoint was
@@ -216,14 +219,17 @@ Indexer::Acceptance Indexer::apply(const std::optional<Checkpoint>& cp, const wi
         if (log.blockNumber > last)
             continue;
         if (log.blockNumber < batch.fromBlock)
-            throw rpc::RpcException(rpc::RpcError{
-                rpc::RpcError::Kind::Malformed, QStringLiteral("eth_getLogs"),
-                m_config.rpcUrl.toString(), 0, 0,
-                QStringLiteral("log in block %1 outside the range %2..%3")
-                    .arg(log.blockNumber)
-                    .arg(batch.fromBlock)
-                    .arg(batch.toBlock),
-                {}});
+            throw rpc::RpcException(
+                rpc::RpcError{rpc::RpcError::Kind::Malformed,
+                              QStringLiteral("eth_getLogs"),
+                              m_config.rpcUrl.toString(),
+                              0,
+                              0,
+                              QStringLiteral("log in block %1 outside the range %2..%3")
+                                  .arg(log.blockNumber)
+                                  .arg(batch.fromBlock)
+                                  .arg(batch.toBlock),
+                              {}});
         if (log.removed ||
             verified.blocks.at(qsizetype(log.blockNumber - batch.fromBlock)).hash != log.blockHash)
             throw NodeBehindError(QStringLiteral("block %1 changed between the log query and the "
@@ -237,8 +243,7 @@ Indexer::Acceptance Indexer::apply(const std::optional<Checkpoint>& cp, const wi
     const int attempts = m_rangeAttempts.value(batch.fromBlock, 0) + 1;
     const bool fullRange = last == batch.toBlock;
     const CommitStats stats = m_committer->commit(
-        cp, verified, m_config.fromBlock, m_config.policyVersion(), kProjectionGeneration,
-        [&] {
+        cp, verified, m_config.fromBlock, m_config.policyVersion(), kProjectionGeneration, [&] {
             if (backfill && fullRange)
                 m_ledger->markDone(batch.fromBlock, last, attempts);
             if (m_ledgerOpen)
@@ -275,16 +280,19 @@ bool Indexer::recheckForAbsence(const Checkpoint& cp)
     if (m_config.contracts.isEmpty() || m_config.absenceWindow == 0)
         return false;
     const std::uint64_t lo = std::max<std::uint64_t>(
-        cp.startBlock, cp.number + 1 > m_config.absenceWindow ? cp.number + 1 - m_config.absenceWindow : 0);
+        cp.startBlock,
+        cp.number + 1 > m_config.absenceWindow ? cp.number + 1 - m_config.absenceWindow : 0);
     // What we hold: (block, log index) -> block hash.
     QHash<QPair<std::uint64_t, std::uint64_t>, QString> held;
     {
-        QSqlQuery q = m_db.run(QStringLiteral("SELECT block_number, log_index, block_hash FROM logs "
-                                              "WHERE environment_id = ? AND chain_id = ? AND "
-                                              "block_number BETWEEN ? AND ?"),
-                               {m_config.environmentId, qint64(m_chainId), qint64(lo), qint64(cp.number)});
+        QSqlQuery q =
+            m_db.run(QStringLiteral("SELECT block_number, log_index, block_hash FROM logs "
+                                    "WHERE environment_id = ? AND chain_id = ? AND "
+                                    "block_number BETWEEN ? AND ?"),
+                     {m_config.environmentId, qint64(m_chainId), qint64(lo), qint64(cp.number)});
         while (q.next())
-            held.insert({q.value(0).toULongLong(), q.value(1).toULongLong()}, q.value(2).toString());
+            held.insert({q.value(0).toULongLong(), q.value(1).toULongLong()},
+                        q.value(2).toString());
     }
     if (held.isEmpty())
         return false;
@@ -312,9 +320,10 @@ bool Indexer::recheckForAbsence(const Checkpoint& cp)
     bool contradiction = false;
     for (std::uint64_t n : absentBlocks) {
         const auto& h = headers.at(qsizetype(n - absentBlocks.first()));
-        QSqlQuery q = m_db.run(QStringLiteral("SELECT block_hash FROM blocks WHERE environment_id = ? "
-                                              "AND chain_id = ? AND block_number = ?"),
-                               {m_config.environmentId, qint64(m_chainId), qint64(n)});
+        QSqlQuery q =
+            m_db.run(QStringLiteral("SELECT block_hash FROM blocks WHERE environment_id = ? "
+                                    "AND chain_id = ? AND block_number = ?"),
+                     {m_config.environmentId, qint64(m_chainId), qint64(n)});
         if (h && q.next() && h->hash.toHex() != q.value(0).toString())
             contradiction = true;
     }
@@ -378,7 +387,8 @@ const IndexerStatus& Indexer::step()
         if (from > head) {
             if (m_pool)
                 m_pool->cancel();
-            if (cp && (m_recheckDue || !m_sinceRecheck.isValid() || m_sinceRecheck.elapsed() > 10000)) {
+            if (cp &&
+                (m_recheckDue || !m_sinceRecheck.isValid() || m_sinceRecheck.elapsed() > 10000)) {
                 m_recheckDue = false;
                 m_sinceRecheck.start();
                 if (recheckForAbsence(*cp))

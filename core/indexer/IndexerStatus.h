@@ -13,11 +13,11 @@ struct IndexerStatus
 {
     enum class State {
         Starting,
-        Syncing,          // behind the head, committing
-        Synced,           // checkpoint == head, verified on chain
-        NodeUnreachable,  // RPC failed: checkpoint kept, lag unknown
-        NodeBehind,       // node's head below the checkpoint or answering null: waiting
-        Reorged,          // a rollback was just committed
+        Syncing,         // behind the head, committing
+        Synced,          // checkpoint == head, verified on chain
+        NodeUnreachable, // RPC failed: checkpoint kept, lag unknown
+        NodeBehind,      // node's head below the checkpoint or answering null: waiting
+        Reorged,         // a rollback was just committed
     };
 
     State state = State::Starting;
@@ -32,14 +32,14 @@ struct IndexerStatus
     qint64 decodeFailures = 0;
     qint64 reorgs = 0;
     qint64 checkpointConflicts = 0;
-    qint64 truncationHalvings = 0;     // ranges halved because of a result cap
-    qint64 rejectedBatches = 0;        // wire batches that did not start at expectedFromBlock
-    qint64 fetchFailures = 0;          // failed range fetches (retried)
-    qint64 absenceSuspicions = 0;      // logs gone without a hash contradiction
-    qint64 abiDecoded = 0;             // logs decoded by the source's ABI
-    qint64 abiUnmatched = 0;           // anonymous or unknown events, kept raw
-    qint64 abiFailures = 0;            // matched an event but did not decode
-    int retryDelayMs = 0;              // how long to wait before the next round, if failing
+    qint64 truncationHalvings = 0; // ranges halved because of a result cap
+    qint64 rejectedBatches = 0;    // wire batches that did not start at expectedFromBlock
+    qint64 fetchFailures = 0;      // failed range fetches (retried)
+    qint64 absenceSuspicions = 0;  // logs gone without a hash contradiction
+    qint64 abiDecoded = 0;         // logs decoded by the source's ABI
+    qint64 abiUnmatched = 0;       // anonymous or unknown events, kept raw
+    qint64 abiFailures = 0;        // matched an event but did not decode
+    int retryDelayMs = 0;          // how long to wait before the next round, if failing
 
     std::optional<std::uint64_t> lag() const
     {
@@ -52,12 +52,18 @@ struct IndexerStatus
     static QString stateName(State s)
     {
         switch (s) {
-        case State::Starting: return QStringLiteral("starting");
-        case State::Syncing: return QStringLiteral("syncing");
-        case State::Synced: return QStringLiteral("synced");
-        case State::NodeUnreachable: return QStringLiteral("node unreachable, lag unknown");
-        case State::NodeBehind: return QStringLiteral("node behind the checkpoint");
-        case State::Reorged: return QStringLiteral("reorg rolled back");
+        case State::Starting:
+            return QStringLiteral("starting");
+        case State::Syncing:
+            return QStringLiteral("syncing");
+        case State::Synced:
+            return QStringLiteral("synced");
+        case State::NodeUnreachable:
+            return QStringLiteral("node unreachable, lag unknown");
+        case State::NodeBehind:
+            return QStringLiteral("node behind the checkpoint");
+        case State::Reorged:
+            return QStringLiteral("reorg rolled back");
         }
         return {};
     }

@@ -71,13 +71,18 @@ InvariantReport InvariantChecker::check(const QString& env, const QString& sourc
             const qint64 n = q.value(0).toLongLong();
             const QString hash = q.value(1).toString();
             if (n > cpNumber) {
-                violate(r, QStringLiteral("block %1 is stored above the checkpoint %2").arg(n).arg(cpNumber));
+                violate(r, QStringLiteral("block %1 is stored above the checkpoint %2")
+                               .arg(n)
+                               .arg(cpNumber));
                 continue;
             }
             if (n != expected)
-                violate(r, QStringLiteral("gap in blocks: expected %1, found %2").arg(expected).arg(n));
+                violate(
+                    r, QStringLiteral("gap in blocks: expected %1, found %2").arg(expected).arg(n));
             if (!prevHash.isEmpty() && q.value(2).toString() != prevHash)
-                violate(r, QStringLiteral("block %1's parent hash does not link to block %2").arg(n).arg(n - 1));
+                violate(r, QStringLiteral("block %1's parent hash does not link to block %2")
+                               .arg(n)
+                               .arg(n - 1));
             prevHash = hash;
             expected = n + 1;
             stored.append({n, hash});
@@ -113,10 +118,11 @@ InvariantReport InvariantChecker::check(const QString& env, const QString& sourc
     }
     QHash<QString, Transfer> expectedTransfers;
     {
-        QSqlQuery q = m_db.run(QStringLiteral("SELECT block_number, log_index, block_hash, tx_hash, "
-                                              "address, topic0, topic1, topic2, topic3, data FROM "
-                                              "logs WHERE environment_id = ? AND chain_id = ?"),
-                               scope);
+        QSqlQuery q =
+            m_db.run(QStringLiteral("SELECT block_number, log_index, block_hash, tx_hash, "
+                                    "address, topic0, topic1, topic2, topic3, data FROM "
+                                    "logs WHERE environment_id = ? AND chain_id = ?"),
+                     scope);
         QSet<QString> seen;
         while (q.next()) {
             ++r.logs;
@@ -147,16 +153,18 @@ InvariantReport InvariantChecker::check(const QString& env, const QString& sourc
         }
         for (auto it = nodeLogs.cbegin(); it != nodeLogs.cend(); ++it)
             if (!seen.contains(it.key()))
-                violate(r, QStringLiteral("log %1 on the node is missing from the database").arg(it.key()));
+                violate(r, QStringLiteral("log %1 on the node is missing from the database")
+                               .arg(it.key()));
     }
 
     QHash<HolderKey, SignedAmount> sums;
     QSet<QString> transferKeys;
     {
-        QSqlQuery q = m_db.run(QStringLiteral("SELECT block_number, log_index, contract, from_addr, "
-                                              "to_addr, value, tx_hash FROM transfer_events WHERE "
-                                              "environment_id = ? AND chain_id = ?"),
-                               scope);
+        QSqlQuery q =
+            m_db.run(QStringLiteral("SELECT block_number, log_index, contract, from_addr, "
+                                    "to_addr, value, tx_hash FROM transfer_events WHERE "
+                                    "environment_id = ? AND chain_id = ?"),
+                     scope);
         while (q.next()) {
             ++r.transfers;
             const QString key = logKey(q.value(0).toULongLong(), q.value(1).toULongLong());
@@ -171,7 +179,8 @@ InvariantReport InvariantChecker::check(const QString& env, const QString& sourc
                 chain::u256::toDecimal(exp->value) != q.value(5).toString())
                 violate(r, QStringLiteral("transfer %1 differs from its log").arg(key));
             transferKeys.insert(key);
-            const SignedAmount v(chain::u256::fromDecimal(q.value(5).toString(), QStringLiteral("value")));
+            const SignedAmount v(
+                chain::u256::fromDecimal(q.value(5).toString(), QStringLiteral("value")));
             if (!exp->from.isZero())
                 sums[HolderKey{q.value(2).toString(), q.value(3).toString()}] -= v;
             if (!exp->to.isZero())
@@ -179,14 +188,16 @@ InvariantReport InvariantChecker::check(const QString& env, const QString& sourc
         }
         for (auto it = expectedTransfers.cbegin(); it != expectedTransfers.cend(); ++it)
             if (!transferKeys.contains(it.key()))
-                violate(r, QStringLiteral("Transfer log %1 has no transfer_events row").arg(it.key()));
+                violate(r,
+                        QStringLiteral("Transfer log %1 has no transfer_events row").arg(it.key()));
     }
 
     // 3. Balances: exactly the sums, one row per holder that appears in a transfer.
     {
-        QSqlQuery q = m_db.run(QStringLiteral("SELECT contract, holder, balance FROM token_balances "
-                                              "WHERE environment_id = ? AND chain_id = ?"),
-                               scope);
+        QSqlQuery q =
+            m_db.run(QStringLiteral("SELECT contract, holder, balance FROM token_balances "
+                                    "WHERE environment_id = ? AND chain_id = ?"),
+                     scope);
         QSet<HolderKey> seen;
         while (q.next()) {
             ++r.balances;
@@ -194,14 +205,17 @@ InvariantReport InvariantChecker::check(const QString& env, const QString& sourc
             seen.insert(k);
             const auto it = sums.constFind(k);
             if (it == sums.cend())
-                violate(r, QStringLiteral("balance row for %1 in %2 has no transfers").arg(k.holder, k.contract));
+                violate(r, QStringLiteral("balance row for %1 in %2 has no transfers")
+                               .arg(k.holder, k.contract));
             else if (chain::amount::toString(*it) != q.value(2).toString())
                 violate(r, QStringLiteral("balance of %1 in %2 is %3, transfers sum to %4")
-                               .arg(k.holder, k.contract, q.value(2).toString(), chain::amount::toString(*it)));
+                               .arg(k.holder, k.contract, q.value(2).toString(),
+                                    chain::amount::toString(*it)));
         }
         for (auto it = sums.cbegin(); it != sums.cend(); ++it)
             if (!seen.contains(it.key()))
-                violate(r, QStringLiteral("no balance row for %1 in %2").arg(it.key().holder, it.key().contract));
+                violate(r, QStringLiteral("no balance row for %1 in %2")
+                               .arg(it.key().holder, it.key().contract));
     }
 
     // 4. Outbox: nothing undelivered above the checkpoint; one row per transfer; pending
@@ -217,7 +231,9 @@ InvariantReport InvariantChecker::check(const QString& env, const QString& sourc
             const QString eventKey = q.value(1).toString();
             const bool delivered = !q.value(2).isNull();
             if (!delivered && n > cpNumber)
-                violate(r, QStringLiteral("undelivered outbox row %1 above the checkpoint").arg(eventKey));
+                violate(
+                    r,
+                    QStringLiteral("undelivered outbox row %1 above the checkpoint").arg(eventKey));
             const QStringList parts = eventKey.split(QLatin1Char(':'));
             if (parts.size() == 4 && parts[0] == QLatin1String("transfer")) {
                 const QString key = parts[1] + QLatin1Char('/') + parts[3];
@@ -226,7 +242,9 @@ InvariantReport InvariantChecker::check(const QString& env, const QString& sourc
                 if (live)
                     outboxTransferKeys.insert(key);
                 else if (!delivered)
-                    violate(r, QStringLiteral("pending outbox row %1 has no live transfer").arg(eventKey));
+                    violate(
+                        r,
+                        QStringLiteral("pending outbox row %1 has no live transfer").arg(eventKey));
             }
         }
         for (const QString& k : transferKeys)

@@ -104,15 +104,16 @@ RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fo
     // A consumer already acted on those: give it a compensating "retracted" message for
     // each, enqueued at the fork height so it is deliverable as soon as the fork is safe.
     if (r.deliveredAffected > 0)
-        m_db.run(QStringLiteral(
-                     "INSERT INTO outbox (environment_id, chain_id, block_number, event_key, payload) "
-                     "SELECT environment_id, chain_id, ?, 'retract:' || event_key, "
-                     "'{\"type\":\"retracted\",\"eventKey\":\"' || event_key || "
-                     "'\",\"reorgId\":' || ? || ',\"forkBlock\":' || ? || ',\"original\":' || "
-                     "payload || '}' FROM outbox WHERE environment_id = ? AND chain_id = ? AND "
-                     "block_number > ? AND delivered_at IS NOT NULL AND event_key NOT LIKE 'retract:%' "
-                     "ON CONFLICT (environment_id, chain_id, event_key) DO NOTHING"),
-                 {std::max<qint64>(above, 0), r.reorgId, above, m_env, chainId, above});
+        m_db.run(
+            QStringLiteral(
+                "INSERT INTO outbox (environment_id, chain_id, block_number, event_key, payload) "
+                "SELECT environment_id, chain_id, ?, 'retract:' || event_key, "
+                "'{\"type\":\"retracted\",\"eventKey\":\"' || event_key || "
+                "'\",\"reorgId\":' || ? || ',\"forkBlock\":' || ? || ',\"original\":' || "
+                "payload || '}' FROM outbox WHERE environment_id = ? AND chain_id = ? AND "
+                "block_number > ? AND delivered_at IS NOT NULL AND event_key NOT LIKE 'retract:%' "
+                "ON CONFLICT (environment_id, chain_id, event_key) DO NOTHING"),
+            {std::max<qint64>(above, 0), r.reorgId, above, m_env, chainId, above});
 
     crashPoint("mid-rollback");
 

@@ -16,7 +16,8 @@ std::optional<chain::Address> addressFromTopic(const chain::Hash32& topic)
 
 const chain::Hash32& transferTopic()
 {
-    static const chain::Hash32 t = chain::eventTopic(QStringLiteral("Transfer(address,address,uint256)"));
+    static const chain::Hash32 t =
+        chain::eventTopic(QStringLiteral("Transfer(address,address,uint256)"));
     return t;
 }
 

@@ -44,7 +44,8 @@ chain::Hash32 waitMined(rpc::JsonRpcClient& rpc, const QJsonValue& txHash)
         const QJsonValue receipt =
             rpc.callBlocking(QStringLiteral("eth_getTransactionReceipt"), {hash.toHex()});
         if (receipt.isObject()) {
-            if (receipt.toObject().value(QLatin1String("status")).toString() != QLatin1String("0x1"))
+            if (receipt.toObject().value(QLatin1String("status")).toString() !=
+                QLatin1String("0x1"))
                 throw DevnetError(QStringLiteral("transaction %1 reverted").arg(hash.toHex()));
             return hash;
         }
@@ -76,7 +77,8 @@ DemoToken DemoToken::deploy(rpc::JsonRpcClient& rpc, const chain::Address& from,
 {
     // constructor(string, string, uint256): two offsets, the supply, then both strings.
     const QByteArray nameTail = stringTail(name);
-    QByteArray args = word(chain::U256(96)) + word(chain::U256(96 + nameTail.size())) + word(supply);
+    QByteArray args =
+        word(chain::U256(96)) + word(chain::U256(96 + nameTail.size())) + word(supply);
     args += nameTail + stringTail(symbol);
     return DemoToken(rpc, deployBytecode(rpc, from, creationBytecode() + args), from);
 }
@@ -110,8 +112,8 @@ QJsonObject DemoToken::txRequest(const QByteArray& calldata) const
 
 chain::Hash32 DemoToken::send(const QByteArray& calldata)
 {
-    return waitMined(*m_rpc,
-                     m_rpc->callBlocking(QStringLiteral("eth_sendTransaction"), {txRequest(calldata)}));
+    return waitMined(
+        *m_rpc, m_rpc->callBlocking(QStringLiteral("eth_sendTransaction"), {txRequest(calldata)}));
 }
 
 QByteArray DemoToken::transferCalldata(const chain::Address& to, const chain::U256& value)
@@ -131,16 +133,16 @@ chain::Address DemoToken::sprayHolder(quint64 index)
                                      QStringLiteral("holder"));
 }
 
-quint64 DemoToken::sprayBlocks(rpc::JsonRpcClient& rpc, const QList<DemoToken>& tokens,
-                               int blocks, int perTx, quint64 holders, quint64 offset)
+quint64 DemoToken::sprayBlocks(rpc::JsonRpcClient& rpc, const QList<DemoToken>& tokens, int blocks,
+                               int perTx, quint64 holders, quint64 offset)
 {
     if (tokens.isEmpty())
         return offset;
     const chain::Address sender = tokens.first().sender();
-    quint64 nonce = chain::hex::parseQuantityU63(
-        rpc.callBlocking(QStringLiteral("eth_getTransactionCount"),
-                         {sender.toHex(), QStringLiteral("pending")}),
-        QStringLiteral("nonce"));
+    quint64 nonce =
+        chain::hex::parseQuantityU63(rpc.callBlocking(QStringLiteral("eth_getTransactionCount"),
+                                                      {sender.toHex(), QStringLiteral("pending")}),
+                                     QStringLiteral("nonce"));
     rpc.callBlocking(QStringLiteral("evm_setAutomine"), {false});
     for (int i = 0; i < blocks; ++i) {
         QList<rpc::RpcRequest> reqs;
@@ -160,10 +162,10 @@ quint64 DemoToken::sprayBlocks(rpc::JsonRpcClient& rpc, const QList<DemoToken>& 
         rpc.callBlocking(QStringLiteral("evm_mine"));
     }
     rpc.callBlocking(QStringLiteral("evm_setAutomine"), {true});
-    const auto mined = chain::hex::parseQuantityU63(
-        rpc.callBlocking(QStringLiteral("eth_getTransactionCount"),
-                         {sender.toHex(), QStringLiteral("latest")}),
-        QStringLiteral("nonce"));
+    const auto mined =
+        chain::hex::parseQuantityU63(rpc.callBlocking(QStringLiteral("eth_getTransactionCount"),
+                                                      {sender.toHex(), QStringLiteral("latest")}),
+                                     QStringLiteral("nonce"));
     if (mined != nonce)
         throw DevnetError(QStringLiteral("spray transactions were not all mined (%1 of %2)")
                               .arg(mined)
@@ -181,7 +183,8 @@ chain::Hash32 DemoToken::spray(quint64 count, quint64 offset, quint64 holders)
     return send(sprayCalldata(count, offset, holders));
 }
 
-chain::Hash32 DemoToken::emitTransferMissingTopic(const chain::Address& from, const chain::U256& value)
+chain::Hash32 DemoToken::emitTransferMissingTopic(const chain::Address& from,
+                                                  const chain::U256& value)
 {
     return send(selector("emitTransferMissingTopic(address,uint256)") + word(from) + word(value));
 }

@@ -66,8 +66,8 @@ public:
     // sprayHolder(0 .. holders-1) starting at `offset`; returns the next offset. Uses
     // evm_setAutomine(false) + evm_mine, and explicit nonces (anvil serves batch entries
     // concurrently). All tokens must share one sender.
-    static quint64 sprayBlocks(rpc::JsonRpcClient& rpc, const QList<DemoToken>& tokens,
-                               int blocks, int perTx, quint64 holders, quint64 offset);
+    static quint64 sprayBlocks(rpc::JsonRpcClient& rpc, const QList<DemoToken>& tokens, int blocks,
+                               int perTx, quint64 holders, quint64 offset);
 
 private:
     rpc::JsonRpcClient* m_rpc;

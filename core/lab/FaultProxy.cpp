@@ -131,12 +131,14 @@ void FaultProxy::handle(QTcpSocket* s, const QByteArray& header, const QByteArra
         QNetworkRequest req(m_upstream);
         req.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/json"));
         QNetworkReply* r = m_nam->post(
-            req, QByteArrayLiteral(R"({"jsonrpc":"2.0","id":0,"method":"eth_blockNumber","params":[]})"));
+            req, QByteArrayLiteral(
+                     R"({"jsonrpc":"2.0","id":0,"method":"eth_blockNumber","params":[]})"));
         connect(r, &QNetworkReply::finished, this, [this, r, socket, body] {
             r->deleteLater();
             if (!socket)
                 return;
-            const QJsonValue head = QJsonDocument::fromJson(r->readAll()).object().value(QLatin1String("result"));
+            const QJsonValue head =
+                QJsonDocument::fromJson(r->readAll()).object().value(QLatin1String("result"));
             qint64 lagHead = -1;
             try {
                 const auto h = chain::hex::parseQuantityU63(head, QStringLiteral("upstream head"));
@@ -186,12 +188,15 @@ QByteArray FaultProxy::rewrite(const QByteArray& requestBody, const QByteArray& 
     const QJsonArray reps = repDoc.isArray() ? repDoc.array() : QJsonArray{repDoc.object()};
     QHash<QString, QJsonObject> byId;
     for (const QJsonValue& v : reps)
-        byId.insert(QString::fromUtf8(QJsonDocument(QJsonArray{v.toObject().value(QLatin1String("id"))}).toJson()),
-                    v.toObject());
+        byId.insert(
+            QString::fromUtf8(
+                QJsonDocument(QJsonArray{v.toObject().value(QLatin1String("id"))}).toJson()),
+            v.toObject());
     QJsonArray out;
     for (const QJsonValue& rv : reqs) {
         const QJsonObject req = rv.toObject();
-        const QString idKey = QString::fromUtf8(QJsonDocument(QJsonArray{req.value(QLatin1String("id"))}).toJson());
+        const QString idKey =
+            QString::fromUtf8(QJsonDocument(QJsonArray{req.value(QLatin1String("id"))}).toJson());
         QJsonObject rep = byId.value(idKey);
         const QString method = req.value(QLatin1String("method")).toString();
         const QJsonArray params = req.value(QLatin1String("params")).toArray();
@@ -199,8 +204,8 @@ QByteArray FaultProxy::rewrite(const QByteArray& requestBody, const QByteArray& 
             rep.value(QLatin1String("result")).isArray()) {
             rep = resultFor(req, QJsonArray());
         } else if (method == QLatin1String("eth_getLogs") && m_logCap > 0 &&
-            rep.value(QLatin1String("result")).isArray() &&
-            quint64(rep.value(QLatin1String("result")).toArray().size()) > m_logCap) {
+                   rep.value(QLatin1String("result")).isArray() &&
+                   quint64(rep.value(QLatin1String("result")).toArray().size()) > m_logCap) {
             ++m_cappedReplies;
             const QJsonArray all = rep.value(QLatin1String("result")).toArray();
             if (m_capMode == CapMode::Silent) {
@@ -213,8 +218,10 @@ QByteArray FaultProxy::rewrite(const QByteArray& requestBody, const QByteArray& 
                 const QJsonObject f = params.at(0).toObject();
                 quint64 a = 0, b = 0;
                 try {
-                    a = chain::hex::parseQuantityU63(f.value(QLatin1String("fromBlock")), QStringLiteral("fromBlock"));
-                    b = chain::hex::parseQuantityU63(f.value(QLatin1String("toBlock")), QStringLiteral("toBlock"));
+                    a = chain::hex::parseQuantityU63(f.value(QLatin1String("fromBlock")),
+                                                     QStringLiteral("fromBlock"));
+                    b = chain::hex::parseQuantityU63(f.value(QLatin1String("toBlock")),
+                                                     QStringLiteral("toBlock"));
                 } catch (const std::exception&) {
                 }
                 const QString mid = chain::hex::encodeQuantity(a + (b > a ? (b - a) / 2 : 0));
@@ -228,23 +235,24 @@ QByteArray FaultProxy::rewrite(const QByteArray& requestBody, const QByteArray& 
                                   .arg(from, mid);
                     break;
                 case 1:
-                    message = QStringLiteral("Log response size exceeded. You can make eth_getLogs "
-                                             "requests with up to a 2K block range and no limit on "
-                                             "the response size, or you can request any block range "
-                                             "with a cap of %1 logs in the response. Based on your "
-                                             "parameters, this block range should work: [%2, %3]")
-                                  .arg(m_logCap.load())
-                                  .arg(from, mid);
+                    message =
+                        QStringLiteral("Log response size exceeded. You can make eth_getLogs "
+                                       "requests with up to a 2K block range and no limit on "
+                                       "the response size, or you can request any block range "
+                                       "with a cap of %1 logs in the response. Based on your "
+                                       "parameters, this block range should work: [%2, %3]")
+                            .arg(m_logCap.load())
+                            .arg(from, mid);
                     break;
                 default:
                     message = QStringLiteral("block range too large");
                     break;
                 }
-                rep = QJsonObject{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
-                                  {QStringLiteral("id"), req.value(QLatin1String("id"))},
-                                  {QStringLiteral("error"),
-                                   QJsonObject{{QStringLiteral("code"), -32005},
-                                               {QStringLiteral("message"), message}}}};
+                rep = QJsonObject{
+                    {QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
+                    {QStringLiteral("id"), req.value(QLatin1String("id"))},
+                    {QStringLiteral("error"), QJsonObject{{QStringLiteral("code"), -32005},
+                                                          {QStringLiteral("message"), message}}}};
             }
         } else if (lagHead < 0) {
             // no lag: leave the rest untouched
@@ -292,7 +300,9 @@ QJsonObject FaultProxy::knobs() const
 QString FaultProxy::applyKnobs(const QJsonObject& c)
 {
     // Validate everything before changing anything.
-    const auto isCount = [](const QJsonValue& v) { return v.isDouble() && v.toDouble() >= 0 && v.toDouble() == std::floor(v.toDouble()); };
+    const auto isCount = [](const QJsonValue& v) {
+        return v.isDouble() && v.toDouble() >= 0 && v.toDouble() == std::floor(v.toDouble());
+    };
     for (const char* k : {"offline", "dropLogs"})
         if (c.contains(QLatin1String(k)) && !c.value(QLatin1String(k)).isBool())
             return QStringLiteral("%1 must be true or false").arg(QLatin1String(k));
@@ -309,8 +319,9 @@ QString FaultProxy::applyKnobs(const QJsonObject& c)
         mode != QLatin1String("announced"))
         return QStringLiteral("logCapMode must be \"silent\" or \"announced\"");
     for (auto it = c.begin(); it != c.end(); ++it)
-        if (!QStringList{QStringLiteral("offline"), QStringLiteral("lagBlocks"), QStringLiteral("latencyMs"),
-                         QStringLiteral("errorRate"), QStringLiteral("logCap"), QStringLiteral("logCapMode"),
+        if (!QStringList{QStringLiteral("offline"), QStringLiteral("lagBlocks"),
+                         QStringLiteral("latencyMs"), QStringLiteral("errorRate"),
+                         QStringLiteral("logCap"), QStringLiteral("logCapMode"),
                          QStringLiteral("dropLogs")}
                  .contains(it.key()))
             return QStringLiteral("unknown knob \"%1\"").arg(it.key());
@@ -341,12 +352,17 @@ bool FaultProxy::handleAdmin(QTcpSocket* s, const QByteArray& header, const QByt
         QJsonParseError pe{};
         const QJsonDocument doc = QJsonDocument::fromJson(body, &pe);
         if (pe.error != QJsonParseError::NoError || !doc.isObject()) {
-            reply(s, 400, QJsonDocument(QJsonObject{{QStringLiteral("error"), QStringLiteral("expected a JSON object of knobs")}}).toJson(QJsonDocument::Compact));
+            reply(s, 400,
+                  QJsonDocument(QJsonObject{{QStringLiteral("error"),
+                                             QStringLiteral("expected a JSON object of knobs")}})
+                      .toJson(QJsonDocument::Compact));
             return true;
         }
         const QString err = applyKnobs(doc.object());
         if (!err.isEmpty()) {
-            reply(s, 400, QJsonDocument(QJsonObject{{QStringLiteral("error"), err}}).toJson(QJsonDocument::Compact));
+            reply(s, 400,
+                  QJsonDocument(QJsonObject{{QStringLiteral("error"), err}})
+                      .toJson(QJsonDocument::Compact));
             return true;
         }
     }
@@ -362,7 +378,8 @@ QByteArray FaultProxy::injectedError(const QByteArray& requestBody)
                            {QStringLiteral("id"), id},
                            {QStringLiteral("error"),
                             QJsonObject{{QStringLiteral("code"), -32603},
-                                        {QStringLiteral("message"), QStringLiteral("injected fault: internal error")}}}};
+                                        {QStringLiteral("message"),
+                                         QStringLiteral("injected fault: internal error")}}}};
     };
     if (doc.isArray()) {
         QJsonArray out;
@@ -370,14 +387,17 @@ QByteArray FaultProxy::injectedError(const QByteArray& requestBody)
             out.append(errorFor(v.toObject().value(QLatin1String("id"))));
         return QJsonDocument(out).toJson(QJsonDocument::Compact);
     }
-    return QJsonDocument(errorFor(doc.object().value(QLatin1String("id")))).toJson(QJsonDocument::Compact);
+    return QJsonDocument(errorFor(doc.object().value(QLatin1String("id"))))
+        .toJson(QJsonDocument::Compact);
 }
 
 void FaultProxy::reply(QTcpSocket* s, int status, const QByteArray& body)
 {
     ++m_served;
-    QByteArray head = "HTTP/1.1 " + QByteArray::number(status) + (status == 200 ? " OK" : " Error") + "\r\n";
-    head += "Content-Type: application/json\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\n\r\n";
+    QByteArray head =
+        "HTTP/1.1 " + QByteArray::number(status) + (status == 200 ? " OK" : " Error") + "\r\n";
+    head += "Content-Type: application/json\r\nContent-Length: " + QByteArray::number(body.size()) +
+            "\r\n\r\n";
     s->write(head + body);
 }
 

@@ -2,9 +2,9 @@
 
 #include <QHash>
 #include <QJsonObject>
-#include <QRandomGenerator>
 #include <QObject>
 #include <QPointer>
+#include <QRandomGenerator>
 #include <QTcpServer>
 #include <QUrl>
 #include <atomic>
@@ -67,7 +67,6 @@ public:
     QString applyKnobs(const QJsonObject& changes);
     qint64 injectedErrors() const { return m_injectedErrors; }
     qint64 cappedReplies() const { return m_cappedReplies; }
-
 
 private:
     struct Pending;

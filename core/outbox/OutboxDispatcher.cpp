@@ -45,11 +45,12 @@ RoundResult OutboxDispatcher::deliverRound(std::uint64_t safeHeight, int limit)
     QList<OutboxRow> rows;
     {
         // Only rows deep enough that a reorg is no longer expected to remove them.
-        QSqlQuery q = m_db.run(QStringLiteral("SELECT id, block_number, event_key, payload FROM outbox "
-                                              "WHERE environment_id = ? AND chain_id = ? AND "
-                                              "delivered_at IS NULL AND failed_at IS NULL AND "
-                                              "block_number <= ? ORDER BY block_number, id LIMIT ?"),
-                               {m_env, qint64(m_chainId), qint64(safeHeight), limit});
+        QSqlQuery q =
+            m_db.run(QStringLiteral("SELECT id, block_number, event_key, payload FROM outbox "
+                                    "WHERE environment_id = ? AND chain_id = ? AND "
+                                    "delivered_at IS NULL AND failed_at IS NULL AND "
+                                    "block_number <= ? ORDER BY block_number, id LIMIT ?"),
+                     {m_env, qint64(m_chainId), qint64(safeHeight), limit});
         while (q.next())
             rows.append({q.value(0).toLongLong(), q.value(1).toULongLong(), q.value(2).toString(),
                          q.value(3).toString().toUtf8()});
@@ -78,7 +79,8 @@ RoundResult OutboxDispatcher::deliverRound(std::uint64_t safeHeight, int limit)
             r.lastError = d.detail;
             continue;
         }
-        m_db.run(QStringLiteral("UPDATE outbox SET last_error = ?, attempts = attempts + 1 WHERE id = ?"),
+        m_db.run(QStringLiteral(
+                     "UPDATE outbox SET last_error = ?, attempts = attempts + 1 WHERE id = ?"),
                  {d.detail, row.id});
         tx.commit();
         r.blocked = true;

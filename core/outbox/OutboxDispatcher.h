@@ -14,8 +14,8 @@ namespace forkscope::outbox {
 struct RoundResult
 {
     int delivered = 0;
-    int failed = 0;       // permanently refused this round
-    bool blocked = false; // a row must be retried: later rows wait (order is kept)
+    int failed = 0;        // permanently refused this round
+    bool blocked = false;  // a row must be retried: later rows wait (order is kept)
     bool archived = false; // the environment is archived: nothing more goes out from it
     QString lastError;
 };

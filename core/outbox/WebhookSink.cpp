@@ -13,7 +13,8 @@ WebhookSink::WebhookSink(QUrl url, std::chrono::milliseconds timeout)
     : m_url(std::move(url)), m_timeout(timeout), m_nam(std::make_unique<QNetworkAccessManager>())
 {
     QHostAddress a;
-    if (m_url.host() == QLatin1String("localhost") || (a.setAddress(m_url.host()) && a.isLoopback()))
+    if (m_url.host() == QLatin1String("localhost") ||
+        (a.setAddress(m_url.host()) && a.isLoopback()))
         m_nam->setProxy(QNetworkProxy::NoProxy);
 }
 
@@ -48,9 +49,11 @@ DeliveryResult WebhookSink::deliver(const OutboxRow& row)
     if (status >= 200 && status < 300)
         return {DeliveryResult::Outcome::Delivered, {}};
     if (status >= 400 && status < 500)
-        return {DeliveryResult::Outcome::Failed, QStringLiteral("webhook refused with HTTP %1").arg(status)};
+        return {DeliveryResult::Outcome::Failed,
+                QStringLiteral("webhook refused with HTTP %1").arg(status)};
     if (status >= 500)
-        return {DeliveryResult::Outcome::Retry, QStringLiteral("webhook answered HTTP %1").arg(status)};
+        return {DeliveryResult::Outcome::Retry,
+                QStringLiteral("webhook answered HTTP %1").arg(status)};
     return {DeliveryResult::Outcome::Retry, QStringLiteral("webhook unreachable: %1").arg(error)};
 }
 

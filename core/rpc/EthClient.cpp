@@ -134,8 +134,9 @@ std::optional<chain::BlockHeader> EthClient::blockByNumber(std::uint64_t number)
 
 std::optional<chain::BlockHeader> EthClient::latestBlock()
 {
-    return parseBlock(call(QStringLiteral("eth_getBlockByNumber"), {QStringLiteral("latest"), false}),
-                      QStringLiteral("eth_getBlockByNumber(latest)"));
+    return parseBlock(
+        call(QStringLiteral("eth_getBlockByNumber"), {QStringLiteral("latest"), false}),
+        QStringLiteral("eth_getBlockByNumber(latest)"));
 }
 
 std::optional<chain::BlockHeader> EthClient::blockByHash(const chain::Hash32& hash)
@@ -190,11 +191,13 @@ QList<chain::LogEntry> EthClient::takeLogs(RpcCall* call)
     return parseLogs(r);
 }
 
-std::pair<std::uint64_t, std::optional<chain::BlockHeader>> EthClient::headAndBlock(std::uint64_t number)
+std::pair<std::uint64_t, std::optional<chain::BlockHeader>>
+EthClient::headAndBlock(std::uint64_t number)
 {
     const QString q = hex::encodeQuantity(number);
-    QList<RpcResponse> r = m_rpc.batchBlocking(
-        {{QStringLiteral("eth_blockNumber"), {}}, {QStringLiteral("eth_getBlockByNumber"), {q, false}}});
+    QList<RpcResponse> r =
+        m_rpc.batchBlocking({{QStringLiteral("eth_blockNumber"), {}},
+                             {QStringLiteral("eth_getBlockByNumber"), {q, false}}});
     for (auto& reply : r)
         if (reply.error)
             reply.error->endpoint = m_rpc.endpoint().toString(QUrl::RemoveUserInfo);

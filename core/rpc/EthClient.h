@@ -14,8 +14,8 @@ struct LogFilter
 {
     std::uint64_t fromBlock = 0;
     std::uint64_t toBlock = 0;
-    QList<chain::Address> addresses;      // empty = any address
-    QList<QList<chain::Hash32>> topics;   // per position, empty list = wildcard
+    QList<chain::Address> addresses;        // empty = any address
+    QList<QList<chain::Hash32>> topics;     // per position, empty list = wildcard
     std::optional<chain::Hash32> blockHash; // if set, from/to are ignored (EIP-234)
 
     QJsonObject toJson() const;

@@ -135,9 +135,9 @@ RpcCall* JsonRpcClient::send(const QList<RpcRequest>& requests, bool asBatch)
         QTimer::singleShot(0, call, [this, call] { complete(call); });
         return call;
     }
-    const QByteArray body = asBatch ? QJsonDocument(arr).toJson(QJsonDocument::Compact)
-                                    : QJsonDocument(arr.first().toObject())
-                                          .toJson(QJsonDocument::Compact);
+    const QByteArray body =
+        asBatch ? QJsonDocument(arr).toJson(QJsonDocument::Compact)
+                : QJsonDocument(arr.first().toObject()).toJson(QJsonDocument::Compact);
 
     QNetworkRequest req(m_endpoint);
     req.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/json"));
@@ -213,17 +213,18 @@ void JsonRpcClient::complete(RpcCall* call)
                 const QJsonValue id = doc.object().value(QLatin1String("id"));
                 if (!call->m_batch && r.ok() && id.toInteger(-1) != call->m_ids.first()) {
                     r.error = proto;
-                    r.error->message = QStringLiteral("reply id %1 does not match request id %2")
-                                           .arg(QString::fromUtf8(QJsonDocument(QJsonArray{id})
-                                                                      .toJson(QJsonDocument::Compact)))
-                                           .arg(call->m_ids.first());
+                    r.error->message =
+                        QStringLiteral("reply id %1 does not match request id %2")
+                            .arg(QString::fromUtf8(
+                                QJsonDocument(QJsonArray{id}).toJson(QJsonDocument::Compact)))
+                            .arg(call->m_ids.first());
                 }
                 if (!httpOk && r.ok())
                     r.error = makeError(RpcError::Kind::Http, methodLabel, snippet(body), status);
                 if (call->m_batch && r.ok())
-                    r.error = makeError(RpcError::Kind::Malformed, methodLabel,
-                                        QStringLiteral("expected an array reply to a batch"),
-                                        status);
+                    r.error =
+                        makeError(RpcError::Kind::Malformed, methodLabel,
+                                  QStringLiteral("expected an array reply to a batch"), status);
                 if (r.ok()) {
                     out[0] = r;
                 } else {
@@ -240,18 +241,18 @@ void JsonRpcClient::complete(RpcCall* call)
                     pi.method = call->m_requests.at(i).method;
                     const auto it = byId.constFind(call->m_ids.at(i));
                     if (it == byId.cend()) {
-                        pi.message = QStringLiteral("the batch reply has no entry for request id %1")
-                                         .arg(call->m_ids.at(i));
+                        pi.message =
+                            QStringLiteral("the batch reply has no entry for request id %1")
+                                .arg(call->m_ids.at(i));
                         out[i].error = pi;
                     } else {
                         parseResponseObject(*it, out[i], pi);
                     }
                 }
             } else {
-                failAll(makeError(httpOk ? RpcError::Kind::Malformed : RpcError::Kind::Http,
-                                  methodLabel,
-                                  QStringLiteral("unexpected JSON shape: %1").arg(snippet(body)),
-                                  status));
+                failAll(makeError(
+                    httpOk ? RpcError::Kind::Malformed : RpcError::Kind::Http, methodLabel,
+                    QStringLiteral("unexpected JSON shape: %1").arg(snippet(body)), status));
             }
         }
     }

@@ -5,11 +5,16 @@ namespace forkscope::rpc {
 QString RpcError::kindName() const
 {
     switch (kind) {
-    case Kind::Transport: return QStringLiteral("connection error");
-    case Kind::Timeout: return QStringLiteral("timeout");
-    case Kind::Http: return QStringLiteral("HTTP error");
-    case Kind::Malformed: return QStringLiteral("malformed reply");
-    case Kind::Remote: return QStringLiteral("JSON-RPC error");
+    case Kind::Transport:
+        return QStringLiteral("connection error");
+    case Kind::Timeout:
+        return QStringLiteral("timeout");
+    case Kind::Http:
+        return QStringLiteral("HTTP error");
+    case Kind::Malformed:
+        return QStringLiteral("malformed reply");
+    case Kind::Remote:
+        return QStringLiteral("JSON-RPC error");
     }
     return QStringLiteral("error");
 }

@@ -62,8 +62,8 @@ StoreError Database::errorFrom(const QSqlError& e, const QString& context) const
 {
     const int code = e.nativeErrorCode().toInt() & 0xff;
     const QString detail = e.text().trimmed();
-    const QString where = context.isEmpty() ? m_path : m_path + QStringLiteral(" (") + context +
-                                                           QLatin1Char(')');
+    const QString where =
+        context.isEmpty() ? m_path : m_path + QStringLiteral(" (") + context + QLatin1Char(')');
     switch (code) {
     case kSqliteBusy:
     case kSqliteLocked:
@@ -96,9 +96,9 @@ StoreError Database::errorFrom(const QSqlError& e, const QString& context) const
                               .arg(where, detail));
     case kSqliteFull:
     case kSqliteIoErr:
-        return StoreError(StoreError::Kind::Io,
-                          QStringLiteral("I/O error on database %1 (disk full?): %2")
-                              .arg(where, detail));
+        return StoreError(
+            StoreError::Kind::Io,
+            QStringLiteral("I/O error on database %1 (disk full?): %2").arg(where, detail));
     default:
         return StoreError(StoreError::Kind::Query,
                           QStringLiteral("database %1: %2").arg(where, detail));
@@ -109,9 +109,9 @@ std::unique_ptr<Database> Database::open(const QString& path, const Options& opt
 {
     const QFileInfo fi(path);
     if (fi.exists() && !fi.isFile())
-        throw StoreError(StoreError::Kind::Io,
-                         QStringLiteral("%1 is not a regular file; pass a database file path")
-                             .arg(path));
+        throw StoreError(
+            StoreError::Kind::Io,
+            QStringLiteral("%1 is not a regular file; pass a database file path").arg(path));
     if (!fi.exists()) {
         if (options.readOnly)
             throw StoreError(StoreError::Kind::Io,
@@ -285,7 +285,8 @@ QSqlQuery& Database::prepared(const QString& sql)
 void Database::exec(QSqlQuery& query, const QString& context)
 {
     if (!query.exec())
-        throw errorFrom(query.lastError(), context.isEmpty() ? query.lastQuery().left(60) : context);
+        throw errorFrom(query.lastError(),
+                        context.isEmpty() ? query.lastQuery().left(60) : context);
 }
 
 QSqlQuery Database::run(const QString& sql, const QVariantList& args)

@@ -129,7 +129,7 @@ Migration v2()
                                " reorg_id BIGINT NOT NULL,"
                                " environment_id TEXT NOT NULL,"
                                " chain_id INTEGER NOT NULL,"
-                               " kind TEXT NOT NULL,"       // see ReorgRollback.h
+                               " kind TEXT NOT NULL," // see ReorgRollback.h
                                " block_number BIGINT,"
                                " log_index BIGINT,"
                                " tx_hash TEXT,"

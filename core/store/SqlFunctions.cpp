@@ -19,8 +19,8 @@ void amountAdd(sqlite3_context* ctx, int argc, sqlite3_value** argv)
         const auto* a = reinterpret_cast<const char*>(sqlite3_value_text(argv[0]));
         const auto* b = reinterpret_cast<const char*>(sqlite3_value_text(argv[1]));
         const chain::SignedAmount sum =
-            chain::amount::fromString(a, sqlite3_value_bytes(argv[0]), QStringLiteral("amount"))
-            + chain::amount::fromString(b, sqlite3_value_bytes(argv[1]), QStringLiteral("amount"));
+            chain::amount::fromString(a, sqlite3_value_bytes(argv[0]), QStringLiteral("amount")) +
+            chain::amount::fromString(b, sqlite3_value_bytes(argv[1]), QStringLiteral("amount"));
         const std::string text = sum.str();
         sqlite3_result_text(ctx, text.c_str(), int(text.size()), SQLITE_TRANSIENT);
     } catch (const std::exception& e) {
@@ -32,9 +32,8 @@ void amountAdd(sqlite3_context* ctx, int argc, sqlite3_value** argv)
 
 void registerSqlFunctions(sqlite3* db)
 {
-    sqlite3_create_function_v2(db, "forkscope_amount_add", 2,
-                               SQLITE_UTF8 | SQLITE_DETERMINISTIC, nullptr, &amountAdd, nullptr,
-                               nullptr, nullptr);
+    sqlite3_create_function_v2(db, "forkscope_amount_add", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
+                               nullptr, &amountAdd, nullptr, nullptr, nullptr);
 }
 
 } // namespace forkscope::store

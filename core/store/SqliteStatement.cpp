@@ -20,8 +20,10 @@ SqliteStatement::SqliteStatement(Database& db, const char* sql)
     : m_db(db), m_handle(db.sqliteHandle()), m_sql(QString::fromUtf8(sql))
 {
     if (!m_handle)
-        throw StoreError(StoreError::Kind::Query, QStringLiteral("no SQLite handle for %1").arg(m_sql));
-    const int rc = sqlite3_prepare_v3(m_handle, sql, -1, SQLITE_PREPARE_PERSISTENT, &m_stmt, nullptr);
+        throw StoreError(StoreError::Kind::Query,
+                         QStringLiteral("no SQLite handle for %1").arg(m_sql));
+    const int rc =
+        sqlite3_prepare_v3(m_handle, sql, -1, SQLITE_PREPARE_PERSISTENT, &m_stmt, nullptr);
     if (rc != SQLITE_OK)
         fail(m_db, m_handle, rc, m_sql);
 }

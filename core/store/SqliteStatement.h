@@ -24,7 +24,7 @@ public:
     SqliteStatement(const SqliteStatement&) = delete;
     SqliteStatement& operator=(const SqliteStatement&) = delete;
 
-    void bind(int index, const QByteArray& utf8);   // 1-based, like SQLite
+    void bind(int index, const QByteArray& utf8); // 1-based, like SQLite
     void bind(int index, std::int64_t value);
     void bindNull(int index);
     // Runs the statement to completion and resets it; returns the rows changed.

@@ -12,9 +12,8 @@ FetchPool::FetchPool(const QUrl& endpoint, FetchSpec spec, int workers,
     : m_spec(std::move(spec))
 {
     for (int i = 0; i < std::max(1, workers); ++i) {
-        std::unique_ptr<QThread> t(QThread::create([this, endpoint, rpcTimeout] {
-            workerLoop(endpoint, rpcTimeout);
-        }));
+        std::unique_ptr<QThread> t(
+            QThread::create([this, endpoint, rpcTimeout] { workerLoop(endpoint, rpcTimeout); }));
         t->setObjectName(QStringLiteral("forkscope-fetch-%1").arg(i));
         t->start();
         m_threads.push_back(std::move(t));
@@ -106,8 +105,8 @@ std::optional<FetchOutcome> FetchPool::take(std::uint64_t from, std::chrono::mil
     const auto planned = m_planned.takeFirst();
     // A failed fetch, or one whose toBlock the fetcher lowered (a cap, a lagging node):
     // the ranges planned after it no longer start where the receiver will expect them.
-    const bool shortened = !out.batch || out.batch->headers.isEmpty() ||
-                           out.batch->toBlock != planned.second;
+    const bool shortened =
+        !out.batch || out.batch->headers.isEmpty() || out.batch->toBlock != planned.second;
     if (shortened) {
         ++m_generation;
         m_jobs.clear();

@@ -7,7 +7,8 @@
 
 namespace forkscope::wire {
 
-QList<chain::LogEntry> LogFetcher::completeLogs(std::uint64_t from, std::uint64_t& to, int& halvings)
+QList<chain::LogEntry> LogFetcher::completeLogs(std::uint64_t from, std::uint64_t& to,
+                                                int& halvings)
 {
     const auto halve = [&] {
         to = from + (to - from) / 2;
@@ -34,7 +35,8 @@ QList<chain::LogEntry> LogFetcher::completeLogs(std::uint64_t from, std::uint64_
                 *limit->suggestedTo < to) {
                 to = *limit->suggestedTo;
                 ++halvings;
-            } else if (limit->maxBlocks && *limit->maxBlocks > 0 && to - from + 1 > *limit->maxBlocks) {
+            } else if (limit->maxBlocks && *limit->maxBlocks > 0 &&
+                       to - from + 1 > *limit->maxBlocks) {
                 to = from + *limit->maxBlocks - 1;
                 ++halvings;
             } else {
@@ -53,7 +55,8 @@ QList<chain::LogEntry> LogFetcher::completeLogs(std::uint64_t from, std::uint64_
     }
 }
 
-WireBatch LogFetcher::fetch(std::uint64_t fromBlock, std::uint64_t toBlock, std::uint64_t latestBlock)
+WireBatch LogFetcher::fetch(std::uint64_t fromBlock, std::uint64_t toBlock,
+                            std::uint64_t latestBlock)
 {
     WireBatch batch;
     batch.context = m_spec.context;

@@ -39,7 +39,8 @@ std::optional<ProviderLimit> parseProviderLimit(const QString& message)
         limit.suggestedTo = number(m.captured(2));
     }
     static const QRegularExpression kMax(
-        QStringLiteral("(?:maximum block range(?: is)?:?|max is|up to a|limited to a)\\s*([\\d,]+k?)"),
+        QStringLiteral(
+            "(?:maximum block range(?: is)?:?|max is|up to a|limited to a)\\s*([\\d,]+k?)"),
         QRegularExpression::CaseInsensitiveOption);
     if (const auto m = kMax.match(message); m.hasMatch())
         limit.maxBlocks = number(m.captured(1));

@@ -35,7 +35,7 @@ struct WireBatch
     QList<chain::LogEntry> logs; // sorted by (blockNumber, logIndex)
     // The ABI decoding of each log (same index as `logs`); empty without an ABI.
     QList<abi::EventDecoding> decodings;
-    int halvings = 0;            // how often a result cap made the fetcher halve the range
+    int halvings = 0; // how often a result cap made the fetcher halve the range
 };
 
 } // namespace forkscope::wire

@@ -1,7 +1,7 @@
 #include "IndexerLab.h"
-#include "indexer/TransferDecoder.h"
 #include "chain/Hex.h"
 #include "chain/SignedAmount.h"
+#include "indexer/TransferDecoder.h"
 #include "store/Database.h"
 
 #include <QCryptographicHash>
@@ -22,7 +22,8 @@ QString ProcessRun::describe() const
 {
     return QStringLiteral("finished=%1 status=%2 code=%3\n--- stdout\n%4\n--- stderr\n%5")
         .arg(finished)
-        .arg(exitStatus == QProcess::NormalExit ? QStringLiteral("normal") : QStringLiteral("crash"))
+        .arg(exitStatus == QProcess::NormalExit ? QStringLiteral("normal")
+                                                : QStringLiteral("crash"))
         .arg(exitCode)
         .arg(out.right(3000), err.right(3000));
 }
@@ -103,13 +104,14 @@ QStringList IndexerLab::contractArgs() const
 
 void IndexerLab::sprayAll(int txs, int perTx, int holders)
 {
-    m_sprayOffset = lab::DemoToken::sprayBlocks(*m_rpc, m_tokens, txs, perTx, quint64(holders),
-                                                m_sprayOffset);
+    m_sprayOffset =
+        lab::DemoToken::sprayBlocks(*m_rpc, m_tokens, txs, perTx, quint64(holders), m_sprayOffset);
 }
 
 void IndexerLab::mine(int blocks)
 {
-    m_rpc->callBlocking(QStringLiteral("anvil_mine"), {chain::hex::encodeQuantity(quint64(blocks))});
+    m_rpc->callBlocking(QStringLiteral("anvil_mine"),
+                        {chain::hex::encodeQuantity(quint64(blocks))});
 }
 
 void IndexerLab::reorg(int depth, const QList<QPair<QJsonObject, int>>& reinclude)
@@ -120,11 +122,16 @@ void IndexerLab::reorg(int depth, const QList<QPair<QJsonObject, int>>& reinclud
     m_rpc->callBlocking(QStringLiteral("anvil_reorg"), {depth, pairs});
 }
 
-QStringList IndexerLab::indexArgs(const QString& env, const QStringList& extra, const QUrl& rpcUrl) const
+QStringList IndexerLab::indexArgs(const QString& env, const QStringList& extra,
+                                  const QUrl& rpcUrl) const
 {
-    QStringList args{QStringLiteral("index"), QStringLiteral("--rpc"),
+    QStringList args{QStringLiteral("index"),
+                     QStringLiteral("--rpc"),
                      (rpcUrl.isEmpty() ? m_devnet->url() : rpcUrl).toString(),
-                     QStringLiteral("--db"), dbPath(), QStringLiteral("--env"), env};
+                     QStringLiteral("--db"),
+                     dbPath(),
+                     QStringLiteral("--env"),
+                     env};
     return args + contractArgs() + extra;
 }
 
@@ -143,8 +150,9 @@ QStringList IndexerLab::verify(const QString& env)
     problems << report.violations;
 
     // Independent: balances from the node's logs, decoded here by hand.
-    QSqlQuery cp = db->run(QStringLiteral("SELECT block_number FROM indexer_checkpoints WHERE environment_id = ?"),
-                           {env});
+    QSqlQuery cp = db->run(
+        QStringLiteral("SELECT block_number FROM indexer_checkpoints WHERE environment_id = ?"),
+        {env});
     if (!cp.next())
         return problems << QStringLiteral("no checkpoint");
     rpc::LogFilter f;
@@ -154,7 +162,8 @@ QStringList IndexerLab::verify(const QString& env)
     const auto logs = m_eth->getLogs(f);
     QHash<QString, Signed> sums;
     const QString zero = QStringLiteral("0x0000000000000000000000000000000000000000");
-    const QString topic = QStringLiteral("0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef");
+    const QString topic =
+        QStringLiteral("0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef");
     for (const auto& log : logs) {
         if (log.topics.size() != 3 || log.topics[0].toHex() != topic || log.data.size() != 32)
             continue;
@@ -168,20 +177,24 @@ QStringList IndexerLab::verify(const QString& env)
         if (to != zero)
             sums[log.address.toHex() + to] += v;
     }
-    QSqlQuery b = db->run(QStringLiteral("SELECT contract, holder, balance FROM token_balances WHERE environment_id = ?"),
-                          {env});
+    QSqlQuery b = db->run(
+        QStringLiteral(
+            "SELECT contract, holder, balance FROM token_balances WHERE environment_id = ?"),
+        {env});
     qint64 rows = 0;
     while (b.next()) {
         ++rows;
         const QString key = b.value(0).toString() + b.value(1).toString();
-        if (!sums.contains(key) || QString::fromStdString(sums.value(key).str()) != b.value(2).toString())
+        if (!sums.contains(key) ||
+            QString::fromStdString(sums.value(key).str()) != b.value(2).toString())
             problems << QStringLiteral("independent check: balance %1 = %2, node's logs say %3")
                             .arg(key, b.value(2).toString(),
                                  sums.contains(key) ? QString::fromStdString(sums.value(key).str())
                                                     : QStringLiteral("no transfers"));
     }
     if (rows != sums.size())
-        problems << QStringLiteral("independent check: %1 balance rows, node's logs have %2 holders")
+        problems << QStringLiteral(
+                        "independent check: %1 balance rows, node's logs have %2 holders")
                         .arg(rows)
                         .arg(sums.size());
     return problems;
@@ -192,8 +205,8 @@ QString IndexerLab::dump() const
     store::Database::Options ro;
     ro.readOnly = true;
     auto db = store::Database::open(dbPath(), ro);
-    QSqlQuery tables = db->run(QStringLiteral(
-        "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"));
+    QSqlQuery tables = db->run(
+        QStringLiteral("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"));
     QStringList names;
     while (tables.next())
         names << tables.value(0).toString();
