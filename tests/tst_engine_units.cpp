@@ -63,7 +63,8 @@ void TestEngineUnits::initTestCase()
         {QStringLiteral("0x%1").arg(999, 64, 16, QLatin1Char('0')), addr(0xAA), addr(1), addr(2)});
     for (const auto& [holder, balance] : QList<std::pair<int, QString>>{
              {1, "9"}, {2, "10"}, {3, "100000000000000000000"}, {4, "0"}, {5, "-5"}, {6, "11"}})
-        m_db->run("INSERT INTO token_balances VALUES ('a', 31337, ?, ?, ?, 10)",
+        m_db->run("INSERT INTO token_balances (environment_id, chain_id, contract, holder, "
+                  "balance, updated_at_block) VALUES ('a', 31337, ?, ?, ?, 10)",
                   {addr(0xAA), addr(holder), balance});
     m_db->commit();
 }

@@ -33,6 +33,7 @@ private slots:
     void signedAmounts_data();
     void signedAmounts();
     void checkpointCompareAndSwap();
+    void balanceRevertTakesBackRemovedTransfers();
 };
 
 void TestIndexerUnits::decode_data()
@@ -115,6 +116,58 @@ void TestIndexerUnits::signedAmounts()
 {
     QFETCH(QString, text);
     QCOMPARE(chain::amount::toString(chain::amount::fromString(text, "balance")), text);
+}
+
+void TestIndexerUnits::balanceRevertTakesBackRemovedTransfers()
+{
+    QTemporaryDir dir;
+    auto db = store::Database::open(dir.filePath("balances.sqlite"));
+    BalanceBook book(*db, "env", 31337);
+    const QString c = "0x00000000000000000000000000000000000000cc";
+    const HolderKey h1{c, "0x0000000000000000000000000000000000000001"};
+    const HolderKey h2{c, "0x0000000000000000000000000000000000000002"};
+    const HolderKey h3{c, "0x0000000000000000000000000000000000000003"};
+    const auto delta = [](qint64 amount, qint64 sides) {
+        return HolderDelta{SignedAmount(amount), sides};
+    };
+    // Block 1: mints of 10 to h1 and 5 to h2 (the zero side is no holder).
+    const QHash<HolderKey, HolderDelta> b1{{h1, delta(10, 1)}, {h2, delta(5, 1)}};
+    // Block 2: h1 sends its 10 to h2; h1 keeps a row of "0" (it still has transfers).
+    const QHash<HolderKey, HolderDelta> b2{{h1, delta(-10, 1)}, {h2, delta(10, 1)}};
+    // Block 3: a mint of 7 to a new holder h3, and a self-transfer of h2 (two sides, net 0).
+    const QHash<HolderKey, HolderDelta> b3{{h3, delta(7, 1)}, {h2, delta(0, 2)}};
+    store::WriteTransaction tx(*db);
+    book.apply(b1, 1);
+    book.apply(b2, 2);
+    book.apply(b3, 3);
+    QCOMPARE(book.current(h1), std::optional<QString>("0"));
+    QCOMPARE(book.current(h2), std::optional<QString>("15"));
+    QCOMPARE(book.current(h3), std::optional<QString>("7"));
+
+    // Block 3 reorged away: h3 has no transfer left, so no row (not a row of "0"); h2's
+    // balance is unchanged and so not in the diff, though its self-transfer went.
+    QList<BalanceChange> changes = book.revert(b3, 2);
+    QCOMPARE(changes.size(), 1);
+    QCOMPARE(changes[0].key, h3);
+    QCOMPARE(changes[0].before, QString("7"));
+    QVERIFY(changes[0].after.isEmpty());
+    QVERIFY(!book.current(h3));
+    QCOMPARE(book.current(h2), std::optional<QString>("15"));
+
+    // Block 2 too: h1 back to 10, h2 back to 5.
+    changes = book.revert(b2, 1);
+    QCOMPARE(changes.size(), 2);
+    QCOMPARE(book.current(h1), std::optional<QString>("10"));
+    QCOMPARE(book.current(h2), std::optional<QString>("5"));
+    QSqlQuery q = db->run("SELECT max(updated_at_block), sum(transfer_sides) FROM token_balances");
+    QVERIFY(q.next());
+    QCOMPARE(q.value(0).toInt(), 1); // nothing was written above the fork any more
+    QCOMPARE(q.value(1).toInt(), 2);
+
+    // And block 1: no holder is left.
+    changes = book.revert(b1, 0);
+    QCOMPARE(changes.size(), 2);
+    QVERIFY(!book.current(h1) && !book.current(h2));
 }
 
 void TestIndexerUnits::checkpointCompareAndSwap()

@@ -27,72 +27,63 @@ std::optional<QString> BalanceBook::current(const HolderKey& key)
     return out;
 }
 
-void BalanceBook::apply(const QHash<HolderKey, SignedAmount>& deltas, std::uint64_t atBlock)
+void BalanceBook::apply(const QHash<HolderKey, HolderDelta>& deltas, std::uint64_t atBlock)
 {
     // One upsert per holder; the exact 256-bit addition runs inside SQLite
     // (forkscope_amount_add), so the old balance never makes a round trip through Qt.
     if (!m_upsertDelta)
         m_upsertDelta = std::make_unique<store::SqliteStatement>(
-            m_db,
-            "INSERT INTO token_balances (environment_id, chain_id, contract, holder, balance, "
-            "updated_at_block) VALUES (?1, ?2, ?3, ?4, ?5, ?6) "
-            "ON CONFLICT (environment_id, chain_id, contract, holder) DO UPDATE SET "
-            "balance = forkscope_amount_add(token_balances.balance, excluded.balance), "
-            "updated_at_block = excluded.updated_at_block");
+            m_db, "INSERT INTO token_balances (environment_id, chain_id, contract, holder, balance, "
+                  "updated_at_block, transfer_sides) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) "
+                  "ON CONFLICT (environment_id, chain_id, contract, holder) DO UPDATE SET "
+                  "balance = forkscope_amount_add(token_balances.balance, excluded.balance), "
+                  "updated_at_block = excluded.updated_at_block, "
+                  "transfer_sides = token_balances.transfer_sides + excluded.transfer_sides");
     const QByteArray env = m_env.toUtf8();
     for (auto it = deltas.cbegin(); it != deltas.cend(); ++it) {
         m_upsertDelta->bind(1, env);
         m_upsertDelta->bind(2, std::int64_t(m_chainId));
         m_upsertDelta->bind(3, it.key().contract.toLatin1());
         m_upsertDelta->bind(4, it.key().holder.toLatin1());
-        m_upsertDelta->bind(5, QByteArray::fromStdString(it.value().str()));
+        m_upsertDelta->bind(5, QByteArray::fromStdString(it.value().amount.str()));
         m_upsertDelta->bind(6, std::int64_t(atBlock));
+        m_upsertDelta->bind(7, std::int64_t(it.value().sides));
         m_upsertDelta->execute();
     }
 }
 
-QList<BalanceChange> BalanceBook::recompute(const QList<HolderKey>& holders)
+QList<BalanceChange> BalanceBook::revert(const QHash<HolderKey, HolderDelta>& removed,
+                                         std::uint64_t forkBlock)
 {
+    // Exact by invariant 3: each balance is the sum of its transfers, so taking the removed
+    // ones' deltas back leaves the sum of those that remain. No row can have been written
+    // above the fork any more, hence updated_at_block is capped there.
     QList<BalanceChange> changes;
-    for (const HolderKey& key : holders) {
+    for (auto it = removed.cbegin(); it != removed.cend(); ++it) {
+        const HolderKey& key = it.key();
         const auto before = current(key);
-        SignedAmount sum = 0;
-        bool any = false;
-        std::uint64_t lastBlock = 0;
+        if (!before)
+            continue; // no row to take anything from; the invariant check reports the gap
+        m_db.runCached(
+            QStringLiteral("UPDATE token_balances SET balance = forkscope_amount_add(balance, ?), "
+                           "transfer_sides = transfer_sides - ?, updated_at_block = "
+                           "min(updated_at_block, ?) WHERE environment_id = ? AND chain_id = ? "
+                           "AND contract = ? AND holder = ?"),
+            {QString::fromStdString((-it.value().amount).str()), it.value().sides,
+             qint64(forkBlock), m_env, qint64(m_chainId), key.contract, key.holder});
         QSqlQuery& q = m_db.runCached(
-            QStringLiteral("SELECT value, from_addr, to_addr, block_number FROM transfer_events "
-                           "WHERE environment_id = ? AND chain_id = ? AND contract = ? AND "
-                           "(from_addr = ? OR to_addr = ?)"),
-            {m_env, qint64(m_chainId), key.contract, key.holder, key.holder});
-        while (q.next()) {
-            any = true;
-            const SignedAmount v(chain::u256::fromDecimal(q.value(0).toString(),
-                                                          QStringLiteral("transfer_events.value")));
-            // Received minus sent; a self-transfer matches both sides and nets to zero.
-            if (q.value(1).toString() == key.holder)
-                sum -= v;
-            if (q.value(2).toString() == key.holder)
-                sum += v;
-            lastBlock = std::max<std::uint64_t>(lastBlock, q.value(3).toULongLong());
-        }
+            QStringLiteral("SELECT balance, transfer_sides FROM token_balances WHERE "
+                           "environment_id = ? AND chain_id = ? AND contract = ? AND holder = ?"),
+            {m_env, qint64(m_chainId), key.contract, key.holder});
+        BalanceChange change{key, *before, QString()};
+        const bool left = q.next() && q.value(1).toLongLong() > 0;
+        if (left)
+            change.after = q.value(0).toString();
         q.finish();
-
-        BalanceChange change{key, before.value_or(QString()), QString()};
-        if (any) {
-            change.after = chain::amount::toString(sum);
-            m_db.runCached(
-                QStringLiteral(
-                    "INSERT INTO token_balances (environment_id, chain_id, contract, holder, "
-                    "balance, updated_at_block) VALUES (?, ?, ?, ?, ?, ?) "
-                    "ON CONFLICT (environment_id, chain_id, contract, holder) DO UPDATE SET "
-                    "balance = excluded.balance, updated_at_block = excluded.updated_at_block"),
-                {m_env, qint64(m_chainId), key.contract, key.holder, change.after,
-                 qint64(lastBlock)});
-        } else {
+        if (!left) // no transfer names the holder any more: no row (not a row of "0")
             m_db.runCached(QStringLiteral("DELETE FROM token_balances WHERE environment_id = ? AND "
                                           "chain_id = ? AND contract = ? AND holder = ?"),
                            {m_env, qint64(m_chainId), key.contract, key.holder});
-        }
         if (change.before != change.after)
             changes.append(change);
     }

@@ -29,6 +29,14 @@ struct HolderKey
     }
 };
 
+// What a set of transfers does to one holder: the signed amount and how many transfer sides
+// (from or to) name it.
+struct HolderDelta
+{
+    SignedAmount amount = 0;
+    qint64 sides = 0;
+};
+
 struct BalanceChange
 {
     HolderKey key;
@@ -37,7 +45,9 @@ struct BalanceChange
 };
 
 // token_balances maintenance. Invariant 3: a row exists for every (contract, holder) that
-// appears in at least one transfer (the zero address excepted), with the exact sum.
+// appears in at least one transfer (the zero address excepted), with the exact sum. Each
+// row also counts the transfer sides it sums (transfer_sides), so a rollback can tell
+// "no transfer left" without searching transfer_events by holder.
 class BalanceBook
 {
 public:
@@ -45,10 +55,12 @@ public:
     ~BalanceBook();
 
     // Adds per-holder deltas (inside the caller's transaction).
-    void apply(const QHash<HolderKey, SignedAmount>& deltas, std::uint64_t atBlock);
-    // Recomputes the given holders from transfer_events (inside the caller's transaction);
-    // returns what changed, for the reorg diff.
-    QList<BalanceChange> recompute(const QList<HolderKey>& holders);
+    void apply(const QHash<HolderKey, HolderDelta>& deltas, std::uint64_t atBlock);
+    // Takes back what removed transfers added (`removed`: their deltas as apply got them),
+    // inside the caller's transaction. A holder left with no transfer side loses its row.
+    // Returns what changed, for the reorg diff.
+    QList<BalanceChange> revert(const QHash<HolderKey, HolderDelta>& removed,
+                                std::uint64_t forkBlock);
 
     std::optional<QString> current(const HolderKey& key);
 

@@ -66,7 +66,7 @@ CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
         stats.blocks += m_insBlock->execute();
     }
 
-    QHash<HolderKey, SignedAmount> deltas;
+    QHash<HolderKey, HolderDelta> deltas;
     for (qsizetype li = 0; li < batch.logs.size(); ++li) {
         const chain::LogEntry& log = batch.logs[li];
         const abi::EventDecoding abiDecoding =
@@ -149,10 +149,16 @@ CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
         ++stats.transfers;
         // The zero address is the mint/burn side, not a holder.
         const SignedAmount amount(t->value);
-        if (!t->from.isZero())
-            deltas[HolderKey{QString::fromLatin1(contract), QString::fromLatin1(from)}] -= amount;
-        if (!t->to.isZero())
-            deltas[HolderKey{QString::fromLatin1(contract), QString::fromLatin1(to)}] += amount;
+        if (!t->from.isZero()) {
+            HolderDelta& d = deltas[HolderKey{QString::fromLatin1(contract), QString::fromLatin1(from)}];
+            d.amount -= amount;
+            ++d.sides;
+        }
+        if (!t->to.isZero()) {
+            HolderDelta& d = deltas[HolderKey{QString::fromLatin1(contract), QString::fromLatin1(to)}];
+            d.amount += amount;
+            ++d.sides;
+        }
 
         // The side effect is enqueued with the data, never sent from here (seed 000). Its key
         // is the chain coordinate transfer:<block>:<blockHash>:<logIndex>, so a consumer can

@@ -44,18 +44,29 @@ RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fo
          fork.number ? QVariant(fork.hash.toHex()) : QVariant(QMetaType(QMetaType::QString))});
     r.reorgId = ins.lastInsertId().toLongLong();
 
-    // 0. Collect the touched holders BEFORE deleting: afterwards nobody can find them.
-    QList<HolderKey> touched;
+    // 0. What the removed transfers added to each holder, read BEFORE deleting them: the
+    //    balances are reverted by exactly that (step 3).
+    QHash<HolderKey, HolderDelta> removed;
     {
         QSqlQuery q = m_db.run(
-            QStringLiteral("SELECT contract, from_addr FROM transfer_events WHERE environment_id "
-                           "= ? AND chain_id = ? AND block_number > ? UNION "
-                           "SELECT contract, to_addr FROM transfer_events WHERE environment_id "
-                           "= ? AND chain_id = ? AND block_number > ?"),
-            {m_env, chainId, above, m_env, chainId, above});
-        while (q.next())
-            if (q.value(1).toString() != kZeroAddress)
-                touched.append(HolderKey{q.value(0).toString(), q.value(1).toString()});
+            QStringLiteral("SELECT contract, from_addr, to_addr, value FROM transfer_events WHERE "
+                           "environment_id = ? AND chain_id = ? AND block_number > ?"),
+            scope);
+        while (q.next()) {
+            const QString contract = q.value(0).toString();
+            const SignedAmount v(chain::u256::fromDecimal(
+                q.value(3).toString(), QStringLiteral("transfer_events.value")));
+            if (q.value(1).toString() != kZeroAddress) {
+                HolderDelta& d = removed[HolderKey{contract, q.value(1).toString()}];
+                d.amount -= v;
+                ++d.sides;
+            }
+            if (q.value(2).toString() != kZeroAddress) {
+                HolderDelta& d = removed[HolderKey{contract, q.value(2).toString()}];
+                d.amount += v;
+                ++d.sides;
+            }
+        }
     }
     m_db.run(QStringLiteral("INSERT INTO reorg_diff_items (reorg_id, environment_id, chain_id, "
                             "kind, block_number, log_index, tx_hash, contract, from_addr, to_addr, "
@@ -117,8 +128,9 @@ RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fo
 
     crashPoint("mid-rollback");
 
-    // 3. Derived table: recompute the touched holders from the remaining facts.
-    const QList<BalanceChange> changes = m_balances.recompute(touched);
+    // 3. Derived table: take back what the removed facts added.
+    const QList<BalanceChange> changes =
+        m_balances.revert(removed, std::uint64_t(std::max<qint64>(above, 0)));
     for (const BalanceChange& c : changes)
         m_db.run(QStringLiteral("INSERT INTO reorg_diff_items (reorg_id, environment_id, chain_id, "
                                 "kind, contract, holder, before_value, after_value) "

@@ -156,12 +156,31 @@ Migration v2()
 // N" is a claim about a contract set; a run with another set would leave the added ones'
 // history below N missing, and a report must check every contract, not only those with
 // stored rows.
+// And a rollback reverts balances by the removed transfers instead of recomputing the
+// touched holders from all remaining ones: each balance row counts the transfer sides
+// (from or to) it sums, so "no transfer left, no row" needs no search. That search was
+// what the two holder indexes of transfer_events were for; maintaining them on every
+// insert cost a quarter of a full sync (bench/README.md), so they go.
 Migration v3()
 {
     return {3,
-            QStringLiteral("indexer: the contract set each checkpoint covers"),
+            QStringLiteral("indexer: the contract set each checkpoint covers; balances count "
+                           "their transfer sides and the holder indexes go"),
             {
                 QStringLiteral("ALTER TABLE indexer_checkpoints ADD COLUMN contracts TEXT"),
+                QStringLiteral("ALTER TABLE token_balances ADD COLUMN transfer_sides BIGINT NOT "
+                               "NULL DEFAULT 0"),
+                QStringLiteral("UPDATE token_balances SET transfer_sides = "
+                               "(SELECT count(*) FROM transfer_events t WHERE t.environment_id = "
+                               "token_balances.environment_id AND t.chain_id = "
+                               "token_balances.chain_id AND t.contract = token_balances.contract "
+                               "AND t.from_addr = token_balances.holder) + "
+                               "(SELECT count(*) FROM transfer_events t WHERE t.environment_id = "
+                               "token_balances.environment_id AND t.chain_id = "
+                               "token_balances.chain_id AND t.contract = token_balances.contract "
+                               "AND t.to_addr = token_balances.holder)"),
+                QStringLiteral("DROP INDEX transfer_events_from"),
+                QStringLiteral("DROP INDEX transfer_events_to"),
             }};
 }
 
