@@ -4,6 +4,7 @@
 #include "chain/ChainParseError.h"
 #include "chain/Hash32.h"
 #include "chain/Hex.h"
+#include "outbox/OutboxDispatcher.h"
 #include "store/Database.h"
 
 #include <QJsonArray>
@@ -190,10 +191,6 @@ QByteArray LocalApi::metrics()
     const indexer::IndexerStatus s = m_live.indexer();
     const health::HealthSnapshot h = m_live.health();
     const QVariantList scope{m_env, qint64(m_chainId)};
-    const auto scalar = [&](const QString& sql) {
-        QSqlQuery q = m_db.run(sql, scope);
-        return q.next() ? q.value(0).toDouble() : 0.0;
-    };
     p.gauge(QStringLiteral("forkscope_head_block"),
             QStringLiteral("Head block reported by the node."), double(s.head.value_or(0)));
     p.gauge(QStringLiteral("forkscope_checkpoint_block"),
@@ -231,21 +228,13 @@ QByteArray LocalApi::metrics()
     p.histogram(QStringLiteral("forkscope_reorg_depth"),
                 QStringLiteral("Depth of each rollback, in blocks."), {1, 2, 4, 8, 16, 32, 64},
                 depths);
+    const outbox::OutboxCounts outboxRows = outbox::countRows(m_db, m_env, m_chainId);
     p.gauge(QStringLiteral("forkscope_outbox_pending"),
-            QStringLiteral("Outbox rows not delivered yet."),
-            scalar(QStringLiteral(
-                "SELECT count(*) FROM outbox WHERE environment_id = ? AND chain_id = ? AND "
-                "delivered_at IS NULL AND failed_at IS NULL")));
+            QStringLiteral("Outbox rows not delivered yet."), double(outboxRows.pending));
     p.counter(QStringLiteral("forkscope_outbox_delivered_total"),
-              QStringLiteral("Outbox rows delivered."),
-              scalar(QStringLiteral(
-                  "SELECT count(*) FROM outbox WHERE environment_id = ? AND chain_id = ? AND "
-                  "delivered_at IS NOT NULL")));
+              QStringLiteral("Outbox rows delivered."), double(outboxRows.delivered));
     p.gauge(QStringLiteral("forkscope_outbox_failed"),
-            QStringLiteral("Outbox rows the sink refused for good."),
-            scalar(QStringLiteral(
-                "SELECT count(*) FROM outbox WHERE environment_id = ? AND chain_id = ? AND "
-                "failed_at IS NOT NULL")));
+            QStringLiteral("Outbox rows the sink refused for good."), double(outboxRows.failed));
     QList<QPair<PrometheusText::Labels, double>> nodes;
     for (const auto& n : h.nodes)
         nodes.append({{{QStringLiteral("node"), n.url}}, double(int(n.state))});

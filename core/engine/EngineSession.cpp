@@ -11,6 +11,7 @@
 #include "lab/FaultProxy.h"
 #include "lab/LabReset.h"
 #include "lab/ReorgInjector.h"
+#include "outbox/OutboxDispatcher.h"
 #include "outbox/OutboxThread.h"
 #include "rpc/EthClient.h"
 #include "store/Database.h"
@@ -854,17 +855,11 @@ void EngineSession::refreshDbSummary()
         m_status.generation = cp.value(2).toInt();
         m_status.verifiedAt = cp.value(3).toString();
     }
-    QSqlQuery o = m_db->run(
-        QStringLiteral("SELECT count(*) FILTER (WHERE delivered_at IS NULL AND failed_at IS NULL), "
-                       "count(*) FILTER (WHERE delivered_at IS NOT NULL), "
-                       "count(*) FILTER (WHERE failed_at IS NOT NULL) FROM outbox "
-                       "WHERE environment_id = ? AND chain_id = ?"),
-        scope);
-    if (o.next()) {
-        m_status.outboxPending = o.value(0).toLongLong();
-        m_status.outboxDelivered = o.value(1).toLongLong();
-        m_status.outboxFailed = o.value(2).toLongLong();
-    }
+    const outbox::OutboxCounts outboxRows =
+        outbox::countRows(*m_db, m_status.environmentId, m_indexer->chainId());
+    m_status.outboxPending = outboxRows.pending;
+    m_status.outboxDelivered = outboxRows.delivered;
+    m_status.outboxFailed = outboxRows.failed;
     if (m_outboxRateBase < 0 || !m_outboxRateClock.isValid()) {
         m_outboxRateClock.start();
         m_outboxRateBase = m_status.outboxDelivered;
@@ -1038,7 +1033,7 @@ void EngineSession::archiveManagedEnvironment()
         const auto found = registry.find(env);
         if (!found || !found->archivedAt.isEmpty())
             return;
-        registry.archive(env, QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs));
+        registry.archive(env, store::nowUtc());
         tx.commit();
         emit logMessage(QStringLiteral("info"),
                         QStringLiteral("environment %1 archived: its managed anvil stopped with "

@@ -7,10 +7,6 @@
 namespace forkscope::indexer {
 
 namespace {
-QString nowUtc()
-{
-    return QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs);
-}
 const QString kUpsert = QStringLiteral(
     "INSERT INTO backfill_ranges (environment_id, chain_id, from_block, to_block, status, "
     "attempts, last_error, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
@@ -43,7 +39,7 @@ void BackfillLedger::markRunning(const QList<std::pair<std::uint64_t, std::uint6
                            "from_block) DO UPDATE SET status = 'running', to_block = "
                            "excluded.to_block, updated_at = excluded.updated_at WHERE "
                            "backfill_ranges.status <> 'done'"),
-            {m_env, qint64(m_chainId), qint64(from), qint64(to), nowUtc()});
+            {m_env, qint64(m_chainId), qint64(from), qint64(to), store::nowUtc()});
     }
     tx.commit();
 }
@@ -52,7 +48,7 @@ void BackfillLedger::markDone(std::uint64_t from, std::uint64_t to, int attempts
 {
     m_db.runCached(kUpsert,
                    {m_env, qint64(m_chainId), qint64(from), qint64(to), QStringLiteral("done"),
-                    attempts, QVariant(QMetaType(QMetaType::QString)), nowUtc()});
+                    attempts, QVariant(QMetaType(QMetaType::QString)), store::nowUtc()});
 }
 
 void BackfillLedger::closeCovered(std::uint64_t checkpoint)
@@ -60,7 +56,7 @@ void BackfillLedger::closeCovered(std::uint64_t checkpoint)
     m_db.runCached(QStringLiteral("UPDATE backfill_ranges SET status = 'done', updated_at = ? "
                                   "WHERE environment_id = ? AND chain_id = ? AND to_block <= ? "
                                   "AND status <> 'done'"),
-                   {nowUtc(), m_env, qint64(m_chainId), qint64(checkpoint)});
+                   {store::nowUtc(), m_env, qint64(m_chainId), qint64(checkpoint)});
 }
 
 void BackfillLedger::markFailure(std::uint64_t from, std::uint64_t to, int attempts,
@@ -69,7 +65,7 @@ void BackfillLedger::markFailure(std::uint64_t from, std::uint64_t to, int attem
     store::WriteTransaction tx(m_db);
     m_db.run(kUpsert, {m_env, qint64(m_chainId), qint64(from), qint64(to),
                        givenUp ? QStringLiteral("failed") : QStringLiteral("pending"), attempts,
-                       error, nowUtc()});
+                       error, store::nowUtc()});
     tx.commit();
 }
 

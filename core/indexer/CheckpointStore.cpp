@@ -7,13 +7,6 @@
 
 namespace forkscope::indexer {
 
-namespace {
-QString nowUtc()
-{
-    return QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs);
-}
-} // namespace
-
 QString contractSetText(const QList<chain::Address>& contracts)
 {
     QStringList hex;
@@ -70,7 +63,7 @@ void CheckpointStore::ensureLive()
 void CheckpointStore::insertFirst(const Checkpoint& cp)
 {
     ensureLive();
-    const QString now = nowUtc();
+    const QString now = store::nowUtc();
     QSqlQuery& q = m_db.runCached(
         QStringLiteral("INSERT INTO indexer_checkpoints (environment_id, chain_id, source_id, "
                        "block_number, block_hash, policy_version, generation, updated_at, "
@@ -93,7 +86,7 @@ void CheckpointStore::advance(const Checkpoint& expected, std::uint64_t number,
         QStringLiteral("UPDATE indexer_checkpoints SET block_number = ?, block_hash = ?, "
                        "updated_at = ? WHERE environment_id = ? AND chain_id = ? AND "
                        "source_id = ? AND block_number = ? AND block_hash = ?"),
-        {qint64(number), hash.toHex(), nowUtc(), m_env, qint64(m_chainId), m_source,
+        {qint64(number), hash.toHex(), store::nowUtc(), m_env, qint64(m_chainId), m_source,
          qint64(expected.number), expected.hash.toHex()});
     // Zero rows: someone else moved the cursor since we read it. "My number is bigger" is
     // no reason to overwrite: their number may belong to another branch.
@@ -121,10 +114,11 @@ void CheckpointStore::markVerified(const Checkpoint& cp)
 {
     store::WriteTransaction tx(m_db);
     ensureLive();
-    m_db.run(QStringLiteral("UPDATE indexer_checkpoints SET verified_at = ? WHERE environment_id "
-                            "= ? AND chain_id = ? AND source_id = ? AND block_number = ? AND "
-                            "block_hash = ?"),
-             {nowUtc(), m_env, qint64(m_chainId), m_source, qint64(cp.number), cp.hash.toHex()});
+    m_db.run(
+        QStringLiteral("UPDATE indexer_checkpoints SET verified_at = ? WHERE environment_id "
+                       "= ? AND chain_id = ? AND source_id = ? AND block_number = ? AND "
+                       "block_hash = ?"),
+        {store::nowUtc(), m_env, qint64(m_chainId), m_source, qint64(cp.number), cp.hash.toHex()});
     tx.commit();
 }
 

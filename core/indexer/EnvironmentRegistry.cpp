@@ -81,11 +81,7 @@ Environment EnvironmentRegistry::openForIndexing(const QString& id, std::uint64_
                     .arg(genesisHash.toHex()));
         return *existing;
     }
-    Environment e{id,
-                  chainId,
-                  genesisHash,
-                  rpcUrl.toString(QUrl::RemoveUserInfo),
-                  QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs),
+    Environment e{id, chainId, genesisHash, rpcUrl.toString(QUrl::RemoveUserInfo), store::nowUtc(),
                   {}};
     std::optional<store::WriteTransaction> tx;
     if (!m_db.inTransaction())

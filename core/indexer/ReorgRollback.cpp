@@ -39,8 +39,8 @@ RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fo
                        "old_block_number, fork_block_number, depth, reason, rows_removed, "
                        "source_id, old_block_hash, fork_block_hash) "
                        "VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)"),
-        {m_env, chainId, QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs),
-         qint64(cp.number), above, qint64(r.depth), reason, m_source, cp.hash.toHex(),
+        {m_env, chainId, store::nowUtc(), qint64(cp.number), above, qint64(r.depth), reason,
+         m_source, cp.hash.toHex(),
          fork.number ? QVariant(fork.hash.toHex()) : QVariant(QMetaType(QMetaType::QString))});
     r.reorgId = ins.lastInsertId().toLongLong();
 
@@ -54,8 +54,8 @@ RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fo
             scope);
         while (q.next()) {
             const QString contract = q.value(0).toString();
-            const SignedAmount v(chain::u256::fromDecimal(
-                q.value(3).toString(), QStringLiteral("transfer_events.value")));
+            const SignedAmount v(chain::u256::fromDecimal(q.value(3).toString(),
+                                                          QStringLiteral("transfer_events.value")));
             if (q.value(1).toString() != kZeroAddress) {
                 HolderDelta& d = removed[HolderKey{contract, q.value(1).toString()}];
                 d.amount -= v;

@@ -14,11 +14,6 @@ namespace {
 
 constexpr qint64 kMethodNotFound = -32601;
 
-QString nowUtc()
-{
-    return QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs);
-}
-
 QString comparableUrl(const QUrl& url)
 {
     return url
@@ -238,7 +233,7 @@ LabResetResult LabReset::reset(store::Database& db, rpc::JsonRpcClient& rpc, con
         r.backfillRangesKept =
             countRows(db, QStringLiteral("backfill_ranges"), r.archivedEnvironmentIds);
 
-        r.archivedAt = nowUtc();
+        r.archivedAt = store::nowUtc();
         for (const QString& id : r.archivedEnvironmentIds)
             registry.archive(id, r.archivedAt);
         registry.openForIndexing(r.newEnvironmentId, after.chainId,

@@ -7,13 +7,6 @@
 
 namespace forkscope::outbox {
 
-namespace {
-QString nowUtc()
-{
-    return QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs);
-}
-} // namespace
-
 qint64 pendingAtOrBelow(store::Database& db, const QString& environmentId, std::uint64_t chainId,
                         std::uint64_t safeHeight)
 {
@@ -22,6 +15,23 @@ qint64 pendingAtOrBelow(store::Database& db, const QString& environmentId, std::
                                         "NULL AND block_number <= ?"),
                          {environmentId, qint64(chainId), qint64(safeHeight)});
     return q.next() ? q.value(0).toLongLong() : 0;
+}
+
+OutboxCounts countRows(store::Database& db, const QString& environmentId, std::uint64_t chainId)
+{
+    QSqlQuery q = db.run(
+        QStringLiteral("SELECT count(*) FILTER (WHERE delivered_at IS NULL AND failed_at IS NULL), "
+                       "count(*) FILTER (WHERE delivered_at IS NOT NULL), "
+                       "count(*) FILTER (WHERE delivered_at IS NULL AND failed_at IS NOT NULL) "
+                       "FROM outbox WHERE environment_id = ? AND chain_id = ?"),
+        {environmentId, qint64(chainId)});
+    OutboxCounts c;
+    if (q.next()) {
+        c.pending = q.value(0).toLongLong();
+        c.delivered = q.value(1).toLongLong();
+        c.failed = q.value(2).toLongLong();
+    }
+    return c;
 }
 
 RoundResult OutboxDispatcher::deliverRound(std::uint64_t safeHeight, int limit)
@@ -64,7 +74,7 @@ RoundResult OutboxDispatcher::deliverRound(std::uint64_t safeHeight, int limit)
             store::WriteTransaction tx(m_db);
             m_db.run(QStringLiteral("UPDATE outbox SET delivered_at = ?, attempts = attempts + 1 "
                                     "WHERE id = ? AND delivered_at IS NULL"),
-                     {nowUtc(), row.id});
+                     {store::nowUtc(), row.id});
             tx.commit();
             ++r.delivered;
             continue;
@@ -73,7 +83,7 @@ RoundResult OutboxDispatcher::deliverRound(std::uint64_t safeHeight, int limit)
         if (d.outcome == DeliveryResult::Outcome::Failed) {
             m_db.run(QStringLiteral("UPDATE outbox SET failed_at = ?, last_error = ?, attempts = "
                                     "attempts + 1 WHERE id = ?"),
-                     {nowUtc(), d.detail, row.id});
+                     {store::nowUtc(), d.detail, row.id});
             tx.commit();
             ++r.failed;
             r.lastError = d.detail;

@@ -46,6 +46,15 @@ private:
     OutboxSink& m_sink;
 };
 
+struct OutboxCounts
+{
+    qint64 pending = 0;   // neither delivered nor refused
+    qint64 delivered = 0; // delivered_at set
+    qint64 failed = 0;    // refused for good (failed_at), never delivered
+};
+// The outbox of one environment by state: what the status bar, the panel and the report show.
+OutboxCounts countRows(store::Database& db, const QString& environmentId, std::uint64_t chainId);
+
 // Rows at or below the safe height still waiting (not delivered, not refused for good):
 // what `--exit-when-synced` waits for when a sink is configured.
 qint64 pendingAtOrBelow(store::Database& db, const QString& environmentId, std::uint64_t chainId,

@@ -6,6 +6,7 @@
 #include "chain/Hex.h"
 #include "indexer/EnvironmentRegistry.h"
 #include "indexer/InvariantChecker.h"
+#include "outbox/OutboxDispatcher.h"
 #include "rpc/EthClient.h"
 #include "store/Database.h"
 
@@ -49,11 +50,6 @@ QString invariantStateName(InvariantState state)
 namespace {
 
 constexpr int kMaxBackfillErrors = 5;
-
-QString nowUtc()
-{
-    return QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs);
-}
 
 std::optional<double> unixSeconds(const QString& iso)
 {
@@ -225,18 +221,11 @@ public:
         c.holders = scalar("SELECT count(DISTINCT holder) FROM token_balances WHERE "
                            "environment_id = ? AND chain_id = ? AND balance <> '0'");
         c.reorgs = m_r.reorgs.size();
-        QSqlQuery o = m_db.run(
-            QStringLiteral("SELECT coalesce(sum(CASE WHEN delivered_at IS NULL AND failed_at IS "
-                           "NULL THEN 1 ELSE 0 END), 0), coalesce(sum(CASE WHEN delivered_at IS "
-                           "NOT NULL THEN 1 ELSE 0 END), 0), coalesce(sum(CASE WHEN delivered_at "
-                           "IS NULL AND failed_at IS NOT NULL THEN 1 ELSE 0 END), 0) FROM outbox "
-                           "WHERE environment_id = ? AND chain_id = ?"),
-            m_scope);
-        if (o.next()) {
-            c.outboxPending = o.value(0).toLongLong();
-            c.outboxDelivered = o.value(1).toLongLong();
-            c.outboxFailed = o.value(2).toLongLong();
-        }
+        const outbox::OutboxCounts outboxRows =
+            outbox::countRows(m_db, m_r.environment.id, m_r.environment.chainId);
+        c.outboxPending = outboxRows.pending;
+        c.outboxDelivered = outboxRows.delivered;
+        c.outboxFailed = outboxRows.failed;
         QSqlQuery b = m_db.run(QStringLiteral("SELECT status, count(*), sum(to_block - from_block "
                                               "+ 1), sum(attempts) FROM backfill_ranges WHERE "
                                               "environment_id = ? AND chain_id = ? GROUP BY "
@@ -304,7 +293,7 @@ public:
         NodeSummary& n = m_r.node;
         n.url = eth.rpc().endpoint().toString(QUrl::RemoveUserInfo);
         n.checked = true;
-        n.checkedAt = nowUtc();
+        n.checkedAt = store::nowUtc();
         try {
             n.chainId = eth.chainId();
             n.head = eth.blockNumber();
@@ -325,7 +314,7 @@ public:
             Verification& v = c.verification;
             v.method = QStringLiteral("eth_getBlockByNumber(%1) on %2")
                            .arg(chain::hex::encodeQuantity(std::uint64_t(c.blockNumber)), n.url);
-            v.checkedAt = nowUtc();
+            v.checkedAt = store::nowUtc();
             if (!n.reachable) {
                 // One failed round trip is enough to know; do not wait a timeout per row.
                 v.status = VerificationStatus::Unreachable;
@@ -335,7 +324,7 @@ public:
             }
             try {
                 const auto block = eth.blockByNumber(std::uint64_t(c.blockNumber));
-                v.checkedAt = nowUtc();
+                v.checkedAt = store::nowUtc();
                 if (!block) {
                     v.status = VerificationStatus::Missing;
                 } else {
@@ -411,7 +400,7 @@ public:
             v.state = v.violations.isEmpty() ? InvariantState::Hold : InvariantState::Violated;
             v.summary = v.violations.isEmpty()
                             ? QStringLiteral("%1, checked against %2 at %3")
-                                  .arg(last.summary(), n.url, nowUtc())
+                                  .arg(last.summary(), n.url, store::nowUtc())
                             : QStringLiteral("%1 invariant violation(s) against %2: %3")
                                   .arg(v.violations.size())
                                   .arg(n.url)
@@ -481,7 +470,7 @@ CheckpointReport CheckpointReport::build(store::Database& db, const QString& env
                                          rpc::EthClient* node)
 {
     CheckpointReport r;
-    r.generatedAt = nowUtc();
+    r.generatedAt = store::nowUtc();
     r.generator = QStringLiteral("forkscope " FORKSCOPE_VERSION);
     r.databasePath = db.path();
 

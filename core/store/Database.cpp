@@ -36,12 +36,12 @@ QString nextConnectionName()
         .arg(counter.fetchAndAddRelaxed(1));
 }
 
+} // namespace
+
 QString nowUtc()
 {
     return QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs);
 }
-
-} // namespace
 
 Database::Database(QString path, QString connectionName, const Options& options)
     : m_path(std::move(path)), m_connectionName(std::move(connectionName)), m_options(options)

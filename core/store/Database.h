@@ -15,6 +15,10 @@ struct sqlite3;
 
 namespace forkscope::store {
 
+// Every timestamp the store writes: UTC, ISO 8601 with milliseconds, so that they sort and
+// compare as text.
+QString nowUtc();
+
 // One SQLite connection, owned by the thread that opened it (Qt SQL connections must not
 // cross threads). Opening is careful: a file that is not SQLite, is corrupt, or carries a
 // newer schema is refused before anything is written to it.
