@@ -15,6 +15,7 @@
 #include "health/NodeHealthMonitor.h"
 #include "outbox/OutboxDispatcher.h"
 #include "outbox/OutboxThread.h"
+#include "outbox/SafeHeight.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
@@ -230,14 +231,8 @@ int runIndexCommand(const QStringList& arguments)
             const indexer::IndexerStatus& s = indexer.step();
             live.setIndexer(s);
             progress.maybePrint(s);
-            // Safe height: the confirmation policy applied to the node's head, capped by
-            // the ready-ratio gate (no gate yet: nothing counts as confirmed).
-            std::optional<std::uint64_t> safe;
-            if (s.head && *s.head >= config.confirmations)
-                safe = *s.head - config.confirmations;
-            const auto ready = monitor->readyHeight();
-            safe = (safe && ready) ? std::optional<std::uint64_t>(std::min(*safe, *ready))
-                                   : std::nullopt;
+            const std::optional<std::uint64_t> safe =
+                outbox::safeHeight(s.head, config.confirmations, monitor->readyHeight());
             if (outboxThread && safe)
                 outboxThread->setSafeHeight(*safe);
             if (s.state == indexer::IndexerStatus::State::Synced && config.exitWhenSynced &&

@@ -4,6 +4,7 @@
 #include "engine/SettingsToConfig.h"
 #include "engine/SyncProgress.h"
 #include "engine/TableQuery.h"
+#include "outbox/SafeHeight.h"
 #include "store/Database.h"
 
 #include <QTemporaryDir>
@@ -17,6 +18,8 @@ class TestEngineUnits : public QObject
     Q_OBJECT
 private slots:
     void initTestCase();
+    void safeHeight_data();
+    void safeHeight();
     void transferPages_data();
     void transferPages();
     void pagingCoversEveryRowOnce();
@@ -273,6 +276,35 @@ void TestEngineUnits::settingsMapToTheEngine()
     c = engine::configFromSettings(s, base);
     QCOMPARE(c.batchSize, base.batchSize);
     QCOMPARE(c.readyRatio, base.readyRatio);
+}
+
+void TestEngineUnits::safeHeight_data()
+{
+    // clang-format off
+    QTest::addColumn<qint64>("head");   // -1: unknown
+    QTest::addColumn<int>("confirmations");
+    QTest::addColumn<qint64>("ready");  // -1: no gate yet
+    QTest::addColumn<qint64>("safe");   // -1: nothing is safe
+    QTest::newRow("head minus confirmations") << 100LL << 6 << 100LL << 94LL;
+    QTest::newRow("capped by the gate") << 100LL << 6 << 90LL << 90LL;
+    QTest::newRow("no confirmations") << 100LL << 0 << 100LL << 100LL;
+    QTest::newRow("head below confirmations") << 3LL << 6 << 3LL << -1LL;
+    QTest::newRow("head exactly confirmations") << 6LL << 6 << 6LL << 0LL;
+    QTest::newRow("no gate yet") << 100LL << 6 << -1LL << -1LL;
+    QTest::newRow("no head") << -1LL << 6 << 100LL << -1LL;
+    // clang-format on
+}
+
+void TestEngineUnits::safeHeight()
+{
+    QFETCH(qint64, head);
+    QFETCH(int, confirmations);
+    QFETCH(qint64, ready);
+    QFETCH(qint64, safe);
+    const auto opt = [](qint64 v) {
+        return v < 0 ? std::nullopt : std::optional<std::uint64_t>(v);
+    };
+    QCOMPARE(outbox::safeHeight(opt(head), std::uint64_t(confirmations), opt(ready)), opt(safe));
 }
 
 QTEST_GUILESS_MAIN(TestEngineUnits)

@@ -13,6 +13,7 @@
 #include "lab/ReorgInjector.h"
 #include "outbox/OutboxDispatcher.h"
 #include "outbox/OutboxThread.h"
+#include "outbox/SafeHeight.h"
 #include "rpc/EthClient.h"
 #include "store/Database.h"
 #include "wire/SuspectedTruncationError.h"
@@ -814,14 +815,9 @@ void EngineSession::publishProxyKnobs()
 
 void EngineSession::updateSafeHeight()
 {
-    // The confirmation policy applied to the head, capped by the ready-ratio gate: the
-    // same rule as `forkscope index`. No gate yet (no healthy node): nothing is safe.
-    std::optional<quint64> safe;
-    if (m_status.headBlock && *m_status.headBlock >= m_config.confirmations)
-        safe = *m_status.headBlock - m_config.confirmations;
-    const auto ready = m_status.health.readyHeight;
-    safe =
-        (safe && ready) ? std::optional<quint64>(std::min(*safe, quint64(*ready))) : std::nullopt;
+    // The same rule as `forkscope index`.
+    const auto safe =
+        outbox::safeHeight(m_status.headBlock, m_config.confirmations, m_status.health.readyHeight);
     m_status.safeHeight = safe;
     if (m_outbox && safe)
         m_outbox->setSafeHeight(*safe);
