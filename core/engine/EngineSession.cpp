@@ -279,10 +279,8 @@ void EngineSession::startIndexing(const QUrl& url)
     ic.dbPath = m_config.dbPath;
     ic.environmentId = m_config.environmentId;
     if (ic.environmentId.isEmpty())
-        ic.environmentId = m_config.managedDevnet
-                               ? QStringLiteral("lab-") + QDateTime::currentDateTimeUtc().toString(
-                                                              QStringLiteral("yyyyMMdd-HHmmss-zzz"))
-                               : QStringLiteral("default");
+        ic.environmentId =
+            m_config.managedDevnet ? lab::LabReset::newEnvironmentId() : QStringLiteral("default");
     if (m_config.managedDevnet) {
         // Something to watch with nothing to configure: a demo token and live transfers.
         deployDemoToken();
@@ -699,14 +697,10 @@ void EngineSession::resetLab()
         m_demoTimer->stop();
     m_outbox.reset();
     m_indexer.reset();
-    const QString newEnv = QStringLiteral("lab-") + QDateTime::currentDateTimeUtc().toString(
-                                                        QStringLiteral("yyyyMMdd-HHmmss-zzz"));
     try {
         // Straight to anvil (not through a lab proxy, whose knobs may be failing requests).
-        rpc::JsonRpcClient direct(m_devnet->url());
-        direct.setTimeout(m_config.rpcTimeout);
-        const lab::LabResetResult r =
-            lab::LabReset::reset(*m_db, direct, m_devnet->url(), newEnv, m_status.environmentId);
+        const lab::LabResetResult r = lab::LabReset::reset(*m_db, *m_anvilRpc, m_devnet->url(),
+                                                           QString(), m_status.environmentId);
         emit logMessage(
             QStringLiteral("warning"),
             QStringLiteral(

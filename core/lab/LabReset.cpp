@@ -125,6 +125,12 @@ qint64 countRows(store::Database& db, const QString& table, const QStringList& e
 
 } // namespace
 
+QString LabReset::newEnvironmentId()
+{
+    return QStringLiteral("lab-") +
+           QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss-zzz"));
+}
+
 LabResetResult LabReset::reset(store::Database& db, rpc::JsonRpcClient& rpc, const QUrl& rpcUrl,
                                const QString& newEnvironmentId, const QString& environmentToArchive)
 {
@@ -132,8 +138,7 @@ LabResetResult LabReset::reset(store::Database& db, rpc::JsonRpcClient& rpc, con
     LabResetResult r;
     r.newEnvironmentId = newEnvironmentId.trimmed();
     if (r.newEnvironmentId.isEmpty())
-        r.newEnvironmentId = QStringLiteral("lab-") + QDateTime::currentDateTimeUtc().toString(
-                                                          QStringLiteral("yyyyMMdd-HHmmss-zzz"));
+        r.newEnvironmentId = LabReset::newEnvironmentId();
 
     // Order, and why:
     //  1. Take the database's write lock first (BEGIN IMMEDIATE, with the usual busy

@@ -48,6 +48,8 @@ public:
     static LabResetResult reset(store::Database& db, rpc::JsonRpcClient& rpc, const QUrl& rpcUrl,
                                 const QString& newEnvironmentId = {},
                                 const QString& environmentToArchive = {});
+    // A fresh lab environment id: lab-<UTC yyyyMMdd-HHmmss-zzz>.
+    static QString newEnvironmentId();
 };
 
 } // namespace forkscope::lab
