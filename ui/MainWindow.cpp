@@ -447,7 +447,8 @@ void MainWindow::applyLab(const EngineStatus& s)
         const QSignalBlocker block(m_demoRate);
         m_demoRate->setValue(s.demoTransfersPerTick);
     }
-    if (!s.environments.isEmpty()) {
+    if (!s.environments.isEmpty() && s.environments != m_environments) {
+        m_environments = s.environments;
         m_envTable->setRowCount(int(s.environments.size()));
         for (int i = 0; i < s.environments.size(); ++i) {
             const auto& e = s.environments[i];
@@ -781,9 +782,9 @@ QList<EnvironmentWindow*> MainWindow::environmentWindows() const
 void MainWindow::openEnvironment(const QString& environmentId)
 {
     bool archived = false;
-    for (int r = 0; r < m_envTable->rowCount(); ++r)
-        if (m_envTable->item(r, 0) && m_envTable->item(r, 0)->text() == environmentId)
-            archived = m_envTable->item(r, 3)->text() != tr("live");
+    for (const auto& e : m_environments)
+        if (e.id == environmentId)
+            archived = !e.archivedAt.isEmpty();
     auto* w = new EnvironmentWindow(environmentId, archived, this);
     m_envWindows.append(w);
     for (TableBrowser* b : {w->transfers(), w->balances()})

@@ -161,6 +161,8 @@ private:
     QLabel* m_verdictBadge = nullptr;
     engine::InvariantVerdict m_verdict;
     QStringList m_labNodes;
+    // As last received; the Environments table is rebuilt only when this changes.
+    QList<engine::EngineStatus::EnvironmentEntry> m_environments;
     QList<QJsonObject> m_proxyKnobs;
     QList<QList<qint64>> m_reorgIds{{}, {}, {}};
     QPointer<ReorgDiffDialog> m_diffDialog;

@@ -112,6 +112,7 @@ struct EngineStatus
         quint64 chainId = 0;
         QString createdAt;
         QString archivedAt; // empty: live
+        friend bool operator==(const EnvironmentEntry&, const EnvironmentEntry&) = default;
     };
     QList<EnvironmentEntry> environments;
     health::HealthSnapshot health; // every watched node, from the health monitor's thread
