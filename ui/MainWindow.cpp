@@ -7,6 +7,7 @@
 #include "engine/EngineHost.h"
 #include "engine/SyncProgress.h"
 #include "indexer/CrashPoints.h"
+#include "indexer/IndexerStatus.h"
 #include "lab/FaultProxyDialog.h"
 #include "lab/InjectReorgDialog.h"
 #include "models/PagedTableModel.h"
@@ -612,10 +613,8 @@ void MainWindow::applyLag(const EngineStatus& s, double t)
         lag->appendPoint(0, t, double(*s.headBlock));
     if (s.checkpoint)
         lag->appendPoint(1, t, double(*s.checkpoint));
-    std::optional<quint64> lagBlocks;
-    if (s.headBlock && s.connection != EngineStatus::Connection::Unreachable)
-        lagBlocks =
-            *s.headBlock > s.checkpoint.value_or(0) ? *s.headBlock - s.checkpoint.value_or(0) : 0;
+    const std::optional<std::uint64_t> lagBlocks = indexer::IndexerStatus::cursorLag(
+        s.headBlock, s.checkpoint, s.connection != EngineStatus::Connection::Unreachable);
     if (lagBlocks)
         lag->appendPoint(2, t, double(*lagBlocks));
     QString eta;

@@ -43,7 +43,15 @@ struct IndexerStatus
 
     std::optional<std::uint64_t> lag() const
     {
-        if (!head || state == State::NodeUnreachable)
+        return cursorLag(head, checkpoint, state != State::NodeUnreachable);
+    }
+    // Blocks between the head and the checkpoint (nothing indexed counts as 0); unknown
+    // without a head or while the node is unreachable: an outage is not a lag of N.
+    static std::optional<std::uint64_t> cursorLag(std::optional<std::uint64_t> head,
+                                                  std::optional<std::uint64_t> checkpoint,
+                                                  bool reachable)
+    {
+        if (!head || !reachable)
             return std::nullopt;
         const std::uint64_t cp = checkpoint.value_or(0);
         return *head > cp ? *head - cp : 0;
