@@ -145,12 +145,7 @@ void TestLabReset::refusalsChangeNothing()
         holder->rollback();
         holder.reset();
     }
-    QVERIFY2(run.finished && run.exitCode == exitCode, qPrintable(run.describe()));
-    const QStringList lines = run.err.trimmed().split('\n');
-    QCOMPARE(lines.size(), 1);
-    QVERIFY2(lines[0].startsWith("forkscope: "), qPrintable(run.err));
-    for (const QString& m : mentions)
-        QVERIFY2(lines[0].contains(m), qPrintable(m + " not in: " + run.err));
+    VERIFY_ONE_ERROR_LINE(run, exitCode, mentions);
     QVERIFY(run.out.isEmpty());
 
     QCOMPARE(m_lab->dump(), dump);

@@ -471,12 +471,7 @@ void TestReport::badInputs()
     const QStringList before = QDir(m_lab->tempPath(".")).entryList(QDir::Files);
     const ProcessRun run =
         test::runForkscope(full + args, QProcessEnvironment::systemEnvironment(), 60000);
-    QVERIFY2(run.finished && run.exitCode == exitCode, qPrintable(run.describe()));
-    const QStringList lines = run.err.trimmed().split('\n');
-    QCOMPARE(lines.size(), 1);
-    QVERIFY2(lines[0].startsWith("forkscope: "), qPrintable(run.err));
-    for (const QString& m : mentions)
-        QVERIFY2(lines[0].contains(m), qPrintable(m + " not in: " + run.err));
+    VERIFY_ONE_ERROR_LINE(run, exitCode, mentions);
     QVERIFY(!QFile::exists(out));
     QVERIFY(!QFile::exists("/nonexistent-dir/r.csv"));
     QCOMPARE(QDir(m_lab->tempPath(".")).entryList(QDir::Files), before); // no temp file left

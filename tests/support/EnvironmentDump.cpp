@@ -7,31 +7,39 @@
 
 namespace forkscope::test {
 
-QString environmentDump(const QString& dbPath, const QString& env)
+namespace {
+// env empty: every row of every table. Otherwise every row carrying this environment_id
+// (the `environments` row without archived_at, which a lab reset legitimately sets).
+QString dump(const QString& dbPath, const QString& env)
 {
     store::Database::Options ro;
     ro.readOnly = true;
     auto db = store::Database::open(dbPath, ro);
-    QSqlQuery tables = db->run("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
+    QSqlQuery tables = db->run(
+        QStringLiteral("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"));
     QStringList names;
     while (tables.next())
         names << tables.value(0).toString();
     QCryptographicHash h(QCryptographicHash::Sha256);
     QString summary;
     for (const QString& t : names) {
-        QSqlQuery cols = db->run(QStringLiteral("SELECT count(*) FROM pragma_table_info('%1') "
-                                                "WHERE name = 'environment_id'")
-                                     .arg(t));
-        if (!cols.next() || cols.value(0).toInt() == 0)
-            continue;
-        QSqlQuery q =
-            db->run(QStringLiteral("SELECT * FROM %1 WHERE environment_id = ?").arg(t), {env});
+        QSqlQuery q;
+        if (env.isEmpty()) {
+            q = db->run(QStringLiteral("SELECT * FROM %1").arg(t));
+        } else {
+            QSqlQuery cols = db->run(QStringLiteral("SELECT count(*) FROM pragma_table_info('%1') "
+                                                    "WHERE name = 'environment_id'")
+                                         .arg(t));
+            if (!cols.next() || cols.value(0).toInt() == 0)
+                continue;
+            q = db->run(QStringLiteral("SELECT * FROM %1 WHERE environment_id = ?").arg(t), {env});
+        }
         QStringList rows;
         while (q.next()) {
             QStringList values;
             for (int i = 0; i < q.record().count(); ++i)
-                if (!(t == QLatin1String("environments") &&
-                      q.record().fieldName(i) == QLatin1String("archived_at")))
+                if (env.isEmpty() || !(t == QLatin1String("environments") &&
+                                       q.record().fieldName(i) == QLatin1String("archived_at")))
                     values << (q.value(i).isNull() ? QStringLiteral("NULL")
                                                    : q.value(i).toString());
             rows << values.join('|');
@@ -42,6 +50,17 @@ QString environmentDump(const QString& dbPath, const QString& env)
         summary += QStringLiteral("%1:%2 ").arg(t).arg(rows.size());
     }
     return summary + QString::fromLatin1(h.result().toHex());
+}
+} // namespace
+
+QString databaseDump(const QString& dbPath)
+{
+    return dump(dbPath, QString());
+}
+
+QString environmentDump(const QString& dbPath, const QString& env)
+{
+    return dump(dbPath, env);
 }
 
 } // namespace forkscope::test

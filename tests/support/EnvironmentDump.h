@@ -8,5 +8,7 @@ namespace forkscope::test {
 // archived_at, which a lab reset legitimately sets), sorted and hashed, with a row count
 // per table: "kept intact, never mixed" means equal dumps. Opens the file read-only.
 QString environmentDump(const QString& dbPath, const QString& env);
+// The same over every row of every table: "nothing was changed" means equal dumps.
+QString databaseDump(const QString& dbPath);
 
 } // namespace forkscope::test

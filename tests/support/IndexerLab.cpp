@@ -1,4 +1,5 @@
 #include "IndexerLab.h"
+#include "EnvironmentDump.h"
 #include "chain/Hex.h"
 #include "chain/SignedAmount.h"
 #include "indexer/TransferDecoder.h"
@@ -202,31 +203,7 @@ QStringList IndexerLab::verify(const QString& env)
 
 QString IndexerLab::dump() const
 {
-    store::Database::Options ro;
-    ro.readOnly = true;
-    auto db = store::Database::open(dbPath(), ro);
-    QSqlQuery tables = db->run(
-        QStringLiteral("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"));
-    QStringList names;
-    while (tables.next())
-        names << tables.value(0).toString();
-    QCryptographicHash h(QCryptographicHash::Sha256);
-    QString summary;
-    for (const QString& t : names) {
-        QSqlQuery q = db->run(QStringLiteral("SELECT * FROM %1").arg(t));
-        QStringList rows;
-        while (q.next()) {
-            QStringList cols;
-            for (int i = 0; i < q.record().count(); ++i)
-                cols << (q.value(i).isNull() ? QStringLiteral("NULL") : q.value(i).toString());
-            rows << cols.join(QLatin1Char('|'));
-        }
-        rows.sort();
-        h.addData(t.toUtf8());
-        h.addData(rows.join(QLatin1Char('\n')).toUtf8());
-        summary += QStringLiteral("%1:%2 ").arg(t).arg(rows.size());
-    }
-    return summary + QString::fromLatin1(h.result().toHex());
+    return databaseDump(dbPath());
 }
 
 qint64 IndexerLab::count(const QString& sql) const

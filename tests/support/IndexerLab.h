@@ -102,6 +102,19 @@ struct ThreeNodes
 
 // A `forkscope` run (ProcessRun) that finished normally with exit code 0; otherwise the
 // failure message carries its exit status and output.
+// The command failed with `code` and said so in one line, "forkscope: ...", naming each of
+// `mentions`.
+#define VERIFY_ONE_ERROR_LINE(run, code, mentions)                                                 \
+    do {                                                                                           \
+        const ::forkscope::test::ProcessRun& r_ = (run);                                           \
+        QVERIFY2(r_.finished&& r_.exitCode == (code), qPrintable(r_.describe()));                  \
+        const QStringList lines_ = r_.err.trimmed().split('\n');                                   \
+        QCOMPARE(lines_.size(), 1);                                                                \
+        QVERIFY2(lines_[0].startsWith("forkscope: "), qPrintable(r_.err));                         \
+        for (const QString& m_ : (mentions))                                                       \
+            QVERIFY2(lines_[0].contains(m_), qPrintable(m_ + " not in: " + r_.err));               \
+    } while (0)
+
 #define VERIFY_EXIT_OK(run)                                                                        \
     do {                                                                                           \
         const ::forkscope::test::ProcessRun& r_ = (run);                                           \
