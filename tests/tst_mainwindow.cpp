@@ -1,6 +1,7 @@
 // The main window against a real engine (managed anvil on a worker thread): it shows the
 // node and the chain id it read, and shuts the worker and anvil down cleanly.
 #include "EventLogView.h"
+#include "GuiLab.h"
 #include "MainWindow.h"
 #include "ReorgDiffDialog.h"
 #include "TableBrowser.h"
@@ -394,19 +395,12 @@ void TestMainWindow::eventLogFiltersByLevel()
 
 void TestMainWindow::tablesShowWhatTheDatabaseHolds()
 {
-    QTemporaryDir dir;
-    ui::MainWindow w;
-    engine::EngineHost host;
-    w.attachEngine(&host);
-    QSignalSpy statuses(&host, &engine::EngineHost::statusAvailable);
-    engine::EngineConfig config;
-    config.dbPath = dir.filePath("tables.sqlite");
-    config.demoTraffic = false;
-    w.show();
+    test::Lab lab;
+    ui::MainWindow& w = lab.w;
+    lab.start();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
-    host.start(config);
     QTRY_VERIFY_WITH_TIMEOUT(w.checkpointText().startsWith("checkpoint "), 30000);
-    const auto status = statuses.last().at(0).value<engine::EngineStatus>();
+    const auto status = lab.last();
     rpc::JsonRpcClient client{QUrl(status.endpoint)};
     lab::DemoToken token(client, chain::Address::fromHex(status.contracts.first(), "token"),
                          lab::DemoToken::defaultSender(client));
@@ -428,7 +422,7 @@ void TestMainWindow::tablesShowWhatTheDatabaseHolds()
                               10000);
     QVERIFY(!transfers->model()->atEnd()); // loaded lazily: one page, more on scroll
 
-    auto db = store::Database::open(config.dbPath);
+    auto db = store::Database::open(lab.dbPath());
     const auto scalar = [&](const QString& sql, const QVariantList& args) {
         QSqlQuery q = db->run(sql, args);
         return q.next() ? q.value(0).toString() : QString();
@@ -469,22 +463,16 @@ void TestMainWindow::tablesShowWhatTheDatabaseHolds()
                          "length(balance) DESC, "
                          "balance DESC LIMIT 1",
                          {env}));
-    host.shutdown();
+    lab.host.shutdown();
 }
 
 void TestMainWindow::devnetStopAndStartKeepsTheEnvironment()
 {
-    QTemporaryDir dir;
-    ui::MainWindow w;
-    engine::EngineHost host;
-    w.attachEngine(&host);
-    QSignalSpy statuses(&host, &engine::EngineHost::statusAvailable);
-    engine::EngineConfig config;
-    config.dbPath = dir.filePath("devnet.sqlite");
-    config.demoTraffic = false;
-    host.start(config);
+    test::Lab lab;
+    ui::MainWindow& w = lab.w;
+    lab.start();
     QTRY_VERIFY_WITH_TIMEOUT(w.checkpointText().startsWith("checkpoint "), 30000);
-    const auto first = statuses.last().at(0).value<engine::EngineStatus>();
+    const auto first = lab.last();
     QVERIFY(w.devnetAction()->isEnabled());
     QVERIFY(w.devnetAction()->isChecked());
 
@@ -506,7 +494,7 @@ void TestMainWindow::devnetStopAndStartKeepsTheEnvironment()
     const auto head = eth.blockNumber();
     QVERIFY(head >= checkpointWhileDown.toULongLong() + 3);
     QTRY_COMPARE_WITH_TIMEOUT(w.checkpointField("number"), QString::number(head), 30000);
-    const auto last = statuses.last().at(0).value<engine::EngineStatus>();
+    const auto last = lab.last();
     QCOMPARE(last.environmentId, first.environmentId);
     QCOMPARE(last.reorgs, 0); // an outage is not a reorg
     QTRY_COMPARE_WITH_TIMEOUT(w.checkpointField("hash"), eth.blockByNumber(head)->hash.toHex(),
@@ -514,7 +502,7 @@ void TestMainWindow::devnetStopAndStartKeepsTheEnvironment()
     {
         // The lab's verdict: the database agrees with the restarted node (blocks, logs,
         // balances, outbox), i.e. anvil's state file really carried the chain over.
-        auto db = store::Database::open(config.dbPath);
+        auto db = store::Database::open(lab.dbPath());
         QList<chain::Address> contracts;
         for (const QString& c : last.contracts)
             contracts << chain::Address::fromHex(c, "contract");
@@ -522,9 +510,9 @@ void TestMainWindow::devnetStopAndStartKeepsTheEnvironment()
             indexer::InvariantChecker(*db, eth).check(last.environmentId, "default", contracts);
         QVERIFY2(report.ok(), qPrintable(report.summary()));
     }
-    host.shutdown();
+    lab.host.shutdown();
     // The stored chain continued across the outage: no rollback was written.
-    auto db = store::Database::open(config.dbPath);
+    auto db = store::Database::open(lab.dbPath());
     QSqlQuery q = db->run("SELECT count(*) FROM reorg_events WHERE environment_id = ?",
                           {first.environmentId});
     QVERIFY(q.next());
@@ -533,30 +521,25 @@ void TestMainWindow::devnetStopAndStartKeepsTheEnvironment()
 
 void TestMainWindow::outboxDeliversFromTheApp()
 {
-    QTemporaryDir dir;
     test::WebhookRecorder hook;
-    ui::MainWindow w;
-    engine::EngineHost host;
-    w.attachEngine(&host);
-    QSignalSpy statuses(&host, &engine::EngineHost::statusAvailable);
-    engine::EngineConfig config;
-    config.dbPath = dir.filePath("outbox.sqlite");
-    config.demoTraffic = true;
-    config.demoInterval = std::chrono::milliseconds(300);
-    config.webhook = hook.url();
-    config.confirmations = 2;
-    host.start(config);
+    test::Lab lab;
+    ui::MainWindow& w = lab.w;
+    lab.start(0, [&hook](engine::EngineConfig& config) {
+        config.demoTraffic = true;
+        config.demoInterval = std::chrono::milliseconds(300);
+        config.webhook = hook.url();
+        config.confirmations = 2;
+    });
     QTRY_VERIFY_WITH_TIMEOUT(hook.acceptedKeys().size() >= 10, 60000);
-    QTRY_VERIFY_WITH_TIMEOUT(
-        statuses.last().at(0).value<engine::EngineStatus>().outboxDelivered >= 10, 15000);
-    const auto s = statuses.last().at(0).value<engine::EngineStatus>();
+    QTRY_VERIFY_WITH_TIMEOUT(lab.last().outboxDelivered >= 10, 15000);
+    const auto s = lab.last();
     QVERIFY(s.safeHeight.has_value());
     QVERIFY(*s.safeHeight + 2 <= *s.headBlock);
     const QString summary = w.panels().at(2)->summary();
     QVERIFY2(summary.contains("delivered") && !summary.contains("no sink"), qPrintable(summary));
     QVERIFY2(summary.contains("= head - 2"), qPrintable(summary));
-    host.shutdown();
-    auto db = store::Database::open(config.dbPath);
+    lab.host.shutdown();
+    auto db = store::Database::open(lab.dbPath());
     QSqlQuery q =
         db->run("SELECT count(*) FROM outbox WHERE environment_id = ? AND delivered_at IS NOT NULL",
                 {s.environmentId});

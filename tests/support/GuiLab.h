@@ -13,6 +13,7 @@
 #include <QTemporaryDir>
 #include <QTimer>
 #include <QtTest>
+#include <functional>
 
 namespace forkscope::test {
 
@@ -53,13 +54,17 @@ struct Lab
                 return true;
         return false;
     }
-    void start(int labNodes = 0)
+    QString dbPath() const { return dir.filePath("lab.sqlite"); }
+    // `adjust` changes the lab's configuration before the engine starts.
+    void start(int labNodes = 0, const std::function<void(engine::EngineConfig&)>& adjust = {})
     {
         w.attachEngine(&host);
         engine::EngineConfig config;
-        config.dbPath = dir.filePath("lab.sqlite");
+        config.dbPath = dbPath();
         config.demoTraffic = false; // the test decides when blocks come
         config.labNodes = labNodes;
+        if (adjust)
+            adjust(config);
         w.show();
         host.start(config);
     }
