@@ -22,6 +22,7 @@ private slots:
     void twoDevnetsSideBySide();
     void explicitPortInUseIsClearError();
     void badAnvilOverrideIsClearError();
+    void persistedStatesLeaveNothingBehind();
 };
 
 void TestDevnet::startsAnswersAndStops()
@@ -84,6 +85,32 @@ void TestDevnet::badAnvilOverrideIsClearError()
     }
     qunsetenv("FORKSCOPE_ANVIL");
     QVERIFY(!lab::Devnet::locateAnvil().isEmpty());
+}
+
+void TestDevnet::persistedStatesLeaveNothingBehind()
+{
+    // anvil writes states older than its in-memory window (~500 blocks) to disk and never
+    // deletes them; by default that is ~/.foundry/anvil/tmp, so point HOME somewhere we can
+    // watch: nothing may land there, and the devnet's own directory must go with stop().
+    QTemporaryDir home;
+    QVERIFY(home.isValid());
+    const QByteArray oldHome = qgetenv("HOME");
+    qputenv("HOME", home.path().toLocal8Bit());
+    auto restoreHome = qScopeGuard([&] { qputenv("HOME", oldHome); });
+
+    lab::Devnet devnet;
+    devnet.start();
+    const QString cache = devnet.stateCachePath();
+    QVERIFY(!cache.isEmpty());
+    QVERIFY(cache.startsWith(QDir::tempPath()));
+    rpc::JsonRpcClient client(devnet.url());
+    client.callBlocking("anvil_mine", {"0x2bc"}); // 700 blocks
+    QCOMPARE(rpc::EthClient(client).blockNumber(), 700u);
+    QTRY_VERIFY_WITH_TIMEOUT(!QDir(cache).isEmpty(), 10000); // anvil did persist states
+    devnet.stop();
+    QVERIFY(!QFileInfo::exists(cache));
+    QVERIFY(!QFileInfo::exists(home.filePath(".foundry/anvil/tmp")) ||
+            QDir(home.filePath(".foundry/anvil/tmp")).isEmpty());
 }
 
 QTEST_GUILESS_MAIN(TestDevnet)

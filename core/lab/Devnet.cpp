@@ -8,6 +8,7 @@
 #include <QFileInfo>
 #include <QStandardPaths>
 #include <QTcpServer>
+#include <QTemporaryDir>
 #include <QThread>
 
 #include <csignal>
@@ -117,6 +118,13 @@ void Devnet::start(const Options& options)
                          // --silent keeps the per-transaction chatter out of the log file;
                          // errors still reach it.
                          QStringLiteral("--silent")};
+        m_stateCache = std::make_unique<QTemporaryDir>(
+            QDir(QDir::tempPath())
+                .absoluteFilePath(QStringLiteral("forkscope-anvil-states-XXXXXX")));
+        if (!m_stateCache->isValid())
+            throw DevnetError(QStringLiteral("cannot create a state directory for anvil in %1: %2")
+                                  .arg(QDir::tempPath(), m_stateCache->errorString()));
+        args << QStringLiteral("--cache-path") << m_stateCache->path();
         if (options.blockTimeSeconds > 0)
             args << QStringLiteral("--block-time") << QString::number(options.blockTimeSeconds);
         args << options.extraArgs;
@@ -198,11 +206,17 @@ void Devnet::stop()
     }
     delete m_process;
     m_process = nullptr;
+    m_stateCache.reset(); // anvil has exited: nothing writes there any more
 }
 
 bool Devnet::isRunning() const
 {
     return m_process && m_process->state() != QProcess::NotRunning;
+}
+
+QString Devnet::stateCachePath() const
+{
+    return m_stateCache ? m_stateCache->path() : QString();
 }
 
 qint64 Devnet::processId() const
