@@ -117,7 +117,7 @@ int runIndexCommand(const QStringList& arguments)
 
     std::unique_ptr<store::Database> db;
     try {
-        db = store::Database::open(config.dbPath);
+        db = store::Database::open(config.dbPath, store::Database::Options::bulkWriter());
     } catch (const store::StoreError& e) {
         printError(e.message());
         return ExitFailure;

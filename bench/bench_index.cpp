@@ -11,14 +11,35 @@
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QFileInfo>
 #include <QProcess>
 #include <QSqlQuery>
 #include <QTemporaryDir>
+#include <QThread>
 #include <cstdio>
 #include <sys/resource.h>
+#include <unistd.h>
 
 using namespace forkscope;
+
+namespace {
+
+// CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat.
+double processCpuSeconds(qint64 pid)
+{
+    QFile f(QStringLiteral("/proc/%1/stat").arg(pid));
+    if (!f.open(QIODevice::ReadOnly))
+        return 0;
+    const QByteArray stat = f.readAll();
+    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
+    const QList<QByteArray> fields = stat.mid(stat.lastIndexOf(')') + 2).split(' ');
+    if (fields.size() < 13)
+        return 0;
+    return double(fields[11].toLongLong() + fields[12].toLongLong()) / double(sysconf(_SC_CLK_TCK));
+}
+
+} // namespace
 
 int main(int argc, char** argv)
 {
@@ -30,7 +51,9 @@ int main(int argc, char** argv)
     const QCommandLineOption tokensOpt("tokens", "Number of tokens.", "N", "3");
     const QCommandLineOption holdersOpt("holders", "Distinct holders.", "N", "5000");
     const QCommandLineOption batchOpt("batch-size", "forkscope index --batch-size.", "N", "100");
-    p.addOptions({blocksOpt, perTxOpt, tokensOpt, holdersOpt, batchOpt});
+    const QCommandLineOption runsOpt(
+        "runs", "Measure ceiling and full sync N times on one workload.", "N", "1");
+    p.addOptions({blocksOpt, perTxOpt, tokensOpt, holdersOpt, batchOpt, runsOpt});
     p.process(app);
     const int blocks = p.value(blocksOpt).toInt();
     const int perTx = p.value(perTxOpt).toInt();
@@ -47,84 +70,104 @@ int main(int argc, char** argv)
     const auto head = w.head;
     const qint64 events = w.events;
     QElapsedTimer t;
+    double childCpuBefore = 0; // RUSAGE_CHILDREN sums every waited-for child
+    const int runs = std::max(1, p.value(runsOpt).toInt());
+    const auto measure = [&]() -> bool {
+        // The raw ceiling: pull every log (eth_getLogs, 10-block chunks) and every header
+        // (batches of 50) with one request in flight, parsing into chain types, storing nothing.
+        rpc::EthClient eth(rpc);
+        QList<chain::Address> addresses;
+        for (const auto& tok : list)
+            addresses << tok.address();
+        t.start();
+        qint64 pulledLogs = 0;
+        for (std::uint64_t from = 0; from <= head; from += 10) {
+            rpc::LogFilter f;
+            f.fromBlock = from;
+            f.toBlock = std::min<std::uint64_t>(head, from + 9);
+            f.addresses = addresses;
+            pulledLogs += eth.getLogs(f).size();
+        }
+        const double logSecs = t.elapsed() / 1000.0;
+        t.restart();
+        for (std::uint64_t from = 0; from <= head; from += 50)
+            eth.blocksByNumber(from, std::min<std::uint64_t>(head, from + 49));
+        const double headerSecs = t.elapsed() / 1000.0;
+        const double ceilingSecs = logSecs + headerSecs;
+        std::printf(
+            "raw ceiling: %lld logs in %.2f s + %llu headers in %.2f s = %.2f s, %.0f events/s "
+            "(one request in flight, no storage)\n",
+            static_cast<long long>(pulledLogs), logSecs, static_cast<unsigned long long>(head + 1),
+            headerSecs, ceilingSecs, double(events) / ceilingSecs);
 
-    // The raw ceiling: pull every log (eth_getLogs, 10-block chunks) and every header
-    // (batches of 50) with one request in flight, parsing into chain types, storing nothing.
-    rpc::EthClient eth(rpc);
-    QList<chain::Address> addresses;
-    for (const auto& tok : list)
-        addresses << tok.address();
-    t.start();
-    qint64 pulledLogs = 0;
-    for (std::uint64_t from = 0; from <= head; from += 10) {
-        rpc::LogFilter f;
-        f.fromBlock = from;
-        f.toBlock = std::min<std::uint64_t>(head, from + 9);
-        f.addresses = addresses;
-        pulledLogs += eth.getLogs(f).size();
+        QTemporaryDir dir;
+        QProcess index;
+        index.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        QStringList args{
+            "index", "--rpc", devnet.url().toString(), "--db",         dir.filePath("bench.sqlite"),
+            "--env", "bench", "--exit-when-synced",    "--batch-size", p.value(batchOpt)};
+        const double anvilCpuBefore = processCpuSeconds(devnet.processId());
+        t.restart();
+        // FORKSCOPE_BENCH_WRAP="perf record -g -o /tmp/perf.data" profiles the indexer.
+        const QStringList wrap =
+            qEnvironmentVariable("FORKSCOPE_BENCH_WRAP").split(' ', Qt::SkipEmptyParts);
+        if (wrap.isEmpty())
+            index.start(QStringLiteral(FORKSCOPE_BINARY), args + contractArgs);
+        else
+            index.start(wrap.first(), wrap.mid(1) + QStringList{QStringLiteral(FORKSCOPE_BINARY)} +
+                                          args + contractArgs);
+        index.waitForFinished(-1);
+        const double secs = t.elapsed() / 1000.0;
+        const double anvilCpu = processCpuSeconds(devnet.processId()) - anvilCpuBefore;
+        if (index.exitCode() != 0) {
+            std::fprintf(stderr, "forkscope index failed (%d): %s\n", index.exitCode(),
+                         index.readAllStandardOutput().constData());
+            return false;
+        }
+        rusage ru{};
+        getrusage(RUSAGE_CHILDREN, &ru); // the index processes are the only children waited for
+        const double cpuSoFar = double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+                                double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+        const double cpu = cpuSoFar - childCpuBefore;
+        childCpuBefore = cpuSoFar;
+        std::printf(
+            "full sync: %.2f s, %.0f events/s, %.0f blocks/s, peak RSS %.1f MiB (batch size "
+            "%s)\n",
+            secs, double(events) / secs, double(head) / secs, double(ru.ru_maxrss) / 1024.0,
+            qPrintable(p.value(batchOpt)));
+        // Anvil shares the cores: what both used says how much of the machine the sync had.
+        const int cores = std::max(1, QThread::idealThreadCount());
+        std::printf("CPU during the sync: indexer %.2f s + anvil %.2f s = %.0f%% of %d cores\n",
+                    cpu, anvilCpu, 100.0 * (cpu + anvilCpu) / (secs * cores), cores);
+        std::printf("ratio: full sync at %.0f%% of the raw ceiling (target 70%%)\n",
+                    100.0 * ceilingSecs / secs);
+        // What the sync wrote: the committing thread's work grows with these bytes.
+        const QString dbPath = dir.filePath("bench.sqlite");
+        const qint64 dbBytes = QFileInfo(dbPath).size() + QFileInfo(dbPath + "-wal").size();
+        std::printf("database: %.1f MiB (%.0f bytes/event)", double(dbBytes) / (1 << 20),
+                    double(dbBytes) / double(events));
+        try {
+            store::Database::Options ro;
+            ro.readOnly = true;
+            auto db = store::Database::open(dbPath, ro);
+            QSqlQuery q = db->run(QStringLiteral(
+                "SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC LIMIT 8"));
+            std::printf(", largest:");
+            while (q.next())
+                std::printf(" %s %.1f MiB", qPrintable(q.value(0).toString()),
+                            q.value(1).toDouble() / (1 << 20));
+        } catch (const std::exception& e) {
+            std::printf(" (per table: %s)", e.what());
+        }
+        std::printf("\n");
+        return true;
+    };
+    for (int run = 1; run <= runs; ++run) {
+        if (runs > 1)
+            std::printf("--- run %d of %d\n", run, runs);
+        if (!measure())
+            return 1;
+        std::fflush(stdout);
     }
-    const double logSecs = t.elapsed() / 1000.0;
-    t.restart();
-    for (std::uint64_t from = 0; from <= head; from += 50)
-        eth.blocksByNumber(from, std::min<std::uint64_t>(head, from + 49));
-    const double headerSecs = t.elapsed() / 1000.0;
-    const double ceilingSecs = logSecs + headerSecs;
-    std::printf("raw ceiling: %lld logs in %.2f s + %llu headers in %.2f s = %.2f s, %.0f events/s "
-                "(one request in flight, no storage)\n",
-                static_cast<long long>(pulledLogs), logSecs,
-                static_cast<unsigned long long>(head + 1), headerSecs, ceilingSecs,
-                double(events) / ceilingSecs);
-
-    QTemporaryDir dir;
-    QProcess index;
-    index.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-    QStringList args{
-        "index", "--rpc", devnet.url().toString(), "--db",         dir.filePath("bench.sqlite"),
-        "--env", "bench", "--exit-when-synced",    "--batch-size", p.value(batchOpt)};
-    t.restart();
-    // FORKSCOPE_BENCH_WRAP="perf record -g -o /tmp/perf.data" profiles the indexer.
-    const QStringList wrap =
-        qEnvironmentVariable("FORKSCOPE_BENCH_WRAP").split(' ', Qt::SkipEmptyParts);
-    if (wrap.isEmpty())
-        index.start(QStringLiteral(FORKSCOPE_BINARY), args + contractArgs);
-    else
-        index.start(wrap.first(), wrap.mid(1) + QStringList{QStringLiteral(FORKSCOPE_BINARY)} +
-                                      args + contractArgs);
-    index.waitForFinished(-1);
-    const double secs = t.elapsed() / 1000.0;
-    if (index.exitCode() != 0) {
-        std::fprintf(stderr, "forkscope index failed (%d): %s\n", index.exitCode(),
-                     index.readAllStandardOutput().constData());
-        return 1;
-    }
-    rusage ru{};
-    getrusage(RUSAGE_CHILDREN, &ru); // the index process is the only child waited for
-    const double cpu = double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-                       double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-    std::printf("full sync: %.2f s, %.0f events/s, %.0f blocks/s, peak RSS %.1f MiB, indexer CPU "
-                "%.2f s (%.0f%% of wall; the rest is waiting for anvil) (batch size %s)\n",
-                secs, double(events) / secs, double(head) / secs, double(ru.ru_maxrss) / 1024.0,
-                cpu, 100.0 * cpu / secs, qPrintable(p.value(batchOpt)));
-    std::printf("ratio: full sync at %.0f%% of the raw ceiling (target 70%%)\n",
-                100.0 * ceilingSecs / secs);
-    // What the sync wrote: the committing thread's work grows with these bytes.
-    const QString dbPath = dir.filePath("bench.sqlite");
-    const qint64 dbBytes = QFileInfo(dbPath).size() + QFileInfo(dbPath + "-wal").size();
-    std::printf("database: %.1f MiB (%.0f bytes/event)", double(dbBytes) / (1 << 20),
-                double(dbBytes) / double(events));
-    try {
-        store::Database::Options ro;
-        ro.readOnly = true;
-        auto db = store::Database::open(dbPath, ro);
-        QSqlQuery q = db->run(QStringLiteral(
-            "SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC LIMIT 8"));
-        std::printf(", largest:");
-        while (q.next())
-            std::printf(" %s %.1f MiB", qPrintable(q.value(0).toString()),
-                        q.value(1).toDouble() / (1 << 20));
-    } catch (const std::exception& e) {
-        std::printf(" (per table: %s)", e.what());
-    }
-    std::printf("\n");
     return 0;
 }

@@ -62,7 +62,7 @@ void EngineSession::start()
     try {
         if (!m_config.dbPath.isEmpty()) {
             QDir().mkpath(QFileInfo(m_config.dbPath).absolutePath());
-            m_db = store::Database::open(m_config.dbPath);
+            m_db = store::Database::open(m_config.dbPath, store::Database::Options::bulkWriter());
             m_readDb = store::Database::open(m_config.dbPath);
             m_status.schemaVersion = m_db->schemaVersion();
             emit logMessage(QStringLiteral("info"), QStringLiteral("database %1 (schema v%2)")
@@ -440,7 +440,7 @@ void EngineSession::restartIndexerAfterCrash(const QString& point)
         if (m_stopRequested)
             return;
         try {
-            m_db = store::Database::open(m_config.dbPath);
+            m_db = store::Database::open(m_config.dbPath, store::Database::Options::bulkWriter());
             createIndexer();
             emit logMessage(QStringLiteral("info"),
                             QStringLiteral("indexer restarted after the crash at %1").arg(point));

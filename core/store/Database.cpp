@@ -1,6 +1,7 @@
 #include "Database.h"
 #include "Migrations.h"
 #include "SqlFunctions.h"
+#include "WalCheckpointer.h"
 
 #include <QAtomicInteger>
 #include <QDateTime>
@@ -50,6 +51,7 @@ Database::Database(QString path, QString connectionName, const Options& options)
 
 Database::~Database()
 {
+    m_checkpointer.reset(); // before the connection whose WAL hook it holds closes
     m_statements.clear();
     if (m_db.isValid()) {
         m_db.close();
@@ -138,6 +140,13 @@ std::unique_ptr<Database> Database::open(const QString& path, const Options& opt
                                  .arg(path));
     }
 
+    // Before SQLite initialises (the first connection): its per-allocation memory statistics
+    // take a global mutex on every malloc, and nothing here reads them. A no-op afterwards.
+    static const bool memStatusOff = [] {
+        sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+        return true;
+    }();
+    Q_UNUSED(memStatusOff);
     std::unique_ptr<Database> db(new Database(path, nextConnectionName(), options));
     db->m_db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), db->m_connectionName);
     db->m_db.setDatabaseName(path);
@@ -205,6 +214,9 @@ std::unique_ptr<Database> Database::open(const QString& path, const Options& opt
         db->rollback();
     });
     db->retryWhileLocked([&] { db->migrate(); });
+    if (options.checkpointInBackground)
+        if (sqlite3* h = db->sqliteHandle())
+            db->m_checkpointer = std::make_unique<WalCheckpointer>(h, path);
     return db;
 }
 
@@ -221,6 +233,11 @@ void Database::retryWhileLocked(const std::function<void()>& step)
             QThread::msleep(20);
         }
     }
+}
+
+int Database::backgroundCheckpoints() const
+{
+    return m_checkpointer ? m_checkpointer->checkpointsRun() : 0;
 }
 
 sqlite3* Database::sqliteHandle()

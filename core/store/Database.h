@@ -15,6 +15,8 @@ struct sqlite3;
 
 namespace forkscope::store {
 
+class WalCheckpointer;
+
 // Every timestamp the store writes: UTC, ISO 8601 with milliseconds, so that they sort and
 // compare as text.
 QString nowUtc();
@@ -29,6 +31,16 @@ public:
     {
         bool readOnly = false;
         std::chrono::milliseconds busyTimeout{5000};
+        // For the one connection that writes in bulk (the indexer): its WAL is copied back
+        // into the database file by a WalCheckpointer thread instead of inside its COMMITs.
+        bool checkpointInBackground = false;
+
+        static Options bulkWriter()
+        {
+            Options o;
+            o.checkpointInBackground = true;
+            return o;
+        }
     };
 
     static std::unique_ptr<Database> open(const QString& path, const Options& options);
@@ -65,6 +77,8 @@ public:
     bool inTransaction();
 
     StoreError errorFrom(const QSqlError& e, const QString& context) const;
+    // WAL checkpoints a WalCheckpointer ran for this connection (0 without one).
+    int backgroundCheckpoints() const;
 
 private:
     Database(QString path, QString connectionName, const Options& options);
@@ -78,6 +92,7 @@ private:
     QSqlDatabase m_db;
     QHash<QString, QSqlQuery> m_statements;
     int m_schemaVersion = 0;
+    std::unique_ptr<WalCheckpointer> m_checkpointer;
 };
 
 // Rolls back unless commit() was called: an exception between BEGIN and COMMIT must leave

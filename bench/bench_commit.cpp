@@ -1,0 +1,155 @@
+// Storage floor: what the committing thread alone costs for the indexer workload.
+//
+// Builds the same shape of data as forkscope_bench_index (2,000 blocks, 3 tokens x 17
+// Transfers per block over 5,000 holders) in memory, with no node and no JSON, and commits
+// it batch by batch through the indexer's own BatchCommitter into a fresh database, the way
+// a backfill does. The time it prints is a lower bound for a full sync on this machine with
+// this storage contract: no fetcher, however fast, can make the sync quicker than this.
+//
+//   build/bench/forkscope_bench_commit [--blocks 2000] [--per-tx 17] [--tokens 3]
+//                                      [--holders 5000] [--batch-size 100] [--runs 1]
+//                                      [--inline-checkpoints]
+#include "chain/Keccak.h"
+#include "indexer/BalanceBook.h"
+#include "indexer/BatchCommitter.h"
+#include "indexer/CheckpointStore.h"
+#include "indexer/EnvironmentRegistry.h"
+#include "store/Database.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QTemporaryDir>
+#include <QUrl>
+#include <cstdio>
+
+using namespace forkscope;
+
+namespace {
+
+chain::Hash32 hashOf(const QByteArray& seed)
+{
+    return chain::keccak256(seed);
+}
+
+chain::Address addressOf(const QByteArray& seed)
+{
+    return chain::Address::fromBytes(hashOf(seed).toByteArray().right(20), QStringLiteral("seed"));
+}
+
+chain::Hash32 topicOf(const chain::Address& a)
+{
+    return chain::Hash32::fromBytes(QByteArray(12, '\0') + a.toByteArray(),
+                                    QStringLiteral("topic"));
+}
+
+// One batch of `blocks` consecutive blocks, each with `perTx` Transfers per token.
+indexer::VerifiedBatch makeBatch(std::uint64_t first, int blocks, int perTx,
+                                 const QList<chain::Address>& tokens,
+                                 const QList<chain::Address>& holders, chain::Hash32& parent)
+{
+    static const chain::Hash32 transferTopic =
+        chain::eventTopic(QStringLiteral("Transfer(address,address,uint256)"));
+    indexer::VerifiedBatch batch;
+    for (int b = 0; b < blocks; ++b) {
+        chain::BlockHeader h;
+        h.number = first + std::uint64_t(b);
+        h.hash = hashOf("block" + QByteArray::number(h.number));
+        h.parentHash = parent;
+        h.timestamp = 1'700'000'000 + h.number;
+        parent = h.hash;
+        batch.blocks.append(h);
+        std::uint64_t logIndex = 0;
+        for (qsizetype t = 0; t < tokens.size(); ++t) {
+            const chain::Hash32 tx =
+                hashOf("tx" + QByteArray::number(h.number) + ':' + QByteArray::number(t));
+            for (int i = 0; i < perTx; ++i) {
+                const std::uint64_t n = h.number * 1000 + std::uint64_t(t) * 100 + std::uint64_t(i);
+                chain::LogEntry log;
+                log.address = tokens[t];
+                log.topics = {transferTopic, topicOf(holders[qsizetype(n % holders.size())]),
+                              topicOf(holders[qsizetype((n * 7 + 3) % holders.size())])};
+                QByteArray value(32, '\0');
+                value[31] = char(1 + i);
+                log.data = value;
+                log.blockNumber = h.number;
+                log.blockHash = h.hash;
+                log.transactionHash = tx;
+                log.transactionIndex = std::uint64_t(t);
+                log.logIndex = logIndex++;
+                batch.logs.append(log);
+            }
+        }
+    }
+    return batch;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    QCoreApplication app(argc, argv);
+    QCommandLineParser p;
+    p.addHelpOption();
+    const QCommandLineOption blocksOpt("blocks", "Blocks of transfers.", "N", "2000");
+    const QCommandLineOption perTxOpt("per-tx", "Transfers per token per block.", "N", "17");
+    const QCommandLineOption tokensOpt("tokens", "Number of tokens.", "N", "3");
+    const QCommandLineOption holdersOpt("holders", "Distinct holders.", "N", "5000");
+    const QCommandLineOption batchOpt("batch-size", "Blocks per transaction.", "N", "100");
+    const QCommandLineOption runsOpt("runs", "Repeat the whole commit N times.", "N", "1");
+    const QCommandLineOption inlineOpt("inline-checkpoints",
+                                       "Let SQLite checkpoint the WAL inside COMMIT (as before "
+                                       "the background WalCheckpointer).");
+    p.addOptions({blocksOpt, perTxOpt, tokensOpt, holdersOpt, batchOpt, runsOpt, inlineOpt});
+    p.process(app);
+    const int blocks = std::max(1, p.value(blocksOpt).toInt());
+    const int perTx = std::max(1, p.value(perTxOpt).toInt());
+    const int batchSize = std::max(1, p.value(batchOpt).toInt());
+    QList<chain::Address> tokens, holders;
+    for (int t = 0; t < std::max(1, p.value(tokensOpt).toInt()); ++t)
+        tokens << addressOf("token" + QByteArray::number(t));
+    for (int h = 0; h < std::max(1, p.value(holdersOpt).toInt()); ++h)
+        holders << addressOf("holder" + QByteArray::number(h));
+
+    // The batches are built before the clock starts: only the commit path is measured.
+    QList<indexer::VerifiedBatch> batches;
+    chain::Hash32 parent = hashOf("genesis");
+    qint64 events = 0;
+    for (int first = 1; first <= blocks; first += batchSize) {
+        batches << makeBatch(std::uint64_t(first), std::min(batchSize, blocks - first + 1), perTx,
+                             tokens, holders, parent);
+        events += batches.last().logs.size();
+    }
+
+    for (int run = 1; run <= std::max(1, p.value(runsOpt).toInt()); ++run) {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("commit.sqlite");
+        auto db = store::Database::open(path, p.isSet(inlineOpt)
+                                                  ? store::Database::Options{}
+                                                  : store::Database::Options::bulkWriter());
+        const QString env = QStringLiteral("bench");
+        indexer::EnvironmentRegistry(*db).openForIndexing(env, 31337, hashOf("genesis"),
+                                                          QUrl("http://127.0.0.1:1"));
+        indexer::CheckpointStore checkpoints(*db, env, 31337, QStringLiteral("default"));
+        indexer::BalanceBook balances(*db, env, 31337);
+        indexer::BatchCommitter committer(*db, env, 31337, checkpoints, balances);
+
+        QElapsedTimer t;
+        t.start();
+        std::optional<indexer::Checkpoint> cp;
+        for (const auto& batch : batches) {
+            committer.commit(cp, batch, 1, QStringLiteral("bench"), 1);
+            cp = checkpoints.read();
+        }
+        const double secs = double(t.nsecsElapsed()) / 1e9;
+        const qint64 bytes = QFileInfo(path).size() + QFileInfo(path + "-wal").size();
+        std::printf("commit only: %lld events in %zu transactions in %.2f s, %.0f events/s, "
+                    "%.1f us/event, database %.1f MiB (%s checkpoints)\n",
+                    static_cast<long long>(events), static_cast<size_t>(batches.size()), secs,
+                    double(events) / secs, 1e6 * secs / double(events), double(bytes) / (1 << 20),
+                    p.isSet(inlineOpt) ? "inline" : "background");
+        std::fflush(stdout);
+    }
+    return 0;
+}
