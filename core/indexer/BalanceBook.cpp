@@ -33,12 +33,13 @@ void BalanceBook::apply(const QHash<HolderKey, HolderDelta>& deltas, std::uint64
     // (forkscope_amount_add), so the old balance never makes a round trip through Qt.
     if (!m_upsertDelta)
         m_upsertDelta = std::make_unique<store::SqliteStatement>(
-            m_db, "INSERT INTO token_balances (environment_id, chain_id, contract, holder, balance, "
-                  "updated_at_block, transfer_sides) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) "
-                  "ON CONFLICT (environment_id, chain_id, contract, holder) DO UPDATE SET "
-                  "balance = forkscope_amount_add(token_balances.balance, excluded.balance), "
-                  "updated_at_block = excluded.updated_at_block, "
-                  "transfer_sides = token_balances.transfer_sides + excluded.transfer_sides");
+            m_db,
+            "INSERT INTO token_balances (environment_id, chain_id, contract, holder, balance, "
+            "updated_at_block, transfer_sides) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) "
+            "ON CONFLICT (environment_id, chain_id, contract, holder) DO UPDATE SET "
+            "balance = forkscope_amount_add(token_balances.balance, excluded.balance), "
+            "updated_at_block = excluded.updated_at_block, "
+            "transfer_sides = token_balances.transfer_sides + excluded.transfer_sides");
     const QByteArray env = m_env.toUtf8();
     for (auto it = deltas.cbegin(); it != deltas.cend(); ++it) {
         m_upsertDelta->bind(1, env);

@@ -150,12 +150,14 @@ CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
         // The zero address is the mint/burn side, not a holder.
         const SignedAmount amount(t->value);
         if (!t->from.isZero()) {
-            HolderDelta& d = deltas[HolderKey{QString::fromLatin1(contract), QString::fromLatin1(from)}];
+            HolderDelta& d =
+                deltas[HolderKey{QString::fromLatin1(contract), QString::fromLatin1(from)}];
             d.amount -= amount;
             ++d.sides;
         }
         if (!t->to.isZero()) {
-            HolderDelta& d = deltas[HolderKey{QString::fromLatin1(contract), QString::fromLatin1(to)}];
+            HolderDelta& d =
+                deltas[HolderKey{QString::fromLatin1(contract), QString::fromLatin1(to)}];
             d.amount += amount;
             ++d.sides;
         }
