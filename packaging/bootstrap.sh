@@ -23,6 +23,8 @@ APT_PACKAGES=(
   # cpack's DEB generator runs dpkg-shlibdeps (dpkg-dev) on the files `file` calls ELF;
   # the packaging test validates the metadata with appstreamcli and desktop-file-validate.
   dpkg-dev file appstream desktop-file-utils
+  # The `format` test checks every source file against the committed .clang-format.
+  clang-format
 )
 
 missing=()
