@@ -1,10 +1,34 @@
 #include "BenchWorkload.h"
 #include "rpc/EthClient.h"
 
+#include <QCommandLineParser>
 #include <QElapsedTimer>
 #include <cstdio>
 
 namespace forkscope::bench {
+
+WorkloadOptions::WorkloadOptions(const QString& batchHelp)
+    : m_blocks("blocks", "Blocks of transfers.", "N", "2000"),
+      m_perTx("per-tx", "Transfers per token per block.", "N", "17"),
+      m_tokens("tokens", "Number of tokens.", "N", "3"),
+      m_holders("holders", "Distinct holders.", "N", "5000"),
+      m_batch("batch-size", batchHelp, "N", "100")
+{
+}
+
+void WorkloadOptions::addTo(QCommandLineParser& parser) const
+{
+    parser.addOptions({m_blocks, m_perTx, m_tokens, m_holders, m_batch});
+}
+
+WorkloadShape WorkloadOptions::read(const QCommandLineParser& parser) const
+{
+    const auto atLeastOne = [&](const QCommandLineOption& o) {
+        return std::max(1, parser.value(o).toInt());
+    };
+    return {atLeastOne(m_blocks), atLeastOne(m_perTx), atLeastOne(m_tokens), atLeastOne(m_holders),
+            atLeastOne(m_batch)};
+}
 
 Workload Workload::build(int blocks, int perTx, int tokens, int holders)
 {

@@ -4,10 +4,35 @@
 #include "lab/Devnet.h"
 #include "rpc/JsonRpcClient.h"
 
+#include <QCommandLineOption>
 #include <QStringList>
 #include <memory>
 
+class QCommandLineParser;
+
 namespace forkscope::bench {
+
+// The workload's shape as the index and commit benchmarks take it on their command line.
+struct WorkloadShape
+{
+    int blocks = 2000;
+    int perTx = 17;
+    int tokens = 3;
+    int holders = 5000;
+    int batchSize = 100;
+};
+
+class WorkloadOptions
+{
+public:
+    explicit WorkloadOptions(const QString& batchHelp);
+    void addTo(QCommandLineParser& parser) const;
+    WorkloadShape read(const QCommandLineParser& parser) const; // every value at least 1
+    const QCommandLineOption& batchSize() const { return m_batch; }
+
+private:
+    QCommandLineOption m_blocks, m_perTx, m_tokens, m_holders, m_batch;
+};
 
 // The indexer benchmarks' workload: `tokens` DemoTokens on a managed anvil, each with
 // `perTx` Transfers in every one of `blocks` blocks, spread over `holders` holders.

@@ -9,6 +9,7 @@
 //   build/bench/forkscope_bench_commit [--blocks 2000] [--per-tx 17] [--tokens 3]
 //                                      [--holders 5000] [--batch-size 100] [--runs 1]
 //                                      [--inline-checkpoints]
+#include "BenchWorkload.h"
 #include "chain/Keccak.h"
 #include "indexer/BalanceBook.h"
 #include "indexer/BatchCommitter.h"
@@ -92,24 +93,22 @@ int main(int argc, char** argv)
     QCoreApplication app(argc, argv);
     QCommandLineParser p;
     p.addHelpOption();
-    const QCommandLineOption blocksOpt("blocks", "Blocks of transfers.", "N", "2000");
-    const QCommandLineOption perTxOpt("per-tx", "Transfers per token per block.", "N", "17");
-    const QCommandLineOption tokensOpt("tokens", "Number of tokens.", "N", "3");
-    const QCommandLineOption holdersOpt("holders", "Distinct holders.", "N", "5000");
-    const QCommandLineOption batchOpt("batch-size", "Blocks per transaction.", "N", "100");
+    const bench::WorkloadOptions workload(QStringLiteral("Blocks per transaction."));
+    workload.addTo(p);
     const QCommandLineOption runsOpt("runs", "Repeat the whole commit N times.", "N", "1");
     const QCommandLineOption inlineOpt("inline-checkpoints",
                                        "Let SQLite checkpoint the WAL inside COMMIT (as before "
                                        "the background WalCheckpointer).");
-    p.addOptions({blocksOpt, perTxOpt, tokensOpt, holdersOpt, batchOpt, runsOpt, inlineOpt});
+    p.addOptions({runsOpt, inlineOpt});
     p.process(app);
-    const int blocks = std::max(1, p.value(blocksOpt).toInt());
-    const int perTx = std::max(1, p.value(perTxOpt).toInt());
-    const int batchSize = std::max(1, p.value(batchOpt).toInt());
+    const bench::WorkloadShape shape = workload.read(p);
+    const int blocks = shape.blocks;
+    const int perTx = shape.perTx;
+    const int batchSize = shape.batchSize;
     QList<chain::Address> tokens, holders;
-    for (int t = 0; t < std::max(1, p.value(tokensOpt).toInt()); ++t)
+    for (int t = 0; t < shape.tokens; ++t)
         tokens << addressOf("token" + QByteArray::number(t));
-    for (int h = 0; h < std::max(1, p.value(holdersOpt).toInt()); ++h)
+    for (int h = 0; h < shape.holders; ++h)
         holders << addressOf("holder" + QByteArray::number(h));
 
     // The batches are built before the clock starts: only the commit path is measured.

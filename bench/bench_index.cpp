@@ -46,21 +46,16 @@ int main(int argc, char** argv)
     QCoreApplication app(argc, argv);
     QCommandLineParser p;
     p.addHelpOption();
-    const QCommandLineOption blocksOpt("blocks", "Blocks of transfers.", "N", "2000");
-    const QCommandLineOption perTxOpt("per-tx", "Transfers per token per block.", "N", "17");
-    const QCommandLineOption tokensOpt("tokens", "Number of tokens.", "N", "3");
-    const QCommandLineOption holdersOpt("holders", "Distinct holders.", "N", "5000");
-    const QCommandLineOption batchOpt("batch-size", "forkscope index --batch-size.", "N", "100");
+    const bench::WorkloadOptions workload(QStringLiteral("forkscope index --batch-size."));
+    workload.addTo(p);
     const QCommandLineOption runsOpt(
         "runs", "Measure ceiling and full sync N times on one workload.", "N", "1");
-    p.addOptions({blocksOpt, perTxOpt, tokensOpt, holdersOpt, batchOpt, runsOpt});
+    p.addOption(runsOpt);
     p.process(app);
-    const int blocks = p.value(blocksOpt).toInt();
-    const int perTx = p.value(perTxOpt).toInt();
-    const int tokens = p.value(tokensOpt).toInt();
-    const int holders = p.value(holdersOpt).toInt();
+    const bench::WorkloadShape shape = workload.read(p);
 
-    bench::Workload w = bench::Workload::build(blocks, perTx, tokens, holders);
+    bench::Workload w =
+        bench::Workload::build(shape.blocks, shape.perTx, shape.tokens, shape.holders);
     lab::Devnet& devnet = *w.devnet;
     rpc::JsonRpcClient& rpc = *w.rpc;
     const QList<lab::DemoToken>& list = w.tokens;
@@ -103,9 +98,16 @@ int main(int argc, char** argv)
         QTemporaryDir dir;
         QProcess index;
         index.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-        QStringList args{
-            "index", "--rpc", devnet.url().toString(), "--db",         dir.filePath("bench.sqlite"),
-            "--env", "bench", "--exit-when-synced",    "--batch-size", p.value(batchOpt)};
+        QStringList args{"index",
+                         "--rpc",
+                         devnet.url().toString(),
+                         "--db",
+                         dir.filePath("bench.sqlite"),
+                         "--env",
+                         "bench",
+                         "--exit-when-synced",
+                         "--batch-size",
+                         QString::number(shape.batchSize)};
         const double anvilCpuBefore = processCpuSeconds(devnet.processId());
         t.restart();
         // FORKSCOPE_BENCH_WRAP="perf record -g -o /tmp/perf.data" profiles the indexer.
@@ -134,7 +136,7 @@ int main(int argc, char** argv)
             "full sync: %.2f s, %.0f events/s, %.0f blocks/s, peak RSS %.1f MiB (batch size "
             "%s)\n",
             secs, double(events) / secs, double(head) / secs, double(ru.ru_maxrss) / 1024.0,
-            qPrintable(p.value(batchOpt)));
+            qPrintable(QString::number(shape.batchSize)));
         // Anvil shares the cores: what both used says how much of the machine the sync had.
         const int cores = std::max(1, QThread::idealThreadCount());
         std::printf("CPU during the sync: indexer %.2f s + anvil %.2f s = %.0f%% of %d cores\n",
