@@ -1,5 +1,6 @@
 #include "BalanceBook.h"
 #include "chain/ChainParseError.h"
+#include "chain/SignedAmount.h"
 #include "store/Database.h"
 #include "store/SqliteStatement.h"
 
@@ -62,29 +63,32 @@ QList<BalanceChange> BalanceBook::revert(const QHash<HolderKey, HolderDelta>& re
     QList<BalanceChange> changes;
     for (auto it = removed.cbegin(); it != removed.cend(); ++it) {
         const HolderKey& key = it.key();
-        const auto before = current(key);
-        if (!before)
-            continue; // no row to take anything from; the invariant check reports the gap
-        m_db.runCached(
-            QStringLiteral("UPDATE token_balances SET balance = forkscope_amount_add(balance, ?), "
-                           "transfer_sides = transfer_sides - ?, updated_at_block = "
-                           "min(updated_at_block, ?) WHERE environment_id = ? AND chain_id = ? "
-                           "AND contract = ? AND holder = ?"),
-            {QString::fromStdString((-it.value().amount).str()), it.value().sides,
-             qint64(forkBlock), m_env, qint64(m_chainId), key.contract, key.holder});
         QSqlQuery& q = m_db.runCached(
             QStringLiteral("SELECT balance, transfer_sides FROM token_balances WHERE "
                            "environment_id = ? AND chain_id = ? AND contract = ? AND holder = ?"),
             {m_env, qint64(m_chainId), key.contract, key.holder});
-        BalanceChange change{key, *before, QString()};
-        const bool left = q.next() && q.value(1).toLongLong() > 0;
-        if (left)
-            change.after = q.value(0).toString();
+        if (!q.next()) {
+            q.finish();
+            continue; // no row to take anything from; the invariant check reports the gap
+        }
+        BalanceChange change{key, q.value(0).toString(), QString()};
+        const qint64 sidesLeft = q.value(1).toLongLong() - it.value().sides;
         q.finish();
-        if (!left) // no transfer names the holder any more: no row (not a row of "0")
+        if (sidesLeft > 0) {
+            change.after = chain::amount::toString(
+                chain::amount::fromString(change.before, QStringLiteral("token_balances.balance")) -
+                it.value().amount);
+            m_db.runCached(
+                QStringLiteral("UPDATE token_balances SET balance = ?, transfer_sides = ?, "
+                               "updated_at_block = min(updated_at_block, ?) WHERE environment_id "
+                               "= ? AND chain_id = ? AND contract = ? AND holder = ?"),
+                {change.after, sidesLeft, qint64(forkBlock), m_env, qint64(m_chainId), key.contract,
+                 key.holder});
+        } else { // no transfer names the holder any more: no row (not a row of "0")
             m_db.runCached(QStringLiteral("DELETE FROM token_balances WHERE environment_id = ? AND "
                                           "chain_id = ? AND contract = ? AND holder = ?"),
                            {m_env, qint64(m_chainId), key.contract, key.holder});
+        }
         if (change.before != change.after)
             changes.append(change);
     }
