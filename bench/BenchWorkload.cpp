@@ -7,12 +7,16 @@
 
 namespace forkscope::bench {
 
+namespace {
+const WorkloadShape kDefaults;
+} // namespace
+
 WorkloadOptions::WorkloadOptions(const QString& batchHelp)
-    : m_blocks("blocks", "Blocks of transfers.", "N", "2000"),
-      m_perTx("per-tx", "Transfers per token per block.", "N", "17"),
-      m_tokens("tokens", "Number of tokens.", "N", "3"),
-      m_holders("holders", "Distinct holders.", "N", "5000"),
-      m_batch("batch-size", batchHelp, "N", "100")
+    : m_blocks("blocks", "Blocks of transfers.", "N", QString::number(kDefaults.blocks)),
+      m_perTx("per-tx", "Transfers per token per block.", "N", QString::number(kDefaults.perTx)),
+      m_tokens("tokens", "Number of tokens.", "N", QString::number(kDefaults.tokens)),
+      m_holders("holders", "Distinct holders.", "N", QString::number(kDefaults.holders)),
+      m_batch("batch-size", batchHelp, "N", QString::number(kDefaults.batchSize))
 {
 }
 
@@ -30,7 +34,7 @@ WorkloadShape WorkloadOptions::read(const QCommandLineParser& parser) const
             atLeastOne(m_batch)};
 }
 
-Workload Workload::build(int blocks, int perTx, int tokens, int holders)
+Workload Workload::build(const WorkloadShape& shape)
 {
     Workload w;
     w.devnet = std::make_unique<lab::Devnet>();
@@ -42,25 +46,26 @@ Workload Workload::build(int blocks, int perTx, int tokens, int holders)
     const auto sender = lab::DemoToken::defaultSender(*w.rpc);
     QElapsedTimer t;
     t.start();
-    for (int i = 0; i < tokens; ++i) {
+    for (int i = 0; i < shape.tokens; ++i) {
         w.tokens << lab::DemoToken::deploy(*w.rpc, sender, QStringLiteral("Bench %1").arg(i),
                                            QStringLiteral("B%1").arg(i),
                                            chain::U256("1000000000000000000000000000"));
         w.contracts << w.tokens.last().address().toHex();
     }
     quint64 offset = 0;
-    for (int done = 0; done < blocks; done += 100) {
-        offset = lab::DemoToken::sprayBlocks(*w.rpc, w.tokens, std::min(100, blocks - done), perTx,
-                                             quint64(holders), offset);
-        std::fprintf(stderr, "\rworkload: %d/%d blocks", std::min(done + 100, blocks), blocks);
+    for (int done = 0; done < shape.blocks; done += 100) {
+        offset = lab::DemoToken::sprayBlocks(*w.rpc, w.tokens, std::min(100, shape.blocks - done),
+                                             shape.perTx, quint64(shape.holders), offset);
+        std::fprintf(stderr, "\rworkload: %d/%d blocks", std::min(done + 100, shape.blocks),
+                     shape.blocks);
     }
     w.head = rpc::EthClient(*w.rpc).blockNumber();
-    w.events = qint64(blocks) * tokens * perTx + tokens; // + the mints
+    w.events = qint64(shape.blocks) * shape.tokens * shape.perTx + shape.tokens; // + the mints
     w.buildSecs = t.elapsed() / 1000.0;
     std::printf("\nworkload: %d blocks (head %llu), %lld Transfer events, %d tokens, %d holders, "
                 "built in %.1f s\n",
-                blocks, static_cast<unsigned long long>(w.head), static_cast<long long>(w.events),
-                tokens, holders, w.buildSecs);
+                shape.blocks, static_cast<unsigned long long>(w.head),
+                static_cast<long long>(w.events), shape.tokens, shape.holders, w.buildSecs);
     return w;
 }
 

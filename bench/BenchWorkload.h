@@ -12,7 +12,7 @@ class QCommandLineParser;
 
 namespace forkscope::bench {
 
-// The workload's shape as the index and commit benchmarks take it on their command line.
+// The workload's shape; these defaults are the benchmarks' (and their options') defaults.
 struct WorkloadShape
 {
     int blocks = 2000;
@@ -28,7 +28,6 @@ public:
     explicit WorkloadOptions(const QString& batchHelp);
     void addTo(QCommandLineParser& parser) const;
     WorkloadShape read(const QCommandLineParser& parser) const; // every value at least 1
-    const QCommandLineOption& batchSize() const { return m_batch; }
 
 private:
     QCommandLineOption m_blocks, m_perTx, m_tokens, m_holders, m_batch;
@@ -46,7 +45,7 @@ struct Workload
     qint64 events = 0;
     double buildSecs = 0;
 
-    static Workload build(int blocks, int perTx, int tokens, int holders);
+    static Workload build(const WorkloadShape& shape);
 };
 
 } // namespace forkscope::bench

@@ -102,9 +102,6 @@ int main(int argc, char** argv)
     p.addOptions({runsOpt, inlineOpt});
     p.process(app);
     const bench::WorkloadShape shape = workload.read(p);
-    const int blocks = shape.blocks;
-    const int perTx = shape.perTx;
-    const int batchSize = shape.batchSize;
     QList<chain::Address> tokens, holders;
     for (int t = 0; t < shape.tokens; ++t)
         tokens << addressOf("token" + QByteArray::number(t));
@@ -115,8 +112,9 @@ int main(int argc, char** argv)
     QList<indexer::VerifiedBatch> batches;
     chain::Hash32 parent = hashOf("genesis");
     qint64 events = 0;
-    for (int first = 1; first <= blocks; first += batchSize) {
-        batches << makeBatch(std::uint64_t(first), std::min(batchSize, blocks - first + 1), perTx,
+    for (int first = 1; first <= shape.blocks; first += shape.batchSize) {
+        batches << makeBatch(std::uint64_t(first),
+                             std::min(shape.batchSize, shape.blocks - first + 1), shape.perTx,
                              tokens, holders, parent);
         events += batches.last().logs.size();
     }

@@ -80,7 +80,7 @@ int main(int argc, char** argv)
     QCommandLineParser p;
     p.addHelpOption();
     const QCommandLineOption blocksOpt("blocks", "Blocks of transfers for the backfill.", "N",
-                                       "2000");
+                                       QString::number(bench::WorkloadShape{}.blocks));
     const QCommandLineOption skipOpt("skip-backfill", "Only the replot figure.");
     p.addOptions({blocksOpt, skipOpt});
     p.process(app);
@@ -94,7 +94,9 @@ int main(int argc, char** argv)
     if (p.isSet(skipOpt))
         return 0;
 
-    bench::Workload work = bench::Workload::build(p.value(blocksOpt).toInt(), 17, 3, 5000);
+    bench::WorkloadShape shape; // the index benchmark's workload, only --blocks varies
+    shape.blocks = std::max(1, p.value(blocksOpt).toInt());
+    bench::Workload work = bench::Workload::build(shape);
     QTemporaryDir dir;
     ui::MainWindow w;
     w.resize(1400, 900);

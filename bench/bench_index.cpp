@@ -3,7 +3,7 @@
 // times `forkscope index --exit-when-synced` over it and prints events/s and peak RSS.
 //
 //   build/bench/forkscope_bench_index [--blocks N] [--per-tx N] [--tokens N]
-//                                      [--holders N] [--batch-size N]
+//                                      [--holders N] [--batch-size N] [--runs N]
 #include "BenchWorkload.h"
 #include "rpc/EthClient.h"
 #include "store/Database.h"
@@ -54,8 +54,7 @@ int main(int argc, char** argv)
     p.process(app);
     const bench::WorkloadShape shape = workload.read(p);
 
-    bench::Workload w =
-        bench::Workload::build(shape.blocks, shape.perTx, shape.tokens, shape.holders);
+    bench::Workload w = bench::Workload::build(shape);
     lab::Devnet& devnet = *w.devnet;
     rpc::JsonRpcClient& rpc = *w.rpc;
     const QList<lab::DemoToken>& list = w.tokens;
@@ -143,9 +142,9 @@ int main(int argc, char** argv)
         childCpuBefore = cpuSoFar;
         std::printf(
             "full sync: %.2f s, %.0f events/s, %.0f blocks/s, peak RSS %.1f MiB (batch size "
-            "%s)\n",
+            "%d)\n",
             secs, double(events) / secs, double(head) / secs, double(ru.ru_maxrss) / 1024.0,
-            qPrintable(QString::number(shape.batchSize)));
+            shape.batchSize);
         // Anvil shares the cores: what both used says how much of the machine the sync had.
         const int cores = std::max(1, QThread::idealThreadCount());
         std::printf("CPU during the sync: indexer %.2f s + anvil %.2f s = %.0f%% of %d cores\n",

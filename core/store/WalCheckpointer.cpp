@@ -10,7 +10,7 @@ WalCheckpointer::WalCheckpointer(sqlite3* writer, const QString& path)
 {
     m_thread.reset(QThread::create([this] { loop(); }));
     m_thread->setObjectName(QStringLiteral("forkscope-wal-checkpoint"));
-    m_thread->start(QThread::LowPriority);
+    m_thread->start();
     // Replaces SQLite's autocheckpoint hook on this connection (they share one slot).
     sqlite3_wal_hook(m_writer, &WalCheckpointer::walHook, this);
 }
