@@ -52,6 +52,7 @@ void Indexer::prepare()
         throw IndexerError(QStringLiteral("environment %1 is already indexed by source %2; one "
                                           "source per environment (use another --env)")
                                .arg(m_config.environmentId, others.join(QStringLiteral(", "))));
+    const QString wanted = contractSetText(m_config.contracts);
     if (const auto cp = m_checkpoints->read()) {
         if (cp->generation != kProjectionGeneration)
             throw GenerationMismatchError(
@@ -67,7 +68,6 @@ void Indexer::prepare()
                                    .arg(cp->startBlock)
                                    .arg(m_config.fromBlock));
         m_config.fromBlock = cp->startBlock;
-        const QString wanted = contractSetText(m_config.contracts);
         if (cp->contracts.isEmpty()) {
             m_checkpoints->adoptContracts(wanted); // written before schema v3: trust this run
         } else if (cp->contracts != wanted) {
@@ -97,7 +97,7 @@ void Indexer::prepare()
                     .arg(change.join(QStringLiteral("; "))));
         }
     }
-    m_checkpoints->setContracts(contractSetText(m_config.contracts));
+    m_checkpoints->setContracts(wanted);
     m_balances = std::make_unique<BalanceBook>(m_db, m_config.environmentId, m_chainId);
     m_committer = std::make_unique<BatchCommitter>(m_db, m_config.environmentId, m_chainId,
                                                    *m_checkpoints, *m_balances);
