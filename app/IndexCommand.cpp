@@ -8,6 +8,7 @@
 #include "indexer/IndexerErrors.h"
 #include "rpc/EthClient.h"
 #include "store/Database.h"
+#include "store/DatabaseFiles.h"
 #include "wire/SuspectedTruncationError.h"
 
 #include "LocalApiServer.h"
@@ -97,6 +98,16 @@ int runIndexCommand(const QStringList& arguments)
         return ExitUsage;
     }
     const indexer::IndexerConfig config = *parsed.config;
+    // Files read or written next to the database must not be the database: a raw open and
+    // close of it drops the process's SQLite locks, and appending to it destroys it.
+    for (const auto& [flag, path] :
+         {std::pair{"--abi", config.abiPath}, std::pair{"--outbox-file", parsed.outboxFile}})
+        if (store::isDatabaseFile(path, config.dbPath)) {
+            printError(QStringLiteral("%1 %2 is the database (or one of its files); pass "
+                                      "another file")
+                           .arg(QLatin1String(flag), path));
+            return ExitUsage;
+        }
     if (!config.abiPath.isEmpty()) {
         try {
             const auto registry = abi::EventRegistry::fromFile(config.abiPath);

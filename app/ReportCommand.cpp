@@ -7,6 +7,7 @@
 #include "report/ReportPdfWriter.h"
 #include "rpc/EthClient.h"
 #include "store/Database.h"
+#include "store/DatabaseFiles.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -85,6 +86,10 @@ QString parse(const QStringList& arguments, ReportOptions& o, QString* help)
     o.out = p.value(out);
     if (o.out.isEmpty())
         return QStringLiteral("report: --out: expected a file path");
+    if (store::isDatabaseFile(o.out, o.db))
+        return QStringLiteral("report: --out %1 is the database (or one of its files); writing "
+                              "the report there would destroy it")
+            .arg(o.out);
     o.verify = !p.isSet(noVerify);
     if (p.isSet(rpc)) {
         if (!o.verify)

@@ -1,4 +1,5 @@
 #include "Database.h"
+#include "CorruptionWatch.h"
 #include "Migrations.h"
 #include "SqlFunctions.h"
 #include "WalCheckpointer.h"
@@ -9,6 +10,8 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QMutex>
+#include <QSet>
 #include <QSqlDriver>
 #include <QSqlError>
 #include <QThread>
@@ -36,6 +39,39 @@ QString nextConnectionName()
         .arg(quintptr(QThread::currentThreadId()))
         .arg(counter.fetchAndAddRelaxed(1));
 }
+
+// Reads the 16-byte magic header through SQLite's own file object (no transaction, so no
+// -wal or -shm is opened or created). SQLite's close defers closing the descriptor while
+// other connections of this process hold locks on the file, which is the whole point.
+void probeIsSqlite(const QString& path)
+{
+    sqlite3* h = nullptr;
+    const QByteArray name = QFile::encodeName(path); // a name conversion; opens nothing
+    QByteArray magic(16, '\0');
+    int rc = sqlite3_open_v2(name.constData(), &h, SQLITE_OPEN_READONLY, nullptr);
+    if (rc == SQLITE_OK) {
+        sqlite3_file* file = nullptr;
+        rc = sqlite3_file_control(h, "main", SQLITE_FCNTL_FILE_POINTER, &file);
+        if (rc == SQLITE_OK && file && file->pMethods)
+            rc = file->pMethods->xRead(file, magic.data(), int(magic.size()), 0);
+        else
+            rc = SQLITE_ERROR;
+    }
+    sqlite3_close_v2(h);
+    // A short file reads as zeros (SQLITE_IOERR_SHORT_READ) and fails the comparison below.
+    if (rc != SQLITE_OK && rc != SQLITE_IOERR_SHORT_READ)
+        return; // cannot read it here: the real connection reports why, in context
+    if (magic != QByteArray("SQLite format 3\0", 16))
+        throw StoreError(StoreError::Kind::NotADatabase,
+                         QStringLiteral("%1 is not a SQLite database (it does not start with "
+                                        "the SQLite header); refusing to touch it")
+                             .arg(path));
+}
+
+// Files whose integrity this process has checked, so that the indexer, outbox and health
+// connections to one file pay for PRAGMA quick_check once.
+QMutex g_checkedMutex;
+QSet<QString> g_checkedFiles;
 
 } // namespace
 
@@ -87,6 +123,7 @@ StoreError Database::errorFrom(const QSqlError& e, const QString& context) const
                                          "exists and is writable: %2")
                               .arg(where, detail));
     case kSqliteCorrupt:
+        corruption_watch::markCorrupt(m_canonicalPath.isEmpty() ? m_path : m_canonicalPath, detail);
         return StoreError(StoreError::Kind::Corrupt,
                           QStringLiteral("database %1 is corrupt; restore it from a backup or "
                                          "start a new file: %2")
@@ -124,29 +161,16 @@ std::unique_ptr<Database> Database::open(const QString& path, const Options& opt
                                             "exist")
                                  .arg(path, fi.absolutePath()));
     }
-    // Check the magic header ourselves before SQLite sees the file: SQLite would happily
-    // open (and later write a journal next to) anything, and a user who points --db at
-    // the wrong file must find it exactly as it was.
-    if (fi.exists() && fi.size() > 0) {
-        QFile f(path);
-        if (!f.open(QIODevice::ReadOnly))
-            throw StoreError(StoreError::Kind::Io,
-                             QStringLiteral("cannot read %1: %2").arg(path, f.errorString()));
-        const QByteArray magic = f.read(16);
-        if (magic != QByteArray("SQLite format 3\0", 16))
-            throw StoreError(StoreError::Kind::NotADatabase,
-                             QStringLiteral("%1 is not a SQLite database (it does not start with "
-                                            "the SQLite header); refusing to touch it")
-                                 .arg(path));
-    }
+    corruption_watch::install();
+    // Is it SQLite at all? Asked through SQLite itself, never by reading the file: POSIX
+    // advisory locks belong to the process, and close() of ANY descriptor of the file drops
+    // every lock this process's other connections hold on it (sqlite.org/howtocorrupt.html,
+    // 2.2). Another process then finds the file unlocked and deletes the -wal and -shm under
+    // a running indexer, whose later commits are lost. SQLite keeps such descriptors open
+    // until the process's last connection to the file is gone.
+    if (fi.exists() && fi.size() > 0)
+        probeIsSqlite(path);
 
-    // Before SQLite initialises (the first connection): its per-allocation memory statistics
-    // take a global mutex on every malloc, and nothing here reads them. A no-op afterwards.
-    static const bool memStatusOff = [] {
-        sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
-        return true;
-    }();
-    Q_UNUSED(memStatusOff);
     std::unique_ptr<Database> db(new Database(path, nextConnectionName(), options));
     db->m_db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), db->m_connectionName);
     db->m_db.setDatabaseName(path);
@@ -155,8 +179,10 @@ std::unique_ptr<Database> Database::open(const QString& path, const Options& opt
     if (options.readOnly)
         connectOptions += QStringLiteral(";QSQLITE_OPEN_READONLY");
     db->m_db.setConnectOptions(connectOptions);
+    db->m_corruptionBaseline = corruption_watch::reportsOnThisThread();
     if (!db->m_db.open())
         throw db->errorFrom(db->m_db.lastError(), QStringLiteral("open"));
+    db->m_canonicalPath = QFileInfo(path).canonicalFilePath();
     if (sqlite3* h = db->sqliteHandle())
         registerSqlFunctions(h);
 
@@ -180,6 +206,15 @@ std::unique_ptr<Database> Database::open(const QString& path, const Options& opt
                                  .arg(db->m_schemaVersion)
                                  .arg(latestSchemaVersion()));
         return db;
+    }
+
+    // A damaged file is refused before the first byte is written to it (appending to a
+    // corrupt b-tree spreads the damage and makes the later repair harder).
+    if (fi.exists() && fi.size() > 0) {
+        db->checkIntegrityOnce();
+    } else { // a file this process creates: nothing to check
+        QMutexLocker lock(&g_checkedMutex);
+        g_checkedFiles.insert(db->m_canonicalPath);
     }
 
     // WAL: readers (the GUI's snapshot queries, report export) never block the indexer's
@@ -218,6 +253,56 @@ std::unique_ptr<Database> Database::open(const QString& path, const Options& opt
         if (sqlite3* h = db->sqliteHandle())
             db->m_checkpointer = std::make_unique<WalCheckpointer>(h, path);
     return db;
+}
+
+void Database::checkIntegrityOnce()
+{
+    {
+        QMutexLocker lock(&g_checkedMutex);
+        if (g_checkedFiles.contains(m_canonicalPath))
+            return;
+    }
+    // quick_check walks every b-tree page (structure, cell bounds, freelist, overflow
+    // chains) but not the indexes' agreement with their tables: O(N) instead of O(N log N).
+    // What it costs on a large file is in bench/README.md.
+    QSqlQuery q = run(QStringLiteral("PRAGMA quick_check(5)"));
+    QStringList problems;
+    while (q.next())
+        for (const QString& line : q.value(0).toString().split(QLatin1Char('\n')))
+            if (!line.startsWith(QLatin1String("*** in database")))
+                problems << line.trimmed(); // one line per problem: the error stays one line
+    if (q.lastError().isValid())
+        throw errorFrom(q.lastError(), QStringLiteral("PRAGMA quick_check"));
+    refuseIfCorrupt();
+    if (problems != QStringList{QStringLiteral("ok")}) {
+        corruption_watch::markCorrupt(m_canonicalPath, problems.value(0));
+        throw StoreError(StoreError::Kind::Corrupt,
+                         QStringLiteral("database %1 is corrupt (PRAGMA quick_check: %2%3); "
+                                        "refusing to write to it: restore it from a backup or "
+                                        "start a new file")
+                             .arg(m_path, problems.mid(0, 2).join(QStringLiteral("; ")),
+                                  problems.size() > 2 ? QStringLiteral("; and more") : QString()));
+    }
+    QMutexLocker lock(&g_checkedMutex);
+    g_checkedFiles.insert(m_canonicalPath);
+}
+
+void Database::refuseIfCorrupt()
+{
+    // SQLite reported corruption on this thread since this connection opened (possibly
+    // inside a row loop that then just ended early): attribute it to this file. A thread
+    // holding connections to two files would blame both, which errs on the side of writing
+    // nothing.
+    if (corruption_watch::reportsOnThisThread() != m_corruptionBaseline)
+        corruption_watch::markCorrupt(m_canonicalPath, corruption_watch::lastReportOnThisThread());
+    const QString why = corruption_watch::corruptReason(m_canonicalPath);
+    if (!why.isEmpty())
+        throw StoreError(
+            StoreError::Kind::Corrupt,
+            QStringLiteral("database %1 is corrupt (SQLite: %2); stopped, nothing more "
+                           "is written to it: restore it from a backup or start a "
+                           "new file")
+                .arg(m_path, why));
 }
 
 void Database::retryWhileLocked(const std::function<void()>& step)
@@ -289,6 +374,8 @@ void Database::migrate()
 
 QSqlQuery& Database::prepared(const QString& sql)
 {
+    if (!m_options.readOnly)
+        refuseIfCorrupt();
     auto it = m_statements.find(sql);
     if (it == m_statements.end()) {
         QSqlQuery q(m_db);
@@ -308,6 +395,8 @@ void Database::exec(QSqlQuery& query, const QString& context)
 
 QSqlQuery Database::run(const QString& sql, const QVariantList& args)
 {
+    if (!m_options.readOnly)
+        refuseIfCorrupt();
     QSqlQuery q(m_db);
     q.setForwardOnly(true);
     if (!q.prepare(sql))
@@ -329,11 +418,20 @@ QSqlQuery& Database::runCached(const QString& sql, const QVariantList& args)
 
 void Database::beginWrite()
 {
+    refuseIfCorrupt();
     run(QStringLiteral("BEGIN IMMEDIATE"));
 }
 
 void Database::commit()
 {
+    // Corruption met anywhere in this transaction (even in a read whose loop just ended
+    // early) means its writes may rest on wrong data: roll back instead.
+    try {
+        refuseIfCorrupt();
+    } catch (const StoreError&) {
+        rollback();
+        throw;
+    }
     run(QStringLiteral("COMMIT"));
 }
 

@@ -83,6 +83,10 @@ public:
 private:
     Database(QString path, QString connectionName, const Options& options);
     int readSchemaVersion();
+    // PRAGMA quick_check, once per file and process, before the first write.
+    void checkIntegrityOnce();
+    // Throws StoreError::Corrupt once SQLite has reported this file damaged.
+    void refuseIfCorrupt();
     void retryWhileLocked(const std::function<void()>& step);
     void migrate();
 
@@ -92,6 +96,8 @@ private:
     QSqlDatabase m_db;
     QHash<QString, QSqlQuery> m_statements;
     int m_schemaVersion = 0;
+    QString m_canonicalPath;                // the file's identity for the corruption registry
+    std::uint64_t m_corruptionBaseline = 0; // corruption reports on this thread at open
     std::unique_ptr<WalCheckpointer> m_checkpointer;
 };
 
