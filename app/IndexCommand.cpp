@@ -37,16 +37,35 @@ class ProgressPrinter
 public:
     // The first window starts with indexing (counters at zero), so a sync shorter than a
     // second still reports what it did instead of "0 blocks/s".
-    ProgressPrinter() { m_clock.start(); }
+    ProgressPrinter()
+    {
+        m_clock.start();
+        m_troubleClock.start();
+    }
 
     void maybePrint(const indexer::IndexerStatus& s, bool force = false)
     {
-        if (s.state != m_lastState && !s.message.isEmpty() &&
-            (s.state == indexer::IndexerStatus::State::NodeUnreachable ||
-             s.state == indexer::IndexerStatus::State::NodeBehind)) {
-            std::printf("state: %s: %s\n", qPrintable(indexer::IndexerStatus::stateName(s.state)),
-                        qPrintable(s.message));
+        using State = indexer::IndexerStatus::State;
+        const bool trouble = s.state == State::NodeUnreachable || s.state == State::NodeBehind ||
+                             s.state == State::NodeInconsistent;
+        if (trouble && !s.message.isEmpty() &&
+            (s.state != m_lastState || s.timeouts != m_lastTimeouts ||
+             s.inconsistencies != m_lastInconsistencies) &&
+            (s.state != m_lastState || m_troubleClock.elapsed() >= 1000)) {
+            // Once per state change, and at most once a second while the trouble goes on
+            // (so a node that keeps timing out is visible, not a silent "starting").
+            QString counts;
+            if (s.timeouts > 0)
+                counts += QStringLiteral(" [%1 timeout(s) so far]").arg(s.timeouts);
+            if (s.inconsistencies > 0)
+                counts +=
+                    QStringLiteral(" [%1 inconsistent answer(s) so far]").arg(s.inconsistencies);
+            std::printf("state: %s: %s%s\n", qPrintable(indexer::IndexerStatus::stateName(s.state)),
+                        qPrintable(s.message), qPrintable(counts));
             std::fflush(stdout);
+            m_troubleClock.restart();
+            m_lastTimeouts = s.timeouts;
+            m_lastInconsistencies = s.inconsistencies;
         }
         m_lastState = s.state;
         const qint64 ms = m_clock.elapsed();
@@ -72,6 +91,9 @@ private:
     qint64 m_lastBlocks = 0;
     qint64 m_lastLogs = 0;
     indexer::IndexerStatus::State m_lastState = indexer::IndexerStatus::State::Starting;
+    QElapsedTimer m_troubleClock;
+    qint64 m_lastTimeouts = 0;
+    qint64 m_lastInconsistencies = 0;
 };
 
 // Waits while still delivering Unix signals (Ctrl-C) to the watcher.
@@ -135,6 +157,7 @@ int runIndexCommand(const QStringList& arguments)
     }
     rpc::JsonRpcClient rpcClient(config.rpcUrl);
     rpcClient.setTimeout(config.rpcTimeout);
+    rpcClient.setMaxReplyBytes(config.maxReplyBytes);
     rpc::EthClient eth(rpcClient);
     indexer::Indexer indexer(config, *db, eth);
     indexer.onReorg = [](const indexer::RollbackResult& r, const QString& reason) {
@@ -279,13 +302,15 @@ int runIndexCommand(const QStringList& arguments)
                                 static_cast<long long>(s.decodeFailures));
                 std::printf(
                     "synced: checkpoint %llu at head %llu (%lld range halvings, %lld failed "
-                    "fetches retried, %lld rejected batches, %lld absence suspicions)\n",
+                    "fetches retried, %lld rejected batches, %lld absence suspicions, %lld "
+                    "timeouts, %lld inconsistent answers)\n",
                     static_cast<unsigned long long>(s.checkpoint.value_or(0)),
                     static_cast<unsigned long long>(s.head.value_or(0)),
                     static_cast<long long>(s.truncationHalvings),
                     static_cast<long long>(s.fetchFailures),
                     static_cast<long long>(s.rejectedBatches),
-                    static_cast<long long>(s.absenceSuspicions));
+                    static_cast<long long>(s.absenceSuspicions), static_cast<long long>(s.timeouts),
+                    static_cast<long long>(s.inconsistencies));
                 std::fflush(stdout);
                 return ExitOk;
             }

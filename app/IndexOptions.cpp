@@ -37,6 +37,10 @@ const Flag kFlags[] = {
     {"log-cap", "logCap", "N",
      "eth_getLogs results of exactly N logs are treated as truncated (default 10000; 0 = off)."},
     {"fetch-workers", "fetchWorkers", "N", "Parallel fetch threads for backfill (default 4)."},
+    {"rpc-timeout-ms", "rpcTimeoutMs", "N",
+     "Deadline of each request to the node, reply included (default 10000)."},
+    {"max-reply-mb", "maxReplyMb", "N",
+     "Largest node reply read, in MiB (default 32); larger getLogs replies are split."},
     {"webhook", "webhook", "URL", "Deliver outbox rows by HTTP POST (Idempotency-Key: event key)."},
     {"webhook-timeout-ms", "webhookTimeoutMs", "N", "Webhook timeout per delivery (default 5000)."},
     {"outbox-file", "outboxFile", "FILE", "Deliver outbox rows as JSON Lines appended to FILE."},
@@ -218,6 +222,10 @@ IndexOptionsResult parseIndexOptions(const QStringList& arguments)
             c.logCap = number(one("log-cap"), QStringLiteral("--log-cap"));
         if (values.contains(QStringLiteral("fetch-workers")))
             c.fetchWorkers = int(ranged("fetch-workers", 1, 32));
+        if (values.contains(QStringLiteral("rpc-timeout-ms")))
+            c.rpcTimeout = std::chrono::milliseconds(ranged("rpc-timeout-ms", 100, 600000));
+        if (values.contains(QStringLiteral("max-reply-mb")))
+            c.maxReplyBytes = qint64(ranged("max-reply-mb", 1, 4096)) * 1024 * 1024;
         c.exitWhenSynced = values.contains(QStringLiteral("exit-when-synced"));
         if (values.contains(QStringLiteral("abi")))
             c.abiPath = one("abi");

@@ -1,10 +1,12 @@
 // The JSON-RPC client against a real anvil, and against a local server for the faults a
 // real node will not produce on demand (silence, junk, HTTP errors).
 #include "RawHttpServer.h"
+
 #include "chain/Keccak.h"
 #include "lab/Devnet.h"
 #include "rpc/EthClient.h"
 #include "rpc/JsonRpcClient.h"
+#include <QScopeGuard>
 
 #include <QJsonObject>
 #include <QSignalSpy>
@@ -33,6 +35,9 @@ private slots:
     void batchWithMissingEntry();
     void connectionRefused();
     void malformedBlockNamesField();
+    void malformedLogNamesTheNode();
+    void replyOverTheCapIsCutOff_data();
+    void replyOverTheCapIsCutOff();
 
 private:
     lab::Devnet m_devnet;
@@ -146,8 +151,22 @@ void TestJsonRpcClient::missingBlockIsNull()
     QVERIFY(!eth.blockByNumber(eth.blockNumber() + 1000).has_value());
 }
 
+namespace {
+QStringList g_warnings;
+void recordWarnings(QtMsgType type, const QMessageLogContext&, const QString& message)
+{
+    if (type != QtDebugMsg && type != QtInfoMsg)
+        g_warnings << message;
+}
+} // namespace
+
 void TestJsonRpcClient::timeout()
 {
+    // A timed-out reply is aborted: reading it printed "QIODevice::read
+    // (QNetworkReplyHttpImpl): device not open" on stderr for every timeout.
+    g_warnings.clear();
+    const auto previous = qInstallMessageHandler(recordWarnings);
+    const auto restore = qScopeGuard([previous] { qInstallMessageHandler(previous); });
     test::RawHttpServer silent;
     silent.setMode(test::RawHttpServer::Mode::Silent);
     rpc::JsonRpcClient client(silent.url());
@@ -163,6 +182,7 @@ void TestJsonRpcClient::timeout()
         QVERIFY2(e.error().message.contains("300 ms"), qPrintable(e.error().message));
     }
     QCOMPARE(silent.requestCount(), 1);
+    QVERIFY2(g_warnings.isEmpty(), qPrintable(g_warnings.join('\n')));
 }
 
 void TestJsonRpcClient::faults_data()
@@ -262,6 +282,60 @@ void TestJsonRpcClient::malformedBlockNamesField()
         QVERIFY2(e.error().message.contains("eth_getBlockByNumber(0x1).hash"),
                  qPrintable(e.error().message));
         QVERIFY2(e.error().message.contains("expected 32 bytes"), qPrintable(e.error().message));
+    }
+}
+
+void TestJsonRpcClient::malformedLogNamesTheNode()
+{
+    // backfill_ranges.last_error read "malformed reply from  (" : the URL was missing
+    // whenever the reply itself was fine JSON-RPC but its content did not parse.
+    test::RawHttpServer server;
+    server.respondWith(200, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":[{\"address\":\"0x12\"}]}");
+    rpc::JsonRpcClient client(server.url());
+    rpc::EthClient eth(client);
+    try {
+        eth.getLogs({1, 2, {}, {}, {}});
+        QFAIL("accepted a malformed log");
+    } catch (const rpc::RpcException& e) {
+        QCOMPARE(e.error().kind, RpcError::Kind::Malformed);
+        QVERIFY2(e.error().toString().contains(
+                     "from " + server.url().toString(QUrl::RemoveUserInfo) + " (eth_getLogs"),
+                 qPrintable(e.error().toString()));
+    }
+}
+
+void TestJsonRpcClient::replyOverTheCapIsCutOff_data()
+{
+    QTest::addColumn<QByteArray>("raw");
+    const QByteArray big(3 * 1024 * 1024, ' ');
+    QTest::newRow("Content-Length 10^12, never sent")
+        << QByteArray("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                      "Content-Length: 1000000000000\r\n\r\n{\"jsonrpc\":\"2.0\",");
+    QTest::newRow("3 MiB, announced")
+        << QByteArray("HTTP/1.1 200 OK\r\nContent-Length: " + QByteArray::number(big.size() + 2) +
+                      "\r\n\r\n{" + big + "}");
+    QTest::newRow("3 MiB chunked, no length, never ends")
+        << QByteArray("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" +
+                      QByteArray::number(big.size(), 16) + "\r\n" + big + "\r\n");
+}
+
+void TestJsonRpcClient::replyOverTheCapIsCutOff()
+{
+    // A reply is read whole into memory, so its size is capped: beyond it the call fails at
+    // once with TooLarge (a generous deadline shows it did not wait for one).
+    QFETCH(QByteArray, raw);
+    test::RawHttpServer server;
+    server.respondRaw(raw);
+    rpc::JsonRpcClient client(server.url());
+    client.setTimeout(std::chrono::milliseconds(60000));
+    client.setMaxReplyBytes(1024 * 1024);
+    try {
+        client.callBlocking("eth_getLogs");
+        QFAIL("read a reply over the cap");
+    } catch (const rpc::RpcException& e) {
+        QCOMPARE(e.error().kind, RpcError::Kind::TooLarge);
+        QVERIFY2(e.error().toString().contains("exceeds the 1 MiB reply cap"),
+                 qPrintable(e.error().toString()));
     }
 }
 

@@ -221,7 +221,8 @@ void TestMainWindow::nodeTableShowsAnOfflineNode()
     b.setOffline(true);
     QTRY_COMPARE_WITH_TIMEOUT(stateOf(1), QStringLiteral("offline"), 10000);
     QCOMPARE(stateOf(0), QStringLiteral("caught up"));
-    QVERIFY(!w.nodeTable()->item(1, 4)->text().isEmpty()); // the last error is shown
+    QVERIFY(!w.nodeTable()->item(1, ui::MainWindow::NodeError)->text().isEmpty()); // the last error
+                                                                                   // is shown
     QVERIFY(w.panels().at(3)->summary().contains("offline"));
     host.shutdown();
 }

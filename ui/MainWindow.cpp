@@ -56,7 +56,7 @@ MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), m_connectionLabel(new QLabel(this)), m_nodeLabel(new QLabel(this)),
       m_chainLabel(new QLabel(this)), m_envLabel(new QLabel(this)), m_headLabel(new QLabel(this)),
       m_lagLabel(new QLabel(this)), m_dbLabel(new QLabel(this)), m_log(new EventLogView(this)),
-      m_nodeTable(new QTableWidget(0, 7, this))
+      m_nodeTable(new QTableWidget(0, NodeError + 1, this))
 {
     setWindowTitle(QStringLiteral("Forkscope"));
     resize(1280, 860);
@@ -158,6 +158,7 @@ void MainWindow::buildDocks()
     m_nodeTable->setObjectName(QStringLiteral("nodeTable"));
     m_nodeTable->setHorizontalHeaderLabels({tr("node"), tr("state"), tr("head"), tr("latency (ms)"),
                                             tr("getLogs halvings"), tr("suspected truncations"),
+                                            tr("timeouts"), tr("inconsistent answers"),
                                             tr("last error")});
     m_nodeTable->horizontalHeader()->setStretchLastSection(true);
     m_nodeTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -167,7 +168,9 @@ void MainWindow::buildDocks()
         meanings << nodeStateMeaning(s);
     m_nodeTable->setToolTip(
         meanings.join(QLatin1Char('\n')) +
-        tr("\nHalvings and truncations are counted for the node the indexer reads."));
+        tr("\nHalvings, truncations and inconsistent answers are counted for the node the "
+           "indexer reads; timeouts for every node (health polls, and the indexer's requests "
+           "to its node)."));
     QDockWidget* nodesDock = dock(tr("Nodes"), QStringLiteral("nodesDock"), m_nodeTable);
 
     // Checkpoint: the claim the indexer stands behind, as stored.
@@ -722,6 +725,8 @@ void MainWindow::applyHealth(const EngineStatus& s, double timeSecs)
             n.latencyMs >= 0 ? QString::number(n.latencyMs) : QStringLiteral("-"),
             indexed ? QString::number(s.truncationHalvings) : QStringLiteral("-"),
             indexed ? QString::number(s.suspectedTruncations) : QStringLiteral("-"),
+            QString::number(n.timeouts + (indexed ? s.indexerTimeouts : 0)),
+            indexed ? QString::number(s.inconsistencies) : QStringLiteral("-"),
             n.lastError};
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = m_nodeTable->item(i, c);

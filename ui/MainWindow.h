@@ -74,6 +74,8 @@ public:
         NodeLatency,
         NodeHalvings,
         NodeTruncations,
+        NodeTimeouts,
+        NodeInconsistent,
         NodeError
     };
 

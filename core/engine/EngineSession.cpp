@@ -349,6 +349,8 @@ void EngineSession::indexStep()
         m_status.transfersCommitted = s.transfersCommitted;
         m_status.reorgs = s.reorgs;
         m_status.truncationHalvings = s.truncationHalvings;
+        m_status.indexerTimeouts = s.timeouts;
+        m_status.inconsistencies = s.inconsistencies;
         if (s.blocksCommitted != m_status.blocksCommitted ||
             s.state == indexer::IndexerStatus::State::Reorged)
             m_status.lastCommitAt = QDateTime::currentDateTimeUtc();

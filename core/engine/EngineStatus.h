@@ -83,6 +83,8 @@ struct EngineStatus
     QDateTime lastCommitAt;          // freshness: when the checkpoint last moved
     qint64 truncationHalvings = 0;   // getLogs ranges halved on a result cap (indexed node)
     qint64 suspectedTruncations = 0; // SuspectedTruncationError stops (indexed node)
+    qint64 indexerTimeouts = 0;      // the indexer's requests that hit their deadline
+    qint64 inconsistencies = 0;      // rounds the indexed node contradicted itself/the request
     bool devnetRunning = false;      // the managed anvil (false for an external node)
     // The managed lab is set up (demo token deployed, its environment indexing): the lab
     // controls act only then. False while it starts and during a lab reset.

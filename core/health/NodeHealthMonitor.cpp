@@ -87,6 +87,7 @@ void NodeHealthMonitor::poll()
         connect(call, &rpc::RpcCall::finished, this, [this, i, call, client] {
             call->deleteLater();
             QString error;
+            bool timedOut = false;
             try {
                 const auto head = rpc::EthClient::parseQuantity(call->response(),
                                                                 QStringLiteral("eth_blockNumber"));
@@ -105,6 +106,8 @@ void NodeHealthMonitor::poll()
                     } catch (const rpc::RpcException& e) {
                         QMutexLocker lock(&m_mutex);
                         m_snapshot.nodes[i].lastError = e.error().toString();
+                        if (e.error().kind == rpc::RpcError::Kind::Timeout)
+                            ++m_snapshot.nodes[i].timeouts;
                     }
                     m_started[i] = QDateTime::currentMSecsSinceEpoch() - m_started[i];
                     if (--m_outstanding == 0)
@@ -113,10 +116,13 @@ void NodeHealthMonitor::poll()
                 return;
             } catch (const rpc::RpcException& e) {
                 error = e.error().toString();
+                timedOut = e.error().kind == rpc::RpcError::Kind::Timeout;
             }
             {
                 QMutexLocker lock(&m_mutex);
                 m_snapshot.nodes[i].lastError = error;
+                if (timedOut)
+                    ++m_snapshot.nodes[i].timeouts;
             }
             m_started[i] = QDateTime::currentMSecsSinceEpoch() - m_started[i];
             if (--m_outstanding == 0)

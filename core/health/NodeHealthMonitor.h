@@ -35,6 +35,7 @@ struct NodeHealth
     QString lastError;
     qint64 polls = 0;
     qint64 failures = 0;
+    qint64 timeouts = 0; // polls that hit their deadline (a slow or trickling node)
 };
 
 struct HealthSample

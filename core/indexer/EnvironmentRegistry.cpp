@@ -59,6 +59,20 @@ void EnvironmentRegistry::archive(const QString& id, const QString& archivedAt)
              {archivedAt, id});
 }
 
+QString chainResetMessage(const Environment& env, const QUrl& rpcUrl, std::uint64_t chainId,
+                          const chain::Hash32& genesisHash, const QString& outcome)
+{
+    return QStringLiteral("the chain was reset; open a new environment. Environment %1 "
+                          "belongs to chain %2 with genesis %3, but %4 serves chain %5 with "
+                          "genesis %6. %7")
+        .arg(env.id)
+        .arg(env.chainId)
+        .arg(env.genesisHash.toHex(), rpcUrl.toString(QUrl::RemoveUserInfo))
+        .arg(chainId)
+        .arg(genesisHash.toHex(),
+             outcome.isEmpty() ? QStringLiteral("Nothing was written") : outcome);
+}
+
 Environment EnvironmentRegistry::openForIndexing(const QString& id, std::uint64_t chainId,
                                                  const chain::Hash32& genesisHash,
                                                  const QUrl& rpcUrl)
@@ -70,15 +84,7 @@ Environment EnvironmentRegistry::openForIndexing(const QString& id, std::uint64_
                                "new --env")
                     .arg(id, existing->archivedAt));
         if (existing->chainId != chainId || existing->genesisHash != genesisHash)
-            throw ChainResetError(
-                QStringLiteral("the chain was reset; open a new environment. Environment %1 "
-                               "belongs to chain %2 with genesis %3, but %4 serves chain %5 with "
-                               "genesis %6. Nothing was written")
-                    .arg(id)
-                    .arg(existing->chainId)
-                    .arg(existing->genesisHash.toHex(), rpcUrl.toString(QUrl::RemoveUserInfo))
-                    .arg(chainId)
-                    .arg(genesisHash.toHex()));
+            throw ChainResetError(chainResetMessage(*existing, rpcUrl, chainId, genesisHash, {}));
         return *existing;
     }
     Environment e{id, chainId, genesisHash, rpcUrl.toString(QUrl::RemoveUserInfo), store::nowUtc(),

@@ -24,6 +24,11 @@ struct Environment
     QString archivedAt; // empty while live
 };
 
+// The one-line refusal when a node serves another chain than the environment was recorded
+// for; `outcome` ends it (default, at start: "Nothing was written").
+QString chainResetMessage(const Environment& env, const QUrl& rpcUrl, std::uint64_t chainId,
+                          const chain::Hash32& genesisHash, const QString& outcome);
+
 // An environment is one self-contained history: a chain (id + genesis hash) observed under
 // one id. A lab devnet can be reset, so the genesis hash is what tells two "31337"s apart.
 class EnvironmentRegistry

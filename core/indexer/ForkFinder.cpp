@@ -20,12 +20,15 @@ std::optional<chain::Hash32> ForkFinder::storedHash(std::uint64_t number)
     return h;
 }
 
-ForkPoint ForkFinder::find(const Checkpoint& cp, std::uint64_t maxDepth)
+ForkPoint ForkFinder::find(const Checkpoint& cp, std::uint64_t maxDepth,
+                           std::optional<std::uint64_t> nodeHead)
 {
     // A reorg of depth d replaces cp-d+1..cp, so the fork is at cp-d >= cp-maxDepth.
     const std::uint64_t lowest = cp.number >= maxDepth ? cp.number - maxDepth : 0;
     constexpr std::uint64_t kChunk = 16;
-    std::uint64_t top = cp.number;
+    std::uint64_t top = nodeHead ? std::min(cp.number, *nodeHead) : cp.number;
+    if (top < lowest)
+        throw DeepReorgError(cp.number, maxDepth);
     while (true) {
         const std::uint64_t bottom = top >= lowest + kChunk - 1 ? top - (kChunk - 1) : lowest;
         const auto headers = m_eth.blocksByNumber(bottom, top);

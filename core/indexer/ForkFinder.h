@@ -35,11 +35,16 @@ public:
     {
     }
 
-    ForkPoint find(const Checkpoint& cp, std::uint64_t maxDepth);
+    // `nodeHead`: the node's head when it is below the checkpoint (a rollback with no new
+    // block yet); the stored blocks above it are not on the node's chain, so the search
+    // starts there instead of asking for blocks the node does not have.
+    ForkPoint find(const Checkpoint& cp, std::uint64_t maxDepth,
+                   std::optional<std::uint64_t> nodeHead = std::nullopt);
 
-private:
+    // The stored hash of a block of this environment, if indexed.
     std::optional<chain::Hash32> storedHash(std::uint64_t number);
 
+private:
     rpc::EthClient& m_eth;
     store::Database& m_db;
     QString m_env;

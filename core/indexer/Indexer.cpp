@@ -2,6 +2,8 @@
 #include "IndexerErrors.h"
 #include "rpc/EthClient.h"
 #include "store/Database.h"
+#include "wire/LogReplyCheck.h"
+#include "wire/ReplyMismatchError.h"
 #include "wire/SuspectedTruncationError.h"
 
 #include <QCryptographicHash>
@@ -45,6 +47,8 @@ void Indexer::prepare()
         throw NodeBehindError(QStringLiteral("node answered null for the genesis block"));
     EnvironmentRegistry(m_db).openForIndexing(m_config.environmentId, m_chainId, genesis->hash,
                                               m_config.rpcUrl);
+    m_genesis = genesis->hash;
+    m_sinceIdentityCheck.start();
     m_checkpoints = std::make_unique<CheckpointStore>(m_db, m_config.environmentId, m_chainId,
                                                       m_config.sourceId);
     const QStringList others = m_checkpoints->otherSources();
@@ -118,8 +122,9 @@ wire::FetchPool& Indexer::pool()
         spec.contracts = m_config.contracts;
         spec.logCap = m_config.logCap;
         spec.registry = m_registry;
-        m_pool = std::make_unique<wire::FetchPool>(
-            m_config.rpcUrl, spec, std::max(1, m_config.fetchWorkers), m_config.rpcTimeout);
+        m_pool = std::make_unique<wire::FetchPool>(m_config.rpcUrl, spec,
+                                                   std::max(1, m_config.fetchWorkers),
+                                                   m_config.rpcTimeout, m_config.maxReplyBytes);
     }
     return *m_pool;
 }
@@ -136,11 +141,86 @@ std::uint64_t Indexer::expectedFromBlock()
     return cp ? cp->number + 1 : m_config.fromBlock;
 }
 
-void Indexer::rollBack(const Checkpoint& cp, const QString& reason)
+bool Indexer::identityCheckDue() const
+{
+    return m_identityCheckDue || !m_sinceIdentityCheck.isValid() ||
+           m_sinceIdentityCheck.elapsed() >= m_config.identityCheckInterval.count();
+}
+
+void Indexer::verifyNodeIdentity()
+{
+    const std::uint64_t chainId = m_eth.chainId();
+    const auto genesis = m_eth.blockByNumber(0);
+    if (!genesis)
+        throw NodeBehindError(QStringLiteral("node answered null for the genesis block"));
+    if (chainId != m_chainId || genesis->hash != m_genesis) {
+        Environment env;
+        env.id = m_config.environmentId;
+        env.chainId = m_chainId;
+        env.genesisHash = m_genesis;
+        throw ChainResetError(chainResetMessage(
+            env, m_config.rpcUrl, chainId, genesis->hash,
+            QStringLiteral("Noticed while indexing: stopped, nothing more was written")));
+    }
+    m_identityCheckDue = false;
+    m_sinceIdentityCheck.start();
+}
+
+void Indexer::noteNodeTrouble(IndexerStatus::State state, const QString& message)
 {
     if (m_pool)
         m_pool->cancel();
-    const ForkPoint fork = m_forkFinder->find(cp, m_config.maxReorgDepth);
+    m_status.state = state;
+    m_status.message = message;
+    // Whatever the node did, it may come back as another node: check what chain it serves
+    // before the next round trusts it.
+    m_identityCheckDue = true;
+    if (state == IndexerStatus::State::NodeInconsistent) {
+        ++m_status.inconsistencies;
+        // Re-fetch at once the first time (a reorg between two queries looks the same),
+        // then back off: a node that keeps contradicting itself is not asked in a loop.
+        ++m_troubleStreak;
+        m_status.retryDelayMs =
+            m_troubleStreak <= 1
+                ? 0
+                : int(std::min<qint64>(30000, 250LL << std::min(m_troubleStreak, 7)));
+    }
+}
+
+bool Indexer::rollBackIfHeadDisagrees(const Checkpoint& cp, std::uint64_t head)
+{
+    const auto stored = m_forkFinder->storedHash(head);
+    if (!stored)
+        return false; // below the first indexed block: nothing to compare
+    const auto onNode = m_eth.blockByNumber(head);
+    if (!onNode || onNode->hash == *stored)
+        return false; // a lagging node: its head is a block we hold
+    // The node serves block `head` with another hash than the one we stored: a reorg (an
+    // anvil_rollback, say) that no new block has covered yet. Waiting for the node to
+    // outgrow the checkpoint would keep non-canonical rows indefinitely.
+    rollBack(cp, reorg_reason::kHashMismatch, head);
+    return true;
+}
+
+void Indexer::rollBack(const Checkpoint& cp, const QString& reason,
+                       std::optional<std::uint64_t> nodeHead)
+{
+    if (m_pool)
+        m_pool->cancel();
+    // Never roll back on another chain's word: a node swapped for another chain disagrees
+    // with every stored hash.
+    verifyNodeIdentity();
+    const ForkPoint fork = m_forkFinder->find(cp, m_config.maxReorgDepth, nodeHead);
+    if (fork.number && *fork.number >= cp.number)
+        // The node now agrees with the checkpoint after all (a flapping or load-balanced
+        // node answered two branches): nothing stored is wrong, and a depth-0 "reorg" is
+        // never recorded.
+        throw NodeInconsistentError(
+            QStringLiteral("node %1 answered another hash for block %2 (%3), then the stored "
+                           "one: an inconsistent node, not a reorg; nothing rolled back")
+                .arg(m_eth.endpointText())
+                .arg(cp.number)
+                .arg(reason));
     const RollbackResult r = m_rollback->rollback(cp, fork, reason);
     ++m_status.reorgs;
     m_status.state = IndexerStatus::State::Reorged;
@@ -202,8 +282,25 @@ Indexer::Acceptance Indexer::apply(const std::optional<Checkpoint>& cp,
                               {}});
         if (previous && h.parentHash != *previous) {
             if (verified.blocks.isEmpty()) {
-                // The block after our checkpoint does not build on it: the checkpoint was
-                // reorged out between the re-check and now.
+                // The block after our checkpoint does not build on it. Either the checkpoint
+                // was reorged out since the re-check, or the node serves headers that do not
+                // link: ask for the checkpoint's block again to tell which.
+                const auto again = m_eth.blockByNumber(cp->number);
+                if (!again)
+                    throw NodeBehindError(
+                        QStringLiteral("node answered null for block %1 below its head")
+                            .arg(cp->number));
+                if (again->hash == cp->hash)
+                    throw NodeInconsistentError(
+                        QStringLiteral("node %1 serves block %2 with parentHash %3, but its "
+                                       "block %4 is %5: headers that do not link are the "
+                                       "node's inconsistency, not a reorg; nothing committed "
+                                       "or rolled back, fetching again")
+                            .arg(m_eth.endpointText())
+                            .arg(h.number)
+                            .arg(h.parentHash.toHex())
+                            .arg(cp->number)
+                            .arg(cp->hash.toHex()));
                 rollBack(*cp, reorg_reason::kParentMismatch);
                 result.reason = QStringLiteral("parent mismatch");
                 return result;
@@ -219,22 +316,36 @@ Indexer::Acceptance Indexer::apply(const std::optional<Checkpoint>& cp,
         if (log.blockNumber > last)
             continue;
         if (log.blockNumber < batch.fromBlock)
-            throw rpc::RpcException(
-                rpc::RpcError{rpc::RpcError::Kind::Malformed,
-                              QStringLiteral("eth_getLogs"),
-                              m_config.rpcUrl.toString(),
-                              0,
-                              0,
-                              QStringLiteral("log in block %1 outside the range %2..%3")
-                                  .arg(log.blockNumber)
-                                  .arg(batch.fromBlock)
-                                  .arg(batch.toBlock),
-                              {}});
-        if (log.removed ||
-            verified.blocks.at(qsizetype(log.blockNumber - batch.fromBlock)).hash != log.blockHash)
-            throw NodeBehindError(QStringLiteral("block %1 changed between the log query and the "
-                                                 "header query; fetching it again")
-                                      .arg(log.blockNumber));
+            throw wire::ReplyMismatchError(
+                QStringLiteral("node %1 returned a log of block %2 for the range %3..%4; "
+                               "nothing from this batch is committed")
+                    .arg(m_eth.endpointText())
+                    .arg(log.blockNumber)
+                    .arg(batch.fromBlock)
+                    .arg(batch.toBlock));
+        // The receiver never trusts the sender either: a log nobody asked for would break
+        // invariant 2, and one whose block hash is not its header's belongs to another
+        // branch (a reorg between the two queries, or an inconsistent node).
+        if (!m_config.contracts.contains(log.address))
+            throw wire::ReplyMismatchError(
+                QStringLiteral("node %1 returned a log of block %2 (log index %3) from address "
+                               "%4, which is not one of the indexed contracts; nothing from "
+                               "this batch is committed")
+                    .arg(m_eth.endpointText())
+                    .arg(log.blockNumber)
+                    .arg(log.logIndex)
+                    .arg(log.address.toHex()));
+        const chain::Hash32& headerHash =
+            verified.blocks.at(qsizetype(log.blockNumber - batch.fromBlock)).hash;
+        if (log.removed || headerHash != log.blockHash)
+            throw NodeInconsistentError(
+                QStringLiteral("node %1 returned logs of block %2 with block hash %3, but the "
+                               "block's header has %4 (a reorg between the two queries, or an "
+                               "inconsistent node); nothing committed, fetching again")
+                    .arg(m_eth.endpointText())
+                    .arg(log.blockNumber)
+                    .arg(log.blockHash.toHex())
+                    .arg(headerHash.toHex()));
         verified.logs.append(log);
         if (i < batch.decodings.size())
             verified.decodings.append(batch.decodings[i]);
@@ -259,6 +370,7 @@ Indexer::Acceptance Indexer::apply(const std::optional<Checkpoint>& cp,
     m_status.abiFailures += stats.abiFailures;
     m_status.truncationHalvings += batch.halvings;
     m_status.checkpoint = last;
+    m_troubleStreak = 0;
     result.accepted = true;
     result.expectedFromBlock = last + 1;
     return result;
@@ -301,6 +413,7 @@ bool Indexer::recheckForAbsence(const Checkpoint& cp)
     f.toBlock = cp.number;
     f.addresses = m_config.contracts;
     const auto now = m_eth.getLogs(f); // RpcException: the node is unavailable, not a reorg
+    wire::checkLogsMatchFilter(now, f, m_eth.endpointText());
     QSet<QPair<std::uint64_t, std::uint64_t>> present;
     for (const auto& log : now)
         present.insert({log.blockNumber, log.logIndex});
@@ -349,9 +462,12 @@ const IndexerStatus& Indexer::step()
     m_status.retryDelayMs = 0;
     std::uint64_t plannedTo = 0;
     std::uint64_t from = 0;
+    bool planned = false;
     try {
         auto cp = m_checkpoints->read();
         m_status.checkpoint = cp ? std::optional<std::uint64_t>(cp->number) : std::nullopt;
+        if (identityCheckDue())
+            verifyNodeIdentity();
 
         // 1. Before going forward, confirm we are still on the node's chain (the head and
         //    the checkpoint's block in one round trip).
@@ -360,6 +476,8 @@ const IndexerStatus& Indexer::step()
             const auto [nodeHead, onChain] = m_eth.headAndBlock(cp->number);
             head = nodeHead;
             m_status.head = head;
+            if (head < cp->number && rollBackIfHeadDisagrees(*cp, head))
+                return m_status;
             if (head < cp->number || !onChain) {
                 // A lagging or syncing node: its null says "not reached", not "gone".
                 m_status.state = IndexerStatus::State::NodeBehind;
@@ -404,6 +522,7 @@ const IndexerStatus& Indexer::step()
         const int depth = backfill ? 2 * pool().workers() : 2;
         pool().plan(from, head, batchSize, depth);
         plannedTo = std::min(head, from + batchSize - 1);
+        planned = true;
         if (backfill) {
             m_ledger->markRunning({{from, plannedTo}});
             m_ledgerOpen = true;
@@ -412,17 +531,22 @@ const IndexerStatus& Indexer::step()
         // 3. Wait for the fetchers' batch for exactly that start.
         const auto outcome = pool().take(from, m_config.rpcTimeout * 3);
         if (!outcome) {
+            ++m_status.timeouts;
             onFetchFailure(from, plannedTo, QStringLiteral("no batch within the fetch timeout"));
-            m_status.state = IndexerStatus::State::NodeUnreachable;
-            m_status.message = QStringLiteral("fetching %1..%2 timed out").arg(from).arg(plannedTo);
+            noteNodeTrouble(IndexerStatus::State::NodeUnreachable,
+                            QStringLiteral("fetching %1..%2 timed out").arg(from).arg(plannedTo));
             return m_status;
         }
         if (outcome->truncatedBlock)
-            throw wire::SuspectedTruncationError(*outcome->truncatedBlock, m_config.logCap);
+            throw wire::SuspectedTruncationError(*outcome->truncatedBlock,
+                                                 outcome->truncationMessage);
+        if (outcome->mismatch)
+            throw wire::ReplyMismatchError(*outcome->mismatch);
         if (outcome->rpcError) {
+            if (outcome->rpcError->kind == rpc::RpcError::Kind::Timeout)
+                ++m_status.timeouts;
             onFetchFailure(from, plannedTo, outcome->rpcError->toString());
-            m_status.state = IndexerStatus::State::NodeUnreachable;
-            m_status.message = outcome->rpcError->toString();
+            noteNodeTrouble(IndexerStatus::State::NodeUnreachable, outcome->rpcError->toString());
             return m_status;
         }
         const wire::WireBatch& batch = *outcome->batch;
@@ -451,11 +575,16 @@ const IndexerStatus& Indexer::step()
         m_status.message.clear();
     } catch (const rpc::RpcException& e) {
         // The node did not answer (or answered nonsense): that says nothing about the chain.
-        if (m_pool)
-            m_pool->cancel();
-        m_status.state = IndexerStatus::State::NodeUnreachable;
-        m_status.message = e.error().toString();
+        if (e.error().kind == rpc::RpcError::Kind::Timeout)
+            ++m_status.timeouts;
+        noteNodeTrouble(IndexerStatus::State::NodeUnreachable, e.error().toString());
         m_status.retryDelayMs = 0;
+    } catch (const wire::ReplyMismatchError& e) {
+        if (planned)
+            onFetchFailure(from, plannedTo, e.message());
+        noteNodeTrouble(IndexerStatus::State::NodeInconsistent, e.message());
+    } catch (const NodeInconsistentError& e) {
+        noteNodeTrouble(IndexerStatus::State::NodeInconsistent, e.message());
     } catch (const NodeBehindError& e) {
         if (m_pool)
             m_pool->cancel();

@@ -72,7 +72,17 @@ public:
     wire::WireContext wireContext() const;
 
 private:
-    void rollBack(const Checkpoint& cp, const QString& reason);
+    // `nodeHead`: set when the node's head is below the checkpoint (see ForkFinder::find).
+    void rollBack(const Checkpoint& cp, const QString& reason,
+                  std::optional<std::uint64_t> nodeHead = std::nullopt);
+    // Re-reads the node's chain id and genesis hash; ChainResetError if they changed.
+    void verifyNodeIdentity();
+    bool identityCheckDue() const;
+    // The node is below the checkpoint: a hash that differs at its head proves a reorg
+    // (rolled back now); the same hash means it is only lagging. Returns true on rollback.
+    bool rollBackIfHeadDisagrees(const Checkpoint& cp, std::uint64_t head);
+    // A failed round: counts it and sets the state, message and backoff.
+    void noteNodeTrouble(IndexerStatus::State state, const QString& message);
     Acceptance apply(const std::optional<Checkpoint>& cp, const wire::WireBatch& batch,
                      bool backfill);
     void onFetchFailure(std::uint64_t from, std::uint64_t to, const QString& error);
@@ -100,6 +110,10 @@ private:
     QElapsedTimer m_sinceRecheck; // consecutive failures per range start
     IndexerStatus m_status;
     QElapsedTimer m_sinceVerifiedWrite;
+    chain::Hash32 m_genesis;            // the node's genesis when prepared
+    QElapsedTimer m_sinceIdentityCheck; // chain id + genesis last confirmed
+    bool m_identityCheckDue = false;    // after an outage: the node may have been swapped
+    int m_troubleStreak = 0;            // consecutive rounds the node was inconsistent
 };
 
 } // namespace forkscope::indexer

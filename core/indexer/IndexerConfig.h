@@ -31,6 +31,13 @@ struct IndexerConfig
     std::uint64_t batchSize = 100;
     std::chrono::milliseconds pollInterval{1000};
     std::chrono::milliseconds rpcTimeout{10000};
+    // Every reply is read whole into memory, so it is capped; a getLogs reply over the cap
+    // is fetched again over a smaller range (like a provider's limit).
+    qint64 maxReplyBytes = 32LL * 1024 * 1024;
+    // How often the node's chain id and genesis are re-checked while indexing (also after
+    // every outage and before every rollback): a node switched to another chain must stop
+    // the environment, not feed it another chain's blocks.
+    std::chrono::milliseconds identityCheckInterval{30000};
     bool exitWhenSynced = false;
     // Fetch threads (parallel ranges during backfill; one range ahead at the head).
     int fetchWorkers = 4;

@@ -83,4 +83,15 @@ public:
     using IndexerError::IndexerError;
 };
 
+// The node's answers contradict each other or the request: a header whose parent is not
+// the block the same node serves below it, logs whose block hash is not their header's, a
+// log nobody asked for. That is the node's fault, not a reorg of stored data: nothing from
+// the batch is committed, nothing stored is rolled back, and the round is retried with a
+// growing backoff while the node is shown as inconsistent.
+class NodeInconsistentError : public IndexerError
+{
+public:
+    using IndexerError::IndexerError;
+};
+
 } // namespace forkscope::indexer

@@ -18,6 +18,9 @@ struct IndexerStatus
         NodeUnreachable, // RPC failed: checkpoint kept, lag unknown
         NodeBehind,      // node's head below the checkpoint or answering null: waiting
         Reorged,         // a rollback was just committed
+        // The node's answers contradict each other or the request (NodeInconsistentError,
+        // wire::ReplyMismatchError): nothing committed, nothing rolled back, retried later
+        NodeInconsistent,
     };
 
     State state = State::Starting;
@@ -36,6 +39,8 @@ struct IndexerStatus
     qint64 rejectedBatches = 0;    // wire batches that did not start at expectedFromBlock
     qint64 fetchFailures = 0;      // failed range fetches (retried)
     qint64 absenceSuspicions = 0;  // logs gone without a hash contradiction
+    qint64 inconsistencies = 0;    // rounds the node answered self-contradicting or off-request
+    qint64 timeouts = 0;           // requests to the node that hit their deadline
     qint64 abiDecoded = 0;         // logs decoded by the source's ABI
     qint64 abiUnmatched = 0;       // anonymous or unknown events, kept raw
     qint64 abiFailures = 0;        // matched an event but did not decode
@@ -72,6 +77,8 @@ struct IndexerStatus
             return QStringLiteral("node behind the checkpoint");
         case State::Reorged:
             return QStringLiteral("reorg rolled back");
+        case State::NodeInconsistent:
+            return QStringLiteral("node inconsistent");
         }
         return {};
     }

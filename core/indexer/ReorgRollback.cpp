@@ -2,6 +2,7 @@
 #include "BalanceBook.h"
 #include "CheckpointStore.h"
 #include "CrashPoints.h"
+#include "IndexerErrors.h"
 #include "store/Database.h"
 
 #include <QDateTime>
@@ -29,6 +30,13 @@ RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fo
     const qint64 above = fork.number ? qint64(*fork.number) : qint64(cp.startBlock) - 1;
     r.forkBlock = above;
     r.depth = std::uint64_t(qint64(cp.number) - above);
+    // A "reorg" that removes nothing is a caller's mistake (a node that answered two
+    // branches, taken for a reorg): it would put a false event in reorg_events.
+    if (above >= qint64(cp.number))
+        throw IndexerError(QStringLiteral("refusing to record a rollback of depth 0 at block %1 "
+                                          "(%2): nothing above the fork point")
+                               .arg(cp.number)
+                               .arg(reason));
     const qint64 chainId = qint64(m_chainId);
     const QVariantList scope{m_env, chainId, above};
 

@@ -11,6 +11,7 @@
 #include <QTcpSocket>
 #include <QTimer>
 #include <cmath>
+#include <memory>
 
 namespace forkscope::lab {
 
@@ -123,7 +124,7 @@ void FaultProxy::handle(QTcpSocket* s, const QByteArray& header, const QByteArra
                 reply(socket, 200, injectedError(body));
             return;
         }
-        if (m_lagBlocks == 0 && m_logCap == 0 && !m_dropLogs) {
+        if (m_lagBlocks == 0 && m_logCap == 0 && !m_dropLogs && m_lie == ProxyLie::None) {
             forward(socket, body, -1);
             return;
         }
@@ -172,8 +173,10 @@ void FaultProxy::forward(QTcpSocket* s, const QByteArray& body, qint64 lagHead)
             return;
         }
         QByteArray out = r->readAll();
-        if (lagHead >= 0 || m_logCap > 0 || m_dropLogs)
+        if (lagHead >= 0 || m_logCap > 0 || m_dropLogs || m_lie != ProxyLie::None)
             out = rewrite(body, out, lagHead);
+        if (m_padReplyBytes > 0)
+            out += QByteArray(qsizetype(m_padReplyBytes.load()), ' ');
         reply(socket, status, out);
     });
 }
@@ -269,7 +272,7 @@ QByteArray FaultProxy::rewrite(const QByteArray& requestBody, const QByteArray& 
                 rep = resultFor(req, QJsonValue::Null); // not reached yet, as a lagging node says
             // "latest" through a lagging view is left to the upstream; callers use numbers.
         }
-        out.append(rep);
+        out.append(applyProxyLie(m_lie, req, rep));
     }
     return batch ? QJsonDocument(out).toJson(QJsonDocument::Compact)
                  : QJsonDocument(out.first().toObject()).toJson(QJsonDocument::Compact);
@@ -291,6 +294,9 @@ QJsonObject FaultProxy::knobs() const
                        {QStringLiteral("logCapMode"), m_capMode == CapMode::Silent
                                                           ? QStringLiteral("silent")
                                                           : QStringLiteral("announced")},
+                       {QStringLiteral("lie"), proxyLieName(m_lie)},
+                       {QStringLiteral("trickleBps"), int(m_trickleBps)},
+                       {QStringLiteral("padReplyBytes"), qint64(m_padReplyBytes.load())},
                        {QStringLiteral("upstream"), m_upstream.toString()},
                        {QStringLiteral("requestsServed"), m_served},
                        {QStringLiteral("injectedErrors"), m_injectedErrors},
@@ -306,7 +312,7 @@ QString FaultProxy::applyKnobs(const QJsonObject& c)
     for (const char* k : {"offline", "dropLogs"})
         if (c.contains(QLatin1String(k)) && !c.value(QLatin1String(k)).isBool())
             return QStringLiteral("%1 must be true or false").arg(QLatin1String(k));
-    for (const char* k : {"lagBlocks", "latencyMs", "logCap"})
+    for (const char* k : {"lagBlocks", "latencyMs", "logCap", "trickleBps", "padReplyBytes"})
         if (c.contains(QLatin1String(k)) && !isCount(c.value(QLatin1String(k))))
             return QStringLiteral("%1 must be a whole number >= 0").arg(QLatin1String(k));
     if (c.contains(QLatin1String("errorRate"))) {
@@ -318,13 +324,31 @@ QString FaultProxy::applyKnobs(const QJsonObject& c)
     if (c.contains(QLatin1String("logCapMode")) && mode != QLatin1String("silent") &&
         mode != QLatin1String("announced"))
         return QStringLiteral("logCapMode must be \"silent\" or \"announced\"");
+    const auto lie = proxyLieFromName(c.value(QLatin1String("lie")).toString());
+    if (c.contains(QLatin1String("lie")) && !lie)
+        return QStringLiteral("lie must be one of %1")
+            .arg(proxyLieNames().join(QStringLiteral(", ")));
+    const QUrl upstream(c.value(QLatin1String("upstream")).toString());
+    if (c.contains(QLatin1String("upstream")) &&
+        (!upstream.isValid() || upstream.scheme() != QLatin1String("http") ||
+         upstream.host().isEmpty()))
+        return QStringLiteral("upstream must be an http URL");
     for (auto it = c.begin(); it != c.end(); ++it)
-        if (!QStringList{QStringLiteral("offline"), QStringLiteral("lagBlocks"),
-                         QStringLiteral("latencyMs"), QStringLiteral("errorRate"),
-                         QStringLiteral("logCap"), QStringLiteral("logCapMode"),
-                         QStringLiteral("dropLogs")}
+        if (!QStringList{
+                QStringLiteral("offline"), QStringLiteral("lagBlocks"), QStringLiteral("latencyMs"),
+                QStringLiteral("errorRate"), QStringLiteral("logCap"), QStringLiteral("logCapMode"),
+                QStringLiteral("dropLogs"), QStringLiteral("lie"), QStringLiteral("trickleBps"),
+                QStringLiteral("padReplyBytes"), QStringLiteral("upstream")}
                  .contains(it.key()))
             return QStringLiteral("unknown knob \"%1\"").arg(it.key());
+    if (lie)
+        m_lie = *lie;
+    if (c.contains(QLatin1String("upstream")))
+        m_upstream = upstream;
+    if (c.contains(QLatin1String("trickleBps")))
+        m_trickleBps = int(c.value(QLatin1String("trickleBps")).toDouble());
+    if (c.contains(QLatin1String("padReplyBytes")))
+        m_padReplyBytes = qint64(c.value(QLatin1String("padReplyBytes")).toDouble());
     if (c.contains(QLatin1String("offline")))
         m_offline = c.value(QLatin1String("offline")).toBool();
     if (c.contains(QLatin1String("lagBlocks")))
@@ -398,7 +422,30 @@ void FaultProxy::reply(QTcpSocket* s, int status, const QByteArray& body)
         "HTTP/1.1 " + QByteArray::number(status) + (status == 200 ? " OK" : " Error") + "\r\n";
     head += "Content-Type: application/json\r\nContent-Length: " + QByteArray::number(body.size()) +
             "\r\n\r\n";
-    s->write(head + body);
+    if (m_trickleBps > 0 && status != 413)
+        trickle(s, head + body);
+    else
+        s->write(head + body);
+}
+
+void FaultProxy::trickle(QTcpSocket* s, const QByteArray& data)
+{
+    // Ten writes a second, at least one byte each: the reply arrives, just never in time.
+    const int perTick = std::max(1, int(m_trickleBps) / 10);
+    const int interval = std::max(100, 1000 * perTick / std::max(1, int(m_trickleBps)));
+    QPointer<QTcpSocket> socket(s);
+    auto* timer = new QTimer(this);
+    auto offset = std::make_shared<qsizetype>(0);
+    connect(timer, &QTimer::timeout, this, [socket, timer, data, offset, perTick] {
+        if (!socket || socket->state() != QAbstractSocket::ConnectedState ||
+            *offset >= data.size()) {
+            timer->deleteLater();
+            return;
+        }
+        socket->write(data.mid(*offset, perTick));
+        *offset += perTick;
+    });
+    timer->start(interval);
 }
 
 } // namespace forkscope::lab

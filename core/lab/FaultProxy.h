@@ -1,5 +1,7 @@
 #pragma once
 
+#include "ProxyLie.h"
+
 #include <QHash>
 #include <QJsonObject>
 #include <QObject>
@@ -26,6 +28,11 @@ namespace forkscope::lab {
 //   logCap       eth_getLogs results above N logs are either cut to N without a word
 //                (Silent, like providers that truncate) or refused with an error in one of
 //                the wordings real providers use (Announced)
+//   lie          rewrites replies the way a lying provider does (ProxyLie.h): a foreign or
+//                out-of-range log, logs with another block hash, headers that do not link
+//   trickleBps   sends each reply at N bytes a second (a node that never quite answers)
+//   padReplyBytes  appends N bytes of whitespace to each reply (a huge but valid reply)
+//   upstream     another node to forward to (a provider switched to another chain)
 // The knobs are also readable and settable over HTTP, even while offline:
 //   GET  <proxy>/_forkscope/proxy          -> {"offline":false,"lagBlocks":0,...}
 //   POST <proxy>/_forkscope/proxy {knobs}  -> the knobs after the change
@@ -59,6 +66,11 @@ public:
     void setDropLogs(bool drop) { m_dropLogs = drop; }
     bool dropLogs() const { return m_dropLogs; }
     CapMode capMode() const { return m_capMode; }
+    void setLie(ProxyLie lie) { m_lie = lie; }
+    ProxyLie lie() const { return m_lie; }
+    void setTrickleBytesPerSecond(int bps) { m_trickleBps = bps; }
+    void setPadReplyBytes(qint64 bytes) { m_padReplyBytes = bytes; }
+    void setUpstream(const QUrl& upstream) { m_upstream = upstream; }
     // Deterministic fault injection for tests.
     void setSeed(quint32 seed);
 
@@ -77,6 +89,8 @@ private:
     // Applies lag, caps and dropLogs to a reply; counts capped replies (hence not const).
     QByteArray rewrite(const QByteArray& requestBody, const QByteArray& replyBody, qint64 lagHead);
     void reply(QTcpSocket* socket, int status, const QByteArray& body);
+    // Writes `data` a few bytes at a time, at m_trickleBps.
+    void trickle(QTcpSocket* socket, const QByteArray& data);
     bool handleAdmin(QTcpSocket* socket, const QByteArray& header, const QByteArray& body);
     QByteArray injectedError(const QByteArray& requestBody);
 
@@ -91,6 +105,9 @@ private:
     std::atomic<quint64> m_logCap{0};
     std::atomic<bool> m_dropLogs{false};
     std::atomic<CapMode> m_capMode{CapMode::Silent};
+    std::atomic<ProxyLie> m_lie{ProxyLie::None};
+    std::atomic<int> m_trickleBps{0};
+    std::atomic<qint64> m_padReplyBytes{0};
     QRandomGenerator m_random;
     qint64 m_served = 0;
     qint64 m_injectedErrors = 0;

@@ -17,8 +17,7 @@ namespace {
     RpcError err;
     err.kind = RpcError::Kind::Malformed;
     err.method = method;
-    if (r.error)
-        err.endpoint = r.error->endpoint;
+    err.endpoint = r.error ? r.error->endpoint : r.endpoint;
     err.message = e.message();
     throw RpcException(err);
 }

@@ -30,6 +30,8 @@ public:
     explicit EthClient(JsonRpcClient& rpc) : m_rpc(rpc) {}
 
     JsonRpcClient& rpc() { return m_rpc; }
+    // The endpoint as errors name it (no user info).
+    QString endpointText() const { return m_rpc.endpoint().toString(QUrl::RemoveUserInfo); }
 
     std::uint64_t chainId();
     std::uint64_t blockNumber();

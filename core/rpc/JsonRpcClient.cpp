@@ -152,6 +152,23 @@ RpcCall* JsonRpcClient::send(const QList<RpcRequest>& requests, bool asBatch)
             call->m_reply->abort();
     });
     timer->start(m_timeout);
+    const qint64 cap = m_maxReplyBytes;
+    const auto cutOff = [call](qint64 bytes) {
+        if (call->m_tooLargeBytes >= 0 || !call->m_reply)
+            return;
+        call->m_tooLargeBytes = bytes;
+        call->m_reply->abort();
+    };
+    connect(call->m_reply, &QNetworkReply::metaDataChanged, call, [call, cap, cutOff] {
+        const QVariant length = call->m_reply->header(QNetworkRequest::ContentLengthHeader);
+        if (cap > 0 && length.isValid() && length.toLongLong() > cap)
+            cutOff(length.toLongLong());
+    });
+    connect(call->m_reply, &QNetworkReply::downloadProgress, call,
+            [cap, cutOff](qint64 received, qint64) {
+                if (cap > 0 && received > cap)
+                    cutOff(received);
+            });
     connect(call->m_reply, &QNetworkReply::finished, call, [this, call, timer] {
         timer->stop();
         complete(call);
@@ -182,9 +199,16 @@ void JsonRpcClient::complete(RpcCall* call)
         call->m_reply = nullptr;
         const QVariant statusAttr = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute);
         const int status = statusAttr.isValid() ? statusAttr.toInt() : 0;
-        const QByteArray body = reply->readAll();
+        // An aborted reply is closed: reading it would only print a Qt warning.
+        const QByteArray body = reply->isOpen() ? reply->readAll() : QByteArray();
 
-        if (call->m_timedOut) {
+        if (call->m_tooLargeBytes >= 0) {
+            failAll(makeError(RpcError::Kind::TooLarge, methodLabel,
+                              QStringLiteral("the reply (%1 bytes, or more) exceeds the %2 MiB "
+                                             "reply cap; cut off unread")
+                                  .arg(call->m_tooLargeBytes)
+                                  .arg(double(m_maxReplyBytes) / (1024.0 * 1024.0), 0, 'g', 4)));
+        } else if (call->m_timedOut) {
             failAll(makeError(RpcError::Kind::Timeout, methodLabel,
                               QStringLiteral("no reply within %1 ms").arg(m_timeout.count())));
         } else if (status == 0) {
@@ -256,6 +280,8 @@ void JsonRpcClient::complete(RpcCall* call)
             }
         }
     }
+    for (RpcResponse& r : out)
+        r.endpoint = m_endpointText;
     call->m_finished = true;
     emit call->finished();
 }

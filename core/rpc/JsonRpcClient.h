@@ -26,6 +26,7 @@ struct RpcResponse
 {
     QJsonValue result; // meaningful only when !error
     std::optional<RpcError> error;
+    QString endpoint; // who answered (no user info), for errors found while parsing `result`
     bool ok() const { return !error.has_value(); }
 };
 
@@ -54,6 +55,7 @@ private:
     bool m_batch = false;
     bool m_finished = false;
     bool m_timedOut = false;
+    qint64 m_tooLargeBytes = -1; // >= 0: cut off for exceeding the cap (bytes seen or announced)
     QPointer<QNetworkReply> m_reply;
     QList<RpcResponse> m_responses;
 };
@@ -69,8 +71,15 @@ public:
     ~JsonRpcClient() override;
 
     const QUrl& endpoint() const { return m_endpoint; }
+    // The whole round trip's deadline (connect, request, every byte of the reply): a node
+    // that trickles its answer is a timeout, not a hang.
     void setTimeout(std::chrono::milliseconds t) { m_timeout = t; }
     std::chrono::milliseconds timeout() const { return m_timeout; }
+    // Replies are read into memory whole, so their size is capped: a larger Content-Length,
+    // or more bytes than announced, aborts the call with RpcError::Kind::TooLarge.
+    void setMaxReplyBytes(qint64 bytes) { m_maxReplyBytes = bytes; }
+    qint64 maxReplyBytes() const { return m_maxReplyBytes; }
+    static constexpr qint64 kDefaultMaxReplyBytes = 32LL * 1024 * 1024;
 
     // The returned call is a child of this client; delete it (or deleteLater) when done.
     RpcCall* call(const QString& method, const QJsonArray& params = {});
@@ -90,6 +99,7 @@ private:
     QString m_endpointText;
     QNetworkAccessManager* m_nam;
     std::chrono::milliseconds m_timeout{10000};
+    qint64 m_maxReplyBytes = kDefaultMaxReplyBytes;
     qint64 m_nextId = 1;
 };
 

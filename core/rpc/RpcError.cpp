@@ -15,6 +15,8 @@ QString RpcError::kindName() const
         return QStringLiteral("malformed reply");
     case Kind::Remote:
         return QStringLiteral("JSON-RPC error");
+    case Kind::TooLarge:
+        return QStringLiteral("reply too large");
     }
     return QStringLiteral("error");
 }

@@ -13,7 +13,9 @@ namespace forkscope::rpc {
 // it answered something that is not a valid reply (never silently defaulted).
 struct RpcError
 {
-    enum class Kind { Transport, Timeout, Http, Malformed, Remote };
+    // TooLarge: the reply outgrew the client's cap (JsonRpcClient::setMaxReplyBytes) and was
+    // cut off unread; callers fetch less at a time, as for a provider's announced limit.
+    enum class Kind { Transport, Timeout, Http, Malformed, Remote, TooLarge };
 
     Kind kind = Kind::Transport;
     QString method;     // the JSON-RPC method, for messages

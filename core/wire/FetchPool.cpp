@@ -1,4 +1,5 @@
 #include "FetchPool.h"
+#include "ReplyMismatchError.h"
 #include "SuspectedTruncationError.h"
 #include "rpc/EthClient.h"
 
@@ -8,8 +9,8 @@
 namespace forkscope::wire {
 
 FetchPool::FetchPool(const QUrl& endpoint, FetchSpec spec, int workers,
-                     std::chrono::milliseconds rpcTimeout)
-    : m_spec(std::move(spec))
+                     std::chrono::milliseconds rpcTimeout, qint64 maxReplyBytes)
+    : m_spec(std::move(spec)), m_maxReplyBytes(maxReplyBytes)
 {
     for (int i = 0; i < std::max(1, workers); ++i) {
         std::unique_ptr<QThread> t(
@@ -38,6 +39,7 @@ void FetchPool::workerLoop(const QUrl& endpoint, std::chrono::milliseconds rpcTi
     // Created on this thread: Qt network objects belong to the thread that made them.
     rpc::JsonRpcClient client(endpoint);
     client.setTimeout(rpcTimeout);
+    client.setMaxReplyBytes(m_maxReplyBytes);
     rpc::EthClient eth(client);
     LogFetcher fetcher(eth, m_spec);
     while (true) {
@@ -61,6 +63,8 @@ void FetchPool::workerLoop(const QUrl& endpoint, std::chrono::milliseconds rpcTi
         } catch (const SuspectedTruncationError& e) {
             out.truncatedBlock = e.block;
             out.truncationMessage = e.message();
+        } catch (const ReplyMismatchError& e) {
+            out.mismatch = e.message();
         }
         QMutexLocker lock(&m_mutex);
         if (job.generation != m_generation || m_stopping)

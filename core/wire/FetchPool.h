@@ -27,6 +27,7 @@ struct FetchOutcome
     std::optional<rpc::RpcError> rpcError;       // node trouble: retry later, never a reorg
     std::optional<std::uint64_t> truncatedBlock; // SuspectedTruncationError
     QString truncationMessage;
+    std::optional<QString> mismatch; // ReplyMismatchError: the node answered off-request
     int attempts = 0;
 };
 
@@ -39,7 +40,7 @@ class FetchPool
 {
 public:
     FetchPool(const QUrl& endpoint, FetchSpec spec, int workers,
-              std::chrono::milliseconds rpcTimeout);
+              std::chrono::milliseconds rpcTimeout, qint64 maxReplyBytes);
     ~FetchPool();
 
     FetchPool(const FetchPool&) = delete;
@@ -67,6 +68,7 @@ private:
     void workerLoop(const QUrl& endpoint, std::chrono::milliseconds rpcTimeout);
 
     FetchSpec m_spec;
+    qint64 m_maxReplyBytes;
     mutable QMutex m_mutex;
     QWaitCondition m_jobReady;
     QWaitCondition m_resultReady;

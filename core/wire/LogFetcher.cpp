@@ -1,4 +1,5 @@
 #include "LogFetcher.h"
+#include "LogReplyCheck.h"
 #include "ProviderLimit.h"
 #include "SuspectedTruncationError.h"
 #include "rpc/EthClient.h"
@@ -23,6 +24,19 @@ QList<chain::LogEntry> LogFetcher::completeLogs(std::uint64_t from, std::uint64_
         try {
             logs = m_eth.getLogs(filter);
         } catch (const rpc::RpcException& e) {
+            if (e.error().kind == rpc::RpcError::Kind::TooLarge) {
+                // Over the reply-size cap: like a provider limit, fetch less at a time.
+                if (from == to)
+                    throw SuspectedTruncationError(
+                        from, QStringLiteral("block %1 cannot be fetched whole: %2. Nothing "
+                                             "from this range was committed; raise "
+                                             "--max-reply-mb if this block really holds that "
+                                             "much")
+                                  .arg(from)
+                                  .arg(e.error().toString()));
+                halve();
+                continue;
+            }
             if (e.error().kind != rpc::RpcError::Kind::Remote)
                 throw;
             const auto limit = parseProviderLimit(e.error().message);
@@ -44,6 +58,7 @@ QList<chain::LogEntry> LogFetcher::completeLogs(std::uint64_t from, std::uint64_
             }
             continue;
         }
+        checkLogsMatchFilter(logs, filter, m_eth.endpointText());
         // A silent cap: exactly `logCap` logs is indistinguishable from a truncated reply.
         if (m_spec.logCap > 0 && std::uint64_t(logs.size()) == m_spec.logCap) {
             if (from == to)
@@ -65,7 +80,19 @@ WireBatch LogFetcher::fetch(std::uint64_t fromBlock, std::uint64_t toBlock,
     std::uint64_t to = toBlock;
     if (!m_spec.contracts.isEmpty())
         batch.logs = completeLogs(fromBlock, to, batch.halvings);
-    const auto headers = m_eth.blocksByNumber(fromBlock, to);
+    QList<std::optional<chain::BlockHeader>> headers;
+    while (true) {
+        try {
+            headers = m_eth.blocksByNumber(fromBlock, to);
+            break;
+        } catch (const rpc::RpcException& e) {
+            // Headers over the reply cap (a node padding them): fewer at a time. The logs
+            // of the dropped blocks are dropped below with them.
+            if (e.error().kind != rpc::RpcError::Kind::TooLarge || to == fromBlock)
+                throw;
+            to = fromBlock + (to - fromBlock) / 2;
+        }
+    }
     for (const auto& h : headers) {
         if (!h) // the node has not reached it (lagging or load-balanced): stop before it
             break;

@@ -24,6 +24,12 @@ public:
           block(block), cap(cap)
     {
     }
+    // A block that cannot be fetched whole for another reason (its reply exceeds the
+    // reply-size cap): the same refusal, with its own explanation.
+    SuspectedTruncationError(std::uint64_t block, const QString& message)
+        : std::runtime_error(message.toStdString()), block(block), cap(0)
+    {
+    }
     QString message() const { return QString::fromUtf8(what()); }
     std::uint64_t block;
     std::uint64_t cap;

@@ -44,6 +44,10 @@ void RawHttpServer::onConnection()
             buffer->remove(0, headerEnd + 4 + length);
             if (m_mode == Mode::Silent)
                 return; // keep the connection open and say nothing
+            if (m_mode == Mode::Raw) {
+                s->write(m_body);
+                return;
+            }
             QByteArray reply = "HTTP/1.1 " + QByteArray::number(m_status) + " Status\r\n";
             reply += "Content-Type: " + m_contentType + "\r\n";
             reply += "Content-Length: " + QByteArray::number(m_body.size()) + "\r\n";

@@ -13,11 +13,18 @@ class RawHttpServer : public QTcpServer
 {
     Q_OBJECT
 public:
-    enum class Mode { Respond, Silent };
+    // Raw: writes the bytes given to respondRaw() verbatim and keeps the connection open
+    // (a lying Content-Length, a chunked stream that never ends).
+    enum class Mode { Respond, Silent, Raw };
 
     explicit RawHttpServer(QObject* parent = nullptr);
     void respondWith(int status, const QByteArray& body,
                      const QByteArray& contentType = "application/json");
+    void respondRaw(const QByteArray& bytes)
+    {
+        m_mode = Mode::Raw;
+        m_body = bytes;
+    }
     void setMode(Mode m) { m_mode = m; }
     QUrl url() const;
     int requestCount() const { return m_requests; }

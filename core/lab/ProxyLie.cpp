@@ -1,0 +1,124 @@
+#include "ProxyLie.h"
+#include "chain/Hex.h"
+
+#include <QJsonArray>
+
+namespace forkscope::lab {
+
+namespace {
+
+struct Named
+{
+    ProxyLie lie;
+    const char* name;
+};
+constexpr Named kNames[] = {
+    {ProxyLie::None, "none"},
+    {ProxyLie::ForeignLog, "foreign-log"},
+    {ProxyLie::OutOfRangeLog, "out-of-range-log"},
+    {ProxyLie::WrongLogHash, "wrong-log-hash"},
+    {ProxyLie::UnlinkedHeaders, "unlinked-headers"},
+};
+
+// A 32-byte hex value that is not `hex` (its last nibble changed), same length and case.
+QString otherHash(const QString& hex)
+{
+    if (hex.size() < 3)
+        return hex;
+    QString out = hex;
+    const QChar last = out.back();
+    out.back() = last == QLatin1Char('0') ? QLatin1Char('1') : QLatin1Char('0');
+    return out;
+}
+
+QJsonObject withResult(QJsonObject rep, const QJsonValue& result)
+{
+    rep.insert(QStringLiteral("result"), result);
+    return rep;
+}
+
+} // namespace
+
+QString proxyLieName(ProxyLie lie)
+{
+    for (const Named& n : kNames)
+        if (n.lie == lie)
+            return QString::fromLatin1(n.name);
+    return QStringLiteral("none");
+}
+
+std::optional<ProxyLie> proxyLieFromName(const QString& name)
+{
+    for (const Named& n : kNames)
+        if (name == QLatin1String(n.name))
+            return n.lie;
+    return std::nullopt;
+}
+
+QStringList proxyLieNames()
+{
+    QStringList out;
+    for (const Named& n : kNames)
+        out << QString::fromLatin1(n.name);
+    return out;
+}
+
+QJsonObject applyProxyLie(ProxyLie lie, const QJsonObject& req, const QJsonObject& rep)
+{
+    const QString method = req.value(QLatin1String("method")).toString();
+    const QJsonValue result = rep.value(QLatin1String("result"));
+    if (lie == ProxyLie::None || rep.contains(QLatin1String("error")))
+        return rep;
+    if (method == QLatin1String("eth_getLogs") && result.isArray()) {
+        QJsonArray logs = result.toArray();
+        if (logs.isEmpty())
+            return rep; // nothing to copy a believable log from
+        switch (lie) {
+        case ProxyLie::ForeignLog: {
+            QJsonObject extra = logs.last().toObject();
+            extra.insert(QStringLiteral("address"),
+                         QStringLiteral("0x00000000000000000000000000000000000f0e16"));
+            extra.insert(QStringLiteral("logIndex"),
+                         chain::hex::encodeQuantity(
+                             chain::hex::parseQuantityU63(extra.value(QLatin1String("logIndex")),
+                                                          QStringLiteral("logIndex")) +
+                             1000));
+            logs.append(extra);
+            return withResult(rep, logs);
+        }
+        case ProxyLie::OutOfRangeLog: {
+            const QJsonObject filter =
+                req.value(QLatin1String("params")).toArray().at(0).toObject();
+            if (!filter.contains(QLatin1String("toBlock")))
+                return rep;
+            const auto to = chain::hex::parseQuantityU63(filter.value(QLatin1String("toBlock")),
+                                                         QStringLiteral("toBlock"));
+            QJsonObject extra = logs.last().toObject();
+            extra.insert(QStringLiteral("blockNumber"), chain::hex::encodeQuantity(to + 1));
+            logs.append(extra);
+            return withResult(rep, logs);
+        }
+        case ProxyLie::WrongLogHash: {
+            for (qsizetype i = 0; i < logs.size(); ++i) {
+                QJsonObject l = logs.at(i).toObject();
+                l.insert(QStringLiteral("blockHash"),
+                         otherHash(l.value(QLatin1String("blockHash")).toString()));
+                logs.replace(i, l);
+            }
+            return withResult(rep, logs);
+        }
+        default:
+            return rep;
+        }
+    }
+    if (lie == ProxyLie::UnlinkedHeaders && method == QLatin1String("eth_getBlockByNumber") &&
+        result.isObject()) {
+        QJsonObject header = result.toObject();
+        header.insert(QStringLiteral("parentHash"),
+                      otherHash(header.value(QLatin1String("parentHash")).toString()));
+        return withResult(rep, header);
+    }
+    return rep;
+}
+
+} // namespace forkscope::lab

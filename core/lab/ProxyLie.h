@@ -1,0 +1,29 @@
+#pragma once
+
+#include <QJsonObject>
+#include <QString>
+#include <QStringList>
+#include <optional>
+
+namespace forkscope::lab {
+
+// The ways a FaultProxy can lie in a reply, each a fault a hostile or broken provider
+// commits without an error (the `lie` knob). A lie rewrites one JSON-RPC response object;
+// the request it answers says what was asked.
+enum class ProxyLie {
+    None,
+    ForeignLog,      // eth_getLogs gains a copy of a log from an address nobody asked for
+    OutOfRangeLog,   // eth_getLogs gains a copy of a log one block past the requested range
+    WrongLogHash,    // eth_getLogs logs carry a block hash that is not their block's
+    UnlinkedHeaders, // eth_getBlockByNumber headers name a parentHash that is not the parent
+};
+
+QString proxyLieName(ProxyLie lie);
+std::optional<ProxyLie> proxyLieFromName(const QString& name);
+QStringList proxyLieNames();
+
+// The response `rep` to request `req`, with the lie applied (unchanged where it does not
+// apply: another method, an error reply, an empty result the lie needs a log to copy from).
+QJsonObject applyProxyLie(ProxyLie lie, const QJsonObject& req, const QJsonObject& rep);
+
+} // namespace forkscope::lab

@@ -1,0 +1,295 @@
+// `forkscope index` against a node that lies, stalls or changes under it (through the fault
+// proxy's knobs). Whatever the node does, nothing it was not asked for is stored, no reorg
+// is invented, a proven reorg is rolled back at once, and a node that switched chains
+// stops the environment.
+#include "IndexerLab.h"
+#include "chain/Hex.h"
+#include "lab/FaultProxy.h"
+
+#include <QRegularExpression>
+#include <QtTest>
+#include <csignal>
+
+using namespace forkscope;
+using test::IndexerLab;
+using test::ProcessRun;
+
+namespace {
+
+#define VERIFY_INVARIANTS(lab, env)                                                                \
+    do {                                                                                           \
+        const QStringList problems = (lab).verify(env);                                            \
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join("\n")));                             \
+    } while (0)
+
+// Starts `forkscope index` (following the head) and returns once its stdout matches.
+struct FollowingIndexer
+{
+    QProcess process;
+    bool waitFor(const QString& text, int timeoutMs)
+    {
+        QElapsedTimer t;
+        t.start();
+        while (t.elapsed() < timeoutMs) {
+            if (QString::fromUtf8(process.peek(1 << 22)).contains(text))
+                return true;
+            if (process.state() == QProcess::NotRunning)
+                return false;
+            QTest::qWait(50);
+        }
+        return false;
+    }
+    ProcessRun stop()
+    {
+        if (process.state() != QProcess::NotRunning)
+            ::kill(pid_t(process.processId()), SIGINT);
+        return test::waitForProcess(process, 20000);
+    }
+};
+
+qint64 checkpointOf(IndexerLab& lab, const QString& env)
+{
+    if (!QFileInfo::exists(lab.dbPath()))
+        return -1; // the indexer has not created it yet
+    return lab.count(QStringLiteral("SELECT coalesce(max(block_number), -1) FROM "
+                                    "indexer_checkpoints WHERE environment_id = '%1'")
+                         .arg(env));
+}
+
+} // namespace
+
+class TestHostileNode : public QObject
+{
+    Q_OBJECT
+private slots:
+    void logsNobodyAskedForAreRefused_data();
+    void logsNobodyAskedForAreRefused();
+    void headersThatDoNotLinkAreNoReorg();
+    void rollbackWithoutNewBlockIsRolledBackNow();
+    void nodeSwitchedToAnotherChainStopsTheEnvironment_data();
+    void nodeSwitchedToAnotherChainStopsTheEnvironment();
+    void tricklingNodeTimesOutAndSaysSo();
+    void replyOverTheCapIsFetchedInSmallerRanges();
+};
+
+void TestHostileNode::logsNobodyAskedForAreRefused_data()
+{
+    QTest::addColumn<QString>("lie");
+    QTest::addColumn<QString>("named");
+    QTest::newRow("foreign address") << "foreign-log"
+                                     << "which was not requested";
+    QTest::newRow("outside the range") << "out-of-range-log"
+                                       << "outside the requested block range";
+    QTest::newRow("another block hash") << "wrong-log-hash"
+                                        << "but the block's header has";
+}
+
+void TestHostileNode::logsNobodyAskedForAreRefused()
+{
+    QFETCH(QString, lie);
+    QFETCH(QString, named);
+    IndexerLab lab;
+    lab.deployToken("AAA");
+    lab.sprayAll(6, 4, 8);
+    lab::FaultProxy proxy(lab.devnet().url());
+    proxy.listen();
+    QCOMPARE(proxy.applyKnobs({{"lie", lie}}), QString());
+
+    FollowingIndexer ix;
+    ix.process.start(QStringLiteral(FORKSCOPE_BINARY),
+                     lab.indexArgs("env", {"--poll-ms", "100"}, proxy.url()));
+    QVERIFY(ix.process.waitForStarted());
+    QVERIFY2(ix.waitFor("node inconsistent", 30000), qPrintable(ix.process.peek(1 << 20)));
+    QVERIFY2(ix.waitFor(named, 10000), qPrintable(ix.process.peek(1 << 20)));
+    QTest::qWait(1500); // more rounds against the same lie
+    const ProcessRun run = ix.stop();
+    VERIFY_EXIT_OK(run);
+    QVERIFY2(!run.out.contains("REORG"), qPrintable(run.out));
+
+    // Nothing foreign is stored, and no block whose logs were refused is claimed.
+    QCOMPARE(lab.count("SELECT count(*) FROM logs WHERE address = "
+                       "'0x00000000000000000000000000000000000f0e16'"),
+             0);
+    QCOMPARE(lab.count("SELECT count(*) FROM transfer_events WHERE contract = "
+                       "'0x00000000000000000000000000000000000f0e16'"),
+             0);
+    const auto firstLogBlock = lab.eth()
+                                   .getLogs({0, lab.eth().blockNumber(), lab.contracts(), {}, {}})
+                                   .first()
+                                   .blockNumber;
+    QVERIFY2(checkpointOf(lab, "env") < qint64(firstLogBlock),
+             qPrintable(QStringLiteral("checkpoint %1 covers block %2, whose logs were refused")
+                            .arg(checkpointOf(lab, "env"))
+                            .arg(firstLogBlock)));
+
+    // An honest node afterwards: everything is indexed, exactly.
+    proxy.setLie(lab::ProxyLie::None);
+    VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced"}, proxy.url()));
+    QCOMPARE(lab.count("SELECT count(*) FROM reorg_events"), 0);
+    VERIFY_INVARIANTS(lab, "env");
+}
+
+void TestHostileNode::headersThatDoNotLinkAreNoReorg()
+{
+    IndexerLab lab;
+    lab.deployToken("AAA");
+    lab.sprayAll(5, 3, 5);
+    VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced"}));
+    lab.sprayAll(5, 3, 5);
+    const qint64 checkpoint = checkpointOf(lab, "env");
+
+    lab::FaultProxy proxy(lab.devnet().url());
+    proxy.listen();
+    proxy.setLie(lab::ProxyLie::UnlinkedHeaders);
+    FollowingIndexer ix;
+    ix.process.start(QStringLiteral(FORKSCOPE_BINARY),
+                     lab.indexArgs("env", {"--poll-ms", "50"}, proxy.url()));
+    QVERIFY(ix.process.waitForStarted());
+    QVERIFY2(ix.waitFor("do not link", 30000), qPrintable(ix.process.peek(1 << 20)));
+    QTest::qWait(3000); // the flood of the bug: 67 depth-0 reorgs in 8 s
+    const ProcessRun run = ix.stop();
+    VERIFY_EXIT_OK(run);
+    QVERIFY2(!run.out.contains("REORG"), qPrintable(run.out));
+    QCOMPARE(lab.count("SELECT count(*) FROM reorg_events"), 0);
+    QCOMPARE(checkpointOf(lab, "env"), checkpoint);
+    // It backs off instead of asking in a loop: a handful of rounds, not hundreds.
+    const auto inconsistent = run.out.count(QStringLiteral("node inconsistent"));
+    QVERIFY2(inconsistent >= 1, qPrintable(run.out));
+
+    proxy.setLie(lab::ProxyLie::None);
+    VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced"}, proxy.url()));
+    QCOMPARE(lab.count("SELECT count(*) FROM reorg_events"), 0);
+    QCOMPARE(lab.count("SELECT count(*) FROM reorg_events WHERE depth = 0"), 0);
+    VERIFY_INVARIANTS(lab, "env");
+}
+
+void TestHostileNode::rollbackWithoutNewBlockIsRolledBackNow()
+{
+    IndexerLab lab;
+    lab.deployToken("AAA");
+    lab.sprayAll(8, 3, 6);
+    VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced"}));
+    const std::uint64_t head = lab.eth().blockNumber();
+    // anvil_rollback 4 and one new block: the node's head is below the checkpoint, and the
+    // block it serves there is not the one stored. (A plain rollback leaves the node's head
+    // block as stored: that looks exactly like a lagging node, and waiting is right.)
+    lab.rpc().callBlocking(QStringLiteral("anvil_rollback"), {4});
+    lab.sprayAll(1, 2, 6);
+    QCOMPARE(lab.eth().blockNumber(), head - 3);
+    const ProcessRun run = lab.runIndex("env", {"--exit-when-synced", "--poll-ms", "100"}, {},
+                                        QProcessEnvironment::systemEnvironment(), 60000);
+    VERIFY_EXIT_OK(run);
+    QVERIFY2(run.out.contains("REORG (hash mismatch): checkpoint " + QString::number(head)),
+             qPrintable(run.out));
+    QCOMPARE(checkpointOf(lab, "env"), qint64(head - 3));
+    QCOMPARE(lab.count("SELECT count(*) FROM reorg_events WHERE depth = 0"), 0);
+    VERIFY_INVARIANTS(lab, "env");
+}
+
+void TestHostileNode::nodeSwitchedToAnotherChainStopsTheEnvironment_data()
+{
+    QTest::addColumn<quint64>("chainId");
+    QTest::addColumn<QStringList>("anvilArgs");
+    // A reset devnet: the same chain id, another genesis (anvil's genesis hash follows its
+    // timestamp, so two started in the same second would be the same chain).
+    QTest::newRow("another genesis") << quint64(31337) << QStringList{"--timestamp", "1700000000"};
+    QTest::newRow("another chain id") << quint64(1337) << QStringList{};
+}
+
+void TestHostileNode::nodeSwitchedToAnotherChainStopsTheEnvironment()
+{
+    QFETCH(quint64, chainId);
+    QFETCH(QStringList, anvilArgs);
+    IndexerLab lab;
+    lab.deployToken("AAA");
+    lab.sprayAll(4, 3, 5);
+    lab::Devnet::Options options;
+    options.chainId = chainId;
+    options.extraArgs = anvilArgs;
+    IndexerLab other(options); // another chain, taller than ours
+    other.mine(40);
+    lab::FaultProxy proxy(lab.devnet().url());
+    proxy.listen();
+    FollowingIndexer ix;
+    ix.process.start(QStringLiteral(FORKSCOPE_BINARY),
+                     lab.indexArgs("env", {"--poll-ms", "100"}, proxy.url()));
+    QVERIFY(ix.process.waitForStarted());
+    QTRY_COMPARE_WITH_TIMEOUT(checkpointOf(lab, "env"), qint64(lab.eth().blockNumber()), 30000);
+    const QString before = lab.dump();
+
+    // The provider goes away and comes back serving another chain.
+    proxy.setOffline(true);
+    QVERIFY2(ix.waitFor("node unreachable", 20000), qPrintable(ix.process.peek(1 << 20)));
+    proxy.setUpstream(other.devnet().url());
+    proxy.setOffline(false);
+    const ProcessRun run = test::waitForProcess(ix.process, 60000);
+    QVERIFY2(run.finished && run.exitCode == 1, qPrintable(run.describe()));
+    const QStringList lines = run.err.trimmed().split('\n');
+    QCOMPARE(lines.size(), 1);
+    QVERIFY2(lines[0].startsWith("forkscope: the chain was reset; open a new environment"),
+             qPrintable(run.err));
+    QVERIFY2(!run.out.contains("REORG"), qPrintable(run.out));
+    QCOMPARE(lab.dump(), before);
+}
+
+void TestHostileNode::tricklingNodeTimesOutAndSaysSo()
+{
+    IndexerLab lab;
+    lab.deployToken("AAA");
+    lab.sprayAll(2, 2, 3);
+    lab::FaultProxy proxy(lab.devnet().url());
+    proxy.listen();
+    FollowingIndexer ix;
+    ix.process.start(
+        QStringLiteral(FORKSCOPE_BINARY),
+        lab.indexArgs("env", {"--poll-ms", "100", "--rpc-timeout-ms", "700"}, proxy.url()));
+    QVERIFY(ix.process.waitForStarted());
+    QTRY_COMPARE_WITH_TIMEOUT(checkpointOf(lab, "env"), qint64(lab.eth().blockNumber()), 30000);
+
+    // The node now answers one byte a second: every request hits its deadline, and the
+    // output says so with the count (it sat silently in "starting" before).
+    proxy.setTrickleBytesPerSecond(1);
+    lab.sprayAll(2, 2, 3);
+    QVERIFY2(ix.waitFor("no reply within 700 ms", 20000), qPrintable(ix.process.peek(1 << 20)));
+    QVERIFY2(ix.waitFor(" timeout(s) so far]", 20000), qPrintable(ix.process.peek(1 << 20)));
+    proxy.setTrickleBytesPerSecond(0); // the node recovers: indexing goes on
+    QTRY_COMPARE_WITH_TIMEOUT(checkpointOf(lab, "env"), qint64(lab.eth().blockNumber()), 30000);
+    const ProcessRun run = ix.stop();
+    VERIFY_EXIT_OK(run);
+    // No Qt warnings leak to stderr (it printed "QIODevice::read (QNetworkReplyHttpImpl):
+    // device not open" for each timeout).
+    QVERIFY2(run.err.trimmed().isEmpty(), qPrintable(run.err));
+    VERIFY_INVARIANTS(lab, "env");
+}
+
+void TestHostileNode::replyOverTheCapIsFetchedInSmallerRanges()
+{
+    IndexerLab lab;
+    lab.deployToken("AAA");
+    lab.sprayAll(80, 30, 30); // 2,400 logs: about 1.7 MB in one eth_getLogs reply
+    const ProcessRun run =
+        lab.runIndex("env", {"--exit-when-synced", "--max-reply-mb", "1", "--batch-size", "1000"});
+    VERIFY_EXIT_OK(run);
+    QVERIFY2(run.out.contains(QRegularExpression("synced: .* \\(([1-9]\\d*) range halvings")),
+             qPrintable(run.out));
+    VERIFY_INVARIANTS(lab, "env");
+
+    // A node whose every reply is padded past the cap: nothing is read whole into memory,
+    // and the indexer says why it cannot go on.
+    lab.sprayAll(2, 2, 3);
+    lab::FaultProxy proxy(lab.devnet().url());
+    proxy.listen();
+    proxy.setPadReplyBytes(3 * 1024 * 1024);
+    FollowingIndexer ix;
+    ix.process.start(
+        QStringLiteral(FORKSCOPE_BINARY),
+        lab.indexArgs("env", {"--poll-ms", "100", "--max-reply-mb", "1"}, proxy.url()));
+    QVERIFY(ix.process.waitForStarted());
+    QVERIFY2(ix.waitFor("reply too large", 30000), qPrintable(ix.process.peek(1 << 20)));
+    const ProcessRun stopped = ix.stop();
+    VERIFY_EXIT_OK(stopped);
+    QVERIFY2(stopped.err.trimmed().isEmpty(), qPrintable(stopped.err));
+}
+
+QTEST_GUILESS_MAIN(TestHostileNode)
+#include "tst_hostilenode.moc"
