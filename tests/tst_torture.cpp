@@ -1,0 +1,247 @@
+// A bounded torture run (a couple of minutes): kill -9 at random instants of a sync, random
+// reorgs and rollbacks of depth 1-64 while following the head behind a flapping fault
+// proxy, and a lying node for each lie the proxy knows, all while another process hammers
+// the database with reads. Judged by tests/torture/check_db.py, an independent checker
+// (Python, the contract's read surface only, its own balance sums) against the node.
+//
+// Seeded: the seed is printed first; FORKSCOPE_TORTURE_SEED=<seed> replays a failing run.
+#include "IndexerLab.h"
+#include "lab/FaultProxy.h"
+#include "lab/ReorgInjector.h"
+
+#include <QRandomGenerator>
+#include <QtTest>
+#include <csignal>
+
+using namespace forkscope;
+using test::IndexerLab;
+using test::ProcessRun;
+
+namespace {
+
+const QString kChecker = QStringLiteral(FORKSCOPE_SOURCE_DIR "/tests/torture/check_db.py");
+
+quint32 tortureSeed()
+{
+    static const quint32 seed = [] {
+        bool ok = false;
+        const quint32 fromEnv = qEnvironmentVariable("FORKSCOPE_TORTURE_SEED").toUInt(&ok);
+        return ok ? fromEnv : QRandomGenerator::system()->generate();
+    }();
+    return seed;
+}
+
+// The independent checker's verdict on `env` (its whole output on failure).
+void runChecker(IndexerLab& lab, const QString& env)
+{
+    QStringList args{kChecker,
+                     QStringLiteral("check"),
+                     QStringLiteral("--db"),
+                     lab.dbPath(),
+                     QStringLiteral("--env"),
+                     env,
+                     QStringLiteral("--rpc"),
+                     lab.devnet().url().toString()};
+    for (const auto& c : lab.contracts())
+        args << QStringLiteral("--contract") << c.toHex();
+    QProcess p;
+    p.start(QStringLiteral("python3"), args);
+    QVERIFY2(p.waitForFinished(300000), "check_db.py did not finish");
+    const QString out = QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError());
+    qInfo().noquote() << out.trimmed();
+    QVERIFY2(p.exitCode() == 0, qPrintable(out));
+}
+
+// Another process reading the database the whole time, checking each snapshot.
+class Reader
+{
+public:
+    Reader(IndexerLab& lab, const QString& env) : m_stop(lab.tempPath(QStringLiteral("stop")))
+    {
+        QFile::remove(m_stop);
+        m_process.start(QStringLiteral("python3"),
+                        {kChecker, QStringLiteral("watch"), QStringLiteral("--db"), lab.dbPath(),
+                         QStringLiteral("--env"), env, QStringLiteral("--stop-file"), m_stop});
+        m_process.waitForStarted();
+    }
+    void finish()
+    {
+        QFile f(m_stop);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.close();
+        QVERIFY(m_process.waitForFinished(60000));
+        const QString out =
+            QString::fromUtf8(m_process.readAllStandardOutput() + m_process.readAllStandardError());
+        qInfo().noquote() << out.trimmed();
+        QVERIFY2(m_process.exitCode() == 0, qPrintable(out));
+        QVERIFY2(!out.contains(QLatin1String("took 0 snapshots")), qPrintable(out));
+    }
+
+private:
+    QString m_stop;
+    QProcess m_process;
+};
+
+qint64 checkpointOf(IndexerLab& lab, const QString& env)
+{
+    if (!QFileInfo::exists(lab.dbPath()))
+        return -1; // the indexer has not created it yet
+    return lab.count(QStringLiteral("SELECT coalesce(max(block_number), -1) FROM "
+                                    "indexer_checkpoints WHERE environment_id = '%1'")
+                         .arg(env));
+}
+
+} // namespace
+
+class TestTorture : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void killsAtRandomInstantsOfASync();
+    void reorgsAndRollbacksWhileFollowingAFlappingNode();
+    void aLyingNodeForEachLie();
+};
+
+void TestTorture::initTestCase()
+{
+    qInfo("torture seed %u (replay: FORKSCOPE_TORTURE_SEED=%u %s)", tortureSeed(), tortureSeed(),
+          qPrintable(QCoreApplication::applicationFilePath()));
+}
+
+void TestTorture::killsAtRandomInstantsOfASync()
+{
+    QRandomGenerator rng(tortureSeed());
+    IndexerLab lab;
+    lab.deployToken("AAA");
+    lab.deployToken("BBB");
+    lab.sprayAll(250, 8, 40); // 500 blocks behind: the first runs die mid-backfill
+    Reader reader(lab, "env");
+    int progressed = 0;
+    for (int kill = 0; kill < 100; ++kill) {
+        lab.sprayAll(int(rng.bounded(2, 12)), 8, 40); // always new blocks to commit
+        const qint64 before = checkpointOf(lab, "env");
+        QProcess p;
+        p.start(
+            QStringLiteral(FORKSCOPE_BINARY),
+            lab.indexArgs("env", {"--batch-size", QString::number(2 + rng.bounded(30)), "--poll-ms",
+                                  "20", "--fetch-workers", QString::number(1 + rng.bounded(4))}));
+        QVERIFY(p.waitForStarted());
+        QTest::qWait(int(rng.bounded(20, 400)));
+        QVERIFY2(p.state() == QProcess::Running, qPrintable(p.readAllStandardError()));
+        ::kill(pid_t(p.processId()), SIGKILL);
+        p.waitForFinished(10000);
+        if (checkpointOf(lab, "env") != before)
+            ++progressed;
+    }
+    qInfo("100 kill -9s, %d of them after the run had committed something", progressed);
+    VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced"}));
+    reader.finish();
+    runChecker(lab, "env");
+}
+
+void TestTorture::reorgsAndRollbacksWhileFollowingAFlappingNode()
+{
+    QRandomGenerator rng(tortureSeed() ^ 0x5eed);
+    IndexerLab lab;
+    lab.deployToken("AAA");
+    lab.sprayAll(80, 4, 20); // taller than the deepest reorg
+    lab::FaultProxy proxy(lab.devnet().url());
+    proxy.listen();
+    proxy.setSeed(tortureSeed());
+    Reader reader(lab, "env");
+    QProcess follower;
+    follower.setProcessChannelMode(QProcess::MergedChannels);
+    follower.start(
+        QStringLiteral(FORKSCOPE_BINARY),
+        lab.indexArgs("env", {"--poll-ms", "50", "--rpc-timeout-ms", "2000"}, proxy.url()));
+    QVERIFY(follower.waitForStarted());
+    int reorgs = 0, rollbacks = 0;
+    for (int op = 0; op < 100; ++op) {
+        // The node flaps: errors, lag, short outages.
+        proxy.setErrorRate(rng.bounded(4) == 0 ? 0.2 : 0.0);
+        proxy.setLagBlocks(rng.bounded(3) == 0 ? rng.bounded(4) : 0);
+        proxy.setOffline(rng.bounded(10) == 0);
+        // Depth 1-64: keep the chain taller than that.
+        if (const auto height = lab.eth().blockNumber(); height < 70)
+            lab.sprayAll(int(75 - height), 3, 20);
+        const int depth = 1 + int(rng.bounded(64));
+        if (rng.bounded(2) == 0) {
+            const auto modes = {lab::ReorgTxMode::Keep, lab::ReorgTxMode::Drop};
+            lab::ReorgInjector::inject(lab.rpc(), depth,
+                                       *(modes.begin() + rng.bounded(int(modes.size()))));
+            ++reorgs;
+        } else {
+            lab::ReorgInjector::rollback(lab.rpc(), depth);
+            ++rollbacks;
+            if (rng.bounded(2) == 0)
+                lab.sprayAll(1 + int(rng.bounded(3)), 3, 20); // sometimes nothing new for a while
+        }
+        if (rng.bounded(3) == 0)
+            lab.sprayAll(1 + int(rng.bounded(4)), 3, 20);
+        QTest::qWait(int(rng.bounded(20, 250)));
+        QVERIFY2(follower.state() == QProcess::Running,
+                 qPrintable(QString::fromUtf8(follower.readAll()).right(3000)));
+    }
+    qInfo("%d reorgs and %d rollbacks injected", reorgs, rollbacks);
+    proxy.setErrorRate(0);
+    proxy.setLagBlocks(0);
+    proxy.setOffline(false);
+    lab.sprayAll(2, 3, 20);
+    QTRY_COMPARE_WITH_TIMEOUT(checkpointOf(lab, "env"), qint64(lab.eth().blockNumber()), 60000);
+    ::kill(pid_t(follower.processId()), SIGINT);
+    const ProcessRun run = test::waitForProcess(follower, 20000);
+    VERIFY_EXIT_OK(run);
+    QCOMPARE(lab.count("SELECT count(*) FROM reorg_events WHERE depth <= 0 OR depth > 64"), 0);
+    const qint64 rolledBack = lab.count("SELECT count(*) FROM reorg_events");
+    qInfo("the indexer rolled back %lld times", rolledBack);
+    QVERIFY2(rolledBack >= 10, "the run injected reorgs the indexer never saw");
+    reader.finish();
+    runChecker(lab, "env");
+}
+
+void TestTorture::aLyingNodeForEachLie()
+{
+    QRandomGenerator rng(tortureSeed() ^ 0x11e5);
+    IndexerLab lab;
+    lab.deployToken("AAA");
+    lab.sprayAll(5, 3, 10);
+    lab::FaultProxy proxy(lab.devnet().url());
+    proxy.listen();
+    Reader reader(lab, "env");
+    QProcess follower;
+    follower.setProcessChannelMode(QProcess::MergedChannels);
+    follower.start(
+        QStringLiteral(FORKSCOPE_BINARY),
+        lab.indexArgs("env", {"--poll-ms", "50", "--rpc-timeout-ms", "800", "--max-reply-mb", "1"},
+                      proxy.url()));
+    QVERIFY(follower.waitForStarted());
+    const QList<QJsonObject> lies{
+        {{"lie", "foreign-log"}},    {{"lie", "out-of-range-log"}},
+        {{"lie", "wrong-log-hash"}}, {{"lie", "unlinked-headers"}},
+        {{"trickleBps", 2}},         {{"padReplyBytes", 2 * 1024 * 1024}},
+    };
+    const QJsonObject honest{{"lie", "none"}, {"trickleBps", 0}, {"padReplyBytes", 0}};
+    for (int round = 0; round < 2; ++round) {
+        for (const QJsonObject& lie : lies) {
+            QCOMPARE(proxy.applyKnobs(lie), QString());
+            lab.sprayAll(1 + int(rng.bounded(3)), 3, 10);
+            QTest::qWait(int(rng.bounded(600, 1500)));
+            QCOMPARE(proxy.applyKnobs(honest), QString());
+            QTRY_COMPARE_WITH_TIMEOUT(checkpointOf(lab, "env"), qint64(lab.eth().blockNumber()),
+                                      30000);
+            QVERIFY2(follower.state() == QProcess::Running,
+                     qPrintable(QString::fromUtf8(follower.readAll()).right(3000)));
+        }
+    }
+    ::kill(pid_t(follower.processId()), SIGINT);
+    const ProcessRun run = test::waitForProcess(follower, 20000);
+    VERIFY_EXIT_OK(run);
+    QVERIFY2(!run.out.contains("REORG"), qPrintable(run.out.right(3000)));
+    QCOMPARE(lab.count("SELECT count(*) FROM reorg_events"), 0);
+    reader.finish();
+    runChecker(lab, "env");
+}
+
+QTEST_GUILESS_MAIN(TestTorture)
+#include "tst_torture.moc"
