@@ -1,5 +1,6 @@
 // The ABI event decoder against what the real Solidity encoder produced (AbiZoo on anvil),
-// plus malformed encodings that must fail with a message instead of a crash or a guess.
+// plus malformed encodings that must fail with a message instead of a crash or a guess,
+// and ABI files whose fields have the wrong JSON type.
 #include "IndexerLab.h"
 #include "abi/AbiDecoder.h"
 #include "abi/EventRegistry.h"
@@ -41,6 +42,7 @@ private slots:
     void malformed();
     void badAbiFiles_data();
     void badAbiFiles();
+    void badAbiFileIsExitTwoNamingTheField();
 
 private:
     QJsonObject decoded(const QString& event);
@@ -201,6 +203,49 @@ void TestAbi::badAbiFiles_data()
     QTest::newRow("unknown type") << QByteArray(R"([{"type":"event","name":"E","inputs":[{"name":"a","type":"uint7"}]}])")
                                   << "bad type \"uint7\"";
     QTest::newRow("nameless event") << QByteArray(R"([{"type":"event","inputs":[]}])") << "without a name";
+    // Every field of an event entry has one JSON type; another is an error naming its path.
+    QTest::newRow("components not an array")
+        << QByteArray(R"([{"type":"event","name":"E","inputs":[{"name":"a","type":"uint8"},{"name":"b","type":"tuple","components":"nope"}]}])")
+        << "abi[0].inputs[1].components is a string, expected an array";
+    QTest::newRow("components on a non-tuple")
+        << QByteArray(R"([{"type":"event","name":"E","inputs":[{"name":"a","type":"uint8","components":{}}]}])")
+        << "abi[0].inputs[0].components is an object, expected an array";
+    QTest::newRow("tuple without components")
+        << QByteArray(R"([{"type":"event","name":"E","inputs":[{"name":"b","type":"tuple[]"}]}])")
+        << "abi[0].inputs[0].components is missing, expected an array (the type is a tuple)";
+    QTest::newRow("component without a type")
+        << QByteArray(R"([{"type":"event","name":"E","inputs":[{"name":"b","type":"tuple","components":[{"name":"x","type":"uint8"},{"name":"y"}]}]}])")
+        << "abi[0].inputs[0].components[1].type is missing, expected a string";
+    QTest::newRow("component name not a string")
+        << QByteArray(R"([{"type":"event","name":"E","inputs":[{"name":"b","type":"tuple","components":[{"name":false,"type":"uint8"}]}]}])")
+        << "abi[0].inputs[0].components[0].name is a boolean, expected a string";
+    QTest::newRow("type not a string")
+        << QByteArray(R"([{"type":"event","name":"E","inputs":[{"name":"a","type":5}]}])")
+        << "abi[0].inputs[0].type is a number, expected a string";
+    QTest::newRow("input name not a string")
+        << QByteArray(R"([{"type":"event","name":"E","inputs":[{"name":7,"type":"uint8"}]}])")
+        << "abi[0].inputs[0].name is a number, expected a string";
+    QTest::newRow("indexed not a boolean")
+        << QByteArray(R"([{"type":"function","name":"f"},{"type":"event","name":"E","inputs":[{"name":"a","type":"uint8","indexed":"yes"}]}])")
+        << "abi[1].inputs[0].indexed is a string, expected a boolean";
+    QTest::newRow("input not an object")
+        << QByteArray(R"([{"type":"event","name":"E","inputs":["uint8"]}])")
+        << "abi[0].inputs[0] is a string, expected an object";
+    QTest::newRow("inputs not an array")
+        << QByteArray(R"([{"type":"event","name":"E","inputs":{}}])")
+        << "abi[0].inputs is an object, expected an array";
+    QTest::newRow("anonymous not a boolean")
+        << QByteArray(R"([{"type":"event","name":"E","anonymous":"false","inputs":[]}])")
+        << "abi[0].anonymous is a string, expected a boolean";
+    QTest::newRow("event name not a string")
+        << QByteArray(R"([{"type":"event","name":5,"inputs":[]}])")
+        << "abi[0].name is a number, expected a string";
+    QTest::newRow("entry not an object") << QByteArray("[5]") << "abi[0] is a number, expected an object";
+    QTest::newRow("entry type not a string")
+        << QByteArray(R"([{"type":["event"],"name":"E","inputs":[]}])")
+        << "abi[0].type is an array, expected a string";
+    QTest::newRow("artefact abi not an array") << QByteArray(R"({"abi":"nope"})")
+                                               << "abi is a string, expected an array";
     // clang-format on
 }
 
@@ -221,6 +266,21 @@ void TestAbi::badAbiFiles()
         QVERIFY2(e.message().contains(path) || mentions == "not JSON", qPrintable(e.message()));
         QVERIFY2(e.message().contains(mentions), qPrintable(e.message()));
     }
+}
+
+void TestAbi::badAbiFileIsExitTwoNamingTheField()
+{
+    const QString path = m_lab->tempPath("components-nope.abi.json");
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(R"([{"type":"event","name":"E","inputs":[{"name":"a","type":"uint8"},)"
+            R"({"name":"b","type":"tuple","components":"nope"}]}])");
+    f.close();
+    const auto run = test::runForkscope(
+        m_lab->indexArgs("env", {"--contract", addr("1"), "--exit-when-synced", "--abi", path}));
+    VERIFY_ONE_ERROR_LINE(run, 2,
+                          (QStringList{path, "abi[0].inputs[1].components is a string, "
+                                             "expected an array"}));
 }
 
 QTEST_GUILESS_MAIN(TestAbi)

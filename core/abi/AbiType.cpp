@@ -7,7 +7,7 @@
 namespace forkscope::abi {
 
 namespace {
-AbiType parseTypeString(QString type, const QJsonArray& components, const QString& where)
+AbiType parseTypeString(QString type, const QJsonValue& components, const QString& where)
 {
     // Array suffixes bind from the right: "uint8[2][]" is a dynamic array of uint8[2].
     if (type.endsWith(QLatin1Char(']'))) {
@@ -43,11 +43,15 @@ AbiType parseTypeString(QString type, const QJsonArray& components, const QStrin
         t.bits = 256;
     } else if (type == QLatin1String("tuple")) {
         t.kind = AbiType::Kind::Tuple;
-        for (qsizetype i = 0; i < components.size(); ++i) {
-            const QJsonObject c = components.at(i).toObject();
-            t.components.append(AbiParam{
-                c.value(QLatin1String("name")).toString(),
-                AbiType::fromJson(c, where + QStringLiteral(".components[%1]").arg(i)), false});
+        if (!components.isArray())
+            throw AbiError(where + QStringLiteral(".components ") +
+                           jsonTypeMismatch(components, "an array (the type is a tuple)"));
+        const QJsonArray list = components.toArray();
+        for (qsizetype i = 0; i < list.size(); ++i) {
+            AbiParam c =
+                AbiParam::fromJson(list.at(i), where + QStringLiteral(".components[%1]").arg(i));
+            c.indexed = false; // only an event's own inputs are indexed
+            t.components.append(c);
         }
     } else if (const auto m = sized.match(type); m.hasMatch()) {
         const int n = m.captured(2).toInt();
@@ -70,13 +74,64 @@ AbiType parseTypeString(QString type, const QJsonArray& components, const QStrin
 }
 } // namespace
 
+QString jsonTypeMismatch(const QJsonValue& v, const char* expected)
+{
+    const char* is = "is missing";
+    switch (v.type()) {
+    case QJsonValue::Null:
+        is = "is null";
+        break;
+    case QJsonValue::Bool:
+        is = "is a boolean";
+        break;
+    case QJsonValue::Double:
+        is = "is a number";
+        break;
+    case QJsonValue::String:
+        is = "is a string";
+        break;
+    case QJsonValue::Array:
+        is = "is an array";
+        break;
+    case QJsonValue::Object:
+        is = "is an object";
+        break;
+    case QJsonValue::Undefined:
+        break;
+    }
+    return QStringLiteral("%1, expected %2").arg(QLatin1String(is), QLatin1String(expected));
+}
+
 AbiType AbiType::fromJson(const QJsonValue& param, const QString& where)
 {
+    if (!param.isObject())
+        throw AbiError(where + QLatin1Char(' ') + jsonTypeMismatch(param, "an object"));
     const QJsonObject o = param.toObject();
     const QJsonValue type = o.value(QLatin1String("type"));
     if (!type.isString())
-        throw AbiError(QStringLiteral("%1: parameter without a \"type\"").arg(where));
-    return parseTypeString(type.toString(), o.value(QLatin1String("components")).toArray(), where);
+        throw AbiError(where + QStringLiteral(".type ") + jsonTypeMismatch(type, "a string"));
+    const QJsonValue components = o.value(QLatin1String("components"));
+    if (!components.isUndefined() && !components.isArray())
+        throw AbiError(where + QStringLiteral(".components ") +
+                       jsonTypeMismatch(components, "an array"));
+    return parseTypeString(type.toString(), components, where);
+}
+
+AbiParam AbiParam::fromJson(const QJsonValue& param, const QString& where)
+{
+    AbiParam p;
+    p.type = AbiType::fromJson(param, where); // checks it is an object first
+    const QJsonObject o = param.toObject();
+    const QJsonValue name = o.value(QLatin1String("name"));
+    if (!name.isUndefined() && !name.isString())
+        throw AbiError(where + QStringLiteral(".name ") + jsonTypeMismatch(name, "a string"));
+    const QJsonValue indexed = o.value(QLatin1String("indexed"));
+    if (!indexed.isUndefined() && !indexed.isBool())
+        throw AbiError(where + QStringLiteral(".indexed ") +
+                       jsonTypeMismatch(indexed, "a boolean"));
+    p.name = name.toString();
+    p.indexed = indexed.toBool();
+    return p;
 }
 
 bool AbiType::isDynamic() const

@@ -41,7 +41,8 @@ struct AbiType
     std::shared_ptr<AbiType> element; // Array/FixedArray
     QList<AbiParam> components;       // Tuple
 
-    // From an ABI JSON parameter ({"type": "tuple[]", "components": [...]}).
+    // From an ABI JSON parameter ({"type": "tuple[]", "components": [...]}); `where` is
+    // its JSON path ("abi.json: abi[0].inputs[1]"), named by every error.
     static AbiType fromJson(const QJsonValue& param, const QString& where);
 
     bool isDynamic() const;
@@ -56,6 +57,14 @@ struct AbiParam
     QString name;
     AbiType type;
     bool indexed = false;
+
+    // From an ABI JSON parameter: an object whose "name" (if any) is a string, "type" a
+    // string, "indexed" (if any) a boolean and "components" (required for tuples) an array.
+    // A field of another JSON type is an AbiError naming its path.
+    static AbiParam fromJson(const QJsonValue& param, const QString& where);
 };
+
+// "is a string, expected an array": what a JSON value is, against what the ABI needs.
+QString jsonTypeMismatch(const QJsonValue& v, const char* expected);
 
 } // namespace forkscope::abi

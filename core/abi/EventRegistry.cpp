@@ -9,11 +9,52 @@
 
 namespace forkscope::abi {
 
+namespace {
+
+// A field of an ABI entry that must be of one JSON type when present.
+QJsonValue optionalField(const QJsonObject& o, const char* field, QJsonValue::Type type,
+                         const char* expected, const QString& where)
+{
+    const QJsonValue v = o.value(QLatin1String(field));
+    if (!v.isUndefined() && v.type() != type)
+        throw AbiError(QStringLiteral("%1.%2 %3")
+                           .arg(where, QLatin1String(field), jsonTypeMismatch(v, expected)));
+    return v;
+}
+
+AbiEvent eventFromJson(const QJsonObject& e, const QString& where)
+{
+    AbiEvent ev;
+    ev.name = optionalField(e, "name", QJsonValue::String, "a string", where).toString();
+    if (ev.name.isEmpty())
+        throw AbiError(QStringLiteral("%1: event without a name").arg(where));
+    ev.anonymous = optionalField(e, "anonymous", QJsonValue::Bool, "a boolean", where).toBool();
+    const QJsonArray inputs =
+        optionalField(e, "inputs", QJsonValue::Array, "an array", where).toArray();
+    QStringList types;
+    for (qsizetype j = 0; j < inputs.size(); ++j) {
+        const AbiParam p =
+            AbiParam::fromJson(inputs.at(j), where + QStringLiteral(".inputs[%1]").arg(j));
+        types << p.type.canonical();
+        ev.inputs.append(p);
+    }
+    ev.signature = ev.name + QLatin1Char('(') + types.join(QLatin1Char(',')) + QLatin1Char(')');
+    ev.topic0 = chain::eventTopic(ev.signature);
+    return ev;
+}
+
+} // namespace
+
 EventRegistry EventRegistry::fromJson(const QJsonDocument& doc, const QString& origin)
 {
     QJsonArray entries;
     if (doc.isArray())
         entries = doc.array();
+    else if (doc.isObject() && doc.object().contains(QLatin1String("abi")) &&
+             !doc.object().value(QLatin1String("abi")).isArray())
+        throw AbiError(QStringLiteral("%1: abi %2")
+                           .arg(origin, jsonTypeMismatch(doc.object().value(QLatin1String("abi")),
+                                                         "an array")));
     else if (doc.isObject() && doc.object().value(QLatin1String("abi")).isArray())
         entries = doc.object().value(QLatin1String("abi")).toArray();
     else
@@ -23,27 +64,15 @@ EventRegistry EventRegistry::fromJson(const QJsonDocument& doc, const QString& o
     EventRegistry r;
     QStringList signatures;
     for (qsizetype i = 0; i < entries.size(); ++i) {
-        const QJsonObject e = entries.at(i).toObject();
-        if (e.value(QLatin1String("type")).toString() != QLatin1String("event"))
-            continue;
         const QString where = QStringLiteral("%1: abi[%2]").arg(origin).arg(i);
-        AbiEvent ev;
-        ev.name = e.value(QLatin1String("name")).toString();
-        if (ev.name.isEmpty())
-            throw AbiError(QStringLiteral("%1: event without a name").arg(where));
-        ev.anonymous = e.value(QLatin1String("anonymous")).toBool();
-        const QJsonArray inputs = e.value(QLatin1String("inputs")).toArray();
-        QStringList types;
-        for (qsizetype j = 0; j < inputs.size(); ++j) {
-            const QJsonObject in = inputs.at(j).toObject();
-            AbiParam p{in.value(QLatin1String("name")).toString(),
-                       AbiType::fromJson(in, where + QStringLiteral(".inputs[%1]").arg(j)),
-                       in.value(QLatin1String("indexed")).toBool()};
-            types << p.type.canonical();
-            ev.inputs.append(p);
-        }
-        ev.signature = ev.name + QLatin1Char('(') + types.join(QLatin1Char(',')) + QLatin1Char(')');
-        ev.topic0 = chain::eventTopic(ev.signature);
+        if (!entries.at(i).isObject())
+            throw AbiError(where + QLatin1Char(' ') + jsonTypeMismatch(entries.at(i), "an object"));
+        const QJsonObject e = entries.at(i).toObject();
+        // An entry without a type is a function (the ABI specification's default).
+        if (optionalField(e, "type", QJsonValue::String, "a string", where).toString() !=
+            QLatin1String("event"))
+            continue;
+        const AbiEvent ev = eventFromJson(e, where);
         signatures << ev.signature + (ev.anonymous ? QStringLiteral(" anonymous") : QString());
         if (ev.anonymous)
             ++r.m_anonymous;
