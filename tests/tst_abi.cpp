@@ -1,6 +1,7 @@
 // The ABI event decoder against what the real Solidity encoder produced (AbiZoo on anvil),
 // plus malformed encodings that must fail with a message instead of a crash or a guess,
-// and ABI files whose fields have the wrong JSON type.
+// encodings that claim a huge decoded size from little data (kept raw, decoded only up to
+// the bound), and ABI files whose fields have the wrong JSON type.
 #include "IndexerLab.h"
 #include "abi/AbiDecoder.h"
 #include "abi/EventRegistry.h"
@@ -26,6 +27,59 @@ QString addr(const char* lastHex)
     const QString tail = QString::fromLatin1(lastHex);
     return "0x" + QString(40 - tail.size(), '0') + tail;
 }
+
+QByteArray word(quint64 v)
+{
+    QByteArray w(32, '\0');
+    for (int i = 31; v != 0; --i, v >>= 8)
+        w[i] = char(v & 0xff);
+    return w;
+}
+
+// The data of Bomb(Inner[] [] v) with Inner = (uint256[] xs) whose offsets all point at the
+// same region: `outer` inner arrays that are one array of `inner` offsets to one tuple,
+// whose xs holds `values` zeros. It is (outer + inner + values + 5) words, and decoded in
+// full it would be outer x inner x values values ("0", 4 bytes of JSON each).
+QByteArray reusedOffsets(int outer, int inner, int values)
+{
+    QByteArray d = word(32) + word(outer); // v at 32; its elements' head starts at 64
+    for (int i = 0; i < outer; ++i)
+        d += word(32 * quint64(outer)); // every element: the same inner array
+    d += word(inner);
+    for (int i = 0; i < inner; ++i)
+        d += word(32 * quint64(inner));                           // every element: the same tuple
+    d += word(32) + word(values) + QByteArray(32 * values, '\0'); // the tuple: xs
+    return d;
+}
+
+QByteArray innerArraysBombAbi()
+{
+    QFile f(QStringLiteral(FORKSCOPE_SOURCE_DIR "/tests/data/InnerArraysBomb.abi.json"));
+    f.open(QIODevice::ReadOnly);
+    return f.readAll();
+}
+
+// A registry holding one event, Bomb, with these inputs (a JSON array).
+abi::EventRegistry bombRegistry(const QByteArray& inputs)
+{
+    const QByteArray json = R"([{"type":"event","name":"Bomb","inputs":)" + inputs + "}]";
+    return abi::EventRegistry::fromJson(QJsonDocument::fromJson(json), "bomb");
+}
+
+chain::LogEntry logWith(const QList<chain::Hash32>& topics, const QByteArray& data)
+{
+    chain::LogEntry log;
+    log.topics = topics;
+    log.data = data;
+    return log;
+}
+
+// A contract whose runtime emits LOG1 with topic0 = the first 32 bytes of the calldata and
+// the rest as data, so a test can put any log on chain. Creation code: CODECOPY the 17-byte
+// runtime and RETURN it. Runtime: CALLDATACOPY(0, 0, CALLDATASIZE);
+// LOG1(32, CALLDATASIZE - 32, MLOAD(0)); STOP.
+const char* const kRawLoggerInitCode = "601180600b6000396000f3"
+                                       "366000600037600051602036036020a100";
 } // namespace
 
 class TestAbi : public QObject
@@ -43,6 +97,16 @@ private slots:
     void badAbiFiles_data();
     void badAbiFiles();
     void badAbiFileIsExitTwoNamingTheField();
+    void decodedSizeLimit_data();
+    void decodedSizeLimit();
+    void decodingBomb_data();
+    void decodingBomb();
+    void decodingBombThroughIndex();
+    void renderedSizeIsExact_data();
+    void renderedSizeIsExact();
+    void renderedSizeOfZooLogs();
+    void integersAroundSixtyFourBits_data();
+    void integersAroundSixtyFourBits();
 
 private:
     QJsonObject decoded(const QString& event);
@@ -281,6 +345,237 @@ void TestAbi::badAbiFileIsExitTwoNamingTheField()
     VERIFY_ONE_ERROR_LINE(run, 2,
                           (QStringList{path, "abi[0].inputs[1].components is a string, "
                                              "expected an array"}));
+}
+
+void TestAbi::decodedSizeLimit_data()
+{
+    using Rule = abi::DecodeLimit::Rule;
+    QTest::addColumn<qsizetype>("dataSize");
+    QTest::addColumn<qsizetype>("bytes");
+    QTest::addColumn<Rule>("rule");
+    QTest::addColumn<QString>("says");
+    // clang-format off
+    QTest::newRow("no data: the floor") << qsizetype(0) << qsizetype(65536) << Rule::Floor << "exceeds 65536 bytes, the floor for a log of 0 bytes of data";
+    QTest::newRow("64 bytes: 1024x is the floor") << qsizetype(64) << qsizetype(65536) << Rule::Floor << "the floor for a log of 64 bytes";
+    QTest::newRow("65 bytes: 1024x") << qsizetype(65) << qsizetype(66560) << Rule::Ratio << "exceeds 1024x the log's 65 bytes of data (offsets reused?); kept raw";
+    QTest::newRow("1023 bytes: 1024x") << qsizetype(1023) << qsizetype(1047552) << Rule::Ratio << "1024x the log's 1023 bytes";
+    QTest::newRow("1 KiB: the bound per log") << qsizetype(1024) << qsizetype(1048576) << Rule::PerLog << "exceeds 1048576 bytes, the bound per log (the log has 1024 bytes of data";
+    QTest::newRow("96000 bytes") << qsizetype(96000) << qsizetype(1048576) << Rule::PerLog << "the log has 96000 bytes of data; offsets reused?); kept raw";
+    QTest::newRow("no overflow") << (qsizetype(1) << 61) << qsizetype(1048576) << Rule::PerLog << "the bound per log";
+    // clang-format on
+}
+
+void TestAbi::decodedSizeLimit()
+{
+    QFETCH(qsizetype, dataSize);
+    QFETCH(qsizetype, bytes);
+    QFETCH(abi::DecodeLimit::Rule, rule);
+    QFETCH(QString, says);
+    const abi::DecodeLimit l = abi::DecodeLimit::forData(dataSize);
+    QCOMPARE(l.bytes, bytes);
+    QCOMPARE(l.rule, rule);
+    QVERIFY2(l.exceeded().contains(says), qPrintable(l.exceeded()));
+}
+
+void TestAbi::decodingBomb_data()
+{
+    QTest::addColumn<QByteArray>("inputs");
+    QTest::addColumn<QString>("signature");
+    QTest::addColumn<QByteArray>("data");
+    QTest::addColumn<QString>("mentions");
+    const QByteArray inner =
+        QJsonDocument(QJsonDocument::fromJson(innerArraysBombAbi())[0]["inputs"].toArray())
+            .toJson(QJsonDocument::Compact);
+    // The issue's log: 96 KB whose full decoding would be 10^9 values (about 4 GB of JSON).
+    QTest::newRow("Inner[][] 1000x1000x1000 in 96 KB")
+        << inner << "Bomb((uint256[])[][])" << reusedOffsets(1000, 1000, 1000)
+        << "decoded size exceeds 1048576 bytes, the bound per log (the log has "
+           "96160 bytes of data; offsets reused?); kept raw";
+    // 21 KB claiming 2 million values (8 MB): still far past the bound per log.
+    QTest::newRow("Inner[][] 64x64x512 in 21 KB")
+        << inner << "Bomb((uint256[])[][])" << reusedOffsets(64, 64, 512)
+        << "decoded size exceeds 1048576 bytes, the bound per log (the log has 20640 bytes";
+    // Tuples without components are static and take no data: 2^32 of them from nothing.
+    QTest::newRow("empty tuples from no data")
+        << QByteArray(R"([{"name":"e","type":"tuple[65536][65536]","components":[]}])")
+        << "Bomb(()[65536][65536])" << QByteArray()
+        << "decoded size exceeds 65536 bytes, the floor for a log of 0 bytes of data";
+    QTest::newRow("empty tuples past 1024x")
+        << QByteArray(R"([{"name":"a","type":"uint256[4]"},)"
+                      R"({"name":"e","type":"tuple[65536][4]","components":[]}])")
+        << "Bomb(uint256[4],()[65536][4])" << QByteArray(128, '\0')
+        << "decoded size exceeds 1024x the log's 128 bytes of data (offsets reused?); kept raw";
+    // A length the data cannot hold is refused before anything is decoded or allocated.
+    QTest::newRow("uint256[] claiming 2^32 elements")
+        << QByteArray(R"([{"name":"a","type":"uint256[]"}])") << "Bomb(uint256[])"
+        << (word(32) + word(quint64(1) << 32) + word(1))
+        << "Bomb.a length at byte 32 (4294967296) points past the data (96 bytes)";
+}
+
+void TestAbi::decodingBomb()
+{
+    QFETCH(QByteArray, inputs);
+    QFETCH(QString, signature);
+    QFETCH(QByteArray, data);
+    QFETCH(QString, mentions);
+    const abi::EventRegistry registry = bombRegistry(inputs);
+    const abi::AbiEvent* ev = registry.find(chain::eventTopic(signature));
+    QVERIFY2(ev, qPrintable(signature));
+
+    // Through the registry, as the fetch threads decode: kept raw, the bound named.
+    const EventDecoding d = registry.decode(logWith({ev->topic0}, data));
+    QCOMPARE(d.status, EventDecoding::Status::Failed);
+    QVERIFY(d.argsJson.isEmpty());
+    QVERIFY2(d.error.startsWith("Bomb") && d.error.contains(mentions), qPrintable(d.error));
+
+    // It stopped at the bound: what was produced (charged before it was built) stays
+    // within the limit, and the data read (re-reads counted) is a few times that, not the
+    // gigabytes a full decoding would read.
+    abi::DecodeStats stats;
+    QVERIFY_THROWS_EXCEPTION(abi::AbiError,
+                             abi::AbiDecoder::decodeParams(ev->inputs, data, "Bomb", &stats));
+    QCOMPARE(stats.limit.bytes, abi::DecodeLimit::forData(data.size()).bytes);
+    QVERIFY2(stats.renderedBytes <= stats.limit.bytes,
+             qPrintable(QString::number(stats.renderedBytes)));
+    QVERIFY2(stats.bytesRead <= 32 * stats.limit.bytes,
+             qPrintable(QString::number(stats.bytesRead)));
+}
+
+void TestAbi::decodingBombThroughIndex()
+{
+    // The bomb on chain, emitted by a contract that logs its calldata, then indexed: the
+    // log is stored raw with the bound in decode_error, and the run goes on.
+    const auto sender = lab::DemoToken::defaultSender(m_lab->rpc());
+    const QString logger = lab::DemoToken::deployBytecode(m_lab->rpc(), sender,
+                                                          QByteArray::fromHex(kRawLoggerInitCode))
+                               .toHex();
+    const QByteArray data = reusedOffsets(64, 64, 512);
+    lab::DemoToken::sendAndWait(
+        m_lab->rpc(),
+        QJsonObject{
+            {"from", sender.toHex()},
+            {"to", logger},
+            {"gas", "0x4c4b40"},
+            {"data", chain::hex::encodeData(
+                         chain::eventTopic("Bomb((uint256[])[][])").toByteArray() + data)}});
+    const auto run = test::runForkscope(
+        m_lab->indexArgs("bomb", {"--contract", logger, "--exit-when-synced", "--abi",
+                                  FORKSCOPE_SOURCE_DIR "/tests/data/InnerArraysBomb.abi.json"}));
+    VERIFY_EXIT_OK(run);
+    QVERIFY2(run.out.contains("0 unmatched or anonymous (kept raw), 1 failed"),
+             qPrintable(run.out));
+    QCOMPARE(
+        m_lab->count(
+            QStringLiteral(
+                "SELECT count(*) FROM logs WHERE environment_id = 'bomb' AND event_name = 'Bomb' "
+                "AND args_json IS NULL AND decode_error LIKE 'ABI: Bomb.v%: decoded size exceeds "
+                "1048576 bytes, the bound per log (the log has 20640 bytes of data%' AND "
+                "length(data) = %1 AND topic0 = '%2'")
+                .arg(2 + 2 * data.size())
+                .arg(chain::eventTopic("Bomb((uint256[])[][])").toHex())),
+        1);
+}
+
+void TestAbi::renderedSizeIsExact_data()
+{
+    QTest::addColumn<QByteArray>("inputs");
+    QTest::addColumn<QByteArray>("data");
+    QByteArray every; // every ASCII character (each escape JSON has) and some UTF-8
+    for (int c = 0; c < 0x80; ++c)
+        every += char(c);
+    every += QString::fromUtf8("é€😀").toUtf8();
+    QTest::newRow("a string needing every escape")
+        << QByteArray(R"([{"name":"s","type":"string"}])")
+        << (word(32) + word(every.size()) + every + QByteArray(32 - every.size() % 32, '\0'));
+    QTest::newRow("keys needing escapes")
+        << QByteArray(
+               R"([{"name":"t","type":"tuple","components":[{"name":"q\"u\\o\nte","type":"bool"},)"
+               R"({"name":"ü€😀","type":"uint8"},{"name":"","type":"bytes"}]}])")
+        << (word(32) + word(1) + word(255) + word(96) + word(3) + QByteArray("\x00\xff\x10", 3) +
+            QByteArray(29, '\0'));
+    // Canonical and large (288 KB of data, 729 KB of JSON): within the bound, decoded.
+    QByteArray maxima = word(32) + word(9000);
+    for (int i = 0; i < 9000; ++i)
+        maxima += QByteArray(32, '\xff');
+    QTest::newRow("9000 uint256 maxima")
+        << QByteArray(R"([{"name":"v","type":"uint256[]"}])") << maxima;
+    QTest::newRow("small Inner[][]")
+        << QByteArray(
+               R"([{"name":"v","type":"tuple[][]","components":[{"name":"xs","type":"int8[]"}]}])")
+        << reusedOffsets(1, 2, 3);
+}
+
+void TestAbi::renderedSizeIsExact()
+{
+    QFETCH(QByteArray, inputs);
+    QFETCH(QByteArray, data);
+    const QJsonArray list = QJsonDocument::fromJson(inputs).array();
+    QList<abi::AbiParam> params;
+    for (qsizetype i = 0; i < list.size(); ++i)
+        params << abi::AbiParam::fromJson(list[i], "test");
+    abi::DecodeStats stats;
+    const QJsonObject o = abi::AbiDecoder::decodeParams(params, data, "Ev", &stats);
+    // The count the bound applies to is the size of the JSON that is stored.
+    QCOMPARE(stats.renderedBytes, QJsonDocument(o).toJson(QJsonDocument::Compact).size());
+}
+
+void TestAbi::renderedSizeOfZooLogs()
+{
+    int compared = 0;
+    for (const auto& log : m_logs) {
+        const abi::AbiEvent* ev = log.topics.isEmpty() ? nullptr : m_registry.find(log.topics[0]);
+        if (!ev)
+            continue;
+        QList<abi::AbiParam> fromData;
+        for (const auto& p : ev->inputs)
+            if (!p.indexed)
+                fromData << p;
+        abi::DecodeStats stats;
+        const QJsonObject o = abi::AbiDecoder::decodeParams(fromData, log.data, ev->name, &stats);
+        QCOMPARE(stats.renderedBytes, QJsonDocument(o).toJson(QJsonDocument::Compact).size());
+        QVERIFY(stats.bytesRead <= log.data.size()); // canonical: each byte read once at most
+        ++compared;
+    }
+    QCOMPARE(compared, 4);
+}
+
+void TestAbi::integersAroundSixtyFourBits_data()
+{
+    // Values that fit 64 bits take a shortcut past the 256-bit arithmetic: its edges.
+    QTest::addColumn<QString>("type");
+    QTest::addColumn<QByteArray>("word");
+    QTest::addColumn<QString>("decoded");
+    const QByteArray ones(32, '\xff');
+    const auto high = [](int zeros, const QByteArray& low) {
+        return QByteArray(32 - low.size(), char(zeros)) + low;
+    };
+    // clang-format off
+    QTest::newRow("uint256 2^64-1") << "uint256" << high(0, QByteArray(8, '\xff')) << "18446744073709551615";
+    QTest::newRow("uint256 2^64") << "uint256" << high(0, QByteArray("\x01", 1) + QByteArray(8, '\0')) << "18446744073709551616";
+    QTest::newRow("uint64 max") << "uint64" << high(0, QByteArray(8, '\xff')) << "18446744073709551615";
+    QTest::newRow("uint64 2^64") << "uint64" << high(0, QByteArray("\x01", 1) + QByteArray(8, '\0')) << "does not fit uint64";
+    QTest::newRow("uint56 2^56") << "uint56" << high(0, QByteArray("\x01", 1) + QByteArray(7, '\0')) << "does not fit uint56";
+    QTest::newRow("int256 2^63-1") << "int256" << high(0, QByteArray("\x7f", 1) + QByteArray(7, '\xff')) << "9223372036854775807";
+    QTest::newRow("int256 2^64-1") << "int256" << high(0, QByteArray(8, '\xff')) << "18446744073709551615";
+    QTest::newRow("int256 -1") << "int256" << ones << "-1";
+    QTest::newRow("int256 -2^63") << "int256" << (QByteArray(24, '\xff') + QByteArray("\x80", 1) + QByteArray(7, '\0')) << "-9223372036854775808";
+    QTest::newRow("int256 -2^63-1") << "int256" << (QByteArray(24, '\xff') + QByteArray("\x7f", 1) + QByteArray(7, '\xff')) << "-9223372036854775809";
+    QTest::newRow("int64 -2^63") << "int64" << (QByteArray(24, '\xff') + QByteArray("\x80", 1) + QByteArray(7, '\0')) << "-9223372036854775808";
+    QTest::newRow("int64 -2^63-1") << "int64" << (QByteArray(24, '\xff') + QByteArray("\x7f", 1) + QByteArray(7, '\xff')) << "does not fit int64";
+    // clang-format on
+}
+
+void TestAbi::integersAroundSixtyFourBits()
+{
+    QFETCH(QString, type);
+    QFETCH(QByteArray, word);
+    QFETCH(QString, decoded);
+    const abi::AbiType t = abi::AbiType::fromJson(QJsonObject{{"type", type}}, "test");
+    try {
+        QCOMPARE(abi::AbiDecoder::decodeWord(t, word, "Ev.v").toString(), decoded);
+    } catch (const abi::AbiError& e) {
+        QVERIFY2(e.message() == "Ev.v: value " + decoded, qPrintable(e.message()));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestAbi)

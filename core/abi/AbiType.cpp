@@ -3,6 +3,7 @@
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QRegularExpression>
+#include <algorithm>
 
 namespace forkscope::abi {
 
@@ -157,12 +158,14 @@ std::size_t AbiType::headWords() const
 {
     if (isDynamic())
         return 1;
-    if (kind == Kind::FixedArray)
-        return length * element->headWords();
+    if (kind == Kind::FixedArray) {
+        const std::size_t each = element->headWords(); // length is at most 65536
+        return each > kMaxHeadWords / length ? kMaxHeadWords : length * each;
+    }
     if (kind == Kind::Tuple) {
         std::size_t n = 0;
         for (const auto& c : components)
-            n += c.type.headWords();
+            n = std::min(kMaxHeadWords, n + c.type.headWords());
         return n;
     }
     return 1;

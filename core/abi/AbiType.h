@@ -45,8 +45,13 @@ struct AbiType
     // its JSON path ("abi.json: abi[0].inputs[1]"), named by every error.
     static AbiType fromJson(const QJsonValue& param, const QString& where);
 
+    // No encoding is this long (logs are bounded by block gas); sizes saturate here, so
+    // an ABI type such as uint8[65536][65536][65536][65536] cannot overflow the arithmetic.
+    static constexpr std::size_t kMaxHeadWords = std::size_t(1) << 40;
+
     bool isDynamic() const;
-    // Words this type occupies in the head of an encoding (static types only; 1 otherwise).
+    // Words this type occupies in the head of an encoding (static types only; 1 otherwise),
+    // at most kMaxHeadWords.
     std::size_t headWords() const;
     // Canonical form for signatures: "uint256", "(uint64,string,int32[])[]".
     QString canonical() const;
