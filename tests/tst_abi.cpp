@@ -107,6 +107,8 @@ private slots:
     void renderedSizeOfZooLogs();
     void integersAroundSixtyFourBits_data();
     void integersAroundSixtyFourBits();
+    void topicCountMismatchNamesTheTopics_data();
+    void topicCountMismatchNamesTheTopics();
 
 private:
     QJsonObject decoded(const QString& event);
@@ -576,6 +578,52 @@ void TestAbi::integersAroundSixtyFourBits()
     } catch (const abi::AbiError& e) {
         QVERIFY2(e.message() == "Ev.v: value " + decoded, qPrintable(e.message()));
     }
+}
+
+void TestAbi::topicCountMismatchNamesTheTopics_data()
+{
+    QTest::addColumn<QByteArray>("inputs"); // of an event Bomb; empty: DemoToken's Transfer
+    QTest::addColumn<QString>("signature");
+    QTest::addColumn<int>("topics");
+    QTest::addColumn<QString>("error");
+    const QString transfer = QStringLiteral(
+        "event Transfer(address indexed from, address indexed to, uint256 value) has 2 indexed "
+        "inputs, so the log needs 3 topics (signature + 2); it has ");
+    const QString transferSig = QStringLiteral("Transfer(address,address,uint256)");
+    QTest::newRow("to missing") << QByteArray() << transferSig << 2
+                                << transfer + "2: topic 2 (to) is missing";
+    QTest::newRow("from and to missing")
+        << QByteArray() << transferSig << 1 << transfer + "1: topics 1 (from), 2 (to) are missing";
+    QTest::newRow("one extra") << QByteArray() << transferSig << 4
+                               << transfer + "4: topic 3 is extra (does the contract index "
+                                             "inputs this ABI does not?)";
+    QTest::newRow("an unnamed input")
+        << QByteArray(R"([{"type":"uint8","indexed":true},{"name":"v","type":"uint8"}])")
+        << "Bomb(uint8,uint8)" << 1
+        << "event Bomb(uint8 indexed, uint8 v) has 1 indexed input, so the log needs 2 topics "
+           "(signature + 1); it has 1: topic 1 (input 0) is missing";
+    QTest::newRow("none indexed")
+        << QByteArray(R"([{"name":"v","type":"uint8"}])") << "Bomb(uint8)" << 3
+        << "event Bomb(uint8 v) has no indexed inputs, so the log needs 1 topic (the signature); "
+           "it has 3: topics 1, 2 are extra (does the contract index inputs this ABI does not?)";
+}
+
+void TestAbi::topicCountMismatchNamesTheTopics()
+{
+    QFETCH(QByteArray, inputs);
+    QFETCH(QString, signature);
+    QFETCH(int, topics);
+    QFETCH(QString, error);
+    const abi::EventRegistry registry =
+        inputs.isEmpty() ? abi::EventRegistry::fromFile(QStringLiteral(
+                               FORKSCOPE_SOURCE_DIR "/resources/contracts/DemoToken.json"))
+                         : bombRegistry(inputs);
+    QList<chain::Hash32> t{chain::eventTopic(signature)};
+    while (t.size() < topics)
+        t << chain::Hash32::fromBytes(word(t.size()), "topic");
+    const EventDecoding d = registry.decode(logWith(t, word(5)));
+    QCOMPARE(d.status, EventDecoding::Status::Failed);
+    QCOMPARE(d.error, error);
 }
 
 QTEST_GUILESS_MAIN(TestAbi)

@@ -6,6 +6,7 @@
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonObject>
+#include <algorithm>
 
 namespace forkscope::abi {
 
@@ -43,7 +44,54 @@ AbiEvent eventFromJson(const QJsonObject& e, const QString& where)
     return ev;
 }
 
+// Why a log's topics do not fit its event, naming the topics that are missing or extra.
+QString topicCountMismatch(const AbiEvent& ev, qsizetype topics)
+{
+    QStringList indexedNames;
+    for (qsizetype i = 0; i < ev.inputs.size(); ++i)
+        if (ev.inputs[i].indexed)
+            indexedNames << (ev.inputs[i].name.isEmpty() ? QStringLiteral("input %1").arg(i)
+                                                         : ev.inputs[i].name);
+    const qsizetype indexed = indexedNames.size();
+    const qsizetype needed = 1 + indexed;
+    QString s = QStringLiteral("event %1 has ").arg(ev.declaration());
+    if (indexed == 0)
+        s += QStringLiteral("no indexed inputs, so the log needs 1 topic (the signature)");
+    else
+        s += QStringLiteral("%1 indexed input%2, so the log needs %3 topics (signature + %1)")
+                 .arg(indexed)
+                 .arg(indexed == 1 ? "" : "s")
+                 .arg(needed);
+    s += QStringLiteral("; it has %1: ").arg(topics);
+    QStringList named;
+    for (qsizetype t = std::min(topics, needed); t < std::max(topics, needed); ++t)
+        named << (t < needed ? QStringLiteral("%1 (%2)").arg(t).arg(indexedNames[t - 1])
+                             : QString::number(t));
+    const bool one = named.size() == 1;
+    s += (one ? QStringLiteral("topic ") : QStringLiteral("topics ")) +
+         named.join(QStringLiteral(", "));
+    if (topics < needed)
+        return s + (one ? QStringLiteral(" is missing") : QStringLiteral(" are missing"));
+    return s + (one ? QStringLiteral(" is extra") : QStringLiteral(" are extra")) +
+           QStringLiteral(" (does the contract index inputs this ABI does not?)");
+}
+
 } // namespace
+
+QString AbiEvent::declaration() const
+{
+    QStringList params;
+    for (const auto& p : inputs) {
+        QString d = p.type.canonical();
+        if (p.indexed)
+            d += QStringLiteral(" indexed");
+        if (!p.name.isEmpty())
+            d += QLatin1Char(' ') + p.name;
+        params << d;
+    }
+    return name + QLatin1Char('(') + params.join(QStringLiteral(", ")) + QLatin1Char(')') +
+           (anonymous ? QStringLiteral(" anonymous") : QString());
+}
 
 EventRegistry EventRegistry::fromJson(const QJsonDocument& doc, const QString& origin)
 {
@@ -124,10 +172,7 @@ EventDecoding EventRegistry::decode(const chain::LogEntry& log) const
         for (const auto& p : ev->inputs)
             indexed += p.indexed ? 1 : 0;
         if (log.topics.size() != 1 + indexed)
-            throw AbiError(QStringLiteral("%1 has %2 indexed inputs but the log has %3 topics")
-                               .arg(ev->signature)
-                               .arg(indexed)
-                               .arg(log.topics.size()));
+            throw AbiError(topicCountMismatch(*ev, log.topics.size()));
         QList<AbiParam> dataParams;
         for (const auto& p : ev->inputs)
             if (!p.indexed)

@@ -17,6 +17,9 @@ struct AbiEvent
     bool anonymous = false;
     QString signature; // "Transfer(address,address,uint256)"
     chain::Hash32 topic0;
+
+    // As declared: "Transfer(address indexed from, address indexed to, uint256 value)".
+    QString declaration() const;
 };
 
 // What decoding one log gave.
