@@ -287,9 +287,7 @@ private:
                 throw AbiError(QStringLiteral("%1 %2 at byte %3 is implausibly large")
                                    .arg(path.render(), QLatin1String(what))
                                    .arg(pos));
-        quint64 v = 0;
-        for (int i = 24; i < 32; ++i)
-            v = (v << 8) | static_cast<unsigned char>(w[i]);
+        const quint64 v = low64(w);
         if (v > quint64(m_data.size()))
             throw AbiError(QStringLiteral("%1 %2 at byte %3 (%4) points past the data (%5 bytes)")
                                .arg(path.render(), QLatin1String(what))
