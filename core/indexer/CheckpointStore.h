@@ -41,12 +41,12 @@ public:
     // so a second source would share and roll back the first one's rows).
     QStringList otherSources();
 
-private:
     // `lab reset` may archive the environment while an indexer is running on it; every
     // write re-checks inside its transaction, so archived rows are never touched (not
-    // even by a rollback on the reset chain).
+    // even by a rollback on the reset chain). Throws EnvironmentArchivedError.
     void ensureLive();
 
+private:
     store::Database& m_db;
     QString m_env;
     std::uint64_t m_chainId;

@@ -154,6 +154,8 @@ void Indexer::verifyNodeIdentity()
     if (!genesis)
         throw NodeBehindError(QStringLiteral("node answered null for the genesis block"));
     if (chainId != m_chainId || genesis->hash != m_genesis) {
+        // A lab reset archives the environment and resets the node: say that, if so.
+        m_checkpoints->ensureLive();
         Environment env;
         env.id = m_config.environmentId;
         env.chainId = m_chainId;
