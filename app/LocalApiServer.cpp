@@ -1,4 +1,5 @@
 #include "LocalApiServer.h"
+#include "api/JsonRpcEnvelope.h"
 #include "api/LocalApi.h"
 #include "store/Database.h"
 
@@ -36,11 +37,21 @@ LocalApiServer::LocalApiServer(quint16 port, QString dbPath, QString environment
         server.route(QStringLiteral("/"), QHttpServerRequest::Method::Post,
                      [&localApi](const QHttpServerRequest& request) {
                          const QByteArray body = request.body();
-                         const auto status = body.size() > api::LocalApi::kMaxBody
-                                                 ? QHttpServerResponder::StatusCode::PayloadTooLarge
-                                                 : QHttpServerResponder::StatusCode::Ok;
-                         return QHttpServerResponse(QByteArrayLiteral("application/json"),
-                                                    localApi.handleJsonRpc(body), status);
+                         if (body.size() > api::LocalApi::kMaxBody)
+                             return QHttpServerResponse(
+                                 QByteArrayLiteral("application/json"),
+                                 api::jsonRpcErrorReply(
+                                     api::jsonrpc::kInvalidRequest,
+                                     QStringLiteral("request of %1 bytes is larger than %2")
+                                         .arg(body.size())
+                                         .arg(api::LocalApi::kMaxBody)),
+                                 QHttpServerResponder::StatusCode::PayloadTooLarge);
+                         // Only notifications: the spec says to return nothing at all.
+                         const std::optional<QByteArray> reply = localApi.handleJsonRpc(body);
+                         if (!reply)
+                             return QHttpServerResponse(
+                                 QHttpServerResponder::StatusCode::NoContent);
+                         return QHttpServerResponse(QByteArrayLiteral("application/json"), *reply);
                      });
         const quint16 bound = server.listen(QHostAddress::LocalHost, port);
         if (bound == 0) {

@@ -1,8 +1,12 @@
 // `forkscope index --metrics-port` as a user (or Prometheus, or curl) sees it: every
-// JSON-RPC method with good and bad input, /metrics checked against the Prometheus text
-// format rules, and the ready-ratio gate holding deliveries while nodes disagree.
+// JSON-RPC method with good and bad input, the JSON-RPC 2.0 envelope against the examples
+// of the specification's section 7 (jsonrpc.org/specification), /metrics checked against
+// the Prometheus text format rules, and the ready-ratio gate holding deliveries while nodes
+// disagree.
 #include "IndexerLab.h"
 #include "WebhookRecorder.h"
+#include "api/JsonRpcEnvelope.h"
+#include "api/LocalApi.h"
 #include "lab/FaultProxy.h"
 
 #include <QJsonArray>
@@ -93,6 +97,29 @@ QStringList checkPrometheusText(const QByteArray& text, QHash<QString, double>* 
     }
     return problems;
 }
+
+// A reply compared as the spec allows: a batch in any order, an error by its code (its
+// message only has to say something).
+QJsonValue normalized(const QJsonValue& v)
+{
+    if (v.isArray()) {
+        QList<QByteArray> items;
+        for (const QJsonValue& e : v.toArray())
+            items << QJsonDocument(normalized(e).toObject()).toJson(QJsonDocument::Compact);
+        std::sort(items.begin(), items.end());
+        QJsonArray out;
+        for (const QByteArray& i : items)
+            out.append(QJsonDocument::fromJson(i).object());
+        return out;
+    }
+    QJsonObject o = v.toObject();
+    QJsonObject err = o.value("error").toObject();
+    if (!err.isEmpty() && !err.value("message").toString().isEmpty()) {
+        err.remove("message");
+        o.insert("error", err);
+    }
+    return o;
+}
 } // namespace
 
 class TestApi : public QObject
@@ -106,6 +133,8 @@ private slots:
     void methods();
     void badRequests_data();
     void badRequests();
+    void jsonRpc_data();
+    void jsonRpc();
     void gateHoldsDeliveriesUntilTheRatioIsMet();
 
 private:
@@ -113,12 +142,14 @@ private:
     QProcess m_index;
     QUrl m_api;
     QString m_contract;
+    QString m_holder;
 };
 
 void TestApi::initTestCase()
 {
     m_lab = std::make_unique<IndexerLab>();
     m_contract = m_lab->deployToken("AAA").address().toHex();
+    m_holder = lab::DemoToken::sprayHolder(3).toHex();
     m_lab->sprayAll(5, 4, 10);
     const quint16 port = lab::Devnet::findFreePort();
     m_index.start(FORKSCOPE_BINARY,
@@ -245,10 +276,21 @@ void TestApi::badRequests_data()
     QTest::newRow("short hash") << req("getBlockById", {"0x1234"}) << -32602 << "expected 32 bytes";
     QTest::newRow("bad holder") << req("getBalances", {"0x5fbdb2315678afecb367f032d93f642f64180aa3", "bob"}) << -32602
                                 << "holder";
-    QTest::newRow("params not an array")
-        << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"getCheckpoint","params":{"a":1}})") << -32602 << "array";
+    QTest::newRow("unknown named param")
+        << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"getCheckpoint","params":{"a":1}})") << -32602
+        << "getCheckpoint has no param \"a\"";
+    QTest::newRow("extra positional param") << req("getBlockByHeight", {1, 2}) << -32602
+                                            << "getBlockByHeight takes 1 param (height), got 2";
+    QTest::newRow("missing named param")
+        << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"getBlockById","params":{}})") << -32602
+        << "getBlockById needs param hash";
     QTest::newRow("parse error") << QByteArray("{not json") << -32700 << "parse error";
     QTest::newRow("not jsonrpc 2.0") << QByteArray(R"({"id":1,"method":"getCheckpoint"})") << -32600 << "2.0";
+    QTest::newRow("object id") << QByteArray(R"({"jsonrpc":"2.0","id":{},"method":"getCheckpoint"})") << -32600
+                               << "id must be a string, a number or null, not an object";
+    QTest::newRow("params a string")
+        << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"getCheckpoint","params":"bar"})") << -32600
+        << "params must be an array or an object";
     QTest::newRow("oversized body") << (QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"getCheckpoint","pad":")") +
                                         QByteArray(100000, 'x') + "\"}")
                                      << -32600 << "larger than";
@@ -268,6 +310,180 @@ void TestApi::badRequests()
              qPrintable(err.value("message").toString()));
     // The server is still there.
     QVERIFY(!apiCall(m_api, "getCheckpoint").value("result").isNull());
+}
+
+void TestApi::jsonRpc_data()
+{
+    // Bodies and expected replies use placeholders: $hash1, $contract, $holder in bodies;
+    // "$block1", "$latest", "$balance" (with their quotes) in replies. An empty reply means
+    // nothing may come back (HTTP 204). Errors are compared by code.
+    // clang-format off
+    QTest::addColumn<QByteArray>("body");
+    QTest::addColumn<int>("status");
+    QTest::addColumn<QByteArray>("reply");
+
+    // Section 7 of the specification, "subtract" and friends adapted to our methods.
+    QTest::newRow("spec: positional params")
+        << QByteArray(R"({"jsonrpc": "2.0", "method": "getBlockByHeight", "params": [1], "id": 1})") << 200
+        << QByteArray(R"({"jsonrpc": "2.0", "result": "$block1", "id": 1})");
+    QTest::newRow("spec: positional params, second call")
+        << QByteArray(R"({"jsonrpc": "2.0", "method": "getBlockById", "params": ["$hash1"], "id": 2})") << 200
+        << QByteArray(R"({"jsonrpc": "2.0", "result": "$block1", "id": 2})");
+    QTest::newRow("spec: named params")
+        << QByteArray(R"({"jsonrpc": "2.0", "method": "getBalances", "params": {"contract": "$contract", "holder": "$holder"}, "id": 3})")
+        << 200 << QByteArray(R"({"jsonrpc": "2.0", "result": "$balance", "id": 3})");
+    QTest::newRow("spec: named params, other order")
+        << QByteArray(R"({"jsonrpc": "2.0", "method": "getBalances", "params": {"holder": "$holder", "contract": "$contract"}, "id": 4})")
+        << 200 << QByteArray(R"({"jsonrpc": "2.0", "result": "$balance", "id": 4})");
+    QTest::newRow("spec: notification")
+        << QByteArray(R"({"jsonrpc": "2.0", "method": "getBlockByHeight", "params": [1,2,3,4,5]})") << 204 << QByteArray();
+    QTest::newRow("spec: notification, no params")
+        << QByteArray(R"({"jsonrpc": "2.0", "method": "getCheckpoint"})") << 204 << QByteArray();
+    QTest::newRow("spec: notification of a non-existent method")
+        << QByteArray(R"({"jsonrpc": "2.0", "method": "foobar"})") << 204 << QByteArray();
+    QTest::newRow("spec: non-existent method")
+        << QByteArray(R"({"jsonrpc": "2.0", "method": "foobar", "id": "1"})") << 200
+        << QByteArray(R"({"jsonrpc": "2.0", "error": {"code": -32601}, "id": "1"})");
+    QTest::newRow("spec: invalid JSON")
+        << QByteArray(R"({"jsonrpc": "2.0", "method": "foobar, "params": "bar", "baz])") << 200
+        << QByteArray(R"({"jsonrpc": "2.0", "error": {"code": -32700}, "id": null})");
+    QTest::newRow("spec: invalid Request object")
+        << QByteArray(R"({"jsonrpc": "2.0", "method": 1, "params": "bar"})") << 200
+        << QByteArray(R"({"jsonrpc": "2.0", "error": {"code": -32600}, "id": null})");
+    QTest::newRow("spec: batch, invalid JSON")
+        << QByteArray(R"([{"jsonrpc": "2.0", "method": "getBlockByHeight", "params": [1], "id": "1"}, {"jsonrpc": "2.0", "method"])")
+        << 200 << QByteArray(R"({"jsonrpc": "2.0", "error": {"code": -32700}, "id": null})");
+    QTest::newRow("spec: empty array") << QByteArray("[]") << 200
+        << QByteArray(R"({"jsonrpc": "2.0", "error": {"code": -32600}, "id": null})");
+    QTest::newRow("spec: invalid batch [1]") << QByteArray("[1]") << 200
+        << QByteArray(R"([{"jsonrpc": "2.0", "error": {"code": -32600}, "id": null}])");
+    QTest::newRow("spec: invalid batch [1,2,3]") << QByteArray("[1,2,3]") << 200
+        << QByteArray(R"([{"jsonrpc": "2.0", "error": {"code": -32600}, "id": null},
+                          {"jsonrpc": "2.0", "error": {"code": -32600}, "id": null},
+                          {"jsonrpc": "2.0", "error": {"code": -32600}, "id": null}])");
+    QTest::newRow("spec: mixed batch")
+        << QByteArray(R"([
+            {"jsonrpc": "2.0", "method": "getBlockByHeight", "params": [1], "id": "1"},
+            {"jsonrpc": "2.0", "method": "getCheckpoint", "params": []},
+            {"jsonrpc": "2.0", "method": "getBlockById", "params": ["$hash1"], "id": "2"},
+            {"foo": "boo"},
+            {"jsonrpc": "2.0", "method": "foo.get", "params": {"name": "myself"}, "id": "5"},
+            {"jsonrpc": "2.0", "method": "getLatestBlock", "id": "9"}])") << 200
+        << QByteArray(R"([
+            {"jsonrpc": "2.0", "result": "$block1", "id": "1"},
+            {"jsonrpc": "2.0", "result": "$block1", "id": "2"},
+            {"jsonrpc": "2.0", "error": {"code": -32600}, "id": null},
+            {"jsonrpc": "2.0", "error": {"code": -32601}, "id": "5"},
+            {"jsonrpc": "2.0", "result": "$latest", "id": "9"}])");
+    QTest::newRow("spec: all-notification batch")
+        << QByteArray(R"([{"jsonrpc": "2.0", "method": "getCheckpoint", "params": []},
+                          {"jsonrpc": "2.0", "method": "getBlockByHeight", "params": [1]}])") << 204 << QByteArray();
+
+    // The id is echoed as given when it is a string, a number or null; anything else is an
+    // invalid request, answered with id null.
+    const auto withId = [](const char* id) {
+        return QByteArray(R"({"jsonrpc":"2.0","method":"getBlockByHeight","params":[1],"id":)") + id + "}";
+    };
+    const auto resultWithId = [](const char* id) {
+        return QByteArray(R"({"jsonrpc":"2.0","result":"$block1","id":)") + id + "}";
+    };
+    const QByteArray invalidRequest = R"({"jsonrpc":"2.0","error":{"code":-32600},"id":null})";
+    for (const char* id : {R"("abc")", R"("")", "0", "-3", "1.5", "9007199254740993", "null"})
+        QTest::addRow("id: %s", id) << withId(id) << 200 << resultWithId(id);
+    for (const char* id : {R"({"a":1})", "{}", "[1]", "[]", "true", "false"})
+        QTest::addRow("id: %s", id) << withId(id) << 200 << invalidRequest;
+    QTest::newRow("id: object, in a batch")
+        << QByteArray(R"([{"jsonrpc":"2.0","method":"getCheckpoint","id":{"x":1}},
+                          {"jsonrpc":"2.0","method":"getBlockByHeight","params":[1],"id":2}])") << 200
+        << QByteArray(R"([{"jsonrpc":"2.0","error":{"code":-32600},"id":null},
+                          {"jsonrpc":"2.0","result":"$block1","id":2}])");
+
+    // Valid JSON that is not a request is an invalid request, not a parse error.
+    for (const char* body : {"1", R"("getCheckpoint")", "true", "null", "{}",
+                             R"({"jsonrpc":"1.0","method":"getCheckpoint","id":1})",
+                             R"({"jsonrpc":2,"method":"getCheckpoint","id":1})",
+                             R"({"jsonrpc":"2.0","id":1})",
+                             R"({"jsonrpc":"2.0","method":"getCheckpoint","params":"bar","id":1})",
+                             R"({"jsonrpc":"2.0","method":"getCheckpoint","params":null,"id":1})",
+                             R"({"jsonrpc":"2.0","method":"getCheckpoint","params":7,"id":1})"})
+        QTest::addRow("not a request: %s", body) << QByteArray(body) << 200 << invalidRequest;
+    QTest::newRow("parse error: two values") << QByteArray("{} {}") << 200
+        << QByteArray(R"({"jsonrpc":"2.0","error":{"code":-32700},"id":null})");
+    QTest::newRow("parse error: empty body") << QByteArray("") << 200
+        << QByteArray(R"({"jsonrpc":"2.0","error":{"code":-32700},"id":null})");
+
+    // Extra params are refused, by position and by name.
+    const auto call = [](const char* method, const char* params) {
+        return QByteArray(R"({"jsonrpc":"2.0","id":1,"method":")") + method + R"(","params":)" + params + "}";
+    };
+    const QByteArray invalidParams = R"({"jsonrpc":"2.0","error":{"code":-32602},"id":1})";
+    QTest::newRow("extra params: one to a method without params") << call("getCheckpoint", "[1]") << 200 << invalidParams;
+    QTest::newRow("extra params: null to a method without params") << call("getLatestBlock", "[null]") << 200 << invalidParams;
+    QTest::newRow("extra params: two heights") << call("getBlockByHeight", "[1, 2]") << 200 << invalidParams;
+    QTest::newRow("extra params: a third to getBalances")
+        << call("getBalances", R"(["$contract", "$holder", "0x1"])") << 200 << invalidParams;
+    QTest::newRow("extra params: unknown name") << call("getBlockByHeight", R"({"height": 1, "extra": 2})") << 200 << invalidParams;
+    QTest::newRow("extra params: a name to a method without params") << call("getLatestBlock", R"({"x": 1})") << 200 << invalidParams;
+    QTest::newRow("named params: height") << call("getBlockByHeight", R"({"height": 1})") << 200
+        << QByteArray(R"({"jsonrpc":"2.0","result":"$block1","id":1})");
+    QTest::newRow("named params: none to a method without params") << call("getLatestBlock", "{}") << 200
+        << QByteArray(R"({"jsonrpc":"2.0","result":"$latest","id":1})");
+
+    // A batch is bounded (one reply per call, each bounded by its method).
+    QByteArray full = "[", fullReply = "[", tooMany = "[";
+    for (int i = 0; i < api::jsonrpc::kMaxBatch; ++i) {
+        const QByteArray sep = i ? "," : "";
+        full += sep + R"({"jsonrpc":"2.0","method":"getBlockByHeight","params":[1],"id":)" + QByteArray::number(i) + "}";
+        fullReply += sep + R"({"jsonrpc":"2.0","result":"$block1","id":)" + QByteArray::number(i) + "}";
+        tooMany += sep + R"({"jsonrpc":"2.0","method":"getCheckpoint","id":1})";
+    }
+    QTest::newRow("batch of the maximum size") << full + "]" << 200 << fullReply + "]";
+    QTest::newRow("batch over the maximum size")
+        << tooMany + R"(,{"jsonrpc":"2.0","method":"getCheckpoint","id":1}])" << 200 << invalidRequest;
+    // clang-format on
+}
+
+void TestApi::jsonRpc()
+{
+    QFETCH(QByteArray, body);
+    QFETCH(int, status);
+    QFETCH(QByteArray, reply);
+    const auto block1 = m_lab->eth().blockByNumber(1);
+    const auto latest = m_lab->eth().latestBlock();
+    const auto blockJson = [](const chain::BlockHeader& b) {
+        return QJsonDocument(QJsonObject{{"number", qint64(b.number)},
+                                         {"hash", b.hash.toHex()},
+                                         {"parentHash", b.parentHash.toHex()},
+                                         {"timestamp", qint64(b.timestamp)}})
+            .toJson(QJsonDocument::Compact);
+    };
+    // getBalances by position is checked against the database by methods().
+    const QJsonValue balance =
+        apiCall(m_api, "getBalances", {m_contract, m_holder}).value("result");
+    QVERIFY(balance.isObject());
+    body.replace("$hash1", block1->hash.toHex().toLatin1())
+        .replace("$contract", m_contract.toLatin1())
+        .replace("$holder", m_holder.toLatin1());
+    reply.replace("\"$block1\"", blockJson(*block1))
+        .replace("\"$latest\"", blockJson(*latest))
+        .replace("\"$balance\"", QJsonDocument(balance.toObject()).toJson(QJsonDocument::Compact));
+
+    const HttpResult r = http(m_api, body, true);
+    QCOMPARE(r.status, status);
+    if (reply.isEmpty()) {
+        QVERIFY2(r.body.isEmpty(), r.body.constData());
+        return;
+    }
+    QJsonParseError pe{};
+    const QJsonDocument got = QJsonDocument::fromJson(r.body, &pe);
+    QVERIFY2(pe.error == QJsonParseError::NoError, r.body.constData());
+    const QJsonDocument want = QJsonDocument::fromJson(reply, &pe);
+    QVERIFY2(pe.error == QJsonParseError::NoError, reply.constData());
+    const QJsonValue gotValue = got.isArray() ? QJsonValue(got.array()) : QJsonValue(got.object());
+    const QJsonValue wantValue =
+        want.isArray() ? QJsonValue(want.array()) : QJsonValue(want.object());
+    QVERIFY2(normalized(gotValue) == normalized(wantValue),
+             qPrintable("got " + r.body + "\nwant " + reply));
 }
 
 void TestApi::gateHoldsDeliveriesUntilTheRatioIsMet()

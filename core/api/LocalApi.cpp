@@ -1,4 +1,6 @@
 #include "LocalApi.h"
+#include "JsonRpcEnvelope.h"
+#include "JsonRpcParams.h"
 #include "PrometheusText.h"
 #include "chain/Address.h"
 #include "chain/ChainParseError.h"
@@ -8,45 +10,26 @@
 #include "store/Database.h"
 
 #include <QJsonArray>
-#include <QJsonDocument>
 #include <QJsonObject>
 #include <QSqlQuery>
 
 namespace forkscope::api {
 
 namespace {
-struct ApiError
-{
-    int code;
-    QString message;
-};
-
-QJsonObject errorObject(const QJsonValue& id, int code, const QString& message)
-{
-    return {{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
-            {QStringLiteral("id"), id},
-            {QStringLiteral("error"),
-             QJsonObject{{QStringLiteral("code"), code}, {QStringLiteral("message"), message}}}};
-}
-
-QJsonValue param(const QJsonValue& params, int i)
-{
-    return params.isArray() ? params.toArray().at(i) : QJsonValue(QJsonValue::Undefined);
-}
-
 std::uint64_t heightParam(const QJsonValue& v)
 {
     if (v.isDouble()) {
         const double d = v.toDouble();
         if (d < 0 || d != std::floor(d) || d > 9e15)
-            throw ApiError{
-                -32602, QStringLiteral("height must be a whole number >= 0 or a 0x-hex quantity")};
+            throw JsonRpcError{
+                jsonrpc::kInvalidParams,
+                QStringLiteral("height must be a whole number >= 0 or a 0x-hex quantity")};
         return std::uint64_t(d);
     }
     try {
         return chain::hex::parseQuantityU63(v, QStringLiteral("height"));
     } catch (const chain::ChainParseError& e) {
-        throw ApiError{-32602, e.message()};
+        throw JsonRpcError{jsonrpc::kInvalidParams, e.message()};
     }
 }
 
@@ -55,7 +38,7 @@ template <typename T> T fixedParam(const QJsonValue& v, const char* name)
     try {
         return T::fromJson(v, QString::fromLatin1(name));
     } catch (const chain::ChainParseError& e) {
-        throw ApiError{-32602, e.message()};
+        throw JsonRpcError{jsonrpc::kInvalidParams, e.message()};
     }
 }
 } // namespace
@@ -77,9 +60,12 @@ QJsonValue LocalApi::blockWhere(const QString& condition, const QVariant& value)
 
 QJsonValue LocalApi::call(const QString& method, const QJsonValue& params)
 {
-    if (!params.isUndefined() && !params.isArray() && !params.isNull())
-        throw ApiError{-32602, QStringLiteral("params must be an array")};
+    // Each method binds its params (by position or by name) before it reads anything.
+    const auto bind = [&](const QStringList& names, qsizetype required) {
+        return JsonRpcParams(method, params, names, required);
+    };
     if (method == QLatin1String("getLatestBlock")) {
+        bind({}, 0);
         QSqlQuery q =
             m_db.run(QStringLiteral("SELECT block_number FROM indexer_checkpoints WHERE "
                                     "environment_id = ? AND chain_id = ? AND source_id = ?"),
@@ -90,15 +76,19 @@ QJsonValue LocalApi::call(const QString& method, const QJsonValue& params)
     }
     if (method == QLatin1String("getBlockByHeight"))
         return blockWhere(QStringLiteral("block_number = ?"),
-                          qint64(heightParam(param(params, 0))));
+                          qint64(heightParam(bind({QStringLiteral("height")}, 1).at(0))));
     if (method == QLatin1String("getBlockById"))
-        return blockWhere(QStringLiteral("block_hash = ?"),
-                          fixedParam<chain::Hash32>(param(params, 0), "hash").toHex());
+        return blockWhere(
+            QStringLiteral("block_hash = ?"),
+            fixedParam<chain::Hash32>(bind({QStringLiteral("hash")}, 1).at(0), "hash").toHex());
     if (method == QLatin1String("blockIsValid"))
-        return !blockWhere(QStringLiteral("block_hash = ?"),
-                           fixedParam<chain::Hash32>(param(params, 0), "hash").toHex())
+        return !blockWhere(
+                    QStringLiteral("block_hash = ?"),
+                    fixedParam<chain::Hash32>(bind({QStringLiteral("hash")}, 1).at(0), "hash")
+                        .toHex())
                     .isNull();
     if (method == QLatin1String("getCheckpoint")) {
+        bind({}, 0);
         QSqlQuery q =
             m_db.run(QStringLiteral("SELECT block_number, block_hash, start_block, policy_version, "
                                     "generation, updated_at, verified_at FROM indexer_checkpoints "
@@ -118,8 +108,9 @@ QJsonValue LocalApi::call(const QString& method, const QJsonValue& params)
                            {QStringLiteral("verifiedAt"), q.value(6).toString()}};
     }
     if (method == QLatin1String("getBalances")) {
-        const QString contract = fixedParam<chain::Address>(param(params, 0), "contract").toHex();
-        const QJsonValue holderParam = param(params, 1);
+        const JsonRpcParams p = bind({QStringLiteral("contract"), QStringLiteral("holder")}, 1);
+        const QString contract = fixedParam<chain::Address>(p.at(0), "contract").toHex();
+        const QJsonValue holderParam = p.at(1);
         if (!holderParam.isUndefined() && !holderParam.isNull()) {
             const QString holder = fixedParam<chain::Address>(holderParam, "holder").toHex();
             QSqlQuery q =
@@ -144,45 +135,15 @@ QJsonValue LocalApi::call(const QString& method, const QJsonValue& params)
                                    {QStringLiteral("balance"), q.value(1).toString()}});
         return out;
     }
-    throw ApiError{-32601, QStringLiteral("method \"%1\" does not exist").arg(method)};
+    throw JsonRpcError{jsonrpc::kMethodNotFound,
+                       QStringLiteral("method \"%1\" does not exist").arg(method.left(60))};
 }
 
-QByteArray LocalApi::handleJsonRpc(const QByteArray& body)
+std::optional<QByteArray> LocalApi::handleJsonRpc(QByteArrayView body)
 {
-    const auto reply = [](const QJsonObject& o) {
-        return QJsonDocument(o).toJson(QJsonDocument::Compact);
-    };
-    if (body.size() > kMaxBody)
-        return reply(errorObject(QJsonValue::Null, -32600,
-                                 QStringLiteral("request of %1 bytes is larger than %2")
-                                     .arg(body.size())
-                                     .arg(kMaxBody)));
-    QJsonParseError pe{};
-    const QJsonDocument doc = QJsonDocument::fromJson(body, &pe);
-    if (pe.error != QJsonParseError::NoError)
-        return reply(errorObject(
-            QJsonValue::Null, -32700,
-            QStringLiteral("parse error: %1 at offset %2").arg(pe.errorString()).arg(pe.offset)));
-    if (!doc.isObject())
-        return reply(errorObject(QJsonValue::Null, -32600,
-                                 QStringLiteral("expected one JSON-RPC request object")));
-    const QJsonObject req = doc.object();
-    const QJsonValue id = req.value(QLatin1String("id"));
-    if (req.value(QLatin1String("jsonrpc")).toString() != QLatin1String("2.0") ||
-        !req.value(QLatin1String("method")).isString())
-        return reply(errorObject(id, -32600,
-                                 QStringLiteral("not a JSON-RPC 2.0 request (jsonrpc, method)")));
-    try {
-        const QJsonValue result =
-            call(req.value(QLatin1String("method")).toString(), req.value(QLatin1String("params")));
-        return reply(QJsonObject{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
-                                 {QStringLiteral("id"), id},
-                                 {QStringLiteral("result"), result}});
-    } catch (const ApiError& e) {
-        return reply(errorObject(id, e.code, e.message));
-    } catch (const std::exception& e) {
-        return reply(errorObject(id, -32603, QString::fromUtf8(e.what())));
-    }
+    return answerJsonRpc(body, [this](const QString& method, const QJsonValue& params) {
+        return call(method, params);
+    });
 }
 
 QByteArray LocalApi::metrics()

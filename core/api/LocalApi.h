@@ -3,8 +3,10 @@
 #include "LiveMetrics.h"
 
 #include <QByteArray>
+#include <QByteArrayView>
 #include <QJsonValue>
 #include <QString>
+#include <optional>
 
 namespace forkscope::store {
 class Database;
@@ -17,12 +19,12 @@ namespace forkscope::api {
 // bodies and sends back what it returns.
 //
 // JSON-RPC 2.0 methods: getLatestBlock, getBlockByHeight(height), getBlockById(hash),
-// blockIsValid(hash), getCheckpoint, getBalances(contract[, holder]). Errors: -32700
-// parse error, -32600 invalid request (also oversized bodies), -32601 unknown method,
-// -32602 bad params; the message says what was wrong.
+// blockIsValid(hash), getCheckpoint, getBalances(contract[, holder]), params by position or
+// by name. The envelope (batches, notifications, ids, error codes) is answerJsonRpc's.
 class LocalApi
 {
 public:
+    // The largest request body the transport accepts (HTTP 413 beyond).
     static constexpr qsizetype kMaxBody = 64 * 1024;
 
     LocalApi(store::Database& db, QString environmentId, std::uint64_t chainId, QString sourceId,
@@ -33,7 +35,8 @@ public:
     }
 
     QByteArray metrics();
-    QByteArray handleJsonRpc(const QByteArray& body);
+    // The reply to a request or batch body; nothing when it held only notifications.
+    std::optional<QByteArray> handleJsonRpc(QByteArrayView body);
 
 private:
     QJsonValue call(const QString& method, const QJsonValue& params);

@@ -1,0 +1,49 @@
+#pragma once
+
+#include <QByteArray>
+#include <QByteArrayView>
+#include <QJsonValue>
+#include <QString>
+#include <functional>
+#include <optional>
+
+namespace forkscope::api {
+
+// The error codes of JSON-RPC 2.0 §5.1.
+namespace jsonrpc {
+constexpr int kParseError = -32700;
+constexpr int kInvalidRequest = -32600;
+constexpr int kMethodNotFound = -32601;
+constexpr int kInvalidParams = -32602;
+constexpr int kInternalError = -32603;
+// A batch answers one response per call, each up to a method's own bound; 100 calls (the
+// default batchMaxCount of ethers v6) bounds the whole reply.
+constexpr qsizetype kMaxBatch = 100;
+} // namespace jsonrpc
+
+// What a method throws: the code and one line naming what was wrong.
+struct JsonRpcError
+{
+    int code;
+    QString message;
+};
+
+// Runs one call; throws JsonRpcError (anything else thrown is reported as -32603).
+using JsonRpcMethods = std::function<QJsonValue(const QString& method, const QJsonValue& params)>;
+
+// Answers a JSON-RPC 2.0 body as the specification (jsonrpc.org/specification) says:
+// - a request object gets one response object; a batch (array) gets an array of responses,
+//   one per call that is not a notification;
+// - a notification (a valid request without "id") is run and gets nothing, not even an
+//   error; a batch of notifications only gets nothing (std::nullopt: send no body);
+// - "id" may be a string, a number or null and is echoed; any other id is -32600;
+// - unparseable JSON is -32700; valid JSON that is not a request (a scalar, "jsonrpc" not
+//   "2.0", "method" not a string, "params" neither array nor object) is -32600; an empty
+//   batch or one of more than kMaxBatch calls is a single -32600. Errors that could not
+//   read a request (-32700, -32600) carry "id": null.
+std::optional<QByteArray> answerJsonRpc(QByteArrayView body, const JsonRpcMethods& methods);
+
+// A lone error response with "id": null, for a body refused before it was read (HTTP 413).
+QByteArray jsonRpcErrorReply(int code, const QString& message);
+
+} // namespace forkscope::api
