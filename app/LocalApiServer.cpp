@@ -1,15 +1,52 @@
 #include "LocalApiServer.h"
+#include "api/HttpServer.h"
 #include "api/JsonRpcEnvelope.h"
 #include "api/LocalApi.h"
 #include "store/Database.h"
 
 #include <QEventLoop>
-#include <QHttpServer>
-#include <QHttpServerResponse>
 #include <QSemaphore>
 #include <QThread>
 
 namespace forkscope::app {
+
+namespace {
+api::HttpResponse methodNotAllowed(const QByteArray& allowed)
+{
+    return {405, "text/plain; charset=utf-8", "use " + allowed + " here\n", {{"Allow", allowed}}};
+}
+
+api::HttpResponse route(api::LocalApi& localApi, const api::HttpRequest& request)
+{
+    const QByteArray path = request.path();
+    if (path == "/metrics") {
+        if (request.method != "GET")
+            return methodNotAllowed("GET");
+        return {200, "text/plain; version=0.0.4", localApi.metrics(), {}};
+    }
+    if (path == "/") {
+        if (request.method != "POST")
+            return methodNotAllowed("POST");
+        // Only notifications: the spec says to return nothing at all.
+        const std::optional<QByteArray> reply = localApi.handleJsonRpc(request.body);
+        if (!reply)
+            return {204, {}, {}, {}};
+        return {200, "application/json", *reply, {}};
+    }
+    return {404, "text/plain; charset=utf-8", "no such path (GET /metrics, POST /)\n", {}};
+}
+
+// A body refused for its size still gets a JSON-RPC error, since its client speaks JSON-RPC.
+api::HttpResponse errorPage(const api::HttpError& e)
+{
+    if (e.status == 413)
+        return {413,
+                "application/json",
+                api::jsonRpcErrorReply(api::jsonrpc::kInvalidRequest, e.message),
+                {}};
+    return {e.status, "text/plain; charset=utf-8", e.message.toUtf8() + '\n', {}};
+}
+} // namespace
 
 LocalApiServer::LocalApiServer(quint16 port, QString dbPath, QString environmentId,
                                std::uint64_t chainId, QString sourceId,
@@ -28,34 +65,17 @@ LocalApiServer::LocalApiServer(quint16 port, QString dbPath, QString environment
             return;
         }
         api::LocalApi localApi(*db, environmentId, chainId, sourceId, live);
-        QHttpServer server;
-        server.route(QStringLiteral("/metrics"), QHttpServerRequest::Method::Get,
-                     [&localApi](const QHttpServerRequest&) {
-                         return QHttpServerResponse(QByteArrayLiteral("text/plain; version=0.0.4"),
-                                                    localApi.metrics());
-                     });
-        server.route(QStringLiteral("/"), QHttpServerRequest::Method::Post,
-                     [&localApi](const QHttpServerRequest& request) {
-                         const QByteArray body = request.body();
-                         if (body.size() > api::LocalApi::kMaxBody)
-                             return QHttpServerResponse(
-                                 QByteArrayLiteral("application/json"),
-                                 api::jsonRpcErrorReply(
-                                     api::jsonrpc::kInvalidRequest,
-                                     QStringLiteral("request of %1 bytes is larger than %2")
-                                         .arg(body.size())
-                                         .arg(api::LocalApi::kMaxBody)),
-                                 QHttpServerResponder::StatusCode::PayloadTooLarge);
-                         // Only notifications: the spec says to return nothing at all.
-                         const std::optional<QByteArray> reply = localApi.handleJsonRpc(body);
-                         if (!reply)
-                             return QHttpServerResponse(
-                                 QHttpServerResponder::StatusCode::NoContent);
-                         return QHttpServerResponse(QByteArrayLiteral("application/json"), *reply);
-                     });
+        api::HttpServer::Limits limits;
+        limits.request.maxBody = api::LocalApi::kMaxBody;
+        api::HttpServer server(
+            limits,
+            [&localApi](const api::HttpRequest& request) { return route(localApi, request); },
+            errorPage);
         const quint16 bound = server.listen(QHostAddress::LocalHost, port);
         if (bound == 0) {
-            m_error = QStringLiteral("cannot listen on 127.0.0.1:%1 (in use?)").arg(port);
+            m_error = QStringLiteral("cannot listen on 127.0.0.1:%1: %2")
+                          .arg(port)
+                          .arg(server.errorString());
             ready.release();
             return;
         }

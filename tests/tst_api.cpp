@@ -1,10 +1,11 @@
 // `forkscope index --metrics-port` as a user (or Prometheus, or curl) sees it: every
 // JSON-RPC method with good and bad input, the JSON-RPC 2.0 envelope against the examples
-// of the specification's section 7 (jsonrpc.org/specification), /metrics checked against
-// the Prometheus text format rules, and the ready-ratio gate holding deliveries while nodes
-// disagree.
+// of the specification's section 7 (jsonrpc.org/specification), the HTTP transport's
+// bounds from a raw TCP client, /metrics checked against the Prometheus text format rules,
+// and the ready-ratio gate holding deliveries while nodes disagree.
 #include "IndexerLab.h"
 #include "WebhookRecorder.h"
+#include "api/HttpServer.h"
 #include "api/JsonRpcEnvelope.h"
 #include "api/LocalApi.h"
 #include "lab/FaultProxy.h"
@@ -16,6 +17,7 @@
 #include <QNetworkReply>
 #include <QRegularExpression>
 #include <QSignalSpy>
+#include <QTcpSocket>
 #include <QtTest>
 #include <csignal>
 
@@ -98,6 +100,65 @@ QStringList checkPrometheusText(const QByteArray& text, QHash<QString, double>* 
     return problems;
 }
 
+// What a raw client read: one HTTP response (1xx interim responses included, if asked).
+struct RawReply
+{
+    int status = 0; // 0: no complete response before the client gave up
+    QByteArray head;
+    QByteArray body;
+};
+
+// Takes one complete response off the front of `buf` (we always send Content-Length, but
+// for a 204).
+std::optional<RawReply> takeResponse(QByteArray& buf)
+{
+    const qsizetype end = buf.indexOf("\r\n\r\n");
+    if (end < 0)
+        return std::nullopt;
+    RawReply r;
+    r.head = buf.left(end);
+    r.status = r.head.mid(9, 3).toInt();
+    static const QRegularExpression length("(?im)^content-length:\\s*(\\d+)\\s*$");
+    const auto m = length.match(QString::fromLatin1(r.head));
+    const qsizetype size = m.hasMatch() ? m.captured(1).toLongLong() : 0;
+    if (buf.size() < end + 4 + size)
+        return std::nullopt;
+    r.body = buf.mid(end + 4, size);
+    buf.remove(0, end + 4 + size);
+    return r;
+}
+
+// The next response on `s`, waiting up to `waitMs` (the client's patience): a server that
+// has not answered by then counts as no answer (status 0).
+RawReply readResponse(QTcpSocket& s, QByteArray& buf, int waitMs = 15000, bool interim = false)
+{
+    QDeadlineTimer deadline(waitMs);
+    for (;;) {
+        if (auto r = takeResponse(buf); r && (interim || r->status >= 200))
+            return *r;
+        else if (r)
+            continue;
+        const bool moved = QTest::qWaitFor(
+            [&] { return s.bytesAvailable() > 0 || s.state() != QAbstractSocket::ConnectedState; },
+            int(deadline.remainingTime()));
+        if (!moved || s.bytesAvailable() == 0)
+            return {};
+        buf += s.readAll();
+    }
+}
+
+// Sends raw bytes on a new connection and reads the first final response.
+RawReply rawExchange(quint16 port, const QByteArray& request)
+{
+    QTcpSocket s;
+    s.connectToHost(QHostAddress::LocalHost, port);
+    if (!s.waitForConnected(5000))
+        return {};
+    s.write(request);
+    QByteArray buf;
+    return readResponse(s, buf);
+}
+
 // A reply compared as the spec allows: a batch in any order, an error by its code (its
 // message only has to say something).
 QJsonValue normalized(const QJsonValue& v)
@@ -135,6 +196,12 @@ private slots:
     void badRequests();
     void jsonRpc_data();
     void jsonRpc();
+    void rawHttp_data();
+    void rawHttp();
+    void pipelinedRequestsOnOneConnection();
+    void expectContinue();
+    void connectionsAreBounded();
+    void slowAndIdleClientsAreCut();
     void gateHoldsDeliveriesUntilTheRatioIsMet();
 
 private:
@@ -484,6 +551,186 @@ void TestApi::jsonRpc()
         want.isArray() ? QJsonValue(want.array()) : QJsonValue(want.object());
     QVERIFY2(normalized(gotValue) == normalized(wantValue),
              qPrintable("got " + r.body + "\nwant " + reply));
+}
+
+void TestApi::rawHttp_data()
+{
+    // clang-format off
+    QTest::addColumn<QByteArray>("request");
+    QTest::addColumn<int>("status");
+    QTest::addColumn<QByteArray>("mentions"); // in the response body
+    const QByteArray post = "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n";
+    const QByteArray call = R"({"jsonrpc":"2.0","method":"getBlockByHeight","params":[1],"id":1})";
+    const QByteArray cap = QByteArray::number(api::LocalApi::kMaxBody);
+
+    // Refused from the headers: the client is answered at once, not when it gives up.
+    QTest::newRow("content-length of 10^12")
+        << post + "Content-Length: 1000000000000\r\n\r\n" + call << 413 << QByteArray("-32600");
+    QTest::newRow("content-length one byte over the cap")
+        << post + "Content-Length: " + QByteArray::number(api::LocalApi::kMaxBody + 1) + "\r\n\r\n" + call
+        << 413 << "larger than " + cap;
+    // Refused from a chunk-size line, the chunk itself never awaited.
+    QTest::newRow("one chunk over the cap")
+        << post + "Transfer-Encoding: chunked\r\n\r\n" + QByteArray::number(api::LocalApi::kMaxBody + 1, 16) + "\r\n" +
+               QByteArray(1000, ' ')
+        << 413 << QByteArray("-32600");
+    QTest::newRow("a chunk size of 2^80")
+        << post + "Transfer-Encoding: chunked\r\n\r\n100000000000000000000\r\n" << 413 << QByteArray("-32600");
+    QByteArray manyChunks = post + "Transfer-Encoding: chunked\r\n\r\n";
+    for (qsizetype sent = 0; sent <= api::LocalApi::kMaxBody; sent += 1024)
+        manyChunks += "400\r\n" + QByteArray(1024, ' ') + "\r\n";
+    QTest::newRow("chunks adding up past the cap") << manyChunks << 413 << QByteArray("-32600");
+    QTest::newRow("chunked call under the cap")
+        << post + "Transfer-Encoding: chunked\r\n\r\n10;ext=1\r\n" + call.left(16) + "\r\n" +
+               QByteArray::number(call.size() - 16, 16) + "\r\n" + call.mid(16) + "\r\n0\r\nX-Trailer: 1\r\n\r\n"
+        << 200 << QByteArray(R"("result")");
+
+    // Bounded headers.
+    QTest::newRow("headers over 16 KiB")
+        << "GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: " + QByteArray(20000, 'a') + "\r\n\r\n" << 431
+        << QByteArray("larger than");
+    QByteArray manyHeaders = "GET /metrics HTTP/1.1\r\nHost: x\r\n";
+    for (int i = 0; i < 100; ++i)
+        manyHeaders += "X-H" + QByteArray::number(i) + ": 1\r\n";
+    QTest::newRow("100 header fields") << manyHeaders + "\r\n" << 431 << QByteArray("header fields");
+    QTest::newRow("request line over 16 KiB")
+        << "GET /" + QByteArray(20000, 'a') + " HTTP/1.1\r\nHost: x\r\n\r\n" << 414 << QByteArray("request line");
+
+    // Framing that cannot be trusted.
+    QTest::newRow("content-length and chunked")
+        << post + "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" << 400 << QByteArray("both");
+    QTest::newRow("transfer coding other than chunked")
+        << post + "Transfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n" << 501 << QByteArray("gzip");
+    QTest::newRow("content-length not a number")
+        << post + "Content-Length: 12abc\r\n\r\n" << 400 << QByteArray("12abc");
+    QTest::newRow("conflicting content-lengths")
+        << post + "Content-Length: 5\r\nContent-Length: 6\r\n\r\n{}   " << 400 << QByteArray("conflicting");
+    QTest::newRow("obsolete line folding")
+        << QByteArray("GET /metrics HTTP/1.1\r\nHost: x\r\nX-A: 1\r\n folded\r\n\r\n") << 400 << QByteArray("folding");
+    QTest::newRow("HTTP/2.0") << QByteArray("GET /metrics HTTP/2.0\r\nHost: x\r\n\r\n") << 505 << QByteArray("2.0");
+    QTest::newRow("not HTTP") << QByteArray("HELLO\r\n\r\n") << 400 << QByteArray("request line");
+
+    // Routing.
+    QTest::newRow("GET /") << QByteArray("GET / HTTP/1.1\r\nHost: x\r\n\r\n") << 405 << QByteArray("POST");
+    QTest::newRow("POST /metrics")
+        << QByteArray("POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n") << 405 << QByteArray("GET");
+    QTest::newRow("unknown path") << QByteArray("GET /nope HTTP/1.1\r\nHost: x\r\n\r\n") << 404 << QByteArray();
+    QTest::newRow("metrics with a query")
+        << QByteArray("GET /metrics?x=1 HTTP/1.1\r\nHost: x\r\n\r\n") << 200 << QByteArray("forkscope_head_block");
+    QTest::newRow("metrics over HTTP/1.0")
+        << QByteArray("GET /metrics HTTP/1.0\r\n\r\n") << 200 << QByteArray("forkscope_head_block");
+    QTest::newRow("absolute-form target")
+        << QByteArray("GET http://127.0.0.1/metrics HTTP/1.1\r\nHost: x\r\n\r\n") << 200
+        << QByteArray("forkscope_head_block");
+    QTest::newRow("bare LF line ends")
+        << "POST / HTTP/1.1\nHost: x\nContent-Length: " + QByteArray::number(call.size()) + "\n\n" + call << 200
+        << QByteArray(R"("result")");
+    // clang-format on
+}
+
+void TestApi::rawHttp()
+{
+    QFETCH(QByteArray, request);
+    QFETCH(int, status);
+    QFETCH(QByteArray, mentions);
+    const RawReply r = rawExchange(quint16(m_api.port()), request);
+    QVERIFY2(r.status != 0, "no response before the client gave up");
+    QCOMPARE(r.status, status);
+    QVERIFY2(r.body.contains(mentions), r.body.constData());
+    if (status >= 400 && status != 404 && status != 405)
+        QVERIFY2(r.head.contains("Connection: close"), r.head.constData());
+    // The server is still there.
+    QVERIFY(!apiCall(m_api, "getCheckpoint").value("result").isNull());
+}
+
+void TestApi::pipelinedRequestsOnOneConnection()
+{
+    QTcpSocket s;
+    s.connectToHost(QHostAddress::LocalHost, quint16(m_api.port()));
+    QVERIFY(s.waitForConnected(5000));
+    const QByteArray call = R"({"jsonrpc":"2.0","method":"getBlockByHeight","params":[1],"id":42})";
+    const QByteArray notification = R"({"jsonrpc":"2.0","method":"getCheckpoint"})";
+    const auto post = [](const QByteArray& body, const QByteArray& extra = {}) {
+        return "POST / HTTP/1.1\r\nHost: x\r\n" + extra +
+               "Content-Length: " + QByteArray::number(body.size()) + "\r\n\r\n" + body;
+    };
+    // Three requests in one write: each is answered, in order, on the same connection.
+    s.write("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n" + post(notification) + post(call));
+    QByteArray buf;
+    const RawReply metrics = readResponse(s, buf);
+    QCOMPARE(metrics.status, 200);
+    QVERIFY(metrics.body.contains("forkscope_head_block"));
+    const RawReply nothing = readResponse(s, buf);
+    QCOMPARE(nothing.status, 204);
+    QVERIFY(nothing.body.isEmpty());
+    const RawReply answer = readResponse(s, buf);
+    QCOMPARE(answer.status, 200);
+    QCOMPARE(QJsonDocument::fromJson(answer.body).object().value("id").toInt(), 42);
+    QCOMPARE(s.state(), QAbstractSocket::ConnectedState);
+    // "Connection: close" is honoured after the response.
+    s.write(post(call, "Connection: close\r\n"));
+    const RawReply last = readResponse(s, buf);
+    QCOMPARE(last.status, 200);
+    QVERIFY(last.head.contains("Connection: close"));
+    QVERIFY(QTest::qWaitFor([&] { return s.state() == QAbstractSocket::UnconnectedState; }, 10000));
+}
+
+void TestApi::expectContinue()
+{
+    QTcpSocket s;
+    s.connectToHost(QHostAddress::LocalHost, quint16(m_api.port()));
+    QVERIFY(s.waitForConnected(5000));
+    const QByteArray call = R"({"jsonrpc":"2.0","method":"getBlockByHeight","params":[1],"id":1})";
+    s.write("POST / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: " +
+            QByteArray::number(call.size()) + "\r\n\r\n");
+    QByteArray buf;
+    const RawReply interim = readResponse(s, buf, 15000, true);
+    QCOMPARE(interim.status, 100);
+    s.write(call);
+    const RawReply r = readResponse(s, buf);
+    QCOMPARE(r.status, 200);
+    QVERIFY2(r.body.contains(R"("result")"), r.body.constData());
+}
+
+void TestApi::connectionsAreBounded()
+{
+    const int max = api::HttpServer::Limits{}.maxConnections;
+    std::vector<std::unique_ptr<QTcpSocket>> open;
+    for (int i = 0; i < max; ++i) {
+        open.push_back(std::make_unique<QTcpSocket>());
+        open.back()->connectToHost(QHostAddress::LocalHost, quint16(m_api.port()));
+        QVERIFY(open.back()->waitForConnected(5000));
+    }
+    // One more than the bound: answered at once, and closed.
+    QTcpSocket extra;
+    extra.connectToHost(QHostAddress::LocalHost, quint16(m_api.port()));
+    QVERIFY(extra.waitForConnected(5000));
+    QByteArray buf;
+    const RawReply r = readResponse(extra, buf);
+    QCOMPARE(r.status, 503);
+    QVERIFY2(r.body.contains("open connections"), r.body.constData());
+    open.clear();
+    // The slots come back when the clients leave.
+    QTRY_VERIFY_WITH_TIMEOUT(!apiCall(m_api, "getCheckpoint").value("result").isNull(), 10000);
+}
+
+void TestApi::slowAndIdleClientsAreCut()
+{
+    // A request that never completes gets 408, a connection that never sends is closed,
+    // each after the server's request timeout (the client here waits longer than that).
+    const int patience = int(api::HttpServer::Limits{}.requestTimeout.count()) + 15000;
+    QTcpSocket slow;
+    QTcpSocket idle;
+    slow.connectToHost(QHostAddress::LocalHost, quint16(m_api.port()));
+    idle.connectToHost(QHostAddress::LocalHost, quint16(m_api.port()));
+    QVERIFY(slow.waitForConnected(5000));
+    QVERIFY(idle.waitForConnected(5000));
+    slow.write("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"jsonrpc\"");
+    QByteArray buf;
+    const RawReply r = readResponse(slow, buf, patience);
+    QCOMPARE(r.status, 408);
+    QVERIFY(QTest::qWaitFor([&] { return idle.state() == QAbstractSocket::UnconnectedState; },
+                            patience));
 }
 
 void TestApi::gateHoldsDeliveriesUntilTheRatioIsMet()
