@@ -15,7 +15,7 @@ ANVIL_BIN="${ANVIL_PREFIX}/node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil"
 
 APT_PACKAGES=(
   g++ cmake ninja-build make
-  qt6-base-dev libqt6sql6-sqlite qt6-httpserver-dev qt6-websockets-dev
+  qt6-base-dev libqt6sql6-sqlite
   libqcustomplot-dev libsqlite3-dev libboost-dev
   xvfb xauth
   fonts-dejavu-core poppler-utils
