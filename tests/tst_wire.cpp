@@ -23,6 +23,7 @@ private slots:
     void announcedCapIsSplit();
     void singleBlockOnTheCapIsSuspected();
     void resentBatchIsCorrectedNotDoubled();
+    void decodedArgumentsOfABatchAreBounded();
 };
 
 void TestWire::providerLimits_data()
@@ -190,6 +191,44 @@ void TestWire::resentBatchIsCorrectedNotDoubled()
     db.reset();
     const QStringList problems = lab.verify("wire");
     QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
+}
+
+void TestWire::decodedArgumentsOfABatchAreBounded()
+{
+    // Each log's decoding is bounded on its own; a batch of many logs is bounded too: it
+    // ends before the block that passed the budget (whole blocks only), and a first block
+    // over the budget alone keeps its remaining logs raw.
+    test::IndexerLab lab;
+    lab.deployToken("AAA");
+    lab.sprayAll(6, 10, 10); // 6 blocks of 10 Transfers, about 250 bytes of args each
+    const auto head = lab.eth().blockNumber();
+    wire::FetchSpec spec;
+    spec.contracts = lab.contracts();
+    spec.registry = std::make_shared<const abi::EventRegistry>(abi::EventRegistry::fromFile(
+        QStringLiteral(FORKSCOPE_SOURCE_DIR "/resources/contracts/DemoToken.json")));
+    spec.decodeBudgetBytes = 4000; // about a block and a half
+    wire::LogFetcher fetcher(lab.eth(), spec);
+    const wire::WireBatch b = fetcher.fetch(0, head, head);
+    QVERIFY2(b.toBlock < head, qPrintable(QString::number(b.toBlock)));
+    QCOMPARE(b.decodings.size(), b.logs.size());
+    QCOMPARE(b.headers.last().number, b.toBlock);
+    QVERIFY(b.halvings > 0);
+    rpc::LogFilter f;
+    f.fromBlock = 0;
+    f.toBlock = b.toBlock;
+    f.addresses = lab.contracts();
+    QCOMPARE(b.logs.size(), lab.eth().getLogs(f).size()); // whole blocks, nothing lost
+    for (const auto& d : b.decodings)
+        QCOMPARE(d.status, abi::EventDecoding::Status::Decoded);
+
+    spec.decodeBudgetBytes = 500; // less than one block
+    const wire::WireBatch one = wire::LogFetcher(lab.eth(), spec).fetch(b.toBlock, head, head);
+    QCOMPARE(one.toBlock, b.toBlock);
+    QCOMPARE(one.decodings.size(), one.logs.size());
+    QVERIFY(one.decodings.first().status == abi::EventDecoding::Status::Decoded);
+    QCOMPARE(one.decodings.last().status, abi::EventDecoding::Status::Failed);
+    QVERIFY2(one.decodings.last().error.contains("the bound per batch"),
+             qPrintable(one.decodings.last().error));
 }
 
 QTEST_GUILESS_MAIN(TestWire)

@@ -110,12 +110,46 @@ WireBatch LogFetcher::fetch(std::uint64_t fromBlock, std::uint64_t toBlock,
     std::sort(batch.logs.begin(), batch.logs.end(), [](const auto& a, const auto& b) {
         return std::tie(a.blockNumber, a.logIndex) < std::tie(b.blockNumber, b.logIndex);
     });
-    if (m_spec.registry && !m_spec.registry->isEmpty()) {
-        batch.decodings.reserve(batch.logs.size());
-        for (const auto& log : batch.logs)
-            batch.decodings.append(m_spec.registry->decode(log));
-    }
+    if (m_spec.registry && !m_spec.registry->isEmpty())
+        decodeWithinBudget(batch);
     return batch;
+}
+
+void LogFetcher::decodeWithinBudget(WireBatch& batch) const
+{
+    batch.decodings.reserve(batch.logs.size());
+    qint64 used = 0;
+    for (qsizetype i = 0; i < batch.logs.size(); ++i) {
+        batch.decodings.append(m_spec.registry->decode(batch.logs.at(i)));
+        used += batch.decodings.last().argsJson.size();
+        if (used <= m_spec.decodeBudgetBytes)
+            continue;
+        const std::uint64_t block = batch.logs.at(i).blockNumber;
+        // Blocks stay whole: the batch ends before the block that passed the budget, and
+        // the receiver asks for the rest next, as after a provider's cap. A first block
+        // over the budget on its own keeps its remaining logs raw.
+        const std::uint64_t last = block > batch.fromBlock ? block - 1 : block;
+        if (block == batch.fromBlock) {
+            for (qsizetype j = i + 1;
+                 j < batch.logs.size() && batch.logs.at(j).blockNumber == block; ++j) {
+                abi::EventDecoding d;
+                d.status = abi::EventDecoding::Status::Failed;
+                d.error = QStringLiteral("ABI: the decoded arguments of block %1 exceed %2 MiB, "
+                                         "the bound per batch; kept raw")
+                              .arg(block)
+                              .arg(m_spec.decodeBudgetBytes / (1024 * 1024));
+                batch.decodings.append(d);
+            }
+        }
+        const auto keep = std::count_if(batch.logs.cbegin(), batch.logs.cend(),
+                                        [last](const auto& l) { return l.blockNumber <= last; });
+        batch.logs.resize(keep);
+        batch.decodings.resize(keep);
+        batch.headers.removeIf([last](const chain::BlockHeader& h) { return h.number > last; });
+        batch.toBlock = last;
+        ++batch.halvings;
+        return;
+    }
 }
 
 } // namespace forkscope::wire

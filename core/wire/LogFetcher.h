@@ -23,6 +23,10 @@ struct FetchSpec
     std::uint64_t logCap = 10000;
     // The source's ABI; decoding happens here, on the fetch threads.
     std::shared_ptr<const abi::EventRegistry> registry;
+    // What one batch's decoded arguments may add up to. Each log is bounded on its own
+    // (abi::DecodeLimit), but a block of thousands of small hostile logs would still hold
+    // gigabytes; past this, the batch ends before the block that passed it.
+    qint64 decodeBudgetBytes = 64LL * 1024 * 1024;
 };
 
 // The sender half of the wire (seed 003): stateless. Given where the receiver expects the
@@ -40,6 +44,8 @@ public:
     const FetchSpec& spec() const { return m_spec; }
 
 private:
+    // Decodes batch.logs into batch.decodings within the budget (see FetchSpec).
+    void decodeWithinBudget(WireBatch& batch) const;
     QList<chain::LogEntry> completeLogs(std::uint64_t from, std::uint64_t& to, int& halvings);
 
     rpc::EthClient& m_eth;
