@@ -169,6 +169,10 @@ RpcCall* JsonRpcClient::send(const QList<RpcRequest>& requests, bool asBatch)
                 if (cap > 0 && received > cap)
                     cutOff(received);
             });
+    connect(call->m_reply, &QNetworkReply::readyRead, call, [call, cap, cutOff] {
+        if (cap > 0 && call->m_reply && call->m_reply->bytesAvailable() > cap)
+            cutOff(call->m_reply->bytesAvailable());
+    });
     connect(call->m_reply, &QNetworkReply::finished, call, [this, call, timer] {
         timer->stop();
         complete(call);
