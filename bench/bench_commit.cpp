@@ -8,7 +8,7 @@
 //
 //   build/bench/forkscope_bench_commit [--blocks 2000] [--per-tx 17] [--tokens 3]
 //                                      [--holders 5000] [--batch-size 100] [--runs 1]
-//                                      [--inline-checkpoints]
+//                                      [--inline-checkpoints] [--out FILE]
 #include "BenchWorkload.h"
 #include "chain/Keccak.h"
 #include "indexer/BalanceBook.h"
@@ -99,7 +99,11 @@ int main(int argc, char** argv)
     const QCommandLineOption inlineOpt("inline-checkpoints",
                                        "Let SQLite checkpoint the WAL inside COMMIT (as before "
                                        "the background WalCheckpointer).");
-    p.addOptions({runsOpt, inlineOpt});
+    const QCommandLineOption outOpt("out",
+                                    "Keep the (last run's) database at FILE, a new path "
+                                    "(e.g. for forkscope_bench_open).",
+                                    "FILE");
+    p.addOptions({runsOpt, inlineOpt, outOpt});
     p.process(app);
     const bench::WorkloadShape shape = workload.read(p);
     QList<chain::Address> tokens, holders;
@@ -121,7 +125,11 @@ int main(int argc, char** argv)
 
     for (int run = 1; run <= std::max(1, p.value(runsOpt).toInt()); ++run) {
         QTemporaryDir dir;
-        const QString path = dir.filePath("commit.sqlite");
+        const QString path = p.isSet(outOpt) ? p.value(outOpt) : dir.filePath("commit.sqlite");
+        if (p.isSet(outOpt) && QFileInfo::exists(path)) {
+            std::fprintf(stderr, "forkscope_bench_commit: --out %s exists\n", qPrintable(path));
+            return 2;
+        }
         auto db = store::Database::open(path, p.isSet(inlineOpt)
                                                   ? store::Database::Options{}
                                                   : store::Database::Options::bulkWriter());
