@@ -770,6 +770,11 @@ void TestApi::gateHoldsDeliveriesUntilTheRatioIsMet()
     QCOMPARE(s.value("forkscope_node_state{node=\"" + good.url().toString() + "\"}"), 1.0);
     QCOMPARE(s.value("forkscope_node_state{node=\"" + lagging.url().toString() + "\"}"), 2.0);
     QCOMPARE(s.value("forkscope_ready_height"), -1.0);
+    // Timeouts and inconsistent answers are counted (the dead node refuses: no timeout).
+    QCOMPARE(s.value("forkscope_rpc_timeouts_total", -1.0), 0.0);
+    QCOMPARE(s.value("forkscope_node_inconsistencies_total", -1.0), 0.0);
+    QCOMPARE(s.value("forkscope_node_timeouts_total{node=\"" + good.url().toString() + "\"}", -1.0),
+             0.0);
     QTest::qWait(500);
     QVERIFY(hook.acceptedKeys().isEmpty());
 

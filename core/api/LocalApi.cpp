@@ -217,6 +217,18 @@ QByteArray LocalApi::metrics()
     p.counter(QStringLiteral("forkscope_fetch_failures_total"),
               QStringLiteral("Range fetches that failed and were retried."),
               double(s.fetchFailures));
+    p.counter(QStringLiteral("forkscope_rpc_timeouts_total"),
+              QStringLiteral("The indexer's requests to its node that hit their deadline."),
+              double(s.timeouts));
+    p.counter(QStringLiteral("forkscope_node_inconsistencies_total"),
+              QStringLiteral("Rounds the indexed node answered off-request or contradicted "
+                             "itself (nothing committed)."),
+              double(s.inconsistencies));
+    QList<QPair<PrometheusText::Labels, double>> timeouts;
+    for (const auto& n : h.nodes)
+        timeouts.append({{{QStringLiteral("node"), n.url}}, double(n.timeouts)});
+    p.family(QStringLiteral("forkscope_node_timeouts_total"), QStringLiteral("counter"),
+             QStringLiteral("Health polls of each node that hit their deadline."), timeouts);
     return p.text();
 }
 
