@@ -51,6 +51,8 @@ void TestSettings::rules_data()
     QTest::newRow("ratio 0") << "ratio" << "0" << "above 0";
     QTest::newRow("ratio 1.5") << "ratio" << "1.5" << "at most 1";
     QTest::newRow("ratio 0.8") << "ratio" << "0.8" << "";
+    QTest::newRow("ratio nan") << "ratio" << "nan" << "above 0 and at most 1, got \"nan\"";
+    QTest::newRow("ratio inf") << "ratio" << "inf" << "above 0 and at most 1, got \"inf\"";
     QTest::newRow("batch 0") << "batch" << "0" << "from 1 to 10000";
     QTest::newRow("batch -3") << "batch" << "-3" << "negative";
     QTest::newRow("batch 50") << "batch" << "50" << "";

@@ -6,6 +6,7 @@
 
 #include <QRegularExpression>
 #include <QUrl>
+#include <cmath>
 
 namespace forkscope::config {
 
@@ -83,11 +84,18 @@ std::optional<QString> validateWholeNumber(const QString& text, const QString& f
     }
 }
 
-std::optional<QString> validateRatio(const QString& text)
+std::optional<double> ratio(const QString& text)
 {
     bool ok = false;
     const double r = text.trimmed().toDouble(&ok);
-    if (!ok || r <= 0 || r > 1)
+    if (!ok || !std::isfinite(r) || r <= 0 || r > 1)
+        return std::nullopt;
+    return r;
+}
+
+std::optional<QString> validateRatio(const QString& text)
+{
+    if (!ratio(text))
         return QStringLiteral("ready ratio must be a number above 0 and at most 1, got \"%1\"")
             .arg(text.trimmed());
     return std::nullopt;

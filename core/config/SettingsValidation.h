@@ -16,8 +16,11 @@ std::optional<QString> validateAddress(const QString& text);  // 0x + 40 hex dig
 std::optional<QString> validateAbiFile(const QString& path);  // readable ABI JSON with events
 std::optional<QString> validateWholeNumber(const QString& text, const QString& field, quint64 min,
                                            quint64 max);
-std::optional<QString> validateRatio(const QString& text);
+std::optional<QString> validateRatio(const QString& text); // 0 < r <= 1
+// The ready ratio itself: a finite number above 0 and at most 1, else nullopt. "nan" and
+// "inf" parse as doubles, and NaN fails every comparison, so finiteness is checked first.
+std::optional<double> ratio(const QString& text);
 // An environment id: 1 to 64 of A-Z a-z 0-9 . _ : - (it names files and appears in reports).
-std::optional<QString> validateEnvironmentId(const QString& text); // 0 < r <= 1
+std::optional<QString> validateEnvironmentId(const QString& text);
 
 } // namespace forkscope::config
