@@ -25,4 +25,18 @@ QString findSubcommand(const QStringList& arguments)
     return {};
 }
 
+QString repeatedOption(const QCommandLineParser& parser,
+                       const QList<const QCommandLineOption*>& options)
+{
+    for (const QCommandLineOption* o : options) {
+        const QStringList given = parser.values(*o);
+        if (given.size() > 1)
+            return QStringLiteral("--%1 given %2 times (%3); give it once")
+                .arg(o->names().constLast())
+                .arg(given.size())
+                .arg(given.join(QStringLiteral(", ")));
+    }
+    return {};
+}
+
 } // namespace forkscope::app

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <QCommandLineParser>
+#include <QList>
 #include <QString>
 #include <QStringList>
 
@@ -14,5 +16,10 @@ void printError(const QString& message);
 // Subcommands of DESIGN.md. Returns the subcommand name (empty for the GUI) found among
 // the arguments, i.e. the first argument that does not start with '-'.
 QString findSubcommand(const QStringList& arguments);
+
+// "--NAME given N times (a, b); give it once" for the first of `options` set more than once,
+// else empty: QCommandLineParser would silently keep one of the values.
+QString repeatedOption(const QCommandLineParser& parser,
+                       const QList<const QCommandLineOption*>& options);
 
 } // namespace forkscope::app

@@ -37,6 +37,10 @@ int runDevnetCommand(const QStringList& arguments)
         std::fputs(qPrintable(p.helpText()), stdout);
         return ExitOk;
     }
+    if (const QString repeated = repeatedOption(p, {&port, &nodes}); !repeated.isEmpty()) {
+        printError(QStringLiteral("devnet: ") + repeated);
+        return ExitUsage;
+    }
     lab::Devnet::Options opts;
     std::uint64_t nodeCount = 0;
     try {

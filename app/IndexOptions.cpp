@@ -1,4 +1,5 @@
 #include "IndexOptions.h"
+#include "CommandLine.h"
 #include "chain/ChainParseError.h"
 #include "chain/Hex.h"
 #include "config/SettingsValidation.h"
@@ -8,6 +9,9 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLocale>
+#include <cmath>
+#include <limits>
 
 namespace forkscope::app {
 
@@ -58,17 +62,68 @@ const Flag kFlags[] = {
     {"config", nullptr, "FILE", "JSON file with the same settings."},
 };
 
+// The highest --from-block: block numbers are stored as SQLite's signed 64-bit INTEGER,
+// and the indexer derives others from the start (checkpoint + 1, a range's end at start +
+// batch size - 1); 2^62, the settings dialog's bound too, keeps every one of them in range.
+constexpr std::uint64_t kMaxFromBlock = std::uint64_t(1) << 62;
+
 std::uint64_t number(const QString& text, const QString& field)
 {
     return chain::hex::parseDecimalU63(text, field);
 }
 
-QString jsonScalar(const QJsonValue& v)
+// Flags that take several values (a JSON array in --config); every other flag takes one.
+bool repeatable(const Flag& f)
 {
-    if (v.isDouble())
-        return QString::number(v.toDouble(), 'g', 17);
-    if (v.isBool())
+    return qstrcmp(f.name, "contract") == 0 || qstrcmp(f.name, "node") == 0;
+}
+
+QString jsonTypeName(const QJsonValue& v)
+{
+    switch (v.type()) {
+    case QJsonValue::Null:
+        return QStringLiteral("null");
+    case QJsonValue::Bool:
         return v.toBool() ? QStringLiteral("true") : QStringLiteral("false");
+    case QJsonValue::Double:
+        return QStringLiteral("the number %1")
+            .arg(QString::number(v.toDouble(), 'g', QLocale::FloatingPointShortest));
+    case QJsonValue::String:
+        return QStringLiteral("the string \"%1\"").arg(v.toString().left(80));
+    case QJsonValue::Array:
+        return QStringLiteral("an array");
+    case QJsonValue::Object:
+        return QStringLiteral("an object");
+    case QJsonValue::Undefined:
+        break;
+    }
+    return QStringLiteral("nothing");
+}
+
+// One config value as the text its flag would carry on the command line, or the reason its
+// JSON type is wrong. The kind follows the flag's value name: N and P are whole numbers, R
+// a number, everything else a string. Numbers keep their exact digits (a JSON integer up to
+// 2^63 - 1 is exact in QJsonValue), so the flag's own range check sees the real value.
+std::optional<QString> configText(const Flag& f, const QJsonValue& v, QString* wrongType)
+{
+    const QLatin1String kind(f.valueName);
+    if (kind == QLatin1String("N") || kind == QLatin1String("P") || kind == QLatin1String("R")) {
+        if (!v.isDouble()) {
+            *wrongType = kind == QLatin1String("R") ? QStringLiteral("a JSON number")
+                                                    : QStringLiteral("a whole JSON number");
+            return std::nullopt;
+        }
+        const double d = v.toDouble();
+        if (kind == QLatin1String("R") || std::trunc(d) != d)
+            return QString::number(d, 'g', QLocale::FloatingPointShortest); // as written
+        constexpr qint64 kNone = std::numeric_limits<qint64>::min();
+        const qint64 n = v.toInteger(kNone);
+        return n != kNone || d == double(kNone) ? QString::number(n) : QString::number(d, 'f', 0);
+    }
+    if (!v.isString()) {
+        *wrongType = QStringLiteral("a JSON string");
+        return std::nullopt;
+    }
     return v.toString();
 }
 
@@ -112,11 +167,24 @@ IndexOptionsResult parseIndexOptions(const QStringList& arguments)
         return out;
     }
 
+    // `--from-block 5 --from-block 7` is ambiguous; a silent "last one wins" is no answer.
+    QList<const QCommandLineOption*> single;
+    for (const Flag& fl : kFlags)
+        if (!repeatable(fl))
+            single << opts.value(QString::fromLatin1(fl.name));
+    if (const QString repeated = repeatedOption(p, single); !repeated.isEmpty()) {
+        out.error = QStringLiteral("index: ") + repeated;
+        return out;
+    }
+
     // Settings: the config file first, then the command line on top.
     QHash<QString, QStringList> values; // flag name -> values
-    QString configError;
+    // Flag name -> its key in --config, for the values that came from the file.
+    QHash<QString, QString> fromConfig;
+    QString configPath;
     if (p.isSet(*opts.value(QStringLiteral("config")))) {
         const QString path = p.value(*opts.value(QStringLiteral("config")));
+        configPath = path;
         QFile f(path);
         if (!f.open(QIODevice::ReadOnly)) {
             out.error = QStringLiteral("--config %1: %2").arg(path, f.errorString());
@@ -132,33 +200,68 @@ IndexOptionsResult parseIndexOptions(const QStringList& arguments)
         }
         const QJsonObject o = doc.object();
         QSet<QString> known{QStringLiteral("exitWhenSynced")};
+        // A value of the wrong JSON type is refused, never coerced: `"contracts": "0x.."`
+        // is not a list, `"fromBlock": "5"` not a number, `"exitWhenSynced": "yes"` not true.
+        const auto wrong = [&](const QString& key, const QString& expected, const QJsonValue& v) {
+            return QStringLiteral("--config %1: \"%2\" must be %3, got %4")
+                .arg(path, key, expected, jsonTypeName(v));
+        };
         for (const Flag& fl : kFlags) {
             if (!fl.configKey)
                 continue;
-            known.insert(QString::fromLatin1(fl.configKey));
-            const QJsonValue v = o.value(QLatin1String(fl.configKey));
+            const QString key = QString::fromLatin1(fl.configKey);
+            known.insert(key);
+            const QJsonValue v = o.value(key);
             if (v.isUndefined())
                 continue;
+            QString wrongType;
             QStringList list;
-            if (v.isArray())
-                for (const QJsonValue& item : v.toArray())
-                    list << jsonScalar(item);
-            else
-                list << jsonScalar(v);
+            if (repeatable(fl)) {
+                if (!v.isArray() || v.toArray().isEmpty()) {
+                    out.error = wrong(key, QStringLiteral("a non-empty JSON array of strings"), v);
+                    return out;
+                }
+                for (const QJsonValue& item : v.toArray()) {
+                    const auto text = configText(fl, item, &wrongType);
+                    if (!text) {
+                        out.error = QStringLiteral("--config %1: \"%2\" must be an array of "
+                                                   "strings, got an item that is %3")
+                                        .arg(path, key, jsonTypeName(item));
+                        return out;
+                    }
+                    list << *text;
+                }
+            } else {
+                const auto text = configText(fl, v, &wrongType);
+                if (!text) {
+                    out.error = wrong(key, wrongType, v);
+                    return out;
+                }
+                list << *text;
+            }
             values.insert(QString::fromLatin1(fl.name), list);
+            fromConfig.insert(QString::fromLatin1(fl.name), key);
         }
         for (auto it = o.begin(); it != o.end(); ++it)
             if (!known.contains(it.key())) {
                 out.error = QStringLiteral("--config %1: unknown key \"%2\"").arg(path, it.key());
                 return out;
             }
-        if (o.value(QLatin1String("exitWhenSynced")).toBool())
+        const QJsonValue exit = o.value(QLatin1String("exitWhenSynced"));
+        if (!exit.isUndefined() && !exit.isBool()) {
+            out.error =
+                wrong(QStringLiteral("exitWhenSynced"), QStringLiteral("true or false"), exit);
+            return out;
+        }
+        if (exit.toBool())
             values.insert(QStringLiteral("exit-when-synced"), {QStringLiteral("true")});
     }
     for (const Flag& fl : kFlags) {
         const QString name = QString::fromLatin1(fl.name);
-        if (p.isSet(*opts.value(name)))
-            values.insert(name, p.values(*opts.value(name)));
+        if (!p.isSet(*opts.value(name)))
+            continue;
+        values.insert(name, p.values(*opts.value(name)));
+        fromConfig.remove(name);
     }
     if (p.isSet(exitWhenSynced))
         values.insert(QStringLiteral("exit-when-synced"), {QStringLiteral("true")});
@@ -180,6 +283,13 @@ IndexOptionsResult parseIndexOptions(const QStringList& arguments)
                                          QStringLiteral("expected an http(s) URL"));
         return *url;
     };
+    // A value that must not be empty (an empty --db would be SQLite's temporary database).
+    const auto nonEmpty = [&](const char* flag, const QString& expectation) {
+        if (one(flag).isEmpty())
+            throw chain::ChainParseError(QLatin1String("--") + QLatin1String(flag),
+                                         QStringLiteral("\"\""), expectation);
+        return one(flag);
+    };
     // A whole number within [min, max], or a ChainParseError naming the flag.
     const auto ranged = [&](const char* flag, std::uint64_t min, std::uint64_t max,
                             const QString& expectation = {}) {
@@ -196,20 +306,22 @@ IndexOptionsResult parseIndexOptions(const QStringList& arguments)
     indexer::IndexerConfig c;
     try {
         c.rpcUrl = httpUrl("rpc", one("rpc"));
-        c.dbPath = one("db");
+        c.dbPath = nonEmpty("db", QStringLiteral("expected a database file path"));
         c.environmentId = one("env").trimmed();
         if (c.environmentId.isEmpty())
             throw chain::ChainParseError(QStringLiteral("--env"), one("env"),
                                          QStringLiteral("expected a non-empty id"));
         if (values.contains(QStringLiteral("source")))
-            c.sourceId = one("source");
+            c.sourceId = nonEmpty("source", QStringLiteral("expected a non-empty source id"));
         for (const QString& a : values.value(QStringLiteral("contract"))) {
             const auto addr = chain::Address::fromHex(a, QStringLiteral("--contract"));
             if (!c.contracts.contains(addr))
                 c.contracts.append(addr);
         }
         if (values.contains(QStringLiteral("from-block")))
-            c.fromBlock = number(one("from-block"), QStringLiteral("--from-block"));
+            c.fromBlock = ranged(
+                "from-block", 0, kMaxFromBlock,
+                QStringLiteral("expected a block number from 0 to %1 (2^62)").arg(kMaxFromBlock));
         if (values.contains(QStringLiteral("confirmations")))
             c.confirmations = number(one("confirmations"), QStringLiteral("--confirmations"));
         if (values.contains(QStringLiteral("max-reorg-depth")))
@@ -228,7 +340,7 @@ IndexOptionsResult parseIndexOptions(const QStringList& arguments)
             c.maxReplyBytes = qint64(ranged("max-reply-mb", 1, 4096)) * 1024 * 1024;
         c.exitWhenSynced = values.contains(QStringLiteral("exit-when-synced"));
         if (values.contains(QStringLiteral("abi")))
-            c.abiPath = one("abi");
+            c.abiPath = nonEmpty("abi", QStringLiteral("expected an ABI file path"));
         if (values.contains(QStringLiteral("webhook")) &&
             values.contains(QStringLiteral("outbox-file")))
             throw chain::ChainParseError(
@@ -240,17 +352,16 @@ IndexOptionsResult parseIndexOptions(const QStringList& arguments)
             out.webhookTimeout =
                 std::chrono::milliseconds(ranged("webhook-timeout-ms", 10, 600000));
         if (values.contains(QStringLiteral("outbox-file")))
-            out.outboxFile = one("outbox-file");
+            out.outboxFile = nonEmpty("outbox-file", QStringLiteral("expected a file path"));
         for (const QString& n : values.value(QStringLiteral("node")))
             out.nodes.append(httpUrl("node", n));
         if (values.contains(QStringLiteral("ready-ratio"))) {
-            bool ok = false;
-            const double r = one("ready-ratio").toDouble(&ok);
-            if (!ok || r <= 0 || r > 1)
+            const auto r = config::ratio(one("ready-ratio"));
+            if (!r)
                 throw chain::ChainParseError(
                     QStringLiteral("--ready-ratio"), one("ready-ratio"),
-                    QStringLiteral("expected a number above 0 and at most 1"));
-            out.readyRatio = r;
+                    QStringLiteral("expected a finite number above 0 and at most 1"));
+            out.readyRatio = *r;
         }
         if (values.contains(QStringLiteral("lag-threshold")))
             out.lagThreshold = number(one("lag-threshold"), QStringLiteral("--lag-threshold"));
@@ -260,7 +371,14 @@ IndexOptionsResult parseIndexOptions(const QStringList& arguments)
             out.metricsPort = quint16(ranged("metrics-port", 1, 65535,
                                              QStringLiteral("expected a port from 1 to 65535")));
     } catch (const chain::ChainParseError& e) {
-        out.error = e.message();
+        // A value that came from the file is named by its key there, not by a flag the
+        // user never typed.
+        const QString key = e.field().startsWith(QLatin1String("--"))
+                                ? fromConfig.value(e.field().mid(2))
+                                : QString();
+        out.error = key.isEmpty() ? e.message()
+                                  : QStringLiteral("--config %1: \"%2\": %3, got %4")
+                                        .arg(configPath, key, e.reason(), e.value());
         return out;
     }
     out.config = c;

@@ -29,7 +29,10 @@ struct IndexOptionsResult
 
 // Parses `forkscope index` flags, with an optional --config JSON file whose keys mirror the
 // flags (rpc, db, env, source, contracts, fromBlock, confirmations, maxReorgDepth,
-// batchSize, pollMs, exitWhenSynced); flags given on the command line win.
+// batchSize, pollMs, exitWhenSynced, ...); flags given on the command line win. Each key
+// has one JSON type (arrays for contracts and nodes, numbers, a boolean, else strings) and
+// nothing is coerced; every bad value is one `error` line naming the flag, or the key and
+// the file.
 IndexOptionsResult parseIndexOptions(const QStringList& arguments);
 
 } // namespace forkscope::app

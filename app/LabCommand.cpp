@@ -45,6 +45,11 @@ int runLabCommand(const QStringList& arguments)
         std::fputs(qPrintable(p.helpText()), stdout);
         return ExitOk;
     }
+    if (const QString repeated = repeatedOption(p, {&db, &rpc, &env, &archive});
+        !repeated.isEmpty()) {
+        printError(QStringLiteral("lab reset: ") + repeated);
+        return ExitUsage;
+    }
     const QStringList positional = p.positionalArguments();
     if (positional.size() < 2) {
         printError(

@@ -69,6 +69,9 @@ QString parse(const QStringList& arguments, ReportOptions& o, QString* help)
         *help = p.helpText();
         return {};
     }
+    if (const QString repeated = repeatedOption(p, {&db, &env, &format, &out, &rpc});
+        !repeated.isEmpty())
+        return QStringLiteral("report: ") + repeated;
     if (p.positionalArguments().size() > 1)
         return QStringLiteral("report: unexpected argument `%1`")
             .arg(p.positionalArguments().at(1));

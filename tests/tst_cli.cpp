@@ -1,7 +1,12 @@
-// The forkscope executable as a user runs it: help, version, usage errors, the devnet
+// The forkscope executable as a user runs it: help, version, usage errors (every bad value
+// of every flag and --config key is exit 2 with one line naming it), the devnet
 // subcommand, and the desktop app starting offscreen and quitting cleanly on SIGTERM.
+#include "IndexerLab.h"
 #include "rpc/EthClient.h"
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTcpServer>
@@ -72,6 +77,11 @@ private slots:
     void help();
     void usageErrors_data();
     void usageErrors();
+    void indexRefusesBadValues_data();
+    void indexRefusesBadValues();
+    void indexConfigRefusesWrongTypes_data();
+    void indexConfigRefusesWrongTypes();
+    void indexConfigWithEveryKeyRuns();
     void devnetRunsUntilInterrupted();
     void guiStartsOffscreenAndQuitsCleanly();
 };
@@ -111,6 +121,30 @@ void TestCli::usageErrors_data()
     QTest::newRow("app bad rpc") << QStringList{"--rpc", "http:8545"} << "--rpc: \"http:8545\" is not an http(s) URL";
     QTest::newRow("app bad env") << QStringList{"--env", "a b"} << "--env: environment \"a b\"";
     QTest::newRow("devnet unknown option") << QStringList{"devnet", "--bogus"} << "bogus";
+    QTest::newRow("devnet port nan") << QStringList{"devnet", "--port", "nan"} << "--port";
+    QTest::newRow("devnet port inf") << QStringList{"devnet", "--port", "inf"} << "--port";
+    QTest::newRow("devnet port fraction") << QStringList{"devnet", "--port", "80.5"} << "--port";
+    QTest::newRow("devnet port exponent") << QStringList{"devnet", "--port", "8e3"} << "--port";
+    QTest::newRow("devnet port garbage") << QStringList{"devnet", "--port", "8545x"} << "--port";
+    QTest::newRow("devnet port space") << QStringList{"devnet", "--port", " 8545"} << "--port";
+    QTest::newRow("devnet port empty") << QStringList{"devnet", "--port", ""} << "--port";
+    QTest::newRow("devnet port overflow")
+        << QStringList{"devnet", "--port", "18446744073709551616"} << "--port";
+    QTest::newRow("devnet port twice")
+        << QStringList{"devnet", "--port", "8545", "--port", "8546"} << "--port given 2 times";
+    QTest::newRow("devnet nodes negative") << QStringList{"devnet", "--nodes", "-1"} << "--nodes";
+    QTest::newRow("devnet nodes too many") << QStringList{"devnet", "--nodes", "17"} << "--nodes";
+    QTest::newRow("devnet nodes nan") << QStringList{"devnet", "--nodes", "nan"} << "--nodes";
+    QTest::newRow("devnet nodes empty") << QStringList{"devnet", "--nodes", ""} << "--nodes";
+    QTest::newRow("report format twice")
+        << QStringList{"report", "--db", "x", "--out", "y", "--format", "json", "--format", "csv"}
+        << "--format given 2 times";
+    QTest::newRow("report db twice")
+        << QStringList{"report", "--db", "x", "--db", "z", "--out", "y", "--format", "json"}
+        << "--db given 2 times";
+    QTest::newRow("lab reset db twice")
+        << QStringList{"lab", "reset", "--db", "x", "--db", "z", "--rpc", "http://127.0.0.1:1"}
+        << "--db given 2 times";
     // clang-format on
 }
 
@@ -123,6 +157,228 @@ void TestCli::usageErrors()
     const QStringList lines = r.err.trimmed().split('\n');
     QCOMPARE(lines.size(), 1); // one clear line
     QVERIFY2(lines[0].startsWith("forkscope: ") && lines[0].contains(mentions), qPrintable(r.err));
+}
+
+namespace {
+const QString kContract = QStringLiteral("0x5fbdb2315678afecb367f032d93f642f64180aa3");
+
+// Exit 2, nothing on stdout, and one stderr line "forkscope: ..." naming every `mentions`.
+void verifyUsageError(const Run& r, const QStringList& mentions)
+{
+    QVERIFY2(r.code == 2,
+             qPrintable(QStringLiteral("exit %1: %2 %3").arg(r.code).arg(r.out, r.err)));
+    const QStringList lines = r.err.trimmed().split('\n');
+    QCOMPARE(lines.size(), 1);
+    QVERIFY2(lines[0].startsWith("forkscope: "), qPrintable(r.err));
+    for (const QString& m : mentions)
+        QVERIFY2(lines[0].contains(m), qPrintable(m + " not in: " + r.err));
+    QVERIFY2(r.out.isEmpty(), qPrintable(r.out));
+}
+} // namespace
+
+void TestCli::indexRefusesBadValues_data()
+{
+    // Appended to a valid command line; each is refused before the node or the database is
+    // touched. clang-format off
+    QTest::addColumn<QStringList>("extra");
+    QTest::addColumn<QStringList>("mentions");
+    const auto row = [](const char* name, const QStringList& extra, const QStringList& mentions) {
+        QTest::newRow(name) << extra << mentions;
+    };
+    for (const char* bad : {"nan", "NaN", "-nan", "inf", "-inf", "infinity", "-1", "0", "1.5",
+                            "1.0000001", "", " ", "0.5x", "0x1", "1e400", "2/3"})
+        row(qPrintable(QStringLiteral("ready-ratio \"%1\"").arg(bad)), {"--ready-ratio", bad},
+            {"--ready-ratio", "finite number above 0 and at most 1"});
+    // The storage bound: block numbers are SQLite's signed 64-bit INTEGER, and the indexer
+    // derives others from the start block, so it stops at 2^62.
+    row("from-block int64 max", {"--from-block", "9223372036854775807"},
+        {"--from-block", "9223372036854775807", "2^62"});
+    row("from-block 2^62 + 1", {"--from-block", "4611686018427387905"}, {"--from-block", "2^62"});
+    row("from-block 2^64", {"--from-block", "18446744073709551616"}, {"--from-block", "63 bits"});
+    row("from-block negative", {"--from-block", "-1"}, {"--from-block", "negative"});
+    row("from-block fraction", {"--from-block", "1.5"}, {"--from-block", "fractional"});
+    row("from-block exponent", {"--from-block", "1e3"}, {"--from-block", "fractional"});
+    row("from-block nan", {"--from-block", "nan"}, {"--from-block", "'n'"});
+    row("from-block garbage", {"--from-block", "12abc"}, {"--from-block", "'a'"});
+    row("from-block space", {"--from-block", "12 "}, {"--from-block", "' '"});
+    row("from-block empty", {"--from-block", ""}, {"--from-block", "whole number"});
+    row("from-block twice", {"--from-block", "5", "--from-block", "7"},
+        {"--from-block given 2 times (5, 7)"});
+    row("confirmations negative", {"--confirmations", "-3"}, {"--confirmations", "negative"});
+    row("confirmations inf", {"--confirmations", "inf"}, {"--confirmations"});
+    row("confirmations overflow", {"--confirmations", "9223372036854775808"},
+        {"--confirmations", "63 bits"});
+    row("max-reorg-depth fraction", {"--max-reorg-depth", "6.4"}, {"--max-reorg-depth"});
+    row("max-reorg-depth nan", {"--max-reorg-depth", "nan"}, {"--max-reorg-depth"});
+    row("batch-size zero", {"--batch-size", "0"}, {"--batch-size", "1 to 10000"});
+    row("batch-size too big", {"--batch-size", "10001"}, {"--batch-size", "1 to 10000"});
+    row("batch-size garbage", {"--batch-size", "100k"}, {"--batch-size"});
+    row("poll-ms too small", {"--poll-ms", "9"}, {"--poll-ms", "10 to 3600000"});
+    row("poll-ms negative", {"--poll-ms", "-1000"}, {"--poll-ms", "negative"});
+    row("log-cap negative", {"--log-cap", "-1"}, {"--log-cap", "negative"});
+    row("log-cap exponent", {"--log-cap", "1e4"}, {"--log-cap", "fractional"});
+    row("fetch-workers zero", {"--fetch-workers", "0"}, {"--fetch-workers", "1 to 32"});
+    row("fetch-workers overflow", {"--fetch-workers", "4294967297"}, {"--fetch-workers"});
+    row("webhook-timeout-ms too small", {"--webhook-timeout-ms", "9"}, {"--webhook-timeout-ms"});
+    row("metrics-port zero", {"--metrics-port", "0"}, {"--metrics-port", "1 to 65535"});
+    row("metrics-port too big", {"--metrics-port", "65536"}, {"--metrics-port", "1 to 65535"});
+    row("metrics-port wraps", {"--metrics-port", "65537"}, {"--metrics-port", "1 to 65535"});
+    row("lag-threshold negative", {"--lag-threshold", "-2"}, {"--lag-threshold", "negative"});
+    row("lag-threshold nan", {"--lag-threshold", "nan"}, {"--lag-threshold"});
+    row("check-interval-ms too small", {"--check-interval-ms", "19"}, {"--check-interval-ms"});
+    row("check-interval-ms inf", {"--check-interval-ms", "inf"}, {"--check-interval-ms"});
+    row("rpc twice", {"--rpc", "http://127.0.0.1:2", "--rpc", "http://127.0.0.1:3"},
+        {"--rpc given 2 times"});
+    row("env twice", {"--env", "a", "--env", "b"}, {"--env given 2 times"});
+    row("config twice", {"--config", "/nonexistent/a.json", "--config", "/nonexistent/b.json"},
+        {"--config given 2 times"});
+    row("empty db", {"--db", ""}, {"--db", "database file path"});
+    row("empty abi", {"--abi", ""}, {"--abi", "file path"});
+    row("empty outbox file", {"--outbox-file", ""}, {"--outbox-file", "file path"});
+    row("empty source", {"--source", ""}, {"--source", "non-empty"});
+    // clang-format on
+}
+
+void TestCli::indexRefusesBadValues()
+{
+    QFETCH(QStringList, extra);
+    QFETCH(QStringList, mentions);
+    QTemporaryDir dir;
+    const QString db = dir.filePath("x.sqlite");
+    // A valid command line, less the flags the row gives itself.
+    QStringList args{"index"};
+    for (const auto& [flag, value] : {std::pair<QString, QString>{"--rpc", "http://127.0.0.1:1"},
+                                      {"--db", db},
+                                      {"--env", "e"},
+                                      {"--contract", kContract}})
+        if (!extra.contains(flag))
+            args << flag << value;
+    const Run r = runForkscope(args + extra);
+    verifyUsageError(r, mentions);
+    QVERIFY(!QFile::exists(db));
+}
+
+void TestCli::indexConfigRefusesWrongTypes_data()
+{
+    // One key of an otherwise valid --config replaced; the line names the key and the file.
+    // clang-format off
+    QTest::addColumn<QString>("key");
+    QTest::addColumn<QByteArray>("value"); // JSON
+    QTest::addColumn<QString>("mentions");
+    QTest::newRow("contracts a string") << "contracts" << QByteArray("\"0x5fbdb2315678afecb367f032d93f642f64180aa3\"") << "must be a non-empty JSON array of strings, got the string";
+    QTest::newRow("contracts empty") << "contracts" << QByteArray("[]") << "non-empty JSON array";
+    QTest::newRow("contracts of numbers") << "contracts" << QByteArray("[5]") << "got an item that is the number 5";
+    QTest::newRow("contracts bad address") << "contracts" << QByteArray("[\"0x1234\"]") << "0x1234";
+    QTest::newRow("contracts an object") << "contracts" << QByteArray("{}") << "got an object";
+    QTest::newRow("nodes a string") << "nodes" << QByteArray("\"http://127.0.0.1:1\"") << "array";
+    QTest::newRow("nodes not urls") << "nodes" << QByteArray("[\"ftp://x\"]") << "http(s) URL";
+    QTest::newRow("fromBlock a string") << "fromBlock" << QByteArray("\"5\"") << "must be a whole JSON number, got the string \"5\"";
+    QTest::newRow("fromBlock negative") << "fromBlock" << QByteArray("-1") << "negative";
+    QTest::newRow("fromBlock fraction") << "fromBlock" << QByteArray("1.5") << "fractional";
+    QTest::newRow("fromBlock true") << "fromBlock" << QByteArray("true") << "got true";
+    QTest::newRow("fromBlock null") << "fromBlock" << QByteArray("null") << "got null";
+    QTest::newRow("fromBlock int64 max") << "fromBlock" << QByteArray("9223372036854775807") << "2^62";
+    QTest::newRow("fromBlock 1e20") << "fromBlock" << QByteArray("1e20") << "63 bits";
+    QTest::newRow("fromBlock an array") << "fromBlock" << QByteArray("[5]") << "got an array";
+    QTest::newRow("confirmations a string") << "confirmations" << QByteArray("\"3\"") << "whole JSON number";
+    QTest::newRow("maxReorgDepth fraction") << "maxReorgDepth" << QByteArray("6.5") << "fractional";
+    QTest::newRow("batchSize zero") << "batchSize" << QByteArray("0") << "1 to 10000";
+    QTest::newRow("batchSize false") << "batchSize" << QByteArray("false") << "got false";
+    QTest::newRow("pollMs negative") << "pollMs" << QByteArray("-100") << "negative";
+    QTest::newRow("logCap a string") << "logCap" << QByteArray("\"10000\"") << "whole JSON number";
+    QTest::newRow("fetchWorkers 64") << "fetchWorkers" << QByteArray("64") << "1 to 32";
+    QTest::newRow("webhookTimeoutMs fraction") << "webhookTimeoutMs" << QByteArray("5000.5") << "fractional";
+    QTest::newRow("metricsPort 70000") << "metricsPort" << QByteArray("70000") << "1 to 65535";
+    QTest::newRow("metricsPort a string") << "metricsPort" << QByteArray("\"9100\"") << "whole JSON number";
+    QTest::newRow("readyRatio a string") << "readyRatio" << QByteArray("\"0.5\"") << "must be a JSON number";
+    QTest::newRow("readyRatio 2") << "readyRatio" << QByteArray("2") << "at most 1";
+    QTest::newRow("readyRatio negative") << "readyRatio" << QByteArray("-0.5") << "above 0";
+    QTest::newRow("lagThreshold true") << "lagThreshold" << QByteArray("true") << "got true";
+    QTest::newRow("checkIntervalMs 5") << "checkIntervalMs" << QByteArray("5") << "20 to 3600000";
+    QTest::newRow("exitWhenSynced a string") << "exitWhenSynced" << QByteArray("\"yes\"") << "must be true or false";
+    QTest::newRow("exitWhenSynced 1") << "exitWhenSynced" << QByteArray("1") << "must be true or false";
+    QTest::newRow("rpc a number") << "rpc" << QByteArray("8545") << "must be a JSON string, got the number 8545";
+    QTest::newRow("rpc an array") << "rpc" << QByteArray("[\"http://127.0.0.1:1\"]") << "must be a JSON string, got an array";
+    QTest::newRow("rpc not a url") << "rpc" << QByteArray("\"localhost:8545\"") << "http(s) URL";
+    QTest::newRow("env a number") << "env" << QByteArray("7") << "must be a JSON string";
+    QTest::newRow("env empty") << "env" << QByteArray("\"  \"") << "non-empty";
+    QTest::newRow("db empty") << "db" << QByteArray("\"\"") << "database file path";
+    QTest::newRow("db null") << "db" << QByteArray("null") << "must be a JSON string, got null";
+    QTest::newRow("source a bool") << "source" << QByteArray("false") << "must be a JSON string";
+    QTest::newRow("abi an object") << "abi" << QByteArray("{\"abi\": []}") << "must be a JSON string";
+    QTest::newRow("outboxFile empty") << "outboxFile" << QByteArray("\"\"") << "file path";
+    QTest::newRow("webhook a number") << "webhook" << QByteArray("1") << "must be a JSON string";
+    QTest::newRow("unknown key") << "fromblock" << QByteArray("5") << "unknown key";
+    // clang-format on
+}
+
+void TestCli::indexConfigRefusesWrongTypes()
+{
+    QFETCH(QString, key);
+    QFETCH(QByteArray, value);
+    QFETCH(QString, mentions);
+    QTemporaryDir dir;
+    const QString db = dir.filePath("x.sqlite");
+    QJsonObject config{{"rpc", "http://127.0.0.1:1"},
+                       {"db", db},
+                       {"env", "e"},
+                       {"contracts", QJsonArray{kContract}}};
+    QJsonParseError pe{};
+    const QJsonDocument v = QJsonDocument::fromJson("[" + value + "]", &pe);
+    QCOMPARE(pe.error, QJsonParseError::NoError);
+    config.insert(key, v.array().first());
+    const QString path = dir.filePath("index config.json"); // a space: named as given
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(QJsonDocument(config).toJson());
+    f.close();
+    const Run r = runForkscope({"index", "--config", path});
+    verifyUsageError(r, {"--config " + path, QStringLiteral("\"%1\"").arg(key), mentions});
+    QVERIFY(!QFile::exists(db));
+}
+
+void TestCli::indexConfigWithEveryKeyRuns()
+{
+    // Every key with the type it takes: the checks above refuse only what is wrong.
+    test::IndexerLab lab;
+    lab.deployToken("CFG");
+    lab.sprayAll(2, 2, 3);
+    QTemporaryDir dir;
+    const QJsonObject config{
+        {"rpc", lab.devnet().url().toString()},
+        {"db", lab.dbPath()},
+        {"env", "from-config"},
+        {"source", "cfg"},
+        {"contracts", QJsonArray{lab.tokens().first().address().toHex()}},
+        {"fromBlock", 0},
+        {"confirmations", 1},
+        {"maxReorgDepth", 32},
+        {"batchSize", 50},
+        {"pollMs", 100},
+        {"logCap", 10000},
+        {"fetchWorkers", 2},
+        {"outboxFile", dir.filePath("out.jsonl")},
+        {"webhookTimeoutMs", 1000},
+        {"abi", QStringLiteral(FORKSCOPE_SOURCE_DIR "/resources/contracts/DemoToken.json")},
+        {"metricsPort", int(lab::Devnet::findFreePort())},
+        {"nodes", QJsonArray{lab.devnet().url().toString()}},
+        {"readyRatio", 0.5},
+        {"lagThreshold", 3},
+        {"checkIntervalMs", 200},
+        {"exitWhenSynced", true},
+    };
+    const QString path = dir.filePath("all.json");
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(QJsonDocument(config).toJson());
+    f.close();
+    const test::ProcessRun run = test::runForkscope({"index", "--config", path});
+    VERIFY_EXIT_OK(run);
+    QVERIFY2(run.out.contains("synced: checkpoint"), qPrintable(run.describe()));
+    QCOMPARE(lab.count("SELECT count(*) FROM indexer_checkpoints WHERE environment_id = "
+                       "'from-config' AND source_id = 'cfg' AND policy_version = "
+                       "'follow-head/confirmations=1'"),
+             1);
 }
 
 void TestCli::devnetRunsUntilInterrupted()
