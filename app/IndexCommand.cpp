@@ -47,7 +47,8 @@ public:
     {
         using State = indexer::IndexerStatus::State;
         const bool trouble = s.state == State::NodeUnreachable || s.state == State::NodeBehind ||
-                             s.state == State::NodeInconsistent;
+                             s.state == State::NodeInconsistent ||
+                             s.state == State::WaitingForStart;
         if (trouble && !s.message.isEmpty() &&
             (s.state != m_lastState || s.timeouts != m_lastTimeouts ||
              s.inconsistencies != m_lastInconsistencies) &&
@@ -269,6 +270,18 @@ int runIndexCommand(const QStringList& arguments)
                 outbox::safeHeight(s.head, config.confirmations, monitor->readyHeight());
             if (outboxThread && safe)
                 outboxThread->setSafeHeight(*safe);
+            if (s.state == indexer::IndexerStatus::State::WaitingForStart &&
+                config.exitWhenSynced) {
+                // Nothing indexed and nothing to index yet: not "synced". Exit 1 rather than
+                // wait: a script asked to catch up now, and a mistyped start block would
+                // otherwise hang it for as long as the chain takes to get there.
+                printError(QStringLiteral("--from-block %1 is above the node's head %2: nothing "
+                                          "indexed, not synced; run without --exit-when-synced "
+                                          "to wait for the chain to reach it")
+                               .arg(config.fromBlock)
+                               .arg(s.head.value_or(0)));
+                return ExitFailure;
+            }
             if (s.state == indexer::IndexerStatus::State::Synced && config.exitWhenSynced &&
                 outboxThread) {
                 // With a sink, "synced" also means every row at or below the safe height

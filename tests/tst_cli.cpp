@@ -1,6 +1,7 @@
 // The forkscope executable as a user runs it: help, version, usage errors (every bad value
-// of every flag and --config key is exit 2 with one line naming it), the devnet
-// subcommand, and the desktop app starting offscreen and quitting cleanly on SIGTERM.
+// of every flag and --config key is exit 2 with one line naming it), a start block above
+// the head, the devnet subcommand, and the desktop app starting offscreen and quitting
+// cleanly on SIGTERM.
 #include "IndexerLab.h"
 #include "rpc/EthClient.h"
 
@@ -82,6 +83,7 @@ private slots:
     void indexConfigRefusesWrongTypes_data();
     void indexConfigRefusesWrongTypes();
     void indexConfigWithEveryKeyRuns();
+    void indexStartBlockAboveTheHead();
     void devnetRunsUntilInterrupted();
     void guiStartsOffscreenAndQuitsCleanly();
 };
@@ -379,6 +381,58 @@ void TestCli::indexConfigWithEveryKeyRuns()
                        "'from-config' AND source_id = 'cfg' AND policy_version = "
                        "'follow-head/confirmations=1'"),
              1);
+}
+
+void TestCli::indexStartBlockAboveTheHead()
+{
+    test::IndexerLab lab;
+    lab.deployToken("WAIT");
+    const quint64 head = lab.eth().blockNumber();
+    const QString start = QString::number(head + 40);
+
+    // --exit-when-synced: nothing indexed and nothing to index yet is not "synced"; exit 1
+    // with one line instead of "synced: checkpoint 0".
+    const test::ProcessRun once =
+        lab.runIndex("env", {"--exit-when-synced", "--from-block", start});
+    VERIFY_ONE_ERROR_LINE(
+        once, 1,
+        (QStringList{"--from-block " + start, QStringLiteral("head %1").arg(head), "not synced"}));
+    QVERIFY2(!once.out.contains("synced"), qPrintable(once.out));
+    QCOMPARE(lab.count("SELECT count(*) FROM indexer_checkpoints"), 0);
+
+    // Following the head: it says it waits, and starts at the start block once it exists.
+    QProcess p;
+    p.start(QStringLiteral(FORKSCOPE_BINARY),
+            lab.indexArgs("env", {"--from-block", start, "--poll-ms", "50"}));
+    QString seen;
+    const auto waiting = waitForLine(
+        p, QProcess::StandardOutput,
+        QRegularExpression(QStringLiteral("^state: waiting for the start block: the node's head "
+                                          "%1 is below block %2, where indexing starts")
+                               .arg(head)
+                               .arg(start)),
+        30000, &seen);
+    QVERIFY2(waiting.hasMatch(), qPrintable(seen + p.readAllStandardError()));
+    // The once-a-second progress line: nothing to do is a lag of 0, and not "synced".
+    const auto progress = waitForLine(
+        p, QProcess::StandardOutput,
+        QRegularExpression(
+            QStringLiteral("^head %1 checkpoint none lag 0 \\| .* \\| (.*)$").arg(head)),
+        30000, &seen);
+    QVERIFY2(progress.hasMatch(), qPrintable(seen));
+    QCOMPARE(progress.captured(1).trimmed(), QStringLiteral("waiting for the start block"));
+    QVERIFY2(!seen.contains("synced"), qPrintable(seen));
+    lab.mine(45);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        lab.count("SELECT count(*) FROM indexer_checkpoints WHERE block_number >= " + start) == 1,
+        30000);
+    ::kill(pid_t(p.processId()), SIGTERM);
+    QVERIFY(p.waitForFinished(15000));
+    QCOMPARE(p.exitCode(), 0);
+    seen += QString::fromUtf8(p.readAllStandardOutput());
+    // Nothing below the start block stored.
+    QCOMPARE(lab.count("SELECT min(block_number) FROM blocks"), qint64(head + 40));
+    QVERIFY2(p.readAllStandardError().isEmpty(), qPrintable(seen));
 }
 
 void TestCli::devnetRunsUntilInterrupted()

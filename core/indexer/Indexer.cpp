@@ -507,6 +507,16 @@ const IndexerStatus& Indexer::step()
         if (from > head) {
             if (m_pool)
                 m_pool->cancel();
+            if (!cp) {
+                // Nothing indexed yet and the chain has not reached the start block: there
+                // is no checkpoint to call synced, so say what is being waited for.
+                m_status.state = IndexerStatus::State::WaitingForStart;
+                m_status.message = QStringLiteral("the node's head %1 is below block %2, "
+                                                  "where indexing starts")
+                                       .arg(head)
+                                       .arg(from);
+                return m_status;
+            }
             if (cp &&
                 (m_recheckDue || !m_sinceRecheck.isValid() || m_sinceRecheck.elapsed() > 10000)) {
                 m_recheckDue = false;

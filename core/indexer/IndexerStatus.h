@@ -21,6 +21,7 @@ struct IndexerStatus
         // The node's answers contradict each other or the request (NodeInconsistentError,
         // wire::ReplyMismatchError): nothing committed, nothing rolled back, retried later
         NodeInconsistent,
+        WaitingForStart, // nothing indexed yet: the node's head is below the start block
     };
 
     State state = State::Starting;
@@ -48,6 +49,8 @@ struct IndexerStatus
 
     std::optional<std::uint64_t> lag() const
     {
+        if (state == State::WaitingForStart)
+            return 0; // nothing to index until the chain reaches the start block
         return cursorLag(head, checkpoint, state != State::NodeUnreachable);
     }
     // Blocks between the head and the checkpoint (nothing indexed counts as 0); unknown
@@ -79,6 +82,8 @@ struct IndexerStatus
             return QStringLiteral("reorg rolled back");
         case State::NodeInconsistent:
             return QStringLiteral("node inconsistent");
+        case State::WaitingForStart:
+            return QStringLiteral("waiting for the start block");
         }
         return {};
     }
