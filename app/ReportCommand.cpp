@@ -136,6 +136,24 @@ void warn(const QString& message)
     printError(QStringLiteral("warning: ") + message);
 }
 
+// What reading a database with SQLite's immutable=1 gives up, said once. The -wal is
+// looked at with stat() only: opening it outside SQLite could drop SQLite's locks.
+QString immutableWarning(const QString& db)
+{
+    const QFileInfo wal(db + QStringLiteral("-wal"));
+    const QString unread = wal.exists() && wal.size() > 0
+                               ? QStringLiteral("; %1 (%2 bytes) was not read, so commits not "
+                                                "yet copied into the database file are missing")
+                                     .arg(wal.filePath())
+                                     .arg(wal.size())
+                               : QString();
+    return QStringLiteral("database %1 opened immutable (read-only filesystem: SQLite cannot "
+                          "create %1-shm next to it); a running indexer's last commits may not "
+                          "be visible and its writes during the export could make the report "
+                          "inconsistent%2")
+        .arg(db, unread);
+}
+
 // Qt's own platform chatter on a headless machine ("QStandardPaths: XDG_RUNTIME_DIR not
 // set", font notes) would break the one-line stderr contract; everything the user needs
 // to know is printed by this command itself. Critical and fatal messages still go out.
@@ -184,7 +202,10 @@ int runReportCommand(int& argc, char** argv, const QStringList& arguments)
         // refused with a message instead of being migrated).
         store::Database::Options ro;
         ro.readOnly = true;
+        ro.immutableIfDirectoryReadOnly = true; // a read-only filesystem: see the warning
         const auto db = store::Database::open(o.db, ro);
+        if (db->isImmutable())
+            warn(immutableWarning(o.db));
         const QString envId =
             o.env.isEmpty() ? report::CheckpointReport::liveEnvironment(*db) : o.env;
         const report::EnvironmentInfo env = report::CheckpointReport::findEnvironment(*db, envId);

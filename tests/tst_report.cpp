@@ -6,6 +6,7 @@
 #include "IndexerLab.h"
 #include "store/Database.h"
 
+#include <QCryptographicHash>
 #include <QDir>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -14,6 +15,7 @@
 #include <QSqlRecord>
 #include <QStandardPaths>
 #include <QtTest>
+#include <unistd.h>
 
 using namespace forkscope;
 using test::IndexerLab;
@@ -84,6 +86,7 @@ private slots:
     void badInputs();
     void noVerifyAsksNoNode();
     void databaseUnchanged();
+    void walDatabaseOnReadOnlyFilesystem();
     void unreachableNodeStillWritesTheReport(); // stops anvil: keep last
 
 private:
@@ -491,6 +494,105 @@ void TestReport::noVerifyAsksNoNode()
 void TestReport::databaseUnchanged()
 {
     QCOMPARE(m_lab->dump(), m_dumpBefore);
+}
+
+namespace {
+// The report's JSON without the moment it was written.
+QJsonObject withoutGeneratedAt(const QString& path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    QJsonObject o = QJsonDocument::fromJson(f.readAll()).object();
+    o.remove("generated_at");
+    return o;
+}
+
+QByteArray sha256(const QString& path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256).toHex();
+}
+} // namespace
+
+void TestReport::walDatabaseOnReadOnlyFilesystem()
+{
+    // A WAL database alone in a directory nobody may write to (a read-only mount, a CD, a
+    // backup share): SQLite cannot create its -shm, so a plain read-only open fails with
+    // SQLITE_READONLY_DIRECTORY. The report must still be written, from the same data.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString ro = dir.filePath("ro");
+    QVERIFY(QDir().mkdir(ro));
+    const QString db = ro + "/wal.sqlite";
+    QStringList index{"index",
+                      "--rpc",
+                      m_lab->devnet().url().toString(),
+                      "--db",
+                      db,
+                      "--env",
+                      "env-ro",
+                      "--exit-when-synced"};
+    VERIFY_EXIT_OK(test::runForkscope(index + m_lab->contractArgs()));
+    const QString expected = dir.filePath("expected.json");
+    VERIFY_EXIT_OK(test::runForkscope(
+        {"report", "--db", db, "--format", "json", "--out", expected, "--no-verify"}));
+    {
+        store::Database::Options o;
+        o.readOnly = true;
+        auto d = store::Database::open(db, o);
+        QSqlQuery q = d->run("PRAGMA journal_mode");
+        QVERIFY(q.next());
+        QCOMPARE(q.value(0).toString(), QString("wal"));
+    }
+    // Read-only connections leave -wal and -shm behind; the last writer to close removes
+    // them, so the directory then holds the database file alone.
+    store::Database::open(db).reset();
+    QCOMPARE(QDir(ro).entryList(QDir::Files), QStringList{"wal.sqlite"});
+
+    QVERIFY(QFile::setPermissions(ro, QFileDevice::ReadOwner | QFileDevice::ExeOwner |
+                                          QFileDevice::ReadGroup | QFileDevice::ExeGroup |
+                                          QFileDevice::ReadOther | QFileDevice::ExeOther));
+    const auto writable = qScopeGuard([&] {
+        QFile::setPermissions(ro, QFileDevice::ReadOwner | QFileDevice::WriteOwner |
+                                      QFileDevice::ExeOwner);
+    });
+    // Root writes anywhere (CAP_DAC_OVERRIDE), and CI runs as root: run the report without
+    // that capability, as a user would be. setpriv drops it from the bounding set of the
+    // report process only (util-linux, on every Debian and Ubuntu).
+    QString program = QStringLiteral(FORKSCOPE_BINARY);
+    QStringList prefix;
+    if (::geteuid() == 0) {
+        const QString setpriv = QStandardPaths::findExecutable("setpriv");
+        if (setpriv.isEmpty())
+            QSKIP("running as root without setpriv: cannot make a directory read-only for root");
+        prefix << "--inh-caps=-dac_override,-dac_read_search"
+               << "--bounding-set=-dac_override,-dac_read_search" << program;
+        program = setpriv;
+    }
+    const QByteArray dbBefore = sha256(db);
+    const QString out = dir.filePath("from-read-only.json");
+    QProcess p;
+    p.start(program, prefix + QStringList{"report", "--db", db, "--format", "json", "--out", out,
+                                          "--no-verify"});
+    QVERIFY(p.waitForStarted());
+    const ProcessRun run = test::waitForProcess(p, 60000);
+    VERIFY_EXIT_OK(run);
+    // One warning line that says how it was opened and what that gives up.
+    const QStringList lines = run.err.trimmed().split('\n');
+    QCOMPARE(lines.size(), 1);
+    QVERIFY2(lines[0].startsWith("forkscope: warning: database " + db + " opened immutable") &&
+                 lines[0].contains("read-only filesystem") &&
+                 lines[0].contains("a running indexer's last commits may not be visible"),
+             qPrintable(run.err));
+    QVERIFY2(run.out.startsWith("report: wrote " + out), qPrintable(run.out));
+    // The same report as from the writable directory, and nothing created or changed there.
+    QCOMPARE(withoutGeneratedAt(out), withoutGeneratedAt(expected));
+    QVERIFY(!withoutGeneratedAt(out).isEmpty());
+    QCOMPARE(QDir(ro).entryList(QDir::Files), QStringList{"wal.sqlite"});
+    QCOMPARE(sha256(db), dbBefore);
 }
 
 void TestReport::unreachableNodeStillWritesTheReport()

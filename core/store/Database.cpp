@@ -15,6 +15,7 @@
 #include <QSqlDriver>
 #include <QSqlError>
 #include <QThread>
+#include <QUrl>
 
 #include <sqlite3.h>
 
@@ -144,6 +145,15 @@ StoreError Database::errorFrom(const QSqlError& e, const QString& context) const
     }
 }
 
+namespace {
+// The URI SQLite needs for immutable=1 (QUrl percent-encodes '?', '#' and '%' in the path).
+QString immutableUri(const QString& path)
+{
+    return QUrl::fromLocalFile(QFileInfo(path).absoluteFilePath()).toString(QUrl::FullyEncoded) +
+           QStringLiteral("?mode=ro&immutable=1");
+}
+} // namespace
+
 std::unique_ptr<Database> Database::open(const QString& path, const Options& options)
 {
     const QFileInfo fi(path);
@@ -188,7 +198,13 @@ std::unique_ptr<Database> Database::open(const QString& path, const Options& opt
 
     // Reading the version first means a newer file is refused before any pragma or
     // migration writes to it.
-    db->m_schemaVersion = db->readSchemaVersion();
+    try {
+        db->m_schemaVersion = db->readSchemaVersion();
+    } catch (const StoreError&) {
+        if (!db->reopenImmutableIfDirectoryReadOnly())
+            throw;
+        db->m_schemaVersion = db->readSchemaVersion();
+    }
     if (db->m_schemaVersion > latestSchemaVersion())
         throw StoreError(StoreError::Kind::NewerSchema,
                          QStringLiteral("database %1 has schema version %2, but this Forkscope "
@@ -303,6 +319,24 @@ void Database::refuseIfCorrupt()
                            "is written to it: restore it from a backup or start a "
                            "new file")
                 .arg(m_path, why));
+}
+
+bool Database::reopenImmutableIfDirectoryReadOnly()
+{
+    sqlite3* h = sqliteHandle();
+    if (!m_options.readOnly || !m_options.immutableIfDirectoryReadOnly || m_immutable || !h ||
+        sqlite3_extended_errcode(h) != SQLITE_READONLY_DIRECTORY)
+        return false;
+    m_statements.clear();
+    m_db.close();
+    m_db.setDatabaseName(immutableUri(m_path));
+    m_db.setConnectOptions(m_db.connectOptions() + QStringLiteral(";QSQLITE_OPEN_URI"));
+    if (!m_db.open())
+        throw errorFrom(m_db.lastError(), QStringLiteral("open immutable"));
+    if (sqlite3* reopened = sqliteHandle())
+        registerSqlFunctions(reopened);
+    m_immutable = true;
+    return true;
 }
 
 void Database::retryWhileLocked(const std::function<void()>& step)

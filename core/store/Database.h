@@ -34,6 +34,12 @@ public:
         // For the one connection that writes in bulk (the indexer): its WAL is copied back
         // into the database file by a WalCheckpointer thread instead of inside its COMMITs.
         bool checkpointInBackground = false;
+        // With readOnly, for a database on a read-only filesystem: SQLite needs to create
+        // FILE-shm next to a WAL database even to read it, and refuses with
+        // SQLITE_READONLY_DIRECTORY when it cannot. On exactly that error the file is opened
+        // again with SQLite's immutable=1 (no locks, no -shm, and the -wal is not read), which
+        // is exact only while nobody writes to it; isImmutable() then says so.
+        bool immutableIfDirectoryReadOnly = false;
 
         static Options bulkWriter()
         {
@@ -52,6 +58,7 @@ public:
 
     const QString& path() const { return m_path; }
     bool isReadOnly() const { return m_options.readOnly; }
+    bool isImmutable() const { return m_immutable; }
     int schemaVersion() const { return m_schemaVersion; }
     QSqlDatabase& connection() { return m_db; }
     // The raw handle, for registering custom SQL functions (sqlite3_create_function).
@@ -87,6 +94,8 @@ private:
     void checkIntegrityOnce();
     // Throws StoreError::Corrupt once SQLite has reported this file damaged.
     void refuseIfCorrupt();
+    // Options::immutableIfDirectoryReadOnly: after SQLITE_READONLY_DIRECTORY only.
+    bool reopenImmutableIfDirectoryReadOnly();
     void retryWhileLocked(const std::function<void()>& step);
     void migrate();
 
@@ -99,6 +108,7 @@ private:
     QString m_canonicalPath;                // the file's identity for the corruption registry
     std::uint64_t m_corruptionBaseline = 0; // corruption reports on this thread at open
     std::unique_ptr<WalCheckpointer> m_checkpointer;
+    bool m_immutable = false;
 };
 
 // Rolls back unless commit() was called: an exception between BEGIN and COMMIT must leave
