@@ -74,16 +74,30 @@ void TestDevnet::explicitPortInUseIsClearError()
 
 void TestDevnet::badAnvilOverrideIsClearError()
 {
-    qputenv("FORKSCOPE_ANVIL", "/nonexistent/anvil");
-    try {
-        lab::Devnet::locateAnvil();
-        QFAIL("accepted a missing binary");
-    } catch (const lab::DevnetError& e) {
-        QVERIFY2(e.message().contains("FORKSCOPE_ANVIL") &&
-                     e.message().contains("/nonexistent/anvil"),
-                 qPrintable(e.message()));
+    // FORKSCOPE_ANVIL is a documented way to provide anvil: the value this run was given
+    // (or its absence) comes back afterwards, even when a check fails, or every later test
+    // would find no anvil wherever it is provided that way.
+    const bool hadOverride = qEnvironmentVariableIsSet("FORKSCOPE_ANVIL");
+    const QByteArray previous = qgetenv("FORKSCOPE_ANVIL");
+    {
+        const auto restore = qScopeGuard([&] {
+            if (hadOverride)
+                qputenv("FORKSCOPE_ANVIL", previous);
+            else
+                qunsetenv("FORKSCOPE_ANVIL");
+        });
+        qputenv("FORKSCOPE_ANVIL", "/nonexistent/anvil");
+        try {
+            lab::Devnet::locateAnvil();
+            QFAIL("accepted a missing binary");
+        } catch (const lab::DevnetError& e) {
+            QVERIFY2(e.message().contains("FORKSCOPE_ANVIL") &&
+                         e.message().contains("/nonexistent/anvil"),
+                     qPrintable(e.message()));
+        }
     }
-    qunsetenv("FORKSCOPE_ANVIL");
+    QCOMPARE(qgetenv("FORKSCOPE_ANVIL"), previous);
+    QCOMPARE(qEnvironmentVariableIsSet("FORKSCOPE_ANVIL"), hadOverride);
     QVERIFY(!lab::Devnet::locateAnvil().isEmpty());
 }
 
