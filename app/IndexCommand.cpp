@@ -261,7 +261,8 @@ int runIndexCommand(const QStringList& arguments)
             outboxThread = std::make_unique<outbox::OutboxThread>(
                 config.dbPath, config.environmentId, indexer.chainId(), parsed.webhook,
                 parsed.outboxFile, parsed.webhookTimeout,
-                [](const QString& m) { printError(QStringLiteral("outbox: %1").arg(m)); });
+                [](const QString& m) { printError(QStringLiteral("outbox: %1").arg(m)); },
+                parsed.webhookBatch);
         while (!stop) {
             const indexer::IndexerStatus& s = indexer.step();
             live.setIndexer(s);

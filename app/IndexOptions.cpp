@@ -47,6 +47,8 @@ const Flag kFlags[] = {
      "Largest node reply read, in MiB (default 32); larger getLogs replies are split."},
     {"webhook", "webhook", "URL", "Deliver outbox rows by HTTP POST (Idempotency-Key: event key)."},
     {"webhook-timeout-ms", "webhookTimeoutMs", "N", "Webhook timeout per delivery (default 5000)."},
+    {"webhook-batch", "webhookBatch", "N",
+     "POST up to N outbox rows per request as a JSON array (1 to 500; default 1: one row)."},
     {"outbox-file", "outboxFile", "FILE", "Deliver outbox rows as JSON Lines appended to FILE."},
     {"abi", "abi", "FILE",
      "Solidity ABI JSON: decode every matching log into logs.event_name/args_json."},
@@ -353,6 +355,14 @@ IndexOptionsResult parseIndexOptions(const QStringList& arguments)
                 std::chrono::milliseconds(ranged("webhook-timeout-ms", 10, 600000));
         if (values.contains(QStringLiteral("outbox-file")))
             out.outboxFile = nonEmpty("outbox-file", QStringLiteral("expected a file path"));
+        if (values.contains(QStringLiteral("webhook-batch"))) {
+            if (out.webhook.isEmpty())
+                throw chain::ChainParseError(QStringLiteral("--webhook-batch"),
+                                             one("webhook-batch"),
+                                             QStringLiteral("needs --webhook (a JSON Lines "
+                                                            "file always takes whole batches)"));
+            out.webhookBatch = int(ranged("webhook-batch", 1, 500));
+        }
         for (const QString& n : values.value(QStringLiteral("node")))
             out.nodes.append(httpUrl("node", n));
         if (values.contains(QStringLiteral("ready-ratio"))) {

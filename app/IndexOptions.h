@@ -16,6 +16,7 @@ struct IndexOptionsResult
     QUrl webhook;                                 // outbox sink: HTTP webhook
     QString outboxFile;                           // outbox sink: JSON Lines file
     std::chrono::milliseconds webhookTimeout{5000};
+    int webhookBatch = 1; // rows per webhook request (> 1: batch mode)
     // Node health and the ready-ratio gate (defaults: the --rpc node alone).
     QList<QUrl> nodes;
     double readyRatio = 0.8;

@@ -1,13 +1,15 @@
 // Outbox delivery through `forkscope index --webhook`: only at or below the safe height,
-// in order, exactly once per 2xx despite failures and timeouts; reorgs drop undelivered
-// rows and retract delivered ones; a kill -9 between the sink's confirmation and the
-// bookkeeping re-sends that one row with the same Idempotency-Key.
+// in order, exactly once per 2xx despite failures and timeouts; a sink that fails half the
+// time still gets every row in a bounded number of attempts, one row or a batch per
+// request; reorgs drop undelivered rows and retract delivered ones; a kill -9 between the
+// sink's confirmation and the bookkeeping re-sends that one row or batch with the same keys.
 #include "IndexerLab.h"
 #include "WebhookRecorder.h"
 #include "indexer/EnvironmentRegistry.h"
 #include "outbox/OutboxDispatcher.h"
 #include "store/Database.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSet>
@@ -32,6 +34,33 @@ QList<QByteArray> keysInOutboxOrder(IndexerLab& lab, const QString& where)
         out << q.value(0).toString().toUtf8();
     return out;
 }
+
+// The blockNumber of every row a request carried (a batch's elements, or a single payload).
+QList<qint64> blocksIn(const WebhookRecorder::Request& r)
+{
+    QList<qint64> out;
+    const QJsonDocument doc = QJsonDocument::fromJson(r.body);
+    if (doc.isArray()) {
+        for (const QJsonValue& v : doc.array())
+            out << v.toObject().value("blockNumber").toInteger();
+    } else {
+        out << doc.object().value("blockNumber").toInteger();
+    }
+    return out;
+}
+
+QList<QByteArray> jsonLinesKeys(const QString& path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    QList<QByteArray> keys;
+    for (const QByteArray& line : f.readAll().trimmed().split('\n'))
+        keys << QJsonDocument::fromJson(line).object().value("eventKey").toString().toUtf8();
+    return keys;
+}
+
+const QString kHookTimeout = QStringLiteral("2000");
 } // namespace
 
 class TestOutbox : public QObject
@@ -42,6 +71,12 @@ private slots:
     void reorgDropsUndeliveredAndRetractsDelivered();
     void killBetweenConfirmationAndBookkeeping();
     void fileSinkAppendsJsonLines();
+    void flappingSinkGetsEveryKeyOnce_data();
+    void flappingSinkGetsEveryKeyOnce();
+    void killDuringWebhookBatchResendsThatBatch();
+    void killDuringJsonLinesBatchRewritesThatBatch();
+    void webhookBatchFlagIsChecked_data();
+    void webhookBatchFlagIsChecked();
     void refusedRowIsMarkedFailedAndShown();
     void archivedEnvironmentDeliversNothing();
 };
@@ -79,7 +114,7 @@ void TestOutbox::archivedEnvironmentDeliversNothing()
     {
         int calls = 0;
         QString describe() const override { return "counting"; }
-        outbox::DeliveryResult deliver(const outbox::OutboxRow&) override
+        outbox::DeliveryResult deliver(const QList<outbox::OutboxRow>&) override
         {
             ++calls;
             return {outbox::DeliveryResult::Outcome::Delivered, {}};
@@ -205,6 +240,179 @@ void TestOutbox::fileSinkAppendsJsonLines()
         keys << o.value("eventKey").toString().toUtf8();
     }
     QCOMPARE(keys, keysInOutboxOrder(lab, "1 = 1"));
+}
+
+void TestOutbox::flappingSinkGetsEveryKeyOnce_data()
+{
+    QTest::addColumn<int>("batch");
+    QTest::addColumn<QList<int>>("script");
+    QTest::addColumn<quint32>("seed"); // 0: alternating failures, else a seeded 50% pattern
+    // clang-format off
+    QTest::newRow("one row per request, every other one fails") << 1 << QList<int>{} << 0u;
+    QTest::newRow("one row per request, 5 failures then every other") << 1 << QList<int>{500, 500, 500, 500, 500} << 0u;
+    QTest::newRow("one row per request, 50% at random") << 1 << QList<int>{} << 2026u;
+    QTest::newRow("batches of 8, every other one fails") << 8 << QList<int>{} << 0u;
+    QTest::newRow("batches of 8, 50% at random") << 8 << QList<int>{} << 2026u;
+    // clang-format on
+}
+
+void TestOutbox::flappingSinkGetsEveryKeyOnce()
+{
+    QFETCH(int, batch);
+    QFETCH(QList<int>, script);
+    QFETCH(quint32, seed);
+    IndexerLab lab;
+    lab.deployToken("AAA");
+    lab.sprayAll(20, 3, 10); // 61 rows over blocks 1..21
+    WebhookRecorder hook(script);
+    hook.setPattern(seed ? WebhookRecorder::flapping(seed) : WebhookRecorder::alternating());
+    QStringList args{"--exit-when-synced",  "--confirmations",      "2",         "--webhook",
+                     hook.url().toString(), "--webhook-timeout-ms", kHookTimeout};
+    if (batch > 1)
+        args << "--webhook-batch" << QString::number(batch);
+    // Before the failure streak drove the wait, the wait grew with every round that ended
+    // on a failure, successes or not, up to 25.6 s: this run did not end within minutes.
+    VERIFY_EXIT_OK(lab.runIndex("env", args, {}, QProcessEnvironment::systemEnvironment(), 90000));
+    const qint64 safe = qint64(lab.eth().blockNumber()) - 2;
+    const QString safeText = QString::number(safe);
+
+    // Every row at or below the safe height accepted exactly once, in order; none above.
+    const QList<QByteArray> expected = keysInOutboxOrder(lab, "block_number <= " + safeText);
+    QVERIFY(expected.size() >= 50);
+    QCOMPARE(hook.acceptedEventKeys(), expected);
+    QCOMPARE(
+        lab.count("SELECT count(*) FROM outbox WHERE delivered_at IS NULL AND block_number <= " +
+                  safeText),
+        0);
+    QCOMPARE(lab.count("SELECT count(*) FROM outbox WHERE delivered_at IS NOT NULL AND "
+                       "block_number > " +
+                       safeText),
+             0);
+    QVERIFY(lab.count("SELECT count(*) FROM outbox WHERE block_number > " + safeText) > 0);
+    int accepted = 0;
+    for (qsizetype i = 0; i < hook.requests().size(); ++i) {
+        const WebhookRecorder::Request& r = hook.requests().at(i);
+        for (qint64 b : blocksIn(r))
+            QVERIFY2(b <= safe,
+                     qPrintable(QStringLiteral("block %1 above safe %2").arg(b).arg(safe)));
+        if (r.status == 200)
+            ++accepted;
+        if (batch == 1)
+            continue;
+        // Batch mode: an array of at most `batch` rows under the key batch:<first>..<last>,
+        // and a failed batch comes again as the same batch.
+        const QList<QByteArray> keys = WebhookRecorder::batchEventKeys(r.body);
+        QVERIFY(!keys.isEmpty() && keys.size() <= batch);
+        QCOMPARE(r.idempotencyKey, "batch:" + keys.first() + ".." + keys.last());
+        if (r.status != 200 && i + 1 < hook.requests().size())
+            QCOMPARE(hook.requests().at(i + 1).body, r.body);
+    }
+    // Bounded attempts: the sink answered "no" about as often as "yes" (the script's five
+    // failures aside), and every attempt after a success is one that could succeed.
+    const int failures = int(hook.requests().size()) - accepted;
+    QVERIFY2(
+        failures <= 2 * accepted + script.size() + 4,
+        qPrintable(
+            QStringLiteral("%1 failures for %2 accepted requests").arg(failures).arg(accepted)));
+    QVERIFY(accepted <= (expected.size() + batch - 1) / batch + 2);
+}
+
+void TestOutbox::killDuringWebhookBatchResendsThatBatch()
+{
+    IndexerLab lab;
+    lab.deployToken("AAA");
+    lab.sprayAll(10, 3, 10); // 31 rows: batches of 5
+    WebhookRecorder hook;
+    const QStringList args{"--exit-when-synced", "--webhook", hook.url().toString(),
+                           "--webhook-batch", "5"};
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("FORKSCOPE_CRASH_AT", "mid-delivery");
+    env.insert("FORKSCOPE_CRASH_AFTER", "2");
+    const ProcessRun crashed = lab.runIndex("env", args, {}, env);
+    QVERIFY2(crashed.exitStatus == QProcess::CrashExit, qPrintable(crashed.describe()));
+    QCOMPARE(hook.requests().size(), 3); // the third batch was confirmed, then the process died
+    const WebhookRecorder::Request inFlight = hook.requests().at(2);
+    QCOMPARE(WebhookRecorder::batchEventKeys(inFlight.body).size(), 5);
+    QCOMPARE(lab.count("SELECT count(*) FROM outbox WHERE delivered_at IS NOT NULL"), 10);
+
+    VERIFY_EXIT_OK(lab.runIndex("env", args));
+    // The restart sends that batch first, the same rows under the same key; nothing else
+    // twice. Deduplicated on eventKey, the consumer has every row exactly once.
+    QCOMPARE(hook.requests().at(3).idempotencyKey, inFlight.idempotencyKey);
+    QCOMPARE(hook.requests().at(3).body, inFlight.body);
+    const QList<QByteArray> all = keysInOutboxOrder(lab, "1 = 1");
+    const QList<QByteArray> accepted = hook.acceptedEventKeys();
+    QCOMPARE(accepted.size(), all.size() + 5);
+    QList<QByteArray> deduped;
+    for (const QByteArray& k : accepted)
+        if (!deduped.contains(k))
+            deduped << k;
+    QCOMPARE(deduped, all);
+    for (const QByteArray& k : WebhookRecorder::batchEventKeys(inFlight.body))
+        QCOMPARE(accepted.count(k), 2);
+    QCOMPARE(lab.count("SELECT count(*) FROM outbox WHERE delivered_at IS NULL"), 0);
+}
+
+void TestOutbox::killDuringJsonLinesBatchRewritesThatBatch()
+{
+    IndexerLab lab;
+    lab.deployToken("AAA");
+    lab.sprayAll(10, 3, 10); // 31 rows over blocks 1..11
+    const QString file = lab.tempPath("events.jsonl");
+    // First run: the rows 5 blocks deep go out (batch A).
+    VERIFY_EXIT_OK(
+        lab.runIndex("env", {"--exit-when-synced", "--confirmations", "5", "--outbox-file", file}));
+    const QString safe = QString::number(qint64(lab.eth().blockNumber()) - 5);
+    const QList<QByteArray> a = keysInOutboxOrder(lab, "block_number <= " + safe);
+    const QList<QByteArray> b = keysInOutboxOrder(lab, "block_number > " + safe);
+    QVERIFY(!a.isEmpty() && !b.isEmpty());
+    QCOMPARE(jsonLinesKeys(file), a);
+
+    // Second run: the rest goes out as one batch (B), written and synced, and the process
+    // dies before marking it delivered.
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("FORKSCOPE_CRASH_AT", "mid-delivery");
+    env.insert("FORKSCOPE_CRASH_AFTER", "0");
+    const QStringList args{"--exit-when-synced", "--confirmations", "0", "--outbox-file", file};
+    const ProcessRun crashed = lab.runIndex("env", args, {}, env);
+    QVERIFY2(crashed.exitStatus == QProcess::CrashExit, qPrintable(crashed.describe()));
+    QCOMPARE(jsonLinesKeys(file), a + b);
+    QCOMPARE(lab.count("SELECT count(*) FROM outbox WHERE delivered_at IS NULL"), b.size());
+
+    // Third run: exactly batch B again, the same keys in the same order; A never again.
+    VERIFY_EXIT_OK(lab.runIndex("env", args));
+    QCOMPARE(jsonLinesKeys(file), a + b + b);
+    QCOMPARE(lab.count("SELECT count(*) FROM outbox WHERE delivered_at IS NULL"), 0);
+}
+
+void TestOutbox::webhookBatchFlagIsChecked_data()
+{
+    QTest::addColumn<QStringList>("extra");
+    QTest::addColumn<QString>("mentions");
+    QTest::newRow("zero") << QStringList{"--webhook", "http://127.0.0.1:9/h", "--webhook-batch",
+                                         "0"}
+                          << "expected 1 to 500";
+    QTest::newRow("too big") << QStringList{"--webhook", "http://127.0.0.1:9/h", "--webhook-batch",
+                                            "501"}
+                             << "expected 1 to 500";
+    QTest::newRow("not a number") << QStringList{"--webhook", "http://127.0.0.1:9/h",
+                                                 "--webhook-batch", "many"}
+                                  << "--webhook-batch";
+    QTest::newRow("without a webhook")
+        << QStringList{"--outbox-file", "/tmp/x.jsonl", "--webhook-batch", "5"}
+        << "needs --webhook";
+}
+
+void TestOutbox::webhookBatchFlagIsChecked()
+{
+    QFETCH(QStringList, extra);
+    QFETCH(QString, mentions);
+    const ProcessRun r = test::runForkscope(
+        QStringList{"index", "--rpc", "http://127.0.0.1:9", "--db", "/tmp/never-created.sqlite",
+                    "--env", "e", "--contract", "0x5fbdb2315678afecb367f032d93f642f64180aa3"} +
+        extra);
+    VERIFY_ONE_ERROR_LINE(r, 2, QStringList({"--webhook-batch", mentions}));
+    QVERIFY(!QFile::exists("/tmp/never-created.sqlite"));
 }
 
 QTEST_GUILESS_MAIN(TestOutbox)

@@ -4,6 +4,7 @@
 
 #include <QDateTime>
 #include <QSqlQuery>
+#include <algorithm>
 
 namespace forkscope::outbox {
 
@@ -65,39 +66,76 @@ RoundResult OutboxDispatcher::deliverRound(std::uint64_t safeHeight, int limit)
             rows.append({q.value(0).toLongLong(), q.value(1).toULongLong(), q.value(2).toString(),
                          q.value(3).toString().toUtf8()});
     }
-    for (const OutboxRow& row : rows) {
-        const DeliveryResult d = m_sink.deliver(row);
+    const qsizetype maxBatch = std::max(1, m_sink.maxBatch());
+    qsizetype oneByOneUntil = 0; // rows before this index go one per call (after a 4xx)
+    for (qsizetype at = 0; at < rows.size();) {
+        const qsizetype size = at < oneByOneUntil ? 1 : std::min(maxBatch, rows.size() - at);
+        const QList<OutboxRow> batch = rows.mid(at, size);
+        const DeliveryResult d = m_sink.deliver(batch);
+        ++r.attempts;
+        if (d.outcome == DeliveryResult::Outcome::Retry) {
+            ++m_failureStreak;
+            markRetry(batch, d.detail);
+            r.blocked = true;
+            r.retryAfter = m_backoff.delay(m_failureStreak);
+            r.lastError = d.detail;
+            break; // keep the order: nothing after this batch goes before it
+        }
+        m_failureStreak = 0; // the sink answered for good: it works
         if (d.outcome == DeliveryResult::Outcome::Delivered) {
             indexer::crashPoint("mid-delivery");
-            // Conditional: a rollback may have removed the row while it was in flight; it
-            // was sent (and will be retracted by the reorg's compensating note if kept).
-            store::WriteTransaction tx(m_db);
-            m_db.run(QStringLiteral("UPDATE outbox SET delivered_at = ?, attempts = attempts + 1 "
-                                    "WHERE id = ? AND delivered_at IS NULL"),
-                     {store::nowUtc(), row.id});
-            tx.commit();
-            ++r.delivered;
-            continue;
-        }
-        store::WriteTransaction tx(m_db);
-        if (d.outcome == DeliveryResult::Outcome::Failed) {
-            m_db.run(QStringLiteral("UPDATE outbox SET failed_at = ?, last_error = ?, attempts = "
-                                    "attempts + 1 WHERE id = ?"),
-                     {store::nowUtc(), d.detail, row.id});
-            tx.commit();
-            ++r.failed;
+            markDelivered(batch);
+            r.delivered += int(size);
+        } else if (size > 1) {
+            // A refusal of the whole batch names no row: ask again row by row, so only
+            // the one the receiver refuses is marked failed.
+            oneByOneUntil = at + size;
             r.lastError = d.detail;
             continue;
+        } else {
+            markFailed(batch.first(), d.detail);
+            ++r.failed;
+            r.lastError = d.detail;
         }
-        m_db.run(QStringLiteral(
-                     "UPDATE outbox SET last_error = ?, attempts = attempts + 1 WHERE id = ?"),
-                 {d.detail, row.id});
-        tx.commit();
-        r.blocked = true;
-        r.lastError = d.detail;
-        break; // keep the order: nothing after this row goes before it
+        at += size;
     }
     return r;
+}
+
+void OutboxDispatcher::markDelivered(const QList<OutboxRow>& rows)
+{
+    // One transaction for the batch. Conditional: a rollback may have removed a row while
+    // it was in flight; it was sent (and is retracted by the reorg's compensating note if
+    // it was kept as delivered).
+    const QString now = store::nowUtc();
+    store::WriteTransaction tx(m_db);
+    for (const OutboxRow& row : rows)
+        m_db.runCached(QStringLiteral("UPDATE outbox SET delivered_at = ?, attempts = attempts + 1 "
+                                      "WHERE id = ? AND delivered_at IS NULL"),
+                       {now, row.id});
+    tx.commit();
+}
+
+void OutboxDispatcher::markFailed(const OutboxRow& row, const QString& error)
+{
+    store::WriteTransaction tx(m_db);
+    m_db.run(QStringLiteral("UPDATE outbox SET failed_at = ?, last_error = ?, attempts = "
+                            "attempts + 1 WHERE id = ?"),
+             {store::nowUtc(), error, row.id});
+    tx.commit();
+}
+
+void OutboxDispatcher::markRetry(const QList<OutboxRow>& rows, const QString& error)
+{
+    // Bookkeeping only (shown per row): the wait before the next try comes from the
+    // sink's failure streak, never from these counts.
+    store::WriteTransaction tx(m_db);
+    for (const OutboxRow& row : rows)
+        m_db.runCached(
+            QStringLiteral(
+                "UPDATE outbox SET last_error = ?, attempts = attempts + 1 WHERE id = ?"),
+            {error, row.id});
+    tx.commit();
 }
 
 } // namespace forkscope::outbox

@@ -1,8 +1,10 @@
 #pragma once
 
 #include "OutboxSink.h"
+#include "RetryBackoff.h"
 
 #include <QString>
+#include <chrono>
 #include <cstdint>
 
 namespace forkscope::store {
@@ -15,23 +17,31 @@ struct RoundResult
 {
     int delivered = 0;
     int failed = 0;        // permanently refused this round
-    bool blocked = false;  // a row must be retried: later rows wait (order is kept)
+    bool blocked = false;  // rows must be retried: later rows wait (order is kept)
     bool archived = false; // the environment is archived: nothing more goes out from it
+    int attempts = 0;      // deliver() calls this round
+    // When blocked: how long to wait before the next round, from the sink's failure
+    // streak (RetryBackoff); 0 otherwise.
+    std::chrono::milliseconds retryAfter{0};
     QString lastError;
 };
 
 // Delivers outbox rows at or below the safe height, in (block_number, id) order, at most
-// 500 per round (seed 000's query). delivered_at is written only after the sink confirmed,
-// so a crash between the two re-sends that row once more with the same Idempotency-Key:
-// delivery is at-least-once, exactly-once for a sink that honours the key. A row that must
-// be retried stops the round, so nothing overtakes it. Runs on the dispatcher's own thread
-// with its own connection.
+// `limit` per round (seed 000's query), in batches of up to the sink's maxBatch().
+// A batch is marked delivered in one transaction, and only after the sink confirmed it,
+// so a crash between the two re-sends at most that batch, with the same keys: delivery
+// is at-least-once, exactly-once for a consumer that deduplicates on the event key. A
+// batch that must be retried stops the round, so nothing overtakes it. A batch of more
+// than one row that the sink refuses for good (4xx) is not blamed on all its rows: they
+// go again one per deliver() call, so only the row the sink refuses is marked failed.
+// Runs on the dispatcher's own thread with its own connection.
 class OutboxDispatcher
 {
 public:
     OutboxDispatcher(store::Database& db, QString environmentId, std::uint64_t chainId,
-                     OutboxSink& sink)
-        : m_db(db), m_env(std::move(environmentId)), m_chainId(chainId), m_sink(sink)
+                     OutboxSink& sink, RetryBackoff backoff = {})
+        : m_db(db), m_env(std::move(environmentId)), m_chainId(chainId), m_sink(sink),
+          m_backoff(backoff)
     {
     }
 
@@ -39,11 +49,20 @@ public:
     // no more real than reorged-out ones) and says so in RoundResult::archived/lastError.
     RoundResult deliverRound(std::uint64_t safeHeight, int limit = 500);
 
+    // Consecutive attempts the sink answered with "retry"; any answer for good resets it.
+    int failureStreak() const { return m_failureStreak; }
+
 private:
+    void markDelivered(const QList<OutboxRow>& rows);
+    void markFailed(const OutboxRow& row, const QString& error);
+    void markRetry(const QList<OutboxRow>& rows, const QString& error);
+
     store::Database& m_db;
     QString m_env;
     std::uint64_t m_chainId;
     OutboxSink& m_sink;
+    RetryBackoff m_backoff;
+    int m_failureStreak = 0;
 };
 
 struct OutboxCounts

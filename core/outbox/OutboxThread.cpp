@@ -10,10 +10,10 @@ namespace forkscope::outbox {
 
 OutboxThread::OutboxThread(QString dbPath, QString environmentId, std::uint64_t chainId,
                            QUrl webhook, QString file, std::chrono::milliseconds webhookTimeout,
-                           ErrorHandler onError)
+                           ErrorHandler onError, int webhookBatch)
     : m_dbPath(std::move(dbPath)), m_env(std::move(environmentId)), m_chainId(chainId),
       m_webhook(std::move(webhook)), m_file(std::move(file)), m_webhookTimeout(webhookTimeout),
-      m_onError(std::move(onError))
+      m_webhookBatch(webhookBatch), m_onError(std::move(onError))
 {
     m_thread.reset(QThread::create([this] { run(); }));
     m_thread->setObjectName(QStringLiteral("forkscope-outbox"));
@@ -37,11 +37,10 @@ void OutboxThread::run()
     }
     std::unique_ptr<OutboxSink> sink;
     if (!m_webhook.isEmpty())
-        sink = std::make_unique<WebhookSink>(m_webhook, m_webhookTimeout);
+        sink = std::make_unique<WebhookSink>(m_webhook, m_webhookTimeout, m_webhookBatch);
     else
         sink = std::make_unique<JsonLinesSink>(m_file);
     OutboxDispatcher dispatcher(*db, m_env, m_chainId, *sink);
-    int failures = 0;
     while (!m_stop) {
         const qint64 safe = m_safe;
         int sleepMs = 100;
@@ -54,13 +53,13 @@ void OutboxThread::run()
                 }
                 m_delivered += r.delivered;
                 m_failed += r.failed;
-                if (r.blocked) {
-                    // Capped exponential backoff; indexing goes on meanwhile.
-                    sleepMs = int(std::min<qint64>(30000, 100LL << std::min(++failures, 8)));
-                } else {
-                    failures = 0;
-                    sleepMs = r.delivered > 0 ? 0 : 100;
-                }
+                // A blocked round waits as long as the sink's failure streak says (the
+                // dispatcher resets it on any answer for good); indexing goes on meanwhile.
+                // A round that got answers goes straight on; an empty one polls.
+                if (r.blocked)
+                    sleepMs = int(r.retryAfter.count());
+                else
+                    sleepMs = r.delivered + r.failed > 0 ? 0 : 100;
             } catch (const store::StoreError& e) {
                 m_onError(e.message());
                 sleepMs = 1000;

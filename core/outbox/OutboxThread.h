@@ -21,8 +21,11 @@ public:
     // `onError` is called on the outbox thread with a message naming what failed (the
     // command line prints it; the desktop engine forwards it to the event log).
     using ErrorHandler = std::function<void(const QString&)>;
+    // `webhookBatch` > 1 turns on the webhook's batch mode (WebhookSink); a JSON Lines
+    // file always takes whole batches.
     OutboxThread(QString dbPath, QString environmentId, std::uint64_t chainId, QUrl webhook,
-                 QString file, std::chrono::milliseconds webhookTimeout, ErrorHandler onError);
+                 QString file, std::chrono::milliseconds webhookTimeout, ErrorHandler onError,
+                 int webhookBatch = 1);
     ~OutboxThread(); // stops and joins
 
     void setSafeHeight(std::uint64_t h) { m_safe = qint64(h); }
@@ -39,6 +42,7 @@ private:
     QUrl m_webhook;
     QString m_file;
     std::chrono::milliseconds m_webhookTimeout;
+    int m_webhookBatch;
     std::atomic<qint64> m_safe{-1};
     std::atomic<bool> m_stop{false};
     std::atomic<qint64> m_delivered{0};

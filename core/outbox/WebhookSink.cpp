@@ -9,8 +9,9 @@
 
 namespace forkscope::outbox {
 
-WebhookSink::WebhookSink(QUrl url, std::chrono::milliseconds timeout)
-    : m_url(std::move(url)), m_timeout(timeout), m_nam(std::make_unique<QNetworkAccessManager>())
+WebhookSink::WebhookSink(QUrl url, std::chrono::milliseconds timeout, int batch)
+    : m_url(std::move(url)), m_timeout(timeout), m_batch(std::clamp(batch, 1, kMaxBatch)),
+      m_nam(std::make_unique<QNetworkAccessManager>())
 {
     QHostAddress a;
     if (m_url.host() == QLatin1String("localhost") ||
@@ -20,12 +21,36 @@ WebhookSink::WebhookSink(QUrl url, std::chrono::milliseconds timeout)
 
 WebhookSink::~WebhookSink() = default;
 
-DeliveryResult WebhookSink::deliver(const OutboxRow& row)
+QByteArray WebhookSink::batchKey(const QList<OutboxRow>& rows)
+{
+    if (rows.isEmpty())
+        return {};
+    return "batch:" + rows.first().eventKey.toUtf8() + ".." + rows.last().eventKey.toUtf8();
+}
+
+DeliveryResult WebhookSink::deliver(const QList<OutboxRow>& rows)
+{
+    if (rows.isEmpty())
+        return {DeliveryResult::Outcome::Delivered, {}};
+    if (m_batch == 1 && rows.size() == 1)
+        return post(rows.first().eventKey.toUtf8(), rows.first().payload, QStringLiteral("row"));
+    QByteArray body = "[";
+    for (const OutboxRow& row : rows) {
+        if (body.size() > 1)
+            body += ',';
+        body += rowEnvelope(row);
+    }
+    body += ']';
+    return post(batchKey(rows), body, QStringLiteral("batch of %1 row(s)").arg(rows.size()));
+}
+
+DeliveryResult WebhookSink::post(const QByteArray& idempotencyKey, const QByteArray& body,
+                                 const QString& what)
 {
     QNetworkRequest req(m_url);
     req.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/json"));
-    req.setRawHeader("Idempotency-Key", row.eventKey.toUtf8());
-    QNetworkReply* reply = m_nam->post(req, row.payload);
+    req.setRawHeader("Idempotency-Key", idempotencyKey);
+    QNetworkReply* reply = m_nam->post(req, body);
     QEventLoop loop;
     QTimer timer;
     timer.setSingleShot(true);
@@ -44,17 +69,19 @@ DeliveryResult WebhookSink::deliver(const OutboxRow& row)
     const QString error = reply->errorString();
     reply->deleteLater();
     if (timedOut)
-        return {DeliveryResult::Outcome::Retry,
-                QStringLiteral("webhook timed out after %1 ms").arg(m_timeout.count())};
+        return {
+            DeliveryResult::Outcome::Retry,
+            QStringLiteral("webhook timed out after %1 ms (%2)").arg(m_timeout.count()).arg(what)};
     if (status >= 200 && status < 300)
         return {DeliveryResult::Outcome::Delivered, {}};
     if (status >= 400 && status < 500)
         return {DeliveryResult::Outcome::Failed,
-                QStringLiteral("webhook refused with HTTP %1").arg(status)};
+                QStringLiteral("webhook refused the %1 with HTTP %2").arg(what).arg(status)};
     if (status >= 500)
         return {DeliveryResult::Outcome::Retry,
-                QStringLiteral("webhook answered HTTP %1").arg(status)};
-    return {DeliveryResult::Outcome::Retry, QStringLiteral("webhook unreachable: %1").arg(error)};
+                QStringLiteral("webhook answered HTTP %1 (%2)").arg(status).arg(what)};
+    return {DeliveryResult::Outcome::Retry,
+            QStringLiteral("webhook unreachable: %1 (%2)").arg(error, what)};
 }
 
 } // namespace forkscope::outbox

@@ -10,20 +10,38 @@ class QNetworkAccessManager;
 
 namespace forkscope::outbox {
 
-// POSTs each row's payload as JSON with `Idempotency-Key: <event_key>`. 2xx = delivered;
-// timeouts, transport errors and 5xx = retry; 4xx = failed (the receiver refused this
-// row; retrying would not change its mind). Create and use it on one thread.
+// POSTs outbox rows as JSON. 2xx = delivered; timeouts, transport errors and 5xx = retry;
+// 4xx = refused (retrying would not change the receiver's mind). Create and use it on one
+// thread.
+//
+// Single-row mode (batch 1, the default): the body is the row's payload, the header
+// `Idempotency-Key: <event_key>`.
+// Batch mode (batch N > 1): the body is a JSON array of up to N rowEnvelope objects
+// ({"id", "eventKey", "blockNumber", "payload"}) in (block_number, id) order, the header
+// `Idempotency-Key: batch:<first event_key>..<last event_key>`; a 2xx accepts all of them.
+// Every request is an array in this mode, even one of a single row. What the receiver
+// must deduplicate on is each element's eventKey (see README, "Outbox").
 class WebhookSink : public OutboxSink
 {
 public:
-    WebhookSink(QUrl url, std::chrono::milliseconds timeout);
+    static constexpr int kMaxBatch = 500;
+
+    WebhookSink(QUrl url, std::chrono::milliseconds timeout, int batch = 1);
     ~WebhookSink() override;
     QString describe() const override { return QStringLiteral("webhook %1").arg(m_url.toString()); }
-    DeliveryResult deliver(const OutboxRow& row) override;
+    int maxBatch() const override { return m_batch; }
+    DeliveryResult deliver(const QList<OutboxRow>& rows) override;
+
+    // The Idempotency-Key of a batch request carrying `rows`.
+    static QByteArray batchKey(const QList<OutboxRow>& rows);
 
 private:
+    DeliveryResult post(const QByteArray& idempotencyKey, const QByteArray& body,
+                        const QString& what);
+
     QUrl m_url;
     std::chrono::milliseconds m_timeout;
+    int m_batch;
     std::unique_ptr<QNetworkAccessManager> m_nam;
 };
 

@@ -1,5 +1,9 @@
 #include "WebhookRecorder.h"
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRandomGenerator>
 #include <QTcpSocket>
 #include <memory>
 
@@ -15,6 +19,40 @@ WebhookRecorder::WebhookRecorder(QList<int> script, QObject* parent)
 QUrl WebhookRecorder::url() const
 {
     return QUrl(QStringLiteral("http://127.0.0.1:%1/hook").arg(serverPort()));
+}
+
+WebhookRecorder::Pattern WebhookRecorder::alternating(int failStatus)
+{
+    return [failStatus](qsizetype index) { return index % 2 == 0 ? failStatus : 200; };
+}
+
+WebhookRecorder::Pattern WebhookRecorder::flapping(quint32 seed, int failStatus)
+{
+    auto generator = std::make_shared<QRandomGenerator>(seed);
+    return [generator, failStatus](qsizetype) {
+        return generator->bounded(2) == 0 ? failStatus : 200;
+    };
+}
+
+QList<QByteArray> WebhookRecorder::batchEventKeys(const QByteArray& body)
+{
+    QList<QByteArray> out;
+    for (const QJsonValue& v : QJsonDocument::fromJson(body).array())
+        out << v.toObject().value(QStringLiteral("eventKey")).toString().toUtf8();
+    return out;
+}
+
+QList<QByteArray> WebhookRecorder::acceptedEventKeys() const
+{
+    QList<QByteArray> out;
+    for (const auto& r : m_requests)
+        if (r.status >= 200 && r.status < 300) {
+            if (r.body.startsWith('['))
+                out << batchEventKeys(r.body);
+            else
+                out << r.idempotencyKey;
+        }
+    return out;
 }
 
 QList<QByteArray> WebhookRecorder::acceptedKeys() const
@@ -49,7 +87,9 @@ void WebhookRecorder::onConnection()
                     return;
                 req.body = buffer->mid(headerEnd + 4, length);
                 buffer->remove(0, headerEnd + 4 + length);
-                req.status = m_script.isEmpty() ? 200 : m_script.takeFirst();
+                req.status = !m_script.isEmpty() ? m_script.takeFirst()
+                             : m_pattern         ? m_pattern(m_requests.size())
+                                                 : 200;
                 m_requests.append(req);
                 if (req.status == 0)
                     return; // never answer: the sender must time out

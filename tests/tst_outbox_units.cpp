@@ -1,0 +1,245 @@
+// The outbox dispatcher against scripted sinks, on a real SQLite file and no node: the
+// retry wait follows the sink's failure streak (reset by any answer for good, blind to a
+// row's history), batches keep the order and the safe height, a refused batch is asked
+// again row by row, and the JSON Lines sink writes whole batches. Waits are read from
+// RoundResult::retryAfter (what the dispatcher thread sleeps), never timed.
+#include "outbox/JsonLinesSink.h"
+#include "outbox/OutboxDispatcher.h"
+#include "outbox/RetryBackoff.h"
+#include "store/Database.h"
+
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSqlQuery>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace forkscope;
+using outbox::DeliveryResult;
+using Outcome = outbox::DeliveryResult::Outcome;
+using std::chrono::milliseconds;
+
+namespace {
+
+const QString kEnv = QStringLiteral("env");
+constexpr std::uint64_t kChain = 31337;
+
+// A fresh database holding `rows` pending outbox rows, `perBlock` per block from block 1,
+// keyed k1, k2, ... in (block_number, id) order.
+std::unique_ptr<store::Database> seeded(const QString& path, int rows, int perBlock = 1)
+{
+    auto db = store::Database::open(path);
+    store::WriteTransaction tx(*db);
+    db->run(QStringLiteral("INSERT INTO environments (environment_id, chain_id, genesis_hash, "
+                           "rpc_url, created_at) VALUES (?, ?, '0x00', 'http://x', ?)"),
+            {kEnv, qint64(kChain), store::nowUtc()});
+    for (int i = 1; i <= rows; ++i)
+        db->run(QStringLiteral("INSERT INTO outbox (environment_id, chain_id, block_number, "
+                               "event_key, payload) VALUES (?, ?, ?, ?, ?)"),
+                {kEnv, qint64(kChain), (i - 1) / perBlock + 1, QStringLiteral("k%1").arg(i),
+                 QStringLiteral("{\"n\":%1}").arg(i)});
+    tx.commit();
+    return db;
+}
+
+qint64 count(store::Database& db, const QString& where)
+{
+    QSqlQuery q = db.run("SELECT count(*) FROM outbox WHERE " + where);
+    return q.next() ? q.value(0).toLongLong() : -1;
+}
+
+// Answers from a script, then `otherwise`; records the keys of every call.
+struct ScriptedSink : outbox::OutboxSink
+{
+    QList<Outcome> script;
+    Outcome otherwise = Outcome::Delivered;
+    int batch = 1;
+    QList<QStringList> calls;
+
+    QString describe() const override { return QStringLiteral("scripted"); }
+    int maxBatch() const override { return batch; }
+    DeliveryResult deliver(const QList<outbox::OutboxRow>& rows) override
+    {
+        QStringList keys;
+        for (const auto& r : rows)
+            keys << r.eventKey;
+        calls << keys;
+        const Outcome o = script.isEmpty() ? otherwise : script.takeFirst();
+        return {o, o == Outcome::Delivered ? QString() : QStringLiteral("scripted %1").arg(int(o))};
+    }
+};
+
+// Runs rounds until a round neither delivers nor is blocked (or `maxRounds`), and returns
+// the wait each round asked for.
+QList<qint64> waitsUntilIdle(outbox::OutboxDispatcher& d, std::uint64_t safe, int maxRounds = 100)
+{
+    QList<qint64> waits;
+    for (int i = 0; i < maxRounds; ++i) {
+        const outbox::RoundResult r = d.deliverRound(safe);
+        if (!r.blocked && r.delivered == 0 && r.failed == 0)
+            break;
+        waits << r.retryAfter.count();
+    }
+    return waits;
+}
+
+} // namespace
+
+class TestOutboxUnits : public QObject
+{
+    Q_OBJECT
+private slots:
+    void retryDelayFollowsTheFailureStreak_data();
+    void retryDelayFollowsTheFailureStreak();
+    void backoffResetsAfterSuccess();
+    void waitIgnoresTheRowsHistory();
+    void batchesKeepOrderAndTheSafeHeight();
+    void refusedBatchIsAskedAgainRowByRow();
+    void jsonLinesSinkWritesOneBatch();
+    void jsonLinesSinkWriteFailureIsRetried();
+
+private:
+    QTemporaryDir m_dir;
+};
+
+void TestOutboxUnits::retryDelayFollowsTheFailureStreak_data()
+{
+    QTest::addColumn<int>("streak");
+    QTest::addColumn<qint64>("ms");
+    QTest::newRow("no failure") << 0 << qint64(0);
+    QTest::newRow("first failure") << 1 << qint64(50);
+    QTest::newRow("second") << 2 << qint64(75);
+    QTest::newRow("third") << 3 << qint64(113);
+    QTest::newRow("tenth") << 10 << qint64(1922);
+    QTest::newRow("sixteenth") << 16 << qint64(21895);
+    QTest::newRow("capped") << 17 << qint64(30000);
+    QTest::newRow("far past the cap") << 100000 << qint64(30000);
+    QTest::newRow("negative") << -3 << qint64(0);
+}
+
+void TestOutboxUnits::retryDelayFollowsTheFailureStreak()
+{
+    QFETCH(int, streak);
+    QFETCH(qint64, ms);
+    QCOMPARE(outbox::RetryBackoff{}.delay(streak).count(), ms);
+}
+
+void TestOutboxUnits::backoffResetsAfterSuccess()
+{
+    // The sink fails 5 times, recovers, then fails once after each of two successes.
+    auto db = seeded(m_dir.filePath("reset.sqlite"), 20);
+    ScriptedSink sink;
+    sink.script = {Outcome::Retry, Outcome::Retry,     Outcome::Retry,
+                   Outcome::Retry, Outcome::Retry,     Outcome::Delivered,
+                   Outcome::Retry, Outcome::Delivered, Outcome::Retry};
+    outbox::OutboxDispatcher d(*db, kEnv, kChain, sink);
+    const QList<qint64> waits = waitsUntilIdle(d, 100);
+    // Growing waits during the outage; after each success the next failure waits the first
+    // step again (50 ms), not the sixth and seventh (380, 570 ms); then the rest goes in
+    // one round that asks for no wait.
+    QCOMPARE(waits, (QList<qint64>{50, 75, 113, 169, 253, 50, 50, 0}));
+    QCOMPARE(count(*db, "delivered_at IS NOT NULL"), 20);
+    QCOMPARE(sink.calls.size(), 20 + 7); // each row once, plus the 7 failed attempts
+    QCOMPARE(d.failureStreak(), 0);
+}
+
+void TestOutboxUnits::waitIgnoresTheRowsHistory()
+{
+    // A row that was tried 1,000 times before (another run, another sink) does not make
+    // the next failure wait longer: only the sink's current streak counts.
+    auto db = seeded(m_dir.filePath("history.sqlite"), 3);
+    db->run(QStringLiteral("UPDATE outbox SET attempts = 1000, last_error = 'old' WHERE "
+                           "event_key = 'k1'"));
+    ScriptedSink sink;
+    sink.script = {Outcome::Retry};
+    outbox::OutboxDispatcher d(*db, kEnv, kChain, sink);
+    const outbox::RoundResult r = d.deliverRound(100);
+    QVERIFY(r.blocked);
+    QCOMPARE(r.retryAfter.count(), 50);
+    QCOMPARE(count(*db, "event_key = 'k1' AND attempts = 1001"), 1); // still recorded
+}
+
+void TestOutboxUnits::batchesKeepOrderAndTheSafeHeight()
+{
+    // 30 rows, 3 per block; the safe height is block 7: rows k1..k21, in batches of 8.
+    auto db = seeded(m_dir.filePath("batches.sqlite"), 30, 3);
+    ScriptedSink sink;
+    sink.batch = 8;
+    sink.script = {Outcome::Delivered, Outcome::Retry}; // the second batch is retried whole
+    outbox::OutboxDispatcher d(*db, kEnv, kChain, sink);
+    const QList<qint64> waits = waitsUntilIdle(d, 7);
+    QCOMPARE(waits, (QList<qint64>{50, 0}));
+    QStringList keys;
+    for (int i = 1; i <= 21; ++i)
+        keys << QStringLiteral("k%1").arg(i);
+    QCOMPARE(sink.calls,
+             (QList<QStringList>{keys.mid(0, 8), keys.mid(8, 8), keys.mid(8, 8), keys.mid(16)}));
+    QCOMPARE(count(*db, "delivered_at IS NOT NULL AND block_number <= 7"), 21);
+    QCOMPARE(count(*db, "delivered_at IS NOT NULL AND block_number > 7"), 0);
+    // One transaction per batch: a batch's rows share one delivered_at.
+    QSqlQuery q = db->run(QStringLiteral("SELECT count(DISTINCT delivered_at) FROM outbox WHERE "
+                                         "event_key IN ('k9', 'k12', 'k16')"));
+    QVERIFY(q.next());
+    QCOMPARE(q.value(0).toInt(), 1);
+    // The retried batch's rows record both attempts.
+    QCOMPARE(count(*db, "attempts = 2"), 8);
+}
+
+void TestOutboxUnits::refusedBatchIsAskedAgainRowByRow()
+{
+    auto db = seeded(m_dir.filePath("refused.sqlite"), 6);
+    ScriptedSink sink;
+    sink.batch = 4;
+    // The batch k1..k4 is refused; alone, only k2 is.
+    sink.script = {Outcome::Failed, Outcome::Delivered, Outcome::Failed};
+    outbox::OutboxDispatcher d(*db, kEnv, kChain, sink);
+    const outbox::RoundResult r = d.deliverRound(100);
+    QCOMPARE(r.delivered, 5);
+    QCOMPARE(r.failed, 1);
+    QVERIFY(!r.blocked);
+    QCOMPARE(sink.calls,
+             (QList<QStringList>{
+                 {"k1", "k2", "k3", "k4"}, {"k1"}, {"k2"}, {"k3"}, {"k4"}, {"k5", "k6"}}));
+    QCOMPARE(count(*db, "failed_at IS NOT NULL AND event_key = 'k2'"), 1);
+    QCOMPARE(count(*db, "delivered_at IS NOT NULL"), 5);
+}
+
+void TestOutboxUnits::jsonLinesSinkWritesOneBatch()
+{
+    const QString path = m_dir.filePath("batch.jsonl");
+    outbox::JsonLinesSink sink(path);
+    QCOMPARE(sink.maxBatch(), outbox::JsonLinesSink::kMaxBatch);
+    const QList<outbox::OutboxRow> rows{{7, 3, "transfer:3:0xab:0", "{\"a\":1}"},
+                                        {8, 4, "weird \"key\"\n", "{\"b\":[2]}"}};
+    QCOMPARE(sink.deliver(rows).outcome, Outcome::Delivered);
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QList<QByteArray> lines = f.readAll().split('\n');
+    QCOMPARE(lines.size(), 3); // two lines and the final newline
+    QVERIFY(lines.last().isEmpty());
+    for (int i = 0; i < 2; ++i) {
+        QJsonParseError e{};
+        const QJsonObject o = QJsonDocument::fromJson(lines.at(i), &e).object();
+        QVERIFY2(e.error == QJsonParseError::NoError, lines.at(i).constData());
+        QCOMPARE(o.value("id").toInteger(), rows.at(i).id);
+        QCOMPARE(o.value("eventKey").toString(), rows.at(i).eventKey);
+        QCOMPARE(o.value("blockNumber").toInteger(), qint64(rows.at(i).blockNumber));
+        QCOMPARE(QJsonDocument(o.value("payload").toObject()).toJson(QJsonDocument::Compact),
+                 rows.at(i).payload);
+    }
+}
+
+void TestOutboxUnits::jsonLinesSinkWriteFailureIsRetried()
+{
+    // /dev/full takes the open and refuses every write (ENOSPC).
+    if (!QFile::exists("/dev/full"))
+        QSKIP("no /dev/full on this system");
+    outbox::JsonLinesSink sink("/dev/full");
+    const DeliveryResult r = sink.deliver({{1, 1, "k1", "{}"}, {2, 1, "k2", "{}"}});
+    QCOMPARE(r.outcome, Outcome::Retry);
+    QVERIFY2(r.detail.startsWith("write of 2 row(s) to /dev/full failed: "), qPrintable(r.detail));
+}
+
+QTEST_GUILESS_MAIN(TestOutboxUnits)
+#include "tst_outbox_units.moc"
