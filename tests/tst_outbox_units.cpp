@@ -108,12 +108,13 @@ void TestOutboxUnits::retryDelayFollowsTheFailureStreak_data()
     QTest::addColumn<int>("streak");
     QTest::addColumn<qint64>("ms");
     QTest::newRow("no failure") << 0 << qint64(0);
-    QTest::newRow("first failure") << 1 << qint64(50);
-    QTest::newRow("second") << 2 << qint64(75);
-    QTest::newRow("third") << 3 << qint64(113);
-    QTest::newRow("tenth") << 10 << qint64(1922);
-    QTest::newRow("sixteenth") << 16 << qint64(21895);
-    QTest::newRow("capped") << 17 << qint64(30000);
+    QTest::newRow("first failure") << 1 << qint64(20);
+    QTest::newRow("second") << 2 << qint64(30);
+    QTest::newRow("third") << 3 << qint64(45);
+    QTest::newRow("fourth") << 4 << qint64(68);
+    QTest::newRow("tenth") << 10 << qint64(769);
+    QTest::newRow("nineteenth") << 19 << qint64(29558);
+    QTest::newRow("capped") << 20 << qint64(30000);
     QTest::newRow("far past the cap") << 100000 << qint64(30000);
     QTest::newRow("negative") << -3 << qint64(0);
 }
@@ -136,9 +137,9 @@ void TestOutboxUnits::backoffResetsAfterSuccess()
     outbox::OutboxDispatcher d(*db, kEnv, kChain, sink);
     const QList<qint64> waits = waitsUntilIdle(d, 100);
     // Growing waits during the outage; after each success the next failure waits the first
-    // step again (50 ms), not the sixth and seventh (380, 570 ms); then the rest goes in
+    // step again (20 ms), not the sixth and seventh (152, 228 ms); then the rest goes in
     // one round that asks for no wait.
-    QCOMPARE(waits, (QList<qint64>{50, 75, 113, 169, 253, 50, 50, 0}));
+    QCOMPARE(waits, (QList<qint64>{20, 30, 45, 68, 101, 20, 20, 0}));
     QCOMPARE(count(*db, "delivered_at IS NOT NULL"), 20);
     QCOMPARE(sink.calls.size(), 20 + 7); // each row once, plus the 7 failed attempts
     QCOMPARE(d.failureStreak(), 0);
@@ -156,7 +157,7 @@ void TestOutboxUnits::waitIgnoresTheRowsHistory()
     outbox::OutboxDispatcher d(*db, kEnv, kChain, sink);
     const outbox::RoundResult r = d.deliverRound(100);
     QVERIFY(r.blocked);
-    QCOMPARE(r.retryAfter.count(), 50);
+    QCOMPARE(r.retryAfter.count(), 20);
     QCOMPARE(count(*db, "event_key = 'k1' AND attempts = 1001"), 1); // still recorded
 }
 
@@ -169,7 +170,7 @@ void TestOutboxUnits::batchesKeepOrderAndTheSafeHeight()
     sink.script = {Outcome::Delivered, Outcome::Retry}; // the second batch is retried whole
     outbox::OutboxDispatcher d(*db, kEnv, kChain, sink);
     const QList<qint64> waits = waitsUntilIdle(d, 7);
-    QCOMPARE(waits, (QList<qint64>{50, 0}));
+    QCOMPARE(waits, (QList<qint64>{20, 0}));
     QStringList keys;
     for (int i = 1; i <= 21; ++i)
         keys << QStringLiteral("k%1").arg(i);
