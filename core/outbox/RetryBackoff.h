@@ -14,8 +14,8 @@ namespace forkscope::outbox {
 //
 // The wait grows by `growth` per failure: first, 1.5 x first, 2.25 x first ... up to cap.
 // Below 2, the expected wait a sink that fails at random costs per failure run stays
-// bounded (at a 50% failure rate: 4 x first, 80 ms), whereas with doubling every level
-// up to the cap adds the same expected cost (about 0.9 s from 100 ms to 30 s). A sink that
+// bounded (at a 50% failure rate: 4 x first, 80 ms), whereas with doubling each step up
+// to the cap adds `first` to it (250 ms in all from 20 ms to 30 s). A sink that
 // stays down still backs off to the cap: 19 failures and about 90 s of waiting, then one
 // attempt per 30 s. The first step is short because every row waits behind the failed one.
 struct RetryBackoff
