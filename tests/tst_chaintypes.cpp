@@ -31,6 +31,8 @@ QJsonObject goodBlock()
         {"hash", kHash},
         {"parentHash", "0x0000000000000000000000000000000000000000000000000000000000000000"},
         {"timestamp", "0x5f5e100"},
+        {"logsBloom", "0x" + QString(512, '0')},
+        {"receiptsRoot", "0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421"},
     };
 }
 
@@ -288,6 +290,9 @@ void TestChainTypes::blockHeader()
     QCOMPARE(h.hash.toHex(), QString(kHash));
     QVERIFY(h.parentHash.isZero());
     QCOMPARE(h.timestamp, 100000000u);
+    QVERIFY(h.logsBloom.isZero());
+    QCOMPARE(h.receiptsRoot.toHex(),
+             QStringLiteral("0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421"));
 }
 
 void TestChainTypes::badBlockHeader_data()
@@ -301,6 +306,9 @@ void TestChainTypes::badBlockHeader_data()
     QTest::newRow("number negative") << "number" << QJsonValue("-0x1");
     QTest::newRow("number json") << "number" << QJsonValue(12);
     QTest::newRow("timestamp overflow") << "timestamp" << QJsonValue("0xffffffffffffffffff");
+    QTest::newRow("logsBloom missing") << "logsBloom" << QJsonValue(QJsonValue::Undefined);
+    QTest::newRow("logsBloom short") << "logsBloom" << QJsonValue("0x" + QString(510, '0'));
+    QTest::newRow("receiptsRoot missing") << "receiptsRoot" << QJsonValue(QJsonValue::Undefined);
     // clang-format on
 }
 

@@ -2,6 +2,7 @@
 // announced caps, suspected truncation, and the receiver-owned cursor (a re-sent batch is
 // corrected by expectedFromBlock, never applied twice).
 #include "IndexerLab.h"
+#include "chain/LogsBloom.h"
 #include "indexer/Indexer.h"
 #include "lab/FaultProxy.h"
 #include "store/Database.h"
@@ -24,6 +25,7 @@ private slots:
     void singleBlockOnTheCapIsSuspected();
     void resentBatchIsCorrectedNotDoubled();
     void decodedArgumentsOfABatchAreBounded();
+    void headerBloomIsTheBloomOfTheBlocksLogs();
 };
 
 void TestWire::providerLimits_data()
@@ -229,6 +231,40 @@ void TestWire::decodedArgumentsOfABatchAreBounded()
     QCOMPARE(one.decodings.last().status, abi::EventDecoding::Status::Failed);
     QVERIFY2(one.decodings.last().error.contains("the bound per batch"),
              qPrintable(one.decodings.last().error));
+}
+
+void TestWire::headerBloomIsTheBloomOfTheBlocksLogs()
+{
+    // The bloom Forkscope computes from a block's every log is the one the header commits
+    // to (anvil computes it as every client does), and each log's address and topics test
+    // positive in it while an address that logged nothing (almost surely) does not.
+    test::IndexerLab lab;
+    lab.deployToken("AAA");
+    lab.deployToken("BBB");
+    lab.sprayAll(3, 4, 6);
+    const auto head = lab.eth().blockNumber();
+    int checked = 0;
+    for (const auto& h : lab.eth().blocksByNumber(0, head)) {
+        rpc::LogFilter all;
+        all.blockHash = h->hash;
+        const auto logs = lab.eth().getLogs(all);
+        QCOMPARE(chain::bloom::of(logs), h->logsBloom);
+        for (const auto& log : logs) {
+            QVERIFY(chain::bloom::mayContain(h->logsBloom, log.address.toByteArray()));
+            for (const auto& t : log.topics)
+                QVERIFY(chain::bloom::mayContain(h->logsBloom, t.toByteArray()));
+        }
+        if (!logs.isEmpty())
+            ++checked;
+        else
+            QVERIFY(h->logsBloom.isZero());
+    }
+    QVERIFY(checked >= 3);
+    const auto nobody = chain::Address::fromHex("0x00000000000000000000000000000000deadbeef", "x");
+    int admits = 0;
+    for (const auto& h : lab.eth().blocksByNumber(0, head))
+        admits += chain::bloom::mayContain(h->logsBloom, nobody.toByteArray()) ? 1 : 0;
+    QCOMPARE(admits, 0);
 }
 
 QTEST_GUILESS_MAIN(TestWire)

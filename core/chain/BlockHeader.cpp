@@ -19,6 +19,8 @@ BlockHeader BlockHeader::fromJson(const QJsonValue& v, const QString& context)
     h.hash = Hash32::fromJson(o.value(QLatin1String("hash")), f("hash"));
     h.parentHash = Hash32::fromJson(o.value(QLatin1String("parentHash")), f("parentHash"));
     h.timestamp = hex::parseQuantityU63(o.value(QLatin1String("timestamp")), f("timestamp"));
+    h.logsBloom = LogsBloom::fromJson(o.value(QLatin1String("logsBloom")), f("logsBloom"));
+    h.receiptsRoot = Hash32::fromJson(o.value(QLatin1String("receiptsRoot")), f("receiptsRoot"));
     return h;
 }
 
