@@ -181,7 +181,10 @@ void TestTorture::reorgsAndRollbacksWhileFollowingAFlappingNode()
             lab.sprayAll(1 + int(rng.bounded(4)), 3, 20);
         QTest::qWait(int(rng.bounded(20, 250)));
         QVERIFY2(follower.state() == QProcess::Running,
-                 qPrintable(QString::fromUtf8(follower.readAll()).right(3000)));
+                 qPrintable(QStringLiteral("the follower exited with %1 after op %2:\n%3")
+                                .arg(follower.exitCode())
+                                .arg(op)
+                                .arg(QString::fromUtf8(follower.readAll()).right(6000))));
     }
     qInfo("%d reorgs and %d rollbacks injected", reorgs, rollbacks);
     proxy.setErrorRate(0);
