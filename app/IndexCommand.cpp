@@ -325,6 +325,22 @@ int runIndexCommand(const QStringList& arguments)
                     static_cast<long long>(s.rejectedBatches),
                     static_cast<long long>(s.absenceSuspicions), static_cast<long long>(s.timeouts),
                     static_cast<long long>(s.inconsistencies));
+                const wire::CompletenessStats& c = s.completeness;
+                std::printf("completeness: %lld block blooms checked, %lld last blocks recounted, "
+                            "%lld receipt proofs; %lld bloom false positives; truncations "
+                            "found and fetched again: %lld by bloom, %lld by recount, %lld by "
+                            "receipts%s\n",
+                            static_cast<long long>(c.bloomChecks),
+                            static_cast<long long>(c.recounts),
+                            static_cast<long long>(c.receiptProofs),
+                            static_cast<long long>(c.falsePositives),
+                            static_cast<long long>(c.bloomTruncations),
+                            static_cast<long long>(c.recountTruncations),
+                            static_cast<long long>(c.receiptTruncations),
+                            c.learnedCap ? qPrintable(QStringLiteral(" (the node caps results "
+                                                                     "at %1 logs)")
+                                                          .arg(*c.learnedCap))
+                                         : "");
                 std::fflush(stdout);
                 return ExitOk;
             }

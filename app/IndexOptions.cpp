@@ -43,6 +43,9 @@ const Flag kFlags[] = {
     {"fetch-workers", "fetchWorkers", "N", "Parallel fetch threads for backfill (default 4)."},
     {"rpc-timeout-ms", "rpcTimeoutMs", "N",
      "Deadline of each request to the node, reply included (default 10000)."},
+    {"verify", "verify", "MODE",
+     "Completeness proofs of every fetch: default (bloom check and recount of the last "
+     "block), receipts (also the receipts-root proof), none."},
     {"max-reply-mb", "maxReplyMb", "N",
      "Largest node reply read, in MiB (default 32); larger getLogs replies are split."},
     {"webhook", "webhook", "URL", "Deliver outbox rows by HTTP POST (Idempotency-Key: event key)."},
@@ -336,6 +339,18 @@ IndexOptionsResult parseIndexOptions(const QStringList& arguments)
             c.logCap = number(one("log-cap"), QStringLiteral("--log-cap"));
         if (values.contains(QStringLiteral("fetch-workers")))
             c.fetchWorkers = int(ranged("fetch-workers", 1, 32));
+        if (values.contains(QStringLiteral("verify"))) {
+            const QString mode = one("verify");
+            if (mode == QLatin1String("none"))
+                c.completeness = {false, false, false};
+            else if (mode == QLatin1String("default"))
+                c.completeness = {true, true, false};
+            else if (mode == QLatin1String("receipts"))
+                c.completeness = {true, true, true};
+            else
+                throw chain::ChainParseError(QStringLiteral("--verify"), mode,
+                                             QStringLiteral("expected default, receipts or none"));
+        }
         if (values.contains(QStringLiteral("rpc-timeout-ms")))
             c.rpcTimeout = std::chrono::milliseconds(ranged("rpc-timeout-ms", 100, 600000));
         if (values.contains(QStringLiteral("max-reply-mb")))

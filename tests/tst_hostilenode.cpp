@@ -81,7 +81,7 @@ void TestHostileNode::logsNobodyAskedForAreRefused_data()
     QTest::newRow("outside the range") << "out-of-range-log"
                                        << "outside the requested block range";
     QTest::newRow("another block hash") << "wrong-log-hash"
-                                        << "but the block's header has";
+                                        << "block hash";
 }
 
 void TestHostileNode::logsNobodyAskedForAreRefused()

@@ -121,6 +121,7 @@ wire::FetchPool& Indexer::pool()
         spec.context = wireContext();
         spec.contracts = m_config.contracts;
         spec.logCap = m_config.logCap;
+        spec.completeness = m_config.completeness;
         spec.registry = m_registry;
         m_pool = std::make_unique<wire::FetchPool>(m_config.rpcUrl, spec,
                                                    std::max(1, m_config.fetchWorkers),
@@ -371,6 +372,7 @@ Indexer::Acceptance Indexer::apply(const std::optional<Checkpoint>& cp,
     m_status.abiUnmatched += stats.abiUnmatched;
     m_status.abiFailures += stats.abiFailures;
     m_status.truncationHalvings += batch.halvings;
+    m_status.completeness += batch.completeness;
     m_status.checkpoint = last;
     m_troubleStreak = 0;
     result.accepted = true;
@@ -550,8 +552,8 @@ const IndexerStatus& Indexer::step()
             return m_status;
         }
         if (outcome->truncatedBlock)
-            throw wire::SuspectedTruncationError(*outcome->truncatedBlock,
-                                                 outcome->truncationMessage);
+            throw wire::SuspectedTruncationError(
+                *outcome->truncatedBlock, outcome->truncationMessage, outcome->truncationNode);
         if (outcome->mismatch)
             throw wire::ReplyMismatchError(*outcome->mismatch);
         if (outcome->rpcError) {

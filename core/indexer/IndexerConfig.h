@@ -1,6 +1,7 @@
 #pragma once
 
 #include "chain/Address.h"
+#include "wire/CompletenessCheck.h"
 
 #include <QList>
 #include <QString>
@@ -43,6 +44,8 @@ struct IndexerConfig
     int fetchWorkers = 4;
     // eth_getLogs results of exactly this size are treated as possibly truncated.
     std::uint64_t logCap = 10000;
+    // The completeness proofs every fetch runs (--verify): bloom + recount by default.
+    wire::CompletenessPolicy completeness;
     // A range that failed this many times in a row is marked failed in backfill_ranges
     // (and still retried, with a capped backoff: it is never skipped).
     int maxRangeAttempts = 5;

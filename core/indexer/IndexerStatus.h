@@ -1,5 +1,7 @@
 #pragma once
 
+#include "wire/CompletenessCheck.h"
+
 #include <QMetaType>
 #include <QString>
 #include <cstdint>
@@ -41,11 +43,12 @@ struct IndexerStatus
     qint64 fetchFailures = 0;      // failed range fetches (retried)
     qint64 absenceSuspicions = 0;  // logs gone without a hash contradiction
     qint64 inconsistencies = 0;    // rounds the node answered self-contradicting or off-request
-    qint64 timeouts = 0;           // requests to the node that hit their deadline
-    qint64 abiDecoded = 0;         // logs decoded by the source's ABI
-    qint64 abiUnmatched = 0;       // anonymous or unknown events, kept raw
-    qint64 abiFailures = 0;        // matched an event but did not decode
-    int retryDelayMs = 0;          // how long to wait before the next round, if failing
+    wire::CompletenessStats completeness; // the completeness proofs the fetches ran
+    qint64 timeouts = 0;                  // requests to the node that hit their deadline
+    qint64 abiDecoded = 0;                // logs decoded by the source's ABI
+    qint64 abiUnmatched = 0;              // anonymous or unknown events, kept raw
+    qint64 abiFailures = 0;               // matched an event but did not decode
+    int retryDelayMs = 0;                 // how long to wait before the next round, if failing
 
     std::optional<std::uint64_t> lag() const
     {

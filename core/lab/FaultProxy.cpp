@@ -124,7 +124,8 @@ void FaultProxy::handle(QTcpSocket* s, const QByteArray& header, const QByteArra
                 reply(socket, 200, injectedError(body));
             return;
         }
-        if (m_lagBlocks == 0 && m_logCap == 0 && !m_dropLogs && m_lie == ProxyLie::None) {
+        if (m_lagBlocks == 0 && m_logCap == 0 && !m_dropLogs && m_lie == ProxyLie::None &&
+            m_dropLogRate == 0 && m_dropBlockRate == 0) {
             forward(socket, body, -1);
             return;
         }
@@ -173,7 +174,8 @@ void FaultProxy::forward(QTcpSocket* s, const QByteArray& body, qint64 lagHead)
             return;
         }
         QByteArray out = r->readAll();
-        if (lagHead >= 0 || m_logCap > 0 || m_dropLogs || m_lie != ProxyLie::None)
+        if (lagHead >= 0 || m_logCap > 0 || m_dropLogs || m_lie != ProxyLie::None ||
+            m_dropLogRate > 0 || m_dropBlockRate > 0)
             out = rewrite(body, out, lagHead);
         if (m_padReplyBytes > 0)
             out += QByteArray(qsizetype(m_padReplyBytes.load()), ' ');
@@ -272,7 +274,8 @@ QByteArray FaultProxy::rewrite(const QByteArray& requestBody, const QByteArray& 
                 rep = resultFor(req, QJsonValue::Null); // not reached yet, as a lagging node says
             // "latest" through a lagging view is left to the upstream; callers use numbers.
         }
-        out.append(applyProxyLie(m_lie, req, rep));
+        out.append(applyProxyLie(
+            m_lie, req, applyLogDrops({m_dropLogRate, m_dropBlockRate, m_seed}, req, rep)));
     }
     return batch ? QJsonDocument(out).toJson(QJsonDocument::Compact)
                  : QJsonDocument(out.first().toObject()).toJson(QJsonDocument::Compact);
@@ -281,6 +284,7 @@ QByteArray FaultProxy::rewrite(const QByteArray& requestBody, const QByteArray& 
 void FaultProxy::setSeed(quint32 seed)
 {
     m_random.seed(seed);
+    m_seed = seed;
 }
 
 QJsonObject FaultProxy::knobs() const
@@ -295,6 +299,8 @@ QJsonObject FaultProxy::knobs() const
                                                           ? QStringLiteral("silent")
                                                           : QStringLiteral("announced")},
                        {QStringLiteral("lie"), proxyLieName(m_lie)},
+                       {QStringLiteral("dropLogRate"), double(m_dropLogRate)},
+                       {QStringLiteral("dropBlockRate"), double(m_dropBlockRate)},
                        {QStringLiteral("trickleBps"), int(m_trickleBps)},
                        {QStringLiteral("padReplyBytes"), qint64(m_padReplyBytes.load())},
                        {QStringLiteral("upstream"), m_upstream.toString()},
@@ -315,10 +321,10 @@ QString FaultProxy::applyKnobs(const QJsonObject& c)
     for (const char* k : {"lagBlocks", "latencyMs", "logCap", "trickleBps", "padReplyBytes"})
         if (c.contains(QLatin1String(k)) && !isCount(c.value(QLatin1String(k))))
             return QStringLiteral("%1 must be a whole number >= 0").arg(QLatin1String(k));
-    if (c.contains(QLatin1String("errorRate"))) {
-        const QJsonValue v = c.value(QLatin1String("errorRate"));
-        if (!v.isDouble() || v.toDouble() < 0 || v.toDouble() > 1)
-            return QStringLiteral("errorRate must be a number from 0 to 1");
+    for (const char* k : {"errorRate", "dropLogRate", "dropBlockRate"}) {
+        const QJsonValue v = c.value(QLatin1String(k));
+        if (c.contains(QLatin1String(k)) && (!v.isDouble() || v.toDouble() < 0 || v.toDouble() > 1))
+            return QStringLiteral("%1 must be a number from 0 to 1").arg(QLatin1String(k));
     }
     const QString mode = c.value(QLatin1String("logCapMode")).toString(QStringLiteral("-"));
     if (c.contains(QLatin1String("logCapMode")) && mode != QLatin1String("silent") &&
@@ -343,6 +349,10 @@ QString FaultProxy::applyKnobs(const QJsonObject& c)
             return QStringLiteral("unknown knob \"%1\"").arg(it.key());
     if (lie)
         m_lie = *lie;
+    if (c.contains(QLatin1String("dropLogRate")))
+        m_dropLogRate = c.value(QLatin1String("dropLogRate")).toDouble();
+    if (c.contains(QLatin1String("dropBlockRate")))
+        m_dropBlockRate = c.value(QLatin1String("dropBlockRate")).toDouble();
     if (c.contains(QLatin1String("upstream")))
         m_upstream = upstream;
     if (c.contains(QLatin1String("trickleBps")))

@@ -33,6 +33,8 @@ namespace forkscope::lab {
 //   trickleBps   sends each reply at N bytes a second (a node that never quite answers)
 //   padReplyBytes  appends N bytes of whitespace to each reply (a huge but valid reply)
 //   upstream     another node to forward to (a provider switched to another chain)
+//   dropLogRate, dropBlockRate  drops random logs, or every log of random blocks, from
+//                eth_getLogs and eth_getBlockReceipts, the same ones each time (ProxyLie.h)
 // The knobs are also readable and settable over HTTP, even while offline:
 //   GET  <proxy>/_forkscope/proxy          -> {"offline":false,"lagBlocks":0,...}
 //   POST <proxy>/_forkscope/proxy {knobs}  -> the knobs after the change
@@ -71,6 +73,11 @@ public:
     void setTrickleBytesPerSecond(int bps) { m_trickleBps = bps; }
     void setPadReplyBytes(qint64 bytes) { m_padReplyBytes = bytes; }
     void setUpstream(const QUrl& upstream) { m_upstream = upstream; }
+    void setLogDrops(double logRate, double blockRate)
+    {
+        m_dropLogRate = logRate;
+        m_dropBlockRate = blockRate;
+    }
     // Deterministic fault injection for tests.
     void setSeed(quint32 seed);
 
@@ -108,6 +115,9 @@ private:
     std::atomic<ProxyLie> m_lie{ProxyLie::None};
     std::atomic<int> m_trickleBps{0};
     std::atomic<qint64> m_padReplyBytes{0};
+    std::atomic<double> m_dropLogRate{0.0};
+    std::atomic<double> m_dropBlockRate{0.0};
+    quint32 m_seed = 0;
     QRandomGenerator m_random;
     qint64 m_served = 0;
     qint64 m_injectedErrors = 0;

@@ -121,4 +121,53 @@ QJsonObject applyProxyLie(ProxyLie lie, const QJsonObject& req, const QJsonObjec
     return rep;
 }
 
+namespace {
+// A deterministic draw in [0, 1) for (seed, block hash, index).
+double draw(quint32 seed, const QString& blockHash, qint64 index)
+{
+    const QByteArray key =
+        QByteArray::number(seed) + blockHash.toLatin1() + QByteArray::number(index);
+    const size_t h = qHash(key, size_t(0x5eed));
+    return double(h % 1000003) / 1000003.0;
+}
+
+bool dropped(const LogDrops& d, const QJsonObject& log)
+{
+    const QString block = log.value(QLatin1String("blockHash")).toString();
+    if (d.blockRate > 0 && draw(d.seed, block, -1) < d.blockRate)
+        return true;
+    const QString index = log.value(QLatin1String("logIndex")).toString();
+    return d.logRate > 0 && draw(d.seed, block, qint64(qHash(index))) < d.logRate;
+}
+
+QJsonArray keep(const LogDrops& d, const QJsonArray& logs)
+{
+    QJsonArray out;
+    for (const QJsonValue& l : logs)
+        if (!dropped(d, l.toObject()))
+            out.append(l);
+    return out;
+}
+} // namespace
+
+QJsonObject applyLogDrops(const LogDrops& drops, const QJsonObject& req, const QJsonObject& rep)
+{
+    if (!drops.active() || rep.contains(QLatin1String("error")))
+        return rep;
+    const QString method = req.value(QLatin1String("method")).toString();
+    const QJsonValue result = rep.value(QLatin1String("result"));
+    if (method == QLatin1String("eth_getLogs") && result.isArray())
+        return withResult(rep, keep(drops, result.toArray()));
+    if (method == QLatin1String("eth_getBlockReceipts") && result.isArray()) {
+        QJsonArray receipts = result.toArray();
+        for (qsizetype i = 0; i < receipts.size(); ++i) {
+            QJsonObject r = receipts.at(i).toObject();
+            r.insert(QStringLiteral("logs"), keep(drops, r.value(QLatin1String("logs")).toArray()));
+            receipts.replace(i, r);
+        }
+        return withResult(rep, receipts);
+    }
+    return rep;
+}
+
 } // namespace forkscope::lab

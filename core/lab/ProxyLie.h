@@ -22,6 +22,19 @@ QString proxyLieName(ProxyLie lie);
 std::optional<ProxyLie> proxyLieFromName(const QString& name);
 QStringList proxyLieNames();
 
+// Logs a provider drops without a word, the same ones in every answer (a range query, a
+// query by block hash, the block's receipts): each log with probability `logRate`, and
+// every log of a block with probability `blockRate`, decided by a hash of the seed and the
+// log's block hash (and index), never by a prefix.
+struct LogDrops
+{
+    double logRate = 0.0;
+    double blockRate = 0.0;
+    quint32 seed = 0;
+    bool active() const { return logRate > 0 || blockRate > 0; }
+};
+QJsonObject applyLogDrops(const LogDrops& drops, const QJsonObject& req, const QJsonObject& rep);
+
 // The response `rep` to request `req`, with the lie applied (unchanged where it does not
 // apply: another method, an error reply, an empty result the lie needs a log to copy from).
 QJsonObject applyProxyLie(ProxyLie lie, const QJsonObject& req, const QJsonObject& rep);

@@ -63,6 +63,7 @@ void FetchPool::workerLoop(const QUrl& endpoint, std::chrono::milliseconds rpcTi
         } catch (const SuspectedTruncationError& e) {
             out.truncatedBlock = e.block;
             out.truncationMessage = e.message();
+            out.truncationNode = e.node;
         } catch (const ReplyMismatchError& e) {
             out.mismatch = e.message();
         }

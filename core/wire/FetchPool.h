@@ -27,6 +27,7 @@ struct FetchOutcome
     std::optional<rpc::RpcError> rpcError;       // node trouble: retry later, never a reorg
     std::optional<std::uint64_t> truncatedBlock; // SuspectedTruncationError
     QString truncationMessage;
+    QString truncationNode;          // the provider, when the proof names one
     std::optional<QString> mismatch; // ReplyMismatchError: the node answered off-request
     int attempts = 0;
 };

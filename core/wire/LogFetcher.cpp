@@ -66,8 +66,38 @@ QList<chain::LogEntry> LogFetcher::completeLogs(std::uint64_t from, std::uint64_
             halve();
             continue;
         }
+        // The same for a cap this node was caught at before (a single block is left to
+        // the completeness check, which can prove it whole by its hash).
+        const qint64 learned = m_spec.learnedCap ? m_spec.learnedCap->load() : 0;
+        if (learned > 0 && logs.size() == learned && from < to) {
+            halve();
+            continue;
+        }
         return logs;
     }
+}
+
+QList<chain::BlockHeader> LogFetcher::headers(std::uint64_t from, std::uint64_t& to)
+{
+    QList<std::optional<chain::BlockHeader>> replies;
+    while (true) {
+        try {
+            replies = m_eth.blocksByNumber(from, to);
+            break;
+        } catch (const rpc::RpcException& e) {
+            // Headers over the reply cap (a node padding them): fewer at a time.
+            if (e.error().kind != rpc::RpcError::Kind::TooLarge || to == from)
+                throw;
+            to = from + (to - from) / 2;
+        }
+    }
+    QList<chain::BlockHeader> out;
+    for (const auto& h : replies) {
+        if (!h) // the node has not reached it (lagging or load-balanced): stop before it
+            break;
+        out.append(*h);
+    }
+    return out;
 }
 
 WireBatch LogFetcher::fetch(std::uint64_t fromBlock, std::uint64_t toBlock,
@@ -78,30 +108,41 @@ WireBatch LogFetcher::fetch(std::uint64_t fromBlock, std::uint64_t toBlock,
     batch.fromBlock = fromBlock;
     batch.latestBlock = latestBlock;
     std::uint64_t to = toBlock;
-    if (!m_spec.contracts.isEmpty())
-        batch.logs = completeLogs(fromBlock, to, batch.halvings);
-    QList<std::optional<chain::BlockHeader>> headers;
     while (true) {
-        try {
-            headers = m_eth.blocksByNumber(fromBlock, to);
-            break;
-        } catch (const rpc::RpcException& e) {
-            // Headers over the reply cap (a node padding them): fewer at a time. The logs
-            // of the dropped blocks are dropped below with them.
-            if (e.error().kind != rpc::RpcError::Kind::TooLarge || to == fromBlock)
-                throw;
-            to = fromBlock + (to - fromBlock) / 2;
+        QList<chain::LogEntry> logs;
+        if (!m_spec.contracts.isEmpty())
+            logs = completeLogs(fromBlock, to, batch.halvings);
+        batch.headers = headers(fromBlock, to);
+        if (batch.headers.isEmpty()) {
+            batch.toBlock = fromBlock - 1; // an empty batch: nothing to commit yet
+            return batch;
         }
-    }
-    for (const auto& h : headers) {
-        if (!h) // the node has not reached it (lagging or load-balanced): stop before it
-            break;
-        batch.headers.append(*h);
-    }
-    if (batch.headers.isEmpty()) {
-        batch.toBlock = fromBlock - 1; // an empty batch: nothing to commit yet
-        batch.logs.clear();
-        return batch;
+        const std::uint64_t last = batch.headers.last().number;
+        logs.removeIf([last](const chain::LogEntry& l) { return l.blockNumber > last; });
+        to = last;
+        const CompletenessCheck::Verdict verdict =
+            m_check.check(logs, batch.headers, batch.completeness);
+        if (batch.completeness.learnedCap && m_spec.learnedCap)
+            m_spec.learnedCap->store(*batch.completeness.learnedCap);
+        if (verdict.shortBlock) {
+            if (fromBlock < to) { // fetch the range again with halving
+                to = fromBlock + (to - fromBlock) / 2;
+                ++batch.halvings;
+                continue;
+            }
+            if (!verdict.wholeBlock)
+                throw SuspectedTruncationError(
+                    fromBlock,
+                    QStringLiteral("block %1 cannot be fetched whole from node %2 (%3 check). "
+                                   "Nothing from this range was committed")
+                        .arg(fromBlock)
+                        .arg(m_eth.endpointText(), verdict.kind),
+                    m_eth.endpointText());
+            // One block, whose logs by hash reproduce its header's bloom: that is the block.
+            logs = *verdict.wholeBlock;
+        }
+        batch.logs = logs;
+        break;
     }
     batch.toBlock = batch.headers.last().number;
     // Keep only the logs of blocks we have headers for: completeness is per block.

@@ -1,9 +1,11 @@
 #pragma once
 
+#include "CompletenessCheck.h"
 #include "WireBatch.h"
 #include "abi/EventRegistry.h"
 #include "chain/Address.h"
 
+#include <atomic>
 #include <memory>
 
 #include <QList>
@@ -27,6 +29,11 @@ struct FetchSpec
     // (abi::DecodeLimit), but a block of thousands of small hostile logs would still hold
     // gigabytes; past this, the batch ends before the block that passed it.
     qint64 decodeBudgetBytes = 64LL * 1024 * 1024;
+    // Which completeness proofs each fetch runs (CompletenessCheck).
+    CompletenessPolicy completeness;
+    // A silent cap a check found on this node (a truncated result's size), shared by the
+    // pool's fetch threads: a result of exactly that size is halved before it is trusted.
+    std::shared_ptr<std::atomic<qint64>> learnedCap = std::make_shared<std::atomic<qint64>>(0);
 };
 
 // The sender half of the wire (seed 003): stateless. Given where the receiver expects the
@@ -36,7 +43,10 @@ struct FetchSpec
 class LogFetcher
 {
 public:
-    LogFetcher(rpc::EthClient& eth, FetchSpec spec) : m_eth(eth), m_spec(std::move(spec)) {}
+    LogFetcher(rpc::EthClient& eth, FetchSpec spec)
+        : m_eth(eth), m_spec(std::move(spec)), m_check(eth, m_spec.contracts, m_spec.completeness)
+    {
+    }
 
     // Throws SuspectedTruncationError, rpc::RpcException (node trouble, never a reorg).
     WireBatch fetch(std::uint64_t fromBlock, std::uint64_t toBlock, std::uint64_t latestBlock);
@@ -48,8 +58,11 @@ private:
     void decodeWithinBudget(WireBatch& batch) const;
     QList<chain::LogEntry> completeLogs(std::uint64_t from, std::uint64_t& to, int& halvings);
 
+    QList<chain::BlockHeader> headers(std::uint64_t from, std::uint64_t& to);
+
     rpc::EthClient& m_eth;
     FetchSpec m_spec;
+    CompletenessCheck m_check;
 };
 
 } // namespace forkscope::wire

@@ -6,9 +6,10 @@
 
 namespace forkscope::wire {
 
-// A single block returned exactly as many logs as the provider's result cap: it may hold
-// more. Refusing to make progress is deliberate (seed 003): pushing a possibly short
-// block would later look like absence and could delete state.
+// A block that cannot be fetched whole: its result sits exactly on the provider's cap, its
+// reply exceeds the reply cap, or its logs do not reproduce the header's bloom. Refusing to
+// make progress is deliberate (seed 003): pushing a possibly short block would later look
+// like absence and could delete state, and the app must never look synced over a gap.
 class SuspectedTruncationError : public std::runtime_error
 {
 public:
@@ -24,15 +25,16 @@ public:
           block(block), cap(cap)
     {
     }
-    // A block that cannot be fetched whole for another reason (its reply exceeds the
-    // reply-size cap): the same refusal, with its own explanation.
-    SuspectedTruncationError(std::uint64_t block, const QString& message)
-        : std::runtime_error(message.toStdString()), block(block), cap(0)
+    // The same refusal for another reason, explained by `message`; `node` names the
+    // provider when the reason is something it did.
+    SuspectedTruncationError(std::uint64_t block, const QString& message, QString node = {})
+        : std::runtime_error(message.toStdString()), block(block), cap(0), node(std::move(node))
     {
     }
     QString message() const { return QString::fromUtf8(what()); }
     std::uint64_t block;
     std::uint64_t cap;
+    QString node;
 };
 
 } // namespace forkscope::wire

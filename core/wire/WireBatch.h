@@ -1,5 +1,6 @@
 #pragma once
 
+#include "CompletenessCheck.h"
 #include "abi/EventRegistry.h"
 #include "chain/BlockHeader.h"
 #include "chain/LogEntry.h"
@@ -35,7 +36,8 @@ struct WireBatch
     QList<chain::LogEntry> logs; // sorted by (blockNumber, logIndex)
     // The ABI decoding of each log (same index as `logs`); empty without an ABI.
     QList<abi::EventDecoding> decodings;
-    int halvings = 0; // how often a result cap made the fetcher halve the range
+    int halvings = 0;               // how often a result cap made the fetcher halve the range
+    CompletenessStats completeness; // what proving the range complete took
 };
 
 } // namespace forkscope::wire

@@ -1,0 +1,150 @@
+#include "CompletenessCheck.h"
+#include "LogReplyCheck.h"
+#include "ReplyMismatchError.h"
+#include "SuspectedTruncationError.h"
+#include "chain/LogsBloom.h"
+#include "rpc/EthClient.h"
+
+#include <QHash>
+#include <QSet>
+
+namespace forkscope::wire {
+
+CompletenessStats& CompletenessStats::operator+=(const CompletenessStats& o)
+{
+    bloomChecks += o.bloomChecks;
+    recounts += o.recounts;
+    receiptProofs += o.receiptProofs;
+    falsePositives += o.falsePositives;
+    bloomTruncations += o.bloomTruncations;
+    recountTruncations += o.recountTruncations;
+    receiptTruncations += o.receiptTruncations;
+    if (o.learnedCap)
+        learnedCap = o.learnedCap;
+    return *this;
+}
+
+QList<chain::LogEntry> CompletenessCheck::ours(const QList<chain::LogEntry>& logs) const
+{
+    QList<chain::LogEntry> out;
+    for (const auto& l : logs)
+        if (m_contracts.contains(l.address))
+            out.append(l);
+    return out;
+}
+
+bool CompletenessCheck::bloomAdmitsOurs(const chain::BlockHeader& header) const
+{
+    for (const auto& c : m_contracts)
+        if (chain::bloom::mayContain(header.logsBloom, c.toByteArray()))
+            return true;
+    return false;
+}
+
+QList<chain::LogEntry> CompletenessCheck::wholeBlock(const chain::BlockHeader& header)
+{
+    rpc::LogFilter all; // no address filter: every log of the block
+    all.blockHash = header.hash;
+    const QList<chain::LogEntry> logs = m_eth.getLogs(all);
+    checkLogsMatchFilter(logs, all, m_eth.endpointText());
+    if (chain::bloom::of(logs) != header.logsBloom)
+        throw SuspectedTruncationError(
+            header.number,
+            QStringLiteral("node %1 does not return every log of block %2: the %3 log(s) it "
+                           "returns for the block's hash do not reproduce the header's "
+                           "logsBloom, which the block hash commits to, so it is hiding logs "
+                           "of that block. Nothing from this range was committed; index from "
+                           "another node (forkscope repair --rpc OTHER) or ask the provider")
+                .arg(m_eth.endpointText())
+                .arg(header.number)
+                .arg(logs.size()),
+            m_eth.endpointText());
+    return logs;
+}
+
+CompletenessCheck::Verdict CompletenessCheck::check(const QList<chain::LogEntry>& logs,
+                                                    const QList<chain::BlockHeader>& headers,
+                                                    CompletenessStats& stats)
+{
+    Verdict v;
+    if (m_contracts.isEmpty() || headers.isEmpty())
+        return v;
+    QHash<std::uint64_t, qsizetype> perBlock;
+    for (const auto& l : logs)
+        ++perBlock[l.blockNumber];
+    const auto headerOf = [&](std::uint64_t n) -> const chain::BlockHeader& {
+        return headers.at(qsizetype(n - headers.first().number));
+    };
+
+    // A log whose address or topics are not in its block's bloom was not in that block:
+    // the node invented it, or serves a header of another block.
+    for (const auto& l : logs) {
+        const chain::BlockHeader& h = headerOf(l.blockNumber);
+        bool inBloom = chain::bloom::mayContain(h.logsBloom, l.address.toByteArray());
+        for (const auto& t : l.topics)
+            inBloom = inBloom && chain::bloom::mayContain(h.logsBloom, t.toByteArray());
+        if (!inBloom)
+            throw ReplyMismatchError(
+                QStringLiteral("node %1 returned a log of block %2 (log index %3) whose address "
+                               "or topics are not in the block's logsBloom; nothing from this "
+                               "batch is committed")
+                    .arg(m_eth.endpointText())
+                    .arg(l.blockNumber)
+                    .arg(l.logIndex));
+    }
+
+    // Recount: a cap cuts a result in the middle of its last block.
+    if (m_policy.recount && !logs.isEmpty()) {
+        std::uint64_t last = 0;
+        for (const auto& l : logs)
+            last = std::max(last, l.blockNumber);
+        ++stats.recounts;
+        const QList<chain::LogEntry> whole = ours(wholeBlock(headerOf(last)));
+        QSet<std::uint64_t> fromRange;
+        for (const auto& l : logs)
+            if (l.blockNumber == last)
+                fromRange.insert(l.logIndex);
+        QSet<std::uint64_t> fromBlock;
+        for (const auto& l : whole)
+            fromBlock.insert(l.logIndex);
+        if (!fromBlock.contains(fromRange))
+            throw ReplyMismatchError(
+                QStringLiteral("node %1 returned logs of block %2 in a range that the block's "
+                               "own logs (by hash) do not have; nothing from this batch is "
+                               "committed")
+                    .arg(m_eth.endpointText())
+                    .arg(last));
+        if (fromBlock.size() > fromRange.size()) {
+            ++stats.recountTruncations;
+            stats.learnedCap = logs.size();
+            v.shortBlock = last;
+            v.kind = QStringLiteral("recount");
+            v.wholeBlock = whole;
+            return v;
+        }
+    }
+
+    // Bloom: every block without logs of ours in the result whose bloom admits one.
+    if (m_policy.bloom) {
+        for (const chain::BlockHeader& h : headers) {
+            ++stats.bloomChecks;
+            if (perBlock.value(h.number) > 0 || !bloomAdmitsOurs(h))
+                continue;
+            const QList<chain::LogEntry> whole = ours(wholeBlock(h));
+            if (whole.isEmpty()) {
+                ++stats.falsePositives; // another contract's log set the same bits
+                continue;
+            }
+            ++stats.bloomTruncations;
+            if (!logs.isEmpty())
+                stats.learnedCap = logs.size();
+            v.shortBlock = h.number;
+            v.kind = QStringLiteral("bloom");
+            v.wholeBlock = whole;
+            return v;
+        }
+    }
+    return v;
+}
+
+} // namespace forkscope::wire

@@ -1,0 +1,88 @@
+#pragma once
+
+#include "chain/Address.h"
+#include "chain/BlockHeader.h"
+#include "chain/LogEntry.h"
+
+#include <QList>
+#include <QString>
+#include <optional>
+
+namespace forkscope::rpc {
+class EthClient;
+}
+
+namespace forkscope::wire {
+
+// Which completeness proofs a fetch runs (`--verify`): the bloom check and the recount are
+// nearly free and on by default; the receipts proof costs a call per block with logs.
+struct CompletenessPolicy
+{
+    bool bloom = true;
+    bool recount = true;
+    bool receipts = false;
+};
+
+// What the checks of one fetch did, for counters and the Nodes tab.
+struct CompletenessStats
+{
+    qint64 bloomChecks = 0;           // blocks whose bloom was tested against the contracts
+    qint64 recounts = 0;              // last blocks of a result fetched again by hash
+    qint64 receiptProofs = 0;         // blocks proven against their receipts root
+    qint64 falsePositives = 0;        // a bloom admitted a contract, the block had no log of ours
+    qint64 bloomTruncations = 0;      // a block with logs of ours came back without them
+    qint64 recountTruncations = 0;    // a result's last block came back short
+    qint64 receiptTruncations = 0;    // the receipts showed logs eth_getLogs had not
+    std::optional<qint64> learnedCap; // a result size found to be a silent cap
+
+    CompletenessStats& operator+=(const CompletenessStats& o);
+};
+
+// Checks that an eth_getLogs result holds every log of its range, against what the headers
+// commit to (seed 003: completeness is an invariant, not a flag; absence of a log is
+// suspicious). A provider that drops or truncates logs without an error is common (geth
+// #21770, nethermind #1980); the header is bound to the block hash, so:
+//   - recount: the result's highest block with logs is fetched again, whole, by its hash
+//     (EIP-234); a shortfall means the result was cut in the middle of that block;
+//   - bloom: a block whose bloom admits one of our contracts but came back with no log is
+//     fetched whole by hash: logs of ours there mean the range result was truncated; none,
+//     with the block's logs hashing to the header's bloom, is a false positive (common);
+//   - either way, a block whose every log does not reproduce the header's bloom is proof
+//     that the provider hides logs of it, however consistently it lies: a
+//     SuspectedTruncationError naming the node and the block, nothing committed.
+class CompletenessCheck
+{
+public:
+    struct Verdict
+    {
+        // The first block found short: the caller fetches a smaller range (or, for a
+        // single block, takes `wholeBlock`, the block's logs of ours proven complete).
+        std::optional<std::uint64_t> shortBlock;
+        QString kind; // "bloom", "recount" or "receipts"
+        std::optional<QList<chain::LogEntry>> wholeBlock;
+    };
+
+    CompletenessCheck(rpc::EthClient& eth, QList<chain::Address> contracts,
+                      CompletenessPolicy policy)
+        : m_eth(eth), m_contracts(std::move(contracts)), m_policy(policy)
+    {
+    }
+
+    // `logs`: the range's result (any order), `headers`: the range's headers, in order.
+    // Throws SuspectedTruncationError (proof of hidden logs), ReplyMismatchError,
+    // rpc::RpcException.
+    Verdict check(const QList<chain::LogEntry>& logs, const QList<chain::BlockHeader>& headers,
+                  CompletenessStats& stats);
+
+private:
+    // The block's every log, by its hash, checked against the header's bloom.
+    QList<chain::LogEntry> wholeBlock(const chain::BlockHeader& header);
+    QList<chain::LogEntry> ours(const QList<chain::LogEntry>& logs) const;
+    bool bloomAdmitsOurs(const chain::BlockHeader& header) const;
+
+    rpc::EthClient& m_eth;
+    QList<chain::Address> m_contracts;
+    CompletenessPolicy m_policy;
+};
+
+} // namespace forkscope::wire

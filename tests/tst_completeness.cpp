@@ -1,0 +1,206 @@
+// Completeness proven, not assumed (issue #13): a provider that drops or truncates logs
+// without a word can never make `forkscope index` say "synced" over a gap. Through the
+// fault proxy, against a real anvil; every run is judged by the invariant checker plus an
+// independent balance sum from the node's own logs.
+#include "IndexerLab.h"
+#include "chain/Hex.h"
+#include "chain/Keccak.h"
+#include "chain/LogsBloom.h"
+#include "lab/FaultProxy.h"
+
+#include <QRegularExpression>
+#include <QtTest>
+
+using namespace forkscope;
+using test::IndexerLab;
+using test::ProcessRun;
+
+namespace {
+
+// Whatever was committed is exactly the node's, up to the checkpoint; with no checkpoint,
+// nothing at all was committed.
+#define VERIFY_NO_GAP(lab, env)                                                                    \
+    do {                                                                                           \
+        if (checkpointOf(lab, env) < 0) {                                                          \
+            QCOMPARE((lab).count("SELECT count(*) FROM logs"), 0);                                 \
+            QCOMPARE((lab).count("SELECT count(*) FROM blocks"), 0);                               \
+            break;                                                                                 \
+        }                                                                                          \
+        const QStringList problems = (lab).verify(env);                                            \
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join("\n")));                             \
+    } while (0)
+
+qint64 checkpointOf(IndexerLab& lab, const QString& env)
+{
+    if (!QFileInfo::exists(lab.dbPath()))
+        return -1;
+    return lab.count(QStringLiteral("SELECT coalesce(max(block_number), -1) FROM "
+                                    "indexer_checkpoints WHERE environment_id = '%1'")
+                         .arg(env));
+}
+
+// Blocks of 20 Transfers (two tokens), separated by long runs of empty blocks, so that
+// ranges of 100 to 1,000 blocks hold a few hundred logs.
+void buildWorkload(IndexerLab& lab)
+{
+    lab.deployToken("AAA");
+    lab.deployToken("BBB");
+    lab.sprayAll(8, 10, 30);
+    lab.mine(300);
+    lab.sprayAll(8, 10, 30);
+    lab.mine(400);
+    lab.sprayAll(8, 10, 30);
+}
+
+// The three bloom bits of an item.
+QList<int> bloomBits(const QByteArray& item)
+{
+    const chain::Hash32 h = chain::keccak256(item);
+    QList<int> bits;
+    for (int i = 0; i < 6; i += 2)
+        bits << (((int(h.bytes()[std::size_t(i)]) << 8) | int(h.bytes()[std::size_t(i + 1)])) &
+                 2047);
+    return bits;
+}
+
+} // namespace
+
+class TestCompleteness : public QObject
+{
+    Q_OBJECT
+private slots:
+    void silentCapsTheIndexerIsNotToldAbout_data();
+    void silentCapsTheIndexerIsNotToldAbout();
+    void blocksHiddenInEveryAnswerAreCaughtByTheBloom();
+    void bloomFalsePositiveIsCountedNotAnAlarm();
+};
+
+void TestCompleteness::silentCapsTheIndexerIsNotToldAbout_data()
+{
+    QTest::addColumn<int>("cap");
+    QTest::addColumn<int>("batch");
+    QTest::addColumn<bool>("wholeBlocksFit"); // a block (20 logs) fits under the cap
+    for (int cap : {7, 50, 135})
+        for (int batch : {100, 1000})
+            QTest::addRow("cap %d, ranges of %d blocks", cap, batch) << cap << batch << (cap >= 20);
+}
+
+void TestCompleteness::silentCapsTheIndexerIsNotToldAbout()
+{
+    // The provider cuts every eth_getLogs result to `cap` logs without a word, and the
+    // indexer is not told (no --log-cap). Either every log is indexed, or indexing stops
+    // naming the block it cannot fetch whole; it never says synced with a gap.
+    QFETCH(int, cap);
+    QFETCH(int, batch);
+    QFETCH(bool, wholeBlocksFit);
+    IndexerLab lab;
+    buildWorkload(lab);
+    lab::FaultProxy proxy(lab.devnet().url());
+    proxy.listen();
+    proxy.setLogCap(quint64(cap), lab::FaultProxy::CapMode::Silent);
+    const ProcessRun run = lab.runIndex(
+        "env", {"--exit-when-synced", "--batch-size", QString::number(batch)}, proxy.url());
+    if (wholeBlocksFit) {
+        VERIFY_EXIT_OK(run);
+        QVERIFY2(run.out.contains("synced: checkpoint"), qPrintable(run.out));
+        QVERIFY2(run.out.contains(QRegularExpression("truncations found and fetched again: "
+                                                     "\\d+ by bloom, \\d+ by recount")),
+                 qPrintable(run.out));
+        QVERIFY(proxy.cappedReplies() > 0);
+        QCOMPARE(checkpointOf(lab, "env"), qint64(lab.eth().blockNumber()));
+    } else {
+        // A block holds more logs than the provider ever returns, by range or by hash.
+        VERIFY_ONE_ERROR_LINE(run, 1, (QStringList{"block ", proxy.url().toString()}));
+        QVERIFY2(!run.out.contains("synced:"), qPrintable(run.out));
+    }
+    // Whatever was committed is exactly the node's, up to the checkpoint.
+    VERIFY_NO_GAP(lab, "env");
+}
+
+void TestCompleteness::blocksHiddenInEveryAnswerAreCaughtByTheBloom()
+{
+    // A provider that hides every log of some blocks in every answer, the by-hash re-fetch
+    // included, the same way each time: with the default checks, the block's logs do not
+    // reproduce the header's bloom, which is proof.
+    IndexerLab lab;
+    buildWorkload(lab);
+    lab::FaultProxy proxy(lab.devnet().url());
+    proxy.listen();
+    proxy.setSeed(7);
+    proxy.setLogDrops(0.0, 0.5);
+    const ProcessRun run = lab.runIndex("env", {"--exit-when-synced"}, proxy.url());
+    VERIFY_ONE_ERROR_LINE(
+        run, 1,
+        (QStringList{"does not return every log of block", proxy.url().toString(), "logsBloom"}));
+    const QRegularExpression named("of block (\\d+)");
+    const auto m = named.match(run.err);
+    QVERIFY(m.hasMatch());
+    // Nothing from that batch, nor anything after it, is committed.
+    QVERIFY2(checkpointOf(lab, "env") < m.captured(1).toLongLong(), qPrintable(run.err));
+    VERIFY_NO_GAP(lab, "env");
+
+    // The same database, an honest node: it goes on and completes.
+    VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced"}));
+    VERIFY_NO_GAP(lab, "env");
+}
+
+void TestCompleteness::bloomFalsePositiveIsCountedNotAnAlarm()
+{
+    // Another contract's logs set every bloom bit of our contract's address: the bloom
+    // admits our contract in a block that has no log of ours. Fetched whole by hash, the
+    // block's logs reproduce the header's bloom and none is ours: a false positive,
+    // counted, no alarm.
+    IndexerLab lab;
+    auto& ours = lab.deployToken("AAA");
+    auto& other = lab.deployToken("ZZZ");
+    const QList<int> bits = bloomBits(ours.address().toByteArray());
+    QList<chain::Address> holders;
+    for (int i = 0; i < 3; ++i) {
+        // A holder whose 32-byte topic sets bit i of our address.
+        for (quint32 n = 1;; ++n) {
+            QByteArray raw(20, '\0');
+            raw[0] = char(0x42);
+            raw[1] = char(i);
+            qToBigEndian(n, raw.data() + 16);
+            if (bloomBits(QByteArray(12, '\0') + raw).contains(bits.at(i))) {
+                holders << chain::Address::fromBytes(raw, QStringLiteral("holder"));
+                break;
+            }
+        }
+    }
+    // The three transfers of the other token in one block.
+    lab.rpc().callBlocking(QStringLiteral("evm_setAutomine"), {false});
+    for (const auto& h : holders)
+        lab.rpc().callBlocking(
+            QStringLiteral("eth_sendTransaction"),
+            {QJsonObject{{"from", other.sender().toHex()},
+                         {"to", other.address().toHex()},
+                         {"data", chain::hex::encodeData(
+                                      lab::DemoToken::transferCalldata(h, chain::U256(1)))}}});
+    lab.rpc().callBlocking(QStringLiteral("evm_mine"));
+    lab.rpc().callBlocking(QStringLiteral("evm_setAutomine"), {true});
+    const auto head = lab.eth().blockByNumber(lab.eth().blockNumber());
+    QVERIFY(chain::bloom::mayContain(head->logsBloom, ours.address().toByteArray()));
+
+    // Index our token only.
+    const QStringList args{"index",
+                           "--rpc",
+                           lab.devnet().url().toString(),
+                           "--db",
+                           lab.dbPath(),
+                           "--env",
+                           "env",
+                           "--contract",
+                           ours.address().toHex(),
+                           "--exit-when-synced"};
+    const ProcessRun run = test::runForkscope(args);
+    VERIFY_EXIT_OK(run);
+    QVERIFY2(run.out.contains(QRegularExpression("[1-9]\\d* bloom false positives")),
+             qPrintable(run.out));
+    QVERIFY2(run.out.contains("truncations found and fetched again: 0 by bloom, 0 by recount"),
+             qPrintable(run.out));
+    QCOMPARE(checkpointOf(lab, "env"), qint64(head->number));
+}
+
+QTEST_GUILESS_MAIN(TestCompleteness)
+#include "tst_completeness.moc"
