@@ -213,6 +213,7 @@ int runIndexCommand(const QStringList& arguments)
         hc.environmentId = config.environmentId;
         hc.chainId = indexer.chainId();
         api::LiveMetrics live;
+        live.setIndexedNode(config.rpcUrl.toString());
         QThread healthThread;
         healthThread.setObjectName(QStringLiteral("forkscope-health"));
         auto* monitor = new health::NodeHealthMonitor(hc);
@@ -266,6 +267,9 @@ int runIndexCommand(const QStringList& arguments)
         while (!stop) {
             const indexer::IndexerStatus& s = indexer.step();
             live.setIndexer(s);
+            if (s.completeness.truncations() > 0 && s.completeness.lastShortBlock)
+                monitor->reportDroppedLogs(config.rpcUrl.toString(), s.completeness.truncations(),
+                                           *s.completeness.lastShortBlock);
             progress.maybePrint(s);
             const std::optional<std::uint64_t> safe =
                 outbox::safeHeight(s.head, config.confirmations, monitor->readyHeight());

@@ -8,8 +8,12 @@
 #include "chain/LogsBloom.h"
 #include "lab/FaultProxy.h"
 
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
 #include <QRegularExpression>
+#include <QSignalSpy>
 #include <QtTest>
+#include <csignal>
 
 using namespace forkscope;
 using test::IndexerLab;
@@ -73,6 +77,7 @@ private slots:
     void silentCapsTheIndexerIsNotToldAbout();
     void blocksHiddenInEveryAnswerAreCaughtByTheBloom();
     void bloomFalsePositiveIsCountedNotAnAlarm();
+    void aNodeThatDroppedLogsIsMarked();
 };
 
 void TestCompleteness::silentCapsTheIndexerIsNotToldAbout_data()
@@ -200,6 +205,53 @@ void TestCompleteness::bloomFalsePositiveIsCountedNotAnAlarm()
     QVERIFY2(run.out.contains("truncations found and fetched again: 0 by bloom, 0 by recount"),
              qPrintable(run.out));
     QCOMPARE(checkpointOf(lab, "env"), qint64(head->number));
+}
+
+void TestCompleteness::aNodeThatDroppedLogsIsMarked()
+{
+    // A silent cap the indexer works around is still a lie: the node is marked "dropping
+    // logs" in node health (and the metrics), with the count and the last block.
+    IndexerLab lab;
+    buildWorkload(lab);
+    lab::FaultProxy proxy(lab.devnet().url());
+    proxy.listen();
+    proxy.setLogCap(50, lab::FaultProxy::CapMode::Silent);
+    const quint16 port = lab::Devnet::findFreePort();
+    QProcess p;
+    p.setProcessChannelMode(QProcess::MergedChannels);
+    p.start(QStringLiteral(FORKSCOPE_BINARY),
+            lab.indexArgs("env",
+                          {"--poll-ms", "100", "--metrics-port", QString::number(port), "--node",
+                           proxy.url().toString(), "--check-interval-ms", "100"},
+                          proxy.url()));
+    QVERIFY(p.waitForStarted());
+    QTRY_COMPARE_WITH_TIMEOUT(checkpointOf(lab, "env"), qint64(lab.eth().blockNumber()), 60000);
+    QNetworkAccessManager nam;
+    const auto metrics = [&] {
+        QNetworkReply* r =
+            nam.get(QNetworkRequest(QUrl(QStringLiteral("http://127.0.0.1:%1/metrics").arg(port))));
+        QSignalSpy done(r, &QNetworkReply::finished);
+        done.wait(10000);
+        const QString text = QString::fromUtf8(r->readAll());
+        r->deleteLater();
+        return text;
+    };
+    const QString node = proxy.url().toString();
+    QTRY_VERIFY_WITH_TIMEOUT(metrics().contains("forkscope_node_state{node=\"" + node + "\"} 5"),
+                             15000);
+    const QString m = metrics();
+    QVERIFY2(m.contains(QRegularExpression("forkscope_truncations_detected_total\\{node=\"" +
+                                           QRegularExpression::escape(node) +
+                                           "\",kind=\"(bloom|recount)\"\\} [1-9]")),
+             qPrintable(m));
+    QVERIFY2(m.contains(QRegularExpression(
+                 "forkscope_completeness_checks_total\\{check=\"bloom\"\\} [1-9]")),
+             qPrintable(m));
+    ::kill(pid_t(p.processId()), SIGINT);
+    const ProcessRun run = test::waitForProcess(p, 20000);
+    QVERIFY2(run.out.contains("node " + node + ": caught up -> dropping logs"),
+             qPrintable(run.out.right(3000)));
+    VERIFY_NO_GAP(lab, "env");
 }
 
 QTEST_GUILESS_MAIN(TestCompleteness)

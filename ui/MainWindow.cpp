@@ -4,6 +4,7 @@
 #include "ReorgDiffDialog.h"
 #include "SettingsDialog.h"
 #include "TableBrowser.h"
+#include "completeness/DataIncompleteBanner.h"
 #include "engine/EngineHost.h"
 #include "engine/SyncProgress.h"
 #include "indexer/CrashPoints.h"
@@ -84,7 +85,13 @@ MainWindow::MainWindow(QWidget* parent)
 void MainWindow::buildPanels()
 {
     auto* central = new QWidget(this);
-    auto* grid = new QGridLayout(central);
+    auto* column = new QVBoxLayout(central);
+    column->setContentsMargins(0, 0, 0, 0);
+    m_banner = new DataIncompleteBanner(central);
+    connect(m_banner, &DataIncompleteBanner::repairRequested, this, &MainWindow::repairRequested);
+    column->addWidget(m_banner);
+    auto* grid = new QGridLayout;
+    column->addLayout(grid, 1);
     const QList<std::pair<QString, QString>> specs{
         {tr("Cursor lag"), tr("height (blocks)")},
         {tr("Reorg events"), tr("depth (blocks)")},
@@ -123,8 +130,9 @@ void MainWindow::buildPanels()
     m_stateStrip->setObjectName(QStringLiteral("stateStrip"));
     m_panels[3]->addFooter(m_stateStrip);
     QStringList legend;
-    for (auto s : {health::NodeState::CaughtUp, health::NodeState::Lagging,
-                   health::NodeState::Offline, health::NodeState::Forked})
+    for (auto s :
+         {health::NodeState::CaughtUp, health::NodeState::Lagging, health::NodeState::Offline,
+          health::NodeState::Forked, health::NodeState::DroppingLogs})
         legend << QStringLiteral("<span style=\"background:%1\">&nbsp;&nbsp;&nbsp;</span> %2")
                       .arg(nodeStateColor(s).name(), nodeStateMeaning(s).toHtmlEscaped());
     auto* legendLabel = new QLabel(legend.join(QStringLiteral("<br>")));
@@ -163,8 +171,9 @@ void MainWindow::buildDocks()
     m_nodeTable->horizontalHeader()->setStretchLastSection(true);
     m_nodeTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
     QStringList meanings;
-    for (auto s : {health::NodeState::CaughtUp, health::NodeState::Lagging,
-                   health::NodeState::Offline, health::NodeState::Forked})
+    for (auto s :
+         {health::NodeState::CaughtUp, health::NodeState::Lagging, health::NodeState::Offline,
+          health::NodeState::Forked, health::NodeState::DroppingLogs})
         meanings << nodeStateMeaning(s);
     m_nodeTable->setToolTip(
         meanings.join(QLatin1Char('\n')) +
@@ -587,6 +596,16 @@ void MainWindow::applyStatus(const EngineStatus& s)
         m_pauseAction->setChecked(s.indexingPaused);
     }
     applyLab(s);
+    // Never green over a gap: the banner, and the status bar's state, while any range is
+    // not proven complete.
+    m_banner->setAlerts(s.openAlerts, s.health.nodes);
+    if (!s.openAlerts.isEmpty()) {
+        m_connectionLabel->setText(tr("data incomplete"));
+        m_connectionLabel->setStyleSheet(QStringLiteral("color: white; background: #b00000"));
+        m_connectionLabel->setToolTip(s.openAlerts.first().summary());
+    } else {
+        m_connectionLabel->setStyleSheet(QString());
+    }
     const double t = double((s.updatedAt.isValid() ? s.updatedAt : QDateTime::currentDateTimeUtc())
                                 .toMSecsSinceEpoch()) /
                      1000.0;
@@ -720,7 +739,10 @@ void MainWindow::applyHealth(const EngineStatus& s, double timeSecs)
         const bool indexed = n.url == s.endpoint;
         const QStringList cells{
             n.url,
-            health::nodeStateName(n.state),
+            n.state == health::NodeState::DroppingLogs && n.lastDropBlock
+                ? tr("dropping logs (%n time(s), last at block %1)", nullptr, int(n.droppedLogs))
+                      .arg(*n.lastDropBlock)
+                : health::nodeStateName(n.state),
             n.head ? QString::number(*n.head) : tr("unknown"),
             n.latencyMs >= 0 ? QString::number(n.latencyMs) : QStringLiteral("-"),
             indexed ? QString::number(s.truncationHalvings) : QStringLiteral("-"),

@@ -26,6 +26,7 @@ class EventLogView;
 class PlotPanel;
 class ReorgDiffDialog;
 class StateStrip;
+class DataIncompleteBanner;
 class TableBrowser;
 
 // The Forkscope main window. It shows what the engine reports, by snapshot, and nothing
@@ -79,6 +80,8 @@ public:
         NodeError
     };
 
+    DataIncompleteBanner* dataIncompleteBanner() const { return m_banner; }
+
 public slots:
     void applyStatus(const forkscope::engine::EngineStatus& status);
     void appendLog(const QString& level, const QString& text);
@@ -113,6 +116,9 @@ signals:
     void labResetRequested();
     void reportRequested(const QString& environmentId, bool verify, const QString& purpose);
     void exportFinished(const QString& path, bool ok, const QString& message);
+    // Repair... in the data-incomplete banner: roll back to before `fromBlock` and fetch
+    // again from `node`.
+    void repairRequested(quint64 fromBlock, const QString& node);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -131,6 +137,7 @@ private:
 
     QList<PlotPanel*> m_panels;
     StateStrip* m_stateStrip = nullptr;
+    DataIncompleteBanner* m_banner = nullptr;
     QLabel* m_connectionLabel;
     QLabel* m_nodeLabel;
     QLabel* m_chainLabel;

@@ -22,6 +22,17 @@ public:
         QMutexLocker lock(&m_mutex);
         m_health = h;
     }
+    // The node the indexer reads (the `node` label of its truncation counters).
+    void setIndexedNode(const QString& url)
+    {
+        QMutexLocker lock(&m_mutex);
+        m_indexedNode = url;
+    }
+    QString indexedNode() const
+    {
+        QMutexLocker lock(&m_mutex);
+        return m_indexedNode;
+    }
     indexer::IndexerStatus indexer() const
     {
         QMutexLocker lock(&m_mutex);
@@ -37,6 +48,7 @@ private:
     mutable QMutex m_mutex;
     indexer::IndexerStatus m_indexer;
     health::HealthSnapshot m_health;
+    QString m_indexedNode;
 };
 
 } // namespace forkscope::api

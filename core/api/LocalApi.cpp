@@ -200,7 +200,9 @@ QByteArray LocalApi::metrics()
     for (const auto& n : h.nodes)
         nodes.append({{{QStringLiteral("node"), n.url}}, double(int(n.state))});
     p.family(QStringLiteral("forkscope_node_state"), QStringLiteral("gauge"),
-             QStringLiteral("Node state: 1 caught up, 2 lagging, 3 offline, 4 forked."), nodes);
+             QStringLiteral("Node state: 1 caught up, 2 lagging, 3 offline, 4 forked, 5 "
+                            "dropping logs."),
+             nodes);
     p.gauge(
         QStringLiteral("forkscope_ready_height"),
         QStringLiteral("Highest height reported by at least ready_ratio of the nodes (-1: none)."),
@@ -224,6 +226,27 @@ QByteArray LocalApi::metrics()
               QStringLiteral("Rounds the indexed node answered off-request or contradicted "
                              "itself (nothing committed)."),
               double(s.inconsistencies));
+    const wire::CompletenessStats& c = s.completeness;
+    p.family(QStringLiteral("forkscope_completeness_checks_total"), QStringLiteral("counter"),
+             QStringLiteral("Completeness proofs run: block blooms tested, last blocks "
+                            "recounted by hash, blocks proven against their receipts root."),
+             {{{{QStringLiteral("check"), QStringLiteral("bloom")}}, double(c.bloomChecks)},
+              {{{QStringLiteral("check"), QStringLiteral("recount")}}, double(c.recounts)},
+              {{{QStringLiteral("check"), QStringLiteral("receipts")}}, double(c.receiptProofs)}});
+    const QString indexed = m_live.indexedNode();
+    p.family(
+        QStringLiteral("forkscope_truncations_detected_total"), QStringLiteral("counter"),
+        QStringLiteral("Results a provider truncated or dropped logs from, found by the "
+                       "completeness proofs and fetched again."),
+        {{{{QStringLiteral("node"), indexed}, {QStringLiteral("kind"), QStringLiteral("bloom")}},
+          double(c.bloomTruncations)},
+         {{{QStringLiteral("node"), indexed}, {QStringLiteral("kind"), QStringLiteral("recount")}},
+          double(c.recountTruncations)},
+         {{{QStringLiteral("node"), indexed}, {QStringLiteral("kind"), QStringLiteral("receipts")}},
+          double(c.receiptTruncations)}});
+    p.counter(QStringLiteral("forkscope_bloom_false_positives_total"),
+              QStringLiteral("Blocks whose bloom admitted a contract that had no log there."),
+              double(c.falsePositives));
     QList<QPair<PrometheusText::Labels, double>> timeouts;
     for (const auto& n : h.nodes)
         timeouts.append({{{QStringLiteral("node"), n.url}}, double(n.timeouts)});

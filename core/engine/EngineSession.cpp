@@ -340,8 +340,10 @@ void EngineSession::indexStep()
     const auto busy = busyScope();
     try {
         const indexer::IndexerStatus& s = m_indexer->step();
-        m_status.indexerState = m_status.indexingPaused
-                                    ? QStringLiteral("paused")
+        // Never green over a gap: an open completeness alert outranks "synced".
+        m_status.indexerState = m_status.indexingPaused ? QStringLiteral("paused")
+                                : !m_status.openAlerts.isEmpty()
+                                    ? QStringLiteral("data incomplete")
                                     : indexer::IndexerStatus::stateName(s.state);
         m_status.checkpoint = s.checkpoint;
         if (s.head)
@@ -351,6 +353,10 @@ void EngineSession::indexStep()
         m_status.truncationHalvings = s.truncationHalvings;
         m_status.indexerTimeouts = s.timeouts;
         m_status.inconsistencies = s.inconsistencies;
+        m_status.completeness = s.completeness;
+        if (m_monitor && s.completeness.truncations() > 0 && s.completeness.lastShortBlock)
+            m_monitor->reportDroppedLogs(m_status.endpoint, s.completeness.truncations(),
+                                         *s.completeness.lastShortBlock);
         if (s.blocksCommitted != m_status.blocksCommitted ||
             s.state == indexer::IndexerStatus::State::Reorged)
             m_status.lastCommitAt = QDateTime::currentDateTimeUtc();
@@ -380,11 +386,16 @@ void EngineSession::indexStep()
         restartIndexerAfterCrash(e.point());
         return;
     } catch (const wire::SuspectedTruncationError& e) {
-        // The provider capped a single block: nothing from that batch was committed. Shown
-        // and counted against the node, not retried into the same wall.
+        // The provider did not return a block whole: nothing from that batch was committed.
+        // Shown loudly (the banner, "data incomplete") and counted against the node, not
+        // retried into the same wall; Repair... fetches it again, from another node.
         ++m_status.suspectedTruncations;
-        m_status.indexerState = QStringLiteral("stopped");
+        m_status.indexerState = QStringLiteral("data incomplete");
         m_status.message = QString::fromUtf8(e.what());
+        if (m_monitor)
+            m_monitor->reportDroppedLogs(e.node.isEmpty() ? m_status.endpoint : e.node,
+                                         m_status.suspectedTruncations, e.block);
+        refreshDbSummary();
         emit logMessage(QStringLiteral("error"), m_status.message);
         publish();
         return;
@@ -837,6 +848,13 @@ void EngineSession::refreshDbSummary()
                        r.value(2).toLongLong(), r.value(3).toString(), r.value(4).toLongLong(),
                        r.value(5).toLongLong()});
     m_status.recentReorgs = marks;
+    m_status.openAlerts =
+        indexer::CompletenessAlerts(*m_db, m_status.environmentId, m_indexer->chainId()).open();
+    if (!m_status.openAlerts.isEmpty() && m_monitor) {
+        // The node that dropped logs stays marked in node health, across restarts too.
+        const auto& last = m_status.openAlerts.last();
+        m_monitor->reportDroppedLogs(last.node, qint64(m_status.openAlerts.size()), last.fromBlock);
+    }
     QSqlQuery cp =
         m_db->run(QStringLiteral("SELECT block_hash, policy_version, generation, verified_at FROM "
                                  "indexer_checkpoints WHERE environment_id = ? AND chain_id = ?"),

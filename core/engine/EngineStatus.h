@@ -1,6 +1,8 @@
 #pragma once
 
 #include "health/NodeHealthMonitor.h"
+#include "indexer/CompletenessAlerts.h"
+#include "wire/CompletenessCheck.h"
 
 #include <QDateTime>
 #include <QJsonObject>
@@ -85,7 +87,11 @@ struct EngineStatus
     qint64 suspectedTruncations = 0; // SuspectedTruncationError stops (indexed node)
     qint64 indexerTimeouts = 0;      // the indexer's requests that hit their deadline
     qint64 inconsistencies = 0;      // rounds the indexed node contradicted itself/the request
-    bool devnetRunning = false;      // the managed anvil (false for an external node)
+    // Ranges a provider did not return whole, unresolved (completeness_alerts): while any is
+    // open the window shows the red "data incomplete" banner and offers Repair...
+    QList<indexer::CompletenessAlert> openAlerts;
+    wire::CompletenessStats completeness; // the completeness proofs of this session
+    bool devnetRunning = false;           // the managed anvil (false for an external node)
     // The managed lab is set up (demo token deployed, its environment indexing): the lab
     // controls act only then. False while it starts and during a lab reset.
     bool labReady = false;

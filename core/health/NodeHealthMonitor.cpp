@@ -150,8 +150,14 @@ void NodeHealthMonitor::finishPoll()
             const auto& o = m_observations[i];
             NodeHealth& n = m_snapshot.nodes[i];
             const NodeState before = n.state;
-            n.state = classify(o, best.value_or(0), m_config.lagThreshold,
-                               o.answered ? canonicalHash(o.head) : std::nullopt);
+            const auto drops = m_drops.constFind(n.url);
+            if (drops != m_drops.cend()) {
+                n.droppedLogs = drops->first;
+                n.lastDropBlock = drops->second;
+            }
+            n.state =
+                classify(o, best.value_or(0), m_config.lagThreshold,
+                         o.answered ? canonicalHash(o.head) : std::nullopt, n.droppedLogs > 0);
             ++n.polls;
             if (!o.answered)
                 ++n.failures;
@@ -179,6 +185,16 @@ void NodeHealthMonitor::finishPoll()
     for (const auto& [url, from, to] : changes)
         emit nodeStateChanged(url, from, to);
     emit healthAvailable(copy);
+}
+
+void NodeHealthMonitor::reportDroppedLogs(const QString& url, qint64 count, std::uint64_t block)
+{
+    QMutexLocker lock(&m_mutex);
+    auto& d = m_drops[QUrl(url).toString()];
+    if (count > d.first) {
+        d.first = count;
+        d.second = block;
+    }
 }
 
 HealthSnapshot NodeHealthMonitor::snapshot() const

@@ -36,6 +36,9 @@ struct NodeHealth
     qint64 polls = 0;
     qint64 failures = 0;
     qint64 timeouts = 0; // polls that hit their deadline (a slow or trickling node)
+    // Truncations the indexer's completeness proofs caught on this node, and where.
+    qint64 droppedLogs = 0;
+    std::optional<std::uint64_t> lastDropBlock;
 };
 
 struct HealthSample
@@ -85,6 +88,11 @@ public:
     std::optional<std::uint64_t> readyHeight() const;
     QList<HealthSample> history(const QString& url) const;
 
+    // The indexer caught `url` returning fewer logs than its blocks commit to: `count` times
+    // in all so far, the last at `block`. Thread-safe; the node shows "dropping logs" from
+    // the next poll on.
+    void reportDroppedLogs(const QString& url, qint64 count, std::uint64_t block);
+
 public slots:
     void start();
     void stop();
@@ -109,6 +117,7 @@ private:
     mutable QMutex m_mutex;
     HealthSnapshot m_snapshot;
     QHash<QString, std::deque<HealthSample>> m_history;
+    QHash<QString, QPair<qint64, std::uint64_t>> m_drops; // url -> (count, last block)
     std::atomic<qint64> m_ready{-1};
 };
 

@@ -16,15 +16,19 @@ QString nodeStateName(NodeState s)
         return QStringLiteral("offline");
     case NodeState::Forked:
         return QStringLiteral("forked");
+    case NodeState::DroppingLogs:
+        return QStringLiteral("dropping logs");
     }
     return {};
 }
 
 NodeState classify(const NodeObservation& obs, std::uint64_t bestHead, std::uint64_t lagThreshold,
-                   const std::optional<chain::Hash32>& canonicalAtHead)
+                   const std::optional<chain::Hash32>& canonicalAtHead, bool droppedLogs)
 {
     if (!obs.answered)
         return NodeState::Offline;
+    if (droppedLogs)
+        return NodeState::DroppingLogs;
     if (canonicalAtHead && obs.headHash && *canonicalAtHead != *obs.headHash)
         return NodeState::Forked;
     return obs.head + lagThreshold >= bestHead ? NodeState::CaughtUp : NodeState::Lagging;

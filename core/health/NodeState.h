@@ -9,7 +9,7 @@
 
 namespace forkscope::health {
 
-enum class NodeState { CaughtUp = 1, Lagging = 2, Offline = 3, Forked = 4 };
+enum class NodeState { CaughtUp = 1, Lagging = 2, Offline = 3, Forked = 4, DroppingLogs = 5 };
 
 QString nodeStateName(NodeState s);
 
@@ -21,14 +21,16 @@ struct NodeObservation
     std::optional<chain::Hash32> headHash; // hash of its head block
 };
 
-// The rules, as pure functions (seed 004's node states, plus "forked"):
+// The rules, as pure functions (seed 004's node states, plus "forked" and "dropping logs"):
 //   offline    the node did not answer in time or answered an error;
+//   dropping logs  the indexer caught it returning fewer logs than its blocks commit to
+//              (issue #13's completeness proofs); a node that lied stays marked;
 //   forked     its head block has a different hash than the indexer's canonical block at
 //              that height;
 //   caught up  within lagThreshold blocks of the best head any node reports;
 //   lagging    otherwise.
 NodeState classify(const NodeObservation& obs, std::uint64_t bestHead, std::uint64_t lagThreshold,
-                   const std::optional<chain::Hash32>& canonicalAtHead);
+                   const std::optional<chain::Hash32>& canonicalAtHead, bool droppedLogs = false);
 
 // The ready-ratio gate: the highest height that at least ceil(ratio x nodes) nodes have
 // reached (offline nodes count against it). nullopt when too few nodes answer at all, in

@@ -1,4 +1,5 @@
 #include "Indexer.h"
+#include "CompletenessAlerts.h"
 #include "IndexerErrors.h"
 #include "rpc/EthClient.h"
 #include "store/Database.h"

@@ -482,6 +482,16 @@ CheckpointReport CheckpointReport::build(store::Database& db, const QString& env
     b.readReorgs();
     b.readCounts();
     b.readSeries();
+    {
+        indexer::CompletenessAlerts alerts(db, r.environment.id, r.environment.chainId);
+        r.completeness.openAlerts = alerts.open();
+        QSqlQuery q = db.run(QStringLiteral("SELECT count(*) FROM completeness_alerts WHERE "
+                                            "environment_id = ? AND resolved_at IS NOT NULL"),
+                             {r.environment.id});
+        r.completeness.resolvedAlerts = q.next() ? q.value(0).toLongLong() : 0;
+        if (!r.completeness.openAlerts.isEmpty())
+            r.completeness.state = QStringLiteral("data incomplete");
+    }
     if (node) {
         b.checkNode(*node);
         b.checkInvariants(*node);

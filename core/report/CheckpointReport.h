@@ -1,5 +1,7 @@
 #pragma once
 
+#include "indexer/CompletenessAlerts.h"
+
 #include <QByteArray>
 #include <QList>
 #include <QMap>
@@ -173,6 +175,15 @@ struct InvariantVerdict
     QStringList contractsChecked;
 };
 
+// Whether the indexed data is proven complete: "complete", or "data incomplete" while any
+// completeness alert (a range a provider did not return whole) is open.
+struct Completeness
+{
+    QString state = QStringLiteral("complete");
+    QList<indexer::CompletenessAlert> openAlerts;
+    qint64 resolvedAlerts = 0;
+};
+
 // Everything known about one environment, from the database plus an optional look at the
 // node at export time: what the app's Export and `forkscope report` write as JSON, CSV
 // and PDF. A plain copyable value: build it on a worker thread, hand it to the GUI.
@@ -212,6 +223,7 @@ public:
     Series series;
     NodeSummary node;
     InvariantVerdict invariants;
+    Completeness completeness;
 };
 
 } // namespace forkscope::report

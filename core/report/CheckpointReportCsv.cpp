@@ -61,6 +61,9 @@ QStringList CheckpointReport::csvColumns()
     for (const QString& kind : kDiffKinds)
         columns << QStringLiteral("diff_") + kind;
     columns << QStringLiteral("diff_items_total");
+    // completeness_alert: an open range a provider did not return whole
+    columns << QStringLiteral("alert_node") << QStringLiteral("alert_to_block")
+            << QStringLiteral("alert_what");
     return columns;
 }
 
@@ -115,6 +118,17 @@ QByteArray CheckpointReport::toCsv() const
         for (const QString& kind : kDiffKinds)
             v.insert(QStringLiteral("diff_") + kind, QString::number(e.diffCounts.value(kind)));
         v.insert(QStringLiteral("diff_items_total"), QString::number(e.diffItemsTotal));
+        row(v);
+    }
+    for (const indexer::CompletenessAlert& a : completeness.openAlerts) {
+        QHash<QString, QString> v = common;
+        v.insert(QStringLiteral("record_type"), QStringLiteral("completeness_alert"));
+        v.insert(QStringLiteral("detected_at"), a.detectedAt);
+        v.insert(QStringLiteral("block_number"), QString::number(a.fromBlock));
+        v.insert(QStringLiteral("status"), QStringLiteral("open"));
+        v.insert(QStringLiteral("alert_node"), a.node);
+        v.insert(QStringLiteral("alert_to_block"), QString::number(a.toBlock));
+        v.insert(QStringLiteral("alert_what"), a.what);
         row(v);
     }
     return out;

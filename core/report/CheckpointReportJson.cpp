@@ -110,6 +110,18 @@ QByteArray CheckpointReport::toJson() const
         {QStringLiteral("contracts_checked"),
          QJsonArray::fromStringList(invariants.contractsChecked)}};
 
+    QJsonArray alertsJson;
+    for (const indexer::CompletenessAlert& a : completeness.openAlerts)
+        alertsJson.append(QJsonObject{{QStringLiteral("node"), a.node},
+                                      {QStringLiteral("from_block"), qint64(a.fromBlock)},
+                                      {QStringLiteral("to_block"), qint64(a.toBlock)},
+                                      {QStringLiteral("what"), a.what},
+                                      {QStringLiteral("detected_at"), a.detectedAt}});
+    const QJsonObject completenessJson{
+        {QStringLiteral("state"), completeness.state},
+        {QStringLiteral("open_alerts"), alertsJson},
+        {QStringLiteral("resolved_alerts"), completeness.resolvedAlerts}};
+
     QJsonArray checkpointsJson;
     for (const CheckpointEntry& c : checkpoints)
         checkpointsJson.append(
@@ -171,6 +183,7 @@ QByteArray CheckpointReport::toJson() const
                            {QStringLiteral("environment"), envJson},
                            {QStringLiteral("node"), nodeJson},
                            {QStringLiteral("invariants"), invariantsJson},
+                           {QStringLiteral("completeness"), completenessJson},
                            {QStringLiteral("checkpoints"), checkpointsJson},
                            {QStringLiteral("reorgs"), reorgsJson},
                            {QStringLiteral("counts"), countsJson},

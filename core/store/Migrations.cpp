@@ -184,11 +184,35 @@ Migration v3()
             }};
 }
 
+// Completeness (issue #13): a range the indexer could not prove complete, and why. It is
+// what keeps the app and the report saying "data incomplete" after the run that found it
+// has ended, until `repair` (or the Repair button) fetched the range again and resolved it.
+Migration v4()
+{
+    return {4,
+            QStringLiteral("completeness alerts: ranges a provider did not return whole"),
+            {
+                QStringLiteral("CREATE TABLE completeness_alerts ("
+                               " id INTEGER PRIMARY KEY,"
+                               " environment_id TEXT NOT NULL,"
+                               " chain_id INTEGER NOT NULL,"
+                               " detected_at TEXT NOT NULL,"
+                               " node TEXT NOT NULL,"
+                               " from_block BIGINT NOT NULL,"
+                               " to_block BIGINT NOT NULL,"
+                               " what TEXT NOT NULL,"
+                               " resolved_at TEXT,"
+                               " resolution TEXT)"),
+                QStringLiteral("CREATE INDEX completeness_alerts_open ON completeness_alerts"
+                               " (environment_id, chain_id, resolved_at)"),
+            }};
+}
+
 } // namespace
 
 const QList<Migration>& migrations()
 {
-    static const QList<Migration> all{v1(), v2(), v3()};
+    static const QList<Migration> all{v1(), v2(), v3(), v4()};
     return all;
 }
 

@@ -21,6 +21,8 @@ CompletenessStats& CompletenessStats::operator+=(const CompletenessStats& o)
     receiptTruncations += o.receiptTruncations;
     if (o.learnedCap)
         learnedCap = o.learnedCap;
+    if (o.lastShortBlock)
+        lastShortBlock = o.lastShortBlock;
     return *this;
 }
 
@@ -118,6 +120,7 @@ CompletenessCheck::Verdict CompletenessCheck::check(const QList<chain::LogEntry>
             ++stats.recountTruncations;
             stats.learnedCap = logs.size();
             v.shortBlock = last;
+            stats.lastShortBlock = last;
             v.kind = QStringLiteral("recount");
             v.wholeBlock = whole;
             return v;
@@ -139,6 +142,7 @@ CompletenessCheck::Verdict CompletenessCheck::check(const QList<chain::LogEntry>
             if (!logs.isEmpty())
                 stats.learnedCap = logs.size();
             v.shortBlock = h.number;
+            stats.lastShortBlock = h.number;
             v.kind = QStringLiteral("bloom");
             v.wholeBlock = whole;
             return v;

@@ -34,6 +34,12 @@ struct CompletenessStats
     qint64 recountTruncations = 0;    // a result's last block came back short
     qint64 receiptTruncations = 0;    // the receipts showed logs eth_getLogs had not
     std::optional<qint64> learnedCap; // a result size found to be a silent cap
+    std::optional<std::uint64_t> lastShortBlock; // where the last truncation was found
+
+    qint64 truncations() const
+    {
+        return bloomTruncations + recountTruncations + receiptTruncations;
+    }
 
     CompletenessStats& operator+=(const CompletenessStats& o);
 };

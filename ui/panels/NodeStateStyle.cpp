@@ -15,6 +15,8 @@ QColor nodeStateColor(health::NodeState s)
         return QColor(0xe0, 0x6c, 0x6c);
     case health::NodeState::Forked:
         return QColor(0xa9, 0x85, 0xd6);
+    case health::NodeState::DroppingLogs:
+        return QColor(0xc0, 0x39, 0x2b);
     }
     return Qt::gray;
 }
@@ -33,6 +35,10 @@ QString nodeStateMeaning(health::NodeState s)
     case health::NodeState::Forked:
         return QCoreApplication::translate(
             "NodeState", "forked: its block differs from the indexed block at that height");
+    case health::NodeState::DroppingLogs:
+        return QCoreApplication::translate(
+            "NodeState", "dropping logs: caught returning fewer logs than its blocks' bloom or "
+                         "receipts commit to; its data is not trusted");
     }
     return {};
 }

@@ -300,6 +300,11 @@ void titlePage(Flow& f, const CheckpointReport& r)
            sans(10), env.archived() ? kGrey : kGreen);
     f.space(pt(10));
     f.verdict(verdictText(r.invariants), verdictColor(r.invariants.state));
+    // Never green over a gap: an open completeness alert is said on the title page.
+    for (const auto& alert : r.completeness.openAlerts) {
+        f.space(pt(4));
+        f.verdict(QStringLiteral("DATA INCOMPLETE: ") + alert.summary(), QColor(0xb0, 0, 0));
+    }
     f.space(pt(8));
 
     QList<QList<Cell>> rows{

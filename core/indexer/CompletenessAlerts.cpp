@@ -1,0 +1,65 @@
+#include "CompletenessAlerts.h"
+#include "store/Database.h"
+
+#include <QSqlQuery>
+#include <optional>
+
+namespace forkscope::indexer {
+
+QString CompletenessAlert::summary() const
+{
+    const QString range = fromBlock == toBlock
+                              ? QStringLiteral("block %1").arg(fromBlock)
+                              : QStringLiteral("blocks %1-%2").arg(fromBlock).arg(toBlock);
+    return QStringLiteral("data incomplete: node %1, %2: %3").arg(node, range, what);
+}
+
+qint64 CompletenessAlerts::record(const QString& node, std::uint64_t fromBlock,
+                                  std::uint64_t toBlock, const QString& what)
+{
+    std::optional<store::WriteTransaction> tx;
+    if (!m_db.inTransaction())
+        tx.emplace(m_db);
+    QSqlQuery q = m_db.run(
+        QStringLiteral("INSERT INTO completeness_alerts (environment_id, chain_id, detected_at, "
+                       "node, from_block, to_block, what) VALUES (?, ?, ?, ?, ?, ?, ?)"),
+        {m_env, qint64(m_chainId), store::nowUtc(), node, qint64(fromBlock), qint64(toBlock),
+         what});
+    const qint64 id = q.lastInsertId().toLongLong();
+    if (tx)
+        tx->commit();
+    return id;
+}
+
+QList<CompletenessAlert> CompletenessAlerts::open()
+{
+    QSqlQuery q =
+        m_db.run(QStringLiteral("SELECT id, detected_at, node, from_block, to_block, what FROM "
+                                "completeness_alerts WHERE environment_id = ? AND chain_id = ? AND "
+                                "resolved_at IS NULL ORDER BY from_block, id"),
+                 {m_env, qint64(m_chainId)});
+    QList<CompletenessAlert> out;
+    while (q.next()) {
+        CompletenessAlert a;
+        a.id = q.value(0).toLongLong();
+        a.detectedAt = q.value(1).toString();
+        a.node = q.value(2).toString();
+        a.fromBlock = q.value(3).toULongLong();
+        a.toBlock = q.value(4).toULongLong();
+        a.what = q.value(5).toString();
+        out.append(a);
+    }
+    return out;
+}
+
+int CompletenessAlerts::resolveFrom(std::uint64_t fromBlock, const QString& resolution)
+{
+    QSqlQuery q = m_db.run(
+        QStringLiteral("UPDATE completeness_alerts SET resolved_at = ?, resolution = ? WHERE "
+                       "environment_id = ? AND chain_id = ? AND resolved_at IS NULL AND "
+                       "to_block >= ?"),
+        {store::nowUtc(), resolution, m_env, qint64(m_chainId), qint64(fromBlock)});
+    return q.numRowsAffected();
+}
+
+} // namespace forkscope::indexer

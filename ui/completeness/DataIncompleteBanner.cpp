@@ -1,0 +1,62 @@
+#include "DataIncompleteBanner.h"
+#include "RepairDialog.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+
+namespace forkscope::ui {
+
+DataIncompleteBanner::DataIncompleteBanner(QWidget* parent)
+    : QFrame(parent), m_text(new QLabel(this)), m_repair(new QPushButton(tr("Repair..."), this))
+{
+    setObjectName(QStringLiteral("dataIncompleteBanner"));
+    setStyleSheet(
+        QStringLiteral("#dataIncompleteBanner { background: #b00000; } "
+                       "#dataIncompleteBanner QLabel { color: white; font-weight: bold; }"));
+    auto* layout = new QHBoxLayout(this);
+    m_text->setWordWrap(true);
+    m_text->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_text, 1);
+    m_repair->setObjectName(QStringLiteral("repairButton"));
+    m_repair->setToolTip(tr("Roll back to the first bad block in one transaction and fetch "
+                            "the range again, from another node if one is healthy"));
+    layout->addWidget(m_repair);
+    connect(m_repair, &QPushButton::clicked, this, &DataIncompleteBanner::openRepairDialog);
+    hide();
+}
+
+void DataIncompleteBanner::setAlerts(const QList<indexer::CompletenessAlert>& alerts,
+                                     const QList<health::NodeHealth>& nodes)
+{
+    m_alerts = alerts;
+    m_nodes = nodes;
+    if (alerts.isEmpty()) {
+        hide();
+        return;
+    }
+    const indexer::CompletenessAlert& first = alerts.first();
+    QString text = tr("DATA INCOMPLETE - %1").arg(first.summary());
+    if (alerts.size() > 1)
+        text += tr(" (and %n more range(s))", nullptr, int(alerts.size() - 1));
+    text += tr(". Nothing after block %1 is indexed until it is repaired.")
+                .arg(first.fromBlock > 0 ? first.fromBlock - 1 : 0);
+    m_text->setText(text);
+    show();
+}
+
+QString DataIncompleteBanner::text() const
+{
+    return isVisible() || !m_alerts.isEmpty() ? m_text->text() : QString();
+}
+
+void DataIncompleteBanner::openRepairDialog()
+{
+    if (m_alerts.isEmpty())
+        return;
+    RepairDialog dialog(m_alerts.first(), m_nodes, this);
+    if (dialog.exec() == QDialog::Accepted)
+        emit repairRequested(dialog.fromBlock(), dialog.node());
+}
+
+} // namespace forkscope::ui
