@@ -209,4 +209,52 @@ QList<chain::LogEntry> EthClient::getLogs(const LogFilter& filter)
     return takeLogs(requestLogs(filter));
 }
 
+std::optional<QJsonArray> EthClient::parseBlockReceipts(const RpcResponse& r, const QString& what)
+{
+    throwIfError(r);
+    if (r.result.isNull())
+        return std::nullopt;
+    if (!r.result.isArray())
+        throwMalformed(r, what,
+                       ChainParseError(what, hex::describe(r.result),
+                                       QStringLiteral("expected an array of receipts or null")));
+    return r.result.toArray();
+}
+
+RpcCall* EthClient::requestBlockReceipts(const chain::Hash32& blockHash)
+{
+    return m_rpc.call(QStringLiteral("eth_getBlockReceipts"), {blockHash.toHex()});
+}
+
+std::optional<QJsonArray> EthClient::takeBlockReceipts(RpcCall* call,
+                                                       const chain::Hash32& blockHash)
+{
+    std::unique_ptr<RpcCall> owner(call);
+    JsonRpcClient::waitFor(call);
+    RpcResponse r = call->response();
+    if (r.error)
+        r.error->endpoint = m_rpc.endpoint().toString(QUrl::RemoveUserInfo);
+    return parseBlockReceipts(r, QStringLiteral("eth_getBlockReceipts(%1)").arg(blockHash.toHex()));
+}
+
+std::optional<QJsonArray> EthClient::blockReceipts(const chain::Hash32& blockHash)
+{
+    return takeBlockReceipts(requestBlockReceipts(blockHash), blockHash);
+}
+
+std::optional<QJsonObject> EthClient::blockJsonByHash(const chain::Hash32& hash)
+{
+    const QString h = hash.toHex();
+    const QString what = QStringLiteral("eth_getBlockByHash(%1)").arg(h);
+    const RpcResponse r = call(QStringLiteral("eth_getBlockByHash"), {h, false});
+    throwIfError(r);
+    if (r.result.isNull())
+        return std::nullopt;
+    if (!r.result.isObject())
+        throwMalformed(r, what,
+                       ChainParseError(what, hex::describe(r.result),
+                                       QStringLiteral("expected a block object or null")));
+    return r.result.toObject();
+}
+
 } // namespace forkscope::rpc

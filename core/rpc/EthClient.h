@@ -6,6 +6,8 @@
 #include "chain/Hash32.h"
 #include "chain/LogEntry.h"
 
+#include <QJsonArray>
+#include <QJsonObject>
 #include <optional>
 
 namespace forkscope::rpc {
@@ -53,11 +55,23 @@ public:
     RpcCall* requestLogs(const LogFilter& filter);
     QList<chain::LogEntry> takeLogs(RpcCall* call);
 
+    // For the receipts proof (proof::verifyReceipts, proof::verifyHeaderHash): the replies
+    // as the node sent them, because the proof parses every field itself and names the one
+    // it rejects. nullopt when the node answers null: it does not have that block. A reply
+    // of another shape is an RpcError of kind Malformed.
+    // eth_getBlockReceipts(blockHash): every receipt of the block, in transaction order.
+    std::optional<QJsonArray> blockReceipts(const chain::Hash32& blockHash);
+    RpcCall* requestBlockReceipts(const chain::Hash32& blockHash);
+    std::optional<QJsonArray> takeBlockReceipts(RpcCall* call, const chain::Hash32& blockHash);
+    // eth_getBlockByHash(hash, false): the whole header object.
+    std::optional<QJsonObject> blockJsonByHash(const chain::Hash32& hash);
+
     // Parsers for replies obtained asynchronously (JsonRpcClient::call); they throw
     // RpcException on an error reply or malformed content.
     static std::optional<chain::BlockHeader> parseBlock(const RpcResponse& r, const QString& what);
     static QList<chain::LogEntry> parseLogs(const RpcResponse& r);
     static std::uint64_t parseQuantity(const RpcResponse& r, const QString& what);
+    static std::optional<QJsonArray> parseBlockReceipts(const RpcResponse& r, const QString& what);
 
 private:
     RpcResponse call(const QString& method, const QJsonArray& params);
