@@ -504,6 +504,16 @@ void TestProofUnits::verdictWithoutNode()
     QVERIFY2(object.problem.startsWith("receipts of block 9 (0x"), qPrintable(object.problem));
     QVERIFY2(object.problem.contains("expected an array of receipts"), qPrintable(object.problem));
 
+    // An L2 deposit receipt: unproven, which is not the same as a lie.
+    QJsonObject deposit = gethReceipt("0x7e");
+    deposit["blockNumber"] = "0x9";
+    const proof::ReceiptsVerdict l2 = proof::verifyReceipts(empty, QJsonArray{deposit});
+    QVERIFY(!l2.ok);
+    QCOMPARE(int(l2.failure), int(Failure::Unsupported));
+    QVERIFY2(l2.problem.contains("\"eth_getBlockReceipts[0].type\": unknown receipt type"),
+             qPrintable(l2.problem));
+    QVERIFY_THROWS_EXCEPTION(proof::UnsupportedReceiptType, proof::Receipt::fromJson(deposit, "r"));
+
     // A header that commits to receipts, answered with none.
     chain::BlockHeader full = empty;
     full.receiptsRoot = chain::keccak256("something");

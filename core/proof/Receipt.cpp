@@ -34,11 +34,12 @@ Receipt Receipt::fromJson(const QJsonValue& v, const QString& context)
     const QJsonValue type = o.value(QLatin1String("type"));
     const std::uint64_t t = hex::parseQuantityU63(type, f("type"));
     if (t > kHighestType)
-        throw ChainParseError(f("type"), hex::describe(type),
-                              QStringLiteral("unknown receipt type (Forkscope can prove types "
-                                             "0x0 to 0x%1: legacy, EIP-2930, EIP-1559, "
-                                             "EIP-4844 and EIP-7702)")
-                                  .arg(kHighestType, 0, 16));
+        throw UnsupportedReceiptType(
+            f("type"), hex::describe(type),
+            QStringLiteral("unknown receipt type (Forkscope can prove types "
+                           "0x0 to 0x%1: legacy, EIP-2930, EIP-1559, "
+                           "EIP-4844 and EIP-7702)")
+                .arg(kHighestType, 0, 16));
     r.type = std::uint8_t(t);
 
     const QJsonValue status = o.value(QLatin1String("status"));

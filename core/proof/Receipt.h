@@ -1,5 +1,6 @@
 #pragma once
 
+#include "chain/ChainParseError.h"
 #include "chain/Hash32.h"
 #include "chain/LogEntry.h"
 #include "chain/LogsBloom.h"
@@ -12,14 +13,22 @@
 
 namespace forkscope::proof {
 
+// A receipt of a transaction type Forkscope cannot encode (an L2's deposit type 0x7e,
+// Arbitrum's 0x64..): not a malformed reply, only one this build cannot prove.
+class UnsupportedReceiptType : public chain::ChainParseError
+{
+public:
+    using chain::ChainParseError::ChainParseError;
+};
+
 // One transaction receipt as eth_getBlockReceipts returns it, reduced to what the receipts
 // trie commits to (type, outcome, cumulative gas, bloom, logs) plus the fields that place it
 // in its block. Parsing is strict: anything missing or malformed is a ChainParseError naming
 // the field, so a node's bad reply is never read as a smaller set of logs.
 struct Receipt
 {
-    // EIP-2718 transaction types whose receipts Forkscope can encode. Others (an L2's deposit
-    // type 0x7e, Arbitrum's 0x64..) are rejected by fromJson, naming the type.
+    // EIP-2718 transaction types whose receipts Forkscope can encode; fromJson throws
+    // UnsupportedReceiptType, naming the type, for any other.
     static constexpr std::uint8_t kLegacy = 0x0;
     static constexpr std::uint8_t kAccessList = 0x1; // EIP-2930
     static constexpr std::uint8_t kDynamicFee = 0x2; // EIP-1559
@@ -40,6 +49,7 @@ struct Receipt
     std::uint64_t blockNumber = 0;
 
     // `context` prefixes field names in errors ("eth_getBlockReceipts[3].logs[0].data").
+    // Throws ChainParseError (UnsupportedReceiptType for a type above kHighestType).
     static Receipt fromJson(const QJsonValue& v, const QString& context);
 
     // The bytes the receipts trie stores (EIP-2718): rlp([outcome, cumulativeGasUsed,

@@ -95,6 +95,8 @@ ReceiptsVerdict verifyReceipts(const chain::BlockHeader& header, const QJsonValu
         for (qsizetype i = 0; i < array.size(); ++i)
             parsed.append(
                 Receipt::fromJson(array.at(i), QStringLiteral("eth_getBlockReceipts[%1]").arg(i)));
+    } catch (const UnsupportedReceiptType& e) {
+        return failed(header, Failure::Unsupported, e.message());
     } catch (const chain::ChainParseError& e) {
         return failed(header, Failure::Malformed, e.message());
     }

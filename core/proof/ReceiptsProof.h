@@ -18,6 +18,7 @@ struct ReceiptsVerdict
     enum class Failure {
         None,
         Malformed,    // not an array of well-formed receipts (the field is named)
+        Unsupported,  // a receipt type this build cannot encode: unproven, not a lie
         WrongBlock,   // a receipt or log names another block
         Misnumbered,  // transactionIndex or logIndex out of sequence, or a log's tx differs
         ReceiptBloom, // a receipt's logsBloom is not the bloom of its logs
