@@ -51,6 +51,12 @@ int main(int argc, char** argv)
     const QCommandLineOption runsOpt(
         "runs", "Measure ceiling and full sync N times on one workload.", "N", "1");
     p.addOption(runsOpt);
+    const QCommandLineOption verifyOpt(
+        "verify",
+        "Completeness modes to sync with, in turn, after each ceiling (forkscope index "
+        "--verify): e.g. none,default,receipts.",
+        "MODES", "default");
+    p.addOption(verifyOpt);
     p.process(app);
     const bench::WorkloadShape shape = workload.read(p);
 
@@ -103,73 +109,87 @@ int main(int argc, char** argv)
         std::printf("CPU during the ceiling: fetch and parse %.2f s + anvil %.2f s\n",
                     ceilingOwnCpu, ceilingAnvilCpu);
 
-        QTemporaryDir dir;
-        QProcess index;
-        index.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-        QStringList args{"index",
-                         "--rpc",
-                         devnet.url().toString(),
-                         "--db",
-                         dir.filePath("bench.sqlite"),
-                         "--env",
-                         "bench",
-                         "--exit-when-synced",
-                         "--batch-size",
-                         QString::number(shape.batchSize)};
-        const double anvilCpuBefore = processCpuSeconds(devnet.processId());
-        t.restart();
-        // FORKSCOPE_BENCH_WRAP="perf record -g -o /tmp/perf.data" profiles the indexer.
-        const QStringList wrap =
-            qEnvironmentVariable("FORKSCOPE_BENCH_WRAP").split(' ', Qt::SkipEmptyParts);
-        if (wrap.isEmpty())
-            index.start(QStringLiteral(FORKSCOPE_BINARY), args + contractArgs);
-        else
-            index.start(wrap.first(), wrap.mid(1) + QStringList{QStringLiteral(FORKSCOPE_BINARY)} +
-                                          args + contractArgs);
-        index.waitForFinished(-1);
-        const double secs = t.elapsed() / 1000.0;
-        const double anvilCpu = processCpuSeconds(devnet.processId()) - anvilCpuBefore;
-        if (index.exitCode() != 0) {
-            std::fprintf(stderr, "forkscope index failed (%d): %s\n", index.exitCode(),
-                         index.readAllStandardOutput().constData());
-            return false;
-        }
-        rusage ru{};
-        getrusage(RUSAGE_CHILDREN, &ru); // the index processes are the only children waited for
-        const double cpuSoFar = double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-                                double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-        const double cpu = cpuSoFar - childCpuBefore;
-        childCpuBefore = cpuSoFar;
-        std::printf(
-            "full sync: %.2f s, %.0f events/s, %.0f blocks/s, peak RSS %.1f MiB (batch size "
-            "%d)\n",
-            secs, double(events) / secs, double(head) / secs, double(ru.ru_maxrss) / 1024.0,
-            shape.batchSize);
-        // Anvil shares the cores: what both used says how much of the machine the sync had.
-        const int cores = std::max(1, QThread::idealThreadCount());
-        std::printf("CPU during the sync: indexer %.2f s + anvil %.2f s = %.0f%% of %d cores\n",
-                    cpu, anvilCpu, 100.0 * (cpu + anvilCpu) / (secs * cores), cores);
-        std::printf("ratio: full sync at %.0f%% of the raw ceiling (target 70%%)\n",
-                    100.0 * ceilingSecs / secs);
-        // What the sync wrote: the committing thread's work grows with these bytes.
-        const QString dbPath = dir.filePath("bench.sqlite");
-        const qint64 dbBytes = QFileInfo(dbPath).size() + QFileInfo(dbPath + "-wal").size();
-        std::printf("database: %.1f MiB (%.0f bytes/event)", double(dbBytes) / (1 << 20),
-                    double(dbBytes) / double(events));
-        try {
-            store::Database::Options ro;
-            ro.readOnly = true;
-            auto db = store::Database::open(dbPath, ro);
-            QSqlQuery q = db->run(QStringLiteral(
-                "SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC LIMIT 8"));
-            std::printf(", largest:");
-            while (q.next())
-                std::printf(" %s %.1f MiB", qPrintable(q.value(0).toString()),
-                            q.value(1).toDouble() / (1 << 20));
-        } catch (const std::exception& e) {
-            std::printf(" (per table: %s)", e.what());
-        }
-        std::printf("\n");
+        const auto syncWith = [&](const QString& mode) -> bool {
+            QTemporaryDir dir;
+            QProcess index;
+            index.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+            QStringList args{"index",
+                             "--rpc",
+                             devnet.url().toString(),
+                             "--db",
+                             dir.filePath("bench.sqlite"),
+                             "--env",
+                             "bench",
+                             "--exit-when-synced",
+                             "--batch-size",
+                             QString::number(shape.batchSize),
+                             "--verify",
+                             mode};
+            const double anvilCpuBefore = processCpuSeconds(devnet.processId());
+            t.restart();
+            // FORKSCOPE_BENCH_WRAP="perf record -g -o /tmp/perf.data" profiles the indexer.
+            const QStringList wrap =
+                qEnvironmentVariable("FORKSCOPE_BENCH_WRAP").split(' ', Qt::SkipEmptyParts);
+            if (wrap.isEmpty())
+                index.start(QStringLiteral(FORKSCOPE_BINARY), args + contractArgs);
+            else
+                index.start(wrap.first(), wrap.mid(1) +
+                                              QStringList{QStringLiteral(FORKSCOPE_BINARY)} + args +
+                                              contractArgs);
+            index.waitForFinished(-1);
+            const double secs = t.elapsed() / 1000.0;
+            const double anvilCpu = processCpuSeconds(devnet.processId()) - anvilCpuBefore;
+            if (index.exitCode() != 0) {
+                std::fprintf(stderr, "forkscope index failed (%d): %s\n", index.exitCode(),
+                             index.readAllStandardOutput().constData());
+                return false;
+            }
+            rusage ru{};
+            getrusage(RUSAGE_CHILDREN, &ru); // the index processes are the only children waited for
+            const double cpuSoFar = double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+                                    double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+            const double cpu = cpuSoFar - childCpuBefore;
+            childCpuBefore = cpuSoFar;
+            std::printf(
+                "full sync (--verify %s): %.2f s, %.0f events/s, %.0f blocks/s, peak RSS %.1f MiB "
+                "(batch size %d)\n",
+                qPrintable(mode), secs, double(events) / secs, double(head) / secs,
+                double(ru.ru_maxrss) / 1024.0, shape.batchSize);
+            // What the completeness proofs asked of the node: one call per recount, one per
+            // bloom suspect, one per receipts proof.
+            for (const QByteArray& line : index.readAllStandardOutput().split('\n'))
+                if (line.startsWith("completeness:"))
+                    std::printf("  %s\n", line.constData());
+            // Anvil shares the cores: what both used says how much of the machine the sync had.
+            const int cores = std::max(1, QThread::idealThreadCount());
+            std::printf("CPU during the sync: indexer %.2f s + anvil %.2f s = %.0f%% of %d cores\n",
+                        cpu, anvilCpu, 100.0 * (cpu + anvilCpu) / (secs * cores), cores);
+            std::printf("ratio: full sync at %.0f%% of the raw ceiling (target 70%%)\n",
+                        100.0 * ceilingSecs / secs);
+            // What the sync wrote: the committing thread's work grows with these bytes.
+            const QString dbPath = dir.filePath("bench.sqlite");
+            const qint64 dbBytes = QFileInfo(dbPath).size() + QFileInfo(dbPath + "-wal").size();
+            std::printf("database: %.1f MiB (%.0f bytes/event)", double(dbBytes) / (1 << 20),
+                        double(dbBytes) / double(events));
+            try {
+                store::Database::Options ro;
+                ro.readOnly = true;
+                auto db = store::Database::open(dbPath, ro);
+                QSqlQuery q = db->run(QStringLiteral(
+                    "SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC LIMIT 8"));
+                std::printf(", largest:");
+                while (q.next())
+                    std::printf(" %s %.1f MiB", qPrintable(q.value(0).toString()),
+                                q.value(1).toDouble() / (1 << 20));
+            } catch (const std::exception& e) {
+                std::printf(" (per table: %s)", e.what());
+            }
+            std::printf("\n");
+            return true;
+        };
+        for (const QString& mode : p.value(verifyOpt).split(',', Qt::SkipEmptyParts))
+            if (!syncWith(mode))
+                return false;
         return true;
     };
     for (int run = 1; run <= runs; ++run) {

@@ -552,9 +552,17 @@ const IndexerStatus& Indexer::step()
                             QStringLiteral("fetching %1..%2 timed out").arg(from).arg(plannedTo));
             return m_status;
         }
-        if (outcome->truncatedBlock)
-            throw wire::SuspectedTruncationError(
-                *outcome->truncatedBlock, outcome->truncationMessage, outcome->truncationNode);
+        if (outcome->truncatedBlock) {
+            // Recorded before stopping: the app and the report keep saying "data incomplete"
+            // after this run ends, until a repair fetches the block again.
+            const QString node =
+                outcome->truncationNode.isEmpty() ? m_eth.endpointText() : outcome->truncationNode;
+            CompletenessAlerts(m_db, m_config.environmentId, m_chainId)
+                .record(node, *outcome->truncatedBlock, *outcome->truncatedBlock,
+                        outcome->truncationMessage);
+            throw wire::SuspectedTruncationError(*outcome->truncatedBlock,
+                                                 outcome->truncationMessage, node);
+        }
         if (outcome->mismatch)
             throw wire::ReplyMismatchError(*outcome->mismatch);
         if (outcome->rpcError) {

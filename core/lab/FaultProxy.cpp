@@ -275,7 +275,8 @@ QByteArray FaultProxy::rewrite(const QByteArray& requestBody, const QByteArray& 
             // "latest" through a lagging view is left to the upstream; callers use numbers.
         }
         out.append(applyProxyLie(
-            m_lie, req, applyLogDrops({m_dropLogRate, m_dropBlockRate, m_seed}, req, rep)));
+            m_lie, req,
+            applyLogDrops({m_dropLogRate, m_dropBlockRate, m_seed, m_dropInReceipts}, req, rep)));
     }
     return batch ? QJsonDocument(out).toJson(QJsonDocument::Compact)
                  : QJsonDocument(out.first().toObject()).toJson(QJsonDocument::Compact);
@@ -301,6 +302,7 @@ QJsonObject FaultProxy::knobs() const
                        {QStringLiteral("lie"), proxyLieName(m_lie)},
                        {QStringLiteral("dropLogRate"), double(m_dropLogRate)},
                        {QStringLiteral("dropBlockRate"), double(m_dropBlockRate)},
+                       {QStringLiteral("dropInReceipts"), bool(m_dropInReceipts)},
                        {QStringLiteral("trickleBps"), int(m_trickleBps)},
                        {QStringLiteral("padReplyBytes"), qint64(m_padReplyBytes.load())},
                        {QStringLiteral("upstream"), m_upstream.toString()},
@@ -315,7 +317,7 @@ QString FaultProxy::applyKnobs(const QJsonObject& c)
     const auto isCount = [](const QJsonValue& v) {
         return v.isDouble() && v.toDouble() >= 0 && v.toDouble() == std::floor(v.toDouble());
     };
-    for (const char* k : {"offline", "dropLogs"})
+    for (const char* k : {"offline", "dropLogs", "dropInReceipts"})
         if (c.contains(QLatin1String(k)) && !c.value(QLatin1String(k)).isBool())
             return QStringLiteral("%1 must be true or false").arg(QLatin1String(k));
     for (const char* k : {"lagBlocks", "latencyMs", "logCap", "trickleBps", "padReplyBytes"})
@@ -353,6 +355,8 @@ QString FaultProxy::applyKnobs(const QJsonObject& c)
         m_dropLogRate = c.value(QLatin1String("dropLogRate")).toDouble();
     if (c.contains(QLatin1String("dropBlockRate")))
         m_dropBlockRate = c.value(QLatin1String("dropBlockRate")).toDouble();
+    if (c.contains(QLatin1String("dropInReceipts")))
+        m_dropInReceipts = c.value(QLatin1String("dropInReceipts")).toBool();
     if (c.contains(QLatin1String("upstream")))
         m_upstream = upstream;
     if (c.contains(QLatin1String("trickleBps")))

@@ -34,7 +34,8 @@ namespace forkscope::lab {
 //   padReplyBytes  appends N bytes of whitespace to each reply (a huge but valid reply)
 //   upstream     another node to forward to (a provider switched to another chain)
 //   dropLogRate, dropBlockRate  drops random logs, or every log of random blocks, from
-//                eth_getLogs and eth_getBlockReceipts, the same ones each time (ProxyLie.h)
+//                eth_getLogs and (unless dropInReceipts is false) eth_getBlockReceipts, the
+//                same ones each time (ProxyLie.h)
 // The knobs are also readable and settable over HTTP, even while offline:
 //   GET  <proxy>/_forkscope/proxy          -> {"offline":false,"lagBlocks":0,...}
 //   POST <proxy>/_forkscope/proxy {knobs}  -> the knobs after the change
@@ -73,10 +74,11 @@ public:
     void setTrickleBytesPerSecond(int bps) { m_trickleBps = bps; }
     void setPadReplyBytes(qint64 bytes) { m_padReplyBytes = bytes; }
     void setUpstream(const QUrl& upstream) { m_upstream = upstream; }
-    void setLogDrops(double logRate, double blockRate)
+    void setLogDrops(double logRate, double blockRate, bool inReceipts = true)
     {
         m_dropLogRate = logRate;
         m_dropBlockRate = blockRate;
+        m_dropInReceipts = inReceipts;
     }
     // Deterministic fault injection for tests.
     void setSeed(quint32 seed);
@@ -117,6 +119,7 @@ private:
     std::atomic<qint64> m_padReplyBytes{0};
     std::atomic<double> m_dropLogRate{0.0};
     std::atomic<double> m_dropBlockRate{0.0};
+    std::atomic<bool> m_dropInReceipts{true};
     quint32 m_seed = 0;
     QRandomGenerator m_random;
     qint64 m_served = 0;

@@ -158,7 +158,7 @@ QJsonObject applyLogDrops(const LogDrops& drops, const QJsonObject& req, const Q
     const QJsonValue result = rep.value(QLatin1String("result"));
     if (method == QLatin1String("eth_getLogs") && result.isArray())
         return withResult(rep, keep(drops, result.toArray()));
-    if (method == QLatin1String("eth_getBlockReceipts") && result.isArray()) {
+    if (method == QLatin1String("eth_getBlockReceipts") && result.isArray() && drops.inReceipts) {
         QJsonArray receipts = result.toArray();
         for (qsizetype i = 0; i < receipts.size(); ++i) {
             QJsonObject r = receipts.at(i).toObject();

@@ -31,6 +31,7 @@ struct LogDrops
     double logRate = 0.0;
     double blockRate = 0.0;
     quint32 seed = 0;
+    bool inReceipts = true; // false: eth_getBlockReceipts stays honest (a broken log index)
     bool active() const { return logRate > 0 || blockRate > 0; }
 };
 QJsonObject applyLogDrops(const LogDrops& drops, const QJsonObject& req, const QJsonObject& rep);

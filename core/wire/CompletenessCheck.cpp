@@ -3,6 +3,9 @@
 #include "ReplyMismatchError.h"
 #include "SuspectedTruncationError.h"
 #include "chain/LogsBloom.h"
+#include "proof/HeaderHash.h"
+#include "proof/LogDiff.h"
+#include "proof/ReceiptsProof.h"
 #include "rpc/EthClient.h"
 
 #include <QHash>
@@ -62,6 +65,39 @@ QList<chain::LogEntry> CompletenessCheck::wholeBlock(const chain::BlockHeader& h
                 .arg(logs.size()),
             m_eth.endpointText());
     return logs;
+}
+
+QList<chain::LogEntry> CompletenessCheck::provenByReceipts(const chain::BlockHeader& header)
+{
+    const QString node = m_eth.endpointText();
+    const auto refuse = [&](const QString& why) {
+        throw SuspectedTruncationError(
+            header.number,
+            QStringLiteral("node %1: block %2 cannot be proven complete (--verify receipts): %3. "
+                           "Nothing from this range was committed")
+                .arg(node)
+                .arg(header.number)
+                .arg(why),
+            node);
+    };
+    // The receipts root proves the logs against the header; the header's own fields must
+    // hash to the block hash the chain linkage checked, or the root is the node's say-so.
+    const auto json = m_eth.blockJsonByHash(header.hash);
+    if (!json)
+        refuse(QStringLiteral("the node has no block with hash %1").arg(header.hash.toHex()));
+    const proof::HeaderHashCheck hc =
+        proof::verifyHeaderHash(*json, QStringLiteral("block %1").arg(header.number));
+    if (!hc.ok)
+        refuse(hc.problem);
+    if (hc.header.logsBloom != header.logsBloom || hc.header.receiptsRoot != header.receiptsRoot)
+        refuse(QStringLiteral("its header by hash differs from its header by number"));
+    const auto receipts = m_eth.blockReceipts(header.hash);
+    if (!receipts)
+        refuse(QStringLiteral("eth_getBlockReceipts answered null"));
+    const proof::ReceiptsVerdict v = proof::verifyReceipts(hc.header, *receipts);
+    if (!v.ok)
+        refuse(v.problem);
+    return proof::selectLogs(v.logs, m_contracts, {});
 }
 
 CompletenessCheck::Verdict CompletenessCheck::check(const QList<chain::LogEntry>& logs,
@@ -146,6 +182,37 @@ CompletenessCheck::Verdict CompletenessCheck::check(const QList<chain::LogEntry>
             v.kind = QStringLiteral("bloom");
             v.wholeBlock = whole;
             return v;
+        }
+    }
+
+    // Receipts: the blocks with logs of ours, and those whose bloom admits one.
+    if (m_policy.receipts) {
+        for (const chain::BlockHeader& h : headers) {
+            if (perBlock.value(h.number) == 0 && !bloomAdmitsOurs(h))
+                continue;
+            ++stats.receiptProofs;
+            QList<chain::LogEntry> claimed;
+            for (const auto& l : logs)
+                if (l.blockNumber == h.number)
+                    claimed.append(l);
+            const proof::LogDiff diff = proof::diffLogs(provenByReceipts(h), claimed);
+            if (diff.isEmpty())
+                continue;
+            if (!diff.extra.isEmpty() || !diff.altered.isEmpty())
+                throw SuspectedTruncationError(
+                    h.number,
+                    QStringLiteral("node %1 returned logs of block %2 that its receipts (proven "
+                                   "against the block's receiptsRoot) do not have: %3. Nothing "
+                                   "from this range was committed")
+                        .arg(m_eth.endpointText())
+                        .arg(h.number)
+                        .arg(diff.describe()),
+                    m_eth.endpointText());
+            ++stats.receiptTruncations;
+            stats.lastShortBlock = h.number;
+            v.shortBlock = h.number;
+            v.kind = QStringLiteral("receipts: ") + diff.describe();
+            return v; // no wholeBlock: a block short by receipts stops, named, at one block
         }
     }
     return v;

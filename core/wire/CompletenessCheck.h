@@ -55,7 +55,10 @@ struct CompletenessStats
 //     with the block's logs hashing to the header's bloom, is a false positive (common);
 //   - either way, a block whose every log does not reproduce the header's bloom is proof
 //     that the provider hides logs of it, however consistently it lies: a
-//     SuspectedTruncationError naming the node and the block, nothing committed.
+//     SuspectedTruncationError naming the node and the block, nothing committed;
+//   - receipts (opt-in): each block with logs of ours, or whose bloom admits one, is proven
+//     against its receipts root (core/proof): a log the result omits, adds or alters is
+//     named with the block and the difference, and nothing from the batch is committed.
 class CompletenessCheck
 {
 public:
@@ -83,6 +86,10 @@ public:
 private:
     // The block's every log, by its hash, checked against the header's bloom.
     QList<chain::LogEntry> wholeBlock(const chain::BlockHeader& header);
+    // --verify receipts: the block's logs of ours as its receipts prove them (receipts
+    // root recomputed, header hash recomputed); throws SuspectedTruncationError when the
+    // node's receipts or header do not prove out.
+    QList<chain::LogEntry> provenByReceipts(const chain::BlockHeader& header);
     QList<chain::LogEntry> ours(const QList<chain::LogEntry>& logs) const;
     bool bloomAdmitsOurs(const chain::BlockHeader& header) const;
 

@@ -133,7 +133,7 @@ WireBatch LogFetcher::fetch(std::uint64_t fromBlock, std::uint64_t toBlock,
             if (!verdict.wholeBlock)
                 throw SuspectedTruncationError(
                     fromBlock,
-                    QStringLiteral("block %1 cannot be fetched whole from node %2 (%3 check). "
+                    QStringLiteral("block %1 cannot be fetched whole from node %2 (%3). "
                                    "Nothing from this range was committed")
                         .arg(fromBlock)
                         .arg(m_eth.endpointText(), verdict.kind),
