@@ -40,7 +40,11 @@ RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fo
     const qint64 chainId = qint64(m_chainId);
     const QVariantList scope{m_env, chainId, above};
 
-    store::WriteTransaction tx(m_db);
+    // Inside a caller's write transaction it joins it (a repair rebuilds balances before
+    // the one commit); otherwise it commits on its own.
+    std::optional<store::WriteTransaction> tx;
+    if (!m_db.inTransaction())
+        tx.emplace(m_db);
 
     QSqlQuery ins = m_db.run(
         QStringLiteral("INSERT INTO reorg_events (environment_id, chain_id, detected_at, "
@@ -158,7 +162,8 @@ RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fo
     m_db.run(QStringLiteral("UPDATE reorg_events SET rows_removed = ?, delivered_outbox_rows = ? "
                             "WHERE id = ?"),
              {r.rowsRemoved, r.deliveredAffected, r.reorgId});
-    tx.commit();
+    if (tx)
+        tx->commit();
     return r;
 }
 

@@ -19,6 +19,7 @@ namespace reorg_reason {
 inline const QString kHashMismatch = QStringLiteral("hash mismatch");     // checkpoint re-check
 inline const QString kParentMismatch = QStringLiteral("parent mismatch"); // next block's parent
 inline const QString kAbsence = QStringLiteral("absence");                // seed 003, wire issue
+inline const QString kRepair = QStringLiteral("repair"); // `forkscope repair`, the Repair button
 } // namespace reorg_reason
 
 struct RollbackResult
@@ -48,6 +49,7 @@ public:
                   QString sourceId, CheckpointStore& checkpoints, BalanceBook& balances);
 
     // Throws CheckpointMovedError (nothing changed) if `cp` is no longer the stored cursor.
+    // Inside a caller's write transaction it joins it instead of committing.
     RollbackResult rollback(const Checkpoint& cp, const ForkPoint& fork, const QString& reason);
 
 private:

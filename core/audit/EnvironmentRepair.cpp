@@ -1,0 +1,213 @@
+#include "EnvironmentRepair.h"
+#include "AuditError.h"
+#include "BalanceRebuild.h"
+#include "indexer/BalanceBook.h"
+#include "indexer/CheckpointStore.h"
+#include "indexer/Indexer.h"
+#include "indexer/IndexerErrors.h"
+#include "rpc/EthClient.h"
+#include "store/Database.h"
+
+#include <QRegularExpression>
+#include <QSqlQuery>
+#include <QThread>
+
+namespace forkscope::audit {
+
+std::optional<std::uint64_t> confirmationsOf(const QString& policyVersion)
+{
+    static const QRegularExpression re(QStringLiteral("^follow-head/confirmations=(\\d{1,18})$"));
+    const auto m = re.match(policyVersion);
+    if (!m.hasMatch())
+        return std::nullopt;
+    return m.captured(1).toULongLong();
+}
+
+EnvironmentRepair::EnvironmentRepair(store::Database& db, rpc::EthClient& eth,
+                                     indexer::IndexerConfig base)
+    : m_db(db), m_eth(eth), m_base(std::move(base))
+{
+}
+
+RepairPlan EnvironmentRepair::plan(const QString& environmentId, std::uint64_t from)
+{
+    RepairPlan p;
+    p.target = AuditTarget::load(m_db, environmentId);
+    p.from = from;
+    const indexer::Checkpoint& cp = p.target.checkpoint;
+    if (from > cp.number)
+        throw AuditError(AuditError::Kind::BadRange,
+                         QStringLiteral("--from %1 is above the checkpoint %2 of environment %3: "
+                                        "nothing is stored there to repair; nothing was changed")
+                             .arg(from)
+                             .arg(cp.number)
+                             .arg(p.target.environment.id));
+    if (from < cp.startBlock)
+        throw AuditError(AuditError::Kind::BadRange,
+                         QStringLiteral("--from %1 is below the start block %2 of environment %3: "
+                                        "nothing is stored there; repair from %2 or above; "
+                                        "nothing was changed")
+                             .arg(from)
+                             .arg(cp.startBlock)
+                             .arg(p.target.environment.id));
+    const auto confirmations = confirmationsOf(cp.policyVersion);
+    if (!confirmations)
+        throw AuditError(AuditError::Kind::UnknownPolicy,
+                         QStringLiteral("the checkpoint of environment %1 has policy version "
+                                        "\"%2\", which this build does not know; nothing was "
+                                        "changed")
+                             .arg(p.target.environment.id, cp.policyVersion));
+    p.confirmations = *confirmations;
+    const QVariantList scope{p.target.environment.id, qint64(p.target.environment.chainId)};
+    if (from > cp.startBlock) {
+        p.forkBlock = from - 1;
+        QSqlQuery q = m_db.run(QStringLiteral("SELECT block_hash FROM blocks WHERE environment_id "
+                                              "= ? AND chain_id = ? AND block_number = ?"),
+                               scope + QVariantList{qint64(from - 1)});
+        if (!q.next())
+            throw AuditError(AuditError::Kind::BadRange,
+                             QStringLiteral("block %1, where the checkpoint would move to, has no "
+                                            "stored row (a hole itself): repair from an earlier "
+                                            "block (`forkscope verify` names the first hole); "
+                                            "nothing was changed")
+                                 .arg(from - 1));
+        p.forkHash = chain::Hash32::fromHex(q.value(0).toString(), QStringLiteral("blocks.hash"));
+    }
+    // Logs decoded with an ABI must be decoded again the same way: a repair without it
+    // would leave the repaired blocks raw among decoded ones.
+    if (m_base.abiPath.isEmpty()) {
+        QSqlQuery q = m_db.run(QStringLiteral("SELECT 1 FROM logs WHERE environment_id = ? AND "
+                                              "chain_id = ? AND event_name IS NOT NULL LIMIT 1"),
+                               scope);
+        if (q.next())
+            throw AuditError(AuditError::Kind::AbiRequired,
+                             QStringLiteral("environment %1 was indexed with an ABI (its logs "
+                                            "carry decoded event names): pass the same --abi FILE "
+                                            "so the repaired blocks are decoded too; nothing was "
+                                            "changed")
+                                 .arg(p.target.environment.id));
+    }
+    for (auto [table, out] :
+         {std::pair{"blocks", &p.blocksAbove}, std::pair{"logs", &p.logsAbove}}) {
+        QSqlQuery q = m_db.run(QStringLiteral("SELECT count(*) FROM %1 WHERE environment_id = ? "
+                                              "AND chain_id = ? AND block_number >= ?")
+                                   .arg(QLatin1String(table)),
+                               scope + QVariantList{qint64(from)});
+        *out = q.next() ? q.value(0).toLongLong() : 0;
+    }
+    p.target.checkNode(m_eth, m_base.rpcUrl, QStringLiteral("nothing was changed"));
+    return p;
+}
+
+RepairRollback EnvironmentRepair::rollBack(const RepairPlan& plan)
+{
+    const auto& env = plan.target.environment;
+    indexer::CheckpointStore checkpoints(m_db, env.id, env.chainId, plan.target.sourceId);
+    indexer::BalanceBook balances(m_db, env.id, env.chainId);
+    indexer::ReorgRollback rollback(m_db, env.id, env.chainId, plan.target.sourceId, checkpoints,
+                                    balances);
+    indexer::ForkPoint fork;
+    fork.number = plan.forkBlock;
+    fork.hash = plan.forkHash;
+    store::WriteTransaction tx(m_db);
+    RepairRollback r;
+    r.rollback = rollback.rollback(plan.target.checkpoint, fork, indexer::reorg_reason::kRepair);
+    const QList<indexer::BalanceChange> fixes = rebuildBalances(m_db, env.id, env.chainId);
+    for (const indexer::BalanceChange& c : fixes)
+        m_db.run(QStringLiteral("INSERT INTO reorg_diff_items (reorg_id, environment_id, chain_id, "
+                                "kind, contract, holder, before_value, after_value) VALUES (?, ?, "
+                                "?, 'balance_changed', ?, ?, ?, ?)"),
+                 {r.rollback.reorgId, env.id, qint64(env.chainId), c.key.contract, c.key.holder,
+                  c.before.isEmpty() ? QVariant(QMetaType(QMetaType::QString)) : QVariant(c.before),
+                  c.after.isEmpty() ? QVariant(QMetaType(QMetaType::QString)) : QVariant(c.after)});
+    r.balancesRebuilt = fixes.size();
+    tx.commit();
+    return r;
+}
+
+ReindexResult
+EnvironmentRepair::reindex(const RepairPlan& plan,
+                           const std::function<void(const indexer::IndexerStatus&)>& progress,
+                           const std::function<bool()>& stop)
+{
+    indexer::IndexerConfig c = m_base;
+    c.environmentId = plan.target.environment.id;
+    c.sourceId = plan.target.sourceId;
+    c.contracts = plan.target.contracts;
+    c.fromBlock = plan.target.checkpoint.startBlock;
+    c.confirmations = plan.confirmations;
+    c.exitWhenSynced = true;
+    indexer::Indexer idx(c, m_db, m_eth);
+    idx.onReorg = onReorg;
+
+    const QString finish =
+        QStringLiteral("finish with `forkscope index --rpc %1 --db %2 --env %3 --contract %4%5`")
+            .arg(c.rpcUrl.toString(QUrl::RemoveUserInfo), c.dbPath, c.environmentId,
+                 plan.target.checkpoint.contracts.split(QLatin1Char(' '))
+                     .join(QStringLiteral(" --contract ")),
+                 c.abiPath.isEmpty() ? QString() : QStringLiteral(" --abi ") + c.abiPath);
+    const auto incomplete = [&](const QString& why) {
+        const auto& s = idx.status();
+        return AuditError(
+            AuditError::Kind::Incomplete,
+            QStringLiteral("the rollback to block %1 is committed, but indexing again stopped at "
+                           "%2: %3; %4")
+                .arg(plan.forkBlock ? QString::number(*plan.forkBlock)
+                                    : QStringLiteral("before the start block"),
+                     s.checkpoint ? QStringLiteral("checkpoint %1").arg(*s.checkpoint)
+                                  : QStringLiteral("no checkpoint"),
+                     why, finish));
+    };
+
+    using State = indexer::IndexerStatus::State;
+    int trouble = 0;
+    try {
+        for (;;) {
+            if (stop && stop())
+                throw incomplete(QStringLiteral("stopped on request"));
+            std::optional<indexer::IndexerStatus> s;
+            try {
+                s = idx.step();
+            } catch (const rpc::RpcException& e) { // prepare() asks the node first
+                indexer::IndexerStatus st = idx.status();
+                st.state = State::NodeUnreachable;
+                st.message = e.error().toString();
+                s = st;
+            }
+            if (progress)
+                progress(*s);
+            if (s->state == State::Synced) {
+                ReindexResult r;
+                r.checkpoint = s->checkpoint.value_or(0);
+                r.head = s->head.value_or(0);
+                r.blocks = s->blocksCommitted;
+                r.logs = s->logsCommitted;
+                r.transfers = s->transfersCommitted;
+                r.reorgs = s->reorgs;
+                return r;
+            }
+            if (s->state == State::Syncing || s->state == State::Reorged) {
+                trouble = 0;
+                if (s->retryDelayMs > 0)
+                    QThread::msleep(ulong(s->retryDelayMs));
+                continue;
+            }
+            if (++trouble >= kMaxTroubleRounds)
+                throw incomplete(QStringLiteral("%1 for %2 rounds (%3)")
+                                     .arg(indexer::IndexerStatus::stateName(s->state))
+                                     .arg(trouble)
+                                     .arg(s->message));
+            QThread::msleep(ulong(std::clamp(s->retryDelayMs, 200, 2000)));
+        }
+    } catch (const AuditError&) {
+        throw;
+    } catch (const indexer::IndexerError& e) {
+        throw incomplete(e.message());
+    } catch (const store::StoreError& e) {
+        throw incomplete(e.message());
+    } catch (const std::runtime_error& e) { // truncation, ABI, bad data: each names itself
+        throw incomplete(QString::fromUtf8(e.what()));
+    }
+}
+
+} // namespace forkscope::audit
