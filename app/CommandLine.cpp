@@ -1,4 +1,6 @@
 #include "CommandLine.h"
+#include "chain/ChainParseError.h"
+#include "chain/Hex.h"
 
 #include <cstdio>
 
@@ -37,6 +39,16 @@ QString repeatedOption(const QCommandLineParser& parser,
                 .arg(given.join(QStringLiteral(", ")));
     }
     return {};
+}
+
+std::uint64_t blockNumberValue(const QString& flag, const QString& text)
+{
+    constexpr std::uint64_t kMax = std::uint64_t(1) << 62;
+    const std::uint64_t n = chain::hex::parseDecimalU63(text, flag);
+    if (n > kMax)
+        throw chain::ChainParseError(
+            flag, text, QStringLiteral("expected a block number from 0 to %1 (2^62)").arg(kMax));
+    return n;
 }
 
 } // namespace forkscope::app

@@ -4,6 +4,7 @@
 #include <QList>
 #include <QString>
 #include <QStringList>
+#include <cstdint>
 
 namespace forkscope::app {
 
@@ -21,5 +22,10 @@ QString findSubcommand(const QStringList& arguments);
 // else empty: QCommandLineParser would silently keep one of the values.
 QString repeatedOption(const QCommandLineParser& parser,
                        const QList<const QCommandLineOption*>& options);
+
+// A block number given as `flag`: a whole decimal number from 0 to 2^62 (stored block numbers
+// are SQLite's signed INTEGER, and numbers derived from it must fit too). Throws
+// chain::ChainParseError naming the flag and what was wrong.
+std::uint64_t blockNumberValue(const QString& flag, const QString& text);
 
 } // namespace forkscope::app

@@ -4,7 +4,9 @@
 #include "GuiApp.h"
 #include "IndexCommand.h"
 #include "LabCommand.h"
+#include "RepairCommand.h"
 #include "ReportCommand.h"
+#include "VerifyCommand.h"
 
 #include <QCoreApplication>
 #include <cstdio>
@@ -21,6 +23,8 @@ const char* kUsage =
     "       forkscope report --db FILE [--env ID] --format json|csv|pdf --out FILE [--rpc URL]\n"
     "       forkscope lab reset --db FILE --rpc URL [--env NEW_ID]\n"
     "       forkscope devnet [--port P] [--nodes N]\n"
+    "       forkscope verify --db FILE --env ID --rpc URL [--from N] [--to M] [--receipts]\n"
+    "       forkscope repair --db FILE --env ID --rpc URL --from N\n"
     "\n"
     "Forkscope: a desktop monitor and local lab indexer for EVM chains.\n"
     "Run `forkscope <command> --help` for the options of one command.\n"
@@ -77,6 +81,10 @@ int main(int argc, char** argv)
         return runIndexCommand(args);
     if (command == QLatin1String("lab"))
         return runLabCommand(args);
+    if (command == QLatin1String("verify"))
+        return runVerifyCommand(args);
+    if (command == QLatin1String("repair"))
+        return runRepairCommand(args);
     printError(QStringLiteral("unknown command `%1`; see `forkscope --help`").arg(command));
     return ExitUsage;
 }

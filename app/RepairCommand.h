@@ -1,0 +1,12 @@
+#pragma once
+
+#include <QStringList>
+
+namespace forkscope::app {
+
+// `forkscope repair --db FILE --env ID --rpc URL --from N [--abi FILE]`: rolls the
+// environment back to block N - 1 in one transaction (recorded as a reorg with reason
+// "repair") and indexes again up to the node's head (README "forkscope repair").
+int runRepairCommand(const QStringList& arguments);
+
+} // namespace forkscope::app
