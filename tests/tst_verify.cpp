@@ -1,0 +1,584 @@
+// `forkscope verify` and `forkscope repair` on a real anvil and a real SQLite file: a clean
+// database verifies; holes punched by SQL are found (the block named) and repaired (verify
+// clean again, the invariants and an independent balance sum hold, one reorg event with
+// reason "repair"); a bloom false positive is counted, not a hole; bad arguments and
+// refusals are one line and change nothing; the rules under them as tables.
+#include "EnvironmentDump.h"
+#include "IndexerLab.h"
+#include "audit/AuditTarget.h"
+#include "audit/BlockComparison.h"
+#include "audit/EnvironmentRepair.h"
+#include "chain/LogsBloom.h"
+#include "store/Database.h"
+
+#include <QProcess>
+#include <QSqlQuery>
+#include <QtTest>
+
+using namespace forkscope;
+using test::IndexerLab;
+using test::ProcessRun;
+using test::runForkscope;
+
+namespace {
+
+const QString kDemoAbi = QStringLiteral(FORKSCOPE_SOURCE_DIR "/resources/contracts/DemoToken.json");
+
+using Indexes = QList<std::uint64_t>;
+
+} // namespace
+
+class TestVerify : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase();
+
+    // The rules, as tables.
+    void rangeRule_data();
+    void rangeRule();
+    void blockComparison_data();
+    void blockComparison();
+    void policyConfirmations();
+
+    // The commands.
+    void cleanDatabaseVerifies();
+    void holesAreFoundAndRepaired_data();
+    void holesAreFoundAndRepaired();
+    void bloomFalsePositiveIsCountedNotAHole();
+    void badArgumentsChangeNothing_data();
+    void badArgumentsChangeNothing();
+    void repairRefusesADatabaseOpenInAnotherProcess();
+    void repairRefusesANodeOfAnotherChain();
+    void repairOfAbiDecodedLogsDecodesThemAgain();
+    void receiptsProofIsNotFakedYet();
+    void reorgedChainIsNamedNotAHole(); // last: it reorgs the shared chain
+
+private:
+    QStringList verifyArgs(const QString& env, const QStringList& extra = {}) const
+    {
+        return QStringList{"verify", "--db", m_lab->dbPath(), "--env", env, "--rpc", rpcUrl()} +
+               extra;
+    }
+    QStringList repairArgs(const QString& env, const QStringList& extra = {}) const
+    {
+        return QStringList{"repair", "--db", m_lab->dbPath(), "--env", env, "--rpc", rpcUrl()} +
+               extra;
+    }
+    QString rpcUrl() const { return m_lab->devnet().url().toString(); }
+    qint64 count(const QString& sql) const { return m_lab->count(sql); }
+    void exec(const QString& sql) const
+    {
+        auto db = store::Database::open(m_lab->dbPath());
+        db->run(sql);
+    }
+    // A block of `env` holding at least `minLogs` logs, the n-th such (by height).
+    std::uint64_t blockWithLogs(const QString& env, int minLogs, int nth) const;
+
+    std::unique_ptr<IndexerLab> m_lab;
+    std::unique_ptr<lab::DemoToken> m_other; // a token the environments do not index
+    std::uint64_t m_busyOtherBlock = 0;      // one block of 50 of its Transfers, none of ours
+};
+
+void TestVerify::initTestCase()
+{
+    m_lab = std::make_unique<IndexerLab>();
+    m_lab->deployToken("AAA");
+    m_lab->deployToken("BBB");
+    m_other = std::make_unique<lab::DemoToken>(
+        lab::DemoToken::deploy(m_lab->rpc(), lab::DemoToken::defaultSender(m_lab->rpc()),
+                               "Other token", "OTH", chain::U256("1000000000000000000000000")));
+    m_lab->sprayAll(30, 5, 12); // 30 blocks of 2 x 5 Transfers of ours
+    m_other->spray(50, 0, 50);  // 50 Transfers to 50 holders: about 150 bloom bits
+    m_busyOtherBlock = m_lab->eth().blockNumber();
+    m_lab->sprayAll(10, 5, 12);
+    VERIFY_EXIT_OK(m_lab->runIndex("clean", {"--exit-when-synced"}));
+}
+
+std::uint64_t TestVerify::blockWithLogs(const QString& env, int minLogs, int nth) const
+{
+    store::Database::Options ro;
+    ro.readOnly = true;
+    auto db = store::Database::open(m_lab->dbPath(), ro);
+    QSqlQuery q = db->run(QStringLiteral("SELECT block_number FROM logs WHERE environment_id = ? "
+                                         "GROUP BY block_number HAVING count(*) >= ? ORDER BY "
+                                         "block_number LIMIT 1 OFFSET ?"),
+                          {env, minLogs, nth});
+    if (!q.next())
+        qFatal("no block with %d logs in %s", minLogs, qPrintable(env));
+    return q.value(0).toULongLong();
+}
+
+// ---- rules -----------------------------------------------------------------------------
+
+void TestVerify::rangeRule_data()
+{
+    QTest::addColumn<qint64>("from"); // -1: not given
+    QTest::addColumn<qint64>("to");
+    QTest::addColumn<quint64>("wantFrom");
+    QTest::addColumn<quint64>("wantTo");
+    QTest::addColumn<QString>("error"); // a part of it; empty: accepted
+    // The checkpoint covers 10..50.
+    QTest::newRow("defaults") << -1LL << -1LL << 10ULL << 50ULL << "";
+    QTest::newRow("one block") << 20LL << 20LL << 20ULL << 20ULL << "";
+    QTest::newRow("from only") << 30LL << -1LL << 30ULL << 50ULL << "";
+    QTest::newRow("to only") << -1LL << 12LL << 10ULL << 12ULL << "";
+    QTest::newRow("the whole range") << 10LL << 50LL << 10ULL << 50ULL << "";
+    QTest::newRow("from below the start") << 9LL << -1LL << 0ULL << 0ULL << "below the start block";
+    QTest::newRow("from above the checkpoint")
+        << 51LL << -1LL << 0ULL << 0ULL << "--from 51 is above the checkpoint 50";
+    QTest::newRow("to above the checkpoint")
+        << -1LL << 51LL << 0ULL << 0ULL << "--to 51 is above the checkpoint 50";
+    QTest::newRow("to below the start") << -1LL << 9LL << 0ULL << 0ULL << "--to 9 is below";
+    QTest::newRow("from above to") << 40LL << 30LL << 0ULL << 0ULL << "--from 40 is above --to 30";
+}
+
+void TestVerify::rangeRule()
+{
+    QFETCH(qint64, from);
+    QFETCH(qint64, to);
+    QFETCH(quint64, wantFrom);
+    QFETCH(quint64, wantTo);
+    QFETCH(QString, error);
+    audit::AuditRange range;
+    const QString got = audit::checkRange(
+        10, 50, from < 0 ? std::nullopt : std::optional<std::uint64_t>(std::uint64_t(from)),
+        to < 0 ? std::nullopt : std::optional<std::uint64_t>(std::uint64_t(to)), &range);
+    if (error.isEmpty()) {
+        QVERIFY2(got.isEmpty(), qPrintable(got));
+        QCOMPARE(range.from, wantFrom);
+        QCOMPARE(range.to, wantTo);
+    } else {
+        QVERIFY2(got.contains(error), qPrintable(got));
+    }
+}
+
+void TestVerify::blockComparison_data()
+{
+    QTest::addColumn<Indexes>("storedLogs");
+    QTest::addColumn<Indexes>("storedTransfers");
+    QTest::addColumn<Indexes>("nodeLogs");
+    QTest::addColumn<Indexes>("nodeTransfers");
+    QTest::addColumn<bool>("differs");
+    QTest::addColumn<QString>("described"); // block 7: ...
+    QTest::newRow("equal") << Indexes{0, 1, 2} << Indexes{0, 1} << Indexes{2, 1, 0} << Indexes{1, 0}
+                           << false << "";
+    QTest::newRow("both empty") << Indexes{} << Indexes{} << Indexes{} << Indexes{} << false << "";
+    QTest::newRow("two missing") << Indexes{0, 3} << Indexes{0, 3} << Indexes{0, 1, 2, 3}
+                                 << Indexes{0, 1, 2, 3} << true
+                                 << "block 7: missing 2 logs (log index 1, 2), missing 2 transfers";
+    QTest::newRow("all missing") << Indexes{} << Indexes{} << Indexes{4} << Indexes{} << true
+                                 << "block 7: missing 1 log (log index 4)";
+    QTest::newRow("one extra") << Indexes{0, 9} << Indexes{} << Indexes{0} << Indexes{} << true
+                               << "block 7: extra 1 log the node does not have (log index 9)";
+    QTest::newRow("same count, other rows")
+        << Indexes{0, 5} << Indexes{} << Indexes{0, 1} << Indexes{} << true
+        << "block 7: missing 1 log (log index 1), extra 1 log the node does not have (log index "
+           "5)";
+    QTest::newRow("a transfer row lost") << Indexes{0, 1} << Indexes{0} << Indexes{0, 1}
+                                         << Indexes{0, 1} << true << "block 7: missing 1 transfer";
+    QTest::newRow("a transfer row forged")
+        << Indexes{0} << Indexes{0, 1} << Indexes{0} << Indexes{0} << true
+        << "block 7: extra 1 transfer without a Transfer log on the node";
+    QTest::newRow("many missing, the first eight named")
+        << Indexes{} << Indexes{} << Indexes{0, 1, 2, 3, 4, 5, 6, 7, 8, 9} << Indexes{} << true
+        << "block 7: missing 10 logs (log index 0, 1, 2, 3, 4, 5, 6, 7, ...)";
+}
+
+void TestVerify::blockComparison()
+{
+    QFETCH(Indexes, storedLogs);
+    QFETCH(Indexes, storedTransfers);
+    QFETCH(Indexes, nodeLogs);
+    QFETCH(Indexes, nodeTransfers);
+    QFETCH(bool, differs);
+    QFETCH(QString, described);
+    audit::AuditHole hole;
+    hole.block = 7;
+    QCOMPARE(audit::compareBlock({storedLogs, storedTransfers}, {nodeLogs, nodeTransfers}, &hole),
+             differs);
+    if (differs)
+        QCOMPARE(hole.describe(), described);
+}
+
+void TestVerify::policyConfirmations()
+{
+    QCOMPARE(audit::confirmationsOf("follow-head/confirmations=0"), std::optional<quint64>(0));
+    QCOMPARE(audit::confirmationsOf("follow-head/confirmations=12"), std::optional<quint64>(12));
+    QCOMPARE(audit::confirmationsOf("follow-head/confirmations=-1"), std::nullopt);
+    QCOMPARE(audit::confirmationsOf("follow-head/confirmations="), std::nullopt);
+    QCOMPARE(audit::confirmationsOf("finalized"), std::nullopt);
+}
+
+// ---- commands ----------------------------------------------------------------------------
+
+void TestVerify::cleanDatabaseVerifies()
+{
+    const QString before = m_lab->dump();
+    const ProcessRun run = runForkscope(verifyArgs("clean"));
+    VERIFY_EXIT_OK(run);
+    QVERIFY2(run.err.isEmpty(), qPrintable(run.err));
+    const qint64 checkpoint =
+        count("SELECT block_number FROM indexer_checkpoints WHERE environment_id = 'clean'");
+    const qint64 logs = count("SELECT count(*) FROM logs WHERE environment_id = 'clean'");
+    const qint64 blocksWithLogs =
+        count("SELECT count(DISTINCT block_number) FROM logs WHERE environment_id = 'clean'");
+    QCOMPARE(logs, 2 + 40 * 2 * 5); // the two mints, 40 blocks of 2 x 5 Transfers
+    for (const QString& expected :
+         {QStringLiteral("verify: environment clean (chain 31337), blocks 0..%1").arg(checkpoint),
+          QStringLiteral("checked: %1 blocks").arg(checkpoint + 1),
+          QStringLiteral("%1 stored logs against their blocks' logsBloom").arg(logs),
+          QStringLiteral("%1 on the node, %1 stored, in %2 blocks").arg(logs).arg(blocksWithLogs),
+          QStringLiteral("%1 stored transfers").arg(logs), QStringLiteral("verdict: clean")})
+        QVERIFY2(run.out.contains(expected), qPrintable(expected + "\n" + run.out));
+    QVERIFY(!run.out.contains("HOLE"));
+    QCOMPARE(m_lab->dump(), before);
+
+    // A part of the range, too.
+    const ProcessRun part = runForkscope(verifyArgs("clean", {"--from", "10", "--to", "19"}));
+    VERIFY_EXIT_OK(part);
+    QVERIFY2(part.out.contains("blocks 10..19") && part.out.contains("checked: 10 blocks"),
+             qPrintable(part.out));
+}
+
+void TestVerify::holesAreFoundAndRepaired_data()
+{
+    QTest::addColumn<QString>("env");
+    QTest::addColumn<QStringList>("punch"); // SQL with %1 = a block of 10 logs, %2 = a later one
+    QTest::addColumn<QStringList>("found"); // lines verify must print
+    QTest::newRow("some logs and transfers of one block")
+        << "some"
+        << QStringList{"DELETE FROM logs WHERE environment_id = 'some' AND block_number = %1 AND "
+                       "log_index IN (1, 2)",
+                       "DELETE FROM transfer_events WHERE environment_id = 'some' AND "
+                       "block_number = %1 AND log_index IN (1, 2)"}
+        << QStringList{"HOLE block %1: missing 2 logs (log index 1, 2), missing 2 transfers"};
+    QTest::newRow("every log of a block")
+        << "every"
+        << QStringList{"DELETE FROM logs WHERE environment_id = 'every' AND block_number = %1",
+                       "DELETE FROM transfer_events WHERE environment_id = 'every' AND "
+                       "block_number = %1"}
+        << QStringList{"HOLE block %1: missing 10 logs (log index 0, 1, 2, 3, 4, 5, 6, 7, ...), "
+                       "missing 10 transfers"};
+    QTest::newRow("a whole block's rows but its block row")
+        << "whole"
+        << QStringList{"DELETE FROM logs WHERE environment_id = 'whole' AND block_number = %1",
+                       "DELETE FROM transfer_events WHERE environment_id = 'whole' AND "
+                       "block_number = %1",
+                       "DELETE FROM outbox WHERE environment_id = 'whole' AND block_number = %1"}
+        << QStringList{"HOLE block %1: missing 10 logs (log index 0, 1, 2, 3, 4, 5, 6, 7, ...), "
+                       "missing 10 transfers"};
+    QTest::newRow("holes in two blocks, a block row and a forged log")
+        << "two"
+        << QStringList{"DELETE FROM logs WHERE environment_id = 'two' AND block_number = %1 AND "
+                       "log_index = 3",
+                       "DELETE FROM blocks WHERE environment_id = 'two' AND block_number = %2",
+                       "UPDATE logs SET topic2 = "
+                       "'0x000000000000000000000000000000000000000000000000000000000000dead' "
+                       "WHERE environment_id = 'two' AND block_number = %2 AND log_index = 4"}
+        << QStringList{"HOLE block %1: missing 1 log (log index 3)",
+                       "HOLE block %2: no blocks row, 1 stored log outside the block's logsBloom "
+                       "(corrupt or tampered rows)"};
+}
+
+void TestVerify::holesAreFoundAndRepaired()
+{
+    QFETCH(QString, env);
+    QFETCH(QStringList, punch);
+    QFETCH(QStringList, found);
+    VERIFY_EXIT_OK(m_lab->runIndex(env, {"--exit-when-synced"}));
+    QVERIFY(m_lab->verify(env).isEmpty());
+    const std::uint64_t bad = blockWithLogs(env, 10, 3);
+    const std::uint64_t later = blockWithLogs(env, 10, 12);
+    // (QString::arg would fill the lowest placeholder present, so %2 alone would get `bad`.)
+    const auto fill = [&](QString text) {
+        return text.replace("%1", QString::number(bad)).replace("%2", QString::number(later));
+    };
+    for (const QString& sql : punch)
+        exec(fill(sql));
+
+    // Found: exit 1, each hole named on its line, nothing written.
+    const QString punched = m_lab->dump();
+    const ProcessRun run = runForkscope(verifyArgs(env));
+    QVERIFY2(run.finished && run.exitCode == 1, qPrintable(run.describe()));
+    for (const QString& line : found)
+        QVERIFY2(run.out.contains(fill(line) + "\n"), qPrintable(fill(line) + "\n" + run.out));
+    QCOMPARE(run.out.count("HOLE "), found.size());
+    QVERIFY2(run.out.contains(QStringLiteral("run `forkscope repair --db %1 --env %2 --rpc %3 "
+                                             "--from %4`")
+                                  .arg(m_lab->dbPath(), env, rpcUrl())
+                                  .arg(bad)),
+             qPrintable(run.out));
+    QCOMPARE(run.err.trimmed().count('\n'), 0);
+    QVERIFY2(run.err.contains(QStringLiteral("first at block %1").arg(bad)), qPrintable(run.err));
+    QCOMPARE(m_lab->dump(), punched);
+
+    // Repaired from the first bad block.
+    const qint64 checkpoint = count(
+        QStringLiteral("SELECT block_number FROM indexer_checkpoints WHERE environment_id = '%1'")
+            .arg(env));
+    const ProcessRun repair = runForkscope(repairArgs(env, {"--from", QString::number(bad)}));
+    VERIFY_EXIT_OK(repair);
+    QVERIFY2(repair.out.contains(
+                 QStringLiteral("rolled back to block %1 in one transaction").arg(bad - 1)) &&
+                 repair.out.contains("reason repair") && repair.out.contains("indexed again:") &&
+                 repair.out.contains(QStringLiteral("synced: checkpoint %1").arg(checkpoint)),
+             qPrintable(repair.out));
+    QCOMPARE(count(QStringLiteral("SELECT count(*) FROM reorg_events WHERE environment_id = '%1'")
+                       .arg(env)),
+             1);
+    QCOMPARE(count(QStringLiteral("SELECT count(*) FROM reorg_events WHERE environment_id = '%1' "
+                                  "AND reason = 'repair' AND fork_block_number = %2 AND "
+                                  "old_block_number = %3")
+                       .arg(env)
+                       .arg(bad - 1)
+                       .arg(checkpoint)),
+             1);
+    QVERIFY(count(QStringLiteral("SELECT count(*) FROM reorg_diff_items WHERE environment_id = "
+                                 "'%1' AND kind = 'transfer_removed'")
+                      .arg(env)) > 0);
+
+    // Clean again, and the invariants (with an independent balance sum) hold.
+    const ProcessRun again = runForkscope(verifyArgs(env));
+    VERIFY_EXIT_OK(again);
+    QVERIFY2(again.out.contains("verdict: clean"), qPrintable(again.out));
+    const QStringList problems = m_lab->verify(env);
+    QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
+}
+
+void TestVerify::bloomFalsePositiveIsCountedNotAHole()
+{
+    // An address whose three bloom bits the other token's busy block sets, although it has
+    // no log there (nor anywhere): searched deterministically among small addresses.
+    const auto busy = m_lab->eth().blockByNumber(m_busyOtherBlock);
+    QVERIFY(busy);
+    std::optional<chain::Address> lookalike;
+    for (int i = 1; i < 1000000 && !lookalike; ++i) {
+        const auto a =
+            chain::Address::fromHex(QStringLiteral("0x%1").arg(i, 40, 16, QChar('0')), "candidate");
+        if (chain::bloom::mayContain(busy->logsBloom, a.toByteArray()))
+            lookalike = a;
+    }
+    QVERIFY(lookalike);
+    VERIFY_EXIT_OK(
+        m_lab->runIndex("lookalike", {"--contract", lookalike->toHex(), "--exit-when-synced"}));
+
+    // What to expect, computed here: blocks with no log of the set whose bloom admits one.
+    QList<chain::Address> set = m_lab->contracts();
+    set << *lookalike;
+    const qint64 checkpoint =
+        count("SELECT block_number FROM indexer_checkpoints WHERE environment_id = 'lookalike'");
+    rpc::LogFilter f;
+    f.fromBlock = 0;
+    f.toBlock = std::uint64_t(checkpoint);
+    f.addresses = set;
+    QSet<std::uint64_t> withLogs;
+    for (const auto& log : m_lab->eth().getLogs(f))
+        withLogs.insert(log.blockNumber);
+    qint64 falsePositives = 0;
+    bool busyCounted = false;
+    for (std::uint64_t n = 0; n <= std::uint64_t(checkpoint); ++n) {
+        const auto h = m_lab->eth().blockByNumber(n);
+        QVERIFY(h);
+        bool admits = false;
+        for (const auto& a : set)
+            admits = admits || chain::bloom::mayContain(h->logsBloom, a.toByteArray());
+        if (admits && !withLogs.contains(n)) {
+            ++falsePositives;
+            busyCounted = busyCounted || n == m_busyOtherBlock;
+        }
+    }
+    QVERIFY(busyCounted);
+
+    const ProcessRun run = runForkscope(verifyArgs("lookalike"));
+    VERIFY_EXIT_OK(run);
+    QVERIFY2(run.out.contains(QStringLiteral("%1 blooms admit a contract where no log of it is "
+                                             "stored: %1 bloom false positives")
+                                  .arg(falsePositives)),
+             qPrintable(QString::number(falsePositives) + "\n" + run.out));
+    QVERIFY2(run.out.contains("verdict: clean") && !run.out.contains("HOLE"), qPrintable(run.out));
+}
+
+void TestVerify::badArgumentsChangeNothing_data()
+{
+    QTest::addColumn<QStringList>("args"); // %db, %rpc replaced
+    QTest::addColumn<int>("exitCode");
+    QTest::addColumn<QStringList>("mentions");
+    const QStringList verify{"verify", "--db", "%db", "--env", "clean", "--rpc", "%rpc"};
+    const QStringList repair{"repair", "--db", "%db", "--env", "clean", "--rpc", "%rpc"};
+    QTest::newRow("verify without --db") << QStringList{"verify", "--env", "clean", "--rpc", "%rpc"}
+                                         << 2 << QStringList{"--db is required"};
+    QTest::newRow("verify without --env") << QStringList{"verify", "--db", "%db", "--rpc", "%rpc"}
+                                          << 2 << QStringList{"--env is required"};
+    QTest::newRow("verify without --rpc") << QStringList{"verify", "--db", "%db", "--env", "clean"}
+                                          << 2 << QStringList{"--rpc is required"};
+    QTest::newRow("verify --rpc not a URL")
+        << QStringList{"verify", "--db", "%db", "--env", "clean", "--rpc", "localhost:1"} << 2
+        << QStringList{"--rpc \"localhost:1\" is not an http(s) URL"};
+    QTest::newRow("verify --from above --to") << verify + QStringList{"--from", "9", "--to", "3"}
+                                              << 2 << QStringList{"--from 9 is above --to 3"};
+    QTest::newRow("verify --from garbage")
+        << verify + QStringList{"--from", "12abc"} << 2 << QStringList{"--from", "'a'"};
+    QTest::newRow("verify --to negative")
+        << verify + QStringList{"--to", "-1"} << 2 << QStringList{"--to", "negative"};
+    QTest::newRow("verify --from past 2^62")
+        << verify + QStringList{"--from", "4611686018427387905"} << 2
+        << QStringList{"--from", "2^62"};
+    QTest::newRow("verify --to twice") << verify + QStringList{"--to", "3", "--to", "4"} << 2
+                                       << QStringList{"--to given 2 times (3, 4)"};
+    QTest::newRow("verify an unknown flag")
+        << verify + QStringList{"--frm", "3"} << 2 << QStringList{"frm"};
+    QTest::newRow("verify a stray argument")
+        << verify + QStringList{"extra"} << 2 << QStringList{"unexpected argument `extra`"};
+    QTest::newRow("verify --to above the checkpoint")
+        << verify + QStringList{"--to", "100000"} << 1
+        << QStringList{"--to 100000 is above the checkpoint", "nothing was checked"};
+    QTest::newRow("verify an unknown environment")
+        << QStringList{"verify", "--db", "%db", "--env", "nope", "--rpc", "%rpc"} << 1
+        << QStringList{"environment nope is not in", "known environments:", "clean (live)"};
+    QTest::newRow("verify an archived environment")
+        << QStringList{"verify", "--db", "%db", "--env", "archived", "--rpc", "%rpc"} << 1
+        << QStringList{"environment archived was archived at"};
+    QTest::newRow("verify a missing database")
+        << QStringList{"verify", "--db", "/nonexistent/x.sqlite", "--env", "clean", "--rpc", "%rpc"}
+        << 1 << QStringList{"database /nonexistent/x.sqlite does not exist"};
+    QTest::newRow("repair without --from") << repair << 2 << QStringList{"--from is required"};
+    QTest::newRow("repair --from garbage")
+        << repair + QStringList{"--from", "1.5"} << 2 << QStringList{"--from", "fractional"};
+    QTest::newRow("repair --to is not a repair flag")
+        << repair + QStringList{"--from", "3", "--to", "4"} << 2 << QStringList{"to"};
+    QTest::newRow("repair --from above the checkpoint")
+        << repair + QStringList{"--from", "100000"} << 1
+        << QStringList{"--from 100000 is above the checkpoint", "nothing was changed"};
+    QTest::newRow("repair --from below the start block")
+        << QStringList{"repair", "--db", "%db", "--env", "late", "--rpc", "%rpc", "--from", "5"}
+        << 1 << QStringList{"--from 5 is below the start block 20", "nothing was changed"};
+    QTest::newRow("repair an unknown environment")
+        << QStringList{"repair", "--db", "%db", "--env", "nope", "--rpc", "%rpc", "--from", "3"}
+        << 1 << QStringList{"environment nope is not in"};
+    QTest::newRow("repair an archived environment")
+        << QStringList{"repair", "--db", "%db", "--env", "archived", "--rpc", "%rpc", "--from", "3"}
+        << 1 << QStringList{"environment archived was archived at"};
+    QTest::newRow("repair a node that is not there")
+        << QStringList{"repair", "--db", "%db", "--env", "clean", "--rpc", "http://127.0.0.1:9",
+                       "--from", "3"}
+        << 1 << QStringList{"node http://127.0.0.1:9 did not answer", "nothing was changed"};
+    QTest::newRow("repair --abi that is the database")
+        << repair + QStringList{"--from", "3", "--abi", "%db"} << 2
+        << QStringList{"--abi", "is the database"};
+}
+
+void TestVerify::badArgumentsChangeNothing()
+{
+    QFETCH(QStringList, args);
+    QFETCH(int, exitCode);
+    QFETCH(QStringList, mentions);
+    if (count("SELECT count(*) FROM environments WHERE environment_id = 'archived'") == 0) {
+        VERIFY_EXIT_OK(m_lab->runIndex("archived", {"--exit-when-synced"}));
+        exec("UPDATE environments SET archived_at = '2025-01-02T03:04:05.678Z' WHERE "
+             "environment_id = 'archived'");
+        VERIFY_EXIT_OK(m_lab->runIndex("late", {"--exit-when-synced", "--from-block", "20"}));
+    }
+    args.replaceInStrings("%db", m_lab->dbPath());
+    args.replaceInStrings("%rpc", rpcUrl());
+    const QString before = m_lab->dump();
+    VERIFY_ONE_ERROR_LINE(runForkscope(args), exitCode, mentions);
+    QCOMPARE(m_lab->dump(), before);
+}
+
+void TestVerify::repairRefusesADatabaseOpenInAnotherProcess()
+{
+    // An indexer following the head keeps the database open between its commits: the repair
+    // must see it even when no transaction is under way.
+    QProcess indexer;
+    indexer.start(QStringLiteral(FORKSCOPE_BINARY), m_lab->indexArgs("clean", {"--poll-ms", "50"}));
+    QVERIFY(indexer.waitForStarted(5000));
+    QString out;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        (out += QString::fromUtf8(indexer.readAllStandardOutput()), out.contains("synced")), 60000);
+    const qint64 pid = indexer.processId();
+    const ProcessRun run = runForkscope(repairArgs("clean", {"--from", "10"}));
+    indexer.kill();
+    indexer.waitForFinished(5000);
+    VERIFY_ONE_ERROR_LINE(
+        run, 1,
+        (QStringList{QStringLiteral("is open in another process (pid %1").arg(pid), "stop it first",
+                     "nothing was changed"}));
+    QCOMPARE(count("SELECT count(*) FROM reorg_events WHERE environment_id = 'clean'"), 0);
+}
+
+void TestVerify::repairRefusesANodeOfAnotherChain()
+{
+    lab::Devnet other;
+    other.start({});
+    const QString before = m_lab->dump();
+    for (const QString& command : {QStringLiteral("verify"), QStringLiteral("repair")}) {
+        QStringList args{command, "--db",  m_lab->dbPath(),        "--env",
+                         "clean", "--rpc", other.url().toString(), "--from",
+                         "10"};
+        VERIFY_ONE_ERROR_LINE(
+            runForkscope(args), 1,
+            (QStringList{"serves another chain than environment clean",
+                         command == "verify" ? "nothing was checked" : "nothing was changed"}));
+    }
+    QCOMPARE(m_lab->dump(), before);
+}
+
+void TestVerify::repairOfAbiDecodedLogsDecodesThemAgain()
+{
+    VERIFY_EXIT_OK(m_lab->runIndex("abi", {"--exit-when-synced", "--abi", kDemoAbi}));
+    const std::uint64_t bad = blockWithLogs("abi", 10, 5);
+    exec(QStringLiteral("DELETE FROM logs WHERE environment_id = 'abi' AND block_number = %1")
+             .arg(bad));
+    exec(QStringLiteral("DELETE FROM transfer_events WHERE environment_id = 'abi' AND "
+                        "block_number = %1")
+             .arg(bad));
+
+    // Without the ABI the repaired blocks would come back raw among decoded ones: refused.
+    const QString before = m_lab->dump();
+    VERIFY_ONE_ERROR_LINE(
+        runForkscope(repairArgs("abi", {"--from", QString::number(bad)})), 1,
+        (QStringList{"indexed with an ABI", "--abi FILE", "nothing was changed"}));
+    QCOMPARE(m_lab->dump(), before);
+
+    VERIFY_EXIT_OK(
+        runForkscope(repairArgs("abi", {"--from", QString::number(bad), "--abi", kDemoAbi})));
+    VERIFY_EXIT_OK(runForkscope(verifyArgs("abi")));
+    QCOMPARE(count("SELECT count(*) FROM logs WHERE environment_id = 'abi' AND event_name IS NULL "
+                   "AND decode_error IS NULL"),
+             0);
+    QCOMPARE(count(QStringLiteral("SELECT count(*) FROM logs WHERE environment_id = 'abi' AND "
+                                  "block_number = %1 AND event_name = 'Transfer'")
+                       .arg(bad)),
+             10);
+    const QStringList problems = m_lab->verify("abi");
+    QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
+}
+
+void TestVerify::receiptsProofIsNotFakedYet()
+{
+    const QString before = m_lab->dump();
+    VERIFY_ONE_ERROR_LINE(runForkscope(verifyArgs("clean", {"--receipts"})), 2,
+                          (QStringList{"--receipts", "not available yet"}));
+    QCOMPARE(m_lab->dump(), before);
+}
+
+void TestVerify::reorgedChainIsNamedNotAHole()
+{
+    VERIFY_EXIT_OK(m_lab->runIndex("moved", {"--exit-when-synced"}));
+    const std::uint64_t head = m_lab->eth().blockNumber();
+    m_lab->reorg(3);
+    const QString before = m_lab->dump();
+    const ProcessRun run = runForkscope(verifyArgs("moved"));
+    QVERIFY2(run.finished && run.exitCode == 1, qPrintable(run.describe()));
+    QVERIFY2(run.out.contains(QStringLiteral("reorged at %1: the stored hash").arg(head - 2)) &&
+                 run.out.contains("run `forkscope index` to roll back"),
+             qPrintable(run.out));
+    QVERIFY(!run.out.contains("HOLE"));
+    QVERIFY2(run.err.contains(QStringLiteral("reorged at block %1").arg(head - 2)),
+             qPrintable(run.err));
+    QCOMPARE(m_lab->dump(), before);
+}
+
+QTEST_GUILESS_MAIN(TestVerify)
+#include "tst_verify.moc"
