@@ -46,6 +46,7 @@ private slots:
     void holesAreFoundAndRepaired_data();
     void holesAreFoundAndRepaired();
     void bloomFalsePositiveIsCountedNotAHole();
+    void aNodeThatTruncatesOrDropsCondemnsNoStoredRow();
     void badArgumentsChangeNothing_data();
     void badArgumentsChangeNothing();
     void repairRefusesADatabaseOpenInAnotherProcess();
@@ -397,6 +398,35 @@ void TestVerify::bloomFalsePositiveIsCountedNotAHole()
                                   .arg(falsePositives)),
              qPrintable(QString::number(falsePositives) + "\n" + run.out));
     QVERIFY2(run.out.contains("verdict: clean") && !run.out.contains("HOLE"), qPrintable(run.out));
+}
+
+void TestVerify::aNodeThatTruncatesOrDropsCondemnsNoStoredRow()
+{
+    const QString before = m_lab->dump();
+    lab::FaultProxy proxy(m_lab->devnet().url());
+    proxy.listen();
+    QStringList args = verifyArgs("clean");
+    args[args.indexOf("--rpc") + 1] = proxy.url().toString();
+
+    // A silent cap of 15 logs cuts the range answer; each block asked by hash (10 logs of
+    // ours) comes back whole with the header's bloom, so the stored rows stand.
+    proxy.setLogCap(15, lab::FaultProxy::CapMode::Silent);
+    const ProcessRun capped = runForkscope(args);
+    VERIFY_EXIT_OK(capped);
+    QVERIFY2(capped.out.contains("verdict: clean"), qPrintable(capped.out));
+    QVERIFY2(!capped.out.contains(" 0 by blockHash"), qPrintable(capped.out));
+
+    // A node that answers every eth_getLogs with nothing cannot prove that: it is named, and
+    // no stored row is called extra.
+    proxy.setLogCap(0, lab::FaultProxy::CapMode::Silent);
+    proxy.setDropLogs(true);
+    const ProcessRun dropped = runForkscope(args);
+    VERIFY_ONE_ERROR_LINE(dropped, 1,
+                          (QStringList{QStringLiteral("node %1 hides logs of block 1")
+                                           .arg(proxy.url().toString(QUrl::RemoveUserInfo)),
+                                       "not the header's logsBloom", "nothing was concluded"}));
+    QVERIFY2(!dropped.out.contains("HOLE"), qPrintable(dropped.out));
+    QCOMPARE(m_lab->dump(), before);
 }
 
 void TestVerify::badArgumentsChangeNothing_data()

@@ -74,7 +74,8 @@ private:
     }
     QList<chain::BlockHeader> fetchHeaders(std::uint64_t a, std::uint64_t b);
     QList<chain::LogEntry> fetchLogs(std::uint64_t a, std::uint64_t b);
-    QList<chain::LogEntry> logsByHash(const chain::BlockHeader& h, bool oursOnly);
+    // Every log of the block (EIP-234, no address filter), each checked against the request.
+    QList<chain::LogEntry> logsByHash(const chain::BlockHeader& h);
     void checkNodeLog(const chain::LogEntry& log, const chain::BlockHeader& h,
                       const QString& asked) const;
     bool admitsContract(const chain::LogsBloom& bloom) const;
@@ -155,18 +156,16 @@ QList<chain::LogEntry> AuditRun::fetchLogs(std::uint64_t a, std::uint64_t b)
     }
 }
 
-QList<chain::LogEntry> AuditRun::logsByHash(const chain::BlockHeader& h, bool oursOnly)
+QList<chain::LogEntry> AuditRun::logsByHash(const chain::BlockHeader& h)
 {
     rpc::LogFilter f;
     f.blockHash = h.hash;
-    if (oursOnly)
-        f.addresses = m_target.contracts;
     ++m_r.byHashFetches;
     const QList<chain::LogEntry> logs = m_eth.getLogs(f);
     const QString asked =
         QStringLiteral("eth_getLogs(blockHash %1 of block %2)").arg(h.hash.toHex()).arg(h.number);
     for (const auto& log : logs) {
-        if (oursOnly || m_contracts.contains(log.address))
+        if (m_contracts.contains(log.address))
             checkNodeLog(log, h, asked);
         else if (log.removed || log.blockHash != h.hash || log.blockNumber != h.number)
             untrusted(QStringLiteral("answered %1 with a log of block %2 (%3)")
@@ -339,18 +338,10 @@ bool AuditRun::chunk(std::uint64_t a, std::uint64_t b)
                 nodeRows = byHash;
             }
         };
-        // A stored log the range answer lacks: ask for the block by hash before calling the
-        // row extra (a provider that truncates must not condemn good data).
-        for (std::uint64_t i : storedRows.logIndexes)
-            if (!nodeRows.logIndexes.contains(i)) {
-                adoptByHash(logsByHash(h, true));
-                break;
-            }
-        // The bloom: it admits one of ours, yet nothing of ours is stored.
-        if (storedRows.logIndexes.isEmpty() && nodeRows.logIndexes.isEmpty() &&
-            admitsContract(h.logsBloom)) {
-            ++m_r.bloomSuspects;
-            const QList<chain::LogEntry> all = logsByHash(h, false);
+        // Every log of the block by hash, proven complete by the header's bloom: a node that
+        // cannot give that is not a reference for this block.
+        const auto provenByHash = [&] {
+            const QList<chain::LogEntry> all = logsByHash(h);
             if (chain::bloom::of(all) != h.logsBloom)
                 untrusted(QStringLiteral("hides logs of block %1: the bloom of the %2 logs it "
                                          "returns for the block by hash is not the header's "
@@ -358,6 +349,19 @@ bool AuditRun::chunk(std::uint64_t a, std::uint64_t b)
                               .arg(n)
                               .arg(all.size()));
             adoptByHash(all);
+        };
+        // A stored log the range answer lacks: ask for the block by hash before calling the
+        // row extra (a provider that truncates or drops must not condemn good data).
+        for (std::uint64_t i : storedRows.logIndexes)
+            if (!nodeRows.logIndexes.contains(i)) {
+                provenByHash();
+                break;
+            }
+        // The bloom: it admits one of ours, yet nothing of ours is stored.
+        if (storedRows.logIndexes.isEmpty() && nodeRows.logIndexes.isEmpty() &&
+            admitsContract(h.logsBloom)) {
+            ++m_r.bloomSuspects;
+            provenByHash();
             if (nodeRows.logIndexes.isEmpty())
                 ++m_r.bloomFalsePositives;
         }
