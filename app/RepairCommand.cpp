@@ -78,6 +78,11 @@ QString parse(const QStringList& arguments, RepairOptions& o, QString* help)
     o.db = p.value(db);
     if (o.db.isEmpty())
         return QStringLiteral("repair: --db: expected a database file path");
+    if (o.db.startsWith(QLatin1String("postgresql://")) ||
+        o.db.startsWith(QLatin1String("postgres://")))
+        return QStringLiteral("repair: --db %1: PostgreSQL is not supported yet; pass a SQLite "
+                              "file")
+            .arg(o.db);
     o.env = p.value(env).trimmed();
     if (o.env.isEmpty())
         return QStringLiteral("repair: --env: expected a non-empty id");

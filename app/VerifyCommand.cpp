@@ -77,6 +77,11 @@ QString parse(const QStringList& arguments, VerifyOptions& o, QString* help)
     o.db = p.value(db);
     if (o.db.isEmpty())
         return QStringLiteral("verify: --db: expected a database file path");
+    if (o.db.startsWith(QLatin1String("postgresql://")) ||
+        o.db.startsWith(QLatin1String("postgres://")))
+        return QStringLiteral("verify: --db %1: PostgreSQL is not supported yet; pass a SQLite "
+                              "file")
+            .arg(o.db);
     o.env = p.value(env).trimmed();
     if (o.env.isEmpty())
         return QStringLiteral("verify: --env: expected a non-empty id");
@@ -120,6 +125,9 @@ void printResult(const audit::AuditResult& r, const VerifyOptions& o)
                 static_cast<long long>(r.bloomSuspects),
                 static_cast<long long>(r.bloomFalsePositives),
                 static_cast<long long>(r.bloomSuspects - r.bloomFalsePositives));
+    if (!r.proofName.isEmpty())
+        std::printf("checked: %lld blocks' logs against their %s proof\n",
+                    static_cast<long long>(r.provenBlocks), qPrintable(r.proofName));
     for (const audit::AuditHole& h : r.holes)
         std::printf("HOLE %s\n", qPrintable(h.describe()));
     if (r.holeCount > r.holes.size())

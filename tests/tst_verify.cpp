@@ -8,6 +8,7 @@
 #include "audit/AuditTarget.h"
 #include "audit/BlockComparison.h"
 #include "audit/EnvironmentRepair.h"
+#include "audit/StoredDataAuditor.h"
 #include "chain/LogsBloom.h"
 #include "store/Database.h"
 
@@ -25,6 +26,32 @@ namespace {
 const QString kDemoAbi = QStringLiteral(FORKSCOPE_SOURCE_DIR "/resources/contracts/DemoToken.json");
 
 using Indexes = QList<std::uint64_t>;
+
+// A stand-in for the receipts proof (core/proof is not in this build): the block's logs by
+// hash, less one it is told to omit, to show the auditor compares with the proof's logs.
+class ByHashProof : public audit::BlockLogsProof
+{
+public:
+    ByHashProof(rpc::EthClient& eth, std::optional<std::pair<std::uint64_t, std::uint64_t>> omit)
+        : m_eth(eth), m_omit(omit)
+    {
+    }
+    QString name() const override { return QStringLiteral("by-hash test"); }
+    QList<chain::LogEntry> provenLogs(const chain::BlockHeader& header) override
+    {
+        rpc::LogFilter f;
+        f.blockHash = header.hash;
+        QList<chain::LogEntry> logs = m_eth.getLogs(f);
+        logs.removeIf([&](const chain::LogEntry& l) {
+            return m_omit && l.blockNumber == m_omit->first && l.logIndex == m_omit->second;
+        });
+        return logs;
+    }
+
+private:
+    rpc::EthClient& m_eth;
+    std::optional<std::pair<std::uint64_t, std::uint64_t>> m_omit;
+};
 
 } // namespace
 
@@ -47,12 +74,14 @@ private slots:
     void holesAreFoundAndRepaired();
     void bloomFalsePositiveIsCountedNotAHole();
     void aNodeThatTruncatesOrDropsCondemnsNoStoredRow();
+    void aPluggedProofIsWhatBlocksAreComparedWith();
     void badArgumentsChangeNothing_data();
     void badArgumentsChangeNothing();
     void repairRefusesADatabaseOpenInAnotherProcess();
     void repairRefusesANodeOfAnotherChain();
     void repairOfAbiDecodedLogsDecodesThemAgain();
     void receiptsProofIsNotFakedYet();
+    void helpNamesTheCommands();
     void reorgedChainIsNamedNotAHole(); // last: it reorgs the shared chain
 
 private:
@@ -429,6 +458,40 @@ void TestVerify::aNodeThatTruncatesOrDropsCondemnsNoStoredRow()
     QCOMPARE(m_lab->dump(), before);
 }
 
+void TestVerify::aPluggedProofIsWhatBlocksAreComparedWith()
+{
+    store::Database::Options ro;
+    ro.readOnly = true;
+    auto db = store::Database::open(m_lab->dbPath(), ro);
+    const auto target = audit::AuditTarget::load(*db, "clean");
+    audit::AuditRange range;
+    QVERIFY(target.resolveRange(std::nullopt, std::nullopt, &range).isEmpty());
+    audit::StoredDataAuditor auditor(*db, m_lab->eth());
+
+    ByHashProof truthful(m_lab->eth(), std::nullopt);
+    auditor.setProof(&truthful);
+    const audit::AuditResult clean = auditor.audit(target, range);
+    QVERIFY(clean.clean());
+    QCOMPARE(clean.proofName, QStringLiteral("by-hash test"));
+    QCOMPARE(clean.provenBlocks, clean.blocksWithLogs + clean.bloomSuspects);
+    QCOMPARE(clean.byHashFetches, 0); // the proof replaces the by-hash fetches
+
+    // The proof says a stored log is not in its block: the stored row is extra, although
+    // eth_getLogs has it.
+    const std::uint64_t block = blockWithLogs("clean", 10, 2);
+    const auto first = std::uint64_t(
+        count(QStringLiteral("SELECT min(log_index) FROM logs WHERE environment_id = 'clean' AND "
+                             "block_number = %1")
+                  .arg(block)));
+    ByHashProof omitting(m_lab->eth(), std::pair{block, first});
+    auditor.setProof(&omitting);
+    const audit::AuditResult r = auditor.audit(target, range);
+    QCOMPARE(r.holeCount, 1);
+    QCOMPARE(r.holes.first().block, block);
+    QCOMPARE(r.holes.first().extraLogs, 1);
+    QCOMPARE(r.holes.first().extraLogIndexes, Indexes{first});
+}
+
 void TestVerify::badArgumentsChangeNothing_data()
 {
     QTest::addColumn<QStringList>("args"); // %db, %rpc replaced
@@ -472,6 +535,10 @@ void TestVerify::badArgumentsChangeNothing_data()
     QTest::newRow("verify a missing database")
         << QStringList{"verify", "--db", "/nonexistent/x.sqlite", "--env", "clean", "--rpc", "%rpc"}
         << 1 << QStringList{"database /nonexistent/x.sqlite does not exist"};
+    QTest::newRow("verify a PostgreSQL URL")
+        << QStringList{"verify", "--db", "postgresql://localhost/forkscope", "--env", "clean",
+                       "--rpc",  "%rpc"}
+        << 2 << QStringList{"PostgreSQL is not supported yet"};
     QTest::newRow("repair without --from") << repair << 2 << QStringList{"--from is required"};
     QTest::newRow("repair --from garbage")
         << repair + QStringList{"--from", "1.5"} << 2 << QStringList{"--from", "fractional"};
@@ -591,6 +658,25 @@ void TestVerify::receiptsProofIsNotFakedYet()
     VERIFY_ONE_ERROR_LINE(runForkscope(verifyArgs("clean", {"--receipts"})), 2,
                           (QStringList{"--receipts", "not available yet"}));
     QCOMPARE(m_lab->dump(), before);
+}
+
+void TestVerify::helpNamesTheCommands()
+{
+    const ProcessRun top = runForkscope({"--help"});
+    VERIFY_EXIT_OK(top);
+    QVERIFY2(top.out.contains("forkscope verify --db FILE --env ID --rpc URL [--from N] [--to M] "
+                              "[--receipts]") &&
+                 top.out.contains("forkscope repair --db FILE --env ID --rpc URL --from N"),
+             qPrintable(top.out));
+    const ProcessRun verify = runForkscope({"verify", "--help"});
+    VERIFY_EXIT_OK(verify);
+    for (const char* flag :
+         {"--db <FILE>", "--env <ID>", "--rpc <URL>", "--from <N>", "--to <M>", "--receipts"})
+        QVERIFY2(verify.out.contains(flag), qPrintable(verify.out));
+    const ProcessRun repair = runForkscope({"repair", "--help"});
+    VERIFY_EXIT_OK(repair);
+    for (const char* flag : {"--db <FILE>", "--env <ID>", "--rpc <URL>", "--from <N>", "--abi"})
+        QVERIFY2(repair.out.contains(flag), qPrintable(repair.out));
 }
 
 void TestVerify::reorgedChainIsNamedNotAHole()

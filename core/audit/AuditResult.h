@@ -49,6 +49,8 @@ struct AuditResult
     qint64 bloomSuspects = 0;       // blooms admitting a contract where no log of ours is stored
     qint64 bloomFalsePositives = 0; // of those: the node's every log of the block is not ours
     qint64 byHashFetches = 0;       // eth_getLogs by blockHash (EIP-234)
+    QString proofName;              // the BlockLogsProof used, if any
+    qint64 provenBlocks = 0;        // blocks compared with that proof's logs
 
     static constexpr int kMaxHolesKept = 1000; // holes beyond are counted, not kept
     QList<AuditHole> holes;                    // by block, at most kMaxHolesKept

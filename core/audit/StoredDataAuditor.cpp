@@ -54,8 +54,9 @@ bool isTransfer(const chain::LogEntry& log)
 class AuditRun
 {
 public:
-    AuditRun(store::Database& db, rpc::EthClient& eth, const AuditTarget& target, AuditResult& r)
-        : m_db(db), m_eth(eth), m_target(target), m_r(r),
+    AuditRun(store::Database& db, rpc::EthClient& eth, const AuditTarget& target, AuditResult& r,
+             BlockLogsProof* proof)
+        : m_db(db), m_eth(eth), m_target(target), m_r(r), m_proof(proof),
           m_contracts(target.contracts.cbegin(), target.contracts.cend())
     {
     }
@@ -86,6 +87,7 @@ private:
     rpc::EthClient& m_eth;
     const AuditTarget& m_target;
     AuditResult& m_r;
+    BlockLogsProof* m_proof;
     QSet<chain::Address> m_contracts;
     std::optional<chain::Hash32> m_lastHash; // the node's block below the next chunk
 };
@@ -338,32 +340,59 @@ bool AuditRun::chunk(std::uint64_t a, std::uint64_t b)
                 nodeRows = byHash;
             }
         };
-        // Every log of the block by hash, proven complete by the header's bloom: a node that
-        // cannot give that is not a reference for this block.
-        const auto provenByHash = [&] {
-            const QList<chain::LogEntry> all = logsByHash(h);
-            if (chain::bloom::of(all) != h.logsBloom)
-                untrusted(QStringLiteral("hides logs of block %1: the bloom of the %2 logs it "
-                                         "returns for the block by hash is not the header's "
-                                         "logsBloom")
-                              .arg(n)
-                              .arg(all.size()));
-            adoptByHash(all);
-        };
-        // A stored log the range answer lacks: ask for the block by hash before calling the
-        // row extra (a provider that truncates or drops must not condemn good data).
-        for (std::uint64_t i : storedRows.logIndexes)
-            if (!nodeRows.logIndexes.contains(i)) {
-                provenByHash();
-                break;
+        const bool suspect = storedRows.logIndexes.isEmpty() && nodeRows.logIndexes.isEmpty() &&
+                             admitsContract(h.logsBloom);
+        if (m_proof) {
+            // The proof's logs are the block's, whatever the range answer said.
+            if (suspect || !storedRows.isEmpty() || !nodeRows.isEmpty()) {
+                const QList<chain::LogEntry> proven = m_proof->provenLogs(h);
+                const QString asked =
+                    QStringLiteral("its %1 proof of block %2").arg(m_proof->name()).arg(n);
+                BlockRows rows;
+                for (const auto& log : proven) {
+                    if (!m_contracts.contains(log.address))
+                        continue;
+                    checkNodeLog(log, h, asked);
+                    rows.logIndexes.append(log.logIndex);
+                    if (isTransfer(log))
+                        rows.transferIndexes.append(log.logIndex);
+                }
+                rangeShort = rows.logIndexes.size() > nodeRows.logIndexes.size();
+                nodeRows = rows;
+                ++m_r.provenBlocks;
             }
-        // The bloom: it admits one of ours, yet nothing of ours is stored.
-        if (storedRows.logIndexes.isEmpty() && nodeRows.logIndexes.isEmpty() &&
-            admitsContract(h.logsBloom)) {
-            ++m_r.bloomSuspects;
-            provenByHash();
-            if (nodeRows.logIndexes.isEmpty())
-                ++m_r.bloomFalsePositives;
+            if (suspect) {
+                ++m_r.bloomSuspects;
+                if (nodeRows.logIndexes.isEmpty())
+                    ++m_r.bloomFalsePositives;
+            }
+        } else {
+            // Every log of the block by hash, proven complete by the header's bloom: a node
+            // that cannot give that is not a reference for this block.
+            const auto provenByHash = [&] {
+                const QList<chain::LogEntry> all = logsByHash(h);
+                if (chain::bloom::of(all) != h.logsBloom)
+                    untrusted(QStringLiteral("hides logs of block %1: the bloom of the %2 logs "
+                                             "it returns for the block by hash is not the "
+                                             "header's logsBloom")
+                                  .arg(n)
+                                  .arg(all.size()));
+                adoptByHash(all);
+            };
+            // A stored log the range answer lacks: ask for the block by hash before calling
+            // the row extra (a provider that truncates or drops must not condemn good data).
+            for (std::uint64_t i : storedRows.logIndexes)
+                if (!nodeRows.logIndexes.contains(i)) {
+                    provenByHash();
+                    break;
+                }
+            // The bloom: it admits one of ours, yet nothing of ours is stored.
+            if (suspect) {
+                ++m_r.bloomSuspects;
+                provenByHash();
+                if (nodeRows.logIndexes.isEmpty())
+                    ++m_r.bloomFalsePositives;
+            }
         }
         m_r.nodeLogs += nodeRows.logIndexes.size();
         if (!storedRows.isEmpty() || !nodeRows.isEmpty())
@@ -392,7 +421,9 @@ AuditResult StoredDataAuditor::audit(const AuditTarget& target, const AuditRange
     r.from = range.from;
     r.to = range.to;
     const ReadSnapshot snapshot(m_db);
-    AuditRun run(m_db, m_eth, target, r);
+    if (m_proof)
+        r.proofName = m_proof->name();
+    AuditRun run(m_db, m_eth, target, r, m_proof);
     std::uint64_t a = range.from;
     try {
         for (; a <= range.to; a += m_chunk) {

@@ -2,6 +2,7 @@
 
 #include "AuditResult.h"
 #include "AuditTarget.h"
+#include "BlockLogsProof.h"
 
 #include <functional>
 
@@ -41,6 +42,10 @@ public:
     // limit), one read of each table.
     void setChunkBlocks(std::uint64_t blocks) { m_chunk = std::max<std::uint64_t>(1, blocks); }
 
+    // With a proof, every block that holds (or whose bloom admits) a log of ours is compared
+    // with the proof's logs instead of eth_getLogs' (not owned; nullptr: bloom and counts).
+    void setProof(BlockLogsProof* proof) { m_proof = proof; }
+
     AuditResult audit(const AuditTarget& target, const AuditRange& range);
 
     // Called after each chunk with the result so far (progress for a long audit).
@@ -50,6 +55,7 @@ private:
     store::Database& m_db;
     rpc::EthClient& m_eth;
     std::uint64_t m_chunk = 100;
+    BlockLogsProof* m_proof = nullptr;
 };
 
 } // namespace forkscope::audit
