@@ -181,17 +181,23 @@ int runRepairCommand(const QStringList& arguments)
         const audit::RepairRollback rb = repair.rollBack(plan);
         const indexer::RollbackResult& r = rb.rollback;
         rolledBack = true;
+        const QString forkText = plan.forkBlock
+                                     ? QStringLiteral("block %1").arg(*plan.forkBlock)
+                                     : QStringLiteral("before the start block (no checkpoint)");
+        const QString rebuilt = rb.balancesRebuilt == 0
+                                    ? QString()
+                                    : QStringLiteral(", %1 rebuilt from the stored transfers "
+                                                     "(they were not their sum)")
+                                          .arg(rb.balancesRebuilt);
         std::printf(
             "rolled back to %s in one transaction (reorg id %lld, reason repair): "
             "removed %lld blocks, %lld logs, %lld transfers; %lld pending outbox rows "
-            "dropped, %lld delivered rows retracted; %lld balances reverted, %lld rebuilt "
-            "(they were not the sum of the stored transfers)\n",
-            plan.forkBlock ? qPrintable(QStringLiteral("block %1").arg(*plan.forkBlock))
-                           : "before the start block (no checkpoint)",
-            static_cast<long long>(r.reorgId), static_cast<long long>(plan.blocksAbove),
-            static_cast<long long>(plan.logsAbove), static_cast<long long>(r.transfersRemoved),
-            static_cast<long long>(r.outboxDropped), static_cast<long long>(r.deliveredAffected),
-            static_cast<long long>(r.balancesChanged), static_cast<long long>(rb.balancesRebuilt));
+            "dropped, %lld delivered rows retracted; %lld balances reverted%s\n",
+            qPrintable(forkText), static_cast<long long>(r.reorgId),
+            static_cast<long long>(plan.blocksAbove), static_cast<long long>(plan.logsAbove),
+            static_cast<long long>(r.transfersRemoved), static_cast<long long>(r.outboxDropped),
+            static_cast<long long>(r.deliveredAffected), static_cast<long long>(r.balancesChanged),
+            qPrintable(rebuilt));
         std::fflush(stdout);
 
         repair.onReorg = [](const indexer::RollbackResult& rr, const QString& reason) {

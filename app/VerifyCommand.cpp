@@ -115,13 +115,14 @@ void printResult(const audit::AuditResult& r, const VerifyOptions& o)
                 static_cast<long long>(r.blocksChecked), static_cast<long long>(r.storedBlocks),
                 static_cast<long long>(r.storedLogs));
     std::printf("checked: logs per block against eth_getLogs: %lld on the node, %lld stored, in "
-                "%lld blocks (%lld eth_getLogs calls, %lld by blockHash); %lld stored "
+                "%lld blocks (%lld eth_getLogs range call(s), %lld by blockHash); %lld stored "
                 "transfers\n",
                 static_cast<long long>(r.nodeLogs), static_cast<long long>(r.storedLogs),
                 static_cast<long long>(r.blocksWithLogs), static_cast<long long>(r.getLogsCalls),
                 static_cast<long long>(r.byHashFetches), static_cast<long long>(r.storedTransfers));
-    std::printf("checked: %lld blooms admit a contract where no log of it is stored: %lld bloom "
-                "false positives (none of the block's logs is ours), %lld with logs of ours\n",
+    std::printf("checked: blooms admitting a contract with no stored log of it: %lld, of which "
+                "%lld bloom false positive(s) (none of the block's logs is ours) and %lld with "
+                "logs of ours\n",
                 static_cast<long long>(r.bloomSuspects),
                 static_cast<long long>(r.bloomFalsePositives),
                 static_cast<long long>(r.bloomSuspects - r.bloomFalsePositives));

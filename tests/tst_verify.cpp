@@ -422,8 +422,8 @@ void TestVerify::bloomFalsePositiveIsCountedNotAHole()
 
     const ProcessRun run = runForkscope(verifyArgs("lookalike"));
     VERIFY_EXIT_OK(run);
-    QVERIFY2(run.out.contains(QStringLiteral("%1 blooms admit a contract where no log of it is "
-                                             "stored: %1 bloom false positives")
+    QVERIFY2(run.out.contains(QStringLiteral("blooms admitting a contract with no stored log of "
+                                             "it: %1, of which %1 bloom false positive(s)")
                                   .arg(falsePositives)),
              qPrintable(QString::number(falsePositives) + "\n" + run.out));
     QVERIFY2(run.out.contains("verdict: clean") && !run.out.contains("HOLE"), qPrintable(run.out));
