@@ -10,6 +10,7 @@
 #include "audit/EnvironmentRepair.h"
 #include "audit/StoredDataAuditor.h"
 #include "chain/LogsBloom.h"
+#include "lab/ProxyLie.h"
 #include "store/Database.h"
 
 #include <QProcess>
@@ -55,6 +56,8 @@ private:
 
 } // namespace
 
+Q_DECLARE_METATYPE(forkscope::lab::ProxyLie)
+
 class TestVerify : public QObject
 {
     Q_OBJECT
@@ -75,6 +78,8 @@ private slots:
     void bloomFalsePositiveIsCountedNotAHole();
     void aNodeThatTruncatesOrDropsCondemnsNoStoredRow();
     void aPluggedProofIsWhatBlocksAreComparedWith();
+    void aLyingNodeIsNamedNotTrusted_data();
+    void aLyingNodeIsNamedNotTrusted();
     void badArgumentsChangeNothing_data();
     void badArgumentsChangeNothing();
     void repairRefusesADatabaseOpenInAnotherProcess();
@@ -445,6 +450,14 @@ void TestVerify::aNodeThatTruncatesOrDropsCondemnsNoStoredRow()
     QVERIFY2(capped.out.contains("verdict: clean"), qPrintable(capped.out));
     QVERIFY2(!capped.out.contains(" 0 by blockHash"), qPrintable(capped.out));
 
+    // An announced limit of 15 logs splits the range until each part fits.
+    proxy.setLogCap(15, lab::FaultProxy::CapMode::Announced);
+    const ProcessRun announced = runForkscope(args);
+    VERIFY_EXIT_OK(announced);
+    QVERIFY2(announced.out.contains("verdict: clean") &&
+                 !announced.out.contains("(1 eth_getLogs range call(s)"),
+             qPrintable(announced.out));
+
     // A node that answers every eth_getLogs with nothing cannot prove that: it is named, and
     // no stored row is called extra.
     proxy.setLogCap(0, lab::FaultProxy::CapMode::Silent);
@@ -455,6 +468,41 @@ void TestVerify::aNodeThatTruncatesOrDropsCondemnsNoStoredRow()
                                            .arg(proxy.url().toString(QUrl::RemoveUserInfo)),
                                        "not the header's logsBloom", "nothing was concluded"}));
     QVERIFY2(!dropped.out.contains("HOLE"), qPrintable(dropped.out));
+    QCOMPARE(m_lab->dump(), before);
+}
+
+void TestVerify::aLyingNodeIsNamedNotTrusted_data()
+{
+    QTest::addColumn<lab::ProxyLie>("lie");
+    QTest::addColumn<QString>("named");
+    QTest::newRow("a log nobody asked for")
+        << lab::ProxyLie::ForeignLog << QString("which was not requested");
+    QTest::newRow("a log past the range")
+        << lab::ProxyLie::OutOfRangeLog
+        << QString("answered eth_getLogs(0..44) with a log of block 45");
+    QTest::newRow("logs of another branch")
+        << lab::ProxyLie::WrongLogHash << QString("but the block's header is");
+    QTest::newRow("headers that do not link")
+        << lab::ProxyLie::UnlinkedHeaders << QString("headers that do not link");
+}
+
+void TestVerify::aLyingNodeIsNamedNotTrusted()
+{
+    QFETCH(lab::ProxyLie, lie);
+    QFETCH(QString, named);
+    QCOMPARE(count("SELECT block_number FROM indexer_checkpoints WHERE environment_id = 'clean'"),
+             44); // the ranges named above
+    lab::FaultProxy proxy(m_lab->devnet().url());
+    proxy.listen();
+    proxy.setLie(lie);
+    QStringList args = verifyArgs("clean");
+    args[args.indexOf("--rpc") + 1] = proxy.url().toString();
+    const QString before = m_lab->dump();
+    const ProcessRun run = runForkscope(args);
+    VERIFY_ONE_ERROR_LINE(run, 1,
+                          (QStringList{"verify: node " + proxy.url().toString(), named,
+                                       "it cannot serve as the reference, nothing was concluded"}));
+    QVERIFY2(!run.out.contains("HOLE") && !run.out.contains("verdict"), qPrintable(run.out));
     QCOMPARE(m_lab->dump(), before);
 }
 
