@@ -77,6 +77,7 @@ private slots:
     void holesAreFoundAndRepaired();
     void bloomFalsePositiveIsCountedNotAHole();
     void aNodeThatTruncatesOrDropsCondemnsNoStoredRow();
+    void aHoleTheRangeAnswerAlsoOmitsIsFoundByTheBloom();
     void aPluggedProofIsWhatBlocksAreComparedWith();
     void aLyingNodeIsNamedNotTrusted_data();
     void aLyingNodeIsNamedNotTrusted();
@@ -504,6 +505,37 @@ void TestVerify::aLyingNodeIsNamedNotTrusted()
                                        "it cannot serve as the reference, nothing was concluded"}));
     QVERIFY2(!run.out.contains("HOLE") && !run.out.contains("verdict"), qPrintable(run.out));
     QCOMPARE(m_lab->dump(), before);
+}
+
+void TestVerify::aHoleTheRangeAnswerAlsoOmitsIsFoundByTheBloom()
+{
+    VERIFY_EXIT_OK(m_lab->runIndex("bloomhole", {"--exit-when-synced"}));
+    const std::uint64_t bad = blockWithLogs("bloomhole", 10, 20);
+    for (const char* table : {"logs", "transfer_events"})
+        exec(QStringLiteral("DELETE FROM %1 WHERE environment_id = 'bloomhole' AND block_number "
+                            "= %2")
+                 .arg(QLatin1String(table))
+                 .arg(bad));
+    // A node whose range answers stop after 15 logs: the counts alone would see nothing
+    // missing at `bad`; its bloom admits our contracts, so the block is fetched by hash.
+    lab::FaultProxy proxy(m_lab->devnet().url());
+    proxy.listen();
+    proxy.setLogCap(15, lab::FaultProxy::CapMode::Silent);
+    QStringList args = verifyArgs("bloomhole");
+    args[args.indexOf("--rpc") + 1] = proxy.url().toString();
+    const ProcessRun run = runForkscope(args);
+    QVERIFY2(run.finished && run.exitCode == 1, qPrintable(run.describe()));
+    QVERIFY2(run.out.contains(QStringLiteral("HOLE block %1: missing 10 logs (log index 0, 1, 2, "
+                                             "3, 4, 5, 6, 7, ...), missing 10 transfers (the "
+                                             "node's eth_getLogs range answer omitted them too; "
+                                             "the block's proven logs have them)\n")
+                                  .arg(bad)),
+             qPrintable(run.out));
+    QVERIFY2(run.out.contains("blooms admitting a contract with no stored log of it: 1, of which 0 "
+                              "bloom false positive(s) (none of the block's logs is ours) and 1 "
+                              "with logs of ours"),
+             qPrintable(run.out));
+    QCOMPARE(run.out.count("HOLE "), 1);
 }
 
 void TestVerify::aPluggedProofIsWhatBlocksAreComparedWith()

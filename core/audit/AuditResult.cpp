@@ -46,8 +46,8 @@ QString AuditHole::describe() const
                     .arg(plural(logsOfAnotherBlock, "stored log", "stored logs"));
     QString line = QStringLiteral("block %1: %2").arg(block).arg(what.join(QStringLiteral(", ")));
     if (rangeAnswerShort)
-        line += QStringLiteral(" (the node's range answer omitted them too; its by-hash answer "
-                               "has them)");
+        line += QStringLiteral(" (the node's eth_getLogs range answer omitted them too; the "
+                               "block's proven logs have them)");
     return line;
 }
 

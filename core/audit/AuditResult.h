@@ -23,7 +23,7 @@ struct AuditHole
     qint64 logsOfAnotherBlock = 0; // stored logs whose block_hash is not the block's
     QList<std::uint64_t> missingLogIndexes; // the first few, to name them
     QList<std::uint64_t> extraLogIndexes;
-    bool rangeAnswerShort = false; // the node's range answer lacked them too (found by hash)
+    bool rangeAnswerShort = false; // the range answer lacked them too (found by hash or proof)
 
     // "block 57: missing 3 logs (log index 1, 2, 5), missing 3 transfers"
     QString describe() const;

@@ -164,17 +164,15 @@ QList<chain::LogEntry> AuditRun::logsByHash(const chain::BlockHeader& h)
     f.blockHash = h.hash;
     ++m_r.byHashFetches;
     const QList<chain::LogEntry> logs = m_eth.getLogs(f);
-    const QString asked =
-        QStringLiteral("eth_getLogs(blockHash %1 of block %2)").arg(h.hash.toHex()).arg(h.number);
-    for (const auto& log : logs) {
-        if (m_contracts.contains(log.address))
-            checkNodeLog(log, h, asked);
-        else if (log.removed || log.blockHash != h.hash || log.blockNumber != h.number)
-            untrusted(QStringLiteral("answered %1 with a log of block %2 (%3)")
-                          .arg(asked)
+    // Logs of ours are checked where they are adopted; every log must be of this block.
+    for (const auto& log : logs)
+        if (log.removed || log.blockHash != h.hash || log.blockNumber != h.number)
+            untrusted(QStringLiteral("answered eth_getLogs(blockHash %1 of block %2) with a log "
+                                     "of block %3 (%4)")
+                          .arg(h.hash.toHex())
+                          .arg(h.number)
                           .arg(log.blockNumber)
                           .arg(log.blockHash.toHex()));
-    }
     return logs;
 }
 
@@ -326,39 +324,29 @@ bool AuditRun::chunk(std::uint64_t a, std::uint64_t b)
         const BlockRows storedRows = stored.value(n);
         BlockRows nodeRows = node.value(n);
         bool rangeShort = false;
-        const auto adoptByHash = [&](const QList<chain::LogEntry>& logs) {
-            BlockRows byHash;
+        // A whole block's logs from a source that proves them (the block by hash with the
+        // header's bloom, or a BlockLogsProof) replace the range answer for that block.
+        const auto adopt = [&](const QList<chain::LogEntry>& logs, const QString& asked) {
+            BlockRows rows;
             for (const auto& log : logs) {
                 if (!m_contracts.contains(log.address))
                     continue;
-                byHash.logIndexes.append(log.logIndex);
+                checkNodeLog(log, h, asked);
+                rows.logIndexes.append(log.logIndex);
                 if (isTransfer(log))
-                    byHash.transferIndexes.append(log.logIndex);
+                    rows.transferIndexes.append(log.logIndex);
+                if (!nodeRows.logIndexes.contains(log.logIndex))
+                    rangeShort = true;
             }
-            if (byHash.logIndexes.size() > nodeRows.logIndexes.size()) {
-                rangeShort = true;
-                nodeRows = byHash;
-            }
+            nodeRows = rows;
         };
         const bool suspect = storedRows.logIndexes.isEmpty() && nodeRows.logIndexes.isEmpty() &&
                              admitsContract(h.logsBloom);
         if (m_proof) {
             // The proof's logs are the block's, whatever the range answer said.
             if (suspect || !storedRows.isEmpty() || !nodeRows.isEmpty()) {
-                const QList<chain::LogEntry> proven = m_proof->provenLogs(h);
-                const QString asked =
-                    QStringLiteral("its %1 proof of block %2").arg(m_proof->name()).arg(n);
-                BlockRows rows;
-                for (const auto& log : proven) {
-                    if (!m_contracts.contains(log.address))
-                        continue;
-                    checkNodeLog(log, h, asked);
-                    rows.logIndexes.append(log.logIndex);
-                    if (isTransfer(log))
-                        rows.transferIndexes.append(log.logIndex);
-                }
-                rangeShort = rows.logIndexes.size() > nodeRows.logIndexes.size();
-                nodeRows = rows;
+                adopt(m_proof->provenLogs(h),
+                      QStringLiteral("its %1 proof of block %2").arg(m_proof->name()).arg(n));
                 ++m_r.provenBlocks;
             }
             if (suspect) {
@@ -377,7 +365,9 @@ bool AuditRun::chunk(std::uint64_t a, std::uint64_t b)
                                              "header's logsBloom")
                                   .arg(n)
                                   .arg(all.size()));
-                adoptByHash(all);
+                adopt(all, QStringLiteral("eth_getLogs(blockHash %1 of block %2)")
+                               .arg(h.hash.toHex())
+                               .arg(n));
             };
             // A stored log the range answer lacks: ask for the block by hash before calling
             // the row extra (a provider that truncates or drops must not condemn good data).
