@@ -198,6 +198,10 @@ int runRepairCommand(const QStringList& arguments)
             static_cast<long long>(r.transfersRemoved), static_cast<long long>(r.outboxDropped),
             static_cast<long long>(r.deliveredAffected), static_cast<long long>(r.balancesChanged),
             qPrintable(rebuilt));
+        if (rb.alertsResolved > 0)
+            std::printf("resolved %d completeness alert(s) from block %llu on (the range is "
+                        "fetched again now)\n",
+                        rb.alertsResolved, static_cast<unsigned long long>(plan.from));
         std::fflush(stdout);
 
         repair.onReorg = [](const indexer::RollbackResult& rr, const QString& reason) {

@@ -212,6 +212,15 @@ int runVerifyCommand(const QStringList& arguments)
             qPrintable(contractsText(target)), qPrintable(o.rpc.toString(QUrl::RemoveUserInfo)));
         std::fflush(stdout);
 
+        for (const indexer::CompletenessAlert& alert : target.openAlerts)
+            std::printf("open alert: %s (the indexer could not prove blocks %llu..%llu "
+                        "complete; `forkscope repair --from %llu` fetches them again)\n",
+                        qPrintable(alert.summary()),
+                        static_cast<unsigned long long>(alert.fromBlock),
+                        static_cast<unsigned long long>(alert.toBlock),
+                        static_cast<unsigned long long>(
+                            std::min(alert.fromBlock, target.checkpoint.number)));
+        std::fflush(stdout);
         audit::StoredDataAuditor auditor(*db, eth);
         QElapsedTimer clock;
         clock.start();

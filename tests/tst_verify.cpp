@@ -10,6 +10,7 @@
 #include "audit/EnvironmentRepair.h"
 #include "audit/StoredDataAuditor.h"
 #include "chain/LogsBloom.h"
+#include "indexer/CompletenessAlerts.h"
 #include "lab/ProxyLie.h"
 #include "store/Database.h"
 
@@ -86,6 +87,7 @@ private slots:
     void repairRefusesADatabaseOpenInAnotherProcess();
     void repairRefusesANodeOfAnotherChain();
     void repairOfAbiDecodedLogsDecodesThemAgain();
+    void openCompletenessAlertsAreNamedAndRepaired();
     void receiptsProofIsNotFakedYet();
     void helpNamesTheCommands();
     void reorgedChainIsNamedNotAHole(); // last: it reorgs the shared chain
@@ -730,6 +732,41 @@ void TestVerify::repairOfAbiDecodedLogsDecodesThemAgain()
              10);
     const QStringList problems = m_lab->verify("abi");
     QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
+}
+
+void TestVerify::openCompletenessAlertsAreNamedAndRepaired()
+{
+    VERIFY_EXIT_OK(m_lab->runIndex("alerted", {"--exit-when-synced"}));
+    {
+        auto db = store::Database::open(m_lab->dbPath());
+        indexer::CompletenessAlerts(*db, "alerted", 31337)
+            .record("http://node.example", 20, 25, "missing 3 logs of ours");
+    }
+    const ProcessRun run = runForkscope(verifyArgs("alerted"));
+    VERIFY_EXIT_OK(run); // the stored rows are complete; the alert is named all the same
+    QVERIFY2(run.out.contains("open alert: data incomplete: node http://node.example, blocks "
+                              "20-25: missing 3 logs of ours (the indexer could not prove blocks "
+                              "20..25 complete; `forkscope repair --from 20` fetches them again)"),
+             qPrintable(run.out));
+
+    // A repair from inside its range would call the blocks below repaired: refused.
+    const QString before = m_lab->dump();
+    VERIFY_ONE_ERROR_LINE(runForkscope(repairArgs("alerted", {"--from", "22"})), 1,
+                          (QStringList{"an open completeness alert covers blocks 20-25",
+                                       "repair from block 20", "nothing was changed"}));
+    QCOMPARE(m_lab->dump(), before);
+
+    const ProcessRun repair = runForkscope(repairArgs("alerted", {"--from", "20"}));
+    VERIFY_EXIT_OK(repair);
+    QVERIFY2(repair.out.contains("resolved 1 completeness alert(s) from block 20 on"),
+             qPrintable(repair.out));
+    QCOMPARE(count("SELECT count(*) FROM completeness_alerts WHERE environment_id = 'alerted' AND "
+                   "resolved_at IS NOT NULL AND resolution LIKE 'repaired from block 20 (reorg "
+                   "id %'"),
+             1);
+    const ProcessRun again = runForkscope(verifyArgs("alerted"));
+    VERIFY_EXIT_OK(again);
+    QVERIFY2(!again.out.contains("open alert"), qPrintable(again.out));
 }
 
 void TestVerify::receiptsProofIsNotFakedYet()

@@ -95,6 +95,7 @@ AuditTarget AuditTarget::load(store::Database& db, const QString& environmentId)
     for (const QString& a : t.checkpoint.contracts.split(QLatin1Char(' '), Qt::SkipEmptyParts))
         t.contracts.append(
             chain::Address::fromHex(a, QStringLiteral("indexer_checkpoints.contracts")));
+    t.openAlerts = indexer::CompletenessAlerts(db, env->id, env->chainId).open();
     return t;
 }
 

@@ -2,6 +2,7 @@
 
 #include "chain/Address.h"
 #include "indexer/Checkpoint.h"
+#include "indexer/CompletenessAlerts.h"
 #include "indexer/EnvironmentRegistry.h"
 
 #include <QList>
@@ -36,6 +37,8 @@ struct AuditTarget
     QString sourceId;
     indexer::Checkpoint checkpoint;
     QList<chain::Address> contracts;
+    // Ranges the indexer could not prove complete and nobody has repaired yet.
+    QList<indexer::CompletenessAlert> openAlerts;
 
     // Reads the environment and its checkpoint. Throws AuditError: unknown environment
     // (the message lists the known ones), archived, nothing indexed yet, or a checkpoint

@@ -73,6 +73,16 @@ RepairPlan EnvironmentRepair::plan(const QString& environmentId, std::uint64_t f
                                  .arg(from - 1));
         p.forkHash = chain::Hash32::fromHex(q.value(0).toString(), QStringLiteral("blocks.hash"));
     }
+    for (const indexer::CompletenessAlert& alert : p.target.openAlerts)
+        if (alert.fromBlock < from && alert.toBlock >= from)
+            throw AuditError(AuditError::Kind::BadRange,
+                             QStringLiteral("an open completeness alert covers blocks %1-%2 (%3), "
+                                            "from below --from %4: repair from block %1 so its "
+                                            "whole range is fetched again; nothing was changed")
+                                 .arg(alert.fromBlock)
+                                 .arg(alert.toBlock)
+                                 .arg(alert.summary())
+                                 .arg(from));
     // Logs decoded with an ABI must be decoded again the same way: a repair without it
     // would leave the repaired blocks raw among decoded ones.
     if (m_base.abiPath.isEmpty()) {
@@ -121,6 +131,12 @@ RepairRollback EnvironmentRepair::rollBack(const RepairPlan& plan)
                   c.before.isEmpty() ? QVariant(QMetaType(QMetaType::QString)) : QVariant(c.before),
                   c.after.isEmpty() ? QVariant(QMetaType(QMetaType::QString)) : QVariant(c.after)});
     r.balancesRebuilt = fixes.size();
+    r.alertsResolved = indexer::CompletenessAlerts(m_db, env.id, env.chainId)
+                           .resolveFrom(plan.from, QStringLiteral("repaired from block %1 (reorg "
+                                                                  "id %2): rolled back and "
+                                                                  "fetched again")
+                                                       .arg(plan.from)
+                                                       .arg(r.rollback.reorgId));
     tx.commit();
     return r;
 }

@@ -36,6 +36,9 @@ struct RepairRollback
     // Balances that did not equal the sum of the stored transfers left below the fork
     // (rows lost or tampered with), rebuilt in the same transaction; 0 for honest data.
     qint64 balancesRebuilt = 0;
+    // Open completeness alerts the repair covers (to_block >= from), resolved in the same
+    // transaction: the range they name is fetched again.
+    int alertsResolved = 0;
 };
 
 // What indexing again committed.
@@ -67,8 +70,9 @@ public:
 
     // Every refusal, before anything is written: unknown or archived environment, nothing
     // indexed, `from` above the checkpoint or below the start block, block from - 1 not
-    // stored, the node on another chain, an environment decoded with an ABI and no ABI
-    // file given. Throws AuditError.
+    // stored, an open completeness alert that starts below `from` (its range would be
+    // marked repaired without being fetched again), the node on another chain, an
+    // environment decoded with an ABI and no ABI file given. Throws AuditError.
     RepairPlan plan(const QString& environmentId, std::uint64_t from);
 
     // The one-transaction rollback to plan.forkBlock, then (same transaction) the balances
