@@ -316,7 +316,14 @@ void TestVerify::holesAreFoundAndRepaired_data()
                        "WHERE environment_id = 'two' AND block_number = %2 AND log_index = 4"}
         << QStringList{"HOLE block %1: missing 1 log (log index 3)",
                        "HOLE block %2: no blocks row, 1 stored log outside the block's logsBloom "
-                       "(corrupt or tampered rows)"};
+                       "(corrupt or tampered rows), 1 stored log altered (log index 4): topics "
+                       "not the node's"};
+    QTest::newRow("a log's data edited in place")
+        << "edited"
+        << QStringList{"UPDATE logs SET data = "
+                       "'0x00000000000000000000000000000000000000000000000000000000000f4240' "
+                       "WHERE environment_id = 'edited' AND block_number = %1 AND log_index = 2"}
+        << QStringList{"HOLE block %1: 1 stored log altered (log index 2): data not the node's"};
 }
 
 void TestVerify::holesAreFoundAndRepaired()

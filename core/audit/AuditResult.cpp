@@ -41,6 +41,11 @@ QString AuditHole::describe() const
     if (logsOutsideBloom > 0)
         what << QStringLiteral("%1 outside the block's logsBloom (corrupt or tampered rows)")
                     .arg(plural(logsOutsideBloom, "stored log", "stored logs"));
+    if (alteredLogs > 0)
+        what << QStringLiteral("%1 altered%2: %3 not the node's")
+                    .arg(plural(alteredLogs, "stored log", "stored logs"),
+                         indexes(alteredLogIndexes, alteredLogs),
+                         alteredFields.join(QStringLiteral(", ")));
     if (logsOfAnotherBlock > 0)
         what << QStringLiteral("%1 with another block hash than the block's")
                     .arg(plural(logsOfAnotherBlock, "stored log", "stored logs"));

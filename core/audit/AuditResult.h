@@ -4,6 +4,7 @@
 
 #include <QList>
 #include <QString>
+#include <QStringList>
 #include <cstdint>
 #include <optional>
 
@@ -21,6 +22,9 @@ struct AuditHole
     qint64 extraTransfers = 0;     // transfer_events rows without a Transfer log on the node
     qint64 logsOutsideBloom = 0;   // stored logs the header's bloom rules out: corrupt rows
     qint64 logsOfAnotherBlock = 0; // stored logs whose block_hash is not the block's
+    qint64 alteredLogs = 0;        // stored logs whose content is not the node's log's
+    QList<std::uint64_t> alteredLogIndexes;
+    QStringList alteredFields;              // address, topics, data, tx_hash
     QList<std::uint64_t> missingLogIndexes; // the first few, to name them
     QList<std::uint64_t> extraLogIndexes;
     bool rangeAnswerShort = false; // the range answer lacked them too (found by hash or proof)

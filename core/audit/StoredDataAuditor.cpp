@@ -2,6 +2,7 @@
 #include "AuditError.h"
 #include "BlockComparison.h"
 #include "chain/ChainParseError.h"
+#include "chain/Hex.h"
 #include "chain/LogsBloom.h"
 #include "indexer/TransferDecoder.h"
 #include "rpc/EthClient.h"
@@ -47,6 +48,44 @@ private:
 bool isTransfer(const chain::LogEntry& log)
 {
     return std::holds_alternative<indexer::Transfer>(indexer::decodeTransfer(log));
+}
+
+BlockRows rowsOf(const QList<chain::LogEntry>& logs)
+{
+    BlockRows rows;
+    for (const auto& log : logs) {
+        rows.logIndexes.append(log.logIndex);
+        if (isTransfer(log))
+            rows.transferIndexes.append(log.logIndex);
+    }
+    return rows;
+}
+
+// A stored log as the `logs` view reads: lowercase 0x hex.
+struct StoredLog
+{
+    QString address;
+    QStringList topics;
+    QString data;
+    QString txHash;
+};
+
+// Which fields of a stored row differ from the node's log of the same index.
+QStringList differingFields(const StoredLog& stored, const chain::LogEntry& log)
+{
+    QStringList fields;
+    if (stored.address != log.address.toHex())
+        fields << QStringLiteral("address");
+    QStringList topics;
+    for (const auto& t : log.topics)
+        topics << t.toHex();
+    if (stored.topics != topics)
+        fields << QStringLiteral("topics");
+    if (stored.data != chain::hex::encodeData(log.data))
+        fields << QStringLiteral("data");
+    if (stored.txHash != log.transactionHash.toHex())
+        fields << QStringLiteral("tx_hash");
+    return fields;
 }
 
 // One audit: the range walked chunk by chunk, the node's last header carried across chunks
@@ -260,7 +299,7 @@ bool AuditRun::chunk(std::uint64_t a, std::uint64_t b)
     }
 
     // 2. The node's logs of ours, checked against the request and the headers.
-    QHash<std::uint64_t, BlockRows> node;
+    QHash<std::uint64_t, QList<chain::LogEntry>> node;
     {
         const QString asked = QStringLiteral("eth_getLogs(%1..%2)").arg(a).arg(last);
         QSet<QPair<std::uint64_t, std::uint64_t>> seen;
@@ -276,21 +315,19 @@ bool AuditRun::chunk(std::uint64_t a, std::uint64_t b)
                               .arg(log.logIndex)
                               .arg(log.blockNumber));
             seen.insert({log.blockNumber, log.logIndex});
-            BlockRows& rows = node[log.blockNumber];
-            rows.logIndexes.append(log.logIndex);
-            if (isTransfer(log))
-                rows.transferIndexes.append(log.logIndex);
+            node[log.blockNumber].append(log);
         }
     }
 
     // 3. The stored rows, each stored log tested against its block's bloom and hash.
     QHash<std::uint64_t, BlockRows> stored;
+    QHash<std::uint64_t, QHash<std::uint64_t, StoredLog>> storedContent;
     QHash<std::uint64_t, AuditHole> corrupt;
     {
         QSqlQuery q = m_db.run(QStringLiteral("SELECT block_number, log_index, block_hash, "
-                                              "address, topic0, topic1, topic2, topic3 FROM logs "
-                                              "WHERE environment_id = ? AND chain_id = ? AND "
-                                              "block_number BETWEEN ? AND ?"),
+                                              "address, topic0, topic1, topic2, topic3, data, "
+                                              "tx_hash FROM logs WHERE environment_id = ? AND "
+                                              "chain_id = ? AND block_number BETWEEN ? AND ?"),
                                scope + QVariantList{qint64(a), qint64(last)});
         while (q.next()) {
             const std::uint64_t n = q.value(0).toULongLong();
@@ -300,6 +337,9 @@ bool AuditRun::chunk(std::uint64_t a, std::uint64_t b)
             for (int t = 4; t < 8; ++t)
                 if (!q.value(t).isNull())
                     topics << q.value(t).toString();
+            storedContent[n].insert(q.value(1).toULongLong(),
+                                    StoredLog{q.value(3).toString(), topics, q.value(8).toString(),
+                                              q.value(9).toString()});
             const chain::BlockHeader& h = header(n);
             if (!inBloom(h.logsBloom, q.value(3).toString(), topics))
                 ++corrupt[n].logsOutsideBloom;
@@ -322,23 +362,23 @@ bool AuditRun::chunk(std::uint64_t a, std::uint64_t b)
     for (std::uint64_t n = a; n <= last; ++n) {
         const chain::BlockHeader& h = header(n);
         const BlockRows storedRows = stored.value(n);
-        BlockRows nodeRows = node.value(n);
+        QList<chain::LogEntry> nodeLogs = node.value(n);
+        BlockRows nodeRows = rowsOf(nodeLogs);
         bool rangeShort = false;
         // A whole block's logs from a source that proves them (the block by hash with the
         // header's bloom, or a BlockLogsProof) replace the range answer for that block.
         const auto adopt = [&](const QList<chain::LogEntry>& logs, const QString& asked) {
-            BlockRows rows;
+            QList<chain::LogEntry> ours;
             for (const auto& log : logs) {
                 if (!m_contracts.contains(log.address))
                     continue;
                 checkNodeLog(log, h, asked);
-                rows.logIndexes.append(log.logIndex);
-                if (isTransfer(log))
-                    rows.transferIndexes.append(log.logIndex);
+                ours.append(log);
                 if (!nodeRows.logIndexes.contains(log.logIndex))
                     rangeShort = true;
             }
-            nodeRows = rows;
+            nodeLogs = ours;
+            nodeRows = rowsOf(nodeLogs);
         };
         const bool suspect = storedRows.logIndexes.isEmpty() && nodeRows.logIndexes.isEmpty() &&
                              admitsContract(h.logsBloom);
@@ -392,9 +432,26 @@ bool AuditRun::chunk(std::uint64_t a, std::uint64_t b)
         hole.block = n;
         hole.blockRowMissing = !storedHash.contains(n);
         const bool differs = compareBlock(storedRows, nodeRows, &hole);
+        // The rows both sides have must say the same (a data or topic edited in place keeps
+        // every count right).
+        const QHash<std::uint64_t, StoredLog> content = storedContent.value(n);
+        for (const chain::LogEntry& log : nodeLogs) {
+            const auto it = content.constFind(log.logIndex);
+            if (it == content.cend())
+                continue;
+            const QStringList fields = differingFields(*it, log);
+            if (fields.isEmpty())
+                continue;
+            ++hole.alteredLogs;
+            if (hole.alteredLogIndexes.size() < 8)
+                hole.alteredLogIndexes.append(log.logIndex);
+            for (const QString& f : fields)
+                if (!hole.alteredFields.contains(f))
+                    hole.alteredFields.append(f);
+        }
         hole.rangeAnswerShort = rangeShort && hole.missingLogs > 0;
         if (differs || hole.blockRowMissing || hole.logsOutsideBloom > 0 ||
-            hole.logsOfAnotherBlock > 0)
+            hole.logsOfAnotherBlock > 0 || hole.alteredLogs > 0)
             m_r.addHole(hole);
     }
     return !m_r.reorgedAt;
