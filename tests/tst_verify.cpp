@@ -88,7 +88,7 @@ private slots:
     void repairRefusesANodeOfAnotherChain();
     void repairOfAbiDecodedLogsDecodesThemAgain();
     void openCompletenessAlertsAreNamedAndRepaired();
-    void receiptsProofIsNotFakedYet();
+    void receiptsProveEveryBlockWithOurLogs();
     void helpNamesTheCommands();
     void reorgedChainIsNamedNotAHole(); // last: it reorgs the shared chain
 
@@ -357,6 +357,14 @@ void TestVerify::holesAreFoundAndRepaired()
     QCOMPARE(run.err.trimmed().count('\n'), 0);
     QVERIFY2(run.err.contains(QStringLiteral("first at block %1").arg(bad)), qPrintable(run.err));
     QCOMPARE(m_lab->dump(), punched);
+    // The receipts proof finds the same holes.
+    const ProcessRun proven = runForkscope(verifyArgs(env, {"--receipts"}));
+    QVERIFY2(proven.finished && proven.exitCode == 1, qPrintable(proven.describe()));
+    for (const QString& line : found)
+        QVERIFY2(proven.out.contains(fill(line) + "\n"),
+                 qPrintable(fill(line) + "\n" + proven.out));
+    QCOMPARE(proven.out.count("HOLE "), found.size());
+    QCOMPARE(m_lab->dump(), punched);
 
     // Repaired from the first bad block.
     const qint64 checkpoint = count(
@@ -624,6 +632,8 @@ void TestVerify::badArgumentsChangeNothing_data()
     QTest::newRow("verify a missing database")
         << QStringList{"verify", "--db", "/nonexistent/x.sqlite", "--env", "clean", "--rpc", "%rpc"}
         << 1 << QStringList{"database /nonexistent/x.sqlite does not exist"};
+    QTest::newRow("verify --receipts given a value")
+        << verify + QStringList{"--receipts=yes"} << 2 << QStringList{"receipts"};
     QTest::newRow("verify a PostgreSQL URL")
         << QStringList{"verify", "--db", "postgresql://localhost/forkscope", "--env", "clean",
                        "--rpc",  "%rpc"}
@@ -776,11 +786,37 @@ void TestVerify::openCompletenessAlertsAreNamedAndRepaired()
     QVERIFY2(!again.out.contains("open alert"), qPrintable(again.out));
 }
 
-void TestVerify::receiptsProofIsNotFakedYet()
+void TestVerify::receiptsProveEveryBlockWithOurLogs()
 {
     const QString before = m_lab->dump();
-    VERIFY_ONE_ERROR_LINE(runForkscope(verifyArgs("clean", {"--receipts"})), 2,
-                          (QStringList{"--receipts", "not available yet"}));
+    const ProcessRun run = runForkscope(verifyArgs("clean", {"--receipts"}));
+    VERIFY_EXIT_OK(run);
+    const QRegularExpression suspects(
+        "blooms admitting a contract with no stored log of it: (\\d+)");
+    const auto m = suspects.match(run.out);
+    QVERIFY2(m.hasMatch(), qPrintable(run.out));
+    const qint64 blocksWithLogs =
+        count("SELECT count(DISTINCT block_number) FROM logs WHERE environment_id = 'clean'");
+    QVERIFY2(run.out.contains(QStringLiteral("checked: %1 blocks' logs against their receipts "
+                                             "root proof")
+                                  .arg(blocksWithLogs + m.captured(1).toLongLong())) &&
+                 run.out.contains("verdict: clean"),
+             qPrintable(run.out));
+    QCOMPARE(m_lab->dump(), before);
+
+    // A node that drops every log of some blocks, the same in every answer (by range, by
+    // hash, in the receipts): the receipts cannot rebuild the header's commitments.
+    lab::FaultProxy proxy(m_lab->devnet().url());
+    proxy.listen();
+    proxy.setLogDrops(0.0, 0.3);
+    QStringList args = verifyArgs("clean", {"--receipts"});
+    args[args.indexOf("--rpc") + 1] = proxy.url().toString();
+    const ProcessRun dropped = runForkscope(args);
+    VERIFY_ONE_ERROR_LINE(
+        dropped, 1,
+        (QStringList{"verify: node " + proxy.url().toString(), "receipts of block",
+                     "it cannot serve as the reference, nothing was concluded"}));
+    QVERIFY2(!dropped.out.contains("HOLE"), qPrintable(dropped.out));
     QCOMPARE(m_lab->dump(), before);
 }
 

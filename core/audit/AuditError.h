@@ -19,6 +19,7 @@ public:
         OtherChain,         // the node serves another chain (chain id or genesis differ)
         NodeUntrusted,      // the node's answers contradict each other or its headers
         NodeUnavailable,    // the node did not answer (or not in time)
+        Unprovable,         // a block this build cannot prove (header layout, receipt type)
         AbiRequired,        // a repair of ABI-decoded logs needs the ABI file
         UnknownPolicy,      // a checkpoint policy this build cannot carry on
         Incomplete,         // a repair rolled back but could not finish indexing again

@@ -9,10 +9,9 @@
 namespace forkscope::audit {
 
 // Where a stronger check than the bloom plugs into StoredDataAuditor: a proof of a block's
-// complete log set against its header. `forkscope verify --receipts` is meant to pass one
-// that rebuilds the receipts trie from eth_getBlockReceipts and checks it against the
-// header's receiptsRoot (core/proof); until that module is in the build the flag is refused,
-// never run under its name with a weaker check.
+// complete log set against its header. `forkscope verify --receipts` passes
+// ReceiptsLogsProof (the receipts trie rebuilt and checked against the header's
+// receiptsRoot).
 class BlockLogsProof
 {
 public:
