@@ -34,7 +34,7 @@ QList<chain::LogEntry> ReceiptsLogsProof::provenLogs(const chain::BlockHeader& h
             throw AuditError(AuditError::Kind::Unprovable,
                              QStringLiteral("cannot prove %1 by its receipts: %2; %3")
                                  .arg(block, check.problem, kWithout));
-        throw untrusted(check.problem);
+        throw untrusted(QStringLiteral("served %1 by its hash: %2").arg(block, check.problem));
     }
     if (check.computed != header.hash || check.header.number != header.number ||
         check.header.logsBloom != header.logsBloom ||
@@ -65,7 +65,7 @@ QList<chain::LogEntry> ReceiptsLogsProof::provenLogs(const chain::BlockHeader& h
         throw AuditError(AuditError::Kind::Unprovable,
                          QStringLiteral("cannot prove %1 by its receipts: %2; %3")
                              .arg(block, v.problem, kWithout));
-    throw untrusted(v.problem);
+    throw untrusted(QStringLiteral("sent %1").arg(v.problem));
 }
 
 } // namespace forkscope::audit
