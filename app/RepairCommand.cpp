@@ -189,15 +189,20 @@ int runRepairCommand(const QStringList& arguments)
                                     : QStringLiteral(", %1 rebuilt from the stored transfers "
                                                      "(they were not their sum)")
                                           .arg(rb.balancesRebuilt);
-        std::printf(
-            "rolled back to %s in one transaction (reorg id %lld, reason repair): "
-            "removed %lld blocks, %lld logs, %lld transfers; %lld pending outbox rows "
-            "dropped, %lld delivered rows retracted; %lld balances reverted%s\n",
-            qPrintable(forkText), static_cast<long long>(r.reorgId),
-            static_cast<long long>(plan.blocksAbove), static_cast<long long>(plan.logsAbove),
-            static_cast<long long>(r.transfersRemoved), static_cast<long long>(r.outboxDropped),
-            static_cast<long long>(r.deliveredAffected), static_cast<long long>(r.balancesChanged),
-            qPrintable(rebuilt));
+        if (!plan.rollbackNeeded)
+            std::printf("nothing stored from block %llu on (indexing stopped there): nothing to "
+                        "roll back\n",
+                        static_cast<unsigned long long>(plan.from));
+        else
+            std::printf(
+                "rolled back to %s in one transaction (reorg id %lld, reason repair): "
+                "removed %lld blocks, %lld logs, %lld transfers; %lld pending outbox rows "
+                "dropped, %lld delivered rows retracted; %lld balances reverted%s\n",
+                qPrintable(forkText), static_cast<long long>(r.reorgId),
+                static_cast<long long>(plan.blocksAbove), static_cast<long long>(plan.logsAbove),
+                static_cast<long long>(r.transfersRemoved), static_cast<long long>(r.outboxDropped),
+                static_cast<long long>(r.deliveredAffected),
+                static_cast<long long>(r.balancesChanged), qPrintable(rebuilt));
         if (rb.alertsResolved > 0)
             std::printf("resolved %d completeness alert(s) from block %llu on (the range is "
                         "fetched again now)\n",

@@ -310,6 +310,13 @@ void MainWindow::buildActions()
         engineMenu->addAction(a);
         toolbar->addAction(a);
     }
+    engineMenu->addSeparator();
+    m_verifyAction = engineMenu->addAction(tr("Verify stored data against the node"), this,
+                                           &MainWindow::verifyStoredDataRequested);
+    m_verifyAction->setObjectName(QStringLiteral("verifyStoredData"));
+    m_verifyAction->setToolTip(
+        tr("Re-check every indexed block against the node (its hash, its bloom, its logs, as "
+           "`forkscope verify` does); a hole raises the data-incomplete banner"));
 
     auto* helpMenu = menuBar()->addMenu(tr("&Help"));
     helpMenu->addAction(tr("&About Forkscope"), this, [this] {
@@ -381,6 +388,14 @@ void MainWindow::buildLab()
         if (d.exec() == QDialog::Accepted)
             emit proxyKnobsRequested(d.node(), d.changes());
     });
+    QAction* receipts =
+        add(QStringLiteral("receipts"), tr("Verify receipts"), QKeySequence(),
+            tr("Prove every block with logs of ours against its receipts root (the header hash "
+               "and the receipts trie recomputed): catches any log a node omits, adds or "
+               "alters, at two calls per block"));
+    receipts->setCheckable(true);
+    connect(receipts, &QAction::triggered, this,
+            [this](bool on) { emit verifyReceiptsRequested(on); });
     QAction* crash =
         add(QStringLiteral("crash"), tr("Crash the indexer..."),
             QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K),
@@ -452,6 +467,10 @@ void MainWindow::applyLab(const EngineStatus& s)
     {
         const QSignalBlocker block(m_labActions.value(QStringLiteral("demo")));
         m_labActions.value(QStringLiteral("demo"))->setChecked(s.demoTraffic);
+    }
+    {
+        const QSignalBlocker block(m_labActions.value(QStringLiteral("receipts")));
+        m_labActions.value(QStringLiteral("receipts"))->setChecked(s.verifyReceipts);
     }
     // Follow the engine's rate only when the engine changed it: a snapshot still carrying
     // the old rate must not overwrite what the user just typed.
@@ -538,6 +557,9 @@ void MainWindow::attachEngine(engine::EngineHost* host)
     connect(this, &MainWindow::crashRequested, host, &EngineHost::crashIndexer);
     connect(this, &MainWindow::invariantCheckRequested, host, &EngineHost::checkInvariants);
     connect(this, &MainWindow::labResetRequested, host, &EngineHost::resetLab);
+    connect(this, &MainWindow::repairRequested, host, &EngineHost::repair);
+    connect(this, &MainWindow::verifyReceiptsRequested, host, &EngineHost::setVerifyReceipts);
+    connect(this, &MainWindow::verifyStoredDataRequested, host, &EngineHost::verifyStoredData);
     connect(this, &MainWindow::reportRequested, host, &EngineHost::requestReport);
     connect(host, &EngineHost::reportAvailable, this, &MainWindow::applyReport,
             Qt::QueuedConnection);

@@ -81,6 +81,7 @@ public:
     };
 
     DataIncompleteBanner* dataIncompleteBanner() const { return m_banner; }
+    QAction* verifyStoredDataAction() const { return m_verifyAction; }
 
 public slots:
     void applyStatus(const forkscope::engine::EngineStatus& status);
@@ -119,6 +120,8 @@ signals:
     // Repair... in the data-incomplete banner: roll back to before `fromBlock` and fetch
     // again from `node`.
     void repairRequested(quint64 fromBlock, const QString& node);
+    void verifyReceiptsRequested(bool on);
+    void verifyStoredDataRequested();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -138,6 +141,7 @@ private:
     QList<PlotPanel*> m_panels;
     StateStrip* m_stateStrip = nullptr;
     DataIncompleteBanner* m_banner = nullptr;
+    QAction* m_verifyAction = nullptr;
     QLabel* m_connectionLabel;
     QLabel* m_nodeLabel;
     QLabel* m_chainLabel;

@@ -35,7 +35,13 @@ RepairPlan EnvironmentRepair::plan(const QString& environmentId, std::uint64_t f
     p.target = AuditTarget::load(m_db, environmentId);
     p.from = from;
     const indexer::Checkpoint& cp = p.target.checkpoint;
-    if (from > cp.number)
+    // Where indexing stopped on a block it could not get whole: the alert names the block
+    // after the checkpoint, and "repairing" it means fetching it, from another node.
+    bool atTheStop = false;
+    for (const indexer::CompletenessAlert& alert : p.target.openAlerts)
+        atTheStop = atTheStop || (from == cp.number + 1 && alert.fromBlock == from);
+    p.rollbackNeeded = !atTheStop;
+    if (from > cp.number && !atTheStop)
         throw AuditError(AuditError::Kind::BadRange,
                          QStringLiteral("--from %1 is above the checkpoint %2 of environment %3: "
                                         "nothing is stored there to repair; nothing was changed")
@@ -112,6 +118,21 @@ RepairPlan EnvironmentRepair::plan(const QString& environmentId, std::uint64_t f
 RepairRollback EnvironmentRepair::rollBack(const RepairPlan& plan)
 {
     const auto& env = plan.target.environment;
+    if (!plan.rollbackNeeded) {
+        // Nothing stored to undo (and a depth-0 "reorg" is never recorded): the alerts of
+        // the range are resolved, and indexing fetches it next.
+        store::WriteTransaction tx(m_db);
+        RepairRollback r;
+        r.rollback.oldCheckpoint = plan.target.checkpoint.number;
+        r.rollback.forkBlock = qint64(plan.target.checkpoint.number);
+        r.alertsResolved =
+            indexer::CompletenessAlerts(m_db, env.id, env.chainId)
+                .resolveFrom(plan.from, QStringLiteral("fetched again from block %1 (nothing "
+                                                       "stored there to roll back)")
+                                            .arg(plan.from));
+        tx.commit();
+        return r;
+    }
     indexer::CheckpointStore checkpoints(m_db, env.id, env.chainId, plan.target.sourceId);
     indexer::BalanceBook balances(m_db, env.id, env.chainId);
     indexer::ReorgRollback rollback(m_db, env.id, env.chainId, plan.target.sourceId, checkpoints,

@@ -27,6 +27,10 @@ struct RepairPlan
     std::uint64_t confirmations = 0;        // the checkpoint's policy, kept as it was
     qint64 blocksAbove = 0;                 // stored rows the rollback removes
     qint64 logsAbove = 0;
+    // False when `from` is the block right after the checkpoint, where indexing stopped on
+    // an open completeness alert: nothing is stored there, so nothing is rolled back; the
+    // alert is resolved and the range fetched (from another node, typically).
+    bool rollbackNeeded = true;
 };
 
 // What the one-transaction rollback did.

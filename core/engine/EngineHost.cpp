@@ -122,6 +122,21 @@ void EngineHost::resetLab()
     post([](EngineSession* s) { s->resetLab(); });
 }
 
+void EngineHost::repair(quint64 fromBlock, const QString& node)
+{
+    post([fromBlock, node](EngineSession* s) { s->repair(fromBlock, node); });
+}
+
+void EngineHost::verifyStoredData()
+{
+    post([](EngineSession* s) { s->verifyStoredData(); });
+}
+
+void EngineHost::setVerifyReceipts(bool on)
+{
+    post([on](EngineSession* s) { s->setVerifyReceipts(on); });
+}
+
 void EngineHost::requestReport(const QString& environmentId, bool verify, const QString& purpose)
 {
     post([=](EngineSession* s) { s->requestReport(environmentId, verify, purpose); });

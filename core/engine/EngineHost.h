@@ -40,6 +40,9 @@ public:
     void crashIndexer(const QString& point);
     void checkInvariants(const QString& reason);
     void resetLab();
+    void repair(quint64 fromBlock, const QString& node);
+    void setVerifyReceipts(bool on);
+    void verifyStoredData();
     void requestReport(const QString& environmentId, bool verify, const QString& purpose);
 
 signals:

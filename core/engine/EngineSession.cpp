@@ -1,5 +1,7 @@
 #include "EngineSession.h"
 #include "TableQuery.h"
+#include "audit/EnvironmentRepair.h"
+#include "audit/StoredDataAuditor.h"
 #include "health/NodeHealthMonitor.h"
 #include "indexer/CrashPoints.h"
 #include "indexer/EnvironmentRegistry.h"
@@ -830,12 +832,160 @@ void EngineSession::updateSafeHeight()
         m_outbox->setSafeHeight(*safe);
 }
 
+void EngineSession::verifyStoredData()
+{
+    if (!m_indexer || !m_db || !m_eth) {
+        emit logMessage(QStringLiteral("error"),
+                        QStringLiteral("verify needs a running indexer and database"));
+        return;
+    }
+    const auto busy = busyScope();
+    try {
+        const audit::AuditTarget target = audit::AuditTarget::load(*m_db, m_status.environmentId);
+        audit::AuditRange range;
+        if (const QString why = target.resolveRange(std::nullopt, std::nullopt, &range);
+            !why.isEmpty()) {
+            emit logMessage(QStringLiteral("info"), QStringLiteral("verify: %1").arg(why));
+            return;
+        }
+        audit::StoredDataAuditor auditor(*m_db, *m_eth);
+        const audit::AuditResult r = auditor.audit(target, range);
+        if (r.clean()) {
+            emit logMessage(QStringLiteral("ok"),
+                            QStringLiteral("verify: blocks %1-%2 hold exactly the node's logs "
+                                           "(%3 blocks, %4 logs, %5 bloom false positives)")
+                                .arg(r.from)
+                                .arg(r.to)
+                                .arg(r.blocksChecked)
+                                .arg(r.storedLogs)
+                                .arg(r.bloomFalsePositives));
+        } else if (const auto first = r.firstHole()) {
+            // A hole in committed data: loud and persistent until repaired.
+            const audit::AuditHole& hole = r.holes.first();
+            indexer::CompletenessAlerts(*m_db, m_status.environmentId, m_indexer->chainId())
+                .record(m_status.endpoint, *first, r.holes.last().block,
+                        QStringLiteral("stored data has %1 hole(s), the first %2 (found by "
+                                       "Verify stored data)")
+                            .arg(r.holeCount)
+                            .arg(hole.describe()),
+                        QStringLiteral("audit"));
+            emit logMessage(QStringLiteral("error"),
+                            QStringLiteral("verify: %1 hole(s) in blocks %2-%3, the first %4")
+                                .arg(r.holeCount)
+                                .arg(*first)
+                                .arg(r.holes.last().block)
+                                .arg(hole.describe()));
+        } else {
+            emit logMessage(QStringLiteral("warning"),
+                            QStringLiteral("verify: the chain moved on at block %1 (a reorg "
+                                           "the indexer has not seen yet); not a hole")
+                                .arg(*r.reorgedAt));
+        }
+        refreshDbSummary();
+        publish();
+    } catch (const std::exception& e) {
+        emit logMessage(QStringLiteral("error"),
+                        QStringLiteral("verify failed: %1").arg(QString::fromUtf8(e.what())));
+    }
+}
+
+void EngineSession::setVerifyReceipts(bool on)
+{
+    m_ic.completeness.receipts = on;
+    m_status.verifyReceipts = on;
+    if (m_indexer) {
+        // The fetch policy is fixed per indexer: a new one, from the committed checkpoint.
+        const auto busy = busyScope();
+        m_indexer.reset();
+        createIndexer();
+    }
+    emit logMessage(QStringLiteral("info"),
+                    on ? QStringLiteral("receipts proof on: every block with logs of ours is "
+                                        "proven against its receipts root")
+                       : QStringLiteral("receipts proof off: the bloom check and the recount "
+                                        "remain"));
+    publish();
+}
+
+void EngineSession::repair(quint64 fromBlock, const QString& node)
+{
+    if (!m_indexer || !m_db) {
+        emit logMessage(QStringLiteral("error"),
+                        QStringLiteral("repair needs a running indexer and database"));
+        return;
+    }
+    const auto busy = busyScope();
+    const QUrl url(node);
+    try {
+        // The indexer stops first: the rollback must not race its commits.
+        if (m_indexTimer)
+            m_indexTimer->stop();
+        m_indexer.reset();
+        // A client for the chosen node; the old one stays while the lab's hands use it.
+        auto* client = new rpc::JsonRpcClient(url, this);
+        client->setTimeout(m_config.rpcTimeout);
+        auto eth = std::make_unique<rpc::EthClient>(*client);
+        indexer::IndexerConfig ic = m_ic;
+        ic.rpcUrl = url;
+        audit::EnvironmentRepair repair(*m_db, *eth, ic);
+        const audit::RepairPlan plan = repair.plan(m_status.environmentId, fromBlock);
+        const audit::RepairRollback done = repair.rollBack(plan);
+        if (plan.rollbackNeeded)
+            emit logMessage(
+                QStringLiteral("warning"),
+                QStringLiteral("repair: rolled back to block %1 in one transaction (reorg #%2, "
+                               "%3 rows removed, %4 completeness alert(s) resolved); indexing "
+                               "again from block %5 reading %6")
+                    .arg(done.rollback.forkBlock)
+                    .arg(done.rollback.reorgId)
+                    .arg(done.rollback.rowsRemoved)
+                    .arg(done.alertsResolved)
+                    .arg(plan.from)
+                    .arg(node));
+        else
+            emit logMessage(QStringLiteral("warning"),
+                            QStringLiteral("repair: nothing stored from block %1 on, nothing to "
+                                           "roll back (%2 completeness alert(s) resolved); "
+                                           "fetching block %1 again reading %3")
+                                .arg(plan.from)
+                                .arg(done.alertsResolved)
+                                .arg(node));
+        // The indexer reads the chosen node from now on.
+        if (m_anvilRpc != m_rpc)
+            delete m_rpc;
+        m_rpc = client;
+        m_eth = std::move(eth);
+        m_ic = ic;
+        m_status.endpoint = node;
+        m_status.suspectedTruncations = 0;
+        createIndexer();
+        refreshDbSummary();
+        publish();
+        if (!m_stopRequested && !m_status.indexingPaused && m_indexTimer)
+            m_indexTimer->start(0);
+    } catch (const std::exception& e) {
+        emit logMessage(QStringLiteral("error"), QStringLiteral("repair from block %1 refused: %2")
+                                                     .arg(fromBlock)
+                                                     .arg(QString::fromUtf8(e.what())));
+        if (!m_indexer) {
+            createIndexer();
+            if (m_indexTimer)
+                m_indexTimer->start(0);
+        }
+        publish();
+    }
+}
+
 void EngineSession::refreshDbSummary()
 {
     // Read on the engine's own connection; the window only ever gets the values.
     m_sinceDbSummary.start();
     refreshEnvironments();
-    const QVariantList scope{m_status.environmentId, qint64(m_indexer->chainId())};
+    // The node's chain id as the engine read it: a fresh indexer knows its own only once it
+    // has prepared (0 before), and the summary must not go blank meanwhile.
+    const std::uint64_t chainId =
+        m_indexer->chainId() != 0 ? m_indexer->chainId() : m_status.chainId.value_or(0);
+    const QVariantList scope{m_status.environmentId, qint64(chainId)};
     QSqlQuery r = m_db->run(
         QStringLiteral("SELECT id, detected_at, depth, reason, fork_block_number, rows_removed "
                        "FROM reorg_events WHERE environment_id = ? AND chain_id = ? "
@@ -849,7 +999,9 @@ void EngineSession::refreshDbSummary()
                        r.value(5).toLongLong()});
     m_status.recentReorgs = marks;
     m_status.openAlerts =
-        indexer::CompletenessAlerts(*m_db, m_status.environmentId, m_indexer->chainId()).open();
+        indexer::CompletenessAlerts(*m_db, m_status.environmentId, chainId).open();
+    if (!m_status.openAlerts.isEmpty() && !m_status.indexingPaused)
+        m_status.indexerState = QStringLiteral("data incomplete"); // never green over a gap
     if (!m_status.openAlerts.isEmpty() && m_monitor) {
         // The node that dropped logs stays marked in node health, across restarts too.
         const auto& last = m_status.openAlerts.last();
@@ -866,7 +1018,7 @@ void EngineSession::refreshDbSummary()
         m_status.verifiedAt = cp.value(3).toString();
     }
     const outbox::OutboxCounts outboxRows =
-        outbox::countRows(*m_db, m_status.environmentId, m_indexer->chainId());
+        outbox::countRows(*m_db, m_status.environmentId, chainId);
     m_status.outboxPending = outboxRows.pending;
     m_status.outboxDelivered = outboxRows.delivered;
     m_status.outboxFailed = outboxRows.failed;

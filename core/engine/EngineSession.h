@@ -81,6 +81,17 @@ public slots:
     // "Reset lab environment": stops indexing, anvil_reset, archives the environment
     // (rows kept, read-only), opens a new one, redeploys the demo token, indexes again.
     void resetLab();
+    // Repair... (the data-incomplete banner): rolls the environment back to fromBlock - 1
+    // in one transaction (a reorg with reason "repair", the open completeness alerts it
+    // covers resolved in it), then indexes on from there reading `node` (another watched
+    // node, or the same). Answers through statusAvailable/logMessage.
+    void repair(quint64 fromBlock, const QString& node);
+    // Engine > Verify stored data: audits every indexed block against the node (as
+    // `forkscope verify`); a hole records a completeness alert from its first block, which
+    // raises the banner and offers Repair...
+    void verifyStoredData();
+    // Lab > Verify receipts: adds the receipts proof to every fetch (--verify receipts).
+    void setVerifyReceipts(bool on);
     // Builds the checkpoint report of `environmentId` (empty: the live one); with
     // `verify`, each checkpoint hash is re-checked against the node now.
     void requestReport(const QString& environmentId, bool verify, const QString& purpose);

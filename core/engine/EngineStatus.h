@@ -91,6 +91,7 @@ struct EngineStatus
     // open the window shows the red "data incomplete" banner and offers Repair...
     QList<indexer::CompletenessAlert> openAlerts;
     wire::CompletenessStats completeness; // the completeness proofs of this session
+    bool verifyReceipts = false;          // Lab > Verify receipts
     bool devnetRunning = false;           // the managed anvil (false for an external node)
     // The managed lab is set up (demo token deployed, its environment indexing): the lab
     // controls act only then. False while it starts and during a lab reset.

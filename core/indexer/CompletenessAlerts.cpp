@@ -15,16 +15,16 @@ QString CompletenessAlert::summary() const
 }
 
 qint64 CompletenessAlerts::record(const QString& node, std::uint64_t fromBlock,
-                                  std::uint64_t toBlock, const QString& what)
+                                  std::uint64_t toBlock, const QString& what, const QString& kind)
 {
     std::optional<store::WriteTransaction> tx;
     if (!m_db.inTransaction())
         tx.emplace(m_db);
     QSqlQuery q = m_db.run(
         QStringLiteral("INSERT INTO completeness_alerts (environment_id, chain_id, detected_at, "
-                       "node, from_block, to_block, what) VALUES (?, ?, ?, ?, ?, ?, ?)"),
-        {m_env, qint64(m_chainId), store::nowUtc(), node, qint64(fromBlock), qint64(toBlock),
-         what});
+                       "node, from_block, to_block, what, kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"),
+        {m_env, qint64(m_chainId), store::nowUtc(), node, qint64(fromBlock), qint64(toBlock), what,
+         kind});
     const qint64 id = q.lastInsertId().toLongLong();
     if (tx)
         tx->commit();
@@ -33,11 +33,11 @@ qint64 CompletenessAlerts::record(const QString& node, std::uint64_t fromBlock,
 
 QList<CompletenessAlert> CompletenessAlerts::open()
 {
-    QSqlQuery q =
-        m_db.run(QStringLiteral("SELECT id, detected_at, node, from_block, to_block, what FROM "
-                                "completeness_alerts WHERE environment_id = ? AND chain_id = ? AND "
-                                "resolved_at IS NULL ORDER BY from_block, id"),
-                 {m_env, qint64(m_chainId)});
+    QSqlQuery q = m_db.run(
+        QStringLiteral("SELECT id, detected_at, node, from_block, to_block, what, kind FROM "
+                       "completeness_alerts WHERE environment_id = ? AND chain_id = ? AND "
+                       "resolved_at IS NULL ORDER BY from_block, id"),
+        {m_env, qint64(m_chainId)});
     QList<CompletenessAlert> out;
     while (q.next()) {
         CompletenessAlert a;
@@ -47,6 +47,7 @@ QList<CompletenessAlert> CompletenessAlerts::open()
         a.fromBlock = q.value(3).toULongLong();
         a.toBlock = q.value(4).toULongLong();
         a.what = q.value(5).toString();
+        a.kind = q.value(6).toString();
         out.append(a);
     }
     return out;
@@ -59,6 +60,18 @@ int CompletenessAlerts::resolveFrom(std::uint64_t fromBlock, const QString& reso
                        "environment_id = ? AND chain_id = ? AND resolved_at IS NULL AND "
                        "to_block >= ?"),
         {store::nowUtc(), resolution, m_env, qint64(m_chainId), qint64(fromBlock)});
+    return q.numRowsAffected();
+}
+
+int CompletenessAlerts::resolveCommitted(std::uint64_t checkpoint)
+{
+    QSqlQuery q = m_db.run(
+        QStringLiteral("UPDATE completeness_alerts SET resolved_at = ?, resolution = ? WHERE "
+                       "environment_id = ? AND chain_id = ? AND resolved_at IS NULL AND kind = "
+                       "'fetch' AND to_block <= ?"),
+        {store::nowUtc(),
+         QStringLiteral("fetched whole when indexing reached it (every check passed)"), m_env,
+         qint64(m_chainId), qint64(checkpoint)});
     return q.numRowsAffected();
 }
 

@@ -21,6 +21,9 @@ struct CompletenessAlert
     std::uint64_t fromBlock = 0;
     std::uint64_t toBlock = 0;
     QString what;
+    // "fetch": indexing stopped at a range it could not get whole (nothing committed there);
+    // "audit": a check found a hole in data already committed.
+    QString kind = QStringLiteral("fetch");
     QString resolvedAt; // empty while open
     QString resolution;
 
@@ -41,11 +44,15 @@ public:
 
     // In its own transaction (or the caller's, if one is open). Returns the new id.
     qint64 record(const QString& node, std::uint64_t fromBlock, std::uint64_t toBlock,
-                  const QString& what);
+                  const QString& what, const QString& kind = QStringLiteral("fetch"));
     QList<CompletenessAlert> open();
     // Resolves every open alert at or above `fromBlock` (a repair that re-fetched from
     // there). Must run inside the repair's transaction. Returns how many it resolved.
     int resolveFrom(std::uint64_t fromBlock, const QString& resolution);
+    // Resolves the open "fetch" alerts whose whole range is at or below `checkpoint`: the
+    // indexer has since committed those blocks, every completeness check passed. Must run
+    // inside that commit's transaction.
+    int resolveCommitted(std::uint64_t checkpoint);
 
 private:
     store::Database& m_db;

@@ -111,6 +111,7 @@ void Indexer::prepare()
     m_forkFinder = std::make_unique<ForkFinder>(m_eth, m_db, m_config.environmentId, m_chainId);
     m_ledger = std::make_unique<BackfillLedger>(m_db, m_config.environmentId, m_chainId);
     m_ledger->resetRunning();
+    m_openFetchAlerts = hasOpenFetchAlerts();
     m_ledgerOpen = !m_ledger->ranges().isEmpty();
     m_prepared = true;
 }
@@ -141,6 +142,14 @@ std::uint64_t Indexer::expectedFromBlock()
 {
     const auto cp = m_checkpoints->read();
     return cp ? cp->number + 1 : m_config.fromBlock;
+}
+
+bool Indexer::hasOpenFetchAlerts()
+{
+    for (const auto& a : CompletenessAlerts(m_db, m_config.environmentId, m_chainId).open())
+        if (a.kind == QLatin1String("fetch"))
+            return true;
+    return false;
 }
 
 bool Indexer::identityCheckDue() const
@@ -363,6 +372,11 @@ Indexer::Acceptance Indexer::apply(const std::optional<Checkpoint>& cp,
                 m_ledger->markDone(batch.fromBlock, last, attempts);
             if (m_ledgerOpen)
                 m_ledger->closeCovered(last);
+            // A range indexing stopped at, now committed with every check passed.
+            if (m_openFetchAlerts) {
+                CompletenessAlerts(m_db, m_config.environmentId, m_chainId).resolveCommitted(last);
+                m_openFetchAlerts = hasOpenFetchAlerts();
+            }
         });
     m_rangeAttempts.remove(batch.fromBlock);
     m_status.blocksCommitted += stats.blocks;
@@ -560,6 +574,7 @@ const IndexerStatus& Indexer::step()
             CompletenessAlerts(m_db, m_config.environmentId, m_chainId)
                 .record(node, *outcome->truncatedBlock, *outcome->truncatedBlock,
                         outcome->truncationMessage);
+            m_openFetchAlerts = true;
             throw wire::SuspectedTruncationError(*outcome->truncatedBlock,
                                                  outcome->truncationMessage, node);
         }

@@ -78,6 +78,7 @@ private:
     // Re-reads the node's chain id and genesis hash; ChainResetError if they changed.
     void verifyNodeIdentity();
     bool identityCheckDue() const;
+    bool hasOpenFetchAlerts();
     // The node is below the checkpoint: a hash that differs at its head proves a reorg
     // (rolled back now); the same hash means it is only lagging. Returns true on rollback.
     bool rollBackIfHeadDisagrees(const Checkpoint& cp, std::uint64_t head);
@@ -114,6 +115,7 @@ private:
     QElapsedTimer m_sinceIdentityCheck; // chain id + genesis last confirmed
     bool m_identityCheckDue = false;    // after an outage: the node may have been swapped
     int m_troubleStreak = 0;            // consecutive rounds the node was inconsistent
+    bool m_openFetchAlerts = false;     // a range indexing stopped at is still unresolved
 };
 
 } // namespace forkscope::indexer

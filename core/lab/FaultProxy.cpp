@@ -342,11 +342,13 @@ QString FaultProxy::applyKnobs(const QJsonObject& c)
          upstream.host().isEmpty()))
         return QStringLiteral("upstream must be an http URL");
     for (auto it = c.begin(); it != c.end(); ++it)
-        if (!QStringList{
-                QStringLiteral("offline"), QStringLiteral("lagBlocks"), QStringLiteral("latencyMs"),
-                QStringLiteral("errorRate"), QStringLiteral("logCap"), QStringLiteral("logCapMode"),
-                QStringLiteral("dropLogs"), QStringLiteral("lie"), QStringLiteral("trickleBps"),
-                QStringLiteral("padReplyBytes"), QStringLiteral("upstream")}
+        if (!QStringList{QStringLiteral("offline"), QStringLiteral("lagBlocks"),
+                         QStringLiteral("latencyMs"), QStringLiteral("errorRate"),
+                         QStringLiteral("logCap"), QStringLiteral("logCapMode"),
+                         QStringLiteral("dropLogs"), QStringLiteral("lie"),
+                         QStringLiteral("trickleBps"), QStringLiteral("padReplyBytes"),
+                         QStringLiteral("upstream"), QStringLiteral("dropLogRate"),
+                         QStringLiteral("dropBlockRate"), QStringLiteral("dropInReceipts")}
                  .contains(it.key()))
             return QStringLiteral("unknown knob \"%1\"").arg(it.key());
     if (lie)

@@ -116,6 +116,7 @@ QByteArray CheckpointReport::toJson() const
                                       {QStringLiteral("from_block"), qint64(a.fromBlock)},
                                       {QStringLiteral("to_block"), qint64(a.toBlock)},
                                       {QStringLiteral("what"), a.what},
+                                      {QStringLiteral("kind"), a.kind},
                                       {QStringLiteral("detected_at"), a.detectedAt}});
     const QJsonObject completenessJson{
         {QStringLiteral("state"), completeness.state},

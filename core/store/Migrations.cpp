@@ -186,7 +186,9 @@ Migration v3()
 
 // Completeness (issue #13): a range the indexer could not prove complete, and why. It is
 // what keeps the app and the report saying "data incomplete" after the run that found it
-// has ended, until `repair` (or the Repair button) fetched the range again and resolved it.
+// has ended, until the range is fetched whole: by `repair` (or the Repair button), or, for
+// a range indexing stopped at (kind 'fetch'), by indexing that commits past it. A hole
+// found in committed data (kind 'audit') only a repair resolves.
 Migration v4()
 {
     return {4,
@@ -201,6 +203,7 @@ Migration v4()
                                " from_block BIGINT NOT NULL,"
                                " to_block BIGINT NOT NULL,"
                                " what TEXT NOT NULL,"
+                               " kind TEXT NOT NULL,"
                                " resolved_at TEXT,"
                                " resolution TEXT)"),
                 QStringLiteral("CREATE INDEX completeness_alerts_open ON completeness_alerts"

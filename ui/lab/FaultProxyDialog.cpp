@@ -15,7 +15,9 @@ FaultProxyDialog::FaultProxyDialog(const QStringList& nodes, const QList<QJsonOb
     : QDialog(parent), m_knobs(knobs), m_node(new QComboBox(this)),
       m_offline(new QCheckBox(tr("offline"), this)), m_latency(new QSpinBox(this)),
       m_errorRate(new QDoubleSpinBox(this)), m_lag(new QSpinBox(this)),
-      m_logCap(new QSpinBox(this)), m_capMode(new QComboBox(this))
+      m_logCap(new QSpinBox(this)), m_capMode(new QComboBox(this)),
+      m_dropLogRate(new QDoubleSpinBox(this)), m_dropBlockRate(new QDoubleSpinBox(this)),
+      m_dropInReceipts(new QCheckBox(tr("also from eth_getBlockReceipts"), this))
 {
     setWindowTitle(tr("Fault proxy"));
     for (int i = 0; i < nodes.size(); ++i)
@@ -32,6 +34,17 @@ FaultProxyDialog::FaultProxyDialog(const QStringList& nodes, const QList<QJsonOb
     m_logCap->setSpecialValueText(tr("no cap"));
     m_capMode->addItem(tr("silent (truncates)"), QStringLiteral("silent"));
     m_capMode->addItem(tr("announced (error reply)"), QStringLiteral("announced"));
+    for (QDoubleSpinBox* rate : {m_dropLogRate, m_dropBlockRate}) {
+        rate->setRange(0, 1);
+        rate->setSingleStep(0.05);
+        rate->setDecimals(2);
+    }
+    m_dropLogRate->setToolTip(tr("Leaves each log out with this probability, the same logs in "
+                                 "every answer (not a prefix): only the receipts proof "
+                                 "(--verify receipts, Lab > Verify receipts) catches all of "
+                                 "them"));
+    m_dropBlockRate->setToolTip(tr("Leaves every log of a block out with this probability, in "
+                                   "every answer: the bloom check catches it"));
     auto* form = new QFormLayout(this);
     form->addRow(tr("Node"), m_node);
     form->addRow(QString(), m_offline);
@@ -40,6 +53,9 @@ FaultProxyDialog::FaultProxyDialog(const QStringList& nodes, const QList<QJsonOb
     form->addRow(tr("Lag (serve the head as if N back)"), m_lag);
     form->addRow(tr("eth_getLogs result cap"), m_logCap);
     form->addRow(tr("Cap mode"), m_capMode);
+    form->addRow(tr("Drop random logs"), m_dropLogRate);
+    form->addRow(tr("Drop every log of random blocks"), m_dropBlockRate);
+    form->addRow(QString(), m_dropInReceipts);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     buttons->button(QDialogButtonBox::Ok)->setText(tr("Apply"));
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
@@ -60,6 +76,9 @@ void FaultProxyDialog::load(int node)
         int(std::min<qint64>(1000000, k.value(QStringLiteral("logCap")).toInteger())));
     m_capMode->setCurrentIndex(
         std::max(0, m_capMode->findData(k.value(QStringLiteral("logCapMode")).toString())));
+    m_dropLogRate->setValue(k.value(QStringLiteral("dropLogRate")).toDouble());
+    m_dropBlockRate->setValue(k.value(QStringLiteral("dropBlockRate")).toDouble());
+    m_dropInReceipts->setChecked(k.value(QStringLiteral("dropInReceipts")).toBool(true));
 }
 
 int FaultProxyDialog::node() const
@@ -79,7 +98,10 @@ QJsonObject FaultProxyDialog::changes() const
             {QStringLiteral("errorRate"), m_errorRate->value()},
             {QStringLiteral("lagBlocks"), m_lag->value()},
             {QStringLiteral("logCap"), m_logCap->value()},
-            {QStringLiteral("logCapMode"), m_capMode->currentData().toString()}};
+            {QStringLiteral("logCapMode"), m_capMode->currentData().toString()},
+            {QStringLiteral("dropLogRate"), m_dropLogRate->value()},
+            {QStringLiteral("dropBlockRate"), m_dropBlockRate->value()},
+            {QStringLiteral("dropInReceipts"), m_dropInReceipts->isChecked()}};
 }
 
 } // namespace forkscope::ui

@@ -27,6 +27,9 @@ public:
     QDoubleSpinBox* errorRateBox() const { return m_errorRate; }
     QSpinBox* logCapBox() const { return m_logCap; }
     QComboBox* capModeBox() const { return m_capMode; }
+    QDoubleSpinBox* dropLogRateBox() const { return m_dropLogRate; }
+    QDoubleSpinBox* dropBlockRateBox() const { return m_dropBlockRate; }
+    QCheckBox* dropInReceiptsBox() const { return m_dropInReceipts; }
 
 private:
     void load(int node);
@@ -38,6 +41,9 @@ private:
     QSpinBox* m_lag;
     QSpinBox* m_logCap;
     QComboBox* m_capMode;
+    QDoubleSpinBox* m_dropLogRate;
+    QDoubleSpinBox* m_dropBlockRate;
+    QCheckBox* m_dropInReceipts;
 };
 
 } // namespace forkscope::ui
