@@ -560,7 +560,7 @@ void MainWindow::attachEngine(engine::EngineHost* host)
     connect(this, &MainWindow::repairRequested, host, &EngineHost::repair);
     connect(this, &MainWindow::verifyReceiptsRequested, host, &EngineHost::setVerifyReceipts);
     connect(this, &MainWindow::verifyStoredDataRequested, host, &EngineHost::verifyStoredData);
-    connect(this, &MainWindow::reportRequested, host, &EngineHost::requestReport);
+    m_host = host;
     connect(host, &EngineHost::reportAvailable, this, &MainWindow::applyReport,
             Qt::QueuedConnection);
     connect(host, &EngineHost::reportFailed, this, &MainWindow::reportFailed, Qt::QueuedConnection);
@@ -838,7 +838,8 @@ void MainWindow::openEnvironment(const QString& environmentId)
     for (TableBrowser* b : {w->transfers(), w->balances()})
         connect(b->model(), &PagedTableModel::pageRequested, this, &MainWindow::tablePageRequested);
     w->show();
-    emit reportRequested(environmentId, true, QStringLiteral("view:") + environmentId);
+    if (m_host)
+        m_reportJobs.insert(m_host->requestReport(environmentId, true), {{}, environmentId});
 }
 
 void MainWindow::exportReport(const QString& path)
@@ -853,20 +854,22 @@ void MainWindow::exportReport(const QString& path)
     }
     appendLog(QStringLiteral("info"),
               tr("export: building the report, re-verifying checkpoints against the node..."));
-    emit reportRequested(QString(), true, QStringLiteral("export:") + path);
+    if (m_host)
+        m_reportJobs.insert(m_host->requestReport(QString(), true), {path, {}});
 }
 
-void MainWindow::applyReport(const report::CheckpointReport& r, const QString& purpose)
+void MainWindow::applyReport(quint64 ticket, const report::CheckpointReport& r)
 {
-    if (purpose.startsWith(QLatin1String("view:"))) {
+    const ReportJob job = m_reportJobs.take(ticket);
+    if (!job.environmentId.isEmpty()) {
         for (EnvironmentWindow* w : environmentWindows())
-            if (w->environmentId() == purpose.mid(5))
+            if (w->environmentId() == job.environmentId)
                 w->applyReport(r);
         return;
     }
-    if (!purpose.startsWith(QLatin1String("export:")))
-        return;
-    const QString path = purpose.mid(7);
+    if (job.exportPath.isEmpty())
+        return; // not ours, or no longer awaited
+    const QString path = job.exportPath;
     const QString format = QFileInfo(path).suffix().toLower();
     try {
         if (format == QLatin1String("pdf")) {
@@ -901,15 +904,16 @@ void MainWindow::applyReport(const report::CheckpointReport& r, const QString& p
     emit exportFinished(path, true, msg);
 }
 
-void MainWindow::reportFailed(const QString& error, const QString& purpose)
+void MainWindow::reportFailed(quint64 ticket, const QString& error)
 {
+    const ReportJob job = m_reportJobs.take(ticket);
     const QString msg = tr("report failed: %1").arg(error);
     appendLog(QStringLiteral("error"), msg);
-    if (purpose.startsWith(QLatin1String("export:")))
-        emit exportFinished(purpose.mid(7), false, msg);
-    if (purpose.startsWith(QLatin1String("view:")))
+    if (!job.exportPath.isEmpty())
+        emit exportFinished(job.exportPath, false, msg);
+    if (!job.environmentId.isEmpty())
         for (EnvironmentWindow* w : environmentWindows())
-            if (w->environmentId() == purpose.mid(5))
+            if (w->environmentId() == job.environmentId)
                 w->setWindowTitle(w->windowTitle() + tr(" - ") + msg);
 }
 

@@ -88,8 +88,8 @@ public slots:
     void appendLog(const QString& level, const QString& text);
     void showReorgDiff(const forkscope::engine::ReorgDiff& diff);
     void applyTablePage(const forkscope::engine::TablePage& page);
-    void applyReport(const forkscope::report::CheckpointReport& report, const QString& purpose);
-    void reportFailed(const QString& error, const QString& purpose);
+    void applyReport(quint64 ticket, const forkscope::report::CheckpointReport& report);
+    void reportFailed(quint64 ticket, const QString& error);
     // File > Export checkpoint report: the format follows the suffix (.json, .csv, .pdf).
     // The engine builds the report (re-verifying each checkpoint hash against the node
     // now); the file is written when it arrives; exportFinished says how it went.
@@ -115,7 +115,7 @@ signals:
     void crashRequested(const QString& point);
     void invariantCheckRequested(const QString& reason);
     void labResetRequested();
-    void reportRequested(const QString& environmentId, bool verify, const QString& purpose);
+
     void exportFinished(const QString& path, bool ok, const QString& message);
     // Repair... in the data-incomplete banner: roll back to before `fromBlock` and fetch
     // again from `node`.
@@ -127,6 +127,16 @@ protected:
     void closeEvent(QCloseEvent* event) override;
 
 private:
+    // Reports in flight, by ticket: where each answer goes (an export path, or the
+    // environment window it fills). Answers for tickets no longer here are dropped.
+    struct ReportJob
+    {
+        QString exportPath;    // non-empty: an export
+        QString environmentId; // an environment window
+    };
+    QHash<quint64, ReportJob> m_reportJobs;
+    QPointer<engine::EngineHost> m_host;
+
     void buildPanels();
     void buildDocks();
     void buildActions();

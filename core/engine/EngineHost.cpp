@@ -137,9 +137,11 @@ void EngineHost::setVerifyReceipts(bool on)
     post([on](EngineSession* s) { s->setVerifyReceipts(on); });
 }
 
-void EngineHost::requestReport(const QString& environmentId, bool verify, const QString& purpose)
+quint64 EngineHost::requestReport(const QString& environmentId, bool verify)
 {
-    post([=](EngineSession* s) { s->requestReport(environmentId, verify, purpose); });
+    const quint64 ticket = m_nextTicket++;
+    post([=](EngineSession* s) { s->requestReport(ticket, environmentId, verify); });
+    return ticket;
 }
 
 bool EngineHost::isRunning() const

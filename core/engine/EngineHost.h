@@ -43,20 +43,24 @@ public:
     void repair(quint64 fromBlock, const QString& node);
     void setVerifyReceipts(bool on);
     void verifyStoredData();
-    void requestReport(const QString& environmentId, bool verify, const QString& purpose);
+    // Builds a checkpoint report on the engine's thread; the answer (reportAvailable or
+    // reportFailed) carries the returned ticket, so a caller routes it by ticket and drops
+    // answers it no longer waits for (hotspot's job tracker).
+    quint64 requestReport(const QString& environmentId, bool verify);
 
 signals:
     void statusAvailable(const forkscope::engine::EngineStatus& status);
     void logMessage(const QString& level, const QString& text);
     void reorgDiffAvailable(const forkscope::engine::ReorgDiff& diff);
     void tablePageAvailable(const forkscope::engine::TablePage& page);
-    void reportAvailable(const forkscope::report::CheckpointReport& report, const QString& purpose);
-    void reportFailed(const QString& error, const QString& purpose);
+    void reportAvailable(quint64 ticket, const forkscope::report::CheckpointReport& report);
+    void reportFailed(quint64 ticket, const QString& error);
 
 private:
     // Runs `f` on the session's thread, queued; dropped when no session runs.
     template <typename F> void post(F f);
     QThread* m_thread = nullptr;
+    quint64 m_nextTicket = 1;
     QPointer<EngineSession> m_session;
 };
 

@@ -760,20 +760,19 @@ void EngineSession::resetLab()
     m_indexTimer->start(0);
 }
 
-void EngineSession::requestReport(const QString& environmentId, bool verify, const QString& purpose)
+void EngineSession::requestReport(quint64 ticket, const QString& environmentId, bool verify)
 {
     if (!m_readDb) {
-        emit reportFailed(QStringLiteral("the engine has no database open"), purpose);
+        emit reportFailed(ticket, QStringLiteral("the engine has no database open"));
         return;
     }
     const auto busy = busyScope();
     try {
         const QString env = environmentId.isEmpty() ? m_status.environmentId : environmentId;
-        emit reportAvailable(report::CheckpointReport::build(
-                                 *m_readDb, env, verify && m_eth ? m_eth.get() : nullptr),
-                             purpose);
+        emit reportAvailable(ticket, report::CheckpointReport::build(
+                                         *m_readDb, env, verify && m_eth ? m_eth.get() : nullptr));
     } catch (const std::exception& e) {
-        emit reportFailed(QString::fromUtf8(e.what()), purpose);
+        emit reportFailed(ticket, QString::fromUtf8(e.what()));
     }
 }
 

@@ -94,15 +94,15 @@ public slots:
     void setVerifyReceipts(bool on);
     // Builds the checkpoint report of `environmentId` (empty: the live one); with
     // `verify`, each checkpoint hash is re-checked against the node now.
-    void requestReport(const QString& environmentId, bool verify, const QString& purpose);
+    void requestReport(quint64 ticket, const QString& environmentId, bool verify);
 
 signals:
     void statusAvailable(const forkscope::engine::EngineStatus& status);
     void logMessage(const QString& level, const QString& text);
     void reorgDiffAvailable(const forkscope::engine::ReorgDiff& diff);
     void tablePageAvailable(const forkscope::engine::TablePage& page);
-    void reportAvailable(const forkscope::report::CheckpointReport& report, const QString& purpose);
-    void reportFailed(const QString& error, const QString& purpose);
+    void reportAvailable(quint64 ticket, const forkscope::report::CheckpointReport& report);
+    void reportFailed(quint64 ticket, const QString& error);
 
 private:
     void poll();
