@@ -13,10 +13,8 @@
 
 #include "LocalApiServer.h"
 #include "api/LiveMetrics.h"
+#include "engine/IndexingService.h"
 #include "health/NodeHealthMonitor.h"
-#include "outbox/OutboxDispatcher.h"
-#include "outbox/OutboxThread.h"
-#include "outbox/SafeHeight.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
@@ -97,14 +95,40 @@ private:
     qint64 m_lastInconsistencies = 0;
 };
 
-// Waits while still delivering Unix signals (Ctrl-C) to the watcher.
-void pause(std::chrono::milliseconds d, const bool& stop)
+// The final lines of a run that reached the head (--exit-when-synced).
+void printSyncedSummary(const indexer::IndexerStatus& s, const indexer::IndexerConfig& config)
 {
-    if (stop)
-        return;
-    QEventLoop loop;
-    QTimer::singleShot(d, &loop, &QEventLoop::quit);
-    loop.exec();
+    if (!config.abiPath.isEmpty())
+        std::printf("abi: %lld log(s) decoded, %lld unmatched or anonymous (kept raw), %lld failed "
+                    "to decode (kept raw, logs.decode_error)\n",
+                    static_cast<long long>(s.abiDecoded), static_cast<long long>(s.abiUnmatched),
+                    static_cast<long long>(s.abiFailures));
+    if (s.decodeFailures > 0)
+        std::printf("note: %lld log(s) carried the Transfer topic but did not decode; kept raw in "
+                    "logs (decode_error), not counted as transfers\n",
+                    static_cast<long long>(s.decodeFailures));
+    std::printf("synced: checkpoint %llu at head %llu (%lld range halvings, %lld failed fetches "
+                "retried, %lld rejected batches, %lld absence suspicions, %lld timeouts, %lld "
+                "inconsistent answers)\n",
+                static_cast<unsigned long long>(s.checkpoint.value_or(0)),
+                static_cast<unsigned long long>(s.head.value_or(0)),
+                static_cast<long long>(s.truncationHalvings),
+                static_cast<long long>(s.fetchFailures), static_cast<long long>(s.rejectedBatches),
+                static_cast<long long>(s.absenceSuspicions), static_cast<long long>(s.timeouts),
+                static_cast<long long>(s.inconsistencies));
+    const wire::CompletenessStats& c = s.completeness;
+    std::printf(
+        "completeness: %lld block blooms checked, %lld last blocks recounted, %lld "
+        "receipt proofs; %lld bloom false positives; truncations found and fetched "
+        "again: %lld by bloom, %lld by recount, %lld by receipts%s\n",
+        static_cast<long long>(c.bloomChecks), static_cast<long long>(c.recounts),
+        static_cast<long long>(c.receiptProofs), static_cast<long long>(c.falsePositives),
+        static_cast<long long>(c.bloomTruncations), static_cast<long long>(c.recountTruncations),
+        static_cast<long long>(c.receiptTruncations),
+        c.learnedCap
+            ? qPrintable(QStringLiteral(" (the node caps results at %1 logs)").arg(*c.learnedCap))
+            : "");
+    std::fflush(stdout);
 }
 
 } // namespace
@@ -144,139 +168,127 @@ int runIndexCommand(const QStringList& arguments)
         }
     }
 
-    bool stop = false;
-    UnixSignalWatcher signalWatcher;
-    QObject::connect(&signalWatcher, &UnixSignalWatcher::terminationRequested, qApp,
-                     [&stop](int) { stop = true; });
+    // The indexer, node health and the outbox run in the IndexingService, as in the app;
+    // this thread only prints what it reports and decides when to exit.
+    engine::IndexingOptions options;
+    options.indexer = config;
+    options.healthNodes = parsed.nodes;
+    options.healthInterval = parsed.checkInterval;
+    options.healthTimeout =
+        std::min(std::chrono::milliseconds(2000),
+                 std::max(parsed.checkInterval, std::chrono::milliseconds(500)));
+    options.lagThreshold = parsed.lagThreshold;
+    options.readyRatio = parsed.readyRatio;
+    options.webhook = parsed.webhook;
+    options.outboxFile = parsed.outboxFile;
+    options.webhookTimeout = parsed.webhookTimeout;
+    options.webhookBatch = parsed.webhookBatch;
+    const bool sink = !parsed.webhook.isEmpty() || !parsed.outboxFile.isEmpty();
+    engine::IndexingService service(options);
 
-    std::unique_ptr<store::Database> db;
-    try {
-        db = store::Database::open(config.dbPath, store::Database::Options::bulkWriter());
-    } catch (const store::StoreError& e) {
-        printError(e.message());
-        return ExitFailure;
-    }
-    rpc::JsonRpcClient rpcClient(config.rpcUrl);
-    rpcClient.setTimeout(config.rpcTimeout);
-    rpcClient.setMaxReplyBytes(config.maxReplyBytes);
-    rpc::EthClient eth(rpcClient);
-    indexer::Indexer indexer(config, *db, eth);
-    indexer.onReorg = [](const indexer::RollbackResult& r, const QString& reason) {
-        std::printf(
-            "REORG (%s): checkpoint %llu -> fork %lld, depth %llu, %lld rows removed "
-            "(%lld transfers, %lld pending outbox rows dropped, %lld delivered rows "
-            "affected, %lld balances changed), reorg id %lld\n",
-            qPrintable(reason), static_cast<unsigned long long>(r.oldCheckpoint),
-            static_cast<long long>(r.forkBlock), static_cast<unsigned long long>(r.depth),
-            static_cast<long long>(r.rowsRemoved), static_cast<long long>(r.transfersRemoved),
-            static_cast<long long>(r.outboxDropped), static_cast<long long>(r.deliveredAffected),
-            static_cast<long long>(r.balancesChanged), static_cast<long long>(r.reorgId));
-        std::fflush(stdout);
+    QEventLoop loop;
+    int exitCode = ExitOk;
+    bool finishing = false;
+    // Ends the run: the service stops (its blocking waits end at once), then the loop.
+    const auto finish = [&](int code) {
+        if (finishing)
+            return;
+        finishing = true;
+        exitCode = code;
+        service.requestStop();
     };
-
-    indexer.onAbsence = [](const QList<std::uint64_t>& blocks, bool contradicted) {
-        QStringList list;
-        for (auto b : blocks)
-            list << QString::number(b);
-        std::printf("ABSENCE: stored logs of block(s) %s are no longer returned by the node; %s\n",
-                    qPrintable(list.join(QStringLiteral(", "))),
-                    contradicted ? "a header hash disagrees: rolling back (reason absence)"
+    UnixSignalWatcher signalWatcher;
+    QObject::connect(&signalWatcher, &UnixSignalWatcher::terminationRequested, &loop,
+                     [&](int) { finish(ExitOk); });
+    QObject::connect(&service, &engine::IndexingService::stopped, &loop, &QEventLoop::quit,
+                     Qt::QueuedConnection);
+    QObject::connect(
+        &service, &engine::IndexingService::reorged, &loop,
+        [](const indexer::RollbackResult& r, const QString& reason) {
+            std::printf(
+                "REORG (%s): checkpoint %llu -> fork %lld, depth %llu, %lld rows "
+                "removed (%lld transfers, %lld pending outbox rows dropped, %lld "
+                "delivered rows affected, %lld balances changed), reorg id %lld\n",
+                qPrintable(reason), static_cast<unsigned long long>(r.oldCheckpoint),
+                static_cast<long long>(r.forkBlock), static_cast<unsigned long long>(r.depth),
+                static_cast<long long>(r.rowsRemoved), static_cast<long long>(r.transfersRemoved),
+                static_cast<long long>(r.outboxDropped),
+                static_cast<long long>(r.deliveredAffected),
+                static_cast<long long>(r.balancesChanged), static_cast<long long>(r.reorgId));
+            std::fflush(stdout);
+        });
+    QObject::connect(&service, &engine::IndexingService::absence, &loop,
+                     [](const QList<quint64>& blocks, bool contradicted) {
+                         QStringList list;
+                         for (auto b : blocks)
+                             list << QString::number(b);
+                         std::printf(
+                             "ABSENCE: stored logs of block(s) %s are no longer returned by the "
+                             "node; %s\n",
+                             qPrintable(list.join(QStringLiteral(", "))),
+                             contradicted
+                                 ? "a header hash disagrees: rolling back (reason absence)"
                                  : "headers still match: nothing deleted (suspect truncation or "
                                    "misconfiguration of the provider)");
-        std::fflush(stdout);
-    };
+                         std::fflush(stdout);
+                     });
+    QObject::connect(&service, &engine::IndexingService::nodeStateChanged, &loop,
+                     [](const QString& url, int from, int to) {
+                         if (from == to)
+                             std::printf("node %s: %s\n", qPrintable(url),
+                                         qPrintable(health::nodeStateName(health::NodeState(to))));
+                         else
+                             std::printf("node %s: %s -> %s\n", qPrintable(url),
+                                         qPrintable(health::nodeStateName(health::NodeState(from))),
+                                         qPrintable(health::nodeStateName(health::NodeState(to))));
+                         std::fflush(stdout);
+                     });
+    QObject::connect(&service, &engine::IndexingService::logMessage, &loop,
+                     [](const QString& level, const QString& text) {
+                         // Outbox trouble goes to stderr as before; the rest is in the state
+                         // lines or the final error.
+                         if (level == QLatin1String("error") &&
+                             text.startsWith(QLatin1String("outbox: ")))
+                             printError(text);
+                     });
+    api::LiveMetrics live;
+    live.setIndexedNode(config.rpcUrl.toString());
+    QObject::connect(&service, &engine::IndexingService::healthAvailable, &loop,
+                     [&live](const health::HealthSnapshot& h) { live.setHealth(h); });
+    std::unique_ptr<LocalApiServer> apiServer;
     ProgressPrinter progress;
-    try {
-        while (!stop && !indexer.isPrepared()) {
-            try {
-                indexer.prepare();
-            } catch (const rpc::RpcException& e) {
-                std::printf("state: node unreachable, lag unknown: %s\n",
-                            qPrintable(e.error().toString()));
-                std::fflush(stdout);
-                pause(config.pollInterval, stop);
-            } catch (const indexer::NodeBehindError& e) {
-                std::printf("state: node behind: %s\n", qPrintable(e.message()));
-                std::fflush(stdout);
-                pause(config.pollInterval, stop);
-            }
-        }
-        // Node health and the gate, on their own thread.
-        health::NodeHealthMonitor::Config hc;
-        hc.nodes = parsed.nodes.isEmpty() ? QList<QUrl>{config.rpcUrl} : parsed.nodes;
-        hc.interval = parsed.checkInterval;
-        hc.timeout = std::min(std::chrono::milliseconds(2000),
-                              std::max(parsed.checkInterval, std::chrono::milliseconds(500)));
-        hc.lagThreshold = parsed.lagThreshold;
-        hc.readyRatio = parsed.readyRatio;
-        hc.dbPath = config.dbPath;
-        hc.environmentId = config.environmentId;
-        hc.chainId = indexer.chainId();
-        api::LiveMetrics live;
-        live.setIndexedNode(config.rpcUrl.toString());
-        QThread healthThread;
-        healthThread.setObjectName(QStringLiteral("forkscope-health"));
-        auto* monitor = new health::NodeHealthMonitor(hc);
-        monitor->moveToThread(&healthThread);
-        QObject::connect(&healthThread, &QThread::started, monitor,
-                         &health::NodeHealthMonitor::start);
-        QObject::connect(&healthThread, &QThread::finished, monitor, &QObject::deleteLater);
-        QObject::connect(
-            monitor, &health::NodeHealthMonitor::healthAvailable, monitor,
-            [&live](const health::HealthSnapshot& h) { live.setHealth(h); }, Qt::DirectConnection);
-        QObject::connect(
-            monitor, &health::NodeHealthMonitor::nodeStateChanged, monitor,
-            [](const QString& url, int from, int to) {
-                if (from == to)
-                    std::printf("node %s: %s\n", qPrintable(url),
-                                qPrintable(health::nodeStateName(health::NodeState(to))));
-                else
-                    std::printf("node %s: %s -> %s\n", qPrintable(url),
-                                qPrintable(health::nodeStateName(health::NodeState(from))),
-                                qPrintable(health::nodeStateName(health::NodeState(to))));
-                std::fflush(stdout);
-            },
-            Qt::DirectConnection);
-        healthThread.start();
-        const auto stopHealth = qScopeGuard([&] {
-            QMetaObject::invokeMethod(monitor, &health::NodeHealthMonitor::stop,
-                                      Qt::BlockingQueuedConnection);
-            healthThread.quit();
-            healthThread.wait();
-        });
-        std::unique_ptr<LocalApiServer> apiServer;
-        if (parsed.metricsPort) {
-            apiServer = std::make_unique<LocalApiServer>(parsed.metricsPort, config.dbPath,
-                                                         config.environmentId, indexer.chainId(),
-                                                         config.sourceId, live);
-            if (!apiServer->error().isEmpty()) {
-                printError(QStringLiteral("--metrics-port: %1").arg(apiServer->error()));
-                return ExitFailure;
-            }
-            std::printf("api: http://127.0.0.1:%u/metrics and JSON-RPC on http://127.0.0.1:%u/\n",
-                        unsigned(apiServer->port()), unsigned(apiServer->port()));
-            std::fflush(stdout);
-        }
-        std::unique_ptr<outbox::OutboxThread> outboxThread;
-        if (!parsed.webhook.isEmpty() || !parsed.outboxFile.isEmpty())
-            outboxThread = std::make_unique<outbox::OutboxThread>(
-                config.dbPath, config.environmentId, indexer.chainId(), parsed.webhook,
-                parsed.outboxFile, parsed.webhookTimeout,
-                [](const QString& m) { printError(QStringLiteral("outbox: %1").arg(m)); },
-                parsed.webhookBatch);
-        while (!stop) {
-            const indexer::IndexerStatus& s = indexer.step();
+    indexer::IndexerStatus last;
+    QObject::connect(
+        &service, &engine::IndexingService::snapshotAvailable, &loop,
+        [&](const engine::IndexingSnapshot& snap) {
+            if (finishing)
+                return;
+            const indexer::IndexerStatus& s = snap.status;
+            last = s;
             live.setIndexer(s);
-            if (s.completeness.truncations() > 0 && s.completeness.lastShortBlock)
-                monitor->reportDroppedLogs(config.rpcUrl.toString(), s.completeness.truncations(),
-                                           *s.completeness.lastShortBlock);
+            if (!snap.fatal.isEmpty()) {
+                printError(snap.fatal);
+                finish(ExitFailure);
+                return;
+            }
+            if (parsed.metricsPort && !apiServer && snap.chainId != 0) {
+                apiServer = std::make_unique<LocalApiServer>(parsed.metricsPort, config.dbPath,
+                                                             config.environmentId, snap.chainId,
+                                                             config.sourceId, live);
+                if (!apiServer->error().isEmpty()) {
+                    printError(QStringLiteral("--metrics-port: %1").arg(apiServer->error()));
+                    finish(ExitFailure);
+                    return;
+                }
+                std::printf(
+                    "api: http://127.0.0.1:%u/metrics and JSON-RPC on http://127.0.0.1:%u/\n",
+                    unsigned(apiServer->port()), unsigned(apiServer->port()));
+                std::fflush(stdout);
+            }
             progress.maybePrint(s);
-            const std::optional<std::uint64_t> safe =
-                outbox::safeHeight(s.head, config.confirmations, monitor->readyHeight());
-            if (outboxThread && safe)
-                outboxThread->setSafeHeight(*safe);
-            if (s.state == indexer::IndexerStatus::State::WaitingForStart &&
-                config.exitWhenSynced) {
+            if (!config.exitWhenSynced)
+                return;
+            if (s.state == indexer::IndexerStatus::State::WaitingForStart) {
                 // Nothing indexed and nothing to index yet: not "synced". Exit 1 rather than
                 // wait: a script asked to catch up now, and a mistyped start block would
                 // otherwise hang it for as long as the chain takes to get there.
@@ -285,96 +297,29 @@ int runIndexCommand(const QStringList& arguments)
                                           "to wait for the chain to reach it")
                                .arg(config.fromBlock)
                                .arg(s.head.value_or(0)));
-                return ExitFailure;
+                finish(ExitFailure);
+                return;
             }
-            if (s.state == indexer::IndexerStatus::State::Synced && config.exitWhenSynced &&
-                outboxThread) {
-                // With a sink, "synced" also means every row at or below the safe height
-                // went out (or was refused for good); without a gate yet, wait for it.
-                if (!safe) {
-                    pause(std::chrono::milliseconds(100), stop);
-                    continue;
-                }
-                if (outbox::pendingAtOrBelow(*db, config.environmentId, indexer.chainId(), *safe) >
-                    0) {
-                    pause(std::chrono::milliseconds(100), stop);
-                    continue;
-                }
-            }
-            if (s.state == indexer::IndexerStatus::State::Synced && config.exitWhenSynced) {
-                if (outboxThread)
-                    std::printf("outbox: %lld row(s) delivered to %s, %lld refused\n",
-                                static_cast<long long>(outboxThread->delivered()),
-                                qPrintable(outboxThread->sinkName()),
-                                static_cast<long long>(outboxThread->failed()));
-                progress.maybePrint(s, true);
-                if (!config.abiPath.isEmpty())
-                    std::printf("abi: %lld log(s) decoded, %lld unmatched or anonymous (kept raw), "
-                                "%lld failed to decode (kept raw, logs.decode_error)\n",
-                                static_cast<long long>(s.abiDecoded),
-                                static_cast<long long>(s.abiUnmatched),
-                                static_cast<long long>(s.abiFailures));
-                if (s.decodeFailures > 0)
-                    std::printf("note: %lld log(s) carried the Transfer topic but did not decode; "
-                                "kept raw in logs (decode_error), not counted as transfers\n",
-                                static_cast<long long>(s.decodeFailures));
-                std::printf(
-                    "synced: checkpoint %llu at head %llu (%lld range halvings, %lld failed "
-                    "fetches retried, %lld rejected batches, %lld absence suspicions, %lld "
-                    "timeouts, %lld inconsistent answers)\n",
-                    static_cast<unsigned long long>(s.checkpoint.value_or(0)),
-                    static_cast<unsigned long long>(s.head.value_or(0)),
-                    static_cast<long long>(s.truncationHalvings),
-                    static_cast<long long>(s.fetchFailures),
-                    static_cast<long long>(s.rejectedBatches),
-                    static_cast<long long>(s.absenceSuspicions), static_cast<long long>(s.timeouts),
-                    static_cast<long long>(s.inconsistencies));
-                const wire::CompletenessStats& c = s.completeness;
-                std::printf("completeness: %lld block blooms checked, %lld last blocks recounted, "
-                            "%lld receipt proofs; %lld bloom false positives; truncations "
-                            "found and fetched again: %lld by bloom, %lld by recount, %lld by "
-                            "receipts%s\n",
-                            static_cast<long long>(c.bloomChecks),
-                            static_cast<long long>(c.recounts),
-                            static_cast<long long>(c.receiptProofs),
-                            static_cast<long long>(c.falsePositives),
-                            static_cast<long long>(c.bloomTruncations),
-                            static_cast<long long>(c.recountTruncations),
-                            static_cast<long long>(c.receiptTruncations),
-                            c.learnedCap ? qPrintable(QStringLiteral(" (the node caps results "
-                                                                     "at %1 logs)")
-                                                          .arg(*c.learnedCap))
-                                         : "");
-                std::fflush(stdout);
-                return ExitOk;
-            }
-            if (s.state != indexer::IndexerStatus::State::Syncing &&
-                s.state != indexer::IndexerStatus::State::Reorged)
-                pause(std::max(config.pollInterval, std::chrono::milliseconds(s.retryDelayMs)),
-                      stop);
-            else if (s.retryDelayMs > 0)
-                pause(std::chrono::milliseconds(s.retryDelayMs), stop);
-            else
-                QCoreApplication::processEvents(); // let Ctrl-C through between batches
-        }
-    } catch (const indexer::IndexerError& e) {
-        printError(e.message());
-        return ExitFailure;
-    } catch (const store::StoreError& e) {
-        printError(e.message());
-        return ExitFailure;
-    } catch (const chain::ChainParseError& e) {
-        printError(QStringLiteral("bad data in the database: %1").arg(e.message()));
-        return ExitFailure;
-    } catch (const abi::AbiError& e) {
-        printError(e.message());
-        return ExitFailure;
-    } catch (const wire::SuspectedTruncationError& e) {
-        printError(e.message());
-        return ExitFailure;
-    }
-    progress.maybePrint(indexer.status(), true);
-    return ExitOk;
+            if (s.state != indexer::IndexerStatus::State::Synced)
+                return;
+            // With a sink, "synced" also means every row at or below the safe height went
+            // out (or was refused for good); without a gate yet, wait for it.
+            if (sink && (!snap.safeHeight || snap.outboxPendingAtOrBelowSafe != 0))
+                return;
+            if (sink)
+                std::printf("outbox: %lld row(s) delivered to %s, %lld refused\n",
+                            static_cast<long long>(snap.outboxDelivered),
+                            qPrintable(snap.outboxSink),
+                            static_cast<long long>(snap.outboxRefused));
+            progress.maybePrint(s, true);
+            printSyncedSummary(s, config);
+            finish(ExitOk);
+        });
+    service.start();
+    loop.exec();
+    if (exitCode == ExitOk && !config.exitWhenSynced)
+        progress.maybePrint(last, true);
+    return exitCode;
 }
 
 } // namespace forkscope::app

@@ -62,10 +62,16 @@ std::optional<chain::Hash32> NodeHealthMonitor::canonicalHash(std::uint64_t heig
     if (!m_db)
         return std::nullopt;
     try {
-        QSqlQuery q =
-            m_db->run(QStringLiteral("SELECT block_hash FROM blocks WHERE environment_id = ? "
-                                     "AND chain_id = ? AND block_number = ?"),
-                      {m_config.environmentId, qint64(m_config.chainId), qint64(height)});
+        QString env;
+        {
+            // Its own lock: finishPoll calls this holding m_mutex.
+            QMutexLocker lock(&m_envMutex);
+            env = m_config.environmentId;
+        }
+        // An environment is one chain: its id alone selects its blocks.
+        QSqlQuery q = m_db->run(QStringLiteral("SELECT block_hash FROM blocks WHERE "
+                                               "environment_id = ? AND block_number = ?"),
+                                {env, qint64(height)});
         if (q.next())
             return chain::Hash32::fromHex(q.value(0).toString(),
                                           QStringLiteral("blocks.block_hash"));
@@ -185,6 +191,12 @@ void NodeHealthMonitor::finishPoll()
     for (const auto& [url, from, to] : changes)
         emit nodeStateChanged(url, from, to);
     emit healthAvailable(copy);
+}
+
+void NodeHealthMonitor::setEnvironment(const QString& environmentId)
+{
+    QMutexLocker lock(&m_envMutex);
+    m_config.environmentId = environmentId;
 }
 
 void NodeHealthMonitor::reportDroppedLogs(const QString& url, qint64 count, std::uint64_t block)

@@ -92,6 +92,9 @@ public:
     // in all so far, the last at `block`. Thread-safe; the node shows "dropping logs" from
     // the next poll on.
     void reportDroppedLogs(const QString& url, qint64 count, std::uint64_t block);
+    // The environment whose blocks "forked" is judged against (a lab reset opens a new
+    // one). Thread-safe.
+    void setEnvironment(const QString& environmentId);
 
 public slots:
     void start();
@@ -115,6 +118,7 @@ private:
     int m_outstanding = 0;
     std::unique_ptr<store::Database> m_db;
     mutable QMutex m_mutex;
+    QMutex m_envMutex; // guards m_config.environmentId (setEnvironment from the indexer)
     HealthSnapshot m_snapshot;
     QHash<QString, std::deque<HealthSample>> m_history;
     QHash<QString, QPair<qint64, std::uint64_t>> m_drops; // url -> (count, last block)

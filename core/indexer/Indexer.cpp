@@ -125,9 +125,9 @@ wire::FetchPool& Indexer::pool()
         spec.logCap = m_config.logCap;
         spec.completeness = m_config.completeness;
         spec.registry = m_registry;
-        m_pool = std::make_unique<wire::FetchPool>(m_config.rpcUrl, spec,
-                                                   std::max(1, m_config.fetchWorkers),
-                                                   m_config.rpcTimeout, m_config.maxReplyBytes);
+        m_pool = std::make_unique<wire::FetchPool>(
+            m_config.rpcUrl, spec, std::max(1, m_config.fetchWorkers), m_config.rpcTimeout,
+            m_config.maxReplyBytes, m_config.stopToken);
     }
     return *m_pool;
 }

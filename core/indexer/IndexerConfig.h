@@ -1,6 +1,7 @@
 #pragma once
 
 #include "chain/Address.h"
+#include "concurrency/StopToken.h"
 #include "wire/CompletenessCheck.h"
 
 #include <QList>
@@ -46,6 +47,8 @@ struct IndexerConfig
     std::uint64_t logCap = 10000;
     // The completeness proofs every fetch runs (--verify): bloom + recount by default.
     wire::CompletenessPolicy completeness;
+    // Set by whoever runs the indexer (IndexingService): cancels its fetch threads' waits.
+    concurrency::StopTokenPtr stopToken;
     // A range that failed this many times in a row is marked failed in backfill_ranges
     // (and still retried, with a capped backoff: it is never skipped).
     int maxRangeAttempts = 5;

@@ -206,7 +206,10 @@ void JsonRpcClient::complete(RpcCall* call)
         // An aborted reply is closed: reading it would only print a Qt warning.
         const QByteArray body = reply->isOpen() ? reply->readAll() : QByteArray();
 
-        if (call->m_tooLargeBytes >= 0) {
+        if (call->m_cancelled) {
+            failAll(makeError(RpcError::Kind::Cancelled, methodLabel,
+                              QStringLiteral("the caller is stopping")));
+        } else if (call->m_tooLargeBytes >= 0) {
             failAll(makeError(RpcError::Kind::TooLarge, methodLabel,
                               QStringLiteral("the reply (%1 bytes, or more) exceeds the %2 MiB "
                                              "reply cap; cut off unread")
@@ -296,6 +299,26 @@ void JsonRpcClient::waitFor(RpcCall* call)
         return;
     QEventLoop loop;
     connect(call, &RpcCall::finished, &loop, &QEventLoop::quit);
+    // This nested loop serves the network only: commands never reach a thread that waits
+    // here as events (concurrency/LoopThread.h). A stop request ends the wait at once.
+    QTimer stopWatch;
+    if (const auto* client = qobject_cast<JsonRpcClient*>(call->parent());
+        client && client->m_stop) {
+        const concurrency::StopTokenPtr token = client->m_stop;
+        if (token->stopRequested()) {
+            call->m_cancelled = true;
+            call->abort();
+            if (call->isFinished())
+                return;
+        }
+        connect(&stopWatch, &QTimer::timeout, call, [call, token] {
+            if (token->stopRequested() && !call->isFinished()) {
+                call->m_cancelled = true;
+                call->abort();
+            }
+        });
+        stopWatch.start(25);
+    }
     loop.exec(QEventLoop::ExcludeUserInputEvents);
     // The loop also returns when the owning thread is asked to quit (QThread::quit exits
     // nested loops too). Abort so the call finishes now with a transport error.

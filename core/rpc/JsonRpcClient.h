@@ -1,6 +1,7 @@
 #pragma once
 
 #include "RpcError.h"
+#include "concurrency/StopToken.h"
 
 #include <QJsonArray>
 #include <QJsonValue>
@@ -56,6 +57,7 @@ private:
     bool m_finished = false;
     bool m_timedOut = false;
     qint64 m_tooLargeBytes = -1; // >= 0: cut off for exceeding the cap (bytes seen or announced)
+    bool m_cancelled = false;    // aborted because the client's stop token was set
     QPointer<QNetworkReply> m_reply;
     QList<RpcResponse> m_responses;
 };
@@ -80,6 +82,10 @@ public:
     void setMaxReplyBytes(qint64 bytes) { m_maxReplyBytes = bytes; }
     qint64 maxReplyBytes() const { return m_maxReplyBytes; }
     static constexpr qint64 kDefaultMaxReplyBytes = 32LL * 1024 * 1024;
+    // A blocking wait on this client gives up (RpcError::Kind::Cancelled) within ~25 ms of
+    // the token being set: a worker asked to stop never waits for the node.
+    void setStopToken(concurrency::StopTokenPtr token) { m_stop = std::move(token); }
+    const concurrency::StopTokenPtr& stopToken() const { return m_stop; }
 
     // The returned call is a child of this client; delete it (or deleteLater) when done.
     RpcCall* call(const QString& method, const QJsonArray& params = {});
@@ -100,6 +106,7 @@ private:
     QNetworkAccessManager* m_nam;
     std::chrono::milliseconds m_timeout{10000};
     qint64 m_maxReplyBytes = kDefaultMaxReplyBytes;
+    concurrency::StopTokenPtr m_stop;
     qint64 m_nextId = 1;
 };
 

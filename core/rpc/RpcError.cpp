@@ -17,6 +17,8 @@ QString RpcError::kindName() const
         return QStringLiteral("JSON-RPC error");
     case Kind::TooLarge:
         return QStringLiteral("reply too large");
+    case Kind::Cancelled:
+        return QStringLiteral("cancelled");
     }
     return QStringLiteral("error");
 }

@@ -15,7 +15,9 @@ struct RpcError
 {
     // TooLarge: the reply outgrew the client's cap (JsonRpcClient::setMaxReplyBytes) and was
     // cut off unread; callers fetch less at a time, as for a provider's announced limit.
-    enum class Kind { Transport, Timeout, Http, Malformed, Remote, TooLarge };
+    // Cancelled: the caller's stop token was set while the call waited (the engine is
+    // stopping); it says nothing about the node.
+    enum class Kind { Transport, Timeout, Http, Malformed, Remote, TooLarge, Cancelled };
 
     Kind kind = Kind::Transport;
     QString method;     // the JSON-RPC method, for messages

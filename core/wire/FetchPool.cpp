@@ -9,8 +9,9 @@
 namespace forkscope::wire {
 
 FetchPool::FetchPool(const QUrl& endpoint, FetchSpec spec, int workers,
-                     std::chrono::milliseconds rpcTimeout, qint64 maxReplyBytes)
-    : m_spec(std::move(spec)), m_maxReplyBytes(maxReplyBytes)
+                     std::chrono::milliseconds rpcTimeout, qint64 maxReplyBytes,
+                     concurrency::StopTokenPtr stop)
+    : m_spec(std::move(spec)), m_maxReplyBytes(maxReplyBytes), m_stop(std::move(stop))
 {
     for (int i = 0; i < std::max(1, workers); ++i) {
         std::unique_ptr<QThread> t(
@@ -40,6 +41,7 @@ void FetchPool::workerLoop(const QUrl& endpoint, std::chrono::milliseconds rpcTi
     rpc::JsonRpcClient client(endpoint);
     client.setTimeout(rpcTimeout);
     client.setMaxReplyBytes(m_maxReplyBytes);
+    client.setStopToken(m_stop);
     rpc::EthClient eth(client);
     LogFetcher fetcher(eth, m_spec);
     while (true) {
@@ -101,10 +103,12 @@ std::optional<FetchOutcome> FetchPool::take(std::uint64_t from, std::chrono::mil
     QMutexLocker lock(&m_mutex);
     QDeadlineTimer deadline(timeout);
     while (!m_results.contains(from)) {
-        if (m_stopping || m_planned.isEmpty() || m_planned.first().first != from)
+        if (m_stopping || m_planned.isEmpty() || m_planned.first().first != from ||
+            (m_stop && m_stop->stopRequested()) || deadline.hasExpired())
             return std::nullopt;
-        if (!m_resultReady.wait(&m_mutex, deadline))
-            return std::nullopt;
+        // In slices, so a stop request is seen within 50 ms.
+        m_resultReady.wait(&m_mutex,
+                           QDeadlineTimer(std::min<qint64>(50, deadline.remainingTime())));
     }
     FetchOutcome out = m_results.take(from);
     const auto planned = m_planned.takeFirst();

@@ -2,6 +2,7 @@
 
 #include "LogFetcher.h"
 #include "WireBatch.h"
+#include "concurrency/StopToken.h"
 #include "rpc/RpcError.h"
 
 #include <QList>
@@ -40,8 +41,10 @@ struct FetchOutcome
 class FetchPool
 {
 public:
+    // `stop`, if given, cancels the workers' requests and take()'s wait when set.
     FetchPool(const QUrl& endpoint, FetchSpec spec, int workers,
-              std::chrono::milliseconds rpcTimeout, qint64 maxReplyBytes);
+              std::chrono::milliseconds rpcTimeout, qint64 maxReplyBytes,
+              concurrency::StopTokenPtr stop = {});
     ~FetchPool();
 
     FetchPool(const FetchPool&) = delete;
@@ -70,6 +73,7 @@ private:
 
     FetchSpec m_spec;
     qint64 m_maxReplyBytes;
+    concurrency::StopTokenPtr m_stop;
     mutable QMutex m_mutex;
     QWaitCondition m_jobReady;
     QWaitCondition m_resultReady;
