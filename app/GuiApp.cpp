@@ -82,7 +82,7 @@ int runGui(int& argc, char** argv)
             printError(QStringLiteral("--env: %1").arg(*error));
             return ExitUsage;
         }
-        config.environmentId = p.value(env).trimmed();
+        config.indexer.environmentId = p.value(env).trimmed();
     }
 
     // Saved settings (File > Settings) apply on top of the defaults; --rpc and --env, when
@@ -91,7 +91,7 @@ int runGui(int& argc, char** argv)
     const auto fromSettings = [base, &p, &rpc, &env](const config::AppSettings& s) {
         engine::EngineConfig c = engine::configFromSettings(s, base);
         if (p.isSet(env))
-            c.environmentId = base.environmentId;
+            c.indexer.environmentId = base.indexer.environmentId;
         if (p.isSet(rpc)) {
             c.managedDevnet = false;
             c.rpcUrl = base.rpcUrl;

@@ -108,7 +108,7 @@ int main(int argc, char** argv)
     config.rpcUrl = work.devnet->url();
     config.contracts = work.contracts;
     config.dbPath = dir.filePath("gui-bench.sqlite");
-    config.rpcTimeout = std::chrono::milliseconds(60000);
+    config.indexer.rpcTimeout = std::chrono::milliseconds(60000);
 
     // The heartbeat: if the GUI thread is busy (or blocked), its ticks come late.
     QElapsedTimer wall;

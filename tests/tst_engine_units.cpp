@@ -248,14 +248,14 @@ void TestEngineUnits::settingsMapToTheEngine()
     auto c = engine::configFromSettings(s, base);
     QVERIFY(c.managedDevnet);
     QCOMPARE(c.dbPath, base.dbPath);
-    QCOMPARE(c.confirmations, 3u);
-    QCOMPARE(c.batchSize, 250u);
-    QCOMPARE(c.maxReorgDepth, 32u);
-    QCOMPARE(c.fromBlock, 7u);
-    QCOMPARE(c.pollInterval.count(), 400);
+    QCOMPARE(c.indexer.confirmations, 3u);
+    QCOMPARE(c.indexer.batchSize, 250u);
+    QCOMPARE(c.indexer.maxReorgDepth, 32u);
+    QCOMPARE(c.indexer.fromBlock, 7u);
+    QCOMPARE(c.indexer.pollInterval.count(), 400);
     QCOMPARE(c.readyRatio, 0.5);
     QCOMPARE(c.webhook, QUrl("http://127.0.0.1:9/hook"));
-    QCOMPARE(c.abiPath, QStringLiteral("/tmp/abi.json"));
+    QCOMPARE(c.indexer.abiPath, QStringLiteral("/tmp/abi.json"));
     // Endpoints: the first is indexed, all are watched.
     s.endpoints = "http://a:8545\nhttp://b:8545\n";
     s.contracts = "0x00000000000000000000000000000000000000aa";
@@ -264,17 +264,17 @@ void TestEngineUnits::settingsMapToTheEngine()
     QCOMPARE(c.rpcUrl, QUrl("http://a:8545"));
     QCOMPARE(c.nodes.size(), 2);
     QCOMPARE(c.contracts, QStringList{"0x00000000000000000000000000000000000000aa"});
-    QCOMPARE(c.environmentId, base.environmentId); // empty: the engine's "default"
+    QCOMPARE(c.indexer.environmentId, base.indexer.environmentId); // empty: the engine's "default"
     s.environment = " usdc-v2 ";
-    QCOMPARE(engine::configFromSettings(s, base).environmentId, QStringLiteral("usdc-v2"));
+    QCOMPARE(engine::configFromSettings(s, base).indexer.environmentId, QStringLiteral("usdc-v2"));
     s.endpoints.clear(); // the managed lab: a new environment each launch, whatever is saved
-    QCOMPARE(engine::configFromSettings(s, base).environmentId, base.environmentId);
+    QCOMPARE(engine::configFromSettings(s, base).indexer.environmentId, base.indexer.environmentId);
     s.endpoints = "http://a:8545\nhttp://b:8545\n";
     // A hand-edited, unparsable value keeps the default instead of becoming zero.
     s.batchSize = "lots";
     s.readyRatio = "2";
     c = engine::configFromSettings(s, base);
-    QCOMPARE(c.batchSize, base.batchSize);
+    QCOMPARE(c.indexer.batchSize, base.indexer.batchSize);
     QCOMPARE(c.readyRatio, base.readyRatio);
 }
 

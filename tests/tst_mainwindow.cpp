@@ -95,6 +95,8 @@ void TestMainWindow::showsNodeAndChainFromManagedDevnet()
     const QUrl url(last.endpoint);
     host.shutdown();
     QVERIFY(!host.isRunning());
+    // Shutdown returns at once; the workers finish on their own threads.
+    QVERIFY(host.waitForStopped(10000));
     {
         // What the window showed is in the database.
         auto db = store::Database::open(config.dbPath);
@@ -124,7 +126,7 @@ void TestMainWindow::showsUnreachableNodeWithoutInventingData()
     const quint16 port = reserve.serverPort();
     reserve.close();
     config.rpcUrl = QUrl(QStringLiteral("http://127.0.0.1:%1").arg(port));
-    config.rpcTimeout = std::chrono::milliseconds(500);
+    config.indexer.rpcTimeout = std::chrono::milliseconds(500);
     host.start(config);
     QTRY_VERIFY_WITH_TIMEOUT(!statuses.isEmpty() &&
                                  statuses.last().at(0).value<engine::EngineStatus>().connection ==
@@ -529,7 +531,7 @@ void TestMainWindow::outboxDeliversFromTheApp()
         config.demoTraffic = true;
         config.demoInterval = std::chrono::milliseconds(300);
         config.webhook = hook.url();
-        config.confirmations = 2;
+        config.indexer.confirmations = 2;
     });
     QTRY_VERIFY_WITH_TIMEOUT(hook.acceptedKeys().size() >= 10, 60000);
     QTRY_VERIFY_WITH_TIMEOUT(lab.last().outboxDelivered >= 10, 15000);

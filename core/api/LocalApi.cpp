@@ -8,6 +8,7 @@
 #include "chain/Hex.h"
 #include "outbox/OutboxDispatcher.h"
 #include "store/Database.h"
+#include "store/ReorgEventStore.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
@@ -161,31 +162,18 @@ QByteArray LocalApi::metrics()
             QStringLiteral(
                 "Blocks between the head and the checkpoint (-1 while the node is unreachable)."),
             s.lag() ? double(*s.lag()) : -1.0);
-    QHash<QString, double> byReason;
-    {
-        QSqlQuery q =
-            m_db.run(QStringLiteral("SELECT reason, count(*) FROM reorg_events WHERE "
-                                    "environment_id = ? AND chain_id = ? GROUP BY reason"),
-                     scope);
-        while (q.next())
-            byReason.insert(q.value(0).toString(), q.value(1).toDouble());
-    }
+    store::ReorgEventStore reorgStore(m_db);
+    const QHash<QString, qint64> byReason = reorgStore.countByReason(m_env, m_chainId);
     // Every reason is always exported, at 0 until it happens, so rates work from the start.
     QList<QPair<PrometheusText::Labels, double>> reorgs;
     for (const QString& reason : {QStringLiteral("hash mismatch"),
                                   QStringLiteral("parent mismatch"), QStringLiteral("absence")})
-        reorgs.append({{{QStringLiteral("reason"), reason}}, byReason.value(reason, 0)});
+        reorgs.append({{{QStringLiteral("reason"), reason}}, double(byReason.value(reason, 0))});
     p.family(QStringLiteral("forkscope_reorgs_total"), QStringLiteral("counter"),
              QStringLiteral("Rollbacks committed, by what detected them."), reorgs);
     QList<double> depths;
-    {
-        QSqlQuery q = m_db.run(
-            QStringLiteral(
-                "SELECT depth FROM reorg_events WHERE environment_id = ? AND chain_id = ?"),
-            scope);
-        while (q.next())
-            depths << q.value(0).toDouble();
-    }
+    for (const qint64 d : reorgStore.depths(m_env, m_chainId))
+        depths << double(d);
     p.histogram(QStringLiteral("forkscope_reorg_depth"),
                 QStringLiteral("Depth of each rollback, in blocks."), {1, 2, 4, 8, 16, 32, 64},
                 depths);

@@ -3,6 +3,7 @@
 #include <QCoreApplication>
 #include <QDeadlineTimer>
 #include <QThread>
+#include <algorithm>
 
 namespace forkscope::concurrency {
 
@@ -65,6 +66,31 @@ bool LoopThread::isCurrentThread() const
     return m_thread && QThread::currentThread() == m_thread.get();
 }
 
+LoopThread::Stats LoopThread::stats() const
+{
+    QMutexLocker lock(&m_mutex);
+    return m_stats;
+}
+
+void LoopThread::enter(bool step)
+{
+    QMutexLocker lock(&m_mutex);
+    ++m_depth;
+    if (step)
+        ++m_stats.stepsStarted;
+    m_stats.maxDepth = std::max(m_stats.maxDepth, m_depth);
+}
+
+void LoopThread::leave(bool step)
+{
+    QMutexLocker lock(&m_mutex);
+    --m_depth;
+    if (step)
+        ++m_stats.stepsCompleted;
+    else
+        ++m_stats.commandsRun;
+}
+
 void LoopThread::run()
 {
     if (m_onStart)
@@ -81,12 +107,19 @@ void LoopThread::run()
         for (auto& c : commands) {
             if (m_stop->stopRequested())
                 break;
+            enter(false);
             c();
+            leave(false);
         }
         if (m_stop->stopRequested())
             break;
-        if (!commands.empty() || next >= 0)
-            next = m_step ? m_step() : -1;
+        if ((!commands.empty() || next >= 0) && m_step) {
+            enter(true);
+            next = m_step();
+            leave(true);
+        } else if (!m_step) {
+            next = -1;
+        }
         // Replies that arrived late, deferred deletes: this thread's own events, never a
         // command (none is ever posted to it as an event).
         QCoreApplication::processEvents();

@@ -57,8 +57,20 @@ public:
     // True on the loop's own thread.
     bool isCurrentThread() const;
 
+    // What tst_engine checks: every step ran to completion, never inside another one.
+    struct Stats
+    {
+        qint64 stepsStarted = 0;
+        qint64 stepsCompleted = 0;
+        qint64 commandsRun = 0;
+        int maxDepth = 0; // 1 when steps never nest
+    };
+    Stats stats() const;
+
 private:
     void run();
+    void enter(bool step);
+    void leave(bool step);
 
     QString m_name;
     StopTokenPtr m_stop = std::make_shared<StopToken>();
@@ -69,6 +81,8 @@ private:
     QWaitCondition m_wake;
     std::deque<std::function<void()>> m_commands;
     bool m_stepNow = false;
+    Stats m_stats;   // guarded by m_mutex
+    int m_depth = 0; // steps and commands on the stack (loop thread only)
     std::unique_ptr<QThread> m_thread;
 };
 

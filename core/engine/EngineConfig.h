@@ -1,5 +1,7 @@
 #pragma once
 
+#include "indexer/IndexerConfig.h"
+
 #include <QList>
 #include <QMetaType>
 #include <QString>
@@ -17,13 +19,15 @@ struct EngineConfig
     bool managedDevnet = true;
     QUrl rpcUrl;    // used when managedDevnet is false
     QString dbPath; // SQLite file; its directory is created if missing
-    std::chrono::milliseconds pollInterval{1000};
-    std::chrono::milliseconds rpcTimeout{5000};
-    // The indexer. A managed lab gets a fresh environment id per devnet (a new anvil is a
-    // new chain) and indexes the demo token it deploys; an external node needs contracts.
+    // The indexer's policy, as File > Settings edits it (the same struct, and so the same
+    // meaning, as `forkscope index`): fromBlock, confirmations, maxReorgDepth, batchSize,
+    // pollInterval, rpcTimeout, fetchWorkers, abiPath, environmentId. Its rpcUrl, dbPath
+    // and contracts are filled in by the engine (the lab's node, dbPath, the demo token).
+    // A managed lab gets a fresh environment id per devnet (a new anvil is a new chain)
+    // when indexer.environmentId is empty: "lab-<UTC time>".
+    indexer::IndexerConfig indexer;
     bool indexing = true;
-    QString environmentId; // empty: "lab-<UTC time>" for a managed lab
-    QStringList contracts; // 0x addresses, for an external node
+    QStringList contracts; // 0x addresses, for an external node (the lab adds its token)
     QList<QUrl> nodes;     // watched for health; empty: the indexed node itself
     double readyRatio = 0.8;
     // A managed lab always gets the demo token; demo traffic (a spray of transfers every
@@ -34,12 +38,6 @@ struct EngineConfig
     // Fault proxies in front of the managed anvil: the lab's "nodes". The indexer reads
     // through the first, health watches all; each one's knobs are live (Lab > Fault proxy).
     int labNodes = 0;
-    // The indexer's policy, as File > Settings edits it (same meaning as `forkscope index`).
-    quint64 fromBlock = 0;
-    quint64 confirmations = 0;
-    quint64 maxReorgDepth = 64;
-    quint64 batchSize = 100;
-    QString abiPath;
     // The outbox: with a webhook the dispatcher runs on its own thread and delivers rows at
     // or below the safe height; without one, rows wait (and the panel says so).
     QUrl webhook;

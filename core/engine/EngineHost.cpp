@@ -1,9 +1,59 @@
 #include "EngineHost.h"
-#include "EngineSession.h"
+#include "DbSummary.h"
+#include "IndexingService.h"
+#include "LabController.h"
+#include "ReadService.h"
+#include "indexer/CrashPoints.h"
+#include "lab/ReorgInjector.h"
 
+#include <QDeadlineTimer>
+#include <QDir>
+#include <QFileInfo>
 #include <QThread>
 
 namespace forkscope::engine {
+
+// The workers of one start(). Signals from a retired session are dropped: each connection
+// below checks that its session is still the live one (a stale answer never reaches the
+// window, as in hotspot's job tracker).
+struct EngineHost::Session
+{
+    EngineConfig config;
+    std::unique_ptr<LabController> lab;
+    std::unique_ptr<IndexingService> indexing;
+    std::unique_ptr<ReadService> read;
+    LabSetup setup;
+    bool labReady = false;
+    bool indexingSuspendedForReset = false;
+    QString liveEnvironment;
+    quint64 chainId = 0;
+
+    void requestStop()
+    {
+        // The indexer first; the lab archives its environment when the indexer is gone
+        // (chained in startIndexing by a direct connection, so no GUI event is needed).
+        if (indexing && indexing->isRunning())
+            indexing->requestStop();
+        else if (lab)
+            lab->requestStop();
+        if (read)
+            read->requestStop();
+    }
+    bool join(QDeadlineTimer deadline)
+    {
+        if (indexing && !indexing->wait(std::chrono::milliseconds(
+                            std::max<qint64>(0, deadline.remainingTime()))))
+            return false;
+        if (lab) {
+            lab->requestStop();
+            if (!lab->wait(
+                    std::chrono::milliseconds(std::max<qint64>(0, deadline.remainingTime()))))
+                return false;
+        }
+        return !read ||
+               read->wait(std::chrono::milliseconds(std::max<qint64>(0, deadline.remainingTime())));
+    }
+};
 
 EngineHost::EngineHost(QObject* parent) : QObject(parent)
 {
@@ -12,141 +62,631 @@ EngineHost::EngineHost(QObject* parent) : QObject(parent)
     qRegisterMetaType<TableRequest>();
     qRegisterMetaType<TablePage>();
     qRegisterMetaType<report::CheckpointReport>();
+    // At most ~10 statuses a second reach the window, however fast the workers report.
+    m_publishTimer.setSingleShot(true);
+    m_publishTimer.setInterval(100);
+    connect(&m_publishTimer, &QTimer::timeout, this, &EngineHost::publishNow);
 }
 
 EngineHost::~EngineHost()
 {
     shutdown();
+    waitForStopped(30000);
+}
+
+bool EngineHost::isRunning() const
+{
+    return m_session != nullptr;
+}
+
+void EngineHost::publishSoon()
+{
+    if (!m_publishTimer.isActive())
+        m_publishTimer.start();
+}
+
+void EngineHost::publishNow()
+{
+    m_status.updatedAt = QDateTime::currentDateTimeUtc();
+    emit statusAvailable(m_status);
 }
 
 void EngineHost::start(const EngineConfig& config)
 {
     shutdown();
-    m_thread = new QThread(this);
-    m_thread->setObjectName(QStringLiteral("forkscope-engine"));
-    m_session = new EngineSession(config);
-    m_session->moveToThread(m_thread);
-    connect(m_thread, &QThread::started, m_session, &EngineSession::start);
-    connect(m_thread, &QThread::finished, m_session, &QObject::deleteLater);
-    connect(m_session, &EngineSession::statusAvailable, this, &EngineHost::statusAvailable,
-            Qt::QueuedConnection);
-    connect(m_session, &EngineSession::logMessage, this, &EngineHost::logMessage,
-            Qt::QueuedConnection);
-    connect(m_session, &EngineSession::reorgDiffAvailable, this, &EngineHost::reorgDiffAvailable,
-            Qt::QueuedConnection);
-    connect(m_session, &EngineSession::tablePageAvailable, this, &EngineHost::tablePageAvailable,
-            Qt::QueuedConnection);
-    connect(m_session, &EngineSession::reportAvailable, this, &EngineHost::reportAvailable,
-            Qt::QueuedConnection);
-    connect(m_session, &EngineSession::reportFailed, this, &EngineHost::reportFailed,
-            Qt::QueuedConnection);
-    m_thread->start();
+    m_config = config;
+    m_status = {};
+    m_status.connection = EngineStatus::Connection::Starting;
+    m_status.managedDevnet = config.managedDevnet;
+    m_status.dbPath = config.dbPath;
+    m_status.endpoint = config.managedDevnet ? QString() : config.rpcUrl.toString();
+    m_status.confirmations = config.indexer.confirmations;
+    m_status.outboxSink = config.webhook.toString(QUrl::RemoveUserInfo);
+    m_status.demoTransfersPerTick = config.demoTransfersPerTick;
+    m_resetting = false;
+    if (!config.dbPath.isEmpty())
+        QDir().mkpath(QFileInfo(config.dbPath).absolutePath());
+
+    m_session = std::make_unique<Session>();
+    Session* s = m_session.get();
+    s->config = config;
+    s->lab = std::make_unique<LabController>(config);
+    s->read = std::make_unique<ReadService>(config.dbPath);
+    const auto live = [this, s] { return m_session.get() == s; };
+    connect(s->lab.get(), &LabController::ready, this, [this, s, live](const LabSetup& setup) {
+        if (live())
+            onLabReady(s, setup);
+    });
+    connect(s->lab.get(), &LabController::failed, this, [this, live](const QString& message) {
+        if (!live())
+            return;
+        m_status.connection = EngineStatus::Connection::Failed;
+        m_status.message = message;
+        m_status.labReady = false;
+        log(QStringLiteral("error"), message);
+        publishSoon();
+    });
+    connect(s->lab.get(), &LabController::snapshotAvailable, this,
+            [this, s, live](const LabSnapshot& snap) {
+                if (live())
+                    onLab(s, snap);
+            });
+    connect(s->lab.get(), &LabController::logMessage, this, &EngineHost::logMessage);
+    connect(s->lab.get(), &LabController::resetDone, this, [this, s, live](const LabSetup& setup) {
+        if (!live())
+            return;
+        s->setup = setup;
+        s->liveEnvironment = setup.environmentId;
+        s->chainId = 0;
+        m_resetting = false;
+        if (s->indexing)
+            s->indexing->resumeWith(setup.environmentId, setup.contracts);
+        s->read->setScope(setup.environmentId, 0);
+        m_status.environmentId = setup.environmentId;
+        m_status.checkpoint.reset();
+        m_status.checkpointHash.clear();
+        m_status.recentReorgs.clear();
+        m_status.openAlerts.clear();
+        m_status.verifiedAt.clear();
+        m_status.outboxPending = m_status.outboxDelivered = m_status.outboxFailed = 0;
+        if (m_status.indexingPaused)
+            log(QStringLiteral("info"), QStringLiteral("indexing resumed by the lab reset"));
+        publishSoon();
+    });
+    connect(s->lab.get(), &LabController::resetFailed, this,
+            [this, s, live](const QString& message) {
+                if (!live())
+                    return;
+                m_resetting = false;
+                log(QStringLiteral("error"), QStringLiteral("lab reset failed: %1").arg(message));
+                // Index again whatever happened: the indexer then says what state it is in.
+                if (s->indexing)
+                    s->indexing->resumeWith(s->setup.environmentId, s->setup.contracts);
+                publishSoon();
+            });
+    connect(s->read.get(), &ReadService::summaryAvailable, this,
+            [this, s, live](const DbSummary& summary) {
+                if (live())
+                    onSummary(s, summary);
+            });
+    connect(s->read.get(), &ReadService::tablePageAvailable, this,
+            [this, live](const TablePage& page) {
+                if (live())
+                    emit tablePageAvailable(page);
+            });
+    connect(s->read.get(), &ReadService::reorgDiffAvailable, this,
+            [this, live](const ReorgDiff& diff) {
+                if (live())
+                    emit reorgDiffAvailable(diff);
+            });
+    connect(s->read.get(), &ReadService::reportAvailable, this, &EngineHost::reportAvailable);
+    connect(s->read.get(), &ReadService::reportFailed, this, &EngineHost::reportFailed);
+    connect(s->read.get(), &ReadService::logMessage, this, &EngineHost::logMessage);
+    connect(s->lab.get(), &LabController::stopped, this, &EngineHost::reap);
+    connect(s->read.get(), &ReadService::stopped, this, &EngineHost::reap);
+    s->read->start();
+    s->lab->start();
+    publishSoon();
+}
+
+void EngineHost::onLabReady(Session* s, const LabSetup& setup)
+{
+    s->setup = setup;
+    s->liveEnvironment = setup.environmentId;
+    s->labReady = true;
+    m_status.environmentId = setup.environmentId;
+    m_status.endpoint =
+        !setup.nodes.isEmpty() ? setup.nodes.first().toString() : setup.anvilUrl.toString();
+    m_status.labNodes.clear();
+    for (const QUrl& n : setup.nodes)
+        m_status.labNodes << n.toString();
+    m_status.contracts.clear();
+    for (const auto& c : setup.contracts)
+        m_status.contracts << c.toHex();
+    s->read->setScope(setup.environmentId, 0);
+    if (s->config.indexing && setup.contracts.isEmpty())
+        log(QStringLiteral("warning"), QStringLiteral("no contracts configured: indexing is off"));
+    // With indexing off the service still watches node health (it indexes nothing).
+    startIndexing(s, setup);
+    publishSoon();
+}
+
+void EngineHost::startIndexing(Session* s, const LabSetup& setup)
+{
+    IndexingOptions o;
+    o.indexer = s->config.indexer;
+    o.indexer.rpcUrl = QUrl(m_status.endpoint);
+    o.indexer.dbPath = s->config.dbPath;
+    o.indexer.environmentId = setup.environmentId;
+    o.indexer.contracts = s->config.indexing ? setup.contracts : QList<chain::Address>{};
+    o.healthNodes = !setup.nodes.isEmpty()       ? setup.nodes
+                    : !s->config.nodes.isEmpty() ? s->config.nodes
+                                                 : QList<QUrl>{o.indexer.rpcUrl};
+    o.healthInterval = std::chrono::milliseconds(500);
+    o.healthTimeout = std::chrono::milliseconds(1000);
+    o.readyRatio = s->config.readyRatio;
+    o.webhook = s->config.webhook;
+    o.webhookTimeout = s->config.webhookTimeout;
+    s->indexing = std::make_unique<IndexingService>(o);
+    IndexingService* svc = s->indexing.get();
+    LabController* lab = s->lab.get();
+    const auto live = [this, s] { return m_session.get() == s; };
+    connect(svc, &IndexingService::snapshotAvailable, this,
+            [this, s, live](const IndexingSnapshot& snap) {
+                if (live())
+                    onIndexing(s, snap);
+            });
+    connect(svc, &IndexingService::healthAvailable, this,
+            [this, live](const health::HealthSnapshot& h) {
+                if (!live())
+                    return;
+                m_status.health = h;
+                // Without an indexer step to say so, the health polls tell whether the
+                // node answers at all.
+                const bool anyAnswered =
+                    std::any_of(h.nodes.cbegin(), h.nodes.cend(), [](const auto& n) {
+                        return n.state != health::NodeState::Offline;
+                    });
+                using C = EngineStatus::Connection;
+                if (!anyAnswered && !h.nodes.isEmpty() &&
+                    (m_status.connection == C::Starting || m_status.connection == C::Connected)) {
+                    m_status.connection = C::Unreachable;
+                    m_status.message = h.nodes.first().lastError;
+                } else if (anyAnswered && m_status.connection == C::Starting) {
+                    m_status.connection = C::Connected;
+                }
+                publishSoon();
+            });
+    connect(svc, &IndexingService::logMessage, this, &EngineHost::logMessage);
+    connect(svc, &IndexingService::nodeStateChanged, this,
+            [this, live](const QString& node, int from, int to) {
+                if (!live())
+                    return;
+                const QString level = to == int(health::NodeState::CaughtUp)
+                                          ? QStringLiteral("info")
+                                          : QStringLiteral("warning");
+                const QString toName = health::nodeStateName(health::NodeState(to));
+                log(level,
+                    from == to
+                        ? QStringLiteral("node %1: %2").arg(node, toName)
+                        : QStringLiteral("node %1: %2 -> %3")
+                              .arg(node, health::nodeStateName(health::NodeState(from)), toName));
+            });
+    connect(svc, &IndexingService::reorged, this,
+            [this, s, live](const indexer::RollbackResult& r, const QString& reason) {
+                if (!live())
+                    return;
+                log(QStringLiteral("warning"),
+                    QStringLiteral("reorg (%1): checkpoint %2 -> fork %3, depth %4, %5 rows "
+                                   "removed")
+                        .arg(reason)
+                        .arg(r.oldCheckpoint)
+                        .arg(r.forkBlock)
+                        .arg(r.depth)
+                        .arg(r.rowsRemoved));
+                s->read->refreshNow();
+            });
+    connect(svc, &IndexingService::restartedAfterCrash, this, [s, live](const QString& point) {
+        if (live())
+            s->lab->requestVerdict(QStringLiteral("recovery from a crash at %1").arg(point));
+    });
+    connect(svc, &IndexingService::suspended, this, [this, s, live] {
+        if (live() && m_resetting)
+            s->lab->reset(s->liveEnvironment);
+    });
+    // The lab stops after the indexer: it archives the environment nothing writes to now.
+    // Direct: runs on the indexer's thread as it ends, no GUI event needed.
+    connect(
+        svc, &IndexingService::stopped, lab, [lab] { lab->requestStop(); }, Qt::DirectConnection);
+    connect(svc, &IndexingService::stopped, this, &EngineHost::reap);
+    svc->start();
+    log(QStringLiteral("info"),
+        QStringLiteral("indexing environment %1").arg(o.indexer.environmentId));
+}
+
+void EngineHost::onIndexing(Session* s, const IndexingSnapshot& snap)
+{
+    const indexer::IndexerStatus& st = snap.status;
+    using State = indexer::IndexerStatus::State;
+    m_status.indexingPaused = snap.paused;
+    m_status.checkpoint = st.checkpoint;
+    if (st.head)
+        m_status.headBlock = st.head;
+    if (snap.chainId != 0) {
+        m_status.chainId = snap.chainId;
+        if (s->chainId != snap.chainId) {
+            s->chainId = snap.chainId;
+            s->read->setScope(s->liveEnvironment, snap.chainId);
+        }
+    }
+    m_status.environmentId = snap.environmentId;
+    m_status.transfersCommitted = st.transfersCommitted;
+    m_status.reorgs = st.reorgs;
+    m_status.truncationHalvings = st.truncationHalvings;
+    m_status.indexerTimeouts = st.timeouts;
+    m_status.inconsistencies = st.inconsistencies;
+    m_status.completeness = st.completeness;
+    m_status.blocksCommitted = st.blocksCommitted;
+    m_status.eventsPerSecond = snap.eventsPerSecond;
+    m_status.blocksPerSecond = snap.blocksPerSecond;
+    m_status.lastCommitAt = snap.lastCommitAt;
+    m_status.safeHeight = snap.safeHeight;
+    m_status.crashArmed = snap.crashArmed;
+    m_status.indexerRestarts = snap.restarts;
+    m_status.verifyReceipts = snap.verifyReceipts;
+    m_status.suspectedTruncations = snap.suspectedTruncations;
+    m_status.maxReorgDepth = snap.maxReorgDepth;
+    m_status.deepReorgCheckpoint = snap.deepReorgCheckpoint;
+    m_status.deepReorgLimit = snap.deepReorgLimit;
+    m_status.checkpointConflicts = st.checkpointConflicts;
+    m_status.rejectedBatches = st.rejectedBatches;
+    // Never green over a gap: an open completeness alert outranks "synced".
+    m_status.indexerState = snap.paused                      ? QStringLiteral("paused")
+                            : !m_status.openAlerts.isEmpty() ? QStringLiteral("data incomplete")
+                                                             : snap.state;
+    if (!snap.fatal.isEmpty())
+        m_status.message = snap.fatal;
+    if (st.state == State::NodeUnreachable) {
+        if (m_status.connection != EngineStatus::Connection::Failed)
+            m_status.connection = EngineStatus::Connection::Unreachable;
+        m_status.message = st.message;
+    } else if (snap.chainId != 0 && m_status.connection != EngineStatus::Connection::Failed) {
+        if (m_status.connection != EngineStatus::Connection::Connected)
+            log(QStringLiteral("info"), QStringLiteral("connected to %1, chain id %2")
+                                            .arg(m_status.endpoint)
+                                            .arg(snap.chainId));
+        m_status.connection = EngineStatus::Connection::Connected;
+        if (snap.fatal.isEmpty())
+            m_status.message.clear();
+    }
+    m_status.labReady = s->labReady && !m_resetting && !snap.suspended &&
+                        m_status.connection != EngineStatus::Connection::Failed &&
+                        s->config.managedDevnet;
+    if (st.state == State::Synced && !snap.paused && !snap.suspended)
+        s->lab->indexerSynced(snap.environmentId, st.checkpoint.value_or(0), snap.stepStartedNs);
+    publishSoon();
+}
+
+void EngineHost::onLab(Session* s, const LabSnapshot& snap)
+{
+    s->labReady = snap.labReady;
+    m_status.devnetRunning = snap.devnetRunning;
+    m_status.labReady = snap.labReady && !m_resetting && s->indexing != nullptr;
+    m_status.demoTraffic = snap.demoTraffic;
+    m_status.demoTransfersPerTick = snap.demoTransfersPerTick;
+    if (!snap.labNodes.isEmpty())
+        m_status.labNodes = snap.labNodes;
+    m_status.proxyKnobs = snap.proxyKnobs;
+    m_status.verdict = snap.verdict;
+    m_status.replicaUrl = snap.replicaUrl;
+    m_status.secondWriterRunning = snap.secondWriterRunning;
+    m_status.secondWriterRefusals = snap.secondWriterRefusals;
+    m_status.secondWriterCommits = snap.secondWriterCommits;
+    m_status.deepReorgPending = snap.deepReorgPending;
+    publishSoon();
+}
+
+void EngineHost::onSummary(Session* s, const DbSummary& d)
+{
+    if (d.environmentId != s->liveEnvironment)
+        return; // read before a reset: not the live environment any more
+    m_status.schemaVersion = d.schemaVersion;
+    m_status.recentReorgs = d.recentReorgs;
+    m_status.openAlerts = d.openAlerts;
+    m_status.checkpointHash = d.checkpointHash;
+    m_status.policyVersion = d.policyVersion;
+    m_status.generation = d.generation;
+    m_status.verifiedAt = d.verifiedAt;
+    m_status.outboxPending = d.outboxPending;
+    m_status.outboxDelivered = d.outboxDelivered;
+    m_status.outboxFailed = d.outboxFailed;
+    m_status.outboxDeliveredPerSecond = d.outboxDeliveredPerSecond;
+    m_status.outboxOldestPendingAgeSecs = d.outboxOldestPendingAgeSecs;
+    m_status.environments = d.environments;
+    if (!d.openAlerts.isEmpty()) {
+        if (!m_status.indexingPaused)
+            m_status.indexerState = QStringLiteral("data incomplete"); // never green over a gap
+        // The node that dropped logs stays marked in node health, across restarts too.
+        if (s->indexing) {
+            const auto& last = d.openAlerts.last();
+            s->indexing->reportDroppedLogs(last.node, qint64(d.openAlerts.size()), last.fromBlock);
+        }
+    }
+    publishSoon();
 }
 
 void EngineHost::shutdown()
 {
-    if (!m_thread)
+    if (!m_session)
         return;
-    if (m_session && m_thread->isRunning())
-        QMetaObject::invokeMethod(m_session, &EngineSession::stop, Qt::BlockingQueuedConnection);
-    m_thread->quit();
-    m_thread->wait();
-    delete m_thread;
-    m_thread = nullptr;
+    m_session->requestStop();
+    m_retiring.push_back(std::move(m_session));
+    m_status.connection = EngineStatus::Connection::Stopped;
+    m_status.labReady = false;
+    m_publishTimer.stop();
+    publishNow();
 }
 
-template <typename F> void EngineHost::post(F f)
+void EngineHost::reap()
 {
+    // A worker said it stopped: join and delete every retired session whose workers have
+    // all finished (each join is immediate by then).
+    for (auto it = m_retiring.begin(); it != m_retiring.end();) {
+        Session* s = it->get();
+        const auto finished = [](auto& w) { return !w || w->wait(std::chrono::milliseconds(0)); };
+        if (finished(s->indexing) && finished(s->lab) && finished(s->read)) {
+            foldStats(*s);
+            it = m_retiring.erase(it);
+        } else
+            ++it;
+    }
+    if (m_retiring.empty() && !m_session)
+        emit stopped();
+}
+
+bool EngineHost::waitForStopped(int timeoutMs)
+{
+    const QDeadlineTimer deadline(timeoutMs);
+    for (auto& s : m_retiring) {
+        if (!s->join(deadline))
+            return false;
+        foldStats(*s);
+    }
+    m_retiring.clear();
+    return true;
+}
+
+namespace {
+void fold(QMap<QString, concurrency::LoopThread::Stats>& into, const QString& name,
+          const concurrency::LoopThread::Stats& s)
+{
+    auto& t = into[name];
+    t.stepsStarted += s.stepsStarted;
+    t.stepsCompleted += s.stepsCompleted;
+    t.commandsRun += s.commandsRun;
+    t.maxDepth = std::max(t.maxDepth, s.maxDepth);
+}
+void foldSession(QMap<QString, concurrency::LoopThread::Stats>& into, IndexingService* i,
+                 LabController* l, ReadService* r)
+{
+    if (i)
+        fold(into, QStringLiteral("forkscope-index"), i->stats());
+    if (l)
+        fold(into, QStringLiteral("forkscope-lab"), l->stats());
+    if (r)
+        fold(into, QStringLiteral("forkscope-read"), r->stats());
+}
+} // namespace
+
+void EngineHost::foldStats(const Session& s)
+{
+    foldSession(m_pastStats, s.indexing.get(), s.lab.get(), s.read.get());
+}
+
+QList<EngineHost::WorkerStats> EngineHost::workerStats() const
+{
+    QMap<QString, concurrency::LoopThread::Stats> all = m_pastStats;
     if (m_session)
-        QMetaObject::invokeMethod(
-            m_session,
-            [s = m_session, f] {
-                if (s)
-                    f(s.data());
-            },
-            Qt::QueuedConnection);
+        foldSession(all, m_session->indexing.get(), m_session->lab.get(), m_session->read.get());
+    for (const auto& s : m_retiring)
+        foldSession(all, s->indexing.get(), s->lab.get(), s->read.get());
+    QList<WorkerStats> out;
+    for (auto it = all.cbegin(); it != all.cend(); ++it)
+        out.append({it.key(), it.value()});
+    return out;
 }
 
-void EngineHost::requestReorgDiff(qint64 id)
+bool EngineHost::labAction(const QString& action)
 {
-    post([=](EngineSession* s) { s->requestReorgDiff(id); });
-}
-
-void EngineHost::requestTablePage(const TableRequest& request)
-{
-    post([=](EngineSession* s) { s->requestTablePage(request); });
-}
-
-void EngineHost::setDevnetRunning(bool running)
-{
-    post([=](EngineSession* s) { s->setDevnetRunning(running); });
+    if (!m_session || !m_config.managedDevnet) {
+        log(QStringLiteral("error"),
+            QStringLiteral("%1: the lab controls need the managed anvil running").arg(action));
+        return false;
+    }
+    if (m_resetting || !m_session->indexing) {
+        log(QStringLiteral("error"),
+            QStringLiteral("%1: the lab is still being set up (demo token, indexer); try again "
+                           "once the Lab toolbar is enabled")
+                .arg(action));
+        return false;
+    }
+    return true;
 }
 
 void EngineHost::setIndexingPaused(bool paused)
 {
-    post([=](EngineSession* s) { s->setIndexingPaused(paused); });
+    if (m_session && m_session->indexing)
+        m_session->indexing->setPaused(paused);
+}
+
+void EngineHost::requestReorgDiff(qint64 id)
+{
+    if (m_session)
+        m_session->read->requestReorgDiff(id);
+}
+
+void EngineHost::requestTablePage(const TableRequest& request)
+{
+    if (m_session)
+        m_session->read->requestTablePage(request);
+}
+
+void EngineHost::setDevnetRunning(bool running)
+{
+    if (m_session)
+        m_session->lab->setDevnetRunning(running);
 }
 
 void EngineHost::setDemoTraffic(bool on, int transfersPerTick)
 {
-    post([=](EngineSession* s) { s->setDemoTraffic(on, transfersPerTick); });
+    if (m_session)
+        m_session->lab->setDemoTraffic(on, transfersPerTick);
 }
 
 void EngineHost::injectReorg(int depth, int txMode)
 {
-    post([=](EngineSession* s) { s->injectReorg(depth, txMode); });
+    if (labAction(QStringLiteral("inject reorg")))
+        m_session->lab->injectReorg(depth, txMode);
 }
 
 void EngineHost::rollbackBlocks(int blocks)
 {
-    post([=](EngineSession* s) { s->rollbackBlocks(blocks); });
+    if (labAction(QStringLiteral("roll back")))
+        m_session->lab->rollbackBlocks(blocks);
 }
 
 void EngineHost::setProxyKnobs(int node, const QJsonObject& changes)
 {
-    post([=](EngineSession* s) { s->setProxyKnobs(node, changes); });
+    if (m_session)
+        m_session->lab->setProxyKnobs(node, changes);
 }
 
 void EngineHost::crashIndexer(const QString& point)
 {
-    post([=](EngineSession* s) { s->crashIndexer(point); });
+    if (!indexer::crashPointNames().contains(point)) {
+        log(QStringLiteral("error"),
+            QStringLiteral("unknown crash point \"%1\" (one of: %2)")
+                .arg(point, indexer::crashPointNames().join(QStringLiteral(", "))));
+        return;
+    }
+    if (!m_session || !m_session->indexing) {
+        log(QStringLiteral("error"), QStringLiteral("crash the indexer: nothing is being indexed"));
+        return;
+    }
+    m_session->indexing->armCrash(point);
+    if (point == QLatin1String("mid-rollback"))
+        m_session->lab->injectReorg(3, int(lab::ReorgTxMode::Keep)); // a rollback needs a reorg
+    else
+        m_session->lab->sprayOne(); // before/after-commit need something to commit
 }
 
 void EngineHost::checkInvariants(const QString& reason)
 {
-    post([=](EngineSession* s) { s->checkInvariants(reason); });
+    if (!m_session || !m_session->indexing) {
+        log(QStringLiteral("error"), QStringLiteral("invariant check: nothing is being indexed"));
+        return;
+    }
+    m_session->lab->requestVerdict(reason.isEmpty() ? QStringLiteral("a check on request")
+                                                    : reason);
 }
 
 void EngineHost::resetLab()
 {
-    post([](EngineSession* s) { s->resetLab(); });
+    if (!labAction(QStringLiteral("lab reset")) || !m_status.labReady)
+        return;
+    // Indexing stops writing first (suspend answers suspended(), then the lab resets);
+    // nothing may write into the environment being archived.
+    m_resetting = true;
+    m_status.labReady = false;
+    publishSoon();
+    m_session->indexing->suspend();
 }
 
 void EngineHost::repair(quint64 fromBlock, const QString& node)
 {
-    post([fromBlock, node](EngineSession* s) { s->repair(fromBlock, node); });
-}
-
-void EngineHost::verifyStoredData()
-{
-    post([](EngineSession* s) { s->verifyStoredData(); });
+    if (!m_session || !m_session->indexing) {
+        log(QStringLiteral("error"), QStringLiteral("repair needs a running indexer and database"));
+        return;
+    }
+    m_session->indexing->repair(fromBlock, node);
+    m_status.endpoint = node;
+    m_session->read->refreshNow();
 }
 
 void EngineHost::setVerifyReceipts(bool on)
 {
-    post([on](EngineSession* s) { s->setVerifyReceipts(on); });
+    if (m_session && m_session->indexing)
+        m_session->indexing->setVerifyReceipts(on);
+}
+
+void EngineHost::verifyStoredData()
+{
+    if (!m_session || !m_session->indexing) {
+        log(QStringLiteral("error"), QStringLiteral("verify needs a running indexer and database"));
+        return;
+    }
+    m_session->indexing->verifyStoredData();
+    m_session->read->refreshNow();
+}
+
+void EngineHost::startForkedReplica()
+{
+    if (labAction(QStringLiteral("forked replica")))
+        m_session->lab->startForkedReplica(3);
+}
+
+void EngineHost::stopForkedReplica()
+{
+    if (m_session)
+        m_session->lab->stopForkedReplica();
+}
+
+void EngineHost::startSecondWriter(int seconds)
+{
+    if (labAction(QStringLiteral("two writers")))
+        m_session->lab->startSecondWriter(m_session->liveEnvironment, seconds);
+}
+
+void EngineHost::loseNextAcknowledgement()
+{
+    if (m_session && m_session->indexing)
+        m_session->indexing->loseNextAcknowledgement();
+    else
+        log(QStringLiteral("error"),
+            QStringLiteral("lost acknowledgement: nothing is being indexed"));
+}
+
+void EngineHost::injectDeepReorg()
+{
+    if (labAction(QStringLiteral("deep reorg")))
+        m_session->lab->injectDeepReorg(
+            m_status.maxReorgDepth > 0 ? m_status.maxReorgDepth : m_config.indexer.maxReorgDepth);
+}
+
+void EngineHost::raiseReorgLimit(quint64 depth)
+{
+    if (!m_session || !m_session->indexing)
+        return;
+    m_session->indexing->setMaxReorgDepth(depth);
+    m_session->lab->requestVerdict(QStringLiteral("raising the reorg limit to %1").arg(depth));
 }
 
 quint64 EngineHost::requestReport(const QString& environmentId, bool verify)
 {
     const quint64 ticket = m_nextTicket++;
-    post([=](EngineSession* s) { s->requestReport(ticket, environmentId, verify); });
+    if (!m_session) {
+        // Answered like any other, after the caller has recorded the ticket.
+        QMetaObject::invokeMethod(
+            this,
+            [this, ticket] {
+                emit reportFailed(ticket, QStringLiteral("the engine is not running"));
+            },
+            Qt::QueuedConnection);
+        return ticket;
+    }
+    m_session->read->requestReport(ticket, environmentId, verify, QUrl(m_status.endpoint),
+                                   m_config.indexer.rpcTimeout);
     return ticket;
-}
-
-bool EngineHost::isRunning() const
-{
-    return m_thread && m_thread->isRunning();
 }
 
 } // namespace forkscope::engine

@@ -125,6 +125,19 @@ struct EngineStatus
     };
     QList<EnvironmentEntry> environments;
     health::HealthSnapshot health; // every watched node, from the health monitor's thread
+    // The lab scenarios.
+    QString replicaUrl; // a forked replica serves node 2
+    bool secondWriterRunning = false;
+    qint64 secondWriterRefusals = 0; // its commits the compare-and-swap refused
+    qint64 secondWriterCommits = 0;
+    qint64 checkpointConflicts = 0; // the indexer's commits refused by the compare-and-swap
+    qint64 rejectedBatches = 0;     // batches refused for not starting at expectedFromBlock
+    QString deepReorgPending;
+    // A reorg deeper than the limit stopped the indexer (nothing deleted): the checkpoint it
+    // stopped at and the limit; 0 when not. The way on: raiseReorgLimit() or resetLab().
+    quint64 deepReorgCheckpoint = 0;
+    quint64 deepReorgLimit = 0;
+    quint64 maxReorgDepth = 0; // the limit in force
 
     static QString connectionName(Connection c)
     {

@@ -36,6 +36,7 @@ struct IndexingService::Loop
     qint64 blockRateBase = 0;
     qint64 lastBlocks = -1;
     std::optional<QDeadlineTimer> restartAt; // a simulated crash: restart then
+    QString crashedAt;
 };
 
 IndexingService::IndexingService(IndexingOptions options, QObject* parent)
@@ -120,6 +121,18 @@ void IndexingService::createIndexer()
     l.indexer->onReorg = [this](const indexer::RollbackResult& r, const QString& reason) {
         emit reorged(r, reason);
     };
+    l.indexer->onResentBatch = [this](std::uint64_t from, std::uint64_t to,
+                                      const indexer::Indexer::Acceptance& again) {
+        emit logMessage(QStringLiteral("warning"),
+                        QStringLiteral("lost acknowledgement: batch %1-%2 was committed but its "
+                                       "answer was dropped; sent again, the receiver refused it "
+                                       "(%3) and named block %4 to go on from: nothing applied "
+                                       "twice")
+                            .arg(from)
+                            .arg(to)
+                            .arg(again.reason)
+                            .arg(again.expectedFromBlock));
+    };
     l.indexer->onAbsence = [this](const QList<std::uint64_t>& blocks, bool contradicted) {
         QList<quint64> out;
         for (auto b : blocks)
@@ -134,6 +147,9 @@ void IndexingService::createIndexer()
     l.snap.verifyReceipts = l.options.indexer.completeness.receipts;
     l.snap.fatal.clear();
     l.snap.fatalIsTruncation = false;
+    l.snap.deepReorgCheckpoint = 0;
+    l.snap.deepReorgLimit = 0;
+    l.snap.maxReorgDepth = l.options.indexer.maxReorgDepth;
     l.snap.status = {};
     l.rateBase = 0;
     l.blockRateBase = 0;
@@ -150,21 +166,6 @@ void IndexingService::start()
         [this] {
             Loop& l = *m_loop;
             l.snap.running = true;
-            try {
-                l.db = store::Database::open(l.options.indexer.dbPath,
-                                             store::Database::Options::bulkWriter());
-            } catch (const std::exception& e) {
-                l.snap.fatal = QString::fromUtf8(e.what());
-                l.snap.state = QStringLiteral("stopped");
-                emit logMessage(QStringLiteral("error"), l.snap.fatal);
-                publish(true);
-                return;
-            }
-            l.rpc = std::make_unique<rpc::JsonRpcClient>(l.options.indexer.rpcUrl);
-            l.rpc->setTimeout(l.options.indexer.rpcTimeout);
-            l.rpc->setMaxReplyBytes(l.options.indexer.maxReplyBytes);
-            l.rpc->setStopToken(m_thread.stopToken());
-            l.eth = std::make_unique<rpc::EthClient>(*l.rpc);
             // Node health polls on its own thread (asynchronous RPC, its own timer): a step
             // blocked on the node must not delay it.
             health::NodeHealthMonitor::Config hc;
@@ -190,6 +191,25 @@ void IndexingService::start()
                         emit nodeStateChanged(url, from, to);
                     });
             l.monitor = l.healthThread.start(monitor, &health::NodeHealthMonitor::start);
+            if (l.options.indexer.dbPath.isEmpty()) {
+                publish(true); // node health only: nothing to index into
+                return;
+            }
+            try {
+                l.db = store::Database::open(l.options.indexer.dbPath,
+                                             store::Database::Options::bulkWriter());
+            } catch (const std::exception& e) {
+                l.snap.fatal = QString::fromUtf8(e.what());
+                l.snap.state = QStringLiteral("stopped");
+                emit logMessage(QStringLiteral("error"), l.snap.fatal);
+                publish(true);
+                return;
+            }
+            l.rpc = std::make_unique<rpc::JsonRpcClient>(l.options.indexer.rpcUrl);
+            l.rpc->setTimeout(l.options.indexer.rpcTimeout);
+            l.rpc->setMaxReplyBytes(l.options.indexer.maxReplyBytes);
+            l.rpc->setStopToken(m_thread.stopToken());
+            l.eth = std::make_unique<rpc::EthClient>(*l.rpc);
             if (!l.options.indexer.contracts.isEmpty())
                 createIndexer();
             publish(true);
@@ -234,6 +254,7 @@ void IndexingService::restartAfterCrash(const QString& point)
     // open transaction back, as SQLite does for a dead process); a new one starts from
     // the database a second later, with the restart verification a fresh process runs.
     l.snap.crashArmed.clear();
+    l.crashedAt = point;
     ++l.snap.restarts;
     l.indexer.reset();
     l.outbox.reset();
@@ -287,8 +308,10 @@ int IndexingService::step()
             l.db = store::Database::open(l.options.indexer.dbPath,
                                          store::Database::Options::bulkWriter());
             createIndexer();
-            emit logMessage(QStringLiteral("info"),
-                            QStringLiteral("indexer restarted after the crash"));
+            emit logMessage(
+                QStringLiteral("info"),
+                QStringLiteral("indexer restarted after the crash at %1").arg(l.crashedAt));
+            emit restartedAfterCrash(l.crashedAt);
         } catch (const std::exception& e) {
             failed(QStringLiteral("indexer restart failed: %1").arg(QString::fromUtf8(e.what())),
                    false);
@@ -300,8 +323,12 @@ int IndexingService::step()
         return -1; // idle until a command
     }
     int next = int(l.options.indexer.pollInterval.count());
+    const qint64 startedNs = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                 std::chrono::steady_clock::now().time_since_epoch())
+                                 .count();
     try {
         const indexer::IndexerStatus& s = l.indexer->step();
+        l.snap.stepStartedNs = startedNs;
         l.snap.status = s;
         l.snap.chainId = l.indexer->chainId();
         l.snap.state = indexer::IndexerStatus::stateName(s.state);
@@ -336,6 +363,14 @@ int IndexingService::step()
     } catch (const indexer::SimulatedCrash& e) {
         restartAfterCrash(e.point());
         return 1000;
+    } catch (const indexer::DeepReorgError& e) {
+        // Nothing is deleted until the user chooses: raise the limit, or reset.
+        failed(e.message(), false);
+        l.snap.state = QStringLiteral("stopped: reorg deeper than the limit");
+        l.snap.deepReorgCheckpoint = e.checkpoint;
+        l.snap.deepReorgLimit = e.maxDepth;
+        publish(true);
+        return -1;
     } catch (const wire::SuspectedTruncationError& e) {
         ++l.snap.suspectedTruncations;
         if (l.monitor)
@@ -546,6 +581,51 @@ void IndexingService::resumeWith(const QString& environmentId,
         if (l.db && l.eth && !contracts.isEmpty())
             createIndexer();
         publish(true);
+    });
+}
+
+void IndexingService::setMaxReorgDepth(quint64 depth)
+{
+    m_thread.post([this, depth] {
+        Loop& l = *m_loop;
+        const quint64 before = l.options.indexer.maxReorgDepth;
+        l.options.indexer.maxReorgDepth = std::max<quint64>(1, depth);
+        emit logMessage(QStringLiteral("warning"),
+                        QStringLiteral("reorg limit raised from %1 to %2 block(s)%3")
+                            .arg(before)
+                            .arg(l.options.indexer.maxReorgDepth)
+                            .arg(l.snap.deepReorgLimit > 0
+                                     ? QStringLiteral("; indexing continues and rolls back "
+                                                      "as far as the fork")
+                                     : QString()));
+        // The limit is part of the indexer's policy: a new one, from the committed checkpoint.
+        if (l.db && l.eth && !l.options.indexer.contracts.isEmpty() && !l.snap.suspended)
+            createIndexer();
+        publish(true);
+    });
+}
+
+void IndexingService::loseNextAcknowledgement()
+{
+    m_thread.post([this] {
+        Loop& l = *m_loop;
+        if (!l.indexer) {
+            emit logMessage(QStringLiteral("error"),
+                            QStringLiteral("lost acknowledgement: nothing is being indexed"));
+            return;
+        }
+        l.indexer->loseNextAcknowledgement();
+        emit logMessage(QStringLiteral("warning"),
+                        QStringLiteral("lab: the answer to the next committed batch will be "
+                                       "lost, so the batch is sent again"));
+    });
+}
+
+void IndexingService::reportDroppedLogs(const QString& node, qint64 count, quint64 block)
+{
+    m_thread.post([this, node, count, block] {
+        if (m_loop->monitor)
+            m_loop->monitor->reportDroppedLogs(node, count, block);
     });
 }
 

@@ -52,6 +52,12 @@ struct IndexingSnapshot
     // not be fetched whole (a completeness alert, "data incomplete").
     QString fatal;
     bool fatalIsTruncation = false;
+    // A reorg deeper than maxReorgDepth stopped the indexer, nothing deleted: the checkpoint
+    // it stopped at and the limit (0: none). The user chooses: raise the limit and continue
+    // (setMaxReorgDepth), or reset the environment.
+    quint64 deepReorgCheckpoint = 0;
+    quint64 deepReorgLimit = 0;
+    quint64 maxReorgDepth = 0;
     qint64 suspectedTruncations = 0;
     std::optional<std::uint64_t> safeHeight;
     // With a sink: outbox rows at or below the safe height still to go (what
@@ -63,6 +69,9 @@ struct IndexingSnapshot
     double eventsPerSecond = 0;
     double blocksPerSecond = 0;
     QDateTime lastCommitAt;
+    // steady_clock time (ns) at which the step that produced `status` began: a lab verdict
+    // requested after an action waits for a step that began after it.
+    qint64 stepStartedNs = 0;
 };
 
 // The indexer with everything that runs beside it: crash restart, node health and the
@@ -96,11 +105,19 @@ public:
     void verifyStoredData();
     // The lab: stop writing into the environment (answers suspended()), then index another.
     void suspend();
+    // Raises (or sets) the reorg limit; after a deep reorg stop, indexing continues and the
+    // rollback it refused happens now.
+    void setMaxReorgDepth(quint64 depth);
+    // The lab's "lost acknowledgement" (Indexer::loseNextAcknowledgement).
+    void loseNextAcknowledgement();
+    // Marks a node as dropping logs in node health (an open completeness alert).
+    void reportDroppedLogs(const QString& node, qint64 count, quint64 block);
     void resumeWith(const QString& environmentId, const QList<chain::Address>& contracts);
 
     // Thread-safe copies of the latest values.
     IndexingSnapshot snapshot() const;
     health::HealthSnapshot health() const;
+    concurrency::LoopThread::Stats stats() const { return m_thread.stats(); }
 
 signals:
     void snapshotAvailable(const forkscope::engine::IndexingSnapshot& snapshot);
@@ -110,6 +127,7 @@ signals:
     void absence(const QList<quint64>& blocks, bool contradicted);
     void nodeStateChanged(const QString& url, int from, int to);
     void suspended();
+    void restartedAfterCrash(const QString& point);
     void stopped();
 
 private:

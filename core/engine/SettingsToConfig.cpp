@@ -23,16 +23,17 @@ EngineConfig configFromSettings(const config::AppSettings& s, EngineConfig c)
         for (const QString& e : endpoints)
             c.nodes.append(QUrl(e));
         if (!s.environment.trimmed().isEmpty())
-            c.environmentId = s.environment.trimmed();
+            c.indexer.environmentId = s.environment.trimmed();
     }
     c.contracts = s.contractList();
-    c.abiPath = s.abiPath.trimmed();
-    c.fromBlock = number(s.startBlock, c.fromBlock);
-    c.confirmations = number(s.confirmations, c.confirmations);
-    c.batchSize = std::max<quint64>(1, number(s.batchSize, c.batchSize));
-    c.maxReorgDepth = std::max<quint64>(1, number(s.maxReorgDepth, c.maxReorgDepth));
-    c.pollInterval = std::chrono::milliseconds(
-        std::max<quint64>(50, number(s.pollMs, quint64(c.pollInterval.count()))));
+    c.indexer.abiPath = s.abiPath.trimmed();
+    c.indexer.fromBlock = number(s.startBlock, c.indexer.fromBlock);
+    c.indexer.confirmations = number(s.confirmations, c.indexer.confirmations);
+    c.indexer.batchSize = std::max<quint64>(1, number(s.batchSize, c.indexer.batchSize));
+    c.indexer.maxReorgDepth =
+        std::max<quint64>(1, number(s.maxReorgDepth, c.indexer.maxReorgDepth));
+    c.indexer.pollInterval = std::chrono::milliseconds(
+        std::max<quint64>(50, number(s.pollMs, quint64(c.indexer.pollInterval.count()))));
     bool ok = false;
     const double ratio = s.readyRatio.trimmed().toDouble(&ok);
     if (ok && ratio > 0 && ratio <= 1)

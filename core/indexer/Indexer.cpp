@@ -11,6 +11,7 @@
 #include <QSet>
 #include <QSqlQuery>
 #include <algorithm>
+#include <utility>
 
 namespace forkscope::indexer {
 
@@ -605,6 +606,15 @@ const IndexerStatus& Indexer::step()
             m_status.state = IndexerStatus::State::Syncing;
             m_status.message = a.reason;
             return m_status;
+        }
+        if (std::exchange(m_loseNextAck, false)) {
+            // The acknowledgement is lost: the same batch arrives again. The cursor is the
+            // idempotency key, so it is refused with where to start, never applied twice.
+            const Acceptance again = apply(m_checkpoints->read(), batch, backfill);
+            if (onResentBatch)
+                onResentBatch(batch.fromBlock,
+                              batch.fromBlock + std::uint64_t(batch.headers.size()) - 1, again);
+            m_pool->cancel(); // the fetcher resumes from again.expectedFromBlock
         }
         // Even at the head this is "syncing": "synced" is only said after the next round
         // re-checked the checkpoint against the node.

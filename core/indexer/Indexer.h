@@ -67,11 +67,18 @@ public:
         QString reason;
     };
     Acceptance accept(const wire::WireBatch& batch);
+    // The lab's "lost acknowledgement": the next accepted batch's answer is dropped, so the
+    // fetcher sends that batch again. The receiver refuses it (it no longer starts at
+    // expectedFromBlock) and names where to go on; onResentBatch reports the exchange.
+    void loseNextAcknowledgement() { m_loseNextAck = true; }
+    std::function<void(std::uint64_t from, std::uint64_t to, const Acceptance& again)>
+        onResentBatch;
     std::uint64_t expectedFromBlock();
     // The context a batch must carry to be accepted here.
     wire::WireContext wireContext() const;
 
 private:
+    bool m_loseNextAck = false;
     // `nodeHead`: set when the node's head is below the checkpoint (see ForkFinder::find).
     void rollBack(const Checkpoint& cp, const QString& reason,
                   std::optional<std::uint64_t> nodeHead = std::nullopt);

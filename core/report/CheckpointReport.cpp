@@ -9,6 +9,7 @@
 #include "outbox/OutboxDispatcher.h"
 #include "rpc/EthClient.h"
 #include "store/Database.h"
+#include "store/ReorgEventStore.h"
 
 #include <QDateTime>
 #include <QSqlQuery>
@@ -142,65 +143,47 @@ public:
 
     void readReorgs()
     {
-        QSqlQuery q = m_db.run(
-            QStringLiteral("SELECT id, source_id, detected_at, old_block_number, old_block_hash, "
-                           "fork_block_number, fork_block_hash, depth, reason, rows_removed, "
-                           "delivered_outbox_rows FROM reorg_events WHERE environment_id = ? AND "
-                           "chain_id = ? ORDER BY id"),
-            m_scope);
-        while (q.next()) {
+        store::ReorgEventStore reorgs(m_db);
+        const QString env = m_r.environment.id;
+        for (const store::ReorgEventRow& row : reorgs.list(env, m_r.environment.chainId)) {
             ReorgEntry e;
-            e.id = q.value(0).toLongLong();
-            e.sourceId = q.value(1).toString();
-            e.detectedAt = q.value(2).toString();
-            e.oldBlockNumber = q.value(3).toLongLong();
-            e.oldBlockHash = q.value(4).toString();
-            e.forkBlockNumber = q.value(5).toLongLong();
-            e.forkBlockHash = q.value(6).toString();
-            e.depth = q.value(7).toLongLong();
-            e.reason = q.value(8).toString();
-            e.rowsRemoved = q.value(9).toLongLong();
-            e.deliveredOutboxRows = q.value(10).toLongLong();
+            e.id = row.id;
+            e.sourceId = row.sourceId;
+            e.detectedAt = row.detectedAt;
+            e.oldBlockNumber = row.oldBlockNumber;
+            e.oldBlockHash = row.oldBlockHash;
+            e.forkBlockNumber = row.forkBlockNumber;
+            e.forkBlockHash = row.forkBlockHash;
+            e.depth = row.depth;
+            e.reason = row.reason;
+            e.rowsRemoved = row.rowsRemoved;
+            e.deliveredOutboxRows = row.deliveredOutboxRows;
             m_r.reorgs.append(e);
         }
-        QHash<qint64, qsizetype> byId;
-        for (qsizetype i = 0; i < m_r.reorgs.size(); ++i)
-            byId.insert(m_r.reorgs[i].id, i);
-        QSqlQuery counts = m_db.run(QStringLiteral("SELECT reorg_id, kind, count(*) FROM "
-                                                   "reorg_diff_items WHERE environment_id = ? AND "
-                                                   "chain_id = ? GROUP BY reorg_id, kind"),
-                                    m_scope);
-        while (counts.next()) {
-            const auto it = byId.constFind(counts.value(0).toLongLong());
-            if (it == byId.cend())
-                continue; // diff rows of a reorg row that is gone: not this report's business
-            ReorgEntry& e = m_r.reorgs[*it];
-            e.diffCounts.insert(counts.value(1).toString(), counts.value(2).toLongLong());
-            e.diffItemsTotal += counts.value(2).toLongLong();
-        }
+        // Diff rows of a reorg row that is gone are not this report's business.
+        const auto counts = reorgs.diffCounts(env, m_r.environment.chainId);
         for (ReorgEntry& e : m_r.reorgs) {
+            for (auto it = counts.value(e.id).cbegin(); it != counts.value(e.id).cend(); ++it) {
+                e.diffCounts.insert(it.key(), it.value());
+                e.diffItemsTotal += it.value();
+            }
             if (e.diffItemsTotal == 0)
                 continue;
-            QSqlQuery items = m_db.run(
-                QStringLiteral("SELECT kind, block_number, log_index, tx_hash, contract, holder, "
-                               "from_addr, to_addr, value, before_value, after_value, event_key "
-                               "FROM reorg_diff_items WHERE reorg_id = ? AND environment_id = ? "
-                               "AND chain_id = ? ORDER BY rowid LIMIT ?"),
-                {e.id, m_scope[0], m_scope[1], CheckpointReport::kMaxDiffItemsPerReorg});
-            while (items.next()) {
+            for (const store::ReorgDiffRow& row :
+                 reorgs.diffItems(env, e.id, int(CheckpointReport::kMaxDiffItemsPerReorg), true)) {
                 ReorgDiffItem d;
-                d.kind = items.value(0).toString();
-                d.blockNumber = optionalInt(items.value(1));
-                d.logIndex = optionalInt(items.value(2));
-                d.txHash = items.value(3).toString();
-                d.contract = items.value(4).toString();
-                d.holder = items.value(5).toString();
-                d.fromAddr = items.value(6).toString();
-                d.toAddr = items.value(7).toString();
-                d.value = items.value(8).toString();
-                d.beforeValue = items.value(9).toString();
-                d.afterValue = items.value(10).toString();
-                d.eventKey = items.value(11).toString();
+                d.kind = row.kind;
+                d.blockNumber = row.blockNumber;
+                d.logIndex = row.logIndex;
+                d.txHash = row.txHash;
+                d.contract = row.contract;
+                d.holder = row.holder;
+                d.fromAddr = row.fromAddr;
+                d.toAddr = row.toAddr;
+                d.value = row.value;
+                d.beforeValue = row.beforeValue;
+                d.afterValue = row.afterValue;
+                d.eventKey = row.eventKey;
                 e.diffItems.append(d);
             }
             e.diffTruncated = e.diffItemsTotal > e.diffItems.size();

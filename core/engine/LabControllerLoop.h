@@ -1,0 +1,56 @@
+#pragma once
+
+// What LabController keeps on its thread (shared by LabController.cpp and
+// LabScenarios.cpp; nothing else includes it).
+#include "LabController.h"
+#include "concurrency/WorkerThread.h"
+#include "indexer/Indexer.h"
+#include "lab/DemoToken.h"
+#include "lab/Devnet.h"
+#include "lab/FaultProxy.h"
+#include "rpc/EthClient.h"
+#include "rpc/JsonRpcClient.h"
+#include "store/Database.h"
+
+#include <QDeadlineTimer>
+#include <QPointer>
+#include <QTemporaryDir>
+#include <optional>
+
+namespace forkscope::engine {
+
+// Everything below lives on the lab thread only.
+struct LabController::Loop
+{
+    LabSnapshot snap;
+    QString environmentId;
+    std::unique_ptr<lab::Devnet> devnet;
+    quint16 devnetPort = 0;
+    QTemporaryDir devnetState; // where a stopped managed anvil keeps its chain
+    concurrency::WorkerThread proxyThread{QStringLiteral("forkscope-lab-proxies")};
+    QList<QPointer<lab::FaultProxy>> proxies;
+    // The lab's own client, straight to anvil: a fault set on a lab node is for the indexer
+    // and the health monitor to cope with, not something that should break the workload or
+    // the ground truth the verdict is checked against.
+    std::unique_ptr<rpc::JsonRpcClient> anvil;
+    std::unique_ptr<store::Database> db; // opened when first needed (reset, verdict)
+    std::unique_ptr<lab::DemoToken> demo;
+    quint64 demoOffset = 0;
+    QDeadlineTimer nextDemoTick;
+    QString verdictAction;     // non-empty: a check is due once the indexer is synced
+    qint64 verdictAfterNs = 0; // ... on a step that began after this (steady clock)
+    // Scenarios.
+    std::unique_ptr<lab::Devnet> replica;
+    std::unique_ptr<store::Database> writerDb;
+    std::unique_ptr<rpc::JsonRpcClient> writerRpc;
+    std::unique_ptr<rpc::EthClient> writerEth;
+    std::unique_ptr<indexer::Indexer> writer;
+    QDeadlineTimer writerUntil;
+    std::unique_ptr<lab::FaultProxy> writerProxy; // its slow view of anvil (lab thread)
+    qint64 writerRefusalsSeen = 0;
+    bool writerDemoWasOn = false;
+    std::optional<quint64> deepReorgAt; // inject once the indexer's checkpoint reaches it
+    int deepReorgDepth = 0;
+};
+
+} // namespace forkscope::engine

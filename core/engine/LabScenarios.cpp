@@ -1,0 +1,268 @@
+// The lab scenarios of issue #14, each one click in the Lab menu: a forked replica behind
+// node 2, a second writer on the live environment, and a reorg deeper than the limit.
+// (The lost acknowledgement is the indexer's own knob: IndexingService::loseNextAck.)
+#include "LabController.h"
+#include "LabControllerLoop.h"
+#include "indexer/Indexer.h"
+#include "lab/DemoToken.h"
+#include "lab/Devnet.h"
+#include "lab/FaultProxy.h"
+#include "lab/ReorgInjector.h"
+#include "rpc/EthClient.h"
+#include "rpc/JsonRpcClient.h"
+#include "store/Database.h"
+
+#include <QDeadlineTimer>
+#include <QJsonArray>
+#include <QTemporaryDir>
+
+namespace forkscope::engine {
+
+namespace {
+quint64 headOf(rpc::JsonRpcClient& rpc)
+{
+    return rpc::EthClient(rpc).blockNumber();
+}
+} // namespace
+
+void LabController::startForkedReplica(int extraBlocks)
+{
+    m_thread.post([this, extraBlocks] {
+        auto& l = *m_loop;
+        const QString action = QStringLiteral("forked replica on node 2");
+        if (!available(action))
+            return;
+        if (l.proxies.size() < 2 || !l.proxies.at(1)) {
+            emit logMessage(QStringLiteral("error"),
+                            QStringLiteral("%1: the lab needs two nodes").arg(action));
+            return;
+        }
+        if (l.replica) {
+            emit logMessage(
+                QStringLiteral("error"),
+                QStringLiteral("%1: a replica already runs at %2").arg(action, l.snap.replicaUrl));
+            return;
+        }
+        try {
+            // Fork a few blocks below the head, so node 2 disagrees with blocks the indexer
+            // has already stored: health can only say "forked" where it knows the canonical
+            // hash.
+            quint64 head = headOf(*l.anvil);
+            if (head < 3) {
+                l.anvil->callBlocking(QStringLiteral("anvil_mine"),
+                                      QJsonArray{QStringLiteral("0x3")});
+                head = headOf(*l.anvil);
+            }
+            const quint64 forkAt = head - 2;
+            l.replica = std::make_unique<lab::Devnet>();
+            lab::Devnet::Options o;
+            o.extraArgs << QStringLiteral("--fork-url") << l.devnet->url().toString()
+                        << QStringLiteral("--fork-block-number") << QString::number(forkAt);
+            l.replica->start(o);
+            rpc::JsonRpcClient replica(l.replica->url());
+            replica.setTimeout(m_config.indexer.rpcTimeout);
+            replica.setStopToken(m_thread.stopToken());
+            // Blocks of its own after the fork: each carries a transaction the lab's chain
+            // never sees, so no block of the replica can come out identical to the lab's.
+            const auto sender = lab::DemoToken::defaultSender(replica);
+            const int blocks = std::max(3, extraBlocks);
+            for (int i = 0; i < blocks; ++i)
+                lab::DemoToken::sendAndWait(
+                    replica, QJsonObject{{QStringLiteral("from"), sender.toHex()},
+                                         {QStringLiteral("to"), sender.toHex()},
+                                         {QStringLiteral("value"),
+                                          QStringLiteral("0x%1").arg(i + 1, 0, 16)}});
+            lab::FaultProxy* node2 = l.proxies.at(1);
+            QString error;
+            const QJsonObject knob{{QStringLiteral("upstream"), l.replica->url().toString()}};
+            QMetaObject::invokeMethod(
+                node2, [&] { error = node2->applyKnobs(knob); }, Qt::BlockingQueuedConnection);
+            if (!error.isEmpty())
+                throw lab::DevnetError(error);
+            l.snap.replicaUrl = l.replica->url().toString();
+            emit logMessage(
+                QStringLiteral("warning"),
+                QStringLiteral("lab: node 2 now serves a replica forked from the lab's chain at "
+                               "block %1 (%2), with %3 blocks of its own after it; node health "
+                               "should show it forked, and the indexer (reading node 1) goes on")
+                    .arg(forkAt)
+                    .arg(l.snap.replicaUrl)
+                    .arg(blocks));
+            publishKnobs();
+            dueVerdict(action);
+        } catch (const std::exception& e) {
+            if (l.replica)
+                l.replica->stop();
+            l.replica.reset();
+            emit logMessage(QStringLiteral("error"),
+                            QStringLiteral("%1: %2").arg(action, QString::fromUtf8(e.what())));
+        }
+        publish();
+    });
+}
+
+void LabController::stopForkedReplica()
+{
+    m_thread.post([this] {
+        auto& l = *m_loop;
+        if (!l.replica)
+            return;
+        if (l.proxies.size() > 1 && l.proxies.at(1) && l.devnet) {
+            lab::FaultProxy* node2 = l.proxies.at(1);
+            const QJsonObject knob{{QStringLiteral("upstream"), l.devnet->url().toString()}};
+            QMetaObject::invokeMethod(
+                node2, [&] { node2->applyKnobs(knob); }, Qt::BlockingQueuedConnection);
+        }
+        l.replica->stop();
+        l.replica.reset();
+        l.snap.replicaUrl.clear();
+        emit logMessage(QStringLiteral("info"),
+                        QStringLiteral("lab: the forked replica stopped; node 2 serves the lab's "
+                                       "chain again"));
+        publishKnobs();
+    });
+}
+
+void LabController::startSecondWriter(const QString& environmentId, int seconds)
+{
+    m_thread.post([this, environmentId, seconds] {
+        auto& l = *m_loop;
+        const QString action = QStringLiteral("two writers");
+        if (!available(action))
+            return;
+        if (l.writer) {
+            emit logMessage(QStringLiteral("error"),
+                            QStringLiteral("%1: a second writer already runs").arg(action));
+            return;
+        }
+        try {
+            // Its own connection and its own view of the node, through a proxy that answers
+            // after 300 ms: each of its steps reads the checkpoint, fetches, and commits
+            // with a compare-and-swap on what it read, and the first indexer commits the
+            // same blocks meanwhile. Exactly one of two commits of a block can win.
+            l.writerProxy = std::make_unique<lab::FaultProxy>(l.devnet->url());
+            l.writerProxy->listen();
+            l.writerProxy->applyKnobs(QJsonObject{{QStringLiteral("latencyMs"), 300}});
+            l.writerDb = store::Database::open(m_config.dbPath);
+            l.writerRpc = std::make_unique<rpc::JsonRpcClient>(l.writerProxy->url());
+            l.writerRpc->setTimeout(m_config.indexer.rpcTimeout);
+            l.writerRpc->setStopToken(m_thread.stopToken());
+            l.writerEth = std::make_unique<rpc::EthClient>(*l.writerRpc);
+            indexer::IndexerConfig ic = m_config.indexer;
+            ic.rpcUrl = l.writerProxy->url();
+            ic.dbPath = m_config.dbPath;
+            ic.environmentId = environmentId;
+            ic.contracts = contracts();
+            ic.fetchWorkers = 1;
+            ic.stopToken = m_thread.stopToken();
+            l.writer = std::make_unique<indexer::Indexer>(ic, *l.writerDb, *l.writerEth);
+            l.writerUntil = QDeadlineTimer(std::chrono::seconds(std::max(2, seconds)));
+            l.writerRefusalsSeen = 0;
+            l.snap.secondWriterRunning = true;
+            l.snap.secondWriterRefusals = 0;
+            l.snap.secondWriterCommits = 0;
+            // Blocks to race for.
+            l.writerDemoWasOn = l.snap.demoTraffic;
+            l.snap.demoTraffic = true;
+            emit logMessage(QStringLiteral("warning"),
+                            QStringLiteral("lab: a second indexer writes into environment %1 "
+                                           "for %2 s, racing the first; the compare-and-swap on "
+                                           "the checkpoint decides every commit")
+                                .arg(environmentId)
+                                .arg(std::max(2, seconds)));
+        } catch (const std::exception& e) {
+            l.writer.reset();
+            l.writerEth.reset();
+            l.writerRpc.reset();
+            l.writerDb.reset();
+            l.writerProxy.reset();
+            emit logMessage(QStringLiteral("error"),
+                            QStringLiteral("%1: %2").arg(action, QString::fromUtf8(e.what())));
+        }
+        publish();
+        m_thread.wake();
+    });
+}
+
+void LabController::secondWriterStep()
+{
+    auto& l = *m_loop;
+    if (l.writerUntil.hasExpired()) {
+        const indexer::IndexerStatus s = l.writer->status();
+        l.writer.reset();
+        l.writerEth.reset();
+        l.writerRpc.reset();
+        l.writerDb.reset();
+        l.writerProxy.reset();
+        l.snap.secondWriterRunning = false;
+        l.snap.demoTraffic = l.writerDemoWasOn;
+        emit logMessage(
+            l.snap.secondWriterRefusals > 0 ? QStringLiteral("ok") : QStringLiteral("warning"),
+            QStringLiteral("lab: the second writer stopped: %1 block(s) committed, %2 commit(s) "
+                           "refused by the compare-and-swap (the first writer's refusals are in "
+                           "its status); nothing was written twice if the verdict holds")
+                .arg(s.blocksCommitted)
+                .arg(l.snap.secondWriterRefusals));
+        dueVerdict(QStringLiteral("two writers"));
+        publish();
+        return;
+    }
+    try {
+        const indexer::IndexerStatus& s = l.writer->step();
+        l.snap.secondWriterCommits = s.blocksCommitted;
+        if (s.checkpointConflicts > l.writerRefusalsSeen) {
+            l.writerRefusalsSeen = s.checkpointConflicts;
+            l.snap.secondWriterRefusals = s.checkpointConflicts;
+            emit logMessage(QStringLiteral("warning"),
+                            QStringLiteral("lab: second writer refused by the compare-and-swap: "
+                                           "%1")
+                                .arg(s.message));
+            publish();
+        }
+    } catch (const std::exception& e) {
+        if (!m_thread.stopToken()->stopRequested())
+            emit logMessage(
+                QStringLiteral("warning"),
+                QStringLiteral("lab: second writer: %1").arg(QString::fromUtf8(e.what())));
+        l.writerUntil = QDeadlineTimer(0);
+    }
+}
+
+void LabController::injectDeepReorg(quint64 maxReorgDepth)
+{
+    m_thread.post([this, maxReorgDepth] {
+        auto& l = *m_loop;
+        const QString action = QStringLiteral("a reorg deeper than the limit");
+        if (!available(action))
+            return;
+        try {
+            // Two past the limit: the first replacement block can come out identical to the
+            // one it replaces (same parent, transactions and second), which is no fork.
+            const int depth = int(std::min<quint64>(maxReorgDepth + 2, 10000));
+            quint64 head = headOf(*l.anvil);
+            const quint64 need = quint64(depth) + 2;
+            if (head < need) {
+                l.anvil->callBlocking(QStringLiteral("anvil_mine"),
+                                      QJsonArray{QStringLiteral("0x%1").arg(need - head, 0, 16)});
+                head = headOf(*l.anvil);
+            }
+            // The indexer must have stored the blocks about to be replaced, or the reorg is
+            // not deeper than anything it holds: inject once it has (indexerSynced).
+            l.deepReorgAt = head;
+            l.deepReorgDepth = depth;
+            l.snap.deepReorgPending = QStringLiteral("a reorg of depth %1 once the indexer has "
+                                                     "block %2 (limit %3)")
+                                          .arg(depth)
+                                          .arg(head)
+                                          .arg(maxReorgDepth);
+            emit logMessage(QStringLiteral("warning"),
+                            QStringLiteral("lab: %1").arg(l.snap.deepReorgPending));
+        } catch (const std::exception& e) {
+            emit logMessage(QStringLiteral("error"),
+                            QStringLiteral("%1: %2").arg(action, QString::fromUtf8(e.what())));
+        }
+        publish();
+    });
+}
+
+} // namespace forkscope::engine

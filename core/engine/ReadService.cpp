@@ -1,0 +1,277 @@
+#include "ReadService.h"
+#include "TableQuery.h"
+#include "indexer/CompletenessAlerts.h"
+#include "indexer/EnvironmentRegistry.h"
+#include "outbox/OutboxDispatcher.h"
+#include "rpc/EthClient.h"
+#include "rpc/JsonRpcClient.h"
+#include "store/Database.h"
+#include "store/ReorgEventStore.h"
+
+#include <QElapsedTimer>
+#include <QSqlQuery>
+
+namespace forkscope::engine {
+
+namespace {
+
+ReorgMark markOf(const store::ReorgEventRow& r)
+{
+    return {r.id,
+            QDateTime::fromString(r.detectedAt, Qt::ISODateWithMs),
+            r.depth,
+            r.reason,
+            r.forkBlockNumber,
+            r.rowsRemoved};
+}
+
+} // namespace
+
+// Everything below lives on the read thread only.
+struct ReadService::Loop
+{
+    std::unique_ptr<store::Database> db;
+    QString openError; // the last reason the file could not be opened (logged once)
+    QString environmentId;
+    quint64 chainId = 0;
+    QElapsedTimer outboxRateClock;
+    qint64 outboxRateBase = -1;
+    double outboxRate = 0;
+};
+
+ReadService::ReadService(QString dbPath, QObject* parent)
+    : QObject(parent), m_dbPath(std::move(dbPath)), m_thread(QStringLiteral("forkscope-read"))
+{
+    qRegisterMetaType<DbSummary>();
+    qRegisterMetaType<TablePage>();
+    qRegisterMetaType<ReorgDiff>();
+    qRegisterMetaType<report::CheckpointReport>();
+}
+
+ReadService::~ReadService()
+{
+    requestStop();
+    wait();
+}
+
+void ReadService::start()
+{
+    m_loop = std::make_unique<Loop>();
+    m_thread.start([] {}, [this] { return step(); },
+                   [this] {
+                       m_loop->db.reset();
+                       emit stopped();
+                   });
+}
+
+void ReadService::requestStop()
+{
+    m_thread.requestStop();
+}
+
+bool ReadService::wait(std::chrono::milliseconds timeout)
+{
+    return m_thread.wait(timeout);
+}
+
+bool ReadService::ensureOpen()
+{
+    Loop& l = *m_loop;
+    if (l.db)
+        return true;
+    try {
+        // Read-only: this connection can never write, and it sees committed rows only. The
+        // indexer creates the file; until then there is nothing to read.
+        store::Database::Options o;
+        o.readOnly = true;
+        l.db = store::Database::open(m_dbPath, o);
+        l.openError.clear();
+        return true;
+    } catch (const std::exception& e) {
+        const QString why = QString::fromUtf8(e.what());
+        l.openError = why;
+        return false;
+    }
+}
+
+int ReadService::step()
+{
+    if (!ensureOpen() || m_loop->environmentId.isEmpty())
+        return 500;
+    refreshSummary();
+    return 1000;
+}
+
+void ReadService::refreshSummary()
+{
+    Loop& l = *m_loop;
+    DbSummary s;
+    s.environmentId = l.environmentId;
+    s.chainId = l.chainId;
+    s.schemaVersion = l.db->schemaVersion();
+    s.readAt = QDateTime::currentDateTimeUtc();
+    try {
+        for (const indexer::Environment& e : indexer::EnvironmentRegistry(*l.db).list()) {
+            s.environments.append({e.id, e.chainId, e.createdAt, e.archivedAt});
+            if (e.id == l.environmentId && s.chainId == 0)
+                s.chainId = e.chainId;
+        }
+        for (const store::ReorgEventRow& r :
+             store::ReorgEventStore(*l.db).list(l.environmentId, s.chainId, 200))
+            s.recentReorgs.append(markOf(r));
+        s.openAlerts = indexer::CompletenessAlerts(*l.db, l.environmentId, s.chainId).open();
+        QSqlQuery cp = l.db->run(
+            QStringLiteral("SELECT block_number, block_hash, policy_version, generation, "
+                           "verified_at FROM indexer_checkpoints WHERE environment_id = ? AND "
+                           "chain_id = ?"),
+            {l.environmentId, qint64(s.chainId)});
+        if (cp.next()) {
+            s.checkpoint = quint64(cp.value(0).toLongLong());
+            s.checkpointHash = cp.value(1).toString();
+            s.policyVersion = cp.value(2).toString();
+            s.generation = cp.value(3).toInt();
+            s.verifiedAt = cp.value(4).toString();
+        }
+        const outbox::OutboxCounts rows = outbox::countRows(*l.db, l.environmentId, s.chainId);
+        s.outboxPending = rows.pending;
+        s.outboxDelivered = rows.delivered;
+        s.outboxFailed = rows.failed;
+        if (l.outboxRateBase < 0 || !l.outboxRateClock.isValid()) {
+            l.outboxRateClock.start();
+            l.outboxRateBase = rows.delivered;
+        } else if (l.outboxRateClock.elapsed() >= 1000) {
+            l.outboxRate = std::max(0.0, double(rows.delivered - l.outboxRateBase) * 1000.0 /
+                                             double(l.outboxRateClock.restart()));
+            l.outboxRateBase = rows.delivered;
+        }
+        s.outboxDeliveredPerSecond = l.outboxRate;
+        // The oldest row still waiting, aged by its block's time (the outbox has no enqueue
+        // time of its own; the block time is when the event happened on chain).
+        QSqlQuery age = l.db->run(
+            QStringLiteral("SELECT b.block_timestamp FROM outbox o JOIN blocks b ON "
+                           "b.environment_id = o.environment_id AND b.chain_id = o.chain_id AND "
+                           "b.block_number = o.block_number WHERE o.environment_id = ? AND "
+                           "o.chain_id = ? AND o.delivered_at IS NULL AND o.failed_at IS NULL "
+                           "ORDER BY o.block_number LIMIT 1"),
+            {l.environmentId, qint64(s.chainId)});
+        if (age.next())
+            s.outboxOldestPendingAgeSecs = std::max(
+                0.0, double(QDateTime::currentSecsSinceEpoch() - age.value(0).toLongLong()));
+    } catch (const std::exception& e) {
+        emit logMessage(
+            QStringLiteral("error"),
+            QStringLiteral("reading the database: %1").arg(QString::fromUtf8(e.what())));
+        return;
+    }
+    emit summaryAvailable(s);
+}
+
+void ReadService::setScope(const QString& environmentId, quint64 chainId)
+{
+    m_thread.post([this, environmentId, chainId] {
+        Loop& l = *m_loop;
+        if (l.environmentId != environmentId) {
+            l.outboxRateBase = -1;
+            l.outboxRate = 0;
+        }
+        l.environmentId = environmentId;
+        l.chainId = chainId;
+    });
+    m_thread.wake();
+}
+
+void ReadService::refreshNow()
+{
+    m_thread.wake();
+}
+
+void ReadService::requestTablePage(const TableRequest& request)
+{
+    m_thread.post([this, request] {
+        TablePage page;
+        const QString env =
+            request.environmentId.isEmpty() ? m_loop->environmentId : request.environmentId;
+        if (!ensureOpen() || env.isEmpty()) {
+            page.request = request;
+            page.atEnd = true;
+            page.error = QStringLiteral("no environment is being indexed yet");
+        } else {
+            try {
+                page = TableQuery::fetch(*m_loop->db, env, request);
+            } catch (const std::exception& e) {
+                page.request = request;
+                page.atEnd = true;
+                page.error = QString::fromUtf8(e.what());
+                emit logMessage(QStringLiteral("error"),
+                                QStringLiteral("table: %1").arg(page.error));
+            }
+        }
+        emit tablePageAvailable(page);
+    });
+}
+
+void ReadService::requestReorgDiff(qint64 id)
+{
+    m_thread.post([this, id] {
+        Loop& l = *m_loop;
+        if (!ensureOpen() || l.environmentId.isEmpty())
+            return;
+        try {
+            store::ReorgEventStore store(*l.db);
+            const auto row = store.find(l.environmentId, id);
+            if (!row)
+                return;
+            ReorgDiff diff;
+            diff.reorg = markOf(*row);
+            for (const store::ReorgDiffRow& d : store.diffItems(l.environmentId, id, 10000)) {
+                ReorgDiff::Item it;
+                it.kind = d.kind;
+                it.blockNumber = d.blockNumber.value_or(-1);
+                it.logIndex = d.logIndex.value_or(-1);
+                it.contract = d.contract;
+                it.holder = d.holder;
+                it.from = d.fromAddr;
+                it.to = d.toAddr;
+                it.value = d.kind.startsWith(QLatin1String("outbox")) ? QString() : d.value;
+                it.before = d.beforeValue;
+                it.after = d.afterValue;
+                it.eventKey = d.eventKey;
+                diff.items.append(it);
+            }
+            emit reorgDiffAvailable(diff);
+        } catch (const std::exception& e) {
+            emit logMessage(QStringLiteral("error"),
+                            QStringLiteral("reorg diff: %1").arg(QString::fromUtf8(e.what())));
+        }
+    });
+}
+
+void ReadService::requestReport(quint64 ticket, const QString& environmentId, bool verify,
+                                const QUrl& node, std::chrono::milliseconds rpcTimeout)
+{
+    m_thread.post([this, ticket, environmentId, verify, node, rpcTimeout] {
+        Loop& l = *m_loop;
+        if (!ensureOpen()) {
+            emit reportFailed(ticket,
+                              QStringLiteral("the database cannot be read: %1").arg(l.openError));
+            return;
+        }
+        try {
+            const QString env = environmentId.isEmpty() ? l.environmentId : environmentId;
+            std::unique_ptr<rpc::JsonRpcClient> client;
+            std::unique_ptr<rpc::EthClient> eth;
+            if (verify && node.isValid()) {
+                // Its own client, stopped with this thread: a report never holds up a stop.
+                client = std::make_unique<rpc::JsonRpcClient>(node);
+                client->setTimeout(rpcTimeout);
+                client->setStopToken(m_thread.stopToken());
+                eth = std::make_unique<rpc::EthClient>(*client);
+            }
+            emit reportAvailable(ticket, report::CheckpointReport::build(*l.db, env, eth.get()));
+        } catch (const std::exception& e) {
+            emit reportFailed(ticket, QString::fromUtf8(e.what()));
+        }
+    });
+}
+
+} // namespace forkscope::engine

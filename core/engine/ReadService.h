@@ -1,0 +1,63 @@
+#pragma once
+
+#include "DbSummary.h"
+#include "EngineStatus.h"
+#include "TablePage.h"
+#include "concurrency/LoopThread.h"
+#include "report/CheckpointReport.h"
+
+#include <QMutex>
+#include <QObject>
+#include <QUrl>
+#include <chrono>
+#include <memory>
+
+namespace forkscope::engine {
+
+// Every read the window asks for: table pages, reorg diffs, checkpoint reports, and the
+// once-a-second summary of the live environment. On a LoopThread of its own with a
+// read-only connection, so a read never waits behind a step, sees only committed rows,
+// and can never write. Answers are values; a report carries the caller's ticket.
+class ReadService : public QObject
+{
+    Q_OBJECT
+public:
+    explicit ReadService(QString dbPath, QObject* parent = nullptr);
+    ~ReadService() override;
+
+    void start();
+    void requestStop();
+    bool wait(std::chrono::milliseconds timeout = std::chrono::milliseconds(30000));
+    concurrency::LoopThread::Stats stats() const { return m_thread.stats(); }
+
+    // Commands, from any thread.
+    // The live environment: the summary follows it; empty requests read it.
+    void setScope(const QString& environmentId, quint64 chainId);
+    void refreshNow();
+    void requestTablePage(const forkscope::engine::TableRequest& request);
+    void requestReorgDiff(qint64 id);
+    // With `verify`, each checkpoint is re-checked against `node`.
+    void requestReport(quint64 ticket, const QString& environmentId, bool verify, const QUrl& node,
+                       std::chrono::milliseconds rpcTimeout);
+
+signals:
+    void summaryAvailable(const forkscope::engine::DbSummary& summary);
+    void tablePageAvailable(const forkscope::engine::TablePage& page);
+    void reorgDiffAvailable(const forkscope::engine::ReorgDiff& diff);
+    void reportAvailable(quint64 ticket, const forkscope::report::CheckpointReport& report);
+    void reportFailed(quint64 ticket, const QString& error);
+    void logMessage(const QString& level, const QString& text);
+    void stopped();
+
+private:
+    struct Loop;
+    int step();
+    bool ensureOpen();
+    void refreshSummary();
+
+    QString m_dbPath;
+    concurrency::LoopThread m_thread;
+    std::unique_ptr<Loop> m_loop;
+};
+
+} // namespace forkscope::engine
