@@ -27,6 +27,7 @@ struct EngineHost::Session
     bool indexingSuspendedForReset = false;
     QString liveEnvironment;
     quint64 chainId = 0;
+    bool announced = false; // "connected to ..., chain id N" logged
 
     void requestStop()
     {
@@ -351,10 +352,12 @@ void EngineHost::onIndexing(Session* s, const IndexingSnapshot& snap)
             m_status.connection = EngineStatus::Connection::Unreachable;
         m_status.message = st.message;
     } else if (snap.chainId != 0 && m_status.connection != EngineStatus::Connection::Failed) {
-        if (m_status.connection != EngineStatus::Connection::Connected)
+        if (m_status.connection != EngineStatus::Connection::Connected || !s->announced) {
+            s->announced = true;
             log(QStringLiteral("info"), QStringLiteral("connected to %1, chain id %2")
                                             .arg(m_status.endpoint)
                                             .arg(snap.chainId));
+        }
         m_status.connection = EngineStatus::Connection::Connected;
         if (snap.fatal.isEmpty())
             m_status.message.clear();

@@ -166,6 +166,17 @@ void IndexingService::start()
         [this] {
             Loop& l = *m_loop;
             l.snap.running = true;
+            // The database first (the indexer creates and migrates it; health reads the
+            // stored hashes from it), node health even when it cannot be opened.
+            QString openError;
+            if (!l.options.indexer.dbPath.isEmpty()) {
+                try {
+                    l.db = store::Database::open(l.options.indexer.dbPath,
+                                                 store::Database::Options::bulkWriter());
+                } catch (const std::exception& e) {
+                    openError = QString::fromUtf8(e.what());
+                }
+            }
             // Node health polls on its own thread (asynchronous RPC, its own timer): a step
             // blocked on the node must not delay it.
             health::NodeHealthMonitor::Config hc;
@@ -195,11 +206,8 @@ void IndexingService::start()
                 publish(true); // node health only: nothing to index into
                 return;
             }
-            try {
-                l.db = store::Database::open(l.options.indexer.dbPath,
-                                             store::Database::Options::bulkWriter());
-            } catch (const std::exception& e) {
-                l.snap.fatal = QString::fromUtf8(e.what());
+            if (!openError.isEmpty()) {
+                l.snap.fatal = openError;
                 l.snap.state = QStringLiteral("stopped");
                 emit logMessage(QStringLiteral("error"), l.snap.fatal);
                 publish(true);

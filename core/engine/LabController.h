@@ -54,6 +54,7 @@ class LabController : public QObject
 public:
     explicit LabController(EngineConfig config, QObject* parent = nullptr);
     ~LabController() override;
+    struct Loop; // what lives on the lab thread (LabControllerLoop.h)
 
     void start();
     void requestStop();
@@ -96,7 +97,6 @@ signals:
     void stopped();
 
 private:
-    struct Loop;
     int step();
     void setUp();
     void tearDown();

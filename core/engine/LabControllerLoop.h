@@ -46,7 +46,7 @@ struct LabController::Loop
     std::unique_ptr<rpc::EthClient> writerEth;
     std::unique_ptr<indexer::Indexer> writer;
     QDeadlineTimer writerUntil;
-    std::unique_ptr<lab::FaultProxy> writerProxy; // its slow view of anvil (lab thread)
+    QPointer<lab::FaultProxy> writerProxy; // its slow view of anvil (proxies' thread)
     qint64 writerRefusalsSeen = 0;
     bool writerDemoWasOn = false;
     std::optional<quint64> deepReorgAt; // inject once the indexer's checkpoint reaches it

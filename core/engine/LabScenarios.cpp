@@ -19,6 +19,13 @@
 namespace forkscope::engine {
 
 namespace {
+void releaseWriterProxy(LabController::Loop& l)
+{
+    if (l.writerProxy)
+        l.writerProxy->deleteLater(); // on its own thread
+    l.writerProxy = nullptr;
+}
+
 quint64 headOf(rpc::JsonRpcClient& rpc)
 {
     return rpc::EthClient(rpc).blockNumber();
@@ -48,12 +55,13 @@ void LabController::startForkedReplica(int extraBlocks)
             // has already stored: health can only say "forked" where it knows the canonical
             // hash.
             quint64 head = headOf(*l.anvil);
-            if (head < 3) {
+            if (head < 5) {
                 l.anvil->callBlocking(QStringLiteral("anvil_mine"),
-                                      QJsonArray{QStringLiteral("0x3")});
+                                      QJsonArray{QStringLiteral("0x%1").arg(5 - head, 0, 16)});
                 head = headOf(*l.anvil);
             }
-            const quint64 forkAt = head - 2;
+            // Its head (forkAt + 3) stays below the lab's: a height the indexer has stored.
+            const quint64 forkAt = head - 4;
             l.replica = std::make_unique<lab::Devnet>();
             lab::Devnet::Options o;
             o.extraArgs << QStringLiteral("--fork-url") << l.devnet->url().toString()
@@ -140,9 +148,26 @@ void LabController::startSecondWriter(const QString& environmentId, int seconds)
             // after 300 ms: each of its steps reads the checkpoint, fetches, and commits
             // with a compare-and-swap on what it read, and the first indexer commits the
             // same blocks meanwhile. Exactly one of two commits of a block can win.
-            l.writerProxy = std::make_unique<lab::FaultProxy>(l.devnet->url());
-            l.writerProxy->listen();
-            l.writerProxy->applyKnobs(QJsonObject{{QStringLiteral("latencyMs"), 300}});
+            // On the proxies' thread (its own event loop): this thread blocks in the steps.
+            if (!l.proxyThread.isRunning())
+                l.proxyThread.start(new QObject);
+            auto* proxy = new lab::FaultProxy(l.devnet->url());
+            proxy->moveToThread(l.proxyThread.thread());
+            QString error;
+            QMetaObject::invokeMethod(
+                proxy,
+                [proxy, &error] {
+                    try {
+                        proxy->listen();
+                        proxy->applyKnobs(QJsonObject{{QStringLiteral("latencyMs"), 300}});
+                    } catch (const std::exception& e) {
+                        error = QString::fromUtf8(e.what());
+                    }
+                },
+                Qt::BlockingQueuedConnection);
+            l.writerProxy = proxy;
+            if (!error.isEmpty())
+                throw lab::DevnetError(error);
             l.writerDb = store::Database::open(m_config.dbPath);
             l.writerRpc = std::make_unique<rpc::JsonRpcClient>(l.writerProxy->url());
             l.writerRpc->setTimeout(m_config.indexer.rpcTimeout);
@@ -175,7 +200,7 @@ void LabController::startSecondWriter(const QString& environmentId, int seconds)
             l.writerEth.reset();
             l.writerRpc.reset();
             l.writerDb.reset();
-            l.writerProxy.reset();
+            releaseWriterProxy(l);
             emit logMessage(QStringLiteral("error"),
                             QStringLiteral("%1: %2").arg(action, QString::fromUtf8(e.what())));
         }
@@ -193,7 +218,7 @@ void LabController::secondWriterStep()
         l.writerEth.reset();
         l.writerRpc.reset();
         l.writerDb.reset();
-        l.writerProxy.reset();
+        releaseWriterProxy(l);
         l.snap.secondWriterRunning = false;
         l.snap.demoTraffic = l.writerDemoWasOn;
         emit logMessage(

@@ -1,0 +1,138 @@
+// The four lab scenarios of issue #14, each driven the way its Lab menu entry drives it
+// (one EngineHost call) against a managed lab, and checked in what the app shows (the
+// status) and in the database (the invariant verdict).
+#include "engine/EngineHost.h"
+#include "health/NodeHealthMonitor.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace forkscope;
+using V = engine::InvariantVerdict::State;
+
+class TestLabScenarios : public QObject
+{
+    Q_OBJECT
+private slots:
+    void forkedReplicaShowsForkedAndTheIndexerGoesOn();
+    void secondWriterIsRefusedAndNothingIsDoubled();
+    void lostAcknowledgementIsCorrectedByExpectedFromBlock();
+    void deepReorgStopsUntilTheUserChooses();
+};
+
+namespace {
+
+struct Lab
+{
+    QTemporaryDir dir;
+    engine::EngineHost host;
+    engine::EngineStatus last;
+    QStringList log;
+    explicit Lab(int nodes, quint64 maxReorgDepth = 64)
+    {
+        QObject::connect(&host, &engine::EngineHost::statusAvailable, &host,
+                         [this](const engine::EngineStatus& s) { last = s; });
+        QObject::connect(&host, &engine::EngineHost::logMessage, &host,
+                         [this](const QString&, const QString& t) { log << t; });
+        engine::EngineConfig c;
+        c.dbPath = dir.filePath("lab.sqlite");
+        c.labNodes = nodes;
+        c.demoInterval = std::chrono::milliseconds(400);
+        c.demoTransfersPerTick = 2;
+        c.indexer.pollInterval = std::chrono::milliseconds(100);
+        c.indexer.maxReorgDepth = maxReorgDepth;
+        host.start(c);
+    }
+    bool logged(const QString& part) const
+    {
+        return std::any_of(log.cbegin(), log.cend(),
+                           [&](const QString& l) { return l.contains(part); });
+    }
+    ~Lab()
+    {
+        host.shutdown();
+        host.waitForStopped();
+    }
+};
+
+bool verdictHolds(const engine::EngineStatus& s, const QString& action)
+{
+    return s.verdict.action.contains(action) && s.verdict.state == V::Holds;
+}
+
+} // namespace
+
+void TestLabScenarios::forkedReplicaShowsForkedAndTheIndexerGoesOn()
+{
+    Lab lab(2);
+    QTRY_VERIFY_WITH_TIMEOUT(lab.last.labReady && lab.last.checkpoint.value_or(0) >= 4, 60000);
+    lab.host.startForkedReplica();
+    QTRY_VERIFY_WITH_TIMEOUT(!lab.last.replicaUrl.isEmpty(), 30000);
+    const auto node2 = [&lab] {
+        return lab.last.health.nodes.size() == 2
+                   ? health::nodeStateName(lab.last.health.nodes.at(1).state) + " head " +
+                         QString::number(lab.last.health.nodes.at(1).head.value_or(0))
+                   : QStringLiteral("no node 2");
+    };
+    QTRY_VERIFY2_WITH_TIMEOUT(node2().startsWith("forked"),
+                              qPrintable(node2() + "\n" + lab.log.join('\n')), 30000);
+    QCOMPARE(lab.last.health.nodes.at(0).state, health::NodeState::CaughtUp);
+    // The indexer reads node 1: unaffected, its data is still exactly the lab's chain.
+    QTRY_VERIFY_WITH_TIMEOUT(verdictHolds(lab.last, "forked replica"), 30000);
+    QVERIFY(lab.logged("forked from the lab's chain at block"));
+}
+
+void TestLabScenarios::secondWriterIsRefusedAndNothingIsDoubled()
+{
+    Lab lab(1);
+    QTRY_VERIFY_WITH_TIMEOUT(lab.last.labReady && lab.last.checkpoint.has_value(), 60000);
+    lab.host.startSecondWriter(6);
+    QTRY_VERIFY_WITH_TIMEOUT(lab.last.secondWriterRunning, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(!lab.last.secondWriterRunning, 30000);
+    // The compare-and-swap refused commits (the second writer's, or the first's when the
+    // second won a block), and said so in the event log.
+    QVERIFY2(lab.last.secondWriterRefusals + lab.last.checkpointConflicts >= 1,
+             qPrintable(lab.log.join('\n')));
+    QVERIFY(lab.logged("the second writer stopped"));
+    QTRY_VERIFY_WITH_TIMEOUT(verdictHolds(lab.last, "two writers"), 30000);
+}
+
+void TestLabScenarios::lostAcknowledgementIsCorrectedByExpectedFromBlock()
+{
+    Lab lab(1);
+    QTRY_VERIFY_WITH_TIMEOUT(lab.last.labReady && lab.last.checkpoint.has_value(), 60000);
+    const qint64 rejected = lab.last.rejectedBatches;
+    lab.host.loseNextAcknowledgement();
+    QTRY_VERIFY_WITH_TIMEOUT(lab.logged("lost acknowledgement: batch"), 30000);
+    QVERIFY(lab.logged("nothing applied twice"));
+    QTRY_VERIFY_WITH_TIMEOUT(lab.last.rejectedBatches > rejected, 10000);
+    lab.host.checkInvariants(QStringLiteral("a lost acknowledgement"));
+    QTRY_VERIFY_WITH_TIMEOUT(verdictHolds(lab.last, "a lost acknowledgement"), 30000);
+}
+
+void TestLabScenarios::deepReorgStopsUntilTheUserChooses()
+{
+    Lab lab(1, 3);
+    QTRY_VERIFY_WITH_TIMEOUT(lab.last.labReady && lab.last.checkpoint.has_value(), 60000);
+    lab.host.setDemoTraffic(false, 1);
+    lab.host.injectDeepReorg();
+    // A stopped state that says what happened, with nothing deleted.
+    QTRY_COMPARE_WITH_TIMEOUT(lab.last.deepReorgLimit, quint64(3), 60000);
+    QVERIFY2(lab.last.indexerState.contains("deeper than the limit"),
+             qPrintable(lab.last.indexerState));
+    QVERIFY(lab.last.message.contains("Nothing was deleted"));
+    const qint64 reorgs = lab.last.recentReorgs.size();
+    const auto checkpoint = lab.last.checkpoint;
+    QTest::qWait(1500);
+    QCOMPARE(lab.last.recentReorgs.size(), reorgs);
+    QCOMPARE(lab.last.checkpoint, checkpoint);
+    // The user raises the limit: indexing continues and rolls back as far as the fork.
+    lab.host.raiseReorgLimit(16);
+    QTRY_COMPARE_WITH_TIMEOUT(lab.last.deepReorgLimit, quint64(0), 30000);
+    QTRY_COMPARE_WITH_TIMEOUT(lab.last.recentReorgs.size(), reorgs + 1, 30000);
+    QVERIFY(lab.last.recentReorgs.last().depth > 3);
+    QTRY_VERIFY_WITH_TIMEOUT(verdictHolds(lab.last, "raising the reorg limit"), 30000);
+}
+
+QTEST_GUILESS_MAIN(TestLabScenarios)
+#include "tst_labscenarios.moc"
