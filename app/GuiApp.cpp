@@ -53,6 +53,11 @@ int runGui(int& argc, char** argv)
     QCommandLineOption screenshotAfter(QStringLiteral("screenshot-after-ms"),
                                        QStringLiteral("Delay before --screenshot (default 15000)."),
                                        QStringLiteral("MS"), QStringLiteral("15000"));
+    QCommandLineOption demo(
+        QStringLiteral("demo-transfers"),
+        QStringLiteral("Demo traffic of the managed lab, transfers a second (1-200, default 10)."),
+        QStringLiteral("N"));
+    p.addOption(demo);
     p.addOption(db);
     p.addOption(rpc);
     p.addOption(env);
@@ -74,6 +79,17 @@ int runGui(int& argc, char** argv)
         }
         config.managedDevnet = false;
         config.rpcUrl = *url;
+    }
+    if (p.isSet(demo)) {
+        bool ok = false;
+        const int n = p.value(demo).toInt(&ok);
+        if (!ok || n < 1 || n > 200) {
+            printError(QStringLiteral("--demo-transfers: \"%1\" is not a whole number from 1 to "
+                                      "200")
+                           .arg(p.value(demo)));
+            return ExitUsage;
+        }
+        config.demoTransfersPerTick = n; // one tick a second
     }
     if (p.isSet(env)) {
         // Another environment is how a different contract set (or start block) gets its
