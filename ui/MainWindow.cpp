@@ -1,6 +1,7 @@
 #include "MainWindow.h"
 #include "EnvironmentWindow.h"
 #include "EventLogView.h"
+#include "Palette.h"
 #include "ReorgDiffDialog.h"
 #include "SettingsDialog.h"
 #include "TableBrowser.h"
@@ -12,7 +13,6 @@
 #include "lab/FaultProxyDialog.h"
 #include "lab/InjectReorgDialog.h"
 #include "models/PagedTableModel.h"
-#include "panels/NodeStateStyle.h"
 #include "panels/PlotPanel.h"
 #include "panels/StateStrip.h"
 #include "report/ReportPdfWriter.h"
@@ -48,11 +48,6 @@ namespace forkscope::ui {
 
 using engine::EngineStatus;
 
-namespace {
-const QStringList kReorgReasons{QStringLiteral("hash mismatch"), QStringLiteral("parent mismatch"),
-                                QStringLiteral("absence")};
-}
-
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), m_connectionLabel(new QLabel(this)), m_nodeLabel(new QLabel(this)),
       m_chainLabel(new QLabel(this)), m_envLabel(new QLabel(this)), m_headLabel(new QLabel(this)),
@@ -68,7 +63,8 @@ MainWindow::MainWindow(QWidget* parent)
         statusBar()->addWidget(l);
     m_errorLabel = new QLabel(this);
     m_errorLabel->setObjectName(QStringLiteral("errorLabel"));
-    m_errorLabel->setStyleSheet(QStringLiteral("color: #c62828"));
+    m_errorLabel->setStyleSheet(
+        QStringLiteral("color: %1").arg(Palette::screen(Palette::Tone::Bad).name()));
     m_errorLabel->hide();
     statusBar()->addPermanentWidget(m_errorLabel);
     statusBar()->addPermanentWidget(m_dbLabel);
@@ -105,14 +101,14 @@ void MainWindow::buildPanels()
         m_panels.append(panel);
     }
     // Cursor lag: the node's head and the checkpoint, and the gap between them.
-    m_panels[0]->addSeries(tr("head"), QColor(0x1f, 0x77, 0xb4));
-    m_panels[0]->addSeries(tr("checkpoint"), QColor(0x2c, 0xa0, 0x2c));
-    m_panels[0]->addSeries(tr("lag"), QColor(0xd6, 0x27, 0x28), PlotPanel::Axis::Right);
+    m_panels[0]->addSeries(tr("head"), Palette::series(Palette::Series::Head));
+    m_panels[0]->addSeries(tr("checkpoint"), Palette::series(Palette::Series::Checkpoint));
+    m_panels[0]->addSeries(tr("lag"), Palette::series(Palette::Series::Lag),
+                           PlotPanel::Axis::Right);
     m_panels[0]->setRightAxisLabel(tr("lag (blocks)"));
     // Reorg events: one bar per rollback, its depth, coloured by what detected it.
-    m_panels[1]->addBars(tr("hash mismatch"), QColor(0xff, 0x7f, 0x0e));
-    m_panels[1]->addBars(tr("parent mismatch"), QColor(0x94, 0x67, 0xbd));
-    m_panels[1]->addBars(tr("absence"), QColor(0xd6, 0x27, 0x28));
+    for (const QString& reason : Palette::liveReorgReasons())
+        m_panels[1]->addBars(reason, Palette::reorgReason(reason));
     connect(m_panels[1], &PlotPanel::barClicked, this, [this](int bars, int index) {
         const qint64 id = reorgIdAt(bars, index);
         if (id >= 0)
@@ -120,21 +116,22 @@ void MainWindow::buildPanels()
     });
     // Outbox backlog: rows waiting for the safe height or the sink, and the delivery rate;
     // heights on the right axis show how far the safe height trails the head.
-    m_panels[2]->addSeries(tr("pending rows"), QColor(0x8c, 0x56, 0x4b));
-    m_panels[2]->addSeries(tr("delivered/s"), QColor(0x2c, 0xa0, 0x2c));
-    m_panels[2]->addSeries(tr("safe height"), QColor(0x17, 0xbe, 0xcf), PlotPanel::Axis::Right);
-    m_panels[2]->addSeries(tr("head"), QColor(0x1f, 0x77, 0xb4), PlotPanel::Axis::Right);
+    m_panels[2]->addSeries(tr("pending rows"), Palette::series(Palette::Series::OutboxPending));
+    m_panels[2]->addSeries(tr("delivered/s"), Palette::series(Palette::Series::DeliveredRate));
+    m_panels[2]->addSeries(tr("safe height"), Palette::series(Palette::Series::SafeHeight),
+                           PlotPanel::Axis::Right);
+    m_panels[2]->addSeries(tr("head"), Palette::series(Palette::Series::Head),
+                           PlotPanel::Axis::Right);
     m_panels[2]->setRightAxisLabel(tr("height (blocks)"));
     // Node health: heights per node (series added as nodes appear) and a state strip.
     m_stateStrip = new StateStrip;
     m_stateStrip->setObjectName(QStringLiteral("stateStrip"));
     m_panels[3]->addFooter(m_stateStrip);
     QStringList legend;
-    for (auto s :
-         {health::NodeState::CaughtUp, health::NodeState::Lagging, health::NodeState::Offline,
-          health::NodeState::Forked, health::NodeState::DroppingLogs})
+    for (auto s : Palette::nodeStates())
         legend << QStringLiteral("<span style=\"background:%1\">&nbsp;&nbsp;&nbsp;</span> %2")
-                      .arg(nodeStateColor(s).name(), nodeStateMeaning(s).toHtmlEscaped());
+                      .arg(Palette::nodeState(s).name(),
+                           Palette::nodeStateMeaning(s).toHtmlEscaped());
     auto* legendLabel = new QLabel(legend.join(QStringLiteral("<br>")));
     legendLabel->setObjectName(QStringLiteral("nodeStateLegend"));
     legendLabel->setStyleSheet(QStringLiteral("font-size: 8pt"));
@@ -171,10 +168,8 @@ void MainWindow::buildDocks()
     m_nodeTable->horizontalHeader()->setStretchLastSection(true);
     m_nodeTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
     QStringList meanings;
-    for (auto s :
-         {health::NodeState::CaughtUp, health::NodeState::Lagging, health::NodeState::Offline,
-          health::NodeState::Forked, health::NodeState::DroppingLogs})
-        meanings << nodeStateMeaning(s);
+    for (auto s : Palette::nodeStates())
+        meanings << Palette::nodeStateMeaning(s);
     m_nodeTable->setToolTip(
         meanings.join(QLatin1Char('\n')) +
         tr("\nHalvings, truncations and inconsistent answers are counted for the node the "
@@ -499,34 +494,30 @@ void MainWindow::applyLab(const EngineStatus& s)
     m_proxyKnobs = s.proxyKnobs;
     m_verdict = s.verdict;
     using V = engine::InvariantVerdict::State;
-    QString text, color;
+    QString text;
     switch (s.verdict.state) {
     case V::None:
         text = tr("invariants: not checked yet");
-        color = QStringLiteral("#9e9e9e");
         break;
     case V::Checking:
         text = tr("invariants: checking...");
-        color = QStringLiteral("#9e9e9e");
         break;
     case V::Holds:
         text = tr("invariants hold");
-        color = QStringLiteral("#2e7d32");
         break;
     case V::Violated:
         text = tr("invariants VIOLATED");
-        color = QStringLiteral("#c62828");
         break;
     case V::Unavailable:
         text = tr("invariants: could not check");
-        color = QStringLiteral("#b26a00");
         break;
     }
     if (!s.crashArmed.isEmpty())
         text += tr(" | crash armed at %1").arg(s.crashArmed);
     m_verdictBadge->setText(text);
     m_verdictBadge->setStyleSheet(
-        QStringLiteral("QLabel { color: white; background: %1; border-radius: 3px; }").arg(color));
+        QStringLiteral("QLabel { color: white; background: %1; border-radius: 3px; }")
+            .arg(Palette::verdict(s.verdict.state).name()));
     m_verdictBadge->setToolTip(
         s.verdict.action.isEmpty()
             ? QString()
@@ -623,7 +614,8 @@ void MainWindow::applyStatus(const EngineStatus& s)
     m_banner->setAlerts(s.openAlerts, s.health.nodes);
     if (!s.openAlerts.isEmpty()) {
         m_connectionLabel->setText(tr("data incomplete"));
-        m_connectionLabel->setStyleSheet(QStringLiteral("color: white; background: #b00000"));
+        m_connectionLabel->setStyleSheet(
+            QStringLiteral("color: white; background: %1").arg(Palette::dataIncomplete().name()));
         m_connectionLabel->setToolTip(s.openAlerts.first().summary());
     } else {
         m_connectionLabel->setStyleSheet(QString());
@@ -685,12 +677,13 @@ void MainWindow::applyLag(const EngineStatus& s, double t)
 
 void MainWindow::applyReorgs(const EngineStatus& s)
 {
-    for (int r = 0; r < kReorgReasons.size(); ++r) {
+    const QStringList& reasons = Palette::liveReorgReasons();
+    for (int r = 0; r < reasons.size(); ++r) {
         QList<double> times, depths;
         QStringList labels;
         m_reorgIds[r].clear();
         for (const auto& m : s.recentReorgs)
-            if (m.reason == kReorgReasons[r]) {
+            if (m.reason == reasons[r]) {
                 times << double(m.detectedAt.toMSecsSinceEpoch()) / 1000.0;
                 depths << double(m.depth);
                 labels << tr("reorg #%1: fork at block %2, %3 rows removed; click for the diff")
@@ -780,13 +773,12 @@ void MainWindow::applyHealth(const EngineStatus& s, double timeSecs)
             }
             item->setText(cells[c]);
             if (c == NodeStateCol) {
-                item->setBackground(nodeStateColor(n.state));
-                item->setToolTip(nodeStateMeaning(n.state));
+                item->setBackground(Palette::nodeState(n.state));
+                item->setToolTip(Palette::nodeStateMeaning(n.state));
             }
         }
         if (!m_nodeSeries.contains(n.url))
-            m_nodeSeries.insert(
-                n.url, m_panels[3]->addSeries(n.url, QColor::fromHsv((i * 67) % 360, 200, 200)));
+            m_nodeSeries.insert(n.url, m_panels[3]->addSeries(n.url, Palette::nodeSeries(i)));
         if (n.head && n.state != health::NodeState::Offline)
             m_panels[3]->appendPoint(m_nodeSeries.value(n.url), timeSecs, double(*n.head));
         m_stateStrip->addSample(
