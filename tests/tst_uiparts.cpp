@@ -201,11 +201,18 @@ void TestUiParts::labToolBarTakesMoreActions()
 {
     EngineHost host;
     ui::LabToolBar labBar(&host);
-    QAction* mine =
-        labBar.addLabAction("mine", "Mine a block", QKeySequence(), "tip",
-                            [](const EngineStatus& s) { return s.headBlock.has_value(); });
-    QAction* quiet = labBar.addLabAction("quiet", "Menu only", QKeySequence(), "tip",
-                                         ui::LabToolBar::labRunning, true);
+    QAction* mine = labBar.addLabAction(
+        {.name = "mine", .text = "Mine a block", .enabledWhen = [](const EngineStatus& s) {
+             return s.headBlock.has_value();
+         }});
+    QAction* quiet = labBar.addLabAction({.name = "quiet", .text = "Menu only", .menuOnly = true});
+    QAction* toggle = labBar.addLabAction(
+        {.name = "toggle",
+         .text = "Forked replica",
+         .enabledWhen = [](const EngineStatus&) { return true; },
+         .checkedWhen = [](const EngineStatus& s) { return !s.replicaUrl.isEmpty(); }});
+    QVERIFY(!mine->isCheckable());
+    QVERIFY(toggle->isCheckable());
     QCOMPARE(labBar.action("mine"), mine);
     QVERIFY(labBar.menu()->actions().contains(mine));
     QVERIFY(labBar.menu()->actions().contains(quiet));
@@ -224,6 +231,14 @@ void TestUiParts::labToolBarTakesMoreActions()
     QVERIFY(!quiet->isEnabled());
     emit host.statusAvailable(EngineStatus{});
     QVERIFY(!mine->isEnabled());
+    // A toggle follows the snapshots without sending anything back.
+    QSignalSpy toggled(toggle, &QAction::toggled);
+    s.replicaUrl = "http://127.0.0.1:2";
+    emit host.statusAvailable(s);
+    QVERIFY(toggle->isChecked());
+    emit host.statusAvailable(EngineStatus{});
+    QVERIFY(!toggle->isChecked());
+    QCOMPARE(toggled.size(), 0);
 }
 
 void TestUiParts::reportsAreRoutedByTicket()

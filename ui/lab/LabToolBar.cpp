@@ -39,17 +39,17 @@ bool LabToolBar::labRunning(const EngineStatus& s)
            s.connection != EngineStatus::Connection::Stopped;
 }
 
-QAction* LabToolBar::addLabAction(const QString& name, const QString& text, const QKeySequence& key,
-                                  const QString& tip, Condition enabledWhen, bool menuOnly)
+QAction* LabToolBar::addLabAction(const Spec& spec)
 {
-    auto* a = new QAction(text, this);
-    a->setShortcut(key);
-    a->setToolTip(tip);
+    auto* a = new QAction(spec.text, this);
+    a->setShortcut(spec.key);
+    a->setToolTip(spec.tip);
+    a->setCheckable(bool(spec.checkedWhen));
     a->setEnabled(false); // until a snapshot says the lab allows it
-    m_actions.insert(name, a);
-    m_conditions.append({a, std::move(enabledWhen)});
+    m_actions.insert(spec.name, a);
+    m_specs.append({a, spec});
     m_menu->addAction(a);
-    if (!menuOnly)
+    if (!spec.menuOnly)
         insertAction(m_badgeSeparator, a);
     return a;
 }
@@ -57,9 +57,11 @@ QAction* LabToolBar::addLabAction(const QString& name, const QString& text, cons
 void LabToolBar::addTrafficActions()
 {
     QAction* demo =
-        addLabAction(QStringLiteral("demo"), tr("Demo traffic"), QKeySequence(Qt::CTRL | Qt::Key_T),
-                     tr("Send demo transfers every second (rate in the toolbar)"));
-    demo->setCheckable(true);
+        addLabAction({.name = QStringLiteral("demo"),
+                      .text = tr("Demo traffic"),
+                      .key = QKeySequence(Qt::CTRL | Qt::Key_T),
+                      .tip = tr("Send demo transfers every second (rate in the toolbar)"),
+                      .checkedWhen = [](const EngineStatus& s) { return s.demoTraffic; }});
     m_demoRate = new QSpinBox(this);
     m_demoRate->setObjectName(QStringLiteral("demoRate"));
     m_demoRate->setRange(1, 200);
@@ -77,18 +79,21 @@ void LabToolBar::addTrafficActions()
 
 void LabToolBar::addChainActions()
 {
-    QAction* reorg = addLabAction(QStringLiteral("reorg"), tr("Inject reorg..."),
-                                  QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R),
-                                  tr("Replace the newest blocks with a new branch (anvil_reorg)"));
+    QAction* reorg =
+        addLabAction({.name = QStringLiteral("reorg"),
+                      .text = tr("Inject reorg..."),
+                      .key = QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R),
+                      .tip = tr("Replace the newest blocks with a new branch (anvil_reorg)")});
     connect(reorg, &QAction::triggered, m_host, [this] {
         InjectReorgDialog d(this);
         if (d.exec() == QDialog::Accepted && m_host)
             m_host->injectReorg(d.depth(), d.txMode());
     });
-    QAction* rollback =
-        addLabAction(QStringLiteral("rollback"), tr("Roll back N blocks..."),
-                     QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_B),
-                     tr("Remove the newest blocks (anvil_rollback); new blocks replace them"));
+    QAction* rollback = addLabAction(
+        {.name = QStringLiteral("rollback"),
+         .text = tr("Roll back N blocks..."),
+         .key = QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_B),
+         .tip = tr("Remove the newest blocks (anvil_rollback); new blocks replace them")});
     connect(rollback, &QAction::triggered, m_host, [this] {
         bool ok = false;
         const int n = QInputDialog::getInt(this, tr("Roll back"),
@@ -101,31 +106,36 @@ void LabToolBar::addChainActions()
 void LabToolBar::addProxyAndProofActions()
 {
     QAction* proxy =
-        addLabAction(QStringLiteral("proxy"), tr("Fault proxy..."),
-                     QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F),
-                     tr("Latency, errors, lag, outage and log caps per lab node"),
-                     [](const EngineStatus& s) { return labRunning(s) && !s.labNodes.isEmpty(); });
+        addLabAction({.name = QStringLiteral("proxy"),
+                      .text = tr("Fault proxy..."),
+                      .key = QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F),
+                      .tip = tr("Latency, errors, lag, outage and log caps per lab node"),
+                      .enabledWhen = [](const EngineStatus& s) {
+                          return labRunning(s) && !s.labNodes.isEmpty();
+                      }});
     connect(proxy, &QAction::triggered, m_host, [this] {
         FaultProxyDialog d(m_labNodes, m_proxyKnobs, this);
         if (d.exec() == QDialog::Accepted && m_host)
             m_host->setProxyKnobs(d.node(), d.changes());
     });
     QAction* receipts = addLabAction(
-        QStringLiteral("receipts"), tr("Verify receipts"), QKeySequence(),
-        tr("Prove every block with logs of ours against its receipts root (the header hash "
-           "and the receipts trie recomputed): catches any log a node omits, adds or "
-           "alters, at two calls per block"),
-        labRunning, true);
-    receipts->setCheckable(true);
+        {.name = QStringLiteral("receipts"),
+         .text = tr("Verify receipts"),
+         .tip = tr("Prove every block with logs of ours against its receipts root (the header "
+                   "hash and the receipts trie recomputed): catches any log a node omits, adds "
+                   "or alters, at two calls per block"),
+         .checkedWhen = [](const EngineStatus& s) { return s.verifyReceipts; },
+         .menuOnly = true});
     connect(receipts, &QAction::triggered, m_host, &EngineHost::setVerifyReceipts);
 }
 
 void LabToolBar::addCrashAndCheckActions()
 {
     QAction* crash = addLabAction(
-        QStringLiteral("crash"), tr("Crash the indexer..."),
-        QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K),
-        tr("Kill the indexer at a crash point and watch it recover from the database"));
+        {.name = QStringLiteral("crash"),
+         .text = tr("Crash the indexer..."),
+         .key = QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K),
+         .tip = tr("Kill the indexer at a crash point and watch it recover from the database")});
     connect(crash, &QAction::triggered, m_host, [this] {
         bool ok = false;
         const QString point = QInputDialog::getItem(this, tr("Crash the indexer"),
@@ -137,10 +147,11 @@ void LabToolBar::addCrashAndCheckActions()
     });
     // Any environment can be checked, managed lab or not.
     QAction* check = addLabAction(
-        QStringLiteral("check"), tr("Check invariants now"),
-        QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_V),
-        tr("Check the four invariants against the node once the indexer has caught up"),
-        [](const EngineStatus& s) { return !s.environmentId.isEmpty(); });
+        {.name = QStringLiteral("check"),
+         .text = tr("Check invariants now"),
+         .key = QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_V),
+         .tip = tr("Check the four invariants against the node once the indexer has caught up"),
+         .enabledWhen = [](const EngineStatus& s) { return !s.environmentId.isEmpty(); }});
     connect(check, &QAction::triggered, m_host,
             [this] { m_host->checkInvariants(tr("a check on request")); });
 }
@@ -148,9 +159,11 @@ void LabToolBar::addCrashAndCheckActions()
 void LabToolBar::addResetAction()
 {
     QAction* reset = addLabAction(
-        QStringLiteral("reset"), tr("Reset lab environment..."),
-        QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_N),
-        tr("Archive this environment (kept, read-only) and start a fresh chain in a new one"));
+        {.name = QStringLiteral("reset"),
+         .text = tr("Reset lab environment..."),
+         .key = QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_N),
+         .tip = tr("Archive this environment (kept, read-only) and start a fresh chain in a new "
+                   "one")});
     connect(reset, &QAction::triggered, m_host, [this] { confirmReset(); });
 }
 
@@ -179,12 +192,12 @@ void LabToolBar::confirmReset()
 
 void LabToolBar::apply(const EngineStatus& s)
 {
-    for (const auto& [action, enabledWhen] : m_conditions)
-        action->setEnabled(enabledWhen(s));
-    for (const auto& [name, checked] : {std::pair{QStringLiteral("demo"), s.demoTraffic},
-                                        std::pair{QStringLiteral("receipts"), s.verifyReceipts}}) {
-        const QSignalBlocker block(m_actions.value(name));
-        m_actions.value(name)->setChecked(checked);
+    for (const auto& [action, spec] : m_specs) {
+        action->setEnabled(spec.enabledWhen(s));
+        if (spec.checkedWhen) {
+            const QSignalBlocker block(action); // following the engine is not a request
+            action->setChecked(spec.checkedWhen(s));
+        }
     }
     // Follow the engine's rate only when the engine changed it: a snapshot still carrying
     // the old rate must not overwrite what the user just typed.

@@ -2,6 +2,7 @@
 
 #include <QHash>
 #include <QJsonObject>
+#include <QKeySequence>
 #include <QList>
 #include <QPointer>
 #include <QStringList>
@@ -41,12 +42,23 @@ public:
     // The managed lab is set up (demo token deployed, indexing) and its engine runs.
     static bool labRunning(const engine::EngineStatus& s);
 
-    // Adds an action to the Lab menu and (unless `menuOnly`) to the toolbar, before the
-    // verdict badge; it stays disabled until a snapshot meets `enabledWhen`. The caller
-    // connects `triggered` (to the host, or to a dialog that then calls the host).
-    QAction* addLabAction(const QString& name, const QString& text, const QKeySequence& key,
-                          const QString& tip, Condition enabledWhen = labRunning,
-                          bool menuOnly = false);
+    // One lab action, e.g. addLabAction({.name = "replica", .text = tr("Forked replica"),
+    // .checkedWhen = [](const EngineStatus& s) { return !s.replicaUrl.isEmpty(); }}).
+    struct Spec
+    {
+        // Every member has an initializer, so a designated list may leave any of them out.
+        QString name{}; // for action(name)
+        QString text{};
+        QKeySequence key{};
+        QString tip{};
+        Condition enabledWhen = labRunning; // disabled until a snapshot meets it
+        Condition checkedWhen{};            // set: a toggle whose state follows the snapshots
+        bool menuOnly = false;              // not on the toolbar
+    };
+    // Adds the action to the Lab menu and (unless menuOnly) to the toolbar, before the
+    // verdict badge. The caller connects `triggered` (to the host, or to a dialog that then
+    // calls the host).
+    QAction* addLabAction(const Spec& spec);
 
 private:
     void addTrafficActions();
@@ -63,7 +75,7 @@ private:
     VerdictBadge* m_badge = nullptr;
     QSpinBox* m_demoRate = nullptr;
     QHash<QString, QAction*> m_actions;
-    QList<std::pair<QAction*, Condition>> m_conditions;
+    QList<std::pair<QAction*, Spec>> m_specs;
     // From the latest snapshot, for the dialogs.
     int m_engineDemoRate = 0;
     QString m_environment;
