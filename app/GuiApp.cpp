@@ -121,9 +121,8 @@ int runGui(int& argc, char** argv)
         config = fromSettings(config::AppSettings::load(store));
     }
 
-    ui::MainWindow window;
     engine::EngineHost host;
-    window.attachEngine(&host);
+    ui::MainWindow window(&host);
     QObject::connect(&window, &ui::MainWindow::engineRestartRequested, &host,
                      [&host, &config] { host.start(config); });
     QObject::connect(&window, &ui::MainWindow::engineStopRequested, &host,

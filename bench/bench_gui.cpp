@@ -86,7 +86,8 @@ int main(int argc, char** argv)
     p.process(app);
 
     {
-        ui::MainWindow w;
+        engine::EngineHost idle; // never started: the window only needs a host to connect to
+        ui::MainWindow w(&idle);
         w.resize(1400, 900);
         w.show();
         replotBench(w);
@@ -98,11 +99,10 @@ int main(int argc, char** argv)
     shape.blocks = std::max(1, p.value(blocksOpt).toInt());
     bench::Workload work = bench::Workload::build(shape);
     QTemporaryDir dir;
-    ui::MainWindow w;
+    engine::EngineHost host;
+    ui::MainWindow w(&host);
     w.resize(1400, 900);
     w.show();
-    engine::EngineHost host;
-    w.attachEngine(&host);
     engine::EngineConfig config;
     config.managedDevnet = false;
     config.rpcUrl = work.devnet->url();

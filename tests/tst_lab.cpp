@@ -5,6 +5,9 @@
 #include "engine/EngineHost.h"
 #include "lab/FaultProxyDialog.h"
 #include "lab/InjectReorgDialog.h"
+#include "lab/LabToolBar.h"
+#include "lab/VerdictBadge.h"
+#include "models/NodeTableModel.h"
 #include "panels/PlotPanel.h"
 #include "store/Database.h"
 
@@ -14,7 +17,6 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QSqlQuery>
-#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTimer>
 #include <QtTest>
@@ -80,7 +82,8 @@ void TestLab::injectReorgKeepsTheInvariants()
     QVERIFY2(bars().first() == 5 || (mode == 0 && bars().first() == 4),
              qPrintable(QString::number(bars().first())));
     QTRY_COMPARE_WITH_TIMEOUT(lab.w.verdictState(), V::Holds, 30000);
-    QVERIFY2(lab.w.verdictText().contains("invariants hold"), qPrintable(lab.w.verdictText()));
+    const QString verdict = lab.w.labToolBar()->verdictBadge()->text();
+    QVERIFY2(verdict.contains("invariants hold"), qPrintable(verdict));
     QVERIFY(lab.last().verdict.action.contains("inject reorg depth 5"));
     lab.host.shutdown();
 }
@@ -152,17 +155,16 @@ void TestLab::faultProxyKnobsPerNode()
     Lab lab;
     lab.start(2);
     QTRY_VERIFY_WITH_TIMEOUT(lab.w.labAction("proxy")->isEnabled(), 30000);
-    QTRY_COMPARE_WITH_TIMEOUT(lab.w.nodeTable()->rowCount(), 2, 15000);
+    QTRY_COMPARE_WITH_TIMEOUT(lab.w.nodeModel()->rowCount(), 2, 15000);
     // Node 2 offline: the node table says so, node 1 (indexed) carries on.
     answerNextDialog<ui::FaultProxyDialog>([](ui::FaultProxyDialog* d) {
         d->setNode(1);
         d->offlineBox()->setChecked(true);
     });
     lab.w.labAction("proxy")->trigger();
-    QTRY_COMPARE_WITH_TIMEOUT(lab.w.nodeTable()->item(1, ui::MainWindow::NodeStateCol)->text(),
+    QTRY_COMPARE_WITH_TIMEOUT(lab.w.nodeModel()->text(1, ui::NodeTableModel::State),
                               QStringLiteral("offline"), 15000);
-    QCOMPARE(lab.w.nodeTable()->item(0, ui::MainWindow::NodeStateCol)->text(),
-             QStringLiteral("caught up"));
+    QCOMPARE(lab.w.nodeModel()->text(0, ui::NodeTableModel::State), QStringLiteral("caught up"));
     QTRY_VERIFY_WITH_TIMEOUT(lab.last().proxyKnobs.value(1).value("offline").toBool(), 10000);
     // Node 1 lags 3 blocks: the health table shows it lagging behind node 2's head... node
     // 2 is offline, so bring it back first; then the indexed node serves an older head.
@@ -171,7 +173,7 @@ void TestLab::faultProxyKnobsPerNode()
         d->offlineBox()->setChecked(false);
     });
     lab.w.labAction("proxy")->trigger();
-    QTRY_COMPARE_WITH_TIMEOUT(lab.w.nodeTable()->item(1, ui::MainWindow::NodeStateCol)->text(),
+    QTRY_COMPARE_WITH_TIMEOUT(lab.w.nodeModel()->text(1, ui::NodeTableModel::State),
                               QStringLiteral("caught up"), 15000);
     answerNextDialog<ui::FaultProxyDialog>([](ui::FaultProxyDialog* d) {
         d->setNode(0);

@@ -2,17 +2,18 @@
 // over a gap. The red banner names the node and the block, the state says "data
 // incomplete", the node is marked "dropping logs", and Repair... rolls back and fetches
 // again from the healthy node, after which the invariants hold.
+#include "EngineToolBar.h"
 #include "GuiLab.h"
 #include "completeness/DataIncompleteBanner.h"
 #include "completeness/RepairDialog.h"
 #include "lab/FaultProxyDialog.h"
+#include "models/NodeTableModel.h"
 
 #include <QCheckBox>
 #include <QDoubleSpinBox>
 #include <QLabel>
 #include <QPushButton>
 #include <QStatusBar>
-#include <QTableWidget>
 
 using namespace forkscope;
 using test::answerNextDialog;
@@ -92,11 +93,8 @@ void TestLabCompleteness::droppingNodeShowsTheBannerAndRepairFetchesFromTheHealt
     for (auto* l : lab.w.statusBar()->findChildren<QLabel*>())
         statusSays = statusSays || l->text() == QLatin1String("data incomplete");
     QVERIFY(statusSays);
-    QTRY_VERIFY_WITH_TIMEOUT(lab.w.nodeTable()
-                                 ->item(0, ui::MainWindow::NodeStateCol)
-                                 ->text()
-                                 .startsWith("dropping logs"),
-                             15000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        lab.w.nodeModel()->text(0, ui::NodeTableModel::State).startsWith("dropping logs"), 15000);
 
     // Repair...: the dialog proposes node 2; roll back and fetch again from it.
     answerNextDialog<ui::RepairDialog>([&](ui::RepairDialog* d) {
@@ -177,7 +175,7 @@ void TestLabCompleteness::holeInCommittedDataIsFoundAndRepaired()
     }
     auto* banner = lab.w.dataIncompleteBanner();
     QVERIFY(!banner->isVisible());
-    lab.w.verifyStoredDataAction()->trigger();
+    lab.w.engineToolBar()->verifyStoredDataAction()->trigger();
     QTRY_VERIFY_WITH_TIMEOUT(banner->isVisible(), 30000);
     QVERIFY2(banner->text().contains(QStringLiteral("block %1").arg(holeBlock)),
              qPrintable(banner->text()));
@@ -197,7 +195,7 @@ void TestLabCompleteness::holeInCommittedDataIsFoundAndRepaired()
     QTRY_VERIFY_WITH_TIMEOUT(hasRepairMark(), 10000);
     lab.w.labAction("check")->trigger();
     QTRY_COMPARE_WITH_TIMEOUT(lab.w.verdictState(), V::Holds, 60000);
-    lab.w.verifyStoredDataAction()->trigger();
+    lab.w.engineToolBar()->verifyStoredDataAction()->trigger();
     QTRY_VERIFY_WITH_TIMEOUT(lab.logged("verify: blocks"), 30000);
     QVERIFY(!banner->isVisible());
     lab.host.shutdown();

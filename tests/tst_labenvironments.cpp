@@ -1,10 +1,13 @@
 // The lab's environment-level verbs from the window, against a real managed anvil:
 // "Reset lab environment" (archive, new environment, archived one opened read-only) and
 // "Export checkpoint report" (JSON, CSV, PDF matching the database).
+#include "EngineToolBar.h"
 #include "EnvironmentWindow.h"
 #include "GuiLab.h"
 #include "TableBrowser.h"
+#include "models/EnvironmentListModel.h"
 #include "models/PagedTableModel.h"
+#include "report/ReportExporter.h"
 
 #include <QAbstractItemModelTester>
 #include <QJsonArray>
@@ -14,7 +17,6 @@
 #include <QProcess>
 #include <QPushButton>
 #include <QRegularExpression>
-#include <QTableWidget>
 
 using namespace forkscope;
 using test::environmentDump;
@@ -41,7 +43,7 @@ void TestLabEnvironments::resetArchivesAndStartsANewEnvironment()
     // Hold still while the "before" picture is taken, and through the reset: demo traffic
     // keeps mining, and anything indexed after the picture would be a legitimate change.
     // The reset itself resumes indexing (its dialog promises the fresh chain is indexed).
-    lab.w.pauseAction()->setChecked(true);
+    lab.w.engineToolBar()->pauseAction()->setChecked(true);
     QTRY_VERIFY_WITH_TIMEOUT(lab.last().indexingPaused, 10000);
     const QString before = environmentDump(lab.dir.filePath("lab.sqlite"), oldEnv);
     QVERIFY(before.contains("transfer_events:") && !before.contains("transfer_events:0 "));
@@ -64,7 +66,8 @@ void TestLabEnvironments::resetArchivesAndStartsANewEnvironment()
         !lab.last().environmentId.isEmpty() && lab.last().environmentId != oldEnv, 30000);
     const QString newEnv = lab.last().environmentId;
     QTRY_VERIFY_WITH_TIMEOUT(!lab.last().indexingPaused, 10000);
-    QTRY_VERIFY_WITH_TIMEOUT(!lab.w.pauseAction()->isChecked(), 10000); // the toolbar agrees
+    // The toolbar agrees.
+    QTRY_VERIFY_WITH_TIMEOUT(!lab.w.engineToolBar()->pauseAction()->isChecked(), 10000);
     QCOMPARE(lab.w.environmentText(), "env " + newEnv);
     QTRY_COMPARE_WITH_TIMEOUT(lab.w.verdictState(), V::Holds, 60000);
     QCOMPARE(lab.last().verdict.action, QStringLiteral("lab reset"));
@@ -84,13 +87,15 @@ void TestLabEnvironments::resetArchivesAndStartsANewEnvironment()
         QVERIFY(q.next() && q.value(0).toBool());
     }
     // Listed, and opened read-only side by side with the live window.
-    QTRY_COMPARE_WITH_TIMEOUT(lab.w.environmentTable()->rowCount(), 2, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(lab.w.environmentModel()->rowCount(), 2, 10000);
     int oldRow = -1;
     for (int r = 0; r < 2; ++r)
-        if (lab.w.environmentTable()->item(r, 0)->text() == oldEnv)
+        if (lab.w.environmentModel()->text(r, ui::EnvironmentListModel::Id) == oldEnv)
             oldRow = r;
     QVERIFY(oldRow >= 0);
-    QVERIFY(lab.w.environmentTable()->item(oldRow, 3)->text().startsWith("archived"));
+    QVERIFY(lab.w.environmentModel()
+                ->text(oldRow, ui::EnvironmentListModel::State)
+                .startsWith("archived"));
     lab.w.openEnvironment(oldEnv);
     QCOMPARE(lab.w.environmentWindows().size(), 1);
     ui::EnvironmentWindow* view = lab.w.environmentWindows().first();
@@ -115,7 +120,7 @@ void TestLabEnvironments::exportWritesWhatTheDatabaseHolds()
     lab.host.injectReorg(3, 1); // a reorg for the report's history
     QTRY_VERIFY_WITH_TIMEOUT(lab.last().reorgs >= 1, 30000);
     settle(lab, 12);
-    lab.w.pauseAction()->setChecked(true);
+    lab.w.engineToolBar()->pauseAction()->setChecked(true);
     QTRY_VERIFY_WITH_TIMEOUT(lab.last().indexingPaused, 10000);
     const QString env = lab.last().environmentId;
     QString hash;
@@ -133,9 +138,9 @@ void TestLabEnvironments::exportWritesWhatTheDatabaseHolds()
         reorgs = q.value(0).toLongLong();
     }
     QVERIFY(reorgs >= 1);
-    QSignalSpy finished(&lab.w, &ui::MainWindow::exportFinished);
+    QSignalSpy finished(lab.w.reportExporter(), &ui::ReportExporter::exportFinished);
     for (const char* name : {"report.json", "report.csv", "report.pdf"})
-        lab.w.exportReport(lab.dir.filePath(name));
+        lab.w.reportExporter()->exportReport(lab.dir.filePath(name));
     QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 3, 60000);
     for (const auto& f : finished)
         QVERIFY2(f.at(1).toBool(), qPrintable(f.at(2).toString()));
@@ -180,7 +185,7 @@ void TestLabEnvironments::exportWritesWhatTheDatabaseHolds()
         QString::fromUtf8(text.readAllStandardOutput()).remove(QRegularExpression("\\s"));
     QVERIFY2(pdfText.contains(hash), "the PDF does not contain the checkpoint hash");
     // A bad suffix is refused with a message, nothing written.
-    lab.w.exportReport(lab.dir.filePath("report.txt"));
+    lab.w.reportExporter()->exportReport(lab.dir.filePath("report.txt"));
     QCOMPARE(finished.size(), 4);
     QVERIFY(!finished.last().at(1).toBool());
     QVERIFY(!QFile::exists(lab.dir.filePath("report.txt")));

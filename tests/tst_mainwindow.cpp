@@ -1,5 +1,6 @@
 // The main window against a real engine (managed anvil on a worker thread): it shows the
 // node and the chain id it read, and shuts the worker and anvil down cleanly.
+#include "EngineToolBar.h"
 #include "EventLogView.h"
 #include "GuiLab.h"
 #include "MainWindow.h"
@@ -12,8 +13,10 @@
 #include "lab/DemoToken.h"
 #include "lab/Devnet.h"
 #include "lab/FaultProxy.h"
+#include "models/NodeTableModel.h"
 #include "models/PagedTableModel.h"
 #include "panels/PlotPanel.h"
+#include "panels/ReorgPanel.h"
 #include "panels/StateStrip.h"
 #include "rpc/EthClient.h"
 #include "store/Database.h"
@@ -58,7 +61,8 @@ private slots:
 
 void TestMainWindow::showsFourPanels()
 {
-    ui::MainWindow w;
+    engine::EngineHost host;
+    ui::MainWindow w(&host);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     QCOMPARE(w.panels().size(), 4);
@@ -71,9 +75,8 @@ void TestMainWindow::showsFourPanels()
 void TestMainWindow::showsNodeAndChainFromManagedDevnet()
 {
     QTemporaryDir dir;
-    ui::MainWindow w;
     engine::EngineHost host;
-    QObject::connect(&host, &engine::EngineHost::statusAvailable, &w, &ui::MainWindow::applyStatus);
+    ui::MainWindow w(&host);
     QSignalSpy statuses(&host, &engine::EngineHost::statusAvailable);
     w.show();
     engine::EngineConfig config;
@@ -115,9 +118,8 @@ void TestMainWindow::showsNodeAndChainFromManagedDevnet()
 
 void TestMainWindow::showsUnreachableNodeWithoutInventingData()
 {
-    ui::MainWindow w;
     engine::EngineHost host;
-    QObject::connect(&host, &engine::EngineHost::statusAvailable, &w, &ui::MainWindow::applyStatus);
+    ui::MainWindow w(&host);
     QSignalSpy statuses(&host, &engine::EngineHost::statusAvailable);
     engine::EngineConfig config;
     config.managedDevnet = false;
@@ -139,13 +141,8 @@ void TestMainWindow::showsUnreachableNodeWithoutInventingData()
 void TestMainWindow::injectedReorgAppearsAsOneBar()
 {
     QTemporaryDir dir;
-    ui::MainWindow w;
     engine::EngineHost host;
-    QObject::connect(&host, &engine::EngineHost::statusAvailable, &w, &ui::MainWindow::applyStatus);
-    QObject::connect(&w, &ui::MainWindow::reorgDiffRequested, &host,
-                     &engine::EngineHost::requestReorgDiff);
-    QObject::connect(&host, &engine::EngineHost::reorgDiffAvailable, &w,
-                     &ui::MainWindow::showReorgDiff);
+    ui::MainWindow w(&host);
     QSignalSpy statuses(&host, &engine::EngineHost::statusAvailable);
     engine::EngineConfig config;
     config.dbPath = dir.filePath("reorg.sqlite");
@@ -184,12 +181,12 @@ void TestMainWindow::injectedReorgAppearsAsOneBar()
     // Hovering the bar says which reorg it is before anyone clicks.
     QVERIFY2(reorgs->hoverTextAt(at).contains("reorg #"), qPrintable(reorgs->hoverTextAt(at)));
     QTest::mouseClick(plot, Qt::LeftButton, {}, at);
-    QTRY_VERIFY_WITH_TIMEOUT(w.lastDiffDialog() != nullptr, 10000);
-    QVERIFY2(w.lastDiffDialog()->summary().contains("depth 5"),
-             qPrintable(w.lastDiffDialog()->summary()));
+    QTRY_VERIFY_WITH_TIMEOUT(w.reorgPanel()->lastDiffDialog() != nullptr, 10000);
+    QVERIFY2(w.reorgPanel()->lastDiffDialog()->summary().contains("depth 5"),
+             qPrintable(w.reorgPanel()->lastDiffDialog()->summary()));
     int removed = 0, balances = 0;
-    for (int r = 0; r < w.lastDiffDialog()->table()->rowCount(); ++r) {
-        const QString what = w.lastDiffDialog()->table()->item(r, 0)->text();
+    for (int r = 0; r < w.reorgPanel()->lastDiffDialog()->table()->rowCount(); ++r) {
+        const QString what = w.reorgPanel()->lastDiffDialog()->table()->item(r, 0)->text();
         removed += what == QLatin1String("transfer removed");
         balances += what == QLatin1String("balance recomputed");
     }
@@ -205,9 +202,8 @@ void TestMainWindow::nodeTableShowsAnOfflineNode()
     lab::FaultProxy a(devnet.url()), b(devnet.url());
     a.listen();
     b.listen();
-    ui::MainWindow w;
     engine::EngineHost host;
-    QObject::connect(&host, &engine::EngineHost::statusAvailable, &w, &ui::MainWindow::applyStatus);
+    ui::MainWindow w(&host);
     engine::EngineConfig config;
     config.managedDevnet = false;
     config.rpcUrl = a.url();
@@ -215,16 +211,14 @@ void TestMainWindow::nodeTableShowsAnOfflineNode()
     config.indexing = false;
     host.start(config);
     const auto stateOf = [&](int row) {
-        auto* item = w.nodeTable()->item(row, 1);
-        return item ? item->text() : QString();
+        return w.nodeModel()->text(row, ui::NodeTableModel::State);
     };
-    QTRY_COMPARE_WITH_TIMEOUT(w.nodeTable()->rowCount(), 2, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(w.nodeModel()->rowCount(), 2, 10000);
     QTRY_COMPARE_WITH_TIMEOUT(stateOf(1), QStringLiteral("caught up"), 10000);
     b.setOffline(true);
     QTRY_COMPARE_WITH_TIMEOUT(stateOf(1), QStringLiteral("offline"), 10000);
     QCOMPARE(stateOf(0), QStringLiteral("caught up"));
-    QVERIFY(!w.nodeTable()->item(1, ui::MainWindow::NodeError)->text().isEmpty()); // the last error
-                                                                                   // is shown
+    QVERIFY(!w.nodeModel()->text(1, ui::NodeTableModel::Error).isEmpty()); // the last error
     QVERIFY(w.panels().at(3)->summary().contains("offline"));
     host.shutdown();
 }
@@ -232,11 +226,8 @@ void TestMainWindow::nodeTableShowsAnOfflineNode()
 void TestMainWindow::pauseAndResumeIndexingWithTheCheckpointView()
 {
     QTemporaryDir dir;
-    ui::MainWindow w;
     engine::EngineHost host;
-    QObject::connect(&host, &engine::EngineHost::statusAvailable, &w, &ui::MainWindow::applyStatus);
-    QObject::connect(&w, &ui::MainWindow::indexingPauseRequested, &host,
-                     &engine::EngineHost::setIndexingPaused);
+    ui::MainWindow w(&host);
     QSignalSpy statuses(&host, &engine::EngineHost::statusAvailable);
     engine::EngineConfig config;
     config.dbPath = dir.filePath("pause.sqlite");
@@ -247,14 +238,14 @@ void TestMainWindow::pauseAndResumeIndexingWithTheCheckpointView()
     rpc::JsonRpcClient client(node);
     rpc::EthClient eth(client);
 
-    w.pauseAction()->trigger(); // Ctrl+I
+    w.engineToolBar()->pauseAction()->trigger(); // Ctrl+I
     QTRY_VERIFY_WITH_TIMEOUT(w.panels().first()->summary().contains("paused"), 10000);
     const QString before = w.checkpointField("number");
     client.callBlocking("anvil_mine", {"0x5"});
     QTest::qWait(1500);
     QCOMPARE(w.checkpointField("number"), before); // nothing moves while paused
 
-    w.pauseAction()->trigger();
+    w.engineToolBar()->pauseAction()->trigger();
     const auto head = eth.blockNumber();
     QTRY_COMPARE_WITH_TIMEOUT(w.checkpointField("number"), QString::number(head), 15000);
     // The checkpoint view shows the claim as stored, and it matches the node.
@@ -309,7 +300,8 @@ void TestMainWindow::panelsFollowLiveAndExplainPointsOnHover()
 
 void TestMainWindow::lagPanelShowsEtaAndFreshnessApartFromLag()
 {
-    ui::MainWindow w;
+    engine::EngineHost host;
+    ui::MainWindow w(&host);
     engine::EngineStatus s;
     s.connection = engine::EngineStatus::Connection::Connected;
     s.environmentId = "env-x";
@@ -320,7 +312,7 @@ void TestMainWindow::lagPanelShowsEtaAndFreshnessApartFromLag()
     s.indexerState = "syncing";
     s.lastCommitAt = QDateTime::currentDateTimeUtc().addSecs(-5);
     s.updatedAt = QDateTime::currentDateTimeUtc();
-    w.applyStatus(s);
+    emit host.statusAvailable(s);
     const QString summary = w.panels().at(0)->summary();
     QVERIFY2(summary.contains("lag 500 blocks"), qPrintable(summary));
     QVERIFY2(summary.contains("ETA 10 s"), qPrintable(summary));
@@ -332,17 +324,17 @@ void TestMainWindow::lagPanelShowsEtaAndFreshnessApartFromLag()
     s.checkpoint = 1000;
     s.blocksPerSecond = 0;
     s.lastCommitAt = QDateTime::currentDateTimeUtc().addSecs(-125);
-    w.applyStatus(s);
+    emit host.statusAvailable(s);
     QVERIFY(!w.panels().at(0)->summary().contains("ETA"));
     QVERIFY2(w.panels().at(0)->summary().contains("last commit 2 min 05 s ago"),
              qPrintable(w.panels().at(0)->summary()));
     // Behind with nothing committing: the ETA is unknown, not invented.
     s.checkpoint = 900;
-    w.applyStatus(s);
+    emit host.statusAvailable(s);
     QVERIFY(w.panels().at(0)->summary().contains("ETA unknown"));
     // Unreachable: lag unknown (an outage is not a lag of N).
     s.connection = engine::EngineStatus::Connection::Unreachable;
-    w.applyStatus(s);
+    emit host.statusAvailable(s);
     QCOMPARE(w.lagText(), QStringLiteral("lag unknown"));
 }
 
@@ -350,7 +342,8 @@ void TestMainWindow::labControlsWaitForTheLabToBeSetUp()
 {
     // The anvil is up before its demo token and indexer are: a click in between would meet
     // neither (CI once clicked "demo traffic" there and was told it "needs the managed lab").
-    ui::MainWindow w;
+    engine::EngineHost host;
+    ui::MainWindow w(&host);
     engine::EngineStatus s;
     s.connection = engine::EngineStatus::Connection::Connected;
     s.managedDevnet = true;
@@ -358,22 +351,23 @@ void TestMainWindow::labControlsWaitForTheLabToBeSetUp()
     s.environmentId = "env-x";
     s.labNodes = {QStringLiteral("http://127.0.0.1:1")};
     const QStringList actions{"demo", "reorg", "rollback", "proxy", "crash", "reset"};
-    w.applyStatus(s);
+    emit host.statusAvailable(s);
     for (const QString& a : actions)
         QVERIFY2(!w.labAction(a)->isEnabled(), qPrintable(a));
     s.labReady = true;
-    w.applyStatus(s);
+    emit host.statusAvailable(s);
     for (const QString& a : actions)
         QVERIFY2(w.labAction(a)->isEnabled(), qPrintable(a));
     s.labReady = false; // a lab reset in progress
-    w.applyStatus(s);
+    emit host.statusAvailable(s);
     for (const QString& a : actions)
         QVERIFY2(!w.labAction(a)->isEnabled(), qPrintable(a));
 }
 
 void TestMainWindow::eventLogFiltersByLevel()
 {
-    ui::MainWindow w;
+    engine::EngineHost host;
+    ui::MainWindow w(&host);
     ui::EventLogView* log = w.eventLog();
     w.appendLog("info", "connected");
     w.appendLog("warning", "node lagging");
@@ -476,21 +470,23 @@ void TestMainWindow::devnetStopAndStartKeepsTheEnvironment()
     lab.start();
     QTRY_VERIFY_WITH_TIMEOUT(w.checkpointText().startsWith("checkpoint "), 30000);
     const auto first = lab.last();
-    QVERIFY(w.devnetAction()->isEnabled());
-    QVERIFY(w.devnetAction()->isChecked());
+    QVERIFY(w.engineToolBar()->devnetAction()->isEnabled());
+    QVERIFY(w.engineToolBar()->devnetAction()->isChecked());
 
-    w.devnetAction()->trigger(); // Ctrl+D: stop the managed anvil
-    QTRY_VERIFY_WITH_TIMEOUT(!w.devnetAction()->isChecked(), 10000);
-    QTRY_COMPARE_WITH_TIMEOUT(w.nodeTable()->item(0, ui::MainWindow::NodeStateCol)->text(),
+    w.engineToolBar()->devnetAction()->trigger(); // Ctrl+D: stop the managed anvil
+    QTRY_VERIFY_WITH_TIMEOUT(!w.engineToolBar()->devnetAction()->isChecked(), 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(w.nodeModel()->text(0, ui::NodeTableModel::State),
                               QStringLiteral("offline"), 10000);
     rpc::JsonRpcClient probe{QUrl(first.endpoint)};
     probe.setTimeout(std::chrono::milliseconds(500));
     QVERIFY_THROWS_EXCEPTION(rpc::RpcException, probe.callBlocking("eth_blockNumber", {}));
     const QString checkpointWhileDown = w.checkpointField("number");
 
-    w.devnetAction()->trigger(); // start it again: the same chain, the same environment
-    QTRY_VERIFY_WITH_TIMEOUT(w.devnetAction()->isChecked(), 30000);
-    QTRY_COMPARE_WITH_TIMEOUT(w.nodeTable()->item(0, ui::MainWindow::NodeStateCol)->text(),
+    w.engineToolBar()
+        ->devnetAction()
+        ->trigger(); // start it again: the same chain, the same environment
+    QTRY_VERIFY_WITH_TIMEOUT(w.engineToolBar()->devnetAction()->isChecked(), 30000);
+    QTRY_COMPARE_WITH_TIMEOUT(w.nodeModel()->text(0, ui::NodeTableModel::State),
                               QStringLiteral("caught up"), 15000);
     rpc::EthClient eth(probe);
     probe.callBlocking("anvil_mine", {"0x3"});

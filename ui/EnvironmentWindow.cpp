@@ -8,7 +8,8 @@
 
 namespace forkscope::ui {
 
-EnvironmentWindow::EnvironmentWindow(const QString& environmentId, bool archived, QWidget* parent)
+EnvironmentWindow::EnvironmentWindow(const QString& environmentId, bool archived,
+                                     engine::EngineHost* host, QWidget* parent)
     : QWidget(parent, Qt::Window), m_env(environmentId), m_summary(new QLabel(this)),
       m_transfers(new TableBrowser(engine::TableRequest::Kind::Transfers,
                                    tr("Filter by address or tx hash"), this)),
@@ -23,8 +24,10 @@ EnvironmentWindow::EnvironmentWindow(const QString& environmentId, bool archived
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_summary->setWordWrap(true);
     m_summary->setText(tr("Loading the checkpoint report..."));
-    for (TableBrowser* b : {m_transfers, m_balances})
+    for (TableBrowser* b : {m_transfers, m_balances}) {
         b->model()->setEnvironment(environmentId);
+        b->connectTo(host);
+    }
     auto* tabs = new QTabWidget(this);
     tabs->addTab(m_transfers, tr("Transfers"));
     tabs->addTab(m_balances, tr("Balances"));

@@ -6,18 +6,24 @@
 
 class QLabel;
 
+namespace forkscope::engine {
+class EngineHost;
+}
+
 namespace forkscope::ui {
 
 class TableBrowser;
 
 // One environment opened on its own, read-only, side by side with the live window: its
 // checkpoint claim (re-verified against the node when opened), its counts, and its
-// transfers and balances. It only reads (table pages and a report), never writes.
+// transfers and balances. It only reads (table pages from `host`, and a report it is
+// given), never writes.
 class EnvironmentWindow : public QWidget
 {
     Q_OBJECT
 public:
-    EnvironmentWindow(const QString& environmentId, bool archived, QWidget* parent = nullptr);
+    EnvironmentWindow(const QString& environmentId, bool archived, engine::EngineHost* host,
+                      QWidget* parent = nullptr);
 
     QString environmentId() const { return m_env; }
     void applyReport(const report::CheckpointReport& report);

@@ -1,4 +1,5 @@
 #include "EventLogView.h"
+#include "Palette.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -58,13 +59,8 @@ int EventLogView::minimumSeverity() const
 
 void EventLogView::appendRendered(const Entry& e)
 {
-    QString color;
-    if (e.level == QLatin1String("error") || e.level == QLatin1String("fail"))
-        color = QStringLiteral("#c62828");
-    else if (e.level == QLatin1String("warning"))
-        color = QStringLiteral("#b26a00");
-    else if (e.level == QLatin1String("ok"))
-        color = QStringLiteral("#2e7d32");
+    const QColor level = Palette::logLevel(e.level);
+    const QString color = level.isValid() ? level.name() : QString();
     const QString line = QStringLiteral("%1 [%2] %3")
                              .arg(e.at.toString(QStringLiteral("HH:mm:ss")), e.level, e.text);
     if (color.isEmpty())

@@ -1,4 +1,5 @@
 #include "SettingsDialog.h"
+#include "Palette.h"
 #include "config/SettingsValidation.h"
 
 #include <QDialogButtonBox>
@@ -65,7 +66,8 @@ void SettingsDialog::addRow(const QString& field, const QString& label, QWidget*
     v->addWidget(editor);
     auto* error = new QLabel(box);
     error->setObjectName(field + QStringLiteral("Error"));
-    error->setStyleSheet(QStringLiteral("color: #b00020;"));
+    error->setStyleSheet(
+        QStringLiteral("color: %1;").arg(Palette::screen(Palette::Tone::Bad).name()));
     error->setWordWrap(true);
     error->hide();
     v->addWidget(error);

@@ -1,4 +1,5 @@
 #include "TableBrowser.h"
+#include "engine/EngineHost.h"
 #include "models/PagedTableModel.h"
 
 #include <QHBoxLayout>
@@ -82,6 +83,12 @@ void TableBrowser::updateStatus()
     if (!m_model->filter().isEmpty())
         text += tr(" matching \"%1\"").arg(m_model->filter());
     m_status->setText(text);
+}
+
+void TableBrowser::connectTo(engine::EngineHost* host)
+{
+    connect(m_model, &PagedTableModel::pageRequested, host, &engine::EngineHost::requestTablePage);
+    connect(host, &engine::EngineHost::tablePageAvailable, m_model, &PagedTableModel::applyPage);
 }
 
 } // namespace forkscope::ui

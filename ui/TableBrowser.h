@@ -9,6 +9,10 @@ class QLineEdit;
 class QTableView;
 class QTimer;
 
+namespace forkscope::engine {
+class EngineHost;
+}
+
 namespace forkscope::ui {
 
 class PagedTableModel;
@@ -27,6 +31,8 @@ public:
     QTableView* view() const { return m_view; }
     QLineEdit* filterEdit() const { return m_filter; }
     QString statusText() const;
+    // Pages asked of and answered by `host` (the model takes only the pages it asked for).
+    void connectTo(engine::EngineHost* host);
 
 private:
     void updateStatus();

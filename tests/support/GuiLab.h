@@ -32,8 +32,8 @@ template <typename Dialog, typename Fill> inline void answerNextDialog(Fill fill
 struct Lab
 {
     QTemporaryDir dir;
-    ui::MainWindow w;
-    engine::EngineHost host;
+    engine::EngineHost host; // before the window, which connects itself to it
+    ui::MainWindow w{&host};
     QSignalSpy statuses{&host, &engine::EngineHost::statusAvailable};
     QSignalSpy logs{&host, &engine::EngineHost::logMessage};
     ~Lab()
@@ -58,7 +58,6 @@ struct Lab
     // `adjust` changes the lab's configuration before the engine starts.
     void start(int labNodes = 0, const std::function<void(engine::EngineConfig&)>& adjust = {})
     {
-        w.attachEngine(&host);
         engine::EngineConfig config;
         config.dbPath = dbPath();
         config.demoTraffic = false; // the test decides when blocks come

@@ -1,4 +1,5 @@
 #include "DataIncompleteBanner.h"
+#include "Palette.h"
 #include "RepairDialog.h"
 
 #include <QHBoxLayout>
@@ -12,8 +13,9 @@ DataIncompleteBanner::DataIncompleteBanner(QWidget* parent)
 {
     setObjectName(QStringLiteral("dataIncompleteBanner"));
     setStyleSheet(
-        QStringLiteral("#dataIncompleteBanner { background: #b00000; } "
-                       "#dataIncompleteBanner QLabel { color: white; font-weight: bold; }"));
+        QStringLiteral("#dataIncompleteBanner { background: %1; } "
+                       "#dataIncompleteBanner QLabel { color: white; font-weight: bold; }")
+            .arg(Palette::dataIncomplete().name()));
     auto* layout = new QHBoxLayout(this);
     m_text->setWordWrap(true);
     m_text->setTextInteractionFlags(Qt::TextSelectableByMouse);

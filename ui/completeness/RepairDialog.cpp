@@ -1,5 +1,5 @@
 #include "RepairDialog.h"
-#include "panels/NodeStateStyle.h"
+#include "Palette.h"
 
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -63,7 +63,7 @@ RepairDialog::RepairDialog(const indexer::CompletenessAlert& alert,
                                    "node will most likely stop at the same block again."),
                                 this);
         warn->setWordWrap(true);
-        warn->setStyleSheet(QStringLiteral("color: #b00000"));
+        warn->setStyleSheet(QStringLiteral("color: %1").arg(Palette::dataIncomplete().name()));
         layout->addWidget(warn);
     }
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Cancel, this);

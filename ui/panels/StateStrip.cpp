@@ -1,5 +1,5 @@
 #include "StateStrip.h"
-#include "NodeStateStyle.h"
+#include "Palette.h"
 
 #include <QPainter>
 
@@ -85,7 +85,7 @@ void StateStrip::paintEvent(QPaintEvent*)
             const double x0 = std::max<double>(left, x(s.from));
             // A single sample still shows as a sliver rather than vanishing.
             const double x1 = std::min<double>(right, std::max(x(s.to), x0 + 2));
-            p.fillRect(QRectF(x0, y, x1 - x0, kRowHeight), nodeStateColor(s.state));
+            p.fillRect(QRectF(x0, y, x1 - x0, kRowHeight), Palette::nodeState(s.state));
         }
     }
 }

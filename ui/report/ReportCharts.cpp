@@ -1,4 +1,5 @@
 #include "ReportCharts.h"
+#include "Palette.h"
 
 #include <QMap>
 #include <qcustomplot.h>
@@ -6,18 +7,6 @@
 namespace forkscope::ui {
 
 namespace {
-
-// The app's reorg colours (MainWindow), so a printed chart reads like the live one.
-QColor reasonColor(const QString& reason)
-{
-    if (reason == QLatin1String("hash mismatch"))
-        return QColor(0xff, 0x7f, 0x0e);
-    if (reason == QLatin1String("parent mismatch"))
-        return QColor(0x94, 0x67, 0xbd);
-    if (reason == QLatin1String("absence"))
-        return QColor(0xd6, 0x27, 0x28);
-    return QColor(0x7f, 0x7f, 0x7f);
-}
 
 void useTimeAxis(QCustomPlot& plot)
 {
@@ -62,7 +51,7 @@ QImage cursorChart(const report::CheckpointReport& r, const QSize& size, double 
     useTimeAxis(plot);
     plot.xAxis->setLabel(QStringLiteral("block time (UTC)"));
     QCPGraph* g = plot.addGraph();
-    g->setPen(QPen(QColor(0x2c, 0xa0, 0x2c), 2));
+    g->setPen(QPen(Palette::series(Palette::Series::Checkpoint), 2));
     g->setLineStyle(QCPGraph::lsStepLeft);
     for (const auto& p : r.series.blocks)
         g->addData(p.x, p.y);
@@ -102,7 +91,8 @@ QImage reorgChart(const report::CheckpointReport& r, const QSize& size, double s
             bars->setName(p.reason);
             bars->setWidth(width);
             bars->setPen(Qt::NoPen);
-            bars->setBrush(reasonColor(p.reason));
+            // The live panel's colours, so a printed chart reads like the live one.
+            bars->setBrush(Palette::reorgReason(p.reason));
         }
         bars->addData(p.time, double(p.depth));
     }
@@ -121,7 +111,7 @@ QImage outboxChart(const report::CheckpointReport& r, const QSize& size, double 
         useTimeAxis(plot);
         QCPGraph* g = plot.addGraph();
         g->setName(QStringLiteral("delivered (running total)"));
-        g->setPen(QPen(QColor(0x1f, 0x77, 0xb4), 2));
+        g->setPen(QPen(Palette::series(Palette::Series::DeliveredTotal), 2));
         g->setLineStyle(QCPGraph::lsStepLeft);
         for (const auto& p : r.series.outboxDelivered)
             g->addData(p.x, p.y);
@@ -136,7 +126,7 @@ QImage outboxChart(const report::CheckpointReport& r, const QSize& size, double 
     plot.xAxis->setLabel(QStringLiteral("block (nothing delivered yet: pending rows by block)"));
     auto* bars = new QCPBars(plot.xAxis, plot.yAxis);
     bars->setPen(Qt::NoPen);
-    bars->setBrush(QColor(0x8c, 0x56, 0x4b));
+    bars->setBrush(Palette::series(Palette::Series::OutboxPending));
     for (const auto& p : r.series.outboxPendingByBlock)
         bars->addData(p.x, p.y);
     bars->setWidth(std::max(

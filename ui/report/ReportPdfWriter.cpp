@@ -1,4 +1,5 @@
 #include "ReportPdfWriter.h"
+#include "Palette.h"
 #include "ReportCharts.h"
 #include "report/ReportError.h"
 
@@ -24,10 +25,9 @@ double pt(double points)
     return points * kDpi / 72.0;
 }
 
-const QColor kGreen(0x2c, 0xa0, 0x2c);
-const QColor kRed(0xd6, 0x27, 0x28);
-const QColor kGrey(0x80, 0x80, 0x80);
-const QColor kOrange(0xe0, 0x80, 0x10);
+const QColor kGreen = Palette::print(Palette::Tone::Good);
+const QColor kRed = Palette::print(Palette::Tone::Bad);
+const QColor kGrey = Palette::print(Palette::Tone::Muted);
 
 QFont sans(double size, bool bold = false)
 {
@@ -44,22 +44,6 @@ QFont mono(double size)
     f.setStyleHint(QFont::Monospace);
     f.setPointSizeF(size);
     return f;
-}
-
-QColor statusColor(VerificationStatus s)
-{
-    switch (s) {
-    case VerificationStatus::Canonical:
-        return kGreen;
-    case VerificationStatus::Reorged:
-        return kRed;
-    case VerificationStatus::Missing:
-        return kOrange;
-    case VerificationStatus::Unreachable:
-    case VerificationStatus::NotChecked:
-        return kGrey;
-    }
-    return kGrey;
 }
 
 struct Column
@@ -260,19 +244,6 @@ QString orDash(const QString& s)
     return s.isEmpty() ? QStringLiteral("–") : s;
 }
 
-QColor verdictColor(InvariantState s)
-{
-    switch (s) {
-    case InvariantState::Hold:
-        return kGreen;
-    case InvariantState::Violated:
-        return kRed;
-    case InvariantState::NotChecked:
-        return kGrey;
-    }
-    return kGrey;
-}
-
 QString verdictText(const InvariantVerdict& v)
 {
     switch (v.state) {
@@ -299,11 +270,11 @@ void titlePage(Flow& f, const CheckpointReport& r)
                           : QStringLiteral("live"),
            sans(10), env.archived() ? kGrey : kGreen);
     f.space(pt(10));
-    f.verdict(verdictText(r.invariants), verdictColor(r.invariants.state));
+    f.verdict(verdictText(r.invariants), Palette::reportVerdict(r.invariants.state));
     // Never green over a gap: an open completeness alert is said on the title page.
     for (const auto& alert : r.completeness.openAlerts) {
         f.space(pt(4));
-        f.verdict(QStringLiteral("DATA INCOMPLETE: ") + alert.summary(), QColor(0xb0, 0, 0));
+        f.verdict(QStringLiteral("DATA INCOMPLETE: ") + alert.summary(), Palette::dataIncomplete());
     }
     f.space(pt(8));
 
@@ -331,7 +302,7 @@ void titlePage(Flow& f, const CheckpointReport& r)
                    c.verification.checkedAt.isEmpty()
                        ? QStringLiteral("no node given")
                        : QStringLiteral("checked %1").arg(c.verification.checkedAt)),
-               sans(9, true), statusColor(c.verification.status), pt(12));
+               sans(9, true), Palette::verification(c.verification.status), pt(12));
     }
     f.space(pt(6));
     f.text(QStringLiteral("Counts"), sans(11, true));
@@ -409,7 +380,7 @@ void checkpointSection(Flow& f, const CheckpointReport& r)
         main.append({{c.sourceId},
                      {QString::number(c.blockNumber)},
                      {c.blockHash},
-                     {statusName(v.status), statusColor(v.status)}});
+                     {statusName(v.status), Palette::verification(v.status)}});
         // The node's hash right under the stored one, whole, so the two can be compared.
         if (v.status == VerificationStatus::Reorged)
             main.append({{}, {}, {v.nodeHash, kRed}, {QStringLiteral("node's hash"), kRed}});
@@ -438,7 +409,7 @@ void checkpointSection(Flow& f, const CheckpointReport& r)
                         {c.updatedAt},
                         {orDash(c.verifiedAt)},
                         {orDash(v.checkedAt) + QStringLiteral(": ") + orDash(v.method)},
-                        {found, statusColor(v.status)}});
+                        {found, Palette::verification(v.status)}});
     }
     f.table({{QStringLiteral("Source"), 1},
              {QStringLiteral("Block"), 1, true},

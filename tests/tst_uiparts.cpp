@@ -1,0 +1,324 @@
+// The main window's parts on their own, each given an EngineHost that never starts: every
+// part connects itself to the host's signals (the test emits them as the engine would),
+// renders what they carry, and the report exporter routes answers by ticket only.
+#include "CheckpointView.h"
+#include "EngineToolBar.h"
+#include "EnvironmentWindow.h"
+#include "Palette.h"
+#include "ReorgDiffDialog.h"
+#include "engine/EngineHost.h"
+#include "lab/LabToolBar.h"
+#include "lab/VerdictBadge.h"
+#include "panels/CursorLagPanel.h"
+#include "panels/NodeHealthPanel.h"
+#include "panels/OutboxPanel.h"
+#include "panels/ReorgPanel.h"
+#include "panels/StateStrip.h"
+#include "report/ReportExporter.h"
+
+#include <QAction>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QMenu>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace forkscope;
+using engine::EngineHost;
+using engine::EngineStatus;
+
+namespace {
+
+EngineStatus withNode(const QString& url)
+{
+    EngineStatus s;
+    s.connection = EngineStatus::Connection::Connected;
+    s.updatedAt = QDateTime::currentDateTimeUtc();
+    health::NodeHealth n;
+    n.url = url;
+    n.state = health::NodeState::CaughtUp;
+    n.head = 120;
+    s.health.nodes << n;
+    s.health.at = s.updatedAt;
+    return s;
+}
+
+engine::ReorgMark reorg(qint64 id, const QString& reason, qint64 depth)
+{
+    return {id, QDateTime::currentDateTimeUtc(), depth, reason, 100 - depth, depth * 2};
+}
+
+report::CheckpointReport reportFor(const QString& environmentId)
+{
+    report::CheckpointReport r;
+    r.environment.id = environmentId;
+    r.environment.chainId = 31337;
+    return r;
+}
+
+} // namespace
+
+class TestUiParts : public QObject
+{
+    Q_OBJECT
+private slots:
+    void panelsFollowTheHost();
+    void toolbarsFollowTheHost();
+    void labToolBarTakesMoreActions();
+    void reportsAreRoutedByTicket();
+};
+
+void TestUiParts::panelsFollowTheHost()
+{
+    EngineHost host;
+    ui::CursorLagPanel lag(&host);
+    ui::ReorgPanel reorgs(&host);
+    ui::OutboxPanel outbox(&host);
+    ui::NodeHealthPanel health(&host);
+    ui::CheckpointView checkpoint(&host);
+
+    // Nodes polled, nothing indexing yet: node health draws, the others keep waiting.
+    EngineStatus s = withNode("http://a");
+    emit host.statusAvailable(s);
+    QVERIFY2(health.summary().contains("1 node(s): caught up"), qPrintable(health.summary()));
+    QCOMPARE(health.stateStrip()->segmentCount("http://a"), 1);
+    QVERIFY(health.placeholderText().isEmpty());
+    QCOMPARE(lag.pointCount(ui::CursorLagPanel::Head), 0);
+    QVERIFY(!lag.placeholderText().isEmpty());
+    QCOMPARE(outbox.pointCount(ui::OutboxPanel::Pending), 0);
+    QCOMPARE(checkpoint.field("number"), QStringLiteral("-"));
+
+    // Indexing: every panel shows its part of the same snapshot.
+    s.environmentId = "env-x";
+    s.chainId = 31337;
+    s.headBlock = 120;
+    s.checkpoint = 100;
+    s.checkpointHash = "0xabc";
+    s.generation = 2;
+    s.indexerState = "syncing";
+    s.outboxPending = 4;
+    s.recentReorgs = {reorg(7, "parent mismatch", 3), reorg(8, "absence", 5)};
+    emit host.statusAvailable(s);
+    QCOMPARE(lag.pointCount(ui::CursorLagPanel::Lag), 1);
+    QVERIFY2(lag.summary().contains("syncing | lag 20 blocks"), qPrintable(lag.summary()));
+    QCOMPARE(outbox.pointCount(ui::OutboxPanel::Pending), 1);
+    QVERIFY2(outbox.summary().startsWith("4 pending"), qPrintable(outbox.summary()));
+    QVERIFY(outbox.summary().contains("no sink"));
+    // One bar set per live reason, in the Palette's order; each bar knows its reorg.
+    QCOMPARE(ui::Palette::liveReorgReasons(),
+             (QStringList{"hash mismatch", "parent mismatch", "absence"}));
+    QVERIFY(reorgs.barValues(0).isEmpty());
+    QCOMPARE(reorgs.barValues(1), (QList<double>{3}));
+    QCOMPARE(reorgs.barValues(2), (QList<double>{5}));
+    QCOMPARE(reorgs.reorgIdAt(1, 0), 7);
+    QCOMPARE(reorgs.reorgIdAt(2, 0), 8);
+    QCOMPARE(reorgs.reorgIdAt(0, 0), -1);
+    QCOMPARE(reorgs.summary(), QStringLiteral("2 reorg(s)"));
+    QCOMPARE(checkpoint.field("environment"), QStringLiteral("env-x"));
+    QCOMPARE(checkpoint.field("number"), QStringLiteral("100"));
+    QCOMPARE(checkpoint.field("hash"), QStringLiteral("0xabc"));
+    QCOMPARE(checkpoint.field("generation"), QStringLiteral("2"));
+    QCOMPARE(checkpoint.field("nope"), QString());
+
+    // The diff the host sends opens in the reorg panel, replacing the previous one.
+    engine::ReorgDiff diff;
+    diff.reorg = s.recentReorgs.first();
+    emit host.reorgDiffAvailable(diff);
+    QPointer<ui::ReorgDiffDialog> first = reorgs.lastDiffDialog();
+    QVERIFY(first);
+    QVERIFY2(first->summary().startsWith("Reorg 7 (parent mismatch)"),
+             qPrintable(first->summary()));
+    diff.reorg = s.recentReorgs.last();
+    emit host.reorgDiffAvailable(diff);
+    QVERIFY(reorgs.lastDiffDialog() && reorgs.lastDiffDialog() != first);
+    QTRY_VERIFY(!first); // closed, deleted on close
+}
+
+void TestUiParts::toolbarsFollowTheHost()
+{
+    EngineHost host;
+    ui::EngineToolBar engineBar(&host);
+    ui::LabToolBar labBar(&host);
+    QVERIFY(!engineBar.devnetAction()->isEnabled());
+    QVERIFY(!labBar.action("reorg")->isEnabled());
+    QCOMPARE(labBar.verdictBadge()->state(), engine::InvariantVerdict::State::None);
+
+    EngineStatus s = withNode("http://a");
+    s.managedDevnet = true;
+    s.devnetRunning = true;
+    s.labReady = true;
+    s.environmentId = "env-x";
+    s.demoTraffic = true;
+    s.verdict.state = engine::InvariantVerdict::State::Holds;
+    emit host.statusAvailable(s);
+    QVERIFY(engineBar.devnetAction()->isEnabled());
+    QVERIFY(engineBar.devnetAction()->isChecked());
+    QVERIFY(labBar.action("reorg")->isEnabled());
+    QVERIFY(labBar.action("check")->isEnabled());
+    QVERIFY(!labBar.action("proxy")->isEnabled()); // no lab nodes to put faults on
+    QVERIFY(labBar.action("demo")->isChecked());
+    ui::VerdictBadge* badge = labBar.verdictBadge();
+    QCOMPARE(badge->text(), QStringLiteral("invariants hold"));
+    QVERIFY(badge->styleSheet().contains(
+        ui::Palette::verdict(engine::InvariantVerdict::State::Holds).name()));
+    s.labNodes = {"http://127.0.0.1:1"};
+    s.verdict.state = engine::InvariantVerdict::State::Violated;
+    s.crashArmed = "after-commit";
+    emit host.statusAvailable(s);
+    QVERIFY(labBar.action("proxy")->isEnabled());
+    QCOMPARE(badge->text(), QStringLiteral("invariants VIOLATED | crash armed at after-commit"));
+    QVERIFY(badge->styleSheet().contains(ui::Palette::screen(ui::Palette::Tone::Bad).name()));
+
+    // Pause follows the engine when the engine's state changes, not a snapshot that was
+    // already on its way when the user clicked.
+    s.indexingPaused = true;
+    emit host.statusAvailable(s);
+    QVERIFY(engineBar.pauseAction()->isChecked());
+    engineBar.pauseAction()->setChecked(false); // the user resumes
+    emit host.statusAvailable(s);               // still says paused
+    QVERIFY(!engineBar.pauseAction()->isChecked());
+    s.indexingPaused = false;
+    emit host.statusAvailable(s);
+    s.indexingPaused = true; // paused again by the engine (a crash, a reset)
+    emit host.statusAvailable(s);
+    QVERIFY(engineBar.pauseAction()->isChecked());
+
+    // The engine stopped: the lab and the devnet control wait for it.
+    s.connection = EngineStatus::Connection::Stopped;
+    emit host.statusAvailable(s);
+    QVERIFY(!engineBar.devnetAction()->isEnabled());
+    QVERIFY(!labBar.action("reorg")->isEnabled());
+    QVERIFY(labBar.action("check")->isEnabled()); // any environment can be checked
+    QSignalSpy restart(&engineBar, &ui::EngineToolBar::restartRequested);
+    for (QAction* a : engineBar.menu()->actions())
+        if (a->text() == QLatin1String("Restart engine"))
+            a->trigger();
+    QCOMPARE(restart.size(), 1);
+}
+
+void TestUiParts::labToolBarTakesMoreActions()
+{
+    EngineHost host;
+    ui::LabToolBar labBar(&host);
+    QAction* mine = labBar.addLabAction(
+        {.name = "mine", .text = "Mine a block", .enabledWhen = [](const EngineStatus& s) {
+             return s.headBlock.has_value();
+         }});
+    QAction* quiet = labBar.addLabAction({.name = "quiet", .text = "Menu only", .menuOnly = true});
+    QAction* toggle = labBar.addLabAction(
+        {.name = "toggle",
+         .text = "Forked replica",
+         .enabledWhen = [](const EngineStatus&) { return true; },
+         .checkedWhen = [](const EngineStatus& s) { return !s.replicaUrl.isEmpty(); }});
+    QVERIFY(!mine->isCheckable());
+    QVERIFY(toggle->isCheckable());
+    QCOMPARE(labBar.action("mine"), mine);
+    QVERIFY(labBar.menu()->actions().contains(mine));
+    QVERIFY(labBar.menu()->actions().contains(quiet));
+    QVERIFY(!labBar.actions().contains(quiet));
+    // On the toolbar after the built-in actions, and still before the verdict badge.
+    const QList<QAction*> onBar = labBar.actions();
+    QCOMPARE(labBar.widgetForAction(onBar.last()), labBar.verdictBadge());
+    QVERIFY(onBar.indexOf(mine) > onBar.indexOf(labBar.action("reset")));
+    QVERIFY(onBar.indexOf(mine) < onBar.size() - 2); // the separator, then the badge
+    // Enabled by its own condition, snapshot by snapshot.
+    QVERIFY(!mine->isEnabled());
+    EngineStatus s;
+    s.headBlock = 5;
+    emit host.statusAvailable(s);
+    QVERIFY(mine->isEnabled());
+    QVERIFY(!quiet->isEnabled());
+    emit host.statusAvailable(EngineStatus{});
+    QVERIFY(!mine->isEnabled());
+    // A toggle follows the snapshots without sending anything back.
+    QSignalSpy toggled(toggle, &QAction::toggled);
+    s.replicaUrl = "http://127.0.0.1:2";
+    emit host.statusAvailable(s);
+    QVERIFY(toggle->isChecked());
+    emit host.statusAvailable(EngineStatus{});
+    QVERIFY(!toggle->isChecked());
+    QCOMPARE(toggled.size(), 0);
+}
+
+void TestUiParts::reportsAreRoutedByTicket()
+{
+    QTemporaryDir dir;
+    EngineHost host;
+    ui::ReportExporter exporter(&host);
+    ui::EnvironmentWindow window("env-old", true, &host);
+    QSignalSpy finished(&exporter, &ui::ReportExporter::exportFinished);
+    QSignalSpy logged(&exporter, &ui::ReportExporter::logMessage);
+
+    const QString json = dir.filePath("report.json");
+    exporter.exportReport(json);
+    QCOMPARE(exporter.pendingTickets().size(), 1);
+    const quint64 exportTicket = exporter.pendingTickets().first();
+    exporter.requestFor(&window);
+    QCOMPARE(exporter.pendingTickets().size(), 2);
+    const quint64 windowTicket =
+        exporter.pendingTickets().at(exporter.pendingTickets().first() == exportTicket ? 1 : 0);
+    QVERIFY(windowTicket != exportTicket);
+
+    // Another caller's ticket: nothing happens.
+    emit host.reportAvailable(std::max(exportTicket, windowTicket) + 1000, reportFor("env-x"));
+    QCOMPARE(finished.size(), 0);
+    QCOMPARE(exporter.pendingTickets().size(), 2);
+    QVERIFY(!QFile::exists(json));
+    // Each answer goes where its ticket says, whatever the order.
+    emit host.reportAvailable(windowTicket, reportFor("env-old"));
+    QVERIFY2(window.summaryText().startsWith("Environment env-old"),
+             qPrintable(window.summaryText()));
+    QVERIFY(!QFile::exists(json));
+    emit host.reportAvailable(exportTicket, reportFor("env-live"));
+    QCOMPARE(finished.size(), 1);
+    QCOMPARE(finished.first().at(0).toString(), json);
+    QVERIFY2(finished.first().at(1).toBool(), qPrintable(finished.first().at(2).toString()));
+    QFile f(json);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QCOMPARE(QJsonDocument::fromJson(f.readAll())
+                 .object()
+                 .value("environment")
+                 .toObject()
+                 .value("id")
+                 .toString(),
+             QStringLiteral("env-live"));
+    QVERIFY(!window.summaryText().contains("env-live"));
+    QVERIFY(exporter.pendingTickets().isEmpty());
+    // A second answer for a ticket already served is dropped.
+    emit host.reportAvailable(exportTicket, reportFor("env-other"));
+    QCOMPARE(finished.size(), 1);
+
+    // A failure reaches the export that asked, and the log.
+    const QString csv = dir.filePath("report.csv");
+    exporter.exportReport(csv);
+    const quint64 failing = exporter.pendingTickets().first();
+    logged.clear();
+    emit host.reportFailed(failing, "node gone");
+    QCOMPARE(finished.size(), 2);
+    QCOMPARE(finished.last().at(0).toString(), csv);
+    QVERIFY(!finished.last().at(1).toBool());
+    QVERIFY(finished.last().at(2).toString().contains("node gone"));
+    QCOMPARE(logged.size(), 1);
+    QCOMPARE(logged.first().at(0).toString(), QStringLiteral("error"));
+    QVERIFY(!QFile::exists(csv));
+    // A window closed before its answer came: the answer is dropped.
+    auto* closed = new ui::EnvironmentWindow("env-gone", true, &host);
+    exporter.requestFor(closed);
+    const quint64 orphan = exporter.pendingTickets().first();
+    delete closed;
+    emit host.reportAvailable(orphan, reportFor("env-gone"));
+    QVERIFY(exporter.pendingTickets().isEmpty());
+    // A suffix it cannot write is refused at once, without asking the engine.
+    exporter.exportReport(dir.filePath("report.txt"));
+    QCOMPARE(finished.size(), 3);
+    QVERIFY(!finished.last().at(1).toBool());
+    QVERIFY(exporter.pendingTickets().isEmpty());
+    // Whatever the host still sends for the tickets served above (queued) is dropped.
+    QCoreApplication::processEvents();
+    QCOMPARE(finished.size(), 3);
+    QVERIFY(!QFile::exists(csv));
+}
+
+QTEST_MAIN(TestUiParts)
+#include "tst_uiparts.moc"

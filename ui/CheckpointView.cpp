@@ -1,0 +1,58 @@
+#include "CheckpointView.h"
+#include "engine/EngineHost.h"
+
+#include <QFormLayout>
+#include <QLabel>
+
+namespace forkscope::ui {
+
+CheckpointView::CheckpointView(engine::EngineHost* host, QWidget* parent) : QWidget(parent)
+{
+    setObjectName(QStringLiteral("checkpointView"));
+    auto* form = new QFormLayout(this);
+    for (const auto& [key, label] : QList<std::pair<QString, QString>>{
+             {QStringLiteral("environment"), tr("Environment")},
+             {QStringLiteral("chain"), tr("Chain id")},
+             {QStringLiteral("source"), tr("Source")},
+             {QStringLiteral("number"), tr("Checkpoint")},
+             {QStringLiteral("hash"), tr("Hash")},
+             {QStringLiteral("policy"), tr("Policy version")},
+             {QStringLiteral("generation"), tr("Generation")},
+             {QStringLiteral("verified"), tr("Hash re-verified at")}}) {
+        auto* value = new QLabel(QStringLiteral("-"), this);
+        value->setObjectName(QStringLiteral("checkpoint_") + key);
+        value->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        form->addRow(label, value);
+        m_fields.insert(key, value);
+    }
+    connect(host, &engine::EngineHost::statusAvailable, this, &CheckpointView::apply);
+}
+
+QString CheckpointView::field(const QString& key) const
+{
+    const QLabel* l = m_fields.value(key);
+    return l ? l->text() : QString();
+}
+
+void CheckpointView::set(const QString& key, const QString& text)
+{
+    m_fields.value(key)->setText(text);
+}
+
+void CheckpointView::apply(const engine::EngineStatus& s)
+{
+    if (s.environmentId.isEmpty())
+        return;
+    set(QStringLiteral("environment"), s.environmentId);
+    set(QStringLiteral("chain"), s.chainId ? QString::number(*s.chainId) : tr("unknown"));
+    set(QStringLiteral("source"), QStringLiteral("default"));
+    set(QStringLiteral("number"),
+        s.checkpoint ? QString::number(*s.checkpoint) : tr("nothing indexed yet"));
+    set(QStringLiteral("hash"),
+        s.checkpointHash.isEmpty() ? QStringLiteral("-") : s.checkpointHash);
+    set(QStringLiteral("policy"), s.policyVersion);
+    set(QStringLiteral("generation"), QString::number(s.generation));
+    set(QStringLiteral("verified"), s.verifiedAt.isEmpty() ? tr("not yet") : s.verifiedAt);
+}
+
+} // namespace forkscope::ui

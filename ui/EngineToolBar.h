@@ -1,0 +1,47 @@
+#pragma once
+
+#include <QToolBar>
+
+#include <optional>
+
+class QMenu;
+
+namespace forkscope::engine {
+class EngineHost;
+struct EngineStatus;
+} // namespace forkscope::engine
+
+namespace forkscope::ui {
+
+// The engine's controls, as a toolbar and the Engine menu: pause indexing, stop/start the
+// managed anvil and verify stored data go to the host; restart and stop are the app's (it
+// holds the configuration), so they are signals. The checkable actions follow the snapshots.
+class EngineToolBar : public QToolBar
+{
+    Q_OBJECT
+public:
+    explicit EngineToolBar(engine::EngineHost* host, QWidget* parent = nullptr);
+
+    QMenu* menu() const { return m_menu; }
+    QAction* pauseAction() const { return m_pause; }
+    QAction* devnetAction() const { return m_devnet; }
+    QAction* verifyStoredDataAction() const { return m_verify; }
+
+signals:
+    void restartRequested();
+    void stopRequested();
+
+private:
+    void apply(const engine::EngineStatus& s);
+
+    QMenu* m_menu;
+    QAction* m_pause;
+    QAction* m_devnet;
+    QAction* m_verify;
+    // The engine's pause state as last seen in a snapshot: the action follows the engine
+    // only when that changes (a lab reset resumes indexing), so a snapshot already in flight
+    // when the user toggles does not flip the action back.
+    std::optional<bool> m_enginePaused;
+};
+
+} // namespace forkscope::ui

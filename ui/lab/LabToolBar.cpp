@@ -1,0 +1,215 @@
+#include "LabToolBar.h"
+#include "FaultProxyDialog.h"
+#include "InjectReorgDialog.h"
+#include "VerdictBadge.h"
+#include "engine/EngineHost.h"
+#include "indexer/CrashPoints.h"
+
+#include <QAction>
+#include <QInputDialog>
+#include <QMenu>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSpinBox>
+
+namespace forkscope::ui {
+
+using engine::EngineHost;
+using engine::EngineStatus;
+
+LabToolBar::LabToolBar(EngineHost* host, QWidget* parent)
+    : QToolBar(tr("Lab"), parent), m_host(host), m_menu(new QMenu(tr("&Lab"), this))
+{
+    setObjectName(QStringLiteral("labToolbar"));
+    m_badgeSeparator = addSeparator();
+    m_badge = new VerdictBadge(host, this);
+    addWidget(m_badge);
+    addTrafficActions();
+    addChainActions();
+    addProxyAndProofActions();
+    addCrashAndCheckActions();
+    m_menu->addSeparator();
+    addResetAction();
+    connect(host, &EngineHost::statusAvailable, this, &LabToolBar::apply);
+}
+
+bool LabToolBar::labRunning(const EngineStatus& s)
+{
+    return s.managedDevnet && s.devnetRunning && s.labReady &&
+           s.connection != EngineStatus::Connection::Stopped;
+}
+
+QAction* LabToolBar::addLabAction(const Spec& spec)
+{
+    auto* a = new QAction(spec.text, this);
+    a->setShortcut(spec.key);
+    a->setToolTip(spec.tip);
+    a->setCheckable(bool(spec.checkedWhen));
+    a->setEnabled(false); // until a snapshot says the lab allows it
+    m_actions.insert(spec.name, a);
+    m_specs.append({a, spec});
+    m_menu->addAction(a);
+    if (!spec.menuOnly)
+        insertAction(m_badgeSeparator, a);
+    return a;
+}
+
+void LabToolBar::addTrafficActions()
+{
+    QAction* demo =
+        addLabAction({.name = QStringLiteral("demo"),
+                      .text = tr("Demo traffic"),
+                      .key = QKeySequence(Qt::CTRL | Qt::Key_T),
+                      .tip = tr("Send demo transfers every second (rate in the toolbar)"),
+                      .checkedWhen = [](const EngineStatus& s) { return s.demoTraffic; }});
+    m_demoRate = new QSpinBox(this);
+    m_demoRate->setObjectName(QStringLiteral("demoRate"));
+    m_demoRate->setRange(1, 200);
+    m_demoRate->setValue(10);
+    m_demoRate->setSuffix(tr(" transfers/s"));
+    m_demoRate->setToolTip(tr("Demo traffic rate"));
+    insertWidget(m_badgeSeparator, m_demoRate);
+    connect(demo, &QAction::triggered, m_host,
+            [this](bool on) { m_host->setDemoTraffic(on, m_demoRate->value()); });
+    connect(m_demoRate, &QSpinBox::valueChanged, m_host, [this, demo](int v) {
+        if (demo->isChecked())
+            m_host->setDemoTraffic(true, v);
+    });
+}
+
+void LabToolBar::addChainActions()
+{
+    QAction* reorg =
+        addLabAction({.name = QStringLiteral("reorg"),
+                      .text = tr("Inject reorg..."),
+                      .key = QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R),
+                      .tip = tr("Replace the newest blocks with a new branch (anvil_reorg)")});
+    connect(reorg, &QAction::triggered, m_host, [this] {
+        InjectReorgDialog d(this);
+        if (d.exec() == QDialog::Accepted && m_host)
+            m_host->injectReorg(d.depth(), d.txMode());
+    });
+    QAction* rollback = addLabAction(
+        {.name = QStringLiteral("rollback"),
+         .text = tr("Roll back N blocks..."),
+         .key = QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_B),
+         .tip = tr("Remove the newest blocks (anvil_rollback); new blocks replace them")});
+    connect(rollback, &QAction::triggered, m_host, [this] {
+        bool ok = false;
+        const int n = QInputDialog::getInt(this, tr("Roll back"),
+                                           tr("Blocks to remove from the head:"), 3, 1, 64, 1, &ok);
+        if (ok && m_host)
+            m_host->rollbackBlocks(n);
+    });
+}
+
+void LabToolBar::addProxyAndProofActions()
+{
+    QAction* proxy =
+        addLabAction({.name = QStringLiteral("proxy"),
+                      .text = tr("Fault proxy..."),
+                      .key = QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F),
+                      .tip = tr("Latency, errors, lag, outage and log caps per lab node"),
+                      .enabledWhen = [](const EngineStatus& s) {
+                          return labRunning(s) && !s.labNodes.isEmpty();
+                      }});
+    connect(proxy, &QAction::triggered, m_host, [this] {
+        FaultProxyDialog d(m_labNodes, m_proxyKnobs, this);
+        if (d.exec() == QDialog::Accepted && m_host)
+            m_host->setProxyKnobs(d.node(), d.changes());
+    });
+    QAction* receipts = addLabAction(
+        {.name = QStringLiteral("receipts"),
+         .text = tr("Verify receipts"),
+         .tip = tr("Prove every block with logs of ours against its receipts root (the header "
+                   "hash and the receipts trie recomputed): catches any log a node omits, adds "
+                   "or alters, at two calls per block"),
+         .checkedWhen = [](const EngineStatus& s) { return s.verifyReceipts; },
+         .menuOnly = true});
+    connect(receipts, &QAction::triggered, m_host, &EngineHost::setVerifyReceipts);
+}
+
+void LabToolBar::addCrashAndCheckActions()
+{
+    QAction* crash = addLabAction(
+        {.name = QStringLiteral("crash"),
+         .text = tr("Crash the indexer..."),
+         .key = QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K),
+         .tip = tr("Kill the indexer at a crash point and watch it recover from the database")});
+    connect(crash, &QAction::triggered, m_host, [this] {
+        bool ok = false;
+        const QString point = QInputDialog::getItem(this, tr("Crash the indexer"),
+                                                    tr("Crash point (the indexer dies there as if "
+                                                       "killed, then restarts from the database):"),
+                                                    indexer::crashPointNames(), 0, false, &ok);
+        if (ok && m_host)
+            m_host->crashIndexer(point);
+    });
+    // Any environment can be checked, managed lab or not.
+    QAction* check = addLabAction(
+        {.name = QStringLiteral("check"),
+         .text = tr("Check invariants now"),
+         .key = QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_V),
+         .tip = tr("Check the four invariants against the node once the indexer has caught up"),
+         .enabledWhen = [](const EngineStatus& s) { return !s.environmentId.isEmpty(); }});
+    connect(check, &QAction::triggered, m_host,
+            [this] { m_host->checkInvariants(tr("a check on request")); });
+}
+
+void LabToolBar::addResetAction()
+{
+    QAction* reset = addLabAction(
+        {.name = QStringLiteral("reset"),
+         .text = tr("Reset lab environment..."),
+         .key = QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_N),
+         .tip = tr("Archive this environment (kept, read-only) and start a fresh chain in a new "
+                   "one")});
+    connect(reset, &QAction::triggered, m_host, [this] { confirmReset(); });
+}
+
+void LabToolBar::confirmReset()
+{
+    QMessageBox box(QMessageBox::Question, tr("Reset lab environment"),
+                    tr("Reset the lab environment %1?").arg(m_environment), QMessageBox::Cancel,
+                    this);
+    box.setInformativeText(
+        tr("This will:\n"
+           "1. stop indexing;\n"
+           "2. reset the managed anvil (anvil_reset): its chain starts again from genesis;\n"
+           "3. archive environment %1: its rows and checkpoint are kept, never deleted and "
+           "never "
+           "mixed with the new ones, and it becomes read-only (View > Environments opens it);\n"
+           "4. open a new environment, deploy a new demo token and index the fresh chain;\n"
+           "5. check the invariants once the new environment has caught up.\n\n"
+           "Nothing in the database is deleted.")
+            .arg(m_environment));
+    QPushButton* go = box.addButton(tr("Reset"), QMessageBox::AcceptRole);
+    box.setDefaultButton(QMessageBox::Cancel);
+    box.exec();
+    if (box.clickedButton() == go && m_host)
+        m_host->resetLab();
+}
+
+void LabToolBar::apply(const EngineStatus& s)
+{
+    for (const auto& [action, spec] : m_specs) {
+        action->setEnabled(spec.enabledWhen(s));
+        if (spec.checkedWhen) {
+            const QSignalBlocker block(action); // following the engine is not a request
+            action->setChecked(spec.checkedWhen(s));
+        }
+    }
+    // Follow the engine's rate only when the engine changed it: a snapshot still carrying
+    // the old rate must not overwrite what the user just typed.
+    if (s.demoTransfersPerTick > 0 && s.demoTransfersPerTick != m_engineDemoRate) {
+        m_engineDemoRate = s.demoTransfersPerTick;
+        const QSignalBlocker block(m_demoRate);
+        m_demoRate->setValue(s.demoTransfersPerTick);
+    }
+    if (!s.environmentId.isEmpty())
+        m_environment = s.environmentId;
+    m_labNodes = s.labNodes;
+    m_proxyKnobs = s.proxyKnobs;
+}
+
+} // namespace forkscope::ui

@@ -1,0 +1,67 @@
+#include "NodeHealthPanel.h"
+#include "Palette.h"
+#include "StateStrip.h"
+#include "StatusTime.h"
+#include "engine/EngineHost.h"
+
+#include <QLabel>
+#include <qcustomplot.h>
+
+namespace forkscope::ui {
+
+NodeHealthPanel::NodeHealthPanel(engine::EngineHost* host, QWidget* parent)
+    : PlotPanel(tr("Node health"), tr("height (blocks)"), parent), m_stateStrip(new StateStrip)
+{
+    setObjectName(QStringLiteral("nodeHealthPanel"));
+    setPlaceholderText(tr("Waiting for the indexer: no data yet."));
+    m_stateStrip->setObjectName(QStringLiteral("stateStrip"));
+    addFooter(m_stateStrip);
+    QStringList legend;
+    for (auto s : Palette::nodeStates())
+        legend << QStringLiteral("<span style=\"background:%1\">&nbsp;&nbsp;&nbsp;</span> %2")
+                      .arg(Palette::nodeState(s).name(),
+                           Palette::nodeStateMeaning(s).toHtmlEscaped());
+    auto* legendLabel = new QLabel(legend.join(QStringLiteral("<br>")));
+    legendLabel->setObjectName(QStringLiteral("nodeStateLegend"));
+    legendLabel->setStyleSheet(QStringLiteral("font-size: 8pt"));
+    addFooter(legendLabel);
+    connect(plot(), &QCustomPlot::afterReplot, m_stateStrip, [this] { alignStrip(); });
+    connect(host, &engine::EngineHost::statusAvailable, this, &NodeHealthPanel::apply);
+}
+
+// The strip draws the chart's time range over the pixels of its axis rect.
+void NodeHealthPanel::alignStrip()
+{
+    const QRect r = plot()->axisRect()->rect();
+    const int dx =
+        plot()->mapTo(this, QPoint(0, 0)).x() - m_stateStrip->mapTo(this, QPoint(0, 0)).x();
+    m_stateStrip->setTimeRange(plot()->xAxis->range().lower, plot()->xAxis->range().upper,
+                               r.left() + dx, r.right() + dx);
+}
+
+void NodeHealthPanel::apply(const engine::EngineStatus& s)
+{
+    const health::HealthSnapshot& h = s.health;
+    if (h.nodes.isEmpty())
+        return;
+    const double t = statusTime(s);
+    QStringList states;
+    for (int i = 0; i < h.nodes.size(); ++i) {
+        const health::NodeHealth& n = h.nodes[i];
+        if (!m_nodeSeries.contains(n.url))
+            m_nodeSeries.insert(n.url, addSeries(n.url, Palette::nodeSeries(i)));
+        if (n.head && n.state != health::NodeState::Offline)
+            appendPoint(m_nodeSeries.value(n.url), t, double(*n.head));
+        m_stateStrip->addSample(
+            n.url, double(h.at.isValid() ? h.at.toMSecsSinceEpoch() : qint64(t * 1000)) / 1000.0,
+            n.state);
+        states << health::nodeStateName(n.state);
+    }
+    setPlaceholderText({});
+    setSummary(tr("%1 node(s): %2 | ready height %3")
+                   .arg(h.nodes.size())
+                   .arg(states.join(QStringLiteral(", ")),
+                        h.readyHeight ? QString::number(*h.readyHeight) : tr("none")));
+}
+
+} // namespace forkscope::ui

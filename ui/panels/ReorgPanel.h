@@ -1,0 +1,39 @@
+#pragma once
+
+#include "PlotPanel.h"
+
+#include <QList>
+#include <QPointer>
+
+namespace forkscope::engine {
+class EngineHost;
+struct EngineStatus;
+struct ReorgDiff;
+} // namespace forkscope::engine
+
+namespace forkscope::ui {
+
+class ReorgDiffDialog;
+
+// Reorg events: one bar per rollback, its depth, one bar set per reason (Palette's live
+// reasons, in that order). Clicking a bar asks the host for that reorg's diff and opens it.
+class ReorgPanel : public PlotPanel
+{
+    Q_OBJECT
+public:
+    explicit ReorgPanel(engine::EngineHost* host, QWidget* parent = nullptr);
+
+    // The reorg id behind bar `index` of reason set `bars` (what a click opens), or -1.
+    qint64 reorgIdAt(int bars, int index) const;
+    // The diff view opened last, while it is open.
+    ReorgDiffDialog* lastDiffDialog() const;
+
+private:
+    void apply(const engine::EngineStatus& s);
+    void showDiff(const engine::ReorgDiff& diff);
+
+    QList<QList<qint64>> m_reorgIds; // per bar set, in bar order
+    QPointer<ReorgDiffDialog> m_diffDialog;
+};
+
+} // namespace forkscope::ui

@@ -1,0 +1,115 @@
+#include "ReportExporter.h"
+#include "EnvironmentWindow.h"
+#include "ReportPdfWriter.h"
+#include "engine/EngineHost.h"
+#include "panels/PlotPanel.h"
+
+#include <QFileInfo>
+#include <QSaveFile>
+#include <qcustomplot.h>
+
+#include <stdexcept>
+
+namespace forkscope::ui {
+
+ReportExporter::ReportExporter(engine::EngineHost* host, QObject* parent)
+    : QObject(parent), m_host(host)
+{
+    connect(host, &engine::EngineHost::reportAvailable, this, &ReportExporter::applyReport);
+    connect(host, &engine::EngineHost::reportFailed, this, &ReportExporter::applyFailure);
+}
+
+void ReportExporter::setLiveCharts(const QList<PlotPanel*>& panels)
+{
+    m_charts.clear();
+    for (PlotPanel* p : panels)
+        m_charts << p;
+}
+
+void ReportExporter::exportReport(const QString& path)
+{
+    const QString format = QFileInfo(path).suffix().toLower();
+    if (!QStringList{QStringLiteral("json"), QStringLiteral("csv"), QStringLiteral("pdf")}.contains(
+            format)) {
+        const QString msg = tr("export: %1 does not end in .json, .csv or .pdf").arg(path);
+        emit logMessage(QStringLiteral("error"), msg);
+        emit exportFinished(path, false, msg);
+        return;
+    }
+    emit logMessage(
+        QStringLiteral("info"),
+        tr("export: building the report, re-verifying checkpoints against the node..."));
+    if (m_host)
+        m_jobs.insert(m_host->requestReport(QString(), true), {path, {}});
+}
+
+void ReportExporter::requestFor(EnvironmentWindow* window)
+{
+    if (m_host && window)
+        m_jobs.insert(m_host->requestReport(window->environmentId(), true), {{}, window});
+}
+
+void ReportExporter::applyReport(quint64 ticket, const report::CheckpointReport& r)
+{
+    if (!m_jobs.contains(ticket))
+        return; // not ours, or no longer awaited
+    const Job job = m_jobs.take(ticket);
+    if (job.exportPath.isEmpty()) {
+        if (job.window)
+            job.window->applyReport(r);
+        return;
+    }
+    try {
+        write(job.exportPath, r);
+    } catch (const std::exception& e) {
+        const QString msg = tr("export failed: %1").arg(QString::fromUtf8(e.what()));
+        emit logMessage(QStringLiteral("error"), msg);
+        emit exportFinished(job.exportPath, false, msg);
+        return;
+    }
+    QStringList statuses;
+    for (const auto& c : r.checkpoints)
+        statuses << tr("checkpoint %1 %2")
+                        .arg(c.blockNumber)
+                        .arg(report::statusName(c.verification.status));
+    const QString msg =
+        tr("exported %1 (%2; %3 reorgs)")
+            .arg(job.exportPath,
+                 statuses.isEmpty() ? tr("nothing indexed") : statuses.join(QStringLiteral(", ")))
+            .arg(r.counts.reorgs);
+    emit logMessage(QStringLiteral("info"), msg);
+    emit exportFinished(job.exportPath, true, msg);
+}
+
+void ReportExporter::write(const QString& path, const report::CheckpointReport& r)
+{
+    const QString format = QFileInfo(path).suffix().toLower();
+    if (format == QLatin1String("pdf")) {
+        QList<QImage> charts;
+        for (const auto& p : m_charts)
+            if (p)
+                charts << p->plot()->toPixmap(1200, 500, 1.0).toImage();
+        ReportPdfWriter::write(r, path, charts);
+        return;
+    }
+    QSaveFile f(path);
+    const QByteArray bytes = format == QLatin1String("json") ? r.toJson() : r.toCsv();
+    if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.commit())
+        throw std::runtime_error(
+            tr("cannot write %1: %2").arg(path, f.errorString()).toStdString());
+}
+
+void ReportExporter::applyFailure(quint64 ticket, const QString& error)
+{
+    if (!m_jobs.contains(ticket))
+        return; // not ours, or no longer awaited
+    const Job job = m_jobs.take(ticket);
+    const QString msg = tr("report failed: %1").arg(error);
+    emit logMessage(QStringLiteral("error"), msg);
+    if (!job.exportPath.isEmpty())
+        emit exportFinished(job.exportPath, false, msg);
+    else if (job.window)
+        job.window->setWindowTitle(job.window->windowTitle() + tr(" - ") + msg);
+}
+
+} // namespace forkscope::ui
