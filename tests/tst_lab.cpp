@@ -3,6 +3,8 @@
 #include "GuiLab.h"
 #include "MainWindow.h"
 #include "engine/EngineHost.h"
+#include "health/NodeHealthMonitor.h"
+#include "lab/DeepReorgBanner.h"
 #include "lab/FaultProxyDialog.h"
 #include "lab/InjectReorgDialog.h"
 #include "lab/LabToolBar.h"
@@ -10,6 +12,7 @@
 #include "models/NodeTableModel.h"
 #include "panels/PlotPanel.h"
 #include "store/Database.h"
+#include <QPushButton>
 
 #include <QCheckBox>
 #include <QDoubleSpinBox>
@@ -37,6 +40,8 @@ private slots:
     void crashPointsRecover();
     void rollBackAndDemoTraffic();
     void faultProxyKnobsPerNode();
+    void scenariosAreOneClickInTheLabMenu();
+    void deepReorgBannerWaitsForTheUsersChoice();
 };
 
 void TestLab::injectReorgKeepsTheInvariants_data()
@@ -190,6 +195,54 @@ void TestLab::faultProxyKnobsPerNode()
     lab.w.labAction("check")->trigger();
     QTRY_COMPARE_WITH_TIMEOUT(lab.w.verdictState(), V::Holds, 60000);
     QCOMPARE(lab.last().reorgs, 0);
+    lab.host.shutdown();
+}
+
+void TestLab::scenariosAreOneClickInTheLabMenu()
+{
+    Lab lab;
+    lab.start(2);
+    QTRY_VERIFY_WITH_TIMEOUT(lab.w.labAction("lostack")->isEnabled(), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(lab.w.checkpointText().startsWith("checkpoint "), 30000);
+    // Lost acknowledgement: the event log tells the exchange.
+    lab.w.labAction("lostack")->trigger();
+    lab.w.labAction("demo")->trigger(); // a batch to commit (and to lose the answer to)
+    QTRY_VERIFY_WITH_TIMEOUT(lab.logged("lost acknowledgement: batch"), 30000);
+    lab.w.labAction("demo")->trigger();
+    // Forked replica: node 2's row says forked, and the action shows it running.
+    QTRY_VERIFY_WITH_TIMEOUT(lab.w.labAction("replica")->isEnabled(), 10000);
+    lab.w.labAction("replica")->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(lab.w.labAction("replica")->isChecked(), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(lab.last().health.nodes.size() == 2 &&
+                                 lab.last().health.nodes.at(1).state == health::NodeState::Forked,
+                             30000);
+    lab.w.labAction("replica")->trigger(); // stop it: node 2 serves the lab's chain again
+    QTRY_VERIFY_WITH_TIMEOUT(!lab.w.labAction("replica")->isChecked(), 30000);
+    // Second writer: runs, then says what the compare-and-swap refused.
+    lab.w.labAction("writers")->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(lab.logged("the second writer stopped"), 40000);
+    QTRY_COMPARE_WITH_TIMEOUT(lab.w.verdictState(), V::Holds, 30000);
+    lab.host.shutdown();
+}
+
+void TestLab::deepReorgBannerWaitsForTheUsersChoice()
+{
+    Lab lab;
+    lab.start(0, [](engine::EngineConfig& c) { c.indexer.maxReorgDepth = 3; });
+    QTRY_VERIFY_WITH_TIMEOUT(lab.w.labAction("deepreorg")->isEnabled(), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(lab.w.checkpointText().startsWith("checkpoint "), 30000);
+    lab.w.labAction("deepreorg")->trigger();
+    ui::DeepReorgBanner* banner = lab.w.deepReorgBanner();
+    QTRY_VERIFY_WITH_TIMEOUT(!banner->isHidden(), 60000);
+    QVERIFY2(banner->text().contains("Nothing was deleted"), qPrintable(banner->text()));
+    const auto reorgs = lab.last().recentReorgs.size();
+    QTest::qWait(1000); // nothing happens until the user chooses
+    QCOMPARE(lab.last().recentReorgs.size(), reorgs);
+    QVERIFY(!banner->isHidden());
+    banner->raiseButton()->click();
+    QTRY_VERIFY_WITH_TIMEOUT(banner->isHidden(), 30000);
+    QTRY_COMPARE_WITH_TIMEOUT(lab.last().recentReorgs.size(), reorgs + 1, 30000);
+    QTRY_COMPARE_WITH_TIMEOUT(lab.w.verdictState(), V::Holds, 30000);
     lab.host.shutdown();
 }
 

@@ -9,6 +9,7 @@
 #include "completeness/DataIncompleteBanner.h"
 #include "engine/EngineHost.h"
 #include "indexer/IndexerStatus.h"
+#include "lab/DeepReorgBanner.h"
 #include "lab/LabToolBar.h"
 #include "lab/VerdictBadge.h"
 #include "models/EnvironmentListModel.h"
@@ -74,6 +75,8 @@ void MainWindow::buildCentral()
     m_banner = new DataIncompleteBanner(central);
     connect(m_banner, &DataIncompleteBanner::repairRequested, m_host, &EngineHost::repair);
     column->addWidget(m_banner);
+    m_deepReorg = new DeepReorgBanner(m_host, central);
+    column->addWidget(m_deepReorg);
     auto* grid = new QGridLayout;
     column->addLayout(grid, 1);
     m_lag = new CursorLagPanel(m_host, central);

@@ -19,6 +19,7 @@ namespace forkscope::ui {
 class CheckpointView;
 class CursorLagPanel;
 class DataIncompleteBanner;
+class DeepReorgBanner;
 class EngineToolBar;
 class EnvironmentListModel;
 class EnvironmentWindow;
@@ -61,6 +62,7 @@ public:
     LabToolBar* labToolBar() const { return m_labBar; }
     ReportExporter* reportExporter() const { return m_reports; }
     DataIncompleteBanner* dataIncompleteBanner() const { return m_banner; }
+    DeepReorgBanner* deepReorgBanner() const { return m_deepReorg; }
     EventLogView* eventLog() const { return m_log; }
     TableBrowser* transfersBrowser() const { return m_transfers; }
     TableBrowser* balancesBrowser() const { return m_balances; }
@@ -100,6 +102,7 @@ private:
     OutboxPanel* m_outbox = nullptr;
     NodeHealthPanel* m_health = nullptr;
     DataIncompleteBanner* m_banner = nullptr;
+    DeepReorgBanner* m_deepReorg = nullptr;
     EngineToolBar* m_engineBar = nullptr;
     LabToolBar* m_labBar = nullptr;
     ReportExporter* m_reports = nullptr;

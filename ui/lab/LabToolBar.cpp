@@ -29,6 +29,8 @@ LabToolBar::LabToolBar(EngineHost* host, QWidget* parent)
     addProxyAndProofActions();
     addCrashAndCheckActions();
     m_menu->addSeparator();
+    addScenarioActions();
+    m_menu->addSeparator();
     addResetAction();
     connect(host, &EngineHost::statusAvailable, this, &LabToolBar::apply);
 }
@@ -210,6 +212,56 @@ void LabToolBar::apply(const EngineStatus& s)
         m_environment = s.environmentId;
     m_labNodes = s.labNodes;
     m_proxyKnobs = s.proxyKnobs;
+}
+
+void LabToolBar::addScenarioActions()
+{
+    // The scenarios a lab shows in one click (issue #14); menu entries only, the toolbar
+    // keeps the everyday actions.
+    QAction* replica = addLabAction(
+        {.name = QStringLiteral("replica"),
+         .text = tr("Forked replica on node 2"),
+         .tip = tr("Node 2 serves a second anvil forked from the lab's chain a few blocks "
+                   "below the head, with blocks of its own: node health shows it forked, the "
+                   "indexer (node 1) is unaffected. Click again to stop it."),
+         .enabledWhen =
+             [](const EngineStatus& s) { return labRunning(s) && s.labNodes.size() >= 2; },
+         .checkedWhen = [](const EngineStatus& s) { return !s.replicaUrl.isEmpty(); },
+         .menuOnly = true});
+    connect(replica, &QAction::triggered, m_host, [this](bool on) {
+        if (on)
+            m_host->startForkedReplica();
+        else
+            m_host->stopForkedReplica();
+    });
+    QAction* writers = addLabAction(
+        {.name = QStringLiteral("writers"),
+         .text = tr("Second writer (8 s)"),
+         .tip = tr("Starts a second indexer on this environment for 8 s, racing the first: "
+                   "the compare-and-swap on the checkpoint refuses one of every two commits "
+                   "of a block (the log says which), and the verdict checks nothing doubled"),
+         .checkedWhen = [](const EngineStatus& s) { return s.secondWriterRunning; },
+         .menuOnly = true});
+    connect(writers, &QAction::triggered, m_host, [this](bool on) {
+        if (on)
+            m_host->startSecondWriter(8);
+    });
+    QAction* lostAck = addLabAction(
+        {.name = QStringLiteral("lostack"),
+         .text = tr("Lose the next acknowledgement"),
+         .tip = tr("The answer to the next committed batch is dropped, so the batch is sent "
+                   "again: the receiver refuses it and names expectedFromBlock (the log shows "
+                   "the exchange); nothing is applied twice"),
+         .menuOnly = true});
+    connect(lostAck, &QAction::triggered, m_host, [this] { m_host->loseNextAcknowledgement(); });
+    QAction* deep = addLabAction(
+        {.name = QStringLiteral("deepreorg"),
+         .text = tr("Reorg deeper than the limit"),
+         .tip = tr("Mines past --max-reorg-depth, waits until the indexer stored it, then "
+                   "replaces more blocks than the limit: the indexer stops, deletes nothing, "
+                   "and asks you to raise the limit or reset the environment"),
+         .menuOnly = true});
+    connect(deep, &QAction::triggered, m_host, [this] { m_host->injectDeepReorg(); });
 }
 
 } // namespace forkscope::ui

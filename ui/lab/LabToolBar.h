@@ -33,7 +33,8 @@ public:
     explicit LabToolBar(engine::EngineHost* host, QWidget* parent = nullptr);
 
     QMenu* menu() const { return m_menu; }
-    // By name: demo, reorg, rollback, proxy, receipts, crash, check, reset.
+    // By name: demo, reorg, rollback, proxy, receipts, crash, check, reset, and the
+    // scenarios replica, writers, lostack, deepreorg.
     QAction* action(const QString& name) const { return m_actions.value(name); }
     VerdictBadge* verdictBadge() const { return m_badge; }
 
@@ -66,6 +67,7 @@ private:
     void addProxyAndProofActions();
     void addCrashAndCheckActions();
     void addResetAction();
+    void addScenarioActions(); // forked replica, two writers, lost ack, deep reorg
     void confirmReset();
     void apply(const engine::EngineStatus& s);
 

@@ -1,0 +1,56 @@
+#include "DeepReorgBanner.h"
+#include "Palette.h"
+#include "engine/EngineHost.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+
+namespace forkscope::ui {
+
+DeepReorgBanner::DeepReorgBanner(engine::EngineHost* host, QWidget* parent)
+    : QFrame(parent), m_host(host), m_text(new QLabel(this)), m_raise(new QPushButton(this)),
+      m_reset(new QPushButton(tr("Reset the environment"), this))
+{
+    setObjectName(QStringLiteral("deepReorgBanner"));
+    setStyleSheet(QStringLiteral("#deepReorgBanner { background: %1; } #deepReorgBanner QLabel "
+                                 "{ color: white; font-weight: bold; }")
+                      .arg(Palette::dataIncomplete().name()));
+    m_text->setWordWrap(true);
+    auto* row = new QHBoxLayout(this);
+    row->addWidget(m_text, 1);
+    row->addWidget(m_raise);
+    row->addWidget(m_reset);
+    m_reset->setToolTip(tr("Archive this environment (every row kept) and index a fresh "
+                           "chain in a new one"));
+    connect(m_raise, &QPushButton::clicked, this, [this] {
+        if (m_proposed > 0)
+            m_host->raiseReorgLimit(m_proposed);
+    });
+    connect(m_reset, &QPushButton::clicked, this, [this] { m_host->resetLab(); });
+    connect(host, &engine::EngineHost::statusAvailable, this, &DeepReorgBanner::apply);
+    hide();
+}
+
+QString DeepReorgBanner::text() const
+{
+    return m_text->text();
+}
+
+void DeepReorgBanner::apply(const engine::EngineStatus& s)
+{
+    if (s.deepReorgLimit == 0) {
+        hide();
+        return;
+    }
+    m_proposed = s.deepReorgLimit * 2;
+    m_text->setText(tr("Indexing stopped: the chain changed deeper than the reorg limit of %1 "
+                       "block(s) below checkpoint %2. Nothing was deleted. Choose how to go on.")
+                        .arg(s.deepReorgLimit)
+                        .arg(s.deepReorgCheckpoint));
+    m_raise->setText(tr("Raise the limit to %1 and continue").arg(m_proposed));
+    m_reset->setEnabled(s.managedDevnet);
+    show();
+}
+
+} // namespace forkscope::ui
