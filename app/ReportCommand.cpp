@@ -1,16 +1,16 @@
 #include "ReportCommand.h"
 #include "CommandLine.h"
+#include "ReportPdf.h"
 #include "chain/ChainParseError.h"
 #include "config/SettingsValidation.h"
 #include "report/CheckpointReport.h"
 #include "report/ReportError.h"
-#include "report/ReportPdfWriter.h"
 #include "rpc/EthClient.h"
 #include "store/Database.h"
 #include "store/DatabaseFiles.h"
 
-#include <QApplication>
 #include <QCommandLineParser>
+#include <QCoreApplication>
 #include <QFileInfo>
 #include <QSaveFile>
 #include <cstdio>
@@ -86,6 +86,9 @@ QString parse(const QStringList& arguments, ReportOptions& o, QString* help)
     if (o.format != QLatin1String("json") && o.format != QLatin1String("csv") &&
         o.format != QLatin1String("pdf"))
         return QStringLiteral("report: --format \"%1\" is not one of json, csv, pdf").arg(o.format);
+    if (o.format == QLatin1String("pdf"))
+        if (const QString why = pdfUnavailableReason(); !why.isEmpty())
+            return QStringLiteral("report: ") + why;
     o.out = p.value(out);
     if (o.out.isEmpty())
         return QStringLiteral("report: --out: expected a file path");
@@ -154,15 +157,6 @@ QString immutableWarning(const QString& db)
         .arg(db, unread);
 }
 
-// Qt's own platform chatter on a headless machine ("QStandardPaths: XDG_RUNTIME_DIR not
-// set", font notes) would break the one-line stderr contract; everything the user needs
-// to know is printed by this command itself. Critical and fatal messages still go out.
-void quietQtMessages(QtMsgType type, const QMessageLogContext&, const QString& message)
-{
-    if (type == QtCriticalMsg || type == QtFatalMsg)
-        std::fprintf(stderr, "%s\n", qPrintable(message));
-}
-
 } // namespace
 
 int runReportCommand(int& argc, char** argv, const QStringList& arguments)
@@ -178,18 +172,10 @@ int runReportCommand(int& argc, char** argv, const QStringList& arguments)
         return ExitOk;
     }
 
-    // A PDF needs fonts and QCustomPlot (a widget), so a QApplication, but never a screen:
-    // unless the user picked a platform, use the offscreen one, so the export works over
-    // ssh, in CI and with a stale DISPLAY (where xcb would abort the process).
-    std::unique_ptr<QCoreApplication> app;
-    if (o.format == QLatin1String("pdf")) {
-        if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-            qputenv("QT_QPA_PLATFORM", "offscreen");
-        qInstallMessageHandler(quietQtMessages);
-        app = std::make_unique<QApplication>(argc, argv);
-    } else {
-        app = std::make_unique<QCoreApplication>(argc, argv);
-    }
+    // A PDF needs fonts and QCustomPlot (a widget), so a QApplication (see ReportPdf.h).
+    const std::unique_ptr<QCoreApplication> app =
+        o.format == QLatin1String("pdf") ? makePdfApplication(argc, argv)
+                                         : std::make_unique<QCoreApplication>(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("forkscope"));
     QCoreApplication::setApplicationVersion(QStringLiteral(FORKSCOPE_VERSION));
 
@@ -234,7 +220,7 @@ int runReportCommand(int& argc, char** argv, const QStringList& arguments)
         else if (o.format == QLatin1String("csv"))
             writeWhole(o.out, r.toCsv());
         else
-            ui::ReportPdfWriter::write(r, o.out);
+            writePdfReport(r, o.out);
 
         QStringList statuses;
         for (const auto& c : r.checkpoints)

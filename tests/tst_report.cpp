@@ -397,6 +397,14 @@ void TestReport::pdfWithoutADisplay_data()
 void TestReport::pdfWithoutADisplay()
 {
     QFETCH(QString, env);
+#if !FORKSCOPE_HAS_GUI
+    // A headless build has no PDF writer: one usage line, no file, no application object.
+    const QString refused = m_lab->tempPath(env + "-headless.pdf");
+    const QStringList mentions{"--format pdf", "FORKSCOPE_BUILD_GUI=OFF", "json or csv"};
+    VERIFY_ONE_ERROR_LINE(report({"--format", "pdf", "--env", env}, refused), 2, mentions);
+    QVERIFY(!QFile::exists(refused));
+    return;
+#endif
     const QString pdfinfo = QStandardPaths::findExecutable("pdfinfo");
     const QString pdftotext = QStandardPaths::findExecutable("pdftotext");
     QVERIFY2(!pdfinfo.isEmpty() && !pdftotext.isEmpty(),
@@ -452,8 +460,13 @@ void TestReport::badInputs_data()
     QTest::newRow("unwritable out")
         << QStringList{"--format", "csv", "--out", "/nonexistent-dir/r.csv"} << 1
         << QStringList{"--out", "/nonexistent-dir"};
+#if FORKSCOPE_HAS_GUI
     QTest::newRow("out is a directory")
         << QStringList{"--format", "pdf", "--out", "/tmp"} << 1 << QStringList{"directory"};
+#else
+    QTest::newRow("out is a directory")
+        << QStringList{"--format", "csv", "--out", "/tmp"} << 1 << QStringList{"directory"};
+#endif
     QTest::newRow("bad rpc") << QStringList{"--format", "json", "--rpc", "ftp://x"} << 2
                              << QStringList{"--rpc"};
     // clang-format on

@@ -1,12 +1,8 @@
 #include "CrashPoints.h"
 
-#include <QByteArray>
 #include <QMutex>
 #include <QStringList>
 #include <atomic>
-#include <csignal>
-#include <cstdio>
-#include <unistd.h>
 
 namespace forkscope::indexer {
 
@@ -14,7 +10,14 @@ namespace {
 QMutex g_armedMutex;
 QString g_armed;                     // guarded by g_armedMutex
 std::atomic<bool> g_anyArmed{false}; // the hot path checks this only
+// Constant-initialised, so a hook set from another file's static initialiser sticks.
+std::atomic<ProcessCrashHook> g_processHook{nullptr};
 } // namespace
+
+void setProcessCrashHook(ProcessCrashHook hook)
+{
+    g_processHook = hook;
+}
 
 void armInProcessCrash(const QString& point)
 {
@@ -45,17 +48,8 @@ void crashPoint(const char* name)
             throw SimulatedCrash(QString::fromLatin1(name));
         }
     }
-#ifdef FORKSCOPE_TEST_HOOKS
-    static const QByteArray armed = qgetenv("FORKSCOPE_CRASH_AT");
-    if (armed.isEmpty() || armed != name)
-        return;
-    static std::atomic<int> remaining = qEnvironmentVariableIntValue("FORKSCOPE_CRASH_AFTER");
-    if (remaining.fetch_sub(1) > 0)
-        return;
-    std::fprintf(stderr, "forkscope: crash point %s reached, killing the process\n", name);
-    std::fflush(stderr);
-    ::kill(::getpid(), SIGKILL);
-#endif
+    if (const ProcessCrashHook hook = g_processHook.load(std::memory_order_relaxed))
+        hook(name);
 }
 
 } // namespace forkscope::indexer

@@ -13,8 +13,10 @@ namespace forkscope::indexer {
 //   mid-delivery    (outbox) a row is sent, its delivery not yet recorded
 //
 // Two ways to arm them:
-// - the environment (test builds with FORKSCOPE_TEST_HOOKS only): FORKSCOPE_CRASH_AT=<point>
-//   [FORKSCOPE_CRASH_AFTER=N] kills the process with SIGKILL, exactly like kill -9;
+// - the environment: FORKSCOPE_CRASH_AT=<point> [FORKSCOPE_CRASH_AFTER=N] kills the process
+//   with SIGKILL, exactly like kill -9. Only binaries that link the forkscope_crash_env
+//   object (CrashPointsFromEnvironment.cpp) read it: the build tree's forkscope with
+//   FORKSCOPE_TEST_HOOKS, never the installed or packaged one;
 // - in-process, for the desktop lab's "Crash the indexer": armInProcessCrash(point)
 //   makes the point throw SimulatedCrash once. The engine then throws the indexer away
 //   with its database connection (an open transaction is rolled back, as SQLite does for
@@ -33,6 +35,10 @@ public:
 private:
     QString m_point;
 };
+
+// Called at every crash point after the in-process check; null (the default) does nothing.
+using ProcessCrashHook = void (*)(const char* name);
+void setProcessCrashHook(ProcessCrashHook hook);
 
 // Arms `point` for the next time any thread reaches it (empty: disarm).
 void armInProcessCrash(const QString& point);

@@ -13,7 +13,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 ok() { echo "ok: $*"; }
 
 # All of these come from packaging/bootstrap.sh; a missing one is a set-up error, not a skip.
-for tool in dpkg-deb dpkg-shlibdeps file readelf appstreamcli desktop-file-validate; do
+for tool in dpkg-deb dpkg-shlibdeps file readelf strings appstreamcli desktop-file-validate; do
   command -v "$tool" >/dev/null 2>&1 || fail "$tool not found; run bash packaging/bootstrap.sh"
 done
 
@@ -76,6 +76,17 @@ bin="$root/usr/bin/forkscope"
 if readelf -d "$bin" | grep -E 'R(UN)?PATH'; then
   fail "usr/bin/forkscope carries an RPATH/RUNPATH (above)"
 fi
+
+# The test hooks stay in the build tree: the packaged binary must not even hold the name of
+# the variable that arms them. The lab's in-process crash points ("mid-rollback", the
+# desktop app's "Crash the indexer") are a feature and must still be there, which also
+# shows that `strings` reads this binary at all.
+strings -a "$bin" >"$work/strings"
+grep -qF mid-rollback "$work/strings" || fail "strings finds no mid-rollback in usr/bin/forkscope"
+if grep -F FORKSCOPE_CRASH "$work/strings"; then
+  fail "usr/bin/forkscope holds the FORKSCOPE_CRASH_AT test hook (above)"
+fi
+ok "no test hooks in the packaged binary"
 
 out="$("$bin" --version)" || fail "forkscope --version exited $?"
 [[ "$out" == "forkscope $version" ]] || fail "forkscope --version printed '$out', package is $version"
