@@ -37,13 +37,9 @@ namespace {
         QVERIFY2(problems.isEmpty(), qPrintable(problems.join("\n")));                             \
     } while (0)
 
-qint64 checkpointOf(IndexerLab& lab, const QString& env)
+qint64 checkpointOf(const IndexerLab& lab, const QString& env)
 {
-    if (!QFileInfo::exists(lab.dbPath()))
-        return -1;
-    return lab.count(QStringLiteral("SELECT coalesce(max(block_number), -1) FROM "
-                                    "indexer_checkpoints WHERE environment_id = '%1'")
-                         .arg(env));
+    return lab.checkpointOf(env);
 }
 
 // Blocks of 20 Transfers (two tokens), separated by long runs of empty blocks, so that

@@ -47,13 +47,9 @@ struct FollowingIndexer
     }
 };
 
-qint64 checkpointOf(IndexerLab& lab, const QString& env)
+qint64 checkpointOf(const IndexerLab& lab, const QString& env)
 {
-    if (!QFileInfo::exists(lab.dbPath()))
-        return -1; // the indexer has not created it yet
-    return lab.count(QStringLiteral("SELECT coalesce(max(block_number), -1) FROM "
-                                    "indexer_checkpoints WHERE environment_id = '%1'")
-                         .arg(env));
+    return lab.checkpointOf(env);
 }
 
 } // namespace
@@ -215,6 +211,11 @@ void TestHostileNode::nodeSwitchedToAnotherChainStopsTheEnvironment()
                      lab.indexArgs("env", {"--poll-ms", "100"}, proxy.url()));
     QVERIFY(ix.process.waitForStarted());
     QTRY_COMPARE_WITH_TIMEOUT(checkpointOf(lab, "env"), qint64(lab.eth().blockNumber()), 30000);
+    // The step after the one that reached the head stamps verified_at; the dump is taken
+    // once that write is in, so "before" is the state the indexer rests in.
+    QTRY_COMPARE_WITH_TIMEOUT(lab.count("SELECT count(*) FROM indexer_checkpoints WHERE "
+                                        "environment_id = 'env' AND verified_at IS NOT NULL"),
+                              qint64(1), 30000);
     const QString before = lab.dump();
 
     // The provider goes away and comes back serving another chain.

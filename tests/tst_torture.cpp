@@ -82,13 +82,9 @@ private:
     QProcess m_process;
 };
 
-qint64 checkpointOf(IndexerLab& lab, const QString& env)
+qint64 checkpointOf(const IndexerLab& lab, const QString& env)
 {
-    if (!QFileInfo::exists(lab.dbPath()))
-        return -1; // the indexer has not created it yet
-    return lab.count(QStringLiteral("SELECT coalesce(max(block_number), -1) FROM "
-                                    "indexer_checkpoints WHERE environment_id = '%1'")
-                         .arg(env));
+    return lab.checkpointOf(env);
 }
 
 } // namespace
