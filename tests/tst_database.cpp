@@ -11,6 +11,7 @@
 #include <QSqlQuery>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <sqlite3.h>
 
 using namespace forkscope;
 using store::Database;
@@ -66,6 +67,8 @@ private slots:
     void transactionRollsBackOnException();
     void uniqueOutboxKey();
     void backgroundCheckpointsKeepTheWalBounded();
+    void pageCacheIsBoundedPerConnection_data();
+    void pageCacheIsBoundedPerConnection();
 
 private:
     QString path(const char* name) const { return m_dir.filePath(QString::fromLatin1(name)); }
@@ -294,6 +297,56 @@ void TestDatabase::backgroundCheckpointsKeepTheWalBounded()
     QVERIFY(q.next());
     QCOMPARE(q.value(0).toInt(), 960);
     QCOMPARE(q.value(1).toLongLong(), 960LL * 64 * 1024);
+}
+
+void TestDatabase::pageCacheIsBoundedPerConnection_data()
+{
+    QTest::addColumn<QString>("role");
+    QTest::newRow("reader") << "reader";
+    QTest::newRow("small writer") << "small writer";
+    QTest::newRow("bulk writer") << "bulk writer";
+}
+
+// A connection's page cache stays with it while it is open: the app's readers, lab and
+// health connections live as long as the window. Each must stop at its own bound however
+// much of the database it reads (issue #14 soak).
+void TestDatabase::pageCacheIsBoundedPerConnection()
+{
+    QFETCH(QString, role);
+    const QString file = path("cache.sqlite");
+    QFile::remove(file);
+    QFile::remove(file + "-wal");
+    QFile::remove(file + "-shm");
+    // 8 MiB of rows: four times the small bound, well under the bulk writer's.
+    const qint64 dataBytes = 8LL * 1024 * 1024;
+    {
+        auto w = Database::open(file);
+        w->run("CREATE TABLE scratch (n INTEGER PRIMARY KEY, payload BLOB NOT NULL)");
+        w->run(QStringLiteral("WITH RECURSIVE i(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM i "
+                              "WHERE n < %1) INSERT INTO scratch SELECT n, randomblob(1024) FROM i")
+                   .arg(dataBytes / 1024));
+    }
+    Database::Options o =
+        role == "bulk writer" ? Database::Options::bulkWriter() : Database::Options{};
+    o.readOnly = role == "reader";
+    QCOMPARE(o.cacheKiB, role == "bulk writer" ? 64 * 1024 : 2 * 1024);
+    auto db = Database::open(file, o);
+    // Every page of the table read, twice.
+    for (int pass = 0; pass < 2; ++pass) {
+        QSqlQuery q = db->run("SELECT count(*), sum(length(payload)) FROM scratch");
+        QVERIFY(q.next());
+        QCOMPARE(q.value(1).toLongLong(), dataBytes);
+    }
+    int used = 0, highWater = 0;
+    QCOMPARE(
+        sqlite3_db_status(db->sqliteHandle(), SQLITE_DBSTATUS_CACHE_USED, &used, &highWater, 0),
+        SQLITE_OK);
+    const qint64 bound = qint64(o.cacheKiB) * 1024;
+    // Pages plus SQLite's per-page headers (~2% at 16 KiB pages).
+    QVERIFY2(used <= bound * 11 / 10, qPrintable(QStringLiteral("%1 > %2").arg(used).arg(bound)));
+    // The scan went through the cache, up to the bound or the whole table.
+    QVERIFY2(used >= std::min(bound, dataBytes) * 9 / 10,
+             qPrintable(QStringLiteral("%1 of %2").arg(used).arg(bound)));
 }
 
 QTEST_GUILESS_MAIN(TestDatabase)

@@ -40,11 +40,19 @@ public:
         // again with SQLite's immutable=1 (no locks, no -shm, and the -wal is not read), which
         // is exact only while nobody writes to it; isImmutable() then says so.
         bool immutableIfDirectoryReadOnly = false;
+        // The most page cache this connection keeps, in KiB (SQLite's cache_size): once warm
+        // it holds that much for as long as it is open, so it bounds the process's memory
+        // per connection. The bulk writer needs a large one (bulkWriter()); readers and
+        // small writers keep about SQLite's default (a reader that scans a growing table
+        // every second, like the outbox counts, fills whatever it is given).
+        int cacheKiB = 2 * 1024;
+        static constexpr int kBulkWriterCacheKiB = 64 * 1024;
 
         static Options bulkWriter()
         {
             Options o;
             o.checkpointInBackground = true;
+            o.cacheKiB = kBulkWriterCacheKiB;
             return o;
         }
     };

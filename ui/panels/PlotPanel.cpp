@@ -143,9 +143,26 @@ void PlotPanel::appendPoint(int series, double timeSecs, double value)
     QCPGraph* g = m_plot->graph(series);
     if (!g)
         return;
-    g->addData(timeSecs, value);
-    if (g->dataCount() > kMaxPoints)
-        g->data()->removeBefore(g->data()->at(g->dataCount() - kMaxPoints)->key);
+    QCPDataContainer<QCPGraphData>& data = *g->data();
+    // The newest point stands for its second until it is kMinSpacingSecs past the one
+    // before: until then a sample moves it (time and value), so the line still ends at the
+    // latest sample while the stored points stay a second apart.
+    const auto moveNewest = [&] {
+        if (data.size() < 2)
+            return false;
+        const auto last = data.end() - 1;
+        if (timeSecs < last->key || last->key - (last - 1)->key >= kMinSpacingSecs)
+            return false;
+        last->key = timeSecs;
+        last->value = value;
+        return true;
+    };
+    if (!moveNewest())
+        g->addData(timeSecs, value);
+    // Older than the history, or beyond the cap (samples out of order): dropped.
+    data.removeBefore(std::max(m_latest, timeSecs) - kHistorySecs);
+    if (data.size() > kMaxPoints)
+        data.removeBefore(data.at(data.size() - kMaxPoints)->key);
     setPlaceholderText({});
     m_latest = std::max(m_latest, timeSecs);
     m_valuesDirty = true;

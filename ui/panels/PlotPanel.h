@@ -26,8 +26,11 @@ public:
     void setSummary(const QString& text);
     QString summary() const;
 
-    // A named series; points are appended with appendPoint, the oldest dropped beyond
-    // kMaxPoints (24 h at one sample a second), and redraws are queued, not immediate.
+    // A named series; points are appended with appendPoint and redraws are queued, not
+    // immediate. A series keeps kHistorySecs at most one point per kMinSpacingSecs: samples
+    // that come faster (statuses arrive up to ten times a second) move the newest point
+    // instead of adding one, so a day of history is a day, not the last hours, and its
+    // memory is bounded by kMaxPoints whatever the status rate (issue #14 soak).
     // A series on the right axis has its own scale (e.g. lag next to absolute heights).
     enum class Axis { Left, Right };
     int addSeries(const QString& name, const QColor& color, Axis axis = Axis::Left);
@@ -38,7 +41,9 @@ public:
     int addBars(const QString& name, const QColor& color);
     void setBars(int bars, const QList<double>& timeSecs, const QList<double>& values);
     QList<double> barValues(int bars) const;
-    static constexpr int kMaxPoints = 86400;
+    static constexpr double kHistorySecs = 24 * 3600;
+    static constexpr double kMinSpacingSecs = 1;
+    static constexpr int kMaxPoints = int(kHistorySecs / kMinSpacingSecs);
     // The visible window while following live.
     static constexpr double kLiveWindowSecs = 300;
 

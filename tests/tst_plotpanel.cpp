@@ -1,0 +1,82 @@
+// PlotPanel's memory: a series keeps a day at one point a second, whatever the rate of the
+// statuses that feed it (issue #14 soak: they arrive up to ten times a second).
+#include "panels/PlotPanel.h"
+
+#include <QtTest>
+#include <qcustomplot.h>
+
+using namespace forkscope;
+
+class TestPlotPanel : public QObject
+{
+    Q_OBJECT
+private slots:
+    void aDayOfSamplesAtAnyRateIsBounded_data();
+    void aDayOfSamplesAtAnyRateIsBounded();
+    void newestPointIsTheLatestSample();
+};
+
+void TestPlotPanel::aDayOfSamplesAtAnyRateIsBounded_data()
+{
+    QTest::addColumn<int>("perSecond");
+    QTest::newRow("one a second") << 1;
+    QTest::newRow("three a second") << 3;
+    QTest::newRow("ten a second (the status cap)") << 10;
+}
+
+void TestPlotPanel::aDayOfSamplesAtAnyRateIsBounded()
+{
+    QFETCH(int, perSecond);
+    ui::PlotPanel panel("Cursor lag", "height (blocks)");
+    const int head = panel.addSeries("head", Qt::blue);
+    panel.setFollowLive(false); // the view is not what is measured
+    const double t0 = 1'800'000'000;
+    const double span = ui::PlotPanel::kHistorySecs + 3600; // a day and an hour
+    const qint64 samples = qint64(span) * perSecond;
+    int most = 0;
+    for (qint64 i = 0; i <= samples; ++i) {
+        panel.appendPoint(head, t0 + double(i) / perSecond, double(i % 1000));
+        if (i % 3600 == 0)
+            most = std::max(most, panel.pointCount(head));
+    }
+    // Never more than the cap, at any time of the run...
+    most = std::max(most, panel.pointCount(head));
+    QVERIFY2(most <= ui::PlotPanel::kMaxPoints, qPrintable(QString::number(most)));
+    // ...and the cap holds a day, not the last hours of a fast feed.
+    const QCPGraphDataContainer& data = *panel.plot()->graph(head)->data();
+    const double oldest = data.constBegin()->key;
+    const double newest = (data.constEnd() - 1)->key;
+    QCOMPARE(newest, t0 + span);
+    QVERIFY2(newest - oldest >= ui::PlotPanel::kHistorySecs - 2 &&
+                 newest - oldest <= ui::PlotPanel::kHistorySecs,
+             qPrintable(QString::number(newest - oldest)));
+    // Stored points a second apart (all but the newest, which moves with the samples).
+    for (auto it = data.constBegin() + 1; it != data.constEnd() - 1; ++it)
+        QVERIFY2(it->key - (it - 1)->key >= ui::PlotPanel::kMinSpacingSecs - 1e-6,
+                 qPrintable(QString::number(it->key, 'f', 3)));
+}
+
+void TestPlotPanel::newestPointIsTheLatestSample()
+{
+    ui::PlotPanel panel("Outbox backlog", "rows");
+    const int pending = panel.addSeries("pending rows", Qt::red);
+    const double t0 = 1'800'000'000;
+    for (int i = 0; i <= 25; ++i) // 2.5 s at ten samples a second
+        panel.appendPoint(pending, t0 + i / 10.0, 100 + i);
+    const QCPGraphDataContainer& data = *panel.plot()->graph(pending)->data();
+    // One point for each of the seconds 0, 1 and 2, and the newest: the latest sample, exactly.
+    QCOMPARE(panel.pointCount(pending), 4);
+    QCOMPARE((data.constEnd() - 1)->key, t0 + 2.5);
+    QCOMPARE((data.constEnd() - 1)->value, 125.0);
+    QCOMPARE(data.constBegin()->key, t0);
+    QCOMPARE(data.constBegin()->value, 100.0);
+    // The view follows the latest sample, as before.
+    QCOMPARE(panel.plot()->xAxis->range().upper, t0 + 2.5 + 5);
+    // A sample from the past (a late status) is kept in order, not moved onto the newest.
+    panel.appendPoint(pending, t0 + 0.5, 7);
+    QCOMPARE(panel.pointCount(pending), 5);
+    QCOMPARE((data.constEnd() - 1)->value, 125.0);
+}
+
+QTEST_MAIN(TestPlotPanel)
+#include "tst_plotpanel.moc"
