@@ -12,11 +12,16 @@ const WorkloadShape kDefaults;
 } // namespace
 
 WorkloadOptions::WorkloadOptions(const QString& batchHelp)
-    : m_blocks("blocks", "Blocks of transfers.", "N", QString::number(kDefaults.blocks)),
-      m_perTx("per-tx", "Transfers per token per block.", "N", QString::number(kDefaults.perTx)),
-      m_tokens("tokens", "Number of tokens.", "N", QString::number(kDefaults.tokens)),
-      m_holders("holders", "Distinct holders.", "N", QString::number(kDefaults.holders)),
-      m_batch("batch-size", batchHelp, "N", QString::number(kDefaults.batchSize))
+    : m_blocks(QStringLiteral("blocks"), QStringLiteral("Blocks of transfers."),
+               QStringLiteral("N"), QString::number(kDefaults.blocks)),
+      m_perTx(QStringLiteral("per-tx"), QStringLiteral("Transfers per token per block."),
+              QStringLiteral("N"), QString::number(kDefaults.perTx)),
+      m_tokens(QStringLiteral("tokens"), QStringLiteral("Number of tokens."), QStringLiteral("N"),
+               QString::number(kDefaults.tokens)),
+      m_holders(QStringLiteral("holders"), QStringLiteral("Distinct holders."), QStringLiteral("N"),
+                QString::number(kDefaults.holders)),
+      m_batch(QStringLiteral("batch-size"), batchHelp, QStringLiteral("N"),
+              QString::number(kDefaults.batchSize))
 {
 }
 
@@ -39,7 +44,7 @@ Workload Workload::build(const WorkloadShape& shape)
     Workload w;
     w.devnet = std::make_unique<lab::Devnet>();
     lab::Devnet::Options opts;
-    opts.extraArgs = {"--gas-limit", "300000000"};
+    opts.extraArgs = {QStringLiteral("--gas-limit"), QStringLiteral("300000000")};
     w.devnet->start(opts);
     w.rpc = std::make_unique<rpc::JsonRpcClient>(w.devnet->url());
     w.rpc->setTimeout(std::chrono::milliseconds(120000));

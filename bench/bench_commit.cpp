@@ -95,14 +95,18 @@ int main(int argc, char** argv)
     p.addHelpOption();
     const bench::WorkloadOptions workload(QStringLiteral("Blocks per transaction."));
     workload.addTo(p);
-    const QCommandLineOption runsOpt("runs", "Repeat the whole commit N times.", "N", "1");
-    const QCommandLineOption inlineOpt("inline-checkpoints",
-                                       "Let SQLite checkpoint the WAL inside COMMIT (as before "
-                                       "the background WalCheckpointer).");
-    const QCommandLineOption outOpt("out",
-                                    "Keep the (last run's) database at FILE, a new path "
-                                    "(e.g. for forkscope_bench_open).",
-                                    "FILE");
+    const QCommandLineOption runsOpt(QStringLiteral("runs"),
+                                     QStringLiteral("Repeat the whole commit N times."),
+                                     QStringLiteral("N"), QStringLiteral("1"));
+    const QCommandLineOption inlineOpt(
+        QStringLiteral("inline-checkpoints"),
+        QStringLiteral("Let SQLite checkpoint the WAL inside COMMIT (as before "
+                       "the background WalCheckpointer)."));
+    const QCommandLineOption outOpt(
+        QStringLiteral("out"),
+        QStringLiteral("Keep the (last run's) database at FILE, a new path "
+                       "(e.g. for forkscope_bench_open)."),
+        QStringLiteral("FILE"));
     p.addOptions({runsOpt, inlineOpt, outOpt});
     p.process(app);
     const bench::WorkloadShape shape = workload.read(p);
@@ -125,7 +129,8 @@ int main(int argc, char** argv)
 
     for (int run = 1; run <= std::max(1, p.value(runsOpt).toInt()); ++run) {
         QTemporaryDir dir;
-        const QString path = p.isSet(outOpt) ? p.value(outOpt) : dir.filePath("commit.sqlite");
+        const QString path =
+            p.isSet(outOpt) ? p.value(outOpt) : dir.filePath(QStringLiteral("commit.sqlite"));
         if (p.isSet(outOpt) && QFileInfo::exists(path)) {
             std::fprintf(stderr, "forkscope_bench_commit: --out %s exists\n", qPrintable(path));
             return 2;
@@ -134,8 +139,9 @@ int main(int argc, char** argv)
                                                   ? store::Database::Options{}
                                                   : store::Database::Options::bulkWriter());
         const QString env = QStringLiteral("bench");
-        indexer::EnvironmentRegistry(*db).openForIndexing(env, 31337, hashOf("genesis"),
-                                                          QUrl("http://127.0.0.1:1"));
+        indexer::EnvironmentRegistry(*db).openForIndexing(
+            env, 31337, hashOf(QByteArrayLiteral("genesis")),
+            QUrl(QStringLiteral("http://127.0.0.1:1")));
         indexer::CheckpointStore checkpoints(*db, env, 31337, QStringLiteral("default"));
         indexer::BalanceBook balances(*db, env, 31337);
         indexer::BatchCommitter committer(*db, env, 31337, checkpoints, balances);
@@ -148,7 +154,8 @@ int main(int argc, char** argv)
             cp = checkpoints.read();
         }
         const double secs = double(t.nsecsElapsed()) / 1e9;
-        const qint64 bytes = QFileInfo(path).size() + QFileInfo(path + "-wal").size();
+        const qint64 bytes =
+            QFileInfo(path).size() + QFileInfo(path + QStringLiteral("-wal")).size();
         std::printf("commit only: %lld events in %zu transactions in %.2f s, %.0f events/s, "
                     "%.1f us/event, database %.1f MiB (%s checkpoints)\n",
                     static_cast<long long>(events), static_cast<size_t>(batches.size()), secs,

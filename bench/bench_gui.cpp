@@ -79,9 +79,11 @@ int main(int argc, char** argv)
     QApplication app(argc, argv);
     QCommandLineParser p;
     p.addHelpOption();
-    const QCommandLineOption blocksOpt("blocks", "Blocks of transfers for the backfill.", "N",
-                                       QString::number(bench::WorkloadShape{}.blocks));
-    const QCommandLineOption skipOpt("skip-backfill", "Only the replot figure.");
+    const QCommandLineOption blocksOpt(
+        QStringLiteral("blocks"), QStringLiteral("Blocks of transfers for the backfill."),
+        QStringLiteral("N"), QString::number(bench::WorkloadShape{}.blocks));
+    const QCommandLineOption skipOpt(QStringLiteral("skip-backfill"),
+                                     QStringLiteral("Only the replot figure."));
     p.addOptions({blocksOpt, skipOpt});
     p.process(app);
 
@@ -107,7 +109,7 @@ int main(int argc, char** argv)
     config.managedDevnet = false;
     config.rpcUrl = work.devnet->url();
     config.contracts = work.contracts;
-    config.dbPath = dir.filePath("gui-bench.sqlite");
+    config.dbPath = dir.filePath(QStringLiteral("gui-bench.sqlite"));
     config.indexer.rpcTimeout = std::chrono::milliseconds(60000);
 
     // The heartbeat: if the GUI thread is busy (or blocked), its ticks come late.

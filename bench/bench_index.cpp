@@ -49,13 +49,16 @@ int main(int argc, char** argv)
     const bench::WorkloadOptions workload(QStringLiteral("forkscope index --batch-size."));
     workload.addTo(p);
     const QCommandLineOption runsOpt(
-        "runs", "Measure ceiling and full sync N times on one workload.", "N", "1");
+        QStringLiteral("runs"),
+        QStringLiteral("Measure ceiling and full sync N times on one workload."),
+        QStringLiteral("N"), QStringLiteral("1"));
     p.addOption(runsOpt);
     const QCommandLineOption verifyOpt(
-        "verify",
-        "Completeness modes to sync with, in turn, after each ceiling (forkscope index "
-        "--verify): e.g. none,default,receipts.",
-        "MODES", "default");
+        QStringLiteral("verify"),
+        QStringLiteral(
+            "Completeness modes to sync with, in turn, after each ceiling (forkscope index "
+            "--verify): e.g. none,default,receipts."),
+        QStringLiteral("MODES"), QStringLiteral("default"));
     p.addOption(verifyOpt);
     p.process(app);
     const bench::WorkloadShape shape = workload.read(p);
@@ -66,7 +69,7 @@ int main(int argc, char** argv)
     const QList<lab::DemoToken>& list = w.tokens;
     QStringList contractArgs;
     for (const QString& c : w.contracts)
-        contractArgs << "--contract" << c;
+        contractArgs << QStringLiteral("--contract") << c;
     const auto head = w.head;
     const qint64 events = w.events;
     QElapsedTimer t;
@@ -113,23 +116,23 @@ int main(int argc, char** argv)
             QTemporaryDir dir;
             QProcess index;
             index.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-            QStringList args{"index",
-                             "--rpc",
+            QStringList args{QStringLiteral("index"),
+                             QStringLiteral("--rpc"),
                              devnet.url().toString(),
-                             "--db",
-                             dir.filePath("bench.sqlite"),
-                             "--env",
-                             "bench",
-                             "--exit-when-synced",
-                             "--batch-size",
+                             QStringLiteral("--db"),
+                             dir.filePath(QStringLiteral("bench.sqlite")),
+                             QStringLiteral("--env"),
+                             QStringLiteral("bench"),
+                             QStringLiteral("--exit-when-synced"),
+                             QStringLiteral("--batch-size"),
                              QString::number(shape.batchSize),
-                             "--verify",
+                             QStringLiteral("--verify"),
                              mode};
             const double anvilCpuBefore = processCpuSeconds(devnet.processId());
             t.restart();
             // FORKSCOPE_BENCH_WRAP="perf record -g -o /tmp/perf.data" profiles the indexer.
-            const QStringList wrap =
-                qEnvironmentVariable("FORKSCOPE_BENCH_WRAP").split(' ', Qt::SkipEmptyParts);
+            const QStringList wrap = qEnvironmentVariable("FORKSCOPE_BENCH_WRAP")
+                                         .split(QLatin1Char(' '), Qt::SkipEmptyParts);
             if (wrap.isEmpty())
                 index.start(QStringLiteral(FORKSCOPE_BINARY), args + contractArgs);
             else
@@ -167,8 +170,9 @@ int main(int argc, char** argv)
             std::printf("ratio: full sync at %.0f%% of the raw ceiling (target 70%%)\n",
                         100.0 * ceilingSecs / secs);
             // What the sync wrote: the committing thread's work grows with these bytes.
-            const QString dbPath = dir.filePath("bench.sqlite");
-            const qint64 dbBytes = QFileInfo(dbPath).size() + QFileInfo(dbPath + "-wal").size();
+            const QString dbPath = dir.filePath(QStringLiteral("bench.sqlite"));
+            const qint64 dbBytes =
+                QFileInfo(dbPath).size() + QFileInfo(dbPath + QStringLiteral("-wal")).size();
             std::printf("database: %.1f MiB (%.0f bytes/event)", double(dbBytes) / (1 << 20),
                         double(dbBytes) / double(events));
             try {
@@ -187,7 +191,7 @@ int main(int argc, char** argv)
             std::printf("\n");
             return true;
         };
-        for (const QString& mode : p.value(verifyOpt).split(',', Qt::SkipEmptyParts))
+        for (const QString& mode : p.value(verifyOpt).split(QLatin1Char(','), Qt::SkipEmptyParts))
             if (!syncWith(mode))
                 return false;
         return true;

@@ -96,20 +96,31 @@ int main(int argc, char** argv)
     QCoreApplication app(argc, argv);
     QCommandLineParser p;
     p.addHelpOption();
-    const QCommandLineOption rowsOpt("rows", "Outbox rows to deliver (default 3000).", "N", "3000");
-    const QCommandLineOption failOpt("fail-rate", "Share of requests answered 503 (default 0.5).",
-                                     "R", "0.5");
+    const QCommandLineOption rowsOpt(QStringLiteral("rows"),
+                                     QStringLiteral("Outbox rows to deliver (default 3000)."),
+                                     QStringLiteral("N"), QStringLiteral("3000"));
+    const QCommandLineOption failOpt(
+        QStringLiteral("fail-rate"),
+        QStringLiteral("Share of requests answered 503 (default 0.5)."), QStringLiteral("R"),
+        QStringLiteral("0.5"));
     const QCommandLineOption patternOpt(
-        "pattern", "random (seeded) or alternate (every other request fails; ignores --fail-rate).",
-        "P", "random");
-    const QCommandLineOption seedOpt("seed", "Seed of the random failures (default 1).", "S", "1");
+        QStringLiteral("pattern"),
+        QStringLiteral(
+            "random (seeded) or alternate (every other request fails; ignores --fail-rate)."),
+        QStringLiteral("P"), QStringLiteral("random"));
+    const QCommandLineOption seedOpt(QStringLiteral("seed"),
+                                     QStringLiteral("Seed of the random failures (default 1)."),
+                                     QStringLiteral("S"), QStringLiteral("1"));
     const QCommandLineOption batchOpt(
-        "batch", "Rows per request in batch mode, comma-separated (default 100,500).", "LIST",
-        "100,500");
-    const QCommandLineOption modesOpt("modes", "Comma-separated: single, batch, file.", "LIST",
-                                      "single,batch,file");
-    const QCommandLineOption maxOpt("max-seconds", "Stop a mode after this long (default 60).", "S",
-                                    "60");
+        QStringLiteral("batch"),
+        QStringLiteral("Rows per request in batch mode, comma-separated (default 100,500)."),
+        QStringLiteral("LIST"), QStringLiteral("100,500"));
+    const QCommandLineOption modesOpt(QStringLiteral("modes"),
+                                      QStringLiteral("Comma-separated: single, batch, file."),
+                                      QStringLiteral("LIST"), QStringLiteral("single,batch,file"));
+    const QCommandLineOption maxOpt(QStringLiteral("max-seconds"),
+                                    QStringLiteral("Stop a mode after this long (default 60)."),
+                                    QStringLiteral("S"), QStringLiteral("60"));
     p.addOptions({rowsOpt, failOpt, patternOpt, seedOpt, batchOpt, modesOpt, maxOpt});
     p.process(app);
     const int rows = std::max(1, p.value(rowsOpt).toInt());
@@ -117,7 +128,7 @@ int main(int argc, char** argv)
     const bool alternate = p.value(patternOpt) == QLatin1String("alternate");
     const quint32 seedValue = p.value(seedOpt).toUInt();
     QList<int> batches;
-    for (const QString& b : p.value(batchOpt).split(',', Qt::SkipEmptyParts))
+    for (const QString& b : p.value(batchOpt).split(QLatin1Char(','), Qt::SkipEmptyParts))
         batches << std::clamp(b.toInt(), 1, 500);
     const int maxSecs = std::max(1, p.value(maxOpt).toInt());
 
@@ -130,7 +141,7 @@ int main(int argc, char** argv)
                 "requests", "failed", "dupes");
     // One run per mode and batch size: (label, rows per request; 0 = the JSON Lines file).
     QList<QPair<QString, int>> runs;
-    for (const QString& mode : p.value(modesOpt).split(',', Qt::SkipEmptyParts)) {
+    for (const QString& mode : p.value(modesOpt).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
         if (mode == QLatin1String("single"))
             runs.append({QStringLiteral("webhook, 1 row/request"), 1});
         else if (mode == QLatin1String("batch"))
@@ -143,14 +154,15 @@ int main(int argc, char** argv)
     }
     for (const auto& [label, perRequest] : runs) {
         QTemporaryDir dir;
-        const QString dbPath = dir.filePath("bench.sqlite");
+        const QString dbPath = dir.filePath(QStringLiteral("bench.sqlite"));
         const std::uint64_t safe = seed(dbPath, rows);
         FlappingWebhook hook(alternate ? FlappingWebhook::Pattern::Alternate
                                        : FlappingWebhook::Pattern::Random,
                              failRate, seedValue);
-        const Figures f = perRequest == 0
-                              ? run(dbPath, safe, {}, dir.filePath("out.jsonl"), 1, rows, maxSecs)
-                              : run(dbPath, safe, hook.url(), {}, perRequest, rows, maxSecs);
+        const Figures f =
+            perRequest == 0
+                ? run(dbPath, safe, {}, dir.filePath(QStringLiteral("out.jsonl")), 1, rows, maxSecs)
+                : run(dbPath, safe, hook.url(), {}, perRequest, rows, maxSecs);
         std::printf("%-22s %9lld %8.2f %10.1f %9lld %8lld %6lld\n", qPrintable(label),
                     static_cast<long long>(f.delivered), f.secs, double(f.delivered) / f.secs,
                     static_cast<long long>(hook.requests),

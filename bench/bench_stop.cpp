@@ -21,8 +21,9 @@ int main(int argc, char** argv)
     QCoreApplication app(argc, argv);
     QCommandLineParser p;
     p.addHelpOption();
-    const QCommandLineOption blocksOpt("blocks", "Blocks of transfers for the backfill.", "N",
-                                       QString::number(bench::WorkloadShape{}.blocks));
+    const QCommandLineOption blocksOpt(
+        QStringLiteral("blocks"), QStringLiteral("Blocks of transfers for the backfill."),
+        QStringLiteral("N"), QString::number(bench::WorkloadShape{}.blocks));
     p.addOption(blocksOpt);
     p.process(app);
     bench::WorkloadShape shape;
@@ -39,7 +40,7 @@ int main(int argc, char** argv)
         config.managedDevnet = false;
         config.rpcUrl = work.devnet->url();
         config.contracts = work.contracts;
-        config.dbPath = dir.filePath("stop-bench.sqlite");
+        config.dbPath = dir.filePath(QStringLiteral("stop-bench.sqlite"));
         const quint64 target = quint64(double(work.head) * at);
         QEventLoop loop;
         quint64 reached = 0;

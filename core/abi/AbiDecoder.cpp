@@ -146,7 +146,7 @@ QJsonValue decodeStaticWord(const AbiType& t, const QByteArray& w, const Where& 
             return chain::u256::toDecimal(raw);
         // Two's complement: -(2^256 - raw).
         const chain::U256 magnitude = (~raw) + 1;
-        return QStringLiteral("-") + chain::u256::toDecimal(magnitude);
+        return chain::u256::toDecimal(magnitude).prepend(QLatin1Char('-'));
     }
     default:
         throw AbiError(QStringLiteral("%1: %2 is not a one-word type").arg(where(), t.canonical()));

@@ -60,7 +60,7 @@ QString topicCountMismatch(const AbiEvent& ev, qsizetype topics)
     else
         s += QStringLiteral("%1 indexed input%2, so the log needs %3 topics (signature + %1)")
                  .arg(indexed)
-                 .arg(indexed == 1 ? "" : "s")
+                 .arg(indexed == 1 ? QString() : QStringLiteral("s"))
                  .arg(needed);
     s += QStringLiteral("; it has %1: ").arg(topics);
     QStringList named;

@@ -12,7 +12,9 @@ LogEntry LogEntry::fromJson(const QJsonValue& v, const QString& context)
     if (!v.isObject())
         throw ChainParseError(context, hex::describe(v), QStringLiteral("expected a log object"));
     const QJsonObject o = v.toObject();
-    const auto f = [&](const char* name) {
+    // -> QString: with QT_USE_QSTRINGBUILDER, auto would return a builder that refers to
+    // temporaries of this call.
+    const auto f = [&](const char* name) -> QString {
         return context + QLatin1Char('.') + QLatin1String(name);
     };
 

@@ -35,7 +35,7 @@ U256 fromBigEndian(const QByteArray& bytes, const QString& field)
 
 U256 fromDecimal(const QString& s, const QString& field)
 {
-    const auto shown = QLatin1Char('"') + s + QLatin1Char('"');
+    const QString shown = QLatin1Char('"') + s + QLatin1Char('"'); // not auto: QStringBuilder
     if (s.isEmpty())
         throw ChainParseError(field, shown, QStringLiteral("expected a base-10 number"));
     if (s.size() > 1 && s.startsWith(QLatin1Char('0')))

@@ -27,7 +27,7 @@ class SimulatedCrash : public std::runtime_error
 {
 public:
     explicit SimulatedCrash(const QString& point)
-        : std::runtime_error(("simulated crash at " + point).toStdString()), m_point(point)
+        : std::runtime_error("simulated crash at " + point.toStdString()), m_point(point)
     {
     }
     QString point() const { return m_point; }

@@ -96,7 +96,9 @@ chain::Hash32 computeHeaderHash(const QJsonValue& block, const QString& context)
         throw ChainParseError(context, hex::describe(block),
                               QStringLiteral("expected a block object"));
     const QJsonObject o = block.toObject();
-    const auto f = [&](const char* name) {
+    // -> QString: with QT_USE_QSTRINGBUILDER, auto would return a builder that refers to
+    // temporaries of this call.
+    const auto f = [&](const char* name) -> QString {
         return context + QLatin1Char('.') + QLatin1String(name);
     };
     QList<QByteArray> items;

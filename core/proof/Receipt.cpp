@@ -24,7 +24,9 @@ Receipt Receipt::fromJson(const QJsonValue& v, const QString& context)
         throw ChainParseError(context, hex::describe(v),
                               QStringLiteral("expected a receipt object"));
     const QJsonObject o = v.toObject();
-    const auto f = [&](const char* name) {
+    // -> QString: with QT_USE_QSTRINGBUILDER, auto would return a builder that refers to
+    // temporaries of this call.
+    const auto f = [&](const char* name) -> QString {
         return context + QLatin1Char('.') + QLatin1String(name);
     };
 

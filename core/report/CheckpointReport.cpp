@@ -390,8 +390,8 @@ public:
                                   .arg(v.violations.mid(0, 3).join(QStringLiteral("; ")));
         } catch (const rpc::RpcException& e) {
             v = InvariantVerdict{};
-            v.summary =
-                QStringLiteral("not checked: the node failed during the check (%1)").arg(e.what());
+            v.summary = QStringLiteral("not checked: the node failed during the check (%1)")
+                            .arg(QString::fromUtf8(e.what()));
         } catch (const chain::ChainParseError& e) {
             v = InvariantVerdict{};
             v.summary =

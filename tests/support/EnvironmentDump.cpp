@@ -42,11 +42,11 @@ QString dump(const QString& dbPath, const QString& env)
                                        q.record().fieldName(i) == QLatin1String("archived_at")))
                     values << (q.value(i).isNull() ? QStringLiteral("NULL")
                                                    : q.value(i).toString());
-            rows << values.join('|');
+            rows << values.join(QLatin1Char('|'));
         }
         rows.sort();
         h.addData(t.toUtf8());
-        h.addData(rows.join('\n').toUtf8());
+        h.addData(rows.join(QLatin1Char('\n')).toUtf8());
         summary += QStringLiteral("%1:%2 ").arg(t).arg(rows.size());
     }
     return summary + QString::fromLatin1(h.result().toHex());
