@@ -214,13 +214,13 @@ std::unique_ptr<Database> Database::open(const QString& path, const Options& opt
                              .arg(path)
                              .arg(db->m_schemaVersion)
                              .arg(latestSchemaVersion()));
-    // The page cache's bound, for readers too (it writes nothing to the file). The bulk
-    // writer's 64 MiB keeps a whole batch in memory until COMMIT instead of spilling pages
-    // into the WAL mid-transaction, and fills to that bound as the database grows (the app's
-    // largest memory: ~15 min at 50 transfers/s). Any other connection would grow as far,
-    // so it keeps a smaller one (issue #14 soak).
-    db->run(QStringLiteral("PRAGMA cache_size=-%1").arg(std::max(1, options.cacheKiB)));
+    // The page cache's bound (Options::cacheKiB), set once the page size is final: SQLite
+    // turns a size in KiB into pages at the page size of the moment, and keeps the count.
+    const auto boundPageCache = [&] {
+        db->run(QStringLiteral("PRAGMA cache_size=-%1").arg(std::max(1, options.cacheKiB)));
+    };
     if (options.readOnly) {
+        boundPageCache(); // writes nothing to the file
         if (db->m_schemaVersion < latestSchemaVersion())
             throw StoreError(StoreError::Kind::ReadOnly,
                              QStringLiteral("database %1 has schema version %2 and needs "
@@ -253,6 +253,11 @@ std::unique_ptr<Database> Database::open(const QString& path, const Options& opt
     // database here without consulting the busy handler; two processes opening a new file
     // at once (two indexers) must both succeed, so retry within the busy timeout.
     db->retryWhileLocked([&] { db->run(QStringLiteral("PRAGMA journal_mode=WAL")); });
+    // The bulk writer's 64 MiB keeps a whole batch in memory until COMMIT instead of spilling
+    // pages into the WAL mid-transaction, and fills to that bound as the database grows (the
+    // app's largest memory: ~15 min at 50 transfers/s). Any other connection would grow as
+    // far, so it keeps a smaller one (issue #14 soak).
+    boundPageCache();
     db->run(QStringLiteral("PRAGMA temp_store=MEMORY"));
     db->run(QStringLiteral("PRAGMA synchronous=NORMAL"));
     db->run(QStringLiteral("PRAGMA foreign_keys=ON"));
