@@ -3,7 +3,7 @@
 #include "ReportPdf.h"
 #include "chain/ChainParseError.h"
 #include "config/SettingsValidation.h"
-#include "report/CheckpointReport.h"
+#include "report/ReportBuilder.h"
 #include "report/ReportError.h"
 #include "rpc/EthClient.h"
 #include "store/Database.h"
@@ -192,9 +192,8 @@ int runReportCommand(int& argc, char** argv, const QStringList& arguments)
         const auto db = store::Database::open(o.db, ro);
         if (db->isImmutable())
             warn(immutableWarning(o.db));
-        const QString envId =
-            o.env.isEmpty() ? report::CheckpointReport::liveEnvironment(*db) : o.env;
-        const report::EnvironmentInfo env = report::CheckpointReport::findEnvironment(*db, envId);
+        const QString envId = o.env.isEmpty() ? report::ReportBuilder::liveEnvironment(*db) : o.env;
+        const report::EnvironmentInfo env = report::ReportBuilder::findEnvironment(*db, envId);
 
         std::unique_ptr<rpc::JsonRpcClient> client;
         std::unique_ptr<rpc::EthClient> eth;
@@ -204,7 +203,7 @@ int runReportCommand(int& argc, char** argv, const QStringList& arguments)
             client->setTimeout(kNodeTimeout);
             eth = std::make_unique<rpc::EthClient>(*client);
         }
-        const report::CheckpointReport r = report::CheckpointReport::build(*db, envId, eth.get());
+        const report::CheckpointReport r = report::ReportBuilder::build(*db, envId, eth.get());
 
         if (r.node.checked && !r.node.reachable)
             warn(QStringLiteral("node %1 is unreachable (%2); the report marks the checkpoints "

@@ -168,7 +168,7 @@ void TestEngineUnits::balancesSortNumerically()
     r.descending = true;
     const auto page = engine::TableQuery::fetch(*m_db, "a", r);
     QCOMPARE(column(page, 2), (QStringList{"100000000000000000000", "11", "10", "9", "0", "-5"}));
-    QCOMPARE(engine::TableQuery::columns(TableRequest::Kind::Balances).size(), page.rows[0].size());
+    QCOMPARE(engine::tableColumns(TableRequest::Kind::Balances).size(), page.rows[0].size());
 }
 
 void TestEngineUnits::otherEnvironmentsAreInvisible()

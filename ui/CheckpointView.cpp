@@ -1,12 +1,12 @@
 #include "CheckpointView.h"
-#include "engine/EngineHost.h"
+#include "engine/EngineApi.h"
 
 #include <QFormLayout>
 #include <QLabel>
 
 namespace forkscope::ui {
 
-CheckpointView::CheckpointView(engine::EngineHost* host, QWidget* parent) : QWidget(parent)
+CheckpointView::CheckpointView(engine::EngineApi* host, QWidget* parent) : QWidget(parent)
 {
     setObjectName(QStringLiteral("checkpointView"));
     auto* form = new QFormLayout(this);
@@ -25,7 +25,7 @@ CheckpointView::CheckpointView(engine::EngineHost* host, QWidget* parent) : QWid
         form->addRow(label, value);
         m_fields.insert(key, value);
     }
-    connect(host, &engine::EngineHost::statusAvailable, this, &CheckpointView::apply);
+    connect(host, &engine::EngineApi::statusAvailable, this, &CheckpointView::apply);
 }
 
 QString CheckpointView::field(const QString& key) const

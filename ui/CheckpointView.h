@@ -6,7 +6,7 @@
 class QLabel;
 
 namespace forkscope::engine {
-class EngineHost;
+class EngineApi;
 struct EngineStatus;
 } // namespace forkscope::engine
 
@@ -19,7 +19,7 @@ class CheckpointView : public QWidget
 {
     Q_OBJECT
 public:
-    explicit CheckpointView(engine::EngineHost* host, QWidget* parent = nullptr);
+    explicit CheckpointView(engine::EngineApi* host, QWidget* parent = nullptr);
 
     // A field's text by key: environment, chain, source, number, hash, policy, generation,
     // verified ("" for an unknown key).

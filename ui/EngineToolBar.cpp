@@ -1,15 +1,15 @@
 #include "EngineToolBar.h"
-#include "engine/EngineHost.h"
+#include "engine/EngineApi.h"
 
 #include <QAction>
 #include <QMenu>
 
 namespace forkscope::ui {
 
-using engine::EngineHost;
+using engine::EngineApi;
 using engine::EngineStatus;
 
-EngineToolBar::EngineToolBar(EngineHost* host, QWidget* parent)
+EngineToolBar::EngineToolBar(EngineApi* host, QWidget* parent)
     : QToolBar(tr("Engine"), parent), m_menu(new QMenu(tr("&Engine"), this)),
       m_pause(new QAction(tr("Pause indexing"), this)),
       m_devnet(new QAction(tr("Devnet running"), this))
@@ -19,13 +19,13 @@ EngineToolBar::EngineToolBar(EngineHost* host, QWidget* parent)
     m_pause->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
     m_pause->setToolTip(
         tr("Stop or resume indexing (Ctrl+I); the node, health and demo traffic go on"));
-    connect(m_pause, &QAction::toggled, host, &EngineHost::setIndexingPaused);
+    connect(m_pause, &QAction::toggled, host, &EngineApi::setIndexingPaused);
     m_devnet->setCheckable(true);
     m_devnet->setEnabled(false); // only for a managed anvil
     m_devnet->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
     m_devnet->setToolTip(tr("Stop or start the managed anvil (Ctrl+D). Its chain is kept, so "
                             "starting it again continues the same environment"));
-    connect(m_devnet, &QAction::triggered, host, &EngineHost::setDevnetRunning);
+    connect(m_devnet, &QAction::triggered, host, &EngineApi::setDevnetRunning);
     auto* restart = new QAction(tr("Restart engine"), this);
     restart->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
     restart->setToolTip(
@@ -43,13 +43,13 @@ EngineToolBar::EngineToolBar(EngineHost* host, QWidget* parent)
     }
     m_menu->addSeparator();
     m_verify = m_menu->addAction(tr("Verify stored data against the node"), host,
-                                 &EngineHost::verifyStoredData);
+                                 &EngineApi::verifyStoredData);
     m_verify->setObjectName(QStringLiteral("verifyStoredData"));
     m_verify->setToolTip(
         tr("Re-check every indexed block against the node (its hash, its bloom, its logs, as "
            "`forkscope verify` does); a hole raises the data-incomplete banner"));
     apply(EngineStatus{});
-    connect(host, &EngineHost::statusAvailable, this, &EngineToolBar::apply);
+    connect(host, &EngineApi::statusAvailable, this, &EngineToolBar::apply);
 }
 
 void EngineToolBar::apply(const EngineStatus& s)

@@ -7,7 +7,7 @@
 class QMenu;
 
 namespace forkscope::engine {
-class EngineHost;
+class EngineApi;
 struct EngineStatus;
 } // namespace forkscope::engine
 
@@ -20,7 +20,7 @@ class EngineToolBar : public QToolBar
 {
     Q_OBJECT
 public:
-    explicit EngineToolBar(engine::EngineHost* host, QWidget* parent = nullptr);
+    explicit EngineToolBar(engine::EngineApi* host, QWidget* parent = nullptr);
 
     QMenu* menu() const { return m_menu; }
     QAction* pauseAction() const { return m_pause; }

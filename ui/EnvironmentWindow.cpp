@@ -9,7 +9,7 @@
 namespace forkscope::ui {
 
 EnvironmentWindow::EnvironmentWindow(const QString& environmentId, bool archived,
-                                     engine::EngineHost* host, QWidget* parent)
+                                     engine::EngineApi* host, QWidget* parent)
     : QWidget(parent, Qt::Window), m_env(environmentId), m_summary(new QLabel(this)),
       m_transfers(new TableBrowser(engine::TableRequest::Kind::Transfers,
                                    tr("Filter by address or tx hash"), this)),

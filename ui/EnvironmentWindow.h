@@ -7,7 +7,7 @@
 class QLabel;
 
 namespace forkscope::engine {
-class EngineHost;
+class EngineApi;
 }
 
 namespace forkscope::ui {
@@ -22,7 +22,7 @@ class EnvironmentWindow : public QWidget
 {
     Q_OBJECT
 public:
-    EnvironmentWindow(const QString& environmentId, bool archived, engine::EngineHost* host,
+    EnvironmentWindow(const QString& environmentId, bool archived, engine::EngineApi* host,
                       QWidget* parent = nullptr);
 
     QString environmentId() const { return m_env; }

@@ -7,7 +7,7 @@
 #include "SettingsDialog.h"
 #include "TableBrowser.h"
 #include "completeness/DataIncompleteBanner.h"
-#include "engine/EngineHost.h"
+#include "engine/EngineApi.h"
 #include "indexer/IndexerStatus.h"
 #include "lab/DeepReorgBanner.h"
 #include "lab/LabToolBar.h"
@@ -38,10 +38,10 @@
 
 namespace forkscope::ui {
 
-using engine::EngineHost;
+using engine::EngineApi;
 using engine::EngineStatus;
 
-MainWindow::MainWindow(EngineHost* host, QWidget* parent) : QMainWindow(parent), m_host(host)
+MainWindow::MainWindow(EngineApi* host, QWidget* parent) : QMainWindow(parent), m_host(host)
 {
     Q_ASSERT(host);
     setWindowTitle(QStringLiteral("Forkscope"));
@@ -62,8 +62,8 @@ MainWindow::MainWindow(EngineHost* host, QWidget* parent) : QMainWindow(parent),
     // Every part above connected itself to the host; the window keeps the status bar. The
     // host emits on this thread (it forwards the engine thread's signals queued), so direct
     // connections are enough.
-    connect(host, &EngineHost::statusAvailable, this, &MainWindow::applyStatus);
-    connect(host, &EngineHost::logMessage, this, &MainWindow::appendLog);
+    connect(host, &EngineApi::statusAvailable, this, &MainWindow::applyStatus);
+    connect(host, &EngineApi::logMessage, this, &MainWindow::appendLog);
     applyStatus(EngineStatus{});
 }
 
@@ -73,7 +73,7 @@ void MainWindow::buildCentral()
     auto* column = new QVBoxLayout(central);
     column->setContentsMargins(0, 0, 0, 0);
     m_banner = new DataIncompleteBanner(central);
-    connect(m_banner, &DataIncompleteBanner::repairRequested, m_host, &EngineHost::repair);
+    connect(m_banner, &DataIncompleteBanner::repairRequested, m_host, &EngineApi::repair);
     column->addWidget(m_banner);
     m_deepReorg = new DeepReorgBanner(m_host, central);
     column->addWidget(m_deepReorg);
@@ -111,7 +111,7 @@ QList<QDockWidget*> MainWindow::buildDocks()
     QDockWidget* logDock = dock(tr("Event log"), QStringLiteral("eventLogDock"), m_log);
     // Nodes: one row per watched endpoint, its state coloured as in the legend.
     m_nodeModel = new NodeTableModel(this);
-    connect(m_host, &EngineHost::statusAvailable, m_nodeModel, &NodeTableModel::applyStatus);
+    connect(m_host, &EngineApi::statusAvailable, m_nodeModel, &NodeTableModel::applyStatus);
     QDockWidget* nodesDock =
         dock(tr("Nodes"), QStringLiteral("nodesDock"),
              table(m_nodeModel, QStringLiteral("nodeTable"), NodeTableModel::legend()));
@@ -134,7 +134,7 @@ QList<QDockWidget*> MainWindow::buildDocks()
 
     // Environments: the live one and every archived one; double-click opens it read-only.
     m_envModel = new EnvironmentListModel(this);
-    connect(m_host, &EngineHost::statusAvailable, m_envModel, &EnvironmentListModel::applyStatus);
+    connect(m_host, &EngineApi::statusAvailable, m_envModel, &EnvironmentListModel::applyStatus);
     QTableView* envView =
         table(m_envModel, QStringLiteral("environmentTable"),
               tr("Double-click an environment to open it read-only in its own window"));

@@ -11,7 +11,7 @@ class QDockWidget;
 class QLabel;
 
 namespace forkscope::engine {
-class EngineHost;
+class EngineApi;
 }
 
 namespace forkscope::ui {
@@ -41,7 +41,7 @@ class MainWindow : public QMainWindow
 {
     Q_OBJECT
 public:
-    explicit MainWindow(engine::EngineHost* host, QWidget* parent = nullptr);
+    explicit MainWindow(engine::EngineApi* host, QWidget* parent = nullptr);
 
     // Text shown in the status bar's fields (also read by tests).
     QString nodeText() const;
@@ -96,7 +96,7 @@ private:
     void buildStatusBar();
     void applyStatus(const engine::EngineStatus& s);
 
-    engine::EngineHost* m_host;
+    engine::EngineApi* m_host;
     CursorLagPanel* m_lag = nullptr;
     ReorgPanel* m_reorgs = nullptr;
     OutboxPanel* m_outbox = nullptr;

@@ -1,5 +1,5 @@
 #include "Palette.h"
-#include "indexer/ReorgRollback.h"
+#include "indexer/ReorgReason.h"
 
 #include <QCoreApplication>
 

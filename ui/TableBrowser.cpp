@@ -1,5 +1,5 @@
 #include "TableBrowser.h"
-#include "engine/EngineHost.h"
+#include "engine/EngineApi.h"
 #include "models/PagedTableModel.h"
 
 #include <QHBoxLayout>
@@ -85,10 +85,10 @@ void TableBrowser::updateStatus()
     m_status->setText(text);
 }
 
-void TableBrowser::connectTo(engine::EngineHost* host)
+void TableBrowser::connectTo(engine::EngineApi* host)
 {
-    connect(m_model, &PagedTableModel::pageRequested, host, &engine::EngineHost::requestTablePage);
-    connect(host, &engine::EngineHost::tablePageAvailable, m_model, &PagedTableModel::applyPage);
+    connect(m_model, &PagedTableModel::pageRequested, host, &engine::EngineApi::requestTablePage);
+    connect(host, &engine::EngineApi::tablePageAvailable, m_model, &PagedTableModel::applyPage);
 }
 
 } // namespace forkscope::ui

@@ -10,7 +10,7 @@ class QTableView;
 class QTimer;
 
 namespace forkscope::engine {
-class EngineHost;
+class EngineApi;
 }
 
 namespace forkscope::ui {
@@ -32,7 +32,7 @@ public:
     QLineEdit* filterEdit() const { return m_filter; }
     QString statusText() const;
     // Pages asked of and answered by `host` (the model takes only the pages it asked for).
-    void connectTo(engine::EngineHost* host);
+    void connectTo(engine::EngineApi* host);
 
 private:
     void updateStatus();

@@ -56,7 +56,7 @@ struct EngineHost::Session
     }
 };
 
-EngineHost::EngineHost(QObject* parent) : QObject(parent)
+EngineHost::EngineHost(QObject* parent) : EngineApi(parent)
 {
     qRegisterMetaType<EngineStatus>();
     qRegisterMetaType<ReorgDiff>();

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "health/NodeHealthMonitor.h"
-#include "indexer/CompletenessAlerts.h"
-#include "wire/CompletenessCheck.h"
+#include "health/NodeHealth.h"
+#include "indexer/CompletenessAlert.h"
+#include "wire/CompletenessStats.h"
 
 #include <QDateTime>
 #include <QJsonObject>

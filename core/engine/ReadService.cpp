@@ -3,6 +3,7 @@
 #include "indexer/CompletenessAlerts.h"
 #include "indexer/EnvironmentRegistry.h"
 #include "outbox/OutboxDispatcher.h"
+#include "report/ReportBuilder.h"
 #include "rpc/EthClient.h"
 #include "rpc/JsonRpcClient.h"
 #include "store/Database.h"
@@ -267,7 +268,7 @@ void ReadService::requestReport(quint64 ticket, const QString& environmentId, bo
                 client->setStopToken(m_thread.stopToken());
                 eth = std::make_unique<rpc::EthClient>(*client);
             }
-            emit reportAvailable(ticket, report::CheckpointReport::build(*l.db, env, eth.get()));
+            emit reportAvailable(ticket, report::ReportBuilder::build(*l.db, env, eth.get()));
         } catch (const std::exception& e) {
             emit reportFailed(ticket, QString::fromUtf8(e.what()));
         }

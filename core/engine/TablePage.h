@@ -27,10 +27,13 @@ struct TableRequest
 struct TablePage
 {
     TableRequest request;
-    QList<QStringList> rows; // display text, one entry per column of TableQuery::columns
+    QList<QStringList> rows; // display text, one entry per column of tableColumns()
     bool atEnd = false;      // fewer rows than asked: nothing more to fetch
     QString error;           // the query failed: shown by the view, rows empty
 };
+
+// Column titles per kind (what the models show; the sort column indexes into these).
+QStringList tableColumns(TableRequest::Kind kind);
 
 } // namespace forkscope::engine
 

@@ -57,24 +57,6 @@ Spec spec(TableRequest::Kind kind)
 }
 } // namespace
 
-QStringList TableQuery::columns(TableRequest::Kind kind)
-{
-    switch (kind) {
-    case TableRequest::Kind::Transfers:
-        return {QStringLiteral("block"), QStringLiteral("log"),  QStringLiteral("tx hash"),
-                QStringLiteral("token"), QStringLiteral("from"), QStringLiteral("to"),
-                QStringLiteral("value")};
-    case TableRequest::Kind::Balances:
-        return {QStringLiteral("token"), QStringLiteral("holder"), QStringLiteral("balance"),
-                QStringLiteral("updated at block")};
-    case TableRequest::Kind::Backfill:
-        return {QStringLiteral("from block"), QStringLiteral("to block"),
-                QStringLiteral("status"),     QStringLiteral("attempts"),
-                QStringLiteral("last error"), QStringLiteral("updated at")};
-    }
-    return {};
-}
-
 TablePage TableQuery::fetch(store::Database& db, const QString& environmentId,
                             const TableRequest& request)
 {
@@ -99,7 +81,7 @@ TablePage TableQuery::fetch(store::Database& db, const QString& environmentId,
             .replace(QLatin1Char('_'), QStringLiteral("\\_"));
         for (const QString& c : s.filterColumns) {
             likes << QStringLiteral("lower(%1) LIKE ? ESCAPE '\\'").arg(c);
-            binds << QStringLiteral("%") + escaped + QStringLiteral("%");
+            binds << QString(u'%' + escaped + u'%');
         }
         sql += QStringLiteral(" AND (%1)").arg(likes.join(QStringLiteral(" OR ")));
     }

@@ -16,9 +16,8 @@ namespace forkscope::engine {
 class TableQuery
 {
 public:
-    // Column titles per kind (what the models show; the sort column indexes into these).
-    static QStringList columns(TableRequest::Kind kind);
-    // Throws StoreError on a database failure; an out-of-range sort column sorts by column 0.
+    // Rows in the order of tableColumns(kind). Throws StoreError on a database failure; an
+    // out-of-range sort column sorts by column 0.
     static TablePage fetch(store::Database& db, const QString& environmentId,
                            const TableRequest& request);
 };

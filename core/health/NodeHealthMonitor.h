@@ -1,6 +1,6 @@
 #pragma once
 
-#include "NodeState.h"
+#include "NodeHealth.h"
 
 #include <QDateTime>
 #include <QHash>
@@ -25,37 +25,6 @@ class Database;
 }
 
 namespace forkscope::health {
-
-struct NodeHealth
-{
-    QString url;
-    NodeState state = NodeState::Offline;
-    std::optional<std::uint64_t> head;
-    int latencyMs = -1;
-    QString lastError;
-    qint64 polls = 0;
-    qint64 failures = 0;
-    qint64 timeouts = 0; // polls that hit their deadline (a slow or trickling node)
-    // Truncations the indexer's completeness proofs caught on this node, and where.
-    qint64 droppedLogs = 0;
-    std::optional<std::uint64_t> lastDropBlock;
-};
-
-struct HealthSample
-{
-    qint64 atMs = 0; // ms since the epoch
-    std::uint64_t height = 0;
-    NodeState state = NodeState::Offline;
-};
-
-// An immutable picture of every node after one poll, for the GUI, the API and the gate.
-struct HealthSnapshot
-{
-    QList<NodeHealth> nodes;
-    std::optional<std::uint64_t> bestHead;
-    std::optional<std::uint64_t> readyHeight; // the ready-ratio gate
-    QDateTime at;
-};
 
 // Polls every configured endpoint's head (eth_blockNumber, then that block's hash) every
 // check interval with a per-call timeout, classifies each node (NodeState.h), keeps a
@@ -126,5 +95,3 @@ private:
 };
 
 } // namespace forkscope::health
-
-Q_DECLARE_METATYPE(forkscope::health::HealthSnapshot)

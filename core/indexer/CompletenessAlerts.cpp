@@ -6,14 +6,6 @@
 
 namespace forkscope::indexer {
 
-QString CompletenessAlert::summary() const
-{
-    const QString range = fromBlock == toBlock
-                              ? QStringLiteral("block %1").arg(fromBlock)
-                              : QStringLiteral("blocks %1-%2").arg(fromBlock).arg(toBlock);
-    return QStringLiteral("data incomplete: node %1, %2: %3").arg(node, range, what);
-}
-
 qint64 CompletenessAlerts::record(const QString& node, std::uint64_t fromBlock,
                                   std::uint64_t toBlock, const QString& what, const QString& kind)
 {

@@ -1,7 +1,8 @@
 #pragma once
 
+#include "CompletenessAlert.h"
+
 #include <QList>
-#include <QMetaType>
 #include <QString>
 #include <cstdint>
 
@@ -10,26 +11,6 @@ class Database;
 }
 
 namespace forkscope::indexer {
-
-// A range of blocks the indexer could not prove complete: which node, where, and what it
-// found missing. Open until a repair fetched the range again.
-struct CompletenessAlert
-{
-    qint64 id = 0;
-    QString detectedAt;
-    QString node;
-    std::uint64_t fromBlock = 0;
-    std::uint64_t toBlock = 0;
-    QString what;
-    // "fetch": indexing stopped at a range it could not get whole (nothing committed there);
-    // "audit": a check found a hole in data already committed.
-    QString kind = QStringLiteral("fetch");
-    QString resolvedAt; // empty while open
-    QString resolution;
-
-    // One line for banners, status bars and reports.
-    QString summary() const;
-};
 
 // completeness_alerts of one environment. An alert outlives the run that raised it: the
 // app and the report keep saying "data incomplete" until it is resolved, never green over
@@ -61,5 +42,3 @@ private:
 };
 
 } // namespace forkscope::indexer
-
-Q_DECLARE_METATYPE(forkscope::indexer::CompletenessAlert)

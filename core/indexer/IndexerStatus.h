@@ -1,6 +1,6 @@
 #pragma once
 
-#include "wire/CompletenessCheck.h"
+#include "wire/CompletenessStats.h"
 
 #include <QMetaType>
 #include <QString>

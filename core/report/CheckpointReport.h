@@ -1,6 +1,6 @@
 #pragma once
 
-#include "indexer/CompletenessAlerts.h"
+#include "indexer/CompletenessAlert.h"
 
 #include <QByteArray>
 #include <QList>
@@ -9,13 +9,6 @@
 #include <QString>
 #include <QStringList>
 #include <optional>
-
-namespace forkscope::rpc {
-class EthClient;
-}
-namespace forkscope::store {
-class Database;
-}
 
 namespace forkscope::report {
 
@@ -186,25 +179,14 @@ struct Completeness
 
 // Everything known about one environment, from the database plus an optional look at the
 // node at export time: what the app's Export and `forkscope report` write as JSON, CSV
-// and PDF. A plain copyable value: build it on a worker thread, hand it to the GUI.
+// and PDF. A plain copyable value: ReportBuilder builds it on a worker thread, the GUI
+// renders it.
 class CheckpointReport
 {
 public:
     static constexpr int kSchemaVersion = 1;
     static constexpr int kMaxSeriesPoints = 2000;
     static constexpr int kMaxDiffItemsPerReorg = 200;
-
-    // Reads the environment in one read snapshot (never writes) and, with a node, checks
-    // each checkpoint's hash and the four invariants against it. Throws
-    // UnknownEnvironmentError (listing the known ids), StoreError on database trouble.
-    // RPC failures are not thrown: they become status "unreachable" in the report.
-    static CheckpointReport build(store::Database& db, const QString& environmentId,
-                                  rpc::EthClient* node /* nullptr = don't verify */);
-    // The default environment: the newest live (not archived) one. Throws
-    // UnknownEnvironmentError when there is none.
-    static QString liveEnvironment(store::Database& db);
-    // One environment's row, or UnknownEnvironmentError listing the known ids.
-    static EnvironmentInfo findEnvironment(store::Database& db, const QString& environmentId);
 
     // UTF-8 JSON, schema in docs/report-schema.md.
     QByteArray toJson() const;

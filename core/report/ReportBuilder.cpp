@@ -1,9 +1,10 @@
-#include "CheckpointReport.h"
+#include "ReportBuilder.h"
 #include "Downsample.h"
 #include "ReportError.h"
 #include "chain/Address.h"
 #include "chain/ChainParseError.h"
 #include "chain/Hex.h"
+#include "indexer/CompletenessAlerts.h"
 #include "indexer/EnvironmentRegistry.h"
 #include "indexer/InvariantChecker.h"
 #include "outbox/OutboxDispatcher.h"
@@ -17,36 +18,6 @@
 #include "forkscope_version.h"
 
 namespace forkscope::report {
-
-QString statusName(VerificationStatus status)
-{
-    switch (status) {
-    case VerificationStatus::NotChecked:
-        return QStringLiteral("not-checked");
-    case VerificationStatus::Canonical:
-        return QStringLiteral("canonical");
-    case VerificationStatus::Reorged:
-        return QStringLiteral("reorged");
-    case VerificationStatus::Missing:
-        return QStringLiteral("missing");
-    case VerificationStatus::Unreachable:
-        return QStringLiteral("unreachable");
-    }
-    return QStringLiteral("not-checked");
-}
-
-QString invariantStateName(InvariantState state)
-{
-    switch (state) {
-    case InvariantState::NotChecked:
-        return QStringLiteral("not-checked");
-    case InvariantState::Hold:
-        return QStringLiteral("hold");
-    case InvariantState::Violated:
-        return QStringLiteral("violated");
-    }
-    return QStringLiteral("not-checked");
-}
 
 namespace {
 
@@ -413,7 +384,7 @@ private:
 
 } // namespace
 
-QString CheckpointReport::liveEnvironment(store::Database& db)
+QString ReportBuilder::liveEnvironment(store::Database& db)
 {
     const auto envs = indexer::EnvironmentRegistry(db).list();
     for (const auto& e : envs)
@@ -431,7 +402,7 @@ QString CheckpointReport::liveEnvironment(store::Database& db)
                                   ids(envs));
 }
 
-EnvironmentInfo CheckpointReport::findEnvironment(store::Database& db, const QString& environmentId)
+EnvironmentInfo ReportBuilder::findEnvironment(store::Database& db, const QString& environmentId)
 {
     indexer::EnvironmentRegistry registry(db);
     const auto env = registry.find(environmentId);
@@ -449,8 +420,8 @@ EnvironmentInfo CheckpointReport::findEnvironment(store::Database& db, const QSt
             env->rpcUrl, env->createdAt, env->archivedAt};
 }
 
-CheckpointReport CheckpointReport::build(store::Database& db, const QString& environmentId,
-                                         rpc::EthClient* node)
+CheckpointReport ReportBuilder::build(store::Database& db, const QString& environmentId,
+                                      rpc::EthClient* node)
 {
     CheckpointReport r;
     r.generatedAt = store::nowUtc();

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "health/NodeHealthMonitor.h"
-#include "indexer/CompletenessAlerts.h"
+#include "health/NodeHealth.h"
+#include "indexer/CompletenessAlert.h"
 
 #include <QFrame>
 #include <QList>

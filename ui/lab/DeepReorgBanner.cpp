@@ -1,6 +1,6 @@
 #include "DeepReorgBanner.h"
 #include "Palette.h"
-#include "engine/EngineHost.h"
+#include "engine/EngineApi.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
@@ -8,7 +8,7 @@
 
 namespace forkscope::ui {
 
-DeepReorgBanner::DeepReorgBanner(engine::EngineHost* host, QWidget* parent)
+DeepReorgBanner::DeepReorgBanner(engine::EngineApi* host, QWidget* parent)
     : QFrame(parent), m_host(host), m_text(new QLabel(this)), m_raise(new QPushButton(this)),
       m_reset(new QPushButton(tr("Reset the environment"), this))
 {
@@ -28,7 +28,7 @@ DeepReorgBanner::DeepReorgBanner(engine::EngineHost* host, QWidget* parent)
             m_host->raiseReorgLimit(m_proposed);
     });
     connect(m_reset, &QPushButton::clicked, this, [this] { m_host->resetLab(); });
-    connect(host, &engine::EngineHost::statusAvailable, this, &DeepReorgBanner::apply);
+    connect(host, &engine::EngineApi::statusAvailable, this, &DeepReorgBanner::apply);
     hide();
 }
 

@@ -6,7 +6,7 @@ class QLabel;
 class QPushButton;
 
 namespace forkscope::engine {
-class EngineHost;
+class EngineApi;
 struct EngineStatus;
 } // namespace forkscope::engine
 
@@ -20,7 +20,7 @@ class DeepReorgBanner : public QFrame
 {
     Q_OBJECT
 public:
-    explicit DeepReorgBanner(engine::EngineHost* host, QWidget* parent = nullptr);
+    explicit DeepReorgBanner(engine::EngineApi* host, QWidget* parent = nullptr);
 
     QString text() const;
     QPushButton* raiseButton() const { return m_raise; }
@@ -31,7 +31,7 @@ public:
 private:
     void apply(const engine::EngineStatus& s);
 
-    engine::EngineHost* m_host;
+    engine::EngineApi* m_host;
     QLabel* m_text;
     QPushButton* m_raise;
     QPushButton* m_reset;

@@ -1,5 +1,5 @@
 #include "InjectReorgDialog.h"
-#include "lab/ReorgInjector.h"
+#include "lab/ReorgTxMode.h"
 
 #include <QComboBox>
 #include <QDialogButtonBox>

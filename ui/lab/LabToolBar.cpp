@@ -2,7 +2,7 @@
 #include "FaultProxyDialog.h"
 #include "InjectReorgDialog.h"
 #include "VerdictBadge.h"
-#include "engine/EngineHost.h"
+#include "engine/EngineApi.h"
 #include "indexer/CrashPoints.h"
 
 #include <QAction>
@@ -14,10 +14,10 @@
 
 namespace forkscope::ui {
 
-using engine::EngineHost;
+using engine::EngineApi;
 using engine::EngineStatus;
 
-LabToolBar::LabToolBar(EngineHost* host, QWidget* parent)
+LabToolBar::LabToolBar(EngineApi* host, QWidget* parent)
     : QToolBar(tr("Lab"), parent), m_host(host), m_menu(new QMenu(tr("&Lab"), this))
 {
     setObjectName(QStringLiteral("labToolbar"));
@@ -32,7 +32,7 @@ LabToolBar::LabToolBar(EngineHost* host, QWidget* parent)
     addScenarioActions();
     m_menu->addSeparator();
     addResetAction();
-    connect(host, &EngineHost::statusAvailable, this, &LabToolBar::apply);
+    connect(host, &EngineApi::statusAvailable, this, &LabToolBar::apply);
 }
 
 bool LabToolBar::labRunning(const EngineStatus& s)
@@ -128,7 +128,7 @@ void LabToolBar::addProxyAndProofActions()
                    "or alters, at two calls per block"),
          .checkedWhen = [](const EngineStatus& s) { return s.verifyReceipts; },
          .menuOnly = true});
-    connect(receipts, &QAction::triggered, m_host, &EngineHost::setVerifyReceipts);
+    connect(receipts, &QAction::triggered, m_host, &EngineApi::setVerifyReceipts);
 }
 
 void LabToolBar::addCrashAndCheckActions()

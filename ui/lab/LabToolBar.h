@@ -14,7 +14,7 @@ class QMenu;
 class QSpinBox;
 
 namespace forkscope::engine {
-class EngineHost;
+class EngineApi;
 struct EngineStatus;
 } // namespace forkscope::engine
 
@@ -30,7 +30,7 @@ class LabToolBar : public QToolBar
 {
     Q_OBJECT
 public:
-    explicit LabToolBar(engine::EngineHost* host, QWidget* parent = nullptr);
+    explicit LabToolBar(engine::EngineApi* host, QWidget* parent = nullptr);
 
     QMenu* menu() const { return m_menu; }
     // By name: demo, reorg, rollback, proxy, receipts, crash, check, reset, and the
@@ -71,7 +71,7 @@ private:
     void confirmReset();
     void apply(const engine::EngineStatus& s);
 
-    QPointer<engine::EngineHost> m_host;
+    QPointer<engine::EngineApi> m_host;
     QMenu* m_menu;
     QAction* m_badgeSeparator = nullptr; // actions go before it
     VerdictBadge* m_badge = nullptr;

@@ -1,15 +1,15 @@
 #include "VerdictBadge.h"
 #include "Palette.h"
-#include "engine/EngineHost.h"
+#include "engine/EngineApi.h"
 
 namespace forkscope::ui {
 
-VerdictBadge::VerdictBadge(engine::EngineHost* host, QWidget* parent) : QLabel(parent)
+VerdictBadge::VerdictBadge(engine::EngineApi* host, QWidget* parent) : QLabel(parent)
 {
     setObjectName(QStringLiteral("verdictBadge"));
     setMargin(3);
     apply(engine::EngineStatus{});
-    connect(host, &engine::EngineHost::statusAvailable, this, &VerdictBadge::apply);
+    connect(host, &engine::EngineApi::statusAvailable, this, &VerdictBadge::apply);
 }
 
 void VerdictBadge::apply(const engine::EngineStatus& s)

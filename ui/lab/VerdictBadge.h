@@ -5,7 +5,7 @@
 #include <QLabel>
 
 namespace forkscope::engine {
-class EngineHost;
+class EngineApi;
 }
 
 namespace forkscope::ui {
@@ -17,7 +17,7 @@ class VerdictBadge : public QLabel
 {
     Q_OBJECT
 public:
-    explicit VerdictBadge(engine::EngineHost* host, QWidget* parent = nullptr);
+    explicit VerdictBadge(engine::EngineApi* host, QWidget* parent = nullptr);
 
     engine::InvariantVerdict::State state() const { return m_state; }
 

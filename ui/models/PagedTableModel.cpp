@@ -1,10 +1,10 @@
 #include "PagedTableModel.h"
-#include "engine/TableQuery.h"
+#include "engine/TablePage.h"
 
 namespace forkscope::ui {
 
 PagedTableModel::PagedTableModel(engine::TableRequest::Kind kind, QObject* parent)
-    : QAbstractTableModel(parent), m_kind(kind), m_columns(engine::TableQuery::columns(kind))
+    : QAbstractTableModel(parent), m_kind(kind), m_columns(engine::tableColumns(kind))
 {
 }
 

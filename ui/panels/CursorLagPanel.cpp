@@ -1,7 +1,7 @@
 #include "CursorLagPanel.h"
 #include "Palette.h"
 #include "StatusTime.h"
-#include "engine/EngineHost.h"
+#include "engine/EngineApi.h"
 #include "engine/SyncProgress.h"
 #include "indexer/IndexerStatus.h"
 
@@ -9,7 +9,7 @@ namespace forkscope::ui {
 
 using engine::EngineStatus;
 
-CursorLagPanel::CursorLagPanel(engine::EngineHost* host, QWidget* parent)
+CursorLagPanel::CursorLagPanel(engine::EngineApi* host, QWidget* parent)
     : PlotPanel(tr("Cursor lag"), tr("height (blocks)"), parent)
 {
     setObjectName(QStringLiteral("cursorLagPanel"));
@@ -18,7 +18,7 @@ CursorLagPanel::CursorLagPanel(engine::EngineHost* host, QWidget* parent)
     addSeries(tr("checkpoint"), Palette::series(Palette::Series::Checkpoint));
     addSeries(tr("lag"), Palette::series(Palette::Series::Lag), PlotPanel::Axis::Right);
     setRightAxisLabel(tr("lag (blocks)"));
-    connect(host, &engine::EngineHost::statusAvailable, this, &CursorLagPanel::apply);
+    connect(host, &engine::EngineApi::statusAvailable, this, &CursorLagPanel::apply);
 }
 
 void CursorLagPanel::apply(const EngineStatus& s)

@@ -3,7 +3,7 @@
 #include "PlotPanel.h"
 
 namespace forkscope::engine {
-class EngineHost;
+class EngineApi;
 struct EngineStatus;
 } // namespace forkscope::engine
 
@@ -18,7 +18,7 @@ class CursorLagPanel : public PlotPanel
 public:
     enum Series { Head, Checkpoint, Lag };
 
-    explicit CursorLagPanel(engine::EngineHost* host, QWidget* parent = nullptr);
+    explicit CursorLagPanel(engine::EngineApi* host, QWidget* parent = nullptr);
 
 private:
     void apply(const engine::EngineStatus& s);

@@ -2,14 +2,14 @@
 #include "Palette.h"
 #include "StateStrip.h"
 #include "StatusTime.h"
-#include "engine/EngineHost.h"
+#include "engine/EngineApi.h"
 
 #include <QLabel>
 #include <qcustomplot.h>
 
 namespace forkscope::ui {
 
-NodeHealthPanel::NodeHealthPanel(engine::EngineHost* host, QWidget* parent)
+NodeHealthPanel::NodeHealthPanel(engine::EngineApi* host, QWidget* parent)
     : PlotPanel(tr("Node health"), tr("height (blocks)"), parent), m_stateStrip(new StateStrip)
 {
     setObjectName(QStringLiteral("nodeHealthPanel"));
@@ -26,7 +26,7 @@ NodeHealthPanel::NodeHealthPanel(engine::EngineHost* host, QWidget* parent)
     legendLabel->setStyleSheet(QStringLiteral("font-size: 8pt"));
     addFooter(legendLabel);
     connect(plot(), &QCustomPlot::afterReplot, m_stateStrip, [this] { alignStrip(); });
-    connect(host, &engine::EngineHost::statusAvailable, this, &NodeHealthPanel::apply);
+    connect(host, &engine::EngineApi::statusAvailable, this, &NodeHealthPanel::apply);
 }
 
 // The strip draws the chart's time range over the pixels of its axis rect.

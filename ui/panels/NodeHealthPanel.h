@@ -5,7 +5,7 @@
 #include <QHash>
 
 namespace forkscope::engine {
-class EngineHost;
+class EngineApi;
 struct EngineStatus;
 } // namespace forkscope::engine
 
@@ -19,7 +19,7 @@ class NodeHealthPanel : public PlotPanel
 {
     Q_OBJECT
 public:
-    explicit NodeHealthPanel(engine::EngineHost* host, QWidget* parent = nullptr);
+    explicit NodeHealthPanel(engine::EngineApi* host, QWidget* parent = nullptr);
 
     StateStrip* stateStrip() const { return m_stateStrip; }
 

@@ -1,12 +1,12 @@
 #include "OutboxPanel.h"
 #include "Palette.h"
 #include "StatusTime.h"
-#include "engine/EngineHost.h"
+#include "engine/EngineApi.h"
 #include "engine/SyncProgress.h"
 
 namespace forkscope::ui {
 
-OutboxPanel::OutboxPanel(engine::EngineHost* host, QWidget* parent)
+OutboxPanel::OutboxPanel(engine::EngineApi* host, QWidget* parent)
     : PlotPanel(tr("Outbox backlog"), tr("rows, rows/s"), parent)
 {
     setObjectName(QStringLiteral("outboxPanel"));
@@ -17,7 +17,7 @@ OutboxPanel::OutboxPanel(engine::EngineHost* host, QWidget* parent)
               PlotPanel::Axis::Right);
     addSeries(tr("head"), Palette::series(Palette::Series::Head), PlotPanel::Axis::Right);
     setRightAxisLabel(tr("height (blocks)"));
-    connect(host, &engine::EngineHost::statusAvailable, this, &OutboxPanel::apply);
+    connect(host, &engine::EngineApi::statusAvailable, this, &OutboxPanel::apply);
 }
 
 void OutboxPanel::apply(const engine::EngineStatus& s)

@@ -3,7 +3,7 @@
 #include "PlotPanel.h"
 
 namespace forkscope::engine {
-class EngineHost;
+class EngineApi;
 struct EngineStatus;
 } // namespace forkscope::engine
 
@@ -17,7 +17,7 @@ class OutboxPanel : public PlotPanel
 public:
     enum Series { Pending, DeliveredRate, SafeHeight, Head };
 
-    explicit OutboxPanel(engine::EngineHost* host, QWidget* parent = nullptr);
+    explicit OutboxPanel(engine::EngineApi* host, QWidget* parent = nullptr);
 
 private:
     void apply(const engine::EngineStatus& s);

@@ -2,11 +2,11 @@
 #include "Palette.h"
 #include "ReorgDiffDialog.h"
 #include "StatusTime.h"
-#include "engine/EngineHost.h"
+#include "engine/EngineApi.h"
 
 namespace forkscope::ui {
 
-ReorgPanel::ReorgPanel(engine::EngineHost* host, QWidget* parent)
+ReorgPanel::ReorgPanel(engine::EngineApi* host, QWidget* parent)
     : PlotPanel(tr("Reorg events"), tr("depth (blocks)"), parent)
 {
     setObjectName(QStringLiteral("reorgPanel"));
@@ -20,8 +20,8 @@ ReorgPanel::ReorgPanel(engine::EngineHost* host, QWidget* parent)
         if (id >= 0)
             host->requestReorgDiff(id);
     });
-    connect(host, &engine::EngineHost::statusAvailable, this, &ReorgPanel::apply);
-    connect(host, &engine::EngineHost::reorgDiffAvailable, this, &ReorgPanel::showDiff);
+    connect(host, &engine::EngineApi::statusAvailable, this, &ReorgPanel::apply);
+    connect(host, &engine::EngineApi::reorgDiffAvailable, this, &ReorgPanel::showDiff);
 }
 
 qint64 ReorgPanel::reorgIdAt(int bars, int index) const

@@ -6,7 +6,7 @@
 #include <QPointer>
 
 namespace forkscope::engine {
-class EngineHost;
+class EngineApi;
 struct EngineStatus;
 struct ReorgDiff;
 } // namespace forkscope::engine
@@ -21,7 +21,7 @@ class ReorgPanel : public PlotPanel
 {
     Q_OBJECT
 public:
-    explicit ReorgPanel(engine::EngineHost* host, QWidget* parent = nullptr);
+    explicit ReorgPanel(engine::EngineApi* host, QWidget* parent = nullptr);
 
     // The reorg id behind bar `index` of reason set `bars` (what a click opens), or -1.
     qint64 reorgIdAt(int bars, int index) const;

@@ -1,7 +1,7 @@
 #include "ReportExporter.h"
 #include "EnvironmentWindow.h"
 #include "ReportPdfWriter.h"
-#include "engine/EngineHost.h"
+#include "engine/EngineApi.h"
 #include "panels/PlotPanel.h"
 
 #include <QFileInfo>
@@ -12,11 +12,11 @@
 
 namespace forkscope::ui {
 
-ReportExporter::ReportExporter(engine::EngineHost* host, QObject* parent)
+ReportExporter::ReportExporter(engine::EngineApi* host, QObject* parent)
     : QObject(parent), m_host(host)
 {
-    connect(host, &engine::EngineHost::reportAvailable, this, &ReportExporter::applyReport);
-    connect(host, &engine::EngineHost::reportFailed, this, &ReportExporter::applyFailure);
+    connect(host, &engine::EngineApi::reportAvailable, this, &ReportExporter::applyReport);
+    connect(host, &engine::EngineApi::reportFailed, this, &ReportExporter::applyFailure);
 }
 
 void ReportExporter::setLiveCharts(const QList<PlotPanel*>& panels)

@@ -8,7 +8,7 @@
 #include <QPointer>
 
 namespace forkscope::engine {
-class EngineHost;
+class EngineApi;
 }
 
 namespace forkscope::ui {
@@ -26,7 +26,7 @@ class ReportExporter : public QObject
 {
     Q_OBJECT
 public:
-    explicit ReportExporter(engine::EngineHost* host, QObject* parent = nullptr);
+    explicit ReportExporter(engine::EngineApi* host, QObject* parent = nullptr);
 
     // The PDF carries these panels as they are on screen, not redrawn from the database.
     void setLiveCharts(const QList<PlotPanel*>& panels);
@@ -55,7 +55,7 @@ private:
     void applyFailure(quint64 ticket, const QString& error);
     void write(const QString& path, const report::CheckpointReport& report);
 
-    QPointer<engine::EngineHost> m_host;
+    QPointer<engine::EngineApi> m_host;
     QHash<quint64, Job> m_jobs;
     QList<QPointer<PlotPanel>> m_charts;
 };

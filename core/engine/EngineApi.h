@@ -1,0 +1,65 @@
+#pragma once
+
+#include "EngineStatus.h"
+#include "TablePage.h"
+#include "report/CheckpointReport.h"
+
+#include <QJsonObject>
+#include <QObject>
+
+namespace forkscope::engine {
+
+// What the window may know of the engine, and all it links (the forkscope_engine_api
+// target): commands that return at once, and answers that arrive later as values by
+// queued signal (Bitcoin Core's interfaces::Node, hotspot's parser signals). No SQL, RPC or
+// thread headers come with it; the build refuses a widget that includes one.
+// EngineHost implements it.
+class EngineApi : public QObject
+{
+    Q_OBJECT
+public:
+    using QObject::QObject;
+    ~EngineApi() override;
+
+    virtual bool isRunning() const = 0;
+    virtual void setIndexingPaused(bool paused) = 0;
+    virtual void requestReorgDiff(qint64 id) = 0;
+    virtual void requestTablePage(const forkscope::engine::TableRequest& request) = 0;
+    // Stops (state kept) or starts again the managed anvil; the engine and DB stay open.
+    virtual void setDevnetRunning(bool running) = 0;
+    // Lab controls; each answers through statusAvailable/logMessage.
+    virtual void setDemoTraffic(bool on, int transfersPerTick) = 0;
+    virtual void injectReorg(int depth, int txMode) = 0;
+    virtual void rollbackBlocks(int blocks) = 0;
+    virtual void setProxyKnobs(int node, const QJsonObject& changes) = 0;
+    virtual void crashIndexer(const QString& point) = 0;
+    virtual void checkInvariants(const QString& reason) = 0;
+    virtual void resetLab() = 0;
+    virtual void repair(quint64 fromBlock, const QString& node) = 0;
+    virtual void setVerifyReceipts(bool on) = 0;
+    virtual void verifyStoredData() = 0;
+    // The lab scenarios (Lab menu): node 2 behind a forked replica; a second indexer on the
+    // live environment; the next batch's acknowledgement lost; a reorg deeper than the
+    // limit, and the two ways on from it (raise the limit and continue, or resetLab()).
+    virtual void startForkedReplica() = 0;
+    virtual void stopForkedReplica() = 0;
+    virtual void startSecondWriter(int seconds = 8) = 0;
+    virtual void loseNextAcknowledgement() = 0;
+    virtual void injectDeepReorg() = 0;
+    virtual void raiseReorgLimit(quint64 depth) = 0;
+    // A checkpoint report, built off the GUI thread; the answer (reportAvailable or
+    // reportFailed) carries the returned ticket, so a caller routes it by ticket and drops
+    // answers it no longer waits for (hotspot's job tracker).
+    virtual quint64 requestReport(const QString& environmentId, bool verify) = 0;
+
+signals:
+    void statusAvailable(const forkscope::engine::EngineStatus& status);
+    void logMessage(const QString& level, const QString& text);
+    void reorgDiffAvailable(const forkscope::engine::ReorgDiff& diff);
+    void tablePageAvailable(const forkscope::engine::TablePage& page);
+    void reportAvailable(quint64 ticket, const forkscope::report::CheckpointReport& report);
+    void reportFailed(quint64 ticket, const QString& error);
+    void stopped();
+};
+
+} // namespace forkscope::engine

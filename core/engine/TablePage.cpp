@@ -1,0 +1,23 @@
+#include "TablePage.h"
+
+namespace forkscope::engine {
+
+QStringList tableColumns(TableRequest::Kind kind)
+{
+    switch (kind) {
+    case TableRequest::Kind::Transfers:
+        return {QStringLiteral("block"), QStringLiteral("log"),  QStringLiteral("tx hash"),
+                QStringLiteral("token"), QStringLiteral("from"), QStringLiteral("to"),
+                QStringLiteral("value")};
+    case TableRequest::Kind::Balances:
+        return {QStringLiteral("token"), QStringLiteral("holder"), QStringLiteral("balance"),
+                QStringLiteral("updated at block")};
+    case TableRequest::Kind::Backfill:
+        return {QStringLiteral("from block"), QStringLiteral("to block"),
+                QStringLiteral("status"),     QStringLiteral("attempts"),
+                QStringLiteral("last error"), QStringLiteral("updated at")};
+    }
+    return {};
+}
+
+} // namespace forkscope::engine
