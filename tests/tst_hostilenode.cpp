@@ -2,6 +2,7 @@
 // proxy's knobs). Whatever the node does, nothing it was not asked for is stored, no reorg
 // is invented, a proven reorg is rolled back at once, and a node that switched chains
 // stops the environment.
+#include "EnvironmentDump.h"
 #include "IndexerLab.h"
 #include "chain/Hex.h"
 #include "lab/FaultProxy.h"
@@ -217,6 +218,7 @@ void TestHostileNode::nodeSwitchedToAnotherChainStopsTheEnvironment()
                                         "environment_id = 'env' AND verified_at IS NOT NULL"),
                               qint64(1), 30000);
     const QString before = lab.dump();
+    const QStringList rowsBefore = test::databaseRows(lab.dbPath());
 
     // The provider goes away and comes back serving another chain.
     proxy.setOffline(true);
@@ -230,6 +232,15 @@ void TestHostileNode::nodeSwitchedToAnotherChainStopsTheEnvironment()
     QVERIFY2(lines[0].startsWith("forkscope: the chain was reset; open a new environment"),
              qPrintable(run.err));
     QVERIFY2(!run.out.contains("REORG"), qPrintable(run.out));
+    const QStringList rowsAfter = test::databaseRows(lab.dbPath());
+    QStringList changed;
+    for (const QString& r : rowsBefore)
+        if (!rowsAfter.contains(r))
+            changed << "- " + r;
+    for (const QString& r : rowsAfter)
+        if (!rowsBefore.contains(r))
+            changed << "+ " + r;
+    QVERIFY2(changed.isEmpty(), qPrintable(changed.join('\n') + "\n" + run.out.right(3000)));
     QCOMPARE(lab.dump(), before);
 }
 

@@ -10,7 +10,7 @@ namespace forkscope::test {
 namespace {
 // env empty: every row of every table. Otherwise every row carrying this environment_id
 // (the `environments` row without archived_at, which a lab reset legitimately sets).
-QString dump(const QString& dbPath, const QString& env)
+QString dump(const QString& dbPath, const QString& env, QStringList* lines = nullptr)
 {
     store::Database::Options ro;
     ro.readOnly = true;
@@ -45,6 +45,9 @@ QString dump(const QString& dbPath, const QString& env)
             rows << values.join(QLatin1Char('|'));
         }
         rows.sort();
+        if (lines)
+            for (const QString& r : std::as_const(rows))
+                *lines << t + QLatin1Char(':') + r;
         h.addData(t.toUtf8());
         h.addData(rows.join(QLatin1Char('\n')).toUtf8());
         summary += QStringLiteral("%1:%2 ").arg(t).arg(rows.size());
@@ -56,6 +59,13 @@ QString dump(const QString& dbPath, const QString& env)
 QString databaseDump(const QString& dbPath)
 {
     return dump(dbPath, QString());
+}
+
+QStringList databaseRows(const QString& dbPath)
+{
+    QStringList lines;
+    dump(dbPath, QString(), &lines);
+    return lines;
 }
 
 QString environmentDump(const QString& dbPath, const QString& env)

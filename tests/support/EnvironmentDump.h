@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QString>
+#include <QStringList>
 
 namespace forkscope::test {
 
@@ -10,5 +11,8 @@ namespace forkscope::test {
 QString environmentDump(const QString& dbPath, const QString& env);
 // The same over every row of every table: "nothing was changed" means equal dumps.
 QString databaseDump(const QString& dbPath);
+// Every row of every table as "table:value|value|...", for saying which rows differ when
+// two dumps do.
+QStringList databaseRows(const QString& dbPath);
 
 } // namespace forkscope::test
