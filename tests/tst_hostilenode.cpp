@@ -212,12 +212,16 @@ void TestHostileNode::nodeSwitchedToAnotherChainStopsTheEnvironment()
                      lab.indexArgs("env", {"--poll-ms", "100"}, proxy.url()));
     QVERIFY(ix.process.waitForStarted());
     QTRY_COMPARE_WITH_TIMEOUT(checkpointOf(lab, "env"), qint64(lab.eth().blockNumber()), 30000);
-    // The step after the one that reached the head stamps verified_at; the dump is taken
-    // once that write is in, so "before" is the state the indexer rests in.
-    QTRY_COMPARE_WITH_TIMEOUT(lab.count("SELECT count(*) FROM indexer_checkpoints WHERE "
-                                        "environment_id = 'env' AND verified_at IS NOT NULL"),
-                              qint64(1), 30000);
-    const QString before = lab.dump();
+    // The indexer at rest: the checkpoint's creation stamps verified_at and the next step
+    // stamps it again (then every 30 s), so "before" is a dump that holds for a second.
+    const auto settled = [&lab](QString& dump) {
+        const QString first = lab.dump();
+        QTest::qWait(1000);
+        dump = lab.dump();
+        return dump == first;
+    };
+    QString before;
+    QTRY_VERIFY_WITH_TIMEOUT(settled(before), 20000);
     const QStringList rowsBefore = test::databaseRows(lab.dbPath());
 
     // The provider goes away and comes back serving another chain.
