@@ -9,12 +9,18 @@
 //   build/bench/forkscope_bench_commit [--blocks 2000] [--per-tx 17] [--tokens 3]
 //                                      [--holders 5000] [--batch-size 100] [--runs 1]
 //                                      [--inline-checkpoints] [--out FILE]
+//                                      [--rollback DEPTH]
+//
+// --rollback DEPTH then times one ReorgRollback of the top DEPTH blocks (issue #15: depth
+// 64 over 10,000 Transfers, e.g. --blocks 2000 --per-tx 53 --rollback 64), the whole
+// undo in its one transaction: rows deleted, balances recomputed, diff items recorded.
 #include "BenchWorkload.h"
 #include "chain/Keccak.h"
 #include "indexer/BalanceBook.h"
 #include "indexer/BatchCommitter.h"
 #include "indexer/CheckpointStore.h"
 #include "indexer/EnvironmentRegistry.h"
+#include "indexer/ReorgRollback.h"
 #include "store/Database.h"
 
 #include <QCommandLineParser>
@@ -107,7 +113,11 @@ int main(int argc, char** argv)
         QStringLiteral("Keep the (last run's) database at FILE, a new path "
                        "(e.g. for forkscope_bench_open)."),
         QStringLiteral("FILE"));
-    p.addOptions({runsOpt, inlineOpt, outOpt});
+    const QCommandLineOption rollbackOpt(
+        QStringLiteral("rollback"),
+        QStringLiteral("After the commit, time a rollback of the top DEPTH blocks."),
+        QStringLiteral("DEPTH"));
+    p.addOptions({runsOpt, inlineOpt, outOpt, rollbackOpt});
     p.process(app);
     const bench::WorkloadShape shape = workload.read(p);
     QList<chain::Address> tokens, holders;
@@ -162,6 +172,35 @@ int main(int argc, char** argv)
                     double(events) / secs, 1e6 * secs / double(events), double(bytes) / (1 << 20),
                     p.isSet(inlineOpt) ? "inline" : "background");
         std::fflush(stdout);
+
+        if (p.isSet(rollbackOpt) && cp) {
+            const auto depth = std::uint64_t(std::max(1, p.value(rollbackOpt).toInt()));
+            if (depth >= cp->number) {
+                std::fprintf(stderr,
+                             "forkscope_bench_commit: --rollback %llu is not below the "
+                             "head %llu\n",
+                             static_cast<unsigned long long>(depth),
+                             static_cast<unsigned long long>(cp->number));
+                return 2;
+            }
+            indexer::ForkPoint fork;
+            fork.number = cp->number - depth;
+            fork.hash = hashOf("block" + QByteArray::number(*fork.number));
+            indexer::ReorgRollback rollback(*db, env, 31337, QStringLiteral("default"), checkpoints,
+                                            balances);
+            QElapsedTimer rt;
+            rt.start();
+            const indexer::RollbackResult r =
+                rollback.rollback(*cp, fork, indexer::reorg_reason::kHashMismatch);
+            const double ms = double(rt.nsecsElapsed()) / 1e6;
+            std::printf("rollback: depth %llu, %lld transfers and %lld rows removed, %lld "
+                        "balances recomputed, in %.1f ms (one transaction)\n",
+                        static_cast<unsigned long long>(r.depth),
+                        static_cast<long long>(r.transfersRemoved),
+                        static_cast<long long>(r.rowsRemoved),
+                        static_cast<long long>(r.balancesChanged), ms);
+            std::fflush(stdout);
+        }
     }
     return 0;
 }
