@@ -98,7 +98,8 @@ void TestUiParts::panelsFollowTheHost()
     s.generation = 2;
     s.indexerState = "syncing";
     s.outboxPending = 4;
-    s.recentReorgs = {reorg(7, "parent mismatch", 3), reorg(8, "absence", 5)};
+    s.recentReorgs = {reorg(7, "parent mismatch", 3), reorg(8, "absence", 5),
+                      reorg(9, "repair", 12)};
     emit host.statusAvailable(s);
     QCOMPARE(lag.pointCount(ui::CursorLagPanel::Lag), 1);
     QVERIFY2(lag.summary().contains("syncing | lag 20 blocks"), qPrintable(lag.summary()));
@@ -107,14 +108,16 @@ void TestUiParts::panelsFollowTheHost()
     QVERIFY(outbox.summary().contains("no sink"));
     // One bar set per live reason, in the Palette's order; each bar knows its reorg.
     QCOMPARE(ui::Palette::liveReorgReasons(),
-             (QStringList{"hash mismatch", "parent mismatch", "absence"}));
+             (QStringList{"hash mismatch", "parent mismatch", "absence", "repair"}));
     QVERIFY(reorgs.barValues(0).isEmpty());
     QCOMPARE(reorgs.barValues(1), (QList<double>{3}));
     QCOMPARE(reorgs.barValues(2), (QList<double>{5}));
+    QCOMPARE(reorgs.barValues(3), (QList<double>{12})); // a repair: a set of its own
     QCOMPARE(reorgs.reorgIdAt(1, 0), 7);
     QCOMPARE(reorgs.reorgIdAt(2, 0), 8);
+    QCOMPARE(reorgs.reorgIdAt(3, 0), 9);
     QCOMPARE(reorgs.reorgIdAt(0, 0), -1);
-    QCOMPARE(reorgs.summary(), QStringLiteral("2 reorg(s)"));
+    QCOMPARE(reorgs.summary(), QStringLiteral("3 reorg(s)"));
     QCOMPARE(checkpoint.field("environment"), QStringLiteral("env-x"));
     QCOMPARE(checkpoint.field("number"), QStringLiteral("100"));
     QCOMPARE(checkpoint.field("hash"), QStringLiteral("0xabc"));

@@ -147,7 +147,9 @@ QColor Palette::logLevel(const QString& level)
 const QStringList& Palette::liveReorgReasons()
 {
     namespace r = indexer::reorg_reason;
-    static const QStringList reasons{r::kHashMismatch, r::kParentMismatch, r::kAbsence};
+    // A repair's rollback is drawn too, in a set of its own: the user asked for it, and it
+    // must not read as the chain reorganising.
+    static const QStringList reasons{r::kHashMismatch, r::kParentMismatch, r::kAbsence, r::kRepair};
     return reasons;
 }
 
@@ -160,6 +162,8 @@ QColor Palette::reorgReason(const QString& reason)
         return QColor(0x94, 0x67, 0xbd);
     if (reason == r::kAbsence)
         return QColor(0xd6, 0x27, 0x28);
+    if (reason == r::kRepair)
+        return QColor(0x17, 0xbe, 0xcf);
     return QColor(0x7f, 0x7f, 0x7f);
 }
 
