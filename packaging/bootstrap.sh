@@ -16,7 +16,7 @@ ANVIL_BIN="${ANVIL_PREFIX}/node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil"
 APT_PACKAGES=(
   g++ cmake ninja-build make
   qt6-base-dev libqt6sql6-sqlite
-  libqcustomplot-dev libsqlite3-dev libboost-dev
+  libqcustomplot-dev libsqlite3-dev libboost-dev libsimdjson-dev
   xvfb xauth
   fonts-dejavu-core poppler-utils
   nodejs npm ca-certificates

@@ -43,9 +43,9 @@ QList<chain::LogEntry> ReceiptsLogsProof::provenLogs(const chain::BlockHeader& h
                                        "number")
                             .arg(block));
 
-    std::optional<QJsonArray> receipts;
+    std::optional<chain::ParsedJson> receipts;
     try {
-        receipts = m_eth.blockReceipts(header.hash);
+        receipts = m_eth.blockReceiptsJson(header.hash);
     } catch (const rpc::RpcException& e) {
         if (e.error().kind != rpc::RpcError::Kind::Remote)
             throw; // unavailable: the auditor says so

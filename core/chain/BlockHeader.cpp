@@ -1,29 +1,36 @@
 #include "BlockHeader.h"
-#include "ChainParseError.h"
-#include "Hex.h"
-
-#include <QJsonObject>
+#include "ChainJson.h"
 
 namespace forkscope::chain {
 
+namespace json {
+
+BlockHeader readBlockHeader(const Value& v, const FieldPath& context)
+{
+    const simdjson::dom::object o = requireObject(v, context, "expected a block object");
+    enum { Number, Hash, ParentHash, Timestamp, Bloom, ReceiptsRoot };
+    static constexpr std::array<std::string_view, 6> kNames{
+        "number", "hash", "parentHash", "timestamp", "logsBloom", "receiptsRoot"};
+    const auto m = members(o, kNames);
+    const auto f = [&](const char* name) { return FieldPath(context, name); };
+
+    BlockHeader h;
+    h.number = quantityU63(m[Number], f("number"));
+    h.hash = fixedBytes<32>(m[Hash], f("hash"));
+    h.parentHash = fixedBytes<32>(m[ParentHash], f("parentHash"));
+    h.timestamp = quantityU63(m[Timestamp], f("timestamp"));
+    h.logsBloom = fixedBytes<256>(m[Bloom], f("logsBloom"));
+    h.receiptsRoot = fixedBytes<32>(m[ReceiptsRoot], f("receiptsRoot"));
+    return h;
+}
+
+} // namespace json
+
 BlockHeader BlockHeader::fromJson(const QJsonValue& v, const QString& context)
 {
-    if (!v.isObject())
-        throw ChainParseError(context, hex::describe(v), QStringLiteral("expected a block object"));
-    const QJsonObject o = v.toObject();
-    // -> QString: with QT_USE_QSTRINGBUILDER, auto would return a builder that refers to
-    // temporaries of this call.
-    const auto f = [&](const char* name) -> QString {
-        return context + QLatin1Char('.') + QLatin1String(name);
-    };
-    BlockHeader h;
-    h.number = hex::parseQuantityU63(o.value(QLatin1String("number")), f("number"));
-    h.hash = Hash32::fromJson(o.value(QLatin1String("hash")), f("hash"));
-    h.parentHash = Hash32::fromJson(o.value(QLatin1String("parentHash")), f("parentHash"));
-    h.timestamp = hex::parseQuantityU63(o.value(QLatin1String("timestamp")), f("timestamp"));
-    h.logsBloom = LogsBloom::fromJson(o.value(QLatin1String("logsBloom")), f("logsBloom"));
-    h.receiptsRoot = Hash32::fromJson(o.value(QLatin1String("receiptsRoot")), f("receiptsRoot"));
-    return h;
+    return json::readQt(v, context, [&](const json::Value& value) {
+        return json::readBlockHeader(value, FieldPath(context));
+    });
 }
 
 } // namespace forkscope::chain

@@ -42,6 +42,13 @@ public:
     {
         return fromBytes(hex::parseData(v, field, int(N)), field);
     }
+    // The UTF-8 text of a JSON string (the simdjson readers): no allocation.
+    static FixedBytes fromHex(std::string_view s, const FieldPath& field)
+    {
+        FixedBytes b;
+        hex::parseFixed(s, field, b.m_bytes.data(), int(N));
+        return b;
+    }
 
     QString toHex() const { return hex::encodeData(toByteArray()); }
     QByteArray toHexLatin1() const { return hex::encodeDataLatin1(toByteArray()); }

@@ -2,24 +2,49 @@
 #include "ChainParseError.h"
 
 #include <QJsonDocument>
+#include <algorithm>
 
 namespace forkscope::chain::hex {
 
 namespace {
-bool isHexDigit(QChar c)
+bool isHexDigit(char c)
 {
-    const char16_t u = c.unicode();
-    return (u >= '0' && u <= '9') || (u >= 'a' && u <= 'f') || (u >= 'A' && u <= 'F');
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
-int hexValue(QChar c)
+int hexValue(char c)
 {
-    const char16_t u = c.unicode();
-    if (u >= '0' && u <= '9')
-        return u - '0';
-    if (u >= 'a' && u <= 'f')
-        return u - 'a' + 10;
-    return u - 'A' + 10;
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    return c - 'A' + 10;
+}
+
+// The character at byte `i` of UTF-8 text, for "'x' is not a hex digit".
+QChar charAt(std::string_view s, std::size_t i)
+{
+    const auto b = static_cast<unsigned char>(s[i]);
+    if (b < 0x80)
+        return QChar(char16_t(b));
+    const QString rest =
+        QString::fromUtf8(s.data() + i, qsizetype(std::min<std::size_t>(4, s.size() - i)));
+    return rest.isEmpty() ? QChar::ReplacementCharacter : rest.at(0);
+}
+
+QString quotedUtf8(std::string_view s)
+{
+    return QLatin1Char('"') + QString::fromUtf8(s.data(), qsizetype(s.size())) + QLatin1Char('"');
+}
+
+std::string_view view(const QByteArray& utf8)
+{
+    return {utf8.constData(), std::size_t(utf8.size())};
+}
+
+bool hasPrefix(std::string_view s)
+{
+    return s.size() >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
 }
 
 constexpr std::uint64_t kMaxU63 = 0x7fffffffffffffffULL;
@@ -60,41 +85,54 @@ QString quoted(const QString& s)
 }
 } // namespace
 
-QString quantityDigits(const QString& s, const QString& field)
+std::string_view quantityDigits(std::string_view s, const FieldPath& field)
 {
     // Error text is built only on failure: this runs for every field of every log.
-    const auto shown = [&s] { return quoted(s); };
-    if (s.startsWith(QLatin1Char('-')))
-        throw ChainParseError(field, shown(), QStringLiteral("negative numbers are not allowed"));
-    if (!s.startsWith(QLatin1String("0x")) && !s.startsWith(QLatin1String("0X")))
-        throw ChainParseError(field, shown(), QStringLiteral("expected a 0x-prefixed hex number"));
-    const QString digits = s.mid(2);
-    if (digits.isEmpty())
-        throw ChainParseError(field, shown(), QStringLiteral("expected hex digits after 0x"));
-    for (QChar c : digits) {
-        if (c == QLatin1Char('.'))
-            throw ChainParseError(field, shown(),
-                                  QStringLiteral("fractional numbers are not allowed"));
-        if (!isHexDigit(c))
-            throw ChainParseError(field, shown(), QStringLiteral("'%1' is not a hex digit").arg(c));
+    const auto fail = [&](const QString& why) {
+        throw ChainParseError(field.toString(), quotedUtf8(s), why);
+    };
+    if (!s.empty() && s[0] == '-')
+        fail(QStringLiteral("negative numbers are not allowed"));
+    if (!hasPrefix(s))
+        fail(QStringLiteral("expected a 0x-prefixed hex number"));
+    const std::string_view digits = s.substr(2);
+    if (digits.empty())
+        fail(QStringLiteral("expected hex digits after 0x"));
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (digits[i] == '.')
+            fail(QStringLiteral("fractional numbers are not allowed"));
+        if (!isHexDigit(digits[i]))
+            fail(QStringLiteral("'%1' is not a hex digit").arg(charAt(digits, i)));
     }
     return digits;
 }
 
-std::uint64_t parseQuantityU63(const QString& s, const QString& field)
+QString quantityDigits(const QString& s, const QString& field)
 {
-    const QString digits = quantityDigits(s, field);
+    const QByteArray utf8 = s.toUtf8();
+    return QString::fromLatin1(quantityDigits(view(utf8), FieldPath(field)));
+}
+
+std::uint64_t parseQuantityU63(std::string_view s, const FieldPath& field)
+{
+    const std::string_view digits = quantityDigits(s, field);
     std::uint64_t n = 0;
-    for (QChar c : digits) {
+    for (char c : digits) {
         if (n > (kMaxU63 >> 4))
-            throw ChainParseError(field, QLatin1Char('"') + s + QLatin1Char('"'),
+            throw ChainParseError(field.toString(), quotedUtf8(s),
                                   QStringLiteral("number does not fit in 63 bits"));
         n = (n << 4) | std::uint64_t(hexValue(c));
     }
     if (n > kMaxU63)
-        throw ChainParseError(field, QLatin1Char('"') + s + QLatin1Char('"'),
+        throw ChainParseError(field.toString(), quotedUtf8(s),
                               QStringLiteral("number does not fit in 63 bits"));
     return n;
+}
+
+std::uint64_t parseQuantityU63(const QString& s, const QString& field)
+{
+    const QByteArray utf8 = s.toUtf8();
+    return parseQuantityU63(view(utf8), FieldPath(field));
 }
 
 std::uint64_t parseQuantityU63(const QJsonValue& v, const QString& field)
@@ -125,32 +163,54 @@ std::uint64_t parseDecimalU63(const QString& s, const QString& field)
     return n;
 }
 
+namespace {
+// The checks of parseData, in its order; returns the number of bytes.
+std::size_t checkData(std::string_view s, const FieldPath& field, int exactBytes)
+{
+    const auto fail = [&](const QString& why) {
+        throw ChainParseError(field.toString(), quotedUtf8(s), why);
+    };
+    if (!hasPrefix(s))
+        fail(QStringLiteral("expected 0x-prefixed hex bytes"));
+    const std::string_view p = s.substr(2);
+    for (std::size_t i = 0; i < p.size(); ++i)
+        if (!isHexDigit(p[i]))
+            fail(QStringLiteral("'%1' is not a hex digit").arg(charAt(p, i)));
+    const auto digits = qsizetype(p.size());
+    if (digits % 2 != 0)
+        fail(QStringLiteral("odd number of hex digits (%1)").arg(digits));
+    if (exactBytes >= 0 && digits != 2 * qsizetype(exactBytes))
+        fail(QStringLiteral("expected %1 bytes (0x + %2 hex digits), found %3 hex digits")
+                 .arg(exactBytes)
+                 .arg(2 * exactBytes)
+                 .arg(digits));
+    return p.size() / 2;
+}
+
+void decodeDigits(const char* p, std::size_t bytes, std::uint8_t* out)
+{
+    for (std::size_t i = 0; i < bytes; ++i)
+        out[i] = std::uint8_t(hexValue(p[2 * i]) << 4 | hexValue(p[2 * i + 1]));
+}
+} // namespace
+
+QByteArray parseData(std::string_view s, const FieldPath& field, int exactBytes)
+{
+    const std::size_t bytes = checkData(s, field, exactBytes);
+    QByteArray out(qsizetype(bytes), Qt::Uninitialized);
+    decodeDigits(s.data() + 2, bytes, reinterpret_cast<std::uint8_t*>(out.data()));
+    return out;
+}
+
+void parseFixed(std::string_view s, const FieldPath& field, std::uint8_t* out, int n)
+{
+    decodeDigits(s.data() + 2, checkData(s, field, n), out);
+}
+
 QByteArray parseData(const QString& s, const QString& field, int exactBytes)
 {
-    const auto shown = [&s] { return quoted(s); };
-    if (!s.startsWith(QLatin1String("0x")) && !s.startsWith(QLatin1String("0X")))
-        throw ChainParseError(field, shown(), QStringLiteral("expected 0x-prefixed hex bytes"));
-    const qsizetype digits = s.size() - 2;
-    const QChar* p = s.constData() + 2;
-    for (qsizetype i = 0; i < digits; ++i)
-        if (!isHexDigit(p[i]))
-            throw ChainParseError(field, shown(),
-                                  QStringLiteral("'%1' is not a hex digit").arg(p[i]));
-    if (digits % 2 != 0)
-        throw ChainParseError(field, shown(),
-                              QStringLiteral("odd number of hex digits (%1)").arg(digits));
-    if (exactBytes >= 0 && digits != 2 * exactBytes)
-        throw ChainParseError(field, shown(),
-                              QStringLiteral("expected %1 bytes (0x + %2 hex digits), found %3 "
-                                             "hex digits")
-                                  .arg(exactBytes)
-                                  .arg(2 * exactBytes)
-                                  .arg(digits));
-    QByteArray out(digits / 2, Qt::Uninitialized);
-    char* o = out.data();
-    for (qsizetype i = 0; i < out.size(); ++i)
-        o[i] = char(hexValue(p[2 * i]) << 4 | hexValue(p[2 * i + 1]));
-    return out;
+    const QByteArray utf8 = s.toUtf8();
+    return parseData(view(utf8), FieldPath(field), exactBytes);
 }
 
 QByteArray parseData(const QJsonValue& v, const QString& field, int exactBytes)

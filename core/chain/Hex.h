@@ -1,9 +1,12 @@
 #pragma once
 
+#include "FieldPath.h"
+
 #include <QByteArray>
 #include <QJsonValue>
 #include <QString>
 #include <cstdint>
+#include <string_view>
 
 // Strict decoding of the hex encodings used by Ethereum JSON-RPC.
 // "Quantities" are 0x-prefixed, non-empty, big-endian numbers; "data" is 0x-prefixed with
@@ -32,6 +35,15 @@ std::uint64_t parseDecimalU63(const QString& s, const QString& field);
 // 0x-prefixed byte string with an even number of digits; `exactBytes` < 0 means any length.
 QByteArray parseData(const QString& s, const QString& field, int exactBytes = -1);
 QByteArray parseData(const QJsonValue& v, const QString& field, int exactBytes = -1);
+
+// The same rules over the UTF-8 text of a JSON string, for the simdjson readers of replies:
+// nothing is allocated unless a value is rejected. The QString overloads above delegate to
+// these, so both paths accept and reject exactly the same text with the same messages.
+std::string_view quantityDigits(std::string_view s, const FieldPath& field);
+std::uint64_t parseQuantityU63(std::string_view s, const FieldPath& field);
+QByteArray parseData(std::string_view s, const FieldPath& field, int exactBytes = -1);
+// Exactly `n` bytes (0x + 2n hex digits) into `out`: hashes, addresses, blooms.
+void parseFixed(std::string_view s, const FieldPath& field, std::uint8_t* out, int n);
 
 QString encodeQuantity(std::uint64_t n);
 QString encodeData(const QByteArray& bytes);

@@ -1,51 +1,71 @@
 #include "LogEntry.h"
+#include "ChainJson.h"
 #include "ChainParseError.h"
-#include "Hex.h"
-
-#include <QJsonArray>
-#include <QJsonObject>
 
 namespace forkscope::chain {
 
-LogEntry LogEntry::fromJson(const QJsonValue& v, const QString& context)
+namespace json {
+
+LogEntry readLogEntry(const Value& v, const FieldPath& context)
 {
-    if (!v.isObject())
-        throw ChainParseError(context, hex::describe(v), QStringLiteral("expected a log object"));
-    const QJsonObject o = v.toObject();
-    // -> QString: with QT_USE_QSTRINGBUILDER, auto would return a builder that refers to
-    // temporaries of this call.
-    const auto f = [&](const char* name) -> QString {
-        return context + QLatin1Char('.') + QLatin1String(name);
-    };
+    const simdjson::dom::object o = requireObject(v, context, "expected a log object");
+    enum { Address, Topics, Data, BlockNumber, BlockHash, TxHash, TxIndex, LogIndex, Removed };
+    static constexpr std::array<std::string_view, 9> kNames{
+        "address",         "topics",           "data",     "blockNumber", "blockHash",
+        "transactionHash", "transactionIndex", "logIndex", "removed"};
+    const auto m = members(o, kNames);
+    const auto f = [&](const char* name) { return FieldPath(context, name); };
 
     LogEntry e;
-    e.address = Address::fromJson(o.value(QLatin1String("address")), f("address"));
-    const QJsonValue topics = o.value(QLatin1String("topics"));
-    if (!topics.isArray())
-        throw ChainParseError(f("topics"), hex::describe(topics),
-                              QStringLiteral("expected an array of 32-byte hashes"));
-    const QJsonArray ta = topics.toArray();
-    if (ta.size() > 4)
-        throw ChainParseError(f("topics"), QStringLiteral("%1 topics").arg(ta.size()),
+    e.address = fixedBytes<20>(m[Address], f("address"));
+    const FieldPath topicsField = f("topics");
+    const simdjson::dom::array topics =
+        requireArray(m[Topics], topicsField, "expected an array of 32-byte hashes");
+    const std::size_t count = topics.size();
+    if (count > 4)
+        throw ChainParseError(topicsField.toString(), QStringLiteral("%1 topics").arg(count),
                               QStringLiteral("a log has at most 4 topics"));
-    for (qsizetype i = 0; i < ta.size(); ++i)
-        e.topics.append(Hash32::fromJson(ta.at(i), f("topics") + QStringLiteral("[%1]").arg(i)));
-    e.data = hex::parseData(o.value(QLatin1String("data")), f("data"));
-    e.blockNumber = hex::parseQuantityU63(o.value(QLatin1String("blockNumber")), f("blockNumber"));
-    e.blockHash = Hash32::fromJson(o.value(QLatin1String("blockHash")), f("blockHash"));
-    e.transactionHash =
-        Hash32::fromJson(o.value(QLatin1String("transactionHash")), f("transactionHash"));
-    e.transactionIndex =
-        hex::parseQuantityU63(o.value(QLatin1String("transactionIndex")), f("transactionIndex"));
-    e.logIndex = hex::parseQuantityU63(o.value(QLatin1String("logIndex")), f("logIndex"));
-    const QJsonValue removed = o.value(QLatin1String("removed"));
-    if (!removed.isUndefined()) {
-        if (!removed.isBool())
-            throw ChainParseError(f("removed"), hex::describe(removed),
+    e.topics.reserve(qsizetype(count));
+    qsizetype i = 0;
+    for (const simdjson::dom::element t : topics) {
+        e.topics.append(fixedBytes<32>(Value::of(t), FieldPath(topicsField, i)));
+        ++i;
+    }
+    e.data = data(m[Data], f("data"));
+    e.blockNumber = quantityU63(m[BlockNumber], f("blockNumber"));
+    e.blockHash = fixedBytes<32>(m[BlockHash], f("blockHash"));
+    e.transactionHash = fixedBytes<32>(m[TxHash], f("transactionHash"));
+    e.transactionIndex = quantityU63(m[TxIndex], f("transactionIndex"));
+    e.logIndex = quantityU63(m[LogIndex], f("logIndex"));
+    if (m[Removed].present) {
+        if (!m[Removed].is(simdjson::dom::element_type::BOOL))
+            throw ChainParseError(f("removed").toString(), describe(m[Removed]),
                                   QStringLiteral("expected true or false"));
-        e.removed = removed.toBool();
+        e.removed = m[Removed].e.get_bool().value_unsafe();
     }
     return e;
+}
+
+QList<LogEntry> readLogs(const Value& v, const FieldPath& context)
+{
+    const simdjson::dom::array a = requireArray(v, context, "expected an array of logs");
+    QList<LogEntry> logs;
+    logs.reserve(qsizetype(a.size()));
+    qsizetype i = 0;
+    for (const simdjson::dom::element x : a) {
+        logs.append(readLogEntry(Value::of(x), FieldPath(context, i)));
+        ++i;
+    }
+    return logs;
+}
+
+} // namespace json
+
+LogEntry LogEntry::fromJson(const QJsonValue& v, const QString& context)
+{
+    return json::readQt(v, context, [&](const json::Value& value) {
+        return json::readLogEntry(value, FieldPath(context));
+    });
 }
 
 } // namespace forkscope::chain

@@ -1,96 +1,111 @@
 #include "Receipt.h"
+#include "ReceiptJson.h"
 #include "Rlp.h"
+#include "chain/ChainJson.h"
 #include "chain/ChainParseError.h"
-#include "chain/Hex.h"
-
-#include <QJsonArray>
-#include <QJsonObject>
 
 namespace forkscope::proof {
 
 using chain::ChainParseError;
-namespace hex = chain::hex;
+
+namespace json {
+
+using chain::FieldPath;
+using chain::json::Value;
+using simdjson::dom::element_type;
 
 namespace {
-bool present(const QJsonValue& v)
+bool present(const Value& v)
 {
-    return !v.isUndefined() && !v.isNull();
+    return v.present && !v.isNull();
 }
 } // namespace
 
-Receipt Receipt::fromJson(const QJsonValue& v, const QString& context)
+Receipt readReceipt(const Value& v, const FieldPath& context)
 {
-    if (!v.isObject())
-        throw ChainParseError(context, hex::describe(v),
-                              QStringLiteral("expected a receipt object"));
-    const QJsonObject o = v.toObject();
-    // -> QString: with QT_USE_QSTRINGBUILDER, auto would return a builder that refers to
-    // temporaries of this call.
-    const auto f = [&](const char* name) -> QString {
-        return context + QLatin1Char('.') + QLatin1String(name);
-    };
+    namespace cj = chain::json;
+    const simdjson::dom::object o = cj::requireObject(v, context, "expected a receipt object");
+    enum { Type, Status, Root, GasUsed, Bloom, TxHash, TxIndex, BlockHash, BlockNumber, Logs };
+    static constexpr std::array<std::string_view, 10> kNames{"type",
+                                                             "status",
+                                                             "root",
+                                                             "cumulativeGasUsed",
+                                                             "logsBloom",
+                                                             "transactionHash",
+                                                             "transactionIndex",
+                                                             "blockHash",
+                                                             "blockNumber",
+                                                             "logs"};
+    const auto m = cj::members(o, kNames);
+    const auto f = [&](const char* name) { return FieldPath(context, name); };
 
     Receipt r;
     // Every client of the typed-transaction era sends "type"; guessing legacy when it is
     // missing would turn a broken reply into a root mismatch blamed on the wrong thing.
-    const QJsonValue type = o.value(QLatin1String("type"));
-    const std::uint64_t t = hex::parseQuantityU63(type, f("type"));
-    if (t > kHighestType)
+    const std::uint64_t t = cj::quantityU63(m[Type], f("type"));
+    if (t > Receipt::kHighestType)
         throw UnsupportedReceiptType(
-            f("type"), hex::describe(type),
+            f("type").toString(), cj::describe(m[Type]),
             QStringLiteral("unknown receipt type (Forkscope can prove types "
                            "0x0 to 0x%1: legacy, EIP-2930, EIP-1559, "
                            "EIP-4844 and EIP-7702)")
-                .arg(kHighestType, 0, 16));
+                .arg(Receipt::kHighestType, 0, 16));
     r.type = std::uint8_t(t);
 
-    const QJsonValue status = o.value(QLatin1String("status"));
-    const QJsonValue root = o.value(QLatin1String("root"));
+    const Value& status = m[Status];
+    const Value& root = m[Root];
     if (present(status)) {
         // Some clients send an empty "root" next to the status; a real one as well is
         // contradictory.
-        if (present(root) && root != QJsonValue(QStringLiteral("0x")))
-            throw ChainParseError(f("root"), hex::describe(root),
+        if (present(root) &&
+            !(root.is(element_type::STRING) && root.e.get_string().value_unsafe() == "0x"))
+            throw ChainParseError(f("root").toString(), cj::describe(root),
                                   QStringLiteral("a receipt has a status or a pre-Byzantium "
                                                  "state root, not both"));
-        const std::uint64_t s = hex::parseQuantityU63(status, f("status"));
+        const std::uint64_t s = cj::quantityU63(status, f("status"));
         if (s > 1)
-            throw ChainParseError(f("status"), hex::describe(status),
+            throw ChainParseError(f("status").toString(), cj::describe(status),
                                   QStringLiteral("expected 0x0 (failed) or 0x1 (succeeded)"));
         r.outcome = s == 1;
     } else if (present(root)) {
-        r.outcome = chain::Hash32::fromJson(root, f("root"));
+        r.outcome = cj::fixedBytes<32>(root, f("root"));
     } else {
-        throw ChainParseError(f("status"), hex::describe(status),
+        throw ChainParseError(f("status").toString(), cj::describe(status),
                               QStringLiteral("expected a status (or, before Byzantium, a "
                                              "state root)"));
     }
 
-    r.cumulativeGasUsed =
-        hex::parseQuantityU63(o.value(QLatin1String("cumulativeGasUsed")), f("cumulativeGasUsed"));
-    r.logsBloom = chain::LogsBloom::fromJson(o.value(QLatin1String("logsBloom")), f("logsBloom"));
-    r.transactionHash =
-        chain::Hash32::fromJson(o.value(QLatin1String("transactionHash")), f("transactionHash"));
-    r.transactionIndex =
-        hex::parseQuantityU63(o.value(QLatin1String("transactionIndex")), f("transactionIndex"));
-    r.blockHash = chain::Hash32::fromJson(o.value(QLatin1String("blockHash")), f("blockHash"));
-    r.blockNumber = hex::parseQuantityU63(o.value(QLatin1String("blockNumber")), f("blockNumber"));
+    r.cumulativeGasUsed = cj::quantityU63(m[GasUsed], f("cumulativeGasUsed"));
+    r.logsBloom = cj::fixedBytes<256>(m[Bloom], f("logsBloom"));
+    r.transactionHash = cj::fixedBytes<32>(m[TxHash], f("transactionHash"));
+    r.transactionIndex = cj::quantityU63(m[TxIndex], f("transactionIndex"));
+    r.blockHash = cj::fixedBytes<32>(m[BlockHash], f("blockHash"));
+    r.blockNumber = cj::quantityU63(m[BlockNumber], f("blockNumber"));
 
-    const QJsonValue logs = o.value(QLatin1String("logs"));
-    if (!logs.isArray())
-        throw ChainParseError(f("logs"), hex::describe(logs),
-                              QStringLiteral("expected an array of logs"));
-    const QJsonArray la = logs.toArray();
-    r.logs.reserve(la.size());
-    for (qsizetype i = 0; i < la.size(); ++i) {
-        const QString lc = f("logs") + QStringLiteral("[%1]").arg(i);
-        chain::LogEntry log = chain::LogEntry::fromJson(la.at(i), lc);
+    const FieldPath logsField = f("logs");
+    const simdjson::dom::array logs =
+        cj::requireArray(m[Logs], logsField, "expected an array of logs");
+    r.logs.reserve(qsizetype(logs.size()));
+    qsizetype i = 0;
+    for (const simdjson::dom::element x : logs) {
+        const FieldPath lc(logsField, i++);
+        chain::LogEntry log = cj::readLogEntry(Value::of(x), lc);
         if (log.removed)
-            throw ChainParseError(lc + QStringLiteral(".removed"), QStringLiteral("true"),
+            throw ChainParseError(lc.toString() + QStringLiteral(".removed"),
+                                  QStringLiteral("true"),
                                   QStringLiteral("a log of a block's receipts cannot be removed"));
         r.logs.append(std::move(log));
     }
     return r;
+}
+
+} // namespace json
+
+Receipt Receipt::fromJson(const QJsonValue& v, const QString& context)
+{
+    return chain::json::readQt(v, context, [&](const chain::json::Value& value) {
+        return json::readReceipt(value, chain::FieldPath(context));
+    });
 }
 
 QByteArray encodeLog(const chain::LogEntry& log)

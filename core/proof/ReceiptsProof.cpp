@@ -1,17 +1,14 @@
 #include "ReceiptsProof.h"
 #include "OrderedTrie.h"
 #include "Receipt.h"
+#include "ReceiptJson.h"
 #include "chain/ChainParseError.h"
-#include "chain/Hex.h"
 #include "chain/LogsBloom.h"
-
-#include <QJsonArray>
 
 namespace forkscope::proof {
 
 namespace {
 using Failure = ReceiptsVerdict::Failure;
-namespace hex = chain::hex;
 
 ReceiptsVerdict failed(const chain::BlockHeader& header, Failure failure, const QString& what)
 {
@@ -81,20 +78,25 @@ QString placement(const chain::BlockHeader& header, const Receipt& r, std::uint6
 }
 } // namespace
 
-ReceiptsVerdict verifyReceipts(const chain::BlockHeader& header, const QJsonValue& receipts)
+namespace {
+ReceiptsVerdict verifyRead(const chain::BlockHeader& header, const chain::json::Value& receipts)
 {
-    if (!receipts.isArray())
-        return failed(
-            header, Failure::Malformed,
-            QStringLiteral("expected an array of receipts, got %1").arg(hex::describe(receipts)));
-    const QJsonArray array = receipts.toArray();
+    if (!receipts.is(simdjson::dom::element_type::ARRAY))
+        return failed(header, Failure::Malformed,
+                      QStringLiteral("expected an array of receipts, got %1")
+                          .arg(chain::json::describe(receipts)));
+    const simdjson::dom::array array = receipts.e.get_array().value_unsafe();
 
     QList<Receipt> parsed;
-    parsed.reserve(array.size());
+    parsed.reserve(qsizetype(array.size()));
     try {
-        for (qsizetype i = 0; i < array.size(); ++i)
-            parsed.append(
-                Receipt::fromJson(array.at(i), QStringLiteral("eth_getBlockReceipts[%1]").arg(i)));
+        const QString context = QStringLiteral("eth_getBlockReceipts");
+        const chain::FieldPath root(context);
+        qsizetype i = 0;
+        for (const simdjson::dom::element r : array) {
+            parsed.append(json::readReceipt(chain::json::Value::of(r), chain::FieldPath(root, i)));
+            ++i;
+        }
     } catch (const UnsupportedReceiptType& e) {
         return failed(header, Failure::Unsupported, e.message());
     } catch (const chain::ChainParseError& e) {
@@ -144,6 +146,23 @@ ReceiptsVerdict verifyReceipts(const chain::BlockHeader& header, const QJsonValu
     v.logs = std::move(logs);
     v.receipts = parsed.size();
     return v;
+}
+} // namespace
+
+ReceiptsVerdict verifyReceipts(const chain::BlockHeader& header, const chain::ParsedJson& receipts)
+{
+    return verifyRead(header, chain::json::valueOf(receipts));
+}
+
+ReceiptsVerdict verifyReceipts(const chain::BlockHeader& header, const QJsonValue& receipts)
+{
+    try {
+        return chain::json::readQt(
+            receipts, QStringLiteral("eth_getBlockReceipts"),
+            [&](const chain::json::Value& v) { return verifyRead(header, v); });
+    } catch (const chain::ChainParseError& e) {
+        return failed(header, Failure::Malformed, e.message());
+    }
 }
 
 } // namespace forkscope::proof

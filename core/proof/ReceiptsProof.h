@@ -2,6 +2,7 @@
 
 #include "chain/BlockHeader.h"
 #include "chain/LogEntry.h"
+#include "chain/ParsedJson.h"
 
 #include <QJsonValue>
 #include <QList>
@@ -43,5 +44,8 @@ struct ReceiptsVerdict
 // recomputed from its fields (verifyHeaderHash) and that hash on the chain being indexed.
 // Pure: no I/O, safe on any thread.
 ReceiptsVerdict verifyReceipts(const chain::BlockHeader& header, const QJsonValue& receipts);
+// The same, on the reply as simdjson parsed it (EthClient::blockReceiptsJson): the receipts
+// are read straight from it.
+ReceiptsVerdict verifyReceipts(const chain::BlockHeader& header, const chain::ParsedJson& receipts);
 
 } // namespace forkscope::proof

@@ -1,7 +1,9 @@
 #include "EthClient.h"
+#include "chain/ChainJson.h"
 #include "chain/ChainParseError.h"
 #include "chain/Hex.h"
 
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <memory>
 
@@ -26,6 +28,20 @@ void throwIfError(const RpcResponse& r)
 {
     if (r.error)
         throw RpcException(*r.error);
+}
+
+// The result as simdjson parsed it; a response built by hand with only a QJsonValue is
+// written out and parsed, so it meets the same readers.
+template <typename Read> auto readResult(const RpcResponse& r, const QString& what, Read&& read)
+{
+    if (r.json.isValid())
+        return read(chain::json::valueOf(r.json));
+    return chain::json::readQt(r.result, what, read);
+}
+
+bool isNullResult(const RpcResponse& r)
+{
+    return r.json.isValid() ? chain::json::valueOf(r.json).isNull() : r.result.isNull();
 }
 } // namespace
 
@@ -61,9 +77,9 @@ QJsonObject LogFilter::toJson() const
     return o;
 }
 
-RpcResponse EthClient::call(const QString& method, const QJsonArray& params)
+RpcResponse EthClient::call(const QString& method, const QJsonArray& params, bool typed)
 {
-    RpcCall* c = m_rpc.call(method, params);
+    RpcCall* c = m_rpc.call(RpcRequest{method, params, typed});
     JsonRpcClient::waitFor(c);
     RpcResponse r = c->response();
     if (r.error)
@@ -76,7 +92,9 @@ std::uint64_t EthClient::parseQuantity(const RpcResponse& r, const QString& what
 {
     throwIfError(r);
     try {
-        return hex::parseQuantityU63(r.result, what);
+        return readResult(r, what, [&](const chain::json::Value& v) {
+            return chain::json::quantityU63(v, chain::FieldPath(what));
+        });
     } catch (const ChainParseError& e) {
         throwMalformed(r, what, e);
     }
@@ -85,10 +103,12 @@ std::uint64_t EthClient::parseQuantity(const RpcResponse& r, const QString& what
 std::optional<chain::BlockHeader> EthClient::parseBlock(const RpcResponse& r, const QString& what)
 {
     throwIfError(r);
-    if (r.result.isNull())
+    if (isNullResult(r))
         return std::nullopt;
     try {
-        return chain::BlockHeader::fromJson(r.result, what);
+        return readResult(r, what, [&](const chain::json::Value& v) {
+            return chain::json::readBlockHeader(v, chain::FieldPath(what));
+        });
     } catch (const ChainParseError& e) {
         throwMalformed(r, what, e);
     }
@@ -99,15 +119,9 @@ QList<chain::LogEntry> EthClient::parseLogs(const RpcResponse& r)
     throwIfError(r);
     const QString what = QStringLiteral("eth_getLogs");
     try {
-        if (!r.result.isArray())
-            throw ChainParseError(what, hex::describe(r.result),
-                                  QStringLiteral("expected an array of logs"));
-        QList<chain::LogEntry> logs;
-        const QJsonArray a = r.result.toArray();
-        logs.reserve(a.size());
-        for (qsizetype i = 0; i < a.size(); ++i)
-            logs.append(chain::LogEntry::fromJson(a.at(i), what + QStringLiteral("[%1]").arg(i)));
-        return logs;
+        return readResult(r, what, [&](const chain::json::Value& v) {
+            return chain::json::readLogs(v, chain::FieldPath(what));
+        });
     } catch (const ChainParseError& e) {
         throwMalformed(r, what, e);
     }
@@ -115,33 +129,34 @@ QList<chain::LogEntry> EthClient::parseLogs(const RpcResponse& r)
 
 std::uint64_t EthClient::chainId()
 {
-    return parseQuantity(call(QStringLiteral("eth_chainId"), {}), QStringLiteral("eth_chainId"));
+    return parseQuantity(call(QStringLiteral("eth_chainId"), {}, true),
+                         QStringLiteral("eth_chainId"));
 }
 
 std::uint64_t EthClient::blockNumber()
 {
-    return parseQuantity(call(QStringLiteral("eth_blockNumber"), {}),
+    return parseQuantity(call(QStringLiteral("eth_blockNumber"), {}, true),
                          QStringLiteral("eth_blockNumber"));
 }
 
 std::optional<chain::BlockHeader> EthClient::blockByNumber(std::uint64_t number)
 {
     const QString q = hex::encodeQuantity(number);
-    return parseBlock(call(QStringLiteral("eth_getBlockByNumber"), {q, false}),
+    return parseBlock(call(QStringLiteral("eth_getBlockByNumber"), {q, false}, true),
                       QStringLiteral("eth_getBlockByNumber(%1)").arg(q));
 }
 
 std::optional<chain::BlockHeader> EthClient::latestBlock()
 {
     return parseBlock(
-        call(QStringLiteral("eth_getBlockByNumber"), {QStringLiteral("latest"), false}),
+        call(QStringLiteral("eth_getBlockByNumber"), {QStringLiteral("latest"), false}, true),
         QStringLiteral("eth_getBlockByNumber(latest)"));
 }
 
 std::optional<chain::BlockHeader> EthClient::blockByHash(const chain::Hash32& hash)
 {
     const QString h = hash.toHex();
-    return parseBlock(call(QStringLiteral("eth_getBlockByHash"), {h, false}),
+    return parseBlock(call(QStringLiteral("eth_getBlockByHash"), {h, false}, true),
                       QStringLiteral("eth_getBlockByHash(%1)").arg(h));
 }
 
@@ -149,7 +164,8 @@ RpcCall* EthClient::requestBlocks(std::uint64_t from, std::uint64_t to)
 {
     QList<RpcRequest> reqs;
     for (std::uint64_t n = from; n <= to; ++n)
-        reqs.append({QStringLiteral("eth_getBlockByNumber"), {hex::encodeQuantity(n), false}});
+        reqs.append(
+            {QStringLiteral("eth_getBlockByNumber"), {hex::encodeQuantity(n), false}, true});
     return m_rpc.batch(reqs);
 }
 
@@ -177,7 +193,7 @@ QList<std::optional<chain::BlockHeader>> EthClient::blocksByNumber(std::uint64_t
 
 RpcCall* EthClient::requestLogs(const LogFilter& filter)
 {
-    return m_rpc.call(QStringLiteral("eth_getLogs"), {filter.toJson()});
+    return m_rpc.call(RpcRequest{QStringLiteral("eth_getLogs"), {filter.toJson()}, true});
 }
 
 QList<chain::LogEntry> EthClient::takeLogs(RpcCall* call)
@@ -195,8 +211,8 @@ EthClient::headAndBlock(std::uint64_t number)
 {
     const QString q = hex::encodeQuantity(number);
     QList<RpcResponse> r =
-        m_rpc.batchBlocking({{QStringLiteral("eth_blockNumber"), {}},
-                             {QStringLiteral("eth_getBlockByNumber"), {q, false}}});
+        m_rpc.batchBlocking({{QStringLiteral("eth_blockNumber"), {}, true},
+                             {QStringLiteral("eth_getBlockByNumber"), {q, false}, true}});
     for (auto& reply : r)
         if (reply.error)
             reply.error->endpoint = m_rpc.endpoint().toString(QUrl::RemoveUserInfo);
@@ -209,37 +225,71 @@ QList<chain::LogEntry> EthClient::getLogs(const LogFilter& filter)
     return takeLogs(requestLogs(filter));
 }
 
-std::optional<QJsonArray> EthClient::parseBlockReceipts(const RpcResponse& r, const QString& what)
+std::optional<chain::ParsedJson> EthClient::parseBlockReceiptsJson(const RpcResponse& r,
+                                                                   const QString& what)
 {
     throwIfError(r);
-    if (r.result.isNull())
+    if (isNullResult(r))
         return std::nullopt;
-    if (!r.result.isArray())
-        throwMalformed(r, what,
-                       ChainParseError(what, hex::describe(r.result),
-                                       QStringLiteral("expected an array of receipts or null")));
-    return r.result.toArray();
+    const chain::json::Value v = chain::json::valueOf(r.json);
+    if (r.json.isValid() ? !v.is(simdjson::dom::element_type::ARRAY) : !r.result.isArray())
+        throwMalformed(
+            r, what,
+            ChainParseError(what,
+                            r.json.isValid() ? chain::json::describe(v) : hex::describe(r.result),
+                            QStringLiteral("expected an array of receipts or null")));
+    if (r.json.isValid())
+        return r.json;
+    return chain::ParsedJson::parse(
+        QJsonDocument(r.result.toArray()).toJson(QJsonDocument::Compact));
 }
 
-RpcCall* EthClient::requestBlockReceipts(const chain::Hash32& blockHash)
+std::optional<QJsonArray> EthClient::parseBlockReceipts(const RpcResponse& r, const QString& what)
 {
-    return m_rpc.call(QStringLiteral("eth_getBlockReceipts"), {blockHash.toHex()});
+    const std::optional<chain::ParsedJson> parsed = parseBlockReceiptsJson(r, what);
+    if (!parsed)
+        return std::nullopt;
+    return r.json.isValid() ? parsed->toQt().toArray() : r.result.toArray();
 }
 
-std::optional<QJsonArray> EthClient::takeBlockReceipts(RpcCall* call,
-                                                       const chain::Hash32& blockHash)
+RpcCall* EthClient::requestBlockReceipts(const chain::Hash32& blockHash, bool typed)
+{
+    return m_rpc.call(
+        RpcRequest{QStringLiteral("eth_getBlockReceipts"), {blockHash.toHex()}, typed});
+}
+
+namespace {
+QString receiptsWhat(const chain::Hash32& blockHash)
+{
+    return QStringLiteral("eth_getBlockReceipts(%1)").arg(blockHash.toHex());
+}
+} // namespace
+
+RpcResponse EthClient::takeResponse(RpcCall* call)
 {
     std::unique_ptr<RpcCall> owner(call);
     JsonRpcClient::waitFor(call);
     RpcResponse r = call->response();
     if (r.error)
         r.error->endpoint = m_rpc.endpoint().toString(QUrl::RemoveUserInfo);
-    return parseBlockReceipts(r, QStringLiteral("eth_getBlockReceipts(%1)").arg(blockHash.toHex()));
+    return r;
+}
+
+std::optional<QJsonArray> EthClient::takeBlockReceipts(RpcCall* call,
+                                                       const chain::Hash32& blockHash)
+{
+    return parseBlockReceipts(takeResponse(call), receiptsWhat(blockHash));
 }
 
 std::optional<QJsonArray> EthClient::blockReceipts(const chain::Hash32& blockHash)
 {
     return takeBlockReceipts(requestBlockReceipts(blockHash), blockHash);
+}
+
+std::optional<chain::ParsedJson> EthClient::blockReceiptsJson(const chain::Hash32& blockHash)
+{
+    return parseBlockReceiptsJson(takeResponse(requestBlockReceipts(blockHash, true)),
+                                  receiptsWhat(blockHash));
 }
 
 std::optional<QJsonObject> EthClient::blockJsonByHash(const chain::Hash32& hash)

@@ -61,7 +61,10 @@ public:
     // of another shape is an RpcError of kind Malformed.
     // eth_getBlockReceipts(blockHash): every receipt of the block, in transaction order.
     std::optional<QJsonArray> blockReceipts(const chain::Hash32& blockHash);
-    RpcCall* requestBlockReceipts(const chain::Hash32& blockHash);
+    // The same reply as simdjson parsed it, for proof::verifyReceipts to read straight into
+    // receipts (the hot path of --verify receipts): no QJsonArray is built.
+    std::optional<chain::ParsedJson> blockReceiptsJson(const chain::Hash32& blockHash);
+    RpcCall* requestBlockReceipts(const chain::Hash32& blockHash, bool typed = false);
     std::optional<QJsonArray> takeBlockReceipts(RpcCall* call, const chain::Hash32& blockHash);
     // eth_getBlockByHash(hash, false): the whole header object.
     std::optional<QJsonObject> blockJsonByHash(const chain::Hash32& hash);
@@ -72,9 +75,13 @@ public:
     static QList<chain::LogEntry> parseLogs(const RpcResponse& r);
     static std::uint64_t parseQuantity(const RpcResponse& r, const QString& what);
     static std::optional<QJsonArray> parseBlockReceipts(const RpcResponse& r, const QString& what);
+    static std::optional<chain::ParsedJson> parseBlockReceiptsJson(const RpcResponse& r,
+                                                                   const QString& what);
 
 private:
-    RpcResponse call(const QString& method, const QJsonArray& params);
+    RpcResponse call(const QString& method, const QJsonArray& params, bool typed = false);
+    // Waits for `call`, deletes it and names this endpoint in its error.
+    RpcResponse takeResponse(RpcCall* call);
     JsonRpcClient& m_rpc;
 };
 

@@ -1,7 +1,7 @@
 #include "JsonRpcClient.h"
+#include "ReplyBody.h"
 
 #include <QEventLoop>
-#include <QHash>
 #include <QHostAddress>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -15,15 +15,6 @@ namespace forkscope::rpc {
 
 namespace {
 
-QString snippet(const QByteArray& body)
-{
-    constexpr int kMax = 120;
-    QString s = QString::fromUtf8(body.left(kMax)).simplified();
-    if (body.size() > kMax)
-        s += QStringLiteral("... (%1 bytes)").arg(body.size());
-    return s.isEmpty() ? QStringLiteral("(empty body)") : QLatin1Char('"') + s + QLatin1Char('"');
-}
-
 bool isLoopback(const QUrl& url)
 {
     const QString host = url.host();
@@ -31,36 +22,6 @@ bool isLoopback(const QUrl& url)
         return true;
     QHostAddress a;
     return a.setAddress(host) && a.isLoopback();
-}
-
-// Parses one JSON-RPC response object into `out`. Returns false (and fills out.error)
-// when the object is not a well-formed response.
-void parseResponseObject(const QJsonObject& o, RpcResponse& out, const RpcError& proto)
-{
-    const QJsonValue err = o.value(QLatin1String("error"));
-    if (!err.isUndefined() && !err.isNull()) {
-        RpcError e = proto;
-        if (!err.isObject() || !err.toObject().value(QLatin1String("code")).isDouble()) {
-            e.kind = RpcError::Kind::Malformed;
-            e.message = QStringLiteral("the \"error\" member is not a {code, message} object");
-        } else {
-            const QJsonObject eo = err.toObject();
-            e.kind = RpcError::Kind::Remote;
-            e.code = qint64(eo.value(QLatin1String("code")).toDouble());
-            e.message = eo.value(QLatin1String("message")).toString();
-            e.data = eo.value(QLatin1String("data"));
-        }
-        out.error = e;
-        return;
-    }
-    if (!o.contains(QLatin1String("result"))) {
-        RpcError e = proto;
-        e.kind = RpcError::Kind::Malformed;
-        e.message = QStringLiteral("reply has neither \"result\" nor \"error\"");
-        out.error = e;
-        return;
-    }
-    out.result = o.value(QLatin1String("result"));
 }
 
 } // namespace
@@ -96,6 +57,11 @@ JsonRpcClient::~JsonRpcClient() = default;
 RpcCall* JsonRpcClient::call(const QString& method, const QJsonArray& params)
 {
     return send({RpcRequest{method, params}}, false);
+}
+
+RpcCall* JsonRpcClient::call(const RpcRequest& request)
+{
+    return send({request}, false);
 }
 
 RpcCall* JsonRpcClient::batch(const QList<RpcRequest>& requests)
@@ -221,70 +187,8 @@ void JsonRpcClient::complete(RpcCall* call)
         } else if (status == 0) {
             failAll(makeError(RpcError::Kind::Transport, methodLabel, reply->errorString()));
         } else {
-            QJsonParseError pe{};
-            const QJsonDocument doc = QJsonDocument::fromJson(body, &pe);
-            const bool httpOk = status >= 200 && status < 300;
-            RpcError proto = makeError(RpcError::Kind::Malformed, methodLabel, {}, status);
-
-            if (pe.error != QJsonParseError::NoError) {
-                if (!httpOk)
-                    failAll(makeError(RpcError::Kind::Http, methodLabel, snippet(body), status));
-                else
-                    failAll(makeError(RpcError::Kind::Malformed, methodLabel,
-                                      QStringLiteral("body is not JSON (%1 at offset %2): %3")
-                                          .arg(pe.errorString())
-                                          .arg(pe.offset)
-                                          .arg(snippet(body)),
-                                      status));
-            } else if (doc.isObject() &&
-                       (!call->m_batch || doc.object().contains(QLatin1String("error")))) {
-                // A single reply, or a batch rejected as a whole with one error object.
-                RpcResponse r;
-                parseResponseObject(doc.object(), r, proto);
-                const QJsonValue id = doc.object().value(QLatin1String("id"));
-                if (!call->m_batch && r.ok() && id.toInteger(-1) != call->m_ids.first()) {
-                    r.error = proto;
-                    r.error->message =
-                        QStringLiteral("reply id %1 does not match request id %2")
-                            .arg(QString::fromUtf8(
-                                QJsonDocument(QJsonArray{id}).toJson(QJsonDocument::Compact)))
-                            .arg(call->m_ids.first());
-                }
-                if (!httpOk && r.ok())
-                    r.error = makeError(RpcError::Kind::Http, methodLabel, snippet(body), status);
-                if (call->m_batch && r.ok())
-                    r.error =
-                        makeError(RpcError::Kind::Malformed, methodLabel,
-                                  QStringLiteral("expected an array reply to a batch"), status);
-                if (r.ok()) {
-                    out[0] = r;
-                } else {
-                    failAll(*r.error);
-                }
-            } else if (doc.isArray() && call->m_batch) {
-                QHash<qint64, QJsonObject> byId;
-                for (const QJsonValue& v : doc.array())
-                    if (v.isObject())
-                        byId.insert(v.toObject().value(QLatin1String("id")).toInteger(-1),
-                                    v.toObject());
-                for (qsizetype i = 0; i < out.size(); ++i) {
-                    RpcError pi = proto;
-                    pi.method = call->m_requests.at(i).method;
-                    const auto it = byId.constFind(call->m_ids.at(i));
-                    if (it == byId.cend()) {
-                        pi.message =
-                            QStringLiteral("the batch reply has no entry for request id %1")
-                                .arg(call->m_ids.at(i));
-                        out[i].error = pi;
-                    } else {
-                        parseResponseObject(*it, out[i], pi);
-                    }
-                }
-            } else {
-                failAll(makeError(
-                    httpOk ? RpcError::Kind::Malformed : RpcError::Kind::Http, methodLabel,
-                    QStringLiteral("unexpected JSON shape: %1").arg(snippet(body)), status));
-            }
+            out = parseReplyBody(body, status,
+                                 {call->m_requests, call->m_ids, call->m_batch, m_endpointText});
         }
     }
     for (RpcResponse& r : out)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "RpcError.h"
+#include "chain/ParsedJson.h"
 #include "concurrency/StopToken.h"
 
 #include <QJsonArray>
@@ -21,11 +22,15 @@ struct RpcRequest
 {
     QString method;
     QJsonArray params;
+    // The caller reads the reply's `json` with a typed reader (EthClient's hot calls), so
+    // no QJsonValue `result` is built for it.
+    bool typed = false;
 };
 
 struct RpcResponse
 {
-    QJsonValue result; // meaningful only when !error
+    QJsonValue result;      // meaningful only when !error, and undefined for a typed request
+    chain::ParsedJson json; // the same result as simdjson parsed it; valid when !error
     std::optional<RpcError> error;
     QString endpoint; // who answered (no user info), for errors found while parsing `result`
     bool ok() const { return !error.has_value(); }
@@ -89,6 +94,7 @@ public:
 
     // The returned call is a child of this client; delete it (or deleteLater) when done.
     RpcCall* call(const QString& method, const QJsonArray& params = {});
+    RpcCall* call(const RpcRequest& request);
     RpcCall* batch(const QList<RpcRequest>& requests);
 
     QJsonValue callBlocking(const QString& method, const QJsonArray& params = {});

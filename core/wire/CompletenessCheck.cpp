@@ -91,7 +91,7 @@ QList<chain::LogEntry> CompletenessCheck::provenByReceipts(const chain::BlockHea
         refuse(hc.problem);
     if (hc.header.logsBloom != header.logsBloom || hc.header.receiptsRoot != header.receiptsRoot)
         refuse(QStringLiteral("its header by hash differs from its header by number"));
-    const auto receipts = m_eth.blockReceipts(header.hash);
+    const auto receipts = m_eth.blockReceiptsJson(header.hash);
     if (!receipts)
         refuse(QStringLiteral("eth_getBlockReceipts answered null"));
     const proof::ReceiptsVerdict v = proof::verifyReceipts(hc.header, *receipts);

@@ -44,10 +44,10 @@ echo "Depends: $depends"
 dep_names="$(tr ',' '\n' <<<"$depends" | sed -E 's/^ +//; s/[ (].*//')"
 # shlibdeps finds the linked libraries; libqt6sql6-sqlite is the plugin it cannot see.
 for pkg in libqt6core6 libqt6gui6 libqt6widgets6 libqt6network6 libqt6sql6 libqt6sql6-sqlite \
-           libqcustomplot2.1-qt6 libsqlite3-0 libstdc++6; do
+           libqcustomplot2.1-qt6 libsqlite3-0 libsimdjson14 libstdc++6; do
   grep -qxF "$pkg" <<<"$dep_names" || fail "Depends lacks $pkg"
 done
-ok "Depends declares Qt 6, the SQLite driver, QCustomPlot and SQLite"
+ok "Depends declares Qt 6, the SQLite driver, QCustomPlot, SQLite and simdjson"
 
 # --- file list --------------------------------------------------------------------------
 dpkg-deb -c "$deb" | awk '{print $NF}' >"$work/contents"

@@ -1,0 +1,244 @@
+#include "JsonDom.h"
+#include "Hex.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <cmath>
+
+namespace forkscope::chain::json {
+
+using simdjson::dom::element_type;
+
+namespace {
+// One parser per thread: its buffers grow to the largest reply and are reused; each
+// Document owns the tape and strings of its own text.
+simdjson::dom::parser& threadParser()
+{
+    thread_local simdjson::dom::parser parser;
+    return parser;
+}
+
+double numberOf(simdjson::dom::element e)
+{
+    switch (e.type()) {
+    case element_type::INT64:
+        return double(e.get_int64().value_unsafe());
+    case element_type::UINT64:
+        return double(e.get_uint64().value_unsafe());
+    default:
+        return e.get_double().value_unsafe();
+    }
+}
+
+QString stringOf(simdjson::dom::element e)
+{
+    const std::string_view s = e.get_string().value_unsafe();
+    return QString::fromUtf8(s.data(), qsizetype(s.size()));
+}
+} // namespace
+
+simdjson::error_code Document::parse(const char* text, std::size_t size)
+{
+    auto r = threadParser().parse_into_document(m_doc, text, size);
+    if (r.error())
+        return r.error();
+    m_root = r.value_unsafe();
+    return simdjson::SUCCESS;
+}
+
+QString describe(const Value& v)
+{
+    if (!v.present)
+        return QStringLiteral("nothing (field missing)");
+    switch (v.e.type()) {
+    case element_type::NULL_VALUE:
+        return QStringLiteral("null");
+    case element_type::BOOL:
+        return v.e.get_bool().value_unsafe() ? QStringLiteral("true") : QStringLiteral("false");
+    case element_type::INT64:
+    case element_type::UINT64:
+    case element_type::DOUBLE:
+        return QStringLiteral("the JSON number %1").arg(numberOf(v.e), 0, 'g', 17);
+    case element_type::STRING:
+        return QLatin1Char('"') + stringOf(v.e) + QLatin1Char('"');
+    case element_type::ARRAY:
+        return QStringLiteral("a JSON array");
+    case element_type::OBJECT:
+        return QStringLiteral("a JSON object");
+    }
+    return QStringLiteral("an unknown value");
+}
+
+QJsonValue toQt(const Value& v)
+{
+    if (!v.present)
+        return QJsonValue(QJsonValue::Undefined);
+    switch (v.e.type()) {
+    case element_type::NULL_VALUE:
+        return QJsonValue(QJsonValue::Null);
+    case element_type::BOOL:
+        return QJsonValue(v.e.get_bool().value_unsafe());
+    case element_type::INT64:
+        // Qt's own parser keeps an integer that fits in 64 bits as one.
+        return QJsonValue(qint64(v.e.get_int64().value_unsafe()));
+    case element_type::UINT64:
+    case element_type::DOUBLE:
+        return QJsonValue(numberOf(v.e));
+    case element_type::STRING:
+        return QJsonValue(stringOf(v.e));
+    case element_type::ARRAY: {
+        QJsonArray a;
+        simdjson::dom::array array;
+        if (v.e.get_array().get(array) != simdjson::SUCCESS)
+            return {};
+        for (const simdjson::dom::element x : array)
+            a.append(toQt(Value::of(x)));
+        return a;
+    }
+    case element_type::OBJECT: {
+        QJsonObject o;
+        simdjson::dom::object object;
+        if (v.e.get_object().get(object) != simdjson::SUCCESS)
+            return {};
+        for (const simdjson::dom::key_value_pair kv : object)
+            o.insert(QString::fromUtf8(kv.key.data(), qsizetype(kv.key.size())),
+                     toQt(Value::of(kv.value)));
+        return o;
+    }
+    }
+    return {};
+}
+
+Value member(simdjson::dom::object o, std::string_view name)
+{
+    return members<1>(o, {name})[0];
+}
+
+simdjson::dom::object requireObject(const Value& v, const FieldPath& field, const char* expected)
+{
+    if (!v.is(element_type::OBJECT))
+        throw ChainParseError(field.toString(), describe(v), QString::fromLatin1(expected));
+    return v.e.get_object().value_unsafe();
+}
+
+simdjson::dom::array requireArray(const Value& v, const FieldPath& field, const char* expected)
+{
+    if (!v.is(element_type::ARRAY))
+        throw ChainParseError(field.toString(), describe(v), QString::fromLatin1(expected));
+    return v.e.get_array().value_unsafe();
+}
+
+std::string_view requireString(const Value& v, const FieldPath& field, const char* expected)
+{
+    if (!v.is(element_type::STRING))
+        throw ChainParseError(field.toString(), describe(v), QString::fromLatin1(expected));
+    return v.e.get_string().value_unsafe();
+}
+
+std::uint64_t quantityU63(const Value& v, const FieldPath& field)
+{
+    return hex::parseQuantityU63(requireString(v, field, "expected a 0x-prefixed hex string"),
+                                 field);
+}
+
+QByteArray data(const Value& v, const FieldPath& field)
+{
+    return hex::parseData(requireString(v, field, "expected 0x-prefixed hex bytes"), field);
+}
+
+} // namespace forkscope::chain::json
+
+namespace forkscope::chain {
+
+ParsedJson ParsedJson::parse(const QByteArray& text, QString* error)
+{
+    auto doc = std::make_shared<json::Document>();
+    if (const simdjson::error_code e = doc->parse(text); e != simdjson::SUCCESS) {
+        if (error)
+            *error = QString::fromLatin1(simdjson::error_message(e));
+        return {};
+    }
+    const simdjson::dom::element root = doc->root();
+    return ParsedJson(std::make_shared<const Node>(Node{std::move(doc), root}));
+}
+
+QJsonValue ParsedJson::toQt() const
+{
+    return json::toQt(json::valueOf(*this));
+}
+
+} // namespace forkscope::chain
+
+namespace forkscope::chain::json {
+
+namespace {
+void write(QByteArray& out, const QJsonValue& v)
+{
+    switch (v.type()) {
+    case QJsonValue::Null:
+    case QJsonValue::Undefined:
+        out += "null";
+        return;
+    case QJsonValue::Bool:
+        out += v.toBool() ? "true" : "false";
+        return;
+    case QJsonValue::Double: {
+        const double d = v.toDouble();
+        if (!std::isfinite(d))
+            out += "null"; // as Qt writes it
+        else if (d == std::trunc(d) && std::fabs(d) < 9.2e18)
+            out += QByteArray::number(qint64(d));
+        else
+            out += QByteArray::number(d, 'e', 16);
+        return;
+    }
+    case QJsonValue::String: {
+        // Qt's escaping, without the brackets around it.
+        const QByteArray a = QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact);
+        out += QByteArrayView(a).sliced(1, a.size() - 2);
+        return;
+    }
+    case QJsonValue::Array: {
+        out += '[';
+        const QJsonArray a = v.toArray();
+        for (qsizetype i = 0; i < a.size(); ++i) {
+            if (i > 0)
+                out += ',';
+            write(out, a.at(i));
+        }
+        out += ']';
+        return;
+    }
+    case QJsonValue::Object: {
+        out += '{';
+        const QJsonObject o = v.toObject();
+        bool first = true;
+        for (auto it = o.constBegin(); it != o.constEnd(); ++it) {
+            if (!first)
+                out += ',';
+            first = false;
+            write(out, QJsonValue(it.key()));
+            out += ':';
+            write(out, it.value());
+        }
+        out += '}';
+        return;
+    }
+    }
+}
+} // namespace
+
+QByteArray toJsonText(const QJsonValue& v)
+{
+    QByteArray out;
+    write(out, v);
+    return out;
+}
+
+QByteArray wrapForParsing(const QJsonValue& v)
+{
+    return '[' + toJsonText(v) + ']';
+}
+
+} // namespace forkscope::chain::json
