@@ -9,18 +9,6 @@
 
 namespace forkscope::audit {
 
-namespace {
-QString describeKnown(const QList<indexer::Environment>& envs)
-{
-    QStringList parts;
-    for (const auto& e : envs)
-        parts << (e.archivedAt.isEmpty()
-                      ? QStringLiteral("%1 (live)").arg(e.id)
-                      : QStringLiteral("%1 (archived %2)").arg(e.id, e.archivedAt));
-    return parts.join(QStringLiteral(", "));
-}
-} // namespace
-
 QString checkRange(std::uint64_t startBlock, std::uint64_t checkpoint,
                    std::optional<std::uint64_t> from, std::optional<std::uint64_t> to,
                    AuditRange* range)
@@ -57,13 +45,14 @@ AuditTarget AuditTarget::load(store::Database& db, const QString& environmentId)
     const auto env = registry.find(environmentId);
     if (!env) {
         const auto envs = registry.list();
-        throw AuditError(AuditError::Kind::UnknownEnvironment,
-                         envs.isEmpty()
-                             ? QStringLiteral("environment %1 is not in %2, which has no "
-                                              "environments yet")
-                                   .arg(environmentId, db.path())
-                             : QStringLiteral("environment %1 is not in %2; known environments: %3")
-                                   .arg(environmentId, db.path(), describeKnown(envs)));
+        throw AuditError(
+            AuditError::Kind::UnknownEnvironment,
+            envs.isEmpty()
+                ? QStringLiteral("environment %1 is not in %2, which has no "
+                                 "environments yet")
+                      .arg(environmentId, db.path())
+                : QStringLiteral("environment %1 is not in %2; known environments: %3")
+                      .arg(environmentId, db.path(), indexer::EnvironmentRegistry::describe(envs)));
     }
     if (!env->archivedAt.isEmpty())
         throw AuditError(AuditError::Kind::Archived,

@@ -20,31 +20,6 @@ namespace {
 
 constexpr std::uint64_t kHeadersPerBatch = 100;
 
-// Every read of one audit sees one database state, even while an indexer commits (a WAL
-// reader keeps its snapshot). A read transaction writes nothing; ROLLBACK ends it.
-class ReadSnapshot
-{
-public:
-    explicit ReadSnapshot(store::Database& db) : m_db(db)
-    {
-        if (!m_db.inTransaction()) {
-            m_db.run(QStringLiteral("BEGIN"));
-            m_owned = true;
-        }
-    }
-    ~ReadSnapshot()
-    {
-        if (m_owned)
-            m_db.rollback();
-    }
-    ReadSnapshot(const ReadSnapshot&) = delete;
-    ReadSnapshot& operator=(const ReadSnapshot&) = delete;
-
-private:
-    store::Database& m_db;
-    bool m_owned = false;
-};
-
 bool isTransfer(const chain::LogEntry& log)
 {
     return std::holds_alternative<indexer::Transfer>(indexer::decodeTransfer(log));
@@ -467,7 +442,7 @@ AuditResult StoredDataAuditor::audit(const AuditTarget& target, const AuditRange
     r.node = m_eth.endpointText();
     r.from = range.from;
     r.to = range.to;
-    const ReadSnapshot snapshot(m_db);
+    const store::ReadSnapshot snapshot(m_db);
     if (m_proof)
         r.proofName = m_proof->name();
     AuditRun run(m_db, m_eth, target, r, m_proof);

@@ -102,4 +102,14 @@ Environment EnvironmentRegistry::openForIndexing(const QString& id, std::uint64_
     return openForIndexing(id, chainId, genesisHash, rpcUrl);
 }
 
+QString EnvironmentRegistry::describe(const QList<Environment>& environments)
+{
+    QStringList parts;
+    for (const auto& e : environments)
+        parts << (e.archivedAt.isEmpty()
+                      ? QStringLiteral("%1 (live)").arg(e.id)
+                      : QStringLiteral("%1 (archived %2)").arg(e.id, e.archivedAt));
+    return parts.join(QStringLiteral(", "));
+}
+
 } // namespace forkscope::indexer

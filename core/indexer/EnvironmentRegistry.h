@@ -49,6 +49,8 @@ public:
     // inside the caller's write transaction. Throws EnvironmentArchivedError if it already
     // is, IndexerError if it does not exist.
     void archive(const QString& id, const QString& archivedAt);
+    // "id (live), id (archived <when>)": what an error about an unknown id lists.
+    static QString describe(const QList<Environment>& environments);
 
 private:
     store::Database& m_db;

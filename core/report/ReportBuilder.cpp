@@ -38,41 +38,6 @@ std::optional<qint64> optionalInt(const QVariant& v)
     return v.isNull() ? std::nullopt : std::optional<qint64>(v.toLongLong());
 }
 
-// All reads of one report see one database state, even while an indexer commits (WAL
-// readers keep their snapshot). A read transaction writes nothing; it is ended by ROLLBACK.
-class ReadSnapshot
-{
-public:
-    explicit ReadSnapshot(store::Database& db) : m_db(db)
-    {
-        if (!m_db.inTransaction()) {
-            m_db.run(QStringLiteral("BEGIN"));
-            m_owned = true;
-        }
-    }
-    ~ReadSnapshot()
-    {
-        if (m_owned)
-            m_db.rollback();
-    }
-    ReadSnapshot(const ReadSnapshot&) = delete;
-    ReadSnapshot& operator=(const ReadSnapshot&) = delete;
-
-private:
-    store::Database& m_db;
-    bool m_owned = false;
-};
-
-QString describeKnown(const QList<indexer::Environment>& envs)
-{
-    QStringList parts;
-    for (const auto& e : envs)
-        parts << (e.archivedAt.isEmpty()
-                      ? QStringLiteral("%1 (live)").arg(e.id)
-                      : QStringLiteral("%1 (archived %2)").arg(e.id, e.archivedAt));
-    return parts.join(QStringLiteral(", "));
-}
-
 QStringList ids(const QList<indexer::Environment>& envs)
 {
     QStringList out;
@@ -398,7 +363,7 @@ QString ReportBuilder::liveEnvironment(store::Database& db)
             {});
     throw UnknownEnvironmentError(QStringLiteral("database %1 has no live environment; pass "
                                                  "--env with one of: %2")
-                                      .arg(db.path(), describeKnown(envs)),
+                                      .arg(db.path(), indexer::EnvironmentRegistry::describe(envs)),
                                   ids(envs));
 }
 
@@ -413,7 +378,7 @@ EnvironmentInfo ReportBuilder::findEnvironment(store::Database& db, const QStrin
                 ? QStringLiteral("environment %1 is not in %2, which has no environments yet")
                       .arg(environmentId, db.path())
                 : QStringLiteral("environment %1 is not in %2; known environments: %3")
-                      .arg(environmentId, db.path(), describeKnown(envs)),
+                      .arg(environmentId, db.path(), indexer::EnvironmentRegistry::describe(envs)),
             ids(envs));
     }
     return {env->id,     env->chainId,   env->genesisHash.toHex(),
@@ -428,7 +393,7 @@ CheckpointReport ReportBuilder::build(store::Database& db, const QString& enviro
     r.generator = QStringLiteral("forkscope " FORKSCOPE_VERSION);
     r.databasePath = db.path();
 
-    const ReadSnapshot snapshot(db);
+    const store::ReadSnapshot snapshot(db);
     r.environment = findEnvironment(db, environmentId);
 
     Builder b(db, r);

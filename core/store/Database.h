@@ -143,4 +143,30 @@ private:
     bool m_done = false;
 };
 
+// Every read made under it sees one database state, even while an indexer commits (a WAL
+// reader keeps its snapshot): a report or an audit never mixes two commits. A read
+// transaction writes nothing; ROLLBACK ends it. Inside a caller's transaction it joins it.
+class ReadSnapshot
+{
+public:
+    explicit ReadSnapshot(Database& db) : m_db(db)
+    {
+        if (!m_db.inTransaction()) {
+            m_db.run(QStringLiteral("BEGIN"));
+            m_owned = true;
+        }
+    }
+    ~ReadSnapshot()
+    {
+        if (m_owned)
+            m_db.rollback();
+    }
+    ReadSnapshot(const ReadSnapshot&) = delete;
+    ReadSnapshot& operator=(const ReadSnapshot&) = delete;
+
+private:
+    Database& m_db;
+    bool m_owned = false;
+};
+
 } // namespace forkscope::store
