@@ -28,7 +28,9 @@ QByteArray fileDigest(const QString& path)
 
 QStringList tableNames(Database& db)
 {
-    QSqlQuery q = db.run("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
+    // The contract's names: tables, or (contract v4) views over binary tables.
+    QSqlQuery q =
+        db.run("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name");
     QStringList names;
     while (q.next())
         names << q.value(0).toString();

@@ -35,6 +35,8 @@ private slots:
 private:
     QTemporaryDir m_dir;
     std::unique_ptr<store::Database> m_db;
+    void insertTransfer(const char* env, int block, int logIndex, int tx, const QString& contract,
+                        const QString& from, const QString& to, const QString& value);
     QStringList column(const engine::TablePage& page, int c) const
     {
         QStringList out;
@@ -49,6 +51,25 @@ static QString addr(int i)
     return QStringLiteral("0x%1").arg(i, 40, 16, QLatin1Char('0'));
 }
 
+// A Transfer as contract v4 stores it: a log whose topics name the parties (its
+// transfer_events row is a view of that log).
+void TestEngineUnits::insertTransfer(const char* env, int block, int logIndex, int tx,
+                                     const QString& contract, const QString& from,
+                                     const QString& to, const QString& value)
+{
+    const auto topic = [](const QString& address) {
+        return "0x000000000000000000000000" + address.mid(2);
+    };
+    m_db->run("INSERT INTO log_store (environment_id, chain_id, block_number, log_index, "
+              "block_hash, tx_hash, address, topic0, topic1, topic2, data, transfer_value) VALUES "
+              "(?, 31337, ?, ?, zeroblob(32), forkscope_unhex(?), forkscope_unhex(?), "
+              "forkscope_unhex(?), forkscope_unhex(?), forkscope_unhex(?), zeroblob(32), ?)",
+              {QString::fromLatin1(env), block, logIndex,
+               QStringLiteral("0x%1").arg(tx, 64, 16, QLatin1Char('0')), contract,
+               "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef", topic(from),
+               topic(to), value});
+}
+
 void TestEngineUnits::initTestCase()
 {
     m_db = store::Database::open(m_dir.filePath("units.sqlite"));
@@ -57,17 +78,14 @@ void TestEngineUnits::initTestCase()
     // order and numeric order differ; a twin row in env "b" that must never show up.
     for (int i = 0; i < 30; ++i) {
         const QString value = QStringLiteral("1") + QString(i % 7, QLatin1Char('0'));
-        m_db->run("INSERT INTO transfer_events VALUES ('a', 31337, ?, ?, ?, ?, ?, ?, ?)",
-                  {1 + i / 3, i % 3, QStringLiteral("0x%1").arg(i, 64, 16, QLatin1Char('0')),
-                   addr(0xAA), addr(i % 5), addr(100 + i % 4), value});
+        insertTransfer("a", 1 + i / 3, i % 3, i, addr(0xAA), addr(i % 5), addr(100 + i % 4), value);
     }
-    m_db->run(
-        "INSERT INTO transfer_events VALUES ('b', 31337, 1, 0, ?, ?, ?, ?, '5')",
-        {QStringLiteral("0x%1").arg(999, 64, 16, QLatin1Char('0')), addr(0xAA), addr(1), addr(2)});
+    insertTransfer("b", 1, 0, 999, addr(0xAA), addr(1), addr(2), "5");
     for (const auto& [holder, balance] : QList<std::pair<int, QString>>{
              {1, "9"}, {2, "10"}, {3, "100000000000000000000"}, {4, "0"}, {5, "-5"}, {6, "11"}})
-        m_db->run("INSERT INTO token_balances (environment_id, chain_id, contract, holder, "
-                  "balance, updated_at_block) VALUES ('a', 31337, ?, ?, ?, 10)",
+        m_db->run("INSERT INTO balance_store (environment_id, chain_id, contract, holder, "
+                  "balance, updated_at_block, transfer_sides) VALUES ('a', 31337, "
+                  "forkscope_unhex(?), forkscope_unhex(?), ?, 10, 1)",
                   {addr(0xAA), addr(holder), balance});
     m_db->commit();
 }

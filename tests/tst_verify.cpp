@@ -311,17 +311,17 @@ void TestVerify::holesAreFoundAndRepaired_data()
         << QStringList{"DELETE FROM logs WHERE environment_id = 'two' AND block_number = %1 AND "
                        "log_index = 3",
                        "DELETE FROM blocks WHERE environment_id = 'two' AND block_number = %2",
-                       "UPDATE logs SET topic2 = "
-                       "'0x000000000000000000000000000000000000000000000000000000000000dead' "
+                       "UPDATE log_store SET topic2 = "
+                       "X'000000000000000000000000000000000000000000000000000000000000dead' "
                        "WHERE environment_id = 'two' AND block_number = %2 AND log_index = 4"}
-        << QStringList{"HOLE block %1: missing 1 log (log index 3)",
+        << QStringList{"HOLE block %1: missing 1 log (log index 3), missing 1 transfer",
                        "HOLE block %2: no blocks row, 1 stored log outside the block's logsBloom "
                        "(corrupt or tampered rows), 1 stored log altered (log index 4): topics "
                        "not the node's"};
     QTest::newRow("a log's data edited in place")
         << "edited"
-        << QStringList{"UPDATE logs SET data = "
-                       "'0x00000000000000000000000000000000000000000000000000000000000f4240' "
+        << QStringList{"UPDATE log_store SET data = "
+                       "X'00000000000000000000000000000000000000000000000000000000000f4240' "
                        "WHERE environment_id = 'edited' AND block_number = %1 AND log_index = 2"}
         << QStringList{"HOLE block %1: 1 stored log altered (log index 2): data not the node's"};
 }

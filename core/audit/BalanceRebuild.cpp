@@ -73,15 +73,15 @@ QList<indexer::BalanceChange> rebuildBalances(store::Database& db, const QString
             changes.append({it.key(), QString(), chain::amount::toString(it->amount)});
 
     for (const indexer::BalanceChange& c : changes) {
-        const QVariantList key = scope + QVariantList{c.key.contract, c.key.holder};
+        const QVariantList key = scope + QVariantList{c.key.contractBlob(), c.key.holderBlob()};
         if (c.after.isEmpty()) {
-            db.run(QStringLiteral("DELETE FROM token_balances WHERE environment_id = ? AND "
+            db.run(QStringLiteral("DELETE FROM balance_store WHERE environment_id = ? AND "
                                   "chain_id = ? AND contract = ? AND holder = ?"),
                    key);
             continue;
         }
         const Sum& s = sums[c.key];
-        db.run(QStringLiteral("INSERT INTO token_balances (environment_id, chain_id, contract, "
+        db.run(QStringLiteral("INSERT INTO balance_store (environment_id, chain_id, contract, "
                               "holder, balance, updated_at_block, transfer_sides) VALUES (?, ?, "
                               "?, ?, ?, ?, ?) ON CONFLICT (environment_id, chain_id, contract, "
                               "holder) DO UPDATE SET balance = excluded.balance, updated_at_block "

@@ -18,9 +18,9 @@ BalanceBook::~BalanceBook() = default;
 std::optional<QString> BalanceBook::current(const HolderKey& key)
 {
     QSqlQuery& q = m_db.runCached(
-        QStringLiteral("SELECT balance FROM token_balances WHERE environment_id = ? AND "
+        QStringLiteral("SELECT balance FROM balance_store WHERE environment_id = ? AND "
                        "chain_id = ? AND contract = ? AND holder = ?"),
-        {m_env, qint64(m_chainId), key.contract, key.holder});
+        {m_env, qint64(m_chainId), key.contractBlob(), key.holderBlob()});
     std::optional<QString> out;
     if (q.next())
         out = q.value(0).toString();
@@ -34,19 +34,20 @@ void BalanceBook::apply(const QHash<HolderKey, HolderDelta>& deltas, std::uint64
     // (forkscope_amount_add), so the old balance never makes a round trip through Qt.
     if (!m_upsertDelta)
         m_upsertDelta = std::make_unique<store::SqliteStatement>(
-            m_db,
-            "INSERT INTO token_balances (environment_id, chain_id, contract, holder, balance, "
-            "updated_at_block, transfer_sides) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) "
-            "ON CONFLICT (environment_id, chain_id, contract, holder) DO UPDATE SET "
-            "balance = forkscope_amount_add(token_balances.balance, excluded.balance), "
-            "updated_at_block = excluded.updated_at_block, "
-            "transfer_sides = token_balances.transfer_sides + excluded.transfer_sides");
+            m_db, "INSERT INTO balance_store (environment_id, chain_id, contract, holder, balance, "
+                  "updated_at_block, transfer_sides) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) "
+                  "ON CONFLICT (environment_id, chain_id, contract, holder) DO UPDATE SET "
+                  "balance = forkscope_amount_add(balance_store.balance, excluded.balance), "
+                  "updated_at_block = excluded.updated_at_block, "
+                  "transfer_sides = balance_store.transfer_sides + excluded.transfer_sides");
     const QByteArray env = m_env.toUtf8();
     for (auto it = deltas.cbegin(); it != deltas.cend(); ++it) {
         m_upsertDelta->bind(1, env);
         m_upsertDelta->bind(2, std::int64_t(m_chainId));
-        m_upsertDelta->bind(3, it.key().contract.toLatin1());
-        m_upsertDelta->bind(4, it.key().holder.toLatin1());
+        const QByteArray contract = it.key().contractBlob();
+        const QByteArray holder = it.key().holderBlob();
+        m_upsertDelta->bindBlob(3, contract.constData(), int(contract.size()));
+        m_upsertDelta->bindBlob(4, holder.constData(), int(holder.size()));
         m_upsertDelta->bind(5, QByteArray::fromStdString(it.value().amount.str()));
         m_upsertDelta->bind(6, std::int64_t(atBlock));
         m_upsertDelta->bind(7, std::int64_t(it.value().sides));
@@ -64,9 +65,9 @@ QList<BalanceChange> BalanceBook::revert(const QHash<HolderKey, HolderDelta>& re
     for (auto it = removed.cbegin(); it != removed.cend(); ++it) {
         const HolderKey& key = it.key();
         QSqlQuery& q = m_db.runCached(
-            QStringLiteral("SELECT balance, transfer_sides FROM token_balances WHERE "
+            QStringLiteral("SELECT balance, transfer_sides FROM balance_store WHERE "
                            "environment_id = ? AND chain_id = ? AND contract = ? AND holder = ?"),
-            {m_env, qint64(m_chainId), key.contract, key.holder});
+            {m_env, qint64(m_chainId), key.contractBlob(), key.holderBlob()});
         if (!q.next()) {
             q.finish();
             continue; // no row to take anything from; the invariant check reports the gap
@@ -79,15 +80,15 @@ QList<BalanceChange> BalanceBook::revert(const QHash<HolderKey, HolderDelta>& re
                 chain::amount::fromString(change.before, QStringLiteral("token_balances.balance")) -
                 it.value().amount);
             m_db.runCached(
-                QStringLiteral("UPDATE token_balances SET balance = ?, transfer_sides = ?, "
+                QStringLiteral("UPDATE balance_store SET balance = ?, transfer_sides = ?, "
                                "updated_at_block = min(updated_at_block, ?) WHERE environment_id "
                                "= ? AND chain_id = ? AND contract = ? AND holder = ?"),
-                {change.after, sidesLeft, qint64(forkBlock), m_env, qint64(m_chainId), key.contract,
-                 key.holder});
+                {change.after, sidesLeft, qint64(forkBlock), m_env, qint64(m_chainId),
+                 key.contractBlob(), key.holderBlob()});
         } else { // no transfer names the holder any more: no row (not a row of "0")
-            m_db.runCached(QStringLiteral("DELETE FROM token_balances WHERE environment_id = ? AND "
+            m_db.runCached(QStringLiteral("DELETE FROM balance_store WHERE environment_id = ? AND "
                                           "chain_id = ? AND contract = ? AND holder = ?"),
-                           {m_env, qint64(m_chainId), key.contract, key.holder});
+                           {m_env, qint64(m_chainId), key.contractBlob(), key.holderBlob()});
         }
         if (change.before != change.after)
             changes.append(change);

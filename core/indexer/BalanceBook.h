@@ -22,6 +22,13 @@ struct HolderKey
 {
     QString contract; // lowercase 0x-hex
     QString holder;
+    // balance_store keys them as 20-byte BLOBs (contract v4).
+    QByteArray contractBlob() const { return blobOf(contract); }
+    QByteArray holderBlob() const { return blobOf(holder); }
+    static QByteArray blobOf(const QString& hexAddress)
+    {
+        return QByteArray::fromHex(QStringView(hexAddress).mid(2).toLatin1());
+    }
     friend bool operator==(const HolderKey&, const HolderKey&) = default;
     friend size_t qHash(const HolderKey& k, size_t seed = 0)
     {

@@ -7,8 +7,6 @@
 #include "store/Database.h"
 #include "store/SqliteStatement.h"
 
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QSqlQuery>
 
 namespace forkscope::indexer {
@@ -29,42 +27,50 @@ CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
 {
     Q_ASSERT(!batch.blocks.isEmpty());
     using store::SqliteStatement;
+    // Contract v4 (store/BinaryContract.h): hashes, addresses and topics go in as BLOBs; a
+    // Transfer is its log row plus a decimal value, and its outbox row only names the log.
     if (!m_insBlock) {
         m_insBlock = std::make_unique<SqliteStatement>(
-            m_db,
-            "INSERT INTO blocks (environment_id, chain_id, block_number, block_hash, parent_hash, "
-            "block_timestamp) VALUES (?1, ?2, ?3, ?4, ?5, ?6) "
-            "ON CONFLICT (environment_id, chain_id, block_number) DO NOTHING");
+            m_db, "INSERT INTO block_store (environment_id, chain_id, block_number, block_hash, "
+                  "parent_hash, block_timestamp) VALUES (?1, ?2, ?3, ?4, ?5, ?6) "
+                  "ON CONFLICT (environment_id, chain_id, block_number) DO NOTHING");
         m_insLog = std::make_unique<SqliteStatement>(
             m_db,
-            "INSERT INTO logs (environment_id, chain_id, block_number, block_hash, log_index, "
+            "INSERT INTO log_store (environment_id, chain_id, block_number, log_index, block_hash, "
             "tx_hash, address, topic0, topic1, topic2, topic3, data, decode_error, event_name, "
-            "args_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) "
+            "args_json, transfer_value) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
+            "?12, ?13, ?14, ?15, ?16) "
             "ON CONFLICT (environment_id, chain_id, block_number, log_index) DO NOTHING");
-        m_insTransfer = std::make_unique<SqliteStatement>(
-            m_db, "INSERT INTO transfer_events (environment_id, chain_id, block_number, log_index, "
-                  "tx_hash, contract, from_addr, to_addr, value) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
-                  "?7, ?8, ?9) "
-                  "ON CONFLICT (environment_id, chain_id, block_number, log_index) DO NOTHING");
         m_insOutbox = std::make_unique<SqliteStatement>(
-            m_db, "INSERT INTO outbox (environment_id, chain_id, block_number, event_key, payload) "
-                  "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (environment_id, chain_id, event_key) "
-                  "DO NOTHING");
+            m_db, "INSERT INTO outbox_store (environment_id, chain_id, block_number, log_index) "
+                  "VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING");
+        m_anyStoredKey = std::make_unique<SqliteStatement>(
+            m_db, "SELECT 1 FROM outbox_store WHERE environment_id = ?1 AND chain_id = ?2 AND "
+                  "event_key >= 'transfer:' AND event_key < 'transfer;' LIMIT 1");
+        m_storedKey = std::make_unique<SqliteStatement>(
+            m_db, "SELECT 1 FROM outbox_store WHERE environment_id = ?1 AND chain_id = ?2 AND "
+                  "event_key = ?3");
     }
     CommitStats stats;
     const auto chainId = std::int64_t(m_chainId);
-    const QByteArray chainIdText = QByteArray::number(chainId);
     store::WriteTransaction tx(m_db);
 
     for (const auto& b : batch.blocks) {
         m_insBlock->bind(1, m_envUtf8);
         m_insBlock->bind(2, chainId);
         m_insBlock->bind(3, std::int64_t(b.number));
-        m_insBlock->bind(4, b.hash.toHexLatin1());
-        m_insBlock->bind(5, b.parentHash.toHexLatin1());
+        m_insBlock->bindBytes(4, b.hash);
+        m_insBlock->bindBytes(5, b.parentHash);
         m_insBlock->bind(6, std::int64_t(b.timestamp));
         stats.blocks += m_insBlock->execute();
     }
+
+    // A delivered Transfer whose block was reorged away keeps its outbox row with the key
+    // stored as text (ReorgRollback). If the chain comes back to that very block, the
+    // re-indexed log renders the same key: it was delivered once and must not be again.
+    m_anyStoredKey->bind(1, m_envUtf8);
+    m_anyStoredKey->bind(2, chainId);
+    const bool checkStoredKeys = m_anyStoredKey->hasRow();
 
     QHash<HolderKey, HolderDelta> deltas;
     for (qsizetype li = 0; li < batch.logs.size(); ++li) {
@@ -73,24 +79,21 @@ CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
             li < batch.decodings.size() ? batch.decodings[li] : abi::EventDecoding{};
         const TransferDecodeResult decoded = decodeTransfer(log);
         const auto* failure = std::get_if<TransferDecodeFailure>(&decoded);
-        const QByteArray blockHash = log.blockHash.toHexLatin1();
-        const QByteArray txHash = log.transactionHash.toHexLatin1();
-        const QByteArray blockNumber = QByteArray::number(log.blockNumber);
-        const QByteArray logIndex = QByteArray::number(log.logIndex);
+        const auto* t = std::get_if<Transfer>(&decoded);
         m_insLog->bind(1, m_envUtf8);
         m_insLog->bind(2, chainId);
         m_insLog->bind(3, std::int64_t(log.blockNumber));
-        m_insLog->bind(4, blockHash);
-        m_insLog->bind(5, std::int64_t(log.logIndex));
-        m_insLog->bind(6, txHash);
-        m_insLog->bind(7, log.address.toHexLatin1());
-        for (int t = 0; t < 4; ++t) {
-            if (t < log.topics.size())
-                m_insLog->bind(8 + t, log.topics[t].toHexLatin1());
+        m_insLog->bind(4, std::int64_t(log.logIndex));
+        m_insLog->bindBytes(5, log.blockHash);
+        m_insLog->bindBytes(6, log.transactionHash);
+        m_insLog->bindBytes(7, log.address);
+        for (int i = 0; i < 4; ++i) {
+            if (i < log.topics.size())
+                m_insLog->bindBytes(8 + i, log.topics[i]);
             else
-                m_insLog->bindNull(8 + t);
+                m_insLog->bindNull(8 + i);
         }
-        m_insLog->bind(12, chain::hex::encodeDataLatin1(log.data));
+        m_insLog->bindBlob(12, log.data.constData(), int(log.data.size()));
         QStringList errors;
         if (failure)
             errors << failure->reason;
@@ -108,6 +111,11 @@ CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
             m_insLog->bind(15, abiDecoding.argsJson);
         else
             m_insLog->bindNull(15);
+        const QByteArray value = t ? QByteArray::fromStdString(t->value.str()) : QByteArray();
+        if (t)
+            m_insLog->bind(16, value);
+        else
+            m_insLog->bindNull(16);
         if (m_insLog->execute() != 1)
             continue; // already stored: its projection was applied when it was
         ++stats.logs;
@@ -128,36 +136,19 @@ CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
             ++stats.decodeFailures;
             continue;
         }
-        const auto* t = std::get_if<Transfer>(&decoded);
         if (!t)
-            continue;
-        const QByteArray contract = t->contract.toHexLatin1();
-        const QByteArray from = t->from.toHexLatin1();
-        const QByteArray to = t->to.toHexLatin1();
-        const QByteArray value = QByteArray::fromStdString(t->value.str());
-        m_insTransfer->bind(1, m_envUtf8);
-        m_insTransfer->bind(2, chainId);
-        m_insTransfer->bind(3, std::int64_t(log.blockNumber));
-        m_insTransfer->bind(4, std::int64_t(log.logIndex));
-        m_insTransfer->bind(5, txHash);
-        m_insTransfer->bind(6, contract);
-        m_insTransfer->bind(7, from);
-        m_insTransfer->bind(8, to);
-        m_insTransfer->bind(9, value);
-        if (m_insTransfer->execute() != 1)
             continue;
         ++stats.transfers;
         // The zero address is the mint/burn side, not a holder.
         const SignedAmount amount(t->value);
+        const QString contract = t->contract.toHex();
         if (!t->from.isZero()) {
-            HolderDelta& d =
-                deltas[HolderKey{QString::fromLatin1(contract), QString::fromLatin1(from)}];
+            HolderDelta& d = deltas[HolderKey{contract, t->from.toHex()}];
             d.amount -= amount;
             ++d.sides;
         }
         if (!t->to.isZero()) {
-            HolderDelta& d =
-                deltas[HolderKey{QString::fromLatin1(contract), QString::fromLatin1(to)}];
+            HolderDelta& d = deltas[HolderKey{contract, t->to.toHex()}];
             d.amount += amount;
             ++d.sides;
         }
@@ -165,19 +156,21 @@ CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
         // The side effect is enqueued with the data, never sent from here (seed 000). Its key
         // is the chain coordinate transfer:<block>:<blockHash>:<logIndex>, so a consumer can
         // deduplicate and a transfer re-included in another block is a new event (the
-        // InvariantChecker reads this format). Every payload field is a number or 0x-hex,
-        // so plain concatenation is valid JSON.
-        const QByteArray key = "transfer:" + blockNumber + ':' + blockHash + ':' + logIndex;
-        const QByteArray payload = "{\"type\":\"transfer\",\"chainId\":" + chainIdText +
-                                   ",\"blockNumber\":" + blockNumber + ",\"blockHash\":\"" +
-                                   blockHash + "\",\"logIndex\":" + logIndex + ",\"txHash\":\"" +
-                                   txHash + "\",\"contract\":\"" + contract + "\",\"from\":\"" +
-                                   from + "\",\"to\":\"" + to + "\",\"value\":\"" + value + "\"}";
+        // InvariantChecker reads this format). The row stores only the log it names; the
+        // `outbox` view renders key and payload from that log (store/BinaryContract.h).
+        if (checkStoredKeys) {
+            m_storedKey->bind(1, m_envUtf8);
+            m_storedKey->bind(2, chainId);
+            m_storedKey->bind(3, "transfer:" + QByteArray::number(log.blockNumber) + ':' +
+                                     log.blockHash.toHexLatin1() + ':' +
+                                     QByteArray::number(log.logIndex));
+            if (m_storedKey->hasRow())
+                continue;
+        }
         m_insOutbox->bind(1, m_envUtf8);
         m_insOutbox->bind(2, chainId);
         m_insOutbox->bind(3, std::int64_t(log.blockNumber));
-        m_insOutbox->bind(4, key);
-        m_insOutbox->bind(5, payload);
+        m_insOutbox->bind(4, std::int64_t(log.logIndex));
         stats.outboxRows += m_insOutbox->execute();
     }
     m_balances.apply(deltas, batch.blocks.last().number);

@@ -66,7 +66,8 @@ private:
     CheckpointStore& m_checkpoints;
     BalanceBook& m_balances;
     QByteArray m_envUtf8;
-    std::unique_ptr<store::SqliteStatement> m_insBlock, m_insLog, m_insTransfer, m_insOutbox;
+    std::unique_ptr<store::SqliteStatement> m_insBlock, m_insLog, m_insOutbox, m_anyStoredKey,
+        m_storedKey;
 };
 
 } // namespace forkscope::indexer

@@ -3,6 +3,7 @@
 #include "CheckpointStore.h"
 #include "CrashPoints.h"
 #include "IndexerErrors.h"
+#include "store/BinaryContract.h"
 #include "store/Database.h"
 
 #include <QDateTime>
@@ -57,14 +58,18 @@ RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fo
     r.reorgId = ins.lastInsertId().toLongLong();
 
     // 0. What the removed transfers added to each holder, read BEFORE deleting them: the
-    //    balances are reverted by exactly that (step 3).
+    //    balances are reverted by exactly that (step 3). Contract v4: a Transfer is a log_store
+    //    row with a value; its parties are the low 20 bytes of topics 1 and 2.
     QHash<HolderKey, HolderDelta> removed;
     {
         QSqlQuery q = m_db.run(
-            QStringLiteral("SELECT contract, from_addr, to_addr, value FROM transfer_events WHERE "
-                           "environment_id = ? AND chain_id = ? AND block_number > ?"),
+            QStringLiteral("SELECT '0x' || lower(hex(address)), '0x' || lower(hex(substr(topic1, "
+                           "13))), '0x' || lower(hex(substr(topic2, 13))), transfer_value FROM "
+                           "log_store WHERE environment_id = ? AND chain_id = ? AND block_number "
+                           "> ? AND transfer_value IS NOT NULL"),
             scope);
         while (q.next()) {
+            ++r.transfersRemoved;
             const QString contract = q.value(0).toString();
             const SignedAmount v(chain::u256::fromDecimal(q.value(3).toString(),
                                                           QStringLiteral("transfer_events.value")));
@@ -88,24 +93,8 @@ RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fo
                             "block_number > ?"),
              {r.reorgId, m_env, chainId, above});
 
-    // 1. Facts and blocks, by height.
-    r.transfersRemoved =
-        m_db.run(QStringLiteral("DELETE FROM transfer_events WHERE environment_id = ? AND "
-                                "chain_id = ? AND block_number > ?"),
-                 scope)
-            .numRowsAffected();
-    const qint64 logsRemoved =
-        m_db.run(QStringLiteral("DELETE FROM logs WHERE environment_id = ? AND chain_id = ? AND "
-                                "block_number > ?"),
-                 scope)
-            .numRowsAffected();
-    const qint64 blocksRemoved =
-        m_db.run(QStringLiteral("DELETE FROM blocks WHERE environment_id = ? AND chain_id = ? AND "
-                                "block_number > ?"),
-                 scope)
-            .numRowsAffected();
-
-    // 2. Side effects not yet sent go with the data; sent ones stay and are flagged.
+    // 1. Side effects not yet sent go with the data; sent ones stay and are flagged. This runs
+    //    while the logs are still there: the `outbox` view renders keys and payloads from them.
     m_db.run(QStringLiteral("INSERT INTO reorg_diff_items (reorg_id, environment_id, chain_id, "
                             "kind, block_number, event_key, value) SELECT ?, environment_id, "
                             "chain_id, CASE WHEN delivered_at IS NULL THEN 'outbox_dropped' ELSE "
@@ -114,29 +103,56 @@ RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fo
                             "block_number > ?"),
              {r.reorgId, m_env, chainId, above});
     r.outboxDropped =
-        m_db.run(QStringLiteral("DELETE FROM outbox WHERE environment_id = ? AND chain_id = ? AND "
-                                "block_number > ? AND delivered_at IS NULL"),
-                 scope)
+        m_db.run(
+                QStringLiteral("DELETE FROM outbox_store WHERE environment_id = ? AND chain_id = ? "
+                               "AND block_number > ? AND delivered_at IS NULL"),
+                scope)
             .numRowsAffected();
     {
-        QSqlQuery q = m_db.run(QStringLiteral("SELECT count(*) FROM outbox WHERE environment_id = "
-                                              "? AND chain_id = ? AND block_number > ?"),
+        QSqlQuery q = m_db.run(QStringLiteral("SELECT count(*) FROM outbox_store WHERE "
+                                              "environment_id = ? AND chain_id = ? AND "
+                                              "block_number > ?"),
                                scope);
         r.deliveredAffected = q.next() ? q.value(0).toLongLong() : 0;
     }
-    // A consumer already acted on those: give it a compensating "retracted" message for
-    // each, enqueued at the fork height so it is deliverable as soon as the fork is safe.
-    if (r.deliveredAffected > 0)
+    if (r.deliveredAffected > 0) {
+        // A consumer already acted on those: give it a compensating "retracted" message for
+        // each, enqueued at the fork height so it is deliverable as soon as the fork is safe.
         m_db.run(
             QStringLiteral(
-                "INSERT INTO outbox (environment_id, chain_id, block_number, event_key, payload) "
-                "SELECT environment_id, chain_id, ?, 'retract:' || event_key, "
+                "INSERT INTO outbox_store (environment_id, chain_id, block_number, event_key, "
+                "payload) SELECT environment_id, chain_id, ?, 'retract:' || event_key, "
                 "'{\"type\":\"retracted\",\"eventKey\":\"' || event_key || "
                 "'\",\"reorgId\":' || ? || ',\"forkBlock\":' || ? || ',\"original\":' || "
                 "payload || '}' FROM outbox WHERE environment_id = ? AND chain_id = ? AND "
                 "block_number > ? AND delivered_at IS NOT NULL AND event_key NOT LIKE 'retract:%' "
-                "ON CONFLICT (environment_id, chain_id, event_key) DO NOTHING"),
+                "ON CONFLICT DO NOTHING"),
             {std::max<qint64>(above, 0), r.reorgId, above, m_env, chainId, above});
+        // The delivered rows outlive their logs: they keep their key and payload as text
+        // from now on, so the record of what the consumer received never changes.
+        m_db.run(QStringLiteral("UPDATE outbox_store AS o SET event_key = ") +
+                     store::outboxEventKeySql() + QStringLiteral(", payload = ") +
+                     store::outboxPayloadSql() +
+                     QStringLiteral(", log_index = NULL FROM log_store AS l WHERE "
+                                    "o.environment_id = ? AND o.chain_id = ? AND o.block_number "
+                                    "> ? AND o.log_index IS NOT NULL AND l.environment_id = "
+                                    "o.environment_id AND l.chain_id = o.chain_id AND "
+                                    "l.block_number = o.block_number AND l.log_index = "
+                                    "o.log_index"),
+                 scope);
+    }
+
+    // 2. Facts and blocks, by height.
+    const qint64 logsRemoved =
+        m_db.run(QStringLiteral("DELETE FROM log_store WHERE environment_id = ? AND chain_id = ? "
+                                "AND block_number > ?"),
+                 scope)
+            .numRowsAffected();
+    const qint64 blocksRemoved =
+        m_db.run(QStringLiteral("DELETE FROM block_store WHERE environment_id = ? AND chain_id = ? "
+                                "AND block_number > ?"),
+                 scope)
+            .numRowsAffected();
 
     crashPoint("mid-rollback");
 

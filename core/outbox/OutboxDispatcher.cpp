@@ -11,10 +11,11 @@ namespace forkscope::outbox {
 qint64 pendingAtOrBelow(store::Database& db, const QString& environmentId, std::uint64_t chainId,
                         std::uint64_t safeHeight)
 {
-    QSqlQuery q = db.run(QStringLiteral("SELECT count(*) FROM outbox WHERE environment_id = ? AND "
-                                        "chain_id = ? AND delivered_at IS NULL AND failed_at IS "
-                                        "NULL AND block_number <= ?"),
-                         {environmentId, qint64(chainId), qint64(safeHeight)});
+    QSqlQuery q =
+        db.run(QStringLiteral("SELECT count(*) FROM outbox_store WHERE environment_id = ? "
+                              "AND chain_id = ? AND delivered_at IS NULL AND failed_at "
+                              "IS NULL AND block_number <= ?"),
+               {environmentId, qint64(chainId), qint64(safeHeight)});
     return q.next() ? q.value(0).toLongLong() : 0;
 }
 
@@ -24,7 +25,7 @@ OutboxCounts countRows(store::Database& db, const QString& environmentId, std::u
         QStringLiteral("SELECT count(*) FILTER (WHERE delivered_at IS NULL AND failed_at IS NULL), "
                        "count(*) FILTER (WHERE delivered_at IS NOT NULL), "
                        "count(*) FILTER (WHERE delivered_at IS NULL AND failed_at IS NOT NULL) "
-                       "FROM outbox WHERE environment_id = ? AND chain_id = ?"),
+                       "FROM outbox_store WHERE environment_id = ? AND chain_id = ?"),
         {environmentId, qint64(chainId)});
     OutboxCounts c;
     if (q.next()) {
@@ -54,17 +55,37 @@ RoundResult OutboxDispatcher::deliverRound(std::uint64_t safeHeight, int limit)
         }
     }
     QList<OutboxRow> rows;
+    QList<OutboxRow> orphans; // stop at the first: rows after it wait their turn
     {
-        // Only rows deep enough that a reorg is no longer expected to remove them.
+        // Only rows deep enough that a reorg is no longer expected to remove them. The view
+        // renders each Transfer's key and payload from its stored log (contract v4).
         QSqlQuery q =
             m_db.run(QStringLiteral("SELECT id, block_number, event_key, payload FROM outbox "
                                     "WHERE environment_id = ? AND chain_id = ? AND "
                                     "delivered_at IS NULL AND failed_at IS NULL AND "
                                     "block_number <= ? ORDER BY block_number, id LIMIT ?"),
                      {m_env, qint64(m_chainId), qint64(safeHeight), limit});
-        while (q.next())
-            rows.append({q.value(0).toLongLong(), q.value(1).toULongLong(), q.value(2).toString(),
-                         q.value(3).toString().toUtf8()});
+        while (q.next()) {
+            const OutboxRow row{q.value(0).toLongLong(), q.value(1).toULongLong(),
+                                q.value(2).toString(), q.value(3).toString().toUtf8()};
+            if (q.value(3).isNull()) {
+                // The row names a log that is not stored: the file was edited outside
+                // Forkscope. Sending an empty or guessed payload would invent an event.
+                orphans.append(row);
+                break;
+            }
+            rows.append(row);
+        }
+    }
+    for (const OutboxRow& orphan : orphans) {
+        markFailed(orphan, QStringLiteral("outbox row %1 (block %2) names a log that is not in "
+                                          "the database, so it has no payload to send; the "
+                                          "file was edited outside Forkscope: run `forkscope "
+                                          "verify` and `repair`")
+                               .arg(orphan.id)
+                               .arg(orphan.blockNumber));
+        ++r.failed;
+        r.lastError = QStringLiteral("outbox row %1 has no payload").arg(orphan.id);
     }
     const qsizetype maxBatch = std::max(1, m_sink.maxBatch());
     qsizetype oneByOneUntil = 0; // rows before this index go one per call (after a 4xx)
@@ -110,8 +131,8 @@ void OutboxDispatcher::markDelivered(const QList<OutboxRow>& rows)
     const QString now = store::nowUtc();
     store::WriteTransaction tx(m_db);
     for (const OutboxRow& row : rows)
-        m_db.runCached(QStringLiteral("UPDATE outbox SET delivered_at = ?, attempts = attempts + 1 "
-                                      "WHERE id = ? AND delivered_at IS NULL"),
+        m_db.runCached(QStringLiteral("UPDATE outbox_store SET delivered_at = ?, attempts = "
+                                      "attempts + 1 WHERE id = ? AND delivered_at IS NULL"),
                        {now, row.id});
     tx.commit();
 }
@@ -119,7 +140,7 @@ void OutboxDispatcher::markDelivered(const QList<OutboxRow>& rows)
 void OutboxDispatcher::markFailed(const OutboxRow& row, const QString& error)
 {
     store::WriteTransaction tx(m_db);
-    m_db.run(QStringLiteral("UPDATE outbox SET failed_at = ?, last_error = ?, attempts = "
+    m_db.run(QStringLiteral("UPDATE outbox_store SET failed_at = ?, last_error = ?, attempts = "
                             "attempts + 1 WHERE id = ?"),
              {store::nowUtc(), error, row.id});
     tx.commit();
@@ -133,7 +154,7 @@ void OutboxDispatcher::markRetry(const QList<OutboxRow>& rows, const QString& er
     for (const OutboxRow& row : rows)
         m_db.runCached(
             QStringLiteral(
-                "UPDATE outbox SET last_error = ?, attempts = attempts + 1 WHERE id = ?"),
+                "UPDATE outbox_store SET last_error = ?, attempts = attempts + 1 WHERE id = ?"),
             {error, row.id});
     tx.commit();
 }

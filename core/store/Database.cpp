@@ -404,8 +404,29 @@ void Database::migrate()
         // Another process may have migrated while we waited for the lock.
         if (readSchemaVersion() >= m.version)
             continue;
-        for (const QString& sql : m.statements)
-            run(sql);
+        const auto refuse = [&](StoreError::Kind kind, const QString& why) {
+            return StoreError(kind, QStringLiteral("cannot migrate the database to schema %1 (%2): "
+                                                   "%3; it was left unchanged at schema %4")
+                                        .arg(m.version)
+                                        .arg(m.description, why)
+                                        .arg(m_schemaVersion));
+        };
+        try {
+            for (const QString& sql : m.statements)
+                run(sql);
+            for (const QString& sql : m.checks) {
+                QSqlQuery q = run(sql);
+                if (q.next() && !q.value(0).isNull())
+                    throw refuse(StoreError::Kind::Query, q.value(0).toString());
+            }
+            for (const QString& sql : m.finalStatements)
+                run(sql);
+        } catch (const StoreError& e) {
+            if (e.message().startsWith(QLatin1String("cannot migrate")))
+                throw;
+            // Disk full or locked stays what it is; a statement the data made fail is why.
+            throw refuse(e.kind(), e.message());
+        }
         run(QStringLiteral("INSERT INTO schema_version (version, description, applied_at) "
                            "VALUES (?, ?, ?)"),
             {m.version, m.description, nowUtc()});

@@ -1,8 +1,12 @@
 #include "Migrations.h"
+#include "BinaryContract.h"
 
 namespace forkscope::store {
 
 namespace {
+
+// Versions 1 to 4 are contract v3 (hex text tables); version 5 is contract v4
+// (BinaryContract.cpp), which renames them and serves their names as views.
 
 // Version 1: the database contract of DESIGN.md. Every table is keyed by environment_id
 // and chain_id so a lab reset (a new environment) never mixes with archived rows.
@@ -215,7 +219,7 @@ Migration v4()
 
 const QList<Migration>& migrations()
 {
-    static const QList<Migration> all{v1(), v2(), v3(), v4()};
+    static const QList<Migration> all{v1(), v2(), v3(), v4(), binaryContractMigration()};
     return all;
 }
 

@@ -43,6 +43,12 @@ void SqliteStatement::bind(int index, std::int64_t value)
     sqlite3_bind_int64(m_stmt, index, value);
 }
 
+void SqliteStatement::bindBlob(int index, const void* bytes, int size)
+{
+    static const char empty = 0;
+    sqlite3_bind_blob(m_stmt, index, size > 0 ? bytes : &empty, size, SQLITE_TRANSIENT);
+}
+
 void SqliteStatement::bindNull(int index)
 {
     sqlite3_bind_null(m_stmt, index);
@@ -55,6 +61,15 @@ int SqliteStatement::execute()
     if (rc != SQLITE_DONE && rc != SQLITE_ROW)
         fail(m_db, m_handle, rc, m_sql);
     return sqlite3_changes(m_handle);
+}
+
+bool SqliteStatement::hasRow()
+{
+    const int rc = sqlite3_step(m_stmt);
+    sqlite3_reset(m_stmt);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+        fail(m_db, m_handle, rc, m_sql);
+    return rc == SQLITE_ROW;
 }
 
 } // namespace forkscope::store

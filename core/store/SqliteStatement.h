@@ -26,9 +26,17 @@ public:
 
     void bind(int index, const QByteArray& utf8); // 1-based, like SQLite
     void bind(int index, std::int64_t value);
+    // A BLOB; zero bytes bind a zero-length BLOB, never NULL.
+    void bindBlob(int index, const void* bytes, int size);
+    template <typename Fixed> void bindBytes(int index, const Fixed& fixed)
+    {
+        bindBlob(index, fixed.bytes().data(), int(fixed.bytes().size()));
+    }
     void bindNull(int index);
     // Runs the statement to completion and resets it; returns the rows changed.
     int execute();
+    // Runs a query and resets it; true when it returned a row.
+    bool hasRow();
 
 private:
     Database& m_db;

@@ -8,6 +8,17 @@
 namespace forkscope::test {
 
 namespace {
+// Contract v4 stores hashes as BLOBs: as hex, so two different ones never print alike.
+QString valueText(const QVariant& v)
+{
+    if (v.isNull())
+        return QStringLiteral("NULL");
+    if (v.typeId() == QMetaType::QByteArray)
+        return QStringLiteral("x'") + QString::fromLatin1(v.toByteArray().toHex()) +
+               QLatin1Char('\'');
+    return v.toString();
+}
+
 // env empty: every row of every table. Otherwise every row carrying this environment_id
 // (the `environments` row without archived_at, which a lab reset legitimately sets).
 QString dump(const QString& dbPath, const QString& env, QStringList* lines = nullptr)
@@ -16,7 +27,8 @@ QString dump(const QString& dbPath, const QString& env, QStringList* lines = nul
     ro.readOnly = true;
     auto db = store::Database::open(dbPath, ro);
     QSqlQuery tables = db->run(
-        QStringLiteral("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"));
+        QStringLiteral("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY "
+                       "name"));
     QStringList names;
     while (tables.next())
         names << tables.value(0).toString();
@@ -40,8 +52,7 @@ QString dump(const QString& dbPath, const QString& env, QStringList* lines = nul
             for (int i = 0; i < q.record().count(); ++i)
                 if (env.isEmpty() || !(t == QLatin1String("environments") &&
                                        q.record().fieldName(i) == QLatin1String("archived_at")))
-                    values << (q.value(i).isNull() ? QStringLiteral("NULL")
-                                                   : q.value(i).toString());
+                    values << valueText(q.value(i));
             rows << values.join(QLatin1Char('|'));
         }
         rows.sort();
