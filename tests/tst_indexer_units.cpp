@@ -124,9 +124,9 @@ void TestIndexerUnits::balanceRevertTakesBackRemovedTransfers()
     auto db = store::Database::open(dir.filePath("balances.sqlite"));
     BalanceBook book(*db, "env", 31337);
     const QString c = "0x00000000000000000000000000000000000000cc";
-    const HolderKey h1{c, "0x0000000000000000000000000000000000000001"};
-    const HolderKey h2{c, "0x0000000000000000000000000000000000000002"};
-    const HolderKey h3{c, "0x0000000000000000000000000000000000000003"};
+    const HolderKey h1 = HolderKey::fromHex(c, "0x0000000000000000000000000000000000000001");
+    const HolderKey h2 = HolderKey::fromHex(c, "0x0000000000000000000000000000000000000002");
+    const HolderKey h3 = HolderKey::fromHex(c, "0x0000000000000000000000000000000000000003");
     const auto delta = [](qint64 amount, qint64 sides) {
         return HolderDelta{SignedAmount(amount), sides};
     };

@@ -37,7 +37,7 @@ QList<indexer::BalanceChange> rebuildBalances(store::Database& db, const QString
             const auto side = [&](const QString& holder, const chain::SignedAmount& delta) {
                 if (holder == kZeroAddress)
                     return;
-                Sum& s = sums[indexer::HolderKey{contract, holder}];
+                Sum& s = sums[indexer::HolderKey::fromHex(contract, holder)];
                 s.amount += delta;
                 ++s.sides;
                 s.lastBlock = std::max(s.lastBlock, block);
@@ -55,7 +55,8 @@ QList<indexer::BalanceChange> rebuildBalances(store::Database& db, const QString
                                             "chain_id = ?"),
                              scope);
         while (q.next()) {
-            const indexer::HolderKey key{q.value(0).toString(), q.value(1).toString()};
+            const auto key =
+                indexer::HolderKey::fromHex(q.value(0).toString(), q.value(1).toString());
             seen.insert(key);
             const auto it = sums.constFind(key);
             const QString before = q.value(2).toString();
@@ -73,7 +74,8 @@ QList<indexer::BalanceChange> rebuildBalances(store::Database& db, const QString
             changes.append({it.key(), QString(), chain::amount::toString(it->amount)});
 
     for (const indexer::BalanceChange& c : changes) {
-        const QVariantList key = scope + QVariantList{c.key.contractBlob(), c.key.holderBlob()};
+        const QVariantList key =
+            scope + QVariantList{c.key.contract.toByteArray(), c.key.holder.toByteArray()};
         if (c.after.isEmpty()) {
             db.run(QStringLiteral("DELETE FROM balance_store WHERE environment_id = ? AND "
                                   "chain_id = ? AND contract = ? AND holder = ?"),

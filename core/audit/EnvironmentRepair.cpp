@@ -144,13 +144,8 @@ RepairRollback EnvironmentRepair::rollBack(const RepairPlan& plan)
     RepairRollback r;
     r.rollback = rollback.rollback(plan.target.checkpoint, fork, indexer::reorg_reason::kRepair);
     const QList<indexer::BalanceChange> fixes = rebuildBalances(m_db, env.id, env.chainId);
-    for (const indexer::BalanceChange& c : fixes)
-        m_db.run(QStringLiteral("INSERT INTO reorg_diff_items (reorg_id, environment_id, chain_id, "
-                                "kind, contract, holder, before_value, after_value) VALUES (?, ?, "
-                                "?, 'balance_changed', ?, ?, ?, ?)"),
-                 {r.rollback.reorgId, env.id, qint64(env.chainId), c.key.contract, c.key.holder,
-                  c.before.isEmpty() ? QVariant(QMetaType(QMetaType::QString)) : QVariant(c.before),
-                  c.after.isEmpty() ? QVariant(QMetaType(QMetaType::QString)) : QVariant(c.after)});
+    indexer::ReorgRollback::recordBalanceChanges(m_db, r.rollback.reorgId, env.id, env.chainId,
+                                                 fixes);
     r.balancesRebuilt = fixes.size();
     r.alertsResolved = indexer::CompletenessAlerts(m_db, env.id, env.chainId)
                            .resolveFrom(plan.from, QStringLiteral("repaired from block %1 (reorg "

@@ -12,6 +12,7 @@
 #include <array>
 #include <compare>
 #include <cstdint>
+#include <span>
 
 namespace forkscope::chain {
 
@@ -32,6 +33,13 @@ public:
                 QStringLiteral("expected %1 bytes, found %2").arg(N).arg(raw.size()));
         FixedBytes b;
         std::copy(raw.begin(), raw.end(), reinterpret_cast<char*>(b.m_bytes.data()));
+        return b;
+    }
+    // Exactly N bytes the caller already has (a slice of a checked value): no allocation.
+    static FixedBytes fromRaw(std::span<const std::uint8_t, N> raw)
+    {
+        FixedBytes b;
+        std::copy(raw.begin(), raw.end(), b.m_bytes.begin());
         return b;
     }
     static FixedBytes fromHex(const QString& s, const QString& field)

@@ -141,14 +141,13 @@ CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
         ++stats.transfers;
         // The zero address is the mint/burn side, not a holder.
         const SignedAmount amount(t->value);
-        const QString contract = t->contract.toHex();
         if (!t->from.isZero()) {
-            HolderDelta& d = deltas[HolderKey{contract, t->from.toHex()}];
+            HolderDelta& d = deltas[HolderKey{t->contract, t->from}];
             d.amount -= amount;
             ++d.sides;
         }
         if (!t->to.isZero()) {
-            HolderDelta& d = deltas[HolderKey{contract, t->to.toHex()}];
+            HolderDelta& d = deltas[HolderKey{t->contract, t->to}];
             d.amount += amount;
             ++d.sides;
         }

@@ -182,9 +182,9 @@ InvariantReport InvariantChecker::check(const QString& env, const QString& sourc
             const SignedAmount v(
                 chain::u256::fromDecimal(q.value(5).toString(), QStringLiteral("value")));
             if (!exp->from.isZero())
-                sums[HolderKey{q.value(2).toString(), q.value(3).toString()}] -= v;
+                sums[HolderKey::fromHex(q.value(2).toString(), q.value(3).toString())] -= v;
             if (!exp->to.isZero())
-                sums[HolderKey{q.value(2).toString(), q.value(4).toString()}] += v;
+                sums[HolderKey::fromHex(q.value(2).toString(), q.value(4).toString())] += v;
         }
         for (auto it = expectedTransfers.cbegin(); it != expectedTransfers.cend(); ++it)
             if (!transferKeys.contains(it.key()))
@@ -201,21 +201,21 @@ InvariantReport InvariantChecker::check(const QString& env, const QString& sourc
         QSet<HolderKey> seen;
         while (q.next()) {
             ++r.balances;
-            const HolderKey k{q.value(0).toString(), q.value(1).toString()};
+            const HolderKey k = HolderKey::fromHex(q.value(0).toString(), q.value(1).toString());
             seen.insert(k);
             const auto it = sums.constFind(k);
             if (it == sums.cend())
                 violate(r, QStringLiteral("balance row for %1 in %2 has no transfers")
-                               .arg(k.holder, k.contract));
+                               .arg(k.holder.toHex(), k.contract.toHex()));
             else if (chain::amount::toString(*it) != q.value(2).toString())
                 violate(r, QStringLiteral("balance of %1 in %2 is %3, transfers sum to %4")
-                               .arg(k.holder, k.contract, q.value(2).toString(),
+                               .arg(k.holder.toHex(), k.contract.toHex(), q.value(2).toString(),
                                     chain::amount::toString(*it)));
         }
         for (auto it = sums.cbegin(); it != sums.cend(); ++it)
             if (!seen.contains(it.key()))
                 violate(r, QStringLiteral("no balance row for %1 in %2")
-                               .arg(it.key().holder, it.key().contract));
+                               .arg(it.key().holder.toHex(), it.key().contract.toHex()));
     }
 
     // 4. Outbox: nothing undelivered above the checkpoint; one row per transfer; pending

@@ -12,6 +12,8 @@ class Database;
 
 namespace forkscope::indexer {
 
+struct BalanceChange;
+
 class BalanceBook;
 class CheckpointStore;
 
@@ -34,6 +36,9 @@ struct RollbackResult
 //   outbox_dropped            an undelivered outbox row above the fork, deleted
 //   outbox_delivered_reorged  a delivered row above the fork: kept (it was sent), flagged
 //                             as needing a compensating note
+//   (outbox rows: event_key, and for a Transfer's row its block and log index, the payload
+//   being the transfer_removed row of that log; value holds a payload only for rows that
+//   store their own, such as a retraction.)
 //   balance_changed           a holder's balance before and after the recompute
 class ReorgRollback
 {
@@ -44,6 +49,11 @@ public:
     // Throws CheckpointMovedError (nothing changed) if `cp` is no longer the stored cursor.
     // Inside a caller's write transaction it joins it instead of committing.
     RollbackResult rollback(const Checkpoint& cp, const ForkPoint& fork, const QString& reason);
+
+    // Adds one 'balance_changed' row per change to a reorg's diff (a repair's rebuilt
+    // balances use it too).
+    static void recordBalanceChanges(store::Database& db, qint64 reorgId, const QString& env,
+                                     std::uint64_t chainId, const QList<BalanceChange>& changes);
 
 private:
     store::Database& m_db;

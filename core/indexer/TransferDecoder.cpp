@@ -10,7 +10,7 @@ std::optional<chain::Address> addressFromTopic(const chain::Hash32& topic)
     for (int i = 0; i < 12; ++i)
         if (b[i] != 0)
             return std::nullopt;
-    return chain::Address::fromBytes(topic.toByteArray().mid(12), QStringLiteral("topic"));
+    return chain::Address::fromRaw(std::span(b).subspan<12>());
 }
 } // namespace
 

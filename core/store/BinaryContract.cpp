@@ -214,9 +214,10 @@ Migration binaryContractMigration()
                         "o.block_number AND l.transfer_value IS NOT NULL AND o.event_key = ") +
              outboxEventKeySql() + QStringLiteral(" AND o.payload = ") + outboxPayloadSql();
     // A Transfer's row is unique by its log; a row that stores its key, by that key. (A key
-    // both rendered and stored, after a reorg and back, is refused by BatchCommitter.)
+    // both rendered and stored, after a reorg and back, is refused by BatchCommitter.) Not
+    // partial: a rollback finds every row above the fork, delivered or not, through it.
     s << QStringLiteral("CREATE UNIQUE INDEX outbox_store_log ON outbox_store (environment_id, "
-                        "chain_id, block_number, log_index) WHERE log_index IS NOT NULL")
+                        "chain_id, block_number, log_index)")
       << QStringLiteral("CREATE UNIQUE INDEX outbox_store_key ON outbox_store (environment_id, "
                         "chain_id, event_key) WHERE event_key IS NOT NULL")
       // Only undelivered rows: the dispatcher's scan, and a rollback's, stay small.

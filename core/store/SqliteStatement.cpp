@@ -72,4 +72,37 @@ bool SqliteStatement::hasRow()
     return rc == SQLITE_ROW;
 }
 
+bool SqliteStatement::next()
+{
+    const int rc = sqlite3_step(m_stmt);
+    if (rc == SQLITE_ROW)
+        return true;
+    sqlite3_reset(m_stmt);
+    if (rc != SQLITE_DONE)
+        fail(m_db, m_handle, rc, m_sql);
+    return false;
+}
+
+QByteArray SqliteStatement::text(int column) const
+{
+    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(m_stmt, column));
+    return QByteArray(p, sqlite3_column_bytes(m_stmt, column));
+}
+
+std::span<const std::uint8_t> SqliteStatement::blob(int column) const
+{
+    const auto* p = static_cast<const std::uint8_t*>(sqlite3_column_blob(m_stmt, column));
+    return {p, std::size_t(sqlite3_column_bytes(m_stmt, column))};
+}
+
+std::int64_t SqliteStatement::int64(int column) const
+{
+    return sqlite3_column_int64(m_stmt, column);
+}
+
+void SqliteStatement::reset()
+{
+    sqlite3_reset(m_stmt);
+}
+
 } // namespace forkscope::store

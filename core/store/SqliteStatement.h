@@ -1,8 +1,12 @@
 #pragma once
 
+#include "StoreError.h"
+
 #include <QByteArray>
 #include <QString>
+
 #include <cstdint>
+#include <span>
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -37,6 +41,25 @@ public:
     int execute();
     // Runs a query and resets it; true when it returned a row.
     bool hasRow();
+    // Row by row: next() steps (false at the end, when the statement is reset); the column
+    // readers are valid until the next step. reset() abandons the rest.
+    bool next();
+    QByteArray text(int column) const; // 0-based, like SQLite
+    std::int64_t int64(int column) const;
+    std::span<const std::uint8_t> blob(int column) const;
+    // A hash or address column (contract v4 BLOBs); a wrong size is a damaged row.
+    template <typename Fixed> Fixed fixedBytes(int column, const char* field) const
+    {
+        const auto b = blob(column);
+        if (b.size() != Fixed::size)
+            throw StoreError(StoreError::Kind::Query,
+                             QStringLiteral("%1 holds %2 bytes, not %3: the row was damaged")
+                                 .arg(QLatin1String(field))
+                                 .arg(b.size())
+                                 .arg(Fixed::size));
+        return Fixed::fromRaw(b.template first<Fixed::size>());
+    }
+    void reset();
 
 private:
     Database& m_db;
