@@ -167,7 +167,7 @@ int main(int argc, char** argv)
             const int cores = std::max(1, QThread::idealThreadCount());
             std::printf("CPU during the sync: indexer %.2f s + anvil %.2f s = %.0f%% of %d cores\n",
                         cpu, anvilCpu, 100.0 * (cpu + anvilCpu) / (secs * cores), cores);
-            std::printf("ratio: full sync at %.0f%% of the raw ceiling (target 70%%)\n",
+            std::printf("ratio: full sync at %.0f%% of the raw ceiling (target 80%%)\n",
                         100.0 * ceilingSecs / secs);
             // What the sync wrote: the committing thread's work grows with these bytes.
             const QString dbPath = dir.filePath(QStringLiteral("bench.sqlite"));

@@ -96,6 +96,18 @@ void TestIndexer::abiDecodingOnTheFetchSide()
             "json_extract(l.args_json, '$.from') = t.from_addr AND json_extract(l.args_json, "
             "'$.to') = t.to_addr"),
         13);
+    // ...and are not stored twice (contract v4): a Transfer's args_json is rendered from its
+    // topics and value through one template, except a self-transfer's (its two addresses
+    // are one).
+    QCOMPARE(lab.count("SELECT count(*) FROM args_templates"), 1);
+    const qint64 selfTransfers =
+        lab.count("SELECT count(*) FROM transfer_events WHERE from_addr = to_addr");
+    QCOMPARE(lab.count("SELECT count(*) FROM log_store WHERE event_name = 'Transfer' AND "
+                       "args_json IS NULL AND args_template_id IS NOT NULL"),
+             13 - selfTransfers);
+    QCOMPARE(lab.count("SELECT count(*) FROM log_store WHERE event_name = 'Approval' AND "
+                       "args_json IS NOT NULL AND args_template_id IS NULL"),
+             1);
     VERIFY_INVARIANTS(lab, "env");
 }
 

@@ -1,5 +1,6 @@
 // Pure pieces of the indexer: Transfer decoding, signed balances, checkpoint
 // compare-and-swap on a real SQLite file.
+#include "indexer/ArgsTemplate.h"
 #include "indexer/BalanceBook.h"
 #include "indexer/CheckpointStore.h"
 #include "indexer/IndexerErrors.h"
@@ -28,6 +29,8 @@ class TestIndexerUnits : public QObject
 {
     Q_OBJECT
 private slots:
+    void argsTemplates_data();
+    void argsTemplates();
     void decode_data();
     void decode();
     void signedAmounts_data();
@@ -35,6 +38,54 @@ private slots:
     void checkpointCompareAndSwap();
     void balanceRevertTakesBackRemovedTransfers();
 };
+
+void TestIndexerUnits::argsTemplates_data()
+{
+    QTest::addColumn<QByteArray>("args");
+    QTest::addColumn<QByteArray>("from");
+    QTest::addColumn<QByteArray>("to");
+    QTest::addColumn<QByteArray>("value");
+    QTest::addColumn<bool>("templated");
+    const QByteArray a = "0x" + QByteArray(40, 'a');
+    const QByteArray b = "0x" + QByteArray(40, 'b');
+    QTest::newRow("ERC-20 names") << R"({"from":")" + a + R"(","to":")" + b + R"(","value":"77"})"
+                                  << a << b << QByteArray("77") << true;
+    QTest::newRow("WETH names, sorted")
+        << R"({"dst":")" + b + R"(","src":")" + a + R"(","wad":"5"})" << a << b << QByteArray("5")
+        << true;
+    QTest::newRow("a self-transfer") << R"({"from":")" + a + R"(","to":")" + a + R"(","value":"1"})"
+                                     << a << a << QByteArray("1") << false;
+    QTest::newRow("a key equal to the value")
+        << R"({"0":")" + a + R"(","1":")" + b + R"(","2":"2"})" << a << b << QByteArray("2")
+        << false;
+    QTest::newRow("topics read as bytes32") << R"({"from":"0x000000000000000000000000)" + a.mid(2) +
+                                                   R"(","to":")" + b + R"(","value":"3"})"
+                                            << a << b << QByteArray("3") << false;
+    QTest::newRow("a placeholder byte in the JSON")
+        << "{\"from\":\"" + a + "\",\"to\":\"" + b + "\",\"value\":\"4\",\"x\":\"\x01V\"}" << a << b
+        << QByteArray("4") << false;
+}
+
+void TestIndexerUnits::argsTemplates()
+{
+    QFETCH(QByteArray, args);
+    QFETCH(QByteArray, from);
+    QFETCH(QByteArray, to);
+    QFETCH(QByteArray, value);
+    QFETCH(bool, templated);
+    const std::optional<QByteArray> t = argsTemplateFor(args, from, to, value);
+    QCOMPARE(t.has_value(), templated);
+    if (!t)
+        return;
+    QVERIFY(!t->contains(from) && !t->contains(to));
+    QCOMPARE(renderArgsTemplate(*t, from, to, value), args);
+    // The same shape serves another transfer.
+    const QByteArray c = "0x" + QByteArray(40, 'c');
+    const QByteArray d = "0x" + QByteArray(40, 'd');
+    QCOMPARE(renderArgsTemplate(*t, c, d, "123456789"),
+             QByteArray(args).replace(from, c).replace(to, d).replace('"' + value + '"',
+                                                                      "\"123456789\""));
+}
 
 void TestIndexerUnits::decode_data()
 {

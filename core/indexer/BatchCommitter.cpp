@@ -1,4 +1,5 @@
 #include "BatchCommitter.h"
+#include "ArgsTemplate.h"
 #include "BalanceBook.h"
 #include "CheckpointStore.h"
 #include "CrashPoints.h"
@@ -38,8 +39,8 @@ CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
             m_db,
             "INSERT INTO log_store (environment_id, chain_id, block_number, log_index, block_hash, "
             "tx_hash, address, topic0, topic1, topic2, topic3, data, decode_error, event_name, "
-            "args_json, transfer_value) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
-            "?12, ?13, ?14, ?15, ?16) "
+            "args_json, transfer_value, args_template_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
+            "?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17) "
             "ON CONFLICT (environment_id, chain_id, block_number, log_index) DO NOTHING");
         m_insOutbox = std::make_unique<SqliteStatement>(
             m_db, "INSERT INTO outbox_store (environment_id, chain_id, block_number, log_index) "
@@ -47,6 +48,10 @@ CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
         m_anyStoredKey = std::make_unique<SqliteStatement>(
             m_db, "SELECT 1 FROM outbox_store WHERE environment_id = ?1 AND chain_id = ?2 AND "
                   "event_key >= 'transfer:' AND event_key < 'transfer;' LIMIT 1");
+        m_findTemplate = std::make_unique<SqliteStatement>(
+            m_db, "SELECT id FROM args_templates WHERE template = ?1");
+        m_insTemplate = std::make_unique<SqliteStatement>(
+            m_db, "INSERT INTO args_templates (template) VALUES (?1)");
         m_storedKey = std::make_unique<SqliteStatement>(
             m_db, "SELECT 1 FROM outbox_store WHERE environment_id = ?1 AND chain_id = ?2 AND "
                   "event_key = ?3");
@@ -71,6 +76,26 @@ CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
     m_anyStoredKey->bind(1, m_envUtf8);
     m_anyStoredKey->bind(2, chainId);
     const bool checkStoredKeys = m_anyStoredKey->hasRow();
+
+    // Template ids are looked up per batch, never cached across transactions: one that
+    // rolled back would leave an id that names nothing.
+    QHash<QByteArray, std::int64_t> templateIds;
+    const auto templateId = [&](const QByteArray& tmpl) {
+        if (const auto it = templateIds.constFind(tmpl); it != templateIds.cend())
+            return *it;
+        m_findTemplate->bind(1, tmpl);
+        std::int64_t id = 0;
+        if (m_findTemplate->next()) {
+            id = m_findTemplate->int64(0);
+            m_findTemplate->reset();
+        } else {
+            m_insTemplate->bind(1, tmpl);
+            m_insTemplate->execute();
+            id = m_insTemplate->lastInsertRowId();
+        }
+        templateIds.insert(tmpl, id);
+        return id;
+    };
 
     QHash<HolderKey, HolderDelta> deltas;
     for (qsizetype li = 0; li < batch.logs.size(); ++li) {
@@ -107,11 +132,21 @@ CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
             m_insLog->bindNull(14);
         else
             m_insLog->bind(14, abiDecoding.eventName.toUtf8());
-        if (abiDecoding.status == abi::EventDecoding::Status::Decoded)
-            m_insLog->bind(15, abiDecoding.argsJson);
-        else
-            m_insLog->bindNull(15);
         const QByteArray value = t ? QByteArray::fromStdString(t->value.str()) : QByteArray();
+        std::optional<QByteArray> tmpl;
+        if (t && abiDecoding.status == abi::EventDecoding::Status::Decoded)
+            tmpl = argsTemplateFor(abiDecoding.argsJson, t->from.toHexLatin1(), t->to.toHexLatin1(),
+                                   value);
+        if (tmpl) {
+            m_insLog->bindNull(15);
+            m_insLog->bind(17, templateId(*tmpl));
+        } else {
+            if (abiDecoding.status == abi::EventDecoding::Status::Decoded)
+                m_insLog->bind(15, abiDecoding.argsJson);
+            else
+                m_insLog->bindNull(15);
+            m_insLog->bindNull(17);
+        }
         if (t)
             m_insLog->bind(16, value);
         else

@@ -67,7 +67,7 @@ private:
     BalanceBook& m_balances;
     QByteArray m_envUtf8;
     std::unique_ptr<store::SqliteStatement> m_insBlock, m_insLog, m_insOutbox, m_anyStoredKey,
-        m_storedKey;
+        m_storedKey, m_findTemplate, m_insTemplate;
 };
 
 } // namespace forkscope::indexer

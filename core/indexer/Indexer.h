@@ -113,9 +113,11 @@ private:
     std::unique_ptr<wire::FetchPool> m_pool;
     std::shared_ptr<const abi::EventRegistry> m_registry;
     QHash<std::uint64_t, int> m_rangeAttempts;
-    bool m_ledgerOpen = false;    // some backfill range may still be open
-    bool m_recheckDue = true;     // new data since the last absence check
-    QElapsedTimer m_sinceRecheck; // consecutive failures per range start
+    bool m_ledgerOpen = false;                     // some backfill range may still be open
+    bool m_recheckDue = true;                      // new data since the last absence check
+    static constexpr qint64 kMaxLogsAhead = 32000; // fetch window, see plan()
+    qint64 m_logsPerRange = 1;                     // in the last range taken
+    QElapsedTimer m_sinceRecheck;                  // consecutive failures per range start
     IndexerStatus m_status;
     QElapsedTimer m_sinceVerifiedWrite;
     chain::Hash32 m_genesis;            // the node's genesis when prepared

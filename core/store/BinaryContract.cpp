@@ -34,7 +34,10 @@ QStringList views()
             nullableHexOf(QStringLiteral("topic2")) + QStringLiteral(" AS topic2, ") +
             nullableHexOf(QStringLiteral("topic3")) + QStringLiteral(" AS topic3, ") +
             hexOf(QStringLiteral("data")) +
-            QStringLiteral(" AS data, decode_error, event_name, args_json FROM log_store"),
+            QStringLiteral(" AS data, decode_error, event_name, coalesce(args_json, ") +
+            argsFromTemplateSql() +
+            QStringLiteral(") AS args_json FROM log_store LEFT JOIN args_templates a ON a.id = "
+                           "args_template_id"),
         // An ERC-20 Transfer's contract is the log's address and its parties are the low 20
         // bytes of topics 1 and 2 (TransferDecoder accepts nothing else), so they are not
         // stored twice.
@@ -110,6 +113,14 @@ QStringList triggers()
 
 } // namespace
 
+QString argsFromTemplateSql()
+{
+    // char(1) || 'F' and friends cannot occur in an ABI name or a JSON-escaped string.
+    return QStringLiteral("replace(replace(replace(a.template, char(1) || 'F', '0x' || "
+                          "lower(hex(substr(topic1, 13)))), char(1) || 'T', '0x' || "
+                          "lower(hex(substr(topic2, 13)))), char(1) || 'V', transfer_value)");
+}
+
 QString outboxEventKeySql()
 {
     return QStringLiteral("'transfer:' || l.block_number || ':0x' || lower(hex(l.block_hash)) || "
@@ -160,6 +171,7 @@ Migration binaryContractMigration()
                         " event_name TEXT,"
                         " args_json TEXT,"
                         " transfer_value TEXT,"
+                        " args_template_id INTEGER,"
                         " PRIMARY KEY (environment_id, chain_id, block_number, log_index))"
                         " WITHOUT ROWID")
       << QStringLiteral("CREATE TABLE balance_store ("
@@ -171,6 +183,9 @@ Migration binaryContractMigration()
                         " updated_at_block INTEGER NOT NULL,"
                         " transfer_sides INTEGER NOT NULL,"
                         " PRIMARY KEY (environment_id, chain_id, contract, holder)) WITHOUT ROWID")
+      << QStringLiteral("CREATE TABLE args_templates ("
+                        " id INTEGER PRIMARY KEY,"
+                        " template TEXT NOT NULL UNIQUE)")
       // INTEGER PRIMARY KEY: `id` is the contract's delivery order within a block.
       << QStringLiteral("CREATE TABLE outbox_store ("
                         " id INTEGER PRIMARY KEY,"
@@ -195,7 +210,7 @@ Migration binaryContractMigration()
                         "forkscope_unhex(l.topic0), forkscope_unhex(l.topic1), "
                         "forkscope_unhex(l.topic2), forkscope_unhex(l.topic3), "
                         "forkscope_unhex(l.data), l.decode_error, l.event_name, l.args_json, "
-                        "t.value FROM v3_logs l LEFT JOIN v3_transfer_events t ON "
+                        "t.value, NULL FROM v3_logs l LEFT JOIN v3_transfer_events t ON "
                         "t.environment_id = l.environment_id AND t.chain_id = l.chain_id AND "
                         "t.block_number = l.block_number AND t.log_index = l.log_index")
       << QStringLiteral("INSERT INTO balance_store SELECT environment_id, chain_id, "

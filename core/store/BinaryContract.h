@@ -18,7 +18,8 @@ namespace forkscope::store {
 //   log_store      logs with BLOB hashes/address/topics/data, plus
 //                  transfer_value (decimal) on the logs that are
 //                  ERC-20 Transfers: transfer_events is a view over
-//                  them, its addresses read from the log's topics   WITHOUT ROWID
+//                  them, its addresses read from the log's topics;
+//                  args_json only where no template renders it     WITHOUT ROWID
 //   balance_store  balances keyed by BLOB contract and holder       WITHOUT ROWID
 //   outbox_store   one row per side effect; a Transfer's row names its log (block_number,
 //                  log_index) and its event key and payload are rendered from that log.
@@ -33,5 +34,11 @@ Migration binaryContractMigration();
 // that keeps a delivered row after its log goes all use these, so the three cannot differ.
 QString outboxEventKeySql();
 QString outboxPayloadSql();
+
+// logs.args_json of an ABI-decoded Transfer is not stored: its from, to and value are the
+// log's own topics and transfer_value, so only the JSON's shape is, once per ABI event, in
+// args_templates (ArgsTemplate.h makes and checks them). The expression renders it over
+// log_store (unaliased) joined with args_templates `a`.
+QString argsFromTemplateSql();
 
 } // namespace forkscope::store

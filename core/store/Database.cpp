@@ -253,10 +253,12 @@ std::unique_ptr<Database> Database::open(const QString& path, const Options& opt
     // database here without consulting the busy handler; two processes opening a new file
     // at once (two indexers) must both succeed, so retry within the busy timeout.
     db->retryWhileLocked([&] { db->run(QStringLiteral("PRAGMA journal_mode=WAL")); });
-    // The bulk writer's 64 MiB keeps a whole batch in memory until COMMIT instead of spilling
+    // The bulk writer's 16 MiB keeps a whole batch in memory until COMMIT instead of spilling
     // pages into the WAL mid-transaction, and fills to that bound as the database grows (the
-    // app's largest memory: ~15 min at 50 transfers/s). Any other connection would grow as
-    // far, so it keeps a smaller one (issue #14 soak).
+    // app's largest memory). Contract v4 writes about 370 bytes per event, appended to the
+    // right edge of each B-tree, so a 5,000-event batch dirties ~2 MiB; 64 MiB (contract v3)
+    // only cost memory (bench/README.md). Any other connection would grow as far, so it
+    // keeps a smaller one (issue #14 soak).
     boundPageCache();
     db->run(QStringLiteral("PRAGMA temp_store=MEMORY"));
     db->run(QStringLiteral("PRAGMA synchronous=NORMAL"));

@@ -46,7 +46,7 @@ public:
         // small writers keep about SQLite's default (a reader that scans a growing table
         // every second, like the outbox counts, fills whatever it is given).
         int cacheKiB = 2 * 1024;
-        static constexpr int kBulkWriterCacheKiB = 64 * 1024;
+        static constexpr int kBulkWriterCacheKiB = 16 * 1024;
 
         static Options bulkWriter()
         {

@@ -72,6 +72,11 @@ bool SqliteStatement::hasRow()
     return rc == SQLITE_ROW;
 }
 
+std::int64_t SqliteStatement::lastInsertRowId() const
+{
+    return sqlite3_last_insert_rowid(m_handle);
+}
+
 bool SqliteStatement::next()
 {
     const int rc = sqlite3_step(m_stmt);

@@ -41,6 +41,7 @@ public:
     int execute();
     // Runs a query and resets it; true when it returned a row.
     bool hasRow();
+    std::int64_t lastInsertRowId() const;
     // Row by row: next() steps (false at the end, when the statement is reset); the column
     // readers are valid until the next step. reset() abandons the rest.
     bool next();
