@@ -267,6 +267,20 @@ void TestDatabase::uniqueOutboxKey()
     // ...but the same key in another environment is a different row.
     db->run("INSERT INTO outbox (environment_id, chain_id, block_number, event_key, payload) "
             "VALUES ('e2', 31337, 5, 'k', '{}')");
+    // Contract v4: the view takes delivery bookkeeping, never an edit of what is sent.
+    db->run("UPDATE outbox SET attempts = 3, delivered_at = 'now' WHERE environment_id = 'e'");
+    QSqlQuery q = db->run("SELECT attempts, delivered_at FROM outbox_store WHERE "
+                          "environment_id = 'e'");
+    QVERIFY(q.next());
+    QCOMPARE(q.value(0).toInt(), 3);
+    QCOMPARE(q.value(1).toString(), QStringLiteral("now"));
+    try {
+        db->run("UPDATE outbox SET payload = '{\"forged\":1}' WHERE environment_id = 'e'");
+        QFAIL("the outbox view let a payload be edited");
+    } catch (const StoreError& e) {
+        QVERIFY2(e.message().contains("only delivered_at, attempts, last_error and failed_at"),
+                 qPrintable(e.message()));
+    }
 }
 
 void TestDatabase::backgroundCheckpointsKeepTheWalBounded()

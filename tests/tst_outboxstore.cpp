@@ -1,0 +1,176 @@
+// Contract v4's outbox (store/BinaryContract.h) through the indexer's own committer and
+// rollback, on a real SQLite file and no node: a Transfer's row renders its key and payload
+// from its log; a delivered row keeps exactly what was sent after a reorg removes its log;
+// when the chain comes back to that very block, the key is not enqueued again; and a row
+// whose log was deleted by hand is failed with a reason, never sent.
+#include "chain/Keccak.h"
+#include "indexer/BalanceBook.h"
+#include "indexer/BatchCommitter.h"
+#include "indexer/CheckpointStore.h"
+#include "indexer/EnvironmentRegistry.h"
+#include "indexer/ForkFinder.h"
+#include "indexer/ReorgReason.h"
+#include "indexer/ReorgRollback.h"
+#include "outbox/OutboxDispatcher.h"
+#include "store/Database.h"
+
+#include <QSqlQuery>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace forkscope;
+
+namespace {
+
+const QString kEnv = QStringLiteral("env");
+constexpr std::uint64_t kChain = 31337;
+
+chain::Hash32 hashOf(const QByteArray& seed)
+{
+    return chain::keccak256(seed);
+}
+
+chain::Hash32 topicOf(const QByteArray& seed)
+{
+    return chain::Hash32::fromBytes(QByteArray(12, '\0') + hashOf(seed).toByteArray().right(20),
+                                    "topic");
+}
+
+chain::BlockHeader header(std::uint64_t number, const QByteArray& name, const QByteArray& parent)
+{
+    chain::BlockHeader h;
+    h.number = number;
+    h.hash = hashOf(name);
+    h.parentHash = hashOf(parent);
+    h.timestamp = 1'700'000'000 + number;
+    return h;
+}
+
+// Block 1 ("common") and a block 2 named `branch` holding one Transfer of `value`.
+indexer::VerifiedBatch branch(const QByteArray& name, int value)
+{
+    indexer::VerifiedBatch b;
+    b.blocks << header(1, "common", "genesis") << header(2, name, "common");
+    chain::LogEntry log;
+    log.address = chain::Address::fromBytes(hashOf("token").toByteArray().right(20), "token");
+    log.topics = {chain::keccak256("Transfer(address,address,uint256)"), topicOf("alice"),
+                  topicOf("bob")};
+    log.data = QByteArray(32, '\0');
+    log.data[31] = char(value);
+    log.blockNumber = 2;
+    log.blockHash = b.blocks.last().hash;
+    log.transactionHash = hashOf(name + "-tx");
+    log.logIndex = 0;
+    b.logs << log;
+    return b;
+}
+
+struct RecordingSink : outbox::OutboxSink
+{
+    QList<outbox::OutboxRow> sent;
+    QString describe() const override { return QStringLiteral("recording"); }
+    int maxBatch() const override { return 100; }
+    outbox::DeliveryResult deliver(const QList<outbox::OutboxRow>& rows) override
+    {
+        sent << rows;
+        return {outbox::DeliveryResult::Outcome::Delivered, QString()};
+    }
+};
+
+// The outbox as the contract reads it: "key|payload|delivered?" per row, in id order.
+QStringList outboxRows(store::Database& db)
+{
+    QSqlQuery q = db.run("SELECT event_key, payload, delivered_at IS NOT NULL FROM outbox "
+                         "ORDER BY id");
+    QStringList rows;
+    while (q.next())
+        rows << q.value(0).toString() + '|' + q.value(1).toString() + '|' + q.value(2).toString();
+    return rows;
+}
+
+} // namespace
+
+class TestOutboxStore : public QObject
+{
+    Q_OBJECT
+private slots:
+    void deliveredRowsOutliveTheirLogsAndAreNotEnqueuedTwice();
+    void aRowWithoutItsLogIsFailedNotSent();
+
+private:
+    QTemporaryDir m_dir;
+};
+
+void TestOutboxStore::deliveredRowsOutliveTheirLogsAndAreNotEnqueuedTwice()
+{
+    auto db = store::Database::open(m_dir.filePath("abab.sqlite"));
+    indexer::EnvironmentRegistry(*db).openForIndexing(kEnv, kChain, hashOf("genesis"),
+                                                      QUrl("http://127.0.0.1:1"));
+    indexer::CheckpointStore checkpoints(*db, kEnv, kChain, "default");
+    indexer::BalanceBook balances(*db, kEnv, kChain);
+    indexer::BatchCommitter committer(*db, kEnv, kChain, checkpoints, balances);
+    indexer::ReorgRollback rollback(*db, kEnv, kChain, "default", checkpoints, balances);
+    const indexer::ForkPoint atCommon{1, hashOf("common")};
+
+    // Branch A: its Transfer's row is rendered from the log, and delivered.
+    committer.commit(std::nullopt, branch("A", 5), 1, "test", 1);
+    const QStringList pendingA = outboxRows(*db);
+    QCOMPARE(pendingA.size(), 1);
+    const QString keyA = "transfer:2:" + hashOf("A").toHex() + ":0";
+    QVERIFY2(pendingA.first().startsWith(keyA + "|{\"type\":\"transfer\""),
+             qPrintable(pendingA.first()));
+    QVERIFY(pendingA.first().contains("\"value\":\"5\"}|0"));
+    QCOMPARE(db->run("SELECT count(*) FROM outbox_store WHERE payload IS NULL").next(), true);
+    RecordingSink sink;
+    outbox::OutboxDispatcher(*db, kEnv, kChain, sink).deliverRound(2);
+    QCOMPARE(sink.sent.size(), 1);
+    const QString sentA = QString::fromUtf8(sink.sent.first().payload);
+
+    // Reorg to branch B: A's row stays as sent (its log is gone), a retraction is queued.
+    rollback.rollback(*checkpoints.read(), atCommon, indexer::reorg_reason::kParentMismatch);
+    QStringList rows = outboxRows(*db);
+    QCOMPARE(rows.size(), 2);
+    QCOMPARE(rows[0], keyA + '|' + sentA + "|1");
+    QVERIFY(rows[1].startsWith("retract:" + keyA + '|'));
+    committer.commit(checkpoints.read(), branch("B", 6), 1, "test", 1);
+    QCOMPARE(outboxRows(*db).size(), 3);
+
+    // And back to A's very block: B's undelivered row goes, A's key is not enqueued again.
+    rollback.rollback(*checkpoints.read(), atCommon, indexer::reorg_reason::kParentMismatch);
+    committer.commit(checkpoints.read(), branch("A", 5), 1, "test", 1);
+    rows = outboxRows(*db);
+    QCOMPARE(rows.size(), 2);
+    QCOMPARE(rows[0], keyA + '|' + sentA + "|1");
+    QSqlQuery dup = db->run("SELECT count(*) FROM outbox GROUP BY event_key HAVING count(*) > 1");
+    QVERIFY(!dup.next());
+    // The log is back and its transfer counted once in the balances.
+    QSqlQuery bal = db->run("SELECT balance FROM token_balances ORDER BY balance");
+    QStringList values;
+    while (bal.next())
+        values << bal.value(0).toString();
+    QCOMPARE(values, (QStringList{"-5", "5"}));
+}
+
+void TestOutboxStore::aRowWithoutItsLogIsFailedNotSent()
+{
+    auto db = store::Database::open(m_dir.filePath("orphan.sqlite"));
+    indexer::EnvironmentRegistry(*db).openForIndexing(kEnv, kChain, hashOf("genesis"),
+                                                      QUrl("http://127.0.0.1:1"));
+    indexer::CheckpointStore checkpoints(*db, kEnv, kChain, "default");
+    indexer::BalanceBook balances(*db, kEnv, kChain);
+    indexer::BatchCommitter(*db, kEnv, kChain, checkpoints, balances)
+        .commit(std::nullopt, branch("A", 5), 1, "test", 1);
+    db->run("DELETE FROM logs WHERE block_number = 2"); // by hand, through the view
+    RecordingSink sink;
+    const outbox::RoundResult r = outbox::OutboxDispatcher(*db, kEnv, kChain, sink).deliverRound(2);
+    QCOMPARE(sink.sent.size(), 0);
+    QCOMPARE(r.failed, 1);
+    QSqlQuery q = db->run("SELECT last_error, failed_at IS NOT NULL FROM outbox_store");
+    QVERIFY(q.next());
+    QVERIFY2(q.value(0).toString().contains("names a log that is not in the database"),
+             qPrintable(q.value(0).toString()));
+    QVERIFY(q.value(1).toBool());
+}
+
+QTEST_GUILESS_MAIN(TestOutboxStore)
+#include "tst_outboxstore.moc"
