@@ -546,16 +546,18 @@ const IndexerStatus& Indexer::step()
             m_status.message.clear();
             return m_status;
         }
-        const std::uint64_t batchSize = std::max<std::uint64_t>(1, m_config.batchSize);
+        // Range size and depth follow the last range's log count (FetchWindow.h).
+        if (m_rangeBlocks == 0)
+            m_rangeBlocks = std::max<std::uint64_t>(1, m_config.batchSize);
+        if (m_nextRangeBlocks && *m_nextRangeBlocks != m_rangeBlocks) {
+            m_rangeBlocks = *m_nextRangeBlocks;
+            pool().cancel(); // ranges planned at the old size would not start where expected
+        }
+        m_nextRangeBlocks.reset();
+        const std::uint64_t batchSize = m_rangeBlocks;
         // Far behind: a backfill, fetched by several workers in parallel and ledgered.
         const bool backfill = head - from + 1 > 2 * batchSize;
-        // Fetched-ahead ranges are most of the indexer's memory (about 2.4 KiB per log in
-        // flight: reply body, parsed DOM, LogEntry), so the window is bounded in logs, not
-        // ranges: dense blocks get fewer ranges ahead and peak RSS stays flat whatever the
-        // chain (bench/README.md, the 1M-event run).
-        const int byLogs = int(std::clamp<qint64>(
-            kMaxLogsAhead / std::max<qint64>(1, m_logsPerRange), 2, 2 * pool().workers()));
-        const int depth = backfill ? byLogs : 2;
+        const int depth = backfill ? fetch_window::depth(m_logsPerRange, pool().workers()) : 2;
         pool().plan(from, head, batchSize, depth);
         plannedTo = std::min(head, from + batchSize - 1);
         planned = true;
@@ -596,6 +598,9 @@ const IndexerStatus& Indexer::step()
         }
         const wire::WireBatch& batch = *outcome->batch;
         m_logsPerRange = std::max<qint64>(1, batch.logs.size());
+        if (backfill) // near the head ranges are short anyway: no estimate from them
+            m_nextRangeBlocks = fetch_window::rangeBlocks(m_rangeBlocks, batch.logs.size(),
+                                                          batch.headers.size(), m_config.batchSize);
         if (batch.headers.isEmpty()) {
             m_status.state = IndexerStatus::State::NodeBehind;
             m_status.message = QStringLiteral("node answered null for block %1 below its head %2")

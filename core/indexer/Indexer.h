@@ -4,6 +4,7 @@
 #include "BatchCommitter.h"
 #include "CheckpointStore.h"
 #include "EnvironmentRegistry.h"
+#include "FetchWindow.h"
 #include "ForkFinder.h"
 #include "IndexerConfig.h"
 #include "IndexerStatus.h"
@@ -16,6 +17,7 @@
 #include <QElapsedTimer>
 #include <functional>
 #include <memory>
+#include <optional>
 
 namespace forkscope::store {
 class Database;
@@ -113,11 +115,12 @@ private:
     std::unique_ptr<wire::FetchPool> m_pool;
     std::shared_ptr<const abi::EventRegistry> m_registry;
     QHash<std::uint64_t, int> m_rangeAttempts;
-    bool m_ledgerOpen = false;                     // some backfill range may still be open
-    bool m_recheckDue = true;                      // new data since the last absence check
-    static constexpr qint64 kMaxLogsAhead = 32000; // fetch window, see plan()
-    qint64 m_logsPerRange = 1;                     // in the last range taken
-    QElapsedTimer m_sinceRecheck;                  // consecutive failures per range start
+    bool m_ledgerOpen = false; // some backfill range may still be open
+    bool m_recheckDue = true;  // new data since the last absence check
+    qint64 m_logsPerRange = fetch_window::kUnknownLogsPerRange; // in the last range taken
+    std::uint64_t m_rangeBlocks = 0; // blocks per range now (0: --batch-size, at the start)
+    std::optional<std::uint64_t> m_nextRangeBlocks; // what the last range suggests
+    QElapsedTimer m_sinceRecheck;                   // consecutive failures per range start
     IndexerStatus m_status;
     QElapsedTimer m_sinceVerifiedWrite;
     chain::Hash32 m_genesis;            // the node's genesis when prepared
