@@ -77,6 +77,29 @@ struct RecordingSink : outbox::OutboxSink
     }
 };
 
+// A fresh environment with the indexer's own committer and rollback on it.
+struct StoreLab
+{
+    explicit StoreLab(const QString& path)
+        : db(openRegistered(path)), checkpoints(*db, kEnv, kChain, "default"),
+          balances(*db, kEnv, kChain), committer(*db, kEnv, kChain, checkpoints, balances),
+          rollback(*db, kEnv, kChain, "default", checkpoints, balances)
+    {
+    }
+    static std::unique_ptr<store::Database> openRegistered(const QString& path)
+    {
+        auto db = store::Database::open(path);
+        indexer::EnvironmentRegistry(*db).openForIndexing(kEnv, kChain, hashOf("genesis"),
+                                                          QUrl("http://127.0.0.1:1"));
+        return db;
+    }
+    std::unique_ptr<store::Database> db;
+    indexer::CheckpointStore checkpoints;
+    indexer::BalanceBook balances;
+    indexer::BatchCommitter committer;
+    indexer::ReorgRollback rollback;
+};
+
 // The outbox as the contract reads it: "key|payload|delivered?" per row, in id order.
 QStringList outboxRows(store::Database& db)
 {
@@ -103,13 +126,11 @@ private:
 
 void TestOutboxStore::deliveredRowsOutliveTheirLogsAndAreNotEnqueuedTwice()
 {
-    auto db = store::Database::open(m_dir.filePath("abab.sqlite"));
-    indexer::EnvironmentRegistry(*db).openForIndexing(kEnv, kChain, hashOf("genesis"),
-                                                      QUrl("http://127.0.0.1:1"));
-    indexer::CheckpointStore checkpoints(*db, kEnv, kChain, "default");
-    indexer::BalanceBook balances(*db, kEnv, kChain);
-    indexer::BatchCommitter committer(*db, kEnv, kChain, checkpoints, balances);
-    indexer::ReorgRollback rollback(*db, kEnv, kChain, "default", checkpoints, balances);
+    StoreLab lab(m_dir.filePath("abab.sqlite"));
+    store::Database* db = lab.db.get();
+    indexer::CheckpointStore& checkpoints = lab.checkpoints;
+    indexer::BatchCommitter& committer = lab.committer;
+    indexer::ReorgRollback& rollback = lab.rollback;
     const indexer::ForkPoint atCommon{1, hashOf("common")};
 
     // Branch A: its Transfer's row is rendered from the log, and delivered.
@@ -153,13 +174,9 @@ void TestOutboxStore::deliveredRowsOutliveTheirLogsAndAreNotEnqueuedTwice()
 
 void TestOutboxStore::aRowWithoutItsLogIsFailedNotSent()
 {
-    auto db = store::Database::open(m_dir.filePath("orphan.sqlite"));
-    indexer::EnvironmentRegistry(*db).openForIndexing(kEnv, kChain, hashOf("genesis"),
-                                                      QUrl("http://127.0.0.1:1"));
-    indexer::CheckpointStore checkpoints(*db, kEnv, kChain, "default");
-    indexer::BalanceBook balances(*db, kEnv, kChain);
-    indexer::BatchCommitter(*db, kEnv, kChain, checkpoints, balances)
-        .commit(std::nullopt, branch("A", 5), 1, "test", 1);
+    StoreLab lab(m_dir.filePath("orphan.sqlite"));
+    store::Database* db = lab.db.get();
+    lab.committer.commit(std::nullopt, branch("A", 5), 1, "test", 1);
     db->run("DELETE FROM logs WHERE block_number = 2"); // by hand, through the view
     RecordingSink sink;
     const outbox::RoundResult r = outbox::OutboxDispatcher(*db, kEnv, kChain, sink).deliverRound(2);

@@ -5,6 +5,7 @@
 #include <QDateTime>
 #include <QSqlQuery>
 #include <algorithm>
+#include <optional>
 
 namespace forkscope::outbox {
 
@@ -55,7 +56,7 @@ RoundResult OutboxDispatcher::deliverRound(std::uint64_t safeHeight, int limit)
         }
     }
     QList<OutboxRow> rows;
-    QList<OutboxRow> orphans; // stop at the first: rows after it wait their turn
+    std::optional<OutboxRow> orphan; // the first stops the read: rows after it wait their turn
     {
         // Only rows deep enough that a reorg is no longer expected to remove them. The view
         // renders each Transfer's key and payload from its stored log (contract v4).
@@ -71,21 +72,21 @@ RoundResult OutboxDispatcher::deliverRound(std::uint64_t safeHeight, int limit)
             if (q.value(3).isNull()) {
                 // The row names a log that is not stored: the file was edited outside
                 // Forkscope. Sending an empty or guessed payload would invent an event.
-                orphans.append(row);
+                orphan = row;
                 break;
             }
             rows.append(row);
         }
     }
-    for (const OutboxRow& orphan : orphans) {
-        markFailed(orphan, QStringLiteral("outbox row %1 (block %2) names a log that is not in "
-                                          "the database, so it has no payload to send; the "
-                                          "file was edited outside Forkscope: run `forkscope "
-                                          "verify` and `repair`")
-                               .arg(orphan.id)
-                               .arg(orphan.blockNumber));
+    if (orphan) {
+        markFailed(*orphan, QStringLiteral("outbox row %1 (block %2) names a log that is not in "
+                                           "the database, so it has no payload to send; the "
+                                           "file was edited outside Forkscope: run `forkscope "
+                                           "verify` and `repair`")
+                                .arg(orphan->id)
+                                .arg(orphan->blockNumber));
         ++r.failed;
-        r.lastError = QStringLiteral("outbox row %1 has no payload").arg(orphan.id);
+        r.lastError = QStringLiteral("outbox row %1 has no payload").arg(orphan->id);
     }
     const qsizetype maxBatch = std::max(1, m_sink.maxBatch());
     qsizetype oneByOneUntil = 0; // rows before this index go one per call (after a 4xx)

@@ -413,22 +413,26 @@ void Database::migrate()
                                         .arg(m.description, why)
                                         .arg(m_schemaVersion));
         };
+        QString failedCheck;
         try {
             for (const QString& sql : m.statements)
                 run(sql);
             for (const QString& sql : m.checks) {
                 QSqlQuery q = run(sql);
-                if (q.next() && !q.value(0).isNull())
-                    throw refuse(StoreError::Kind::Query, q.value(0).toString());
+                if (q.next() && !q.value(0).isNull()) {
+                    failedCheck = q.value(0).toString();
+                    break;
+                }
             }
-            for (const QString& sql : m.finalStatements)
-                run(sql);
+            if (failedCheck.isEmpty())
+                for (const QString& sql : m.finalStatements)
+                    run(sql);
         } catch (const StoreError& e) {
-            if (e.message().startsWith(QLatin1String("cannot migrate")))
-                throw;
             // Disk full or locked stays what it is; a statement the data made fail is why.
             throw refuse(e.kind(), e.message());
         }
+        if (!failedCheck.isEmpty())
+            throw refuse(StoreError::Kind::Query, failedCheck);
         run(QStringLiteral("INSERT INTO schema_version (version, description, applied_at) "
                            "VALUES (?, ?, ?)"),
             {m.version, m.description, nowUtc()});

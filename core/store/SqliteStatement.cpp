@@ -65,11 +65,10 @@ int SqliteStatement::execute()
 
 bool SqliteStatement::hasRow()
 {
-    const int rc = sqlite3_step(m_stmt);
-    sqlite3_reset(m_stmt);
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-        fail(m_db, m_handle, rc, m_sql);
-    return rc == SQLITE_ROW;
+    const bool row = next();
+    if (row)
+        reset(); // next() resets at the end only
+    return row;
 }
 
 std::int64_t SqliteStatement::lastInsertRowId() const
