@@ -130,11 +130,11 @@ void TestMigration::v3FileReadsTheSameAfterMigration()
 
     {
         auto db = store::Database::open(path); // a writable open migrates
-        QCOMPARE(db->schemaVersion(), 5);
+        QCOMPARE(db->schemaVersion(), 6);
     }
 
     PlainReader v4(path);
-    QCOMPARE(v4.rows("SELECT max(version) FROM schema_version"), QStringList{"5"});
+    QCOMPARE(v4.rows("SELECT max(version) FROM schema_version"), QStringList{"6"});
     QStringList columnsAfter;
     for (const QString& name : kSurface) {
         QCOMPARE(v4.rows("SELECT type FROM sqlite_master WHERE name = '" + name + "'"),
@@ -156,6 +156,13 @@ void TestMigration::v3FileReadsTheSameAfterMigration()
     for (const QString& t : untouched)
         QCOMPARE(v4.surface(t), untouchedBefore[t]);
     QVERIFY(!untouchedBefore["reorg_diff_items"].isEmpty());
+    // Schema 6: the diff reads the same from a view over BLOBs; the dropped outbox rows that
+    // named a log and stored no key render it from the block hash they keep.
+    QCOMPARE(v4.rows("SELECT type FROM sqlite_master WHERE name = 'reorg_diff_items'"),
+             QStringList{"view"});
+    QCOMPARE(v4.rows("SELECT DISTINCT typeof(tx_hash), length(tx_hash) FROM reorg_diff_store "
+                     "WHERE kind = 'transfer_removed'"),
+             QStringList{"blob|32"});
 }
 
 void TestMigration::invariantsHoldAfterMigration()

@@ -164,6 +164,16 @@ void TestOutboxStore::deliveredRowsOutliveTheirLogsAndAreNotEnqueuedTwice()
     QCOMPARE(rows[0], keyA + '|' + sentA + "|1");
     QSqlQuery dup = db->run("SELECT count(*) FROM outbox GROUP BY event_key HAVING count(*) > 1");
     QVERIFY(!dup.next());
+    // Each reorg's diff names the outbox rows it dropped or flagged by their keys, rendered
+    // from the block hash the diff kept after the log was gone (ReorgDiffContract.h).
+    QSqlQuery diff = db->run("SELECT kind || '|' || event_key FROM reorg_diff_items WHERE kind "
+                             "LIKE 'outbox%' ORDER BY reorg_id, kind");
+    QStringList diffRows;
+    while (diff.next())
+        diffRows << diff.value(0).toString();
+    const QString keyB = "transfer:2:" + hashOf("B").toHex() + ":0";
+    QCOMPARE(diffRows, (QStringList{"outbox_delivered_reorged|" + keyA,
+                                    "outbox_delivered_reorged|" + keyA, "outbox_dropped|" + keyB}));
     // The log is back and its transfer counted once in the balances.
     QSqlQuery bal = db->run("SELECT balance FROM token_balances ORDER BY balance");
     QStringList values;

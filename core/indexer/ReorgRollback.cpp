@@ -71,8 +71,10 @@ RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fo
             const auto contract = q.fixedBytes<chain::Address>(0, "log_store.address");
             const auto from = q.fixedBytes<chain::Address>(1, "log_store.topic1");
             const auto to = q.fixedBytes<chain::Address>(2, "log_store.topic2");
-            const SignedAmount v(chain::u256::fromDecimal(QString::fromLatin1(q.text(3)),
-                                                          QStringLiteral("transfer_events.value")));
+            const QByteArray value = q.text(3);
+            const SignedAmount v(chain::u256::fromDecimal(
+                std::string_view(value.constData(), std::size_t(value.size())),
+                QStringLiteral("transfer_events.value")));
             if (!from.isZero()) {
                 HolderDelta& d = removed[HolderKey{contract, from}];
                 d.amount -= v;
@@ -85,25 +87,31 @@ RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fo
             }
         }
     }
-    m_db.run(QStringLiteral("INSERT INTO reorg_diff_items (reorg_id, environment_id, chain_id, "
+    // The diff is copied as BLOBs straight from the stored rows (store/ReorgDiffContract.h):
+    // rendering it as hex through the views was half of a deep rollback.
+    m_db.run(QStringLiteral("INSERT INTO reorg_diff_store (reorg_id, environment_id, chain_id, "
                             "kind, block_number, log_index, tx_hash, contract, from_addr, to_addr, "
                             "value) SELECT ?, environment_id, chain_id, 'transfer_removed', "
-                            "block_number, log_index, tx_hash, contract, from_addr, to_addr, value "
-                            "FROM transfer_events WHERE environment_id = ? AND chain_id = ? AND "
-                            "block_number > ?"),
+                            "block_number, log_index, tx_hash, address, substr(topic1, 13), "
+                            "substr(topic2, 13), transfer_value FROM log_store WHERE "
+                            "environment_id = ? AND chain_id = ? AND block_number > ? AND "
+                            "transfer_value IS NOT NULL"),
              {r.reorgId, m_env, chainId, above});
 
     // 1. Side effects not yet sent go with the data; sent ones stay and are flagged. This runs
-    //    while the logs are still there: the `outbox` view renders keys from them. A Transfer's
-    //    row names its log (block, log index) instead of copying the payload: the event is the
-    //    transfer_removed row beside it, and copying 10,000 payloads was 40% of a deep rollback.
-    m_db.run(QStringLiteral("INSERT INTO reorg_diff_items (reorg_id, environment_id, chain_id, "
-                            "kind, block_number, log_index, event_key, value) SELECT ?, "
-                            "o.environment_id, o.chain_id, CASE WHEN o.delivered_at IS NULL THEN "
-                            "'outbox_dropped' ELSE 'outbox_delivered_reorged' END, o.block_number, "
-                            "s.log_index, o.event_key, s.payload FROM outbox o JOIN outbox_store s "
-                            "ON s.id = o.id WHERE o.environment_id = ? AND o.chain_id = ? AND "
-                            "o.block_number > ?"),
+    //    while the logs are still there. A Transfer's row names its log (block, log index)
+    //    and keeps the log's block hash, from which the diff renders its event key; the event
+    //    itself is the transfer_removed row beside it. Rows with their own key and payload
+    //    (retractions) keep them.
+    m_db.run(QStringLiteral("INSERT INTO reorg_diff_store (reorg_id, environment_id, chain_id, "
+                            "kind, block_number, log_index, block_hash, event_key, value) SELECT "
+                            "?, o.environment_id, o.chain_id, CASE WHEN o.delivered_at IS NULL "
+                            "THEN 'outbox_dropped' ELSE 'outbox_delivered_reorged' END, "
+                            "o.block_number, o.log_index, l.block_hash, o.event_key, o.payload "
+                            "FROM outbox_store o LEFT JOIN log_store l ON l.environment_id = "
+                            "o.environment_id AND l.chain_id = o.chain_id AND l.block_number = "
+                            "o.block_number AND l.log_index = o.log_index WHERE "
+                            "o.environment_id = ? AND o.chain_id = ? AND o.block_number > ?"),
              {r.reorgId, m_env, chainId, above});
     r.outboxDropped =
         m_db.run(
@@ -185,7 +193,7 @@ void ReorgRollback::recordBalanceChanges(store::Database& db, qint64 reorgId, co
 {
     if (changes.isEmpty())
         return;
-    store::SqliteStatement ins(db, "INSERT INTO reorg_diff_items (reorg_id, environment_id, "
+    store::SqliteStatement ins(db, "INSERT INTO reorg_diff_store (reorg_id, environment_id, "
                                    "chain_id, kind, contract, holder, before_value, after_value) "
                                    "VALUES (?1, ?2, ?3, 'balance_changed', ?4, ?5, ?6, ?7)");
     const QByteArray envUtf8 = env.toUtf8();
@@ -193,8 +201,8 @@ void ReorgRollback::recordBalanceChanges(store::Database& db, qint64 reorgId, co
         ins.bind(1, std::int64_t(reorgId));
         ins.bind(2, envUtf8);
         ins.bind(3, std::int64_t(chainId));
-        ins.bind(4, c.key.contract.toHexLatin1());
-        ins.bind(5, c.key.holder.toHexLatin1());
+        ins.bindBytes(4, c.key.contract);
+        ins.bindBytes(5, c.key.holder);
         if (c.before.isEmpty())
             ins.bindNull(6);
         else

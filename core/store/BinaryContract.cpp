@@ -4,16 +4,6 @@ namespace forkscope::store {
 
 namespace {
 
-// Lowercase 0x hex of a BLOB column; NULL stays NULL (hex(NULL) would be '').
-QString hexOf(const QString& column)
-{
-    return QStringLiteral("'0x' || lower(hex(%1))").arg(column);
-}
-QString nullableHexOf(const QString& column)
-{
-    return QStringLiteral("CASE WHEN %1 IS NOT NULL THEN '0x' || lower(hex(%1)) END").arg(column);
-}
-
 const QStringList kSurface{QStringLiteral("blocks"), QStringLiteral("logs"),
                            QStringLiteral("transfer_events"), QStringLiteral("token_balances"),
                            QStringLiteral("outbox")};
@@ -22,18 +12,18 @@ QStringList views()
 {
     return {
         QStringLiteral("CREATE VIEW blocks AS SELECT environment_id, chain_id, block_number, ") +
-            hexOf(QStringLiteral("block_hash")) + QStringLiteral(" AS block_hash, ") +
-            hexOf(QStringLiteral("parent_hash")) +
+            hexSql(QStringLiteral("block_hash")) + QStringLiteral(" AS block_hash, ") +
+            hexSql(QStringLiteral("parent_hash")) +
             QStringLiteral(" AS parent_hash, block_timestamp FROM block_store"),
         QStringLiteral("CREATE VIEW logs AS SELECT environment_id, chain_id, block_number, ") +
-            hexOf(QStringLiteral("block_hash")) + QStringLiteral(" AS block_hash, log_index, ") +
-            hexOf(QStringLiteral("tx_hash")) + QStringLiteral(" AS tx_hash, ") +
-            hexOf(QStringLiteral("address")) + QStringLiteral(" AS address, ") +
-            nullableHexOf(QStringLiteral("topic0")) + QStringLiteral(" AS topic0, ") +
-            nullableHexOf(QStringLiteral("topic1")) + QStringLiteral(" AS topic1, ") +
-            nullableHexOf(QStringLiteral("topic2")) + QStringLiteral(" AS topic2, ") +
-            nullableHexOf(QStringLiteral("topic3")) + QStringLiteral(" AS topic3, ") +
-            hexOf(QStringLiteral("data")) +
+            hexSql(QStringLiteral("block_hash")) + QStringLiteral(" AS block_hash, log_index, ") +
+            hexSql(QStringLiteral("tx_hash")) + QStringLiteral(" AS tx_hash, ") +
+            hexSql(QStringLiteral("address")) + QStringLiteral(" AS address, ") +
+            nullableHexSql(QStringLiteral("topic0")) + QStringLiteral(" AS topic0, ") +
+            nullableHexSql(QStringLiteral("topic1")) + QStringLiteral(" AS topic1, ") +
+            nullableHexSql(QStringLiteral("topic2")) + QStringLiteral(" AS topic2, ") +
+            nullableHexSql(QStringLiteral("topic3")) + QStringLiteral(" AS topic3, ") +
+            hexSql(QStringLiteral("data")) +
             QStringLiteral(" AS data, decode_error, event_name, coalesce(args_json, ") +
             argsFromTemplateSql() +
             QStringLiteral(") AS args_json FROM log_store LEFT JOIN args_templates a ON a.id = "
@@ -43,15 +33,15 @@ QStringList views()
         // stored twice.
         QStringLiteral("CREATE VIEW transfer_events AS SELECT environment_id, chain_id, "
                        "block_number, log_index, ") +
-            hexOf(QStringLiteral("tx_hash")) + QStringLiteral(" AS tx_hash, ") +
-            hexOf(QStringLiteral("address")) + QStringLiteral(" AS contract, ") +
-            hexOf(QStringLiteral("substr(topic1, 13)")) + QStringLiteral(" AS from_addr, ") +
-            hexOf(QStringLiteral("substr(topic2, 13)")) +
+            hexSql(QStringLiteral("tx_hash")) + QStringLiteral(" AS tx_hash, ") +
+            hexSql(QStringLiteral("address")) + QStringLiteral(" AS contract, ") +
+            hexSql(QStringLiteral("substr(topic1, 13)")) + QStringLiteral(" AS from_addr, ") +
+            hexSql(QStringLiteral("substr(topic2, 13)")) +
             QStringLiteral(" AS to_addr, transfer_value AS value FROM log_store "
                            "WHERE transfer_value IS NOT NULL"),
         QStringLiteral("CREATE VIEW token_balances AS SELECT environment_id, chain_id, ") +
-            hexOf(QStringLiteral("contract")) + QStringLiteral(" AS contract, ") +
-            hexOf(QStringLiteral("holder")) +
+            hexSql(QStringLiteral("contract")) + QStringLiteral(" AS contract, ") +
+            hexSql(QStringLiteral("holder")) +
             QStringLiteral(" AS holder, balance, updated_at_block, transfer_sides "
                            "FROM balance_store"),
         QStringLiteral("CREATE VIEW outbox AS SELECT o.id AS id, o.environment_id AS "
@@ -113,6 +103,16 @@ QStringList triggers()
 
 } // namespace
 
+QString hexSql(const QString& column)
+{
+    return QStringLiteral("'0x' || lower(hex(%1))").arg(column);
+}
+
+QString nullableHexSql(const QString& column)
+{
+    return QStringLiteral("CASE WHEN %1 IS NOT NULL THEN '0x' || lower(hex(%1)) END").arg(column);
+}
+
 QString argsFromTemplateSql()
 {
     // char(1) || 'F' and friends cannot occur in an ABI name or a JSON-escaped string.
@@ -121,10 +121,11 @@ QString argsFromTemplateSql()
                           "lower(hex(substr(topic2, 13)))), char(1) || 'V', transfer_value)");
 }
 
-QString outboxEventKeySql()
+QString outboxEventKeySql(const QString& alias)
 {
-    return QStringLiteral("'transfer:' || l.block_number || ':0x' || lower(hex(l.block_hash)) || "
-                          "':' || l.log_index");
+    return QStringLiteral("'transfer:' || %1.block_number || ':0x' || lower(hex(%1.block_hash)) "
+                          "|| ':' || %1.log_index")
+        .arg(alias);
 }
 
 QString outboxPayloadSql()

@@ -32,8 +32,13 @@ Migration binaryContractMigration();
 // SQL expressions over a log_store row aliased `l`, rendering a Transfer's outbox event key
 // and payload exactly as contract v3 stored them: the view, the v3 migration and a rollback
 // that keeps a delivered row after its log goes all use these, so the three cannot differ.
-QString outboxEventKeySql();
+QString outboxEventKeySql(const QString& alias = QStringLiteral("l"));
 QString outboxPayloadSql();
+
+// Lowercase 0x hex of a BLOB column, as the read surface shows it; the nullable form keeps
+// NULL as NULL (hex(NULL) would be '').
+QString hexSql(const QString& column);
+QString nullableHexSql(const QString& column);
 
 // logs.args_json of an ABI-decoded Transfer is not stored: its from, to and value are the
 // log's own topics and transfer_value, so only the JSON's shape is, once per ABI event, in

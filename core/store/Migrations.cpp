@@ -1,12 +1,14 @@
 #include "Migrations.h"
 #include "BinaryContract.h"
+#include "ReorgDiffContract.h"
 
 namespace forkscope::store {
 
 namespace {
 
 // Versions 1 to 4 are contract v3 (hex text tables); version 5 is contract v4
-// (BinaryContract.cpp), which renames them and serves their names as views.
+// (BinaryContract.cpp), which renames them and serves their names as views; version 6 does
+// the same for reorg_diff_items (ReorgDiffContract.cpp).
 
 // Version 1: the database contract of DESIGN.md. Every table is keyed by environment_id
 // and chain_id so a lab reset (a new environment) never mixes with archived rows.
@@ -219,7 +221,8 @@ Migration v4()
 
 const QList<Migration>& migrations()
 {
-    static const QList<Migration> all{v1(), v2(), v3(), v4(), binaryContractMigration()};
+    static const QList<Migration> all{
+        v1(), v2(), v3(), v4(), binaryContractMigration(), reorgDiffMigration()};
     return all;
 }
 

@@ -1,5 +1,6 @@
 #include "ReorgEventStore.h"
 #include "Database.h"
+#include "ReorgDiffContract.h"
 
 #include <QSqlQuery>
 
@@ -72,13 +73,15 @@ std::optional<ReorgEventRow> ReorgEventStore::find(const QString& environmentId,
 QList<ReorgDiffRow> ReorgEventStore::diffItems(const QString& environmentId, qint64 reorgId,
                                                int limit, bool insertionOrder)
 {
+    // The view's rows over the store itself: a view has no insertion order to sort by.
     QSqlQuery q = m_db.run(
         QStringLiteral("SELECT kind, block_number, log_index, tx_hash, contract, holder, "
                        "from_addr, to_addr, value, before_value, after_value, event_key FROM "
-                       "reorg_diff_items WHERE reorg_id = ? AND environment_id = ? ORDER BY %1 "
-                       "LIMIT ?")
-            .arg(insertionOrder ? QStringLiteral("rowid")
-                                : QStringLiteral("kind, block_number, log_index")),
+                       "(SELECT d.id AS id, %1 FROM reorg_diff_store d) WHERE reorg_id = ? AND "
+                       "environment_id = ? ORDER BY %2 LIMIT ?")
+            .arg(reorgDiffColumnsSql(), insertionOrder
+                                            ? QStringLiteral("id")
+                                            : QStringLiteral("kind, block_number, log_index")),
         {reorgId, environmentId, limit});
     QList<ReorgDiffRow> out;
     while (q.next()) {
