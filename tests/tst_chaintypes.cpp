@@ -218,6 +218,11 @@ void TestChainTypes::u256_data()
     QTest::newRow("one ether") << "0xde0b6b3a7640000" << "1000000000000000000";
     QTest::newRow("max") << "0x" + QString(64, 'f')
                          << "115792089237316195423570985008687907853269984665640564039457584007913129639935";
+    QTest::newRow("19 digits (one chunk)") << "0x8ac7230489e7ffff" << "9999999999999999999";
+    QTest::newRow("10^19 (two chunks)") << "0x8ac7230489e80000" << "10000000000000000000";
+    QTest::newRow("20 digits") << "0xab54a98ceb1f0ad2" << "12345678901234567890";
+    QTest::newRow("39 digits") << "0x4b3b4ca85a86c47a098a224000000007" << "100000000000000000000000000000000000007";
+    QTest::newRow("2^255") << "0x8000000000000000000000000000000000000000000000000000000000000000" << "57896044618658097711785492504343953926634992332820282019728792003956564819968";
     QTest::newRow("leading zeros beyond 64 digits") << "0x" + QString(10, '0') + QString(64, 'f')
                          << "115792089237316195423570985008687907853269984665640564039457584007913129639935";
     // clang-format on
@@ -246,6 +251,10 @@ void TestChainTypes::badU256_data()
         << "115792089237316195423570985008687907853269984665640564039457584007913129639936" << false
         << "256 bits";
     QTest::newRow("decimal negative") << "-1" << false << "'-'";
+    QTest::newRow("decimal 78 nines") << QString(78, '9') << false << "256 bits";
+    QTest::newRow("decimal 79 digits") << "1" + QString(78, '0') << false << "256 bits";
+    QTest::newRow("decimal empty") << "" << false << "base-10";
+    QTest::newRow("decimal non-ASCII digit") << QString::fromUtf8("1\u0663") << false << QString::fromUtf8("'\u0663'");
     QTest::newRow("decimal leading zero") << "007" << false << "leading zeros";
     QTest::newRow("decimal fraction") << "1.0" << false << "'.'";
     // clang-format on

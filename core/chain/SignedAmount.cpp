@@ -1,5 +1,7 @@
 #include "SignedAmount.h"
 
+#include <algorithm>
+
 namespace forkscope::chain::amount {
 
 QString toString(const SignedAmount& a)
@@ -16,7 +18,12 @@ SignedAmount fromString(const QString& s, const QString& field)
 
 SignedAmount fromString(const char* utf8, int length, const QString& field)
 {
-    return fromString(QString::fromUtf8(utf8, length), field);
+    std::string_view s(utf8, std::size_t(std::max(length, 0)));
+    const bool negative = !s.empty() && s.front() == '-';
+    if (negative)
+        s.remove_prefix(1);
+    const SignedAmount v(u256::fromDecimal(s, field));
+    return negative ? SignedAmount(-v) : v;
 }
 
 } // namespace forkscope::chain::amount

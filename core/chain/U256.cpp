@@ -35,22 +35,52 @@ U256 fromBigEndian(const QByteArray& bytes, const QString& field)
 
 U256 fromDecimal(const QString& s, const QString& field)
 {
-    const QString shown = QLatin1Char('"') + s + QLatin1Char('"'); // not auto: QStringBuilder
-    if (s.isEmpty())
-        throw ChainParseError(field, shown, QStringLiteral("expected a base-10 number"));
-    if (s.size() > 1 && s.startsWith(QLatin1Char('0')))
-        throw ChainParseError(field, shown, QStringLiteral("leading zeros are not allowed"));
     for (QChar c : s)
-        if (c < QLatin1Char('0') || c > QLatin1Char('9'))
-            throw ChainParseError(field, shown,
+        if (c.unicode() > 0x7f) // named as it is, not as toLatin1() would mangle it
+            throw ChainParseError(field, QLatin1Char('"') + s + QLatin1Char('"'),
                                   QStringLiteral("'%1' is not a decimal digit").arg(c));
+    const QByteArray latin1 = s.toLatin1();
+    return fromDecimal(std::string_view(latin1.constData(), std::size_t(latin1.size())), field);
+}
+
+U256 fromDecimal(std::string_view s, const QString& field)
+{
+    // The message is built only when there is one to give.
+    const auto fail = [&](const QString& why) {
+        throw ChainParseError(field,
+                              QLatin1Char('"') +
+                                  QString::fromLatin1(s.data(), qsizetype(s.size())) +
+                                  QLatin1Char('"'),
+                              why);
+    };
+    if (s.empty())
+        fail(QStringLiteral("expected a base-10 number"));
+    if (s.size() > 1 && s.front() == '0')
+        fail(QStringLiteral("leading zeros are not allowed"));
+    for (char c : s)
+        if (c < '0' || c > '9')
+            fail(QStringLiteral("'%1' is not a decimal digit").arg(QLatin1Char(c)));
     if (s.size() > 78)
-        throw ChainParseError(field, shown, QStringLiteral("number does not fit in 256 bits"));
+        fail(QStringLiteral("number does not fit in 256 bits"));
+    // Nineteen digits at a time fit in 64 bits; U256's checked arithmetic throws on overflow.
+    constexpr std::uint64_t kTen19 = 10'000'000'000'000'000'000ull;
+    U256 v = 0;
+    std::size_t pos = 0;
     try {
-        return U256(s.toStdString());
+        while (pos < s.size()) {
+            const std::size_t n = std::min<std::size_t>(19, s.size() - pos);
+            std::uint64_t chunk = 0, scale = 1;
+            for (std::size_t i = 0; i < n; ++i) {
+                chunk = chunk * 10 + std::uint64_t(s[pos + i] - '0');
+                scale *= 10;
+            }
+            v = pos == 0 ? U256(chunk) : v * (n == 19 ? U256(kTen19) : U256(scale)) + chunk;
+            pos += n;
+        }
     } catch (const std::exception&) {
-        throw ChainParseError(field, shown, QStringLiteral("number does not fit in 256 bits"));
+        fail(QStringLiteral("number does not fit in 256 bits"));
     }
+    return v;
 }
 
 QString toDecimal(const U256& v)

@@ -4,6 +4,7 @@
 #include <QJsonValue>
 #include <QString>
 #include <boost/multiprecision/cpp_int.hpp>
+#include <string_view>
 
 namespace forkscope::chain {
 
@@ -20,6 +21,8 @@ U256 fromQuantity(const QString& s, const QString& field);
 U256 fromBigEndian(const QByteArray& bytes, const QString& field);
 // From a base-10 string as stored in the database ("0" for zero, no sign, no leading zeros).
 U256 fromDecimal(const QString& s, const QString& field);
+// The same from Latin-1 digits, without allocating: balances are parsed once per upsert.
+U256 fromDecimal(std::string_view digits, const QString& field);
 QString toDecimal(const U256& v);
 QByteArray toBigEndian32(const U256& v);
 } // namespace u256
