@@ -319,7 +319,7 @@ void TestMainWindow::lagPanelShowsEtaAndFreshnessApartFromLag()
     QVERIFY2(summary.contains(QRegularExpression("last commit [56]\\.\\d s ago")),
              qPrintable(summary));
     QCOMPARE(w.environmentText(), QStringLiteral("env env-x"));
-    QCOMPARE(w.lagText(), QStringLiteral("lag 500"));
+    QCOMPARE(w.lagText(), QStringLiteral("lag 500 blocks"));
     // Caught up on a stalled chain: lag 0, no ETA, and freshness still says how old it is.
     s.checkpoint = 1000;
     s.blocksPerSecond = 0;

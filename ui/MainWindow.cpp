@@ -1,5 +1,6 @@
 #include "MainWindow.h"
 #include "CheckpointView.h"
+#include "DiscardLabConfirm.h"
 #include "EngineToolBar.h"
 #include "EnvironmentWindow.h"
 #include "EventLogView.h"
@@ -7,8 +8,8 @@
 #include "SettingsDialog.h"
 #include "TableBrowser.h"
 #include "completeness/DataIncompleteBanner.h"
+#include "engine/DisplayState.h"
 #include "engine/EngineApi.h"
-#include "indexer/IndexerStatus.h"
 #include "lab/DeepReorgBanner.h"
 #include "lab/LabToolBar.h"
 #include "lab/VerdictBadge.h"
@@ -176,7 +177,12 @@ void MainWindow::buildMenus(const QList<QDockWidget*>& docks)
     });
     exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
     exportAction->setObjectName(QStringLiteral("exportReport"));
-    QAction* quit = fileMenu->addAction(tr("&Quit"), this, &QWidget::close);
+    QAction* quit = fileMenu->addAction(tr("&Quit"), this, [this] {
+        if (m_engineBar->discardsLab() && !confirmDiscardLab(this, tr("Quit")))
+            return;
+        m_quitConfirmed = true;
+        close();
+    });
     quit->setShortcut(QKeySequence::Quit);
 
     auto* viewMenu = menuBar()->addMenu(tr("&View"));
@@ -220,8 +226,15 @@ void MainWindow::buildStatusBar()
 
 void MainWindow::applyStatus(const EngineStatus& s)
 {
-    m_connectionLabel->setText(EngineStatus::connectionName(s.connection));
-    m_connectionLabel->setToolTip(s.message);
+    // The same state the cursor panel's header shows (engine/DisplayState.h).
+    const engine::DisplayState state = engine::displayState(s);
+    m_connectionLabel->setText(state.kind == engine::DisplayState::Kind::Failed ? tr("failed")
+                                                                                : state.text());
+    m_connectionLabel->setToolTip(state.kind == engine::DisplayState::Kind::DataIncomplete &&
+                                          !s.openAlerts.isEmpty()
+                                      ? s.openAlerts.first().summary()
+                                      : (state.reason.isEmpty() ? s.message : state.reason));
+    m_connectionLabel->setStyleSheet(Palette::stateStyle(state.tone()));
     const QString kind = s.managedDevnet ? tr("managed anvil") : tr("node");
     m_nodeLabel->setText(s.endpoint.isEmpty() ? tr("%1: starting...").arg(kind)
                                               : tr("%1: %2").arg(kind, s.endpoint));
@@ -235,17 +248,9 @@ void MainWindow::applyStatus(const EngineStatus& s)
     // Never green over a gap: the banner, and the status bar's state, while any range is
     // not proven complete.
     m_banner->setAlerts(s.openAlerts, s.health.nodes);
-    if (!s.openAlerts.isEmpty()) {
-        m_connectionLabel->setText(tr("data incomplete"));
-        m_connectionLabel->setStyleSheet(
-            QStringLiteral("color: white; background: %1").arg(Palette::dataIncomplete().name()));
-        m_connectionLabel->setToolTip(s.openAlerts.first().summary());
-    } else {
-        m_connectionLabel->setStyleSheet(QString());
-    }
     if (s.environmentId.isEmpty()) {
         m_headLabel->setText(head);
-        m_lagLabel->setText(tr("lag unknown"));
+        m_lagLabel->setText(engine::text::lag(std::nullopt));
         return;
     }
     if (s.environmentId != m_environment) {
@@ -254,9 +259,7 @@ void MainWindow::applyStatus(const EngineStatus& s)
         for (TableBrowser* b : {m_transfers, m_balances, m_backfill})
             b->model()->refresh();
     }
-    const auto lag = indexer::IndexerStatus::cursorLag(
-        s.headBlock, s.checkpoint, s.connection != EngineStatus::Connection::Unreachable);
-    m_lagLabel->setText(tr("lag %1").arg(lag ? QString::number(*lag) : tr("unknown")));
+    m_lagLabel->setText(engine::text::lag(engine::displayLag(s)));
     m_checkpointText =
         s.checkpoint ? tr("checkpoint %1").arg(*s.checkpoint) : tr("nothing indexed yet");
     m_headLabel->setText(head + QStringLiteral(" | ") + m_checkpointText);
@@ -295,6 +298,13 @@ void MainWindow::appendLog(const QString& level, const QString& text)
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
+    // The window manager's close button asks as File > Quit does; a close from the program
+    // (a signal, --screenshot) does not.
+    if (event->spontaneous() && !m_quitConfirmed && m_engineBar->discardsLab() &&
+        !confirmDiscardLab(this, tr("Quit"))) {
+        event->ignore();
+        return;
+    }
     emit closing();
     event->accept();
 }

@@ -90,6 +90,7 @@ protected:
     void closeEvent(QCloseEvent* event) override;
 
 private:
+    bool m_quitConfirmed = false; // File > Quit asked already
     void buildCentral();
     QList<QDockWidget*> buildDocks();
     void buildMenus(const QList<QDockWidget*>& docks);

@@ -87,6 +87,25 @@ QColor Palette::dataIncomplete()
     return QColor(0xb0, 0x00, 0x00);
 }
 
+QString Palette::stateStyle(engine::DisplayState::Tone tone)
+{
+    using T = engine::DisplayState::Tone;
+    const auto style = [](const QColor& c) {
+        return QStringLiteral("color: white; background: %1; padding: 0 4px").arg(c.name());
+    };
+    switch (tone) {
+    case T::Good:
+        return style(screen(Tone::Good));
+    case T::Warning:
+        return style(screen(Tone::Caution));
+    case T::Bad:
+        return style(dataIncomplete());
+    case T::Neutral:
+        break;
+    }
+    return {};
+}
+
 QColor Palette::verdict(engine::InvariantVerdict::State state)
 {
     using V = engine::InvariantVerdict::State;

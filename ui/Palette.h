@@ -1,5 +1,6 @@
 #pragma once
 
+#include "engine/DisplayState.h"
 #include "engine/EngineStatus.h"
 #include "health/NodeState.h"
 #include "report/CheckpointReport.h"
@@ -32,6 +33,10 @@ public:
     // The indexer's "data incomplete" state (an open completeness alert): the banner, the
     // status bar, the repair warning and the report's title page.
     static QColor dataIncomplete();
+
+    // The status bar's state label (engine/DisplayState.h): white on the tone's colour for
+    // the states that need attention, plain text while starting or syncing.
+    static QString stateStyle(engine::DisplayState::Tone tone);
 
     // The lab's invariant verdict badge, and the report's invariant and checkpoint verdicts.
     static QColor verdict(engine::InvariantVerdict::State state);

@@ -1,9 +1,8 @@
 #include "CursorLagPanel.h"
 #include "Palette.h"
 #include "StatusTime.h"
+#include "engine/DisplayState.h"
 #include "engine/EngineApi.h"
-#include "engine/SyncProgress.h"
-#include "indexer/IndexerStatus.h"
 
 namespace forkscope::ui {
 
@@ -30,26 +29,11 @@ void CursorLagPanel::apply(const EngineStatus& s)
         appendPoint(Head, t, double(*s.headBlock));
     if (s.checkpoint)
         appendPoint(Checkpoint, t, double(*s.checkpoint));
-    const std::optional<std::uint64_t> lagBlocks = indexer::IndexerStatus::cursorLag(
-        s.headBlock, s.checkpoint, s.connection != EngineStatus::Connection::Unreachable);
+    const std::optional<quint64> lagBlocks = engine::displayLag(s);
     if (lagBlocks)
         appendPoint(Lag, t, double(*lagBlocks));
-    QString eta;
-    if (lagBlocks && *lagBlocks > 0) {
-        const auto secs = engine::etaSeconds(*lagBlocks, s.blocksPerSecond);
-        eta = secs ? tr(" | ETA %1").arg(engine::humanDuration(*secs)) : tr(" | ETA unknown");
-    }
-    // Freshness is not lag: a synced indexer on a stalled chain has lag 0 and old data.
-    const QString fresh =
-        s.lastCommitAt.isValid()
-            ? engine::humanDuration(
-                  double(s.lastCommitAt.msecsTo(QDateTime::currentDateTimeUtc())) / 1000.0)
-            : tr("never");
-    const QString lagStr = lagBlocks ? QString::number(*lagBlocks) : tr("unknown");
-    setSummary(tr("%1 | lag %2 blocks%3 | %4 events/s | last commit %5 ago")
-                   .arg(s.indexerState, lagStr, eta)
-                   .arg(s.eventsPerSecond, 0, 'f', 0)
-                   .arg(fresh));
+    // One state drives every status text (engine/DisplayState.h).
+    setSummary(engine::text::cursorHeader(s, QDateTime::currentDateTimeUtc()));
 }
 
 } // namespace forkscope::ui

@@ -1,0 +1,150 @@
+#include "DisplayState.h"
+#include "SyncProgress.h"
+#include "indexer/IndexerStatus.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace forkscope::engine {
+
+using C = EngineStatus::Connection;
+
+QString DisplayState::text() const
+{
+    switch (kind) {
+    case Kind::Starting:
+        return QStringLiteral("starting");
+    case Kind::Syncing:
+        return QStringLiteral("syncing");
+    case Kind::Synced:
+        return QStringLiteral("synced");
+    case Kind::Paused:
+        return QStringLiteral("paused");
+    case Kind::Stopped:
+        return QStringLiteral("stopped");
+    case Kind::NodeUnreachable:
+        return QStringLiteral("node unreachable");
+    case Kind::DataIncomplete:
+        return QStringLiteral("data incomplete");
+    case Kind::Failed:
+        return QStringLiteral("failed: %1")
+            .arg(reason.isEmpty() ? QStringLiteral("no reason given") : reason);
+    }
+    return {};
+}
+
+DisplayState::Tone DisplayState::tone() const
+{
+    switch (kind) {
+    case Kind::Synced:
+        return Tone::Good;
+    case Kind::Paused:
+    case Kind::Stopped:
+        return Tone::Warning;
+    case Kind::NodeUnreachable:
+    case Kind::DataIncomplete:
+    case Kind::Failed:
+        return Tone::Bad;
+    case Kind::Starting:
+    case Kind::Syncing:
+        break;
+    }
+    return Tone::Neutral;
+}
+
+bool DisplayState::showsRates() const
+{
+    return kind == Kind::Syncing || kind == Kind::Synced || kind == Kind::DataIncomplete;
+}
+
+std::optional<quint64> displayLag(const EngineStatus& s)
+{
+    return indexer::IndexerStatus::cursorLag(s.headBlock, s.checkpoint,
+                                             s.connection != C::Unreachable);
+}
+
+std::optional<quint64> indexedNodeBehind(const EngineStatus& s)
+{
+    if (!s.headBlock || !s.health.bestHead || *s.health.bestHead <= *s.headBlock)
+        return std::nullopt;
+    const quint64 behind = *s.health.bestHead - *s.headBlock;
+    if (behind <= kNodeBehindTolerance)
+        return std::nullopt;
+    return behind;
+}
+
+DisplayState displayState(const EngineStatus& s)
+{
+    using K = DisplayState::Kind;
+    if (s.connection == C::Failed)
+        return {K::Failed, s.message};
+    if (s.connection == C::Stopped)
+        return {K::Stopped, {}};
+    // Never green over a gap: an open completeness alert outranks everything that runs.
+    if (!s.openAlerts.isEmpty())
+        return {K::DataIncomplete, {}};
+    if (s.connection == C::Unreachable)
+        return {K::NodeUnreachable, s.message};
+    if (s.indexingPaused)
+        return {K::Paused, {}};
+    if (s.connection == C::Starting || s.environmentId.isEmpty() || !s.headBlock)
+        return {K::Starting, {}};
+    const std::optional<quint64> lag = displayLag(s);
+    if (!lag || *lag > 0)
+        return {K::Syncing, {}};
+    // Lag 0 against a node that is itself behind the others is not "synced".
+    if (const auto behind = indexedNodeBehind(s))
+        return {K::Syncing, QStringLiteral("the indexed node is %1 behind the best watched node")
+                                .arg(text::count(qint64(*behind), QStringLiteral("block"),
+                                                 QStringLiteral("blocks")))};
+    return {K::Synced, {}};
+}
+
+namespace text {
+
+QString count(qint64 n, const QString& singular, const QString& plural)
+{
+    return QStringLiteral("%1 %2").arg(n).arg(n == 1 ? singular : plural);
+}
+
+QString lag(std::optional<quint64> blocks)
+{
+    if (!blocks)
+        return QStringLiteral("lag unknown");
+    return QStringLiteral("lag ") +
+           count(qint64(*blocks), QStringLiteral("block"), QStringLiteral("blocks"));
+}
+
+QString rate(double perSecond, const QString& unit)
+{
+    const double v = std::isfinite(perSecond) && perSecond > 0 ? perSecond : 0.0;
+    return QStringLiteral("%1 %2/s").arg(v, 0, 'f', 0).arg(unit);
+}
+
+QString cursorHeader(const EngineStatus& s, const QDateTime& now)
+{
+    const DisplayState state = displayState(s);
+    QStringList parts{state.kind == DisplayState::Kind::Syncing && !state.reason.isEmpty()
+                          ? state.text() + QStringLiteral(" (") + state.reason + QLatin1Char(')')
+                          : state.text()};
+    const std::optional<quint64> lagBlocks = displayLag(s);
+    parts << lag(lagBlocks);
+    if (state.showsEta() && lagBlocks && *lagBlocks > 0) {
+        const auto secs = etaSeconds(*lagBlocks, s.blocksPerSecond);
+        parts << (secs ? QStringLiteral("ETA ") + humanDuration(*secs)
+                       : QStringLiteral("ETA unknown"));
+    }
+    if (state.showsRates())
+        parts << rate(s.eventsPerSecond, QStringLiteral("events"));
+    // Freshness is not lag: a synced indexer on a stalled chain has lag 0 and old data.
+    parts << (s.lastCommitAt.isValid()
+                  ? QStringLiteral("last commit %1 ago")
+                        .arg(humanDuration(
+                            double(std::max<qint64>(0, s.lastCommitAt.msecsTo(now))) / 1000.0))
+                  : QStringLiteral("nothing committed yet"));
+    return parts.join(QStringLiteral(" | "));
+}
+
+} // namespace text
+
+} // namespace forkscope::engine

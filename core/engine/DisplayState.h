@@ -1,0 +1,70 @@
+#pragma once
+
+#include "EngineStatus.h"
+
+#include <QString>
+#include <optional>
+
+namespace forkscope::engine {
+
+// The one state every status text of the app is derived from: the cursor panel's header,
+// the status bar, the checkpoint report's "as seen" line. Before it, each place read a
+// different field and they contradicted each other ("synced" with lag 1, "ETA 6 s" while
+// paused, "synced" after Stop engine). Pure: derived from an EngineStatus value only.
+struct DisplayState
+{
+    enum class Kind {
+        Starting,
+        Syncing,
+        Synced,
+        Paused,
+        Stopped,
+        NodeUnreachable,
+        DataIncomplete,
+        Failed,
+    };
+    // How the state should look; the GUI maps it to its palette.
+    enum class Tone { Neutral, Good, Warning, Bad };
+
+    Kind kind = Kind::Starting;
+    QString reason; // Failed: why; Syncing: why not synced when the lag is 0 (else empty)
+
+    // "starting", "syncing", "synced", "paused", "stopped", "node unreachable",
+    // "data incomplete", "failed: <reason>".
+    QString text() const;
+    Tone tone() const;
+    // An ETA is a promise of progress: only while syncing.
+    bool showsEta() const { return kind == Kind::Syncing; }
+    // Rates describe a running indexer: not while paused, stopped or failed.
+    bool showsRates() const;
+
+    friend bool operator==(const DisplayState&, const DisplayState&) = default;
+};
+
+// Precedence, first match wins: failed, stopped, data incomplete (never green over a gap),
+// node unreachable, paused, starting (no environment or nothing known yet), then synced
+// (lag 0 and the indexed node not behind the best watched node) or syncing.
+DisplayState displayState(const EngineStatus& s);
+
+// The lag the texts show: head - checkpoint, unknown without both or when the node is
+// unreachable (its last head is stale).
+std::optional<quint64> displayLag(const EngineStatus& s);
+
+// How far the indexed node's head is behind the best head among the watched nodes, when it
+// is more than kNodeBehindTolerance (polls of two nodes are not simultaneous).
+inline constexpr quint64 kNodeBehindTolerance = 2;
+std::optional<quint64> indexedNodeBehind(const EngineStatus& s);
+
+namespace text {
+// "1 block", "2 blocks", "0 blocks".
+QString count(qint64 n, const QString& singular, const QString& plural);
+// "lag 1 block", "lag 12 blocks", "lag unknown".
+QString lag(std::optional<quint64> blocks);
+// A rate never shown negative or as NaN (a reset restarts its counters): "0 events/s".
+QString rate(double perSecond, const QString& unit);
+// The cursor panel's header: "syncing | lag 12 blocks | ETA 6.0 s | 840 events/s | last
+// commit 0.4 s ago"; paused and stopped say so and drop the ETA and rates.
+QString cursorHeader(const EngineStatus& s, const QDateTime& now);
+} // namespace text
+
+} // namespace forkscope::engine

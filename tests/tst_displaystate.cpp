@@ -1,0 +1,226 @@
+// The one state model behind every status text (engine/DisplayState.h): which state an
+// engine snapshot is in, and the texts it drives. Each state gets a row; the texts the
+// issue saw contradict each other ("synced" with lag 1, "ETA" while paused, "-1353
+// events/s", "lag unknown blocks") are rows of their own.
+#include "engine/DisplayState.h"
+
+#include <QtTest>
+
+using namespace forkscope;
+using engine::DisplayState;
+using engine::EngineStatus;
+using C = EngineStatus::Connection;
+using K = DisplayState::Kind;
+using T = DisplayState::Tone;
+
+namespace {
+
+// A running, connected indexer at the head: each row changes what makes its state.
+EngineStatus running()
+{
+    EngineStatus s;
+    s.connection = C::Connected;
+    s.environmentId = QStringLiteral("lab-20261201-183600-1a2b");
+    s.chainId = 31337;
+    s.headBlock = 100;
+    s.checkpoint = 100;
+    s.eventsPerSecond = 840;
+    s.blocksPerSecond = 10;
+    s.lastCommitAt = QDateTime(QDate(2026, 12, 1), QTime(12, 0, 0), Qt::UTC);
+    return s;
+}
+
+const QDateTime kNow = QDateTime(QDate(2026, 12, 1), QTime(12, 0, 2), Qt::UTC);
+
+} // namespace
+
+class TestDisplayState : public QObject
+{
+    Q_OBJECT
+private slots:
+    void states_data();
+    void states();
+    void texts_data();
+    void texts();
+    void plurals_data();
+    void plurals();
+};
+
+void TestDisplayState::states_data()
+{
+    QTest::addColumn<EngineStatus>("status");
+    QTest::addColumn<int>("kind");
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<int>("tone");
+    QTest::addColumn<bool>("eta");
+
+    EngineStatus s = running();
+    QTest::newRow("synced") << s << int(K::Synced) << "synced" << int(T::Good) << false;
+
+    s = running();
+    s.headBlock = 101; // the head moved since the last commit: not "synced" with lag 1
+    QTest::newRow("lag 1 is syncing")
+        << s << int(K::Syncing) << "syncing" << int(T::Neutral) << true;
+
+    s = running();
+    s.health.bestHead = 110; // the indexed node itself is 10 behind another watched node
+    QTest::newRow("indexed node behind")
+        << s << int(K::Syncing) << "syncing" << int(T::Neutral) << true;
+
+    s = running();
+    s.health.bestHead = 102; // within the polls' skew
+    QTest::newRow("node behind within tolerance")
+        << s << int(K::Synced) << "synced" << int(T::Good) << false;
+
+    s = running();
+    s.connection = C::Starting;
+    s.environmentId.clear();
+    s.headBlock.reset();
+    QTest::newRow("starting") << s << int(K::Starting) << "starting" << int(T::Neutral) << false;
+
+    s = running();
+    s.indexingPaused = true;
+    s.headBlock = 150;
+    QTest::newRow("paused, behind: no ETA")
+        << s << int(K::Paused) << "paused" << int(T::Warning) << false;
+
+    s = running();
+    s.connection = C::Stopped;
+    QTest::newRow("stopped, was synced")
+        << s << int(K::Stopped) << "stopped" << int(T::Warning) << false;
+
+    s = running();
+    s.connection = C::Unreachable;
+    s.message = QStringLiteral("connection refused");
+    QTest::newRow("node unreachable")
+        << s << int(K::NodeUnreachable) << "node unreachable" << int(T::Bad) << false;
+
+    s = running();
+    s.openAlerts << indexer::CompletenessAlert{};
+    QTest::newRow("data incomplete outranks synced")
+        << s << int(K::DataIncomplete) << "data incomplete" << int(T::Bad) << false;
+
+    s.indexingPaused = true;
+    QTest::newRow("data incomplete outranks paused")
+        << s << int(K::DataIncomplete) << "data incomplete" << int(T::Bad) << false;
+
+    s = running();
+    s.connection = C::Failed;
+    s.message = QStringLiteral("database /tmp is a directory");
+    QTest::newRow("failed names its reason")
+        << s << int(K::Failed) << "failed: database /tmp is a directory" << int(T::Bad) << false;
+
+    s.openAlerts << indexer::CompletenessAlert{};
+    QTest::newRow("failed outranks data incomplete")
+        << s << int(K::Failed) << "failed: database /tmp is a directory" << int(T::Bad) << false;
+}
+
+void TestDisplayState::states()
+{
+    QFETCH(EngineStatus, status);
+    QFETCH(int, kind);
+    QFETCH(QString, text);
+    QFETCH(int, tone);
+    QFETCH(bool, eta);
+    const DisplayState d = engine::displayState(status);
+    QCOMPARE(int(d.kind), kind);
+    QCOMPARE(d.text(), text);
+    QCOMPARE(int(d.tone()), tone);
+    QCOMPARE(d.showsEta(), eta);
+    // The header the cursor panel shows starts with the same state, always.
+    QVERIFY2(engine::text::cursorHeader(status, kNow).startsWith(text),
+             qPrintable(engine::text::cursorHeader(status, kNow)));
+}
+
+void TestDisplayState::texts_data()
+{
+    QTest::addColumn<EngineStatus>("status");
+    QTest::addColumn<QString>("header");
+
+    EngineStatus s = running();
+    QTest::newRow("synced") << s << "synced | lag 0 blocks | 840 events/s | last commit 2.0 s ago";
+
+    s = running();
+    s.headBlock = 160;
+    QTest::newRow("syncing with ETA")
+        << s << "syncing | lag 60 blocks | ETA 6.0 s | 840 events/s | last commit 2.0 s ago";
+
+    s.blocksPerSecond = 0;
+    QTest::newRow("syncing, nothing committing")
+        << s << "syncing | lag 60 blocks | ETA unknown | 840 events/s | last commit 2.0 s ago";
+
+    s = running();
+    s.headBlock = 101;
+    s.blocksPerSecond = 10;
+    QTest::newRow("one block") << s
+                               << "syncing | lag 1 block | ETA 0.1 s | 840 events/s | last "
+                                  "commit 2.0 s ago";
+
+    s = running();
+    s.headBlock = 160;
+    s.indexingPaused = true;
+    QTest::newRow("paused: no ETA, no rate")
+        << s << "paused | lag 60 blocks | last commit 2.0 s ago";
+
+    s = running();
+    s.connection = C::Stopped;
+    QTest::newRow("stopped: no rate") << s << "stopped | lag 0 blocks | last commit 2.0 s ago";
+
+    s = running();
+    s.eventsPerSecond = -1353; // counters restarted by a reset
+    QTest::newRow("negative rate shows 0")
+        << s << "synced | lag 0 blocks | 0 events/s | last commit 2.0 s ago";
+
+    s = running();
+    s.connection = C::Unreachable;
+    QTest::newRow("unreachable: lag unknown once")
+        << s << "node unreachable | lag unknown | last commit 2.0 s ago";
+
+    s = running();
+    s.health.bestHead = 110;
+    QTest::newRow("indexed node behind says why")
+        << s
+        << "syncing (the indexed node is 10 blocks behind the best watched node) | lag 0 blocks "
+           "| 840 events/s | last commit 2.0 s ago";
+
+    s = running();
+    s.lastCommitAt = QDateTime();
+    s.checkpoint.reset();
+    // Nothing indexed yet: the whole chain is to go (IndexerStatus::cursorLag).
+    QTest::newRow("nothing committed")
+        << s << "syncing | lag 100 blocks | ETA 10 s | 840 events/s | nothing committed yet";
+
+    s = running();
+    s.lastCommitAt = kNow.addSecs(5); // clocks disagree: not "unknown ago"
+    QTest::newRow("commit in the future")
+        << s << "synced | lag 0 blocks | 840 events/s | last commit 0.0 s ago";
+}
+
+void TestDisplayState::texts()
+{
+    QFETCH(EngineStatus, status);
+    QFETCH(QString, header);
+    QCOMPARE(engine::text::cursorHeader(status, kNow), header);
+}
+
+void TestDisplayState::plurals_data()
+{
+    QTest::addColumn<qint64>("n");
+    QTest::addColumn<QString>("text");
+    QTest::newRow("0") << qint64(0) << "0 blocks";
+    QTest::newRow("1") << qint64(1) << "1 block";
+    QTest::newRow("2") << qint64(2) << "2 blocks";
+}
+
+void TestDisplayState::plurals()
+{
+    QFETCH(qint64, n);
+    QFETCH(QString, text);
+    QCOMPARE(engine::text::count(n, "block", "blocks"), text);
+    QCOMPARE(engine::text::lag(quint64(n)), "lag " + text);
+    QCOMPARE(engine::text::lag(std::nullopt), QStringLiteral("lag unknown"));
+    QCOMPARE(engine::text::rate(qQNaN(), "events"), QStringLiteral("0 events/s"));
+}
+
+QTEST_GUILESS_MAIN(TestDisplayState)
+#include "tst_displaystate.moc"
