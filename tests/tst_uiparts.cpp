@@ -2,6 +2,7 @@
 // part connects itself to the host's signals (the test emits them as the engine would),
 // renders what they carry, and the report exporter routes answers by ticket only.
 #include "CheckpointView.h"
+#include "DiscardLabConfirm.h"
 #include "EngineToolBar.h"
 #include "EnvironmentWindow.h"
 #include "Palette.h"
@@ -16,10 +17,15 @@
 #include "panels/StateStrip.h"
 #include "report/ReportExporter.h"
 
+#include <QAbstractButton>
 #include <QAction>
+#include <QApplication>
+#include <QCheckBox>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QMenu>
+#include <QMessageBox>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -67,6 +73,10 @@ private slots:
     void toolbarsFollowTheHost();
     void labToolBarTakesMoreActions();
     void reportsAreRoutedByTicket();
+    void engineActionsSayWhatTheyDoAndAskBeforeDiscardingTheLab();
+
+private:
+    QTemporaryDir m_config; // QSettings ("Don't ask again") go here, not to ~/.config
 };
 
 void TestUiParts::panelsFollowTheHost()
@@ -198,6 +208,82 @@ void TestUiParts::toolbarsFollowTheHost()
         if (a->text() == QLatin1String("Restart engine"))
             a->trigger();
     QCOMPARE(restart.size(), 1);
+}
+
+// Answers the next modal confirmation: clicks the button whose text starts with `button`,
+// ticking "Don't ask again" first when asked to. Records the question's title.
+void answerNextConfirmation(const QString& button, bool dontAskAgain, QString* title)
+{
+    QTimer::singleShot(0, [=] {
+        auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+        QVERIFY(box);
+        *title = box->windowTitle();
+        if (dontAskAgain)
+            box->checkBox()->setChecked(true);
+        for (QAbstractButton* b : box->buttons())
+            if (b->text().startsWith(button)) {
+                b->click();
+                return;
+            }
+        QFAIL("no such button");
+    });
+}
+
+void TestUiParts::engineActionsSayWhatTheyDoAndAskBeforeDiscardingTheLab()
+{
+    QVERIFY(m_config.isValid());
+    qputenv("XDG_CONFIG_HOME", m_config.path().toUtf8());
+    QSettings().remove(ui::discardLabConfirmKey());
+    EngineHost host;
+    QWidget window;
+    ui::EngineToolBar bar(&host, &window);
+    QSignalSpy restart(&bar, &ui::EngineToolBar::restartRequested);
+    QSignalSpy stop(&bar, &ui::EngineToolBar::stopRequested);
+    EngineStatus s = withNode("http://127.0.0.1:8545");
+    s.managedDevnet = true;
+    s.devnetRunning = true;
+    emit host.statusAvailable(s);
+
+    // Toggles are labelled by the click's effect.
+    QCOMPARE(bar.pauseAction()->text(), QStringLiteral("Pause indexing"));
+    QCOMPARE(bar.devnetAction()->text(), QStringLiteral("Stop devnet"));
+    s.indexingPaused = true;
+    s.devnetRunning = false;
+    emit host.statusAvailable(s);
+    QCOMPARE(bar.pauseAction()->text(), QStringLiteral("Resume indexing"));
+    QCOMPARE(bar.devnetAction()->text(), QStringLiteral("Start devnet"));
+    QVERIFY(!bar.startAction()->isEnabled()); // running: nothing to start
+
+    // A managed lab: Stop asks first, and Cancel changes nothing.
+    QString title;
+    answerNextConfirmation("Cancel", false, &title);
+    bar.stopAction()->trigger();
+    QCOMPARE(title, QStringLiteral("Stop the engine?"));
+    QCOMPARE(stop.size(), 0);
+    answerNextConfirmation("Restart the engine", false, &title);
+    for (QAction* a : bar.menu()->actions())
+        if (a->text() == QLatin1String("Restart engine"))
+            a->trigger();
+    QCOMPARE(title, QStringLiteral("Restart the engine?"));
+    QCOMPARE(restart.size(), 1);
+    // "Don't ask again" is remembered.
+    answerNextConfirmation("Stop the engine", true, &title);
+    bar.stopAction()->trigger();
+    QCOMPARE(stop.size(), 1);
+    QVERIFY(!QSettings().value(ui::discardLabConfirmKey(), true).toBool());
+    title.clear();
+    bar.stopAction()->trigger(); // no dialog: it would block here
+    QCOMPARE(stop.size(), 2);
+
+    // Stopped: Start engine appears, Stop goes.
+    QSettings().remove(ui::discardLabConfirmKey());
+    s.connection = EngineStatus::Connection::Stopped;
+    emit host.statusAvailable(s);
+    QVERIFY(bar.startAction()->isEnabled());
+    QVERIFY(!bar.stopAction()->isEnabled());
+    bar.startAction()->trigger(); // nothing to discard: no question
+    QCOMPARE(restart.size(), 2);
+    QVERIFY(!bar.pauseAction()->isChecked());
 }
 
 void TestUiParts::labToolBarTakesMoreActions()

@@ -26,6 +26,10 @@ public:
     QAction* pauseAction() const { return m_pause; }
     QAction* devnetAction() const { return m_devnet; }
     QAction* verifyStoredDataAction() const { return m_verify; }
+    QAction* startAction() const { return m_start; }
+    QAction* stopAction() const { return m_stop; }
+    // Restart, Stop and Quit would archive a running managed lab (DiscardLabConfirm.h).
+    bool discardsLab() const { return m_discardsLab; }
 
 signals:
     void restartRequested();
@@ -38,6 +42,9 @@ private:
     QAction* m_pause;
     QAction* m_devnet;
     QAction* m_verify;
+    QAction* m_stop = nullptr;
+    QAction* m_start = nullptr;
+    bool m_discardsLab = false; // a managed lab is running: Restart and Stop discard its chain
     // The engine's pause state as last seen in a snapshot: the action follows the engine
     // only when that changes (a lab reset resumes indexing), so a snapshot already in flight
     // when the user toggles does not flip the action back.
