@@ -19,8 +19,10 @@
 #include "panels/CursorLagPanel.h"
 #include "panels/NodeHealthPanel.h"
 #include "panels/OutboxPanel.h"
+#include "panels/PanelGrid.h"
 #include "panels/ReorgPanel.h"
 #include "report/ReportExporter.h"
+#include "widgets/ElidedLabel.h"
 
 #include <QCloseEvent>
 #include <QDockWidget>
@@ -30,6 +32,7 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTableView>
@@ -46,11 +49,14 @@ MainWindow::MainWindow(EngineApi* host, QWidget* parent) : QMainWindow(parent), 
 {
     Q_ASSERT(host);
     setWindowTitle(QStringLiteral("Forkscope"));
-    resize(1280, 860);
+    // The size it was designed at, but never larger than a laptop's screen.
+    resize(QSize(1280, 860).boundedTo(screen()->availableGeometry().size()));
     buildCentral();
     m_engineBar = new EngineToolBar(host, this);
     m_labBar = new LabToolBar(host, this);
+    // One row each: side by side they overflow a laptop's width.
     addToolBar(m_engineBar);
+    addToolBarBreak();
     addToolBar(m_labBar);
     connect(m_engineBar, &EngineToolBar::restartRequested, this,
             &MainWindow::engineRestartRequested);
@@ -78,15 +84,11 @@ void MainWindow::buildCentral()
     column->addWidget(m_banner);
     m_deepReorg = new DeepReorgBanner(m_host, central);
     column->addWidget(m_deepReorg);
-    auto* grid = new QGridLayout;
-    column->addLayout(grid, 1);
     m_lag = new CursorLagPanel(m_host, central);
     m_reorgs = new ReorgPanel(m_host, central);
     m_outbox = new OutboxPanel(m_host, central);
     m_health = new NodeHealthPanel(m_host, central);
-    const QList<PlotPanel*> all = panels();
-    for (qsizetype i = 0; i < all.size(); ++i)
-        grid->addWidget(all[i], int(i / 2), int(i % 2));
+    column->addWidget(new PanelGrid(panels(), central), 1);
     setCentralWidget(central);
 }
 
@@ -207,9 +209,13 @@ void MainWindow::buildMenus(const QList<QDockWidget*>& docks)
 
 void MainWindow::buildStatusBar()
 {
-    for (QLabel** l : {&m_connectionLabel, &m_nodeLabel, &m_chainLabel, &m_envLabel, &m_headLabel,
-                       &m_lagLabel, &m_errorLabel, &m_dbLabel})
+    // Long texts give up width (the window must fit a laptop); the state, chain,
+    // environment and lag are short and always whole.
+    for (QLabel** l : {&m_connectionLabel, &m_chainLabel, &m_envLabel, &m_lagLabel})
         *l = new QLabel(this);
+    for (QLabel** l : {&m_nodeLabel, &m_headLabel, &m_errorLabel, &m_dbLabel})
+        *l = new ElidedLabel(this);
+    m_dbLabel->setObjectName(QStringLiteral("dbLabel"));
     for (QLabel* l :
          {m_connectionLabel, m_nodeLabel, m_chainLabel, m_envLabel, m_headLabel, m_lagLabel})
         statusBar()->addWidget(l);
@@ -288,9 +294,7 @@ void MainWindow::appendLog(const QString& level, const QString& text)
     m_log->append(level, text);
     if (level == QLatin1String("error")) {
         // Every error is visible where the user looks, not only in the log dock (or stderr).
-        m_errorLabel->setText(
-            QStringLiteral("\u26a0 ") +
-            QFontMetrics(m_errorLabel->font()).elidedText(text, Qt::ElideRight, 420));
+        m_errorLabel->setText(QStringLiteral("\u26a0 ") + text);
         m_errorLabel->setToolTip(text);
         m_errorLabel->show();
     }
@@ -347,6 +351,11 @@ QString MainWindow::checkpointField(const QString& name) const
 QAction* MainWindow::labAction(const QString& name) const
 {
     return m_labBar->action(name);
+}
+
+QWidget* MainWindow::verdictBadge() const
+{
+    return m_labBar->verdictBadge();
 }
 
 engine::InvariantVerdict::State MainWindow::verdictState() const

@@ -73,6 +73,7 @@ public:
     QString checkpointField(const QString& name) const;
     QAction* labAction(const QString& name) const;
     engine::InvariantVerdict::State verdictState() const;
+    QWidget* verdictBadge() const; // for the tests that check it is on screen
 
 public slots:
     void appendLog(const QString& level, const QString& text);

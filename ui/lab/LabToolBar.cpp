@@ -21,9 +21,11 @@ LabToolBar::LabToolBar(EngineApi* host, QWidget* parent)
     : QToolBar(tr("Lab"), parent), m_host(host), m_menu(new QMenu(tr("&Lab"), this))
 {
     setObjectName(QStringLiteral("labToolbar"));
-    m_badgeSeparator = addSeparator();
+    // The verdict first: a toolbar too narrow for the window hides its last items behind
+    // its extension button, and the lab's reason to exist must stay in sight.
     m_badge = new VerdictBadge(host, this);
     addWidget(m_badge);
+    addSeparator();
     addTrafficActions();
     addChainActions();
     addProxyAndProofActions();
@@ -52,7 +54,7 @@ QAction* LabToolBar::addLabAction(const Spec& spec)
     m_specs.append({a, spec});
     m_menu->addAction(a);
     if (!spec.menuOnly)
-        insertAction(m_badgeSeparator, a);
+        addAction(a);
     return a;
 }
 
@@ -70,7 +72,7 @@ void LabToolBar::addTrafficActions()
     m_demoRate->setValue(10);
     m_demoRate->setSuffix(tr(" transfers/s"));
     m_demoRate->setToolTip(tr("Demo traffic rate"));
-    insertWidget(m_badgeSeparator, m_demoRate);
+    addWidget(m_demoRate);
     connect(demo, &QAction::triggered, m_host,
             [this](bool on) { m_host->setDemoTraffic(on, m_demoRate->value()); });
     connect(m_demoRate, &QSpinBox::valueChanged, m_host, [this, demo](int v) {

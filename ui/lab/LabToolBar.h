@@ -73,7 +73,6 @@ private:
 
     QPointer<engine::EngineApi> m_host;
     QMenu* m_menu;
-    QAction* m_badgeSeparator = nullptr; // actions go before it
     VerdictBadge* m_badge = nullptr;
     QSpinBox* m_demoRate = nullptr;
     QHash<QString, QAction*> m_actions;

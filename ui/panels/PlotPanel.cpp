@@ -1,4 +1,5 @@
 #include "PlotPanel.h"
+#include "widgets/ElidedLabel.h"
 
 #include <QCheckBox>
 #include <QDateTime>
@@ -14,11 +15,12 @@
 namespace forkscope::ui {
 
 PlotPanel::PlotPanel(const QString& title, const QString& valueAxisLabel, QWidget* parent)
-    : QWidget(parent), m_title(title), m_header(new QLabel(this)), m_summary(new QLabel(this)),
+    : QWidget(parent), m_title(title), m_header(new QLabel(this)), m_summary(new ElidedLabel(this)),
       m_placeholder(new QLabel(this)), m_follow(new QCheckBox(tr("Follow live"), this)),
       m_plot(new QCustomPlot(this))
 {
     setObjectName(title);
+    m_header->setObjectName(QStringLiteral("title"));
     m_header->setText(QStringLiteral("<b>%1</b>").arg(title.toHtmlEscaped()));
     m_placeholder->setObjectName(QStringLiteral("placeholder"));
     m_placeholder->setStyleSheet(QStringLiteral("color: palette(mid);"));
@@ -75,9 +77,9 @@ PlotPanel::PlotPanel(const QString& title, const QString& valueAxisLabel, QWidge
     layout->setContentsMargins(4, 4, 4, 4);
     auto* top = new QHBoxLayout;
     top->addWidget(m_header);
-    top->addStretch(1);
     m_summary->setObjectName(QStringLiteral("summary"));
-    top->addWidget(m_summary);
+    m_summary->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    top->addWidget(m_summary, 1);
     top->addWidget(m_follow);
     layout->addLayout(top);
     m_plot->legend->setVisible(false); // shown once there is a series to name
