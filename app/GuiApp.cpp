@@ -127,6 +127,11 @@ int runGui(int& argc, char** argv)
                      [&host, &config] { host.start(config); });
     QObject::connect(&window, &ui::MainWindow::engineStopRequested, &host,
                      [&host] { host.shutdown(); });
+    QObject::connect(&window, &ui::MainWindow::databaseChosen, &host,
+                     [&host, &config](const QString& path) {
+                         config.dbPath = path;
+                         host.start(config);
+                     });
     QObject::connect(&window, &ui::MainWindow::settingsChanged, &host,
                      [&host, &config, &fromSettings](const config::AppSettings& s) {
                          config = fromSettings(s);

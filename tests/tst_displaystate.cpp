@@ -113,6 +113,16 @@ void TestDisplayState::states_data()
     s.openAlerts << indexer::CompletenessAlert{};
     QTest::newRow("failed outranks data incomplete")
         << s << int(K::Failed) << "failed: database /tmp is a directory" << int(T::Bad) << false;
+
+    s = running();
+    s.indexerFailure = QStringLiteral("no contracts configured: indexing is off");
+    QTest::newRow("an indexer that will not retry has failed")
+        << s << int(K::Failed) << "failed: no contracts configured: indexing is off" << int(T::Bad)
+        << false;
+
+    s.connection = C::Stopped;
+    QTest::newRow("stopped after it failed")
+        << s << int(K::Stopped) << "stopped" << int(T::Warning) << false;
 }
 
 void TestDisplayState::states()

@@ -1,5 +1,6 @@
 #include "EngineToolBar.h"
 #include "DiscardLabConfirm.h"
+#include "engine/DisplayState.h"
 #include "engine/EngineApi.h"
 
 #include <QAction>
@@ -83,6 +84,12 @@ void EngineToolBar::apply(const EngineStatus& s)
     m_discardsLab = s.managedDevnet && !stopped;
     m_stop->setEnabled(!stopped);
     m_start->setEnabled(stopped);
+    // What cannot work is not offered: pausing or verifying an indexer that is not there.
+    const auto kind = engine::displayState(s).kind;
+    const bool indexerUsable =
+        kind != engine::DisplayState::Kind::Failed && kind != engine::DisplayState::Kind::Stopped;
+    m_pause->setEnabled(indexerUsable);
+    m_verify->setEnabled(indexerUsable);
     {
         const QSignalBlocker block(m_devnet);
         m_devnet->setEnabled(s.managedDevnet && s.connection != EngineStatus::Connection::Stopped);

@@ -78,6 +78,8 @@ DisplayState displayState(const EngineStatus& s)
     using K = DisplayState::Kind;
     if (s.connection == C::Failed)
         return {K::Failed, s.message};
+    if (!s.indexerFailure.isEmpty() && s.connection != C::Stopped)
+        return {K::Failed, s.indexerFailure};
     if (s.connection == C::Stopped)
         return {K::Stopped, {}};
     // Never green over a gap: an open completeness alert outranks everything that runs.

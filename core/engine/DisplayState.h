@@ -41,7 +41,8 @@ struct DisplayState
     friend bool operator==(const DisplayState&, const DisplayState&) = default;
 };
 
-// Precedence, first match wins: failed, stopped, data incomplete (never green over a gap),
+// Precedence, first match wins: failed (the engine, or an indexer that will not retry),
+// stopped, data incomplete (never green over a gap),
 // node unreachable, paused, starting (no environment or nothing known yet), then synced
 // (lag 0 and the indexed node not behind the best watched node) or syncing.
 DisplayState displayState(const EngineStatus& s);

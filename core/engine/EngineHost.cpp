@@ -27,7 +27,8 @@ struct EngineHost::Session
     bool indexingSuspendedForReset = false;
     QString liveEnvironment;
     quint64 chainId = 0;
-    bool announced = false; // "connected to ..., chain id N" logged
+    bool announced = false;   // "connected to ..., chain id N" logged
+    bool noContracts = false; // indexing is on but there is nothing to index
 
     void requestStop()
     {
@@ -205,8 +206,13 @@ void EngineHost::onLabReady(Session* s, const LabSetup& setup)
     for (const auto& c : setup.contracts)
         m_status.contracts << c.toHex();
     s->read->setScope(setup.environmentId, 0);
-    if (s->config.indexing && setup.contracts.isEmpty())
-        log(QStringLiteral("warning"), QStringLiteral("no contracts configured: indexing is off"));
+    s->noContracts = s->config.indexing && setup.contracts.isEmpty();
+    if (s->noContracts) {
+        // Nothing will ever be indexed: a failure to show, not a wait.
+        m_status.indexerFailure =
+            QStringLiteral("no contracts configured: indexing is off (add them in Settings)");
+        log(QStringLiteral("warning"), m_status.indexerFailure);
+    }
     // With indexing off the service still watches node health (it indexes nothing).
     startIndexing(s, setup);
     publishSoon();
@@ -347,6 +353,10 @@ void EngineHost::onIndexing(Session* s, const IndexingSnapshot& snap)
                                                              : snap.state;
     if (!snap.fatal.isEmpty())
         m_status.message = snap.fatal;
+    if (!snap.fatal.isEmpty() && !snap.fatalIsTruncation)
+        m_status.indexerFailure = snap.fatal;
+    else if (!s->noContracts)
+        m_status.indexerFailure.clear();
     if (st.state == State::NodeUnreachable) {
         if (m_status.connection != EngineStatus::Connection::Failed)
             m_status.connection = EngineStatus::Connection::Unreachable;

@@ -63,6 +63,10 @@ struct EngineStatus
     QString dbPath;
     int schemaVersion = 0;
     QString message; // last error or notice, empty when all is well
+    // Why the indexer stopped and will not retry on its own (a database it cannot open, a
+    // deep reorg, no contracts to index): the window's failed state. Empty while it runs;
+    // a block not fetched whole is "data incomplete" instead (openAlerts).
+    QString indexerFailure;
     QDateTime updatedAt;
 
     // The indexer, when it runs.

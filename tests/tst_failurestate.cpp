@@ -1,0 +1,151 @@
+// Failures look like failures (issue #16): a directory given as the database, an
+// unreachable --rpc and no contracts to index each show the error banner with the reason
+// and its actions, the panels say why no data comes, and actions that cannot work are
+// disabled. Driven through a real EngineHost, as the app runs it.
+#include "EngineToolBar.h"
+#include "MainWindow.h"
+#include "engine/EngineHost.h"
+#include "panels/PlotPanel.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QFileDialog>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTcpServer>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace forkscope;
+
+namespace {
+
+// A loopback port nothing listens on.
+quint16 closedPort()
+{
+    QTcpServer s;
+    if (!s.listen(QHostAddress::LocalHost))
+        return 1;
+    return s.serverPort();
+}
+
+QAction* actionNamed(ui::MainWindow& w, const QString& text)
+{
+    for (QAction* a : w.findChildren<QAction*>())
+        if (a->text() == text)
+            return a;
+    return nullptr;
+}
+
+} // namespace
+
+class TestFailureState : public QObject
+{
+    Q_OBJECT
+private slots:
+    void directoryAsDatabase();
+    void unreachableNode();
+    void noContractsToIndex();
+    void bannerActionsRestartAndRecoveryClearsIt();
+
+private:
+    QTemporaryDir m_dir;
+};
+
+void TestFailureState::directoryAsDatabase()
+{
+    engine::EngineHost host;
+    ui::MainWindow w(&host);
+    w.show();
+    engine::EngineConfig config;
+    config.managedDevnet = false;
+    config.rpcUrl = QUrl(QStringLiteral("http://127.0.0.1:%1").arg(closedPort()));
+    config.dbPath = m_dir.path(); // a directory
+    config.contracts = {QStringLiteral("0x5fbdb2315678afecb367f032d93f642f64180aa3")};
+    host.start(config);
+    QTRY_VERIFY_WITH_TIMEOUT(w.engineErrorText().startsWith("FAILED"), 20000);
+    QVERIFY2(w.engineErrorText().contains(m_dir.path()), qPrintable(w.engineErrorText()));
+    for (const char* name : {"chooseDatabase", "settings", "retry"}) {
+        auto* b = w.findChild<QPushButton*>(QString::fromLatin1(name));
+        QVERIFY2(b && b->isVisible(), name);
+    }
+    // The indexer's panels say why, instead of "Waiting for the indexer" (node health polls
+    // the node on its own and may well have data).
+    for (ui::PlotPanel* p : w.panels().mid(0, 3))
+        QVERIFY2(p->placeholderText().startsWith("failed: "), qPrintable(p->placeholderText()));
+    QVERIFY(!actionNamed(w, "Pause indexing")->isEnabled());
+    QVERIFY(!actionNamed(w, "Verify stored data against the node")->isEnabled());
+    host.shutdown();
+}
+
+void TestFailureState::unreachableNode()
+{
+    engine::EngineHost host;
+    ui::MainWindow w(&host);
+    w.show();
+    engine::EngineConfig config;
+    config.managedDevnet = false;
+    config.rpcUrl = QUrl(QStringLiteral("http://127.0.0.1:%1").arg(closedPort()));
+    config.dbPath = m_dir.filePath("unreachable.sqlite");
+    config.contracts = {QStringLiteral("0x5fbdb2315678afecb367f032d93f642f64180aa3")};
+    host.start(config);
+    QTRY_VERIFY_WITH_TIMEOUT(w.engineErrorText().startsWith("NODE UNREACHABLE"), 20000);
+    // Not the database's fault: no Choose database... here.
+    QVERIFY(!w.findChild<QPushButton*>(QStringLiteral("chooseDatabase"))->isVisible());
+    QVERIFY(w.findChild<QPushButton*>(QStringLiteral("retry"))->isVisible());
+    QVERIFY2(w.panels().first()->placeholderText() == "node unreachable",
+             qPrintable(w.panels().first()->placeholderText()));
+    host.shutdown();
+}
+
+void TestFailureState::noContractsToIndex()
+{
+    engine::EngineHost host;
+    ui::MainWindow w(&host);
+    w.show();
+    engine::EngineConfig config;
+    config.managedDevnet = false;
+    config.rpcUrl = QUrl(QStringLiteral("http://127.0.0.1:%1").arg(closedPort()));
+    config.dbPath = m_dir.filePath("nocontracts.sqlite");
+    host.start(config);
+    QTRY_VERIFY_WITH_TIMEOUT(w.engineErrorText().startsWith("FAILED - no contracts configured"),
+                             20000);
+    QVERIFY(w.findChild<QPushButton*>(QStringLiteral("settings"))->isVisible());
+    QVERIFY(!actionNamed(w, "Pause indexing")->isEnabled());
+    host.shutdown();
+}
+
+void TestFailureState::bannerActionsRestartAndRecoveryClearsIt()
+{
+    engine::EngineHost host;
+    ui::MainWindow w(&host);
+    QSignalSpy retry(&w, &ui::MainWindow::engineRestartRequested);
+    engine::EngineStatus s;
+    s.connection = engine::EngineStatus::Connection::Failed;
+    s.message = QStringLiteral("cannot open database /x");
+    emit host.statusAvailable(s);
+    w.findChild<QPushButton*>(QStringLiteral("retry"))->click();
+    QCOMPARE(retry.size(), 1);
+    // Choose database... asks for a file (an existing one, or a new name) and restarts on it.
+    QSignalSpy chosen(&w, &ui::MainWindow::databaseChosen);
+    const QString path = m_dir.filePath("chosen.sqlite");
+    QTimer::singleShot(0, [path] {
+        auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget());
+        QVERIFY(dialog);
+        dialog->selectFile(path);
+        static_cast<QDialog*>(dialog)->accept(); // QFileDialog::accept(), through the public base
+    });
+    w.findChild<QPushButton*>(QStringLiteral("chooseDatabase"))->click();
+    QCOMPARE(chosen.size(), 1);
+    QCOMPARE(chosen.first().first().toString(), path);
+    // Recovered: the banner goes and the panels wait again.
+    s.connection = engine::EngineStatus::Connection::Starting;
+    s.message.clear();
+    emit host.statusAvailable(s);
+    QCOMPARE(w.engineErrorText(), QString());
+    QCOMPARE(w.panels().first()->placeholderText(),
+             QStringLiteral("Waiting for the indexer: no data yet."));
+}
+
+QTEST_MAIN(TestFailureState)
+#include "tst_failurestate.moc"
