@@ -14,6 +14,7 @@ private slots:
     void aDayOfSamplesAtAnyRateIsBounded_data();
     void aDayOfSamplesAtAnyRateIsBounded();
     void newestPointIsTheLatestSample();
+    void viewFitsYoungDataAndNeverGoesBelowZero();
 };
 
 void TestPlotPanel::aDayOfSamplesAtAnyRateIsBounded_data()
@@ -76,6 +77,35 @@ void TestPlotPanel::newestPointIsTheLatestSample()
     panel.appendPoint(pending, t0 + 0.5, 7);
     QCOMPARE(panel.pointCount(pending), 5);
     QCOMPARE((data.constEnd() - 1)->value, 125.0);
+}
+
+void TestPlotPanel::viewFitsYoungDataAndNeverGoesBelowZero()
+{
+    ui::PlotPanel panel("Cursor lag", "height (blocks)");
+    const int lag = panel.addSeries("lag", Qt::red);
+    const double t0 = 1'800'000'000;
+    // Nothing yet: 0..1, not -1..1.
+    panel.plot()->replot();
+    QCOMPARE(panel.plot()->yAxis->range().lower, 0.0);
+    // Ninety seconds of lag 0 and 1: the view is those seconds (not the right 30% of five
+    // minutes), and the value axis starts at 0.
+    for (int i = 0; i <= 90; ++i)
+        panel.appendPoint(lag, t0 + i, i % 2);
+    panel.plot()->replot();
+    QCOMPARE(panel.plot()->xAxis->range().lower, t0 - 2);
+    QCOMPARE(panel.plot()->xAxis->range().upper, t0 + 90 + 5);
+    QCOMPARE(panel.plot()->yAxis->range().lower, 0.0);
+    QVERIFY(panel.plot()->yAxis->range().upper >= 1.0);
+    // Ten seconds of data still get a minute's view.
+    ui::PlotPanel young("Outbox backlog", "rows");
+    const int rows = young.addSeries("rows", Qt::blue);
+    for (int i = 0; i <= 10; ++i)
+        young.appendPoint(rows, t0 + i, 5);
+    QCOMPARE(young.plot()->xAxis->range().lower, t0 + 10 - ui::PlotPanel::kMinFitSecs);
+    // Once the data spans more than the live window, the window follows the newest.
+    for (int i = 91; i <= 400; ++i)
+        panel.appendPoint(lag, t0 + i, 3);
+    QCOMPARE(panel.plot()->xAxis->range().lower, t0 + 400 - ui::PlotPanel::kLiveWindowSecs);
 }
 
 QTEST_MAIN(TestPlotPanel)

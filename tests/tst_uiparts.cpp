@@ -23,6 +23,7 @@
 #include <QCheckBox>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QMenu>
 #include <QMessageBox>
 #include <QSettings>
@@ -74,6 +75,8 @@ private slots:
     void labToolBarTakesMoreActions();
     void reportsAreRoutedByTicket();
     void engineActionsSayWhatTheyDoAndAskBeforeDiscardingTheLab();
+    void outboxSafeHeightInWords_data();
+    void outboxSafeHeightInWords();
 
 private:
     QTemporaryDir m_config; // QSettings ("Don't ask again") go here, not to ~/.config
@@ -114,8 +117,23 @@ void TestUiParts::panelsFollowTheHost()
     QCOMPARE(lag.pointCount(ui::CursorLagPanel::Lag), 1);
     QVERIFY2(lag.summary().contains("syncing | lag 20 blocks"), qPrintable(lag.summary()));
     QCOMPARE(outbox.pointCount(ui::OutboxPanel::Pending), 1);
+    // No sink: the backlog only grows, so no chart, and the panel says why and where to go.
+    QCOMPARE(outbox.summary(), QStringLiteral("No delivery sink configured; 4 rows kept"));
+    QVERIFY(!outbox.isChartVisible());
+    auto* notice = outbox.findChild<QLabel*>(QStringLiteral("noSinkNotice"));
+    QVERIFY(notice && !notice->isHidden());
+    QSignalSpy toSettings(&outbox, &ui::OutboxPanel::settingsRequested);
+    emit notice->linkActivated(QStringLiteral("settings"));
+    QCOMPARE(toSettings.size(), 1);
+    s.outboxSink = "http://127.0.0.1:9/hook";
+    s.safeHeight = 118;
+    s.confirmations = 2;
+    emit host.statusAvailable(s);
+    QVERIFY(outbox.isChartVisible());
+    QVERIFY(notice->isHidden());
     QVERIFY2(outbox.summary().startsWith("4 pending"), qPrintable(outbox.summary()));
-    QVERIFY(outbox.summary().contains("no sink"));
+    QVERIFY2(outbox.summary().endsWith("deliverable up to block 118 (head 120, 2 confirmations)"),
+             qPrintable(outbox.summary()));
     // One bar set per live reason, in the Palette's order; each bar knows its reorg.
     QCOMPARE(ui::Palette::liveReorgReasons(),
              (QStringList{"hash mismatch", "parent mismatch", "absence", "repair"}));
@@ -208,6 +226,34 @@ void TestUiParts::toolbarsFollowTheHost()
         if (a->text() == QLatin1String("Restart engine"))
             a->trigger();
     QCOMPARE(restart.size(), 1);
+}
+
+void TestUiParts::outboxSafeHeightInWords_data()
+{
+    QTest::addColumn<int>("safe"); // -1: none
+    QTest::addColumn<int>("head");
+    QTest::addColumn<int>("confirmations");
+    QTest::addColumn<QString>("text");
+    QTest::newRow("at the head") << 44 << 44 << 0
+                                 << "deliverable up to block 44 (head 44, 0 confirmations)";
+    QTest::newRow("one confirmation")
+        << 43 << 44 << 1 << "deliverable up to block 43 (head 44, 1 confirmation)";
+    QTest::newRow("no ready node")
+        << -1 << 44 << 12 << "nothing deliverable yet (no ready node; 12 confirmations)";
+}
+
+void TestUiParts::outboxSafeHeightInWords()
+{
+    QFETCH(int, safe);
+    QFETCH(int, head);
+    QFETCH(int, confirmations);
+    QFETCH(QString, text);
+    EngineStatus s;
+    if (safe >= 0)
+        s.safeHeight = quint64(safe);
+    s.headBlock = quint64(head);
+    s.confirmations = quint64(confirmations);
+    QCOMPARE(ui::OutboxPanel::deliverableText(s), text);
 }
 
 // Answers the next modal confirmation: clicks the button whose text starts with `button`,

@@ -1,6 +1,7 @@
 #include "MainWindow.h"
 #include "CheckpointView.h"
 #include "DiscardLabConfirm.h"
+#include "EngineErrorBanner.h"
 #include "EngineToolBar.h"
 #include "EnvironmentWindow.h"
 #include "EventLogView.h"
@@ -10,6 +11,8 @@
 #include "completeness/DataIncompleteBanner.h"
 #include "engine/DisplayState.h"
 #include "engine/EngineApi.h"
+#include "help/Glossary.h"
+#include "help/HelpDialog.h"
 #include "lab/DeepReorgBanner.h"
 #include "lab/LabToolBar.h"
 #include "lab/VerdictBadge.h"
@@ -82,11 +85,19 @@ void MainWindow::buildCentral()
     m_banner = new DataIncompleteBanner(central);
     connect(m_banner, &DataIncompleteBanner::repairRequested, m_host, &EngineApi::repair);
     column->addWidget(m_banner);
+    m_engineError = new EngineErrorBanner(central);
+    connect(m_engineError, &EngineErrorBanner::chooseDatabaseRequested, this,
+            &MainWindow::chooseDatabase);
+    connect(m_engineError, &EngineErrorBanner::settingsRequested, this, &MainWindow::openSettings);
+    connect(m_engineError, &EngineErrorBanner::retryRequested, this,
+            &MainWindow::engineRestartRequested);
+    column->addWidget(m_engineError);
     m_deepReorg = new DeepReorgBanner(m_host, central);
     column->addWidget(m_deepReorg);
     m_lag = new CursorLagPanel(m_host, central);
     m_reorgs = new ReorgPanel(m_host, central);
     m_outbox = new OutboxPanel(m_host, central);
+    connect(m_outbox, &OutboxPanel::settingsRequested, this, &MainWindow::openSettings);
     m_health = new NodeHealthPanel(m_host, central);
     column->addWidget(new PanelGrid(panels(), central), 1);
     setCentralWidget(central);
@@ -159,16 +170,10 @@ QList<QDockWidget*> MainWindow::buildDocks()
 void MainWindow::buildMenus(const QList<QDockWidget*>& docks)
 {
     auto* fileMenu = menuBar()->addMenu(tr("&File"));
-    QAction* settings = fileMenu->addAction(tr("&Settings..."), this, [this] {
-        QSettings store;
-        SettingsDialog dialog(config::AppSettings::load(store), this);
-        if (dialog.exec() != QDialog::Accepted)
-            return;
-        dialog.settings().save(store);
-        appendLog(QStringLiteral("info"), tr("settings saved; restarting the engine"));
-        emit settingsChanged(dialog.settings());
-    });
-    settings->setShortcut(QKeySequence::Preferences);
+    fileMenu->addAction(tr("&Open database..."), this, &MainWindow::chooseDatabase);
+    QAction* settings = fileMenu->addAction(tr("&Settings..."), this, &MainWindow::openSettings);
+    // Explicitly: QKeySequence::Preferences is empty on some platforms (this one).
+    settings->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Comma));
     QAction* exportAction = fileMenu->addAction(tr("&Export checkpoint report..."), this, [this] {
         const QString path = QFileDialog::getSaveFileName(
             this, tr("Export checkpoint report"), QStringLiteral("forkscope-report.pdf"),
@@ -190,6 +195,18 @@ void MainWindow::buildMenus(const QList<QDockWidget*>& docks)
     auto* viewMenu = menuBar()->addMenu(tr("&View"));
     for (QDockWidget* d : docks)
         viewMenu->addAction(d->toggleViewAction());
+    // Alt+1..7 bring a tab below the charts to the front (and show it if it was closed).
+    viewMenu->addSeparator();
+    for (qsizetype i = 0; i < docks.size() && i < 9; ++i) {
+        QDockWidget* d = docks[i];
+        QAction* raise = viewMenu->addAction(tr("Go to %1").arg(d->windowTitle()), this, [d] {
+            d->show();
+            d->raise();
+            if (d->widget())
+                d->widget()->setFocus();
+        });
+        raise->setShortcut(QKeySequence(Qt::ALT | Qt::Key(Qt::Key_1 + int(i))));
+    }
     viewMenu->addSeparator();
     viewMenu->addAction(tr("Follow live on all charts"), QKeySequence(Qt::CTRL | Qt::Key_L), this,
                         [this] {
@@ -199,12 +216,41 @@ void MainWindow::buildMenus(const QList<QDockWidget*>& docks)
     menuBar()->addMenu(m_engineBar->menu());
     menuBar()->addMenu(m_labBar->menu());
     auto* helpMenu = menuBar()->addMenu(tr("&Help"));
+    helpMenu->addAction(tr("&Getting started"), QKeySequence::HelpContents, this, [this] {
+        (new HelpDialog(tr("Getting started"), gettingStartedHtml(), this))->show();
+    });
+    helpMenu->addAction(tr("G&lossary"), this,
+                        [this] { (new HelpDialog(tr("Glossary"), glossaryHtml(), this))->show(); });
     helpMenu->addAction(tr("&About Forkscope"), this, [this] {
         QMessageBox::about(this, tr("About Forkscope"),
                            tr("Forkscope %1\nA desktop monitor and local lab indexer for EVM "
                               "chains.")
                                .arg(QStringLiteral(FORKSCOPE_VERSION)));
     });
+}
+
+void MainWindow::openSettings()
+{
+    QSettings store;
+    SettingsDialog dialog(config::AppSettings::load(store), this);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    dialog.settings().save(store);
+    appendLog(QStringLiteral("info"), tr("settings saved; restarting the engine"));
+    emit settingsChanged(dialog.settings());
+}
+
+void MainWindow::chooseDatabase()
+{
+    // An existing file is opened (and migrated), a new name creates one.
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Open or create a database"), m_dbPath,
+                                     tr("SQLite database (*.sqlite *.sqlite3 *.db);;All files (*)"),
+                                     nullptr, QFileDialog::DontConfirmOverwrite);
+    if (path.isEmpty())
+        return;
+    appendLog(QStringLiteral("info"), tr("opening database %1; restarting the engine").arg(path));
+    emit databaseChosen(path);
 }
 
 void MainWindow::buildStatusBar()
@@ -241,6 +287,14 @@ void MainWindow::applyStatus(const EngineStatus& s)
                                       ? s.openAlerts.first().summary()
                                       : (state.reason.isEmpty() ? s.message : state.reason));
     m_connectionLabel->setStyleSheet(Palette::stateStyle(state.tone()));
+    // A failure looks like one: the banner with what can fix it, and panels that say why no
+    // data comes instead of "waiting".
+    m_engineError->setState(state);
+    const bool blocked = state.kind == engine::DisplayState::Kind::Failed ||
+                         state.kind == engine::DisplayState::Kind::NodeUnreachable;
+    for (PlotPanel* p : panels())
+        p->setProblem(blocked ? state.text() : QString());
+    m_dbPath = s.dbPath;
     const QString kind = s.managedDevnet ? tr("managed anvil") : tr("node");
     m_nodeLabel->setText(s.endpoint.isEmpty() ? tr("%1: starting...").arg(kind)
                                               : tr("%1: %2").arg(kind, s.endpoint));
@@ -351,6 +405,11 @@ QString MainWindow::checkpointField(const QString& name) const
 QAction* MainWindow::labAction(const QString& name) const
 {
     return m_labBar->action(name);
+}
+
+QString MainWindow::engineErrorText() const
+{
+    return m_engineError->text();
 }
 
 QWidget* MainWindow::verdictBadge() const

@@ -20,6 +20,7 @@ class CheckpointView;
 class CursorLagPanel;
 class DataIncompleteBanner;
 class DeepReorgBanner;
+class EngineErrorBanner;
 class EngineToolBar;
 class EnvironmentListModel;
 class EnvironmentWindow;
@@ -73,7 +74,8 @@ public:
     QString checkpointField(const QString& name) const;
     QAction* labAction(const QString& name) const;
     engine::InvariantVerdict::State verdictState() const;
-    QWidget* verdictBadge() const; // for the tests that check it is on screen
+    QWidget* verdictBadge() const;   // for the tests that check it is on screen
+    QString engineErrorText() const; // the error banner's text, empty while hidden
 
 public slots:
     void appendLog(const QString& level, const QString& text);
@@ -86,12 +88,20 @@ signals:
     void settingsChanged(const forkscope::config::AppSettings& settings);
     void engineRestartRequested();
     void engineStopRequested();
+    // File > Open database... or the error banner's Choose database...: start on this file.
+    void databaseChosen(const QString& path);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
 
+public slots:
+    void openSettings();
+    void chooseDatabase();
+
 private:
     bool m_quitConfirmed = false; // File > Quit asked already
+    QString m_dbPath;             // the database in use, where Open database... starts
+    EngineErrorBanner* m_engineError = nullptr;
     void buildCentral();
     QList<QDockWidget*> buildDocks();
     void buildMenus(const QList<QDockWidget*>& docks);

@@ -3,6 +3,7 @@
 #include "InjectReorgDialog.h"
 #include "VerdictBadge.h"
 #include "engine/EngineApi.h"
+#include "help/Glossary.h"
 #include "indexer/CrashPoints.h"
 
 #include <QAction>
@@ -135,11 +136,13 @@ void LabToolBar::addProxyAndProofActions()
 
 void LabToolBar::addCrashAndCheckActions()
 {
-    QAction* crash = addLabAction(
-        {.name = QStringLiteral("crash"),
-         .text = tr("Crash the indexer..."),
-         .key = QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K),
-         .tip = tr("Kill the indexer at a crash point and watch it recover from the database")});
+    QAction* crash =
+        addLabAction({.name = QStringLiteral("crash"),
+                      .text = tr("Crash the indexer..."),
+                      .key = QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K),
+                      .tip = tr("Kill the indexer at a crash point and watch it recover from the "
+                                "database.\n\n") +
+                             explain({QStringLiteral("crash points")})});
     connect(crash, &QAction::triggered, m_host, [this] {
         bool ok = false;
         const QString point = QInputDialog::getItem(this, tr("Crash the indexer"),

@@ -3,6 +3,7 @@
 #include "StatusTime.h"
 #include "engine/DisplayState.h"
 #include "engine/EngineApi.h"
+#include "help/Glossary.h"
 
 namespace forkscope::ui {
 
@@ -12,6 +13,7 @@ CursorLagPanel::CursorLagPanel(engine::EngineApi* host, QWidget* parent)
     : PlotPanel(tr("Cursor lag"), tr("height (blocks)"), parent)
 {
     setObjectName(QStringLiteral("cursorLagPanel"));
+    setSummaryExplanation(explain({QStringLiteral("cursor lag"), QStringLiteral("checkpoint")}));
     setPlaceholderText(tr("Waiting for the indexer: no data yet."));
     addSeries(tr("head"), Palette::series(Palette::Series::Head));
     addSeries(tr("checkpoint"), Palette::series(Palette::Series::Checkpoint));

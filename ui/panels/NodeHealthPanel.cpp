@@ -3,6 +3,7 @@
 #include "StateStrip.h"
 #include "StatusTime.h"
 #include "engine/EngineApi.h"
+#include "help/Glossary.h"
 
 #include <QLabel>
 #include <qcustomplot.h>
@@ -13,6 +14,7 @@ NodeHealthPanel::NodeHealthPanel(engine::EngineApi* host, QWidget* parent)
     : PlotPanel(tr("Node health"), tr("height (blocks)"), parent), m_stateStrip(new StateStrip)
 {
     setObjectName(QStringLiteral("nodeHealthPanel"));
+    setSummaryExplanation(explain({QStringLiteral("ready height")}));
     setPlaceholderText(tr("Waiting for the indexer: no data yet."));
     m_stateStrip->setObjectName(QStringLiteral("stateStrip"));
     addFooter(m_stateStrip);

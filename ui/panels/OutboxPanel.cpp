@@ -1,8 +1,12 @@
 #include "OutboxPanel.h"
 #include "Palette.h"
 #include "StatusTime.h"
+#include "engine/DisplayState.h"
 #include "engine/EngineApi.h"
 #include "engine/SyncProgress.h"
+#include "help/Glossary.h"
+
+#include <QLabel>
 
 namespace forkscope::ui {
 
@@ -10,6 +14,8 @@ OutboxPanel::OutboxPanel(engine::EngineApi* host, QWidget* parent)
     : PlotPanel(tr("Outbox backlog"), tr("rows, rows/s"), parent)
 {
     setObjectName(QStringLiteral("outboxPanel"));
+    setSummaryExplanation(explain({QStringLiteral("outbox"), QStringLiteral("safe height"),
+                                   QStringLiteral("confirmations")}));
     setPlaceholderText(tr("Waiting for the indexer: no data yet."));
     addSeries(tr("pending rows"), Palette::series(Palette::Series::OutboxPending));
     addSeries(tr("delivered/s"), Palette::series(Palette::Series::DeliveredRate));
@@ -17,6 +23,16 @@ OutboxPanel::OutboxPanel(engine::EngineApi* host, QWidget* parent)
               PlotPanel::Axis::Right);
     addSeries(tr("head"), Palette::series(Palette::Series::Head), PlotPanel::Axis::Right);
     setRightAxisLabel(tr("height (blocks)"));
+    m_noSink = new QLabel(
+        tr("<p>No delivery sink is configured, so outbox rows are kept in the database and "
+           "not sent. <a href=\"settings\">Configure a webhook or JSON-lines sink in "
+           "Settings...</a></p>"));
+    m_noSink->setObjectName(QStringLiteral("noSinkNotice"));
+    m_noSink->setWordWrap(true);
+    m_noSink->setAlignment(Qt::AlignCenter);
+    m_noSink->hide();
+    connect(m_noSink, &QLabel::linkActivated, this, &OutboxPanel::settingsRequested);
+    addFooter(m_noSink);
     connect(host, &engine::EngineApi::statusAvailable, this, &OutboxPanel::apply);
 }
 
@@ -31,22 +47,39 @@ void OutboxPanel::apply(const engine::EngineStatus& s)
         appendPoint(SafeHeight, t, double(*s.safeHeight));
     if (s.headBlock)
         appendPoint(Head, t, double(*s.headBlock));
+    // Without a sink nothing is ever delivered: a backlog chart would only ever grow, so
+    // the panel says what is going on and where to change it.
+    const bool noSink = s.outboxSink.isEmpty();
+    setChartVisible(!noSink);
+    m_noSink->setVisible(noSink);
+    if (noSink) {
+        setSummary(tr("No delivery sink configured; %1 kept")
+                       .arg(engine::text::count(s.outboxPending, tr("row"), tr("rows"))));
+        return;
+    }
     const QString age = s.outboxOldestPendingAgeSecs
                             ? engine::humanDuration(*s.outboxOldestPendingAgeSecs)
                             : tr("-");
-    const QString safe = s.safeHeight ? QString::number(*s.safeHeight) : tr("none (no ready node)");
-    QString text = tr("%1 pending (oldest %2) | %3 delivered, %4/s | safe %5 = head - %6")
+    QString text = tr("%1 pending (oldest %2) | %3 delivered, %4 | %5")
                        .arg(s.outboxPending)
                        .arg(age)
                        .arg(s.outboxDelivered)
-                       .arg(s.outboxDeliveredPerSecond, 0, 'f', 1)
-                       .arg(safe)
-                       .arg(s.confirmations);
+                       .arg(engine::text::rate(s.outboxDeliveredPerSecond, tr("rows")))
+                       .arg(deliverableText(s));
     if (s.outboxFailed > 0)
         text += tr(" | %1 failed").arg(s.outboxFailed);
-    if (s.outboxSink.isEmpty())
-        text += tr(" | no sink: rows are kept, not delivered");
     setSummary(text);
+}
+
+QString OutboxPanel::deliverableText(const engine::EngineStatus& s)
+{
+    const QString confirmations =
+        engine::text::count(qint64(s.confirmations), tr("confirmation"), tr("confirmations"));
+    if (!s.safeHeight)
+        return tr("nothing deliverable yet (no ready node; %1)").arg(confirmations);
+    return tr("deliverable up to block %1 (head %2, %3)")
+        .arg(*s.safeHeight)
+        .arg(s.headBlock ? QString::number(*s.headBlock) : tr("unknown"), confirmations);
 }
 
 } // namespace forkscope::ui

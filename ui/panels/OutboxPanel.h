@@ -2,6 +2,8 @@
 
 #include "PlotPanel.h"
 
+class QLabel;
+
 namespace forkscope::engine {
 class EngineApi;
 struct EngineStatus;
@@ -19,8 +21,18 @@ public:
 
     explicit OutboxPanel(engine::EngineApi* host, QWidget* parent = nullptr);
 
+    // The words the summary uses for the safe height: "deliverable up to block 44 (head 44,
+    // 0 confirmations)". Pure, for the tests.
+    static QString deliverableText(const engine::EngineStatus& s);
+
+signals:
+    // The no-sink notice's link: open Settings to configure a webhook or JSON-lines sink.
+    void settingsRequested();
+
 private:
     void apply(const engine::EngineStatus& s);
+
+    QLabel* m_noSink;
 };
 
 } // namespace forkscope::ui

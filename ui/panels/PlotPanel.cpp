@@ -92,13 +92,33 @@ PlotPanel::PlotPanel(const QString& title, const QString& valueAxisLabel, QWidge
 
 void PlotPanel::setPlaceholderText(const QString& text)
 {
-    m_placeholder->setText(text);
-    m_placeholder->setVisible(!text.isEmpty());
+    m_placeholderText = text;
+    showPlaceholder();
+}
+
+void PlotPanel::setProblem(const QString& text)
+{
+    m_problem = text;
+    showPlaceholder();
+}
+
+void PlotPanel::showPlaceholder()
+{
+    // Until data arrives: why none is coming, when something is wrong.
+    const QString shown =
+        m_placeholderText.isEmpty() || m_problem.isEmpty() ? m_placeholderText : m_problem;
+    m_placeholder->setText(shown);
+    m_placeholder->setVisible(!shown.isEmpty());
 }
 
 QString PlotPanel::placeholderText() const
 {
     return m_placeholder->text();
+}
+
+void PlotPanel::setSummaryExplanation(const QString& text)
+{
+    m_summary->setExplanation(text);
 }
 
 void PlotPanel::setSummary(const QString& text)
@@ -167,6 +187,7 @@ void PlotPanel::appendPoint(int series, double timeSecs, double value)
         data.removeBefore(data.at(data.size() - kMaxPoints)->key);
     setPlaceholderText({});
     m_latest = std::max(m_latest, timeSecs);
+    m_earliest = m_earliest > 0 ? std::min(m_earliest, timeSecs) : timeSecs;
     m_valuesDirty = true;
     if (followLive())
         followTo(m_latest);
@@ -175,7 +196,12 @@ void PlotPanel::appendPoint(int series, double timeSecs, double value)
 
 void PlotPanel::followTo(double timeSecs)
 {
-    m_plot->xAxis->setRange(timeSecs - kLiveWindowSecs, timeSecs + 5);
+    // Until the live window is full, the view fits the data (a minute at least) instead of
+    // packing it against the right edge of five empty minutes.
+    double from = timeSecs - kLiveWindowSecs;
+    if (m_earliest > 0 && m_earliest - 2 > from)
+        from = std::min(m_earliest - 2, timeSecs - kMinFitSecs);
+    m_plot->xAxis->setRange(from, timeSecs + 5);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -198,11 +224,16 @@ void PlotPanel::rescaleValues()
             r = found ? QCPRange(std::min(r.lower, pr.lower), std::max(r.upper, pr.upper)) : pr;
             found = true;
         }
-        if (!found)
+        // Every value charted is a height, a count, a lag or a rate: never below zero, so an
+        // axis never shows "-1" (nor, with nothing to show, -1..1).
+        if (!found) {
+            axis->setRange(0, 1);
             continue;
+        }
         if (!m_bars.isEmpty() && axis == m_plot->yAxis)
             r.lower = 0; // bars grow from zero
-        axis->setRange(r.lower - 1, r.upper + 1);
+        const double pad = std::max(1.0, 0.05 * (r.upper - r.lower));
+        axis->setRange(std::max(0.0, r.lower - pad), r.upper + pad);
     }
 }
 
@@ -229,6 +260,8 @@ void PlotPanel::setBars(int index, const QList<double>& timeSecs, const QList<do
     if (!timeSecs.isEmpty()) {
         setPlaceholderText({});
         m_latest = std::max(m_latest, *std::max_element(timeSecs.begin(), timeSecs.end()));
+        const double first = *std::min_element(timeSecs.begin(), timeSecs.end());
+        m_earliest = m_earliest > 0 ? std::min(m_earliest, first) : first;
     }
     m_valuesDirty = true;
     if (followLive() && m_latest > 0)
@@ -249,6 +282,17 @@ void PlotPanel::advanceTo(double timeSecs)
     m_latest = timeSecs;
     if (followLive())
         followTo(m_latest);
+}
+
+void PlotPanel::setChartVisible(bool visible)
+{
+    m_plot->setVisible(visible);
+    m_follow->setVisible(visible);
+}
+
+bool PlotPanel::isChartVisible() const
+{
+    return !m_plot->isHidden();
 }
 
 void PlotPanel::addFooter(QWidget* widget)

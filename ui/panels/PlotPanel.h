@@ -10,6 +10,8 @@ class QCPGraph;
 
 namespace forkscope::ui {
 
+class ElidedLabel;
+
 // One titled chart panel with a time axis, a legend, hover tooltips, pan/zoom and a
 // "follow live" toggle. Until data arrives the panel says plainly that it is waiting
 // rather than drawing invented numbers.
@@ -23,7 +25,12 @@ public:
     QString title() const { return m_title; }
     void setPlaceholderText(const QString& text);
     QString placeholderText() const;
+    // Shown instead of the placeholder while the panel has no data and something stops it
+    // coming (the engine failed, the node does not answer); empty clears it.
+    void setProblem(const QString& text);
     void setSummary(const QString& text);
+    // What the summary's words mean, on hover (Glossary.h).
+    void setSummaryExplanation(const QString& text);
     QString summary() const;
 
     // A named series; points are appended with appendPoint and redraws are queued, not
@@ -46,6 +53,8 @@ public:
     static constexpr int kMaxPoints = int(kHistorySecs / kMinSpacingSecs);
     // The visible window while following live.
     static constexpr double kLiveWindowSecs = 300;
+    // The shortest view while the data is younger than the live window.
+    static constexpr double kMinFitSecs = 60;
 
     // Follow live: the x range tracks the newest data. Dragging or zooming turns it off;
     // ticking the box again jumps back to now.
@@ -60,6 +69,10 @@ public:
     void advanceTo(double timeSecs);
     // A widget shown under the chart (e.g. the node state strip and its legend).
     void addFooter(QWidget* widget);
+    // Hide the chart (and its Follow live) when it would only mislead, e.g. an outbox
+    // backlog that grows because no sink is configured; a footer then says why.
+    void setChartVisible(bool visible);
+    bool isChartVisible() const;
 
 signals:
     // A bar (of addBars set `bars`) was clicked; `index` is its position in that set.
@@ -70,18 +83,23 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
+    void showPlaceholder();
     void followTo(double timeSecs);
     void rescaleValues();
 
     QString m_title;
     QLabel* m_header;
-    QLabel* m_summary;
+    ElidedLabel* m_summary;
     QLabel* m_placeholder;
+    QString m_placeholderText; // "no data yet", until data arrives
+    QString m_problem;
     QCheckBox* m_follow;
     QCustomPlot* m_plot;
     QList<QCPBars*> m_bars;
     QList<QStringList> m_barLabels;
     double m_latest = 0;       // newest time seen, for "follow live"
+    double m_earliest = 0;     // oldest time seen: the view fits the data until it spans
+                               // the live window
     bool m_valuesDirty = true; // data or time range changed: value axes to rescale
 };
 

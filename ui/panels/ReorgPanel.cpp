@@ -3,6 +3,7 @@
 #include "ReorgDiffDialog.h"
 #include "StatusTime.h"
 #include "engine/EngineApi.h"
+#include "help/Glossary.h"
 
 namespace forkscope::ui {
 
@@ -10,6 +11,8 @@ ReorgPanel::ReorgPanel(engine::EngineApi* host, QWidget* parent)
     : PlotPanel(tr("Reorg events"), tr("depth (blocks)"), parent)
 {
     setObjectName(QStringLiteral("reorgPanel"));
+    setSummaryExplanation(explain(
+        {QStringLiteral("reorg"), QStringLiteral("fork point"), QStringLiteral("absence")}));
     setPlaceholderText(tr("Waiting for the indexer: no data yet."));
     for (const QString& reason : Palette::liveReorgReasons()) {
         addBars(reason, Palette::reorgReason(reason));

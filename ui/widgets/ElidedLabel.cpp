@@ -38,10 +38,16 @@ bool ElidedLabel::event(QEvent* e)
 {
     // The whole text on hover when it is cut, unless the label has a tooltip of its own.
     if (e->type() == QEvent::ToolTip && toolTip().isEmpty()) {
+        QStringList parts;
         if (isElided())
-            QToolTip::showText(static_cast<QHelpEvent*>(e)->globalPos(), text(), this);
-        else
+            parts << text();
+        if (!m_explanation.isEmpty())
+            parts << m_explanation;
+        if (parts.isEmpty())
             QToolTip::hideText();
+        else
+            QToolTip::showText(static_cast<QHelpEvent*>(e)->globalPos(),
+                               parts.join(QStringLiteral("\n\n")), this);
         return true;
     }
     return QLabel::event(e);

@@ -18,6 +18,9 @@ public:
     QSize sizeHint() const override;
     // The text does not fit the label's width now.
     bool isElided() const;
+    // Shown on hover after the whole text: what the words mean (Glossary.h).
+    void setExplanation(const QString& text) { m_explanation = text; }
+    QString explanation() const { return m_explanation; }
 
 protected:
     bool event(QEvent* e) override;
@@ -25,6 +28,7 @@ protected:
 
 private:
     Qt::TextElideMode m_mode;
+    QString m_explanation;
 };
 
 } // namespace forkscope::ui

@@ -1,0 +1,111 @@
+// Keyboard and discoverability (issue #16): Settings on Ctrl+, (QKeySequence::Preferences is
+// empty on this platform), Alt+1..7 for the tabs below the charts, Help > Getting started and
+// Help > Glossary, and tooltips that explain the jargon from the same glossary.
+#include "MainWindow.h"
+#include "engine/EngineHost.h"
+#include "help/Glossary.h"
+#include "help/HelpDialog.h"
+#include "panels/PlotPanel.h"
+#include "widgets/ElidedLabel.h"
+
+#include <QAction>
+#include <QDockWidget>
+#include <QtTest>
+
+using namespace forkscope;
+
+namespace {
+
+QAction* actionNamed(ui::MainWindow& w, const QString& text)
+{
+    for (QAction* a : w.findChildren<QAction*>())
+        if (a->text() == text)
+            return a;
+    return nullptr;
+}
+
+} // namespace
+
+class TestHelpAndKeys : public QObject
+{
+    Q_OBJECT
+private slots:
+    void shortcuts();
+    void helpPages();
+    void jargonIsExplained_data();
+    void jargonIsExplained();
+};
+
+void TestHelpAndKeys::shortcuts()
+{
+    engine::EngineHost host;
+    ui::MainWindow w(&host);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QCOMPARE(actionNamed(w, "&Settings...")->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_Comma));
+    QAction* toTransfers = actionNamed(w, "Go to Transfers");
+    QVERIFY(toTransfers);
+    QCOMPARE(toTransfers->shortcut(), QKeySequence(Qt::ALT | Qt::Key_4));
+    auto* transfers = w.findChild<QDockWidget*>(QStringLiteral("transfersDock"));
+    auto* log = w.findChild<QDockWidget*>(QStringLiteral("eventLogDock"));
+    // A tab behind the event log: Qt keeps it "visible", off-screen, so what counts is
+    // whether any of it can be seen.
+    QVERIFY(transfers->visibleRegion().isEmpty());
+    toTransfers->trigger();
+    QTRY_VERIFY(!transfers->visibleRegion().isEmpty());
+    QTRY_VERIFY(log->visibleRegion().isEmpty());
+    actionNamed(w, "Go to Event log")->trigger();
+    QTRY_VERIFY(!log->visibleRegion().isEmpty());
+}
+
+void TestHelpAndKeys::helpPages()
+{
+    engine::EngineHost host;
+    ui::MainWindow w(&host);
+    actionNamed(w, "G&lossary")->trigger();
+    actionNamed(w, "&Getting started")->trigger();
+    const QList<ui::HelpDialog*> pages = w.findChildren<ui::HelpDialog*>();
+    QCOMPARE(pages.size(), 2);
+    QStringList titles;
+    for (ui::HelpDialog* p : pages) {
+        titles << p->windowTitle();
+        QVERIFY(p->isVisible());
+    }
+    titles.sort();
+    QCOMPARE(titles, (QStringList{"Getting started", "Glossary"}));
+    for (ui::HelpDialog* p : pages) {
+        if (p->windowTitle() == "Glossary")
+            for (const ui::GlossaryEntry& e : ui::glossary())
+                QVERIFY2(p->plainText().contains(e.term), qPrintable(e.term));
+        else
+            QVERIFY(p->plainText().contains("Inject reorg"));
+    }
+}
+
+void TestHelpAndKeys::jargonIsExplained_data()
+{
+    QTest::addColumn<int>("panel");
+    QTest::addColumn<QString>("term");
+    QTest::newRow("safe height") << 2 << "safe height";
+    QTest::newRow("ready height") << 3 << "ready height";
+    QTest::newRow("absence") << 1 << "absence";
+    QTest::newRow("cursor lag") << 0 << "cursor lag";
+}
+
+void TestHelpAndKeys::jargonIsExplained()
+{
+    QFETCH(int, panel);
+    QFETCH(QString, term);
+    engine::EngineHost host;
+    ui::MainWindow w(&host);
+    QVERIFY(!ui::glossaryMeaning(term).isEmpty());
+    auto* summary = w.panels().at(panel)->findChild<ui::ElidedLabel*>(QStringLiteral("summary"));
+    QVERIFY(summary);
+    QVERIFY2(summary->explanation().contains(term + ": " + ui::glossaryMeaning(term)),
+             qPrintable(summary->explanation()));
+    QVERIFY2(actionNamed(w, "Crash the indexer...")->toolTip().contains("crash points: "),
+             qPrintable(actionNamed(w, "Crash the indexer...")->toolTip()));
+}
+
+QTEST_MAIN(TestHelpAndKeys)
+#include "tst_helpandkeys.moc"
