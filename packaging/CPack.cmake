@@ -23,14 +23,13 @@ set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "A Qt 6 desktop app that runs a reorg-safe 
 devnet (anvil) or any EVM JSON-RPC endpoint, stores into SQLite and charts
 cursor lag, reorg events, outbox backlog and node health. The same engine
 runs headless as `forkscope index`.
-The managed lab needs anvil, installed separately (npm package
-@foundry-rs/anvil-linux-amd64) and found on PATH or through FORKSCOPE_ANVIL.")
+The managed lab runs the anvil 1.7.1 shipped in /usr/libexec/forkscope
+(from the npm package @foundry-rs/anvil-linux-amd64, MIT OR Apache-2.0).")
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # Qt loads the SQLite driver as a plugin at run time, so dpkg-shlibdeps never sees it;
 # without it every database open fails. CPack appends the shlibdeps result to this list.
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "libqt6sql6-sqlite")
 # npm is the way to install anvil for the managed lab; the app also works without it
 # against any JSON-RPC endpoint.
-set(CPACK_DEBIAN_PACKAGE_SUGGESTS "npm")
 
 include(CPack)

@@ -1,7 +1,8 @@
 # What `cmake --install` puts next to bin/forkscope so desktops find the app: the desktop
 # entry, the AppStream metainfo and the hicolor icons, all named by the app id.
-# anvil is not installed: it is a separate download (see README, "Install / packaging");
-# Devnet finds it through FORKSCOPE_ANVIL, ../libexec/forkscope/anvil or PATH.
+# The pinned anvil goes to libexec/forkscope, where Devnet looks first after
+# FORKSCOPE_ANVIL, so the managed lab works on an installed system (its licence, MIT OR
+# Apache-2.0, allows it: packaging/copyright).
 include(GNUInstallDirs)
 
 set(FORKSCOPE_APP_ID "io.github.forkscope.Forkscope")
@@ -15,3 +16,13 @@ install(DIRECTORY "${CMAKE_SOURCE_DIR}/resources/icons/hicolor"
         DESTINATION "${CMAKE_INSTALL_DATADIR}/icons")
 install(FILES "${CMAKE_SOURCE_DIR}/LICENSE"
         DESTINATION "${CMAKE_INSTALL_DATADIR}/doc/forkscope")
+
+install(FILES "${CMAKE_CURRENT_LIST_DIR}/copyright"
+        DESTINATION "${CMAKE_INSTALL_DATADIR}/doc/forkscope")
+if(EXISTS "${FORKSCOPE_ANVIL_SOURCE}")
+  install(PROGRAMS "${FORKSCOPE_ANVIL_SOURCE}"
+          DESTINATION "${CMAKE_INSTALL_LIBEXECDIR}/forkscope")
+else()
+  message(WARNING "${FORKSCOPE_ANVIL_SOURCE} is missing (run bash packaging/bootstrap.sh): "
+                  "the install and the package will have no anvil")
+endif()

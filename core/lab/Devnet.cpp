@@ -14,10 +14,6 @@
 #include <csignal>
 #include <sys/prctl.h>
 
-#ifndef FORKSCOPE_BUNDLED_ANVIL
-#define FORKSCOPE_BUNDLED_ANVIL ""
-#endif
-
 namespace forkscope::lab {
 
 namespace {
@@ -46,12 +42,8 @@ QString Devnet::locateAnvil()
         return fromEnv;
     }
     QStringList tried;
-    const QString bundled = QString::fromUtf8(FORKSCOPE_BUNDLED_ANVIL);
-    if (!bundled.isEmpty()) {
-        if (isExecutableFile(bundled))
-            return bundled;
-        tried << bundled;
-    }
+    // The package ships anvil here, and the build tree links it here beside its binaries
+    // (CMakeLists.txt): the same lookup serves both, with no build path compiled in.
     const QString installed =
         QCoreApplication::instance()
             ? QDir(QCoreApplication::applicationDirPath())

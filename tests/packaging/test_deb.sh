@@ -58,14 +58,16 @@ for f in ./usr/bin/forkscope \
          "./usr/share/icons/hicolor/48x48/apps/$app_id.png" \
          "./usr/share/icons/hicolor/128x128/apps/$app_id.png" \
          "./usr/share/icons/hicolor/256x256/apps/$app_id.png" \
-         ./usr/share/doc/forkscope/LICENSE; do
+         ./usr/share/doc/forkscope/LICENSE \
+         ./usr/share/doc/forkscope/copyright \
+         ./usr/libexec/forkscope/anvil; do
   grep -qxF "$f" "$work/contents" || fail "the package lacks $f"
 done
-# Tests, benchmarks, static libraries, headers and anvil stay out of the package.
-if grep -E '/(tst_[a-z_]+|forkscope_bench[a-z_]*|anvil)$|\.a$|/include/' "$work/contents"; then
+# Tests, benchmarks, static libraries and headers stay out of the package.
+if grep -E '/(tst_[a-z_]+|forkscope_bench[a-z_]*)$|\.a$|/include/' "$work/contents"; then
   fail "the package holds files it should not (above)"
 fi
-ok "contents: binary, desktop entry, metainfo, icons, licence; no tests, benches or anvil"
+ok "contents: binary, anvil in libexec, desktop entry, metainfo, icons, licence and copyright"
 
 # --- unpacked -----------------------------------------------------------------------------
 root="$work/root"
@@ -87,6 +89,16 @@ if grep -F FORKSCOPE_CRASH "$work/strings"; then
   fail "usr/bin/forkscope holds the FORKSCOPE_CRASH_AT test hook (above)"
 fi
 ok "no test hooks in the packaged binary"
+# Nothing of the machine that built it: a path into the checkout or the build tree would
+# make the installed app run (or fail to find) the developer's files.
+for path in "$(cd "$build" && pwd)" /.deps/anvil; do
+  if grep -F "$path" "$work/strings"; then
+    fail "usr/bin/forkscope embeds the build-machine path $path (above)"
+  fi
+done
+ok "no build-machine path in the packaged binary"
+grep -q 'Files: usr/libexec/forkscope/anvil' "$root/usr/share/doc/forkscope/copyright" ||
+  fail "the copyright file does not cover the shipped anvil"
 
 out="$("$bin" --version)" || fail "forkscope --version exited $?"
 [[ "$out" == "forkscope $version" ]] || fail "forkscope --version printed '$out', package is $version"
@@ -117,6 +129,32 @@ wait "$app_pid" || rc=$?
 app_pid=""
 [[ $rc -eq 0 ]] || { cat "$work/app.log" >&2; fail "the unpacked app exited $rc on SIGTERM"; }
 ok "the unpacked app starts offscreen, creates its SQLite database and quits on SIGTERM"
+
+# The managed lab on an installed system: `forkscope devnet` with no checkout (.deps/), no
+# FORKSCOPE_ANVIL and no anvil on PATH must start the shipped anvil, and it must answer.
+env -i HOME="$work" TMPDIR="$work" PATH=/usr/bin:/bin "$bin" devnet --nodes 0 \
+  >"$work/devnet.out" 2>"$work/devnet.err" &
+app_pid=$!
+url=""
+for _ in $(seq 1 150); do
+  url="$(sed -nE 's/^anvil (http:\/\/[0-9.]+:[0-9]+)\/? chain 31337.*/\1/p' "$work/devnet.out")"
+  [[ -n "$url" ]] && break
+  kill -0 "$app_pid" 2>/dev/null || break
+  sleep 0.1
+done
+[[ -n "$url" ]] || { cat "$work/devnet.err" >&2; fail "forkscope devnet started no anvil"; }
+hostport="${url#http://}"
+body='{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}'
+exec 3<>"/dev/tcp/${hostport%:*}/${hostport#*:}"
+printf 'POST / HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s' \
+  "$hostport" "${#body}" "$body" >&3
+reply="$(cat <&3)"
+exec 3<&-
+grep -q '"result":"0x7a69"' <<<"$reply" || { echo "$reply" >&2; fail "the shipped anvil did not answer eth_chainId with 31337"; }
+kill -TERM "$app_pid"
+wait "$app_pid" || true
+app_pid=""
+ok "forkscope devnet runs the shipped anvil with no checkout and nothing on PATH ($url)"
 
 # --- desktop metadata -----------------------------------------------------------------------
 desktop-file-validate "$root/usr/share/applications/$app_id.desktop" ||
