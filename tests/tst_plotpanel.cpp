@@ -15,6 +15,8 @@ private slots:
     void aDayOfSamplesAtAnyRateIsBounded();
     void newestPointIsTheLatestSample();
     void viewFitsYoungDataAndNeverGoesBelowZero();
+    void anOutageIsAGapNotARamp();
+    void aNewEnvironmentStartsAMarkedSegment();
 };
 
 void TestPlotPanel::aDayOfSamplesAtAnyRateIsBounded_data()
@@ -106,6 +108,60 @@ void TestPlotPanel::viewFitsYoungDataAndNeverGoesBelowZero()
     for (int i = 91; i <= 400; ++i)
         panel.appendPoint(lag, t0 + i, 3);
     QCOMPARE(panel.plot()->xAxis->range().lower, t0 + 400 - ui::PlotPanel::kLiveWindowSecs);
+}
+
+void TestPlotPanel::anOutageIsAGapNotARamp()
+{
+    ui::PlotPanel panel("Cursor lag", "height (blocks)");
+    const int head = panel.addSeries("head", Qt::blue);
+    panel.setStepLine(head);
+    QCOMPARE(panel.plot()->graph(head)->lineStyle(), QCPGraph::lsStepLeft);
+    const double t0 = 1'800'000'000;
+    for (int i = 0; i <= 3; ++i)
+        panel.appendPoint(head, t0 + i, 100 + i);
+    panel.appendPoint(head, t0 + 60, 160); // a minute without samples
+    const QCPGraphDataContainer& data = *panel.plot()->graph(head)->data();
+    int gaps = 0;
+    for (auto it = data.constBegin(); it != data.constEnd(); ++it)
+        gaps += qIsNaN(it->value) ? 1 : 0;
+    QCOMPARE(gaps, 1);
+    QCOMPARE((data.constEnd() - 1)->value, 160.0);
+    QVERIFY(qIsNaN((data.constEnd() - 2)->value));
+    // The next sample a second later continues the line (not moved onto the gap).
+    panel.appendPoint(head, t0 + 61, 161);
+    QCOMPARE((data.constEnd() - 1)->value, 161.0);
+    QCOMPARE((data.constEnd() - 2)->value, 160.0);
+    // Samples a second apart never make a gap.
+    for (int i = 62; i <= 70; ++i)
+        panel.appendPoint(head, t0 + i, 100);
+    gaps = 0;
+    for (auto it = data.constBegin(); it != data.constEnd(); ++it)
+        gaps += qIsNaN(it->value) ? 1 : 0;
+    QCOMPARE(gaps, 1);
+}
+
+void TestPlotPanel::aNewEnvironmentStartsAMarkedSegment()
+{
+    ui::PlotPanel panel("Cursor lag", "height (blocks)");
+    const int head = panel.addSeries("head", Qt::blue);
+    const double t0 = 1'800'000'000;
+    panel.noteEnvironment("lab-a", t0);
+    for (int i = 0; i <= 3; ++i)
+        panel.appendPoint(head, t0 + i, 790 + i);
+    panel.noteEnvironment("lab-a", t0 + 4); // the same one: nothing
+    QCOMPARE(panel.segmentMarkCount(), 0);
+    // A reset: the new chain starts at 0 one second later; no line down from 793.
+    panel.noteEnvironment("lab-b", t0 + 4);
+    panel.appendPoint(head, t0 + 4, 0);
+    QCOMPARE(panel.segmentMarkCount(), 1);
+    const QCPGraphDataContainer& data = *panel.plot()->graph(head)->data();
+    QCOMPARE((data.constEnd() - 1)->value, 0.0);
+    QVERIFY(qIsNaN((data.constEnd() - 2)->value));
+    QCOMPARE((data.constEnd() - 3)->value, 793.0);
+    // Bounded.
+    for (int i = 0; i < ui::PlotPanel::kMaxSegmentMarks + 5; ++i)
+        panel.noteEnvironment(QStringLiteral("lab-%1").arg(i), t0 + 10 + i);
+    QCOMPARE(panel.segmentMarkCount(), ui::PlotPanel::kMaxSegmentMarks);
 }
 
 QTEST_MAIN(TestPlotPanel)

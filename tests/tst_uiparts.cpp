@@ -75,6 +75,7 @@ private slots:
     void labToolBarTakesMoreActions();
     void reportsAreRoutedByTicket();
     void engineActionsSayWhatTheyDoAndAskBeforeDiscardingTheLab();
+    void nodeLegendNamesOnlyWatchedNodes();
     void outboxSafeHeightInWords_data();
     void outboxSafeHeightInWords();
 
@@ -226,6 +227,22 @@ void TestUiParts::toolbarsFollowTheHost()
         if (a->text() == QLatin1String("Restart engine"))
             a->trigger();
     QCOMPARE(restart.size(), 1);
+}
+
+void TestUiParts::nodeLegendNamesOnlyWatchedNodes()
+{
+    EngineHost host;
+    ui::NodeHealthPanel health(&host);
+    EngineStatus s = withNode("http://127.0.0.1:1001");
+    s.environmentId = "lab-a";
+    emit host.statusAvailable(s);
+    // A restart: new lab nodes on new ports; the old one is not named any more.
+    s = withNode("http://127.0.0.1:2001");
+    s.environmentId = "lab-b";
+    emit host.statusAvailable(s);
+    QVERIFY(!health.isSeriesInLegend(0));
+    QVERIFY(health.isSeriesInLegend(1));
+    QCOMPARE(health.segmentMarkCount(), 1);
 }
 
 void TestUiParts::outboxSafeHeightInWords_data()

@@ -19,6 +19,7 @@ CursorLagPanel::CursorLagPanel(engine::EngineApi* host, QWidget* parent)
     addSeries(tr("checkpoint"), Palette::series(Palette::Series::Checkpoint));
     addSeries(tr("lag"), Palette::series(Palette::Series::Lag), PlotPanel::Axis::Right);
     setRightAxisLabel(tr("lag (blocks)"));
+    setStepLine(Lag);
     connect(host, &engine::EngineApi::statusAvailable, this, &CursorLagPanel::apply);
 }
 
@@ -27,6 +28,7 @@ void CursorLagPanel::apply(const EngineStatus& s)
     if (s.environmentId.isEmpty())
         return;
     const double t = statusTime(s);
+    noteEnvironment(s.environmentId, t);
     if (s.headBlock)
         appendPoint(Head, t, double(*s.headBlock));
     if (s.checkpoint)

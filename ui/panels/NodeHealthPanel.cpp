@@ -6,6 +6,7 @@
 #include "help/Glossary.h"
 
 #include <QLabel>
+#include <QSet>
 #include <qcustomplot.h>
 
 namespace forkscope::ui {
@@ -47,7 +48,9 @@ void NodeHealthPanel::apply(const engine::EngineStatus& s)
     if (h.nodes.isEmpty())
         return;
     const double t = statusTime(s);
+    noteEnvironment(s.environmentId, t);
     QStringList states;
+    QSet<QString> watched;
     for (int i = 0; i < h.nodes.size(); ++i) {
         const health::NodeHealth& n = h.nodes[i];
         if (!m_nodeSeries.contains(n.url))
@@ -58,7 +61,11 @@ void NodeHealthPanel::apply(const engine::EngineStatus& s)
             n.url, double(h.at.isValid() ? h.at.toMSecsSinceEpoch() : qint64(t * 1000)) / 1000.0,
             n.state);
         states << health::nodeStateName(n.state);
+        watched.insert(n.url);
     }
+    // The legend names the nodes watched now; earlier runs' lines stay, unnamed.
+    for (auto it = m_nodeSeries.cbegin(); it != m_nodeSeries.cend(); ++it)
+        setSeriesInLegend(it.value(), watched.contains(it.key()));
     setPlaceholderText({});
     setSummary(tr("%1 node(s): %2 | ready height %3")
                    .arg(h.nodes.size())

@@ -41,6 +41,7 @@ void OutboxPanel::apply(const engine::EngineStatus& s)
     if (s.environmentId.isEmpty())
         return;
     const double t = statusTime(s);
+    noteEnvironment(s.environmentId, t);
     appendPoint(Pending, t, double(s.outboxPending));
     appendPoint(DeliveredRate, t, s.outboxDeliveredPerSecond);
     if (s.safeHeight)

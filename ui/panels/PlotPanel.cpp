@@ -155,6 +155,69 @@ int PlotPanel::addSeries(const QString& name, const QColor& color, Axis axis)
     return m_plot->graphCount() - 1;
 }
 
+void PlotPanel::setStepLine(int series)
+{
+    if (QCPGraph* g = m_plot->graph(series))
+        g->setLineStyle(QCPGraph::lsStepLeft);
+}
+
+void PlotPanel::setSeriesInLegend(int series, bool shown)
+{
+    QCPGraph* g = m_plot->graph(series);
+    if (!g)
+        return;
+    if (shown)
+        g->addToLegend();
+    else
+        g->removeFromLegend();
+}
+
+bool PlotPanel::isSeriesInLegend(int series) const
+{
+    QCPGraph* g = m_plot->graph(series);
+    return g && m_plot->legend->hasItemWithPlottable(g);
+}
+
+void PlotPanel::noteEnvironment(const QString& environmentId, double timeSecs)
+{
+    if (environmentId.isEmpty() || environmentId == m_environment)
+        return;
+    const bool first = m_environment.isEmpty();
+    m_environment = environmentId;
+    if (first)
+        return;
+    // A new environment is a new chain: its series start afresh instead of a line from the
+    // old chain's height down to 0 (and a lag spike that never happened).
+    for (int i = 0; i < m_plot->graphCount(); ++i) {
+        QCPDataContainer<QCPGraphData>& data = *m_plot->graph(i)->data();
+        if (!data.isEmpty() && (data.end() - 1)->key < timeSecs)
+            m_plot->graph(i)->addData(std::max((data.end() - 1)->key, timeSecs - 0.001), qQNaN());
+    }
+    auto* line = new QCPItemStraightLine(m_plot);
+    line->point1->setCoords(timeSecs, 0);
+    line->point2->setCoords(timeSecs, 1);
+    line->setPen(QPen(Qt::gray, 1, Qt::DashLine));
+    auto* label = new QCPItemText(m_plot);
+    label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    label->position->setCoords(timeSecs, 0.02);
+    label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+    label->setText(tr("new environment"));
+    label->setColor(Qt::gray);
+    m_segmentMarks.append({line, label});
+    // Bounded, as everything that grows: the oldest marks go.
+    while (m_segmentMarks.size() > kMaxSegmentMarks) {
+        m_plot->removeItem(m_segmentMarks.first().first);
+        m_plot->removeItem(m_segmentMarks.first().second);
+        m_segmentMarks.removeFirst();
+    }
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+int PlotPanel::segmentMarkCount() const
+{
+    return int(m_segmentMarks.size());
+}
+
 void PlotPanel::setRightAxisLabel(const QString& label)
 {
     m_plot->yAxis2->setLabel(label);
@@ -173,14 +236,22 @@ void PlotPanel::appendPoint(int series, double timeSecs, double value)
         if (data.size() < 2)
             return false;
         const auto last = data.end() - 1;
-        if (timeSecs < last->key || last->key - (last - 1)->key >= kMinSpacingSecs)
+        if (timeSecs < last->key || last->key - (last - 1)->key >= kMinSpacingSecs ||
+            qIsNaN(last->value)) // a gap stays a gap
             return false;
         last->key = timeSecs;
         last->value = value;
         return true;
     };
-    if (!moveNewest())
+    // Samples missing for longer than kGapSecs (an outage, a paused engine): a gap in the
+    // line, not a ramp that invents the values in between.
+    const bool gap = !data.isEmpty() && timeSecs - (data.end() - 1)->key > kGapSecs;
+    if (gap) {
+        g->addData((data.end() - 1)->key + kMinSpacingSecs, qQNaN());
         g->addData(timeSecs, value);
+    } else if (!moveNewest()) {
+        g->addData(timeSecs, value);
+    }
     // Older than the history, or beyond the cap (samples out of order): dropped.
     data.removeBefore(std::max(m_latest, timeSecs) - kHistorySecs);
     if (data.size() > kMaxPoints)
@@ -353,7 +424,8 @@ QString PlotPanel::hoverTextAt(const QPoint& pos) const
         if (it != g->data()->constEnd() && it + 1 != g->data()->constEnd() &&
             std::abs((it + 1)->key - t) < std::abs(it->key - t))
             best = it + 1;
-        if (best == g->data()->constEnd() || std::abs(best->key - t) > tolerance)
+        if (best == g->data()->constEnd() || std::abs(best->key - t) > tolerance ||
+            qIsNaN(best->value)) // a gap has no value to show
             continue;
         const QString unit = g->valueAxis()->label();
         lines << QStringLiteral("%1: %2 %3")

@@ -7,6 +7,7 @@ class QCustomPlot;
 class QLabel;
 class QCPBars;
 class QCPGraph;
+class QCPAbstractItem;
 
 namespace forkscope::ui {
 
@@ -42,6 +43,14 @@ public:
     enum class Axis { Left, Right };
     int addSeries(const QString& name, const QColor& color, Axis axis = Axis::Left);
     void setRightAxisLabel(const QString& label);
+    // Drawn as steps: a value that flickers between 0 and 1 reads as a level, not a comb.
+    void setStepLine(int series);
+    // Only what is watched now is named: a node from an earlier run keeps its line.
+    void setSeriesInLegend(int series, bool shown);
+    bool isSeriesInLegend(int series) const;
+    // Every snapshot names its environment; a different one starts a new, marked segment.
+    void noteEnvironment(const QString& environmentId, double timeSecs);
+    int segmentMarkCount() const;
     void appendPoint(int series, double timeSecs, double value);
     int pointCount(int series) const;
     // Bars (e.g. one set per reorg reason), replaced as a whole on each update.
@@ -55,6 +64,9 @@ public:
     static constexpr double kLiveWindowSecs = 300;
     // The shortest view while the data is younger than the live window.
     static constexpr double kMinFitSecs = 60;
+    // Longer without a sample is an outage: the line breaks instead of ramping across.
+    static constexpr double kGapSecs = 5;
+    static constexpr int kMaxSegmentMarks = 50;
 
     // Follow live: the x range tracks the newest data. Dragging or zooming turns it off;
     // ticking the box again jumps back to now.
@@ -97,6 +109,8 @@ private:
     QCustomPlot* m_plot;
     QList<QCPBars*> m_bars;
     QList<QStringList> m_barLabels;
+    QString m_environment; // the environment the series are of
+    QList<QPair<QCPAbstractItem*, QCPAbstractItem*>> m_segmentMarks; // line and label
     double m_latest = 0;       // newest time seen, for "follow live"
     double m_earliest = 0;     // oldest time seen: the view fits the data until it spans
                                // the live window
