@@ -15,6 +15,7 @@
 #include "panels/OutboxPanel.h"
 #include "panels/ReorgPanel.h"
 #include "panels/StateStrip.h"
+#include "report/ExportNotice.h"
 #include "report/ReportExporter.h"
 
 #include <QAbstractButton>
@@ -26,9 +27,11 @@
 #include <QLabel>
 #include <QMenu>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QToolButton>
 #include <QtTest>
 
 using namespace forkscope;
@@ -76,6 +79,9 @@ private slots:
     void reportsAreRoutedByTicket();
     void engineActionsSayWhatTheyDoAndAskBeforeDiscardingTheLab();
     void nodeLegendNamesOnlyWatchedNodes();
+    void exportSuffixFollowsTheFilter_data();
+    void exportSuffixFollowsTheFilter();
+    void exportSaysWhereTheFileIs();
     void outboxSafeHeightInWords_data();
     void outboxSafeHeightInWords();
 
@@ -227,6 +233,51 @@ void TestUiParts::toolbarsFollowTheHost()
         if (a->text() == QLatin1String("Restart engine"))
             a->trigger();
     QCOMPARE(restart.size(), 1);
+}
+
+void TestUiParts::exportSuffixFollowsTheFilter_data()
+{
+    QTest::addColumn<QString>("typed");
+    QTest::addColumn<QString>("filter");
+    QTest::addColumn<QString>("path");
+    const QString pdf = "PDF report (*.pdf)";
+    const QString json = "JSON, machine-readable (*.json)";
+    QTest::newRow("no suffix takes the filter's") << "/tmp/report" << pdf << "/tmp/report.pdf";
+    QTest::newRow("a wrong suffix too") << "/tmp/report.txt" << json << "/tmp/report.txt.json";
+    QTest::newRow("a format suffix stays") << "/tmp/report.csv" << pdf << "/tmp/report.csv";
+    QTest::newRow("upper case is a format") << "/tmp/R.PDF" << json << "/tmp/R.PDF";
+    QTest::newRow("no filter: unchanged") << "/tmp/report"
+                                          << ""
+                                          << "/tmp/report";
+}
+
+void TestUiParts::exportSuffixFollowsTheFilter()
+{
+    QFETCH(QString, typed);
+    QFETCH(QString, filter);
+    QFETCH(QString, path);
+    QCOMPARE(ui::ReportExporter::withFormatSuffix(typed, filter), path);
+}
+
+void TestUiParts::exportSaysWhereTheFileIs()
+{
+    ui::ExportNotice notice;
+    QCOMPARE(notice.text(), QString());
+    notice.showExported(m_config.filePath("out/report.pdf"));
+    QCOMPARE(notice.text(), "Exported " + m_config.filePath("out/report.pdf"));
+    QSignalSpy open(&notice, &ui::ExportNotice::openRequested);
+    notice.findChild<QToolButton*>(QStringLiteral("openExport"))->click();
+    notice.findChild<QToolButton*>(QStringLiteral("showExportFolder"))->click();
+    QCOMPARE(open.size(), 2);
+    QCOMPARE(open[0][0].toUrl(), QUrl::fromLocalFile(m_config.filePath("out/report.pdf")));
+    QCOMPARE(open[1][0].toUrl(), QUrl::fromLocalFile(m_config.filePath("out")));
+    // An archived environment's window exports too.
+    EngineHost host;
+    ui::EnvironmentWindow w("lab-archived", true, &host);
+    QSignalSpy asked(&w, &ui::EnvironmentWindow::exportRequested);
+    w.findChild<QPushButton*>(QStringLiteral("exportEnvironmentReport"))->click();
+    QCOMPARE(asked.size(), 1);
+    QCOMPARE(asked[0][0].toString(), QStringLiteral("lab-archived"));
 }
 
 void TestUiParts::nodeLegendNamesOnlyWatchedNodes()

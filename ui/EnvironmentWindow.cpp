@@ -2,7 +2,9 @@
 #include "TableBrowser.h"
 #include "models/PagedTableModel.h"
 
+#include <QHBoxLayout>
 #include <QLabel>
+#include <QPushButton>
 #include <QTabWidget>
 #include <QVBoxLayout>
 
@@ -31,8 +33,15 @@ EnvironmentWindow::EnvironmentWindow(const QString& environmentId, bool archived
     auto* tabs = new QTabWidget(this);
     tabs->addTab(m_transfers, tr("Transfers"));
     tabs->addTab(m_balances, tr("Balances"));
+    auto* exportButton = new QPushButton(tr("Export report..."), this);
+    exportButton->setObjectName(QStringLiteral("exportEnvironmentReport"));
+    exportButton->setToolTip(tr("Write this environment's checkpoint report as PDF, JSON or CSV"));
+    connect(exportButton, &QPushButton::clicked, this, [this] { emit exportRequested(m_env); });
+    auto* top = new QHBoxLayout;
+    top->addWidget(m_summary, 1);
+    top->addWidget(exportButton, 0, Qt::AlignTop);
     auto* layout = new QVBoxLayout(this);
-    layout->addWidget(m_summary);
+    layout->addLayout(top);
     layout->addWidget(tabs, 1);
 }
 

@@ -31,6 +31,10 @@ public:
     TableBrowser* transfers() const { return m_transfers; }
     TableBrowser* balances() const { return m_balances; }
 
+signals:
+    // Export report...: archived environments export like the live one.
+    void exportRequested(const QString& environmentId);
+
 private:
     QString m_env;
     QLabel* m_summary;

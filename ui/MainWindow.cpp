@@ -24,10 +24,12 @@
 #include "panels/OutboxPanel.h"
 #include "panels/PanelGrid.h"
 #include "panels/ReorgPanel.h"
+#include "report/ExportNotice.h"
 #include "report/ReportExporter.h"
 #include "widgets/ElidedLabel.h"
 
 #include <QCloseEvent>
+#include <QDesktopServices>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QGridLayout>
@@ -174,14 +176,8 @@ void MainWindow::buildMenus(const QList<QDockWidget*>& docks)
     QAction* settings = fileMenu->addAction(tr("&Settings..."), this, &MainWindow::openSettings);
     // Explicitly: QKeySequence::Preferences is empty on some platforms (this one).
     settings->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Comma));
-    QAction* exportAction = fileMenu->addAction(tr("&Export checkpoint report..."), this, [this] {
-        const QString path = QFileDialog::getSaveFileName(
-            this, tr("Export checkpoint report"), QStringLiteral("forkscope-report.pdf"),
-            tr("PDF report (*.pdf);;JSON, machine-readable (*.json);;CSV, one row per checkpoint "
-               "and reorg (*.csv)"));
-        if (!path.isEmpty())
-            m_reports->exportReport(path);
-    });
+    QAction* exportAction = fileMenu->addAction(tr("&Export checkpoint report..."), this,
+                                                [this] { exportReportOf(QString()); });
     exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
     exportAction->setObjectName(QStringLiteral("exportReport"));
     QAction* quit = fileMenu->addAction(tr("&Quit"), this, [this] {
@@ -253,6 +249,21 @@ void MainWindow::chooseDatabase()
     emit databaseChosen(path);
 }
 
+void MainWindow::exportReportOf(const QString& environmentId)
+{
+    QString filter;
+    const QString typed = QFileDialog::getSaveFileName(
+        this,
+        environmentId.isEmpty() ? tr("Export checkpoint report")
+                                : tr("Export the report of %1").arg(environmentId),
+        QStringLiteral("forkscope-report.pdf"),
+        tr("PDF report (*.pdf);;JSON, machine-readable (*.json);;CSV, one row per checkpoint "
+           "and reorg (*.csv)"),
+        &filter);
+    if (!typed.isEmpty())
+        m_reports->exportReport(ReportExporter::withFormatSuffix(typed, filter), environmentId);
+}
+
 void MainWindow::buildStatusBar()
 {
     // Long texts give up width (the window must fit a laptop); the state, chain,
@@ -269,6 +280,14 @@ void MainWindow::buildStatusBar()
     m_errorLabel->setStyleSheet(
         QStringLiteral("color: %1").arg(Palette::screen(Palette::Tone::Bad).name()));
     m_errorLabel->hide();
+    m_exportNotice = new ExportNotice(this);
+    connect(m_exportNotice, &ExportNotice::openRequested, this,
+            [](const QUrl& url) { QDesktopServices::openUrl(url); });
+    connect(m_reports, &ReportExporter::exportFinished, this, [this](const QString& path, bool ok) {
+        if (ok)
+            m_exportNotice->showExported(path);
+    });
+    statusBar()->addPermanentWidget(m_exportNotice);
     statusBar()->addPermanentWidget(m_errorLabel);
     statusBar()->addPermanentWidget(m_dbLabel);
     m_connectionLabel->setObjectName(QStringLiteral("connectionLabel"));
@@ -329,6 +348,7 @@ void MainWindow::openEnvironment(const QString& environmentId)
 {
     auto* w =
         new EnvironmentWindow(environmentId, m_envModel->isArchived(environmentId), m_host, this);
+    connect(w, &EnvironmentWindow::exportRequested, this, &MainWindow::exportReportOf);
     m_envWindows.append(w);
     w->show();
     m_reports->requestFor(w);
@@ -405,6 +425,11 @@ QString MainWindow::checkpointField(const QString& name) const
 QAction* MainWindow::labAction(const QString& name) const
 {
     return m_labBar->action(name);
+}
+
+QString MainWindow::exportNoticeText() const
+{
+    return m_exportNotice->text();
 }
 
 QString MainWindow::engineErrorText() const

@@ -21,6 +21,7 @@ class CursorLagPanel;
 class DataIncompleteBanner;
 class DeepReorgBanner;
 class EngineErrorBanner;
+class ExportNotice;
 class EngineToolBar;
 class EnvironmentListModel;
 class EnvironmentWindow;
@@ -74,8 +75,9 @@ public:
     QString checkpointField(const QString& name) const;
     QAction* labAction(const QString& name) const;
     engine::InvariantVerdict::State verdictState() const;
-    QWidget* verdictBadge() const;   // for the tests that check it is on screen
-    QString engineErrorText() const; // the error banner's text, empty while hidden
+    QWidget* verdictBadge() const;    // for the tests that check it is on screen
+    QString engineErrorText() const;  // the error banner's text, empty while hidden
+    QString exportNoticeText() const; // "Exported <path>" after an export, else empty
 
 public slots:
     void appendLog(const QString& level, const QString& text);
@@ -97,11 +99,14 @@ protected:
 public slots:
     void openSettings();
     void chooseDatabase();
+    // File > Export (the live environment, empty id) or an environment window's Export.
+    void exportReportOf(const QString& environmentId);
 
 private:
     bool m_quitConfirmed = false; // File > Quit asked already
     QString m_dbPath;             // the database in use, where Open database... starts
     EngineErrorBanner* m_engineError = nullptr;
+    ExportNotice* m_exportNotice = nullptr;
     void buildCentral();
     QList<QDockWidget*> buildDocks();
     void buildMenus(const QList<QDockWidget*>& docks);

@@ -5,6 +5,7 @@
 #include "panels/PlotPanel.h"
 
 #include <QFileInfo>
+#include <QRegularExpression>
 #include <QSaveFile>
 #include <qcustomplot.h>
 
@@ -26,7 +27,20 @@ void ReportExporter::setLiveCharts(const QList<PlotPanel*>& panels)
         m_charts << p;
 }
 
-void ReportExporter::exportReport(const QString& path)
+QString ReportExporter::withFormatSuffix(const QString& path, const QString& selectedFilter)
+{
+    static const QStringList formats{QStringLiteral("json"), QStringLiteral("csv"),
+                                     QStringLiteral("pdf")};
+    if (formats.contains(QFileInfo(path).suffix().toLower()))
+        return path;
+    const QString ext = QRegularExpression(QStringLiteral("\\*\\.(\\w+)"))
+                            .match(selectedFilter)
+                            .captured(1)
+                            .toLower();
+    return formats.contains(ext) ? path + QLatin1Char('.') + ext : path;
+}
+
+void ReportExporter::exportReport(const QString& path, const QString& environmentId)
 {
     const QString format = QFileInfo(path).suffix().toLower();
     if (!QStringList{QStringLiteral("json"), QStringLiteral("csv"), QStringLiteral("pdf")}.contains(
@@ -40,13 +54,13 @@ void ReportExporter::exportReport(const QString& path)
         QStringLiteral("info"),
         tr("export: building the report, re-verifying checkpoints against the node..."));
     if (m_host)
-        m_jobs.insert(m_host->requestReport(QString(), true), {path, {}});
+        m_jobs.insert(m_host->requestReport(environmentId, true), {path, environmentId, {}});
 }
 
 void ReportExporter::requestFor(EnvironmentWindow* window)
 {
     if (m_host && window)
-        m_jobs.insert(m_host->requestReport(window->environmentId(), true), {{}, window});
+        m_jobs.insert(m_host->requestReport(window->environmentId(), true), {{}, {}, window});
 }
 
 void ReportExporter::applyReport(quint64 ticket, const report::CheckpointReport& r)
@@ -60,7 +74,7 @@ void ReportExporter::applyReport(quint64 ticket, const report::CheckpointReport&
         return;
     }
     try {
-        write(job.exportPath, r);
+        write(job.exportPath, r, job.environmentId.isEmpty());
     } catch (const std::exception& e) {
         const QString msg = tr("export failed: %1").arg(QString::fromUtf8(e.what()));
         emit logMessage(QStringLiteral("error"), msg);
@@ -81,13 +95,14 @@ void ReportExporter::applyReport(quint64 ticket, const report::CheckpointReport&
     emit exportFinished(job.exportPath, true, msg);
 }
 
-void ReportExporter::write(const QString& path, const report::CheckpointReport& r)
+void ReportExporter::write(const QString& path, const report::CheckpointReport& r, bool live)
 {
     const QString format = QFileInfo(path).suffix().toLower();
     if (format == QLatin1String("pdf")) {
         QList<QImage> charts;
+        // The live panels belong to the live environment; an archived one has none.
         for (const auto& p : m_charts)
-            if (p)
+            if (p && live)
                 charts << p->plot()->toPixmap(1200, 500, 1.0).toImage();
         ReportPdfWriter::write(r, path, charts);
         return;

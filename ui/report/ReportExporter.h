@@ -30,13 +30,17 @@ public:
 
     // The PDF carries these panels as they are on screen, not redrawn from the database.
     void setLiveCharts(const QList<PlotPanel*>& panels);
+    // The path the user typed, with the chosen filter's extension when its own suffix names
+    // no format ("report" with "PDF report (*.pdf)" is report.pdf), instead of failing.
+    static QString withFormatSuffix(const QString& path, const QString& selectedFilter);
     // The tickets of the reports asked for and not answered yet.
     QList<quint64> pendingTickets() const { return m_jobs.keys(); }
 
 public slots:
     // The format follows the suffix (.json, .csv, .pdf); the file is written when the
     // report arrives, and exportFinished says how it went (at once for a bad suffix).
-    void exportReport(const QString& path);
+    // environmentId: an archived (or any) environment; empty is the live one.
+    void exportReport(const QString& path, const QString& environmentId = QString());
     // Fills `window` with its environment's report once it arrives.
     void requestFor(forkscope::ui::EnvironmentWindow* window);
 
@@ -49,11 +53,12 @@ private:
     struct Job
     {
         QString exportPath;                 // non-empty: an export
+        QString environmentId;              // the export's environment; empty: the live one
         QPointer<EnvironmentWindow> window; // otherwise the window it fills
     };
     void applyReport(quint64 ticket, const report::CheckpointReport& report);
     void applyFailure(quint64 ticket, const QString& error);
-    void write(const QString& path, const report::CheckpointReport& report);
+    void write(const QString& path, const report::CheckpointReport& report, bool live);
 
     QPointer<engine::EngineApi> m_host;
     QHash<quint64, Job> m_jobs;

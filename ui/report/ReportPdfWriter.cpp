@@ -541,8 +541,12 @@ void outboxAndBackfill(Flow& f, const CheckpointReport& r, const QImage& chart)
 void ReportPdfWriter::write(const CheckpointReport& report, const QString& path,
                             const QList<QImage>& liveCharts)
 {
+    // The cursor, reorg and outbox charts always come from the database's whole history:
+    // the live panels show the last five minutes, and a reorg listed in the report's table
+    // was missing from its chart. Only node health, which the database does not keep, is
+    // taken from the live panel when there is one.
     const bool live = liveCharts.size() == 4;
-    const QList<QImage> charts = live ? liveCharts.mid(0, 3) : ReportCharts::render(report);
+    const QList<QImage> charts = ReportCharts::render(report);
 
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly))
@@ -566,16 +570,15 @@ void ReportPdfWriter::write(const CheckpointReport& report, const QString& path,
         titlePage(flow, report);
 
         flow.newPage();
-        flow.heading(live ? QStringLiteral("Cursor (live panel)") : QStringLiteral("Cursor"));
+        flow.heading(QStringLiteral("Cursor"));
         flow.image(charts.value(ReportCharts::Cursor), pt(260));
-        if (!live)
-            flow.text(QStringLiteral("%1 indexed blocks%2.")
-                          .arg(report.series.blocksTotal)
-                          .arg(report.series.blocksTotal > report.series.blocks.size()
-                                   ? QStringLiteral(", drawn from %1 evenly spaced points")
-                                         .arg(report.series.blocks.size())
-                                   : QString()),
-                      sans(8), kGrey);
+        flow.text(QStringLiteral("%1 indexed blocks%2.")
+                      .arg(report.series.blocksTotal)
+                      .arg(report.series.blocksTotal > report.series.blocks.size()
+                               ? QStringLiteral(", drawn from %1 evenly spaced points")
+                                     .arg(report.series.blocks.size())
+                               : QString()),
+                  sans(8), kGrey);
         nodeSection(flow, report, live ? liveCharts.value(3) : QImage());
 
         flow.newPage();
