@@ -144,6 +144,9 @@ void TestLabEnvironments::exportWritesWhatTheDatabaseHolds()
     QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 3, 60000);
     for (const auto& f : finished)
         QVERIFY2(f.at(1).toBool(), qPrintable(f.at(2).toString()));
+    // The window says where the last one went (with Open and Show in folder beside it).
+    QVERIFY2(lab.w.exportNoticeText() == "Exported " + finished.last().at(0).toString(),
+             qPrintable(lab.w.exportNoticeText()));
 
     // JSON: the checkpoint and reorgs as stored, the hash re-verified against the node now.
     QFile json(lab.dir.filePath("report.json"));
