@@ -234,4 +234,25 @@ qint64 IndexerLab::checkpointOf(const QString& env) const
     }
 }
 
+bool IndexerLab::checkpointOnTheNodesHead(const QString& env)
+{
+    const qint64 number = checkpointOf(env);
+    if (number < 0 || quint64(number) != eth().blockNumber())
+        return false;
+    // The same height is not the same chain: a reorg can bring the head back to the height
+    // the indexer stored on the old branch, until its next round notices.
+    store::Database::Options ro;
+    ro.readOnly = true;
+    try {
+        auto db = store::Database::open(dbPath(), ro);
+        QSqlQuery q = db->run(QStringLiteral("SELECT block_hash FROM indexer_checkpoints WHERE "
+                                             "environment_id = ? AND block_number = ?"),
+                              {env, number});
+        const auto header = eth().blockByNumber(quint64(number));
+        return q.next() && header && q.value(0).toString() == header->hash.toHex();
+    } catch (const store::StoreError&) {
+        return false;
+    }
+}
+
 } // namespace forkscope::test

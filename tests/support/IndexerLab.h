@@ -71,6 +71,8 @@ public:
     // The environment's checkpoint block, -1 while there is none: also while an indexer
     // that was just started has not yet created the file or finished its migrations.
     qint64 checkpointOf(const QString& env) const;
+    // The checkpoint is the node's head: its height and its hash (not the height alone).
+    bool checkpointOnTheNodesHead(const QString& env);
 
 private:
     QTemporaryDir m_dir;
