@@ -6,7 +6,10 @@
 #include "models/PagedTableModel.h"
 
 #include <QAbstractItemModelTester>
+#include <QClipboard>
+#include <QGuiApplication>
 #include <QLineEdit>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QtTest>
@@ -77,6 +80,10 @@ private slots:
     void filterFromTheBrowser();
     void columnsPerKind_data();
     void columnsPerKind();
+    void reloadKeepsSelectionAndScroll();
+    void hashesElideInTheMiddle_data();
+    void hashesElideInTheMiddle();
+    void copyTakesWholeValues();
 };
 
 static void wire(ui::PagedTableModel& m, FakeEngine& e)
@@ -206,6 +213,73 @@ void TestTableModels::columnsPerKind()
     ui::PagedTableModel model{TableRequest::Kind(kind)};
     QCOMPARE(model.columnCount(), count);
     QCOMPARE(model.headerData(0, Qt::Horizontal).toString(), firstColumn);
+}
+
+void TestTableModels::reloadKeepsSelectionAndScroll()
+{
+    FakeEngine engine;
+    ui::TableBrowser browser(TableRequest::Kind::Transfers, "filter");
+    ui::PagedTableModel& model = *browser.model();
+    wire(model, engine);
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    browser.resize(600, 300);
+    browser.show();
+    QTRY_COMPARE(model.rowCount(), 200);
+    QTableView* view = browser.view();
+    view->selectRow(120);
+    view->scrollTo(model.index(120, 0));
+    const int scrolled = view->verticalScrollBar()->value();
+    QVERIFY(scrolled > 0);
+    QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
+    engine.total = 455; // five new transfers at the top
+    model.reload();
+    QTRY_VERIFY(!model.isLoading());
+    QCOMPARE(resets.size(), 0); // updated in place, not reset
+    QCOMPARE(model.rowCount(), 200);
+    QCOMPARE(model.data(model.index(0, 0)).toString(), QStringLiteral("455"));
+    QCOMPARE(view->selectionModel()->selectedRows().value(0).row(), 120);
+    QCOMPARE(view->verticalScrollBar()->value(), scrolled);
+    QCOMPARE(engine.requests.last().offset, 0);
+    QCOMPARE(engine.requests.last().limit, 200);
+}
+
+void TestTableModels::hashesElideInTheMiddle_data()
+{
+    QTest::addColumn<QString>("value");
+    QTest::addColumn<QString>("shown");
+    const QString addr = "0x5fbdb2315678afecb367f032d93f642f64180aa3";
+    QTest::newRow("address") << addr << QString("0x5fbd\u20260aa3");
+    QTest::newRow("hash") << "0x" + QString(64, 'a') << QString("0xaaaa\u2026aaaa");
+    QTest::newRow("short hex stays") << "0x1234"
+                                     << "0x1234";
+    QTest::newRow("decimal amount stays") << "1000000000000000000000"
+                                          << "1000000000000000000000";
+    QTest::newRow("environment id stays") << "lab-20261201-183600-1a2b"
+                                          << "lab-20261201-183600-1a2b";
+}
+
+void TestTableModels::hashesElideInTheMiddle()
+{
+    QFETCH(QString, value);
+    QFETCH(QString, shown);
+    QCOMPARE(ui::PagedTableModel::shortHex(value), shown);
+}
+
+void TestTableModels::copyTakesWholeValues()
+{
+    FakeEngine engine;
+    ui::TableBrowser browser(TableRequest::Kind::Transfers, "filter");
+    wire(*browser.model(), engine);
+    browser.show();
+    QTRY_COMPARE(browser.model()->rowCount(), 200);
+    const QModelIndex cell = browser.model()->index(3, 0);
+    browser.copyCell(cell);
+    QCOMPARE(QGuiApplication::clipboard()->text(), QStringLiteral("447"));
+    browser.copyRow(3);
+    QCOMPARE(QGuiApplication::clipboard()->text(),
+             QStringLiteral("447\t0\t0xtx\t0xtoken\t0xfrom\t0xto\t1"));
+    // The display elides, the tooltip does not.
+    QCOMPARE(browser.model()->data(cell, Qt::ToolTipRole).toString(), QStringLiteral("447"));
 }
 
 QTEST_MAIN(TestTableModels)

@@ -155,6 +155,11 @@ QList<QDockWidget*> MainWindow::buildDocks()
         table(m_envModel, QStringLiteral("environmentTable"),
               tr("Double-click an environment to open it read-only in its own window"));
     envView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    // Environment ids are the way to tell runs apart: never cut to "lab-2026120...".
+    connect(m_envModel, &QAbstractItemModel::rowsInserted, envView,
+            &QTableView::resizeColumnsToContents);
+    connect(m_envModel, &QAbstractItemModel::modelReset, envView,
+            &QTableView::resizeColumnsToContents);
     connect(envView, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
         openEnvironment(m_envModel->environmentId(index.row()));
     });

@@ -2,10 +2,13 @@
 #include "engine/EngineApi.h"
 #include "models/PagedTableModel.h"
 
+#include <QClipboard>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QPushButton>
 #include <QTableView>
 #include <QTimer>
@@ -42,14 +45,32 @@ TableBrowser::TableBrowser(engine::TableRequest::Kind kind, const QString& filte
     connect(m_filter, &QLineEdit::textChanged, m_filterDelay, qOverload<>(&QTimer::start));
     connect(m_filterDelay, &QTimer::timeout, this,
             [this] { m_model->setFilter(m_filter->text()); });
-    connect(refresh, &QPushButton::clicked, m_model, &PagedTableModel::refresh);
+    connect(refresh, &QPushButton::clicked, m_model, &PagedTableModel::reload);
+    // Columns fit their contents once the first rows are in; after that the user's widths
+    // stay (a refresh must not move columns under the cursor).
+    connect(m_model, &QAbstractItemModel::rowsInserted, this, [this] {
+        if (!m_sized) {
+            m_sized = true;
+            m_view->resizeColumnsToContents();
+        }
+    });
+    m_view->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_view, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
+        const QModelIndex at = m_view->indexAt(pos);
+        if (!at.isValid())
+            return;
+        QMenu menu(this);
+        menu.addAction(tr("Copy value"), this, [this, at] { copyCell(at); });
+        menu.addAction(tr("Copy row"), this, [this, at] { copyRow(at.row()); });
+        menu.exec(m_view->viewport()->mapToGlobal(pos));
+    });
     connect(m_model, &PagedTableModel::loadingChanged, this, &TableBrowser::updateStatus);
     connect(m_model, &QAbstractItemModel::modelReset, this, &TableBrowser::updateStatus);
     m_autoRefresh->setInterval(3000);
     connect(m_autoRefresh, &QTimer::timeout, this, [this] {
         if (isVisible() && !m_model->isLoading() &&
             m_model->rowCount() <= PagedTableModel::kPageSize)
-            m_model->refresh();
+            m_model->reload();
     });
     m_autoRefresh->start();
 
@@ -83,6 +104,20 @@ void TableBrowser::updateStatus()
     if (!m_model->filter().isEmpty())
         text += tr(" matching \"%1\"").arg(m_model->filter());
     m_status->setText(text);
+}
+
+void TableBrowser::copyCell(const QModelIndex& index) const
+{
+    QGuiApplication::clipboard()->setText(m_model->fullText(index));
+}
+
+void TableBrowser::copyRow(int row) const
+{
+    // Tab-separated whole values, with the header's names: pastes into a spreadsheet.
+    QStringList cells;
+    for (int c = 0; c < m_model->columnCount(); ++c)
+        cells << m_model->fullText(m_model->index(row, c));
+    QGuiApplication::clipboard()->setText(cells.join(QLatin1Char('\t')));
 }
 
 void TableBrowser::connectTo(engine::EngineApi* host)

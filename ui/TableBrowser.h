@@ -33,6 +33,9 @@ public:
     QString statusText() const;
     // Pages asked of and answered by `host` (the model takes only the pages it asked for).
     void connectTo(engine::EngineApi* host);
+    // The context menu's actions: whole values, not the elided display.
+    void copyCell(const QModelIndex& index) const;
+    void copyRow(int row) const;
 
 private:
     void updateStatus();
@@ -43,6 +46,7 @@ private:
     QLabel* m_status;
     QTimer* m_filterDelay;
     QTimer* m_autoRefresh;
+    bool m_sized = false; // columns fitted to the first rows
 };
 
 } // namespace forkscope::ui

@@ -1,6 +1,10 @@
 #include "PagedTableModel.h"
 #include "engine/TablePage.h"
 
+#include <algorithm>
+#include <cctype>
+#include <utility>
+
 namespace forkscope::ui {
 
 PagedTableModel::PagedTableModel(engine::TableRequest::Kind kind, QObject* parent)
@@ -25,6 +29,7 @@ QVariant PagedTableModel::data(const QModelIndex& index, int role) const
     const QString& text = m_rows[index.row()].value(index.column());
     switch (role) {
     case Qt::DisplayRole:
+        return shortHex(text);
     case Qt::ToolTipRole:
         return text;
     case Qt::TextAlignmentRole: {
@@ -38,6 +43,24 @@ QVariant PagedTableModel::data(const QModelIndex& index, int role) const
     default:
         return {};
     }
+}
+
+QString PagedTableModel::shortHex(const QString& value)
+{
+    // Only 0x hex longer than an elision saves; decimal amounts and words stay whole.
+    if (value.size() <= 14 || !value.startsWith(QLatin1String("0x")))
+        return value;
+    for (qsizetype i = 2; i < value.size(); ++i)
+        if (!isxdigit(value.at(i).toLatin1()))
+            return value;
+    return value.left(6) + QStringLiteral("\u2026") + value.right(4);
+}
+
+QString PagedTableModel::fullText(const QModelIndex& index) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    return m_rows[index.row()].value(index.column());
 }
 
 QVariant PagedTableModel::headerData(int section, Qt::Orientation orientation, int role) const
@@ -81,7 +104,26 @@ void PagedTableModel::applyPage(const engine::TablePage& page)
     m_atEnd = page.atEnd || !page.error.isEmpty();
     // Still "loading" while the rows go in: a view (or tester) that reacts to the insert
     // by asking for more must not ask for the same offset again.
-    if (!page.rows.isEmpty()) {
+    if (std::exchange(m_pendingReplaces, false)) {
+        // A reload: the same rows where they are, changed cells announced, the difference
+        // inserted or removed at the end. A view's selection and scroll stay put.
+        const int old = int(m_rows.size());
+        const int now = int(page.rows.size());
+        const int common = std::min(old, now);
+        for (int r = 0; r < common; ++r)
+            m_rows[r] = page.rows[r];
+        if (common > 0)
+            emit dataChanged(index(0, 0), index(common - 1, int(m_columns.size()) - 1));
+        if (now > old) {
+            beginInsertRows({}, old, now - 1);
+            m_rows.append(page.rows.mid(old));
+            endInsertRows();
+        } else if (now < old) {
+            beginRemoveRows({}, now, old - 1);
+            m_rows.resize(now);
+            endRemoveRows();
+        }
+    } else if (!page.rows.isEmpty()) {
         beginInsertRows({}, int(m_rows.size()), int(m_rows.size() + page.rows.size()) - 1);
         m_rows.append(page.rows);
         endInsertRows();
@@ -115,6 +157,27 @@ void PagedTableModel::setEnvironment(const QString& environmentId)
     refresh();
 }
 
+void PagedTableModel::reload()
+{
+    if (m_ticket == 0 || m_pendingTicket != 0)
+        return; // nothing shown yet, or a page on its way that will bring fresh rows
+    engine::TableRequest r;
+    r.kind = m_kind;
+    r.environmentId = m_environment;
+    r.filter = m_filter;
+    r.sortColumn = m_sortColumn;
+    r.descending = m_descending;
+    r.offset = 0;
+    // What is loaded, again (at least a page): the rows under the user's eyes stay.
+    r.limit = std::max(kPageSize, int(m_rows.size()));
+    r.ticket = ++m_ticket;
+    r.requester = this;
+    m_pendingTicket = r.ticket;
+    m_pendingReplaces = true;
+    emit loadingChanged();
+    emit pageRequested(r);
+}
+
 void PagedTableModel::refresh()
 {
     if (m_ticket == 0)
@@ -127,6 +190,7 @@ void PagedTableModel::refresh()
     // A page still in flight is for the old view (or a stopped engine that will never
     // answer): forget it; its ticket no longer matches when it arrives.
     m_pendingTicket = 0;
+    m_pendingReplaces = false;
     fetchMore({});
 }
 

@@ -32,6 +32,14 @@ public:
     // Drops what is loaded and asks again from the first page (new data, reconnected engine).
     // Before the first request (no view has fetched yet) it only keeps the new parameters.
     void refresh();
+    // Loads the first pages again and updates the rows in place (no model reset), so the
+    // view keeps its selection and scroll position: the periodic refresh and the button.
+    void reload();
+    // "0x5fbd...0aa3" for a hash or an address: the display form; the whole value is the
+    // tooltip, the copy and the export.
+    static QString shortHex(const QString& value);
+    // The full text of a cell (what Copy takes).
+    QString fullText(const QModelIndex& index) const;
     bool isLoading() const { return m_pendingTicket != 0; }
     bool atEnd() const { return m_atEnd; }
     QString lastError() const { return m_error; }
@@ -54,8 +62,9 @@ private:
     int m_sortColumn = 0;
     bool m_descending = true;
     bool m_atEnd = false;
-    quint64 m_ticket = 0;        // the newest request sent
-    quint64 m_pendingTicket = 0; // the request in flight (0: none)
+    quint64 m_ticket = 0;           // the newest request sent
+    quint64 m_pendingTicket = 0;    // the request in flight (0: none)
+    bool m_pendingReplaces = false; // that request's rows replace the loaded ones (reload)
     QString m_error;
 };
 
