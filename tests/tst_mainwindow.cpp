@@ -32,6 +32,7 @@
 #include <QSqlQuery>
 
 #include <QLabel>
+#include <QListWidget>
 #include <QSignalSpy>
 #include <QTcpServer>
 #include <QTcpSocket>
@@ -167,7 +168,7 @@ void TestMainWindow::injectedReorgAppearsAsOneBar()
                               30000); // hash mismatch, depth 5
     QVERIFY(reorgs->barValues(1).isEmpty());
     QVERIFY(reorgs->barValues(2).isEmpty());
-    QCOMPARE(reorgs->summary(), QStringLiteral("1 reorg(s)"));
+    QCOMPARE(reorgs->summary(), QStringLiteral("1 reorg"));
     QVERIFY(w.panels().at(2)->pointCount(0) > 0); // the outbox backlog is plotted too
     QVERIFY(w.panels().at(1)->placeholderText().isEmpty());
 
@@ -192,6 +193,10 @@ void TestMainWindow::injectedReorgAppearsAsOneBar()
     }
     QCOMPARE(removed, 9); // depth 5 = 2 empty blocks + the last 3 sprays of 3 transfers
     QVERIFY(balances > 0);
+    // The summary says what it amounts to; the list beside the bars is another way in.
+    QVERIFY2(w.reorgPanel()->lastDiffDialog()->counts().startsWith("9 transfers removed ("),
+             qPrintable(w.reorgPanel()->lastDiffDialog()->counts()));
+    QCOMPARE(w.reorgPanel()->reorgList()->count(), 1);
     host.shutdown();
 }
 

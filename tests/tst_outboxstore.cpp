@@ -13,6 +13,7 @@
 #include "indexer/ReorgRollback.h"
 #include "outbox/OutboxDispatcher.h"
 #include "store/Database.h"
+#include "store/ReorgEventStore.h"
 
 #include <QSqlQuery>
 #include <QTemporaryDir>
@@ -180,6 +181,17 @@ void TestOutboxStore::deliveredRowsOutliveTheirLogsAndAreNotEnqueuedTwice()
     while (bal.next())
         values << bal.value(0).toString();
     QCOMPARE(values, (QStringList{"-5", "5"}));
+    // The diff view's "back in the re-indexed chain": A's transfer, removed by the second
+    // reorg, is stored again above the fork, once.
+    QSqlQuery t = db->run("SELECT tx_hash, contract, from_addr, to_addr, value FROM "
+                          "transfer_events");
+    QVERIFY(t.next());
+    const QString key = store::ReorgEventStore::transferKey(
+        t.value(0).toString(), t.value(1).toString(), t.value(2).toString(), t.value(3).toString(),
+        t.value(4).toString());
+    store::ReorgEventStore events(*db);
+    QCOMPARE(events.transfersAbove(kEnv, 1).value(key), 1);
+    QCOMPARE(events.transfersAbove(kEnv, 2).value(key), 0); // at block 2: not above it
 }
 
 void TestOutboxStore::aRowWithoutItsLogIsFailedNotSent()

@@ -22,14 +22,17 @@
 #include <QAction>
 #include <QApplication>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
+#include <QListWidget>
 #include <QMenu>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QToolButton>
 #include <QtTest>
@@ -79,6 +82,7 @@ private slots:
     void reportsAreRoutedByTicket();
     void engineActionsSayWhatTheyDoAndAskBeforeDiscardingTheLab();
     void nodeLegendNamesOnlyWatchedNodes();
+    void reorgDiffSaysWhatItAmountsTo();
     void exportSuffixFollowsTheFilter_data();
     void exportSuffixFollowsTheFilter();
     void exportSaysWhereTheFileIs();
@@ -152,7 +156,7 @@ void TestUiParts::panelsFollowTheHost()
     QCOMPARE(reorgs.reorgIdAt(2, 0), 8);
     QCOMPARE(reorgs.reorgIdAt(3, 0), 9);
     QCOMPARE(reorgs.reorgIdAt(0, 0), -1);
-    QCOMPARE(reorgs.summary(), QStringLiteral("3 reorg(s)"));
+    QCOMPARE(reorgs.summary(), QStringLiteral("3 reorgs"));
     QCOMPARE(checkpoint.field("environment"), QStringLiteral("env-x"));
     QCOMPARE(checkpoint.field("number"), QStringLiteral("100"));
     QCOMPARE(checkpoint.field("hash"), QStringLiteral("0xabc"));
@@ -233,6 +237,49 @@ void TestUiParts::toolbarsFollowTheHost()
         if (a->text() == QLatin1String("Restart engine"))
             a->trigger();
     QCOMPARE(restart.size(), 1);
+}
+
+void TestUiParts::reorgDiffSaysWhatItAmountsTo()
+{
+    engine::ReorgDiff diff;
+    diff.reorg = reorg(4, "hash mismatch", 3);
+    const auto item = [](const QString& kind, bool again = false) {
+        engine::ReorgDiff::Item it;
+        it.kind = kind;
+        it.reindexed = again;
+        it.txHash = "0x" + QString(64, 'b');
+        return it;
+    };
+    diff.items = {item("transfer_removed", true), item("transfer_removed"), item("outbox_dropped"),
+                  item("balance_changed")};
+    QCOMPARE(ui::ReorgDiffDialog::countsText(diff),
+             QStringLiteral("2 transfers removed (1 back in the re-indexed chain), 1 outbox row "
+                            "dropped, 0 retracted, 1 holder's balance changed"));
+    ui::ReorgDiffDialog dialog(diff);
+    QTableWidget* t = dialog.table();
+    // The tx hash column elides, with the whole hash on hover; re-included says so.
+    QCOMPARE(t->item(0, 3)->text(), QString("0xbbbb\u2026bbbb"));
+    QCOMPARE(t->item(0, 3)->toolTip(), "0x" + QString(64, 'b'));
+    QCOMPARE(t->item(0, 8)->text(), QStringLiteral("yes"));
+    QCOMPARE(t->item(1, 8)->text(), QStringLiteral("no"));
+    QCOMPARE(t->horizontalHeaderItem(10)->text(),
+             QStringLiteral("after rollback, before re-index"));
+    dialog.kindFilter()->setCurrentIndex(1); // transfers
+    QList<bool> hidden;
+    for (int r = 0; r < t->rowCount(); ++r)
+        hidden << t->isRowHidden(r);
+    QCOMPARE(hidden, (QList<bool>{false, false, true, true}));
+    dialog.kindFilter()->setCurrentIndex(0);
+    QVERIFY(!t->isRowHidden(3));
+    // The reorg list beside the bars: newest first, a click asks for that diff.
+    EngineHost host;
+    ui::ReorgPanel panel(&host);
+    EngineStatus s = withNode("http://a");
+    s.environmentId = "env-x";
+    s.recentReorgs = {reorg(7, "parent mismatch", 3), reorg(8, "absence", 5)};
+    emit host.statusAvailable(s);
+    QCOMPARE(panel.reorgList()->count(), 2);
+    QVERIFY(panel.reorgList()->item(0)->text().startsWith("#8 "));
 }
 
 void TestUiParts::exportSuffixFollowsTheFilter_data()

@@ -1,5 +1,9 @@
 #include "ReorgDiffDialog.h"
+#include "engine/DisplayState.h"
+#include "models/PagedTableModel.h"
 
+#include <QComboBox>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QTableWidget>
@@ -7,60 +11,145 @@
 
 namespace forkscope::ui {
 
+namespace {
+
+QString kindLabel(const QString& kind)
+{
+    if (kind == QLatin1String("transfer_removed"))
+        return ReorgDiffDialog::tr("transfer removed");
+    if (kind == QLatin1String("outbox_dropped"))
+        return ReorgDiffDialog::tr("outbox row dropped (never sent)");
+    if (kind == QLatin1String("outbox_delivered_reorged"))
+        return ReorgDiffDialog::tr("outbox row already delivered: retracted");
+    if (kind == QLatin1String("balance_changed"))
+        return ReorgDiffDialog::tr("balance recomputed");
+    return kind;
+}
+
+// A cell showing `text` (hashes elided in the middle) with the whole value on hover.
+QTableWidgetItem* cell(const QString& text)
+{
+    auto* item = new QTableWidgetItem(PagedTableModel::shortHex(text));
+    item->setToolTip(text);
+    return item;
+}
+
+} // namespace
+
+QStringList ReorgDiffDialog::filterPrefixes()
+{
+    return {QString(), QStringLiteral("transfer_"), QStringLiteral("outbox_"),
+            QStringLiteral("balance_")};
+}
+
+QString ReorgDiffDialog::countsText(const engine::ReorgDiff& diff)
+{
+    qint64 transfers = 0, again = 0, dropped = 0, retracted = 0, holders = 0;
+    for (const auto& it : diff.items) {
+        if (it.kind == QLatin1String("transfer_removed")) {
+            ++transfers;
+            again += it.reindexed ? 1 : 0;
+        } else if (it.kind == QLatin1String("outbox_dropped")) {
+            ++dropped;
+        } else if (it.kind == QLatin1String("outbox_delivered_reorged")) {
+            ++retracted;
+        } else if (it.kind == QLatin1String("balance_changed")) {
+            ++holders;
+        }
+    }
+    using engine::text::count;
+    return tr("%1 (%2 back in the re-indexed chain), %3, %4 retracted, %5")
+        .arg(count(transfers, tr("transfer removed"), tr("transfers removed")))
+        .arg(again)
+        .arg(count(dropped, tr("outbox row dropped"), tr("outbox rows dropped")))
+        .arg(retracted)
+        .arg(count(holders, tr("holder's balance changed"), tr("holders' balances changed")));
+}
+
 ReorgDiffDialog::ReorgDiffDialog(const engine::ReorgDiff& diff, QWidget* parent)
-    : QDialog(parent), m_summary(new QLabel(this)), m_table(new QTableWidget(this))
+    : QDialog(parent), m_summary(new QLabel(this)), m_counts(new QLabel(this)),
+      m_filter(new QComboBox(this)), m_table(new QTableWidget(this))
 {
     setWindowTitle(tr("Reorg %1").arg(diff.reorg.id));
     resize(1000, 500);
+    // One time zone everywhere: local, with UTC on hover.
+    const QDateTime at = diff.reorg.detectedAt;
     m_summary->setText(tr("Reorg %1 (%2): fork at block %3, depth %4, %5 rows removed, detected %6")
                            .arg(diff.reorg.id)
                            .arg(diff.reorg.reason)
                            .arg(diff.reorg.forkBlock)
                            .arg(diff.reorg.depth)
                            .arg(diff.reorg.rowsRemoved)
-                           .arg(diff.reorg.detectedAt.toString(Qt::ISODate)));
-    m_table->setColumnCount(9);
-    m_table->setHorizontalHeaderLabels({tr("what"), tr("block"), tr("log"), tr("contract"),
-                                        tr("holder / from"), tr("to"), tr("value"),
-                                        tr("balance before"), tr("balance after")});
+                           .arg(at.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"))));
+    m_summary->setToolTip(tr("detected %1").arg(at.toUTC().toString(Qt::ISODate)));
+    m_counts->setObjectName(QStringLiteral("diffCounts"));
+    m_counts->setText(countsText(diff));
+    m_counts->setStyleSheet(QStringLiteral("font-weight: bold"));
+    m_filter->addItems({tr("All kinds"), tr("Transfers"), tr("Outbox rows"), tr("Balances")});
+    connect(m_filter, &QComboBox::currentIndexChanged, this, &ReorgDiffDialog::applyFilter);
+
+    const QStringList headers{tr("what"),
+                              tr("block"),
+                              tr("log"),
+                              tr("tx hash"),
+                              tr("contract"),
+                              tr("holder / from"),
+                              tr("to"),
+                              tr("value"),
+                              tr("in the re-indexed chain"),
+                              tr("balance before rollback"),
+                              tr("after rollback, before re-index")};
+    m_table->setColumnCount(int(headers.size()));
+    m_table->setHorizontalHeaderLabels(headers);
     m_table->setRowCount(int(diff.items.size()));
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSortingEnabled(false);
-    const auto label = [this](const QString& kind) {
-        if (kind == QLatin1String("transfer_removed"))
-            return tr("transfer removed");
-        if (kind == QLatin1String("outbox_dropped"))
-            return tr("outbox row dropped (never sent)");
-        if (kind == QLatin1String("outbox_delivered_reorged"))
-            return tr("outbox row already delivered: retracted");
-        if (kind == QLatin1String("balance_changed"))
-            return tr("balance recomputed");
-        return kind;
-    };
     for (int r = 0; r < diff.items.size(); ++r) {
         const auto& it = diff.items[r];
-        const QStringList cells{label(it.kind),
+        const bool transfer = it.kind == QLatin1String("transfer_removed");
+        const QStringList cells{kindLabel(it.kind),
                                 it.blockNumber >= 0 ? QString::number(it.blockNumber) : QString(),
                                 it.logIndex >= 0 ? QString::number(it.logIndex) : QString(),
+                                it.txHash,
                                 it.contract,
                                 it.holder.isEmpty() ? it.from : it.holder,
                                 it.to,
                                 it.value,
+                                transfer ? (it.reindexed ? tr("yes") : tr("no")) : QString(),
                                 it.before,
                                 it.after};
         for (int c = 0; c < cells.size(); ++c)
-            m_table->setItem(r, c, new QTableWidgetItem(cells[c]));
+            m_table->setItem(r, c, cell(cells[c]));
+        m_kinds << it.kind;
     }
-    m_table->setSortingEnabled(true);
+    m_table->resizeColumnsToContents();
     m_table->horizontalHeader()->setStretchLastSection(true);
+
+    auto* top = new QHBoxLayout;
+    top->addWidget(m_counts, 1);
+    top->addWidget(new QLabel(tr("Show:"), this));
+    top->addWidget(m_filter);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_summary);
+    layout->addLayout(top);
     layout->addWidget(m_table);
+}
+
+void ReorgDiffDialog::applyFilter(int choice)
+{
+    const QString prefix = filterPrefixes().value(choice);
+    for (int r = 0; r < m_kinds.size(); ++r)
+        m_table->setRowHidden(r, !prefix.isEmpty() && !m_kinds[r].startsWith(prefix));
 }
 
 QString ReorgDiffDialog::summary() const
 {
     return m_summary->text();
+}
+
+QString ReorgDiffDialog::counts() const
+{
+    return m_counts->text();
 }
 
 } // namespace forkscope::ui

@@ -36,6 +36,10 @@ struct ReorgDiff
         qint64 blockNumber = -1;
         qint64 logIndex = -1;
         QString contract, holder, from, to, value, before, after, eventKey;
+        QString txHash;
+        // A removed transfer that the re-indexed chain has again (same transaction, token,
+        // parties and value, above the fork): re-included, not lost.
+        bool reindexed = false;
     };
     QList<Item> items;
 };

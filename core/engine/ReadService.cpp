@@ -224,6 +224,7 @@ void ReadService::requestReorgDiff(qint64 id)
                 return;
             ReorgDiff diff;
             diff.reorg = markOf(*row);
+            QHash<QString, int> again = store.transfersAbove(l.environmentId, row->forkBlockNumber);
             for (const store::ReorgDiffRow& d : store.diffItems(l.environmentId, id, 10000)) {
                 ReorgDiff::Item it;
                 it.kind = d.kind;
@@ -237,6 +238,14 @@ void ReadService::requestReorgDiff(qint64 id)
                 it.before = d.beforeValue;
                 it.after = d.afterValue;
                 it.eventKey = d.eventKey;
+                it.txHash = d.txHash;
+                if (d.kind == QLatin1String("transfer_removed")) {
+                    // Each stored transfer answers for one removed transfer at most.
+                    int& left = again[store::ReorgEventStore::transferKey(
+                        d.txHash, d.contract, d.fromAddr, d.toAddr, d.value)];
+                    it.reindexed = left > 0;
+                    left = std::max(0, left - 1);
+                }
                 diff.items.append(it);
             }
             emit reorgDiffAvailable(diff);

@@ -48,6 +48,12 @@ public:
     // In (kind, block, log index) order, or in insertion order with `insertionOrder`.
     QList<ReorgDiffRow> diffItems(const QString& environmentId, qint64 reorgId, int limit,
                                   bool insertionOrder = false);
+    // The Transfers stored now above `block`, each as "tx|contract|from|to|value": what a
+    // rollback's removed transfers are matched against to say whether the re-indexed chain
+    // has them again. A range scan of the fork's height and up, not of the table.
+    QHash<QString, int> transfersAbove(const QString& environmentId, qint64 block);
+    static QString transferKey(const QString& txHash, const QString& contract, const QString& from,
+                               const QString& to, const QString& value);
     // reorg id -> kind -> rows, for every reorg of the environment.
     QHash<qint64, QHash<QString, qint64>> diffCounts(const QString& environmentId, quint64 chainId);
     QHash<QString, qint64> countByReason(const QString& environmentId, quint64 chainId);

@@ -2,8 +2,11 @@
 #include "Palette.h"
 #include "ReorgDiffDialog.h"
 #include "StatusTime.h"
+#include "engine/DisplayState.h"
 #include "engine/EngineApi.h"
+
 #include "help/Glossary.h"
+#include <QListWidget>
 
 namespace forkscope::ui {
 
@@ -23,6 +26,19 @@ ReorgPanel::ReorgPanel(engine::EngineApi* host, QWidget* parent)
         if (id >= 0)
             host->requestReorgDiff(id);
     });
+    m_list = new QListWidget;
+    m_list->setObjectName(QStringLiteral("reorgList"));
+    m_list->setMaximumHeight(72);
+    m_list->setToolTip(tr("Every reorg of this environment, newest first; click one for what "
+                          "it undid"));
+    m_list->hide();
+    connect(m_list, &QListWidget::itemActivated, host, [host](QListWidgetItem* item) {
+        host->requestReorgDiff(item->data(Qt::UserRole).toLongLong());
+    });
+    connect(m_list, &QListWidget::itemClicked, host, [host](QListWidgetItem* item) {
+        host->requestReorgDiff(item->data(Qt::UserRole).toLongLong());
+    });
+    addFooter(m_list);
     connect(host, &engine::EngineApi::statusAvailable, this, &ReorgPanel::apply);
     connect(host, &engine::EngineApi::reorgDiffAvailable, this, &ReorgPanel::showDiff);
 }
@@ -59,7 +75,28 @@ void ReorgPanel::apply(const engine::EngineStatus& s)
         setBars(r, times, depths);
         setBarLabels(r, labels);
     }
-    setSummary(tr("%1 reorg(s)").arg(s.recentReorgs.size()));
+    QList<qint64> ids;
+    for (const auto& m : s.recentReorgs)
+        ids << m.id;
+    if (ids != m_listedIds) {
+        m_listedIds = ids;
+        m_list->clear();
+        for (auto it = s.recentReorgs.crbegin(); it != s.recentReorgs.crend(); ++it) {
+            auto* item = new QListWidgetItem(
+                tr("#%1  %2  %3, depth %4, fork at block %5")
+                    .arg(it->id)
+                    .arg(it->detectedAt.toLocalTime().toString(QStringLiteral("HH:mm:ss")),
+                         it->reason)
+                    .arg(it->depth)
+                    .arg(it->forkBlock));
+            item->setData(Qt::UserRole, it->id);
+            item->setToolTip(tr("detected %1 UTC; click for the diff")
+                                 .arg(it->detectedAt.toUTC().toString(Qt::ISODate)));
+            m_list->addItem(item);
+        }
+        m_list->setVisible(!ids.isEmpty());
+    }
+    setSummary(engine::text::count(s.recentReorgs.size(), tr("reorg"), tr("reorgs")));
     if (s.recentReorgs.isEmpty())
         setPlaceholderText(tr("No reorg in this environment yet."));
     advanceTo(statusTime(s));

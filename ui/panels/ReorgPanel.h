@@ -5,6 +5,8 @@
 #include <QList>
 #include <QPointer>
 
+class QListWidget;
+
 namespace forkscope::engine {
 class EngineApi;
 struct EngineStatus;
@@ -27,6 +29,8 @@ public:
     qint64 reorgIdAt(int bars, int index) const;
     // The diff view opened last, while it is open.
     ReorgDiffDialog* lastDiffDialog() const;
+    // The list beside the bars, newest first: a thin bar is not the only way in.
+    QListWidget* reorgList() const { return m_list; }
 
 private:
     void apply(const engine::EngineStatus& s);
@@ -34,6 +38,8 @@ private:
 
     QList<QList<qint64>> m_reorgIds; // per bar set, in bar order
     QPointer<ReorgDiffDialog> m_diffDialog;
+    QListWidget* m_list;
+    QList<qint64> m_listedIds; // what the list shows, to rebuild it only on change
 };
 
 } // namespace forkscope::ui
