@@ -10,6 +10,10 @@
 
 #include <QAction>
 #include <QDockWidget>
+#include <QMenu>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QtTest>
 
 using namespace forkscope;
@@ -34,6 +38,10 @@ private slots:
     void helpPages();
     void jargonIsExplained_data();
     void jargonIsExplained();
+    void recentDatabases();
+
+private:
+    QTemporaryDir m_config; // QSettings go here, not to ~/.config
 };
 
 void TestHelpAndKeys::shortcuts()
@@ -105,6 +113,31 @@ void TestHelpAndKeys::jargonIsExplained()
              qPrintable(summary->explanation()));
     QVERIFY2(actionNamed(w, "Crash the indexer...")->toolTip().contains("crash points: "),
              qPrintable(actionNamed(w, "Crash the indexer...")->toolTip()));
+}
+
+void TestHelpAndKeys::recentDatabases()
+{
+    qputenv("XDG_CONFIG_HOME", m_config.path().toUtf8());
+    QSettings().remove("recentDatabases");
+    engine::EngineHost host;
+    ui::MainWindow w(&host);
+    auto* recent = w.findChild<QMenu*>(QStringLiteral("recentDatabases"));
+    QVERIFY(recent);
+    QVERIFY(!recent->isEnabled()); // nothing opened yet
+    engine::EngineStatus s;
+    s.dbPath = "/tmp/a.sqlite";
+    emit host.statusAvailable(s);
+    s.dbPath = "/tmp/b.sqlite";
+    emit host.statusAvailable(s);
+    s.dbPath = "/tmp/a.sqlite";
+    emit host.statusAvailable(s);
+    QCOMPARE(ui::MainWindow::recentDatabases(), (QStringList{"/tmp/a.sqlite", "/tmp/b.sqlite"}));
+    QCOMPARE(recent->actions().size(), 2);
+    QSignalSpy chosen(&w, &ui::MainWindow::databaseChosen);
+    recent->actions().at(1)->trigger();
+    QCOMPARE(chosen.size(), 1);
+    QCOMPARE(chosen[0][0].toString(), QStringLiteral("/tmp/b.sqlite"));
+    QCOMPARE(actionNamed(w, "&Open database...")->shortcut(), QKeySequence(QKeySequence::Open));
 }
 
 QTEST_MAIN(TestHelpAndKeys)

@@ -21,6 +21,7 @@ private slots:
     void dialogShowsErrorsInline_data();
     void dialogShowsErrorsInline();
     void roundTripThroughQSettings();
+    void inUseBrowseAndStillFields();
 };
 
 void TestSettings::rules_data()
@@ -146,6 +147,29 @@ void TestSettings::roundTripThroughQSettings()
     ui::SettingsDialog dialog(loaded);
     QVERIFY(dialog.isValid());
     QCOMPARE(dialog.settings(), s);
+}
+
+void TestSettings::inUseBrowseAndStillFields()
+{
+    ui::SettingsDialog dialog(config::AppSettings{});
+    dialog.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+    // What the managed lab uses is shown, read-only, though it is not a saved setting.
+    QCOMPARE(dialog.inUseText(), QString());
+    dialog.setInUse("http://127.0.0.1:4000 (the managed anvil lab)",
+                    {"0x5fbdb2315678afecb367f032d93f642f64180aa3"}, "/tmp/lab.sqlite");
+    QVERIFY2(dialog.inUseText().contains("http://127.0.0.1:4000 (the managed anvil lab)") &&
+                 dialog.inUseText().contains("0x5fbdb2315678afecb367f032d93f642f64180aa3") &&
+                 dialog.inUseText().contains("/tmp/lab.sqlite"),
+             qPrintable(dialog.inUseText()));
+    QVERIFY(dialog.findChild<QPushButton*>(QStringLiteral("browseAbi")));
+    // An error appearing under a field does not move the fields below it.
+    QLineEdit* below = dialog.lineEdit("batchSize");
+    const int y = below->mapTo(&dialog, QPoint(0, 0)).y();
+    dialog.lineEdit("startBlock")->setText("not a number");
+    QVERIFY(!dialog.errorFor("startBlock").isEmpty());
+    QCoreApplication::processEvents();
+    QCOMPARE(below->mapTo(&dialog, QPoint(0, 0)).y(), y);
 }
 
 QTEST_MAIN(TestSettings)

@@ -177,7 +177,11 @@ QList<QDockWidget*> MainWindow::buildDocks()
 void MainWindow::buildMenus(const QList<QDockWidget*>& docks)
 {
     auto* fileMenu = menuBar()->addMenu(tr("&File"));
-    fileMenu->addAction(tr("&Open database..."), this, &MainWindow::chooseDatabase);
+    fileMenu->addAction(tr("&Open database..."), QKeySequence::Open, this,
+                        &MainWindow::chooseDatabase);
+    m_recentMenu = fileMenu->addMenu(tr("Open &recent"));
+    m_recentMenu->setObjectName(QStringLiteral("recentDatabases"));
+    rebuildRecentMenu();
     QAction* settings = fileMenu->addAction(tr("&Settings..."), this, &MainWindow::openSettings);
     // Explicitly: QKeySequence::Preferences is empty on some platforms (this one).
     settings->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Comma));
@@ -234,6 +238,10 @@ void MainWindow::openSettings()
 {
     QSettings store;
     SettingsDialog dialog(config::AppSettings::load(store), this);
+    dialog.setInUse(m_lastStatus.managedDevnet
+                        ? tr("%1 (the managed anvil lab)").arg(m_lastStatus.endpoint)
+                        : m_lastStatus.endpoint,
+                    m_lastStatus.contracts, m_lastStatus.dbPath);
     if (dialog.exec() != QDialog::Accepted)
         return;
     dialog.settings().save(store);
@@ -241,11 +249,38 @@ void MainWindow::openSettings()
     emit settingsChanged(dialog.settings());
 }
 
+QStringList MainWindow::recentDatabases()
+{
+    return QSettings().value(QStringLiteral("recentDatabases")).toStringList();
+}
+
+void MainWindow::rememberDatabase(const QString& path)
+{
+    QStringList recent = recentDatabases();
+    recent.removeAll(path);
+    recent.prepend(path);
+    QSettings().setValue(QStringLiteral("recentDatabases"), recent.mid(0, kMaxRecent));
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList recent = recentDatabases();
+    for (const QString& path : recent)
+        m_recentMenu->addAction(path, this, [this, path] {
+            appendLog(QStringLiteral("info"),
+                      tr("opening database %1; restarting the engine").arg(path));
+            emit databaseChosen(path);
+        });
+    m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
 void MainWindow::chooseDatabase()
 {
     // An existing file is opened (and migrated), a new name creates one.
     const QString path =
-        QFileDialog::getSaveFileName(this, tr("Open or create a database"), m_dbPath,
+        QFileDialog::getSaveFileName(this, tr("Open or create a database"), m_lastStatus.dbPath,
                                      tr("SQLite database (*.sqlite *.sqlite3 *.db);;All files (*)"),
                                      nullptr, QFileDialog::DontConfirmOverwrite);
     if (path.isEmpty())
@@ -318,7 +353,9 @@ void MainWindow::applyStatus(const EngineStatus& s)
                          state.kind == engine::DisplayState::Kind::NodeUnreachable;
     for (PlotPanel* p : panels())
         p->setProblem(blocked ? state.text() : QString());
-    m_dbPath = s.dbPath;
+    if (!s.dbPath.isEmpty() && s.dbPath != m_lastStatus.dbPath)
+        rememberDatabase(s.dbPath);
+    m_lastStatus = s;
     const QString kind = s.managedDevnet ? tr("managed anvil") : tr("node");
     m_nodeLabel->setText(s.endpoint.isEmpty() ? tr("%1: starting...").arg(kind)
                                               : tr("%1: %2").arg(kind, s.endpoint));

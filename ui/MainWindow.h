@@ -9,6 +9,7 @@
 
 class QDockWidget;
 class QLabel;
+class QMenu;
 
 namespace forkscope::engine {
 class EngineApi;
@@ -78,6 +79,8 @@ public:
     QWidget* verdictBadge() const;    // for the tests that check it is on screen
     QString engineErrorText() const;  // the error banner's text, empty while hidden
     QString exportNoticeText() const; // "Exported <path>" after an export, else empty
+    // File > Open recent: the databases opened last, newest first (QSettings).
+    static QStringList recentDatabases();
 
 public slots:
     void appendLog(const QString& level, const QString& text);
@@ -103,8 +106,12 @@ public slots:
     void exportReportOf(const QString& environmentId);
 
 private:
-    bool m_quitConfirmed = false; // File > Quit asked already
-    QString m_dbPath;             // the database in use, where Open database... starts
+    bool m_quitConfirmed = false;      // File > Quit asked already
+    engine::EngineStatus m_lastStatus; // what Settings shows as in use
+    QMenu* m_recentMenu = nullptr;
+    static constexpr int kMaxRecent = 8;
+    void rememberDatabase(const QString& path);
+    void rebuildRecentMenu();
     EngineErrorBanner* m_engineError = nullptr;
     ExportNotice* m_exportNotice = nullptr;
     void buildCentral();

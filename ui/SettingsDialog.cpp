@@ -3,7 +3,9 @@
 #include "config/SettingsValidation.h"
 
 #include <QDialogButtonBox>
+#include <QFileDialog>
 #include <QFormLayout>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
@@ -16,6 +18,13 @@ SettingsDialog::SettingsDialog(const config::AppSettings& s, QWidget* parent) : 
 {
     setWindowTitle(tr("Forkscope settings"));
     auto* layout = new QVBoxLayout(this);
+    m_inUse = new QLabel(this);
+    m_inUse->setObjectName(QStringLiteral("inUse"));
+    m_inUse->setWordWrap(true);
+    m_inUse->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_inUse->setStyleSheet(QStringLiteral("color: palette(mid);"));
+    m_inUse->hide();
+    layout->addWidget(m_inUse);
     m_form = new QFormLayout;
     layout->addLayout(m_form);
 
@@ -39,7 +48,27 @@ SettingsDialog::SettingsDialog(const config::AppSettings& s, QWidget* parent) : 
     text(QStringLiteral("endpoints"), tr("Endpoints"), s.endpoints,
          tr("one JSON-RPC URL per line; empty: a managed anvil lab"));
     text(QStringLiteral("contracts"), tr("Contracts"), s.contracts, tr("one 0x address per line"));
-    line(QStringLiteral("abi"), tr("ABI JSON file"), s.abiPath, tr("optional"));
+    {
+        // The ABI file: typed, or chosen with Browse...
+        auto* e = new QLineEdit(s.abiPath, this);
+        e->setPlaceholderText(tr("optional"));
+        m_lines.insert(QStringLiteral("abi"), e);
+        auto* browse = new QPushButton(tr("Browse..."), this);
+        browse->setObjectName(QStringLiteral("browseAbi"));
+        connect(browse, &QPushButton::clicked, this, [this, e] {
+            const QString path = QFileDialog::getOpenFileName(
+                this, tr("ABI JSON file"), e->text(), tr("ABI JSON (*.json);;All files (*)"));
+            if (!path.isEmpty())
+                e->setText(path);
+        });
+        auto* row = new QWidget(this);
+        auto* h = new QHBoxLayout(row);
+        h->setContentsMargins(0, 0, 0, 0);
+        h->addWidget(e, 1);
+        h->addWidget(browse);
+        addRow(QStringLiteral("abi"), tr("ABI JSON file"), row);
+        connect(e, &QLineEdit::textChanged, this, &SettingsDialog::validate);
+    }
     line(QStringLiteral("startBlock"), tr("Start block"), s.startBlock, {});
     line(QStringLiteral("confirmations"), tr("Confirmations"), s.confirmations, {});
     line(QStringLiteral("batchSize"), tr("Batch size"), s.batchSize, {});
@@ -69,6 +98,11 @@ void SettingsDialog::addRow(const QString& field, const QString& label, QWidget*
     error->setStyleSheet(
         QStringLiteral("color: %1;").arg(Palette::screen(Palette::Tone::Bad).name()));
     error->setWordWrap(true);
+    // An error appearing must not push the fields below it from under the cursor: its line
+    // is kept while it is hidden.
+    QSizePolicy keep = error->sizePolicy();
+    keep.setRetainSizeWhenHidden(true);
+    error->setSizePolicy(keep);
     error->hide();
     v->addWidget(error);
     m_errors.insert(field, error);
@@ -138,6 +172,22 @@ void SettingsDialog::validate()
     }
     if (m_ok)
         m_ok->setEnabled(ok);
+}
+
+void SettingsDialog::setInUse(const QString& endpoint, const QStringList& contracts,
+                              const QString& database)
+{
+    m_inUse->setText(
+        tr("In use now (read-only): node %1; contracts %2; database %3")
+            .arg(endpoint.isEmpty() ? tr("not known yet") : endpoint,
+                 contracts.isEmpty() ? tr("none") : contracts.join(QStringLiteral(", ")),
+                 database.isEmpty() ? tr("none") : database));
+    m_inUse->show();
+}
+
+QString SettingsDialog::inUseText() const
+{
+    return m_inUse->isHidden() ? QString() : m_inUse->text();
 }
 
 bool SettingsDialog::isValid() const

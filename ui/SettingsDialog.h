@@ -29,6 +29,10 @@ public:
     QLineEdit* lineEdit(const QString& field) const { return m_lines.value(field); }
     QPlainTextEdit* textEdit(const QString& field) const { return m_texts.value(field); }
     QPushButton* okButton() const { return m_ok; }
+    // What the running engine uses now, shown read-only above the fields: the managed lab's
+    // own endpoint and contracts are nowhere in the saved settings.
+    void setInUse(const QString& endpoint, const QStringList& contracts, const QString& database);
+    QString inUseText() const;
 
 private:
     void validate();
@@ -39,6 +43,7 @@ private:
     QHash<QString, QLabel*> m_errors;
     QPushButton* m_ok = nullptr;
     QFormLayout* m_form = nullptr;
+    QLabel* m_inUse = nullptr;
 };
 
 } // namespace forkscope::ui

@@ -26,7 +26,8 @@ InjectReorgDialog::InjectReorgDialog(QWidget* parent)
         new QLabel(tr("anvil_reorg replaces the newest blocks with a new branch. The indexer "
                       "should roll back to the fork point and re-index; the invariant "
                       "check runs once it has caught up.")));
-    form->addRow(tr("Depth"), m_depth);
+    m_depth->setToolTip(tr("1 to 64 blocks (anvil_reorg's limit here)"));
+    form->addRow(tr("Depth (1 to 64)"), m_depth);
     form->addRow(tr("Transactions of the replaced blocks"), m_mode);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     buttons->button(QDialogButtonBox::Ok)->setText(tr("Inject"));

@@ -101,8 +101,10 @@ void LabToolBar::addChainActions()
          .tip = tr("Remove the newest blocks (anvil_rollback); new blocks replace them")});
     connect(rollback, &QAction::triggered, m_host, [this] {
         bool ok = false;
-        const int n = QInputDialog::getInt(this, tr("Roll back"),
-                                           tr("Blocks to remove from the head:"), 3, 1, 64, 1, &ok);
+        // The range is said, not only enforced: a 99 typed into the box becomes 64.
+        const int n =
+            QInputDialog::getInt(this, tr("Roll back"),
+                                 tr("Blocks to remove from the head (1 to 64):"), 3, 1, 64, 1, &ok);
         if (ok && m_host)
             m_host->rollbackBlocks(n);
     });
