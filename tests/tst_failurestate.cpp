@@ -3,6 +3,7 @@
 // and its actions, the panels say why no data comes, and actions that cannot work are
 // disabled. Driven through a real EngineHost, as the app runs it.
 #include "EngineToolBar.h"
+#include "GuiLab.h"
 #include "MainWindow.h"
 #include "engine/EngineHost.h"
 #include "panels/PlotPanel.h"
@@ -17,8 +18,11 @@
 #include <QtTest>
 
 using namespace forkscope;
+using test::actionNamed;
 
 namespace {
+
+const QString kToken = QStringLiteral("0x5fbdb2315678afecb367f032d93f642f64180aa3");
 
 // A loopback port nothing listens on.
 quint16 closedPort()
@@ -29,12 +33,15 @@ quint16 closedPort()
     return s.serverPort();
 }
 
-QAction* actionNamed(ui::MainWindow& w, const QString& text)
+// An external node that refuses connections, a database at `db`, and the contracts.
+engine::EngineConfig externalNode(const QString& db, const QStringList& contracts)
 {
-    for (QAction* a : w.findChildren<QAction*>())
-        if (a->text() == text)
-            return a;
-    return nullptr;
+    engine::EngineConfig config;
+    config.managedDevnet = false;
+    config.rpcUrl = QUrl(QStringLiteral("http://127.0.0.1:%1").arg(closedPort()));
+    config.dbPath = db;
+    config.contracts = contracts;
+    return config;
 }
 
 } // namespace
@@ -57,12 +64,7 @@ void TestFailureState::directoryAsDatabase()
     engine::EngineHost host;
     ui::MainWindow w(&host);
     w.show();
-    engine::EngineConfig config;
-    config.managedDevnet = false;
-    config.rpcUrl = QUrl(QStringLiteral("http://127.0.0.1:%1").arg(closedPort()));
-    config.dbPath = m_dir.path(); // a directory
-    config.contracts = {QStringLiteral("0x5fbdb2315678afecb367f032d93f642f64180aa3")};
-    host.start(config);
+    host.start(externalNode(m_dir.path() /* a directory */, {kToken}));
     QTRY_VERIFY_WITH_TIMEOUT(w.engineErrorText().startsWith("FAILED"), 20000);
     QVERIFY2(w.engineErrorText().contains(m_dir.path()), qPrintable(w.engineErrorText()));
     for (const char* name : {"chooseDatabase", "settings", "retry"}) {
@@ -83,12 +85,7 @@ void TestFailureState::unreachableNode()
     engine::EngineHost host;
     ui::MainWindow w(&host);
     w.show();
-    engine::EngineConfig config;
-    config.managedDevnet = false;
-    config.rpcUrl = QUrl(QStringLiteral("http://127.0.0.1:%1").arg(closedPort()));
-    config.dbPath = m_dir.filePath("unreachable.sqlite");
-    config.contracts = {QStringLiteral("0x5fbdb2315678afecb367f032d93f642f64180aa3")};
-    host.start(config);
+    host.start(externalNode(m_dir.filePath("unreachable.sqlite"), {kToken}));
     QTRY_VERIFY_WITH_TIMEOUT(w.engineErrorText().startsWith("NODE UNREACHABLE"), 20000);
     // Not the database's fault: no Choose database... here.
     QVERIFY(!w.findChild<QPushButton*>(QStringLiteral("chooseDatabase"))->isVisible());
@@ -103,11 +100,7 @@ void TestFailureState::noContractsToIndex()
     engine::EngineHost host;
     ui::MainWindow w(&host);
     w.show();
-    engine::EngineConfig config;
-    config.managedDevnet = false;
-    config.rpcUrl = QUrl(QStringLiteral("http://127.0.0.1:%1").arg(closedPort()));
-    config.dbPath = m_dir.filePath("nocontracts.sqlite");
-    host.start(config);
+    host.start(externalNode(m_dir.filePath("nocontracts.sqlite"), {}));
     QTRY_VERIFY_WITH_TIMEOUT(w.engineErrorText().startsWith("FAILED - no contracts configured"),
                              20000);
     QVERIFY(w.findChild<QPushButton*>(QStringLiteral("settings"))->isVisible());

@@ -1,6 +1,7 @@
 // Keyboard and discoverability (issue #16): Settings on Ctrl+, (QKeySequence::Preferences is
 // empty on this platform), Alt+1..7 for the tabs below the charts, Help > Getting started and
 // Help > Glossary, and tooltips that explain the jargon from the same glossary.
+#include "GuiLab.h"
 #include "MainWindow.h"
 #include "engine/EngineHost.h"
 #include "help/Glossary.h"
@@ -17,16 +18,9 @@
 #include <QtTest>
 
 using namespace forkscope;
+using test::actionNamed;
 
 namespace {
-
-QAction* actionNamed(ui::MainWindow& w, const QString& text)
-{
-    for (QAction* a : w.findChildren<QAction*>())
-        if (a->text() == text)
-            return a;
-    return nullptr;
-}
 
 } // namespace
 

@@ -6,6 +6,7 @@
 #include "engine/EngineHost.h"
 #include "store/Database.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QSignalSpy>
 #include <QSqlQuery>
@@ -27,6 +28,15 @@ template <typename Dialog, typename Fill> inline void answerNextDialog(Fill fill
         fill(d);
         d->accept();
     });
+}
+
+// The window's action with this text (menus and toolbars alike), or nullptr.
+inline QAction* actionNamed(QWidget& window, const QString& text)
+{
+    for (QAction* a : window.findChildren<QAction*>())
+        if (a->text() == text)
+            return a;
+    return nullptr;
 }
 
 struct Lab

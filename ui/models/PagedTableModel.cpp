@@ -81,17 +81,23 @@ void PagedTableModel::fetchMore(const QModelIndex& parent)
 {
     if (!canFetchMore(parent))
         return;
+    send(int(m_rows.size()), kPageSize, false);
+}
+
+void PagedTableModel::send(int offset, int limit, bool replaces)
+{
     engine::TableRequest r;
     r.kind = m_kind;
     r.environmentId = m_environment;
     r.filter = m_filter;
     r.sortColumn = m_sortColumn;
     r.descending = m_descending;
-    r.offset = int(m_rows.size());
-    r.limit = kPageSize;
+    r.offset = offset;
+    r.limit = limit;
     r.ticket = ++m_ticket;
     r.requester = this;
     m_pendingTicket = r.ticket;
+    m_pendingReplaces = replaces;
     emit loadingChanged();
     emit pageRequested(r);
 }
@@ -161,21 +167,8 @@ void PagedTableModel::reload()
 {
     if (m_ticket == 0 || m_pendingTicket != 0)
         return; // nothing shown yet, or a page on its way that will bring fresh rows
-    engine::TableRequest r;
-    r.kind = m_kind;
-    r.environmentId = m_environment;
-    r.filter = m_filter;
-    r.sortColumn = m_sortColumn;
-    r.descending = m_descending;
-    r.offset = 0;
     // What is loaded, again (at least a page): the rows under the user's eyes stay.
-    r.limit = std::max(kPageSize, int(m_rows.size()));
-    r.ticket = ++m_ticket;
-    r.requester = this;
-    m_pendingTicket = r.ticket;
-    m_pendingReplaces = true;
-    emit loadingChanged();
-    emit pageRequested(r);
+    send(0, std::max(kPageSize, int(m_rows.size())), true);
 }
 
 void PagedTableModel::refresh()

@@ -54,6 +54,9 @@ signals:
     void loadingChanged();
 
 private:
+    // One request in flight; `replaces`: its rows replace the loaded ones (reload).
+    void send(int offset, int limit, bool replaces);
+
     engine::TableRequest::Kind m_kind;
     QStringList m_columns;
     QList<QStringList> m_rows;
