@@ -23,18 +23,14 @@ EngineToolBar::EngineToolBar(EngineApi* host, QWidget* parent)
         tr("Stop or resume indexing (Ctrl+I); the node, health and demo traffic go on"));
     connect(m_pause, &QAction::toggled, host, &EngineApi::setIndexingPaused);
     // Labelled by what a click does, not by the state it is in.
-    connect(m_pause, &QAction::toggled, this, [this](bool paused) {
-        m_pause->setText(paused ? tr("Resume indexing") : tr("Pause indexing"));
-    });
+    connect(m_pause, &QAction::toggled, this, &EngineToolBar::relabelToggles);
     m_devnet->setCheckable(true);
     m_devnet->setEnabled(false); // only for a managed anvil
     m_devnet->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
     m_devnet->setToolTip(tr("Stop or start the managed anvil (Ctrl+D). Its chain is kept, so "
                             "starting it again continues the same environment"));
     connect(m_devnet, &QAction::triggered, host, &EngineApi::setDevnetRunning);
-    connect(m_devnet, &QAction::toggled, this, [this](bool running) {
-        m_devnet->setText(running ? tr("Stop devnet") : tr("Start devnet"));
-    });
+    connect(m_devnet, &QAction::toggled, this, &EngineToolBar::relabelToggles);
     // Restart and Stop discard a managed lab's chain: asked first (DiscardLabConfirm.h).
     auto* restart = new QAction(tr("Restart engine"), this);
     restart->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
@@ -78,6 +74,12 @@ EngineToolBar::EngineToolBar(EngineApi* host, QWidget* parent)
     connect(host, &EngineApi::statusAvailable, this, &EngineToolBar::apply);
 }
 
+void EngineToolBar::relabelToggles()
+{
+    m_pause->setText(m_pause->isChecked() ? tr("Resume indexing") : tr("Pause indexing"));
+    m_devnet->setText(m_devnet->isChecked() ? tr("Stop devnet") : tr("Start devnet"));
+}
+
 void EngineToolBar::apply(const EngineStatus& s)
 {
     const bool stopped = s.connection == EngineStatus::Connection::Stopped;
@@ -92,16 +94,15 @@ void EngineToolBar::apply(const EngineStatus& s)
     m_verify->setEnabled(indexerUsable);
     {
         const QSignalBlocker block(m_devnet);
-        m_devnet->setEnabled(s.managedDevnet && s.connection != EngineStatus::Connection::Stopped);
+        m_devnet->setEnabled(m_discardsLab); // a managed anvil, engine not stopped
         m_devnet->setChecked(s.devnetRunning);
-        m_devnet->setText(s.devnetRunning ? tr("Stop devnet") : tr("Start devnet"));
     }
     if (m_enginePaused != s.indexingPaused) {
         m_enginePaused = s.indexingPaused;
         const QSignalBlocker block(m_pause);
         m_pause->setChecked(s.indexingPaused);
-        m_pause->setText(s.indexingPaused ? tr("Resume indexing") : tr("Pause indexing"));
     }
+    relabelToggles(); // the checks above were set with their signals blocked
 }
 
 } // namespace forkscope::ui

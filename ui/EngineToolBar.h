@@ -37,6 +37,8 @@ signals:
 
 private:
     void apply(const engine::EngineStatus& s);
+    // Toggles are labelled by what a click does: Pause/Resume indexing, Stop/Start devnet.
+    void relabelToggles();
 
     QMenu* m_menu;
     QAction* m_pause;

@@ -268,11 +268,7 @@ void MainWindow::rebuildRecentMenu()
     m_recentMenu->clear();
     const QStringList recent = recentDatabases();
     for (const QString& path : recent)
-        m_recentMenu->addAction(path, this, [this, path] {
-            appendLog(QStringLiteral("info"),
-                      tr("opening database %1; restarting the engine").arg(path));
-            emit databaseChosen(path);
-        });
+        m_recentMenu->addAction(path, this, [this, path] { openDatabase(path); });
     m_recentMenu->setEnabled(!recent.isEmpty());
 }
 
@@ -285,6 +281,11 @@ void MainWindow::chooseDatabase()
                                      nullptr, QFileDialog::DontConfirmOverwrite);
     if (path.isEmpty())
         return;
+    openDatabase(path);
+}
+
+void MainWindow::openDatabase(const QString& path)
+{
     appendLog(QStringLiteral("info"), tr("opening database %1; restarting the engine").arg(path));
     emit databaseChosen(path);
 }

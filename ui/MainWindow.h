@@ -112,6 +112,7 @@ private:
     static constexpr int kMaxRecent = 8;
     void rememberDatabase(const QString& path);
     void rebuildRecentMenu();
+    void openDatabase(const QString& path); // logs it, then databaseChosen
     EngineErrorBanner* m_engineError = nullptr;
     ExportNotice* m_exportNotice = nullptr;
     void buildCentral();

@@ -13,6 +13,11 @@
 
 namespace forkscope::engine {
 
+namespace {
+const QString kNoContracts =
+    QStringLiteral("no contracts configured: indexing is off (add them in Settings)");
+} // namespace
+
 // The workers of one start(). Signals from a retired session are dropped: each connection
 // below checks that its session is still the live one (a stale answer never reaches the
 // window, as in hotspot's job tracker).
@@ -209,8 +214,7 @@ void EngineHost::onLabReady(Session* s, const LabSetup& setup)
     s->noContracts = s->config.indexing && setup.contracts.isEmpty();
     if (s->noContracts) {
         // Nothing will ever be indexed: a failure to show, not a wait.
-        m_status.indexerFailure =
-            QStringLiteral("no contracts configured: indexing is off (add them in Settings)");
+        m_status.indexerFailure = kNoContracts;
         log(QStringLiteral("warning"), m_status.indexerFailure);
     }
     // With indexing off the service still watches node health (it indexes nothing).
@@ -353,10 +357,10 @@ void EngineHost::onIndexing(Session* s, const IndexingSnapshot& snap)
                                                              : snap.state;
     if (!snap.fatal.isEmpty())
         m_status.message = snap.fatal;
-    if (!snap.fatal.isEmpty() && !snap.fatalIsTruncation)
-        m_status.indexerFailure = snap.fatal;
-    else if (!s->noContracts)
-        m_status.indexerFailure.clear();
+    // A block not fetched whole is "data incomplete" (its alert), not a failure.
+    m_status.indexerFailure = !snap.fatal.isEmpty() && !snap.fatalIsTruncation ? snap.fatal
+                              : s->noContracts                                 ? kNoContracts
+                                                                               : QString();
     if (st.state == State::NodeUnreachable) {
         if (m_status.connection != EngineStatus::Connection::Failed)
             m_status.connection = EngineStatus::Connection::Unreachable;

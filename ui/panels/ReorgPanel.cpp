@@ -32,12 +32,12 @@ ReorgPanel::ReorgPanel(engine::EngineApi* host, QWidget* parent)
     m_list->setToolTip(tr("Every reorg of this environment, newest first; click one for what "
                           "it undid"));
     m_list->hide();
-    connect(m_list, &QListWidget::itemActivated, host, [host](QListWidgetItem* item) {
+    // A click, or Enter on the current row.
+    const auto openDiff = [host](QListWidgetItem* item) {
         host->requestReorgDiff(item->data(Qt::UserRole).toLongLong());
-    });
-    connect(m_list, &QListWidget::itemClicked, host, [host](QListWidgetItem* item) {
-        host->requestReorgDiff(item->data(Qt::UserRole).toLongLong());
-    });
+    };
+    connect(m_list, &QListWidget::itemClicked, host, openDiff);
+    connect(m_list, &QListWidget::itemActivated, host, openDiff);
     addFooter(m_list);
     connect(host, &engine::EngineApi::statusAvailable, this, &ReorgPanel::apply);
     connect(host, &engine::EngineApi::reorgDiffAvailable, this, &ReorgPanel::showDiff);

@@ -27,10 +27,19 @@ void ReportExporter::setLiveCharts(const QList<PlotPanel*>& panels)
         m_charts << p;
 }
 
-QString ReportExporter::withFormatSuffix(const QString& path, const QString& selectedFilter)
+namespace {
+// The formats an export writes, by suffix.
+const QStringList& exportFormats()
 {
     static const QStringList formats{QStringLiteral("json"), QStringLiteral("csv"),
                                      QStringLiteral("pdf")};
+    return formats;
+}
+} // namespace
+
+QString ReportExporter::withFormatSuffix(const QString& path, const QString& selectedFilter)
+{
+    const QStringList& formats = exportFormats();
     if (formats.contains(QFileInfo(path).suffix().toLower()))
         return path;
     const QString ext = QRegularExpression(QStringLiteral("\\*\\.(\\w+)"))
@@ -43,8 +52,7 @@ QString ReportExporter::withFormatSuffix(const QString& path, const QString& sel
 void ReportExporter::exportReport(const QString& path, const QString& environmentId)
 {
     const QString format = QFileInfo(path).suffix().toLower();
-    if (!QStringList{QStringLiteral("json"), QStringLiteral("csv"), QStringLiteral("pdf")}.contains(
-            format)) {
+    if (!exportFormats().contains(format)) {
         const QString msg = tr("export: %1 does not end in .json, .csv or .pdf").arg(path);
         emit logMessage(QStringLiteral("error"), msg);
         emit exportFinished(path, false, msg);
