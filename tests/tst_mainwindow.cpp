@@ -460,7 +460,17 @@ void TestMainWindow::tablesShowWhatTheDatabaseHolds()
     QTRY_COMPARE_WITH_TIMEOUT(balances->model()->rowCount(), holders, 10000);
     balances->view()->sortByColumn(2, Qt::DescendingOrder);
     QTRY_COMPARE_WITH_TIMEOUT(balances->model()->rowCount(), holders, 10000);
-    const QString top = balances->model()->data(balances->model()->index(0, 2)).toString();
+    const QModelIndex topCell = balances->model()->index(0, 2);
+    const QString top = balances->model()->fullText(topCell);
+    // The demo token's decimals() and symbol(), read from the node by the engine: the
+    // display is scaled, the tooltip and copies keep the raw units the database holds.
+    const QString tokenShown = balances->model()->fullText(balances->model()->index(0, 0));
+    const QString shown = balances->model()->data(topCell).toString();
+    QVERIFY2(shown.endsWith(" FSD"), qPrintable(shown));
+    QCOMPARE(shown, chain::formatTokenAmount(top, chain::TokenInfo{18, "FSD"}));
+    QVERIFY(balances->model()->data(topCell, Qt::ToolTipRole).toString().startsWith(top + " raw"));
+    QVERIFY(balances->model()->tokenOf(topCell).has_value());
+    QCOMPARE(tokenShown, status.contracts.first());
     QCOMPARE(top, scalar("SELECT balance FROM token_balances WHERE environment_id = ? ORDER BY "
                          "length(balance) DESC, "
                          "balance DESC LIMIT 1",

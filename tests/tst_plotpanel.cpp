@@ -2,6 +2,8 @@
 // statuses that feed it (issue #14 soak: they arrive up to ten times a second).
 #include "panels/PlotPanel.h"
 
+#include <QComboBox>
+#include <QToolButton>
 #include <QtTest>
 #include <qcustomplot.h>
 
@@ -17,6 +19,9 @@ private slots:
     void viewFitsYoungDataAndNeverGoesBelowZero();
     void anOutageIsAGapNotARamp();
     void aNewEnvironmentStartsAMarkedSegment();
+    void rangePresetsAndFit_data();
+    void rangePresetsAndFit();
+    void aClickOnTheLegendHidesItsSeries();
 };
 
 void TestPlotPanel::aDayOfSamplesAtAnyRateIsBounded_data()
@@ -162,6 +167,86 @@ void TestPlotPanel::aNewEnvironmentStartsAMarkedSegment()
     for (int i = 0; i < ui::PlotPanel::kMaxSegmentMarks + 5; ++i)
         panel.noteEnvironment(QStringLiteral("lab-%1").arg(i), t0 + 10 + i);
     QCOMPARE(panel.segmentMarkCount(), ui::PlotPanel::kMaxSegmentMarks);
+}
+
+void TestPlotPanel::rangePresetsAndFit_data()
+{
+    QTest::addColumn<int>("preset"); // index into the combo box
+    QTest::addColumn<double>("shownFrom");
+    const double t0 = 1'800'000'000, newest = t0 + 7200; // two hours of samples
+    QTest::newRow("1 min") << 0 << newest - 60;
+    QTest::newRow("5 min") << 1 << newest - 300;
+    QTest::newRow("1 h") << 2 << newest - 3600;
+    QTest::newRow("24 h: all there is") << 3 << t0 - 2;
+    QTest::newRow("All") << 4 << t0 - 2;
+}
+
+void TestPlotPanel::rangePresetsAndFit()
+{
+    QFETCH(int, preset);
+    QFETCH(double, shownFrom);
+    ui::PlotPanel panel("Cursor lag", "height (blocks)");
+    const int lag = panel.addSeries("lag", Qt::red);
+    const double t0 = 1'800'000'000;
+    for (int i = 0; i <= 7200; i += 1)
+        panel.appendPoint(lag, t0 + i, 1);
+    auto* range = panel.findChild<QComboBox*>("timeRange");
+    QVERIFY(range);
+    QCOMPARE(range->count(), 5);
+    QCOMPARE(range->currentText(), QStringLiteral("5 min")); // the default
+    panel.setFollowLive(false);                              // a preset brings following back
+    range->setCurrentIndex(preset);
+    emit range->activated(preset);
+    QVERIFY(panel.followLive());
+    QCOMPARE(panel.plot()->xAxis->range().lower, shownFrom);
+    QCOMPARE(panel.plot()->xAxis->range().upper, t0 + 7200 + 5);
+    // The preset holds as data arrives.
+    panel.appendPoint(lag, t0 + 7210, 1);
+    QCOMPARE(panel.plot()->xAxis->range().upper, t0 + 7210 + 5);
+    // Fit: every sample kept, and no more following.
+    panel.plot()->xAxis->setRange(t0 + 100, t0 + 110); // zoomed in somewhere
+    auto* fit = panel.findChild<QToolButton*>("fit");
+    QVERIFY(fit);
+    fit->click();
+    QVERIFY(!panel.followLive());
+    QCOMPARE(panel.plot()->xAxis->range().lower, t0 - 2);
+    QCOMPARE(panel.plot()->xAxis->range().upper, t0 + 7210 + 5);
+}
+
+void TestPlotPanel::aClickOnTheLegendHidesItsSeries()
+{
+    ui::PlotPanel panel("Node health", "height");
+    const int a = panel.addSeries("node a", Qt::red);
+    const int b = panel.addSeries("node b", Qt::blue);
+    const double t0 = 1'800'000'000;
+    for (int i = 0; i <= 60; ++i) {
+        panel.appendPoint(a, t0 + i, 1000);
+        panel.appendPoint(b, t0 + i, 10);
+    }
+    panel.resize(600, 300);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    panel.plot()->replot();
+    QVERIFY(panel.plot()->yAxis->range().upper > 1000);
+    // A real click on the legend entry of "node a".
+    QCPPlottableLegendItem* entry = panel.plot()->legend->itemWithPlottable(panel.plot()->graph(a));
+    QVERIFY(entry);
+    QTest::mouseClick(panel.plot(), Qt::LeftButton, {}, entry->rect().center());
+    QVERIFY(!panel.isSeriesVisible("node a"));
+    QVERIFY(panel.isSeriesVisible("node b"));
+    QCOMPARE(entry->textColor(), QColor(Qt::gray));
+    // The value scale is the visible series': node b's 10, not node a's 1000.
+    panel.plot()->replot();
+    QVERIFY2(panel.plot()->yAxis->range().upper < 100,
+             qPrintable(QString::number(panel.plot()->yAxis->range().upper)));
+    // Hover names only what is shown.
+    const QPoint at(int(panel.plot()->xAxis->coordToPixel(t0 + 30)),
+                    int(panel.plot()->yAxis->coordToPixel(10)));
+    const QString hover = panel.hoverTextAt(at);
+    QVERIFY2(hover.contains("node b") && !hover.contains("node a"), qPrintable(hover));
+    // A second click brings it back.
+    QTest::mouseClick(panel.plot(), Qt::LeftButton, {}, entry->rect().center());
+    QVERIFY(panel.isSeriesVisible("node a"));
 }
 
 QTEST_MAIN(TestPlotPanel)

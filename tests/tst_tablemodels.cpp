@@ -9,6 +9,7 @@
 #include <QClipboard>
 #include <QGuiApplication>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QTableView>
@@ -27,7 +28,8 @@ public:
     int total = 450;
     QList<TableRequest> requests;
     bool fail = false;
-    bool hold = false; // keep requests unanswered (answer() later)
+    QHash<QString, chain::TokenInfo> tokens; // sent with every page
+    bool hold = false;                       // keep requests unanswered (answer() later)
     QList<TableRequest> held;
 
     void serve(const TableRequest& r)
@@ -57,6 +59,7 @@ public:
                 QString::number(block), "0", "0xtx", "0xtoken", "0xfrom", "0xto", "1"};
         }
         p.atEnd = r.offset + r.limit >= total;
+        p.tokens = tokens;
         return p;
     }
 signals:
@@ -84,9 +87,14 @@ private slots:
     void hashesElideInTheMiddle_data();
     void hashesElideInTheMiddle();
     void copyTakesWholeValues();
+    void tokenAmountsUseDecimalsAndSymbol();
+    void openInReorgDiffWhereItApplies_data();
+    void openInReorgDiffWhereItApplies();
+    void autoRefreshWaitsWhileARowIsSelected();
+    void refreshFindsTheSelectedRowAgain();
 };
 
-static void wire(ui::PagedTableModel& m, FakeEngine& e)
+static void connectModel(ui::PagedTableModel& m, FakeEngine& e)
 {
     QObject::connect(&m, &ui::PagedTableModel::pageRequested, &e, &FakeEngine::serve);
     QObject::connect(&e, &FakeEngine::pageAvailable, &m, &ui::PagedTableModel::applyPage);
@@ -96,7 +104,7 @@ void TestTableModels::loadsPageByPageAsTheViewScrolls()
 {
     ui::PagedTableModel model(TableRequest::Kind::Transfers);
     FakeEngine engine;
-    wire(model, engine);
+    connectModel(model, engine);
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     QCOMPARE(model.columnCount(), 7);
     // The tester, like a view, asked for the first page; one page is in flight at a time.
@@ -120,7 +128,7 @@ void TestTableModels::sortingRestartsFromTheFirstPage()
 {
     ui::PagedTableModel model(TableRequest::Kind::Transfers);
     FakeEngine engine;
-    wire(model, engine);
+    connectModel(model, engine);
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     QTRY_COMPARE(model.rowCount(), 200);
     QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
@@ -137,7 +145,7 @@ void TestTableModels::stalePagesAreIgnored()
     ui::PagedTableModel model(TableRequest::Kind::Transfers);
     FakeEngine engine;
     engine.hold = true;
-    wire(model, engine);
+    connectModel(model, engine);
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     model.setFilter("44"); // supersedes the request in flight (the tester's first fetch)
     QCOMPARE(engine.held.size(), 2);
@@ -162,7 +170,7 @@ void TestTableModels::errorsAreShownNotHidden()
     ui::TableBrowser browser(TableRequest::Kind::Balances, "filter");
     FakeEngine engine;
     engine.fail = true;
-    wire(*browser.model(), engine);
+    connectModel(*browser.model(), engine);
     browser.model()->fetchMore({});
     QTRY_VERIFY(browser.statusText().contains("database is locked"));
     QCOMPARE(browser.model()->rowCount(), 0);
@@ -177,7 +185,7 @@ void TestTableModels::filterFromTheBrowser()
 {
     ui::TableBrowser browser(TableRequest::Kind::Transfers, "filter");
     FakeEngine engine;
-    wire(*browser.model(), engine);
+    connectModel(*browser.model(), engine);
     QAbstractItemModelTester tester(browser.model(),
                                     QAbstractItemModelTester::FailureReportingMode::QtTest);
     browser.show();
@@ -220,7 +228,7 @@ void TestTableModels::reloadKeepsSelectionAndScroll()
     FakeEngine engine;
     ui::TableBrowser browser(TableRequest::Kind::Transfers, "filter");
     ui::PagedTableModel& model = *browser.model();
-    wire(model, engine);
+    connectModel(model, engine);
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     browser.resize(600, 300);
     browser.show();
@@ -269,7 +277,7 @@ void TestTableModels::copyTakesWholeValues()
 {
     FakeEngine engine;
     ui::TableBrowser browser(TableRequest::Kind::Transfers, "filter");
-    wire(*browser.model(), engine);
+    connectModel(*browser.model(), engine);
     browser.show();
     QTRY_COMPARE(browser.model()->rowCount(), 200);
     const QModelIndex cell = browser.model()->index(3, 0);
@@ -280,6 +288,131 @@ void TestTableModels::copyTakesWholeValues()
              QStringLiteral("447\t0\t0xtx\t0xtoken\t0xfrom\t0xto\t1"));
     // The display elides, the tooltip does not.
     QCOMPARE(browser.model()->data(cell, Qt::ToolTipRole).toString(), QStringLiteral("447"));
+}
+
+void TestTableModels::tokenAmountsUseDecimalsAndSymbol()
+{
+    FakeEngine engine;
+    engine.total = 3;
+    engine.tokens.insert("0xtoken", chain::TokenInfo{3, "TOK"});
+    ui::PagedTableModel model(TableRequest::Kind::Transfers);
+    connectModel(model, engine);
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.fetchMore({});
+    QTRY_COMPARE(model.rowCount(), 3);
+    const QModelIndex value = model.index(0, 6); // raw "1" at 3 decimals
+    QCOMPARE(model.data(value).toString(), QStringLiteral("0.001 TOK"));
+    QCOMPARE(model.data(value, Qt::ToolTipRole).toString(),
+             QStringLiteral("1 raw units (3 decimals)"));
+    QCOMPARE(model.fullText(value), QStringLiteral("1")); // copies and exports: raw
+    QCOMPARE(model.data(value, Qt::TextAlignmentRole).value<Qt::Alignment>(),
+             Qt::AlignRight | Qt::AlignVCenter);
+    // The token column itself is not an amount.
+    QCOMPARE(model.data(model.index(0, 3)).toString(), QStringLiteral("0xtoken"));
+    // Another environment: its tokens are read again (none here), amounts raw.
+    engine.tokens.clear();
+    model.setEnvironment("lab-archived");
+    QTRY_COMPARE(model.rowCount(), 3);
+    QCOMPARE(model.data(model.index(0, 6)).toString(), QStringLiteral("1"));
+}
+
+void TestTableModels::openInReorgDiffWhereItApplies_data()
+{
+    QTest::addColumn<int>("kind");
+    QTest::addColumn<int>("row");
+    QTest::addColumn<QList<qint64>>("offered");
+    // FakeEngine's rows are blocks total..1 newest first; reorg #1 rewrote 6..8 (fork 5,
+    // depth 3), #2 rewrote 8..9.
+    QTest::newRow("block 8: both, newest first")
+        << int(TableRequest::Kind::Transfers) << 2 << QList<qint64>{2, 1};
+    QTest::newRow("block 6: the first")
+        << int(TableRequest::Kind::Transfers) << 4 << QList<qint64>{1};
+    QTest::newRow("block 5, the fork itself: none")
+        << int(TableRequest::Kind::Transfers) << 5 << QList<qint64>{};
+    QTest::newRow("block 10, above both: none")
+        << int(TableRequest::Kind::Transfers) << 0 << QList<qint64>{};
+    QTest::newRow("backfill rows: never")
+        << int(TableRequest::Kind::Backfill) << 2 << QList<qint64>{};
+}
+
+void TestTableModels::openInReorgDiffWhereItApplies()
+{
+    QFETCH(int, kind);
+    QFETCH(int, row);
+    QFETCH(QList<qint64>, offered);
+    FakeEngine engine;
+    engine.total = 10;
+    ui::TableBrowser browser(TableRequest::Kind(kind), "filter");
+    connectModel(*browser.model(), engine);
+    browser.model()->fetchMore({});
+    QTRY_COMPARE(browser.model()->rowCount(), 10);
+    engine::ReorgMark first;
+    first.id = 1;
+    first.forkBlock = 5;
+    first.depth = 3;
+    engine::ReorgMark second;
+    second.id = 2;
+    second.forkBlock = 7;
+    second.depth = 2;
+    browser.setReorgs({first, second});
+    QSignalSpy asked(&browser, &ui::TableBrowser::reorgDiffRequested);
+    QObject owner;
+    const QList<QAction*> actions = browser.contextActions(browser.model()->index(row, 1), &owner);
+    QCOMPARE(actions.value(0)->text(), QStringLiteral("Copy value"));
+    QCOMPARE(actions.value(1)->text(), QStringLiteral("Copy row"));
+    QCOMPARE(actions.size(), 2 + offered.size());
+    for (int i = 0; i < offered.size(); ++i) {
+        QVERIFY2(actions[2 + i]->text().startsWith(
+                     QStringLiteral("Open in reorg diff (reorg #%1,").arg(offered[i])),
+                 qPrintable(actions[2 + i]->text()));
+        actions[2 + i]->trigger();
+        QCOMPARE(asked.size(), i + 1);
+        QCOMPARE(asked.last().value(0).toLongLong(), offered[i]);
+    }
+}
+
+void TestTableModels::autoRefreshWaitsWhileARowIsSelected()
+{
+    FakeEngine engine;
+    ui::TableBrowser browser(TableRequest::Kind::Transfers, "filter");
+    connectModel(*browser.model(), engine);
+    browser.resize(600, 300);
+    browser.show();
+    QTRY_COMPARE(browser.model()->rowCount(), 200);
+    QVERIFY(browser.autoRefreshAllowed());
+    browser.view()->selectRow(3);
+    QVERIFY(!browser.autoRefreshAllowed()); // new rows would slide under the selection
+    browser.view()->clearSelection();
+    QVERIFY(browser.autoRefreshAllowed());
+    browser.view()->scrollTo(browser.model()->index(150, 0));
+    QVERIFY(!browser.autoRefreshAllowed()); // scrolled away from the newest rows
+    // And the timer honours it: with a row selected, no reload is sent for longer than the
+    // refresh interval.
+    browser.view()->selectRow(3);
+    const qsizetype sent = engine.requests.size();
+    QTest::qWait(3500);
+    QCOMPARE(engine.requests.size(), sent);
+}
+
+void TestTableModels::refreshFindsTheSelectedRowAgain()
+{
+    FakeEngine engine;
+    ui::TableBrowser browser(TableRequest::Kind::Transfers, "filter");
+    connectModel(*browser.model(), engine);
+    browser.resize(600, 300);
+    browser.show();
+    QTRY_COMPARE(browser.model()->rowCount(), 200);
+    browser.view()->selectRow(10); // block 440
+    QCOMPARE(browser.model()->fullText(browser.model()->index(10, 0)), QStringLiteral("440"));
+    engine.total = 453; // three new transfers at the top
+    auto* refresh = browser.findChild<QPushButton*>();
+    QVERIFY(refresh);
+    refresh->click();
+    QTRY_VERIFY(!browser.model()->isLoading());
+    const QModelIndexList selected = browser.view()->selectionModel()->selectedRows();
+    QCOMPARE(selected.size(), 1);
+    QCOMPARE(selected.first().row(), 13);
+    QCOMPARE(browser.model()->fullText(selected.first()), QStringLiteral("440"));
 }
 
 QTEST_MAIN(TestTableModels)

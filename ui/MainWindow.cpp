@@ -140,8 +140,10 @@ QList<QDockWidget*> MainWindow::buildDocks()
                                   tr("Filter by token or holder"), this);
     m_backfill = new TableBrowser(engine::TableRequest::Kind::Backfill,
                                   tr("Filter by status or error"), this);
-    for (TableBrowser* b : {m_transfers, m_balances, m_backfill})
+    for (TableBrowser* b : {m_transfers, m_balances, m_backfill}) {
         b->connectTo(m_host);
+        connect(b, &TableBrowser::reorgDiffRequested, m_host, &EngineApi::requestReorgDiff);
+    }
     QDockWidget* transfersDock =
         dock(tr("Transfers"), QStringLiteral("transfersDock"), m_transfers);
     QDockWidget* balancesDock = dock(tr("Balances"), QStringLiteral("balancesDock"), m_balances);
@@ -381,6 +383,8 @@ void MainWindow::applyStatus(const EngineStatus& s)
         for (TableBrowser* b : {m_transfers, m_balances, m_backfill})
             b->model()->refresh();
     }
+    for (TableBrowser* b : {m_transfers, m_balances})
+        b->setReorgs(s.recentReorgs);
     m_lagLabel->setText(engine::text::lag(engine::displayLag(s)));
     m_checkpointText =
         s.checkpoint ? tr("checkpoint %1").arg(*s.checkpoint) : tr("nothing indexed yet");

@@ -2,6 +2,7 @@
 #include "engine/EngineApi.h"
 #include "models/PagedTableModel.h"
 
+#include <QAction>
 #include <QClipboard>
 #include <QGuiApplication>
 #include <QHBoxLayout>
@@ -10,6 +11,7 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -45,7 +47,7 @@ TableBrowser::TableBrowser(engine::TableRequest::Kind kind, const QString& filte
     connect(m_filter, &QLineEdit::textChanged, m_filterDelay, qOverload<>(&QTimer::start));
     connect(m_filterDelay, &QTimer::timeout, this,
             [this] { m_model->setFilter(m_filter->text()); });
-    connect(refresh, &QPushButton::clicked, m_model, &PagedTableModel::reload);
+    connect(refresh, &QPushButton::clicked, this, &TableBrowser::reloadKeepingSelection);
     // Columns fit their contents once the first rows are in; after that the user's widths
     // stay (a refresh must not move columns under the cursor).
     connect(m_model, &QAbstractItemModel::rowsInserted, this, [this] {
@@ -60,16 +62,30 @@ TableBrowser::TableBrowser(engine::TableRequest::Kind kind, const QString& filte
         if (!at.isValid())
             return;
         QMenu menu(this);
-        menu.addAction(tr("Copy value"), this, [this, at] { copyCell(at); });
-        menu.addAction(tr("Copy row"), this, [this, at] { copyRow(at.row()); });
+        menu.addActions(contextActions(at, &menu));
         menu.exec(m_view->viewport()->mapToGlobal(pos));
     });
     connect(m_model, &PagedTableModel::loadingChanged, this, &TableBrowser::updateStatus);
+    connect(m_model, &PagedTableModel::loadingChanged, this, [this] {
+        if (m_model->isLoading() || m_reselect.isEmpty())
+            return;
+        const QStringList wanted = std::exchange(m_reselect, {});
+        for (int r = 0; r < m_model->rowCount(); ++r) {
+            QStringList cells;
+            for (int c = 0; c < m_model->columnCount(); ++c)
+                cells << m_model->fullText(m_model->index(r, c));
+            if (cells == wanted) {
+                m_view->selectRow(r);
+                m_view->scrollTo(m_model->index(r, 0));
+                return;
+            }
+        }
+    });
     connect(m_model, &QAbstractItemModel::modelReset, this, &TableBrowser::updateStatus);
     m_autoRefresh->setInterval(3000);
     connect(m_autoRefresh, &QTimer::timeout, this, [this] {
         if (isVisible() && !m_model->isLoading() &&
-            m_model->rowCount() <= PagedTableModel::kPageSize)
+            m_model->rowCount() <= PagedTableModel::kPageSize && autoRefreshAllowed())
             m_model->reload();
     });
     m_autoRefresh->start();
@@ -104,6 +120,80 @@ void TableBrowser::updateStatus()
     if (!m_model->filter().isEmpty())
         text += tr(" matching \"%1\"").arg(m_model->filter());
     m_status->setText(text);
+}
+
+bool TableBrowser::autoRefreshAllowed() const
+{
+    const QItemSelectionModel* selection = m_view->selectionModel();
+    return !(selection && selection->hasSelection()) && m_view->verticalScrollBar()->value() == 0;
+}
+
+void TableBrowser::reloadKeepingSelection()
+{
+    m_reselect.clear();
+    const QModelIndexList rows = m_view->selectionModel()->selectedRows();
+    if (!rows.isEmpty())
+        for (int c = 0; c < m_model->columnCount(); ++c)
+            m_reselect << m_model->fullText(m_model->index(rows.first().row(), c));
+    m_model->reload();
+}
+
+int TableBrowser::blockColumn() const
+{
+    switch (m_model->kind()) {
+    case engine::TableRequest::Kind::Transfers:
+        return 0; // block
+    case engine::TableRequest::Kind::Balances:
+        return 3; // updated at block
+    case engine::TableRequest::Kind::Backfill:
+        return -1;
+    }
+    return -1;
+}
+
+void TableBrowser::setReorgs(const QList<engine::ReorgMark>& reorgs)
+{
+    m_reorgs = reorgs;
+}
+
+QList<engine::ReorgMark> TableBrowser::reorgsRewriting(const QList<engine::ReorgMark>& reorgs,
+                                                       qint64 block)
+{
+    QList<engine::ReorgMark> out;
+    for (const engine::ReorgMark& m : reorgs)
+        if (block > m.forkBlock && block <= m.forkBlock + m.depth)
+            out.append(m);
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.id > b.id; });
+    return out;
+}
+
+QList<QAction*> TableBrowser::contextActions(const QModelIndex& at, QObject* parent)
+{
+    QList<QAction*> actions;
+    auto* copyValue = new QAction(tr("Copy value"), parent);
+    connect(copyValue, &QAction::triggered, this, [this, at] { copyCell(at); });
+    auto* copyWholeRow = new QAction(tr("Copy row"), parent);
+    connect(copyWholeRow, &QAction::triggered, this, [this, at] { copyRow(at.row()); });
+    actions << copyValue << copyWholeRow;
+    bool ok = false;
+    const qint64 block =
+        blockColumn() < 0
+            ? -1
+            : m_model->fullText(m_model->index(at.row(), blockColumn())).toLongLong(&ok);
+    if (!ok)
+        return actions;
+    // At most a few: the newest reorgs that rewrote this row's block.
+    for (const engine::ReorgMark& m : reorgsRewriting(m_reorgs, block).mid(0, 3)) {
+        auto* open = new QAction(tr("Open in reorg diff (reorg #%1, depth %2 at block %3)")
+                                     .arg(m.id)
+                                     .arg(m.depth)
+                                     .arg(m.forkBlock),
+                                 parent);
+        const qint64 id = m.id;
+        connect(open, &QAction::triggered, this, [this, id] { emit reorgDiffRequested(id); });
+        actions << open;
+    }
+    return actions;
 }
 
 void TableBrowser::copyCell(const QModelIndex& index) const

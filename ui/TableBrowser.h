@@ -1,5 +1,6 @@
 #pragma once
 
+#include "engine/EngineStatus.h"
 #include "engine/TablePage.h"
 
 #include <QWidget>
@@ -36,9 +37,27 @@ public:
     // The context menu's actions: whole values, not the elided display.
     void copyCell(const QModelIndex& index) const;
     void copyRow(int row) const;
+    // The live environment's reorgs: a row whose block one of them rewrote offers "Open in
+    // reorg diff" (the transfers' block, the balances' last update).
+    void setReorgs(const QList<engine::ReorgMark>& reorgs);
+    // The reorgs that rewrote `block`: fork < block <= fork + depth (newest first).
+    static QList<engine::ReorgMark> reorgsRewriting(const QList<engine::ReorgMark>& reorgs,
+                                                    qint64 block);
+    // The context menu's actions for a cell, by text (for tests and the menu alike).
+    QList<QAction*> contextActions(const QModelIndex& index, QObject* parent);
+    // Whether the 3 s refresh may run now: not while the user holds a selection or has
+    // scrolled away from the top, where new rows would shift what they are looking at.
+    bool autoRefreshAllowed() const;
+
+signals:
+    void reorgDiffRequested(qint64 reorgId);
 
 private:
     void updateStatus();
+    // Refresh by the button: rows come back in place, and the selected row is found again
+    // by its content wherever it moved.
+    void reloadKeepingSelection();
+    int blockColumn() const;
 
     PagedTableModel* m_model;
     QLineEdit* m_filter;
@@ -47,6 +66,8 @@ private:
     QTimer* m_filterDelay;
     QTimer* m_autoRefresh;
     bool m_sized = false; // columns fitted to the first rows
+    QList<engine::ReorgMark> m_reorgs;
+    QStringList m_reselect; // the selected row's cells, to find after a reload
 };
 
 } // namespace forkscope::ui

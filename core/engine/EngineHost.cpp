@@ -32,6 +32,7 @@ struct EngineHost::Session
     bool indexingSuspendedForReset = false;
     QString liveEnvironment;
     quint64 chainId = 0;
+    QString tokenNode;        // the node the read side asks for token metadata
     bool announced = false;   // "connected to ..., chain id N" logged
     bool noContracts = false; // indexing is on but there is nothing to index
 
@@ -325,9 +326,12 @@ void EngineHost::onIndexing(Session* s, const IndexingSnapshot& snap)
         m_status.headBlock = st.head;
     if (snap.chainId != 0) {
         m_status.chainId = snap.chainId;
-        if (s->chainId != snap.chainId) {
+        // The read side follows the chain and the node the indexer reads (token metadata
+        // comes from that node).
+        if (s->chainId != snap.chainId || s->tokenNode != snap.endpoint) {
             s->chainId = snap.chainId;
-            s->read->setScope(s->liveEnvironment, snap.chainId);
+            s->tokenNode = snap.endpoint;
+            s->read->setScope(s->liveEnvironment, snap.chainId, QUrl(snap.endpoint));
         }
     }
     m_status.environmentId = snap.environmentId;

@@ -6,9 +6,14 @@
 #include "report/ReportBuilder.h"
 #include "rpc/EthClient.h"
 #include "rpc/JsonRpcClient.h"
+#include "rpc/RpcError.h"
+#include "rpc/TokenMetadataReader.h"
 #include "store/Database.h"
 #include "store/ReorgEventStore.h"
 
+#include "chain/ChainParseError.h"
+
+#include <QDeadlineTimer>
 #include <QElapsedTimer>
 #include <QSqlQuery>
 
@@ -38,6 +43,11 @@ struct ReadService::Loop
     QElapsedTimer outboxRateClock;
     qint64 outboxRateBase = -1;
     double outboxRate = 0;
+    // Token metadata of the live environment, read once per token from its node; nullopt:
+    // the token answered nothing usable (not asked again until the scope changes).
+    QUrl tokenNode;
+    QHash<QString, std::optional<chain::TokenInfo>> tokens;
+    QDeadlineTimer tokenRetry{0};
 };
 
 ReadService::ReadService(QString dbPath, QObject* parent)
@@ -167,14 +177,21 @@ void ReadService::refreshSummary()
     emit summaryAvailable(s);
 }
 
-void ReadService::setScope(const QString& environmentId, quint64 chainId)
+void ReadService::setScope(const QString& environmentId, quint64 chainId, const QUrl& node)
 {
-    m_thread.post([this, environmentId, chainId] {
+    m_thread.post([this, environmentId, chainId, node] {
         Loop& l = *m_loop;
         if (l.environmentId != environmentId) {
             l.outboxRateBase = -1;
             l.outboxRate = 0;
         }
+        // The same address on another chain, or in another lab environment, may be another
+        // token: what was read holds for this scope only.
+        if (l.environmentId != environmentId || l.chainId != chainId || l.tokenNode != node) {
+            l.tokens.clear();
+            l.tokenRetry.setRemainingTime(0);
+        }
+        l.tokenNode = node;
         l.environmentId = environmentId;
         l.chainId = chainId;
     });
@@ -199,6 +216,8 @@ void ReadService::requestTablePage(const TableRequest& request)
         } else {
             try {
                 page = TableQuery::fetch(*m_loop->db, env, request);
+                if (env == m_loop->environmentId)
+                    addTokens(page);
             } catch (const std::exception& e) {
                 page.request = request;
                 page.atEnd = true;
@@ -209,6 +228,59 @@ void ReadService::requestTablePage(const TableRequest& request)
         }
         emit tablePageAvailable(page);
     });
+}
+
+void ReadService::addTokens(TablePage& page)
+{
+    Loop& l = *m_loop;
+    const AmountColumns columns = amountColumns(page.request.kind);
+    if (!columns.isValid() || !l.tokenNode.isValid())
+        return;
+    std::unique_ptr<rpc::JsonRpcClient> client;
+    std::unique_ptr<rpc::EthClient> eth;
+    for (const QStringList& row : std::as_const(page.rows)) {
+        const QString token = row.value(columns.token);
+        if (token.isEmpty() || page.tokens.contains(token))
+            continue;
+        if (!l.tokens.contains(token)) {
+            if (!l.tokenRetry.hasExpired())
+                continue; // the node did not answer lately: raw units, no new wait
+            std::optional<chain::Address> address;
+            try {
+                address = chain::Address::fromHex(token, QStringLiteral("token"));
+            } catch (const chain::ChainParseError&) {
+            }
+            if (!address) {
+                l.tokens.insert(token, std::nullopt);
+                continue;
+            }
+            if (!client) {
+                // Short and stoppable: a page waits for at most a few metadata calls once.
+                client = std::make_unique<rpc::JsonRpcClient>(l.tokenNode);
+                client->setTimeout(std::chrono::milliseconds(2000));
+                client->setStopToken(m_thread.stopToken());
+                eth = std::make_unique<rpc::EthClient>(*client);
+            }
+            try {
+                QString why;
+                const auto info = rpc::TokenMetadataReader::read(*eth, *address, &why);
+                if (!why.isEmpty())
+                    emit logMessage(QStringLiteral("warning"),
+                                    QStringLiteral("token metadata of %1").arg(why));
+                l.tokens.insert(token, info);
+            } catch (const rpc::RpcException& e) {
+                // The node did not answer: raw units for now, asked again in half a minute
+                // (not on every refresh, each waiting out the timeout).
+                l.tokenRetry.setRemainingTime(std::chrono::seconds(30));
+                emit logMessage(QStringLiteral("warning"),
+                                QStringLiteral("token metadata of %1 not read: %2")
+                                    .arg(token, QString::fromUtf8(e.what())));
+                return;
+            }
+        }
+        if (const auto& info = l.tokens.value(token))
+            page.tokens.insert(token, *info);
+    }
 }
 
 void ReadService::requestReorgDiff(qint64 id)

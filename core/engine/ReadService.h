@@ -32,7 +32,8 @@ public:
 
     // Commands, from any thread.
     // The live environment: the summary follows it; empty requests read it.
-    void setScope(const QString& environmentId, quint64 chainId);
+    // `node` answers decimals() and symbol() for the tokens of that environment's pages.
+    void setScope(const QString& environmentId, quint64 chainId, const QUrl& node = {});
     void refreshNow();
     void requestTablePage(const forkscope::engine::TableRequest& request);
     void requestReorgDiff(qint64 id);
@@ -54,6 +55,7 @@ private:
     int step();
     bool ensureOpen();
     void refreshSummary();
+    void addTokens(TablePage& page);
 
     QString m_dbPath;
     concurrency::LoopThread m_thread;

@@ -20,4 +20,17 @@ QStringList tableColumns(TableRequest::Kind kind)
     return {};
 }
 
+AmountColumns amountColumns(TableRequest::Kind kind)
+{
+    switch (kind) {
+    case TableRequest::Kind::Transfers:
+        return {3, 6};
+    case TableRequest::Kind::Balances:
+        return {0, 2};
+    case TableRequest::Kind::Backfill:
+        return {};
+    }
+    return {};
+}
+
 } // namespace forkscope::engine

@@ -1,5 +1,8 @@
 #pragma once
 
+#include "chain/TokenAmount.h"
+
+#include <QHash>
 #include <QList>
 #include <QMetaType>
 #include <QString>
@@ -30,7 +33,20 @@ struct TablePage
     QList<QStringList> rows; // display text, one entry per column of tableColumns()
     bool atEnd = false;      // fewer rows than asked: nothing more to fetch
     QString error;           // the query failed: shown by the view, rows empty
+    // decimals() and symbol() of the tokens on this page, by lowercase 0x address, as the
+    // live environment's node answered them (read once per token). A token without usable
+    // metadata, or any token of another environment, is absent: its amounts stay raw.
+    QHash<QString, chain::TokenInfo> tokens;
 };
+
+// Where a kind has a token amount: the token's column and the amount's (raw units).
+struct AmountColumns
+{
+    int token = -1;
+    int amount = -1;
+    bool isValid() const { return token >= 0; }
+};
+AmountColumns amountColumns(TableRequest::Kind kind);
 
 // Column titles per kind (what the models show; the sort column indexes into these).
 QStringList tableColumns(TableRequest::Kind kind);

@@ -307,4 +307,19 @@ std::optional<QJsonObject> EthClient::blockJsonByHash(const chain::Hash32& hash)
     return r.result.toObject();
 }
 
+QByteArray EthClient::callContract(const chain::Address& to, const QByteArray& data)
+{
+    const QString what = QStringLiteral("eth_call(%1)").arg(to.toHex());
+    const RpcResponse r = call(QStringLiteral("eth_call"),
+                               {QJsonObject{{QStringLiteral("to"), to.toHex()},
+                                            {QStringLiteral("data"), hex::encodeData(data)}},
+                                QStringLiteral("latest")});
+    throwIfError(r);
+    try {
+        return hex::parseData(r.result, what);
+    } catch (const ChainParseError& e) {
+        throwMalformed(r, what, e);
+    }
+}
+
 } // namespace forkscope::rpc

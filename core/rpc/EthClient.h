@@ -68,6 +68,8 @@ public:
     std::optional<QJsonArray> takeBlockReceipts(RpcCall* call, const chain::Hash32& blockHash);
     // eth_getBlockByHash(hash, false): the whole header object.
     std::optional<QJsonObject> blockJsonByHash(const chain::Hash32& hash);
+    // eth_call({to, data}, "latest"): the bytes the call returned (strict 0x data).
+    QByteArray callContract(const chain::Address& to, const QByteArray& data);
 
     // Parsers for replies obtained asynchronously (JsonRpcClient::call); they throw
     // RpcException on an error reply or malformed content.

@@ -8,7 +8,8 @@
 namespace forkscope::ui {
 
 PagedTableModel::PagedTableModel(engine::TableRequest::Kind kind, QObject* parent)
-    : QAbstractTableModel(parent), m_kind(kind), m_columns(engine::tableColumns(kind))
+    : QAbstractTableModel(parent), m_kind(kind), m_columns(engine::tableColumns(kind)),
+      m_amount(engine::amountColumns(kind))
 {
 }
 
@@ -27,14 +28,16 @@ QVariant PagedTableModel::data(const QModelIndex& index, int role) const
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
     const QString& text = m_rows[index.row()].value(index.column());
+    const std::optional<chain::TokenInfo> token = tokenOf(index);
     switch (role) {
     case Qt::DisplayRole:
-        return shortHex(text);
+        return token ? chain::formatTokenAmount(text, *token) : shortHex(text);
     case Qt::ToolTipRole:
-        return text;
+        // Raw units on hover (and in copies): the formatted amount is for reading only.
+        return token ? tr("%1 raw units (%2 decimals)").arg(text).arg(token->decimals) : text;
     case Qt::TextAlignmentRole: {
         // Numbers right-aligned, so amounts of different lengths line up by magnitude.
-        bool numeric = !text.isEmpty();
+        bool numeric = !text.isEmpty() || token;
         for (QChar c : text)
             numeric = numeric && (c.isDigit() || c == QLatin1Char('-'));
         return QVariant::fromValue(numeric ? Qt::AlignRight | Qt::AlignVCenter
@@ -43,6 +46,14 @@ QVariant PagedTableModel::data(const QModelIndex& index, int role) const
     default:
         return {};
     }
+}
+
+std::optional<chain::TokenInfo> PagedTableModel::tokenOf(const QModelIndex& index) const
+{
+    if (index.column() != m_amount.amount)
+        return std::nullopt;
+    const auto it = m_tokens.constFind(m_rows[index.row()].value(m_amount.token));
+    return it == m_tokens.constEnd() ? std::nullopt : std::optional(*it);
 }
 
 QString PagedTableModel::shortHex(const QString& value)
@@ -107,6 +118,9 @@ void PagedTableModel::applyPage(const engine::TablePage& page)
     if (page.request.requester != this || page.request.ticket != m_pendingTicket)
         return;
     m_error = page.error;
+    // Metadata only grows while the scope stays (it is read once per token).
+    for (auto it = page.tokens.constBegin(); it != page.tokens.constEnd(); ++it)
+        m_tokens.insert(it.key(), it.value());
     m_atEnd = page.atEnd || !page.error.isEmpty();
     // Still "loading" while the rows go in: a view (or tester) that reacts to the insert
     // by asking for more must not ask for the same offset again.
@@ -160,6 +174,7 @@ void PagedTableModel::setEnvironment(const QString& environmentId)
     if (environmentId == m_environment)
         return;
     m_environment = environmentId;
+    m_tokens.clear(); // another environment's token at the same address may be another token
     refresh();
 }
 

@@ -3,6 +3,7 @@
 #include "engine/TablePage.h"
 
 #include <QAbstractTableModel>
+#include <optional>
 
 namespace forkscope::ui {
 
@@ -38,7 +39,9 @@ public:
     // "0x5fbd...0aa3" for a hash or an address: the display form; the whole value is the
     // tooltip, the copy and the export.
     static QString shortHex(const QString& value);
-    // The full text of a cell (what Copy takes).
+    // A token amount's metadata, when the engine read it (the amount is shown scaled).
+    std::optional<chain::TokenInfo> tokenOf(const QModelIndex& index) const;
+    // The full text of a cell (what Copy takes): amounts in raw units.
     QString fullText(const QModelIndex& index) const;
     bool isLoading() const { return m_pendingTicket != 0; }
     bool atEnd() const { return m_atEnd; }
@@ -59,6 +62,8 @@ private:
 
     engine::TableRequest::Kind m_kind;
     QStringList m_columns;
+    engine::AmountColumns m_amount;
+    QHash<QString, chain::TokenInfo> m_tokens; // by token address, from the pages
     QList<QStringList> m_rows;
     QString m_filter;
     QString m_environment;

@@ -2,22 +2,25 @@
 #include "widgets/ElidedLabel.h"
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDateTime>
 #include <QHBoxLayout>
 #include <QHelpEvent>
 #include <QLabel>
+#include <QToolButton>
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
 #include <cmath>
+#include <limits>
 
 namespace forkscope::ui {
 
 PlotPanel::PlotPanel(const QString& title, const QString& valueAxisLabel, QWidget* parent)
     : QWidget(parent), m_title(title), m_header(new QLabel(this)), m_summary(new ElidedLabel(this)),
       m_placeholder(new QLabel(this)), m_follow(new QCheckBox(tr("Follow live"), this)),
-      m_plot(new QCustomPlot(this))
+      m_range(new QComboBox(this)), m_fit(new QToolButton(this)), m_plot(new QCustomPlot(this))
 {
     setObjectName(title);
     m_header->setObjectName(QStringLiteral("title"));
@@ -65,8 +68,28 @@ PlotPanel::PlotPanel(const QString& title, const QString& valueAxisLabel, QWidge
 
     m_follow->setObjectName(QStringLiteral("followLive"));
     m_follow->setChecked(true);
-    m_follow->setToolTip(
-        tr("Keep the last %1 minutes in view as data arrives").arg(int(kLiveWindowSecs / 60)));
+    m_follow->setToolTip(tr("Keep the newest data in view as it arrives"));
+    m_range->setObjectName(QStringLiteral("timeRange"));
+    m_range->setToolTip(tr("How much time the chart shows while following live"));
+    for (double secs : rangePresets())
+        m_range->addItem(secs == 0     ? tr("All")
+                         : secs < 3600 ? tr("%1 min").arg(int(secs / 60))
+                                       : tr("%1 h").arg(int(secs / 3600)),
+                         secs);
+    m_range->setCurrentIndex(int(rangePresets().indexOf(kLiveWindowSecs)));
+    connect(m_range, &QComboBox::activated, this,
+            [this](int i) { setRangeSecs(m_range->itemData(i).toDouble()); });
+    m_fit->setObjectName(QStringLiteral("fit"));
+    m_fit->setText(tr("Fit"));
+    m_fit->setToolTip(tr("Show every sample kept, oldest to newest (stops following live)"));
+    connect(m_fit, &QToolButton::clicked, this, &PlotPanel::fitToData);
+    // A click on a legend entry hides its series (and takes it out of the value scale);
+    // another click brings it back.
+    connect(m_plot, &QCustomPlot::legendClick, this,
+            [this](QCPLegend*, QCPAbstractLegendItem* item, QMouseEvent*) {
+                if (auto* entry = qobject_cast<QCPPlottableLegendItem*>(item))
+                    setSeriesVisible(entry->plottable()->name(), !entry->plottable()->visible());
+            });
     connect(m_follow, &QCheckBox::toggled, this, [this](bool on) {
         if (on && m_latest > 0)
             followTo(m_latest);
@@ -80,6 +103,8 @@ PlotPanel::PlotPanel(const QString& title, const QString& valueAxisLabel, QWidge
     m_summary->setObjectName(QStringLiteral("summary"));
     m_summary->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
     top->addWidget(m_summary, 1);
+    top->addWidget(m_range);
+    top->addWidget(m_fit);
     top->addWidget(m_follow);
     layout->addLayout(top);
     m_plot->legend->setVisible(false); // shown once there is a series to name
@@ -265,11 +290,62 @@ void PlotPanel::appendPoint(int series, double timeSecs, double value)
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
+void PlotPanel::setRangeSecs(double secs)
+{
+    m_rangeSecs = secs;
+    const int i = m_range->findData(secs);
+    if (i >= 0)
+        m_range->setCurrentIndex(i);
+    if (!followLive())
+        setFollowLive(true); // jumps to now
+    else if (m_latest > 0)
+        followTo(m_latest);
+}
+
+void PlotPanel::fitToData()
+{
+    if (m_latest <= 0)
+        return;
+    setFollowLive(false);
+    const double from = std::min(m_earliest > 0 ? m_earliest : m_latest, m_latest - kMinFitSecs);
+    m_plot->xAxis->setRange(from - 2, m_latest + 5);
+    m_valuesDirty = true;
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+QCPAbstractPlottable* PlotPanel::plottableNamed(const QString& name) const
+{
+    for (int i = 0; i < m_plot->plottableCount(); ++i)
+        if (m_plot->plottable(i)->name() == name)
+            return m_plot->plottable(i);
+    return nullptr;
+}
+
+void PlotPanel::setSeriesVisible(const QString& name, bool visible)
+{
+    QCPAbstractPlottable* p = plottableNamed(name);
+    if (!p)
+        return;
+    p->setVisible(visible);
+    if (QCPPlottableLegendItem* entry = m_plot->legend->itemWithPlottable(p))
+        entry->setTextColor(visible ? Qt::black : Qt::gray);
+    m_valuesDirty = true;
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+bool PlotPanel::isSeriesVisible(const QString& name) const
+{
+    const QCPAbstractPlottable* p = plottableNamed(name);
+    return p && p->visible();
+}
+
 void PlotPanel::followTo(double timeSecs)
 {
-    // Until the live window is full, the view fits the data (a minute at least) instead of
-    // packing it against the right edge of five empty minutes.
-    double from = timeSecs - kLiveWindowSecs;
+    // Until the chosen range is full, the view fits the data (a minute at least) instead of
+    // packing it against the right edge of five empty minutes. "All" is every sample kept.
+    double from = m_rangeSecs > 0  ? timeSecs - m_rangeSecs
+                  : m_earliest > 0 ? std::numeric_limits<double>::lowest()
+                                   : timeSecs - kLiveWindowSecs;
     if (m_earliest > 0 && m_earliest - 2 > from)
         from = std::min(m_earliest - 2, timeSecs - kMinFitSecs);
     m_plot->xAxis->setRange(from, timeSecs + 5);
@@ -286,7 +362,7 @@ void PlotPanel::rescaleValues()
         QCPRange r;
         for (int i = 0; i < m_plot->plottableCount(); ++i) { // graphs and bars alike
             QCPAbstractPlottable* p = m_plot->plottable(i);
-            if (p->valueAxis() != axis)
+            if (p->valueAxis() != axis || !p->visible()) // a hidden series does not scale
                 continue;
             bool ok = false;
             const QCPRange pr = p->getValueRange(ok, QCP::sdBoth, x);
@@ -359,6 +435,8 @@ void PlotPanel::setChartVisible(bool visible)
 {
     m_plot->setVisible(visible);
     m_follow->setVisible(visible);
+    m_range->setVisible(visible);
+    m_fit->setVisible(visible);
 }
 
 bool PlotPanel::isChartVisible() const
@@ -391,6 +469,8 @@ QString PlotPanel::hoverTextAt(const QPoint& pos) const
 {
     // A bar under the cursor wins; otherwise the nearest point of each series at that time.
     for (int b = 0; b < m_bars.size(); ++b) {
+        if (!m_bars[b]->visible())
+            continue;
         QVariant details;
         if (m_bars[b]->selectTest(pos, false, &details) >= 0 &&
             m_bars[b]->selectTest(pos, false, &details) < m_plot->selectionTolerance()) {
@@ -417,7 +497,7 @@ QString PlotPanel::hoverTextAt(const QPoint& pos) const
     const double tolerance = std::abs(m_plot->xAxis->pixelToCoord(pos.x() + 8) - t);
     for (int i = 0; i < m_plot->graphCount(); ++i) {
         QCPGraph* g = m_plot->graph(i);
-        if (g->dataCount() == 0)
+        if (g->dataCount() == 0 || !g->visible())
             continue;
         auto it = g->data()->findBegin(t, true);
         auto best = it;

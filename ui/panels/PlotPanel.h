@@ -3,11 +3,14 @@
 #include <QWidget>
 
 class QCheckBox;
+class QComboBox;
 class QCustomPlot;
+class QToolButton;
 class QLabel;
 class QCPBars;
 class QCPGraph;
 class QCPAbstractItem;
+class QCPAbstractPlottable;
 
 namespace forkscope::ui {
 
@@ -72,6 +75,18 @@ public:
     // ticking the box again jumps back to now.
     bool followLive() const;
     void setFollowLive(bool on);
+    // The time range shown while following live: a preset (1 min, 5 min, 1 h, 24 h) or All
+    // (0: from the oldest sample kept). Choosing one turns Follow live on.
+    static QList<double> rangePresets() { return {60, 300, 3600, 24 * 3600, 0}; }
+    void setRangeSecs(double secs);
+    double rangeSecs() const { return m_rangeSecs; }
+    // Fit: the view shows every sample kept, from the oldest to the newest, and stops
+    // following (a zoomed or panned view comes back to the whole picture).
+    void fitToData();
+    // A series (or bar set) hidden from the chart and the value scale; its legend entry is
+    // greyed, and a click on it brings the series back.
+    void setSeriesVisible(const QString& name, bool visible);
+    bool isSeriesVisible(const QString& name) const;
     // What the hover tooltip says at a widget position of the plot (empty: nothing near).
     QString hoverTextAt(const QPoint& plotPos) const;
     // A plain-text name for a bar's tooltip, set by the owner (e.g. "reorg #3 ...").
@@ -98,6 +113,7 @@ private:
     void showPlaceholder();
     void followTo(double timeSecs);
     void rescaleValues();
+    QCPAbstractPlottable* plottableNamed(const QString& name) const;
 
     QString m_title;
     QLabel* m_header;
@@ -106,6 +122,9 @@ private:
     QString m_placeholderText; // "no data yet", until data arrives
     QString m_problem;
     QCheckBox* m_follow;
+    QComboBox* m_range;
+    QToolButton* m_fit;
+    double m_rangeSecs = kLiveWindowSecs;
     QCustomPlot* m_plot;
     QList<QCPBars*> m_bars;
     QList<QStringList> m_barLabels;
