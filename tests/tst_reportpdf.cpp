@@ -5,12 +5,14 @@
 #include "report/CheckpointReport.h"
 #include "report/ReportError.h"
 #include "report/ReportPdfWriter.h"
+#include "widgets/LocalTime.h"
 
 #include <QImage>
 #include <QProcess>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <ctime>
 
 using namespace forkscope;
 using report::CheckpointReport;
@@ -129,6 +131,9 @@ private slots:
     void longTablesPaginateWithTheirHeader();
     void onlyNodeHealthComesFromTheLivePanels();
     void unwritablePathLeavesNoFile();
+    void timesAreLocalAndNeverWrap_data();
+    void timesAreLocalAndNeverWrap();
+    void theWholePdfUsesTheAppsZone();
 
 private:
     QTemporaryDir m_dir;
@@ -136,6 +141,9 @@ private:
 
 void TestReportPdf::initTestCase()
 {
+    // A zone that is not UTC, so "the app's zone" and "what was stored" differ.
+    qputenv("TZ", "FST-1");
+    tzset();
     QVERIFY2(!QStandardPaths::findExecutable("pdfinfo").isEmpty() &&
                  !QStandardPaths::findExecutable("pdftotext").isEmpty(),
              "pdfinfo/pdftotext not found: run packaging/bootstrap.sh (poppler-utils)");
@@ -194,6 +202,54 @@ void TestReportPdf::unwritablePathLeavesNoFile()
                              ui::ReportPdfWriter::write(sampleReport(1), path));
     QVERIFY(!QFile::exists(path));
     QVERIFY(!QDir(m_dir.filePath("no-such-dir")).exists());
+}
+
+void TestReportPdf::timesAreLocalAndNeverWrap_data()
+{
+    QTest::addColumn<QString>("stored");
+    QTest::addColumn<int>("offsetSecs");
+    QTest::addColumn<QString>("shown");
+    // clang-format off
+    QTest::newRow("UTC") << "2025-01-02T03:04:05.678Z" << 0 << "2025-01-02\u00a003:04:05";
+    QTest::newRow("UTC+1") << "2025-01-02T03:04:05.678Z" << 3600 << "2025-01-02\u00a004:04:05";
+    QTest::newRow("UTC-5, the day before") << "2025-01-02T03:04:05Z" << -5 * 3600
+                                            << "2025-01-01\u00a022:04:05";
+    QTest::newRow("not a time stays") << "–" << 3600 << "–";
+    QTest::newRow("empty stays") << "" << 3600 << "";
+    // clang-format on
+}
+
+void TestReportPdf::timesAreLocalAndNeverWrap()
+{
+    QFETCH(QString, stored);
+    QFETCH(int, offsetSecs);
+    QFETCH(QString, shown);
+    QCOMPARE(ui::LocalTime::format(stored, QTimeZone(offsetSecs)), shown);
+    QCOMPARE(
+        ui::LocalTime::zoneName(QTimeZone(offsetSecs)).right(6),
+        QTimeZone(offsetSecs).displayName(QTimeZone::StandardTime, QTimeZone::OffsetName).right(6));
+}
+
+void TestReportPdf::theWholePdfUsesTheAppsZone()
+{
+    // The process's zone is the app's: the PDF's times are in it, whole on their line, and
+    // the title page says which zone that is.
+    const QString path = m_dir.filePath("zone.pdf");
+    ui::ReportPdfWriter::write(sampleReport(3), path);
+    const QString text = tool("pdftotext", {"-layout", path, "-"});
+    const QString local = ui::LocalTime::format(QStringLiteral("2025-01-02T03:04:05.678Z"))
+                              .replace(QChar(0xa0), QLatin1Char(' '));
+    QVERIFY2(text.contains(local), qPrintable(local + "\n" + text.left(3000)));
+    QCOMPARE(ui::LocalTime::zoneName(), QStringLiteral("local time, UTC+01:00")); // TZ above
+    QVERIFY(text.contains(ui::LocalTime::zoneName()));
+    // Reorg #1 was detected at 00:01:00 UTC: its local time, not the stored UTC text.
+    const QString detected = ui::LocalTime::format(QStringLiteral("2025-01-01T00:01:00.000Z"))
+                                 .replace(QChar(0xa0), QLatin1Char(' '));
+    QVERIFY2(text.contains(detected), qPrintable(detected));
+    QVERIFY(!text.contains("2025-01-01T00:01:00"));
+    // Never a date on one line and its time on the next.
+    static const QRegularExpression split(R"(\d{4}-\d\d-\d\d\s*\n)");
+    QVERIFY2(!text.contains(split), qPrintable(text.left(3000)));
 }
 
 QTEST_MAIN(TestReportPdf)

@@ -13,6 +13,7 @@
 #include <QSignalSpy>
 #include <QTableView>
 #include <QtTest>
+#include <ctime>
 
 using namespace forkscope;
 using engine::EngineStatus;
@@ -85,6 +86,7 @@ class TestUiModels : public QObject
 {
     Q_OBJECT
 private slots:
+    void environmentTimesAreLocalWithUtcOnHover();
     void nodeRowsFollowTheSnapshot_data();
     void nodeRowsFollowTheSnapshot();
     void nodeCellsReportOnlyWhatChanged();
@@ -376,4 +378,28 @@ void TestUiModels::environmentRolesAndSelection()
 }
 
 QTEST_MAIN(TestUiModels)
+void TestUiModels::environmentTimesAreLocalWithUtcOnHover()
+{
+    const QByteArray oldTz = qgetenv("TZ");
+    qputenv("TZ", "FST-1"); // UTC+1: local and stored differ
+    tzset();
+    EnvironmentListModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    EngineStatus s;
+    s.environments = {{"lab-1", 31337, "2025-01-02T03:04:05.678Z", "2025-01-02T23:30:00.000Z"}};
+    model.applyStatus(s);
+    QCOMPARE(model.text(0, EnvironmentListModel::Created), QString("2025-01-02\u00a004:04:05"));
+    QCOMPARE(model.text(0, EnvironmentListModel::State),
+             QString("archived 2025-01-03\u00a000:30:00"));
+    QCOMPARE(model.index(0, EnvironmentListModel::Created).data(Qt::ToolTipRole).toString(),
+             QStringLiteral("2025-01-02 03:04:05 UTC"));
+    QCOMPARE(model.index(0, EnvironmentListModel::State).data(Qt::ToolTipRole).toString(),
+             QStringLiteral("archived 2025-01-02 23:30:00 UTC"));
+    if (oldTz.isNull())
+        qunsetenv("TZ");
+    else
+        qputenv("TZ", oldTz);
+    tzset();
+}
+
 #include "tst_uimodels.moc"

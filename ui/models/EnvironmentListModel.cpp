@@ -1,4 +1,5 @@
 #include "EnvironmentListModel.h"
+#include "widgets/LocalTime.h"
 
 namespace forkscope::ui {
 
@@ -23,9 +24,10 @@ QString EnvironmentListModel::cell(const engine::EngineStatus::EnvironmentEntry&
     case ChainId:
         return QString::number(e.chainId);
     case Created:
-        return e.createdAt;
+        return LocalTime::format(e.createdAt);
     case State:
-        return e.archivedAt.isEmpty() ? tr("live") : tr("archived %1").arg(e.archivedAt);
+        return e.archivedAt.isEmpty() ? tr("live")
+                                      : tr("archived %1").arg(LocalTime::format(e.archivedAt));
     }
     return {};
 }
@@ -38,6 +40,12 @@ QVariant EnvironmentListModel::data(const QModelIndex& index, int role) const
     switch (role) {
     case Qt::DisplayRole:
         return cell(e, index.column());
+    case Qt::ToolTipRole: // local on screen, UTC on hover
+        if (index.column() == Created)
+            return LocalTime::utc(e.createdAt);
+        if (index.column() == State && !e.archivedAt.isEmpty())
+            return tr("archived %1").arg(LocalTime::utc(e.archivedAt));
+        return {};
     case ArchivedRole:
         return !e.archivedAt.isEmpty();
     }

@@ -1,5 +1,6 @@
 #include "PagedTableModel.h"
 #include "engine/TablePage.h"
+#include "widgets/LocalTime.h"
 
 #include <algorithm>
 #include <cctype>
@@ -29,10 +30,16 @@ QVariant PagedTableModel::data(const QModelIndex& index, int role) const
         return {};
     const QString& text = m_rows[index.row()].value(index.column());
     const std::optional<chain::TokenInfo> token = tokenOf(index);
+    // The backfill ledger's "updated at": local on screen, UTC on hover, stored text copied.
+    const bool time = m_kind == engine::TableRequest::Kind::Backfill && index.column() == 5;
     switch (role) {
     case Qt::DisplayRole:
+        if (time)
+            return LocalTime::format(text);
         return token ? chain::formatTokenAmount(text, *token) : shortHex(text);
     case Qt::ToolTipRole:
+        if (time)
+            return LocalTime::utc(text);
         // Raw units on hover (and in copies): the formatted amount is for reading only.
         return token ? tr("%1 raw units (%2 decimals)").arg(text).arg(token->decimals) : text;
     case Qt::TextAlignmentRole: {

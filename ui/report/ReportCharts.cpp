@@ -12,9 +12,10 @@ void useTimeAxis(QCustomPlot& plot)
 {
     auto ticker = QSharedPointer<QCPAxisTickerDateTime>::create();
     ticker->setDateTimeFormat(QStringLiteral("MM-dd\nHH:mm:ss"));
-    ticker->setDateTimeSpec(Qt::UTC);
+    // The report's times are the app's: local (LocalTime).
+    ticker->setDateTimeSpec(Qt::LocalTime);
     plot.xAxis->setTicker(ticker);
-    plot.xAxis->setLabel(QStringLiteral("time (UTC)"));
+    plot.xAxis->setLabel(QStringLiteral("time (local)"));
 }
 
 void setUp(QCustomPlot& plot, const QSize& size, const QString& title, const QString& yLabel)
@@ -49,7 +50,7 @@ QImage cursorChart(const report::CheckpointReport& r, const QSize& size, double 
     QCustomPlot plot;
     setUp(plot, size, ReportCharts::title(ReportCharts::Cursor), QStringLiteral("block"));
     useTimeAxis(plot);
-    plot.xAxis->setLabel(QStringLiteral("block time (UTC)"));
+    plot.xAxis->setLabel(QStringLiteral("block time (local)"));
     QCPGraph* g = plot.addGraph();
     g->setPen(QPen(Palette::series(Palette::Series::Checkpoint), 2));
     g->setLineStyle(QCPGraph::lsStepLeft);

@@ -2,6 +2,7 @@
 #include "Palette.h"
 #include "ReportCharts.h"
 #include "report/ReportError.h"
+#include "widgets/LocalTime.h"
 
 #include <QFontMetricsF>
 #include <QPageLayout>
@@ -266,7 +267,8 @@ void titlePage(Flow& f, const CheckpointReport& r)
     f.text(QStringLiteral("Forkscope checkpoint report"), sans(22, true));
     f.space(pt(4));
     f.text(QStringLiteral("Environment %1").arg(env.id), sans(14, true));
-    f.text(env.archived() ? QStringLiteral("archived at %1 (read-only history)").arg(env.archivedAt)
+    f.text(env.archived() ? QStringLiteral("archived at %1 (read-only history)")
+                                .arg(LocalTime::format(env.archivedAt))
                           : QStringLiteral("live"),
            sans(10), env.archived() ? kGrey : kGreen);
     f.space(pt(10));
@@ -282,8 +284,9 @@ void titlePage(Flow& f, const CheckpointReport& r)
         {{QStringLiteral("Chain id")}, {QString::number(env.chainId)}},
         {{QStringLiteral("Genesis hash")}, {env.genesisHash}},
         {{QStringLiteral("Stored RPC URL")}, {env.rpcUrl}},
-        {{QStringLiteral("Created at")}, {env.createdAt}},
-        {{QStringLiteral("Exported at")}, {r.generatedAt}},
+        {{QStringLiteral("Created at")}, {LocalTime::format(env.createdAt)}},
+        {{QStringLiteral("Exported at")}, {LocalTime::format(r.generatedAt)}},
+        {{QStringLiteral("Times")}, {LocalTime::zoneName()}},
         {{QStringLiteral("Exported by")}, {r.generator}},
         {{QStringLiteral("Database")}, {r.databasePath}},
     };
@@ -301,7 +304,8 @@ void titlePage(Flow& f, const CheckpointReport& r)
                    statusName(c.verification.status),
                    c.verification.checkedAt.isEmpty()
                        ? QStringLiteral("no node given")
-                       : QStringLiteral("checked %1").arg(c.verification.checkedAt)),
+                       : QStringLiteral("checked %1")
+                             .arg(LocalTime::format(c.verification.checkedAt))),
                sans(9, true), Palette::verification(c.verification.status), pt(12));
     }
     f.space(pt(6));
@@ -345,7 +349,7 @@ void nodeSection(Flow& f, const CheckpointReport& r, const QImage& liveChart)
             {{QStringLiteral("Node")}, {QStringLiteral("none given: nothing was verified")}});
     } else {
         rows.append({{QStringLiteral("URL checked")}, {n.url}});
-        rows.append({{QStringLiteral("Checked at")}, {orDash(n.checkedAt)}});
+        rows.append({{QStringLiteral("Checked at")}, {orDash(LocalTime::format(n.checkedAt))}});
         rows.append({{QStringLiteral("State")},
                      {n.reachable ? QStringLiteral("reachable") : QStringLiteral("unreachable"),
                       n.reachable ? kGreen : kRed}});
@@ -402,14 +406,15 @@ void checkpointSection(Flow& f, const CheckpointReport& r)
             found = QStringLiteral("no node given");
             break;
         }
-        details.append({{c.sourceId},
-                        {c.policyVersion},
-                        {QString::number(c.generation)},
-                        {c.startBlock ? QString::number(*c.startBlock) : QStringLiteral("–")},
-                        {c.updatedAt},
-                        {orDash(c.verifiedAt)},
-                        {orDash(v.checkedAt) + QStringLiteral(": ") + orDash(v.method)},
-                        {found, Palette::verification(v.status)}});
+        details.append(
+            {{c.sourceId},
+             {c.policyVersion},
+             {QString::number(c.generation)},
+             {c.startBlock ? QString::number(*c.startBlock) : QStringLiteral("–")},
+             {LocalTime::format(c.updatedAt)},
+             {orDash(LocalTime::format(c.verifiedAt))},
+             {orDash(LocalTime::format(v.checkedAt)) + QStringLiteral(": ") + orDash(v.method)},
+             {found, Palette::verification(v.status)}});
     }
     f.table({{QStringLiteral("Source"), 1},
              {QStringLiteral("Block"), 1, true},
@@ -458,7 +463,7 @@ void reorgSection(Flow& f, const CheckpointReport& r, const QImage& chart)
             counts << QStringLiteral("%1 %2").arg(it.value()).arg(it.key());
         rows.append(
             {{QString::number(e.id)},
-             {e.detectedAt},
+             {LocalTime::format(e.detectedAt)},
              {e.reason},
              {QStringLiteral("%1 → %2").arg(e.oldBlockNumber).arg(e.forkBlockNumber)},
              {QString::number(e.depth)},
@@ -566,7 +571,7 @@ void ReportPdfWriter::write(const CheckpointReport& report, const QString& path,
             throw ReportError(QStringLiteral("cannot start a PDF at %1").arg(path));
         Flow flow(writer, painter,
                   QStringLiteral("Forkscope checkpoint report · %1 · exported %2")
-                      .arg(report.environment.id, report.generatedAt));
+                      .arg(report.environment.id, LocalTime::format(report.generatedAt)));
         titlePage(flow, report);
 
         flow.newPage();
