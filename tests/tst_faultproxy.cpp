@@ -2,6 +2,7 @@
 // anvil behind it, and the knobs' own HTTP endpoint.
 #include "IndexerLab.h"
 #include "lab/FaultProxy.h"
+#include "lab/KnobDescription.h"
 #include "wire/ProviderLimit.h"
 
 #include <QNetworkAccessManager>
@@ -16,6 +17,8 @@ class TestFaultProxy : public QObject
 {
     Q_OBJECT
 private slots:
+    void knobChangesInWords_data();
+    void knobChangesInWords();
     void initTestCase();
     void init();
     void passesThrough();
@@ -186,4 +189,38 @@ void TestFaultProxy::knobsOverHttp()
 }
 
 QTEST_GUILESS_MAIN(TestFaultProxy)
+void TestFaultProxy::knobChangesInWords_data()
+{
+    QTest::addColumn<QJsonObject>("changes");
+    QTest::addColumn<QString>("words");
+    // clang-format off
+    QTest::newRow("offline") << QJsonObject{{"offline", true}} << "goes offline";
+    QTest::newRow("online") << QJsonObject{{"offline", false}} << "comes back online";
+    QTest::newRow("latency and errors")
+        << QJsonObject{{"latencyMs", 200}, {"errorRate", 0.1}}
+        << "delays each reply by 200 ms; fails 10% of requests";
+    QTest::newRow("silent cap") << QJsonObject{{"logCap", 50}, {"logCapMode", "silent"}}
+                                << "caps eth_getLogs at 50 logs (silently truncated)";
+    QTest::newRow("all back to normal")
+        << QJsonObject{{"lagBlocks", 0}, {"latencyMs", 0}, {"errorRate", 0}, {"logCap", 0},
+                       {"dropLogRate", 0}, {"lie", "none"}}
+        << "no longer lags; answers without delay; no longer fails requests; no longer caps "
+           "eth_getLogs; no longer drops single logs; tells the truth";
+    QTest::newRow("drops") << QJsonObject{{"dropLogRate", 0.25}, {"dropInReceipts", true}}
+                           << "drops 25% of logs; drops them from receipts too";
+    QTest::newRow("lie") << QJsonObject{{"lie", "wrong-hash"}} << "lies: wrong-hash";
+    QTest::newRow("unknown key") << QJsonObject{{"future", 3}} << "future = 3";
+    QTest::newRow("nothing") << QJsonObject{} << "no change";
+    // clang-format on
+}
+
+void TestFaultProxy::knobChangesInWords()
+{
+    QFETCH(QJsonObject, changes);
+    QFETCH(QString, words);
+    const QString got = lab::describeKnobChanges(changes);
+    QCOMPARE(got, words);
+    QVERIFY(!got.contains('{'));
+}
+
 #include "tst_faultproxy.moc"

@@ -88,6 +88,7 @@ private slots:
     void exportSaysWhereTheFileIs();
     void outboxSafeHeightInWords_data();
     void outboxSafeHeightInWords();
+    void stateStripRowsAreLabelled();
 
 private:
     QTemporaryDir m_config; // QSettings ("Don't ask again") go here, not to ~/.config
@@ -569,6 +570,34 @@ void TestUiParts::reportsAreRoutedByTicket()
     QCoreApplication::processEvents();
     QCOMPARE(finished.size(), 3);
     QVERIFY(!QFile::exists(csv));
+}
+
+void TestUiParts::stateStripRowsAreLabelled()
+{
+    ui::StateStrip strip;
+    strip.addSample("http://127.0.0.1:8545", 100, health::NodeState::CaughtUp);
+    strip.addSample("http://127.0.0.1:8546", 100, health::NodeState::Offline);
+    strip.addSample("http://127.0.0.1:8546", 110, health::NodeState::Offline);
+    strip.setTimeRange(100, 120, 60, 260);
+    strip.resize(300, strip.sizeHint().height());
+    QCOMPARE(strip.rowLabel(0), QStringLiteral("127.0.0.1:8545"));
+    QCOMPARE(strip.rowLabel(1), QStringLiteral("127.0.0.1:8546"));
+    QCOMPARE(strip.rowAt(3), 0);
+    QCOMPARE(strip.rowAt(16), 1);
+    QCOMPARE(strip.rowAt(200), -1);
+    // Hover: the node, its state at that time and what it means.
+    const QString hover = strip.hoverTextAt(QPoint(160, 16));
+    QVERIFY2(hover.startsWith("http://127.0.0.1:8546\noffline: "), qPrintable(hover));
+    // The labels are drawn in the margin left of the chart's axis (pixels there are not all
+    // background), and nothing is drawn there without a margin.
+    QImage image(strip.size(), QImage::Format_ARGB32);
+    image.fill(Qt::white);
+    strip.render(&image);
+    int ink = 0;
+    for (int x = 0; x < 56; ++x)
+        for (int y = 0; y < image.height(); ++y)
+            ink += image.pixelColor(x, y).lightness() < 128;
+    QVERIFY2(ink > 20, qPrintable(QString::number(ink)));
 }
 
 QTEST_MAIN(TestUiParts)

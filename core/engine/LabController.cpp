@@ -7,6 +7,7 @@
 #include "lab/DemoToken.h"
 #include "lab/Devnet.h"
 #include "lab/FaultProxy.h"
+#include "lab/KnobDescription.h"
 #include "lab/LabReset.h"
 #include "lab/ReorgInjector.h"
 #include "rpc/EthClient.h"
@@ -17,7 +18,6 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
-#include <QJsonDocument>
 #include <QTemporaryDir>
 
 namespace forkscope::engine {
@@ -362,15 +362,14 @@ void LabController::setProxyKnobs(int node, const QJsonObject& changes)
         // The proxies serve on their own thread; the change is applied there.
         QMetaObject::invokeMethod(
             proxy, [&] { error = proxy->applyKnobs(changes); }, Qt::BlockingQueuedConnection);
-        const QString desc =
-            QString::fromUtf8(QJsonDocument(changes).toJson(QJsonDocument::Compact));
         if (!error.isEmpty()) {
             emit logMessage(QStringLiteral("error"),
                             QStringLiteral("fault proxy node %1: %2").arg(node + 1).arg(error));
             return;
         }
-        emit logMessage(QStringLiteral("warning"),
-                        QStringLiteral("lab: node %1 knobs %2").arg(node + 1).arg(desc));
+        emit logMessage(QStringLiteral("warning"), QStringLiteral("lab: node %1 now %2")
+                                                       .arg(node + 1)
+                                                       .arg(lab::describeKnobChanges(changes)));
         publishKnobs();
         const QString action = QStringLiteral("fault proxy change on node %1").arg(node + 1);
         dueVerdict(action);

@@ -1,18 +1,62 @@
 #include "StateStrip.h"
 #include "Palette.h"
 
+#include <QHelpEvent>
 #include <QPainter>
+#include <QToolTip>
+#include <QUrl>
 
 namespace forkscope::ui {
 
 namespace {
-constexpr int kRowHeight = 10;
+constexpr int kRowHeight = 11;
 }
 
 StateStrip::StateStrip(QWidget* parent) : QWidget(parent)
 {
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
-    setToolTip(tr("Each node's state over time (colours as in the legend)"));
+}
+
+QString StateStrip::rowLabel(int row) const
+{
+    const QString node = m_order.value(row);
+    const QUrl url(node);
+    return url.isValid() && !url.host().isEmpty()
+               ? url.host() + (url.port() >= 0 ? QStringLiteral(":%1").arg(url.port()) : QString())
+               : node;
+}
+
+int StateStrip::rowAt(int y) const
+{
+    const int row = (y - 1) / (kRowHeight + 2);
+    return y >= 1 && row < m_order.size() ? row : -1;
+}
+
+QString StateStrip::hoverTextAt(const QPoint& pos) const
+{
+    const int row = rowAt(pos.y());
+    if (row < 0)
+        return tr("Each node's state over time (colours as in the legend)");
+    const int left = m_leftPx;
+    const int right = m_rightPx > left ? m_rightPx : width();
+    QString text = m_order[row];
+    if (pos.x() >= left && right > left) {
+        const double t = m_lower + (m_upper - m_lower) * (pos.x() - left) / double(right - left);
+        if (const auto state = stateAt(m_order[row], t))
+            text += QStringLiteral("\n%1: %2")
+                        .arg(health::nodeStateName(*state), Palette::nodeStateMeaning(*state));
+    }
+    return text;
+}
+
+bool StateStrip::event(QEvent* e)
+{
+    if (e->type() == QEvent::ToolTip) {
+        auto* help = static_cast<QHelpEvent*>(e);
+        QToolTip::showText(help->globalPos(), hoverTextAt(help->pos()), this);
+        return true;
+    }
+    return QWidget::event(e);
 }
 
 QSize StateStrip::sizeHint() const
@@ -75,8 +119,18 @@ void StateStrip::paintEvent(QPaintEvent*)
     if (span <= 0)
         return;
     const auto x = [&](double t) { return left + (t - m_lower) / span * (right - left); };
+    QFont small = font();
+    small.setPointSizeF(7);
+    p.setFont(small);
     for (int row = 0; row < m_order.size(); ++row) {
         const int y = 1 + row * (kRowHeight + 2);
+        // The row's node, in the margin under the value axis (the chart's own labels).
+        if (left > 16) {
+            const QRect box(0, y - 1, left - 4, kRowHeight + 2);
+            p.setPen(palette().color(QPalette::WindowText));
+            p.drawText(box, Qt::AlignRight | Qt::AlignVCenter,
+                       QFontMetrics(small).elidedText(rowLabel(row), Qt::ElideLeft, box.width()));
+        }
         p.fillRect(QRect(left, y, right - left, kRowHeight),
                    palette().color(QPalette::AlternateBase));
         for (const Segment& s : m_segments.value(m_order[row])) {

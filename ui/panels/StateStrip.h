@@ -25,9 +25,18 @@ public:
     std::optional<health::NodeState> stateAt(const QString& node, double timeSecs) const;
     QSize sizeHint() const override;
     static constexpr int kMaxSegments = 4000;
+    // Each row is labelled in the margin left of the chart's axis: the node's host and port,
+    // elided from the left so the port (what tells lab nodes apart) stays.
+    QStringList rowNodes() const { return m_order; }
+    QString rowLabel(int row) const;
+    // Which row is at a y position (-1: none), and the hover text there: node, state at
+    // that time, and what the state means.
+    int rowAt(int y) const;
+    QString hoverTextAt(const QPoint& pos) const;
 
 protected:
     void paintEvent(QPaintEvent* event) override;
+    bool event(QEvent* event) override;
 
 private:
     struct Segment
