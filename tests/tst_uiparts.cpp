@@ -7,6 +7,7 @@
 #include "EnvironmentWindow.h"
 #include "Palette.h"
 #include "ReorgDiffDialog.h"
+#include "TrayStatus.h"
 #include "engine/EngineHost.h"
 #include "lab/LabToolBar.h"
 #include "lab/VerdictBadge.h"
@@ -32,6 +33,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QSystemTrayIcon>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QToolButton>
@@ -89,6 +91,7 @@ private slots:
     void outboxSafeHeightInWords_data();
     void outboxSafeHeightInWords();
     void stateStripRowsAreLabelled();
+    void trayFollowsTheOneState();
 
 private:
     QTemporaryDir m_config; // QSettings ("Don't ask again") go here, not to ~/.config
@@ -503,6 +506,13 @@ void TestUiParts::reportsAreRoutedByTicket()
     QSignalSpy logged(&exporter, &ui::ReportExporter::logMessage);
 
     const QString json = dir.filePath("report.json");
+    // The window's state at the time: a live export carries it.
+    EngineStatus paused = withNode("http://a");
+    paused.environmentId = "env-live";
+    paused.indexingPaused = true;
+    paused.checkpoint = 100;
+    paused.headBlock = 120;
+    emit host.statusAvailable(paused);
     exporter.exportReport(json);
     QCOMPARE(exporter.pendingTickets().size(), 1);
     const quint64 exportTicket = exporter.pendingTickets().first();
@@ -528,13 +538,10 @@ void TestUiParts::reportsAreRoutedByTicket()
     QVERIFY2(finished.first().at(1).toBool(), qPrintable(finished.first().at(2).toString()));
     QFile f(json);
     QVERIFY(f.open(QIODevice::ReadOnly));
-    QCOMPARE(QJsonDocument::fromJson(f.readAll())
-                 .object()
-                 .value("environment")
-                 .toObject()
-                 .value("id")
-                 .toString(),
+    const QJsonObject exported = QJsonDocument::fromJson(f.readAll()).object();
+    QCOMPARE(exported.value("environment").toObject().value("id").toString(),
              QStringLiteral("env-live"));
+    QCOMPARE(exported.value("app_state").toString(), QStringLiteral("paused"));
     QVERIFY(!window.summaryText().contains("env-live"));
     QVERIFY(exporter.pendingTickets().isEmpty());
     // A second answer for a ticket already served is dropped.
@@ -598,6 +605,42 @@ void TestUiParts::stateStripRowsAreLabelled()
         for (int y = 0; y < image.height(); ++y)
             ink += image.pixelColor(x, y).lightness() < 128;
     QVERIFY2(ink > 20, qPrintable(QString::number(ink)));
+}
+
+void TestUiParts::trayFollowsTheOneState()
+{
+    EngineHost host;
+    QWidget window;
+    ui::TrayStatus tray(&host, &window);
+    QSignalSpy announced(&tray, &ui::TrayStatus::announced);
+    QCOMPARE(tray.text(), QStringLiteral("Forkscope: starting"));
+    EngineStatus s = withNode("http://a");
+    s.environmentId = "lab-1";
+    s.chainId = 31337;
+    s.headBlock = 100;
+    s.checkpoint = 100;
+    emit host.statusAvailable(s);
+    QCOMPARE(tray.text(), QStringLiteral("Forkscope: synced (lab-1)"));
+    QCOMPARE(announced.size(), 0);
+    // Into a bad state: said once, not on every status that repeats it.
+    s.connection = EngineStatus::Connection::Failed;
+    s.message = "database /tmp is a directory";
+    emit host.statusAvailable(s);
+    emit host.statusAvailable(s);
+    QCOMPARE(tray.text(),
+             QStringLiteral("Forkscope: failed: database /tmp is a directory (lab-1)"));
+    QCOMPARE(announced.size(), 1);
+    QCOMPARE(announced.first().first().toString(), tray.text());
+    // Back to good: quiet; another failure: said again.
+    s.connection = EngineStatus::Connection::Connected;
+    emit host.statusAvailable(s);
+    QCOMPARE(tray.text(), QStringLiteral("Forkscope: synced (lab-1)"));
+    QCOMPARE(announced.size(), 1);
+    s.connection = EngineStatus::Connection::Failed;
+    emit host.statusAvailable(s);
+    QCOMPARE(announced.size(), 2);
+    // The offscreen platform has no tray: no icon, the text still answers.
+    QCOMPARE(tray.hasIcon(), QSystemTrayIcon::isSystemTrayAvailable());
 }
 
 QTEST_MAIN(TestUiParts)

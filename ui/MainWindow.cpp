@@ -8,6 +8,7 @@
 #include "Palette.h"
 #include "SettingsDialog.h"
 #include "TableBrowser.h"
+#include "TrayStatus.h"
 #include "completeness/DataIncompleteBanner.h"
 #include "engine/DisplayState.h"
 #include "engine/EngineApi.h"
@@ -71,6 +72,7 @@ MainWindow::MainWindow(EngineApi* host, QWidget* parent) : QMainWindow(parent), 
     connect(m_reports, &ReportExporter::logMessage, this, &MainWindow::appendLog);
     buildStatusBar();
     buildMenus(buildDocks());
+    m_tray = new TrayStatus(host, this);
     // Every part above connected itself to the host; the window keeps the status bar. The
     // host emits on this thread (it forwards the engine thread's signals queued), so direct
     // connections are enough.

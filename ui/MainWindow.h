@@ -35,6 +35,7 @@ class PlotPanel;
 class ReorgPanel;
 class ReportExporter;
 class TableBrowser;
+class TrayStatus;
 
 // The Forkscope main window: assembles the parts (panels, docks, toolbars, the report
 // exporter), each of which takes the engine host and connects itself to its signals, and
@@ -68,6 +69,7 @@ public:
     DeepReorgBanner* deepReorgBanner() const { return m_deepReorg; }
     EventLogView* eventLog() const { return m_log; }
     TableBrowser* transfersBrowser() const { return m_transfers; }
+    TrayStatus* trayStatus() const { return m_tray; }
     TableBrowser* balancesBrowser() const { return m_balances; }
     TableBrowser* backfillBrowser() const { return m_backfill; }
     QList<EnvironmentWindow*> environmentWindows() const;
@@ -140,6 +142,7 @@ private:
     TableBrowser* m_backfill = nullptr;
     QList<QPointer<EnvironmentWindow>> m_envWindows;
     QLabel* m_connectionLabel = nullptr;
+    TrayStatus* m_tray = nullptr;
     QLabel* m_nodeLabel = nullptr;
     QLabel* m_chainLabel = nullptr;
     QLabel* m_envLabel = nullptr;

@@ -197,6 +197,10 @@ public:
 
     QString generatedAt; // UTC ISO 8601
     QString generator;   // "forkscope <version>"
+    // The app's state when the live environment was exported from the window ("synced",
+    // "paused", "data incomplete", ... from engine::DisplayState), so a report says what
+    // the window said. Empty from the command line and for other environments.
+    QString appState;
     QString databasePath;
     EnvironmentInfo environment;
     QList<CheckpointEntry> checkpoints;

@@ -177,18 +177,20 @@ QByteArray CheckpointReport::toJson() const
         {QStringLiteral("outbox_pending_by_block"),
          QJsonObject{{QStringLiteral("points"), points(series.outboxPendingByBlock)}}}};
 
-    const QJsonObject root{{QStringLiteral("schema_version"), kSchemaVersion},
-                           {QStringLiteral("generated_at"), generatedAt},
-                           {QStringLiteral("generator"), generator},
-                           {QStringLiteral("database"), databasePath},
-                           {QStringLiteral("environment"), envJson},
-                           {QStringLiteral("node"), nodeJson},
-                           {QStringLiteral("invariants"), invariantsJson},
-                           {QStringLiteral("completeness"), completenessJson},
-                           {QStringLiteral("checkpoints"), checkpointsJson},
-                           {QStringLiteral("reorgs"), reorgsJson},
-                           {QStringLiteral("counts"), countsJson},
-                           {QStringLiteral("series"), seriesJson}};
+    QJsonObject root{{QStringLiteral("schema_version"), kSchemaVersion},
+                     {QStringLiteral("generated_at"), generatedAt},
+                     {QStringLiteral("generator"), generator},
+                     {QStringLiteral("database"), databasePath},
+                     {QStringLiteral("environment"), envJson},
+                     {QStringLiteral("node"), nodeJson},
+                     {QStringLiteral("invariants"), invariantsJson},
+                     {QStringLiteral("completeness"), completenessJson},
+                     {QStringLiteral("checkpoints"), checkpointsJson},
+                     {QStringLiteral("reorgs"), reorgsJson},
+                     {QStringLiteral("counts"), countsJson},
+                     {QStringLiteral("series"), seriesJson}};
+    if (!appState.isEmpty())
+        root.insert(QStringLiteral("app_state"), appState);
     return QJsonDocument(root).toJson(QJsonDocument::Indented);
 }
 

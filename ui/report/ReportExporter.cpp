@@ -1,6 +1,7 @@
 #include "ReportExporter.h"
 #include "EnvironmentWindow.h"
 #include "ReportPdfWriter.h"
+#include "engine/DisplayState.h"
 #include "engine/EngineApi.h"
 #include "panels/PlotPanel.h"
 
@@ -17,6 +18,11 @@ ReportExporter::ReportExporter(engine::EngineApi* host, QObject* parent)
     : QObject(parent), m_host(host)
 {
     connect(host, &engine::EngineApi::reportAvailable, this, &ReportExporter::applyReport);
+    // A live export says what the window said (the one state model, DisplayState).
+    connect(host, &engine::EngineApi::statusAvailable, this, [this](const engine::EngineStatus& s) {
+        m_appState = engine::displayState(s).text();
+        m_appStateEnvironment = s.environmentId;
+    });
     connect(host, &engine::EngineApi::reportFailed, this, &ReportExporter::applyFailure);
 }
 
@@ -81,8 +87,11 @@ void ReportExporter::applyReport(quint64 ticket, const report::CheckpointReport&
             job.window->applyReport(r);
         return;
     }
+    report::CheckpointReport exported = r;
+    if (job.environmentId.isEmpty() && r.environment.id == m_appStateEnvironment)
+        exported.appState = m_appState;
     try {
-        write(job.exportPath, r, job.environmentId.isEmpty());
+        write(job.exportPath, exported, job.environmentId.isEmpty());
     } catch (const std::exception& e) {
         const QString msg = tr("export failed: %1").arg(QString::fromUtf8(e.what()));
         emit logMessage(QStringLiteral("error"), msg);

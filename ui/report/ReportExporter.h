@@ -63,6 +63,8 @@ private:
     QPointer<engine::EngineApi> m_host;
     QHash<quint64, Job> m_jobs;
     QList<QPointer<PlotPanel>> m_charts;
+    QString m_appState; // the live environment's state text, from the latest status
+    QString m_appStateEnvironment;
 };
 
 } // namespace forkscope::ui

@@ -290,6 +290,8 @@ void titlePage(Flow& f, const CheckpointReport& r)
         {{QStringLiteral("Exported by")}, {r.generator}},
         {{QStringLiteral("Database")}, {r.databasePath}},
     };
+    if (!r.appState.isEmpty())
+        rows.append({{QStringLiteral("App state at export")}, {r.appState}});
     f.table({{QStringLiteral("Field"), 1, true}, {QStringLiteral("Value"), 1, false, true}}, rows,
             9);
 
