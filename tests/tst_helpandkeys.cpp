@@ -10,6 +10,8 @@
 #include "widgets/ElidedLabel.h"
 
 #include <QAction>
+#include <QApplication>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QMenu>
 #include <QSettings>
@@ -33,6 +35,7 @@ private slots:
     void jargonIsExplained_data();
     void jargonIsExplained();
     void recentDatabases();
+    void tabReachesEveryControlAndFocusIsShown();
 
 private:
     QTemporaryDir m_config; // QSettings go here, not to ~/.config
@@ -132,6 +135,51 @@ void TestHelpAndKeys::recentDatabases()
     QCOMPARE(chosen.size(), 1);
     QCOMPARE(chosen[0][0].toString(), QStringLiteral("/tmp/b.sqlite"));
     QCOMPARE(actionNamed(w, "&Open database...")->shortcut(), QKeySequence(QKeySequence::Open));
+}
+
+void TestHelpAndKeys::tabReachesEveryControlAndFocusIsShown()
+{
+    engine::EngineHost host;
+    ui::MainWindow w(&host);
+    w.resize(1280, 720);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QApplication::setActiveWindow(&w);
+    w.panels().first()->findChild<QComboBox*>("timeRange")->setFocus(Qt::TabFocusReason);
+    QTRY_VERIFY(QApplication::focusWidget());
+    QList<QWidget*> visited;
+    QStringList trail;
+    for (int i = 0; i < 200; ++i) {
+        QWidget* f = QApplication::focusWidget();
+        QVERIFY(f);
+        trail << QString::fromLatin1(f->metaObject()->className()) + "/" + f->objectName();
+        // Focus never sits on something the user cannot see.
+        QVERIFY2(f->isVisible() && f->width() > 0 && f->height() > 0, qPrintable(trail.last()));
+        // (A tab that takes the focus comes to the front.)
+        QTRY_VERIFY2(f->visibleRegion().boundingRect().height() > 0, qPrintable(trail.last()));
+        // A focused control is drawn as focused: the style gets State_HasFocus for it.
+        QVERIFY2(f->hasFocus(), qPrintable(trail.last()));
+        if (visited.contains(f))
+            break;
+        visited << f;
+        QTest::keyClick(f, Qt::Key_Tab);
+    }
+    const auto reached = [&](const char* className, const QString& name = {}) {
+        for (QWidget* v : visited)
+            if (v->inherits(className) && (name.isEmpty() || v->objectName() == name))
+                return true;
+        return false;
+    };
+    // Every panel's range, Fit and Follow live; the tables; the filter fields.
+    int ranges = 0;
+    for (QWidget* v : visited)
+        ranges += v->objectName() == QLatin1String("timeRange");
+    QVERIFY2(ranges == 4, qPrintable(trail.join(", ")));
+    QVERIFY2(reached("QToolButton", "fit"), qPrintable(trail.join(", ")));
+    QVERIFY2(reached("QCheckBox", "followLive"), qPrintable(trail.join(", ")));
+    QVERIFY2(reached("QTableView"), qPrintable(trail.join(", ")));
+    // The cycle closes: Tab comes back to where it started instead of getting stuck.
+    QVERIFY2(visited.size() > 10 && visited.size() < 200, qPrintable(trail.join(", ")));
 }
 
 QTEST_MAIN(TestHelpAndKeys)

@@ -29,6 +29,7 @@
 #include "report/ReportExporter.h"
 #include "widgets/ElidedLabel.h"
 
+#include <QApplication>
 #include <QCloseEvent>
 #include <QDesktopServices>
 #include <QDockWidget>
@@ -175,6 +176,17 @@ QList<QDockWidget*> MainWindow::buildDocks()
         tabifyDockWidget(docks[i - 1], docks[i]);
     logDock->raise();
     resizeDocks({logDock}, {200}, Qt::Vertical); // the charts get most of the window
+    // Tab walks into every tab's contents, including the tabs not shown (Qt keeps them
+    // "visible" off-screen): the tab that takes the focus comes to the front, so the focus
+    // is never somewhere the user cannot see.
+    connect(qApp, &QApplication::focusChanged, this, [docks](QWidget*, QWidget* now) {
+        for (QWidget* w = now; w; w = w->parentWidget())
+            if (auto* d = qobject_cast<QDockWidget*>(w)) {
+                if (docks.contains(d) && d->visibleRegion().isEmpty())
+                    d->raise();
+                return;
+            }
+    });
     return docks;
 }
 
