@@ -21,7 +21,8 @@ QString findSubcommand(const QStringList& arguments)
         // Options of the GUI that take a value: skip the value.
         if (a == QLatin1String("--db") || a == QLatin1String("--rpc") ||
             a == QLatin1String("--env") || a == QLatin1String("--screenshot") ||
-            a == QLatin1String("--screenshot-after-ms") || a == QLatin1String("--demo-transfers"))
+            a == QLatin1String("--screenshot-after-ms") ||
+            a == QLatin1String("--screenshot-scene") || a == QLatin1String("--demo-transfers"))
             ++i;
     }
     return {};

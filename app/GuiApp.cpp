@@ -1,6 +1,7 @@
 #include "GuiApp.h"
 #include "CommandLine.h"
 #include "MainWindow.h"
+#include "ScreenshotScene.h"
 #include "UnixSignalWatcher.h"
 #include "config/AppSettings.h"
 #include "config/SettingsValidation.h"
@@ -13,7 +14,6 @@
 #include <QIcon>
 #include <QSettings>
 #include <QStandardPaths>
-#include <QTimer>
 #include <QUrl>
 #include <cstdio>
 
@@ -50,9 +50,15 @@ int runGui(int& argc, char** argv)
         QStringLiteral("screenshot"),
         QStringLiteral("Save a PNG of the window after --screenshot-after-ms, then quit."),
         QStringLiteral("FILE"));
-    QCommandLineOption screenshotAfter(QStringLiteral("screenshot-after-ms"),
-                                       QStringLiteral("Delay before --screenshot (default 15000)."),
-                                       QStringLiteral("MS"), QStringLiteral("15000"));
+    QCommandLineOption screenshotAfter(
+        QStringLiteral("screenshot-after-ms"),
+        QStringLiteral("Least delay before --screenshot (default 15000)."), QStringLiteral("MS"),
+        QStringLiteral("15000"));
+    QCommandLineOption screenshotScene(
+        QStringLiteral("screenshot-scene"),
+        QStringLiteral("What --screenshot shows, at 1280x720: %1 (default synced).")
+            .arg(ScreenshotScene::names().join(QStringLiteral(", "))),
+        QStringLiteral("NAME"), QStringLiteral("synced"));
     QCommandLineOption demo(
         QStringLiteral("demo-transfers"),
         QStringLiteral("Demo traffic of the managed lab, transfers a second (1-200, default 10)."),
@@ -63,7 +69,28 @@ int runGui(int& argc, char** argv)
     p.addOption(env);
     p.addOption(screenshot);
     p.addOption(screenshotAfter);
+    p.addOption(screenshotScene);
     p.process(app);
+
+    std::optional<ScreenshotScene::Scene> scene;
+    int screenshotDelay = 0;
+    if (p.isSet(screenshot)) {
+        scene = ScreenshotScene::fromName(p.value(screenshotScene));
+        if (!scene) {
+            printError(QStringLiteral("--screenshot-scene: \"%1\" is not one of %2")
+                           .arg(p.value(screenshotScene),
+                                ScreenshotScene::names().join(QStringLiteral(", "))));
+            return ExitUsage;
+        }
+        bool ok = false;
+        screenshotDelay = p.value(screenshotAfter).toInt(&ok);
+        if (!ok || screenshotDelay < 0) {
+            printError(QStringLiteral("--screenshot-after-ms: \"%1\" is not a whole number of "
+                                      "milliseconds")
+                           .arg(p.value(screenshotAfter)));
+            return ExitUsage;
+        }
+    }
 
     engine::EngineConfig config;
     config.labNodes = 2; // the lab's "nodes": two fault proxies in front of the managed anvil
@@ -147,16 +174,15 @@ int runGui(int& argc, char** argv)
     UnixSignalWatcher signalWatcher;
     QObject::connect(&signalWatcher, &UnixSignalWatcher::terminationRequested, &window,
                      &QWidget::close);
+    if (scene) // the README's screenshots: a laptop-sized window
+        window.resize(1280, 720);
     window.show();
     host.start(config);
-    if (p.isSet(screenshot)) {
+    if (scene) {
         // For README and AppStream screenshots (packaging/screenshot.sh runs it under Xvfb).
-        QTimer::singleShot(
-            p.value(screenshotAfter).toInt(), &window, [&window, path = p.value(screenshot)] {
-                if (!window.grab().save(path))
-                    printError(QStringLiteral("cannot write screenshot %1").arg(path));
-                window.close();
-            });
+        auto* shot =
+            new ScreenshotScene(*scene, host, window, p.value(screenshot), screenshotDelay);
+        shot->start();
     }
     const int code = QApplication::exec();
     // Stop the workers (and the managed anvil) before the window goes away.

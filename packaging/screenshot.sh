@@ -1,12 +1,35 @@
 #!/usr/bin/env bash
-# Takes a screenshot of the real window with live data (managed anvil + demo traffic)
-# under Xvfb: packaging/screenshot.sh [OUT.png] [DELAY_MS]
+# The README's screenshots, at 1280x720, of the real app on its defaults (managed anvil,
+# demo traffic) under Xvfb. Each scene is grabbed once what it shows is true of the window
+# (app/ScreenshotScene.cpp), not after a guessed delay:
+#   packaging/screenshot.sh [OUT_DIR]     (default: resources/screenshots)
+#   synced.png       the main window at the head
+#   reorg.png        after an injected reorg, with its diff open
+#   incomplete.png   the indexed node hides logs: the data-incomplete banner
+#   unreachable.png  a node that does not answer: the error state
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-out="${1:-$here/resources/screenshots/main-window.png}"
-delay="${2:-20000}"
-mkdir -p "$(dirname "$out")"
-db="$(mktemp -d)/screenshot.sqlite"
-xvfb-run -a -s "-screen 0 1400x900x24" "$here/build/app/forkscope" --db "$db" \
-  --screenshot "$out" --screenshot-after-ms "$delay"
-echo "wrote $out"
+out="${1:-$here/resources/screenshots}"
+app="$here/build/app/forkscope"
+mkdir -p "$out"
+scratch="$(mktemp -d)"
+trap 'rm -rf "$scratch"' EXIT
+# Settings of their own: the user's saved settings (and theirs only) stay out of the pictures.
+export XDG_CONFIG_HOME="$scratch/config" XDG_DATA_HOME="$scratch/data"
+shoot() { # scene, then extra arguments
+  local scene="$1"
+  shift
+  xvfb-run -a -s "-screen 0 1400x900x24" "$app" --db "$scratch/$scene.sqlite" \
+    --screenshot "$out/$scene.png" --screenshot-scene "$scene" --screenshot-after-ms 4000 "$@" \
+    > "$scratch/$scene.log" 2>&1 || { cat "$scratch/$scene.log" >&2; exit 1; }
+  echo "wrote $out/$scene.png"
+}
+shoot synced
+shoot reorg
+shoot incomplete
+# A node on a closed port, indexing the demo token's address: the node, not a missing
+# contract, is what is wrong.
+mkdir -p "$XDG_CONFIG_HOME/Forkscope"
+printf '[indexer]\ncontracts=0x5fbdb2315678afecb367f032d93f642f64180aa3\n' \
+  > "$XDG_CONFIG_HOME/Forkscope/forkscope.conf"
+shoot unreachable --rpc http://127.0.0.1:9

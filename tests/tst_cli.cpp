@@ -78,6 +78,7 @@ private slots:
     void help();
     void usageErrors_data();
     void usageErrors();
+    void screenshotSceneWritesALaptopSizedPng();
     void indexRefusesBadValues_data();
     void indexRefusesBadValues();
     void indexConfigRefusesWrongTypes_data();
@@ -123,6 +124,12 @@ void TestCli::usageErrors_data()
 #if FORKSCOPE_HAS_GUI
     QTest::newRow("app bad rpc") << QStringList{"--rpc", "http:8545"} << "--rpc: \"http:8545\" is not an http(s) URL";
     QTest::newRow("app bad env") << QStringList{"--env", "a b"} << "--env: environment \"a b\"";
+    QTest::newRow("app bad screenshot scene")
+        << QStringList{"--screenshot", "x.png", "--screenshot-scene", "sunset"}
+        << "--screenshot-scene: \"sunset\" is not one of synced, reorg, incomplete, unreachable";
+    QTest::newRow("app bad screenshot delay")
+        << QStringList{"--screenshot", "x.png", "--screenshot-after-ms", "soon"}
+        << "--screenshot-after-ms: \"soon\"";
 #else
     QTest::newRow("app in a headless build") << QStringList{"--rpc", "http://127.0.0.1:1"} << "built without the desktop app (FORKSCOPE_BUILD_GUI=OFF)";
     QTest::newRow("no command in a headless build") << QStringList{} << "run one of its subcommands";
@@ -155,6 +162,38 @@ void TestCli::usageErrors_data()
         << QStringList{"lab", "reset", "--db", "x", "--db", "z", "--rpc", "http://127.0.0.1:1"}
         << "--db given 2 times";
     // clang-format on
+}
+
+void TestCli::screenshotSceneWritesALaptopSizedPng()
+{
+#if FORKSCOPE_HAS_GUI
+    // packaging/screenshot.sh's path: the real app, a managed anvil, grabbed once synced.
+    QTemporaryDir dir;
+    const QString png = dir.filePath("synced.png");
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("XDG_CONFIG_HOME", dir.filePath("config")); // no user settings
+    env.insert("XDG_DATA_HOME", dir.filePath("data"));
+    QProcess p;
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(FORKSCOPE_BINARY),
+            {"--db", dir.filePath("s.sqlite"), "--screenshot", png, "--screenshot-scene", "synced",
+             "--screenshot-after-ms", "1000"});
+    QVERIFY(p.waitForFinished(120000));
+    QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+    // The PNG's own header (this suite links no QtGui): signature, then IHDR width, height.
+    QFile f(png);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QByteArray head = f.read(24);
+    QVERIFY(head.startsWith("\x89PNG\r\n\x1a\n"));
+    const auto be32 = [&](int at) {
+        return (quint32(quint8(head[at])) << 24) | (quint32(quint8(head[at + 1])) << 16) |
+               (quint32(quint8(head[at + 2])) << 8) | quint32(quint8(head[at + 3]));
+    };
+    QCOMPARE(be32(16), 1280u);
+    QCOMPARE(be32(20), 720u);
+#else
+    QSKIP("headless build: no desktop app");
+#endif
 }
 
 void TestCli::usageErrors()

@@ -1,11 +1,13 @@
 // Pure engine rules behind the desktop app: table pages (sorting, filtering, paging in
 // SQL), the lag panel's ETA and durations, and what saved settings mean for the engine.
 #include "config/AppSettings.h"
+#include "engine/ReindexMatch.h"
 #include "engine/SettingsToConfig.h"
 #include "engine/SyncProgress.h"
 #include "engine/TableQuery.h"
 #include "outbox/SafeHeight.h"
 #include "store/Database.h"
+#include "store/ReorgEventStore.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -18,6 +20,8 @@ class TestEngineUnits : public QObject
     Q_OBJECT
 private slots:
     void initTestCase();
+    void reindexedTransfers_data();
+    void reindexedTransfers();
     void safeHeight_data();
     void safeHeight();
     void transferPages_data();
@@ -323,6 +327,60 @@ void TestEngineUnits::safeHeight()
         return v < 0 ? std::nullopt : std::optional<std::uint64_t>(v);
     };
     QCOMPARE(outbox::safeHeight(opt(head), std::uint64_t(confirmations), opt(ready)), opt(safe));
+}
+
+void TestEngineUnits::reindexedTransfers_data()
+{
+    // Removed transfers "tx:from:value", the transfers above the fork now, and the answer
+    // per removed transfer: n(o), s(ame transaction), o(ther transaction).
+    QTest::addColumn<QStringList>("removed");
+    QTest::addColumn<QStringList>("above");
+    QTest::addColumn<QString>("expected");
+    // clang-format off
+    QTest::newRow("re-included as is") << QStringList{"t1:a:5", "t2:b:7"}
+                                       << QStringList{"t1:a:5", "t2:b:7"} << "ss";
+    QTest::newRow("gone") << QStringList{"t1:a:5"} << QStringList{} << "n";
+    QTest::newRow("re-sent (lab keep): new hashes")
+        << QStringList{"t1:a:5", "t2:a:5"} << QStringList{"t8:a:5", "t9:a:5"} << "oo";
+    QTest::newRow("one stored transfer answers once")
+        << QStringList{"t1:a:5", "t2:a:5"} << QStringList{"t9:a:5"} << "on";
+    QTest::newRow("the same transaction is matched first")
+        << QStringList{"t2:a:5", "t1:a:5"} << QStringList{"t1:a:5"} << "ns";
+    QTest::newRow("another value is another transfer")
+        << QStringList{"t1:a:5"} << QStringList{"t1:a:6"} << "n";
+    // clang-format on
+}
+
+void TestEngineUnits::reindexedTransfers()
+{
+    QFETCH(QStringList, removed);
+    QFETCH(QStringList, above);
+    QFETCH(QString, expected);
+    const auto parts = [](const QString& spec) { return spec.split(':'); };
+    QList<engine::ReorgDiff::Item> items;
+    for (const QString& r : removed) {
+        engine::ReorgDiff::Item it;
+        it.kind = "transfer_removed";
+        it.txHash = parts(r)[0];
+        it.contract = "0xtoken";
+        it.from = parts(r)[1];
+        it.to = "0xto";
+        it.value = parts(r)[2];
+        items << it;
+    }
+    engine::ReorgDiff::Item balance;
+    balance.kind = "balance_changed";
+    items << balance;
+    QHash<QString, int> now;
+    for (const QString& a : above)
+        ++now[store::ReorgEventStore::transferKey(parts(a)[0], "0xtoken", parts(a)[1], "0xto",
+                                                  parts(a)[2])];
+    engine::markReindexed(items, now);
+    QString got;
+    for (qsizetype i = 0; i < removed.size(); ++i)
+        got += "nso"[int(items[i].again)];
+    QCOMPARE(got, expected);
+    QCOMPARE(items.last().again, engine::ReorgDiff::Item::Again::No); // not a transfer
 }
 
 QTEST_GUILESS_MAIN(TestEngineUnits)

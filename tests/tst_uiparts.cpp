@@ -247,18 +247,27 @@ void TestUiParts::reorgDiffSaysWhatItAmountsTo()
 {
     engine::ReorgDiff diff;
     diff.reorg = reorg(4, "hash mismatch", 3);
-    const auto item = [](const QString& kind, bool again = false) {
+    using Again = engine::ReorgDiff::Item::Again;
+    const auto item = [](const QString& kind, Again again = Again::No) {
         engine::ReorgDiff::Item it;
         it.kind = kind;
-        it.reindexed = again;
+        it.again = again;
         it.txHash = "0x" + QString(64, 'b');
         return it;
     };
-    diff.items = {item("transfer_removed", true), item("transfer_removed"), item("outbox_dropped"),
-                  item("balance_changed")};
+    diff.items = {item("transfer_removed", Again::SameTransaction), item("transfer_removed"),
+                  item("outbox_dropped"), item("balance_changed")};
     QCOMPARE(ui::ReorgDiffDialog::countsText(diff),
              QStringLiteral("2 transfers removed (1 back in the re-indexed chain), 1 outbox row "
                             "dropped, 0 retracted, 1 holder's balance changed"));
+    engine::ReorgDiff moved = diff;
+    moved.items[1].again = Again::OtherTransaction;
+    QCOMPARE(ui::ReorgDiffDialog::countsText(moved),
+             QStringLiteral("2 transfers removed (2 back in the re-indexed chain, 1 of them in "
+                            "other transactions), 1 outbox row dropped, 0 retracted, 1 holder's "
+                            "balance changed"));
+    QCOMPARE(ui::ReorgDiffDialog::againText(Again::OtherTransaction),
+             QStringLiteral("yes, in another transaction"));
     ui::ReorgDiffDialog dialog(diff);
     QTableWidget* t = dialog.table();
     // The tx hash column elides, with the whole hash on hover; re-included says so.

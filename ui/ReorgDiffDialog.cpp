@@ -42,13 +42,28 @@ QStringList ReorgDiffDialog::filterPrefixes()
             QStringLiteral("balance_")};
 }
 
+QString ReorgDiffDialog::againText(engine::ReorgDiff::Item::Again again)
+{
+    switch (again) {
+    case engine::ReorgDiff::Item::Again::SameTransaction:
+        return tr("yes");
+    case engine::ReorgDiff::Item::Again::OtherTransaction:
+        return tr("yes, in another transaction");
+    case engine::ReorgDiff::Item::Again::No:
+        break;
+    }
+    return tr("no");
+}
+
 QString ReorgDiffDialog::countsText(const engine::ReorgDiff& diff)
 {
-    qint64 transfers = 0, again = 0, dropped = 0, retracted = 0, holders = 0;
+    using Again = engine::ReorgDiff::Item::Again;
+    qint64 transfers = 0, again = 0, elsewhere = 0, dropped = 0, retracted = 0, holders = 0;
     for (const auto& it : diff.items) {
         if (it.kind == QLatin1String("transfer_removed")) {
             ++transfers;
-            again += it.reindexed ? 1 : 0;
+            again += it.again != Again::No ? 1 : 0;
+            elsewhere += it.again == Again::OtherTransaction ? 1 : 0;
         } else if (it.kind == QLatin1String("outbox_dropped")) {
             ++dropped;
         } else if (it.kind == QLatin1String("outbox_delivered_reorged")) {
@@ -58,9 +73,13 @@ QString ReorgDiffDialog::countsText(const engine::ReorgDiff& diff)
         }
     }
     using engine::text::count;
-    return tr("%1 (%2 back in the re-indexed chain), %3, %4 retracted, %5")
-        .arg(count(transfers, tr("transfer removed"), tr("transfers removed")))
-        .arg(again)
+    const QString back =
+        elsewhere == 0 ? tr("%1 back in the re-indexed chain").arg(again)
+                       : tr("%1 back in the re-indexed chain, %2 of them in other transactions")
+                             .arg(again)
+                             .arg(elsewhere);
+    return tr("%1 (%2), %3, %4 retracted, %5")
+        .arg(count(transfers, tr("transfer removed"), tr("transfers removed")), back)
         .arg(count(dropped, tr("outbox row dropped"), tr("outbox rows dropped")))
         .arg(retracted)
         .arg(count(holders, tr("holder's balance changed"), tr("holders' balances changed")));
@@ -115,7 +134,7 @@ ReorgDiffDialog::ReorgDiffDialog(const engine::ReorgDiff& diff, QWidget* parent)
                                 it.holder.isEmpty() ? it.from : it.holder,
                                 it.to,
                                 it.value,
-                                transfer ? (it.reindexed ? tr("yes") : tr("no")) : QString(),
+                                transfer ? againText(it.again) : QString(),
                                 it.before,
                                 it.after};
         for (int c = 0; c < cells.size(); ++c)

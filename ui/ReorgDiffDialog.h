@@ -26,6 +26,8 @@ public:
 
     // "12 transfers removed (12 back in the re-indexed chain), 12 outbox rows dropped, 0
     // retracted, 7 holders' balances changed". Pure, for the tests.
+    // "yes", "yes, in another transaction" or "no": the re-indexed chain column.
+    static QString againText(engine::ReorgDiff::Item::Again again);
     static QString countsText(const engine::ReorgDiff& diff);
     // The filter's kinds: "" (all), or a kind prefix.
     static QStringList filterPrefixes();

@@ -37,9 +37,11 @@ struct ReorgDiff
         qint64 logIndex = -1;
         QString contract, holder, from, to, value, before, after, eventKey;
         QString txHash;
-        // A removed transfer that the re-indexed chain has again (same transaction, token,
-        // parties and value, above the fork): re-included, not lost.
-        bool reindexed = false;
+        // Whether the re-indexed chain has a removed transfer again, above the fork: in the
+        // same transaction, or the same token, parties and value in another one
+        // (engine/ReindexMatch.h). Re-included, not lost.
+        enum class Again { No, SameTransaction, OtherTransaction };
+        Again again = Again::No;
     };
     QList<Item> items;
 };

@@ -1,4 +1,5 @@
 #include "ReadService.h"
+#include "ReindexMatch.h"
 #include "TableQuery.h"
 #include "indexer/CompletenessAlerts.h"
 #include "indexer/EnvironmentRegistry.h"
@@ -296,7 +297,6 @@ void ReadService::requestReorgDiff(qint64 id)
                 return;
             ReorgDiff diff;
             diff.reorg = markOf(*row);
-            QHash<QString, int> again = store.transfersAbove(l.environmentId, row->forkBlockNumber);
             for (const store::ReorgDiffRow& d : store.diffItems(l.environmentId, id, 10000)) {
                 ReorgDiff::Item it;
                 it.kind = d.kind;
@@ -311,15 +311,9 @@ void ReadService::requestReorgDiff(qint64 id)
                 it.after = d.afterValue;
                 it.eventKey = d.eventKey;
                 it.txHash = d.txHash;
-                if (d.kind == QLatin1String("transfer_removed")) {
-                    // Each stored transfer answers for one removed transfer at most.
-                    int& left = again[store::ReorgEventStore::transferKey(
-                        d.txHash, d.contract, d.fromAddr, d.toAddr, d.value)];
-                    it.reindexed = left > 0;
-                    left = std::max(0, left - 1);
-                }
                 diff.items.append(it);
             }
+            markReindexed(diff.items, store.transfersAbove(l.environmentId, row->forkBlockNumber));
             emit reorgDiffAvailable(diff);
         } catch (const std::exception& e) {
             emit logMessage(QStringLiteral("error"),

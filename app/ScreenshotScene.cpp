@@ -1,0 +1,133 @@
+#include "ScreenshotScene.h"
+#include "CommandLine.h"
+#include "MainWindow.h"
+#include "completeness/DataIncompleteBanner.h"
+#include "engine/DisplayState.h"
+#include "engine/EngineApi.h"
+
+#include <QApplication>
+#include <QDialog>
+#include <QElapsedTimer>
+#include <QJsonObject>
+#include <QPainter>
+#include <QTimer>
+
+namespace forkscope::app {
+
+std::optional<ScreenshotScene::Scene> ScreenshotScene::fromName(const QString& name)
+{
+    const QStringList all = names();
+    const qsizetype i = all.indexOf(name);
+    return i < 0 ? std::nullopt : std::optional(Scene(i));
+}
+
+QStringList ScreenshotScene::names()
+{
+    return {QStringLiteral("synced"), QStringLiteral("reorg"), QStringLiteral("incomplete"),
+            QStringLiteral("unreachable")};
+}
+
+ScreenshotScene::ScreenshotScene(Scene scene, engine::EngineApi& host, ui::MainWindow& window,
+                                 QString path, int minMs)
+    : QObject(&window), m_scene(scene), m_host(host), m_window(window), m_path(std::move(path)),
+      m_minMs(minMs)
+{
+    connect(&host, &engine::EngineApi::statusAvailable, this, &ScreenshotScene::onStatus);
+}
+
+void ScreenshotScene::start()
+{
+    auto* clock = new QElapsedTimer;
+    clock->start();
+    auto* poll = new QTimer(this);
+    poll->setInterval(250);
+    connect(poll, &QTimer::timeout, this, [this, clock, poll] {
+        const qint64 elapsed = clock->elapsed();
+        if (elapsed >= m_minMs && ready()) {
+            poll->stop();
+            delete clock;
+            grab();
+        } else if (elapsed > m_minMs + kTimeoutMs) {
+            poll->stop();
+            delete clock;
+            printError(QStringLiteral("screenshot scene %1: not reached in %2 s; no file written")
+                           .arg(names().value(int(m_scene)))
+                           .arg((m_minMs + kTimeoutMs) / 1000));
+            QApplication::exit(ExitFailure);
+        }
+    });
+    poll->start();
+}
+
+void ScreenshotScene::onStatus(const engine::EngineStatus& s)
+{
+    m_last = s;
+    const bool synced = engine::displayState(s).kind == engine::DisplayState::Kind::Synced;
+    if (!m_acted && synced && s.labReady && s.checkpoint.value_or(0) > 5) {
+        if (m_scene == Scene::Reorg) {
+            m_acted = true;
+            m_host.injectReorg(3, 0);
+        } else if (m_scene == Scene::Incomplete) {
+            m_acted = true;
+            // The indexed node (lab node 1) hides every log of half the blocks: the bloom
+            // check proves it, as in the lab's own test.
+            m_host.setProxyKnobs(0, QJsonObject{{QStringLiteral("dropBlockRate"), 0.5}});
+        }
+    }
+    // Once the new chain is indexed past the old head, so the diff can say what came back.
+    if (m_scene == Scene::Reorg && m_acted && !m_diffAsked && !s.recentReorgs.isEmpty()) {
+        const engine::ReorgMark& r = s.recentReorgs.last();
+        if (s.checkpoint.value_or(0) > quint64(r.forkBlock + r.depth)) {
+            m_diffAsked = true; // the reorg panel opens the diff when it arrives
+            m_host.requestReorgDiff(r.id);
+        }
+    }
+}
+
+bool ScreenshotScene::ready() const
+{
+    const engine::DisplayState::Kind kind = engine::displayState(m_last).kind;
+    switch (m_scene) {
+    case Scene::Synced:
+        return kind == engine::DisplayState::Kind::Synced;
+    case Scene::Reorg:
+        for (QWidget* w : QApplication::topLevelWidgets())
+            if (qobject_cast<QDialog*>(w) && w->isVisible())
+                return true;
+        return false;
+    case Scene::Incomplete:
+        return m_window.dataIncompleteBanner()->isVisible();
+    case Scene::Unreachable:
+        return kind == engine::DisplayState::Kind::NodeUnreachable ||
+               kind == engine::DisplayState::Kind::Failed;
+    }
+    return false;
+}
+
+void ScreenshotScene::grab()
+{
+    if (std::exchange(m_done, true))
+        return;
+    QPixmap shot = m_window.grab();
+    // A dialog the scene opened is drawn over the window, centred as a window manager would.
+    QPainter p(&shot);
+    for (QWidget* w : QApplication::topLevelWidgets())
+        if (qobject_cast<QDialog*>(w) && w->isVisible()) {
+            const QPixmap dialog = w->grab();
+            const QPoint at((shot.width() - dialog.width()) / 2,
+                            (shot.height() - dialog.height()) / 2);
+            p.fillRect(QRect(at + QPoint(3, 3), dialog.size()), QColor(0, 0, 0, 60)); // shadow
+            p.drawPixmap(at, dialog);
+            p.setPen(QColor(120, 120, 120));
+            p.drawRect(QRect(at, dialog.size()).adjusted(0, 0, -1, -1));
+        }
+    p.end();
+    if (!shot.save(m_path)) {
+        printError(QStringLiteral("cannot write screenshot %1").arg(m_path));
+        QApplication::exit(ExitFailure);
+        return;
+    }
+    QApplication::exit(ExitOk);
+}
+
+} // namespace forkscope::app
