@@ -2,14 +2,18 @@
 // unreachable --rpc and no contracts to index each show the error banner with the reason
 // and its actions, the panels say why no data comes, and actions that cannot work are
 // disabled. Driven through a real EngineHost, as the app runs it.
+#include "DropFilePermissionOverride.h"
 #include "EngineToolBar.h"
 #include "GuiLab.h"
 #include "MainWindow.h"
 #include "engine/EngineHost.h"
 #include "panels/PlotPanel.h"
+#include "store/Database.h"
 
 #include <QAction>
 #include <QApplication>
+#include <QCryptographicHash>
+#include <QFile>
 #include <QFileDialog>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -51,6 +55,7 @@ class TestFailureState : public QObject
     Q_OBJECT
 private slots:
     void directoryAsDatabase();
+    void readOnlyDatabase();
     void unreachableNode();
     void noContractsToIndex();
     void bannerActionsRestartAndRecoveryClearsIt();
@@ -78,6 +83,40 @@ void TestFailureState::directoryAsDatabase()
     QVERIFY(!actionNamed(w, "Pause indexing")->isEnabled());
     QVERIFY(!actionNamed(w, "Verify stored data against the node")->isEnabled());
     host.shutdown();
+}
+
+void TestFailureState::readOnlyDatabase()
+{
+    // A database the user may read but not write: refused with the reason, never opened
+    // read-write behind their back, and left byte for byte as it was.
+    const QString path = m_dir.filePath("readonly.sqlite");
+    store::Database::open(path);
+    QVERIFY(QFile::setPermissions(path, QFileDevice::ReadOwner | QFileDevice::ReadGroup |
+                                            QFileDevice::ReadOther));
+    const auto digest = [&] {
+        QFile f(path);
+        return f.open(QIODevice::ReadOnly)
+                   ? QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256)
+                   : QByteArray();
+    };
+    const QByteArray before = digest();
+    {
+        // CI runs as root, which writes read-only files: drop that for this test, before
+        // the engine's threads exist (they inherit it).
+        test::DropFilePermissionOverride asUser;
+        engine::EngineHost host;
+        ui::MainWindow w(&host);
+        w.show();
+        host.start(externalNode(path, {kToken}));
+        QTRY_VERIFY_WITH_TIMEOUT(w.engineErrorText().startsWith("FAILED"), 20000);
+        QVERIFY2(w.engineErrorText().contains("read-only") && w.engineErrorText().contains(path),
+                 qPrintable(w.engineErrorText()));
+        auto* choose = w.findChild<QPushButton*>("chooseDatabase");
+        QVERIFY(choose && choose->isVisible());
+        QVERIFY(!actionNamed(w, "Pause indexing")->isEnabled());
+        host.shutdown();
+    }
+    QCOMPARE(digest(), before);
 }
 
 void TestFailureState::unreachableNode()
