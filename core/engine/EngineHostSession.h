@@ -1,0 +1,61 @@
+#pragma once
+
+// EngineHost's private parts, shared by its two source files: EngineHost.cpp (lifecycle and
+// the status it folds from the workers) and EngineHostCommands.cpp (the window's commands,
+// forwarded to the worker that carries them out). Nothing else includes it.
+#include "EngineHost.h"
+#include "IndexingService.h"
+#include "LabController.h"
+#include "ReadService.h"
+
+#include <QDeadlineTimer>
+#include <memory>
+
+namespace forkscope::engine {
+
+// The workers of one start(). Signals from a retired session are dropped: each connection
+// below checks that its session is still the live one (a stale answer never reaches the
+// window, as in hotspot's job tracker).
+struct EngineHost::Session
+{
+    EngineConfig config;
+    std::unique_ptr<LabController> lab;
+    std::unique_ptr<IndexingService> indexing;
+    std::unique_ptr<ReadService> read;
+    LabSetup setup;
+    bool labReady = false;
+    bool indexingSuspendedForReset = false;
+    QString liveEnvironment;
+    quint64 chainId = 0;
+    QString tokenNode;        // the node the read side asks for token metadata
+    bool announced = false;   // "connected to ..., chain id N" logged
+    bool noContracts = false; // indexing is on but there is nothing to index
+
+    void requestStop()
+    {
+        // The indexer first; the lab archives its environment when the indexer is gone
+        // (chained in startIndexing by a direct connection, so no GUI event is needed).
+        if (indexing && indexing->isRunning())
+            indexing->requestStop();
+        else if (lab)
+            lab->requestStop();
+        if (read)
+            read->requestStop();
+    }
+    bool join(QDeadlineTimer deadline)
+    {
+        if (indexing && !indexing->wait(std::chrono::milliseconds(
+                            std::max<qint64>(0, deadline.remainingTime()))))
+            return false;
+        if (lab) {
+            lab->requestStop();
+            if (!lab->wait(
+                    std::chrono::milliseconds(std::max<qint64>(0, deadline.remainingTime()))))
+                return false;
+        }
+        return !read ||
+               read->wait(std::chrono::milliseconds(std::max<qint64>(0, deadline.remainingTime())));
+    }
+};
+
+} // namespace forkscope::engine
