@@ -100,6 +100,15 @@ static void connectModel(ui::PagedTableModel& m, FakeEngine& e)
     QObject::connect(&e, &FakeEngine::pageAvailable, &m, &ui::PagedTableModel::applyPage);
 }
 
+// A transfers browser on screen with its first page loaded, as a user opens the tab.
+static void showFirstPage(ui::TableBrowser& browser, FakeEngine& engine)
+{
+    connectModel(*browser.model(), engine);
+    browser.resize(600, 300);
+    browser.show();
+    QTRY_COMPARE(browser.model()->rowCount(), 200);
+}
+
 void TestTableModels::loadsPageByPageAsTheViewScrolls()
 {
     ui::PagedTableModel model(TableRequest::Kind::Transfers);
@@ -375,10 +384,7 @@ void TestTableModels::autoRefreshWaitsWhileARowIsSelected()
 {
     FakeEngine engine;
     ui::TableBrowser browser(TableRequest::Kind::Transfers, "filter");
-    connectModel(*browser.model(), engine);
-    browser.resize(600, 300);
-    browser.show();
-    QTRY_COMPARE(browser.model()->rowCount(), 200);
+    showFirstPage(browser, engine);
     QVERIFY(browser.autoRefreshAllowed());
     browser.view()->selectRow(3);
     QVERIFY(!browser.autoRefreshAllowed()); // new rows would slide under the selection
@@ -398,10 +404,7 @@ void TestTableModels::refreshFindsTheSelectedRowAgain()
 {
     FakeEngine engine;
     ui::TableBrowser browser(TableRequest::Kind::Transfers, "filter");
-    connectModel(*browser.model(), engine);
-    browser.resize(600, 300);
-    browser.show();
-    QTRY_COMPARE(browser.model()->rowCount(), 200);
+    showFirstPage(browser, engine);
     browser.view()->selectRow(10); // block 440
     QCOMPARE(browser.model()->fullText(browser.model()->index(10, 0)), QStringLiteral("440"));
     engine.total = 453; // three new transfers at the top
