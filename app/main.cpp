@@ -4,6 +4,7 @@
 #include "GuiApp.h"
 #include "IndexCommand.h"
 #include "LabCommand.h"
+#include "PgLabCommand.h"
 #include "RepairCommand.h"
 #include "ReportCommand.h"
 #include "VerifyCommand.h"
@@ -23,6 +24,7 @@ const char* kUsage =
     "       forkscope report --db FILE [--env ID] --format json|csv|pdf --out FILE [--rpc URL]\n"
     "       forkscope lab reset --db FILE --rpc URL [--env NEW_ID]\n"
     "       forkscope devnet [--port P] [--nodes N]\n"
+    "       forkscope pg-lab [--port P]\n"
     "       forkscope verify --db FILE --env ID --rpc URL [--from N] [--to M] [--receipts]\n"
     "       forkscope repair --db FILE --env ID --rpc URL --from N\n"
     "\n"
@@ -77,6 +79,8 @@ int main(int argc, char** argv)
     QCoreApplication::setApplicationVersion(QStringLiteral(FORKSCOPE_VERSION));
     if (command == QLatin1String("devnet"))
         return runDevnetCommand(args);
+    if (command == QLatin1String("pg-lab"))
+        return runPgLabCommand(args);
     if (command == QLatin1String("index"))
         return runIndexCommand(args);
     if (command == QLatin1String("lab"))

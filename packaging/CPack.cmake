@@ -29,6 +29,8 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # Qt loads the SQLite driver as a plugin at run time, so dpkg-shlibdeps never sees it;
 # without it every database open fails. CPack appends the shlibdeps result to this list.
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "libqt6sql6-sqlite")
+# `forkscope pg-lab` runs PostgreSQL 15's initdb and pg_ctl (the rest works without).
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "postgresql-15")
 # npm is the way to install anvil for the managed lab; the app also works without it
 # against any JSON-RPC endpoint.
 

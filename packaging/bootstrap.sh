@@ -4,7 +4,8 @@
 #   - Debian packages: compiler, CMake/Ninja, Qt 6, QCustomPlot (Qt 6 build), SQLite,
 #     Boost (header-only Multiprecision), Xvfb for screenshots, the tools the .deb
 #     packaging test uses (dpkg-dev, file, appstream, desktop-file-utils), the DejaVu fonts
-#     the PDF report is set in, and poppler-utils (pdfinfo, pdftotext) for the report tests.
+#     the PDF report is set in, poppler-utils (pdfinfo, pdftotext) for the report tests, and
+#     PostgreSQL 15 with libpq for the team backend's throwaway clusters (no system cluster).
 #   - anvil (the devnet) from the npm registry into .deps/anvil/ inside the checkout.
 set -euo pipefail
 
@@ -28,6 +29,9 @@ APT_PACKAGES=(
   # Tests read the database from a second process, as a user or an outside checker would
   # (sqlite3), and the torture run's independent checker is a Python script.
   sqlite3 python3
+  # The team backend (issue #17): `forkscope pg-lab` and the tests run throwaway clusters
+  # with PostgreSQL 15's initdb/pg_ctl, and the tests connect through libpq.
+  postgresql-15 libpq-dev
 )
 
 missing=()
@@ -42,13 +46,21 @@ for p in "${APT_PACKAGES[@]}"; do
   fi
 done
 
+SUDO=""
+[[ $(id -u) -ne 0 ]] && SUDO="sudo"
 if ((${#missing[@]})); then
   echo "bootstrap: installing Debian packages: ${missing[*]}"
-  SUDO=""
-  [[ $(id -u) -ne 0 ]] && SUDO="sudo"
+  # Only the programs: no system-wide cluster is created or started (nothing depends on a
+  # service being up; every cluster is a throwaway one, lab::PgLab).
+  if [[ ! -e /etc/postgresql-common/createcluster.conf ]]; then
+    $SUDO mkdir -p /etc/postgresql-common
+    echo "create_main_cluster = false" | $SUDO tee /etc/postgresql-common/createcluster.conf >/dev/null
+  fi
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -qq
-  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  # Our createcluster.conf stays (no prompt about a changed configuration file).
+  $SUDO env UCF_FORCE_CONFFOLD=1 apt-get install -y -qq --no-install-recommends \
+    -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold "${missing[@]}"
 fi
 
 if [[ ! -x "${ANVIL_BIN}" ]]; then
