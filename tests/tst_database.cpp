@@ -66,6 +66,8 @@ private slots:
     void refusesLockedDatabase();
     void refusesReadOnlyFile();
     void missingDirectoryIsClearError();
+    void postgresUrlIsNotTakenForAFile_data();
+    void postgresUrlIsNotTakenForAFile();
     void transactionRollsBackOnException();
     void uniqueOutboxKey();
     void backgroundCheckpointsKeepTheWalBounded();
@@ -230,6 +232,24 @@ void TestDatabase::refusesReadOnlyFile()
         QVERIFY(tableNames(*db).contains("blocks"));
     }
     QCOMPARE(fileDigest(p), before);
+}
+
+void TestDatabase::postgresUrlIsNotTakenForAFile_data()
+{
+    QTest::addColumn<QString>("url");
+    QTest::newRow("postgresql") << "postgresql://postgres@127.0.0.1:5432/forkscope";
+    QTest::newRow("postgres, upper case, with a password")
+        << "POSTGRES://team:secret@db.example:5432/index";
+}
+
+void TestDatabase::postgresUrlIsNotTakenForAFile()
+{
+    QFETCH(QString, url);
+    const QString msg = expectRefusal(url, StoreError::Kind::Unsupported);
+    QVERIFY2(msg.contains("PostgreSQL storage is not built yet") && msg.contains("pg-lab") &&
+                 !msg.contains("secret"),
+             qPrintable(msg));
+    QVERIFY(!QFileInfo::exists("postgresql:") && !QFileInfo::exists("POSTGRES:"));
 }
 
 void TestDatabase::missingDirectoryIsClearError()

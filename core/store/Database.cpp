@@ -11,6 +11,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QMutex>
+#include <QRegularExpression>
 #include <QSet>
 #include <QSqlDriver>
 #include <QSqlError>
@@ -157,6 +158,17 @@ QString immutableUri(const QString& path)
 
 std::unique_ptr<Database> Database::open(const QString& path, const Options& options)
 {
+    // A PostgreSQL URL is not a file name: taken as one, it became "directory postgresql:/...
+    // does not exist". Say what is and is not there yet instead.
+    static const QRegularExpression pgUrl(QStringLiteral("^postgres(ql)?://"),
+                                          QRegularExpression::CaseInsensitiveOption);
+    if (pgUrl.match(path).hasMatch())
+        throw StoreError(StoreError::Kind::Unsupported,
+                         QStringLiteral("%1: PostgreSQL storage is not built yet (issue #17); "
+                                        "`forkscope pg-lab` starts a cluster, but the indexer, "
+                                        "reports and the app store into SQLite: give a database "
+                                        "file path")
+                             .arg(QUrl(path).toString(QUrl::RemovePassword)));
     const QFileInfo fi(path);
     if (fi.exists() && !fi.isFile())
         throw StoreError(

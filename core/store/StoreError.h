@@ -17,6 +17,7 @@ public:
         NewerSchema,  // written by a newer Forkscope: refusing to guess its meaning
         Io,           // disk full, permission, other I/O
         Query,        // a statement failed for another reason (a bug or a constraint)
+        Unsupported,  // a database this build cannot store into (a PostgreSQL URL, for now)
     };
 
     StoreError(Kind kind, const QString& message)
