@@ -67,6 +67,11 @@ int runDevnetCommand(const QStringList& arguments)
         printError(e.message());
         return ExitFailure;
     }
+    // Handled from before the first line that says the devnet is up: a caller that reads it
+    // and interrupts at once must get a clean stop, not the default action of SIGINT.
+    UnixSignalWatcher signalWatcher;
+    QObject::connect(&signalWatcher, &UnixSignalWatcher::terminationRequested, qApp,
+                     [] { QCoreApplication::quit(); });
     std::printf("anvil %s chain 31337 pid %lld log %s\n", qPrintable(devnet.url().toString()),
                 static_cast<long long>(devnet.processId()), qPrintable(devnet.logPath()));
     // Each "node" is a fault proxy in front of the one anvil; its knobs are live over HTTP.
@@ -87,9 +92,6 @@ int runDevnetCommand(const QStringList& arguments)
     std::fflush(stdout);
 
     int code = ExitOk;
-    UnixSignalWatcher signalWatcher;
-    QObject::connect(&signalWatcher, &UnixSignalWatcher::terminationRequested, qApp,
-                     [] { QCoreApplication::quit(); });
     QObject::connect(&devnet, &lab::Devnet::exitedUnexpectedly, qApp,
                      [&code](int exitCode, const QString& tail) {
                          printError(

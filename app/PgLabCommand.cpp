@@ -56,12 +56,14 @@ int runPgLabCommand(const QStringList& arguments)
         printError(e.message());
         return ExitFailure;
     }
-    std::printf("postgresql %s socket %s log %s\n", qPrintable(cluster.url()),
-                qPrintable(cluster.socketDirectory()), qPrintable(cluster.logPath()));
-    std::fflush(stdout);
+    // Handled before the line that says the cluster is up: a caller that reads it and
+    // interrupts at once still gets the cluster stopped and removed.
     UnixSignalWatcher signalWatcher;
     QObject::connect(&signalWatcher, &UnixSignalWatcher::terminationRequested, qApp,
                      [] { QCoreApplication::quit(); });
+    std::printf("postgresql %s socket %s log %s\n", qPrintable(cluster.url()),
+                qPrintable(cluster.socketDirectory()), qPrintable(cluster.logPath()));
+    std::fflush(stdout);
     QCoreApplication::exec();
     try {
         cluster.stop();

@@ -1,6 +1,7 @@
 // Pure engine rules behind the desktop app: table pages (sorting, filtering, paging in
 // SQL), the lag panel's ETA and durations, and what saved settings mean for the engine.
 #include "config/AppSettings.h"
+#include "engine/ReadService.h"
 #include "engine/ReindexMatch.h"
 #include "engine/SettingsToConfig.h"
 #include "engine/SyncProgress.h"
@@ -22,6 +23,7 @@ private slots:
     void initTestCase();
     void reindexedTransfers_data();
     void reindexedTransfers();
+    void tokenReadsPerPageAreBounded();
     void safeHeight_data();
     void safeHeight();
     void transferPages_data();
@@ -381,6 +383,23 @@ void TestEngineUnits::reindexedTransfers()
         got += "nso"[int(items[i].again)];
     QCOMPARE(got, expected);
     QCOMPARE(items.last().again, engine::ReorgDiff::Item::Again::No); // not a transfer
+}
+
+void TestEngineUnits::tokenReadsPerPageAreBounded()
+{
+    engine::TablePage page;
+    page.request.kind = TableRequest::Kind::Balances; // token in column 0
+    for (int i = 0; i < 30; ++i)
+        page.rows << QStringList{QStringLiteral("0xt%1").arg(i % 12), "0xholder", "1", "5"};
+    // Distinct, in page order, known ones skipped, at most `max`.
+    QCOMPARE(engine::ReadService::tokensToRead(page, {"0xt0", "0xt2"}, 4),
+             (QStringList{"0xt1", "0xt3", "0xt4", "0xt5"}));
+    QCOMPARE(engine::ReadService::tokensToRead(page, {}, 100).size(), 12);
+    QCOMPARE(engine::ReadService::tokensToRead(page, {}, engine::ReadService::kMaxTokenReadsPerPage)
+                 .size(),
+             engine::ReadService::kMaxTokenReadsPerPage);
+    page.request.kind = TableRequest::Kind::Backfill; // no amounts: nothing to read
+    QVERIFY(engine::ReadService::tokensToRead(page, {}, 100).isEmpty());
 }
 
 QTEST_GUILESS_MAIN(TestEngineUnits)

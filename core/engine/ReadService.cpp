@@ -231,54 +231,74 @@ void ReadService::requestTablePage(const TableRequest& request)
     });
 }
 
+QStringList ReadService::tokensToRead(const TablePage& page, const QSet<QString>& known, int max)
+{
+    const AmountColumns columns = amountColumns(page.request.kind);
+    QStringList out;
+    if (!columns.isValid())
+        return out;
+    for (const QStringList& row : page.rows) {
+        const QString token = row.value(columns.token);
+        if (out.size() >= max)
+            break;
+        if (!token.isEmpty() && !known.contains(token) && !out.contains(token))
+            out << token;
+    }
+    return out;
+}
+
 void ReadService::addTokens(TablePage& page)
 {
     Loop& l = *m_loop;
     const AmountColumns columns = amountColumns(page.request.kind);
     if (!columns.isValid() || !l.tokenNode.isValid())
         return;
+    // A few reads per page at most: a page of 200 balances over 200 tokens must not wait
+    // for 400 calls; the rest stay raw until a later refresh reads them. None while the
+    // node did not answer lately.
+    const QStringList toRead =
+        l.tokenRetry.hasExpired()
+            ? tokensToRead(page, QSet<QString>(l.tokens.keyBegin(), l.tokens.keyEnd()),
+                           kMaxTokenReadsPerPage)
+            : QStringList();
     std::unique_ptr<rpc::JsonRpcClient> client;
     std::unique_ptr<rpc::EthClient> eth;
+    for (const QString& token : toRead) {
+        std::optional<chain::Address> address;
+        try {
+            address = chain::Address::fromHex(token, QStringLiteral("token"));
+        } catch (const chain::ChainParseError&) {
+        }
+        if (!address) {
+            l.tokens.insert(token, std::nullopt);
+            continue;
+        }
+        if (!client) {
+            // Short and stoppable: a page waits for at most a few metadata calls, once.
+            client = std::make_unique<rpc::JsonRpcClient>(l.tokenNode);
+            client->setTimeout(std::chrono::milliseconds(2000));
+            client->setStopToken(m_thread.stopToken());
+            eth = std::make_unique<rpc::EthClient>(*client);
+        }
+        try {
+            QString why;
+            const auto info = rpc::TokenMetadataReader::read(*eth, *address, &why);
+            if (!why.isEmpty())
+                emit logMessage(QStringLiteral("warning"),
+                                QStringLiteral("token metadata of %1").arg(why));
+            l.tokens.insert(token, info);
+        } catch (const rpc::RpcException& e) {
+            // The node did not answer: raw units for now, asked again in half a minute
+            // (not on every refresh, each waiting out the timeout).
+            l.tokenRetry.setRemainingTime(std::chrono::seconds(30));
+            emit logMessage(QStringLiteral("warning"),
+                            QStringLiteral("token metadata of %1 not read: %2")
+                                .arg(token, QString::fromUtf8(e.what())));
+            break;
+        }
+    }
     for (const QStringList& row : std::as_const(page.rows)) {
         const QString token = row.value(columns.token);
-        if (token.isEmpty() || page.tokens.contains(token))
-            continue;
-        if (!l.tokens.contains(token)) {
-            if (!l.tokenRetry.hasExpired())
-                continue; // the node did not answer lately: raw units, no new wait
-            std::optional<chain::Address> address;
-            try {
-                address = chain::Address::fromHex(token, QStringLiteral("token"));
-            } catch (const chain::ChainParseError&) {
-            }
-            if (!address) {
-                l.tokens.insert(token, std::nullopt);
-                continue;
-            }
-            if (!client) {
-                // Short and stoppable: a page waits for at most a few metadata calls once.
-                client = std::make_unique<rpc::JsonRpcClient>(l.tokenNode);
-                client->setTimeout(std::chrono::milliseconds(2000));
-                client->setStopToken(m_thread.stopToken());
-                eth = std::make_unique<rpc::EthClient>(*client);
-            }
-            try {
-                QString why;
-                const auto info = rpc::TokenMetadataReader::read(*eth, *address, &why);
-                if (!why.isEmpty())
-                    emit logMessage(QStringLiteral("warning"),
-                                    QStringLiteral("token metadata of %1").arg(why));
-                l.tokens.insert(token, info);
-            } catch (const rpc::RpcException& e) {
-                // The node did not answer: raw units for now, asked again in half a minute
-                // (not on every refresh, each waiting out the timeout).
-                l.tokenRetry.setRemainingTime(std::chrono::seconds(30));
-                emit logMessage(QStringLiteral("warning"),
-                                QStringLiteral("token metadata of %1 not read: %2")
-                                    .arg(token, QString::fromUtf8(e.what())));
-                return;
-            }
-        }
         if (const auto& info = l.tokens.value(token))
             page.tokens.insert(token, *info);
     }

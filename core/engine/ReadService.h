@@ -8,6 +8,7 @@
 
 #include <QMutex>
 #include <QObject>
+#include <QSet>
 #include <QUrl>
 #include <chrono>
 #include <memory>
@@ -29,6 +30,11 @@ public:
     void requestStop();
     bool wait(std::chrono::milliseconds timeout = std::chrono::milliseconds(30000));
     concurrency::LoopThread::Stats stats() const { return m_thread.stats(); }
+    // Tokens whose decimals() and symbol() one table page may read (two calls each).
+    static constexpr int kMaxTokenReadsPerPage = 8;
+    // The tokens of `page` whose metadata is not `known` yet: distinct, in page order, at
+    // most `max`.
+    static QStringList tokensToRead(const TablePage& page, const QSet<QString>& known, int max);
 
     // Commands, from any thread.
     // The live environment: the summary follows it; empty requests read it.
