@@ -88,19 +88,33 @@ void TestWindowFit::minimumSize()
 void TestWindowFit::fitsTheScreen_data()
 {
     QTest::addColumn<QSize>("screen");
-    QTest::newRow("1280x720") << QSize(1280, 720);
-    QTest::newRow("1366x768") << QSize(1366, 768);
+    QTest::addColumn<bool>("failed"); // the engine failed with a long reason
+    QTest::newRow("1280x720") << QSize(1280, 720) << false;
+    QTest::newRow("1366x768") << QSize(1366, 768) << false;
+    QTest::newRow("1280x720, failed") << QSize(1280, 720) << true;
 }
 
 void TestWindowFit::fitsTheScreen()
 {
     QFETCH(QSize, screen);
+    QFETCH(bool, failed);
     engine::EngineHost host;
     ui::MainWindow w(&host);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     // The longest texts arrive after the window is up, as they do in a run.
-    emit host.statusAvailable(longTexts());
+    engine::EngineStatus s = longTexts();
+    if (failed) {
+        // Before any data: every panel says why none comes, and one long line must not
+        // widen them past the screen.
+        s = engine::EngineStatus{};
+        s.connection = engine::EngineStatus::Connection::Failed;
+        s.message = QStringLiteral(
+            "anvil not found (looked at: /opt/forkscope/bin/../libexec/forkscope/anvil, anvil "
+            "on PATH). Install it with `npm install @foundry-rs/anvil-linux-amd64@1.7.1` and "
+            "put its bin/anvil on PATH or set FORKSCOPE_ANVIL to it");
+    }
+    emit host.statusAvailable(s);
     w.resize(screen);
     QCoreApplication::processEvents();
     QTRY_COMPARE(w.size(), screen);

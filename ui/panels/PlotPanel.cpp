@@ -25,6 +25,9 @@ PlotPanel::PlotPanel(const QString& title, const QString& valueAxisLabel, QWidge
     m_header->setText(QStringLiteral("<b>%1</b>").arg(title.toHtmlEscaped()));
     m_placeholder->setObjectName(QStringLiteral("placeholder"));
     m_placeholder->setStyleSheet(QStringLiteral("color: palette(mid);"));
+    // Wrapped: a long reason (a missing anvil's install hint) would otherwise set the
+    // panel's minimum width and push the right column off a laptop's screen.
+    m_placeholder->setWordWrap(true);
 
     auto timeTicker = QSharedPointer<QCPAxisTickerDateTime>::create();
     timeTicker->setDateTimeFormat(QStringLiteral("HH:mm:ss"));
