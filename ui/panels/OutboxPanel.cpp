@@ -29,7 +29,10 @@ OutboxPanel::OutboxPanel(engine::EngineApi* host, QWidget* parent)
            "Settings...</a></p>"));
     m_noSink->setObjectName(QStringLiteral("noSinkNotice"));
     m_noSink->setWordWrap(true);
-    m_noSink->setAlignment(Qt::AlignCenter);
+    // Right under the summary, where the chart was: centred in the empty panel it sat at
+    // the bottom edge, half scrolled away on a laptop.
+    m_noSink->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    m_noSink->setContentsMargins(4, 8, 4, 4);
     m_noSink->hide();
     connect(m_noSink, &QLabel::linkActivated, this, &OutboxPanel::settingsRequested);
     addFooter(m_noSink);
