@@ -16,20 +16,20 @@ scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 # Settings of their own: the user's saved settings (and theirs only) stay out of the pictures.
 export XDG_CONFIG_HOME="$scratch/config" XDG_DATA_HOME="$scratch/data"
-shoot() { # scene, then extra arguments
-  local scene="$1"
-  shift
+shoot() { # scene, least delay in ms, then extra arguments
+  local scene="$1" delay="$2"
+  shift 2
   xvfb-run -a -s "-screen 0 1400x900x24" "$app" --db "$scratch/$scene.sqlite" \
-    --screenshot "$out/$scene.png" --screenshot-scene "$scene" --screenshot-after-ms 4000 "$@" \
+    --screenshot "$out/$scene.png" --screenshot-scene "$scene" --screenshot-after-ms "$delay" "$@" \
     > "$scratch/$scene.log" 2>&1 || { cat "$scratch/$scene.log" >&2; exit 1; }
   echo "wrote $out/$scene.png"
 }
-shoot synced
-shoot reorg
-shoot incomplete
+shoot synced 30000 # half a minute of history in the charts
+shoot reorg 4000
+shoot incomplete 4000
 # A node on a closed port, indexing the demo token's address: the node, not a missing
 # contract, is what is wrong.
 mkdir -p "$XDG_CONFIG_HOME/Forkscope"
 printf '[indexer]\ncontracts=0x5fbdb2315678afecb367f032d93f642f64180aa3\n' \
   > "$XDG_CONFIG_HOME/Forkscope/forkscope.conf"
-shoot unreachable --rpc http://127.0.0.1:9
+shoot unreachable 3000 --rpc http://127.0.0.1:9
