@@ -263,7 +263,12 @@ void ReadService::addTokens(TablePage& page)
             : QStringList();
     std::unique_ptr<rpc::JsonRpcClient> client;
     std::unique_ptr<rpc::EthClient> eth;
+    // And bounded in time: this thread also reads the summary and the diffs, which must not
+    // wait behind a slow node. What is not read by then is read with a later page.
+    const QDeadlineTimer budget(kTokenReadBudget);
     for (const QString& token : toRead) {
+        if (budget.hasExpired())
+            break;
         std::optional<chain::Address> address;
         try {
             address = chain::Address::fromHex(token, QStringLiteral("token"));
@@ -274,12 +279,13 @@ void ReadService::addTokens(TablePage& page)
             continue;
         }
         if (!client) {
-            // Short and stoppable: a page waits for at most a few metadata calls, once.
+            // Stoppable, and never past the page's budget.
             client = std::make_unique<rpc::JsonRpcClient>(l.tokenNode);
-            client->setTimeout(std::chrono::milliseconds(2000));
             client->setStopToken(m_thread.stopToken());
             eth = std::make_unique<rpc::EthClient>(*client);
         }
+        client->setTimeout(std::max(std::chrono::milliseconds(100),
+                                    std::chrono::milliseconds(budget.remainingTime())));
         try {
             QString why;
             const auto info = rpc::TokenMetadataReader::read(*eth, *address, &why);

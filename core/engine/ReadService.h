@@ -32,6 +32,8 @@ public:
     concurrency::LoopThread::Stats stats() const { return m_thread.stats(); }
     // Tokens whose decimals() and symbol() one table page may read (two calls each).
     static constexpr int kMaxTokenReadsPerPage = 8;
+    // And the time they may take together, per page.
+    static constexpr std::chrono::milliseconds kTokenReadBudget{2000};
     // The tokens of `page` whose metadata is not `known` yet: distinct, in page order, at
     // most `max`.
     static QStringList tokensToRead(const TablePage& page, const QSet<QString>& known, int max);
