@@ -201,6 +201,18 @@ void TestDisplayState::texts_data()
         << s << "syncing | lag 100 blocks | ETA 10 s | 840 events/s | nothing committed yet";
 
     s = running();
+    s.openAlerts << indexer::CompletenessAlert{};
+    s.endpoint = QStringLiteral("http://127.0.0.1:8545");
+    health::NodeHealth indexed; // health polls on after the indexer stopped at 100
+    indexed.url = s.endpoint;
+    indexed.state = health::NodeState::DroppingLogs;
+    indexed.head = 103;
+    s.health.nodes << indexed;
+    s.eventsPerSecond = 0; // stopped at the hole
+    QTest::newRow("a stopped indexer's lag follows its node")
+        << s << "data incomplete | lag 3 blocks | 0 events/s | last commit 2.0 s ago";
+
+    s = running();
     s.lastCommitAt = kNow.addSecs(5); // clocks disagree: not "unknown ago"
     QTest::newRow("commit in the future")
         << s << "synced | lag 0 blocks | 840 events/s | last commit 0.0 s ago";

@@ -59,8 +59,15 @@ bool DisplayState::showsRates() const
 
 std::optional<quint64> displayLag(const EngineStatus& s)
 {
-    return indexer::IndexerStatus::cursorLag(s.headBlock, s.checkpoint,
-                                             s.connection != C::Unreachable);
+    // The indexer's head stops with the indexer (a data-incomplete stop, a failure); node
+    // health keeps polling the same node. The newer of the two, so a stalled indexer never
+    // reads "lag 0" while its node moves on.
+    std::optional<quint64> head = s.headBlock;
+    for (const health::NodeHealth& n : s.health.nodes)
+        if (n.url == s.endpoint && n.head && n.state != health::NodeState::Offline &&
+            (!head || *n.head > *head))
+            head = *n.head;
+    return indexer::IndexerStatus::cursorLag(head, s.checkpoint, s.connection != C::Unreachable);
 }
 
 std::optional<quint64> indexedNodeBehind(const EngineStatus& s)
