@@ -208,6 +208,14 @@ void TestUiParts::toolbarsFollowTheHost()
     QCOMPARE(badge->text(), QStringLiteral("invariants hold"));
     QVERIFY(badge->styleSheet().contains(
         ui::Palette::verdict(engine::InvariantVerdict::State::Holds).name()));
+    // An open completeness alert: what is stored holds, but not green over the gap.
+    s.openAlerts << indexer::CompletenessAlert{};
+    emit host.statusAvailable(s);
+    QCOMPARE(badge->text(), QStringLiteral("invariants hold for what is stored; data incomplete"));
+    QVERIFY(badge->styleSheet().contains(ui::Palette::screen(ui::Palette::Tone::Caution).name()));
+    QVERIFY(!badge->styleSheet().contains(
+        ui::Palette::verdict(engine::InvariantVerdict::State::Holds).name()));
+    s.openAlerts.clear();
     s.labNodes = {"http://127.0.0.1:1"};
     s.verdict.state = engine::InvariantVerdict::State::Violated;
     s.crashArmed = "after-commit";

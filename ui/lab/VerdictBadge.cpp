@@ -34,11 +34,18 @@ void VerdictBadge::apply(const engine::EngineStatus& s)
         text = tr("invariants: could not check");
         break;
     }
+    // Never green over a gap: what is stored may hold while the chain above a hole is not
+    // indexed at all. The badge says both, in caution colours, until the alert is resolved.
+    const bool gap = s.verdict.state == V::Holds && !s.openAlerts.isEmpty();
+    if (gap)
+        text = tr("invariants hold for what is stored; data incomplete");
     if (!s.crashArmed.isEmpty())
         text += tr(" | crash armed at %1").arg(s.crashArmed);
     setText(text);
-    setStyleSheet(QStringLiteral("QLabel { color: white; background: %1; border-radius: 3px; }")
-                      .arg(Palette::verdict(s.verdict.state).name()));
+    setStyleSheet(
+        QStringLiteral("QLabel { color: white; background: %1; border-radius: 3px; }")
+            .arg((gap ? Palette::screen(Palette::Tone::Caution) : Palette::verdict(s.verdict.state))
+                     .name()));
     setToolTip(s.verdict.action.isEmpty()
                    ? QString()
                    : tr("after %1 (%2):\n%3")
