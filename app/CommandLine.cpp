@@ -42,6 +42,14 @@ QString repeatedOption(const QCommandLineParser& parser,
     return {};
 }
 
+quint16 portValue(const QString& flag, const QString& text)
+{
+    const auto n = chain::hex::parseDecimalU63(text, flag);
+    if (n == 0 || n > 65535)
+        throw chain::ChainParseError(flag, text, QStringLiteral("expected a port from 1 to 65535"));
+    return quint16(n);
+}
+
 std::uint64_t blockNumberValue(const QString& flag, const QString& text)
 {
     constexpr std::uint64_t kMax = std::uint64_t(1) << 62;

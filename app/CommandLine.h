@@ -28,4 +28,8 @@ QString repeatedOption(const QCommandLineParser& parser,
 // chain::ChainParseError naming the flag and what was wrong.
 std::uint64_t blockNumberValue(const QString& flag, const QString& text);
 
+// A TCP port given as `flag`: a whole decimal number from 1 to 65535. Throws
+// chain::ChainParseError naming the flag and what was wrong.
+quint16 portValue(const QString& flag, const QString& text);
+
 } // namespace forkscope::app

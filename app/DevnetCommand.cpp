@@ -44,13 +44,8 @@ int runDevnetCommand(const QStringList& arguments)
     lab::Devnet::Options opts;
     std::uint64_t nodeCount = 0;
     try {
-        if (p.isSet(port)) {
-            const auto n = chain::hex::parseDecimalU63(p.value(port), QStringLiteral("--port"));
-            if (n == 0 || n > 65535)
-                throw chain::ChainParseError(QStringLiteral("--port"), p.value(port),
-                                             QStringLiteral("expected a port from 1 to 65535"));
-            opts.port = quint16(n);
-        }
+        if (p.isSet(port))
+            opts.port = portValue(QStringLiteral("--port"), p.value(port));
         nodeCount = chain::hex::parseDecimalU63(p.value(nodes), QStringLiteral("--nodes"));
         if (nodeCount > 16)
             throw chain::ChainParseError(QStringLiteral("--nodes"), p.value(nodes),

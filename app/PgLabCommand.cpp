@@ -2,7 +2,6 @@
 #include "CommandLine.h"
 #include "UnixSignalWatcher.h"
 #include "chain/ChainParseError.h"
-#include "chain/Hex.h"
 #include "lab/PgLab.h"
 
 #include <QCommandLineParser>
@@ -38,13 +37,8 @@ int runPgLabCommand(const QStringList& arguments)
     }
     lab::PgLab::Options opts;
     try {
-        if (p.isSet(port)) {
-            const auto n = chain::hex::parseDecimalU63(p.value(port), QStringLiteral("--port"));
-            if (n == 0 || n > 65535)
-                throw chain::ChainParseError(QStringLiteral("--port"), p.value(port),
-                                             QStringLiteral("expected a port from 1 to 65535"));
-            opts.port = quint16(n);
-        }
+        if (p.isSet(port))
+            opts.port = portValue(QStringLiteral("--port"), p.value(port));
     } catch (const chain::ChainParseError& e) {
         printError(e.message());
         return ExitUsage;
