@@ -37,19 +37,16 @@ ScreenshotScene::ScreenshotScene(Scene scene, engine::EngineApi& host, ui::MainW
 
 void ScreenshotScene::start()
 {
-    auto* clock = new QElapsedTimer;
-    clock->start();
+    m_clock.start();
     auto* poll = new QTimer(this);
     poll->setInterval(250);
-    connect(poll, &QTimer::timeout, this, [this, clock, poll] {
-        const qint64 elapsed = clock->elapsed();
+    connect(poll, &QTimer::timeout, this, [this, poll] {
+        const qint64 elapsed = m_clock.elapsed();
         if (elapsed >= m_minMs && ready()) {
             poll->stop();
-            delete clock;
             grab();
         } else if (elapsed > m_minMs + kTimeoutMs) {
             poll->stop();
-            delete clock;
             printError(QStringLiteral("screenshot scene %1: not reached in %2 s; no file written")
                            .arg(names().value(int(m_scene)))
                            .arg((m_minMs + kTimeoutMs) / 1000));

@@ -2,6 +2,7 @@
 
 #include "engine/EngineStatus.h"
 
+#include <QElapsedTimer>
 #include <QObject>
 #include <QString>
 #include <QStringList>
@@ -50,7 +51,8 @@ private:
     QString m_path;
     int m_minMs;
     engine::EngineStatus m_last;
-    bool m_acted = false; // the scene's action (reorg, fault) was sent
+    QElapsedTimer m_clock; // since start(): the least delay and the time-out
+    bool m_acted = false;  // the scene's action (reorg, fault) was sent
     bool m_diffAsked = false;
     bool m_done = false;
 };
