@@ -1,0 +1,159 @@
+#include "BackfillClaims.h"
+#include "CoordinationErrors.h"
+#include "store/pg/PgConnection.h"
+
+namespace forkscope::coord {
+
+using store::pg::PgConnection;
+
+BackfillClaims::BackfillClaims(PgConnection& db, QString environmentId, qint64 chainId,
+                               QString owner, std::chrono::milliseconds lease)
+    : m_db(db), m_env(environmentId.toUtf8()), m_chain(QByteArray::number(chainId)),
+      m_owner8(owner.toUtf8()), m_owner(std::move(owner)),
+      m_leaseMs(QByteArray::number(qint64(lease.count())))
+{
+}
+
+int BackfillClaims::plan(qint64 fromBlock, qint64 toBlock, qint64 size)
+{
+    if (size < 1 || toBlock < fromBlock)
+        throw CoordinationError(QStringLiteral("cannot plan blocks %1 to %2 in ranges of %3")
+                                    .arg(fromBlock)
+                                    .arg(toBlock)
+                                    .arg(size));
+    m_db.begin();
+    try {
+        // One planner at a time per environment: two first starts would otherwise both see
+        // an empty table. Transaction-scoped lock, released at COMMIT.
+        m_db.run("coord_plan_lock",
+                 "SELECT pg_advisory_xact_lock(hashtext($1::text || '/' || $2::text))",
+                 {m_env, m_chain});
+        // A range that straddles the cut means another process planned a different cut:
+        // mixing them would leave holes or overlaps, so refuse.
+        const auto misaligned = m_db.run(
+            "coord_plan_check",
+            "SELECT count(*) FROM backfill_ranges WHERE environment_id = $1 AND chain_id = $2 "
+            "AND to_block >= $3 AND from_block <= $4 AND ((from_block - $3) % $5 <> 0 OR "
+            "to_block <> LEAST(from_block + $5 - 1, $4))",
+            {m_env, m_chain, QByteArray::number(fromBlock), QByteArray::number(toBlock),
+             QByteArray::number(size)});
+        if (misaligned.int64(0, 0) > 0)
+            throw CoordinationError(
+                QStringLiteral("backfill_ranges of %1 already cut blocks %2 to %3 differently "
+                               "(%4 ranges do not line up with ranges of %5): use the same "
+                               "--range-size in every process")
+                    .arg(QString::fromUtf8(m_env))
+                    .arg(fromBlock)
+                    .arg(toBlock)
+                    .arg(misaligned.int64(0, 0))
+                    .arg(size));
+        const auto added =
+            m_db.run("coord_plan_insert",
+                     "INSERT INTO backfill_ranges (environment_id, chain_id, from_block, to_block) "
+                     "SELECT $1::text, $2::bigint, f, LEAST(f + $5::bigint - 1, $4::bigint) FROM "
+                     "generate_series($3::bigint, "
+                     "$4::bigint, $5::bigint) AS f ON CONFLICT DO NOTHING",
+                     {m_env, m_chain, QByteArray::number(fromBlock), QByteArray::number(toBlock),
+                      QByteArray::number(size)});
+        m_db.commit();
+        return int(added.affected());
+    } catch (...) {
+        m_db.rollback();
+        throw;
+    }
+}
+
+std::optional<RangeClaim> BackfillClaims::claim()
+{
+    // clock_timestamp(), not now(): now() is the transaction's start, and the lease is a
+    // promise about wall time. SKIP LOCKED: a range another claimer is taking right now
+    // is simply not a candidate, so claimers never queue behind each other.
+    const auto r = m_db.run(
+        "coord_claim",
+        // A CTE, not a subquery in FROM: the planner may rescan a FROM subquery for each
+        // target row, and with SKIP LOCKED every rescan picks the next free range (one
+        // claim took them all). A locking CTE runs once.
+        "WITH c AS (SELECT from_block, status AS prev_status, owner AS prev_owner FROM "
+        "backfill_ranges WHERE environment_id = $1 AND chain_id = $2 AND (status = 'pending' "
+        "OR (status = 'running' AND lease_until < clock_timestamp())) ORDER BY from_block "
+        "LIMIT 1 FOR UPDATE SKIP LOCKED) "
+        "UPDATE backfill_ranges r SET status = 'running', owner = $3::text, lease_until = "
+        "clock_timestamp() + $4::bigint * interval '1 millisecond', attempts = r.attempts + 1, "
+        "updated_at = clock_timestamp(), last_error = CASE WHEN c.prev_status = 'running' THEN "
+        "'lease of ' || c.prev_owner || ' ran out; taken over by ' || $3 ELSE r.last_error END "
+        "FROM c WHERE r.environment_id = $1 AND r.chain_id = $2 AND r.from_block = "
+        "c.from_block RETURNING r.from_block, r.to_block, r.attempts, CASE WHEN "
+        "c.prev_status = 'running' THEN c.prev_owner END",
+        {m_env, m_chain, m_owner8, m_leaseMs});
+    if (r.rows() == 0)
+        return std::nullopt;
+    RangeClaim c;
+    c.fromBlock = r.int64(0, 0);
+    c.toBlock = r.int64(0, 1);
+    c.attempts = int(r.int64(0, 2));
+    if (!r.isNull(0, 3))
+        c.takenOverFrom = QString::fromUtf8(r.text(0, 3));
+    return c;
+}
+
+bool BackfillClaims::renew(const RangeClaim& claim)
+{
+    return m_db.run("coord_renew",
+                    "UPDATE backfill_ranges SET lease_until = clock_timestamp() + $5::bigint * "
+                    "interval '1 millisecond' WHERE environment_id = $1 AND chain_id = $2 AND "
+                    "from_block = $3 AND status = 'running' AND owner = $4",
+                    {m_env, m_chain, QByteArray::number(claim.fromBlock), m_owner8, m_leaseMs})
+               .affected() == 1;
+}
+
+void BackfillClaims::finish(const RangeClaim& claim, const chain::Hash32& parentHash,
+                            const chain::Hash32& lastHash)
+{
+    if (!m_db.inTransaction())
+        throw CoordinationError(QStringLiteral(
+            "BackfillClaims::finish outside a transaction: the range's rows and its done mark "
+            "must commit together"));
+    // Owner, not lease time: a lease that ran out while nobody took the range over is
+    // still ours. A claimer that did take it changed the owner under the row lock, which
+    // this UPDATE waits for and then re-reads (READ COMMITTED), so exactly one side wins.
+    const auto r = m_db.run(
+        "coord_finish",
+        "UPDATE backfill_ranges SET status = 'done', owner = NULL, lease_until = NULL, "
+        "parent_hash = $5, last_hash = $6, updated_at = clock_timestamp() WHERE "
+        "environment_id = $1 AND chain_id = $2 AND from_block = $3 AND status = 'running' AND "
+        "owner = $4",
+        {m_env, m_chain, QByteArray::number(claim.fromBlock), m_owner8,
+         PgConnection::byteaParam(parentHash.toByteArray()),
+         PgConnection::byteaParam(lastHash.toByteArray())});
+    if (r.affected() != 1)
+        throw LeaseLostError(QStringLiteral("range %1-%2 of %3 is no longer held by %4: its "
+                                            "lease ran out and another process took it over; "
+                                            "this process's rows for it are rolled back")
+                                 .arg(claim.fromBlock)
+                                 .arg(claim.toBlock)
+                                 .arg(QString::fromUtf8(m_env), m_owner));
+}
+
+void BackfillClaims::fail(const RangeClaim& claim, const QString& error, int maxAttempts)
+{
+    m_db.run("coord_fail",
+             "UPDATE backfill_ranges SET status = CASE WHEN attempts >= $6 THEN 'failed' ELSE "
+             "'pending' END, owner = NULL, lease_until = NULL, last_error = $5, updated_at = "
+             "clock_timestamp() WHERE environment_id = $1 AND chain_id = $2 AND from_block = $3 "
+             "AND status = 'running' AND owner = $4",
+             {m_env, m_chain, QByteArray::number(claim.fromBlock), m_owner8, error.toUtf8(),
+              QByteArray::number(maxAttempts)});
+}
+
+RangeCounts BackfillClaims::counts()
+{
+    const auto r = m_db.run(
+        "coord_counts",
+        "SELECT count(*) FILTER (WHERE status = 'pending'), count(*) FILTER (WHERE status = "
+        "'running'), count(*) FILTER (WHERE status = 'done'), count(*) FILTER (WHERE status = "
+        "'failed') FROM backfill_ranges WHERE environment_id = $1 AND chain_id = $2",
+        {m_env, m_chain});
+    return RangeCounts{r.int64(0, 0), r.int64(0, 1), r.int64(0, 2), r.int64(0, 3)};
+}
+
+} // namespace forkscope::coord

@@ -1,0 +1,79 @@
+#pragma once
+
+#include "chain/Hash32.h"
+
+#include <QString>
+#include <chrono>
+#include <optional>
+
+namespace forkscope::store::pg {
+class PgConnection;
+}
+
+namespace forkscope::coord {
+
+// A backfill range this process holds.
+struct RangeClaim
+{
+    qint64 fromBlock = 0;
+    qint64 toBlock = 0;
+    int attempts = 0;      // including this one
+    QString takenOverFrom; // the owner whose lease had run out, if any
+};
+
+struct RangeCounts
+{
+    qint64 pending = 0, running = 0, done = 0, failed = 0;
+    bool allDone() const { return pending == 0 && running == 0 && failed == 0; }
+};
+
+// Historical ranges shared by several indexer processes (issue #17). A process claims the
+// lowest range nobody holds with SELECT ... FOR UPDATE SKIP LOCKED, so claimers never
+// wait on each other, under a lease on the server's clock. It renews the lease while it
+// works; if it dies (kill -9, a lost machine) the lease runs out and the next claimer
+// takes the range over, counting the attempt and naming the previous owner.
+//
+// finish() runs inside the caller's transaction, after the range's rows are written
+// there: the rows and the "done" mark commit together or not at all (seed 001: data and
+// checkpoint share one transaction). It only succeeds while this process still owns the
+// range; otherwise it throws LeaseLostError and the caller rolls back, so a range taken
+// over is indexed exactly once, by its new owner.
+class BackfillClaims
+{
+public:
+    BackfillClaims(store::pg::PgConnection& db, QString environmentId, qint64 chainId,
+                   QString owner, std::chrono::milliseconds lease);
+
+    // Cuts [from, to] into ranges of `size` blocks, adding those not there yet. Returns how
+    // many were added. Existing ranges must line up with the cut (CoordinationError).
+    int plan(qint64 fromBlock, qint64 toBlock, qint64 size);
+
+    // The lowest pending range, or a running one whose lease ran out. Commits on its own.
+    std::optional<RangeClaim> claim();
+
+    // Extends the lease; false when this process no longer owns the range.
+    bool renew(const RangeClaim& claim);
+
+    // Marks the range done with the hashes that chain it to its neighbours. Must run in the
+    // caller's open transaction. Throws LeaseLostError when the range was taken over.
+    void finish(const RangeClaim& claim, const chain::Hash32& parentHash,
+                const chain::Hash32& lastHash);
+
+    // Gives the range back with the reason; after `maxAttempts` it is marked failed and
+    // the checkpoint stops below it, loudly, rather than skip it.
+    void fail(const RangeClaim& claim, const QString& error, int maxAttempts = 5);
+
+    RangeCounts counts();
+
+    const QString& owner() const { return m_owner; }
+
+private:
+    store::pg::PgConnection& m_db;
+    QByteArray m_env;
+    QByteArray m_chain;
+    QByteArray m_owner8;
+    QString m_owner;
+    QByteArray m_leaseMs;
+};
+
+} // namespace forkscope::coord

@@ -1,0 +1,42 @@
+#pragma once
+
+#include <QString>
+
+namespace forkscope::store::pg {
+class PgConnection;
+}
+
+namespace forkscope::coord {
+
+// Exactly one process follows the head of an environment and decides its reorgs (issue
+// #17): the one holding a session-level advisory lock keyed by the environment and chain.
+// The lock lives as long as the holder's session, so a holder killed with -9 loses it as
+// soon as the server sees its connection close, or, for a machine that vanished, when the
+// server's TCP keepalives give up (PgConnection sets them to about 9 s): that is the lease.
+// Others poll tryAcquire(); the first to call after the release follows.
+//
+// The connection must be dedicated to the lock: a connection pool handing it to other work
+// would carry the lock along. A holder checks stillHeld() before each reorg decision, so
+// one that lost its session stops deciding at once instead of competing with the new one.
+class HeadFollowerLock
+{
+public:
+    HeadFollowerLock(store::pg::PgConnection& dedicated, const QString& environmentId,
+                     qint64 chainId);
+    ~HeadFollowerLock();
+    HeadFollowerLock(const HeadFollowerLock&) = delete;
+    HeadFollowerLock& operator=(const HeadFollowerLock&) = delete;
+
+    bool tryAcquire();
+    // Asks the server; throws PgError (Kind::Io) when the session is gone.
+    bool stillHeld();
+    void release();
+    bool held() const { return m_held; }
+
+private:
+    store::pg::PgConnection& m_db;
+    QByteArray m_key;
+    bool m_held = false;
+};
+
+} // namespace forkscope::coord

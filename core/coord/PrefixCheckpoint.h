@@ -1,0 +1,54 @@
+#pragma once
+
+#include "chain/Hash32.h"
+
+#include <QString>
+#include <optional>
+
+namespace forkscope::store::pg {
+class PgConnection;
+}
+
+namespace forkscope::coord {
+
+struct SharedCheckpoint
+{
+    qint64 blockNumber = 0;
+    chain::Hash32 blockHash;
+    qint64 generation = 0;
+};
+
+// The one checkpoint of an environment on a shared database (issue #17, seed 001). It
+// moves only across the contiguous prefix of finished backfill ranges above it whose
+// hashes chain on (each range's parent hash is the previous range's last hash), and only
+// by compare-and-swap on its generation: two processes that finish ranges at once both
+// try, one wins, the other re-reads and finds nothing (or more) left to do. A range that
+// is missing, running, failed or does not chain on stops the checkpoint below it: a
+// reader never sees a block as indexed while one below it is not (invariant 1).
+class PrefixCheckpoint
+{
+public:
+    PrefixCheckpoint(store::pg::PgConnection& db, QString environmentId, qint64 chainId,
+                     QString sourceId);
+
+    // Creates the checkpoint at the block before the first one to index, if there is none.
+    void initialise(qint64 blockNumber, const chain::Hash32& blockHash);
+
+    std::optional<SharedCheckpoint> read();
+
+    // Advances across the finished prefix. Returns the checkpoint after the attempt (moved
+    // by this call, by another process, or not at all). Commits on its own.
+    SharedCheckpoint advance();
+
+    // How many compare-and-swaps this object lost to another process (diagnostics, tests).
+    int lostRaces() const { return m_lostRaces; }
+
+private:
+    store::pg::PgConnection& m_db;
+    QByteArray m_env;
+    QByteArray m_chain;
+    QByteArray m_source;
+    int m_lostRaces = 0;
+};
+
+} // namespace forkscope::coord

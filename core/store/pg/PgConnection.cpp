@@ -1,0 +1,148 @@
+#include "PgConnection.h"
+#include "PgError.h"
+
+#include <QRegularExpression>
+#include <QUrl>
+#include <libpq-fe.h>
+
+namespace forkscope::store::pg {
+
+namespace {
+
+QString withoutPassword(const QString& url)
+{
+    return QUrl(url).toString(QUrl::RemovePassword);
+}
+
+// The server's verdict, as a StoreError kind a caller can act on.
+StoreError::Kind kindOf(const QByteArray& sqlState)
+{
+    if (sqlState.startsWith("08") || sqlState == "57P01" || sqlState == "57P02" ||
+        sqlState == "57P03")
+        return StoreError::Kind::Io; // connection lost or server going away
+    if (sqlState == "55P03" || sqlState == "40P01" || sqlState == "40001")
+        return StoreError::Kind::Locked; // lock timeout, deadlock, serialization
+    if (sqlState == "25006")
+        return StoreError::Kind::ReadOnly;
+    return StoreError::Kind::Query;
+}
+
+QString firstLine(const char* text)
+{
+    return QString::fromUtf8(text).trimmed().section(QLatin1Char('\n'), 0, 0);
+}
+
+} // namespace
+
+bool isPostgresUrl(const QString& text)
+{
+    static const QRegularExpression re(QStringLiteral("^postgres(ql)?://"),
+                                       QRegularExpression::CaseInsensitiveOption);
+    return re.match(text).hasMatch();
+}
+
+std::unique_ptr<PgConnection> PgConnection::open(const QString& url, const Options& options)
+{
+    const QByteArray dbname = url.toUtf8();
+    const QByteArray timeout = QByteArray::number(options.connectTimeoutS);
+    const QByteArray app = options.applicationName.toUtf8();
+    // Client-side keepalives: a server that vanished fails our next call within ~10 s.
+    const char* keys[] = {
+        "dbname",          "connect_timeout",     "application_name", "keepalives",
+        "keepalives_idle", "keepalives_interval", "keepalives_count", nullptr};
+    const char* values[] = {
+        dbname.constData(), timeout.constData(), app.constData(), "1", "5", "2", "3", nullptr};
+    pg_conn* c = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
+    if (!c || PQstatus(c) != CONNECTION_OK) {
+        const QString why = c ? firstLine(PQerrorMessage(c)) : QStringLiteral("out of memory");
+        if (c)
+            PQfinish(c);
+        throw PgError(StoreError::Kind::Io,
+                      QStringLiteral("cannot connect to %1: %2").arg(withoutPassword(url), why));
+    }
+    std::unique_ptr<PgConnection> conn(new PgConnection(c, withoutPassword(url)));
+    // Deadlines for every statement, and server-side keepalives: a client killed with -9
+    // on another machine is noticed in about 9 s and its session's locks released.
+    conn->exec(QStringLiteral("SET statement_timeout = %1; SET lock_timeout = %2; "
+                              "SET tcp_keepalives_idle = 5; SET tcp_keepalives_interval = 2; "
+                              "SET tcp_keepalives_count = 2; SET client_min_messages = warning")
+                   .arg(options.statementTimeoutMs)
+                   .arg(options.lockTimeoutMs)
+                   .toUtf8()
+                   .constData());
+    return conn;
+}
+
+PgConnection::PgConnection(pg_conn* conn, QString displayUrl)
+    : m_conn(conn), m_displayUrl(std::move(displayUrl))
+{
+}
+
+PgConnection::~PgConnection()
+{
+    PQfinish(m_conn);
+}
+
+PgResult PgConnection::checked(pg_result* r, const QString& statement)
+{
+    const ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
+    if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK)
+        return PgResult(r, statement);
+    const QByteArray state = r ? QByteArray(PQresultErrorField(r, PG_DIAG_SQLSTATE)) : QByteArray();
+    const QString why = firstLine(r ? PQresultErrorMessage(r) : PQerrorMessage(m_conn));
+    if (r)
+        PQclear(r);
+    const StoreError::Kind kind =
+        PQstatus(m_conn) == CONNECTION_BAD ? StoreError::Kind::Io : kindOf(state);
+    throw PgError(kind, QStringLiteral("%1 (%2): %3").arg(m_displayUrl, statement, why), state);
+}
+
+PgResult PgConnection::run(const char* name, const char* sql, const QList<QByteArray>& params)
+{
+    const QByteArray key(name);
+    if (!m_prepared.contains(key)) {
+        checked(PQprepare(m_conn, name, sql, int(params.size()), nullptr),
+                QString::fromLatin1(name));
+        m_prepared.insert(key);
+    }
+    std::vector<const char*> values;
+    values.reserve(std::size_t(params.size()));
+    for (const QByteArray& p : params)
+        values.push_back(p.isNull() ? nullptr : p.constData());
+    return checked(
+        PQexecPrepared(m_conn, name, int(values.size()), values.data(), nullptr, nullptr, 0),
+        QString::fromLatin1(name));
+}
+
+PgResult PgConnection::exec(const char* sql)
+{
+    // PQexec, not PQexecParams: DDL and SET may come several to a string. None of it
+    // carries a value from outside; those go through run().
+    return checked(PQexec(m_conn, sql), QString::fromUtf8(sql).simplified().left(60));
+}
+
+void PgConnection::rollback() noexcept
+{
+    if (PQtransactionStatus(m_conn) == PQTRANS_IDLE)
+        return;
+    if (pg_result* r = PQexec(m_conn, "ROLLBACK"))
+        PQclear(r);
+}
+
+bool PgConnection::inTransaction() const
+{
+    const PGTransactionStatusType t = PQtransactionStatus(m_conn);
+    return t == PQTRANS_INTRANS || t == PQTRANS_INERROR;
+}
+
+int PgConnection::backendPid() const
+{
+    return PQbackendPID(m_conn);
+}
+
+QByteArray PgConnection::byteaParam(const QByteArray& bytes)
+{
+    return QByteArrayLiteral("\\x") + bytes.toHex();
+}
+
+} // namespace forkscope::store::pg

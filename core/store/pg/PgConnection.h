@@ -1,0 +1,72 @@
+#pragma once
+
+#include "PgResult.h"
+
+#include <QByteArray>
+#include <QList>
+#include <QSet>
+#include <QString>
+#include <memory>
+
+struct pg_conn;
+
+namespace forkscope::store::pg {
+
+// One libpq connection to the team database (issue #17). Every statement that carries a
+// value is prepared once per connection and run with parameters, never spliced into SQL
+// text; exec() is for fixed text only (DDL, SET, BEGIN/COMMIT).
+//
+// Every connection sets deadlines, because a team database is across a network: a
+// connect timeout, a statement timeout, a lock timeout, and TCP keepalives on both ends,
+// so a peer that vanished (a killed process, a cut cable) is noticed in seconds and its
+// session locks (the head follower's advisory lock) are released by the server.
+class PgConnection
+{
+public:
+    struct Options
+    {
+        int connectTimeoutS = 5;
+        int statementTimeoutMs = 30'000;
+        int lockTimeoutMs = 10'000;
+        QString applicationName = QStringLiteral("forkscope");
+    };
+
+    // Throws PgError (Kind::Io) with the URL, password removed, and libpq's reason.
+    static std::unique_ptr<PgConnection> open(const QString& url, const Options& options);
+    static std::unique_ptr<PgConnection> open(const QString& url) { return open(url, Options{}); }
+    ~PgConnection();
+    PgConnection(const PgConnection&) = delete;
+    PgConnection& operator=(const PgConnection&) = delete;
+
+    // The URL without its password: what every message names.
+    const QString& displayUrl() const { return m_displayUrl; }
+
+    // Prepares `sql` under `name` on first use, then runs it. A null QByteArray is SQL NULL.
+    PgResult run(const char* name, const char* sql, const QList<QByteArray>& params = {});
+    // A statement without parameters and without a cached plan (DDL, BEGIN, COMMIT).
+    PgResult exec(const char* sql);
+
+    void begin() { exec("BEGIN"); }
+    void commit() { exec("COMMIT"); }
+    void rollback() noexcept;
+    bool inTransaction() const;
+
+    // The server's process id for this session (pg_backend_pid()).
+    int backendPid() const;
+
+    // bytea parameter in text format.
+    static QByteArray byteaParam(const QByteArray& bytes);
+
+private:
+    explicit PgConnection(pg_conn* conn, QString displayUrl);
+    PgResult checked(struct pg_result* r, const QString& statement);
+
+    pg_conn* m_conn;
+    QString m_displayUrl;
+    QSet<QByteArray> m_prepared;
+};
+
+// "postgresql://..." or "postgres://..." (the forms --db accepts for the team backend).
+bool isPostgresUrl(const QString& text);
+
+} // namespace forkscope::store::pg
