@@ -1,6 +1,8 @@
 #include "IndexCommand.h"
 #include "CommandLine.h"
 #include "IndexOptions.h"
+#include "SharedIndexCommand.h"
+#include "SharedIndexCommand.h"
 #include "UnixSignalWatcher.h"
 #include "abi/EventRegistry.h"
 #include "chain/ChainParseError.h"
@@ -9,6 +11,7 @@
 #include "rpc/EthClient.h"
 #include "store/Database.h"
 #include "store/DatabaseFiles.h"
+#include "store/pg/PgConnection.h"
 #include "wire/SuspectedTruncationError.h"
 
 #include "LocalApiServer.h"
@@ -145,6 +148,8 @@ int runIndexCommand(const QStringList& arguments)
         return ExitUsage;
     }
     const indexer::IndexerConfig config = *parsed.config;
+    if (store::pg::isPostgresUrl(config.dbPath))
+        return runSharedIndexCommand(parsed);
     // Files read or written next to the database must not be the database: a raw open and
     // close of it drops the process's SQLite locks, and appending to it destroys it.
     for (const auto& [flag, path] :

@@ -27,7 +27,9 @@ struct Flag
 
 const Flag kFlags[] = {
     {"rpc", "rpc", "URL", "JSON-RPC endpoint of the node (http or https)."},
-    {"db", "db", "FILE", "SQLite database file (created if missing)."},
+    {"db", "db", "FILE",
+     "SQLite database file (created if missing), or postgresql://USER@HOST:PORT/DB for a "
+     "shared backfill by several processes."},
     {"env", "env", "ID", "Environment id: one self-contained history."},
     {"source", "source", "NAME", "Source id of the checkpoint (default: default)."},
     {"contract", "contracts", "ADDR", "Contract address to index (repeatable)."},
@@ -64,6 +66,9 @@ const Flag kFlags[] = {
      "Blocks behind the best head a node may be and still be caught up (default 2)."},
     {"check-interval-ms", "checkIntervalMs", "N",
      "Node health poll interval (default 1000, at least 20)."},
+    {"lease-ms", "leaseMs", "N",
+     "PostgreSQL only: lease of a claimed backfill range; a process silent this long loses "
+     "it to another (default 30000)."},
     {"config", nullptr, "FILE", "JSON file with the same settings."},
 };
 
@@ -395,6 +400,8 @@ IndexOptionsResult parseIndexOptions(const QStringList& arguments)
         if (values.contains(QStringLiteral("metrics-port")))
             out.metricsPort = quint16(ranged("metrics-port", 1, 65535,
                                              QStringLiteral("expected a port from 1 to 65535")));
+        if (values.contains(QStringLiteral("lease-ms")))
+            out.rangeLease = std::chrono::milliseconds(ranged("lease-ms", 100, 3600000));
     } catch (const chain::ChainParseError& e) {
         // A value that came from the file is named by its key there, not by a flag the
         // user never typed.

@@ -23,7 +23,9 @@ struct IndexOptionsResult
     std::uint64_t lagThreshold = 2;
     std::chrono::milliseconds checkInterval{1000};
     quint16 metricsPort = 0; // 0: no local API
-    QString error;           // one line, names the bad flag or key
+    // A PostgreSQL database shared by several processes: a claimed backfill range's lease.
+    std::chrono::milliseconds rangeLease{30000};
+    QString error; // one line, names the bad flag or key
     bool helpRequested = false;
     QString helpText;
 };

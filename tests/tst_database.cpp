@@ -246,7 +246,8 @@ void TestDatabase::postgresUrlIsNotTakenForAFile()
 {
     QFETCH(QString, url);
     const QString msg = expectRefusal(url, StoreError::Kind::Unsupported);
-    QVERIFY2(msg.contains("PostgreSQL storage is not built yet") && msg.contains("pg-lab") &&
+    QVERIFY2(msg.contains("this reads and writes SQLite only") && msg.contains("pg-lab") &&
+                 msg.contains("--exit-when-synced") &&
                  !msg.contains("secret"),
              qPrintable(msg));
     QVERIFY(!QFileInfo::exists("postgresql:") && !QFileInfo::exists("POSTGRES:"));

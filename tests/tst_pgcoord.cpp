@@ -184,14 +184,22 @@ void TestPgCoord::claimsAreExclusiveAndPlansMustAgree()
     const coord::RangeCounts n = ca.counts();
     QCOMPARE(n.running, 2);
     QCOMPARE(n.pending, 8);
-    // A process started with another range size would cut holes and overlaps: refused.
+    // A process started later, with the head further on, extends the plan above the last
+    // range (the partial 91-95 stays as it is).
+    QCOMPARE(cb.plan(1, 120, 10), 3); // 96-105, 106-115, 116-120
+    QCOMPARE(scalar("SELECT count(*) FROM backfill_ranges WHERE environment_id = 'excl' AND "
+                    "from_block = 116 AND to_block = 120"),
+             1);
+    // One started at another first block would leave a hole or an overlap: refused.
     try {
-        cb.plan(1, 95, 7);
-        QFAIL("a differently cut plan was accepted");
+        cb.plan(5, 120, 10);
+        QFAIL("a plan from another first block was accepted");
     } catch (const coord::CoordinationError& e) {
-        QVERIFY2(e.message().contains("use the same --range-size"), qPrintable(e.message()));
+        QVERIFY2(e.message().contains("start at block 1; this process was started with "
+                                      "--from-block 5"),
+                 qPrintable(e.message()));
     }
-    QCOMPARE(ca.counts().pending, 8); // and nothing changed
+    QCOMPARE(ca.counts().pending, 11); // and nothing changed
 }
 
 void TestPgCoord::expiredLeaseIsTakenOverAndTheOldOwnerCannotFinish()

@@ -28,33 +28,32 @@ int BackfillClaims::plan(qint64 fromBlock, qint64 toBlock, qint64 size)
         m_db.run("coord_plan_lock",
                  "SELECT pg_advisory_xact_lock(hashtext($1::text || '/' || $2::text))",
                  {m_env, m_chain});
-        // A range that straddles the cut means another process planned a different cut:
-        // mixing them would leave holes or overlaps, so refuse.
-        const auto misaligned = m_db.run(
-            "coord_plan_check",
-            "SELECT count(*) FROM backfill_ranges WHERE environment_id = $1 AND chain_id = $2 "
-            "AND to_block >= $3 AND from_block <= $4 AND ((from_block - $3) % $5 <> 0 OR "
-            "to_block <> LEAST(from_block + $5 - 1, $4))",
-            {m_env, m_chain, QByteArray::number(fromBlock), QByteArray::number(toBlock),
+        // Ranges are contiguous from the first planned block; a later plan (a process
+        // started when the head had moved on) only appends above the last range. Another
+        // first block would leave a hole or an overlap: refused.
+        const auto have = m_db.run("coord_plan_have",
+                                   "SELECT min(from_block), max(to_block) FROM backfill_ranges "
+                                   "WHERE environment_id = $1 AND chain_id = $2",
+                                   {m_env, m_chain});
+        qint64 next = fromBlock;
+        if (!have.isNull(0, 0)) {
+            if (have.int64(0, 0) != fromBlock)
+                throw CoordinationError(
+                    QStringLiteral("backfill_ranges of %1 start at block %2; this process was "
+                                   "started with --from-block %3: use the same first block in "
+                                   "every process")
+                        .arg(QString::fromUtf8(m_env))
+                        .arg(have.int64(0, 0))
+                        .arg(fromBlock));
+            next = have.int64(0, 1) + 1;
+        }
+        const auto added = m_db.run(
+            "coord_plan_insert",
+            "INSERT INTO backfill_ranges (environment_id, chain_id, from_block, to_block) "
+            "SELECT $1::text, $2::bigint, f, LEAST(f + $5::bigint - 1, $4::bigint) FROM "
+            "generate_series($3::bigint, $4::bigint, $5::bigint) AS f ON CONFLICT DO NOTHING",
+            {m_env, m_chain, QByteArray::number(next), QByteArray::number(toBlock),
              QByteArray::number(size)});
-        if (misaligned.int64(0, 0) > 0)
-            throw CoordinationError(
-                QStringLiteral("backfill_ranges of %1 already cut blocks %2 to %3 differently "
-                               "(%4 ranges do not line up with ranges of %5): use the same "
-                               "--range-size in every process")
-                    .arg(QString::fromUtf8(m_env))
-                    .arg(fromBlock)
-                    .arg(toBlock)
-                    .arg(misaligned.int64(0, 0))
-                    .arg(size));
-        const auto added =
-            m_db.run("coord_plan_insert",
-                     "INSERT INTO backfill_ranges (environment_id, chain_id, from_block, to_block) "
-                     "SELECT $1::text, $2::bigint, f, LEAST(f + $5::bigint - 1, $4::bigint) FROM "
-                     "generate_series($3::bigint, "
-                     "$4::bigint, $5::bigint) AS f ON CONFLICT DO NOTHING",
-                     {m_env, m_chain, QByteArray::number(fromBlock), QByteArray::number(toBlock),
-                      QByteArray::number(size)});
         m_db.commit();
         return int(added.affected());
     } catch (...) {

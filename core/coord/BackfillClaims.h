@@ -44,8 +44,9 @@ public:
     BackfillClaims(store::pg::PgConnection& db, QString environmentId, qint64 chainId,
                    QString owner, std::chrono::milliseconds lease);
 
-    // Cuts [from, to] into ranges of `size` blocks, adding those not there yet. Returns how
-    // many were added. Existing ranges must line up with the cut (CoordinationError).
+    // Cuts [from, to] into ranges of `size` blocks, appended above the last planned range
+    // (the first process plans, a later one with a newer head extends). Returns how many
+    // were added. Every process must start at the same first block (CoordinationError).
     int plan(qint64 fromBlock, qint64 toBlock, qint64 size);
 
     // The lowest pending range, or a running one whose lease ran out. Commits on its own.

@@ -1,4 +1,5 @@
 #include "Indexer.h"
+#include "BatchLogCheck.h"
 #include "CompletenessAlerts.h"
 #include "IndexerErrors.h"
 #include "rpc/EthClient.h"
@@ -329,37 +330,8 @@ Indexer::Acceptance Indexer::apply(const std::optional<Checkpoint>& cp,
         const chain::LogEntry& log = batch.logs[i];
         if (log.blockNumber > last)
             continue;
-        if (log.blockNumber < batch.fromBlock)
-            throw wire::ReplyMismatchError(
-                QStringLiteral("node %1 returned a log of block %2 for the range %3..%4; "
-                               "nothing from this batch is committed")
-                    .arg(m_eth.endpointText())
-                    .arg(log.blockNumber)
-                    .arg(batch.fromBlock)
-                    .arg(batch.toBlock));
-        // The receiver never trusts the sender either: a log nobody asked for would break
-        // invariant 2, and one whose block hash is not its header's belongs to another
-        // branch (a reorg between the two queries, or an inconsistent node).
-        if (!m_config.contracts.contains(log.address))
-            throw wire::ReplyMismatchError(
-                QStringLiteral("node %1 returned a log of block %2 (log index %3) from address "
-                               "%4, which is not one of the indexed contracts; nothing from "
-                               "this batch is committed")
-                    .arg(m_eth.endpointText())
-                    .arg(log.blockNumber)
-                    .arg(log.logIndex)
-                    .arg(log.address.toHex()));
-        const chain::Hash32& headerHash =
-            verified.blocks.at(qsizetype(log.blockNumber - batch.fromBlock)).hash;
-        if (log.removed || headerHash != log.blockHash)
-            throw NodeInconsistentError(
-                QStringLiteral("node %1 returned logs of block %2 with block hash %3, but the "
-                               "block's header has %4 (a reorg between the two queries, or an "
-                               "inconsistent node); nothing committed, fetching again")
-                    .arg(m_eth.endpointText())
-                    .arg(log.blockNumber)
-                    .arg(log.blockHash.toHex())
-                    .arg(headerHash.toHex()));
+        checkBatchLog(log, batch.fromBlock, batch.toBlock, verified.blocks, m_config.contracts,
+                      m_eth.endpointText());
         verified.logs.append(log);
         if (i < batch.decodings.size())
             verified.decodings.append(batch.decodings[i]);

@@ -121,6 +121,32 @@ PgResult PgConnection::exec(const char* sql)
     return checked(PQexec(m_conn, sql), QString::fromUtf8(sql).simplified().left(60));
 }
 
+void PgConnection::copyIn(const char* copySql, const QByteArray& rows)
+{
+    const QString what = QString::fromUtf8(copySql).section(QLatin1Char('('), 0, 0).trimmed();
+    pg_result* start = PQexec(m_conn, copySql);
+    if (!start || PQresultStatus(start) != PGRES_COPY_IN) {
+        checked(start, what); // throws with the server's reason
+        throw PgError(
+            StoreError::Kind::Query,
+            QStringLiteral("%1 (%2): the server did not enter COPY").arg(m_displayUrl, what));
+    }
+    PQclear(start);
+    constexpr qsizetype kChunk = 256 * 1024;
+    bool sent = true;
+    for (qsizetype at = 0; at < rows.size() && sent; at += kChunk)
+        sent = PQputCopyData(m_conn, rows.constData() + at,
+                             int(std::min(kChunk, rows.size() - at))) == 1;
+    if (PQputCopyEnd(m_conn, sent ? nullptr : "client failed to send the rows") != 1)
+        throw PgError(StoreError::Kind::Io,
+                      QStringLiteral("%1 (%2): %3")
+                          .arg(m_displayUrl, what, firstLine(PQerrorMessage(m_conn))));
+    // The COPY's own result, then the end of the command.
+    checked(PQgetResult(m_conn), what);
+    while (pg_result* extra = PQgetResult(m_conn))
+        PQclear(extra);
+}
+
 void PgConnection::rollback() noexcept
 {
     if (PQtransactionStatus(m_conn) == PQTRANS_IDLE)

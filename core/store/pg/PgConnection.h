@@ -46,6 +46,10 @@ public:
     // A statement without parameters and without a cached plan (DDL, BEGIN, COMMIT).
     PgResult exec(const char* sql);
 
+    // COPY ... FROM STDIN in text format (the bulk path): `rows` are lines of tab-separated
+    // fields built with PgCopyRows. Sent in chunks; the server's verdict is checked.
+    void copyIn(const char* copySql, const QByteArray& rows);
+
     void begin() { exec("BEGIN"); }
     void commit() { exec("COMMIT"); }
     void rollback() noexcept;

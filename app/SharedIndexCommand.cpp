@@ -1,0 +1,85 @@
+#include "SharedIndexCommand.h"
+#include "CommandLine.h"
+#include "UnixSignalWatcher.h"
+#include "coord/CoordinationErrors.h"
+#include "indexer/IndexerErrors.h"
+#include "indexer/SharedBackfill.h"
+#include "rpc/RpcError.h"
+#include "store/StoreError.h"
+#include "wire/ReplyMismatchError.h"
+#include "wire/SuspectedTruncationError.h"
+
+#include <QCoreApplication>
+#include <QHostInfo>
+#include <cstdio>
+
+namespace forkscope::app {
+
+int runSharedIndexCommand(const IndexOptionsResult& parsed)
+{
+    indexer::IndexerConfig config = *parsed.config;
+    const auto refuse = [](const QString& what) {
+        printError(QStringLiteral("%1 is not built for a PostgreSQL database yet (issue #17: "
+                                  "shared backfill only); use a SQLite file for it")
+                       .arg(what));
+        return ExitUsage;
+    };
+    if (!config.exitWhenSynced)
+        return refuse(QStringLiteral("following the head (run with --exit-when-synced to "
+                                     "backfill up to the head minus --confirmations)"));
+    if (!parsed.webhook.isEmpty() || !parsed.outboxFile.isEmpty())
+        return refuse(QStringLiteral("the outbox (--webhook, --outbox-file)"));
+    if (!config.abiPath.isEmpty())
+        return refuse(QStringLiteral("ABI decoding (--abi)"));
+    if (parsed.metricsPort != 0)
+        return refuse(QStringLiteral("the local API (--metrics-port)"));
+    if (config.contracts.isEmpty()) {
+        printError(QStringLiteral("--contract: a shared backfill needs the contracts to index"));
+        return ExitUsage;
+    }
+
+    indexer::SharedBackfill::Options options;
+    config.stopToken = std::make_shared<concurrency::StopToken>();
+    options.indexer = config;
+    options.owner = QStringLiteral("%1/%2")
+                        .arg(QHostInfo::localHostName())
+                        .arg(QCoreApplication::applicationPid());
+    options.lease = parsed.rangeLease;
+    // SIGINT/SIGTERM: the blocking waits on the node end at once; the range in hand is
+    // given back or left to its lease, and nothing half-written is committed.
+    UnixSignalWatcher signalWatcher;
+    QObject::connect(&signalWatcher, &UnixSignalWatcher::terminationRequested,
+                     [token = config.stopToken](int) { token->requestStop(); });
+    std::printf("shared backfill of %s into %s as %s\n", qPrintable(config.environmentId),
+                qPrintable(QUrl(config.dbPath).toString(QUrl::RemovePassword)),
+                qPrintable(options.owner));
+    std::fflush(stdout);
+    try {
+        indexer::SharedBackfill backfill(options);
+        const indexer::SharedBackfillResult r = backfill.run([](const QString& line) {
+            std::printf("%s\n", qPrintable(line));
+            std::fflush(stdout);
+        });
+        std::printf("%s: checkpoint %lld of target %lld; this process stored %lld ranges "
+                    "(%lld blocks, %lld logs), took over %lld, lost %lld\n",
+                    r.stopped ? "stopped" : "synced", static_cast<long long>(r.checkpoint),
+                    static_cast<long long>(r.target), static_cast<long long>(r.rangesDone),
+                    static_cast<long long>(r.blocks), static_cast<long long>(r.logs),
+                    static_cast<long long>(r.takeovers), static_cast<long long>(r.lostRanges));
+        std::fflush(stdout);
+        return ExitOk;
+    } catch (const store::StoreError& e) {
+        printError(e.message());
+    } catch (const coord::CoordinationError& e) {
+        printError(e.message());
+    } catch (const indexer::IndexerError& e) {
+        printError(QString::fromUtf8(e.what()));
+    } catch (const rpc::RpcException& e) {
+        printError(QString::fromUtf8(e.what()));
+    } catch (const std::exception& e) {
+        printError(QString::fromUtf8(e.what()));
+    }
+    return ExitFailure;
+}
+
+} // namespace forkscope::app

@@ -1,0 +1,242 @@
+#include "SharedBackfill.h"
+#include "BatchLogCheck.h"
+#include "IndexerErrors.h"
+#include "TransferDecoder.h"
+#include "coord/BackfillClaims.h"
+#include "coord/CoordinationErrors.h"
+#include "coord/PrefixCheckpoint.h"
+#include "rpc/EthClient.h"
+#include "rpc/JsonRpcClient.h"
+#include "store/pg/PgConnection.h"
+#include "store/pg/PgContract.h"
+#include "store/pg/PgCopyRows.h"
+#include "wire/LogFetcher.h"
+
+#include <QElapsedTimer>
+#include <QThread>
+
+namespace forkscope::indexer {
+
+using store::pg::PgConnection;
+using store::pg::PgCopyRows;
+
+namespace {
+
+// The verified content of one claimed range, as COPY rows.
+struct RangeRows
+{
+    PgCopyRows blocks;
+    PgCopyRows logs;
+    chain::Hash32 parentOfFirst;
+    chain::Hash32 last;
+};
+
+void addLog(RangeRows& rows, const QByteArray& env, qint64 chainId, const chain::LogEntry& log)
+{
+    PgCopyRows& r = rows.logs;
+    r.text(env).integer(chainId).integer(qint64(log.blockNumber)).integer(qint64(log.logIndex));
+    r.bytea(log.blockHash.toByteArray()).bytea(log.transactionHash.toByteArray());
+    r.bytea(log.address.toByteArray());
+    for (int t = 0; t < 4; ++t) {
+        if (t < log.topics.size())
+            r.bytea(log.topics[t].toByteArray());
+        else
+            r.null();
+    }
+    r.bytea(log.data);
+    const TransferDecodeResult decoded = decodeTransfer(log);
+    if (const auto* failure = std::get_if<TransferDecodeFailure>(&decoded))
+        r.text(failure->reason.toUtf8()).null();
+    else if (const auto* transfer = std::get_if<Transfer>(&decoded))
+        r.null().text(chain::u256::toDecimal(transfer->value).toLatin1());
+    else
+        r.null().null();
+    r.endRow();
+}
+
+} // namespace
+
+SharedBackfill::SharedBackfill(Options options) : m_options(std::move(options)) {}
+
+SharedBackfillResult SharedBackfill::run(const std::function<void(const QString&)>& say)
+{
+    const IndexerConfig& c = m_options.indexer;
+    const auto stop = c.stopToken;
+    auto db = PgConnection::open(c.dbPath);
+    store::pg::ensurePgContract(*db);
+
+    rpc::JsonRpcClient client(c.rpcUrl);
+    client.setTimeout(c.rpcTimeout);
+    client.setMaxReplyBytes(c.maxReplyBytes);
+    if (stop)
+        client.setStopToken(stop);
+    rpc::EthClient eth(client);
+    const qint64 chainId = qint64(eth.chainId());
+    const QByteArray env = c.environmentId.toUtf8();
+
+    SharedBackfillResult result;
+    const std::uint64_t head = eth.blockNumber();
+    if (head < c.fromBlock + c.confirmations)
+        throw IndexerError(QStringLiteral("the node's head %1 is below --from-block %2 plus %3 "
+                                          "confirmations: nothing is safe to backfill yet")
+                               .arg(head)
+                               .arg(c.fromBlock)
+                               .arg(c.confirmations));
+    result.target = qint64(head - c.confirmations);
+
+    coord::BackfillClaims claims(*db, c.environmentId, chainId, m_options.owner, m_options.lease);
+    coord::PrefixCheckpoint checkpoint(*db, c.environmentId, chainId, c.sourceId);
+    // The checkpoint starts just below the first block, with that block's parent hash, so
+    // the first range chains on from it like every other.
+    chain::Hash32 startHash;
+    if (c.fromBlock > 0) {
+        const auto below = eth.blockByNumber(c.fromBlock - 1);
+        if (!below)
+            throw NodeBehindError(QStringLiteral("node answered null for block %1 below its "
+                                                 "head %2")
+                                      .arg(c.fromBlock - 1)
+                                      .arg(head));
+        startHash = below->hash;
+    }
+    checkpoint.initialise(qint64(c.fromBlock) - 1, startHash);
+    claims.plan(qint64(c.fromBlock), result.target,
+                qint64(std::max<std::uint64_t>(1, c.batchSize)));
+
+    wire::FetchSpec spec;
+    spec.context = {c.sourceId, QString()};
+    spec.contracts = c.contracts;
+    spec.logCap = c.logCap;
+    spec.completeness = c.completeness;
+    wire::LogFetcher fetcher(eth, spec);
+    const QString endpoint = eth.endpointText();
+
+    while (!(stop && stop->stopRequested())) {
+        const std::optional<coord::RangeClaim> claim = claims.claim();
+        if (!claim) {
+            const coord::RangeCounts n = claims.counts();
+            if (n.failed > 0)
+                throw coord::CoordinationError(
+                    QStringLiteral("%1 backfill range(s) of %2 failed 5 times (see "
+                                   "backfill_ranges.last_error); the checkpoint stays below "
+                                   "them")
+                        .arg(n.failed)
+                        .arg(c.environmentId));
+            if (n.allDone())
+                break;
+            // Ranges others hold: wait, and take one over if its owner's lease runs out.
+            QThread::msleep(100);
+            continue;
+        }
+        if (!claim->takenOverFrom.isEmpty()) {
+            ++result.takeovers;
+            say(QStringLiteral("range %1-%2: taken over from %3, whose lease ran out")
+                    .arg(claim->fromBlock)
+                    .arg(claim->toBlock)
+                    .arg(claim->takenOverFrom));
+        }
+        RangeRows rows;
+        QElapsedTimer sinceRenew;
+        sinceRenew.start();
+        bool lost = false;
+        try {
+            // The fetcher may return less than asked (provider limits): fetch on from where
+            // it stopped, renewing the lease between pieces.
+            QList<chain::BlockHeader> headers;
+            std::uint64_t next = std::uint64_t(claim->fromBlock);
+            const std::uint64_t to = std::uint64_t(claim->toBlock);
+            while (next <= to && !lost) {
+                const wire::WireBatch batch = fetcher.fetch(next, to, head);
+                if (batch.headers.isEmpty() || batch.toBlock < next)
+                    throw NodeBehindError(QStringLiteral("node %1 returned no header for block "
+                                                         "%2, below the head %3 it announced")
+                                              .arg(endpoint)
+                                              .arg(next)
+                                              .arg(head));
+                const qsizetype firstOfBatch = headers.size();
+                for (const chain::BlockHeader& h : batch.headers) {
+                    if (h.number != next + std::uint64_t(headers.size() - firstOfBatch) ||
+                        (!headers.isEmpty() && h.parentHash != headers.last().hash))
+                        throw NodeInconsistentError(
+                            QStringLiteral("node %1 serves block %2 that does not follow "
+                                           "block %3 in the range %4-%5; nothing of the range "
+                                           "is stored")
+                                .arg(endpoint)
+                                .arg(h.number)
+                                .arg(headers.isEmpty() ? QString()
+                                                       : QString::number(headers.last().number))
+                                .arg(claim->fromBlock)
+                                .arg(claim->toBlock));
+                    headers.append(h);
+                }
+                const QList<chain::BlockHeader> batchHeaders = headers.mid(firstOfBatch);
+                for (const chain::LogEntry& log : batch.logs) {
+                    checkBatchLog(log, next, batch.toBlock, batchHeaders, c.contracts, endpoint);
+                    addLog(rows, env, chainId, log);
+                }
+                next = batch.toBlock + 1;
+                if (sinceRenew.elapsed() > m_options.lease.count() / 3) {
+                    lost = !claims.renew(*claim);
+                    sinceRenew.restart();
+                }
+            }
+            if (!lost) {
+                for (const chain::BlockHeader& h : headers) {
+                    rows.blocks.text(env).integer(chainId).integer(qint64(h.number));
+                    rows.blocks.bytea(h.hash.toByteArray()).bytea(h.parentHash.toByteArray());
+                    rows.blocks.integer(qint64(h.timestamp));
+                    rows.blocks.endRow();
+                }
+                rows.parentOfFirst = headers.first().parentHash;
+                rows.last = headers.last().hash;
+                // The range's rows and its done mark: one transaction (seed 001), so a
+                // crash leaves both or neither, and a range taken over meanwhile rolls back.
+                db->begin();
+                db->copyIn("COPY block_store (environment_id, chain_id, block_number, "
+                           "block_hash, parent_hash, block_timestamp) FROM STDIN",
+                           rows.blocks.data());
+                db->copyIn("COPY log_store (environment_id, chain_id, block_number, "
+                           "log_index, block_hash, tx_hash, address, topic0, topic1, topic2, "
+                           "topic3, data, decode_error, transfer_value) FROM STDIN",
+                           rows.logs.data());
+                claims.finish(*claim, rows.parentOfFirst, rows.last);
+                db->commit();
+            }
+        } catch (const coord::LeaseLostError&) {
+            db->rollback();
+            lost = true;
+        } catch (const rpc::RpcException& e) {
+            db->rollback();
+            claims.fail(*claim, QString::fromUtf8(e.what()));
+            say(QStringLiteral("range %1-%2: %3; given back to be retried")
+                    .arg(claim->fromBlock)
+                    .arg(claim->toBlock)
+                    .arg(QString::fromUtf8(e.what())));
+            continue;
+        } catch (...) {
+            db->rollback();
+            throw;
+        }
+        if (lost) {
+            ++result.lostRanges;
+            say(QStringLiteral("range %1-%2: another process took it over after this one's "
+                               "lease ran out; its rows here were rolled back")
+                    .arg(claim->fromBlock)
+                    .arg(claim->toBlock));
+            continue;
+        }
+        ++result.rangesDone;
+        result.blocks += claim->toBlock - claim->fromBlock + 1;
+        result.logs += rows.logs.rows();
+        result.checkpoint = checkpoint.advance().blockNumber;
+        say(QStringLiteral("range %1-%2 stored (%3 logs); checkpoint %4")
+                .arg(claim->fromBlock)
+                .arg(claim->toBlock)
+                .arg(rows.logs.rows())
+                .arg(result.checkpoint));
+    }
+    result.stopped = stop && stop->stopRequested();
+    result.checkpoint = checkpoint.advance().blockNumber;
+    return result;
+}
+
+} // namespace forkscope::indexer

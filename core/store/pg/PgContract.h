@@ -1,0 +1,24 @@
+#pragma once
+
+namespace forkscope::store::pg {
+
+class PgConnection;
+
+// The storage contract on PostgreSQL (issue #17): the v4 binary tables (`block_store`,
+// `log_store`) with bytea for hashes, addresses, topics and data and numeric(78,0) for a
+// Transfer's value, and the contract's read surface as views under the names DESIGN.md
+// documents (`blocks`, `logs`, `transfer_events`: lowercase 0x hex text, decimal amount
+// strings), next to the coordination tables (coord/CoordinationSchema).
+//
+// Invariant 1 with several writers: each process commits a finished range's rows with its
+// "done" mark, so rows above the checkpoint exist while the ranges below them are still
+// running. The views therefore show only rows at or below the environment's checkpoint:
+// whatever a reader sees as indexed has every block below it indexed too.
+//
+// Versioned in `schema_version` like the SQLite file; a database a newer Forkscope wrote is
+// refused (StoreError::Kind::NewerSchema). Idempotent; every process runs it at start.
+void ensurePgContract(PgConnection& db);
+
+constexpr int kPgContractVersion = 1;
+
+} // namespace forkscope::store::pg

@@ -1,0 +1,231 @@
+// Several `forkscope index` processes backfilling one environment into one PostgreSQL
+// database (issue #17), end to end: a real anvil with token traffic, a throwaway cluster
+// (lab::PgLab), three processes behind a slow proxy, one killed with -9 while it holds a
+// range. The survivors take its range over, and the stored logs are checked against the
+// node by an independent query, through the contract's hex views.
+#include "IndexerLab.h"
+#include "chain/U256.h"
+#include "indexer/TransferDecoder.h"
+#include "lab/FaultProxy.h"
+#include "lab/PgLab.h"
+#include "store/StoreError.h"
+#include "store/pg/PgConnection.h"
+#include "store/pg/PgContract.h"
+
+#include <QtTest>
+#include <csignal>
+#include <map>
+
+using namespace forkscope;
+using store::pg::PgConnection;
+
+class TestSharedBackfill : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void threeProcessesOneKilledMidRange();
+    void whatIsNotBuiltOnPostgresIsRefusedInOneLine_data();
+    void whatIsNotBuiltOnPostgresIsRefusedInOneLine();
+
+private:
+    QStringList indexArgs(const QString& env, const QUrl& rpc) const;
+
+    std::unique_ptr<test::IndexerLab> m_lab;
+    lab::PgLab m_cluster;
+};
+
+void TestSharedBackfill::initTestCase()
+{
+    m_lab = std::make_unique<test::IndexerLab>();
+    m_lab->deployToken(QStringLiteral("AAA"));
+    m_lab->deployToken(QStringLiteral("BBB"));
+    m_lab->sprayAll(30, 4, 12); // 60 blocks of Transfers
+    m_lab->mine(60);            // and empty ones between them and the head
+    m_cluster.start();
+}
+
+QStringList TestSharedBackfill::indexArgs(const QString& env, const QUrl& rpc) const
+{
+    QStringList args{QStringLiteral("index"),
+                     QStringLiteral("--rpc"),
+                     rpc.toString(),
+                     QStringLiteral("--db"),
+                     m_cluster.url(),
+                     QStringLiteral("--env"),
+                     env,
+                     QStringLiteral("--batch-size"),
+                     QStringLiteral("8"),
+                     QStringLiteral("--lease-ms"),
+                     QStringLiteral("1500"),
+                     QStringLiteral("--exit-when-synced")};
+    return args + m_lab->contractArgs();
+}
+
+void TestSharedBackfill::threeProcessesOneKilledMidRange()
+{
+    const QString env = QStringLiteral("shared");
+    // Every reply 40 ms late: a range takes a few hundred ms, long enough to be killed in.
+    lab::FaultProxy slow(m_lab->devnet().url());
+    slow.listen();
+    slow.setLatencyMs(40);
+    const qint64 head = qint64(m_lab->eth().blockNumber());
+
+    std::vector<std::unique_ptr<QProcess>> procs;
+    for (int i = 0; i < 3; ++i) {
+        procs.push_back(std::make_unique<QProcess>());
+        procs.back()->start(QStringLiteral(FORKSCOPE_BINARY), indexArgs(env, slow.url()));
+    }
+    auto db = PgConnection::open(m_cluster.url());
+    // The victim: the second process, once it holds a range (found by its owner name,
+    // host/pid, in backfill_ranges) and has stored at least one before.
+    QProcess& victim = *procs[1];
+    const QByteArray owner = "%/" + QByteArray::number(victim.processId());
+    const auto holds = [&] {
+        try {
+            return db->run("t_holds",
+                           "SELECT count(*) FROM backfill_ranges WHERE environment_id = $1 AND "
+                           "status = 'running' AND owner LIKE $2",
+                           {env.toUtf8(), owner})
+                       .int64(0, 0) == 1;
+        } catch (const store::StoreError&) {
+            return false; // the tables are made by the first process to start
+        }
+    };
+    const auto rangesDone = [&]() -> qint64 {
+        try {
+            return db
+                ->run("t_done_by",
+                      "SELECT count(*) FROM backfill_ranges WHERE environment_id = $1 AND "
+                      "status = 'done'",
+                      {env.toUtf8()})
+                .int64(0, 0);
+        } catch (const store::StoreError&) {
+            return -1;
+        }
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(rangesDone() >= 2 && holds(), 60'000);
+    QVERIFY(holds());
+    const qint64 victimRange =
+        db->run("t_victim_range",
+                "SELECT from_block FROM backfill_ranges WHERE environment_id = $1 AND status = "
+                "'running' AND owner LIKE $2",
+                {env.toUtf8(), owner})
+            .int64(0, 0);
+    ::kill(pid_t(victim.processId()), SIGKILL);
+    QVERIFY(victim.waitForFinished(10'000));
+
+    for (int i : {0, 2}) {
+        QProcess& p = *procs[std::size_t(i)];
+        QTRY_VERIFY_WITH_TIMEOUT(p.state() == QProcess::NotRunning, 120'000);
+        const QString out = QString::fromUtf8(p.readAllStandardOutput());
+        const QString err = QString::fromUtf8(p.readAllStandardError());
+        QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0,
+                 qPrintable(out + err));
+        QVERIFY2(out.contains(QStringLiteral("synced: checkpoint %1 of target %1").arg(head)),
+                 qPrintable(out));
+        qInfo().noquote() << "process" << i << "said:\n" << out.trimmed();
+    }
+    // The killed process's range: claimed again once its lease ran out.
+    const auto taken = db->run("t_taken",
+                               "SELECT attempts, last_error, status FROM backfill_ranges WHERE "
+                               "environment_id = $1 AND from_block = $2",
+                               {env.toUtf8(), QByteArray::number(victimRange)});
+    QVERIFY(taken.int64(0, 0) >= 2);
+    QVERIFY2(taken.text(0, 1).contains("ran out; taken over by"), taken.text(0, 1).constData());
+    QCOMPARE(taken.text(0, 2), QByteArray("done"));
+
+    // Independent check against the node: every log of the contracts, once.
+    rpc::LogFilter f;
+    f.fromBlock = 0;
+    f.toBlock = std::uint64_t(head);
+    f.addresses = m_lab->contracts();
+    const QList<chain::LogEntry> nodeLogs = m_lab->eth().getLogs(f);
+    QVERIFY(nodeLogs.size() > 200);
+    QSet<QString> expected;
+    std::map<QString, chain::U256> expectedValue; // per token
+    for (const chain::LogEntry& l : nodeLogs) {
+        expected.insert(QStringLiteral("%1/%2/%3")
+                            .arg(l.blockNumber)
+                            .arg(l.logIndex)
+                            .arg(l.transactionHash.toHex()));
+        const auto d = indexer::decodeTransfer(l);
+        if (const auto* t = std::get_if<indexer::Transfer>(&d))
+            expectedValue[t->contract.toHex()] += t->value;
+    }
+    // Through the read surface: the hex views, which show only what the checkpoint covers.
+    const auto stored = db->run("t_logs",
+                                "SELECT block_number, log_index, tx_hash FROM logs WHERE "
+                                "environment_id = $1",
+                                {env.toUtf8()});
+    QSet<QString> got;
+    for (int i = 0; i < stored.rows(); ++i)
+        got.insert(QStringLiteral("%1/%2/%3")
+                       .arg(stored.int64(i, 0))
+                       .arg(stored.int64(i, 1))
+                       .arg(QString::fromUtf8(stored.text(i, 2))));
+    QCOMPARE(stored.rows(), nodeLogs.size()); // nothing doubled
+    QCOMPARE(got, expected);                  // nothing missing, nothing invented
+    const auto sums = db->run("t_sums",
+                              "SELECT contract, sum(value::numeric)::text FROM transfer_events "
+                              "WHERE environment_id = $1 GROUP BY contract",
+                              {env.toUtf8()});
+    QCOMPARE(sums.rows(), int(expectedValue.size()));
+    for (int i = 0; i < sums.rows(); ++i)
+        QCOMPARE(QString::fromUtf8(sums.text(i, 1)),
+                 chain::u256::toDecimal(expectedValue[QString::fromUtf8(sums.text(i, 0))]));
+    // Every block once, linked to its parent, the checkpoint on the node's block.
+    QCOMPARE(db->run("t_blocks",
+                     "SELECT count(*), count(DISTINCT block_number) FROM blocks "
+                     "WHERE environment_id = $1",
+                     {env.toUtf8()})
+                 .int64(0, 1),
+             head + 1);
+    QCOMPARE(db->run("t_links",
+                     "SELECT count(*) FROM block_store a JOIN block_store b ON "
+                     "b.environment_id = a.environment_id AND b.block_number = a.block_number "
+                     "+ 1 WHERE a.environment_id = $1 AND b.parent_hash <> a.block_hash",
+                     {env.toUtf8()})
+                 .int64(0, 0),
+             0);
+    const QByteArray hash = db->run("t_hash",
+                                    "SELECT block_hash FROM blocks WHERE environment_id = $1 "
+                                    "AND block_number = $2",
+                                    {env.toUtf8(), QByteArray::number(head)})
+                                .text(0, 0);
+    QCOMPARE(QString::fromLatin1(hash),
+             m_lab->eth().blockByNumber(std::uint64_t(head))->hash.toHex());
+}
+
+void TestSharedBackfill::whatIsNotBuiltOnPostgresIsRefusedInOneLine_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("mention");
+    QTest::newRow("following the head") << QStringList{} << QStringLiteral("--exit-when-synced");
+    QTest::newRow("webhook") << QStringList{"--exit-when-synced", "--webhook",
+                                            "http://127.0.0.1:9/hook"}
+                             << QStringLiteral("the outbox");
+    QTest::newRow("abi") << QStringList{"--exit-when-synced", "--abi", "/tmp/x.json"}
+                         << QStringLiteral("--abi");
+}
+
+void TestSharedBackfill::whatIsNotBuiltOnPostgresIsRefusedInOneLine()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, mention);
+    QStringList all{
+        QStringLiteral("index"),  QStringLiteral("--rpc"), m_lab->devnet().url().toString(),
+        QStringLiteral("--db"),   m_cluster.url(),         QStringLiteral("--env"),
+        QStringLiteral("refused")};
+    const test::ProcessRun run = test::runForkscope(all + m_lab->contractArgs() + args);
+    VERIFY_ONE_ERROR_LINE(run, 2, (QStringList{mention, QStringLiteral("PostgreSQL")}));
+    // Nothing was written: the refusal comes before any connection.
+    auto db = PgConnection::open(m_cluster.url());
+    store::pg::ensurePgContract(*db);
+    QCOMPARE(db->exec("SELECT count(*) FROM backfill_ranges WHERE environment_id = 'refused'")
+                 .int64(0, 0),
+             0);
+}
+
+QTEST_GUILESS_MAIN(TestSharedBackfill)
+#include "tst_sharedbackfill.moc"
