@@ -5,13 +5,13 @@
 //   build/bench/forkscope_bench_index [--blocks N] [--per-tx N] [--tokens N]
 //                                      [--holders N] [--batch-size N] [--runs N]
 #include "BenchWorkload.h"
+#include "ProcessStats.h"
 #include "rpc/EthClient.h"
 #include "store/Database.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QElapsedTimer>
-#include <QFile>
 #include <QFileInfo>
 #include <QProcess>
 #include <QSqlQuery>
@@ -19,27 +19,10 @@
 #include <QThread>
 #include <cstdio>
 #include <sys/resource.h>
-#include <unistd.h>
 
 using namespace forkscope;
 
-namespace {
-
-// CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat.
-double processCpuSeconds(qint64 pid)
-{
-    QFile f(QStringLiteral("/proc/%1/stat").arg(pid));
-    if (!f.open(QIODevice::ReadOnly))
-        return 0;
-    const QByteArray stat = f.readAll();
-    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
-    const QList<QByteArray> fields = stat.mid(stat.lastIndexOf(')') + 2).split(' ');
-    if (fields.size() < 13)
-        return 0;
-    return double(fields[11].toLongLong() + fields[12].toLongLong()) / double(sysconf(_SC_CLK_TCK));
-}
-
-} // namespace
+using bench::processCpuSeconds;
 
 int main(int argc, char** argv)
 {
