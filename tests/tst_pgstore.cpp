@@ -1,0 +1,165 @@
+// The PostgreSQL store layer (issue #17) against a throwaway cluster: COPY rows in text
+// format survive every awkward byte, replies are checked like a node's (a bytea of the
+// wrong size, a NULL, a missing column are errors naming the field), the contract's
+// hex views show only what the checkpoint covers, and a newer contract is refused.
+#include "chain/Keccak.h"
+#include "coord/PrefixCheckpoint.h"
+#include "lab/PgLab.h"
+#include "store/pg/PgConnection.h"
+#include "store/pg/PgContract.h"
+#include "store/pg/PgCopyRows.h"
+#include "store/pg/PgError.h"
+
+#include <QtTest>
+
+using namespace forkscope;
+using namespace store::pg;
+
+class TestPgStore : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void copyRoundTrip_data();
+    void copyRoundTrip();
+    void copyOfABadRowFailsWholeAndNamesIt();
+    void repliesAreChecked();
+    void viewsShowOnlyWhatTheCheckpointCovers();
+    void newerContractIsRefused();
+
+private:
+    lab::PgLab m_cluster;
+    std::unique_ptr<PgConnection> m_db;
+};
+
+void TestPgStore::initTestCase()
+{
+    m_cluster.start();
+    m_db = PgConnection::open(m_cluster.url());
+    ensurePgContract(*m_db);
+    ensurePgContract(*m_db); // idempotent
+    m_db->exec("CREATE TABLE copy_probe (id bigint PRIMARY KEY, t text, b bytea)");
+}
+
+void TestPgStore::copyRoundTrip_data()
+{
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<bool>("textIsNull");
+    QTest::newRow("plain") << QByteArray("Transfer") << QByteArray("\x01\x02", 2) << false;
+    QTest::newRow("tab, newline, return")
+        << QByteArray("a\tb\nc\rd") << QByteArray(32, '\xff') << false;
+    QTest::newRow("backslashes and \\N literally")
+        << QByteArray("\\N \\x00 C:\\path\\") << QByteArray("\\x", 2) << false;
+    QTest::newRow("utf-8") << QByteArray("caf\xc3\xa9 \xe2\x82\xac") << QByteArray() << false;
+    QTest::newRow("NULL text, zero bytes") << QByteArray() << QByteArray(20, '\0') << true;
+}
+
+void TestPgStore::copyRoundTrip()
+{
+    QFETCH(QByteArray, text);
+    QFETCH(QByteArray, bytes);
+    QFETCH(bool, textIsNull);
+    static qint64 id = 0;
+    ++id;
+    PgCopyRows rows;
+    rows.integer(id);
+    if (textIsNull)
+        rows.null();
+    else
+        rows.text(text);
+    rows.bytea(bytes);
+    rows.endRow();
+    QCOMPARE(rows.rows(), 1);
+    m_db->copyIn("COPY copy_probe (id, t, b) FROM STDIN", rows.data());
+    const PgResult r =
+        m_db->run("t_probe", "SELECT t, b FROM copy_probe WHERE id = $1", {QByteArray::number(id)});
+    QCOMPARE(r.isNull(0, 0), textIsNull);
+    if (!textIsNull)
+        QCOMPARE(r.text(0, 0), text);
+    QCOMPARE(r.bytes(0, 1, int(bytes.size())), bytes);
+}
+
+void TestPgStore::copyOfABadRowFailsWholeAndNamesIt()
+{
+    const qint64 before = m_db->exec("SELECT count(*) FROM copy_probe").int64(0, 0);
+    PgCopyRows rows;
+    rows.integer(1000).text("fine").bytea(QByteArray("x")).endRow();
+    rows.integer(1000).text("same key").bytea(QByteArray("y")).endRow(); // duplicate key
+    try {
+        m_db->copyIn("COPY copy_probe (id, t, b) FROM STDIN", rows.data());
+        QFAIL("a COPY with a duplicate key succeeded");
+    } catch (const PgError& e) {
+        QCOMPARE(e.sqlState(), QByteArray("23505"));
+        QVERIFY2(e.message().contains("COPY copy_probe"), qPrintable(e.message()));
+        QVERIFY(!e.message().contains(QLatin1Char('\n')));
+    }
+    QCOMPARE(m_db->exec("SELECT count(*) FROM copy_probe").int64(0, 0), before); // none of it
+}
+
+void TestPgStore::repliesAreChecked()
+{
+    const PgResult r = m_db->exec("SELECT '\\x0102'::bytea AS short_hash, NULL::bytea AS "
+                                  "nothing, 'seven' AS word");
+    const auto expectError = [](const std::function<void()>& f, const char* mention) {
+        try {
+            f();
+            QFAIL("no error");
+        } catch (const PgError& e) {
+            QVERIFY2(e.message().contains(QLatin1String(mention)), qPrintable(e.message()));
+        }
+    };
+    expectError([&] { r.bytes(0, 0, 32); }, "short_hash) holds 2 bytes; 32 were expected");
+    expectError([&] { r.bytes(0, 1, 32); }, "nothing) holds NULL, not bytes; 32 were expected");
+    expectError([&] { r.int64(0, 2); }, "(word) is \"seven\", not an integer");
+    expectError([&] { r.text(1, 0); }, "row 1, column 0 was expected");
+    expectError([&] { r.text(0, 3); }, "row 0, column 3 was expected");
+}
+
+void TestPgStore::viewsShowOnlyWhatTheCheckpointCovers()
+{
+    const QByteArray env = "views";
+    const auto hash = [](int n) { return chain::keccak256("b" + QByteArray::number(n)); };
+    PgCopyRows blocks;
+    for (int n = 0; n < 6; ++n) {
+        blocks.text(env).integer(31337).integer(n).bytea(hash(n).toByteArray());
+        blocks.bytea((n ? hash(n - 1) : chain::Hash32()).toByteArray()).integer(1000 + n).endRow();
+    }
+    m_db->copyIn("COPY block_store (environment_id, chain_id, block_number, block_hash, "
+                 "parent_hash, block_timestamp) FROM STDIN",
+                 blocks.data());
+    const auto visible = [&] {
+        return m_db
+            ->run("t_visible", "SELECT count(*) FROM blocks WHERE environment_id = $1", {env})
+            .int64(0, 0);
+    };
+    QCOMPARE(visible(), 0); // no checkpoint: nothing indexed
+    coord::PrefixCheckpoint cp(*m_db, QString::fromLatin1(env), 31337, QStringLiteral("default"));
+    cp.initialise(3, hash(3));
+    QCOMPARE(visible(), 4); // blocks 0..3; 4 and 5 exist but are above the checkpoint
+    const QByteArray shown = m_db->run("t_hex",
+                                       "SELECT block_hash FROM blocks WHERE environment_id = $1 "
+                                       "AND block_number = 3",
+                                       {env})
+                                 .text(0, 0);
+    QCOMPARE(QString::fromLatin1(shown), hash(3).toHex()); // lowercase 0x hex, as in SQLite
+}
+
+void TestPgStore::newerContractIsRefused()
+{
+    auto other = PgConnection::open(m_cluster.url());
+    other->exec("INSERT INTO schema_version (version, description) VALUES (99, 'future')");
+    try {
+        ensurePgContract(*other);
+        QFAIL("a newer contract was accepted");
+    } catch (const PgError& e) {
+        QCOMPARE(e.kind(), store::StoreError::Kind::NewerSchema);
+        QVERIFY2(e.message().contains("version 99") && e.message().contains("upgrade Forkscope"),
+                 qPrintable(e.message()));
+    }
+    other->exec("DELETE FROM schema_version WHERE version = 99");
+    ensurePgContract(*other); // and with it gone, the same database is fine again
+}
+
+QTEST_GUILESS_MAIN(TestPgStore)
+#include "tst_pgstore.moc"
