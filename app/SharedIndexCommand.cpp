@@ -4,6 +4,9 @@
 #include "coord/CoordinationErrors.h"
 #include "indexer/IndexerErrors.h"
 #include "indexer/SharedBackfill.h"
+#include "outbox/JsonLinesSink.h"
+#include "outbox/SharedOutboxDelivery.h"
+#include "outbox/WebhookSink.h"
 #include "rpc/RpcError.h"
 #include "store/StoreError.h"
 #include "wire/ReplyMismatchError.h"
@@ -27,8 +30,6 @@ int runSharedIndexCommand(const IndexOptionsResult& parsed)
     if (!config.exitWhenSynced)
         return refuse(QStringLiteral("following the head (run with --exit-when-synced to "
                                      "backfill up to the head minus --confirmations)"));
-    if (!parsed.webhook.isEmpty() || !parsed.outboxFile.isEmpty())
-        return refuse(QStringLiteral("the outbox (--webhook, --outbox-file)"));
     if (!config.abiPath.isEmpty())
         return refuse(QStringLiteral("ABI decoding (--abi)"));
     if (parsed.metricsPort != 0)
@@ -66,6 +67,28 @@ int runSharedIndexCommand(const IndexOptionsResult& parsed)
                     static_cast<long long>(r.target), static_cast<long long>(r.rangesDone),
                     static_cast<long long>(r.blocks), static_cast<long long>(r.logs),
                     static_cast<long long>(r.takeovers), static_cast<long long>(r.lostRanges));
+        std::fflush(stdout);
+        if (r.stopped || (parsed.webhook.isEmpty() && parsed.outboxFile.isEmpty()))
+            return ExitOk;
+        // The backfill is complete up to the target: deliver its outbox, one process at a
+        // time (whichever holds the outbox lock), the others waiting to take over.
+        std::unique_ptr<outbox::OutboxSink> sink;
+        if (!parsed.webhook.isEmpty())
+            sink = std::make_unique<outbox::WebhookSink>(parsed.webhook, parsed.webhookTimeout,
+                                                         parsed.webhookBatch);
+        else
+            sink = std::make_unique<outbox::JsonLinesSink>(parsed.outboxFile);
+        outbox::SharedOutboxDelivery delivery(config.dbPath, config.environmentId, r.chainId,
+                                              options.owner, *sink, config.stopToken);
+        const outbox::SharedDeliveryResult d = delivery.run([](const QString& line) {
+            std::printf("%s\n", qPrintable(line));
+            std::fflush(stdout);
+        });
+        std::printf("outbox %s: this process delivered %lld rows to %s (%lld retried, %lld "
+                    "refused)\n",
+                    d.stopped ? "stopped" : "delivered", static_cast<long long>(d.delivered),
+                    qPrintable(sink->describe()), static_cast<long long>(d.retries),
+                    static_cast<long long>(d.failed));
         std::fflush(stdout);
         return ExitOk;
     } catch (const store::StoreError& e) {

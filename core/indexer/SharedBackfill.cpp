@@ -27,6 +27,7 @@ struct RangeRows
 {
     PgCopyRows blocks;
     PgCopyRows logs;
+    PgCopyRows outbox; // one row per Transfer: its side effect, committed with it
     chain::Hash32 parentOfFirst;
     chain::Hash32 last;
 };
@@ -47,9 +48,11 @@ void addLog(RangeRows& rows, const QByteArray& env, qint64 chainId, const chain:
     const TransferDecodeResult decoded = decodeTransfer(log);
     if (const auto* failure = std::get_if<TransferDecodeFailure>(&decoded))
         r.text(failure->reason.toUtf8()).null();
-    else if (const auto* transfer = std::get_if<Transfer>(&decoded))
+    else if (const auto* transfer = std::get_if<Transfer>(&decoded)) {
         r.null().text(chain::u256::toDecimal(transfer->value).toLatin1());
-    else
+        rows.outbox.text(env).integer(chainId).integer(qint64(log.blockNumber));
+        rows.outbox.integer(qint64(log.logIndex)).endRow();
+    } else
         r.null().null();
     r.endRow();
 }
@@ -62,7 +65,9 @@ SharedBackfillResult SharedBackfill::run(const std::function<void(const QString&
 {
     const IndexerConfig& c = m_options.indexer;
     const auto stop = c.stopToken;
-    auto db = PgConnection::open(c.dbPath);
+    PgConnection::Options connection;
+    connection.applicationName = QStringLiteral("forkscope %1").arg(m_options.owner);
+    auto db = PgConnection::open(c.dbPath, connection);
     store::pg::ensurePgContract(*db);
 
     rpc::JsonRpcClient client(c.rpcUrl);
@@ -75,6 +80,7 @@ SharedBackfillResult SharedBackfill::run(const std::function<void(const QString&
     const QByteArray env = c.environmentId.toUtf8();
 
     SharedBackfillResult result;
+    result.chainId = chainId;
     const std::uint64_t head = eth.blockNumber();
     if (head < c.fromBlock + c.confirmations)
         throw IndexerError(QStringLiteral("the node's head %1 is below --from-block %2 plus %3 "
@@ -198,6 +204,9 @@ SharedBackfillResult SharedBackfill::run(const std::function<void(const QString&
                            "log_index, block_hash, tx_hash, address, topic0, topic1, topic2, "
                            "topic3, data, decode_error, transfer_value) FROM STDIN",
                            rows.logs.data());
+                db->copyIn("COPY outbox_store (environment_id, chain_id, block_number, "
+                           "log_index) FROM STDIN",
+                           rows.outbox.data());
                 claims.finish(*claim, rows.parentOfFirst, rows.last);
                 db->commit();
             }

@@ -10,6 +10,7 @@ namespace forkscope::indexer {
 
 struct SharedBackfillResult
 {
+    qint64 chainId = 0;    // the node's
     qint64 target = 0;     // the last block planned (head - confirmations at start)
     qint64 checkpoint = 0; // where the shared checkpoint stood when this process ended
     qint64 rangesDone = 0; // ranges this process finished
@@ -29,9 +30,11 @@ struct SharedBackfillResult
 // finished, hash-chained prefix (coord::PrefixCheckpoint). A process killed mid-range
 // loses its lease and another finishes the range; rows are never written twice.
 //
-// What this does not do yet: follow the head (and so decide reorgs), balances and the
-// outbox on PostgreSQL. The checkpoint's chaining stops below any range fetched from
-// another branch, so a reorg during the backfill stalls it loudly instead of mixing branches.
+// Each Transfer gets its outbox row in the same transaction; delivery is
+// outbox::SharedOutboxDelivery's. What this does not do yet: follow the head (and so
+// decide reorgs), and balances, on PostgreSQL. The checkpoint's chaining stops below any range
+// fetched from another branch, so a reorg during the backfill stalls it loudly instead of mixing
+// branches.
 class SharedBackfill
 {
 public:

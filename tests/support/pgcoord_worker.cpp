@@ -12,8 +12,8 @@
 #include "coord/BackfillClaims.h"
 #include "coord/CoordinationErrors.h"
 #include "coord/CoordinationSchema.h"
-#include "coord/HeadFollowerLock.h"
 #include "coord/PrefixCheckpoint.h"
+#include "coord/SessionLock.h"
 #include "store/pg/PgConnection.h"
 #include "store/pg/PgError.h"
 
@@ -113,7 +113,7 @@ int follow(const QStringList& a)
     const QString url = a[0], env = a[1], owner = a[2];
     const int pollMs = a[3].toInt();
     auto db = PgConnection::open(url);
-    coord::HeadFollowerLock lock(*db, env, 31337);
+    coord::SessionLock lock(*db, QStringLiteral("head"), env, 31337);
     say(QStringLiteral("standby %1").arg(owner));
     for (;;) {
         if (lock.held()) {

@@ -19,6 +19,24 @@ QByteArray hex(const char* column)
 
 } // namespace
 
+QByteArray pgOutboxEventKeySql()
+{
+    // The same text as SQLite's: transfer:<block>:0x<block hash>:<log index>.
+    return "'transfer:' || l.block_number || ':0x' || encode(l.block_hash, 'hex') || ':' || "
+           "l.log_index";
+}
+
+QByteArray pgOutboxPayloadSql()
+{
+    return "'{\"type\":\"transfer\",\"chainId\":' || l.chain_id || ',\"blockNumber\":' || "
+           "l.block_number || ',\"blockHash\":\"0x' || encode(l.block_hash, 'hex') || "
+           "'\",\"logIndex\":' || l.log_index || ',\"txHash\":\"0x' || encode(l.tx_hash, "
+           "'hex') || '\",\"contract\":\"0x' || encode(l.address, 'hex') || '\",\"from\":\"0x' "
+           "|| encode(substr(l.topic1, 13), 'hex') || '\",\"to\":\"0x' || "
+           "encode(substr(l.topic2, 13), 'hex') || '\",\"value\":\"' || l.transfer_value || "
+           "'\"}'";
+}
+
 void ensurePgContract(PgConnection& db)
 {
     coord::ensureCoordinationSchema(db);
@@ -85,8 +103,43 @@ void ensurePgContract(PgConnection& db)
             db.exec(transfers.constData());
             db.run("pg_contract_version",
                    "INSERT INTO schema_version (version, description) VALUES ($1, $2)",
-                   {QByteArray::number(kPgContractVersion),
-                    "contract v4 on PostgreSQL: bytea tables, hex views below the checkpoint"});
+                   {"1", "contract v4 on PostgreSQL: bytea tables, hex views below the "
+                         "checkpoint"});
+        }
+        if (have < 2) {
+            // One row per Transfer, written with its log in the range's transaction; the
+            // event key and payload are rendered from the log at delivery time, as in
+            // SQLite (store/BinaryContract.h), not copied per event.
+            db.exec("CREATE TABLE outbox_store ("
+                    " id bigserial PRIMARY KEY,"
+                    " environment_id text NOT NULL,"
+                    " chain_id bigint NOT NULL,"
+                    " block_number bigint NOT NULL,"
+                    " log_index bigint NOT NULL,"
+                    " delivered_at timestamptz,"
+                    " attempts integer NOT NULL DEFAULT 0,"
+                    " last_error text,"
+                    " failed_at timestamptz,"
+                    " UNIQUE (environment_id, chain_id, block_number, log_index),"
+                    " FOREIGN KEY (environment_id, chain_id, block_number, log_index)"
+                    "  REFERENCES log_store (environment_id, chain_id, block_number, log_index))");
+            db.exec("CREATE INDEX outbox_store_pending ON outbox_store (environment_id, "
+                    "chain_id, block_number, id) WHERE delivered_at IS NULL AND failed_at IS "
+                    "NULL");
+            const QByteArray outbox =
+                "CREATE VIEW outbox AS SELECT o.id, o.environment_id, o.chain_id, "
+                "o.block_number, " +
+                pgOutboxEventKeySql() + " AS event_key, " + pgOutboxPayloadSql() +
+                " AS payload, o.delivered_at::text AS delivered_at, o.attempts, o.last_error, "
+                "o.failed_at::text AS failed_at FROM outbox_store o JOIN log_store l ON "
+                "l.environment_id = o.environment_id AND l.chain_id = o.chain_id AND "
+                "l.block_number = o.block_number AND l.log_index = o.log_index WHERE "
+                "o.block_number <= (SELECT max(c.block_number) FROM indexer_checkpoints c "
+                "WHERE c.environment_id = o.environment_id AND c.chain_id = o.chain_id)";
+            db.exec(outbox.constData());
+            db.run("pg_contract_version",
+                   "INSERT INTO schema_version (version, description) VALUES ($1, $2)",
+                   {"2", "outbox_store, rendered at delivery through the outbox view"});
         }
         db.commit();
     } catch (...) {

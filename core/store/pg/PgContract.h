@@ -1,5 +1,7 @@
 #pragma once
 
+#include <QByteArray>
+
 namespace forkscope::store::pg {
 
 class PgConnection;
@@ -19,6 +21,11 @@ class PgConnection;
 // refused (StoreError::Kind::NewerSchema). Idempotent; every process runs it at start.
 void ensurePgContract(PgConnection& db);
 
-constexpr int kPgContractVersion = 1;
+constexpr int kPgContractVersion = 2;
+
+// SQL over a log_store row aliased `l`: a Transfer's outbox event key and JSON payload,
+// the same text SQLite renders (store/BinaryContract.h).
+QByteArray pgOutboxEventKeySql();
+QByteArray pgOutboxPayloadSql();
 
 } // namespace forkscope::store::pg

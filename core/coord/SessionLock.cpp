@@ -1,18 +1,19 @@
-#include "HeadFollowerLock.h"
+#include "SessionLock.h"
 #include "store/pg/PgConnection.h"
 
 namespace forkscope::coord {
 
 // Two-key advisory locks: class 1181445987 ('Fksc') keeps ours apart from any other
-// application's locks in the same database; the object is a hash of environment and chain.
+// application's locks in the same database; the object is a hash of role, environment and chain.
 
-HeadFollowerLock::HeadFollowerLock(store::pg::PgConnection& dedicated, const QString& environmentId,
-                                   qint64 chainId)
-    : m_db(dedicated), m_key(environmentId.toUtf8() + '/' + QByteArray::number(chainId))
+SessionLock::SessionLock(store::pg::PgConnection& dedicated, const QString& role,
+                         const QString& environmentId, qint64 chainId)
+    : m_db(dedicated),
+      m_key(role.toUtf8() + '/' + environmentId.toUtf8() + '/' + QByteArray::number(chainId))
 {
 }
 
-HeadFollowerLock::~HeadFollowerLock()
+SessionLock::~SessionLock()
 {
     try {
         release();
@@ -21,7 +22,7 @@ HeadFollowerLock::~HeadFollowerLock()
     }
 }
 
-bool HeadFollowerLock::tryAcquire()
+bool SessionLock::tryAcquire()
 {
     if (m_held)
         return true;
@@ -31,7 +32,7 @@ bool HeadFollowerLock::tryAcquire()
     return m_held;
 }
 
-bool HeadFollowerLock::stillHeld()
+bool SessionLock::stillHeld()
 {
     if (!m_held)
         return false;
@@ -44,7 +45,7 @@ bool HeadFollowerLock::stillHeld()
     return m_held;
 }
 
-void HeadFollowerLock::release()
+void SessionLock::release()
 {
     if (!m_held)
         return;
