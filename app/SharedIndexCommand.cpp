@@ -51,16 +51,17 @@ int runSharedIndexCommand(const IndexOptionsResult& parsed)
     UnixSignalWatcher signalWatcher;
     QObject::connect(&signalWatcher, &UnixSignalWatcher::terminationRequested,
                      [token = config.stopToken](int) { token->requestStop(); });
+    const auto say = [](const QString& line) {
+        std::printf("%s\n", qPrintable(line));
+        std::fflush(stdout);
+    };
     std::printf("shared backfill of %s into %s as %s\n", qPrintable(config.environmentId),
                 qPrintable(QUrl(config.dbPath).toString(QUrl::RemovePassword)),
                 qPrintable(options.owner));
     std::fflush(stdout);
     try {
         indexer::SharedBackfill backfill(options);
-        const indexer::SharedBackfillResult r = backfill.run([](const QString& line) {
-            std::printf("%s\n", qPrintable(line));
-            std::fflush(stdout);
-        });
+        const indexer::SharedBackfillResult r = backfill.run(say);
         std::printf("%s: checkpoint %lld of target %lld; this process stored %lld ranges "
                     "(%lld blocks, %lld logs), took over %lld, lost %lld\n",
                     r.stopped ? "stopped" : "synced", static_cast<long long>(r.checkpoint),
@@ -80,10 +81,7 @@ int runSharedIndexCommand(const IndexOptionsResult& parsed)
             sink = std::make_unique<outbox::JsonLinesSink>(parsed.outboxFile);
         outbox::SharedOutboxDelivery delivery(config.dbPath, config.environmentId, r.chainId,
                                               options.owner, *sink, config.stopToken);
-        const outbox::SharedDeliveryResult d = delivery.run([](const QString& line) {
-            std::printf("%s\n", qPrintable(line));
-            std::fflush(stdout);
-        });
+        const outbox::SharedDeliveryResult d = delivery.run(say);
         std::printf("outbox %s: this process delivered %lld rows to %s (%lld retried, %lld "
                     "refused)\n",
                     d.stopped ? "stopped" : "delivered", static_cast<long long>(d.delivered),

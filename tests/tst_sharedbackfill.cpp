@@ -71,6 +71,9 @@ void TestSharedBackfill::threeProcessesOneKilledMidRange()
     lab::FaultProxy slow(m_lab->devnet().url());
     slow.listen();
     slow.setLatencyMs(40);
+    // And 3% of requests fail (503 or a JSON-RPC error): a range whose fetch fails goes
+    // back to be retried, counted, and nothing of it is stored twice.
+    slow.setErrorRate(0.03);
     const qint64 head = qint64(m_lab->eth().blockNumber());
 
     std::vector<std::unique_ptr<QProcess>> procs;

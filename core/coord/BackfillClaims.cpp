@@ -144,6 +144,15 @@ void BackfillClaims::fail(const RangeClaim& claim, const QString& error, int max
               QByteArray::number(maxAttempts)});
 }
 
+void BackfillClaims::release(const RangeClaim& claim)
+{
+    m_db.run("coord_release",
+             "UPDATE backfill_ranges SET status = 'pending', owner = NULL, lease_until = NULL, "
+             "attempts = attempts - 1, updated_at = clock_timestamp() WHERE environment_id = $1 "
+             "AND chain_id = $2 AND from_block = $3 AND status = 'running' AND owner = $4",
+             {m_env, m_chain, QByteArray::number(claim.fromBlock), m_owner8});
+}
+
 RangeCounts BackfillClaims::counts()
 {
     const auto r = m_db.run(

@@ -64,6 +64,9 @@ public:
     // the checkpoint stops below it, loudly, rather than skip it.
     void fail(const RangeClaim& claim, const QString& error, int maxAttempts = 5);
 
+    // Gives the range back uncounted (this process is stopping: not the range's fault).
+    void release(const RangeClaim& claim);
+
     RangeCounts counts();
 
     const QString& owner() const { return m_owner; }

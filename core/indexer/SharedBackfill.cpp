@@ -7,6 +7,7 @@
 #include "coord/PrefixCheckpoint.h"
 #include "rpc/EthClient.h"
 #include "rpc/JsonRpcClient.h"
+#include "store/StoreError.h"
 #include "store/pg/PgConnection.h"
 #include "store/pg/PgContract.h"
 #include "store/pg/PgCopyRows.h"
@@ -213,17 +214,25 @@ SharedBackfillResult SharedBackfill::run(const std::function<void(const QString&
         } catch (const coord::LeaseLostError&) {
             db->rollback();
             lost = true;
-        } catch (const rpc::RpcException& e) {
+        } catch (const store::StoreError&) {
             db->rollback();
+            throw; // the database itself: nothing this process can do about it
+        } catch (const std::exception& e) {
+            db->rollback();
+            if (stop && stop->stopRequested()) {
+                claims.release(*claim); // asked to stop: not the range's fault
+                break;
+            }
+            // The node's trouble (unreachable, a reply that does not match the request, a
+            // suspected truncation, a reorg between two queries): the range goes back,
+            // counted; after 5 attempts it is marked failed and the checkpoint stops below.
             claims.fail(*claim, QString::fromUtf8(e.what()));
             say(QStringLiteral("range %1-%2: %3; given back to be retried")
                     .arg(claim->fromBlock)
                     .arg(claim->toBlock)
                     .arg(QString::fromUtf8(e.what())));
+            QThread::msleep(100);
             continue;
-        } catch (...) {
-            db->rollback();
-            throw;
         }
         if (lost) {
             ++result.lostRanges;
