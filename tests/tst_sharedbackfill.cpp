@@ -5,6 +5,7 @@
 // node by an independent query, through the contract's hex views.
 #include "IndexerLab.h"
 #include "WebhookRecorder.h"
+#include "chain/SignedAmount.h"
 #include "chain/U256.h"
 #include "indexer/TransferDecoder.h"
 #include "lab/FaultProxy.h"
@@ -179,6 +180,39 @@ void TestSharedBackfill::threeProcessesOneKilledMidRange()
     for (int i = 0; i < sums.rows(); ++i)
         QCOMPARE(QString::fromUtf8(sums.text(i, 1)),
                  chain::u256::toDecimal(expectedValue[QString::fromUtf8(sums.text(i, 0))]));
+    // Balances: received minus sent per (token, holder), from the node's logs, against the
+    // token_balances view (the zero address is no holder).
+    QHash<QString, std::pair<chain::SignedAmount, int>> expectedBalance;
+    for (const chain::LogEntry& l : nodeLogs) {
+        const auto d = indexer::decodeTransfer(l);
+        const auto* t = std::get_if<indexer::Transfer>(&d);
+        if (!t)
+            continue;
+        const chain::SignedAmount v(t->value);
+        if (!t->from.isZero()) {
+            auto& e = expectedBalance[t->contract.toHex() + t->from.toHex()];
+            e.first -= v;
+            ++e.second;
+        }
+        if (!t->to.isZero()) {
+            auto& e = expectedBalance[t->contract.toHex() + t->to.toHex()];
+            e.first += v;
+            ++e.second;
+        }
+    }
+    const auto balances = db->run("t_balances",
+                                  "SELECT contract, holder, balance, transfer_sides FROM "
+                                  "token_balances WHERE environment_id = $1",
+                                  {env.toUtf8()});
+    QVERIFY(expectedBalance.size() > 10); // 2 tokens, 12 holders and the sender
+    QCOMPARE(balances.rows(), int(expectedBalance.size()));
+    for (int i = 0; i < balances.rows(); ++i) {
+        const QString key = QString::fromUtf8(balances.text(i, 0) + balances.text(i, 1));
+        QVERIFY2(expectedBalance.contains(key), qPrintable(key));
+        QCOMPARE(QString::fromUtf8(balances.text(i, 2)),
+                 chain::amount::toString(expectedBalance[key].first));
+        QCOMPARE(balances.int64(i, 3), expectedBalance[key].second);
+    }
     // Every block once, linked to its parent, the checkpoint on the node's block.
     QCOMPARE(db->run("t_blocks",
                      "SELECT count(*), count(DISTINCT block_number) FROM blocks "

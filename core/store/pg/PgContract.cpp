@@ -141,6 +141,32 @@ void ensurePgContract(PgConnection& db)
                    "INSERT INTO schema_version (version, description) VALUES ($1, $2)",
                    {"2", "outbox_store, rendered at delivery through the outbox view"});
         }
+        if (have < 3) {
+            // Balances as a view over the Transfers below the checkpoint, not a table kept
+            // by each writer: ranges finish out of order in several processes, and a sum
+            // over committed rows cannot drift from them. Same columns and rules as SQLite:
+            // a row per (contract, holder) with at least one Transfer side, the zero
+            // address never a holder. Computed on read (a scan of the environment's
+            // Transfers); a table maintained per range is the next step for large chains.
+            db.exec("CREATE VIEW token_balances AS SELECT t.environment_id, t.chain_id, "
+                    "'0x' || encode(t.contract, 'hex') AS contract, '0x' || encode(t.holder, "
+                    "'hex') AS holder, sum(t.delta)::text AS balance, max(t.block_number) AS "
+                    "updated_at_block, count(*) AS transfer_sides FROM ("
+                    " SELECT s.environment_id, s.chain_id, s.block_number, s.address AS "
+                    " contract, substr(s.topic2, 13) AS holder, s.transfer_value AS delta FROM "
+                    " log_store s WHERE s.transfer_value IS NOT NULL"
+                    " UNION ALL"
+                    " SELECT s.environment_id, s.chain_id, s.block_number, s.address, "
+                    " substr(s.topic1, 13), -s.transfer_value FROM log_store s WHERE "
+                    " s.transfer_value IS NOT NULL) t WHERE t.holder <> '\\x"
+                    "0000000000000000000000000000000000000000'::bytea AND t.block_number <= "
+                    "(SELECT max(c.block_number) FROM indexer_checkpoints c WHERE "
+                    "c.environment_id = t.environment_id AND c.chain_id = t.chain_id) GROUP BY "
+                    "t.environment_id, t.chain_id, t.contract, t.holder");
+            db.run("pg_contract_version",
+                   "INSERT INTO schema_version (version, description) VALUES ($1, $2)",
+                   {"3", "token_balances as a view over the Transfers below the checkpoint"});
+        }
         db.commit();
     } catch (...) {
         db.rollback();

@@ -9,8 +9,9 @@ class PgConnection;
 // The storage contract on PostgreSQL (issue #17): the v4 binary tables (`block_store`,
 // `log_store`) with bytea for hashes, addresses, topics and data and numeric(78,0) for a
 // Transfer's value, and the contract's read surface as views under the names DESIGN.md
-// documents (`blocks`, `logs`, `transfer_events`: lowercase 0x hex text, decimal amount
-// strings), next to the coordination tables (coord/CoordinationSchema).
+// documents (`blocks`, `logs`, `transfer_events`, `token_balances`, `outbox`: lowercase 0x
+// hex text, decimal amount strings), next to the coordination tables
+// (coord/CoordinationSchema).
 //
 // Invariant 1 with several writers: each process commits a finished range's rows with its
 // "done" mark, so rows above the checkpoint exist while the ranges below them are still
@@ -21,7 +22,7 @@ class PgConnection;
 // refused (StoreError::Kind::NewerSchema). Idempotent; every process runs it at start.
 void ensurePgContract(PgConnection& db);
 
-constexpr int kPgContractVersion = 2;
+constexpr int kPgContractVersion = 3;
 
 // SQL over a log_store row aliased `l`: a Transfer's outbox event key and JSON payload,
 // the same text SQLite renders (store/BinaryContract.h).
