@@ -4,6 +4,7 @@
 #include "coord/CoordinationErrors.h"
 #include "indexer/IndexerErrors.h"
 #include "indexer/SharedBackfill.h"
+#include "indexer/SharedHeadFollower.h"
 #include "outbox/JsonLinesSink.h"
 #include "outbox/SharedOutboxDelivery.h"
 #include "outbox/WebhookSink.h"
@@ -27,9 +28,9 @@ int runSharedIndexCommand(const IndexOptionsResult& parsed)
                        .arg(what));
         return ExitUsage;
     };
-    if (!config.exitWhenSynced)
-        return refuse(QStringLiteral("following the head (run with --exit-when-synced to "
-                                     "backfill up to the head minus --confirmations)"));
+    if (!config.exitWhenSynced && (!parsed.webhook.isEmpty() || !parsed.outboxFile.isEmpty()))
+        return refuse(QStringLiteral("delivering the outbox while following the head (run "
+                                     "with --exit-when-synced to deliver a backfill's)"));
     if (!config.abiPath.isEmpty())
         return refuse(QStringLiteral("ABI decoding (--abi)"));
     if (parsed.metricsPort != 0)
@@ -69,6 +70,18 @@ int runSharedIndexCommand(const IndexOptionsResult& parsed)
                     static_cast<long long>(r.blocks), static_cast<long long>(r.logs),
                     static_cast<long long>(r.takeovers), static_cast<long long>(r.lostRanges));
         std::fflush(stdout);
+        if (!r.stopped && !config.exitWhenSynced) {
+            // Backfill complete: from here one process follows the head (whichever holds
+            // the head lock); the others stand by to take over.
+            indexer::SharedHeadFollower follower({config, options.owner});
+            const indexer::SharedFollowResult f = follower.run(say);
+            std::printf("stopped: this process followed %lld blocks (%lld logs) and rolled "
+                        "back %lld reorgs%s\n",
+                        static_cast<long long>(f.blocks), static_cast<long long>(f.logs),
+                        static_cast<long long>(f.reorgs), f.led ? "" : " (it stood by)");
+            std::fflush(stdout);
+            return ExitOk;
+        }
         if (r.stopped || (parsed.webhook.isEmpty() && parsed.outboxFile.isEmpty()))
             return ExitOk;
         // The backfill is complete up to the target: deliver its outbox, one process at a

@@ -4,11 +4,12 @@
 
 namespace forkscope::app {
 
-// `forkscope index --db postgresql://...`: one of several processes backfilling an
-// environment into a shared PostgreSQL database (indexer::SharedBackfill). Refuses, in one
-// line each, what is only built for SQLite so far: following the head (it needs
-// --exit-when-synced), --abi and the local API. With a sink, the outbox is delivered once
-// the backfill is complete (outbox::SharedOutboxDelivery).
+// `forkscope index --db postgresql://...`: one of several processes indexing an environment
+// into a shared PostgreSQL database. Each backfills ranges (indexer::SharedBackfill); then,
+// with --exit-when-synced, it delivers the outbox if given a sink
+// (outbox::SharedOutboxDelivery) and exits, and without, one of them follows the head
+// (indexer::SharedHeadFollower) until SIGINT/SIGTERM. Refuses, in one line each, what is
+// only built for SQLite so far: --abi, the local API, and delivery while following.
 int runSharedIndexCommand(const IndexOptionsResult& parsed);
 
 } // namespace forkscope::app

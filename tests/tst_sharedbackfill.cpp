@@ -28,11 +28,15 @@ private slots:
     void initTestCase();
     void threeProcessesOneKilledMidRange();
     void outboxDeliveredOncePerKeyAcrossProcessesWithAKill();
+    void oneProcessFollowsTheHeadAnotherTakesOverAndAReorgIsUndone();
     void whatIsNotBuiltOnPostgresIsRefusedInOneLine_data();
     void whatIsNotBuiltOnPostgresIsRefusedInOneLine();
 
 private:
     QStringList indexArgs(const QString& env, const QUrl& rpc) const;
+    // What the views show for `env` against the node's own logs up to `head`: every log once
+    // (block, index, tx), the per-token Transfer sums, every holder's balance.
+    void checkAgainstNode(PgConnection& db, const QString& env, qint64 head);
 
     std::unique_ptr<test::IndexerLab> m_lab;
     lab::PgLab m_cluster;
@@ -63,6 +67,83 @@ QStringList TestSharedBackfill::indexArgs(const QString& env, const QUrl& rpc) c
                      QStringLiteral("1500"),
                      QStringLiteral("--exit-when-synced")};
     return args + m_lab->contractArgs();
+}
+
+void TestSharedBackfill::checkAgainstNode(PgConnection& db_, const QString& env, qint64 head)
+{
+    PgConnection* db = &db_;
+    // Independent check against the node: every log of the contracts, once.
+    rpc::LogFilter f;
+    f.fromBlock = 0;
+    f.toBlock = std::uint64_t(head);
+    f.addresses = m_lab->contracts();
+    const QList<chain::LogEntry> nodeLogs = m_lab->eth().getLogs(f);
+    QVERIFY(nodeLogs.size() > 200);
+    QSet<QString> expected;
+    std::map<QString, chain::U256> expectedValue; // per token
+    for (const chain::LogEntry& l : nodeLogs) {
+        expected.insert(QStringLiteral("%1/%2/%3")
+                            .arg(l.blockNumber)
+                            .arg(l.logIndex)
+                            .arg(l.transactionHash.toHex()));
+        const auto d = indexer::decodeTransfer(l);
+        if (const auto* t = std::get_if<indexer::Transfer>(&d))
+            expectedValue[t->contract.toHex()] += t->value;
+    }
+    // Through the read surface: the hex views, which show only what the checkpoint covers.
+    const auto stored = db->run("t_logs",
+                                "SELECT block_number, log_index, tx_hash FROM logs WHERE "
+                                "environment_id = $1",
+                                {env.toUtf8()});
+    QSet<QString> got;
+    for (int i = 0; i < stored.rows(); ++i)
+        got.insert(QStringLiteral("%1/%2/%3")
+                       .arg(stored.int64(i, 0))
+                       .arg(stored.int64(i, 1))
+                       .arg(QString::fromUtf8(stored.text(i, 2))));
+    QCOMPARE(stored.rows(), nodeLogs.size()); // nothing doubled
+    QCOMPARE(got, expected);                  // nothing missing, nothing invented
+    const auto sums = db->run("t_sums",
+                              "SELECT contract, sum(value::numeric)::text FROM transfer_events "
+                              "WHERE environment_id = $1 GROUP BY contract",
+                              {env.toUtf8()});
+    QCOMPARE(sums.rows(), int(expectedValue.size()));
+    for (int i = 0; i < sums.rows(); ++i)
+        QCOMPARE(QString::fromUtf8(sums.text(i, 1)),
+                 chain::u256::toDecimal(expectedValue[QString::fromUtf8(sums.text(i, 0))]));
+    // Balances: received minus sent per (token, holder), from the node's logs, against the
+    // token_balances view (the zero address is no holder).
+    QHash<QString, std::pair<chain::SignedAmount, int>> expectedBalance;
+    for (const chain::LogEntry& l : nodeLogs) {
+        const auto d = indexer::decodeTransfer(l);
+        const auto* t = std::get_if<indexer::Transfer>(&d);
+        if (!t)
+            continue;
+        const chain::SignedAmount v(t->value);
+        if (!t->from.isZero()) {
+            auto& e = expectedBalance[t->contract.toHex() + t->from.toHex()];
+            e.first -= v;
+            ++e.second;
+        }
+        if (!t->to.isZero()) {
+            auto& e = expectedBalance[t->contract.toHex() + t->to.toHex()];
+            e.first += v;
+            ++e.second;
+        }
+    }
+    const auto balances = db->run("t_balances",
+                                  "SELECT contract, holder, balance, transfer_sides FROM "
+                                  "token_balances WHERE environment_id = $1",
+                                  {env.toUtf8()});
+    QVERIFY(expectedBalance.size() > 10); // 2 tokens, 12 holders and the sender
+    QCOMPARE(balances.rows(), int(expectedBalance.size()));
+    for (int i = 0; i < balances.rows(); ++i) {
+        const QString key = QString::fromUtf8(balances.text(i, 0) + balances.text(i, 1));
+        QVERIFY2(expectedBalance.contains(key), qPrintable(key));
+        QCOMPARE(QString::fromUtf8(balances.text(i, 2)),
+                 chain::amount::toString(expectedBalance[key].first));
+        QCOMPARE(balances.int64(i, 3), expectedBalance[key].second);
+    }
 }
 
 void TestSharedBackfill::threeProcessesOneKilledMidRange()
@@ -141,78 +222,9 @@ void TestSharedBackfill::threeProcessesOneKilledMidRange()
     QVERIFY2(taken.text(0, 1).contains("ran out; taken over by"), taken.text(0, 1).constData());
     QCOMPARE(taken.text(0, 2), QByteArray("done"));
 
-    // Independent check against the node: every log of the contracts, once.
-    rpc::LogFilter f;
-    f.fromBlock = 0;
-    f.toBlock = std::uint64_t(head);
-    f.addresses = m_lab->contracts();
-    const QList<chain::LogEntry> nodeLogs = m_lab->eth().getLogs(f);
-    QVERIFY(nodeLogs.size() > 200);
-    QSet<QString> expected;
-    std::map<QString, chain::U256> expectedValue; // per token
-    for (const chain::LogEntry& l : nodeLogs) {
-        expected.insert(QStringLiteral("%1/%2/%3")
-                            .arg(l.blockNumber)
-                            .arg(l.logIndex)
-                            .arg(l.transactionHash.toHex()));
-        const auto d = indexer::decodeTransfer(l);
-        if (const auto* t = std::get_if<indexer::Transfer>(&d))
-            expectedValue[t->contract.toHex()] += t->value;
-    }
-    // Through the read surface: the hex views, which show only what the checkpoint covers.
-    const auto stored = db->run("t_logs",
-                                "SELECT block_number, log_index, tx_hash FROM logs WHERE "
-                                "environment_id = $1",
-                                {env.toUtf8()});
-    QSet<QString> got;
-    for (int i = 0; i < stored.rows(); ++i)
-        got.insert(QStringLiteral("%1/%2/%3")
-                       .arg(stored.int64(i, 0))
-                       .arg(stored.int64(i, 1))
-                       .arg(QString::fromUtf8(stored.text(i, 2))));
-    QCOMPARE(stored.rows(), nodeLogs.size()); // nothing doubled
-    QCOMPARE(got, expected);                  // nothing missing, nothing invented
-    const auto sums = db->run("t_sums",
-                              "SELECT contract, sum(value::numeric)::text FROM transfer_events "
-                              "WHERE environment_id = $1 GROUP BY contract",
-                              {env.toUtf8()});
-    QCOMPARE(sums.rows(), int(expectedValue.size()));
-    for (int i = 0; i < sums.rows(); ++i)
-        QCOMPARE(QString::fromUtf8(sums.text(i, 1)),
-                 chain::u256::toDecimal(expectedValue[QString::fromUtf8(sums.text(i, 0))]));
-    // Balances: received minus sent per (token, holder), from the node's logs, against the
-    // token_balances view (the zero address is no holder).
-    QHash<QString, std::pair<chain::SignedAmount, int>> expectedBalance;
-    for (const chain::LogEntry& l : nodeLogs) {
-        const auto d = indexer::decodeTransfer(l);
-        const auto* t = std::get_if<indexer::Transfer>(&d);
-        if (!t)
-            continue;
-        const chain::SignedAmount v(t->value);
-        if (!t->from.isZero()) {
-            auto& e = expectedBalance[t->contract.toHex() + t->from.toHex()];
-            e.first -= v;
-            ++e.second;
-        }
-        if (!t->to.isZero()) {
-            auto& e = expectedBalance[t->contract.toHex() + t->to.toHex()];
-            e.first += v;
-            ++e.second;
-        }
-    }
-    const auto balances = db->run("t_balances",
-                                  "SELECT contract, holder, balance, transfer_sides FROM "
-                                  "token_balances WHERE environment_id = $1",
-                                  {env.toUtf8()});
-    QVERIFY(expectedBalance.size() > 10); // 2 tokens, 12 holders and the sender
-    QCOMPARE(balances.rows(), int(expectedBalance.size()));
-    for (int i = 0; i < balances.rows(); ++i) {
-        const QString key = QString::fromUtf8(balances.text(i, 0) + balances.text(i, 1));
-        QVERIFY2(expectedBalance.contains(key), qPrintable(key));
-        QCOMPARE(QString::fromUtf8(balances.text(i, 2)),
-                 chain::amount::toString(expectedBalance[key].first));
-        QCOMPARE(balances.int64(i, 3), expectedBalance[key].second);
-    }
+    checkAgainstNode(*db, env, head);
+    if (QTest::currentTestFailed())
+        return;
     // Every block once, linked to its parent, the checkpoint on the node's block.
     QCOMPARE(db->run("t_blocks",
                      "SELECT count(*), count(DISTINCT block_number) FROM blocks "
@@ -316,11 +328,92 @@ void TestSharedBackfill::outboxDeliveredOncePerKeyAcrossProcessesWithAKill()
              expected.size());
 }
 
+void TestSharedBackfill::oneProcessFollowsTheHeadAnotherTakesOverAndAReorgIsUndone()
+{
+    const QString env = QStringLiteral("follow");
+    QStringList args = indexArgs(env, m_lab->devnet().url());
+    args.removeAll(QStringLiteral("--exit-when-synced"));
+    args << QStringLiteral("--poll-ms") << QStringLiteral("100");
+    QProcess a, b;
+    a.start(QStringLiteral(FORKSCOPE_BINARY), args);
+    b.start(QStringLiteral(FORKSCOPE_BINARY), args);
+    auto db = PgConnection::open(m_cluster.url());
+    const auto checkpoint = [&]() -> std::pair<qint64, QByteArray> {
+        try {
+            const auto r = db->run("t_cp",
+                                   "SELECT block_number, encode(block_hash, 'hex') FROM "
+                                   "indexer_checkpoints WHERE environment_id = $1",
+                                   {env.toUtf8()});
+            if (r.rows() == 1)
+                return {r.int64(0, 0), "0x" + r.text(0, 1)};
+        } catch (const store::StoreError&) {
+        }
+        return {-2, {}};
+    };
+    // On the node's head: its height and its hash.
+    const auto onHead = [&] {
+        const auto h = m_lab->eth().latestBlock();
+        return h && checkpoint() == std::pair<qint64, QByteArray>(qint64(h->number),
+                                                                  h->hash.toHex().toLatin1());
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(onHead(), 120'000); // backfilled, then followed
+    m_lab->sprayAll(2, 2, 12);                   // new blocks at the head
+    QTRY_VERIFY_WITH_TIMEOUT(onHead(), 60'000);
+
+    // Exactly one follows: the holder of the head lock. Kill it; the other takes over.
+    const auto holders = [&] {
+        return db->run("t_head_holder",
+                       "SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON "
+                       "a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted AND "
+                       "l.classid = 1181445987 AND l.objid = hashtext($1::text)::oid",
+                       {"head/" + env.toUtf8() + "/31337"});
+    };
+    QCOMPARE(holders().rows(), 1);
+    const qint64 leader = holders().text(0, 0).split('/').last().toLongLong();
+    QProcess& killed = a.processId() == leader ? a : b;
+    QProcess& survivor = a.processId() == leader ? b : a;
+    QCOMPARE(killed.processId(), leader);
+    ::kill(pid_t(leader), SIGKILL);
+    QVERIFY(killed.waitForFinished(10'000));
+    m_lab->sprayAll(2, 2, 12);
+    QTRY_VERIFY_WITH_TIMEOUT(onHead(), 60'000);
+    QTRY_COMPARE_WITH_TIMEOUT(holders().rows(), 1, 10'000);
+    QCOMPARE(holders().text(0, 0).split('/').last().toLongLong(), survivor.processId());
+
+    // A reorg of the last 3 blocks (their Transfers dropped): rolled back and re-indexed.
+    m_lab->reorg(3);
+    QTRY_VERIFY_WITH_TIMEOUT(db->run("t_reorgs",
+                                     "SELECT count(*) FROM reorg_events WHERE environment_id = $1",
+                                     {env.toUtf8()})
+                                     .int64(0, 0) >= 1,
+                             60'000);
+    QTRY_VERIFY_WITH_TIMEOUT(onHead(), 60'000);
+    const auto reorg =
+        db->run("t_reorg", "SELECT depth, reason FROM reorg_events WHERE environment_id = $1",
+                {env.toUtf8()});
+    QCOMPARE(reorg.int64(0, 0), 3);
+    checkAgainstNode(*db, env, checkpoint().first);
+    if (QTest::currentTestFailed())
+        return;
+
+    ::kill(pid_t(survivor.processId()), SIGTERM);
+    QTRY_VERIFY_WITH_TIMEOUT(survivor.state() == QProcess::NotRunning, 30'000);
+    const QString out = QString::fromUtf8(survivor.readAllStandardOutput());
+    QVERIFY2(survivor.exitStatus() == QProcess::NormalExit && survivor.exitCode() == 0,
+             qPrintable(out + QString::fromUtf8(survivor.readAllStandardError())));
+    qInfo().noquote() << "the survivor said:\n" << out.trimmed();
+    QVERIFY2(out.contains(QStringLiteral("following the head of %1").arg(env)) &&
+                 out.contains(QLatin1String("REORG (hash mismatch)")),
+             qPrintable(out));
+}
+
 void TestSharedBackfill::whatIsNotBuiltOnPostgresIsRefusedInOneLine_data()
 {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("mention");
-    QTest::newRow("following the head") << QStringList{} << QStringLiteral("--exit-when-synced");
+    QTest::newRow("outbox while following")
+        << QStringList{"--webhook", "http://127.0.0.1:9/hook"}
+        << QStringLiteral("delivering the outbox while following the head");
     QTest::newRow("local API") << QStringList{"--exit-when-synced", "--metrics-port", "9"}
                                << QStringLiteral("the local API");
     QTest::newRow("abi") << QStringList{"--exit-when-synced", "--abi", "/tmp/x.json"}

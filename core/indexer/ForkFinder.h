@@ -2,6 +2,8 @@
 
 #include "Checkpoint.h"
 
+#include <QString>
+#include <functional>
 #include <optional>
 
 namespace forkscope::rpc {
@@ -29,11 +31,13 @@ struct ForkPoint
 class ForkFinder
 {
 public:
+    // The stored hash of a block of the environment, nullopt when it is not indexed.
+    using StoredHash = std::function<std::optional<chain::Hash32>(std::uint64_t)>;
+
+    ForkFinder(rpc::EthClient& eth, StoredHash stored) : m_eth(eth), m_stored(std::move(stored)) {}
+    // The SQLite store: the `blocks` of the environment.
     ForkFinder(rpc::EthClient& eth, store::Database& db, QString environmentId,
-               std::uint64_t chainId)
-        : m_eth(eth), m_db(db), m_env(std::move(environmentId)), m_chainId(chainId)
-    {
-    }
+               std::uint64_t chainId);
 
     // `nodeHead`: the node's head when it is below the checkpoint (a rollback with no new
     // block yet); the stored blocks above it are not on the node's chain, so the search
@@ -41,14 +45,11 @@ public:
     ForkPoint find(const Checkpoint& cp, std::uint64_t maxDepth,
                    std::optional<std::uint64_t> nodeHead = std::nullopt);
 
-    // The stored hash of a block of this environment, if indexed.
-    std::optional<chain::Hash32> storedHash(std::uint64_t number);
+    std::optional<chain::Hash32> storedHash(std::uint64_t number) { return m_stored(number); }
 
 private:
     rpc::EthClient& m_eth;
-    store::Database& m_db;
-    QString m_env;
-    std::uint64_t m_chainId;
+    StoredHash m_stored;
 };
 
 } // namespace forkscope::indexer

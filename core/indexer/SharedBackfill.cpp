@@ -1,7 +1,7 @@
 #include "SharedBackfill.h"
-#include "BatchLogCheck.h"
 #include "IndexerErrors.h"
-#include "TransferDecoder.h"
+#include "PgBatchRows.h"
+#include "concurrency/StoppablePause.h"
 #include "coord/BackfillClaims.h"
 #include "coord/CoordinationErrors.h"
 #include "coord/PrefixCheckpoint.h"
@@ -10,7 +10,6 @@
 #include "store/StoreError.h"
 #include "store/pg/PgConnection.h"
 #include "store/pg/PgContract.h"
-#include "store/pg/PgCopyRows.h"
 #include "wire/LogFetcher.h"
 
 #include <QElapsedTimer>
@@ -19,46 +18,6 @@
 namespace forkscope::indexer {
 
 using store::pg::PgConnection;
-using store::pg::PgCopyRows;
-
-namespace {
-
-// The verified content of one claimed range, as COPY rows.
-struct RangeRows
-{
-    PgCopyRows blocks;
-    PgCopyRows logs;
-    PgCopyRows outbox; // one row per Transfer: its side effect, committed with it
-    chain::Hash32 parentOfFirst;
-    chain::Hash32 last;
-};
-
-void addLog(RangeRows& rows, const QByteArray& env, qint64 chainId, const chain::LogEntry& log)
-{
-    PgCopyRows& r = rows.logs;
-    r.text(env).integer(chainId).integer(qint64(log.blockNumber)).integer(qint64(log.logIndex));
-    r.bytea(log.blockHash.toByteArray()).bytea(log.transactionHash.toByteArray());
-    r.bytea(log.address.toByteArray());
-    for (int t = 0; t < 4; ++t) {
-        if (t < log.topics.size())
-            r.bytea(log.topics[t].toByteArray());
-        else
-            r.null();
-    }
-    r.bytea(log.data);
-    const TransferDecodeResult decoded = decodeTransfer(log);
-    if (const auto* failure = std::get_if<TransferDecodeFailure>(&decoded))
-        r.text(failure->reason.toUtf8()).null();
-    else if (const auto* transfer = std::get_if<Transfer>(&decoded)) {
-        r.null().text(chain::u256::toDecimal(transfer->value).toLatin1());
-        rows.outbox.text(env).integer(chainId).integer(qint64(log.blockNumber));
-        rows.outbox.integer(qint64(log.logIndex)).endRow();
-    } else
-        r.null().null();
-    r.endRow();
-}
-
-} // namespace
 
 SharedBackfill::SharedBackfill(Options options) : m_options(std::move(options)) {}
 
@@ -131,7 +90,7 @@ SharedBackfillResult SharedBackfill::run(const std::function<void(const QString&
             if (n.allDone())
                 break;
             // Ranges others hold: wait, and take one over if its owner's lease runs out.
-            QThread::msleep(100);
+            concurrency::pauseUnlessStopped(std::chrono::milliseconds(100), stop);
             continue;
         }
         if (!claim->takenOverFrom.isEmpty()) {
@@ -141,14 +100,13 @@ SharedBackfillResult SharedBackfill::run(const std::function<void(const QString&
                     .arg(claim->toBlock)
                     .arg(claim->takenOverFrom));
         }
-        RangeRows rows;
+        PgBatchRows rows(c.environmentId, chainId);
         QElapsedTimer sinceRenew;
         sinceRenew.start();
         bool lost = false;
         try {
             // The fetcher may return less than asked (provider limits): fetch on from where
             // it stopped, renewing the lease between pieces.
-            QList<chain::BlockHeader> headers;
             std::uint64_t next = std::uint64_t(claim->fromBlock);
             const std::uint64_t to = std::uint64_t(claim->toBlock);
             while (next <= to && !lost) {
@@ -159,27 +117,7 @@ SharedBackfillResult SharedBackfill::run(const std::function<void(const QString&
                                               .arg(endpoint)
                                               .arg(next)
                                               .arg(head));
-                const qsizetype firstOfBatch = headers.size();
-                for (const chain::BlockHeader& h : batch.headers) {
-                    if (h.number != next + std::uint64_t(headers.size() - firstOfBatch) ||
-                        (!headers.isEmpty() && h.parentHash != headers.last().hash))
-                        throw NodeInconsistentError(
-                            QStringLiteral("node %1 serves block %2 that does not follow "
-                                           "block %3 in the range %4-%5; nothing of the range "
-                                           "is stored")
-                                .arg(endpoint)
-                                .arg(h.number)
-                                .arg(headers.isEmpty() ? QString()
-                                                       : QString::number(headers.last().number))
-                                .arg(claim->fromBlock)
-                                .arg(claim->toBlock));
-                    headers.append(h);
-                }
-                const QList<chain::BlockHeader> batchHeaders = headers.mid(firstOfBatch);
-                for (const chain::LogEntry& log : batch.logs) {
-                    checkBatchLog(log, next, batch.toBlock, batchHeaders, c.contracts, endpoint);
-                    addLog(rows, env, chainId, log);
-                }
+                rows.append(batch, next, c.contracts, endpoint);
                 next = batch.toBlock + 1;
                 if (sinceRenew.elapsed() > m_options.lease.count() / 3) {
                     lost = !claims.renew(*claim);
@@ -187,28 +125,12 @@ SharedBackfillResult SharedBackfill::run(const std::function<void(const QString&
                 }
             }
             if (!lost) {
-                for (const chain::BlockHeader& h : headers) {
-                    rows.blocks.text(env).integer(chainId).integer(qint64(h.number));
-                    rows.blocks.bytea(h.hash.toByteArray()).bytea(h.parentHash.toByteArray());
-                    rows.blocks.integer(qint64(h.timestamp));
-                    rows.blocks.endRow();
-                }
-                rows.parentOfFirst = headers.first().parentHash;
-                rows.last = headers.last().hash;
                 // The range's rows and its done mark: one transaction (seed 001), so a
                 // crash leaves both or neither, and a range taken over meanwhile rolls back.
                 db->begin();
-                db->copyIn("COPY block_store (environment_id, chain_id, block_number, "
-                           "block_hash, parent_hash, block_timestamp) FROM STDIN",
-                           rows.blocks.data());
-                db->copyIn("COPY log_store (environment_id, chain_id, block_number, "
-                           "log_index, block_hash, tx_hash, address, topic0, topic1, topic2, "
-                           "topic3, data, decode_error, transfer_value) FROM STDIN",
-                           rows.logs.data());
-                db->copyIn("COPY outbox_store (environment_id, chain_id, block_number, "
-                           "log_index) FROM STDIN",
-                           rows.outbox.data());
-                claims.finish(*claim, rows.parentOfFirst, rows.last);
+                rows.copyInto(*db);
+                claims.finish(*claim, rows.headers().first().parentHash,
+                              rows.headers().last().hash);
                 db->commit();
             }
         } catch (const coord::LeaseLostError&) {
@@ -231,7 +153,7 @@ SharedBackfillResult SharedBackfill::run(const std::function<void(const QString&
                     .arg(claim->fromBlock)
                     .arg(claim->toBlock)
                     .arg(QString::fromUtf8(e.what())));
-            QThread::msleep(100);
+            concurrency::pauseUnlessStopped(std::chrono::milliseconds(100), stop);
             continue;
         }
         if (lost) {
@@ -244,12 +166,12 @@ SharedBackfillResult SharedBackfill::run(const std::function<void(const QString&
         }
         ++result.rangesDone;
         result.blocks += claim->toBlock - claim->fromBlock + 1;
-        result.logs += rows.logs.rows();
+        result.logs += rows.logCount();
         result.checkpoint = checkpoint.advance().blockNumber;
         say(QStringLiteral("range %1-%2 stored (%3 logs); checkpoint %4")
                 .arg(claim->fromBlock)
                 .arg(claim->toBlock)
-                .arg(rows.logs.rows())
+                .arg(rows.logCount())
                 .arg(result.checkpoint));
     }
     result.stopped = stop && stop->stopRequested();

@@ -1,9 +1,9 @@
 #include "SharedOutboxDelivery.h"
+#include "concurrency/StoppablePause.h"
 #include "coord/SessionLock.h"
 #include "store/pg/PgConnection.h"
 
 #include <QStringList>
-#include <QThread>
 
 namespace forkscope::outbox {
 
@@ -39,8 +39,7 @@ SharedDeliveryResult SharedOutboxDelivery::run(const std::function<void(const QS
     const QByteArray chain = QByteArray::number(m_chainId);
     const auto stopping = [&] { return m_stop && m_stop->stopRequested(); };
     const auto pause = [&](std::chrono::milliseconds ms) {
-        for (auto left = ms.count(); left > 0 && !stopping(); left -= 25)
-            QThread::msleep(std::uint64_t(std::min<qint64>(25, left)));
+        concurrency::pauseUnlessStopped(ms, m_stop);
     };
 
     SharedDeliveryResult result;

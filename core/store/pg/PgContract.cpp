@@ -167,6 +167,27 @@ void ensurePgContract(PgConnection& db)
                    "INSERT INTO schema_version (version, description) VALUES ($1, $2)",
                    {"3", "token_balances as a view over the Transfers below the checkpoint"});
         }
+        if (have < 4) {
+            // What the head follower rolled back, as SQLite records it (hashes as 0x text:
+            // a reorg is rare and read by people).
+            db.exec("CREATE TABLE reorg_events ("
+                    " id bigserial PRIMARY KEY,"
+                    " environment_id text NOT NULL,"
+                    " chain_id bigint NOT NULL,"
+                    " detected_at text NOT NULL,"
+                    " old_block_number bigint NOT NULL,"
+                    " fork_block_number bigint NOT NULL,"
+                    " depth bigint NOT NULL,"
+                    " reason text NOT NULL,"
+                    " rows_removed bigint NOT NULL,"
+                    " source_id text,"
+                    " old_block_hash text,"
+                    " fork_block_hash text,"
+                    " delivered_outbox_rows bigint)");
+            db.run("pg_contract_version",
+                   "INSERT INTO schema_version (version, description) VALUES ($1, $2)",
+                   {"4", "reorg_events"});
+        }
         db.commit();
     } catch (...) {
         db.rollback();

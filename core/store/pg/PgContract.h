@@ -22,7 +22,7 @@ class PgConnection;
 // refused (StoreError::Kind::NewerSchema). Idempotent; every process runs it at start.
 void ensurePgContract(PgConnection& db);
 
-constexpr int kPgContractVersion = 3;
+constexpr int kPgContractVersion = 4;
 
 // SQL over a log_store row aliased `l`: a Transfer's outbox event key and JSON payload,
 // the same text SQLite renders (store/BinaryContract.h).

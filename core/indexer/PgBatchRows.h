@@ -1,0 +1,51 @@
+#pragma once
+
+#include "chain/Address.h"
+#include "chain/BlockHeader.h"
+#include "chain/LogEntry.h"
+#include "store/pg/PgCopyRows.h"
+
+#include <QList>
+#include <QString>
+
+namespace forkscope::store::pg {
+class PgConnection;
+}
+namespace forkscope::wire {
+struct WireBatch;
+}
+
+namespace forkscope::indexer {
+
+// A verified run of blocks for the PostgreSQL store, as COPY rows: its blocks, its logs
+// (a Transfer's value decoded, or why a Transfer-looking log is not one) and one outbox row
+// per Transfer, its side effect, committed with it.
+class PgBatchRows
+{
+public:
+    PgBatchRows(const QString& environmentId, qint64 chainId);
+
+    // Checks `batch` as the receiver does (seed 003: headers in sequence from `from`, each
+    // linked to the previous one, every log within them, from an indexed contract and with
+    // its header's hash; see checkBatchLog) and appends it. The first header must link to
+    // the last one appended before. Throws NodeInconsistentError, wire::ReplyMismatchError.
+    void append(const wire::WireBatch& batch, std::uint64_t from,
+                const QList<chain::Address>& contracts, const QString& endpoint);
+
+    // COPY the rows, inside the caller's transaction.
+    void copyInto(store::pg::PgConnection& db) const;
+
+    bool isEmpty() const { return m_headers.isEmpty(); }
+    const QList<chain::BlockHeader>& headers() const { return m_headers; }
+    qsizetype logCount() const { return m_logs.rows(); }
+
+private:
+    void addLog(const chain::LogEntry& log);
+
+    QByteArray m_env;
+    qint64 m_chainId;
+    QList<chain::BlockHeader> m_headers;
+    store::pg::PgCopyRows m_blocks, m_logs, m_outbox;
+};
+
+} // namespace forkscope::indexer

@@ -1,0 +1,50 @@
+#pragma once
+
+#include "IndexerConfig.h"
+
+#include <QString>
+#include <chrono>
+#include <functional>
+
+namespace forkscope::indexer {
+
+struct SharedFollowResult
+{
+    qint64 blocks = 0; // blocks this process stored while it followed
+    qint64 logs = 0;
+    qint64 reorgs = 0; // rollbacks it decided
+    bool led = false;  // it held the head lock at some point
+};
+
+// The head of an environment on a shared PostgreSQL database (issue #17), followed by the
+// one process that holds its "head" session lock (coord::SessionLock); the others wait and
+// take over when the holder dies. Only once the backfill is complete (every range done):
+// until then the checkpoint is the backfill's.
+//
+// Each round it indexes the blocks above the checkpoint up to the head minus
+// --confirmations, checked as the backfill checks them, and records them as one more done
+// range, all in the transaction that moves the checkpoint by compare-and-swap. When the
+// checkpoint's block is no longer the node's, or the next block does not link to it, it
+// finds the fork point (ForkFinder, at most --max-reorg-depth back) and rolls back in one
+// transaction: the rows above the fork, their undelivered outbox rows, the ranges above
+// it, and a reorg_events row. Delivered outbox rows above a fork are refused loudly
+// (retractions on PostgreSQL are not built), as is a reorg deeper than the limit.
+class SharedHeadFollower
+{
+public:
+    struct Options
+    {
+        IndexerConfig indexer; // dbPath is the postgresql:// URL
+        QString owner;
+    };
+
+    explicit SharedHeadFollower(Options options);
+
+    // Runs until the stop token is set. Throws on what must stop the process.
+    SharedFollowResult run(const std::function<void(const QString&)>& say);
+
+private:
+    Options m_options;
+};
+
+} // namespace forkscope::indexer
