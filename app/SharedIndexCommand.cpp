@@ -28,9 +28,6 @@ int runSharedIndexCommand(const IndexOptionsResult& parsed)
                        .arg(what));
         return ExitUsage;
     };
-    if (!config.exitWhenSynced && (!parsed.webhook.isEmpty() || !parsed.outboxFile.isEmpty()))
-        return refuse(QStringLiteral("delivering the outbox while following the head (run "
-                                     "with --exit-when-synced to deliver a backfill's)"));
     if (!config.abiPath.isEmpty())
         return refuse(QStringLiteral("ABI decoding (--abi)"));
     if (parsed.metricsPort != 0)
@@ -70,31 +67,41 @@ int runSharedIndexCommand(const IndexOptionsResult& parsed)
                     static_cast<long long>(r.blocks), static_cast<long long>(r.logs),
                     static_cast<long long>(r.takeovers), static_cast<long long>(r.lostRanges));
         std::fflush(stdout);
-        if (!r.stopped && !config.exitWhenSynced) {
+        if (r.stopped)
+            return ExitOk;
+        // The outbox goes out one process at a time (whichever holds the outbox lock), the
+        // others waiting to take over.
+        std::unique_ptr<outbox::OutboxSink> sink;
+        if (!parsed.webhook.isEmpty())
+            sink = std::make_unique<outbox::WebhookSink>(parsed.webhook, parsed.webhookTimeout,
+                                                         parsed.webhookBatch);
+        else if (!parsed.outboxFile.isEmpty())
+            sink = std::make_unique<outbox::JsonLinesSink>(parsed.outboxFile);
+        std::optional<outbox::SharedOutboxDelivery> delivery;
+        if (sink)
+            delivery.emplace(config.dbPath, config.environmentId, r.chainId, options.owner, *sink,
+                             config.stopToken);
+        if (!config.exitWhenSynced) {
             // Backfill complete: from here one process follows the head (whichever holds
-            // the head lock); the others stand by to take over.
-            indexer::SharedHeadFollower follower({config, options.owner});
+            // the head lock), delivering between rounds; the others stand by.
+            indexer::SharedHeadFollower::Options follow{config, options.owner, {}};
+            if (delivery)
+                follow.betweenRounds = [&] { delivery->deliverPending(say); };
+            indexer::SharedHeadFollower follower(follow);
             const indexer::SharedFollowResult f = follower.run(say);
             std::printf("stopped: this process followed %lld blocks (%lld logs) and rolled "
                         "back %lld reorgs%s\n",
                         static_cast<long long>(f.blocks), static_cast<long long>(f.logs),
                         static_cast<long long>(f.reorgs), f.led ? "" : " (it stood by)");
+            if (delivery)
+                std::printf("outbox: this process delivered %lld rows\n",
+                            static_cast<long long>(delivery->result().delivered));
             std::fflush(stdout);
             return ExitOk;
         }
-        if (r.stopped || (parsed.webhook.isEmpty() && parsed.outboxFile.isEmpty()))
+        if (!delivery)
             return ExitOk;
-        // The backfill is complete up to the target: deliver its outbox, one process at a
-        // time (whichever holds the outbox lock), the others waiting to take over.
-        std::unique_ptr<outbox::OutboxSink> sink;
-        if (!parsed.webhook.isEmpty())
-            sink = std::make_unique<outbox::WebhookSink>(parsed.webhook, parsed.webhookTimeout,
-                                                         parsed.webhookBatch);
-        else
-            sink = std::make_unique<outbox::JsonLinesSink>(parsed.outboxFile);
-        outbox::SharedOutboxDelivery delivery(config.dbPath, config.environmentId, r.chainId,
-                                              options.owner, *sink, config.stopToken);
-        const outbox::SharedDeliveryResult d = delivery.run(say);
+        const outbox::SharedDeliveryResult d = delivery->run(say);
         std::printf("outbox %s: this process delivered %lld rows to %s (%lld retried, %lld "
                     "refused)\n",
                     d.stopped ? "stopped" : "delivered", static_cast<long long>(d.delivered),

@@ -8,8 +8,8 @@ namespace forkscope::app {
 // into a shared PostgreSQL database. Each backfills ranges (indexer::SharedBackfill); then,
 // with --exit-when-synced, it delivers the outbox if given a sink
 // (outbox::SharedOutboxDelivery) and exits, and without, one of them follows the head
-// (indexer::SharedHeadFollower) until SIGINT/SIGTERM. Refuses, in one line each, what is
-// only built for SQLite so far: --abi, the local API, and delivery while following.
+// (indexer::SharedHeadFollower) until SIGINT/SIGTERM, delivering the outbox between rounds.
+// Refuses, in one line each, what is only built for SQLite so far: --abi and the local API.
 int runSharedIndexCommand(const IndexOptionsResult& parsed);
 
 } // namespace forkscope::app

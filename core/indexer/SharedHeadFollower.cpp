@@ -76,7 +76,11 @@ SharedFollowResult SharedHeadFollower::run(const std::function<void(const QStrin
     wire::LogFetcher fetcher(eth, spec);
 
     SharedFollowResult result;
-    const auto pause = [&] { concurrency::pauseUnlessStopped(c.pollInterval, stop); };
+    const auto pause = [&] {
+        if (m_options.betweenRounds)
+            m_options.betweenRounds();
+        concurrency::pauseUnlessStopped(c.pollInterval, stop);
+    };
     // Where the stored branch and the node's part, undone in one transaction.
     const auto rollBack = [&](const coord::SharedCheckpoint& cp,
                               std::optional<std::uint64_t> nodeHead, const QString& reason) {

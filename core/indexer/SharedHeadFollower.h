@@ -36,6 +36,8 @@ public:
     {
         IndexerConfig indexer; // dbPath is the postgresql:// URL
         QString owner;
+        // Called once per round, leader or not (the outbox's delivery pass).
+        std::function<void()> betweenRounds;
     };
 
     explicit SharedHeadFollower(Options options);

@@ -29,52 +29,81 @@ SharedOutboxDelivery::SharedOutboxDelivery(QString dbUrl, QString environmentId,
 {
 }
 
-SharedDeliveryResult SharedOutboxDelivery::run(const std::function<void(const QString&)>& say)
+SharedOutboxDelivery::~SharedOutboxDelivery() = default;
+
+void SharedOutboxDelivery::connect()
 {
+    if (m_db)
+        return;
     PgConnection::Options options;
     options.applicationName = QStringLiteral("forkscope %1").arg(m_owner);
-    auto db = PgConnection::open(m_url, options);
-    coord::SessionLock lock(*db, QStringLiteral("outbox"), m_env, m_chainId);
+    m_db = PgConnection::open(m_url, options);
+    m_lock =
+        std::make_unique<coord::SessionLock>(*m_db, QStringLiteral("outbox"), m_env, m_chainId);
+}
+
+qint64 SharedOutboxDelivery::pendingRows()
+{
+    return m_db
+        ->run("shared_outbox_pending",
+              "SELECT count(*) FROM outbox WHERE environment_id = $1 AND chain_id = $2 AND "
+              "delivered_at IS NULL AND failed_at IS NULL",
+              {m_env.toUtf8(), QByteArray::number(m_chainId)})
+        .int64(0, 0);
+}
+
+SharedDeliveryResult SharedOutboxDelivery::run(const std::function<void(const QString&)>& say)
+{
+    connect();
+    while (!(m_stop && m_stop->stopRequested())) {
+        const Pass p = pass(say, 500);
+        if (p == Pass::Idle)
+            break;
+        if (p == Pass::NotHolder) {
+            // Another process delivers; wait for it to finish, or to die and leave it.
+            if (pendingRows() == 0)
+                break;
+            concurrency::pauseUnlessStopped(std::chrono::milliseconds(200), m_stop);
+        }
+    }
+    m_result.stopped = m_stop && m_stop->stopRequested();
+    return m_result;
+}
+
+void SharedOutboxDelivery::deliverPending(const std::function<void(const QString&)>& say,
+                                          int maxRows)
+{
+    connect();
+    pass(say, maxRows);
+}
+
+SharedOutboxDelivery::Pass
+SharedOutboxDelivery::pass(const std::function<void(const QString&)>& say, int maxRows)
+{
+    const auto stopping = [&] { return m_stop && m_stop->stopRequested(); };
+    if (!m_lock->held()) {
+        if (!m_lock->tryAcquire())
+            return Pass::NotHolder;
+        m_result.led = true;
+        say(QStringLiteral("outbox: %1 delivers (it holds the outbox lock of %2)")
+                .arg(m_owner, m_env));
+    } else if (!m_lock->stillHeld()) {
+        say(QStringLiteral("outbox: %1 lost the outbox lock; another process delivers")
+                .arg(m_owner));
+        return Pass::NotHolder;
+    }
     const QByteArray env = m_env.toUtf8();
     const QByteArray chain = QByteArray::number(m_chainId);
-    const auto stopping = [&] { return m_stop && m_stop->stopRequested(); };
-    const auto pause = [&](std::chrono::milliseconds ms) {
-        concurrency::pauseUnlessStopped(ms, m_stop);
-    };
-
-    SharedDeliveryResult result;
-    int streak = 0;
-    while (!stopping()) {
-        if (!lock.held()) {
-            if (!lock.tryAcquire()) {
-                // Another process delivers; wait for it to finish, or to die and leave it.
-                const qint64 pending =
-                    db->run("shared_outbox_pending",
-                            "SELECT count(*) FROM outbox WHERE environment_id = $1 AND "
-                            "chain_id = $2 AND delivered_at IS NULL AND failed_at IS NULL",
-                            {env, chain})
-                        .int64(0, 0);
-                if (pending == 0)
-                    break;
-                pause(std::chrono::milliseconds(200));
-                continue;
-            }
-            result.led = true;
-            say(QStringLiteral("outbox: %1 delivers (it holds the outbox lock of %2)")
-                    .arg(m_owner, m_env));
-        } else if (!lock.stillHeld()) {
-            say(QStringLiteral("outbox: %1 lost the outbox lock; another process delivers")
-                    .arg(m_owner));
-            continue;
-        }
-        const auto page = db->run(
+    int sent = 0;
+    while (!stopping() && sent < maxRows) {
+        const auto page = m_db->run(
             "shared_outbox_page",
             "SELECT id, block_number, event_key, payload FROM outbox WHERE environment_id = $1 "
             "AND chain_id = $2 AND delivered_at IS NULL AND failed_at IS NULL ORDER BY "
             "block_number, id LIMIT $3",
             {env, chain, QByteArray::number(std::max(1, m_sink.maxBatch()))});
         if (page.rows() == 0)
-            break;
+            return sent == 0 ? Pass::Idle : Pass::Busy;
         QList<OutboxRow> rows;
         for (int i = 0; i < page.rows(); ++i)
             rows << OutboxRow{page.int64(i, 0), std::uint64_t(page.int64(i, 1)),
@@ -83,40 +112,41 @@ SharedDeliveryResult SharedOutboxDelivery::run(const std::function<void(const QS
         // the sink refuses is marked failed (as OutboxDispatcher does).
         QList<QList<OutboxRow>> sends{rows};
         for (qsizetype s = 0; s < sends.size() && !stopping(); ++s) {
+            sent += int(sends[s].size());
             const DeliveryResult r = m_sink.deliver(sends[s]);
             if (r.outcome == DeliveryResult::Outcome::Delivered) {
-                db->run("shared_outbox_done",
-                        "UPDATE outbox_store SET delivered_at = clock_timestamp(), attempts = "
-                        "attempts + 1, last_error = NULL WHERE id = ANY($1::bigint[]) AND "
-                        "delivered_at IS NULL",
-                        {idArray(sends[s])});
-                result.delivered += sends[s].size();
-                streak = 0;
+                m_db->run("shared_outbox_done",
+                          "UPDATE outbox_store SET delivered_at = clock_timestamp(), attempts = "
+                          "attempts + 1, last_error = NULL WHERE id = ANY($1::bigint[]) AND "
+                          "delivered_at IS NULL",
+                          {idArray(sends[s])});
+                m_result.delivered += sends[s].size();
+                m_streak = 0;
             } else if (r.outcome == DeliveryResult::Outcome::Failed && sends[s].size() > 1) {
                 for (const OutboxRow& one : sends[s])
                     sends.append(QList<OutboxRow>{one});
             } else if (r.outcome == DeliveryResult::Outcome::Failed) {
-                db->run("shared_outbox_failed",
-                        "UPDATE outbox_store SET failed_at = clock_timestamp(), attempts = "
-                        "attempts + 1, last_error = $2 WHERE id = ANY($1::bigint[])",
-                        {idArray(sends[s]), r.detail.toUtf8()});
-                ++result.failed;
-                streak = 0;
+                m_db->run("shared_outbox_failed",
+                          "UPDATE outbox_store SET failed_at = clock_timestamp(), attempts = "
+                          "attempts + 1, last_error = $2 WHERE id = ANY($1::bigint[])",
+                          {idArray(sends[s]), r.detail.toUtf8()});
+                ++m_result.failed;
+                m_streak = 0;
                 say(QStringLiteral("outbox: %1 refused for good: %2")
                         .arg(sends[s].first().eventKey, r.detail));
             } else {
-                db->run("shared_outbox_retry",
-                        "UPDATE outbox_store SET attempts = attempts + 1, last_error = $2 WHERE "
-                        "id = ANY($1::bigint[])",
-                        {idArray(sends[s]), r.detail.toUtf8()});
-                ++result.retries;
-                pause(m_backoff.delay(++streak));
-                break; // nothing overtakes a row that must be retried
+                m_db->run("shared_outbox_retry",
+                          "UPDATE outbox_store SET attempts = attempts + 1, last_error = $2 "
+                          "WHERE id = ANY($1::bigint[])",
+                          {idArray(sends[s]), r.detail.toUtf8()});
+                ++m_result.retries;
+                // Nothing overtakes a row that must be retried: wait, then end the pass.
+                concurrency::pauseUnlessStopped(m_backoff.delay(++m_streak), m_stop);
+                return Pass::Busy;
             }
         }
     }
-    result.stopped = stopping();
-    return result;
+    return Pass::Busy;
 }
 
 } // namespace forkscope::outbox

@@ -6,6 +6,14 @@
 
 #include <QString>
 #include <functional>
+#include <memory>
+
+namespace forkscope::store::pg {
+class PgConnection;
+}
+namespace forkscope::coord {
+class SessionLock;
+}
 
 namespace forkscope::outbox {
 
@@ -33,12 +41,25 @@ public:
     SharedOutboxDelivery(QString dbUrl, QString environmentId, qint64 chainId, QString owner,
                          OutboxSink& sink, concurrency::StopTokenPtr stop,
                          RetryBackoff backoff = {});
+    ~SharedOutboxDelivery();
 
     // Returns once no row at or below the checkpoint is left undelivered (by this process
     // or another), or the stop token is set. Throws StoreError on database trouble.
     SharedDeliveryResult run(const std::function<void(const QString&)>& say);
 
+    // One pass while following the head: takes the outbox lock if it is free, delivers what
+    // is pending (at most `maxRows`, stopping at a row to retry after its backoff), and
+    // returns at once when another process holds the lock.
+    void deliverPending(const std::function<void(const QString&)>& say, int maxRows = 500);
+
+    const SharedDeliveryResult& result() const { return m_result; }
+
 private:
+    enum class Pass { Idle, Busy, NotHolder };
+    Pass pass(const std::function<void(const QString&)>& say, int maxRows);
+    qint64 pendingRows();
+    void connect();
+
     QString m_url;
     QString m_env;
     qint64 m_chainId;
@@ -46,6 +67,10 @@ private:
     OutboxSink& m_sink;
     concurrency::StopTokenPtr m_stop;
     RetryBackoff m_backoff;
+    std::unique_ptr<store::pg::PgConnection> m_db;
+    std::unique_ptr<coord::SessionLock> m_lock;
+    SharedDeliveryResult m_result;
+    int m_streak = 0;
 };
 
 } // namespace forkscope::outbox
