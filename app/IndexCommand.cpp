@@ -2,7 +2,6 @@
 #include "CommandLine.h"
 #include "IndexOptions.h"
 #include "SharedIndexCommand.h"
-#include "SharedIndexCommand.h"
 #include "UnixSignalWatcher.h"
 #include "abi/EventRegistry.h"
 #include "chain/ChainParseError.h"

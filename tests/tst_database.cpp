@@ -247,8 +247,7 @@ void TestDatabase::postgresUrlIsNotTakenForAFile()
     QFETCH(QString, url);
     const QString msg = expectRefusal(url, StoreError::Kind::Unsupported);
     QVERIFY2(msg.contains("this reads and writes SQLite only") && msg.contains("pg-lab") &&
-                 msg.contains("--exit-when-synced") &&
-                 !msg.contains("secret"),
+                 msg.contains("--exit-when-synced") && !msg.contains("secret"),
              qPrintable(msg));
     QVERIFY(!QFileInfo::exists("postgresql:") && !QFileInfo::exists("POSTGRES:"));
 }
