@@ -10,6 +10,8 @@
 #include "store/pg/PgCopyRows.h"
 #include "store/pg/PgError.h"
 
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QtTest>
 
 using namespace forkscope;
@@ -25,6 +27,7 @@ private slots:
     void copyOfABadRowFailsWholeAndNamesIt();
     void repliesAreChecked();
     void viewsShowOnlyWhatTheCheckpointCovers();
+    void checkpointMovesAreAnnouncedAtCommit();
     void newerContractIsRefused();
 
 private:
@@ -143,6 +146,45 @@ void TestPgStore::viewsShowOnlyWhatTheCheckpointCovers()
                                        {env})
                                  .text(0, 0);
     QCOMPARE(QString::fromLatin1(shown), hash(3).toHex()); // lowercase 0x hex, as in SQLite
+}
+
+void TestPgStore::checkpointMovesAreAnnouncedAtCommit()
+{
+    auto listener = PgConnection::open(m_cluster.url());
+    listener->listen(kCheckpointChannel);
+    const QByteArray env = "notified";
+    const auto hash = [](int n) { return chain::keccak256("n" + QByteArray::number(n)); };
+    const auto next = [&](int timeoutMs) {
+        const QList<PgConnection::Notification> n = listener->notifications(timeoutMs);
+        return n.isEmpty() ? QJsonObject() : QJsonDocument::fromJson(n.last().payload).object();
+    };
+    coord::PrefixCheckpoint cp(*m_db, QString::fromLatin1(env), 31337, QStringLiteral("default"));
+    m_db->begin();
+    cp.initialise(10, hash(10));
+    QVERIFY(next(200).isEmpty()); // not before the commit
+    m_db->commit();
+    QJsonObject n = next(5000);
+    QCOMPARE(n.value("env").toString(), QString::fromLatin1(env));
+    QCOMPARE(n.value("chainId").toInteger(), 31337);
+    QCOMPARE(n.value("block").toInteger(), 10);
+    QCOMPARE(n.value("hash").toString(), hash(10).toHex());
+    QCOMPARE(n.value("reorg").toBool(), false);
+    // A move that rolls back is never announced.
+    m_db->begin();
+    m_db->run("t_cp_move",
+              "UPDATE indexer_checkpoints SET block_number = 12, block_hash = $2 "
+              "WHERE environment_id = $1",
+              {env, PgConnection::byteaParam(hash(12).toByteArray())});
+    m_db->rollback();
+    QVERIFY(next(300).isEmpty());
+    // A move backwards is a reorg.
+    m_db->run("t_cp_back",
+              "UPDATE indexer_checkpoints SET block_number = 7, block_hash = $2 "
+              "WHERE environment_id = $1",
+              {env, PgConnection::byteaParam(hash(7).toByteArray())});
+    n = next(5000);
+    QCOMPARE(n.value("block").toInteger(), 7);
+    QCOMPARE(n.value("reorg").toBool(), true);
 }
 
 void TestPgStore::newerContractIsRefused()

@@ -381,7 +381,10 @@ void TestSharedBackfill::oneProcessFollowsTheHeadAnotherTakesOverAndAReorgIsUndo
     QTRY_COMPARE_WITH_TIMEOUT(holders().rows(), 1, 10'000);
     QCOMPARE(holders().text(0, 0).split('/').last().toLongLong(), survivor.processId());
 
-    // A reorg of the last 3 blocks (their Transfers dropped): rolled back and re-indexed.
+    // A reorg of the last 3 blocks (their Transfers dropped): rolled back and re-indexed,
+    // and announced to listeners (LISTEN forkscope_checkpoint) as it commits.
+    auto listener = PgConnection::open(m_cluster.url());
+    listener->listen(store::pg::kCheckpointChannel);
     m_lab->reorg(3);
     QTRY_VERIFY_WITH_TIMEOUT(db->run("t_reorgs",
                                      "SELECT count(*) FROM reorg_events WHERE environment_id = $1",
@@ -393,6 +396,11 @@ void TestSharedBackfill::oneProcessFollowsTheHeadAnotherTakesOverAndAReorgIsUndo
         db->run("t_reorg", "SELECT depth, reason FROM reorg_events WHERE environment_id = $1",
                 {env.toUtf8()});
     QCOMPARE(reorg.int64(0, 0), 3);
+    bool announced = false;
+    for (const auto& n : listener->notifications(1000))
+        announced = announced || (n.payload.contains("\"reorg\" : true") &&
+                                  n.payload.contains("\"env\" : \"follow\""));
+    QVERIFY(announced);
     checkAgainstNode(*db, env, checkpoint().first);
     if (QTest::currentTestFailed())
         return;

@@ -4,6 +4,7 @@
 #include <QRegularExpression>
 #include <QUrl>
 #include <libpq-fe.h>
+#include <poll.h>
 
 namespace forkscope::store::pg {
 
@@ -145,6 +146,33 @@ void PgConnection::copyIn(const char* copySql, const QByteArray& rows)
     checked(PQgetResult(m_conn), what);
     while (pg_result* extra = PQgetResult(m_conn))
         PQclear(extra);
+}
+
+void PgConnection::listen(const char* channel)
+{
+    exec(QByteArray("LISTEN " + QByteArray(channel)).constData());
+}
+
+QList<PgConnection::Notification> PgConnection::notifications(int timeoutMs)
+{
+    QList<Notification> out;
+    const auto drain = [&] {
+        if (PQconsumeInput(m_conn) != 1)
+            throw PgError(StoreError::Kind::Io,
+                          QStringLiteral("%1 (LISTEN): %2")
+                              .arg(m_displayUrl, firstLine(PQerrorMessage(m_conn))));
+        while (PGnotify* n = PQnotifies(m_conn)) {
+            out.append({QByteArray(n->relname), QByteArray(n->extra), n->be_pid});
+            PQfreemem(n);
+        }
+    };
+    drain();
+    if (out.isEmpty() && timeoutMs > 0) {
+        pollfd fd{PQsocket(m_conn), POLLIN, 0};
+        if (::poll(&fd, 1, timeoutMs) > 0)
+            drain();
+    }
+    return out;
 }
 
 void PgConnection::rollback() noexcept

@@ -50,6 +50,18 @@ public:
     // fields built with PgCopyRows. Sent in chunks; the server's verdict is checked.
     void copyIn(const char* copySql, const QByteArray& rows);
 
+    // LISTEN on a channel whose name is fixed text (not a value from outside).
+    void listen(const char* channel);
+    struct Notification
+    {
+        QByteArray channel;
+        QByteArray payload;
+        int senderPid = 0;
+    };
+    // The notifications that arrived, waiting up to `timeoutMs` for the first (0: only
+    // what is already here). Throws PgError (Kind::Io) when the connection is gone.
+    QList<Notification> notifications(int timeoutMs);
+
     void begin() { exec("BEGIN"); }
     void commit() { exec("COMMIT"); }
     void rollback() noexcept;

@@ -188,6 +188,23 @@ void ensurePgContract(PgConnection& db)
                    "INSERT INTO schema_version (version, description) VALUES ($1, $2)",
                    {"4", "reorg_events"});
         }
+        if (have < 5) {
+            // Live updates without polling (LISTEN forkscope_checkpoint): every move of a
+            // checkpoint, by any writer, is announced when its transaction commits, and
+            // never for one that rolls back. A move backwards is a reorg.
+            db.exec("CREATE FUNCTION forkscope_notify_checkpoint() RETURNS trigger LANGUAGE "
+                    "plpgsql AS $$ BEGIN PERFORM pg_notify('forkscope_checkpoint', "
+                    "json_build_object('env', NEW.environment_id, 'chainId', NEW.chain_id, "
+                    "'source', NEW.source_id, 'block', NEW.block_number, 'hash', '0x' || "
+                    "encode(NEW.block_hash, 'hex'), 'reorg', TG_OP = 'UPDATE' AND "
+                    "NEW.block_number < OLD.block_number)::text); RETURN NEW; END $$");
+            db.exec("CREATE TRIGGER indexer_checkpoints_notify AFTER INSERT OR UPDATE ON "
+                    "indexer_checkpoints FOR EACH ROW EXECUTE FUNCTION "
+                    "forkscope_notify_checkpoint()");
+            db.run("pg_contract_version",
+                   "INSERT INTO schema_version (version, description) VALUES ($1, $2)",
+                   {"5", "NOTIFY forkscope_checkpoint on every checkpoint move"});
+        }
         db.commit();
     } catch (...) {
         db.rollback();

@@ -22,7 +22,11 @@ class PgConnection;
 // refused (StoreError::Kind::NewerSchema). Idempotent; every process runs it at start.
 void ensurePgContract(PgConnection& db);
 
-constexpr int kPgContractVersion = 4;
+constexpr int kPgContractVersion = 5;
+
+// The channel every checkpoint move is announced on, at commit: a JSON object
+// {"env", "chainId", "source", "block", "hash", "reorg"} (reorg: it moved backwards).
+constexpr const char* kCheckpointChannel = "forkscope_checkpoint";
 
 // SQL over a log_store row aliased `l`: a Transfer's outbox event key and JSON payload,
 // the same text SQLite renders (store/BinaryContract.h).
