@@ -114,6 +114,12 @@ int main(int argc, char** argv)
         QStringLiteral("Process counts to measure, in turn (default 1,2,3)."),
         QStringLiteral("LIST"), QStringLiteral("1,2,3"));
     p.addOption(processesOpt);
+    const QCommandLineOption settingOpt(
+        QStringLiteral("pg-setting"),
+        QStringLiteral("A server setting for the cluster, NAME=VALUE (repeatable), e.g. "
+                       "shared_buffers=1GB or autovacuum=off."),
+        QStringLiteral("NAME=VALUE"));
+    p.addOption(settingOpt);
     p.process(app);
     const bench::WorkloadShape shape = workload.read(p);
 
@@ -147,8 +153,17 @@ int main(int argc, char** argv)
     }
 
     lab::PgLab cluster;
-    cluster.start();
+    lab::PgLab::Options options;
+    options.settings = p.values(settingOpt);
+    try {
+        cluster.start(options);
+    } catch (const lab::PgLabError& e) {
+        std::fprintf(stderr, "forkscope_bench_shared: %s\n", qPrintable(e.message()));
+        return 2;
+    }
     auto admin = store::pg::PgConnection::open(cluster.url());
+    for (const QString& setting : options.settings)
+        std::printf("server setting: %s\n", qPrintable(setting));
     const qint64 postmaster = postmasterPid(cluster);
     for (const QString& n : p.value(processesOpt).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
         const int processes = std::max(1, n.toInt());

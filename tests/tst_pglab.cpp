@@ -44,6 +44,7 @@ class TestPgLab : public QObject
 private slots:
     void startsAnswersAndRemovesItself();
     void commandPrintsItsUrlAndCleansUpOnSigterm();
+    void extraSettingsApplyAndOddOnesAreRefused();
 };
 
 void TestPgLab::startsAnswersAndRemovesItself()
@@ -93,6 +94,22 @@ void TestPgLab::commandPrintsItsUrlAndCleansUpOnSigterm()
     QCOMPARE(p.exitCode(), 0);
     QVERIFY(!QFileInfo::exists(m.captured(2)));
     QCOMPARE(queryOne(url, "SELECT 1"), QString());
+}
+
+void TestPgLab::extraSettingsApplyAndOddOnesAreRefused()
+{
+    lab::PgLab cluster;
+    lab::PgLab::Options options;
+    options.settings = {QStringLiteral("work_mem=8MB"), QStringLiteral("autovacuum=off")};
+    cluster.start(options);
+    QCOMPARE(queryOne(cluster.url(), "SHOW work_mem"), QStringLiteral("8MB"));
+    QCOMPARE(queryOne(cluster.url(), "SHOW autovacuum"), QStringLiteral("off"));
+    cluster.stop();
+    // Settings go on the server's command line: nothing that could carry another option.
+    lab::PgLab refused;
+    options.settings = {QStringLiteral("work_mem=8MB -c listen_addresses=*")};
+    QVERIFY_THROWS_EXCEPTION(lab::PgLabError, refused.start(options));
+    QVERIFY(!refused.isRunning());
 }
 
 QTEST_GUILESS_MAIN(TestPgLab)

@@ -5,6 +5,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 
 #include <pwd.h>
@@ -95,6 +96,16 @@ void PgLab::run(const QString& program, const QStringList& arguments, int timeou
 
 void PgLab::start(const Options& options)
 {
+    // Checked before anything is made: they go on the server's command line.
+    QString extra;
+    static const QRegularExpression setting(QStringLiteral("^[a-z_]+=[A-Za-z0-9_.]+$"));
+    for (const QString& s : options.settings) {
+        if (!setting.match(s).hasMatch())
+            throw PgLabError(QStringLiteral("server setting \"%1\" is not name=value (letters, "
+                                            "digits, '_' and '.')")
+                                 .arg(s));
+        extra += QStringLiteral(" -c ") + s;
+    }
     if (m_running)
         return;
     m_options = options;
@@ -128,9 +139,9 @@ void PgLab::start(const Options& options)
         {QStringLiteral("-D"), data, QStringLiteral("-l"), logPath(), QStringLiteral("-w"),
          QStringLiteral("-t"), QStringLiteral("60"), QStringLiteral("-o"),
          QStringLiteral("-p %1 -k %2 -c listen_addresses=127.0.0.1 -c fsync=off "
-                        "-c synchronous_commit=off -c full_page_writes=off")
+                        "-c synchronous_commit=off -c full_page_writes=off%3")
              .arg(m_port)
-             .arg(directory()),
+             .arg(directory(), extra),
          QStringLiteral("start")},
         90000);
     m_running = true;

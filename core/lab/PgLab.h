@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QString>
+#include <QStringList>
 #include <memory>
 #include <stdexcept>
 
@@ -33,6 +34,9 @@ public:
         QString binDir = QStringLiteral("/usr/lib/postgresql/15/bin");
         QString database = QStringLiteral("forkscope");
         quint16 port = 0; // 0 = a free loopback port
+        // Extra server settings, "name=value" (letters, digits, '_' and '.' only), e.g.
+        // "shared_buffers=1GB" for a benchmark. Anything else is a PgLabError.
+        QStringList settings;
     };
 
     PgLab();
