@@ -1,15 +1,14 @@
 #include "SharedBackfill.h"
 #include "IndexerErrors.h"
 #include "PgBatchRows.h"
+#include "SharedSession.h"
 #include "concurrency/StoppablePause.h"
 #include "coord/BackfillClaims.h"
 #include "coord/CoordinationErrors.h"
 #include "coord/PrefixCheckpoint.h"
 #include "rpc/EthClient.h"
-#include "rpc/JsonRpcClient.h"
 #include "store/StoreError.h"
 #include "store/pg/PgConnection.h"
-#include "store/pg/PgContract.h"
 #include "wire/LogFetcher.h"
 
 #include <QElapsedTimer>
@@ -25,18 +24,10 @@ SharedBackfillResult SharedBackfill::run(const std::function<void(const QString&
 {
     const IndexerConfig& c = m_options.indexer;
     const auto stop = c.stopToken;
-    PgConnection::Options connection;
-    connection.applicationName = QStringLiteral("forkscope %1").arg(m_options.owner);
-    auto db = PgConnection::open(c.dbPath, connection);
-    store::pg::ensurePgContract(*db);
-
-    rpc::JsonRpcClient client(c.rpcUrl);
-    client.setTimeout(c.rpcTimeout);
-    client.setMaxReplyBytes(c.maxReplyBytes);
-    if (stop)
-        client.setStopToken(stop);
-    rpc::EthClient eth(client);
-    const qint64 chainId = qint64(eth.chainId());
+    SharedSession session(c, m_options.owner);
+    PgConnection* db = &session.db();
+    rpc::EthClient& eth = session.eth();
+    const qint64 chainId = session.chainId();
     const QByteArray env = c.environmentId.toUtf8();
 
     SharedBackfillResult result;
@@ -68,12 +59,7 @@ SharedBackfillResult SharedBackfill::run(const std::function<void(const QString&
     claims.plan(qint64(c.fromBlock), result.target,
                 qint64(std::max<std::uint64_t>(1, c.batchSize)));
 
-    wire::FetchSpec spec;
-    spec.context = {c.sourceId, QString()};
-    spec.contracts = c.contracts;
-    spec.logCap = c.logCap;
-    spec.completeness = c.completeness;
-    wire::LogFetcher fetcher(eth, spec);
+    wire::LogFetcher fetcher(eth, session.fetchSpec());
     const QString endpoint = eth.endpointText();
 
     while (!(stop && stop->stopRequested())) {

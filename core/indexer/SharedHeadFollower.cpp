@@ -3,15 +3,14 @@
 #include "IndexerErrors.h"
 #include "PgBatchRows.h"
 #include "ReorgReason.h"
+#include "SharedSession.h"
 #include "concurrency/StoppablePause.h"
 #include "coord/BackfillClaims.h"
 #include "coord/PrefixCheckpoint.h"
 #include "coord/SessionLock.h"
 #include "rpc/EthClient.h"
-#include "rpc/JsonRpcClient.h"
 #include "store/StoreError.h"
 #include "store/pg/PgConnection.h"
-#include "store/pg/PgContract.h"
 #include "wire/LogFetcher.h"
 
 #include <QDateTime>
@@ -38,18 +37,10 @@ SharedFollowResult SharedHeadFollower::run(const std::function<void(const QStrin
     const IndexerConfig& c = m_options.indexer;
     const auto stop = c.stopToken;
     const auto stopping = [&] { return stop && stop->stopRequested(); };
-    PgConnection::Options connection;
-    connection.applicationName = QStringLiteral("forkscope %1").arg(m_options.owner);
-    auto db = PgConnection::open(c.dbPath, connection);
-    store::pg::ensurePgContract(*db);
-
-    rpc::JsonRpcClient client(c.rpcUrl);
-    client.setTimeout(c.rpcTimeout);
-    client.setMaxReplyBytes(c.maxReplyBytes);
-    if (stop)
-        client.setStopToken(stop);
-    rpc::EthClient eth(client);
-    const qint64 chainId = qint64(eth.chainId());
+    SharedSession session(c, m_options.owner);
+    PgConnection* db = &session.db();
+    rpc::EthClient& eth = session.eth();
+    const qint64 chainId = session.chainId();
     const QByteArray env = c.environmentId.toUtf8();
     const QByteArray chain = QByteArray::number(chainId);
     const QString endpoint = eth.endpointText();
@@ -68,12 +59,7 @@ SharedFollowResult SharedHeadFollower::run(const std::function<void(const QStrin
         return chain::Hash32::fromBytes(r.bytes(0, 0, 32),
                                         QStringLiteral("block_store.block_hash"));
     });
-    wire::FetchSpec spec;
-    spec.context = {c.sourceId, QString()};
-    spec.contracts = c.contracts;
-    spec.logCap = c.logCap;
-    spec.completeness = c.completeness;
-    wire::LogFetcher fetcher(eth, spec);
+    wire::LogFetcher fetcher(eth, session.fetchSpec());
 
     SharedFollowResult result;
     const auto pause = [&] {

@@ -1,0 +1,31 @@
+#include "SharedSession.h"
+#include "store/pg/PgContract.h"
+
+namespace forkscope::indexer {
+
+namespace {
+std::unique_ptr<store::pg::PgConnection> openNamed(const QString& url, const QString& owner)
+{
+    store::pg::PgConnection::Options options;
+    options.applicationName = QStringLiteral("forkscope %1").arg(owner);
+    auto db = store::pg::PgConnection::open(url, options);
+    store::pg::ensurePgContract(*db);
+    return db;
+}
+} // namespace
+
+SharedSession::SharedSession(const IndexerConfig& c, const QString& owner)
+    : m_db(openNamed(c.dbPath, owner)), m_client(c.rpcUrl), m_eth(m_client)
+{
+    m_client.setTimeout(c.rpcTimeout);
+    m_client.setMaxReplyBytes(c.maxReplyBytes);
+    if (c.stopToken)
+        m_client.setStopToken(c.stopToken);
+    m_chainId = qint64(m_eth.chainId());
+    m_spec.context = {c.sourceId, QString()};
+    m_spec.contracts = c.contracts;
+    m_spec.logCap = c.logCap;
+    m_spec.completeness = c.completeness;
+}
+
+} // namespace forkscope::indexer
