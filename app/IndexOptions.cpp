@@ -28,8 +28,8 @@ struct Flag
 const Flag kFlags[] = {
     {"rpc", "rpc", "URL", "JSON-RPC endpoint of the node (http or https)."},
     {"db", "db", "FILE",
-     "SQLite database file (created if missing), or postgresql://USER@HOST:PORT/DB for a "
-     "shared backfill by several processes."},
+     "SQLite database file (created if missing), or postgresql://USER@HOST:PORT/DB shared "
+     "by several indexer processes."},
     {"env", "env", "ID", "Environment id: one self-contained history."},
     {"source", "source", "NAME", "Source id of the checkpoint (default: default)."},
     {"contract", "contracts", "ADDR", "Contract address to index (repeatable)."},
