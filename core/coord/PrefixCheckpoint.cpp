@@ -39,6 +39,19 @@ std::optional<SharedCheckpoint> PrefixCheckpoint::read()
     return cp;
 }
 
+bool PrefixCheckpoint::swap(const SharedCheckpoint& from, qint64 block, const chain::Hash32& hash)
+{
+    return m_db.run("coord_cp_swap",
+                    "UPDATE indexer_checkpoints SET block_number = $4, block_hash = $5, "
+                    "generation = generation + 1, updated_at = clock_timestamp() WHERE "
+                    "environment_id = $1 AND chain_id = $2 AND source_id = $3 AND "
+                    "generation = $6",
+                    {m_env, m_chain, m_source, QByteArray::number(block),
+                     PgConnection::byteaParam(hash.toByteArray()),
+                     QByteArray::number(from.generation)})
+               .affected() == 1;
+}
+
 SharedCheckpoint PrefixCheckpoint::advance()
 {
     for (;;) {

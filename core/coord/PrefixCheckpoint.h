@@ -40,6 +40,11 @@ public:
     // by this call, by another process, or not at all). Commits on its own.
     SharedCheckpoint advance();
 
+    // Moves the checkpoint from `from` to (block, hash), either way, only if its generation
+    // is still from's: false when another writer moved it meanwhile. For a writer that
+    // moves it inside its own data transaction (the head follower, and its rollbacks).
+    bool swap(const SharedCheckpoint& from, qint64 block, const chain::Hash32& hash);
+
     // How many compare-and-swaps this object lost to another process (diagnostics, tests).
     int lostRaces() const { return m_lostRaces; }
 

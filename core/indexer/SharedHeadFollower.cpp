@@ -119,17 +119,8 @@ SharedFollowResult SharedHeadFollower::run(const std::function<void(const QStrin
                  QByteArray::number(cp.blockNumber), above, QByteArray::number(depth),
                  reason.toUtf8(), QByteArray::number(removed), c.sourceId.toUtf8(),
                  cp.blockHash.toHex().toUtf8(), fork.hash.toHex().toUtf8()});
-        const qint64 moved =
-            db->run("follow_cp_back",
-                    "UPDATE indexer_checkpoints SET block_number = $4, block_hash = $5, "
-                    "generation = generation + 1, updated_at = clock_timestamp() WHERE "
-                    "environment_id = $1 AND chain_id = $2 AND source_id = $3 AND generation = "
-                    "$6",
-                    {env, chain, c.sourceId.toUtf8(), above,
-                     PgConnection::byteaParam(fork.hash.toByteArray()),
-                     QByteArray::number(cp.generation)})
-                .affected();
-        if (moved != 1) { // another writer moved it meanwhile: look again
+        if (!checkpoint.swap(cp, qint64(*fork.number), fork.hash)) {
+            // another writer moved it meanwhile: look again
             db->rollback();
             return;
         }
@@ -219,17 +210,7 @@ SharedFollowResult SharedHeadFollower::run(const std::function<void(const QStrin
             rows.copyInto(*db);
             // The data and the checkpoint in one transaction, the checkpoint by
             // compare-and-swap: a writer that moved it meanwhile makes this match nothing.
-            const qint64 moved =
-                db->run("follow_cp_cas",
-                        "UPDATE indexer_checkpoints SET block_number = $4, block_hash = $5, "
-                        "generation = generation + 1, updated_at = clock_timestamp() WHERE "
-                        "environment_id = $1 AND chain_id = $2 AND source_id = $3 AND "
-                        "generation = $6",
-                        {env, chain, c.sourceId.toUtf8(), QByteArray::number(qint64(last.number)),
-                         PgConnection::byteaParam(last.hash.toByteArray()),
-                         QByteArray::number(cp->generation)})
-                    .affected();
-            if (moved != 1) {
+            if (!checkpoint.swap(*cp, qint64(last.number), last.hash)) {
                 db->rollback();
                 continue;
             }
