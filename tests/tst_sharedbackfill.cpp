@@ -30,6 +30,7 @@ private slots:
     void outboxDeliveredOncePerKeyAcrossProcessesWithAKill();
     void oneProcessFollowsTheHeadAnotherTakesOverAndAReorgIsUndone();
     void outboxDeliveredWhileFollowing();
+    void anEnvironmentOfAnotherChainIsRefused();
     void whatIsNotBuiltOnPostgresIsRefusedInOneLine_data();
     void whatIsNotBuiltOnPostgresIsRefusedInOneLine();
 
@@ -458,6 +459,40 @@ void TestSharedBackfill::outboxDeliveredWhileFollowing()
         QVERIFY2(p->exitStatus() == QProcess::NormalExit && p->exitCode() == 0,
                  p->readAllStandardError().constData());
     }
+}
+
+void TestSharedBackfill::anEnvironmentOfAnotherChainIsRefused()
+{
+    // The environment was recorded on another chain (a devnet since reset): a process whose
+    // node serves this one must not add a second history under the same id.
+    auto db = PgConnection::open(m_cluster.url());
+    store::pg::ensurePgContract(*db);
+    const QByteArray insert = "INSERT INTO environments (environment_id, chain_id, genesis_hash, "
+                              "rpc_url, created_at) VALUES ('old-chain', 31337, '0x" +
+                              QByteArray(64, 'a') + "', 'http://old', '2026-01-01T00:00:00.000Z')";
+    db->exec(insert.constData());
+    const test::ProcessRun run =
+        test::runForkscope(indexArgs(QStringLiteral("old-chain"), m_lab->devnet().url()));
+    VERIFY_ONE_ERROR_LINE(
+        run, 1,
+        (QStringList{QStringLiteral("chain was reset"), QStringLiteral("old-chain"),
+                     QStringLiteral("Nothing was written")}));
+    QCOMPARE(db->exec("SELECT count(*) FROM backfill_ranges WHERE environment_id = 'old-chain'")
+                 .int64(0, 0),
+             0);
+    QCOMPARE(db->exec("SELECT count(*) FROM indexer_checkpoints WHERE environment_id = "
+                      "'old-chain'")
+                 .int64(0, 0),
+             0);
+    // A new environment records this node's chain.
+    VERIFY_EXIT_OK(
+        test::runForkscope(indexArgs(QStringLiteral("this-chain"), m_lab->devnet().url())));
+    const auto genesis = m_lab->eth().blockByNumber(0);
+    QVERIFY(genesis);
+    const auto row = db->run("t_env_row", "SELECT chain_id, genesis_hash FROM environments WHERE "
+                                          "environment_id = 'this-chain'");
+    QCOMPARE(row.int64(0, 0), 31337);
+    QCOMPARE(row.text(0, 1), genesis->hash.toHex().toUtf8());
 }
 
 void TestSharedBackfill::whatIsNotBuiltOnPostgresIsRefusedInOneLine_data()

@@ -1,4 +1,6 @@
 #include "SharedSession.h"
+#include "IndexerErrors.h"
+#include "PgEnvironmentRegistry.h"
 #include "store/pg/PgContract.h"
 
 namespace forkscope::indexer {
@@ -22,6 +24,13 @@ SharedSession::SharedSession(const IndexerConfig& c, const QString& owner)
     if (c.stopToken)
         m_client.setStopToken(c.stopToken);
     m_chainId = qint64(m_eth.chainId());
+    // The node must still be the environment's chain before anything is written.
+    const auto genesis = m_eth.blockByNumber(0);
+    if (!genesis)
+        throw IndexerError(
+            QStringLiteral("the node at %1 answered null for block 0").arg(m_eth.endpointText()));
+    m_environment = PgEnvironmentRegistry(*m_db).openForIndexing(
+        c.environmentId, std::uint64_t(m_chainId), genesis->hash, c.rpcUrl);
     m_spec.context = {c.sourceId, QString()};
     m_spec.contracts = c.contracts;
     m_spec.logCap = c.logCap;

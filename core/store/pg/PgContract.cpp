@@ -218,6 +218,21 @@ void ensurePgContract(PgConnection& db)
                    "INSERT INTO schema_version (version, description) VALUES ($1, $2)",
                    {"6", "no foreign key from outbox_store to log_store"});
         }
+        if (have < 7) {
+            // An environment is one chain (id + genesis hash) under one id, as in SQLite:
+            // a process whose node serves another chain is refused before it writes, so
+            // two histories never mix in one shared index.
+            db.exec("CREATE TABLE environments ("
+                    " environment_id text PRIMARY KEY,"
+                    " chain_id bigint NOT NULL,"
+                    " genesis_hash text NOT NULL,"
+                    " rpc_url text NOT NULL,"
+                    " created_at text NOT NULL,"
+                    " archived_at text)");
+            db.run("pg_contract_version",
+                   "INSERT INTO schema_version (version, description) VALUES ($1, $2)",
+                   {"7", "environments (chain id and genesis hash per environment)"});
+        }
         db.commit();
     } catch (...) {
         db.rollback();

@@ -22,7 +22,7 @@ class PgConnection;
 // refused (StoreError::Kind::NewerSchema). Idempotent; every process runs it at start.
 void ensurePgContract(PgConnection& db);
 
-constexpr int kPgContractVersion = 6;
+constexpr int kPgContractVersion = 7;
 
 // The channel every checkpoint move is announced on, at commit: a JSON object
 // {"env", "chainId", "source", "block", "hash", "reorg"} (reorg: it moved backwards).

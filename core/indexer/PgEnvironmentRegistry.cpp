@@ -1,0 +1,74 @@
+#include "PgEnvironmentRegistry.h"
+#include "IndexerErrors.h"
+#include "store/Database.h"
+#include "store/pg/PgConnection.h"
+
+namespace forkscope::indexer {
+
+namespace {
+
+constexpr const char* kColumns =
+    "environment_id, chain_id, genesis_hash, rpc_url, created_at, coalesce(archived_at, '')";
+
+QList<Environment> rows(const store::pg::PgResult& r)
+{
+    QList<Environment> out;
+    for (int i = 0; i < r.rows(); ++i) {
+        Environment e;
+        e.id = QString::fromUtf8(r.text(i, 0));
+        e.chainId = std::uint64_t(r.int64(i, 1));
+        // Stored by openForIndexing as 0x hex; checked like any reply.
+        e.genesisHash = chain::Hash32::fromHex(QString::fromUtf8(r.text(i, 2)),
+                                               QStringLiteral("environments.genesis_hash"));
+        e.rpcUrl = QString::fromUtf8(r.text(i, 3));
+        e.createdAt = QString::fromUtf8(r.text(i, 4));
+        e.archivedAt = QString::fromUtf8(r.text(i, 5));
+        out << e;
+    }
+    return out;
+}
+
+} // namespace
+
+std::optional<Environment> PgEnvironmentRegistry::find(const QString& id)
+{
+    const QByteArray sql =
+        QByteArray("SELECT ") + kColumns + " FROM environments WHERE environment_id = $1";
+    const QList<Environment> found = rows(m_db.run("pg_env_find", sql.constData(), {id.toUtf8()}));
+    if (found.isEmpty())
+        return std::nullopt;
+    return found.first();
+}
+
+QList<Environment> PgEnvironmentRegistry::list()
+{
+    const QByteArray sql = QByteArray("SELECT ") + kColumns +
+                           " FROM environments ORDER BY created_at DESC, environment_id";
+    return rows(m_db.run("pg_env_list", sql.constData()));
+}
+
+Environment PgEnvironmentRegistry::openForIndexing(const QString& id, std::uint64_t chainId,
+                                                   const chain::Hash32& genesisHash,
+                                                   const QUrl& rpcUrl)
+{
+    // ON CONFLICT: several processes start on one environment at once; the first row wins
+    // and every process then checks its node against that row.
+    m_db.run("pg_env_insert",
+             "INSERT INTO environments (environment_id, chain_id, genesis_hash, rpc_url, "
+             "created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (environment_id) DO NOTHING",
+             {id.toUtf8(), QByteArray::number(qulonglong(chainId)), genesisHash.toHex().toUtf8(),
+              rpcUrl.toString(QUrl::RemoveUserInfo).toUtf8(), store::nowUtc().toUtf8()});
+    const auto existing = find(id);
+    if (!existing)
+        throw IndexerError(QStringLiteral("environment %1 vanished while it was opened").arg(id));
+    if (!existing->archivedAt.isEmpty())
+        throw EnvironmentArchivedError(
+            QStringLiteral("environment %1 was archived at %2 and is read-only; index into a new "
+                           "--env")
+                .arg(id, existing->archivedAt));
+    if (existing->chainId != chainId || existing->genesisHash != genesisHash)
+        throw ChainResetError(chainResetMessage(*existing, rpcUrl, chainId, genesisHash, {}));
+    return *existing;
+}
+
+} // namespace forkscope::indexer

@@ -1,0 +1,33 @@
+#pragma once
+
+#include "EnvironmentRegistry.h"
+
+namespace forkscope::store::pg {
+class PgConnection;
+}
+
+namespace forkscope::indexer {
+
+// EnvironmentRegistry on a shared PostgreSQL database: the same rows (`environments`), the
+// same refusals. Every indexer process opens its environment through it before it writes,
+// so a process whose node serves another chain (a reset devnet, a wrong --rpc) is refused
+// in one line instead of mixing a second history into the shared index.
+class PgEnvironmentRegistry
+{
+public:
+    explicit PgEnvironmentRegistry(store::pg::PgConnection& db) : m_db(db) {}
+
+    std::optional<Environment> find(const QString& id);
+    // Every environment, newest (created_at) first.
+    QList<Environment> list();
+    // Creates the environment, or checks that the node is still its chain. Throws
+    // ChainResetError or EnvironmentArchivedError; nothing is written then. Commits on its
+    // own (never inside a caller's transaction).
+    Environment openForIndexing(const QString& id, std::uint64_t chainId,
+                                const chain::Hash32& genesisHash, const QUrl& rpcUrl);
+
+private:
+    store::pg::PgConnection& m_db;
+};
+
+} // namespace forkscope::indexer
