@@ -30,7 +30,7 @@ private slots:
     void outboxDeliveredOncePerKeyAcrossProcessesWithAKill();
     void oneProcessFollowsTheHeadAnotherTakesOverAndAReorgIsUndone();
     void outboxDeliveredWhileFollowing();
-    void anEnvironmentOfAnotherChainIsRefused();
+    void anEnvironmentOfAnotherChainOrContractSetIsRefused();
     void whatIsNotBuiltOnPostgresIsRefusedInOneLine_data();
     void whatIsNotBuiltOnPostgresIsRefusedInOneLine();
 
@@ -461,15 +461,16 @@ void TestSharedBackfill::outboxDeliveredWhileFollowing()
     }
 }
 
-void TestSharedBackfill::anEnvironmentOfAnotherChainIsRefused()
+void TestSharedBackfill::anEnvironmentOfAnotherChainOrContractSetIsRefused()
 {
     // The environment was recorded on another chain (a devnet since reset): a process whose
     // node serves this one must not add a second history under the same id.
     auto db = PgConnection::open(m_cluster.url());
     store::pg::ensurePgContract(*db);
     const QByteArray insert = "INSERT INTO environments (environment_id, chain_id, genesis_hash, "
-                              "rpc_url, created_at) VALUES ('old-chain', 31337, '0x" +
-                              QByteArray(64, 'a') + "', 'http://old', '2026-01-01T00:00:00.000Z')";
+                              "rpc_url, created_at, contracts) VALUES ('old-chain', 31337, '0x" +
+                              QByteArray(64, 'a') +
+                              "', 'http://old', '2026-01-01T00:00:00.000Z', '')";
     db->exec(insert.constData());
     const test::ProcessRun run =
         test::runForkscope(indexArgs(QStringLiteral("old-chain"), m_lab->devnet().url()));
@@ -493,6 +494,21 @@ void TestSharedBackfill::anEnvironmentOfAnotherChainIsRefused()
                                           "environment_id = 'this-chain'");
     QCOMPARE(row.int64(0, 0), 31337);
     QCOMPARE(row.text(0, 1), genesis->hash.toHex().toUtf8());
+
+    // A process naming fewer contracts would store its ranges without the other's logs.
+    QStringList fewer = indexArgs(QStringLiteral("this-chain"), m_lab->devnet().url());
+    fewer = fewer.mid(0, fewer.indexOf(QStringLiteral("--exit-when-synced")) + 1);
+    fewer << QStringLiteral("--contract") << m_lab->contracts().first().toHex();
+    const qint64 ranges =
+        db->exec("SELECT count(*) FROM backfill_ranges WHERE environment_id = 'this-chain'")
+            .int64(0, 0);
+    VERIFY_ONE_ERROR_LINE(
+        test::runForkscope(fewer), 1,
+        (QStringList{QStringLiteral("removed ") + m_lab->contracts().last().toHex(),
+                     QStringLiteral("Nothing was written")}));
+    QCOMPARE(db->exec("SELECT count(*) FROM backfill_ranges WHERE environment_id = 'this-chain'")
+                 .int64(0, 0),
+             ranges);
 }
 
 void TestSharedBackfill::whatIsNotBuiltOnPostgresIsRefusedInOneLine_data()

@@ -1,4 +1,5 @@
 #include "PgEnvironmentRegistry.h"
+#include "Checkpoint.h"
 #include "IndexerErrors.h"
 #include "store/Database.h"
 #include "store/pg/PgConnection.h"
@@ -47,17 +48,31 @@ QList<Environment> PgEnvironmentRegistry::list()
     return rows(m_db.run("pg_env_list", sql.constData()));
 }
 
+QStringList PgEnvironmentRegistry::contracts(const QString& id)
+{
+    const auto r =
+        m_db.run("pg_env_contracts", "SELECT contracts FROM environments WHERE environment_id = $1",
+                 {id.toUtf8()});
+    return r.rows() == 0
+               ? QStringList()
+               : QString::fromUtf8(r.text(0, 0)).split(QLatin1Char(' '), Qt::SkipEmptyParts);
+}
+
 Environment PgEnvironmentRegistry::openForIndexing(const QString& id, std::uint64_t chainId,
                                                    const chain::Hash32& genesisHash,
-                                                   const QUrl& rpcUrl)
+                                                   const QUrl& rpcUrl,
+                                                   const QList<chain::Address>& contractList)
 {
+    const QString wanted = contractSetText(contractList);
     // ON CONFLICT: several processes start on one environment at once; the first row wins
     // and every process then checks its node against that row.
     m_db.run("pg_env_insert",
              "INSERT INTO environments (environment_id, chain_id, genesis_hash, rpc_url, "
-             "created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (environment_id) DO NOTHING",
+             "created_at, contracts) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT "
+             "(environment_id) DO NOTHING",
              {id.toUtf8(), QByteArray::number(qulonglong(chainId)), genesisHash.toHex().toUtf8(),
-              rpcUrl.toString(QUrl::RemoveUserInfo).toUtf8(), store::nowUtc().toUtf8()});
+              rpcUrl.toString(QUrl::RemoveUserInfo).toUtf8(), store::nowUtc().toUtf8(),
+              wanted.toUtf8()});
     const auto existing = find(id);
     if (!existing)
         throw IndexerError(QStringLiteral("environment %1 vanished while it was opened").arg(id));
@@ -68,6 +83,30 @@ Environment PgEnvironmentRegistry::openForIndexing(const QString& id, std::uint6
                 .arg(id, existing->archivedAt));
     if (existing->chainId != chainId || existing->genesisHash != genesisHash)
         throw ChainResetError(chainResetMessage(*existing, rpcUrl, chainId, genesisHash, {}));
+    const QStringList had = contracts(id);
+    if (had.join(QLatin1Char(' ')) != wanted) {
+        // Each process stores its ranges for its own contracts: a second set would leave the
+        // ranges of one process without the other's logs, below one shared checkpoint.
+        const QStringList now = wanted.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+        QStringList added, removed;
+        for (const QString& a : now)
+            if (!had.contains(a))
+                added << a;
+        for (const QString& a : had)
+            if (!now.contains(a))
+                removed << a;
+        QStringList change;
+        if (!added.isEmpty())
+            change << QStringLiteral("added %1").arg(added.join(QStringLiteral(", ")));
+        if (!removed.isEmpty())
+            change << QStringLiteral("removed %1").arg(removed.join(QStringLiteral(", ")));
+        throw ContractSetChangedError(
+            QStringLiteral("environment %1 indexes contracts %2; this process names other "
+                           "contracts (%3). The ranges would then disagree on which logs they "
+                           "hold: index the new set into a new environment (--env), or run "
+                           "with the same contracts. Nothing was written")
+                .arg(id, had.join(QStringLiteral(", ")), change.join(QStringLiteral("; "))));
+    }
     return *existing;
 }
 

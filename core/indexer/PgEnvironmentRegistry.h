@@ -1,6 +1,7 @@
 #pragma once
 
 #include "EnvironmentRegistry.h"
+#include "chain/Address.h"
 
 namespace forkscope::store::pg {
 class PgConnection;
@@ -20,11 +21,15 @@ public:
     std::optional<Environment> find(const QString& id);
     // Every environment, newest (created_at) first.
     QList<Environment> list();
-    // Creates the environment, or checks that the node is still its chain. Throws
-    // ChainResetError or EnvironmentArchivedError; nothing is written then. Commits on its
-    // own (never inside a caller's transaction).
+    // Creates the environment, or checks that the node is still its chain and that the
+    // process indexes the same contracts as the others. Throws ChainResetError,
+    // ContractSetChangedError or EnvironmentArchivedError; nothing is written then. Commits
+    // on its own (never inside a caller's transaction).
     Environment openForIndexing(const QString& id, std::uint64_t chainId,
-                                const chain::Hash32& genesisHash, const QUrl& rpcUrl);
+                                const chain::Hash32& genesisHash, const QUrl& rpcUrl,
+                                const QList<chain::Address>& contracts);
+    // The contract set recorded for the environment (sorted 0x hex), empty when unknown.
+    QStringList contracts(const QString& id);
 
 private:
     store::pg::PgConnection& m_db;

@@ -30,7 +30,7 @@ SharedSession::SharedSession(const IndexerConfig& c, const QString& owner)
         throw IndexerError(
             QStringLiteral("the node at %1 answered null for block 0").arg(m_eth.endpointText()));
     m_environment = PgEnvironmentRegistry(*m_db).openForIndexing(
-        c.environmentId, std::uint64_t(m_chainId), genesis->hash, c.rpcUrl);
+        c.environmentId, std::uint64_t(m_chainId), genesis->hash, c.rpcUrl, c.contracts);
     m_spec.context = {c.sourceId, QString()};
     m_spec.contracts = c.contracts;
     m_spec.logCap = c.logCap;

@@ -228,10 +228,13 @@ void ensurePgContract(PgConnection& db)
                     " genesis_hash text NOT NULL,"
                     " rpc_url text NOT NULL,"
                     " created_at text NOT NULL,"
-                    " archived_at text)");
+                    " archived_at text,"
+                    // The contracts every process indexes (sorted 0x hex, space separated):
+                    // a process naming another set would leave holes in the others' ranges.
+                    " contracts text NOT NULL)");
             db.run("pg_contract_version",
                    "INSERT INTO schema_version (version, description) VALUES ($1, $2)",
-                   {"7", "environments (chain id and genesis hash per environment)"});
+                   {"7", "environments (chain id, genesis hash and contract set per environment)"});
         }
         db.commit();
     } catch (...) {
