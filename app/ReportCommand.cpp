@@ -3,11 +3,13 @@
 #include "ReportPdf.h"
 #include "chain/ChainParseError.h"
 #include "config/SettingsValidation.h"
+#include "report/PgReportBuilder.h"
 #include "report/ReportBuilder.h"
 #include "report/ReportError.h"
 #include "rpc/EthClient.h"
 #include "store/Database.h"
 #include "store/DatabaseFiles.h"
+#include "store/pg/PgConnection.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -44,8 +46,9 @@ QString parse(const QStringList& arguments, ReportOptions& o, QString* help)
         "invariant verdict. Never writes to the database."));
     p.addHelpOption();
     p.addPositionalArgument(QStringLiteral("report"), QStringLiteral("the subcommand"));
-    const QCommandLineOption db(QStringLiteral("db"), QStringLiteral("SQLite database file."),
-                                QStringLiteral("FILE"));
+    const QCommandLineOption db(QStringLiteral("db"),
+                                QStringLiteral("SQLite database file, or a postgresql:// URL."),
+                                QStringLiteral("FILE|URL"));
     const QCommandLineOption env(QStringLiteral("env"),
                                  QStringLiteral("Environment id (default: the newest live one)."),
                                  QStringLiteral("ID"));
@@ -186,14 +189,25 @@ int runReportCommand(int& argc, char** argv, const QStringList& arguments)
     try {
         // Read-only: the report must not change a byte of the database (an older schema is
         // refused with a message instead of being migrated).
-        store::Database::Options ro;
-        ro.readOnly = true;
-        ro.immutableIfDirectoryReadOnly = true; // a read-only filesystem: see the warning
-        const auto db = store::Database::open(o.db, ro);
-        if (db->isImmutable())
-            warn(immutableWarning(o.db));
-        const QString envId = o.env.isEmpty() ? report::ReportBuilder::liveEnvironment(*db) : o.env;
-        const report::EnvironmentInfo env = report::ReportBuilder::findEnvironment(*db, envId);
+        std::unique_ptr<store::Database> db;
+        std::unique_ptr<store::pg::PgConnection> pg;
+        if (store::pg::isPostgresUrl(o.db)) {
+            pg = store::pg::PgConnection::open(o.db);
+        } else {
+            store::Database::Options ro;
+            ro.readOnly = true;
+            ro.immutableIfDirectoryReadOnly = true; // a read-only filesystem: see the warning
+            db = store::Database::open(o.db, ro);
+            if (db->isImmutable())
+                warn(immutableWarning(o.db));
+        }
+        QString envId = o.env;
+        if (envId.isEmpty())
+            envId = pg ? report::PgReportBuilder::liveEnvironment(*pg)
+                       : report::ReportBuilder::liveEnvironment(*db);
+        const report::EnvironmentInfo env =
+            pg ? report::PgReportBuilder::findEnvironment(*pg, envId)
+               : report::ReportBuilder::findEnvironment(*db, envId);
 
         std::unique_ptr<rpc::JsonRpcClient> client;
         std::unique_ptr<rpc::EthClient> eth;
@@ -203,7 +217,9 @@ int runReportCommand(int& argc, char** argv, const QStringList& arguments)
             client->setTimeout(kNodeTimeout);
             eth = std::make_unique<rpc::EthClient>(*client);
         }
-        const report::CheckpointReport r = report::ReportBuilder::build(*db, envId, eth.get());
+        const report::CheckpointReport r =
+            pg ? report::PgReportBuilder::build(*pg, envId, eth.get())
+               : report::ReportBuilder::build(*db, envId, eth.get());
 
         if (r.node.checked && !r.node.reachable)
             warn(QStringLiteral("node %1 is unreachable (%2); the report marks the checkpoints "

@@ -19,6 +19,7 @@
 #include "panels/ReorgPanel.h"
 #include "panels/StateStrip.h"
 #include "rpc/EthClient.h"
+#include "store/ContractReader.h"
 #include "store/Database.h"
 
 #include <QAbstractItemModelTester>
@@ -520,8 +521,9 @@ void TestMainWindow::devnetStopAndStartKeepsTheEnvironment()
         QList<chain::Address> contracts;
         for (const QString& c : last.contracts)
             contracts << chain::Address::fromHex(c, "contract");
+        store::SqliteContractReader reader(*db);
         const auto report =
-            indexer::InvariantChecker(*db, eth).check(last.environmentId, "default", contracts);
+            indexer::InvariantChecker(reader, eth).check(last.environmentId, "default", contracts);
         QVERIFY2(report.ok(), qPrintable(report.summary()));
     }
     lab.host.shutdown();

@@ -31,6 +31,7 @@ private slots:
     void oneProcessFollowsTheHeadAnotherTakesOverAndAReorgIsUndone();
     void outboxDeliveredWhileFollowing();
     void anEnvironmentOfAnotherChainOrContractSetIsRefused();
+    void reportVerifiesTheSharedIndexAgainstTheNode();
     void whatIsNotBuiltOnPostgresIsRefusedInOneLine_data();
     void whatIsNotBuiltOnPostgresIsRefusedInOneLine();
 
@@ -509,6 +510,68 @@ void TestSharedBackfill::anEnvironmentOfAnotherChainOrContractSetIsRefused()
     QCOMPARE(db->exec("SELECT count(*) FROM backfill_ranges WHERE environment_id = 'this-chain'")
                  .int64(0, 0),
              ranges);
+}
+
+void TestSharedBackfill::reportVerifiesTheSharedIndexAgainstTheNode()
+{
+    const QString env = QStringLiteral("reported");
+    VERIFY_EXIT_OK(test::runForkscope(indexArgs(env, m_lab->devnet().url())));
+    auto db = PgConnection::open(m_cluster.url());
+    const qint64 checkpoint =
+        db->run("t_cp", "SELECT block_number FROM indexer_checkpoints WHERE environment_id = $1",
+                {env.toUtf8()})
+            .int64(0, 0);
+    rpc::LogFilter f;
+    f.fromBlock = 0;
+    f.toBlock = std::uint64_t(checkpoint);
+    f.addresses = m_lab->contracts();
+    const qsizetype nodeLogs = m_lab->eth().getLogs(f).size();
+
+    QTemporaryDir dir;
+    const QString out = dir.filePath(QStringLiteral("report.json"));
+    const auto report = [&] {
+        const test::ProcessRun run =
+            test::runForkscope({QStringLiteral("report"), QStringLiteral("--db"), m_cluster.url(),
+                                QStringLiteral("--env"), env, QStringLiteral("--format"),
+                                QStringLiteral("json"), QStringLiteral("--out"), out});
+        if (!run.finished || run.exitCode != 0)
+            qWarning("%s", qPrintable(run.describe()));
+        QFile file(out);
+        file.open(QIODevice::ReadOnly);
+        return QJsonDocument::fromJson(file.readAll()).object();
+    };
+    QJsonObject r = report();
+    QCOMPARE(r.value("database").toString(), m_cluster.url());
+    QCOMPARE(r.value("environment").toObject().value("genesis_hash").toString(),
+             m_lab->eth().blockByNumber(0)->hash.toHex());
+    const QJsonObject cp = r.value("checkpoints").toArray().at(0).toObject();
+    QCOMPARE(cp.value("block_number").toInteger(), checkpoint);
+    QCOMPARE(cp.value("verification").toObject().value("status").toString(),
+             QStringLiteral("canonical"));
+    QCOMPARE(r.value("counts").toObject().value("logs").toInteger(), nodeLogs);
+    QCOMPARE(r.value("counts").toObject().value("outbox").toObject().value("pending").toInteger(),
+             r.value("counts").toObject().value("transfers").toInteger());
+    const QJsonObject invariants = r.value("invariants").toObject();
+    QVERIFY2(invariants.value("state").toString() == QLatin1String("hold"),
+             qPrintable(invariants.value("summary").toString()));
+    QCOMPARE(invariants.value("contracts_checked").toArray().size(), m_lab->contracts().size());
+
+    // The check is real: a log lost below the checkpoint is found, against the node.
+    const auto lost = db->run("t_lose_one",
+                              "DELETE FROM log_store WHERE (environment_id, block_number, "
+                              "log_index) = (SELECT environment_id, block_number, log_index FROM "
+                              "log_store WHERE environment_id = $1 ORDER BY block_number DESC "
+                              "LIMIT 1) RETURNING block_number, log_index",
+                              {env.toUtf8()});
+    QCOMPARE(lost.rows(), 1);
+    r = report();
+    const QJsonObject violated = r.value("invariants").toObject();
+    QCOMPARE(violated.value("state").toString(), QStringLiteral("violated"));
+    const QString missing = QStringLiteral("log %1/%2 on the node is missing from the database")
+                                .arg(lost.int64(0, 0))
+                                .arg(lost.int64(0, 1));
+    QVERIFY2(violated.value("violations").toVariant().toStringList().contains(missing),
+             qPrintable(violated.value("summary").toString()));
 }
 
 void TestSharedBackfill::whatIsNotBuiltOnPostgresIsRefusedInOneLine_data()

@@ -12,6 +12,7 @@
 #include "lab/ReorgInjector.h"
 #include "rpc/EthClient.h"
 #include "rpc/JsonRpcClient.h"
+#include "store/ContractReader.h"
 #include "store/Database.h"
 
 #include <QDeadlineTimer>
@@ -450,8 +451,9 @@ void LabController::runVerdict()
         if (!l.db)
             l.db = store::Database::open(m_config.dbPath);
         rpc::EthClient truth(*l.anvil);
+        store::SqliteContractReader reader(*l.db);
         const indexer::InvariantReport r =
-            indexer::InvariantChecker(*l.db, truth)
+            indexer::InvariantChecker(reader, truth)
                 .check(l.environmentId, m_config.indexer.sourceId, contracts());
         v.state = r.ok() ? InvariantVerdict::State::Holds : InvariantVerdict::State::Violated;
         v.summary = r.summary();

@@ -4,11 +4,10 @@
 #include "TransferDecoder.h"
 #include "chain/Hex.h"
 #include "rpc/EthClient.h"
-#include "store/Database.h"
+#include "store/ContractReader.h"
 
 #include <QHash>
 #include <QSet>
-#include <QSqlQuery>
 
 namespace forkscope::indexer {
 
@@ -49,27 +48,26 @@ InvariantReport InvariantChecker::check(const QString& env, const QString& sourc
     const std::uint64_t chainId = m_eth.chainId();
     const QVariantList scope{env, qint64(chainId)};
 
-    QSqlQuery cpq = m_db.run(QStringLiteral("SELECT block_number, block_hash, start_block FROM "
-                                            "indexer_checkpoints WHERE environment_id = ? AND "
-                                            "chain_id = ? AND source_id = ?"),
-                             {env, qint64(chainId), source});
-    const bool hasCp = cpq.next();
-    const qint64 cpNumber = hasCp ? cpq.value(0).toLongLong() : -1;
-    const QString cpHash = hasCp ? cpq.value(1).toString() : QString();
-    const qint64 start = hasCp ? cpq.value(2).toLongLong() : 0;
+    const std::optional<store::CheckpointFacts> cp =
+        m_reader.checkpoint(env, qint64(chainId), source);
+    const bool hasCp = cp.has_value();
+    const qint64 cpNumber = hasCp ? cp->number : -1;
+    const QString cpHash = hasCp ? cp->hash : QString();
+    const qint64 start = hasCp ? cp->startBlock : 0;
 
     // 1. One parent-hash chain from the start block to the checkpoint, equal to the node's.
     {
-        QSqlQuery q = m_db.run(QStringLiteral("SELECT block_number, block_hash, parent_hash FROM "
-                                              "blocks WHERE environment_id = ? AND chain_id = ? "
-                                              "ORDER BY block_number"),
-                               scope);
+        const auto q =
+            m_reader.query(QStringLiteral("SELECT block_number, block_hash, parent_hash FROM "
+                                          "blocks WHERE environment_id = ? AND chain_id = ? "
+                                          "ORDER BY block_number"),
+                           scope);
         qint64 expected = start;
         QString prevHash;
         QList<QPair<qint64, QString>> stored;
-        while (q.next()) {
-            const qint64 n = q.value(0).toLongLong();
-            const QString hash = q.value(1).toString();
+        while (q->next()) {
+            const qint64 n = q->value(0).toLongLong();
+            const QString hash = q->value(1).toString();
             if (n > cpNumber) {
                 violate(r, QStringLiteral("block %1 is stored above the checkpoint %2")
                                .arg(n)
@@ -79,7 +77,7 @@ InvariantReport InvariantChecker::check(const QString& env, const QString& sourc
             if (n != expected)
                 violate(
                     r, QStringLiteral("gap in blocks: expected %1, found %2").arg(expected).arg(n));
-            if (!prevHash.isEmpty() && q.value(2).toString() != prevHash)
+            if (!prevHash.isEmpty() && q->value(2).toString() != prevHash)
                 violate(r, QStringLiteral("block %1's parent hash does not link to block %2")
                                .arg(n)
                                .arg(n - 1));
@@ -88,7 +86,8 @@ InvariantReport InvariantChecker::check(const QString& env, const QString& sourc
             stored.append({n, hash});
             ++r.blocks;
         }
-        if (hasCp && (expected != cpNumber + 1 || prevHash != cpHash))
+        // A checkpoint just below the first block (a shared backfill's start) covers nothing.
+        if (hasCp && cpNumber >= start && (expected != cpNumber + 1 || prevHash != cpHash))
             violate(r, QStringLiteral("the block chain does not end at the checkpoint %1 (%2)")
                            .arg(cpNumber)
                            .arg(cpHash));
@@ -118,16 +117,16 @@ InvariantReport InvariantChecker::check(const QString& env, const QString& sourc
     }
     QHash<QString, Transfer> expectedTransfers;
     {
-        QSqlQuery q =
-            m_db.run(QStringLiteral("SELECT block_number, log_index, block_hash, tx_hash, "
-                                    "address, topic0, topic1, topic2, topic3, data FROM "
-                                    "logs WHERE environment_id = ? AND chain_id = ?"),
-                     scope);
+        const auto q =
+            m_reader.query(QStringLiteral("SELECT block_number, log_index, block_hash, tx_hash, "
+                                          "address, topic0, topic1, topic2, topic3, data FROM "
+                                          "logs WHERE environment_id = ? AND chain_id = ?"),
+                           scope);
         QSet<QString> seen;
-        while (q.next()) {
+        while (q->next()) {
             ++r.logs;
-            const auto block = q.value(0).toULongLong();
-            const auto index = q.value(1).toULongLong();
+            const auto block = q->value(0).toULongLong();
+            const auto index = q->value(1).toULongLong();
             const QString key = logKey(block, index);
             seen.insert(key);
             const auto it = nodeLogs.constFind(key);
@@ -140,12 +139,12 @@ InvariantReport InvariantChecker::check(const QString& env, const QString& sourc
                 topics << t.toHex();
             QStringList storedTopics;
             for (int t = 0; t < 4; ++t)
-                if (!q.value(5 + t).isNull())
-                    storedTopics << q.value(5 + t).toString();
-            if (q.value(2).toString() != it->blockHash.toHex() ||
-                q.value(3).toString() != it->transactionHash.toHex() ||
-                q.value(4).toString() != it->address.toHex() || storedTopics != topics ||
-                q.value(9).toString() != chain::hex::encodeData(it->data))
+                if (!q->value(5 + t).isNull())
+                    storedTopics << q->value(5 + t).toString();
+            if (q->value(2).toString() != it->blockHash.toHex() ||
+                q->value(3).toString() != it->transactionHash.toHex() ||
+                q->value(4).toString() != it->address.toHex() || storedTopics != topics ||
+                q->value(9).toString() != chain::hex::encodeData(it->data))
                 violate(r, QStringLiteral("stored log %1 differs from the node's").arg(key));
             const TransferDecodeResult decoded = decodeTransfer(*it);
             if (const auto* t = std::get_if<Transfer>(&decoded))
@@ -160,31 +159,31 @@ InvariantReport InvariantChecker::check(const QString& env, const QString& sourc
     QHash<HolderKey, SignedAmount> sums;
     QSet<QString> transferKeys;
     {
-        QSqlQuery q =
-            m_db.run(QStringLiteral("SELECT block_number, log_index, contract, from_addr, "
-                                    "to_addr, value, tx_hash FROM transfer_events WHERE "
-                                    "environment_id = ? AND chain_id = ?"),
-                     scope);
-        while (q.next()) {
+        const auto q =
+            m_reader.query(QStringLiteral("SELECT block_number, log_index, contract, from_addr, "
+                                          "to_addr, value, tx_hash FROM transfer_events WHERE "
+                                          "environment_id = ? AND chain_id = ?"),
+                           scope);
+        while (q->next()) {
             ++r.transfers;
-            const QString key = logKey(q.value(0).toULongLong(), q.value(1).toULongLong());
+            const QString key = logKey(q->value(0).toULongLong(), q->value(1).toULongLong());
             const auto exp = expectedTransfers.constFind(key);
             if (exp == expectedTransfers.cend()) {
                 violate(r, QStringLiteral("transfer %1 has no matching Transfer log").arg(key));
                 continue;
             }
-            if (exp->contract.toHex() != q.value(2).toString() ||
-                exp->from.toHex() != q.value(3).toString() ||
-                exp->to.toHex() != q.value(4).toString() ||
-                chain::u256::toDecimal(exp->value) != q.value(5).toString())
+            if (exp->contract.toHex() != q->value(2).toString() ||
+                exp->from.toHex() != q->value(3).toString() ||
+                exp->to.toHex() != q->value(4).toString() ||
+                chain::u256::toDecimal(exp->value) != q->value(5).toString())
                 violate(r, QStringLiteral("transfer %1 differs from its log").arg(key));
             transferKeys.insert(key);
             const SignedAmount v(
-                chain::u256::fromDecimal(q.value(5).toString(), QStringLiteral("value")));
+                chain::u256::fromDecimal(q->value(5).toString(), QStringLiteral("value")));
             if (!exp->from.isZero())
-                sums[HolderKey::fromHex(q.value(2).toString(), q.value(3).toString())] -= v;
+                sums[HolderKey::fromHex(q->value(2).toString(), q->value(3).toString())] -= v;
             if (!exp->to.isZero())
-                sums[HolderKey::fromHex(q.value(2).toString(), q.value(4).toString())] += v;
+                sums[HolderKey::fromHex(q->value(2).toString(), q->value(4).toString())] += v;
         }
         for (auto it = expectedTransfers.cbegin(); it != expectedTransfers.cend(); ++it)
             if (!transferKeys.contains(it.key()))
@@ -194,22 +193,22 @@ InvariantReport InvariantChecker::check(const QString& env, const QString& sourc
 
     // 3. Balances: exactly the sums, one row per holder that appears in a transfer.
     {
-        QSqlQuery q =
-            m_db.run(QStringLiteral("SELECT contract, holder, balance FROM token_balances "
-                                    "WHERE environment_id = ? AND chain_id = ?"),
-                     scope);
+        const auto q =
+            m_reader.query(QStringLiteral("SELECT contract, holder, balance FROM token_balances "
+                                          "WHERE environment_id = ? AND chain_id = ?"),
+                           scope);
         QSet<HolderKey> seen;
-        while (q.next()) {
+        while (q->next()) {
             ++r.balances;
-            const HolderKey k = HolderKey::fromHex(q.value(0).toString(), q.value(1).toString());
+            const HolderKey k = HolderKey::fromHex(q->value(0).toString(), q->value(1).toString());
             seen.insert(k);
             const auto it = sums.constFind(k);
             if (it == sums.cend())
                 violate(r, QStringLiteral("balance row for %1 in %2 has no transfers")
                                .arg(k.holder.toHex(), k.contract.toHex()));
-            else if (chain::amount::toString(*it) != q.value(2).toString())
+            else if (chain::amount::toString(*it) != q->value(2).toString())
                 violate(r, QStringLiteral("balance of %1 in %2 is %3, transfers sum to %4")
-                               .arg(k.holder.toHex(), k.contract.toHex(), q.value(2).toString(),
+                               .arg(k.holder.toHex(), k.contract.toHex(), q->value(2).toString(),
                                     chain::amount::toString(*it)));
         }
         for (auto it = sums.cbegin(); it != sums.cend(); ++it)
@@ -221,15 +220,16 @@ InvariantReport InvariantChecker::check(const QString& env, const QString& sourc
     // 4. Outbox: nothing undelivered above the checkpoint; one row per transfer; pending
     //    rows only for transfers that still exist.
     {
-        QSqlQuery q = m_db.run(QStringLiteral("SELECT block_number, event_key, delivered_at FROM "
-                                              "outbox WHERE environment_id = ? AND chain_id = ?"),
-                               scope);
+        const auto q =
+            m_reader.query(QStringLiteral("SELECT block_number, event_key, delivered_at FROM "
+                                          "outbox WHERE environment_id = ? AND chain_id = ?"),
+                           scope);
         QSet<QString> outboxTransferKeys;
-        while (q.next()) {
+        while (q->next()) {
             ++r.outboxRows;
-            const qint64 n = q.value(0).toLongLong();
-            const QString eventKey = q.value(1).toString();
-            const bool delivered = !q.value(2).isNull();
+            const qint64 n = q->value(0).toLongLong();
+            const QString eventKey = q->value(1).toString();
+            const bool delivered = !q->value(2).isNull();
             if (!delivered && n > cpNumber)
                 violate(
                     r,

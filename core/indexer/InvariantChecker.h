@@ -10,7 +10,7 @@ namespace forkscope::rpc {
 class EthClient;
 }
 namespace forkscope::store {
-class Database;
+class ContractReader;
 }
 
 namespace forkscope::indexer {
@@ -31,16 +31,20 @@ struct InvariantReport
 // the node: the stored chain must be the node's chain, the stored logs exactly the node's
 // logs, balances exactly the sum of the stored transfers (recomputed here independently of
 // BalanceBook), and the outbox consistent with the events. This is the lab's verdict.
+// It reads only the contract's read surface, so it checks SQLite and PostgreSQL alike.
 class InvariantChecker
 {
 public:
-    InvariantChecker(store::Database& db, rpc::EthClient& eth) : m_db(db), m_eth(eth) {}
+    InvariantChecker(store::ContractReader& reader, rpc::EthClient& eth)
+        : m_reader(reader), m_eth(eth)
+    {
+    }
 
     InvariantReport check(const QString& environmentId, const QString& sourceId,
                           const QList<chain::Address>& contracts);
 
 private:
-    store::Database& m_db;
+    store::ContractReader& m_reader;
     rpc::EthClient& m_eth;
 };
 

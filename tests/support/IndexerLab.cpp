@@ -3,6 +3,7 @@
 #include "chain/Hex.h"
 #include "chain/SignedAmount.h"
 #include "indexer/TransferDecoder.h"
+#include "store/ContractReader.h"
 #include "store/Database.h"
 #include "store/StoreError.h"
 
@@ -148,7 +149,8 @@ QStringList IndexerLab::verify(const QString& env)
 {
     QStringList problems;
     auto db = store::Database::open(dbPath());
-    indexer::InvariantChecker checker(*db, *m_eth);
+    store::SqliteContractReader reader(*db);
+    indexer::InvariantChecker checker(reader, *m_eth);
     const auto report = checker.check(env, QStringLiteral("default"), contracts());
     problems << report.violations;
 

@@ -236,11 +236,64 @@ void ensurePgContract(PgConnection& db)
                    "INSERT INTO schema_version (version, description) VALUES ($1, $2)",
                    {"7", "environments (chain id, genesis hash and contract set per environment)"});
         }
+        if (have < 8) {
+            // The outbox's times as SQLite writes them (UTC ISO 8601 with milliseconds, so
+            // that they sort and compare as text), not the server's timestamptz text.
+            const QByteArray outbox =
+                "CREATE OR REPLACE VIEW outbox AS SELECT o.id, o.environment_id, o.chain_id, "
+                "o.block_number, " +
+                pgOutboxEventKeySql() + " AS event_key, " + pgOutboxPayloadSql() + " AS payload, " +
+                pgIsoUtcSql("o.delivered_at") + " AS delivered_at, o.attempts, o.last_error, " +
+                pgIsoUtcSql("o.failed_at") +
+                " AS failed_at FROM outbox_store o JOIN log_store l ON "
+                "l.environment_id = o.environment_id AND l.chain_id = o.chain_id AND "
+                "l.block_number = o.block_number AND l.log_index = o.log_index WHERE "
+                "o.block_number <= (SELECT max(c.block_number) FROM indexer_checkpoints c "
+                "WHERE c.environment_id = o.environment_id AND c.chain_id = o.chain_id)";
+            db.exec(outbox.constData());
+            db.run("pg_contract_version",
+                   "INSERT INTO schema_version (version, description) VALUES ($1, $2)",
+                   {"8", "outbox times as UTC ISO 8601 text, as in SQLite"});
+        }
         db.commit();
     } catch (...) {
         db.rollback();
         throw;
     }
+}
+
+void requireCurrentPgContract(PgConnection& db)
+{
+    const PgResult exists = db.exec("SELECT to_regclass('schema_version') IS NOT NULL");
+    const qint64 have =
+        exists.text(0, 0) == "t"
+            ? db.exec("SELECT coalesce(max(version), 0) FROM schema_version").int64(0, 0)
+            : 0;
+    if (have == kPgContractVersion)
+        return;
+    if (have > kPgContractVersion)
+        throw PgError(StoreError::Kind::NewerSchema,
+                      QStringLiteral("%1 holds PostgreSQL contract version %2; this Forkscope "
+                                     "knows up to %3: upgrade Forkscope")
+                          .arg(db.displayUrl())
+                          .arg(have)
+                          .arg(kPgContractVersion));
+    throw PgError(StoreError::Kind::Unsupported,
+                  have == 0 ? QStringLiteral("%1 holds no Forkscope index yet; index into it "
+                                             "first with `forkscope index --db %1`")
+                                  .arg(db.displayUrl())
+                            : QStringLiteral("%1 holds PostgreSQL contract version %2, this "
+                                             "Forkscope reads %3; reading never migrates: run "
+                                             "`forkscope index --db %1` once to migrate it")
+                                  .arg(db.displayUrl())
+                                  .arg(have)
+                                  .arg(kPgContractVersion));
+}
+
+QByteArray pgIsoUtcSql(const char* column)
+{
+    return QByteArray("to_char(") + column +
+           " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')";
 }
 
 } // namespace forkscope::store::pg

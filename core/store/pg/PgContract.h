@@ -22,7 +22,11 @@ class PgConnection;
 // refused (StoreError::Kind::NewerSchema). Idempotent; every process runs it at start.
 void ensurePgContract(PgConnection& db);
 
-constexpr int kPgContractVersion = 7;
+constexpr int kPgContractVersion = 8;
+
+// For readers (report, verify, the app), which never write: throws PgError unless the
+// database holds exactly this contract version, saying what to run.
+void requireCurrentPgContract(PgConnection& db);
 
 // The channel every checkpoint move is announced on, at commit: a JSON object
 // {"env", "chainId", "source", "block", "hash", "reorg"} (reorg: it moved backwards).
@@ -32,5 +36,8 @@ constexpr const char* kCheckpointChannel = "forkscope_checkpoint";
 // the same text SQLite renders (store/BinaryContract.h).
 QByteArray pgOutboxEventKeySql();
 QByteArray pgOutboxPayloadSql();
+// SQL rendering a timestamptz column as SQLite's times read (store::nowUtc()):
+// 2026-12-02T04:30:00.123Z.
+QByteArray pgIsoUtcSql(const char* column);
 
 } // namespace forkscope::store::pg

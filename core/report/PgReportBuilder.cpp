@@ -1,0 +1,184 @@
+#include "PgReportBuilder.h"
+#include "ReportError.h"
+#include "ReportSections.h"
+#include "indexer/PgEnvironmentRegistry.h"
+#include "store/Database.h"
+#include "store/pg/PgConnection.h"
+#include "store/pg/PgContract.h"
+#include "store/pg/PgContractReader.h"
+
+#include "forkscope_version.h"
+
+namespace forkscope::report {
+
+using store::pg::PgConnection;
+
+namespace {
+
+QStringList ids(const QList<indexer::Environment>& envs)
+{
+    QStringList out;
+    for (const auto& e : envs)
+        out << e.id;
+    return out;
+}
+
+// One snapshot for the whole report; read only, so it can never write. ROLLBACK ends it.
+class ReadOnlySnapshot
+{
+public:
+    explicit ReadOnlySnapshot(PgConnection& db) : m_db(db)
+    {
+        m_db.exec("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+    }
+    ~ReadOnlySnapshot() { m_db.rollback(); }
+    ReadOnlySnapshot(const ReadOnlySnapshot&) = delete;
+    ReadOnlySnapshot& operator=(const ReadOnlySnapshot&) = delete;
+
+private:
+    PgConnection& m_db;
+};
+
+QList<QByteArray> scope(const CheckpointReport& r)
+{
+    return {r.environment.id.toUtf8(), QByteArray::number(qulonglong(r.environment.chainId))};
+}
+
+void readCheckpoints(PgConnection& db, CheckpointReport& r)
+{
+    const QByteArray sql =
+        "SELECT c.source_id, c.block_number, '0x' || encode(c.block_hash, 'hex'), c.generation, " +
+        store::pg::pgIsoUtcSql("c.updated_at") +
+        ", (SELECT min(b.from_block) FROM backfill_ranges b WHERE b.environment_id = "
+        "c.environment_id AND b.chain_id = c.chain_id) FROM indexer_checkpoints c WHERE "
+        "c.environment_id = $1 AND c.chain_id = $2 ORDER BY c.source_id";
+    const auto q = db.run("pgr_checkpoints", sql.constData(), scope(r));
+    for (int i = 0; i < q.rows(); ++i) {
+        CheckpointEntry c;
+        c.sourceId = QString::fromUtf8(q.text(i, 0));
+        c.blockNumber = q.int64(i, 1);
+        c.startBlock = q.isNull(i, 5) ? std::nullopt : std::optional<qint64>(q.int64(i, 5));
+        // A backfill starts its checkpoint just below its first block: nothing is indexed
+        // yet, and there is no checkpoint to report or verify.
+        if (c.startBlock && c.blockNumber < *c.startBlock)
+            continue;
+        c.blockHash = QString::fromUtf8(q.text(i, 2));
+        c.generation = int(q.int64(i, 3));
+        c.updatedAt = QString::fromUtf8(q.text(i, 4));
+        r.checkpoints.append(c);
+    }
+}
+
+void readReorgs(PgConnection& db, CheckpointReport& r)
+{
+    const auto q = db.run("pgr_reorgs",
+                          "SELECT id, coalesce(source_id, ''), detected_at, old_block_number, "
+                          "coalesce(old_block_hash, ''), fork_block_number, "
+                          "coalesce(fork_block_hash, ''), depth, reason, rows_removed, "
+                          "coalesce(delivered_outbox_rows, 0) FROM reorg_events WHERE "
+                          "environment_id = $1 AND chain_id = $2 ORDER BY id",
+                          scope(r));
+    for (int i = 0; i < q.rows(); ++i) {
+        ReorgEntry e;
+        e.id = q.int64(i, 0);
+        e.sourceId = QString::fromUtf8(q.text(i, 1));
+        e.detectedAt = QString::fromUtf8(q.text(i, 2));
+        e.oldBlockNumber = q.int64(i, 3);
+        e.oldBlockHash = QString::fromUtf8(q.text(i, 4));
+        e.forkBlockNumber = q.int64(i, 5);
+        e.forkBlockHash = QString::fromUtf8(q.text(i, 6));
+        e.depth = q.int64(i, 7);
+        e.reason = QString::fromUtf8(q.text(i, 8));
+        e.rowsRemoved = q.int64(i, 9);
+        e.deliveredOutboxRows = q.int64(i, 10);
+        r.reorgs.append(e); // no diff rows: the shared head follower does not record them
+    }
+}
+
+void readOutboxCounts(PgConnection& db, CheckpointReport& r)
+{
+    // Only rows the checkpoint covers, as the outbox view shows them; counted on the table,
+    // without rendering every payload.
+    const auto q = db.run("pgr_outbox_counts",
+                          "SELECT count(*) FILTER (WHERE delivered_at IS NULL AND failed_at IS "
+                          "NULL), count(*) FILTER (WHERE delivered_at IS NOT NULL), count(*) "
+                          "FILTER (WHERE delivered_at IS NULL AND failed_at IS NOT NULL) FROM "
+                          "outbox_store o WHERE o.environment_id = $1 AND o.chain_id = $2 AND "
+                          "o.block_number <= (SELECT max(c.block_number) FROM "
+                          "indexer_checkpoints c WHERE c.environment_id = o.environment_id AND "
+                          "c.chain_id = o.chain_id)",
+                          scope(r));
+    r.counts.outboxPending = q.int64(0, 0);
+    r.counts.outboxDelivered = q.int64(0, 1);
+    r.counts.outboxFailed = q.int64(0, 2);
+}
+
+} // namespace
+
+QString PgReportBuilder::liveEnvironment(PgConnection& db)
+{
+    const auto envs = indexer::PgEnvironmentRegistry(db).list();
+    for (const auto& e : envs)
+        if (e.archivedAt.isEmpty())
+            return e.id;
+    if (envs.isEmpty())
+        throw UnknownEnvironmentError(
+            QStringLiteral("database %1 has no environments yet; index one first with "
+                           "`forkscope index --db %1`")
+                .arg(db.displayUrl()),
+            {});
+    throw UnknownEnvironmentError(
+        QStringLiteral("database %1 has no live environment; pass "
+                       "--env with one of: %2")
+            .arg(db.displayUrl(), indexer::EnvironmentRegistry::describe(envs)),
+        ids(envs));
+}
+
+EnvironmentInfo PgReportBuilder::findEnvironment(PgConnection& db, const QString& environmentId)
+{
+    indexer::PgEnvironmentRegistry registry(db);
+    const auto env = registry.find(environmentId);
+    if (!env) {
+        const auto envs = registry.list();
+        throw UnknownEnvironmentError(
+            envs.isEmpty()
+                ? QStringLiteral("environment %1 is not in %2, which has no environments yet")
+                      .arg(environmentId, db.displayUrl())
+                : QStringLiteral("environment %1 is not in %2; known environments: %3")
+                      .arg(environmentId, db.displayUrl(),
+                           indexer::EnvironmentRegistry::describe(envs)),
+            ids(envs));
+    }
+    return {env->id,     env->chainId,   env->genesisHash.toHex(),
+            env->rpcUrl, env->createdAt, env->archivedAt};
+}
+
+CheckpointReport PgReportBuilder::build(PgConnection& db, const QString& environmentId,
+                                        rpc::EthClient* node)
+{
+    store::pg::requireCurrentPgContract(db);
+    CheckpointReport r;
+    r.generatedAt = store::nowUtc();
+    r.generator = QStringLiteral("forkscope " FORKSCOPE_VERSION);
+    r.databasePath = db.displayUrl();
+
+    const ReadOnlySnapshot snapshot(db);
+    r.environment = findEnvironment(db, environmentId);
+    readCheckpoints(db, r);
+    readReorgs(db, r);
+    store::pg::PgContractReader reader(db);
+    ReportSections sections(reader, r);
+    sections.readCounts();
+    readOutboxCounts(db, r);
+    sections.readSeries();
+    if (node) {
+        sections.checkNode(*node);
+        sections.checkInvariants(*node,
+                                 indexer::PgEnvironmentRegistry(db).contracts(r.environment.id));
+    } else {
+        r.invariants.summary = QStringLiteral("not checked: no node given");
+    }
+    return r;
+}
+
+} // namespace forkscope::report

@@ -1,0 +1,243 @@
+#include "ReportSections.h"
+#include "Downsample.h"
+#include "ReportError.h"
+#include "chain/Address.h"
+#include "chain/ChainParseError.h"
+#include "chain/Hex.h"
+#include "indexer/InvariantChecker.h"
+#include "rpc/EthClient.h"
+#include "store/ContractReader.h"
+#include "store/Database.h"
+
+#include <QDateTime>
+
+namespace forkscope::report {
+
+namespace {
+
+constexpr int kMaxBackfillErrors = 5;
+
+std::optional<double> unixSeconds(const QString& iso)
+{
+    QDateTime t = QDateTime::fromString(iso, Qt::ISODateWithMs);
+    if (!t.isValid())
+        t = QDateTime::fromString(iso, Qt::ISODate);
+    if (!t.isValid())
+        return std::nullopt;
+    return double(t.toMSecsSinceEpoch()) / 1000.0;
+}
+
+} // namespace
+
+ReportSections::ReportSections(store::ContractReader& reader, CheckpointReport& r)
+    : m_reader(reader), m_r(r), m_scope{r.environment.id, qint64(r.environment.chainId)}
+{
+}
+
+qint64 ReportSections::scalar(const char* sql)
+{
+    return m_reader.scalar(QString::fromLatin1(sql), m_scope);
+}
+
+void ReportSections::readCounts()
+{
+    Counts& c = m_r.counts;
+    c.blocks = scalar("SELECT count(*) FROM blocks WHERE environment_id = ? AND chain_id = ?");
+    c.logs = scalar("SELECT count(*) FROM logs WHERE environment_id = ? AND chain_id = ?");
+    c.transfers =
+        scalar("SELECT count(*) FROM transfer_events WHERE environment_id = ? AND chain_id = ?");
+    c.contracts = scalar("SELECT count(DISTINCT contract) FROM transfer_events WHERE "
+                         "environment_id = ? AND chain_id = ?");
+    c.balances =
+        scalar("SELECT count(*) FROM token_balances WHERE environment_id = ? AND chain_id = ?");
+    c.holders = scalar("SELECT count(DISTINCT holder) FROM token_balances WHERE "
+                       "environment_id = ? AND chain_id = ? AND balance <> '0'");
+    c.reorgs = m_r.reorgs.size();
+    const auto b =
+        m_reader.query(QStringLiteral("SELECT status, count(*), sum(to_block - from_block "
+                                      "+ 1), sum(attempts) FROM backfill_ranges WHERE "
+                                      "environment_id = ? AND chain_id = ? GROUP BY "
+                                      "status ORDER BY status"),
+                       m_scope);
+    while (b->next())
+        c.backfill.append({b->value(0).toString(),
+                           b->value(1).toLongLong(),
+                           b->value(2).toLongLong(),
+                           b->value(3).toLongLong(),
+                           {}});
+    const auto e =
+        m_reader.query(QStringLiteral("SELECT status, last_error FROM backfill_ranges "
+                                      "WHERE environment_id = ? AND chain_id = ? AND "
+                                      "last_error IS NOT NULL AND last_error <> '' ORDER "
+                                      "BY updated_at DESC, from_block"),
+                       m_scope);
+    while (e->next())
+        for (BackfillStatusCount& s : c.backfill)
+            if (s.status == e->value(0).toString() && s.lastErrors.size() < kMaxBackfillErrors &&
+                !s.lastErrors.contains(e->value(1).toString()))
+                s.lastErrors << e->value(1).toString();
+}
+
+void ReportSections::readSeries()
+{
+    Series& s = m_r.series;
+    QList<SeriesPoint> blocks;
+    const auto b =
+        m_reader.query(QStringLiteral("SELECT block_timestamp, block_number FROM blocks "
+                                      "WHERE environment_id = ? AND chain_id = ? ORDER BY "
+                                      "block_number"),
+                       m_scope);
+    while (b->next())
+        blocks.append({b->value(0).toDouble(), b->value(1).toDouble()});
+    s.blocksTotal = blocks.size();
+    s.blocks = downsampleEvenly(blocks, CheckpointReport::kMaxSeriesPoints);
+
+    for (const ReorgEntry& e : m_r.reorgs)
+        if (const auto t = unixSeconds(e.detectedAt))
+            s.reorgs.append({*t, e.depth, e.reason});
+
+    QList<SeriesPoint> delivered;
+    const auto d = m_reader.query(QStringLiteral("SELECT delivered_at FROM outbox WHERE "
+                                                 "environment_id = ? AND chain_id = ? AND "
+                                                 "delivered_at IS NOT NULL ORDER BY delivered_at"),
+                                  m_scope);
+    while (d->next())
+        if (const auto t = unixSeconds(d->value(0).toString()))
+            delivered.append({*t, double(delivered.size() + 1)});
+    s.outboxDeliveredTotal = delivered.size();
+    s.outboxDelivered = downsampleEvenly(delivered, CheckpointReport::kMaxSeriesPoints);
+
+    QList<SeriesPoint> pending;
+    const auto p =
+        m_reader.query(QStringLiteral("SELECT block_number, count(*) FROM outbox WHERE "
+                                      "environment_id = ? AND chain_id = ? AND "
+                                      "delivered_at IS NULL AND failed_at IS NULL GROUP BY "
+                                      "block_number ORDER BY block_number"),
+                       m_scope);
+    while (p->next())
+        pending.append({p->value(0).toDouble(), p->value(1).toDouble()});
+    s.outboxPendingByBlock = downsampleBySum(pending, CheckpointReport::kMaxSeriesPoints);
+}
+
+void ReportSections::checkNode(rpc::EthClient& eth)
+{
+    NodeSummary& n = m_r.node;
+    n.url = eth.rpc().endpoint().toString(QUrl::RemoveUserInfo);
+    n.checked = true;
+    n.checkedAt = store::nowUtc();
+    try {
+        n.chainId = eth.chainId();
+        n.head = eth.blockNumber();
+        const auto genesis = eth.blockByNumber(0);
+        if (!genesis)
+            throw ReportError(QStringLiteral("the node answered null for block 0"));
+        n.genesisHash = genesis->hash.toHex();
+        n.reachable = true;
+        n.sameChain =
+            *n.chainId == m_r.environment.chainId && n.genesisHash == m_r.environment.genesisHash;
+    } catch (const rpc::RpcException& e) {
+        n.error = e.error().toString();
+    } catch (const ReportError& e) {
+        n.error = e.message();
+    }
+
+    for (CheckpointEntry& c : m_r.checkpoints) {
+        Verification& v = c.verification;
+        v.method = QStringLiteral("eth_getBlockByNumber(%1) on %2")
+                       .arg(chain::hex::encodeQuantity(std::uint64_t(c.blockNumber)), n.url);
+        v.checkedAt = store::nowUtc();
+        if (!n.reachable) {
+            // One failed round trip is enough to know; do not wait a timeout per row.
+            v.status = VerificationStatus::Unreachable;
+            v.error = n.error;
+            v.method += QStringLiteral(" (not sent: the node did not answer the chain checks)");
+            continue;
+        }
+        try {
+            const auto block = eth.blockByNumber(std::uint64_t(c.blockNumber));
+            v.checkedAt = store::nowUtc();
+            if (!block) {
+                v.status = VerificationStatus::Missing;
+            } else {
+                v.nodeHash = block->hash.toHex();
+                v.status = v.nodeHash == c.blockHash ? VerificationStatus::Canonical
+                                                     : VerificationStatus::Reorged;
+            }
+        } catch (const rpc::RpcException& e) {
+            v.status = VerificationStatus::Unreachable;
+            v.error = e.error().toString();
+        }
+    }
+}
+
+void ReportSections::checkInvariants(rpc::EthClient& eth, const QStringList& declared)
+{
+    InvariantVerdict& v = m_r.invariants;
+    const NodeSummary& n = m_r.node;
+    if (!n.reachable) {
+        v.summary = QStringLiteral("not checked: node unreachable (%1)").arg(n.error);
+        return;
+    }
+    if (!n.sameChain) {
+        v.summary = QStringLiteral("not checked: the node at %1 serves chain %2 with genesis "
+                                   "%3, not this environment's chain %4 with genesis %5 (the "
+                                   "lab was reset, or the URL points elsewhere)")
+                        .arg(n.url)
+                        .arg(n.chainId.value_or(0))
+                        .arg(n.genesisHash)
+                        .arg(m_r.environment.chainId)
+                        .arg(m_r.environment.genesisHash);
+        return;
+    }
+    try {
+        // The contracts the checkpoints say they cover (schema v3; a contract with no
+        // stored row is exactly where a missed log would hide), plus every contract the
+        // stored rows make claims about.
+        QStringList names = declared;
+        const auto q = m_reader.query(
+            QStringLiteral("SELECT address FROM logs WHERE environment_id = ? AND chain_id = ? "
+                           "UNION SELECT contract FROM transfer_events WHERE environment_id = "
+                           "? AND chain_id = ? UNION SELECT contract FROM token_balances WHERE "
+                           "environment_id = ? AND chain_id = ?"),
+            m_scope + m_scope + m_scope);
+        while (q->next())
+            names << q->value(0).toString();
+        names.sort();
+        names.removeDuplicates();
+        QList<chain::Address> contracts;
+        for (const QString& name : names) {
+            contracts << chain::Address::fromHex(name, QStringLiteral("stored contract"));
+            v.contractsChecked << name;
+        }
+        QStringList sources;
+        for (const CheckpointEntry& c : m_r.checkpoints)
+            sources << c.sourceId;
+        if (sources.isEmpty())
+            sources << QStringLiteral("default");
+        indexer::InvariantChecker checker(m_reader, eth);
+        indexer::InvariantReport last;
+        for (const QString& source : sources) {
+            last = checker.check(m_r.environment.id, source, contracts);
+            for (const QString& violation : last.violations)
+                v.violations << (sources.size() > 1 ? source + QStringLiteral(": ") + violation
+                                                    : violation);
+        }
+        v.state = v.violations.isEmpty() ? InvariantState::Hold : InvariantState::Violated;
+        v.summary = v.violations.isEmpty()
+                        ? QStringLiteral("%1, checked against %2 at %3")
+                              .arg(last.summary(), n.url, store::nowUtc())
+                        : QStringLiteral("%1 invariant violation(s) against %2: %3")
+                              .arg(v.violations.size())
+                              .arg(n.url)
+                              .arg(v.violations.mid(0, 3).join(QStringLiteral("; ")));
+    } catch (const rpc::RpcException& e) {
+        v = InvariantVerdict{};
+        v.summary = QStringLiteral("not checked: the node failed during the check (%1)")
+                        .arg(QString::fromUtf8(e.what()));
+    } catch (const chain::ChainParseError& e) {
+        v = InvariantVerdict{};
+        v.summary = QStringLiteral("not checked: bad data in the database (%1)").arg(e.message());
+    }
+}
+
+} // namespace forkscope::report

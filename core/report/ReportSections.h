@@ -1,0 +1,45 @@
+#pragma once
+
+#include "CheckpointReport.h"
+
+#include <QVariantList>
+
+namespace forkscope::rpc {
+class EthClient;
+}
+namespace forkscope::store {
+class ContractReader;
+}
+
+namespace forkscope::report {
+
+// The parts of a checkpoint report that read only the contract's read surface, so that
+// SQLite (ReportBuilder) and PostgreSQL (PgReportBuilder) build them with one code: the
+// counts, the chart series, the node's view of each checkpoint and the invariant verdict.
+// Each builder fills the environment, checkpoints, reorgs, outbox counts and completeness
+// itself, from tables that are not laid out alike, before calling these.
+class ReportSections
+{
+public:
+    ReportSections(store::ContractReader& reader, CheckpointReport& r);
+
+    // Counts of the read surface and the backfill ranges (not the outbox's).
+    void readCounts();
+    void readSeries();
+    // The node's chain and each checkpoint's hash at export time; RPC failures become
+    // "unreachable", never an exception.
+    void checkNode(rpc::EthClient& eth);
+    // The four invariants against the node, over `declared` (the contracts the environment
+    // says it covers: a contract with no stored row is exactly where a missed log would
+    // hide) and every contract the stored rows make claims about.
+    void checkInvariants(rpc::EthClient& eth, const QStringList& declared);
+
+private:
+    qint64 scalar(const char* sql);
+
+    store::ContractReader& m_reader;
+    CheckpointReport& m_r;
+    QVariantList m_scope;
+};
+
+} // namespace forkscope::report

@@ -1,0 +1,54 @@
+#include "ContractReader.h"
+#include "Database.h"
+
+#include <QSqlQuery>
+
+namespace forkscope::store {
+
+ContractRows::~ContractRows() = default;
+ContractReader::~ContractReader() = default;
+
+qint64 ContractReader::scalar(const QString& sql, const QVariantList& args)
+{
+    const auto rows = query(sql, args);
+    return rows->next() ? rows->value(0).toLongLong() : 0;
+}
+
+namespace {
+class SqliteRows : public ContractRows
+{
+public:
+    explicit SqliteRows(QSqlQuery q) : m_q(std::move(q)) {}
+    bool next() override { return m_q.next(); }
+    QVariant value(int column) const override { return m_q.value(column); }
+
+private:
+    QSqlQuery m_q;
+};
+} // namespace
+
+std::unique_ptr<ContractRows> SqliteContractReader::query(const QString& sql,
+                                                          const QVariantList& args)
+{
+    return std::make_unique<SqliteRows>(m_db.run(sql, args));
+}
+
+std::optional<CheckpointFacts> SqliteContractReader::checkpoint(const QString& environmentId,
+                                                                qint64 chainId,
+                                                                const QString& sourceId)
+{
+    QSqlQuery q = m_db.run(QStringLiteral("SELECT block_number, block_hash, start_block FROM "
+                                          "indexer_checkpoints WHERE environment_id = ? AND "
+                                          "chain_id = ? AND source_id = ?"),
+                           {environmentId, chainId, sourceId});
+    if (!q.next())
+        return std::nullopt;
+    return CheckpointFacts{q.value(0).toLongLong(), q.value(1).toString(), q.value(2).toLongLong()};
+}
+
+QString SqliteContractReader::describe() const
+{
+    return m_db.path();
+}
+
+} // namespace forkscope::store

@@ -1,0 +1,84 @@
+#include "PgContractReader.h"
+#include "PgConnection.h"
+
+#include <QCryptographicHash>
+
+namespace forkscope::store::pg {
+
+namespace {
+class PgRows : public ContractRows
+{
+public:
+    explicit PgRows(PgResult r) : m_r(std::move(r)) {}
+    bool next() override { return ++m_row < m_r.rows(); }
+    QVariant value(int column) const override
+    {
+        if (m_r.isNull(m_row, column))
+            return {};
+        return QString::fromUtf8(m_r.text(m_row, column));
+    }
+
+private:
+    PgResult m_r;
+    int m_row = -1;
+};
+
+QByteArray param(const QVariant& v)
+{
+    if (v.isNull())
+        return {};
+    // Text parameters: the server converts them to the column's type, as it would a literal.
+    return v.toString().toUtf8();
+}
+} // namespace
+
+QByteArray PgContractReader::numberedPlaceholders(const QString& sql)
+{
+    QByteArray out;
+    int n = 0;
+    bool quoted = false;
+    for (const char c : sql.toUtf8()) {
+        if (c == '\'')
+            quoted = !quoted;
+        if (c == '?' && !quoted)
+            out += '$' + QByteArray::number(++n);
+        else
+            out += c;
+    }
+    return out;
+}
+
+std::unique_ptr<ContractRows> PgContractReader::query(const QString& sql, const QVariantList& args)
+{
+    const QByteArray text = numberedPlaceholders(sql);
+    const QByteArray name =
+        "cr_" + QCryptographicHash::hash(text, QCryptographicHash::Sha1).toHex().left(20);
+    QList<QByteArray> params;
+    for (const QVariant& a : args)
+        params << param(a);
+    return std::make_unique<PgRows>(m_db.run(name.constData(), text.constData(), params));
+}
+
+std::optional<CheckpointFacts> PgContractReader::checkpoint(const QString& environmentId,
+                                                            qint64 chainId, const QString& sourceId)
+{
+    // The backfill starts the checkpoint just below its first range, so the first block
+    // indexed is the lowest range's first block.
+    const PgResult r = m_db.run(
+        "cr_checkpoint",
+        "SELECT c.block_number, '0x' || encode(c.block_hash, 'hex'), coalesce((SELECT "
+        "min(b.from_block) FROM backfill_ranges b WHERE b.environment_id = c.environment_id AND "
+        "b.chain_id = c.chain_id), c.block_number + 1) FROM indexer_checkpoints c WHERE "
+        "c.environment_id = $1 AND c.chain_id = $2 AND c.source_id = $3",
+        {environmentId.toUtf8(), QByteArray::number(chainId), sourceId.toUtf8()});
+    if (r.rows() == 0)
+        return std::nullopt;
+    return CheckpointFacts{r.int64(0, 0), QString::fromUtf8(r.text(0, 1)), r.int64(0, 2)};
+}
+
+QString PgContractReader::describe() const
+{
+    return m_db.displayUrl();
+}
+
+} // namespace forkscope::store::pg
