@@ -2,11 +2,16 @@
 #include "CommandLine.h"
 #include "audit/AuditError.h"
 #include "audit/ReceiptsLogsProof.h"
+#include "audit/SharedAuditTarget.h"
 #include "audit/StoredDataAuditor.h"
 #include "chain/ChainParseError.h"
 #include "config/SettingsValidation.h"
 #include "rpc/EthClient.h"
+#include "store/ContractReader.h"
 #include "store/Database.h"
+#include "store/pg/PgConnection.h"
+#include "store/pg/PgContract.h"
+#include "store/pg/PgContractReader.h"
 
 #include <QCommandLineParser>
 #include <QElapsedTimer>
@@ -42,8 +47,9 @@ QString parse(const QStringList& arguments, VerifyOptions& o, QString* help)
         "to the database."));
     p.addHelpOption();
     p.addPositionalArgument(QStringLiteral("verify"), QStringLiteral("the subcommand"));
-    const QCommandLineOption db(QStringLiteral("db"), QStringLiteral("SQLite database file."),
-                                QStringLiteral("FILE"));
+    const QCommandLineOption db(QStringLiteral("db"),
+                                QStringLiteral("SQLite database file, or a postgresql:// URL."),
+                                QStringLiteral("FILE|URL"));
     const QCommandLineOption env(QStringLiteral("env"), QStringLiteral("Environment id."),
                                  QStringLiteral("ID"));
     const QCommandLineOption rpc(QStringLiteral("rpc"),
@@ -81,11 +87,6 @@ QString parse(const QStringList& arguments, VerifyOptions& o, QString* help)
     o.db = p.value(db);
     if (o.db.isEmpty())
         return QStringLiteral("verify: --db: expected a database file path");
-    if (o.db.startsWith(QLatin1String("postgresql://")) ||
-        o.db.startsWith(QLatin1String("postgres://")))
-        return QStringLiteral("verify: --db %1: PostgreSQL is not supported yet; pass a SQLite "
-                              "file")
-            .arg(o.db);
     o.env = p.value(env).trimmed();
     if (o.env.isEmpty())
         return QStringLiteral("verify: --env: expected a non-empty id");
@@ -149,6 +150,11 @@ void printResult(const audit::AuditResult& r, const VerifyOptions& o)
         std::printf("verdict: clean: blocks %llu..%llu hold every log of the contracts the node "
                     "has, and nothing else\n",
                     static_cast<unsigned long long>(r.from), static_cast<unsigned long long>(r.to));
+    } else if (r.holeCount > 0 && store::pg::isPostgresUrl(o.db)) {
+        std::printf("verdict: %lld hole(s), the first at block %llu: `forkscope repair` is not "
+                    "built for PostgreSQL yet; index the contracts again into a new --env\n",
+                    static_cast<long long>(r.holeCount),
+                    static_cast<unsigned long long>(*r.firstHole()));
     } else if (r.holeCount > 0) {
         std::printf("verdict: %lld hole(s), the first at block %llu: run `forkscope repair --db "
                     "%s --env %s --rpc %s --from %llu`\n",
@@ -178,18 +184,32 @@ int runVerifyCommand(const QStringList& arguments)
         std::fputs(qPrintable(help), stdout);
         return ExitOk;
     }
-    if (!QFileInfo::exists(o.db)) {
+    const bool shared = store::pg::isPostgresUrl(o.db);
+    if (!shared && !QFileInfo::exists(o.db)) {
         printError(QStringLiteral("database %1 does not exist").arg(o.db));
         return ExitFailure;
     }
     try {
-        store::Database::Options ro;
-        ro.readOnly = true; // an audit never writes
-        const auto db = store::Database::open(o.db, ro);
+        // An audit never writes: SQLite is opened read-only, PostgreSQL read in a READ ONLY
+        // transaction (the reader's snapshot) and never migrated.
+        std::unique_ptr<store::Database> db;
+        std::unique_ptr<store::pg::PgConnection> pg;
+        std::unique_ptr<store::ContractReader> reader;
+        if (shared) {
+            pg = store::pg::PgConnection::open(o.db);
+            store::pg::requireCurrentPgContract(*pg);
+            reader = std::make_unique<store::pg::PgContractReader>(*pg);
+        } else {
+            store::Database::Options ro;
+            ro.readOnly = true;
+            db = store::Database::open(o.db, ro);
+            reader = std::make_unique<store::SqliteContractReader>(*db);
+        }
         rpc::JsonRpcClient client(o.rpc);
         client.setTimeout(kNodeTimeout);
         rpc::EthClient eth(client);
-        const audit::AuditTarget target = audit::AuditTarget::load(*db, o.env);
+        const audit::AuditTarget target = shared ? audit::loadSharedAuditTarget(*pg, o.env)
+                                                 : audit::AuditTarget::load(*db, o.env);
         audit::AuditRange range;
         if (const QString error = target.resolveRange(o.from, o.to, &range); !error.isEmpty()) {
             printError(QStringLiteral("verify: environment %1: %2; nothing was checked")
@@ -217,7 +237,7 @@ int runVerifyCommand(const QStringList& arguments)
                         static_cast<unsigned long long>(
                             std::min(alert.fromBlock, target.checkpoint.number)));
         std::fflush(stdout);
-        audit::StoredDataAuditor auditor(*db, eth);
+        audit::StoredDataAuditor auditor(*reader, eth);
         audit::ReceiptsLogsProof receipts(eth);
         if (o.receipts)
             auditor.setProof(&receipts);

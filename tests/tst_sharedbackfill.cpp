@@ -555,6 +555,17 @@ void TestSharedBackfill::reportVerifiesTheSharedIndexAgainstTheNode()
     QVERIFY2(invariants.value("state").toString() == QLatin1String("hold"),
              qPrintable(invariants.value("summary").toString()));
     QCOMPARE(invariants.value("contracts_checked").toArray().size(), m_lab->contracts().size());
+    const QStringList verify{QStringLiteral("verify"),
+                             QStringLiteral("--db"),
+                             m_cluster.url(),
+                             QStringLiteral("--env"),
+                             env,
+                             QStringLiteral("--rpc"),
+                             m_lab->devnet().url().toString()};
+    const test::ProcessRun clean = test::runForkscope(verify);
+    VERIFY_EXIT_OK(clean);
+    QVERIFY2(clean.out.contains(QStringLiteral("verdict: clean: blocks 0..%1").arg(checkpoint)),
+             qPrintable(clean.out));
 
     // The check is real: a log lost below the checkpoint is found, against the node.
     const auto lost = db->run("t_lose_one",
@@ -572,6 +583,14 @@ void TestSharedBackfill::reportVerifiesTheSharedIndexAgainstTheNode()
                                 .arg(lost.int64(0, 1));
     QVERIFY2(violated.value("violations").toVariant().toStringList().contains(missing),
              qPrintable(violated.value("summary").toString()));
+    // And `verify` finds the hole at that block, block by block against the node.
+    const test::ProcessRun holed = test::runForkscope(verify);
+    QVERIFY2(holed.finished && holed.exitCode == 1, qPrintable(holed.describe()));
+    QVERIFY2(holed.err.contains(QStringLiteral("1 hole(s) in environment %1, the first at block %2")
+                                    .arg(env)
+                                    .arg(lost.int64(0, 0))),
+             qPrintable(holed.describe()));
+    QVERIFY2(holed.out.contains(QStringLiteral("not built for PostgreSQL")), qPrintable(holed.out));
 }
 
 void TestSharedBackfill::whatIsNotBuiltOnPostgresIsRefusedInOneLine_data()

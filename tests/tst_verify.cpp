@@ -12,6 +12,7 @@
 #include "chain/LogsBloom.h"
 #include "indexer/CompletenessAlerts.h"
 #include "lab/ProxyLie.h"
+#include "store/ContractReader.h"
 #include "store/Database.h"
 
 #include <QProcess>
@@ -563,7 +564,8 @@ void TestVerify::aPluggedProofIsWhatBlocksAreComparedWith()
     const auto target = audit::AuditTarget::load(*db, "clean");
     audit::AuditRange range;
     QVERIFY(target.resolveRange(std::nullopt, std::nullopt, &range).isEmpty());
-    audit::StoredDataAuditor auditor(*db, m_lab->eth());
+    store::SqliteContractReader reader(*db);
+    audit::StoredDataAuditor auditor(reader, m_lab->eth());
 
     ByHashProof truthful(m_lab->eth(), std::nullopt);
     auditor.setProof(&truthful);
@@ -634,10 +636,10 @@ void TestVerify::badArgumentsChangeNothing_data()
         << 1 << QStringList{"database /nonexistent/x.sqlite does not exist"};
     QTest::newRow("verify --receipts given a value")
         << verify + QStringList{"--receipts=yes"} << 2 << QStringList{"receipts"};
-    QTest::newRow("verify a PostgreSQL URL")
-        << QStringList{"verify", "--db", "postgresql://localhost/forkscope", "--env", "clean",
-                       "--rpc",  "%rpc"}
-        << 2 << QStringList{"PostgreSQL is not supported yet"};
+    QTest::newRow("verify a PostgreSQL server that is not there")
+        << QStringList{"verify", "--db", "postgresql://postgres:secret@127.0.0.1:1/forkscope",
+                       "--env", "clean", "--rpc", "%rpc"}
+        << 1 << QStringList{"postgresql://postgres@127.0.0.1:1/forkscope"};
     QTest::newRow("repair without --from") << repair << 2 << QStringList{"--from is required"};
     QTest::newRow("repair --from garbage")
         << repair + QStringList{"--from", "1.5"} << 2 << QStringList{"--from", "fractional"};

@@ -6,7 +6,7 @@
 #include "chain/LogsBloom.h"
 #include "indexer/TransferDecoder.h"
 #include "rpc/EthClient.h"
-#include "store/Database.h"
+#include "store/ContractReader.h"
 #include "wire/ProviderLimit.h"
 
 #include <QHash>
@@ -68,8 +68,8 @@ QStringList differingFields(const StoredLog& stored, const chain::LogEntry& log)
 class AuditRun
 {
 public:
-    AuditRun(store::Database& db, rpc::EthClient& eth, const AuditTarget& target, AuditResult& r,
-             BlockLogsProof* proof)
+    AuditRun(store::ContractReader& db, rpc::EthClient& eth, const AuditTarget& target,
+             AuditResult& r, BlockLogsProof* proof)
         : m_db(db), m_eth(eth), m_target(target), m_r(r), m_proof(proof),
           m_contracts(target.contracts.cbegin(), target.contracts.cend())
     {
@@ -97,7 +97,7 @@ private:
     static bool inBloom(const chain::LogsBloom& bloom, const QString& address,
                         const QStringList& topics);
 
-    store::Database& m_db;
+    store::ContractReader& m_db;
     rpc::EthClient& m_eth;
     const AuditTarget& m_target;
     AuditResult& m_r;
@@ -251,12 +251,12 @@ bool AuditRun::chunk(std::uint64_t a, std::uint64_t b)
     //    on; nothing from there is compared.
     QHash<std::uint64_t, QString> storedHash;
     {
-        QSqlQuery q = m_db.run(QStringLiteral("SELECT block_number, block_hash FROM blocks "
-                                              "WHERE environment_id = ? AND chain_id = ? AND "
-                                              "block_number BETWEEN ? AND ?"),
-                               scope + QVariantList{qint64(a), qint64(b)});
-        while (q.next())
-            storedHash.insert(q.value(0).toULongLong(), q.value(1).toString());
+        const auto q = m_db.query(QStringLiteral("SELECT block_number, block_hash FROM blocks "
+                                                 "WHERE environment_id = ? AND chain_id = ? AND "
+                                                 "block_number BETWEEN ? AND ?"),
+                                  scope + QVariantList{qint64(a), qint64(b)});
+        while (q->next())
+            storedHash.insert(q->value(0).toULongLong(), q->value(1).toString());
     }
     m_r.storedBlocks += storedHash.size();
     std::uint64_t last = b;
@@ -299,37 +299,37 @@ bool AuditRun::chunk(std::uint64_t a, std::uint64_t b)
     QHash<std::uint64_t, QHash<std::uint64_t, StoredLog>> storedContent;
     QHash<std::uint64_t, AuditHole> corrupt;
     {
-        QSqlQuery q = m_db.run(QStringLiteral("SELECT block_number, log_index, block_hash, "
-                                              "address, topic0, topic1, topic2, topic3, data, "
-                                              "tx_hash FROM logs WHERE environment_id = ? AND "
-                                              "chain_id = ? AND block_number BETWEEN ? AND ?"),
-                               scope + QVariantList{qint64(a), qint64(last)});
-        while (q.next()) {
-            const std::uint64_t n = q.value(0).toULongLong();
+        const auto q = m_db.query(QStringLiteral("SELECT block_number, log_index, block_hash, "
+                                                 "address, topic0, topic1, topic2, topic3, data, "
+                                                 "tx_hash FROM logs WHERE environment_id = ? AND "
+                                                 "chain_id = ? AND block_number BETWEEN ? AND ?"),
+                                  scope + QVariantList{qint64(a), qint64(last)});
+        while (q->next()) {
+            const std::uint64_t n = q->value(0).toULongLong();
             ++m_r.storedLogs;
-            stored[n].logIndexes.append(q.value(1).toULongLong());
+            stored[n].logIndexes.append(q->value(1).toULongLong());
             QStringList topics;
             for (int t = 4; t < 8; ++t)
-                if (!q.value(t).isNull())
-                    topics << q.value(t).toString();
-            storedContent[n].insert(q.value(1).toULongLong(),
-                                    StoredLog{q.value(3).toString(), topics, q.value(8).toString(),
-                                              q.value(9).toString()});
+                if (!q->value(t).isNull())
+                    topics << q->value(t).toString();
+            storedContent[n].insert(q->value(1).toULongLong(),
+                                    StoredLog{q->value(3).toString(), topics,
+                                              q->value(8).toString(), q->value(9).toString()});
             const chain::BlockHeader& h = header(n);
-            if (!inBloom(h.logsBloom, q.value(3).toString(), topics))
+            if (!inBloom(h.logsBloom, q->value(3).toString(), topics))
                 ++corrupt[n].logsOutsideBloom;
-            if (q.value(2).toString() != h.hash.toHex())
+            if (q->value(2).toString() != h.hash.toHex())
                 ++corrupt[n].logsOfAnotherBlock;
         }
     }
     {
-        QSqlQuery q = m_db.run(QStringLiteral("SELECT block_number, log_index FROM "
-                                              "transfer_events WHERE environment_id = ? AND "
-                                              "chain_id = ? AND block_number BETWEEN ? AND ?"),
-                               scope + QVariantList{qint64(a), qint64(last)});
-        while (q.next()) {
+        const auto q = m_db.query(QStringLiteral("SELECT block_number, log_index FROM "
+                                                 "transfer_events WHERE environment_id = ? AND "
+                                                 "chain_id = ? AND block_number BETWEEN ? AND ?"),
+                                  scope + QVariantList{qint64(a), qint64(last)});
+        while (q->next()) {
             ++m_r.storedTransfers;
-            stored[q.value(0).toULongLong()].transferIndexes.append(q.value(1).toULongLong());
+            stored[q->value(0).toULongLong()].transferIndexes.append(q->value(1).toULongLong());
         }
     }
 
@@ -442,10 +442,10 @@ AuditResult StoredDataAuditor::audit(const AuditTarget& target, const AuditRange
     r.node = m_eth.endpointText();
     r.from = range.from;
     r.to = range.to;
-    const store::ReadSnapshot snapshot(m_db);
+    const auto snapshot = m_reader.snapshot();
     if (m_proof)
         r.proofName = m_proof->name();
-    AuditRun run(m_db, m_eth, target, r, m_proof);
+    AuditRun run(m_reader, m_eth, target, r, m_proof);
     std::uint64_t a = range.from;
     try {
         for (; a <= range.to; a += m_chunk) {

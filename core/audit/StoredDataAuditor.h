@@ -10,7 +10,7 @@ namespace forkscope::rpc {
 class EthClient;
 }
 namespace forkscope::store {
-class Database;
+class ContractReader;
 }
 
 namespace forkscope::audit {
@@ -30,13 +30,17 @@ namespace forkscope::audit {
 //     rules out is corrupt or tampered;
 //   - a stored log the node's range answer lacks is asked for again by blockHash before
 //     the stored row is called extra (a truncating node must not condemn good data).
-// Reads only: the database is opened by the caller, read-only for `forkscope verify`.
+// Reads only the contract's read surface (SQLite or PostgreSQL alike): the database is
+// opened by the caller, read-only for `forkscope verify`.
 // Throws AuditError when the node cannot serve as a reference (unreachable, headers that do
 // not link, logs its own headers rule out); RpcException never escapes.
 class StoredDataAuditor
 {
 public:
-    StoredDataAuditor(store::Database& db, rpc::EthClient& eth) : m_db(db), m_eth(eth) {}
+    StoredDataAuditor(store::ContractReader& reader, rpc::EthClient& eth)
+        : m_reader(reader), m_eth(eth)
+    {
+    }
 
     // Blocks per round: one batch of headers, one eth_getLogs (split on a provider's
     // limit), one read of each table.
@@ -52,7 +56,7 @@ public:
     std::function<void(const AuditResult&, std::uint64_t checkedTo)> onChunk;
 
 private:
-    store::Database& m_db;
+    store::ContractReader& m_reader;
     rpc::EthClient& m_eth;
     std::uint64_t m_chunk = 100;
     BlockLogsProof* m_proof = nullptr;

@@ -10,6 +10,7 @@
 #include "outbox/OutboxThread.h"
 #include "outbox/SafeHeight.h"
 #include "rpc/EthClient.h"
+#include "store/ContractReader.h"
 #include "store/Database.h"
 #include "wire/SuspectedTruncationError.h"
 
@@ -519,8 +520,9 @@ void IndexingService::verifyStoredData()
                 emit logMessage(QStringLiteral("info"), QStringLiteral("verify: %1").arg(why));
                 return;
             }
+            store::SqliteContractReader reader(*l.db);
             const audit::AuditResult r =
-                audit::StoredDataAuditor(*l.db, *l.eth).audit(target, range);
+                audit::StoredDataAuditor(reader, *l.eth).audit(target, range);
             if (r.clean()) {
                 emit logMessage(QStringLiteral("ok"),
                                 QStringLiteral("verify: blocks %1-%2 hold exactly the node's "

@@ -23,22 +23,6 @@ QStringList ids(const QList<indexer::Environment>& envs)
     return out;
 }
 
-// One snapshot for the whole report; read only, so it can never write. ROLLBACK ends it.
-class ReadOnlySnapshot
-{
-public:
-    explicit ReadOnlySnapshot(PgConnection& db) : m_db(db)
-    {
-        m_db.exec("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY");
-    }
-    ~ReadOnlySnapshot() { m_db.rollback(); }
-    ReadOnlySnapshot(const ReadOnlySnapshot&) = delete;
-    ReadOnlySnapshot& operator=(const ReadOnlySnapshot&) = delete;
-
-private:
-    PgConnection& m_db;
-};
-
 QList<QByteArray> scope(const CheckpointReport& r)
 {
     return {r.environment.id.toUtf8(), QByteArray::number(qulonglong(r.environment.chainId))};
@@ -162,11 +146,11 @@ CheckpointReport PgReportBuilder::build(PgConnection& db, const QString& environ
     r.generator = QStringLiteral("forkscope " FORKSCOPE_VERSION);
     r.databasePath = db.displayUrl();
 
-    const ReadOnlySnapshot snapshot(db);
+    store::pg::PgContractReader reader(db);
+    const auto snapshot = reader.snapshot();
     r.environment = findEnvironment(db, environmentId);
     readCheckpoints(db, r);
     readReorgs(db, r);
-    store::pg::PgContractReader reader(db);
     ReportSections sections(reader, r);
     sections.readCounts();
     readOutboxCounts(db, r);

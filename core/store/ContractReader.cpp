@@ -6,6 +6,7 @@
 namespace forkscope::store {
 
 ContractRows::~ContractRows() = default;
+ContractSnapshot::~ContractSnapshot() = default;
 ContractReader::~ContractReader() = default;
 
 qint64 ContractReader::scalar(const QString& sql, const QVariantList& args)
@@ -44,6 +45,22 @@ std::optional<CheckpointFacts> SqliteContractReader::checkpoint(const QString& e
     if (!q.next())
         return std::nullopt;
     return CheckpointFacts{q.value(0).toLongLong(), q.value(1).toString(), q.value(2).toLongLong()};
+}
+
+namespace {
+class SqliteSnapshot : public ContractSnapshot
+{
+public:
+    explicit SqliteSnapshot(Database& db) : m_snapshot(db) {}
+
+private:
+    ReadSnapshot m_snapshot;
+};
+} // namespace
+
+std::unique_ptr<ContractSnapshot> SqliteContractReader::snapshot()
+{
+    return std::make_unique<SqliteSnapshot>(m_db);
 }
 
 QString SqliteContractReader::describe() const

@@ -21,6 +21,14 @@ public:
     virtual QVariant value(int column) const = 0;
 };
 
+// Holds one read snapshot open until destroyed: every read under it sees one state of the
+// database while writers commit (a report or an audit never mixes two commits).
+class ContractSnapshot
+{
+public:
+    virtual ~ContractSnapshot();
+};
+
 // A checkpoint as the invariant check needs it, whatever table holds it.
 struct CheckpointFacts
 {
@@ -44,6 +52,8 @@ public:
                                                       const QString& sourceId) = 0;
     // The file or the URL (without a password), for messages.
     virtual QString describe() const = 0;
+    // A read snapshot; inside one already open, it joins it.
+    virtual std::unique_ptr<ContractSnapshot> snapshot() = 0;
 
     // The first column of the first row, or 0 when there is none.
     qint64 scalar(const QString& sql, const QVariantList& args);
@@ -57,6 +67,7 @@ public:
     std::optional<CheckpointFacts> checkpoint(const QString& environmentId, qint64 chainId,
                                               const QString& sourceId) override;
     QString describe() const override;
+    std::unique_ptr<ContractSnapshot> snapshot() override;
 
 private:
     Database& m_db;

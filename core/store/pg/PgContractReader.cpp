@@ -76,6 +76,34 @@ std::optional<CheckpointFacts> PgContractReader::checkpoint(const QString& envir
     return CheckpointFacts{r.int64(0, 0), QString::fromUtf8(r.text(0, 1)), r.int64(0, 2)};
 }
 
+namespace {
+class PgSnapshot : public ContractSnapshot
+{
+public:
+    explicit PgSnapshot(PgConnection& db) : m_db(db)
+    {
+        if (!m_db.inTransaction()) {
+            m_db.exec("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+            m_owned = true;
+        }
+    }
+    ~PgSnapshot() override
+    {
+        if (m_owned)
+            m_db.rollback();
+    }
+
+private:
+    PgConnection& m_db;
+    bool m_owned = false;
+};
+} // namespace
+
+std::unique_ptr<ContractSnapshot> PgContractReader::snapshot()
+{
+    return std::make_unique<PgSnapshot>(m_db);
+}
+
 QString PgContractReader::describe() const
 {
     return m_db.displayUrl();

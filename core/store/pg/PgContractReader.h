@@ -18,6 +18,8 @@ public:
     std::optional<CheckpointFacts> checkpoint(const QString& environmentId, qint64 chainId,
                                               const QString& sourceId) override;
     QString describe() const override;
+    // REPEATABLE READ, READ ONLY: one state of the database, and no write possible.
+    std::unique_ptr<ContractSnapshot> snapshot() override;
 
     // "a = ? AND b = '?'" -> "a = $1 AND b = '?'": placeholders outside quoted text.
     static QByteArray numberedPlaceholders(const QString& sql);
