@@ -20,12 +20,13 @@ namespace {
 
 const char* kUsage =
     "Usage: forkscope [--db FILE] [--rpc URL] [--env ID] the desktop app\n"
-    "       forkscope index --rpc URL --db FILE --env ID --contract ADDR ...\n"
-    "       forkscope report --db FILE [--env ID] --format json|csv|pdf --out FILE [--rpc URL]\n"
+    "       forkscope index --rpc URL --db FILE|URL --env ID --contract ADDR ...\n"
+    "       forkscope report --db FILE|URL [--env ID] --format json|csv|pdf --out FILE [--rpc "
+    "URL]\n"
     "       forkscope lab reset --db FILE --rpc URL [--env NEW_ID]\n"
     "       forkscope devnet [--port P] [--nodes N]\n"
     "       forkscope pg-lab [--port P]\n"
-    "       forkscope verify --db FILE --env ID --rpc URL [--from N] [--to M] [--receipts]\n"
+    "       forkscope verify --db FILE|URL --env ID --rpc URL [--from N] [--to M] [--receipts]\n"
     "       forkscope repair --db FILE --env ID --rpc URL --from N\n"
     "\n"
     "Forkscope: a desktop monitor and local lab indexer for EVM chains.\n"

@@ -637,8 +637,9 @@ void TestVerify::badArgumentsChangeNothing_data()
     QTest::newRow("verify --receipts given a value")
         << verify + QStringList{"--receipts=yes"} << 2 << QStringList{"receipts"};
     QTest::newRow("verify a PostgreSQL server that is not there")
-        << QStringList{"verify", "--db", "postgresql://postgres:secret@127.0.0.1:1/forkscope",
-                       "--env", "clean", "--rpc", "%rpc"}
+        << QStringList{"verify", "--db",  "postgresql://postgres:secret@127.0.0.1:1/forkscope",
+                       "--env",  "clean", "--rpc",
+                       "%rpc"}
         << 1 << QStringList{"postgresql://postgres@127.0.0.1:1/forkscope"};
     QTest::newRow("repair without --from") << repair << 2 << QStringList{"--from is required"};
     QTest::newRow("repair --from garbage")
@@ -826,14 +827,15 @@ void TestVerify::helpNamesTheCommands()
 {
     const ProcessRun top = runForkscope({"--help"});
     VERIFY_EXIT_OK(top);
-    QVERIFY2(top.out.contains("forkscope verify --db FILE --env ID --rpc URL [--from N] [--to M] "
-                              "[--receipts]") &&
-                 top.out.contains("forkscope repair --db FILE --env ID --rpc URL --from N"),
-             qPrintable(top.out));
+    QVERIFY2(
+        top.out.contains("forkscope verify --db FILE|URL --env ID --rpc URL [--from N] [--to M] "
+                         "[--receipts]") &&
+            top.out.contains("forkscope repair --db FILE --env ID --rpc URL --from N"),
+        qPrintable(top.out));
     const ProcessRun verify = runForkscope({"verify", "--help"});
     VERIFY_EXIT_OK(verify);
     for (const char* flag :
-         {"--db <FILE>", "--env <ID>", "--rpc <URL>", "--from <N>", "--to <M>", "--receipts"})
+         {"--db <FILE|URL>", "--env <ID>", "--rpc <URL>", "--from <N>", "--to <M>", "--receipts"})
         QVERIFY2(verify.out.contains(flag), qPrintable(verify.out));
     const ProcessRun repair = runForkscope({"repair", "--help"});
     VERIFY_EXIT_OK(repair);
