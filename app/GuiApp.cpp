@@ -37,8 +37,10 @@ int runGui(int& argc, char** argv)
     QCommandLineParser p;
     p.setApplicationDescription(QStringLiteral("Forkscope desktop app."));
     p.addHelpOption();
-    QCommandLineOption db(QStringLiteral("db"), QStringLiteral("SQLite database file."),
-                          QStringLiteral("FILE"));
+    QCommandLineOption db(QStringLiteral("db"),
+                          QStringLiteral("SQLite database file, or the postgresql:// URL of a "
+                                         "shared index to watch."),
+                          QStringLiteral("FILE|URL"));
     QCommandLineOption rpc(QStringLiteral("rpc"),
                            QStringLiteral("JSON-RPC endpoint to watch instead of a managed anvil."),
                            QStringLiteral("URL"));
@@ -98,6 +100,12 @@ int runGui(int& argc, char** argv)
                         ? p.value(db)
                         : QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation))
                               .absoluteFilePath(QStringLiteral("forkscope.sqlite"));
+    if (p.isSet(db) && p.value(db).startsWith(QLatin1String("postgres"), Qt::CaseInsensitive)) {
+        if (const auto error = config::validatePostgresUrl(p.value(db))) {
+            printError(QStringLiteral("--db: %1").arg(*error));
+            return ExitUsage;
+        }
+    }
     if (p.isSet(rpc)) {
         const auto url = config::httpUrl(p.value(rpc));
         if (!url) {

@@ -19,7 +19,7 @@ using namespace forkscope::app;
 namespace {
 
 const char* kUsage =
-    "Usage: forkscope [--db FILE] [--rpc URL] [--env ID] the desktop app\n"
+    "Usage: forkscope [--db FILE|URL] [--rpc URL] [--env ID] the desktop app\n"
     "       forkscope index --rpc URL --db FILE|URL --env ID --contract ADDR ...\n"
     "       forkscope report --db FILE|URL [--env ID] --format json|csv|pdf --out FILE [--rpc "
     "URL]\n"
@@ -35,7 +35,8 @@ const char* kUsage =
     "Options:\n"
     "  -h, --help     Show this help.\n"
     "  -v, --version  Show the version.\n"
-    "  --db FILE      (app) SQLite file; default: the user's data directory.\n"
+    "  --db FILE|URL  (app) SQLite file (default: the user's data directory), or the\n"
+    "                 postgresql:// URL of a shared index to watch.\n"
     "  --rpc URL      (app) watch this endpoint instead of a managed anvil.\n"
     "  --env ID       (app) index into this environment (default: \"default\" for --rpc).\n";
 

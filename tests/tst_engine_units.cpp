@@ -7,6 +7,7 @@
 #include "engine/SyncProgress.h"
 #include "engine/TableQuery.h"
 #include "outbox/SafeHeight.h"
+#include "store/ContractReader.h"
 #include "store/Database.h"
 #include "store/ReorgEventStore.h"
 
@@ -15,6 +16,14 @@
 
 using namespace forkscope;
 using engine::TableRequest;
+
+namespace {
+engine::TablePage fetchPage(store::Database& db, const QString& env, const engine::TableRequest& r)
+{
+    store::SqliteContractReader reader(db);
+    return engine::TableQuery::fetch(reader, env, r);
+}
+} // namespace
 
 class TestEngineUnits : public QObject
 {
@@ -135,7 +144,7 @@ void TestEngineUnits::transferPages()
     r.filter = filter;
     r.limit = 100;
     r.ticket = 7;
-    const auto page = engine::TableQuery::fetch(*m_db, "a", r);
+    const auto page = fetchPage(*m_db, "a", r);
     QCOMPARE(page.rows.size(), rows);
     QCOMPARE(page.request.ticket, quint64(7));
     QVERIFY(page.atEnd);
@@ -158,7 +167,7 @@ void TestEngineUnits::pagingCoversEveryRowOnce()
     int pages = 0;
     for (;;) {
         r.offset = int(seen.size());
-        const auto page = engine::TableQuery::fetch(*m_db, "a", r);
+        const auto page = fetchPage(*m_db, "a", r);
         ++pages;
         for (const auto& row : page.rows)
             QVERIFY2(!seen.contains(row[0] + ":" + row[1]), "a row came twice");
@@ -179,7 +188,7 @@ void TestEngineUnits::filterIsLiteralNotAPattern()
     for (const QString& f :
          {QStringLiteral("%"), QStringLiteral("_"), QStringLiteral("'; DROP TABLE logs; --")}) {
         r.filter = f;
-        QCOMPARE(engine::TableQuery::fetch(*m_db, "a", r).rows.size(), 0);
+        QCOMPARE(fetchPage(*m_db, "a", r).rows.size(), 0);
     }
     QCOMPARE(m_db->run("SELECT count(*) FROM logs").next(), true); // still there
 }
@@ -190,7 +199,7 @@ void TestEngineUnits::balancesSortNumerically()
     r.kind = TableRequest::Kind::Balances;
     r.sortColumn = 2;
     r.descending = true;
-    const auto page = engine::TableQuery::fetch(*m_db, "a", r);
+    const auto page = fetchPage(*m_db, "a", r);
     QCOMPARE(column(page, 2), (QStringList{"100000000000000000000", "11", "10", "9", "0", "-5"}));
     QCOMPARE(engine::tableColumns(TableRequest::Kind::Balances).size(), page.rows[0].size());
 }
@@ -199,12 +208,12 @@ void TestEngineUnits::otherEnvironmentsAreInvisible()
 {
     TableRequest r;
     r.kind = TableRequest::Kind::Transfers;
-    const auto b = engine::TableQuery::fetch(*m_db, "b", r);
+    const auto b = fetchPage(*m_db, "b", r);
     QCOMPARE(b.rows.size(), 1);
     QCOMPARE(b.rows[0][6], QStringLiteral("5"));
-    QCOMPARE(engine::TableQuery::fetch(*m_db, "nope", r).rows.size(), 0);
+    QCOMPARE(fetchPage(*m_db, "nope", r).rows.size(), 0);
     r.kind = TableRequest::Kind::Backfill;
-    QCOMPARE(engine::TableQuery::fetch(*m_db, "a", r).rows.size(), 0);
+    QCOMPARE(fetchPage(*m_db, "a", r).rows.size(), 0);
 }
 
 void TestEngineUnits::eta_data()

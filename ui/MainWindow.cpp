@@ -7,6 +7,7 @@
 #include "EventLogView.h"
 #include "Palette.h"
 #include "SettingsDialog.h"
+#include "SharedDatabasePrompt.h"
 #include "TableBrowser.h"
 #include "TrayStatus.h"
 #include "completeness/DataIncompleteBanner.h"
@@ -195,6 +196,13 @@ void MainWindow::buildMenus(const QList<QDockWidget*>& docks)
     auto* fileMenu = menuBar()->addMenu(tr("&File"));
     fileMenu->addAction(tr("&Open database..."), QKeySequence::Open, this,
                         &MainWindow::chooseDatabase);
+    fileMenu
+        ->addAction(tr("Open s&hared database (PostgreSQL)..."), this,
+                    [this] {
+                        if (const auto url = askSharedDatabaseUrl(this, m_lastStatus.dbPath))
+                            openDatabase(*url);
+                    })
+        ->setObjectName(QStringLiteral("openSharedDatabase"));
     m_recentMenu = fileMenu->addMenu(tr("Open &recent"));
     m_recentMenu->setObjectName(QStringLiteral("recentDatabases"));
     rebuildRecentMenu();
@@ -302,7 +310,13 @@ void MainWindow::chooseDatabase()
 
 void MainWindow::openDatabase(const QString& path)
 {
-    appendLog(QStringLiteral("info"), tr("opening database %1; restarting the engine").arg(path));
+    // A URL's password stays out of the log (and of the recent list: the status carries the
+    // URL without it).
+    appendLog(QStringLiteral("info"),
+              tr("opening database %1; restarting the engine")
+                  .arg(QUrl(path).scheme().startsWith(QLatin1String("postgres"))
+                           ? QUrl(path).toString(QUrl::RemovePassword)
+                           : path));
     emit databaseChosen(path);
 }
 

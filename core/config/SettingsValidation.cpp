@@ -32,6 +32,25 @@ std::optional<QString> validateEndpoint(const QString& text)
     return QStringLiteral("endpoint \"%1\" must start with http:// or https://").arg(t);
 }
 
+std::optional<QString> validatePostgresUrl(const QString& text)
+{
+    const QString t = text.trimmed();
+    if (t.isEmpty())
+        return QStringLiteral("enter a URL such as postgresql://postgres@127.0.0.1:5432/forkscope");
+    const QUrl url(t, QUrl::StrictMode);
+    const QString shown =
+        url.isValid() ? url.toString(QUrl::RemovePassword) : QStringLiteral("the URL");
+    if (!url.isValid() || (url.scheme().toLower() != QLatin1String("postgresql") &&
+                           url.scheme().toLower() != QLatin1String("postgres")))
+        return QStringLiteral("%1 is not a postgresql:// URL").arg(shown);
+    // libpq takes host=/path/to/socket in the query for a unix socket.
+    if (url.host().isEmpty() && !url.query().contains(QLatin1String("host=")))
+        return QStringLiteral("%1 names no host").arg(shown);
+    if (url.path().size() < 2)
+        return QStringLiteral("%1 names no database (…/dbname)").arg(shown);
+    return std::nullopt;
+}
+
 std::optional<QString> validateEnvironmentId(const QString& text)
 {
     static const QRegularExpression kId(QStringLiteral("^[A-Za-z0-9._:-]{1,64}$"));

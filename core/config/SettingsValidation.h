@@ -12,8 +12,11 @@ namespace forkscope::config {
 // An http(s) URL with a host: what every endpoint setting and --rpc flag takes.
 std::optional<QUrl> httpUrl(const QString& text);
 std::optional<QString> validateEndpoint(const QString& text); // http(s) URL with a host
-std::optional<QString> validateAddress(const QString& text);  // 0x + 40 hex digits
-std::optional<QString> validateAbiFile(const QString& path);  // readable ABI JSON with events
+// A shared index's address: postgresql:// (or postgres://) with a host or a socket and a
+// database name. The error never repeats a password.
+std::optional<QString> validatePostgresUrl(const QString& text);
+std::optional<QString> validateAddress(const QString& text); // 0x + 40 hex digits
+std::optional<QString> validateAbiFile(const QString& path); // readable ABI JSON with events
 std::optional<QString> validateWholeNumber(const QString& text, const QString& field, quint64 min,
                                            quint64 max);
 std::optional<QString> validateRatio(const QString& text); // 0 < r <= 1

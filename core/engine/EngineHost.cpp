@@ -4,6 +4,7 @@
 #include "IndexingService.h"
 #include "LabController.h"
 #include "ReadService.h"
+#include "store/pg/PgConnection.h"
 
 #include <QDeadlineTimer>
 #include <QDir>
@@ -66,12 +67,15 @@ void EngineHost::start(const EngineConfig& config)
     m_status.outboxSink = config.webhook.toString(QUrl::RemoveUserInfo);
     m_status.demoTransfersPerTick = config.demoTransfersPerTick;
     m_resetting = false;
-    if (!config.dbPath.isEmpty())
-        QDir().mkpath(QFileInfo(config.dbPath).absolutePath());
-
     m_session = std::make_unique<Session>();
     Session* s = m_session.get();
     s->config = config;
+    if (store::pg::isPostgresUrl(config.dbPath)) {
+        startShared(s);
+        return;
+    }
+    if (!config.dbPath.isEmpty())
+        QDir().mkpath(QFileInfo(config.dbPath).absolutePath());
     s->lab = std::make_unique<LabController>(config);
     s->read = std::make_unique<ReadService>(config.dbPath);
     const auto live = [this, s] { return m_session.get() == s; };
@@ -409,7 +413,7 @@ void EngineHost::reap()
     for (auto it = m_retiring.begin(); it != m_retiring.end();) {
         Session* s = it->get();
         const auto finished = [](auto& w) { return !w || w->wait(std::chrono::milliseconds(0)); };
-        if (finished(s->indexing) && finished(s->lab) && finished(s->read)) {
+        if (finished(s->indexing) && finished(s->lab) && finished(s->read) && finished(s->shared)) {
             foldStats(*s);
             it = m_retiring.erase(it);
         } else
@@ -442,8 +446,10 @@ void fold(QMap<QString, concurrency::LoopThread::Stats>& into, const QString& na
     t.maxDepth = std::max(t.maxDepth, s.maxDepth);
 }
 void foldSession(QMap<QString, concurrency::LoopThread::Stats>& into, IndexingService* i,
-                 LabController* l, ReadService* r)
+                 LabController* l, ReadService* r, SharedIndexWatcher* w = nullptr)
 {
+    if (w)
+        fold(into, QStringLiteral("forkscope-shared"), w->stats());
     if (i)
         fold(into, QStringLiteral("forkscope-index"), i->stats());
     if (l)
@@ -455,16 +461,17 @@ void foldSession(QMap<QString, concurrency::LoopThread::Stats>& into, IndexingSe
 
 void EngineHost::foldStats(const Session& s)
 {
-    foldSession(m_pastStats, s.indexing.get(), s.lab.get(), s.read.get());
+    foldSession(m_pastStats, s.indexing.get(), s.lab.get(), s.read.get(), s.shared.get());
 }
 
 QList<EngineHost::WorkerStats> EngineHost::workerStats() const
 {
     QMap<QString, concurrency::LoopThread::Stats> all = m_pastStats;
     if (m_session)
-        foldSession(all, m_session->indexing.get(), m_session->lab.get(), m_session->read.get());
+        foldSession(all, m_session->indexing.get(), m_session->lab.get(), m_session->read.get(),
+                    m_session->shared.get());
     for (const auto& s : m_retiring)
-        foldSession(all, s->indexing.get(), s->lab.get(), s->read.get());
+        foldSession(all, s->indexing.get(), s->lab.get(), s->read.get(), s->shared.get());
     QList<WorkerStats> out;
     for (auto it = all.cbegin(); it != all.cend(); ++it)
         out.append({it.key(), it.value()});

@@ -26,6 +26,8 @@ struct DbSummary;
 //   IndexingService  the indexer, crash restart, node health, outbox, safe height;
 //   LabController    the managed anvil, fault proxies, demo traffic, lab actions, verdicts;
 //   ReadService      tables, diffs, reports and the summary, on a read-only connection.
+// On a shared PostgreSQL index (a postgresql:// URL) the app only watches: one
+// SharedIndexWatcher replaces the three, and the lab controls are refused.
 // Their snapshots arrive here as values by queued signal; the host merges them into one
 // EngineStatus and hands it on, at most ~10 times a second (Bitcoin Core's ClientModel:
 // the model polls on its own thread, the GUI only renders). Every method returns at once:
@@ -84,6 +86,9 @@ private:
     void onLab(Session* s, const LabSnapshot& snap);
     void onSummary(Session* s, const DbSummary& summary);
     void startIndexing(Session* s, const LabSetup& setup);
+    // A postgresql:// database: watch the shared index (EngineHostShared.cpp).
+    void startShared(Session* s);
+    bool refuseOnShared(const QString& action);
     void publishSoon();
     void publishNow();
     void reap();

@@ -8,6 +8,8 @@ namespace forkscope::engine {
 
 bool EngineHost::labAction(const QString& action)
 {
+    if (refuseOnShared(action))
+        return false;
     if (!m_session || !m_config.managedDevnet) {
         log(QStringLiteral("error"),
             QStringLiteral("%1: the lab controls need the managed anvil running").arg(action));
@@ -25,30 +27,46 @@ bool EngineHost::labAction(const QString& action)
 
 void EngineHost::setIndexingPaused(bool paused)
 {
+    if (refuseOnShared(paused ? QStringLiteral("pause indexing") : QStringLiteral("resume")))
+        return;
     if (m_session && m_session->indexing)
         m_session->indexing->setPaused(paused);
 }
 
 void EngineHost::requestReorgDiff(qint64 id)
 {
+    if (m_session && m_session->shared) {
+        log(QStringLiteral("error"),
+            QStringLiteral("reorg %1: a shared PostgreSQL index records each rollback "
+                           "(reorg_events), not the rows it removed; there is no diff to show")
+                .arg(id));
+        return;
+    }
     if (m_session)
         m_session->read->requestReorgDiff(id);
 }
 
 void EngineHost::requestTablePage(const TableRequest& request)
 {
-    if (m_session)
+    if (m_session && m_session->shared)
+        m_session->shared->requestTablePage(request);
+    else if (m_session)
         m_session->read->requestTablePage(request);
 }
 
 void EngineHost::setDevnetRunning(bool running)
 {
+    if (refuseOnShared(running ? QStringLiteral("start the devnet")
+                               : QStringLiteral("stop the devnet")))
+        return;
     if (m_session)
         m_session->lab->setDevnetRunning(running);
 }
 
 void EngineHost::setDemoTraffic(bool on, int transfersPerTick)
 {
+    if (refuseOnShared(QStringLiteral("demo traffic")))
+        return;
     if (m_session)
         m_session->lab->setDemoTraffic(on, transfersPerTick);
 }
@@ -67,6 +85,8 @@ void EngineHost::rollbackBlocks(int blocks)
 
 void EngineHost::setProxyKnobs(int node, const QJsonObject& changes)
 {
+    if (refuseOnShared(QStringLiteral("fault proxy")))
+        return;
     if (m_session)
         m_session->lab->setProxyKnobs(node, changes);
 }
@@ -79,6 +99,8 @@ void EngineHost::crashIndexer(const QString& point)
                 .arg(point, indexer::crashPointNames().join(QStringLiteral(", "))));
         return;
     }
+    if (refuseOnShared(QStringLiteral("crash the indexer")))
+        return;
     if (!m_session || !m_session->indexing) {
         log(QStringLiteral("error"), QStringLiteral("crash the indexer: nothing is being indexed"));
         return;
@@ -92,6 +114,9 @@ void EngineHost::crashIndexer(const QString& point)
 
 void EngineHost::checkInvariants(const QString& reason)
 {
+    if (refuseOnShared(QStringLiteral("the lab's invariant check (File > Export report... "
+                                      "verifies a shared index against its node)")))
+        return;
     if (!m_session || !m_session->indexing) {
         log(QStringLiteral("error"), QStringLiteral("invariant check: nothing is being indexed"));
         return;
@@ -114,6 +139,8 @@ void EngineHost::resetLab()
 
 void EngineHost::repair(quint64 fromBlock, const QString& node)
 {
+    if (refuseOnShared(QStringLiteral("repair")))
+        return;
     if (!m_session || !m_session->indexing) {
         log(QStringLiteral("error"), QStringLiteral("repair needs a running indexer and database"));
         return;
@@ -131,6 +158,9 @@ void EngineHost::setVerifyReceipts(bool on)
 
 void EngineHost::verifyStoredData()
 {
+    if (refuseOnShared(QStringLiteral("verify from the window (`forkscope verify --db URL` "
+                                      "audits a shared index)")))
+        return;
     if (!m_session || !m_session->indexing) {
         log(QStringLiteral("error"), QStringLiteral("verify needs a running indexer and database"));
         return;
@@ -147,7 +177,7 @@ void EngineHost::startForkedReplica()
 
 void EngineHost::stopForkedReplica()
 {
-    if (m_session)
+    if (m_session && m_session->lab)
         m_session->lab->stopForkedReplica();
 }
 
@@ -159,6 +189,8 @@ void EngineHost::startSecondWriter(int seconds)
 
 void EngineHost::loseNextAcknowledgement()
 {
+    if (refuseOnShared(QStringLiteral("lost acknowledgement")))
+        return;
     if (m_session && m_session->indexing)
         m_session->indexing->loseNextAcknowledgement();
     else
@@ -194,8 +226,12 @@ quint64 EngineHost::requestReport(const QString& environmentId, bool verify)
             Qt::QueuedConnection);
         return ticket;
     }
-    m_session->read->requestReport(ticket, environmentId, verify, QUrl(m_status.endpoint),
-                                   m_config.indexer.rpcTimeout);
+    if (m_session->shared)
+        m_session->shared->requestReport(ticket, environmentId, verify,
+                                         m_config.indexer.rpcTimeout);
+    else
+        m_session->read->requestReport(ticket, environmentId, verify, QUrl(m_status.endpoint),
+                                       m_config.indexer.rpcTimeout);
     return ticket;
 }
 

@@ -9,6 +9,7 @@
 #include "rpc/JsonRpcClient.h"
 #include "rpc/RpcError.h"
 #include "rpc/TokenMetadataReader.h"
+#include "store/ContractReader.h"
 #include "store/Database.h"
 #include "store/ReorgEventStore.h"
 
@@ -216,7 +217,8 @@ void ReadService::requestTablePage(const TableRequest& request)
             page.error = QStringLiteral("no environment is being indexed yet");
         } else {
             try {
-                page = TableQuery::fetch(*m_loop->db, env, request);
+                store::SqliteContractReader reader(*m_loop->db);
+                page = TableQuery::fetch(reader, env, request);
                 if (env == m_loop->environmentId)
                     addTokens(page);
             } catch (const std::exception& e) {

@@ -1,8 +1,5 @@
 #include "TableQuery.h"
-#include "store/Database.h"
-
-#include <QSqlQuery>
-#include <QSqlRecord>
+#include "store/ContractReader.h"
 
 namespace forkscope::engine {
 
@@ -45,7 +42,7 @@ Spec spec(TableRequest::Kind kind)
                 QStringLiteral("contract|holder")};
     case TableRequest::Kind::Backfill:
         return {QStringLiteral("from_block, to_block, status, attempts, coalesce(last_error, ''), "
-                               "coalesce(updated_at, '')"),
+                               "coalesce(CAST(updated_at AS TEXT), '')"),
                 QStringLiteral("backfill_ranges"),
                 {QStringLiteral("from_block"), QStringLiteral("to_block"), QStringLiteral("status"),
                  QStringLiteral("attempts"), QStringLiteral("last_error"),
@@ -57,7 +54,7 @@ Spec spec(TableRequest::Kind kind)
 }
 } // namespace
 
-TablePage TableQuery::fetch(store::Database& db, const QString& environmentId,
+TablePage TableQuery::fetch(store::ContractReader& db, const QString& environmentId,
                             const TableRequest& request)
 {
     const Spec s = spec(request.kind);
@@ -91,13 +88,13 @@ TablePage TableQuery::fetch(store::Database& db, const QString& environmentId,
 
     TablePage page;
     page.request = request;
-    QSqlQuery q = db.run(sql, binds);
-    const int n = q.record().count();
-    while (q.next()) {
+    const auto q = db.query(sql, binds);
+    const int n = q->columns();
+    while (q->next()) {
         QStringList row;
         row.reserve(n);
         for (int i = 0; i < n; ++i)
-            row << q.value(i).toString();
+            row << q->value(i).toString();
         page.rows.append(row);
     }
     page.atEnd = page.rows.size() < limit;

@@ -6,19 +6,21 @@
 #include <cstdint>
 
 namespace forkscope::store {
-class Database;
+class ContractReader;
 }
 
 namespace forkscope::engine {
 
 // Pages of transfer_events, token_balances and backfill_ranges for one environment, sorted
 // and filtered in SQL (LIMIT/OFFSET), so memory stays bounded however large the tables grow.
+// The SQL is the contract's read surface, so it pages a SQLite file and a shared PostgreSQL
+// index alike.
 class TableQuery
 {
 public:
     // Rows in the order of tableColumns(kind). Throws StoreError on a database failure; an
     // out-of-range sort column sorts by column 0.
-    static TablePage fetch(store::Database& db, const QString& environmentId,
+    static TablePage fetch(store::ContractReader& db, const QString& environmentId,
                            const TableRequest& request);
 };
 

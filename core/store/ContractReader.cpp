@@ -2,6 +2,7 @@
 #include "Database.h"
 
 #include <QSqlQuery>
+#include <QSqlRecord>
 
 namespace forkscope::store {
 
@@ -22,6 +23,7 @@ public:
     explicit SqliteRows(QSqlQuery q) : m_q(std::move(q)) {}
     bool next() override { return m_q.next(); }
     QVariant value(int column) const override { return m_q.value(column); }
+    int columns() const override { return m_q.record().count(); }
 
 private:
     QSqlQuery m_q;

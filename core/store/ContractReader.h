@@ -19,6 +19,7 @@ public:
     virtual ~ContractRows();
     virtual bool next() = 0;
     virtual QVariant value(int column) const = 0;
+    virtual int columns() const = 0;
 };
 
 // Holds one read snapshot open until destroyed: every read under it sees one state of the

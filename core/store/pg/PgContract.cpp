@@ -251,9 +251,17 @@ void ensurePgContract(PgConnection& db)
                 "o.block_number <= (SELECT max(c.block_number) FROM indexer_checkpoints c "
                 "WHERE c.environment_id = o.environment_id AND c.chain_id = o.chain_id)";
             db.exec(outbox.constData());
+            // A delivery does not move the checkpoint, and watchers learn of it without
+            // polling: one announcement per statement that marks rows, at commit.
+            db.exec("CREATE FUNCTION forkscope_notify_outbox() RETURNS trigger LANGUAGE "
+                    "plpgsql AS $$ BEGIN PERFORM pg_notify('forkscope_outbox', ''); RETURN "
+                    "NULL; END $$");
+            db.exec("CREATE TRIGGER outbox_store_notify AFTER UPDATE ON outbox_store FOR EACH "
+                    "STATEMENT EXECUTE FUNCTION forkscope_notify_outbox()");
             db.run("pg_contract_version",
                    "INSERT INTO schema_version (version, description) VALUES ($1, $2)",
-                   {"8", "outbox times as UTC ISO 8601 text, as in SQLite"});
+                   {"8", "outbox times as UTC ISO 8601 text, as in SQLite; NOTIFY "
+                         "forkscope_outbox on deliveries"});
         }
         db.commit();
     } catch (...) {

@@ -11,6 +11,7 @@ class PgRows : public ContractRows
 public:
     explicit PgRows(PgResult r) : m_r(std::move(r)) {}
     bool next() override { return ++m_row < m_r.rows(); }
+    int columns() const override { return m_r.columns(); }
     QVariant value(int column) const override
     {
         if (m_r.isNull(m_row, column))

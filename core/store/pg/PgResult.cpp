@@ -26,6 +26,11 @@ int PgResult::rows() const
     return m_result ? PQntuples(m_result) : 0;
 }
 
+int PgResult::columns() const
+{
+    return m_result ? PQnfields(m_result) : 0;
+}
+
 qint64 PgResult::affected() const
 {
     if (!m_result)

@@ -22,6 +22,7 @@ public:
     PgResult& operator=(const PgResult&) = delete;
 
     int rows() const;
+    int columns() const;
     // Rows an INSERT/UPDATE/DELETE touched.
     qint64 affected() const;
 

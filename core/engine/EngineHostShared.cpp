@@ -1,0 +1,110 @@
+// EngineHost on a shared PostgreSQL index: the app watches what `forkscope index` processes
+// (anywhere) write, by LISTEN/NOTIFY, and never writes itself. The lab controls act on a
+// devnet this app manages; here none is, so they are refused and the refusal says why.
+#include "DbSummary.h"
+#include "EngineHostSession.h"
+#include "SharedIndexWatcher.h"
+
+#include <QUrl>
+
+namespace forkscope::engine {
+
+void EngineHost::startShared(Session* s)
+{
+    const EngineConfig& c = s->config;
+    const QString display = QUrl(c.dbPath).toString(QUrl::RemovePassword);
+    m_status.dbPath = display;
+    m_status.managedDevnet = false;
+    m_status.labReady = false;
+    m_status.endpoint.clear();
+    SharedIndexWatcher::Options o;
+    o.url = c.dbPath;
+    o.environmentId = c.indexer.environmentId; // empty: the newest live one
+    o.healthNodes = c.nodes;
+    if (o.healthNodes.isEmpty() && !c.managedDevnet && c.rpcUrl.isValid())
+        o.healthNodes = {c.rpcUrl};
+    s->shared = std::make_unique<SharedIndexWatcher>(o);
+    const auto live = [this, s] { return m_session.get() == s; };
+    SharedIndexWatcher* w = s->shared.get();
+    connect(w, &SharedIndexWatcher::attached, this,
+            [this, s, live, display](const QString& env, quint64 chainId, const QUrl& node) {
+                if (!live())
+                    return;
+                const bool first = s->liveEnvironment.isEmpty();
+                s->liveEnvironment = env;
+                s->chainId = chainId;
+                m_status.connection = EngineStatus::Connection::Connected;
+                m_status.message.clear();
+                m_status.environmentId = env;
+                m_status.chainId = chainId;
+                m_status.endpoint = node.toString(QUrl::RemoveUserInfo);
+                m_status.indexerState = QStringLiteral("watching");
+                if (first)
+                    log(QStringLiteral("info"),
+                        QStringLiteral("watching environment %1 (chain %2) in the shared "
+                                       "database %3: `forkscope index` processes write it, "
+                                       "this window follows their commits as they are "
+                                       "announced; the lab controls are off")
+                            .arg(env)
+                            .arg(chainId)
+                            .arg(display));
+                publishSoon();
+            });
+    connect(w, &SharedIndexWatcher::summaryAvailable, this, [this, s, live](const DbSummary& d) {
+        if (!live())
+            return;
+        if (m_status.checkpoint != d.checkpoint)
+            m_status.lastCommitAt = QDateTime::currentDateTimeUtc();
+        m_status.checkpoint = d.checkpoint;
+        m_status.reorgs = d.recentReorgs.size();
+        onSummary(s, d);
+    });
+    connect(w, &SharedIndexWatcher::healthAvailable, this,
+            [this, live](const health::HealthSnapshot& h) {
+                if (!live())
+                    return;
+                m_status.health = h;
+                // The head the lag is measured against: the environment's node's.
+                for (const health::NodeHealth& n : h.nodes)
+                    if (n.url == m_status.endpoint && n.head)
+                        m_status.headBlock = n.head;
+                publishSoon();
+            });
+    connect(w, &SharedIndexWatcher::databaseLost, this, [this, live](const QString& message) {
+        if (!live())
+            return;
+        // Never a healthy-looking index over a database we cannot read.
+        m_status.connection = EngineStatus::Connection::Failed;
+        m_status.message = message;
+        publishSoon();
+    });
+    connect(w, &SharedIndexWatcher::tablePageAvailable, this, [this, live](const TablePage& page) {
+        if (live())
+            emit tablePageAvailable(page);
+    });
+    connect(w, &SharedIndexWatcher::reportAvailable, this, &EngineHost::reportAvailable);
+    connect(w, &SharedIndexWatcher::reportFailed, this, &EngineHost::reportFailed);
+    connect(w, &SharedIndexWatcher::logMessage, this, &EngineHost::logMessage);
+    connect(w, &SharedIndexWatcher::stopped, this, &EngineHost::reap);
+    w->start();
+    publishSoon();
+}
+
+bool EngineHost::refuseOnShared(const QString& action)
+{
+    if (!m_session || !m_session->shared)
+        return false;
+    log(QStringLiteral("error"),
+        QStringLiteral("%1 is refused: environment %2 lives in the shared database %3 and is "
+                       "indexed by `forkscope index` processes against %4, a devnet this app "
+                       "does not manage. The lab acts only on its own managed anvil: open a "
+                       "SQLite database (File > Open database...) for the lab")
+            .arg(action,
+                 m_status.environmentId.isEmpty() ? QStringLiteral("(not known yet)")
+                                                  : m_status.environmentId,
+                 m_status.dbPath,
+                 m_status.endpoint.isEmpty() ? QStringLiteral("its node") : m_status.endpoint));
+    return true;
+}
+
+} // namespace forkscope::engine

@@ -1,0 +1,209 @@
+// The app on a shared PostgreSQL index (issue #17): the engine behind the window watches
+// what `forkscope index` processes write, by LISTEN/NOTIFY and never by polling, shows the
+// environments and node health as for a file, answers reports and table pages from the
+// views, and refuses the lab controls with the reason. Real anvil, real throwaway cluster.
+#include "IndexerLab.h"
+#include "engine/EngineHost.h"
+#include "engine/SharedIndexWatcher.h"
+#include "lab/PgLab.h"
+#include "store/StoreError.h"
+#include "store/pg/PgConnection.h"
+
+#include <QSignalSpy>
+#include <QtTest>
+
+using namespace forkscope;
+using store::pg::PgConnection;
+
+class TestSharedWatch : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void summariesFollowTheAnnouncementsAndNothingElse();
+    void theWindowsEngineWatchesReportsAndRefusesTheLab();
+    void anUnreachableDatabaseIsAFailureNotAnEmptyIndex();
+    void cleanupTestCase();
+
+private:
+    QStringList indexArgs(const QString& env) const;
+    qint64 checkpoint(const QString& env);
+
+    std::unique_ptr<test::IndexerLab> m_lab;
+    lab::PgLab m_cluster;
+    QProcess m_follower; // indexes "watched" at the head for the whole suite
+};
+
+QStringList TestSharedWatch::indexArgs(const QString& env) const
+{
+    return QStringList{QStringLiteral("index"),
+                       QStringLiteral("--rpc"),
+                       m_lab->devnet().url().toString(),
+                       QStringLiteral("--db"),
+                       m_cluster.url(),
+                       QStringLiteral("--env"),
+                       env,
+                       QStringLiteral("--batch-size"),
+                       QStringLiteral("8"),
+                       QStringLiteral("--poll-ms"),
+                       QStringLiteral("100")} +
+           m_lab->contractArgs();
+}
+
+qint64 TestSharedWatch::checkpoint(const QString& env)
+{
+    try {
+        auto db = PgConnection::open(m_cluster.url());
+        const auto r = db->run(
+            "t_cp", "SELECT block_number FROM indexer_checkpoints WHERE environment_id = $1",
+            {env.toUtf8()});
+        return r.rows() == 1 ? r.int64(0, 0) : -2;
+    } catch (const store::StoreError&) {
+        return -2; // the first process has not made the tables yet
+    }
+}
+
+void TestSharedWatch::initTestCase()
+{
+    m_lab = std::make_unique<test::IndexerLab>();
+    m_lab->deployToken(QStringLiteral("AAA"));
+    m_lab->sprayAll(10, 3, 8);
+    m_cluster.start();
+    // A follower that keeps indexing at the head while the app watches.
+    m_follower.start(QStringLiteral(FORKSCOPE_BINARY), indexArgs(QStringLiteral("watched")));
+    QTRY_VERIFY_WITH_TIMEOUT(
+        checkpoint(QStringLiteral("watched")) == qint64(m_lab->eth().blockNumber()), 60'000);
+}
+
+void TestSharedWatch::cleanupTestCase()
+{
+    m_follower.terminate();
+    m_follower.waitForFinished(10'000);
+}
+
+void TestSharedWatch::summariesFollowTheAnnouncementsAndNothingElse()
+{
+    engine::SharedIndexWatcher::Options o;
+    o.url = m_cluster.url();
+    o.environmentId = QStringLiteral("watched");
+    engine::SharedIndexWatcher watcher(o);
+    QSignalSpy attached(&watcher, &engine::SharedIndexWatcher::attached);
+    QSignalSpy summaries(&watcher, &engine::SharedIndexWatcher::summaryAvailable);
+    watcher.start();
+    QVERIFY(attached.wait(10'000));
+    QCOMPARE(attached.first().at(1).toULongLong(), 31337u);
+    QCOMPARE(attached.first().at(2).toUrl(), m_lab->devnet().url()); // the recorded node
+    QTRY_VERIFY_WITH_TIMEOUT(!summaries.isEmpty(), 10'000);
+    const auto last = [&] { return summaries.last().first().value<engine::DbSummary>(); };
+    QCOMPARE(last().checkpoint, std::optional<quint64>(quint64(checkpoint("watched"))));
+    bool listed = false;
+    for (const auto& e : last().environments)
+        listed = listed || (e.id == QLatin1String("watched") && e.archivedAt.isEmpty());
+    QVERIFY(listed);
+
+    // Quiet database, quiet watcher: with nothing committed, nothing is read (after the one
+    // settling read that lets a rate fall back), however long it waits. No polling.
+    QTest::qWait(2000);
+    const qsizetype settled = summaries.size();
+    QTest::qWait(3000);
+    QCOMPARE(summaries.size(), settled);
+
+    // A commit by another process is announced, and read at once.
+    const qint64 before = checkpoint("watched");
+    m_lab->sprayAll(1, 2, 8);
+    QTRY_VERIFY_WITH_TIMEOUT(summaries.size() > settled && last().checkpoint &&
+                                 qint64(*last().checkpoint) > before,
+                             20'000);
+    QCOMPARE(qint64(*last().checkpoint), checkpoint("watched"));
+    watcher.requestStop();
+    QVERIFY(watcher.wait());
+}
+
+void TestSharedWatch::theWindowsEngineWatchesReportsAndRefusesTheLab()
+{
+    engine::EngineHost host;
+    QSignalSpy statuses(&host, &engine::EngineHost::statusAvailable);
+    QSignalSpy logs(&host, &engine::EngineHost::logMessage);
+    engine::EngineConfig config;
+    config.dbPath = m_cluster.url();
+    config.managedDevnet = false; // the app's own lab is not what it watches
+    host.start(config);           // no --env: the newest live environment
+    const auto status = [&] { return statuses.last().first().value<engine::EngineStatus>(); };
+    QTRY_VERIFY_WITH_TIMEOUT(!statuses.isEmpty() && status().checkpoint && status().headBlock &&
+                                 !status().health.nodes.isEmpty(),
+                             20'000);
+    QCOMPARE(status().connection, engine::EngineStatus::Connection::Connected);
+    QCOMPARE(status().environmentId, QStringLiteral("watched"));
+    QCOMPARE(status().dbPath, m_cluster.url());
+    QVERIFY(!status().managedDevnet);
+    QCOMPARE(status().health.nodes.first().url, m_lab->devnet().url().toString());
+    QVERIFY(status().health.nodes.first().head.has_value());
+
+    // The window's head and checkpoint move as the follower commits.
+    m_lab->sprayAll(1, 2, 8);
+    const qint64 head = qint64(m_lab->eth().blockNumber());
+    QTRY_VERIFY_WITH_TIMEOUT(status().checkpoint && qint64(*status().checkpoint) == head, 20'000);
+
+    // Lab actions are refused, saying why; nothing reaches the node.
+    const quint64 nodeHead = m_lab->eth().blockNumber();
+    logs.clear();
+    host.injectReorg(3, 0);
+    host.resetLab();
+    host.setDemoTraffic(true, 5);
+    QCOMPARE(logs.size(), 3);
+    for (const auto& l : logs) {
+        QCOMPARE(l.at(0).toString(), QStringLiteral("error"));
+        QVERIFY2(l.at(1).toString().contains(QStringLiteral("is refused")) &&
+                     l.at(1).toString().contains(QStringLiteral("does not manage")) &&
+                     l.at(1).toString().contains(QStringLiteral("watched")),
+                 qPrintable(l.at(1).toString()));
+    }
+    QCOMPARE(m_lab->eth().blockNumber(), nodeHead);
+
+    // A table page and a verified report, from the shared views.
+    QSignalSpy pages(&host, &engine::EngineHost::tablePageAvailable);
+    engine::TableRequest request;
+    request.kind = engine::TableRequest::Kind::Transfers;
+    request.limit = 5;
+    host.requestTablePage(request);
+    QVERIFY(pages.wait(10'000));
+    const auto page = pages.first().first().value<engine::TablePage>();
+    QVERIFY2(page.error.isEmpty(), qPrintable(page.error));
+    QCOMPARE(page.rows.size(), 5);
+    QVERIFY(page.rows.first().at(2).startsWith(QStringLiteral("0x"))); // tx hash, as hex text
+    QSignalSpy reports(&host, &engine::EngineHost::reportAvailable);
+    QSignalSpy failures(&host, &engine::EngineHost::reportFailed);
+    const quint64 ticket = host.requestReport(QString(), true);
+    QTRY_VERIFY_WITH_TIMEOUT(!reports.isEmpty() || !failures.isEmpty(), 30'000);
+    QVERIFY2(failures.isEmpty(),
+             failures.isEmpty() ? "" : qPrintable(failures.first().at(1).toString()));
+    QCOMPARE(reports.first().at(0).toULongLong(), ticket);
+    const auto report = reports.first().at(1).value<report::CheckpointReport>();
+    QCOMPARE(report.environment.id, QStringLiteral("watched"));
+    QCOMPARE(report.invariants.state, report::InvariantState::Hold);
+    host.shutdown();
+    QVERIFY(host.waitForStopped());
+}
+
+void TestSharedWatch::anUnreachableDatabaseIsAFailureNotAnEmptyIndex()
+{
+    engine::EngineHost host;
+    QSignalSpy statuses(&host, &engine::EngineHost::statusAvailable);
+    engine::EngineConfig config;
+    config.dbPath = QStringLiteral("postgresql://postgres:secret@127.0.0.1:1/forkscope");
+    config.managedDevnet = false;
+    host.start(config);
+    const auto status = [&] { return statuses.last().first().value<engine::EngineStatus>(); };
+    QTRY_VERIFY_WITH_TIMEOUT(!statuses.isEmpty() &&
+                                 status().connection == engine::EngineStatus::Connection::Failed,
+                             10'000);
+    QVERIFY2(status().message.contains(QStringLiteral("127.0.0.1:1")) &&
+                 !status().message.contains(QStringLiteral("secret")),
+             qPrintable(status().message));
+    QVERIFY(!status().checkpoint);
+    host.shutdown();
+    QVERIFY(host.waitForStopped());
+}
+
+QTEST_GUILESS_MAIN(TestSharedWatch)
+#include "tst_sharedwatch.moc"
