@@ -1,10 +1,13 @@
 #include "LabCommand.h"
 #include "CommandLine.h"
 #include "config/SettingsValidation.h"
+#include "lab/EnvironmentBook.h"
 #include "lab/LabReset.h"
 #include "lab/LabResetError.h"
 #include "rpc/JsonRpcClient.h"
 #include "store/Database.h"
+#include "store/pg/PgConnection.h"
+#include "store/pg/PgContract.h"
 
 #include <QCommandLineParser>
 #include <QFileInfo>
@@ -22,8 +25,9 @@ int runLabCommand(const QStringList& arguments)
     p.addHelpOption();
     p.addPositionalArgument(QStringLiteral("lab"), QStringLiteral("the command"));
     p.addPositionalArgument(QStringLiteral("reset"), QStringLiteral("the lab action"));
-    const QCommandLineOption db(QStringLiteral("db"), QStringLiteral("SQLite database file."),
-                                QStringLiteral("FILE"));
+    const QCommandLineOption db(QStringLiteral("db"),
+                                QStringLiteral("SQLite database file, or a postgresql:// URL."),
+                                QStringLiteral("FILE|URL"));
     const QCommandLineOption rpc(
         QStringLiteral("rpc"), QStringLiteral("The anvil devnet to reset."), QStringLiteral("URL"));
     const QCommandLineOption env(QStringLiteral("env"),
@@ -79,18 +83,31 @@ int runLabCommand(const QStringList& arguments)
         return ExitUsage;
     }
     const QString dbPath = p.value(db);
+    const bool shared = store::pg::isPostgresUrl(dbPath);
     // Archiving needs a history to archive: a missing file is a typo, not a new lab.
-    if (!QFileInfo::exists(dbPath)) {
+    if (!shared && !QFileInfo::exists(dbPath)) {
         printError(
             QStringLiteral("database %1 does not exist; `forkscope index` creates it").arg(dbPath));
         return ExitFailure;
     }
 
     try {
-        const auto database = store::Database::open(dbPath);
+        std::unique_ptr<store::Database> database;
+        std::unique_ptr<store::pg::PgConnection> pg;
+        std::unique_ptr<lab::EnvironmentBook> book;
+        if (shared) {
+            // A shared index: its environments are archived and registered the same way;
+            // processes still indexing the old chain stop on the changed genesis.
+            pg = store::pg::PgConnection::open(dbPath);
+            store::pg::requireCurrentPgContract(*pg);
+            book = lab::EnvironmentBook::shared(*pg);
+        } else {
+            database = store::Database::open(dbPath);
+            book = lab::EnvironmentBook::sqlite(*database);
+        }
         rpc::JsonRpcClient client(url);
         const lab::LabResetResult r =
-            lab::LabReset::reset(*database, client, url, p.value(env), p.value(archive));
+            lab::LabReset::reset(*book, client, url, p.value(env), p.value(archive));
         if (r.archivedEnvironmentIds.isEmpty())
             std::printf("archived environment: none (no live environment)\n");
         for (const QString& id : r.archivedEnvironmentIds)
@@ -114,7 +131,8 @@ int runLabCommand(const QStringList& arguments)
                     static_cast<unsigned long long>(r.chainId));
         std::printf("next: deploy your contracts on the fresh chain, then: forkscope index --rpc "
                     "%s --db %s --env %s --contract ADDR\n",
-                    qPrintable(url.toString(QUrl::RemoveUserInfo)), qPrintable(dbPath),
+                    qPrintable(url.toString(QUrl::RemoveUserInfo)),
+                    qPrintable(shared ? QUrl(dbPath).toString(QUrl::RemovePassword) : dbPath),
                     qPrintable(r.newEnvironmentId));
         std::fflush(stdout);
         return ExitOk;

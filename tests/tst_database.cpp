@@ -246,8 +246,8 @@ void TestDatabase::postgresUrlIsNotTakenForAFile()
 {
     QFETCH(QString, url);
     const QString msg = expectRefusal(url, StoreError::Kind::Unsupported);
-    QVERIFY2(msg.contains("this command reads and writes SQLite only") &&
-                 msg.contains("pg-lab") && msg.contains("`verify`") && !msg.contains("secret"),
+    QVERIFY2(msg.contains("this command reads and writes SQLite only") && msg.contains("pg-lab") &&
+                 msg.contains("`verify`") && !msg.contains("secret"),
              qPrintable(msg));
     QVERIFY(!QFileInfo::exists("postgresql:") && !QFileInfo::exists("POSTGRES:"));
 }

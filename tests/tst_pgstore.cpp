@@ -7,6 +7,7 @@
 #include "lab/PgLab.h"
 #include "store/pg/PgConnection.h"
 #include "store/pg/PgContract.h"
+#include "store/pg/PgContractReader.h"
 #include "store/pg/PgCopyRows.h"
 #include "store/pg/PgError.h"
 
@@ -26,6 +27,8 @@ private slots:
     void copyRoundTrip();
     void copyOfABadRowFailsWholeAndNamesIt();
     void repliesAreChecked();
+    void aStatementNameStandsForOneText();
+    void placeholdersAreNumberedOutsideQuotes();
     void viewsShowOnlyWhatTheCheckpointCovers();
     void checkpointMovesAreAnnouncedAtCommit();
     void newerContractIsRefused();
@@ -34,6 +37,34 @@ private:
     lab::PgLab m_cluster;
     std::unique_ptr<PgConnection> m_db;
 };
+
+void TestPgStore::aStatementNameStandsForOneText()
+{
+    QCOMPARE(m_db->run("t_one", "SELECT 1").text(0, 0), QByteArray("1"));
+    QCOMPARE(m_db->run("t_one", "SELECT 1").text(0, 0), QByteArray("1"));
+    try {
+        m_db->run("t_one", "SELECT 2");
+        QFAIL("a name reused for other SQL ran");
+    } catch (const store::pg::PgError& e) {
+        QVERIFY2(e.message().contains("t_one") && !e.message().contains('\n'),
+                 qPrintable(e.message()));
+    }
+}
+
+void TestPgStore::placeholdersAreNumberedOutsideQuotes()
+{
+    QCOMPARE(store::pg::PgContractReader::numberedPlaceholders(
+                 QStringLiteral("a = ? AND b LIKE ? ESCAPE '\\' AND c = '?' AND d = ?")),
+             QByteArray("a = $1 AND b LIKE $2 ESCAPE '\\' AND c = '?' AND d = $3"));
+    store::pg::PgContractReader reader(*m_db);
+    const auto rows = reader.query(QStringLiteral("SELECT ?::text || '?', ?::bigint + 1"),
+                                   {QStringLiteral("x"), 41});
+    QVERIFY(rows->next());
+    QCOMPARE(rows->columns(), 2);
+    QCOMPARE(rows->value(0).toString(), QStringLiteral("x?"));
+    QCOMPARE(rows->value(1).toLongLong(), 42);
+    QVERIFY(!rows->next());
+}
 
 void TestPgStore::initTestCase()
 {

@@ -23,6 +23,8 @@ private slots:
     void summariesFollowTheAnnouncementsAndNothingElse();
     void theWindowsEngineWatchesReportsAndRefusesTheLab();
     void anUnreachableDatabaseIsAFailureNotAnEmptyIndex();
+    // Last: it resets the suite's anvil.
+    void labResetArchivesTheSharedEnvironmentAndItsFollowerStops();
     void cleanupTestCase();
 
 private:
@@ -203,6 +205,52 @@ void TestSharedWatch::anUnreachableDatabaseIsAFailureNotAnEmptyIndex()
     QVERIFY(!status().checkpoint);
     host.shutdown();
     QVERIFY(host.waitForStopped());
+}
+
+void TestSharedWatch::labResetArchivesTheSharedEnvironmentAndItsFollowerStops()
+{
+    auto db = PgConnection::open(m_cluster.url());
+    // Each statement under its own name: a prepared name stands for one text.
+    const auto count = [&](const char* sql) {
+        return db->run(sql, sql, {QByteArrayLiteral("watched")}).int64(0, 0);
+    };
+    const qint64 logs = count("SELECT count(*) FROM log_store WHERE environment_id = $1");
+    const qint64 blocks = count("SELECT count(*) FROM block_store WHERE environment_id = $1");
+    QVERIFY(logs > 0);
+    const test::ProcessRun run = test::runForkscope(
+        {QStringLiteral("lab"), QStringLiteral("reset"), QStringLiteral("--db"), m_cluster.url(),
+         QStringLiteral("--rpc"), m_lab->devnet().url().toString(), QStringLiteral("--env"),
+         QStringLiteral("fresh")});
+    VERIFY_EXIT_OK(run);
+    QVERIFY2(run.out.contains(QStringLiteral("archived environment: watched")) &&
+                 run.out.contains(QStringLiteral("new environment: fresh (chain 31337)")),
+             qPrintable(run.out));
+    // Archived, every row kept; the new environment carries the new chain's genesis and
+    // takes the contracts of its first indexer.
+    QVERIFY(!db->run("t_archived",
+                     "SELECT archived_at FROM environments WHERE environment_id = 'watched'")
+                 .isNull(0, 0));
+    const auto fresh = db->run("t_fresh", "SELECT genesis_hash, contracts FROM environments "
+                                          "WHERE environment_id = 'fresh'");
+    QCOMPARE(fresh.text(0, 0), m_lab->eth().blockByNumber(0)->hash.toHex().toUtf8());
+    QCOMPARE(fresh.text(0, 1), QByteArray());
+
+    // The follower of the old chain stops instead of writing the new chain into the old
+    // history, or rolling the old history back: the next blocks do not link to its
+    // checkpoint, and its environment is archived.
+    m_lab->deployToken(QStringLiteral("NEW"));
+    m_lab->mine(3);
+    QVERIFY(m_follower.waitForFinished(60'000));
+    QCOMPARE(m_follower.exitCode(), 1);
+    const QString err = QString::fromUtf8(m_follower.readAllStandardError());
+    QVERIFY2(err.contains(QStringLiteral("was archived")), qPrintable(err));
+    QCOMPARE(count("SELECT count(*) FROM log_store WHERE environment_id = $1"), logs);
+    QCOMPARE(count("SELECT count(*) FROM block_store WHERE environment_id = $1"), blocks);
+    QCOMPARE(count("SELECT count(*) FROM reorg_events WHERE environment_id = $1"), 0);
+    // And nobody can index into it again.
+    const test::ProcessRun again = test::runForkscope(
+        indexArgs(QStringLiteral("watched")) + QStringList{QStringLiteral("--exit-when-synced")});
+    VERIFY_ONE_ERROR_LINE(again, 1, (QStringList{QStringLiteral("archived")}));
 }
 
 QTEST_GUILESS_MAIN(TestSharedWatch)

@@ -58,6 +58,33 @@ QStringList PgEnvironmentRegistry::contracts(const QString& id)
                : QString::fromUtf8(r.text(0, 0)).split(QLatin1Char(' '), Qt::SkipEmptyParts);
 }
 
+void PgEnvironmentRegistry::archive(const QString& id, const QString& archivedAt)
+{
+    const auto existing = find(id);
+    if (!existing)
+        throw IndexerError(QStringLiteral("environment %1 does not exist").arg(id));
+    if (!existing->archivedAt.isEmpty())
+        throw EnvironmentArchivedError(QStringLiteral("environment %1 was already archived at %2")
+                                           .arg(id, existing->archivedAt));
+    m_db.run("pg_env_archive",
+             "UPDATE environments SET archived_at = $2 WHERE environment_id = $1 AND "
+             "archived_at IS NULL",
+             {id.toUtf8(), archivedAt.toUtf8()});
+}
+
+void PgEnvironmentRegistry::requireLive(const QString& id)
+{
+    const auto r = m_db.run("pg_env_live",
+                            "SELECT coalesce(archived_at, '') FROM environments WHERE "
+                            "environment_id = $1 FOR SHARE",
+                            {id.toUtf8()});
+    if (r.rows() == 1 && !r.text(0, 0).isEmpty())
+        throw EnvironmentArchivedError(
+            QStringLiteral("environment %1 was archived at %2 (its chain was reset): this "
+                           "process stops, and nothing was written or rolled back")
+                .arg(id, QString::fromUtf8(r.text(0, 0))));
+}
+
 Environment PgEnvironmentRegistry::openForIndexing(const QString& id, std::uint64_t chainId,
                                                    const chain::Hash32& genesisHash,
                                                    const QUrl& rpcUrl,
@@ -72,7 +99,7 @@ Environment PgEnvironmentRegistry::openForIndexing(const QString& id, std::uint6
              "(environment_id) DO NOTHING",
              {id.toUtf8(), QByteArray::number(qulonglong(chainId)), genesisHash.toHex().toUtf8(),
               rpcUrl.toString(QUrl::RemoveUserInfo).toUtf8(), store::nowUtc().toUtf8(),
-              wanted.toUtf8()});
+              wanted.isEmpty() ? QByteArray("") : wanted.toUtf8()}); // "": not NULL
     const auto existing = find(id);
     if (!existing)
         throw IndexerError(QStringLiteral("environment %1 vanished while it was opened").arg(id));
@@ -83,7 +110,16 @@ Environment PgEnvironmentRegistry::openForIndexing(const QString& id, std::uint6
                 .arg(id, existing->archivedAt));
     if (existing->chainId != chainId || existing->genesisHash != genesisHash)
         throw ChainResetError(chainResetMessage(*existing, rpcUrl, chainId, genesisHash, {}));
-    const QStringList had = contracts(id);
+    QStringList had = contracts(id);
+    if (had.isEmpty() && !wanted.isEmpty()) {
+        // Registered without contracts (a lab reset): the first indexer's set becomes it,
+        // by compare-and-swap, so two first indexers cannot both set theirs.
+        m_db.run("pg_env_adopt",
+                 "UPDATE environments SET contracts = $2 WHERE environment_id = $1 AND "
+                 "contracts = ''",
+                 {id.toUtf8(), wanted.toUtf8()});
+        had = contracts(id);
+    }
     if (had.join(QLatin1Char(' ')) != wanted) {
         // Each process stores its ranges for its own contracts: a second set would leave the
         // ranges of one process without the other's logs, below one shared checkpoint.

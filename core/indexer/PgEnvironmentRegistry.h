@@ -22,12 +22,22 @@ public:
     // Every environment, newest (created_at) first.
     QList<Environment> list();
     // Creates the environment, or checks that the node is still its chain and that the
-    // process indexes the same contracts as the others. Throws ChainResetError,
+    // process indexes the same contracts as the others (an environment opened with none,
+    // by a lab reset, takes the first indexer's). Throws ChainResetError,
     // ContractSetChangedError or EnvironmentArchivedError; nothing is written then. Commits
     // on its own (never inside a caller's transaction).
     Environment openForIndexing(const QString& id, std::uint64_t chainId,
                                 const chain::Hash32& genesisHash, const QUrl& rpcUrl,
                                 const QList<chain::Address>& contracts);
+    // Marks a live environment archived (read-only history; every row is kept), in the
+    // caller's transaction. Throws EnvironmentArchivedError if it already is, IndexerError
+    // if it does not exist.
+    void archive(const QString& id, const QString& archivedAt);
+    // Inside a writer's transaction: throws EnvironmentArchivedError when the environment
+    // was archived (a lab reset: its chain is gone), and holds it live until commit (a
+    // reset waits), so nothing of a new chain is ever written into, or rolled back out
+    // of, the old chain's history.
+    void requireLive(const QString& id);
     // The contract set recorded for the environment (sorted 0x hex), empty when unknown.
     QStringList contracts(const QString& id);
 

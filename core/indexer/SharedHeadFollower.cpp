@@ -2,6 +2,7 @@
 #include "ForkFinder.h"
 #include "IndexerErrors.h"
 #include "PgBatchRows.h"
+#include "PgEnvironmentRegistry.h"
 #include "ReorgReason.h"
 #include "SharedSession.h"
 #include "concurrency/StoppablePause.h"
@@ -73,6 +74,8 @@ SharedFollowResult SharedHeadFollower::run(const std::function<void(const QStrin
         Checkpoint asIndexed;
         asIndexed.number = std::uint64_t(cp.blockNumber);
         asIndexed.hash = cp.blockHash;
+        // An archived environment's chain was reset on purpose: not a reorg to search for.
+        PgEnvironmentRegistry(*db).requireLive(c.environmentId);
         const ForkPoint fork = finder.find(asIndexed, c.maxReorgDepth, nodeHead);
         if (!fork.number)
             throw SharedRollbackRefused(
@@ -81,6 +84,7 @@ SharedFollowResult SharedHeadFollower::run(const std::function<void(const QStrin
                     .arg(c.environmentId));
         const QByteArray above = QByteArray::number(qint64(*fork.number));
         db->begin();
+        PgEnvironmentRegistry(*db).requireLive(c.environmentId);
         const qint64 delivered =
             db->run("follow_delivered_above",
                     "SELECT count(*) FROM outbox_store WHERE environment_id = $1 AND chain_id = "
@@ -188,6 +192,7 @@ SharedFollowResult SharedHeadFollower::run(const std::function<void(const QStrin
             rows.append(batch, from, c.contracts, endpoint);
             const chain::BlockHeader& last = rows.headers().last();
             db->begin();
+            PgEnvironmentRegistry(*db).requireLive(c.environmentId);
             // The planners' lock: a process planning ranges sees this range, or this one
             // sees its ranges and waits for the backfill (ON CONFLICT: nothing inserted).
             db->run("follow_plan_lock",
@@ -229,6 +234,9 @@ SharedFollowResult SharedHeadFollower::run(const std::function<void(const QStrin
             throw;
         } catch (const DeepReorgError&) {
             db->rollback();
+            throw;
+        } catch (const EnvironmentArchivedError&) {
+            db->rollback(); // its chain is gone: stop, as a deep reorg does
             throw;
         } catch (const std::exception& e) {
             // The node's trouble, or a reorg under a fetch: try again next round.

@@ -1,4 +1,5 @@
 #include "LabReset.h"
+#include "EnvironmentBook.h"
 #include "LabResetError.h"
 #include "indexer/EnvironmentRegistry.h"
 #include "indexer/IndexerErrors.h"
@@ -107,22 +108,6 @@ QList<indexer::Environment> chooseArchived(const QList<indexer::Environment>& en
     return {};
 }
 
-qint64 countRows(store::Database& db, const QString& table, const QStringList& envIds)
-{
-    if (envIds.isEmpty())
-        return 0;
-    QStringList marks;
-    QVariantList args;
-    for (const QString& id : envIds) {
-        marks << QStringLiteral("?");
-        args << id;
-    }
-    QSqlQuery q = db.run(QStringLiteral("SELECT count(*) FROM %1 WHERE environment_id IN (%2)")
-                             .arg(table, marks.join(QLatin1Char(','))),
-                         args);
-    return q.next() ? q.value(0).toLongLong() : 0;
-}
-
 } // namespace
 
 QString LabReset::newEnvironmentId()
@@ -132,6 +117,12 @@ QString LabReset::newEnvironmentId()
 }
 
 LabResetResult LabReset::reset(store::Database& db, rpc::JsonRpcClient& rpc, const QUrl& rpcUrl,
+                               const QString& newEnvironmentId, const QString& environmentToArchive)
+{
+    return reset(*EnvironmentBook::sqlite(db), rpc, rpcUrl, newEnvironmentId, environmentToArchive);
+}
+
+LabResetResult LabReset::reset(EnvironmentBook& book, rpc::JsonRpcClient& rpc, const QUrl& rpcUrl,
                                const QString& newEnvironmentId, const QString& environmentToArchive)
 {
     const QString url = rpcUrl.toString(QUrl::RemoveUserInfo);
@@ -155,9 +146,19 @@ LabResetResult LabReset::reset(store::Database& db, rpc::JsonRpcClient& rpc, con
     // refuses it (ChainResetError: the genesis differs), so no history is mixed, and
     // running `lab reset` again completes the job. The opposite order (archive, then reset)
     // would leave an archived environment with a live chain when the reset fails.
-    store::WriteTransaction tx(db);
-    indexer::EnvironmentRegistry registry(db);
-    const QList<indexer::Environment> envs = registry.list();
+    book.begin();
+    // Rolls back unless committed: an exception between BEGIN and COMMIT leaves nothing.
+    struct Rollback
+    {
+        EnvironmentBook& book;
+        bool done = false;
+        ~Rollback()
+        {
+            if (!done)
+                book.rollback();
+        }
+    } tx{book};
+    const QList<indexer::Environment> envs = book.list();
     for (const auto& e : envs)
         if (e.id == r.newEnvironmentId)
             throw LabResetError(LabResetError::Kind::BadEnvironment,
@@ -226,25 +227,25 @@ LabResetResult LabReset::reset(store::Database& db, rpc::JsonRpcClient& rpc, con
         for (const auto& e : toArchive)
             r.archivedEnvironmentIds << e.id;
         r.archivedEnvironmentId = r.archivedEnvironmentIds.value(0);
-        r.blocksKept = countRows(db, QStringLiteral("blocks"), r.archivedEnvironmentIds);
-        r.logsKept = countRows(db, QStringLiteral("logs"), r.archivedEnvironmentIds);
+        r.blocksKept = book.countRows(QStringLiteral("blocks"), r.archivedEnvironmentIds);
+        r.logsKept = book.countRows(QStringLiteral("logs"), r.archivedEnvironmentIds);
         r.transfersKept =
-            countRows(db, QStringLiteral("transfer_events"), r.archivedEnvironmentIds);
-        r.balancesKept = countRows(db, QStringLiteral("token_balances"), r.archivedEnvironmentIds);
-        r.outboxKept = countRows(db, QStringLiteral("outbox"), r.archivedEnvironmentIds);
-        r.reorgsKept = countRows(db, QStringLiteral("reorg_events"), r.archivedEnvironmentIds);
+            book.countRows(QStringLiteral("transfer_events"), r.archivedEnvironmentIds);
+        r.balancesKept = book.countRows(QStringLiteral("token_balances"), r.archivedEnvironmentIds);
+        r.outboxKept = book.countRows(QStringLiteral("outbox"), r.archivedEnvironmentIds);
+        r.reorgsKept = book.countRows(QStringLiteral("reorg_events"), r.archivedEnvironmentIds);
         r.checkpointsKept =
-            countRows(db, QStringLiteral("indexer_checkpoints"), r.archivedEnvironmentIds);
+            book.countRows(QStringLiteral("indexer_checkpoints"), r.archivedEnvironmentIds);
         r.backfillRangesKept =
-            countRows(db, QStringLiteral("backfill_ranges"), r.archivedEnvironmentIds);
+            book.countRows(QStringLiteral("backfill_ranges"), r.archivedEnvironmentIds);
 
         r.archivedAt = store::nowUtc();
         for (const QString& id : r.archivedEnvironmentIds)
-            registry.archive(id, r.archivedAt);
-        registry.openForIndexing(r.newEnvironmentId, after.chainId,
-                                 chain::Hash32::fromHex(after.hash, QStringLiteral("genesis hash")),
-                                 rpcUrl);
-        tx.commit();
+            book.archive(id, r.archivedAt);
+        book.open(r.newEnvironmentId, after.chainId,
+                  chain::Hash32::fromHex(after.hash, QStringLiteral("genesis hash")), rpcUrl);
+        book.commit();
+        tx.done = true;
     } catch (const store::StoreError& e) {
         throw LabResetError(LabResetError::Kind::DatabaseNotUpdated,
                             notUpdated.arg(url, e.message()));

@@ -13,6 +13,8 @@ class Database;
 
 namespace forkscope::lab {
 
+class EnvironmentBook;
+
 struct LabResetResult
 {
     QString archivedEnvironmentId;      // the newest one archived; empty if none was live
@@ -46,6 +48,10 @@ public:
     // Throws LabResetError (see its kinds) or store::StoreError (e.g. Locked, before the
     // node is touched).
     static LabResetResult reset(store::Database& db, rpc::JsonRpcClient& rpc, const QUrl& rpcUrl,
+                                const QString& newEnvironmentId = {},
+                                const QString& environmentToArchive = {});
+    // The same on any store (a shared PostgreSQL index: EnvironmentBook::shared).
+    static LabResetResult reset(EnvironmentBook& book, rpc::JsonRpcClient& rpc, const QUrl& rpcUrl,
                                 const QString& newEnvironmentId = {},
                                 const QString& environmentToArchive = {});
     // A fresh lab environment id: lab-<UTC yyyyMMdd-HHmmss-zzz>.

@@ -101,10 +101,17 @@ PgResult PgConnection::checked(pg_result* r, const QString& statement)
 PgResult PgConnection::run(const char* name, const char* sql, const QList<QByteArray>& params)
 {
     const QByteArray key(name);
-    if (!m_prepared.contains(key)) {
+    const auto known = m_prepared.constFind(key);
+    if (known == m_prepared.cend()) {
         checked(PQprepare(m_conn, name, sql, int(params.size()), nullptr),
                 QString::fromLatin1(name));
-        m_prepared.insert(key);
+        m_prepared.insert(key, QByteArray(sql));
+    } else if (*known != sql) {
+        // A name stands for one text per connection: reused for another, the first text
+        // would silently run with the new parameters.
+        throw PgError(StoreError::Kind::Query,
+                      QStringLiteral("%1: statement name %2 was prepared for other SQL")
+                          .arg(m_displayUrl, QString::fromLatin1(name)));
     }
     std::vector<const char*> values;
     values.reserve(std::size_t(params.size()));

@@ -3,6 +3,7 @@
 #include "PgResult.h"
 
 #include <QByteArray>
+#include <QHash>
 #include <QList>
 #include <QSet>
 #include <QString>
@@ -79,7 +80,7 @@ private:
 
     pg_conn* m_conn;
     QString m_displayUrl;
-    QSet<QByteArray> m_prepared;
+    QHash<QByteArray, QByteArray> m_prepared; // name -> its SQL text
 };
 
 // "postgresql://..." or "postgres://..." (the forms --db accepts for the team backend).
