@@ -1,5 +1,6 @@
 #include "RepairCommand.h"
 #include "CommandLine.h"
+#include "SharedRepairCommand.h"
 #include "UnixSignalWatcher.h"
 #include "abi/AbiType.h"
 #include "abi/EventRegistry.h"
@@ -12,6 +13,7 @@
 #include "rpc/EthClient.h"
 #include "store/Database.h"
 #include "store/DatabaseFiles.h"
+#include "store/pg/PgConnection.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -43,8 +45,9 @@ QString parse(const QStringList& arguments, RepairOptions& o, QString* help)
         "the node's head. Stop any indexer on the database first."));
     p.addHelpOption();
     p.addPositionalArgument(QStringLiteral("repair"), QStringLiteral("the subcommand"));
-    const QCommandLineOption db(QStringLiteral("db"), QStringLiteral("SQLite database file."),
-                                QStringLiteral("FILE"));
+    const QCommandLineOption db(QStringLiteral("db"),
+                                QStringLiteral("SQLite database file, or a postgresql:// URL."),
+                                QStringLiteral("FILE|URL"));
     const QCommandLineOption env(QStringLiteral("env"), QStringLiteral("Environment id."),
                                  QStringLiteral("ID"));
     const QCommandLineOption rpc(QStringLiteral("rpc"),
@@ -78,11 +81,6 @@ QString parse(const QStringList& arguments, RepairOptions& o, QString* help)
     o.db = p.value(db);
     if (o.db.isEmpty())
         return QStringLiteral("repair: --db: expected a database file path");
-    if (o.db.startsWith(QLatin1String("postgresql://")) ||
-        o.db.startsWith(QLatin1String("postgres://")))
-        return QStringLiteral("repair: --db %1: PostgreSQL is not supported yet; pass a SQLite "
-                              "file")
-            .arg(o.db);
     o.env = p.value(env).trimmed();
     if (o.env.isEmpty())
         return QStringLiteral("repair: --env: expected a non-empty id");
@@ -131,6 +129,14 @@ int runRepairCommand(const QStringList& arguments)
             printError(QStringLiteral("repair: --abi: %1").arg(QString::fromUtf8(e.what())));
             return ExitUsage;
         }
+    }
+    if (store::pg::isPostgresUrl(o.db)) {
+        if (!o.abi.isEmpty()) {
+            printError(QStringLiteral("repair: ABI decoding (--abi) is not built for a "
+                                      "PostgreSQL database yet; nothing was changed"));
+            return ExitUsage;
+        }
+        return runSharedRepair(o.db, o.env, o.rpc, o.from);
     }
     if (!QFileInfo::exists(o.db)) {
         printError(QStringLiteral("database %1 does not exist; nothing to repair").arg(o.db));

@@ -150,18 +150,15 @@ void printResult(const audit::AuditResult& r, const VerifyOptions& o)
         std::printf("verdict: clean: blocks %llu..%llu hold every log of the contracts the node "
                     "has, and nothing else\n",
                     static_cast<unsigned long long>(r.from), static_cast<unsigned long long>(r.to));
-    } else if (r.holeCount > 0 && store::pg::isPostgresUrl(o.db)) {
-        std::printf("verdict: %lld hole(s), the first at block %llu: `forkscope repair` is not "
-                    "built for PostgreSQL yet; index the contracts again into a new --env\n",
-                    static_cast<long long>(r.holeCount),
-                    static_cast<unsigned long long>(*r.firstHole()));
     } else if (r.holeCount > 0) {
-        std::printf("verdict: %lld hole(s), the first at block %llu: run `forkscope repair --db "
-                    "%s --env %s --rpc %s --from %llu`\n",
-                    static_cast<long long>(r.holeCount),
-                    static_cast<unsigned long long>(*r.firstHole()), qPrintable(o.db),
-                    qPrintable(o.env), qPrintable(o.rpc.toString(QUrl::RemoveUserInfo)),
-                    static_cast<unsigned long long>(*r.firstHole()));
+        std::printf(
+            "verdict: %lld hole(s), the first at block %llu: run `forkscope repair --db "
+            "%s --env %s --rpc %s --from %llu`\n",
+            static_cast<long long>(r.holeCount), static_cast<unsigned long long>(*r.firstHole()),
+            qPrintable(store::pg::isPostgresUrl(o.db) ? QUrl(o.db).toString(QUrl::RemovePassword)
+                                                      : o.db),
+            qPrintable(o.env), qPrintable(o.rpc.toString(QUrl::RemoveUserInfo)),
+            static_cast<unsigned long long>(*r.firstHole()));
     } else {
         std::printf("verdict: no hole below block %llu, but the stored chain is not the node's "
                     "from there\n",

@@ -590,7 +590,43 @@ void TestSharedBackfill::reportVerifiesTheSharedIndexAgainstTheNode()
                                     .arg(env)
                                     .arg(lost.int64(0, 0))),
              qPrintable(holed.describe()));
-    QVERIFY2(holed.out.contains(QStringLiteral("not built for PostgreSQL")), qPrintable(holed.out));
+    const QString repairHint =
+        QStringLiteral("run `forkscope repair --db %1 --env %2 --rpc %3 --from %4`")
+            .arg(m_cluster.url(), env, m_lab->devnet().url().toString())
+            .arg(lost.int64(0, 0));
+    QVERIFY2(holed.out.contains(repairHint), qPrintable(holed.out));
+
+    // The repair it names: rolled back to the block below, indexed again from the node, in
+    // the one process holding the head lock; the index is whole again.
+    const test::ProcessRun repaired = test::runForkscope(
+        {QStringLiteral("repair"), QStringLiteral("--db"), m_cluster.url(), QStringLiteral("--env"),
+         env, QStringLiteral("--rpc"), m_lab->devnet().url().toString(), QStringLiteral("--from"),
+         QString::number(lost.int64(0, 0))});
+    VERIFY_EXIT_OK(repaired);
+    QVERIFY2(repaired.out.contains(
+                 QStringLiteral("repair: rolled back to block %1").arg(lost.int64(0, 0) - 1)),
+             qPrintable(repaired.out));
+    QCOMPARE(db->run("t_repair_event",
+                     "SELECT count(*) FROM reorg_events WHERE environment_id = $1 AND reason = "
+                     "'repair'",
+                     {env.toUtf8()})
+                 .int64(0, 0),
+             1);
+    QCOMPARE(db->run("t_cp",
+                     "SELECT block_number FROM indexer_checkpoints WHERE environment_id = $1",
+                     {env.toUtf8()})
+                 .int64(0, 0),
+             checkpoint);
+    VERIFY_EXIT_OK(test::runForkscope(verify));
+    QCOMPARE(report().value("invariants").toObject().value("state").toString(),
+             QStringLiteral("hold"));
+    // A --from outside the index is refused before anything changes.
+    VERIFY_ONE_ERROR_LINE(
+        test::runForkscope({QStringLiteral("repair"), QStringLiteral("--db"), m_cluster.url(),
+                            QStringLiteral("--env"), env, QStringLiteral("--rpc"),
+                            m_lab->devnet().url().toString(), QStringLiteral("--from"),
+                            QString::number(checkpoint + 5)}),
+        1, (QStringList{QStringLiteral("nothing was changed")}));
 }
 
 void TestSharedBackfill::whatIsNotBuiltOnPostgresIsRefusedInOneLine_data()

@@ -830,7 +830,7 @@ void TestVerify::helpNamesTheCommands()
     QVERIFY2(
         top.out.contains("forkscope verify --db FILE|URL --env ID --rpc URL [--from N] [--to M] "
                          "[--receipts]") &&
-            top.out.contains("forkscope repair --db FILE --env ID --rpc URL --from N"),
+            top.out.contains("forkscope repair --db FILE|URL --env ID --rpc URL --from N"),
         qPrintable(top.out));
     const ProcessRun verify = runForkscope({"verify", "--help"});
     VERIFY_EXIT_OK(verify);
@@ -839,7 +839,7 @@ void TestVerify::helpNamesTheCommands()
         QVERIFY2(verify.out.contains(flag), qPrintable(verify.out));
     const ProcessRun repair = runForkscope({"repair", "--help"});
     VERIFY_EXIT_OK(repair);
-    for (const char* flag : {"--db <FILE>", "--env <ID>", "--rpc <URL>", "--from <N>", "--abi"})
+    for (const char* flag : {"--db <FILE|URL>", "--env <ID>", "--rpc <URL>", "--from <N>", "--abi"})
         QVERIFY2(repair.out.contains(flag), qPrintable(repair.out));
 }
 

@@ -29,6 +29,58 @@ public:
     using IndexerError::IndexerError;
 };
 
+// Checks a repair from block `from` and rolls back to from - 1 (see Options::repairFrom);
+// returns the checkpoint to index up to again. Nothing is changed when it throws.
+template <typename Undo>
+qint64 rollBackForRepair(PgConnection& db, const QString& env, qint64 chainId,
+                         coord::SessionLock& lock, coord::BackfillClaims& ranges,
+                         coord::PrefixCheckpoint& checkpoint, std::uint64_t from,
+                         const Undo& undoAbove, const std::function<void(const QString&)>& say)
+{
+    if (!lock.tryAcquire())
+        throw IndexerError(QStringLiteral("another process follows the head of %1 (it holds the "
+                                          "head lock): stop it, repair, then start it again; "
+                                          "nothing was changed")
+                               .arg(env));
+    const std::optional<coord::SharedCheckpoint> cp = checkpoint.read();
+    if (!cp || !ranges.counts().allDone())
+        throw IndexerError(QStringLiteral("the backfill of %1 is not complete: repair once every "
+                                          "range is done; nothing was changed")
+                               .arg(env));
+    // The block below `from`, as stored: the first range's parent when `from` is the first
+    // block indexed.
+    const QList<QByteArray> scope{env.toUtf8(), QByteArray::number(chainId)};
+    const auto below = db.run(
+        "repair_below",
+        "SELECT coalesce((SELECT block_hash FROM block_store WHERE environment_id = $1 AND "
+        "chain_id = $2 AND block_number = $3 - 1), (SELECT parent_hash FROM backfill_ranges "
+        "WHERE environment_id = $1 AND chain_id = $2 AND from_block = $3 AND status = "
+        "'done')), (SELECT min(from_block) FROM backfill_ranges WHERE environment_id = $1 AND "
+        "chain_id = $2)",
+        scope + QList<QByteArray>{QByteArray::number(qulonglong(from))});
+    const qint64 start = below.isNull(0, 1) ? 0 : below.int64(0, 1);
+    if (qint64(from) < start || qint64(from) > cp->blockNumber || from == 0 || below.isNull(0, 0))
+        throw IndexerError(QStringLiteral("--from %1 is not a block of %2 to repair: it must lie "
+                                          "in %3..%4 (the first block indexed to the "
+                                          "checkpoint), above block 0; nothing was changed")
+                               .arg(from)
+                               .arg(env)
+                               .arg(std::max<qint64>(start, 1))
+                               .arg(cp->blockNumber));
+    ForkPoint fork;
+    fork.number = from - 1;
+    fork.hash = chain::Hash32::fromBytes(below.bytes(0, 0, 32), QStringLiteral("stored hash"));
+    if (!undoAbove(*cp, fork, reorg_reason::kRepair))
+        throw IndexerError(QStringLiteral("the checkpoint of %1 moved while it was repaired; "
+                                          "nothing was changed: run repair again")
+                               .arg(env));
+    say(QStringLiteral("repair: rolled back to block %1; indexing %2..%3 again")
+            .arg(from - 1)
+            .arg(from)
+            .arg(cp->blockNumber));
+    return cp->blockNumber;
+}
+
 } // namespace
 
 SharedHeadFollower::SharedHeadFollower(Options options) : m_options(std::move(options)) {}
@@ -68,20 +120,11 @@ SharedFollowResult SharedHeadFollower::run(const std::function<void(const QStrin
             m_options.betweenRounds();
         concurrency::pauseUnlessStopped(c.pollInterval, stop);
     };
-    // Where the stored branch and the node's part, undone in one transaction.
-    const auto rollBack = [&](const coord::SharedCheckpoint& cp,
-                              std::optional<std::uint64_t> nodeHead, const QString& reason) {
-        Checkpoint asIndexed;
-        asIndexed.number = std::uint64_t(cp.blockNumber);
-        asIndexed.hash = cp.blockHash;
-        // An archived environment's chain was reset on purpose: not a reorg to search for.
-        PgEnvironmentRegistry(*db).requireLive(c.environmentId);
-        const ForkPoint fork = finder.find(asIndexed, c.maxReorgDepth, nodeHead);
-        if (!fork.number)
-            throw SharedRollbackRefused(
-                QStringLiteral("no stored block of %1 is on the node's chain any more: index "
-                               "into a new --env")
-                    .arg(c.environmentId));
+    // Undoes everything above `fork` in one transaction: the rows, their undelivered outbox
+    // rows, the ranges that covered them, with a reorg_events row, and moves the checkpoint
+    // back by compare-and-swap (false: another writer moved it; look again).
+    const auto undoAbove = [&](const coord::SharedCheckpoint& cp, const ForkPoint& fork,
+                               const QString& reason) -> bool {
         const QByteArray above = QByteArray::number(qint64(*fork.number));
         db->begin();
         PgEnvironmentRegistry(*db).requireLive(c.environmentId);
@@ -126,7 +169,7 @@ SharedFollowResult SharedHeadFollower::run(const std::function<void(const QStrin
         if (!checkpoint.swap(cp, qint64(*fork.number), fork.hash)) {
             // another writer moved it meanwhile: look again
             db->rollback();
-            return;
+            return false;
         }
         db->commit();
         ++result.reorgs;
@@ -136,7 +179,32 @@ SharedFollowResult SharedHeadFollower::run(const std::function<void(const QStrin
                 .arg(*fork.number)
                 .arg(depth)
                 .arg(removed));
+        return true;
     };
+
+    // Where the stored branch and the node's part, undone in one transaction.
+    const auto rollBack = [&](const coord::SharedCheckpoint& cp,
+                              std::optional<std::uint64_t> nodeHead, const QString& reason) {
+        Checkpoint asIndexed;
+        asIndexed.number = std::uint64_t(cp.blockNumber);
+        asIndexed.hash = cp.blockHash;
+        // An archived environment's chain was reset on purpose: not a reorg to search for.
+        PgEnvironmentRegistry(*db).requireLive(c.environmentId);
+        const ForkPoint fork = finder.find(asIndexed, c.maxReorgDepth, nodeHead);
+        if (!fork.number)
+            throw SharedRollbackRefused(
+                QStringLiteral("no stored block of %1 is on the node's chain any more: index "
+                               "into a new --env")
+                    .arg(c.environmentId));
+        undoAbove(cp, fork, reason);
+    };
+
+    // `forkscope repair`: the rollback first, checked before anything is changed; then the
+    // loop below indexes again up to the checkpoint as it was, and returns.
+    std::optional<qint64> repairTarget;
+    if (m_options.repairFrom)
+        repairTarget = rollBackForRepair(*db, c.environmentId, chainId, lock, ranges, checkpoint,
+                                         *m_options.repairFrom, undoAbove, say);
 
     while (!stopping()) {
         if (!lock.held()) {
@@ -171,8 +239,11 @@ SharedFollowResult SharedHeadFollower::run(const std::function<void(const QStrin
                     continue;
                 }
             }
-            const qint64 safe = qint64(head) - qint64(c.confirmations);
+            const qint64 safe = repairTarget ? std::min(*repairTarget, qint64(head))
+                                             : qint64(head) - qint64(c.confirmations);
             if (cp->blockNumber >= safe) {
+                if (repairTarget)
+                    break; // repaired: what was indexed is indexed again
                 pause();
                 continue;
             }

@@ -5,6 +5,7 @@
 #include <QString>
 #include <chrono>
 #include <functional>
+#include <optional>
 
 namespace forkscope::indexer {
 
@@ -38,6 +39,11 @@ public:
         QString owner;
         // Called once per round, leader or not (the outbox's delivery pass).
         std::function<void()> betweenRounds;
+        // `forkscope repair`: roll back to this block - 1 in one transaction (reason
+        // "repair", as a reorg rollback), index again up to the checkpoint as it was (or
+        // the node's head, if lower), and return. Refused while another process holds the
+        // head lock or the backfill is incomplete.
+        std::optional<std::uint64_t> repairFrom;
     };
 
     explicit SharedHeadFollower(Options options);
