@@ -30,6 +30,7 @@ private slots:
     void outboxDeliveredOncePerKeyAcrossProcessesWithAKill();
     void oneProcessFollowsTheHeadAnotherTakesOverAndAReorgIsUndone();
     void outboxDeliveredWhileFollowing();
+    void deliveredTransfersAreRetractedAfterAReorg();
     void anEnvironmentOfAnotherChainOrContractSetIsRefused();
     void reportVerifiesTheSharedIndexAgainstTheNode();
     void whatIsNotBuiltOnPostgresIsRefusedInOneLine_data();
@@ -460,6 +461,85 @@ void TestSharedBackfill::outboxDeliveredWhileFollowing()
         QVERIFY2(p->exitStatus() == QProcess::NormalExit && p->exitCode() == 0,
                  p->readAllStandardError().constData());
     }
+}
+
+void TestSharedBackfill::deliveredTransfersAreRetractedAfterAReorg()
+{
+    // No confirmations: every Transfer is delivered as soon as it is followed, so a reorg
+    // removes Transfers the consumer already acted on. It must hear of each, once.
+    const QString env = QStringLiteral("retract");
+    test::WebhookRecorder hook;
+    QStringList args = indexArgs(env, m_lab->devnet().url());
+    args.removeAll(QStringLiteral("--exit-when-synced"));
+    args << QStringLiteral("--poll-ms") << QStringLiteral("100") << QStringLiteral("--webhook")
+         << hook.url().toString();
+    QProcess follower;
+    follower.start(QStringLiteral(FORKSCOPE_BINARY), args);
+    const auto transferKeys = [&](std::uint64_t from, std::uint64_t to) {
+        rpc::LogFilter f;
+        f.fromBlock = from;
+        f.toBlock = to;
+        f.addresses = m_lab->contracts();
+        QSet<QByteArray> keys;
+        for (const chain::LogEntry& l : m_lab->eth().getLogs(f))
+            if (std::holds_alternative<indexer::Transfer>(indexer::decodeTransfer(l)))
+                keys.insert(QStringLiteral("transfer:%1:%2:%3")
+                                .arg(l.blockNumber)
+                                .arg(l.blockHash.toHex())
+                                .arg(l.logIndex)
+                                .toUtf8());
+        return keys;
+    };
+    const auto received = [&] {
+        const QList<QByteArray> keys = hook.acceptedKeys();
+        return QSet<QByteArray>(keys.cbegin(), keys.cend());
+    };
+    m_lab->sprayAll(3, 2, 12); // Transfers in the last blocks, to be reorged away
+    const std::uint64_t head = m_lab->eth().blockNumber();
+    QTRY_COMPARE_WITH_TIMEOUT(received(), transferKeys(0, head), 120'000);
+    const QSet<QByteArray> doomed = transferKeys(head - 2, head); // the last 3 blocks'
+    QVERIFY(!doomed.isEmpty());
+    m_lab->reorg(3); // replaced by empty blocks: those Transfers are gone
+    QSet<QByteArray> retractions;
+    for (const QByteArray& k : doomed)
+        retractions.insert("retract:" + k);
+    const auto retracted = [&] {
+        QSet<QByteArray> got;
+        for (const QByteArray& k : hook.acceptedKeys())
+            if (k.startsWith("retract:"))
+                got.insert(k);
+        return got;
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(retracted(), retractions, 60'000);
+    auto db = PgConnection::open(m_cluster.url());
+    const auto reorg = db->run("t_retract_reorg",
+                               "SELECT depth, delivered_outbox_rows FROM reorg_events WHERE "
+                               "environment_id = $1",
+                               {env.toUtf8()});
+    QCOMPARE(reorg.rows(), 1);
+    QCOMPARE(reorg.int64(0, 0), 3);
+    QCOMPARE(reorg.int64(0, 1), qint64(doomed.size()));
+    // Each retraction once, and nothing left to deliver; the delivered rows kept their text.
+    qsizetype retractionDeliveries = 0;
+    for (const QByteArray& k : hook.acceptedKeys())
+        retractionDeliveries += k.startsWith("retract:") ? 1 : 0;
+    QCOMPARE(retractionDeliveries, retractions.size());
+    QCOMPARE(db->run("t_retract_pending",
+                     "SELECT count(*) FROM outbox_store WHERE environment_id = $1 AND "
+                     "delivered_at IS NULL",
+                     {env.toUtf8()})
+                 .int64(0, 0),
+             0);
+    QCOMPARE(db->run("t_retract_kept",
+                     "SELECT count(*) FROM outbox_store WHERE environment_id = $1 AND "
+                     "log_index IS NULL AND event_key LIKE 'transfer:%' AND payload LIKE "
+                     "'{\"type\":\"transfer\"%'",
+                     {env.toUtf8()})
+                 .int64(0, 0),
+             qint64(doomed.size()));
+    ::kill(pid_t(follower.processId()), SIGTERM);
+    QTRY_VERIFY_WITH_TIMEOUT(follower.state() == QProcess::NotRunning, 30'000);
+    QVERIFY2(follower.exitCode() == 0, follower.readAllStandardError().constData());
 }
 
 void TestSharedBackfill::anEnvironmentOfAnotherChainOrContractSetIsRefused()

@@ -12,6 +12,7 @@
 #include "rpc/EthClient.h"
 #include "store/StoreError.h"
 #include "store/pg/PgConnection.h"
+#include "store/pg/PgContract.h"
 #include "wire/LogFetcher.h"
 
 #include <QDateTime>
@@ -134,17 +135,48 @@ SharedFollowResult SharedHeadFollower::run(const std::function<void(const QStrin
                     "$2 AND block_number > $3 AND delivered_at IS NOT NULL",
                     {env, chain, above})
                 .int64(0, 0);
-        if (delivered > 0)
-            throw SharedRollbackRefused(
-                QStringLiteral("a reorg of %1 at block %2 would remove %3 outbox rows already "
-                               "delivered, and retractions on PostgreSQL are not built: nothing "
-                               "was deleted; use more --confirmations, or SQLite")
-                    .arg(c.environmentId)
-                    .arg(*fork.number)
-                    .arg(delivered));
+        const qint64 depth = cp.blockNumber - qint64(*fork.number);
+        const qint64 reorgId =
+            db->run("follow_reorg_event",
+                    "INSERT INTO reorg_events (environment_id, chain_id, detected_at, "
+                    "old_block_number, fork_block_number, depth, reason, rows_removed, "
+                    "source_id, old_block_hash, fork_block_hash, delivered_outbox_rows) VALUES "
+                    "($1, $2, $3, $4, $5, $6, $7, 0, $8, $9, $10, $11) RETURNING id",
+                    {env, chain,
+                     QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs).toUtf8(),
+                     QByteArray::number(cp.blockNumber), above, QByteArray::number(depth),
+                     reason.toUtf8(), c.sourceId.toUtf8(), cp.blockHash.toHex().toUtf8(),
+                     fork.hash.toHex().toUtf8(), QByteArray::number(delivered)})
+                .int64(0, 0);
+        if (delivered > 0) {
+            // A consumer already acted on those (as in SQLite, ReorgRollback): a compensating
+            // "retracted" message for each, enqueued at the fork height so that it goes out
+            // as soon as the fork is indexed; then the delivered rows outlive their logs,
+            // keeping the key and payload the consumer received as text.
+            db->run("follow_retract",
+                    "INSERT INTO outbox_store (environment_id, chain_id, block_number, "
+                    "event_key, payload) SELECT environment_id, chain_id, $3::bigint, "
+                    "'retract:' || event_key, '{\"type\":\"retracted\",\"eventKey\":\"' || "
+                    "event_key || '\",\"reorgId\":' || $4::bigint || ',\"forkBlock\":' || "
+                    "$3::bigint || ',\"original\":' || payload || '}' FROM outbox WHERE "
+                    "environment_id = $1 AND chain_id = $2 AND block_number > $3::bigint AND "
+                    "delivered_at IS NOT NULL AND event_key NOT LIKE 'retract:%' ON CONFLICT DO "
+                    "NOTHING",
+                    {env, chain, above, QByteArray::number(reorgId)});
+            const QByteArray keep =
+                "UPDATE outbox_store o SET event_key = " + store::pg::pgOutboxEventKeySql() +
+                ", payload = " + store::pg::pgOutboxPayloadSql() +
+                ", log_index = NULL FROM log_store l WHERE o.environment_id "
+                "= $1 AND o.chain_id = $2 AND o.block_number > $3 AND "
+                "o.delivered_at IS NOT NULL AND o.log_index IS NOT NULL AND "
+                "l.environment_id = o.environment_id AND l.chain_id = "
+                "o.chain_id AND l.block_number = o.block_number AND "
+                "l.log_index = o.log_index";
+            db->run("follow_keep_delivered", keep.constData(), {env, chain, above});
+        }
         qint64 removed = 0;
         for (const char* sql : {"DELETE FROM outbox_store WHERE environment_id = $1 AND "
-                                "chain_id = $2 AND block_number > $3",
+                                "chain_id = $2 AND block_number > $3 AND delivered_at IS NULL",
                                 "DELETE FROM log_store WHERE environment_id = $1 AND "
                                 "chain_id = $2 AND block_number > $3",
                                 "DELETE FROM block_store WHERE environment_id = $1 AND "
@@ -156,16 +188,8 @@ SharedFollowResult SharedHeadFollower::run(const std::function<void(const QStrin
                 "UPDATE backfill_ranges SET to_block = $3, last_hash = $4 WHERE environment_id "
                 "= $1 AND chain_id = $2 AND from_block <= $3 AND to_block > $3",
                 {env, chain, above, PgConnection::byteaParam(fork.hash.toByteArray())});
-        const qint64 depth = cp.blockNumber - qint64(*fork.number);
-        db->run("follow_reorg_event",
-                "INSERT INTO reorg_events (environment_id, chain_id, detected_at, "
-                "old_block_number, fork_block_number, depth, reason, rows_removed, source_id, "
-                "old_block_hash, fork_block_hash, delivered_outbox_rows) VALUES ($1, $2, $3, "
-                "$4, $5, $6, $7, $8, $9, $10, $11, 0)",
-                {env, chain, QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs).toUtf8(),
-                 QByteArray::number(cp.blockNumber), above, QByteArray::number(depth),
-                 reason.toUtf8(), QByteArray::number(removed), c.sourceId.toUtf8(),
-                 cp.blockHash.toHex().toUtf8(), fork.hash.toHex().toUtf8()});
+        db->run("follow_reorg_removed", "UPDATE reorg_events SET rows_removed = $2 WHERE id = $1",
+                {QByteArray::number(reorgId), QByteArray::number(removed)});
         if (!checkpoint.swap(cp, qint64(*fork.number), fork.hash)) {
             // another writer moved it meanwhile: look again
             db->rollback();
@@ -173,12 +197,14 @@ SharedFollowResult SharedHeadFollower::run(const std::function<void(const QStrin
         }
         db->commit();
         ++result.reorgs;
-        say(QStringLiteral("REORG (%1): checkpoint %2 -> fork %3, depth %4, %5 rows removed")
+        say(QStringLiteral("REORG (%1): checkpoint %2 -> fork %3, depth %4, %5 rows removed, "
+                           "%6 delivered outbox rows retracted")
                 .arg(reason)
                 .arg(cp.blockNumber)
                 .arg(*fork.number)
                 .arg(depth)
-                .arg(removed));
+                .arg(removed)
+                .arg(delivered));
         return true;
     };
 

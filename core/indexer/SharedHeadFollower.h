@@ -28,8 +28,9 @@ struct SharedFollowResult
 // checkpoint's block is no longer the node's, or the next block does not link to it, it
 // finds the fork point (ForkFinder, at most --max-reorg-depth back) and rolls back in one
 // transaction: the rows above the fork, their undelivered outbox rows, the ranges above
-// it, and a reorg_events row. Delivered outbox rows above a fork are refused loudly
-// (retractions on PostgreSQL are not built), as is a reorg deeper than the limit.
+// it, and a reorg_events row. Outbox rows already delivered above the fork are retracted as
+// in SQLite: a "retract:" row each, at the fork height, and the delivered rows keep their
+// text. A reorg deeper than the limit stops it, nothing deleted.
 class SharedHeadFollower
 {
 public:

@@ -263,6 +263,31 @@ void ensurePgContract(PgConnection& db)
                    {"8", "outbox times as UTC ISO 8601 text, as in SQLite; NOTIFY "
                          "forkscope_outbox on deliveries"});
         }
+        if (have < 9) {
+            // Retractions, as in SQLite: a reorg that removes Transfers a consumer already
+            // received enqueues a compensating row with its own key and payload, and the
+            // delivered rows outlive their logs with the text the consumer got. Such rows
+            // carry event_key and payload; every other row is rendered from its log.
+            db.exec("ALTER TABLE outbox_store ALTER COLUMN log_index DROP NOT NULL, ADD COLUMN "
+                    "event_key text, ADD COLUMN payload text");
+            db.exec("CREATE UNIQUE INDEX outbox_store_own_key ON outbox_store (environment_id, "
+                    "chain_id, event_key) WHERE event_key IS NOT NULL");
+            const QByteArray outbox =
+                "CREATE OR REPLACE VIEW outbox AS SELECT o.id, o.environment_id, o.chain_id, "
+                "o.block_number, coalesce(o.event_key, " +
+                pgOutboxEventKeySql() + ") AS event_key, coalesce(o.payload, " +
+                pgOutboxPayloadSql() + ") AS payload, " + pgIsoUtcSql("o.delivered_at") +
+                " AS delivered_at, o.attempts, o.last_error, " + pgIsoUtcSql("o.failed_at") +
+                " AS failed_at FROM outbox_store o LEFT JOIN log_store l ON "
+                "l.environment_id = o.environment_id AND l.chain_id = o.chain_id AND "
+                "l.block_number = o.block_number AND l.log_index = o.log_index WHERE "
+                "o.block_number <= (SELECT max(c.block_number) FROM indexer_checkpoints c "
+                "WHERE c.environment_id = o.environment_id AND c.chain_id = o.chain_id)";
+            db.exec(outbox.constData());
+            db.run("pg_contract_version",
+                   "INSERT INTO schema_version (version, description) VALUES ($1, $2)",
+                   {"9", "retractions: outbox rows with their own key and payload"});
+        }
         db.commit();
     } catch (...) {
         db.rollback();
