@@ -58,6 +58,31 @@ int runSharedIndexCommand(const IndexOptionsResult& parsed)
                 qPrintable(options.owner));
     std::fflush(stdout);
     try {
+        // The outbox goes out one process at a time (whichever holds the outbox lock), the
+        // others waiting to take over: from the first range on, rows at or below the
+        // checkpoint are final (the backfill stops --confirmations below the head).
+        std::unique_ptr<outbox::OutboxSink> sink;
+        if (!parsed.webhook.isEmpty())
+            sink = std::make_unique<outbox::WebhookSink>(parsed.webhook, parsed.webhookTimeout,
+                                                         parsed.webhookBatch);
+        else if (!parsed.outboxFile.isEmpty())
+            sink = std::make_unique<outbox::JsonLinesSink>(parsed.outboxFile);
+        std::optional<outbox::SharedOutboxDelivery> delivery;
+        const auto deliverer = [&](qint64 chainId) -> outbox::SharedOutboxDelivery* {
+            if (sink && !delivery)
+                delivery.emplace(config.dbPath, config.environmentId, chainId, options.owner, *sink,
+                                 config.stopToken);
+            return delivery ? &*delivery : nullptr;
+        };
+        options.betweenRanges = [&](qint64 chainId) {
+            if (auto* d = deliverer(chainId)) {
+                const qint64 before = d->result().delivered;
+                d->deliverPending(say);
+                if (d->result().delivered > before)
+                    say(QStringLiteral("outbox: %1 rows delivered so far, during the backfill")
+                            .arg(d->result().delivered));
+            }
+        };
         indexer::SharedBackfill backfill(options);
         const indexer::SharedBackfillResult r = backfill.run(say);
         std::printf("%s: checkpoint %lld of target %lld; this process stored %lld ranges "
@@ -69,18 +94,7 @@ int runSharedIndexCommand(const IndexOptionsResult& parsed)
         std::fflush(stdout);
         if (r.stopped)
             return ExitOk;
-        // The outbox goes out one process at a time (whichever holds the outbox lock), the
-        // others waiting to take over.
-        std::unique_ptr<outbox::OutboxSink> sink;
-        if (!parsed.webhook.isEmpty())
-            sink = std::make_unique<outbox::WebhookSink>(parsed.webhook, parsed.webhookTimeout,
-                                                         parsed.webhookBatch);
-        else if (!parsed.outboxFile.isEmpty())
-            sink = std::make_unique<outbox::JsonLinesSink>(parsed.outboxFile);
-        std::optional<outbox::SharedOutboxDelivery> delivery;
-        if (sink)
-            delivery.emplace(config.dbPath, config.environmentId, r.chainId, options.owner, *sink,
-                             config.stopToken);
+        deliverer(r.chainId);
         if (!config.exitWhenSynced) {
             // Backfill complete: from here one process follows the head (whichever holds
             // the head lock), delivering between rounds; the others stand by.

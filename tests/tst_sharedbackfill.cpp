@@ -31,6 +31,7 @@ private slots:
     void oneProcessFollowsTheHeadAnotherTakesOverAndAReorgIsUndone();
     void outboxDeliveredWhileFollowing();
     void deliveredTransfersAreRetractedAfterAReorg();
+    void outboxDeliveredDuringTheBackfill();
     void anEnvironmentOfAnotherChainOrContractSetIsRefused();
     void reportVerifiesTheSharedIndexAgainstTheNode();
     void whatIsNotBuiltOnPostgresIsRefusedInOneLine_data();
@@ -540,6 +541,31 @@ void TestSharedBackfill::deliveredTransfersAreRetractedAfterAReorg()
     ::kill(pid_t(follower.processId()), SIGTERM);
     QTRY_VERIFY_WITH_TIMEOUT(follower.state() == QProcess::NotRunning, 30'000);
     QVERIFY2(follower.exitCode() == 0, follower.readAllStandardError().constData());
+}
+
+void TestSharedBackfill::outboxDeliveredDuringTheBackfill()
+{
+    // Rows at or below the checkpoint are final once their ranges are done: the consumer
+    // need not wait for the whole history.
+    test::WebhookRecorder hook;
+    const QString env = QStringLiteral("early-outbox");
+    const test::ProcessRun run =
+        test::runForkscope(indexArgs(env, m_lab->devnet().url()) +
+                           QStringList{QStringLiteral("--webhook"), hook.url().toString()});
+    VERIFY_EXIT_OK(run);
+    const qsizetype during = run.out.indexOf(QStringLiteral("during the backfill"));
+    const qsizetype synced = run.out.indexOf(QStringLiteral("synced: checkpoint"));
+    QVERIFY2(during >= 0 && synced > during, qPrintable(run.out));
+    auto db = PgConnection::open(m_cluster.url());
+    const qint64 rows = db->run("t_early_rows",
+                                "SELECT count(*) FROM outbox WHERE environment_id = $1 AND "
+                                "delivered_at IS NOT NULL",
+                                {env.toUtf8()})
+                            .int64(0, 0);
+    QVERIFY(rows > 0);
+    const QList<QByteArray> keys = hook.acceptedKeys();
+    QCOMPARE(qint64(keys.size()), rows); // each once
+    QCOMPARE(qint64(QSet<QByteArray>(keys.cbegin(), keys.cend()).size()), rows);
 }
 
 void TestSharedBackfill::anEnvironmentOfAnotherChainOrContractSetIsRefused()

@@ -76,6 +76,8 @@ SharedBackfillResult SharedBackfill::run(const std::function<void(const QString&
             if (n.allDone())
                 break;
             // Ranges others hold: wait, and take one over if its owner's lease runs out.
+            if (m_options.betweenRanges)
+                m_options.betweenRanges(chainId);
             concurrency::pauseUnlessStopped(std::chrono::milliseconds(100), stop);
             continue;
         }
@@ -159,6 +161,8 @@ SharedBackfillResult SharedBackfill::run(const std::function<void(const QString&
                 .arg(claim->toBlock)
                 .arg(rows.logCount())
                 .arg(result.checkpoint));
+        if (m_options.betweenRanges)
+            m_options.betweenRanges(chainId);
     }
     result.stopped = stop && stop->stopRequested();
     result.checkpoint = checkpoint.advance().blockNumber;

@@ -43,6 +43,10 @@ public:
         IndexerConfig indexer; // dbPath is the postgresql:// URL; batchSize is the range size
         QString owner;         // this process's name in backfill_ranges.owner
         std::chrono::milliseconds lease{30000};
+        // Called after each range this process stores and while it waits for ranges others
+        // hold, with the node's chain id: the outbox's delivery pass, so rows at or below
+        // the checkpoint go out while the backfill is still running.
+        std::function<void(qint64 chainId)> betweenRanges;
     };
 
     explicit SharedBackfill(Options options);
