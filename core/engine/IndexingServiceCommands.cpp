@@ -1,0 +1,260 @@
+// IndexingService's commands from the window (pause, crash points, repair, verify, a lab
+// reset's suspend and resume, ...): each is queued to the loop thread and runs there between
+// two steps, never inside one.
+#include "IndexingServiceLoop.h"
+#include "audit/EnvironmentRepair.h"
+#include "audit/StoredDataAuditor.h"
+#include "indexer/CompletenessAlerts.h"
+#include "indexer/CrashPoints.h"
+#include "indexer/IndexerErrors.h"
+#include "outbox/OutboxDispatcher.h"
+#include "store/ContractReader.h"
+
+namespace forkscope::engine {
+
+void IndexingService::setPaused(bool paused)
+{
+    m_thread.post([this, paused] {
+        Loop& l = *m_loop;
+        if (l.snap.paused == paused)
+            return;
+        l.snap.paused = paused;
+        if (paused)
+            l.snap.state = QStringLiteral("paused");
+        emit logMessage(QStringLiteral("info"), paused ? QStringLiteral("indexing paused")
+                                                       : QStringLiteral("indexing resumed"));
+        publish(true);
+    });
+}
+
+void IndexingService::armCrash(const QString& point)
+{
+    m_thread.post([this, point] {
+        Loop& l = *m_loop;
+        indexer::armInProcessCrash(point);
+        l.snap.crashArmed = point;
+        emit logMessage(QStringLiteral("warning"),
+                        QStringLiteral("lab: the indexer will crash at %1 the next time it gets "
+                                       "there")
+                            .arg(point));
+        publish(true);
+    });
+}
+
+void IndexingService::setVerifyReceipts(bool on)
+{
+    m_thread.post([this, on] {
+        Loop& l = *m_loop;
+        l.options.indexer.completeness.receipts = on;
+        l.snap.verifyReceipts = on;
+        // The fetch policy is fixed per indexer: a new one, from the committed checkpoint.
+        if (l.indexer && l.db)
+            createIndexer();
+        emit logMessage(QStringLiteral("info"),
+                        on ? QStringLiteral("receipts proof on: every block with logs of ours is "
+                                            "proven against its receipts root")
+                           : QStringLiteral("receipts proof off: the bloom check and the "
+                                            "recount remain"));
+        publish(true);
+    });
+}
+
+void IndexingService::repair(quint64 fromBlock, const QString& node)
+{
+    m_thread.post([this, fromBlock, node] {
+        Loop& l = *m_loop;
+        if (!l.db || !l.eth) {
+            emit logMessage(QStringLiteral("error"),
+                            QStringLiteral("repair needs a running indexer and database"));
+            return;
+        }
+        const QUrl url(node);
+        try {
+            // The indexer stops first: the rollback must not race its commits.
+            l.indexer.reset();
+            auto client = std::make_unique<rpc::JsonRpcClient>(url);
+            client->setTimeout(l.options.indexer.rpcTimeout);
+            client->setMaxReplyBytes(l.options.indexer.maxReplyBytes);
+            client->setStopToken(m_thread.stopToken());
+            auto eth = std::make_unique<rpc::EthClient>(*client);
+            indexer::IndexerConfig ic = l.options.indexer;
+            ic.rpcUrl = url;
+            audit::EnvironmentRepair repair(*l.db, *eth, ic);
+            const audit::RepairPlan plan = repair.plan(ic.environmentId, fromBlock);
+            const audit::RepairRollback done = repair.rollBack(plan);
+            if (plan.rollbackNeeded)
+                emit logMessage(QStringLiteral("warning"),
+                                QStringLiteral("repair: rolled back to block %1 in one "
+                                               "transaction (reorg #%2, %3 rows removed, %4 "
+                                               "completeness alert(s) resolved); indexing again "
+                                               "from block %5 reading %6")
+                                    .arg(done.rollback.forkBlock)
+                                    .arg(done.rollback.reorgId)
+                                    .arg(done.rollback.rowsRemoved)
+                                    .arg(done.alertsResolved)
+                                    .arg(plan.from)
+                                    .arg(node));
+            else
+                emit logMessage(QStringLiteral("warning"),
+                                QStringLiteral("repair: nothing stored from block %1 on, nothing "
+                                               "to roll back (%2 completeness alert(s) "
+                                               "resolved); fetching block %1 again reading %3")
+                                    .arg(plan.from)
+                                    .arg(done.alertsResolved)
+                                    .arg(node));
+            // The indexer reads the chosen node from now on.
+            l.rpc = std::move(client);
+            l.eth = std::move(eth);
+            l.options.indexer = ic;
+            l.snap.suspectedTruncations = 0;
+            createIndexer();
+        } catch (const std::exception& e) {
+            emit logMessage(QStringLiteral("error"),
+                            QStringLiteral("repair from block %1 refused: %2")
+                                .arg(fromBlock)
+                                .arg(QString::fromUtf8(e.what())));
+            if (!l.indexer && l.db && l.eth)
+                createIndexer();
+        }
+        publish(true);
+    });
+}
+
+void IndexingService::verifyStoredData()
+{
+    m_thread.post([this] {
+        Loop& l = *m_loop;
+        if (!l.db || !l.eth || !l.indexer) {
+            emit logMessage(QStringLiteral("error"),
+                            QStringLiteral("verify needs a running indexer and database"));
+            return;
+        }
+        try {
+            const QString env = l.options.indexer.environmentId;
+            const audit::AuditTarget target = audit::AuditTarget::load(*l.db, env);
+            audit::AuditRange range;
+            if (const QString why = target.resolveRange(std::nullopt, std::nullopt, &range);
+                !why.isEmpty()) {
+                emit logMessage(QStringLiteral("info"), QStringLiteral("verify: %1").arg(why));
+                return;
+            }
+            store::SqliteContractReader reader(*l.db);
+            const audit::AuditResult r =
+                audit::StoredDataAuditor(reader, *l.eth).audit(target, range);
+            if (r.clean()) {
+                emit logMessage(QStringLiteral("ok"),
+                                QStringLiteral("verify: blocks %1-%2 hold exactly the node's "
+                                               "logs (%3 blocks, %4 logs, %5 bloom false "
+                                               "positives)")
+                                    .arg(r.from)
+                                    .arg(r.to)
+                                    .arg(r.blocksChecked)
+                                    .arg(r.storedLogs)
+                                    .arg(r.bloomFalsePositives));
+            } else if (const auto first = r.firstHole()) {
+                // A hole in committed data: loud and persistent until repaired.
+                const audit::AuditHole& hole = r.holes.first();
+                indexer::CompletenessAlerts(*l.db, env, target.environment.chainId)
+                    .record(l.snap.endpoint, *first, r.holes.last().block,
+                            QStringLiteral("stored data has %1 hole(s), the first %2 (found by "
+                                           "Verify stored data)")
+                                .arg(r.holeCount)
+                                .arg(hole.describe()),
+                            QStringLiteral("audit"));
+                emit logMessage(QStringLiteral("error"),
+                                QStringLiteral("verify: %1 hole(s) in blocks %2-%3, the first %4")
+                                    .arg(r.holeCount)
+                                    .arg(*first)
+                                    .arg(r.holes.last().block)
+                                    .arg(hole.describe()));
+            } else {
+                emit logMessage(QStringLiteral("warning"),
+                                QStringLiteral("verify: the chain moved on at block %1 (a reorg "
+                                               "the indexer has not seen yet); not a hole")
+                                    .arg(*r.reorgedAt));
+            }
+        } catch (const std::exception& e) {
+            emit logMessage(QStringLiteral("error"),
+                            QStringLiteral("verify failed: %1").arg(QString::fromUtf8(e.what())));
+        }
+        publish(true);
+    });
+}
+
+void IndexingService::suspend()
+{
+    m_thread.post([this] {
+        Loop& l = *m_loop;
+        // Nothing may write into the environment the lab is about to archive.
+        l.outbox.reset();
+        l.indexer.reset();
+        l.snap.suspended = true;
+        l.snap.state = QStringLiteral("suspended");
+        publish(true);
+        emit suspended();
+    });
+}
+
+void IndexingService::resumeWith(const QString& environmentId,
+                                 const QList<chain::Address>& contracts)
+{
+    m_thread.post([this, environmentId, contracts] {
+        Loop& l = *m_loop;
+        l.options.indexer.environmentId = environmentId;
+        l.options.indexer.contracts = contracts;
+        l.snap.suspended = false;
+        l.snap.paused = false; // a reset promises to index the fresh chain
+        l.snap.chainId = 0;
+        l.lastBlocks = -1;
+        if (l.db && l.eth && !contracts.isEmpty())
+            createIndexer();
+        publish(true);
+    });
+}
+
+void IndexingService::setMaxReorgDepth(quint64 depth)
+{
+    m_thread.post([this, depth] {
+        Loop& l = *m_loop;
+        const quint64 before = l.options.indexer.maxReorgDepth;
+        l.options.indexer.maxReorgDepth = std::max<quint64>(1, depth);
+        emit logMessage(QStringLiteral("warning"),
+                        QStringLiteral("reorg limit raised from %1 to %2 block(s)%3")
+                            .arg(before)
+                            .arg(l.options.indexer.maxReorgDepth)
+                            .arg(l.snap.deepReorgLimit > 0
+                                     ? QStringLiteral("; indexing continues and rolls back "
+                                                      "as far as the fork")
+                                     : QString()));
+        // The limit is part of the indexer's policy: a new one, from the committed checkpoint.
+        if (l.db && l.eth && !l.options.indexer.contracts.isEmpty() && !l.snap.suspended)
+            createIndexer();
+        publish(true);
+    });
+}
+
+void IndexingService::loseNextAcknowledgement()
+{
+    m_thread.post([this] {
+        Loop& l = *m_loop;
+        if (!l.indexer) {
+            emit logMessage(QStringLiteral("error"),
+                            QStringLiteral("lost acknowledgement: nothing is being indexed"));
+            return;
+        }
+        l.indexer->loseNextAcknowledgement();
+        emit logMessage(QStringLiteral("warning"),
+                        QStringLiteral("lab: the answer to the next committed batch will be "
+                                       "lost, so the batch is sent again"));
+    });
+}
+
+void IndexingService::reportDroppedLogs(const QString& node, qint64 count, quint64 block)
+{
+    m_thread.post([this, node, count, block] {
+        if (m_loop->monitor)
+            m_loop->monitor->reportDroppedLogs(node, count, block);
+    });
+}
+
+} // namespace forkscope::engine

@@ -1,0 +1,41 @@
+#pragma once
+
+// What IndexingService keeps on its thread (shared by IndexingService.cpp, the loop, and
+// IndexingServiceCommands.cpp, the window's commands; nothing else includes it).
+#include "IndexingService.h"
+#include "concurrency/WorkerThread.h"
+#include "indexer/Indexer.h"
+#include "outbox/OutboxThread.h"
+#include "rpc/EthClient.h"
+#include "rpc/JsonRpcClient.h"
+#include "store/Database.h"
+
+#include <QDeadlineTimer>
+#include <QElapsedTimer>
+#include <QPointer>
+#include <optional>
+
+namespace forkscope::engine {
+
+// Everything below is created, used and destroyed on the loop thread only.
+struct IndexingService::Loop
+{
+    IndexingOptions options;
+    std::unique_ptr<store::Database> db;
+    std::unique_ptr<rpc::JsonRpcClient> rpc;
+    std::unique_ptr<rpc::EthClient> eth;
+    std::unique_ptr<indexer::Indexer> indexer;
+    std::unique_ptr<outbox::OutboxThread> outbox;
+    concurrency::WorkerThread healthThread{QStringLiteral("forkscope-health")};
+    QPointer<health::NodeHealthMonitor> monitor;
+    IndexingSnapshot snap;
+    QElapsedTimer sincePublish;
+    QElapsedTimer rateClock;
+    qint64 rateBase = 0;
+    qint64 blockRateBase = 0;
+    qint64 lastBlocks = -1;
+    std::optional<QDeadlineTimer> restartAt; // a simulated crash: restart then
+    QString crashedAt;
+};
+
+} // namespace forkscope::engine
