@@ -1,0 +1,94 @@
+// Indexer::prepare(): what is checked once before the first batch (the node is still the
+// environment's chain, one source per environment, the checkpoint's generation, start block
+// and contract set), so that a run never mixes two histories or two contract sets.
+#include "Checkpoint.h"
+#include "CompletenessAlerts.h"
+#include "Indexer.h"
+#include "IndexerErrors.h"
+#include "rpc/EthClient.h"
+#include "store/Database.h"
+
+#include <QSqlQuery>
+
+namespace forkscope::indexer {
+
+void Indexer::prepare()
+{
+    if (!m_config.abiPath.isEmpty() && !m_registry) // AbiError names the file
+        m_registry = std::make_shared<const abi::EventRegistry>(
+            abi::EventRegistry::fromFile(m_config.abiPath));
+    m_chainId = m_eth.chainId();
+    const auto genesis = m_eth.blockByNumber(0);
+    if (!genesis)
+        throw NodeBehindError(QStringLiteral("node answered null for the genesis block"));
+    EnvironmentRegistry(m_db).openForIndexing(m_config.environmentId, m_chainId, genesis->hash,
+                                              m_config.rpcUrl);
+    m_genesis = genesis->hash;
+    m_sinceIdentityCheck.start();
+    m_checkpoints = std::make_unique<CheckpointStore>(m_db, m_config.environmentId, m_chainId,
+                                                      m_config.sourceId);
+    const QStringList others = m_checkpoints->otherSources();
+    if (!others.isEmpty())
+        throw IndexerError(QStringLiteral("environment %1 is already indexed by source %2; one "
+                                          "source per environment (use another --env)")
+                               .arg(m_config.environmentId, others.join(QStringLiteral(", "))));
+    const QString wanted = contractSetText(m_config.contracts);
+    if (const auto cp = m_checkpoints->read()) {
+        if (cp->generation != kProjectionGeneration)
+            throw GenerationMismatchError(
+                QStringLiteral("the checkpoint of %1 was computed by projection generation %2, "
+                               "this build is generation %3; re-index into a new --env")
+                    .arg(m_config.environmentId)
+                    .arg(cp->generation)
+                    .arg(kProjectionGeneration));
+        if (cp->startBlock != m_config.fromBlock && m_config.fromBlock != 0)
+            throw IndexerError(QStringLiteral("environment %1 was started at block %2, not %3; "
+                                              "use another --env for another start block")
+                                   .arg(m_config.environmentId)
+                                   .arg(cp->startBlock)
+                                   .arg(m_config.fromBlock));
+        m_config.fromBlock = cp->startBlock;
+        if (cp->contracts.isEmpty()) {
+            m_checkpoints->adoptContracts(wanted); // written before schema v3: trust this run
+        } else if (cp->contracts != wanted) {
+            const QStringList had = cp->contracts.split(QLatin1Char(' '));
+            const QStringList now = wanted.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+            QStringList added, removed;
+            for (const QString& a : now)
+                if (!had.contains(a))
+                    added << a;
+            for (const QString& a : had)
+                if (!now.contains(a))
+                    removed << a;
+            QStringList change;
+            if (!added.isEmpty())
+                change << QStringLiteral("added %1").arg(added.join(QStringLiteral(", ")));
+            if (!removed.isEmpty())
+                change << QStringLiteral("removed %1").arg(removed.join(QStringLiteral(", ")));
+            throw ContractSetChangedError(
+                QStringLiteral("environment %1 indexes contracts %2 from block %3 to its "
+                               "checkpoint %4; this run names other contracts (%5). Blocks "
+                               "%3..%4 would then miss the added contracts' logs and keep the "
+                               "removed ones' rows: index the new set into a new environment "
+                               "(--env), or run with the same contracts. Nothing was written")
+                    .arg(m_config.environmentId, had.join(QStringLiteral(", ")))
+                    .arg(cp->startBlock)
+                    .arg(cp->number)
+                    .arg(change.join(QStringLiteral("; "))));
+        }
+    }
+    m_checkpoints->setContracts(wanted);
+    m_balances = std::make_unique<BalanceBook>(m_db, m_config.environmentId, m_chainId);
+    m_committer = std::make_unique<BatchCommitter>(m_db, m_config.environmentId, m_chainId,
+                                                   *m_checkpoints, *m_balances);
+    m_rollback = std::make_unique<ReorgRollback>(m_db, m_config.environmentId, m_chainId,
+                                                 m_config.sourceId, *m_checkpoints, *m_balances);
+    m_forkFinder = std::make_unique<ForkFinder>(m_eth, m_db, m_config.environmentId, m_chainId);
+    m_ledger = std::make_unique<BackfillLedger>(m_db, m_config.environmentId, m_chainId);
+    m_ledger->resetRunning();
+    m_openFetchAlerts = hasOpenFetchAlerts();
+    m_ledgerOpen = !m_ledger->ranges().isEmpty();
+    m_prepared = true;
+}
+
+} // namespace forkscope::indexer
