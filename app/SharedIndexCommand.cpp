@@ -98,7 +98,7 @@ int runSharedIndexCommand(const IndexOptionsResult& parsed)
         if (!config.exitWhenSynced) {
             // Backfill complete: from here one process follows the head (whichever holds
             // the head lock), delivering between rounds; the others stand by.
-            indexer::SharedHeadFollower::Options follow{config, options.owner, {}};
+            indexer::SharedHeadFollower::Options follow{config, options.owner, {}, std::nullopt};
             if (delivery)
                 follow.betweenRounds = [&] { delivery->deliverPending(say); };
             indexer::SharedHeadFollower follower(follow);

@@ -23,6 +23,7 @@ namespace {
 // One store, as the commands take it (--db) and as a test reads it.
 struct Backend
 {
+    explicit Backend(QString url) : db(std::move(url)) {}
     QString db;
     std::unique_ptr<store::Database> sqlite;
     std::unique_ptr<store::pg::PgConnection> pg;
@@ -63,6 +64,8 @@ private slots:
     void outboxDeliveredOncePerKey();
     void aHoleIsFoundAndRepaired_data() { backends(); }
     void aHoleIsFoundAndRepaired();
+    void aKilledIndexerLeavesNothingHalfWritten_data();
+    void aKilledIndexerLeavesNothingHalfWritten();
     // Last: it reorganises the suite's chain.
     void aReorgIsRolledBackAndRecorded_data() { backends(); }
     void aReorgIsRolledBackAndRecorded();
@@ -117,7 +120,7 @@ void TestBackends::indexedDataIsTheNodesAndVerifies()
     QFETCH(QString, db);
     const QString env = QStringLiteral("same");
     VERIFY_EXIT_OK(test::runForkscope(indexArgs(db, env) << QStringLiteral("--exit-when-synced")));
-    Backend b{db};
+    Backend b(db);
     store::ContractReader& r = b.open();
     const qint64 cp = checkpointOf(r, env);
     QCOMPARE(cp, qint64(m_lab->eth().blockNumber()));
@@ -181,7 +184,7 @@ void TestBackends::outboxDeliveredOncePerKey()
     VERIFY_EXIT_OK(test::runForkscope(indexArgs(db, env)
                                       << QStringLiteral("--exit-when-synced")
                                       << QStringLiteral("--webhook") << hook.url().toString()));
-    Backend b{db};
+    Backend b(db);
     store::ContractReader& r = b.open();
     QStringList keys;
     for (auto q = r.query(QStringLiteral("SELECT event_key, delivered_at FROM outbox WHERE "
@@ -211,7 +214,7 @@ void TestBackends::aHoleIsFoundAndRepaired()
     QFETCH(QString, db);
     const QString env = QStringLiteral("holed");
     VERIFY_EXIT_OK(test::runForkscope(indexArgs(db, env) << QStringLiteral("--exit-when-synced")));
-    Backend b{db};
+    Backend b(db);
     qint64 block = b.open().scalar(QStringLiteral("SELECT max(block_number) FROM logs WHERE "
                                                   "environment_id = ?"),
                                    {env});
@@ -239,6 +242,51 @@ void TestBackends::aHoleIsFoundAndRepaired()
              1);
 }
 
+void TestBackends::aKilledIndexerLeavesNothingHalfWritten_data()
+{
+    QTest::addColumn<QString>("db");
+    QTest::addColumn<QString>("point");
+    for (const char* point : {"before-commit", "after-commit"}) {
+        QTest::addRow("sqlite, %s", point)
+            << m_lab->tempPath(QStringLiteral("backends.sqlite")) << QString::fromLatin1(point);
+        QTest::addRow("postgresql, %s", point) << m_cluster.url() << QString::fromLatin1(point);
+    }
+}
+
+void TestBackends::aKilledIndexerLeavesNothingHalfWritten()
+{
+    // Killed (SIGKILL, as kill -9) at its second batch's crash point, then run again: the
+    // data and the checkpoint committed together or not at all, so the second run finds a
+    // consistent store and completes it, every log once.
+    QFETCH(QString, db);
+    QFETCH(QString, point);
+    const QString env = QStringLiteral("crash-") + point;
+    QStringList args = indexArgs(db, env) << QStringLiteral("--exit-when-synced");
+    if (store::pg::isPostgresUrl(db)) // the killed range goes back after its lease
+        args << QStringLiteral("--lease-ms") << QStringLiteral("500");
+    QProcessEnvironment crash = QProcessEnvironment::systemEnvironment();
+    crash.insert(QStringLiteral("FORKSCOPE_CRASH_AT"), point);
+    crash.insert(QStringLiteral("FORKSCOPE_CRASH_AFTER"), QStringLiteral("1"));
+    const test::ProcessRun killed = test::runForkscope(args, crash);
+    QVERIFY2(killed.finished && killed.exitStatus == QProcess::CrashExit,
+             qPrintable(killed.describe()));
+    QVERIFY2(killed.err.contains(QStringLiteral("crash point %1 reached").arg(point)),
+             qPrintable(killed.describe()));
+    VERIFY_EXIT_OK(test::runForkscope(args));
+    VERIFY_EXIT_OK(test::runForkscope({QStringLiteral("verify"), QStringLiteral("--db"), db,
+                                       QStringLiteral("--env"), env, QStringLiteral("--rpc"),
+                                       m_lab->devnet().url().toString()}));
+    Backend b(db);
+    store::ContractReader& r = b.open();
+    QCOMPARE(checkpointOf(r, env), qint64(m_lab->eth().blockNumber()));
+    // Each Transfer's outbox row once, with its log.
+    QCOMPARE(
+        r.scalar(QStringLiteral("SELECT count(*) FROM outbox WHERE environment_id = ?"), {env}),
+        r.scalar(QStringLiteral("SELECT count(*) FROM transfer_events WHERE environment_id "
+                                "= ?"),
+                 {env}));
+}
+
 void TestBackends::aReorgIsRolledBackAndRecorded()
 {
     QFETCH(QString, db);
@@ -246,7 +294,7 @@ void TestBackends::aReorgIsRolledBackAndRecorded()
     QProcess follower;
     follower.start(QStringLiteral(FORKSCOPE_BINARY),
                    indexArgs(db, env) << QStringLiteral("--poll-ms") << QStringLiteral("100"));
-    Backend b{db};
+    Backend b(db);
     const auto onHead = [&] {
         try {
             store::ContractReader& r = b.open();

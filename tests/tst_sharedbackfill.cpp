@@ -39,6 +39,8 @@ private slots:
 
 private:
     QStringList indexArgs(const QString& env, const QUrl& rpc) const;
+    // The outbox keys of the node's Transfers in blocks from..to, as the consumer gets them.
+    QSet<QByteArray> transferKeys(std::uint64_t from, std::uint64_t to) const;
     // What the views show for `env` against the node's own logs up to `head`: every log once
     // (block, index, tx), the per-token Transfer sums, every holder's balance.
     void checkAgainstNode(PgConnection& db, const QString& env, qint64 head);
@@ -72,6 +74,23 @@ QStringList TestSharedBackfill::indexArgs(const QString& env, const QUrl& rpc) c
                      QStringLiteral("1500"),
                      QStringLiteral("--exit-when-synced")};
     return args + m_lab->contractArgs();
+}
+
+QSet<QByteArray> TestSharedBackfill::transferKeys(std::uint64_t from, std::uint64_t to) const
+{
+    rpc::LogFilter f;
+    f.fromBlock = from;
+    f.toBlock = to;
+    f.addresses = m_lab->contracts();
+    QSet<QByteArray> keys;
+    for (const chain::LogEntry& l : m_lab->eth().getLogs(f))
+        if (std::holds_alternative<indexer::Transfer>(indexer::decodeTransfer(l)))
+            keys.insert(QStringLiteral("transfer:%1:%2:%3")
+                            .arg(l.blockNumber)
+                            .arg(l.blockHash.toHex())
+                            .arg(l.logIndex)
+                            .toUtf8());
+    return keys;
 }
 
 void TestSharedBackfill::checkAgainstNode(PgConnection& db_, const QString& env, qint64 head)
@@ -432,21 +451,7 @@ void TestSharedBackfill::outboxDeliveredWhileFollowing()
     a.start(QStringLiteral(FORKSCOPE_BINARY), args);
     b.start(QStringLiteral(FORKSCOPE_BINARY), args);
     // The keys of every Transfer at least 2 blocks deep: what must arrive, and no more.
-    const auto expectedKeys = [&] {
-        rpc::LogFilter f;
-        f.fromBlock = 0;
-        f.toBlock = m_lab->eth().blockNumber() - 2;
-        f.addresses = m_lab->contracts();
-        QSet<QByteArray> keys;
-        for (const chain::LogEntry& l : m_lab->eth().getLogs(f))
-            if (std::holds_alternative<indexer::Transfer>(indexer::decodeTransfer(l)))
-                keys.insert(QStringLiteral("transfer:%1:%2:%3")
-                                .arg(l.blockNumber)
-                                .arg(l.blockHash.toHex())
-                                .arg(l.logIndex)
-                                .toUtf8());
-        return keys;
-    };
+    const auto expectedKeys = [&] { return transferKeys(0, m_lab->eth().blockNumber() - 2); };
     const auto received = [&] {
         const QList<QByteArray> keys = hook.acceptedKeys();
         return QSet<QByteArray>(keys.cbegin(), keys.cend());
@@ -476,21 +481,6 @@ void TestSharedBackfill::deliveredTransfersAreRetractedAfterAReorg()
          << hook.url().toString();
     QProcess follower;
     follower.start(QStringLiteral(FORKSCOPE_BINARY), args);
-    const auto transferKeys = [&](std::uint64_t from, std::uint64_t to) {
-        rpc::LogFilter f;
-        f.fromBlock = from;
-        f.toBlock = to;
-        f.addresses = m_lab->contracts();
-        QSet<QByteArray> keys;
-        for (const chain::LogEntry& l : m_lab->eth().getLogs(f))
-            if (std::holds_alternative<indexer::Transfer>(indexer::decodeTransfer(l)))
-                keys.insert(QStringLiteral("transfer:%1:%2:%3")
-                                .arg(l.blockNumber)
-                                .arg(l.blockHash.toHex())
-                                .arg(l.logIndex)
-                                .toUtf8());
-        return keys;
-    };
     const auto received = [&] {
         const QList<QByteArray> keys = hook.acceptedKeys();
         return QSet<QByteArray>(keys.cbegin(), keys.cend());

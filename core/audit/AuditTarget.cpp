@@ -47,12 +47,7 @@ AuditTarget AuditTarget::load(store::Database& db, const QString& environmentId)
         const auto envs = registry.list();
         throw AuditError(
             AuditError::Kind::UnknownEnvironment,
-            envs.isEmpty()
-                ? QStringLiteral("environment %1 is not in %2, which has no "
-                                 "environments yet")
-                      .arg(environmentId, db.path())
-                : QStringLiteral("environment %1 is not in %2; known environments: %3")
-                      .arg(environmentId, db.path(), indexer::EnvironmentRegistry::describe(envs)));
+            indexer::EnvironmentRegistry::unknownMessage(environmentId, db.path(), envs));
     }
     if (!env->archivedAt.isEmpty())
         throw AuditError(AuditError::Kind::Archived,

@@ -14,12 +14,7 @@ AuditTarget loadSharedAuditTarget(store::pg::PgConnection& db, const QString& en
         const auto envs = registry.list();
         throw AuditError(
             AuditError::Kind::UnknownEnvironment,
-            envs.isEmpty()
-                ? QStringLiteral("environment %1 is not in %2, which has no environments yet")
-                      .arg(environmentId, db.displayUrl())
-                : QStringLiteral("environment %1 is not in %2; known environments: %3")
-                      .arg(environmentId, db.displayUrl(),
-                           indexer::EnvironmentRegistry::describe(envs)));
+            indexer::EnvironmentRegistry::unknownMessage(environmentId, db.displayUrl(), envs));
     }
     if (!env->archivedAt.isEmpty())
         throw AuditError(AuditError::Kind::Archived,

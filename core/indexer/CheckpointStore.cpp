@@ -17,6 +17,25 @@ QString contractSetText(const QList<chain::Address>& contracts)
     return hex.join(QLatin1Char(' '));
 }
 
+QString contractSetChange(const QString& had, const QString& now)
+{
+    const QStringList before = had.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+    const QStringList after = now.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+    QStringList added, removed;
+    for (const QString& a : after)
+        if (!before.contains(a))
+            added << a;
+    for (const QString& a : before)
+        if (!after.contains(a))
+            removed << a;
+    QStringList change;
+    if (!added.isEmpty())
+        change << QStringLiteral("added %1").arg(added.join(QStringLiteral(", ")));
+    if (!removed.isEmpty())
+        change << QStringLiteral("removed %1").arg(removed.join(QStringLiteral(", ")));
+    return change.join(QStringLiteral("; "));
+}
+
 CheckpointStore::CheckpointStore(store::Database& db, QString environmentId, std::uint64_t chainId,
                                  QString sourceId)
     : m_db(db), m_env(std::move(environmentId)), m_chainId(chainId), m_source(std::move(sourceId))

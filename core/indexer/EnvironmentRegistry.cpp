@@ -102,6 +102,16 @@ Environment EnvironmentRegistry::openForIndexing(const QString& id, std::uint64_
     return openForIndexing(id, chainId, genesisHash, rpcUrl);
 }
 
+QString EnvironmentRegistry::unknownMessage(const QString& id, const QString& where,
+                                            const QList<Environment>& environments)
+{
+    return environments.isEmpty()
+               ? QStringLiteral("environment %1 is not in %2, which has no environments yet")
+                     .arg(id, where)
+               : QStringLiteral("environment %1 is not in %2; known environments: %3")
+                     .arg(id, where, describe(environments));
+}
+
 QString EnvironmentRegistry::describe(const QList<Environment>& environments)
 {
     QStringList parts;

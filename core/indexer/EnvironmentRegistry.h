@@ -51,6 +51,10 @@ public:
     void archive(const QString& id, const QString& archivedAt);
     // "id (live), id (archived <when>)": what an error about an unknown id lists.
     static QString describe(const QList<Environment>& environments);
+    // "environment X is not in WHERE; known environments: ..." (or "which has no
+    // environments yet"): the one line every command says about an unknown id.
+    static QString unknownMessage(const QString& id, const QString& where,
+                                  const QList<Environment>& environments);
 
 private:
     store::Database& m_db;

@@ -52,19 +52,6 @@ void Indexer::prepare()
             m_checkpoints->adoptContracts(wanted); // written before schema v3: trust this run
         } else if (cp->contracts != wanted) {
             const QStringList had = cp->contracts.split(QLatin1Char(' '));
-            const QStringList now = wanted.split(QLatin1Char(' '), Qt::SkipEmptyParts);
-            QStringList added, removed;
-            for (const QString& a : now)
-                if (!had.contains(a))
-                    added << a;
-            for (const QString& a : had)
-                if (!now.contains(a))
-                    removed << a;
-            QStringList change;
-            if (!added.isEmpty())
-                change << QStringLiteral("added %1").arg(added.join(QStringLiteral(", ")));
-            if (!removed.isEmpty())
-                change << QStringLiteral("removed %1").arg(removed.join(QStringLiteral(", ")));
             throw ContractSetChangedError(
                 QStringLiteral("environment %1 indexes contracts %2 from block %3 to its "
                                "checkpoint %4; this run names other contracts (%5). Blocks "
@@ -74,7 +61,7 @@ void Indexer::prepare()
                     .arg(m_config.environmentId, had.join(QStringLiteral(", ")))
                     .arg(cp->startBlock)
                     .arg(cp->number)
-                    .arg(change.join(QStringLiteral("; "))));
+                    .arg(contractSetChange(cp->contracts, wanted)));
         }
     }
     m_checkpoints->setContracts(wanted);

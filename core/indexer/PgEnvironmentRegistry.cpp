@@ -123,25 +123,13 @@ Environment PgEnvironmentRegistry::openForIndexing(const QString& id, std::uint6
     if (had.join(QLatin1Char(' ')) != wanted) {
         // Each process stores its ranges for its own contracts: a second set would leave the
         // ranges of one process without the other's logs, below one shared checkpoint.
-        const QStringList now = wanted.split(QLatin1Char(' '), Qt::SkipEmptyParts);
-        QStringList added, removed;
-        for (const QString& a : now)
-            if (!had.contains(a))
-                added << a;
-        for (const QString& a : had)
-            if (!now.contains(a))
-                removed << a;
-        QStringList change;
-        if (!added.isEmpty())
-            change << QStringLiteral("added %1").arg(added.join(QStringLiteral(", ")));
-        if (!removed.isEmpty())
-            change << QStringLiteral("removed %1").arg(removed.join(QStringLiteral(", ")));
         throw ContractSetChangedError(
             QStringLiteral("environment %1 indexes contracts %2; this process names other "
                            "contracts (%3). The ranges would then disagree on which logs they "
                            "hold: index the new set into a new environment (--env), or run "
                            "with the same contracts. Nothing was written")
-                .arg(id, had.join(QStringLiteral(", ")), change.join(QStringLiteral("; "))));
+                .arg(id, had.join(QStringLiteral(", ")),
+                     contractSetChange(had.join(QLatin1Char(' ')), wanted)));
     }
     return *existing;
 }

@@ -1,4 +1,5 @@
 #include "SharedBackfill.h"
+#include "CrashPoints.h"
 #include "IndexerErrors.h"
 #include "PgBatchRows.h"
 #include "SharedSession.h"
@@ -119,7 +120,9 @@ SharedBackfillResult SharedBackfill::run(const std::function<void(const QString&
                 rows.copyInto(*db);
                 claims.finish(*claim, rows.headers().first().parentHash,
                               rows.headers().last().hash);
+                crashPoint("before-commit");
                 db->commit();
+                crashPoint("after-commit");
             }
         } catch (const coord::LeaseLostError&) {
             db->rollback();

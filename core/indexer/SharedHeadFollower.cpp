@@ -1,4 +1,5 @@
 #include "SharedHeadFollower.h"
+#include "CrashPoints.h"
 #include "ForkFinder.h"
 #include "IndexerErrors.h"
 #include "PgBatchRows.h"
@@ -190,6 +191,8 @@ SharedFollowResult SharedHeadFollower::run(const std::function<void(const QStrin
                 {env, chain, above, PgConnection::byteaParam(fork.hash.toByteArray())});
         db->run("follow_reorg_removed", "UPDATE reorg_events SET rows_removed = $2 WHERE id = $1",
                 {QByteArray::number(reorgId), QByteArray::number(removed)});
+        crashPoint("mid-rollback");
+
         if (!checkpoint.swap(cp, qint64(*fork.number), fork.hash)) {
             // another writer moved it meanwhile: look again
             db->rollback();
@@ -316,7 +319,9 @@ SharedFollowResult SharedHeadFollower::run(const std::function<void(const QStrin
                 db->rollback();
                 continue;
             }
+            crashPoint("before-commit");
             db->commit();
+            crashPoint("after-commit");
             result.blocks += qint64(last.number - from + 1);
             result.logs += rows.logCount();
             say(QStringLiteral("blocks %1-%2 followed (%3 logs); checkpoint %2")

@@ -1,6 +1,7 @@
 #include "SharedOutboxDelivery.h"
 #include "concurrency/StoppablePause.h"
 #include "coord/SessionLock.h"
+#include "indexer/CrashPoints.h"
 #include "store/pg/PgConnection.h"
 
 #include <QStringList>
@@ -114,6 +115,8 @@ SharedOutboxDelivery::pass(const std::function<void(const QString&)>& say, int m
         for (qsizetype s = 0; s < sends.size() && !stopping(); ++s) {
             sent += int(sends[s].size());
             const DeliveryResult r = m_sink.deliver(sends[s]);
+            if (r.outcome == DeliveryResult::Outcome::Delivered)
+                indexer::crashPoint("mid-delivery"); // sent, not yet recorded
             if (r.outcome == DeliveryResult::Outcome::Delivered) {
                 m_db->run("shared_outbox_done",
                           "UPDATE outbox_store SET delivered_at = clock_timestamp(), attempts = "

@@ -125,12 +125,7 @@ EnvironmentInfo PgReportBuilder::findEnvironment(PgConnection& db, const QString
     if (!env) {
         const auto envs = registry.list();
         throw UnknownEnvironmentError(
-            envs.isEmpty()
-                ? QStringLiteral("environment %1 is not in %2, which has no environments yet")
-                      .arg(environmentId, db.displayUrl())
-                : QStringLiteral("environment %1 is not in %2; known environments: %3")
-                      .arg(environmentId, db.displayUrl(),
-                           indexer::EnvironmentRegistry::describe(envs)),
+            indexer::EnvironmentRegistry::unknownMessage(environmentId, db.displayUrl(), envs),
             ids(envs));
     }
     return {env->id,     env->chainId,   env->genesisHash.toHex(),

@@ -160,11 +160,7 @@ EnvironmentInfo ReportBuilder::findEnvironment(store::Database& db, const QStrin
     if (!env) {
         const auto envs = registry.list();
         throw UnknownEnvironmentError(
-            envs.isEmpty()
-                ? QStringLiteral("environment %1 is not in %2, which has no environments yet")
-                      .arg(environmentId, db.path())
-                : QStringLiteral("environment %1 is not in %2; known environments: %3")
-                      .arg(environmentId, db.path(), indexer::EnvironmentRegistry::describe(envs)),
+            indexer::EnvironmentRegistry::unknownMessage(environmentId, db.path(), envs),
             ids(envs));
     }
     return {env->id,     env->chainId,   env->genesisHash.toHex(),
