@@ -23,8 +23,8 @@ int runSharedIndexCommand(const IndexOptionsResult& parsed)
 {
     indexer::IndexerConfig config = *parsed.config;
     const auto refuse = [](const QString& what) {
-        printError(QStringLiteral("%1 is not built for a PostgreSQL database yet (issue #17: "
-                                  "shared backfill only); use a SQLite file for it")
+        printError(QStringLiteral("%1 is not built for a PostgreSQL database yet; use a SQLite "
+                                  "file for it")
                        .arg(what));
         return ExitUsage;
     };

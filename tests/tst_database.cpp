@@ -246,7 +246,7 @@ void TestDatabase::postgresUrlIsNotTakenForAFile()
 {
     QFETCH(QString, url);
     const QString msg = expectRefusal(url, StoreError::Kind::Unsupported);
-    QVERIFY2(msg.contains("this command reads and writes SQLite only") && msg.contains("pg-lab") &&
+    QVERIFY2(msg.contains("this reads and writes SQLite only") && msg.contains("pg-lab") &&
                  msg.contains("`verify`") && !msg.contains("secret"),
              qPrintable(msg));
     QVERIFY(!QFileInfo::exists("postgresql:") && !QFileInfo::exists("POSTGRES:"));

@@ -164,10 +164,10 @@ std::unique_ptr<Database> Database::open(const QString& path, const Options& opt
                                           QRegularExpression::CaseInsensitiveOption);
     if (pgUrl.match(path).hasMatch())
         throw StoreError(StoreError::Kind::Unsupported,
-                         QStringLiteral("%1: this command reads and writes SQLite only; on "
-                                        "PostgreSQL, `forkscope index`, `report`, `verify` and "
-                                        "the app are built so far (issue #17), and `forkscope "
-                                        "pg-lab` starts a cluster: give a database file path")
+                         QStringLiteral("%1: this reads and writes SQLite only; `forkscope "
+                                        "index`, `report`, `verify`, `repair`, `lab reset` and "
+                                        "the app take a PostgreSQL URL, and `forkscope pg-lab` "
+                                        "starts a cluster: give a database file path here")
                              .arg(QUrl(path).toString(QUrl::RemovePassword)));
     const QFileInfo fi(path);
     if (fi.exists() && !fi.isFile())
