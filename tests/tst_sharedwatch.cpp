@@ -240,10 +240,16 @@ void TestSharedWatch::labResetArchivesTheSharedEnvironmentAndItsFollowerStops()
     // checkpoint, and its environment is archived.
     m_lab->deployToken(QStringLiteral("NEW"));
     m_lab->mine(3);
-    QVERIFY(m_follower.waitForFinished(60'000));
+    // It may already have stopped during the reset itself (polling between anvil_reset and
+    // the archive's commit, no stored block is on the new chain): either way it stops,
+    // saying why, and writes nothing.
+    QTRY_VERIFY_WITH_TIMEOUT(m_follower.state() == QProcess::NotRunning, 60'000);
     QCOMPARE(m_follower.exitCode(), 1);
     const QString err = QString::fromUtf8(m_follower.readAllStandardError());
-    QVERIFY2(err.contains(QStringLiteral("was archived")), qPrintable(err));
+    QVERIFY2(err.contains(QStringLiteral("was archived")) ||
+                 err.contains(QStringLiteral("is on the node's chain any more")) ||
+                 err.contains(QStringLiteral("Nothing was deleted")),
+             qPrintable(err));
     QCOMPARE(count("SELECT count(*) FROM log_store WHERE environment_id = $1"), logs);
     QCOMPARE(count("SELECT count(*) FROM block_store WHERE environment_id = $1"), blocks);
     QCOMPARE(count("SELECT count(*) FROM reorg_events WHERE environment_id = $1"), 0);
