@@ -130,14 +130,8 @@ int runRepairCommand(const QStringList& arguments)
             return ExitUsage;
         }
     }
-    if (store::pg::isPostgresUrl(o.db)) {
-        if (!o.abi.isEmpty()) {
-            printError(QStringLiteral("repair: ABI decoding (--abi) is not built for a "
-                                      "PostgreSQL database yet; nothing was changed"));
-            return ExitUsage;
-        }
-        return runSharedRepair(o.db, o.env, o.rpc, o.from);
-    }
+    if (store::pg::isPostgresUrl(o.db))
+        return runSharedRepair(o.db, o.env, o.rpc, o.from, o.abi);
     if (!QFileInfo::exists(o.db)) {
         printError(QStringLiteral("database %1 does not exist; nothing to repair").arg(o.db));
         return ExitFailure;

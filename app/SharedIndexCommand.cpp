@@ -28,8 +28,6 @@ int runSharedIndexCommand(const IndexOptionsResult& parsed)
                        .arg(what));
         return ExitUsage;
     };
-    if (!config.abiPath.isEmpty())
-        return refuse(QStringLiteral("ABI decoding (--abi)"));
     if (parsed.metricsPort != 0)
         return refuse(QStringLiteral("the local API (--metrics-port)"));
     if (config.contracts.isEmpty()) {

@@ -17,7 +17,7 @@
 namespace forkscope::app {
 
 int runSharedRepair(const QString& url, const QString& environmentId, const QUrl& rpc,
-                    std::uint64_t from)
+                    std::uint64_t from, const QString& abiPath)
 {
     try {
         indexer::IndexerConfig config;
@@ -31,6 +31,9 @@ int runSharedRepair(const QString& url, const QString& environmentId, const QUrl
             config.fromBlock = target.checkpoint.startBlock;
         }
         config.dbPath = url;
+        // The environment's recorded ABI must match (PgEnvironmentRegistry), so repaired
+        // blocks are decoded as the rest were.
+        config.abiPath = abiPath;
         config.rpcUrl = rpc;
         config.environmentId = environmentId;
         config.exitWhenSynced = true;

@@ -62,6 +62,8 @@ private slots:
     void indexedDataIsTheNodesAndVerifies();
     void outboxDeliveredOncePerKey_data();
     void outboxDeliveredOncePerKey();
+    void decodedEventsReadTheSame_data() { backends(); }
+    void decodedEventsReadTheSame();
     void aHoleIsFoundAndRepaired_data() { backends(); }
     void aHoleIsFoundAndRepaired();
     void aKilledIndexerLeavesNothingHalfWritten_data();
@@ -77,14 +79,20 @@ private:
 
     std::unique_ptr<test::IndexerLab> m_lab;
     lab::PgLab m_cluster;
+    // What the sqlite row of decodedEventsReadTheSame read, for the postgresql row.
+    QStringList m_decodedOnSqlite;
 };
 
 void TestBackends::initTestCase()
 {
     m_lab = std::make_unique<test::IndexerLab>();
-    m_lab->deployToken(QStringLiteral("AAA"));
+    lab::DemoToken& aaa = m_lab->deployToken(QStringLiteral("AAA"));
     m_lab->deployToken(QStringLiteral("BBB"));
     m_lab->sprayAll(12, 3, 10);
+    // approve(holder 2, 77): a log of the contract that is not a Transfer.
+    aaa.send(QByteArray::fromHex("095ea7b3") + QByteArray(12, '\0') +
+             lab::DemoToken::sprayHolder(2).toByteArray() +
+             chain::u256::toBigEndian32(chain::U256(77)));
     m_cluster.start();
 }
 
@@ -173,6 +181,117 @@ void TestBackends::indexedDataIsTheNodesAndVerifies()
                  .value("status")
                  .toString(),
              QStringLiteral("canonical"));
+}
+
+// `forkscope index --abi`: each log's event name and decoded arguments, read through the
+// contract's `logs` view, are the same text on both stores, and agree with the Transfer
+// projection. A bad ABI file is refused in one line before anything is written.
+void TestBackends::decodedEventsReadTheSame()
+{
+    QFETCH(QString, db);
+    const QString env = QStringLiteral("abi");
+    VERIFY_EXIT_OK(test::runForkscope(
+        indexArgs(db, env) << QStringLiteral("--exit-when-synced") << QStringLiteral("--abi")
+                           << QStringLiteral(FORKSCOPE_SOURCE_DIR
+                                             "/resources/contracts/DemoToken.json")));
+    Backend b(db);
+    store::ContractReader& r = b.open();
+    QHash<QString, QStringList> transfers; // "block/index" -> from, to, value
+    for (auto q = r.query(QStringLiteral("SELECT block_number, log_index, from_addr, to_addr, "
+                                         "value FROM transfer_events WHERE environment_id = ?"),
+                          {env});
+         q->next();)
+        transfers.insert(
+            QStringLiteral("%1/%2").arg(q->value(0).toLongLong()).arg(q->value(1).toLongLong()),
+            {q->value(2).toString(), q->value(3).toString(), q->value(4).toString()});
+    QStringList decoded;
+    int approvals = 0;
+    for (auto q = r.query(QStringLiteral("SELECT block_number, log_index, event_name, args_json, "
+                                         "decode_error FROM logs WHERE environment_id = ? ORDER "
+                                         "BY block_number, log_index"),
+                          {env});
+         q->next();) {
+        const QString key =
+            QStringLiteral("%1/%2").arg(q->value(0).toLongLong()).arg(q->value(1).toLongLong());
+        const QString name = q->value(2).toString();
+        const QJsonObject args = QJsonDocument::fromJson(q->value(3).toString().toUtf8()).object();
+        QVERIFY2(q->value(4).isNull(), qPrintable(key + ": " + q->value(4).toString()));
+        if (name == QLatin1String("Approval")) {
+            ++approvals;
+            QCOMPARE(args.value("value").toString(), QStringLiteral("77"));
+        } else {
+            QCOMPARE(name, QStringLiteral("Transfer"));
+            QVERIFY2(transfers.contains(key), qPrintable(key));
+            QCOMPARE((QStringList{args.value("from").toString(), args.value("to").toString(),
+                                  args.value("value").toString()}),
+                     transfers.value(key));
+        }
+        decoded << key + ' ' + name + ' ' + q->value(3).toString();
+    }
+    QCOMPARE(approvals, 1);
+    QCOMPARE(decoded.size(), transfers.size() + 1);
+    b.close();
+    const QString refused = QStringLiteral("abi-refused");
+    const QString bad = m_lab->tempPath(QStringLiteral("bad.abi.json"));
+    QFile badFile(bad);
+    QVERIFY(badFile.open(QIODevice::WriteOnly));
+    badFile.write(R"([{"type":"event","name":"E","inputs":"nope"}])");
+    badFile.close();
+    VERIFY_ONE_ERROR_LINE(test::runForkscope(indexArgs(db, refused)
+                                             << QStringLiteral("--exit-when-synced")
+                                             << QStringLiteral("--abi") << bad),
+                          2, (QStringList{QStringLiteral("--abi"), bad}));
+    QCOMPARE(checkpointOf(b.open(), refused), qint64(-1));
+    b.close();
+    // The same bytes on both stores.
+    if (QLatin1String(QTest::currentDataTag()) == QLatin1String("sqlite"))
+        m_decodedOnSqlite = decoded;
+    else if (!m_decodedOnSqlite.isEmpty())
+        QCOMPARE(decoded, m_decodedOnSqlite);
+
+    // A repair must decode the blocks it fetches again as the rest were: without the ABI it
+    // is refused before anything changes; with it, the repaired blocks read as before.
+    const qint64 checkpoint = checkpointOf(b.open(), env);
+    b.close();
+    const QStringList repair{QStringLiteral("repair"),
+                             QStringLiteral("--db"),
+                             db,
+                             QStringLiteral("--env"),
+                             env,
+                             QStringLiteral("--rpc"),
+                             m_lab->devnet().url().toString(),
+                             QStringLiteral("--from"),
+                             QString::number(checkpoint - 4)};
+    const test::ProcessRun withoutAbi = test::runForkscope(repair);
+    VERIFY_ONE_ERROR_LINE(withoutAbi, 1,
+                          (QStringList{QStringLiteral("--abi"), QStringLiteral("othing was")}));
+    QCOMPARE(checkpointOf(b.open(), env), checkpoint);
+    const auto repairsOf = [&env](store::ContractReader& reader) {
+        auto q = reader.query(QStringLiteral("SELECT count(*) FROM reorg_events WHERE "
+                                             "environment_id = ? AND reason = 'repair'"),
+                              {env});
+        return q->next() ? q->value(0).toLongLong() : -1;
+    };
+    QCOMPARE(repairsOf(*b.reader), qint64(0));
+    b.close();
+    VERIFY_EXIT_OK(test::runForkscope(
+        repair +
+        QStringList{QStringLiteral("--abi"),
+                    QStringLiteral(FORKSCOPE_SOURCE_DIR "/resources/contracts/DemoToken.json")}));
+    store::ContractReader& again = b.open();
+    QCOMPARE(checkpointOf(again, env), checkpoint);
+    QCOMPARE(repairsOf(again), qint64(1));
+    QStringList afterRepair;
+    for (auto q = again.query(QStringLiteral("SELECT block_number, log_index, event_name, "
+                                             "args_json FROM logs WHERE environment_id = ? ORDER "
+                                             "BY block_number, log_index"),
+                              {env});
+         q->next();)
+        afterRepair << QStringLiteral("%1/%2 %3 %4")
+                           .arg(q->value(0).toLongLong())
+                           .arg(q->value(1).toLongLong())
+                           .arg(q->value(2).toString(), q->value(3).toString());
+    QCOMPARE(afterRepair, decoded);
 }
 
 // Each backend, without a crash and with the process killed at a crash point first.

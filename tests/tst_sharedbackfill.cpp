@@ -606,6 +606,19 @@ void TestSharedBackfill::anEnvironmentOfAnotherChainOrContractSetIsRefused()
     QCOMPARE(db->exec("SELECT count(*) FROM backfill_ranges WHERE environment_id = 'this-chain'")
                  .int64(0, 0),
              ranges);
+
+    // A process decoding with an ABI would store decoded ranges among the others' raw ones.
+    VERIFY_ONE_ERROR_LINE(
+        test::runForkscope(
+            indexArgs(QStringLiteral("this-chain"), m_lab->devnet().url())
+            << QStringLiteral("--abi")
+            << QStringLiteral(FORKSCOPE_SOURCE_DIR "/resources/contracts/DemoToken.json")),
+        1,
+        (QStringList{QStringLiteral("decodes its logs with no ABI"),
+                     QStringLiteral("same --abi FILE"), QStringLiteral("Nothing was written")}));
+    QCOMPARE(db->exec("SELECT count(*) FROM backfill_ranges WHERE environment_id = 'this-chain'")
+                 .int64(0, 0),
+             ranges);
 }
 
 void TestSharedBackfill::reportVerifiesTheSharedIndexAgainstTheNode()
@@ -731,8 +744,6 @@ void TestSharedBackfill::whatIsNotBuiltOnPostgresIsRefusedInOneLine_data()
     QTest::addColumn<QString>("mention");
     QTest::newRow("local API") << QStringList{"--exit-when-synced", "--metrics-port", "9"}
                                << QStringLiteral("the local API");
-    QTest::newRow("abi") << QStringList{"--exit-when-synced", "--abi", "/tmp/x.json"}
-                         << QStringLiteral("--abi");
 }
 
 void TestSharedBackfill::whatIsNotBuiltOnPostgresIsRefusedInOneLine()

@@ -121,7 +121,8 @@ EventRegistry EventRegistry::fromJson(const QJsonDocument& doc, const QString& o
             QLatin1String("event"))
             continue;
         const AbiEvent ev = eventFromJson(e, where);
-        signatures << ev.signature + (ev.anonymous ? QStringLiteral(" anonymous") : QString());
+        // The declaration, names included: they are the keys of the decoded arguments.
+        signatures << ev.declaration() + (ev.anonymous ? QStringLiteral(" anonymous") : QString());
         if (ev.anonymous)
             ++r.m_anonymous;
         else

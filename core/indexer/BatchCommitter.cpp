@@ -3,6 +3,7 @@
 #include "BalanceBook.h"
 #include "CheckpointStore.h"
 #include "CrashPoints.h"
+#include "StoredDecodeError.h"
 #include "TransferDecoder.h"
 #include "chain/Hex.h"
 #include "store/Database.h"
@@ -119,15 +120,11 @@ CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
                 m_insLog->bindNull(8 + i);
         }
         m_insLog->bindBlob(12, log.data.constData(), int(log.data.size()));
-        QStringList errors;
-        if (failure)
-            errors << failure->reason;
-        if (abiDecoding.status == abi::EventDecoding::Status::Failed)
-            errors << QStringLiteral("ABI: ") + abiDecoding.error;
-        if (errors.isEmpty())
+        const QByteArray decodeError = storedDecodeError(failure, abiDecoding);
+        if (decodeError.isEmpty())
             m_insLog->bindNull(13);
         else
-            m_insLog->bind(13, errors.join(QStringLiteral("; ")).toUtf8());
+            m_insLog->bind(13, decodeError);
         if (abiDecoding.eventName.isEmpty())
             m_insLog->bindNull(14);
         else

@@ -2,35 +2,19 @@
 #include "BatchLogCheck.h"
 #include "CompletenessAlerts.h"
 #include "IndexerErrors.h"
+#include "SourceFetchSpec.h"
 #include "rpc/EthClient.h"
 #include "store/Database.h"
 #include "wire/LogReplyCheck.h"
 #include "wire/ReplyMismatchError.h"
 #include "wire/SuspectedTruncationError.h"
 
-#include <QCryptographicHash>
 #include <QSet>
 #include <QSqlQuery>
 #include <algorithm>
 #include <utility>
 
 namespace forkscope::indexer {
-
-namespace {
-// The configuration the fetcher filtered by, as the wire context asserts it.
-QString configDigest(const QList<chain::Address>& contracts, const QString& abiDigest)
-{
-    QStringList parts;
-    for (const auto& a : contracts)
-        parts << a.toHex();
-    parts.sort();
-    parts << abiDigest;
-    return QString::fromLatin1(
-        QCryptographicHash::hash(parts.join(QLatin1Char(',')).toUtf8(), QCryptographicHash::Sha256)
-            .toHex()
-            .left(16));
-}
-} // namespace
 
 Indexer::Indexer(IndexerConfig config, store::Database& db, rpc::EthClient& eth)
     : m_config(std::move(config)), m_db(db), m_eth(eth)
@@ -42,23 +26,17 @@ Indexer::~Indexer() = default;
 wire::FetchPool& Indexer::pool()
 {
     if (!m_pool) {
-        wire::FetchSpec spec;
-        spec.context = wireContext();
-        spec.contracts = m_config.contracts;
-        spec.logCap = m_config.logCap;
-        spec.completeness = m_config.completeness;
-        spec.registry = m_registry;
         m_pool = std::make_unique<wire::FetchPool>(
-            m_config.rpcUrl, spec, std::max(1, m_config.fetchWorkers), m_config.rpcTimeout,
-            m_config.maxReplyBytes, m_config.stopToken);
+            m_config.rpcUrl, sourceFetchSpec(m_config, m_registry),
+            std::max(1, m_config.fetchWorkers), m_config.rpcTimeout, m_config.maxReplyBytes,
+            m_config.stopToken);
     }
     return *m_pool;
 }
 
 wire::WireContext Indexer::wireContext() const
 {
-    return {m_config.sourceId,
-            configDigest(m_config.contracts, m_registry ? m_registry->digest() : QString())};
+    return sourceFetchSpec(m_config, m_registry).context;
 }
 
 std::uint64_t Indexer::expectedFromBlock()

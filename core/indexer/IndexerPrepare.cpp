@@ -5,6 +5,7 @@
 #include "CompletenessAlerts.h"
 #include "Indexer.h"
 #include "IndexerErrors.h"
+#include "SourceFetchSpec.h"
 #include "rpc/EthClient.h"
 #include "store/Database.h"
 
@@ -14,9 +15,8 @@ namespace forkscope::indexer {
 
 void Indexer::prepare()
 {
-    if (!m_config.abiPath.isEmpty() && !m_registry) // AbiError names the file
-        m_registry = std::make_shared<const abi::EventRegistry>(
-            abi::EventRegistry::fromFile(m_config.abiPath));
+    if (!m_registry)
+        m_registry = loadSourceAbi(m_config); // AbiError names the file
     m_chainId = m_eth.chainId();
     const auto genesis = m_eth.blockByNumber(0);
     if (!genesis)

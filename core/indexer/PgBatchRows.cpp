@@ -1,6 +1,7 @@
 #include "PgBatchRows.h"
 #include "BatchLogCheck.h"
 #include "IndexerErrors.h"
+#include "StoredDecodeError.h"
 #include "TransferDecoder.h"
 #include "store/pg/PgConnection.h"
 #include "wire/WireBatch.h"
@@ -29,9 +30,10 @@ void PgBatchRows::append(const wire::WireBatch& batch, std::uint64_t from,
         m_headers.append(h);
     }
     const QList<chain::BlockHeader> added = m_headers.mid(first);
-    for (const chain::LogEntry& log : batch.logs) {
+    for (qsizetype i = 0; i < batch.logs.size(); ++i) {
+        const chain::LogEntry& log = batch.logs[i];
         checkBatchLog(log, from, batch.toBlock, added, contracts, endpoint);
-        addLog(log);
+        addLog(log, i < batch.decodings.size() ? batch.decodings[i] : abi::EventDecoding{});
     }
     for (const chain::BlockHeader& h : added) {
         m_blocks.text(m_env).integer(m_chainId).integer(qint64(h.number));
@@ -40,7 +42,7 @@ void PgBatchRows::append(const wire::WireBatch& batch, std::uint64_t from,
     }
 }
 
-void PgBatchRows::addLog(const chain::LogEntry& log)
+void PgBatchRows::addLog(const chain::LogEntry& log, const abi::EventDecoding& abiDecoding)
 {
     store::pg::PgCopyRows& r = m_logs;
     r.text(m_env).integer(m_chainId).integer(qint64(log.blockNumber));
@@ -55,15 +57,29 @@ void PgBatchRows::addLog(const chain::LogEntry& log)
     }
     r.bytea(log.data);
     const TransferDecodeResult decoded = decodeTransfer(log);
-    if (const auto* failure = std::get_if<TransferDecodeFailure>(&decoded)) {
-        r.text(failure->reason.toUtf8()).null();
-    } else if (const auto* transfer = std::get_if<Transfer>(&decoded)) {
-        r.null().text(chain::u256::toDecimal(transfer->value).toLatin1());
+    const QByteArray decodeError =
+        storedDecodeError(std::get_if<TransferDecodeFailure>(&decoded), abiDecoding);
+    if (decodeError.isEmpty())
+        r.null();
+    else
+        r.text(decodeError);
+    if (const auto* transfer = std::get_if<Transfer>(&decoded)) {
+        r.text(chain::u256::toDecimal(transfer->value).toLatin1());
         m_outbox.text(m_env).integer(m_chainId).integer(qint64(log.blockNumber));
         m_outbox.integer(qint64(log.logIndex)).endRow();
     } else {
-        r.null().null();
+        r.null();
     }
+    // As stored text, the compact JSON the ABI decoded: PostgreSQL has no args template
+    // (SQLite's saving for Transfers), so a decoded log costs its arguments' size here.
+    if (abiDecoding.eventName.isEmpty())
+        r.null();
+    else
+        r.text(abiDecoding.eventName.toUtf8());
+    if (abiDecoding.status == abi::EventDecoding::Status::Decoded)
+        r.text(abiDecoding.argsJson);
+    else
+        r.null();
     r.endRow();
 }
 
@@ -74,7 +90,7 @@ void PgBatchRows::copyInto(store::pg::PgConnection& db) const
               m_blocks.data());
     db.copyIn("COPY log_store (environment_id, chain_id, block_number, log_index, block_hash, "
               "tx_hash, address, topic0, topic1, topic2, topic3, data, decode_error, "
-              "transfer_value) FROM STDIN",
+              "transfer_value, event_name, args_json) FROM STDIN",
               m_logs.data());
     db.copyIn("COPY outbox_store (environment_id, chain_id, block_number, log_index) FROM STDIN",
               m_outbox.data());

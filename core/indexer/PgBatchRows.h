@@ -1,5 +1,6 @@
 #pragma once
 
+#include "abi/EventRegistry.h"
 #include "chain/Address.h"
 #include "chain/BlockHeader.h"
 #include "chain/LogEntry.h"
@@ -18,7 +19,8 @@ struct WireBatch;
 namespace forkscope::indexer {
 
 // A verified run of blocks for the PostgreSQL store, as COPY rows: its blocks, its logs
-// (a Transfer's value decoded, or why a Transfer-looking log is not one) and one outbox row
+// (a Transfer's value decoded, or why a Transfer-looking log is not one; with an ABI, each
+// log's event name and arguments as the fetch side decoded them) and one outbox row
 // per Transfer, its side effect, committed with it.
 class PgBatchRows
 {
@@ -40,7 +42,7 @@ public:
     qsizetype logCount() const { return m_logs.rows(); }
 
 private:
-    void addLog(const chain::LogEntry& log);
+    void addLog(const chain::LogEntry& log, const abi::EventDecoding& abiDecoding);
 
     QByteArray m_env;
     qint64 m_chainId;

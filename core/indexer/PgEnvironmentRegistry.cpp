@@ -88,18 +88,20 @@ void PgEnvironmentRegistry::requireLive(const QString& id)
 Environment PgEnvironmentRegistry::openForIndexing(const QString& id, std::uint64_t chainId,
                                                    const chain::Hash32& genesisHash,
                                                    const QUrl& rpcUrl,
-                                                   const QList<chain::Address>& contractList)
+                                                   const QList<chain::Address>& contractList,
+                                                   const QString& abiDigest)
 {
     const QString wanted = contractSetText(contractList);
     // ON CONFLICT: several processes start on one environment at once; the first row wins
     // and every process then checks its node against that row.
     m_db.run("pg_env_insert",
              "INSERT INTO environments (environment_id, chain_id, genesis_hash, rpc_url, "
-             "created_at, contracts) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT "
-             "(environment_id) DO NOTHING",
+             "created_at, contracts, abi_digest) VALUES ($1, $2, $3, $4, $5, $6, $7) ON "
+             "CONFLICT (environment_id) DO NOTHING",
              {id.toUtf8(), QByteArray::number(qulonglong(chainId)), genesisHash.toHex().toUtf8(),
               rpcUrl.toString(QUrl::RemoveUserInfo).toUtf8(), store::nowUtc().toUtf8(),
-              wanted.isEmpty() ? QByteArray("") : wanted.toUtf8()}); // "": not NULL
+              wanted.isEmpty() ? QByteArray("") : wanted.toUtf8(), // "": not NULL
+              abiDigest.isEmpty() || wanted.isEmpty() ? QByteArray("") : abiDigest.toUtf8()});
     const auto existing = find(id);
     if (!existing)
         throw IndexerError(QStringLiteral("environment %1 vanished while it was opened").arg(id));
@@ -115,9 +117,10 @@ Environment PgEnvironmentRegistry::openForIndexing(const QString& id, std::uint6
         // Registered without contracts (a lab reset): the first indexer's set becomes it,
         // by compare-and-swap, so two first indexers cannot both set theirs.
         m_db.run("pg_env_adopt",
-                 "UPDATE environments SET contracts = $2 WHERE environment_id = $1 AND "
-                 "contracts = ''",
-                 {id.toUtf8(), wanted.toUtf8()});
+                 "UPDATE environments SET contracts = $2, abi_digest = $3 WHERE environment_id "
+                 "= $1 AND contracts = ''",
+                 {id.toUtf8(), wanted.toUtf8(),
+                  abiDigest.isEmpty() ? QByteArray("") : abiDigest.toUtf8()});
         had = contracts(id);
     }
     if (had.join(QLatin1Char(' ')) != wanted) {
@@ -130,6 +133,24 @@ Environment PgEnvironmentRegistry::openForIndexing(const QString& id, std::uint6
                            "with the same contracts. Nothing was written")
                 .arg(id, had.join(QStringLiteral(", ")),
                      contractSetChange(had.join(QLatin1Char(' ')), wanted)));
+    }
+    const auto recorded =
+        m_db.run("pg_env_abi", "SELECT abi_digest FROM environments WHERE environment_id = $1",
+                 {id.toUtf8()});
+    const QString hadAbi =
+        recorded.rows() == 1 ? QString::fromUtf8(recorded.text(0, 0)) : QString();
+    if (!wanted.isEmpty() && hadAbi != abiDigest) {
+        // One process decoding and another not would leave raw ranges among decoded ones
+        // (and a repair without the ABI would do the same to the blocks it repairs).
+        const auto describe = [](const QString& digest) {
+            return digest.isEmpty() ? QStringLiteral("no ABI")
+                                    : QStringLiteral("the ABI with digest %1").arg(digest);
+        };
+        throw ContractSetChangedError(
+            QStringLiteral("environment %1 decodes its logs with %2; this process has %3: pass "
+                           "the same --abi FILE as the others, or index into a new environment "
+                           "(--env). Nothing was written")
+                .arg(id, describe(hadAbi), describe(abiDigest)));
     }
     return *existing;
 }

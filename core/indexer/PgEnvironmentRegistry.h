@@ -22,13 +22,15 @@ public:
     // Every environment, newest (created_at) first.
     QList<Environment> list();
     // Creates the environment, or checks that the node is still its chain and that the
-    // process indexes the same contracts as the others (an environment opened with none,
-    // by a lab reset, takes the first indexer's). Throws ChainResetError,
+    // process indexes the same contracts, decoded with the same ABI (`abiDigest`, empty for
+    // none), as the others (an environment opened with no contracts, by a lab reset, takes
+    // the first indexer's contracts and ABI). Throws ChainResetError,
     // ContractSetChangedError or EnvironmentArchivedError; nothing is written then. Commits
     // on its own (never inside a caller's transaction).
     Environment openForIndexing(const QString& id, std::uint64_t chainId,
                                 const chain::Hash32& genesisHash, const QUrl& rpcUrl,
-                                const QList<chain::Address>& contracts);
+                                const QList<chain::Address>& contracts,
+                                const QString& abiDigest = {});
     // Marks a live environment archived (read-only history; every row is kept), in the
     // caller's transaction. Throws EnvironmentArchivedError if it already is, IndexerError
     // if it does not exist.

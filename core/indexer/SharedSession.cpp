@@ -1,6 +1,7 @@
 #include "SharedSession.h"
 #include "IndexerErrors.h"
 #include "PgEnvironmentRegistry.h"
+#include "SourceFetchSpec.h"
 #include "store/pg/PgContract.h"
 
 namespace forkscope::indexer {
@@ -19,6 +20,8 @@ std::unique_ptr<store::pg::PgConnection> openNamed(const QString& url, const QSt
 SharedSession::SharedSession(const IndexerConfig& c, const QString& owner)
     : m_db(openNamed(c.dbPath, owner)), m_client(c.rpcUrl), m_eth(m_client)
 {
+    // A bad ABI file stops the process before it registers or writes anything.
+    std::shared_ptr<const abi::EventRegistry> registry = loadSourceAbi(c);
     m_client.setTimeout(c.rpcTimeout);
     m_client.setMaxReplyBytes(c.maxReplyBytes);
     if (c.stopToken)
@@ -30,11 +33,9 @@ SharedSession::SharedSession(const IndexerConfig& c, const QString& owner)
         throw IndexerError(
             QStringLiteral("the node at %1 answered null for block 0").arg(m_eth.endpointText()));
     m_environment = PgEnvironmentRegistry(*m_db).openForIndexing(
-        c.environmentId, std::uint64_t(m_chainId), genesis->hash, c.rpcUrl, c.contracts);
-    m_spec.context = {c.sourceId, QString()};
-    m_spec.contracts = c.contracts;
-    m_spec.logCap = c.logCap;
-    m_spec.completeness = c.completeness;
+        c.environmentId, std::uint64_t(m_chainId), genesis->hash, c.rpcUrl, c.contracts,
+        registry ? registry->digest() : QString());
+    m_spec = sourceFetchSpec(c, registry);
 }
 
 } // namespace forkscope::indexer

@@ -17,6 +17,17 @@ QByteArray hex(const char* column)
     return QByteArrayLiteral("'0x' || encode(s.") + column + QByteArrayLiteral(", 'hex')");
 }
 
+// The `logs` read surface; later versions add columns at its end.
+QByteArray logsView(const char* create, const char* addedColumns)
+{
+    return QByteArray(create) + " logs AS SELECT s.environment_id, s.chain_id, s.block_number, " +
+           hex("block_hash") + " AS block_hash, s.log_index, " + hex("tx_hash") + " AS tx_hash, " +
+           hex("address") + " AS address, " + hex("topic0") + " AS topic0, " + hex("topic1") +
+           " AS topic1, " + hex("topic2") + " AS topic2, " + hex("topic3") + " AS topic3, " +
+           hex("data") + " AS data, s.decode_error" + addedColumns + " FROM log_store s" +
+           kBelowCheckpoint;
+}
+
 } // namespace
 
 QByteArray pgOutboxEventKeySql()
@@ -84,14 +95,7 @@ void ensurePgContract(PgConnection& db)
                                       " AS parent_hash, s.block_timestamp FROM block_store s" +
                                       kBelowCheckpoint;
             db.exec(blocks.constData());
-            const QByteArray logs =
-                "CREATE VIEW logs AS SELECT s.environment_id, s.chain_id, s.block_number, " +
-                hex("block_hash") + " AS block_hash, s.log_index, " + hex("tx_hash") +
-                " AS tx_hash, " + hex("address") + " AS address, " + hex("topic0") +
-                " AS topic0, " + hex("topic1") + " AS topic1, " + hex("topic2") + " AS topic2, " +
-                hex("topic3") + " AS topic3, " + hex("data") +
-                " AS data, s.decode_error FROM log_store s" + kBelowCheckpoint;
-            db.exec(logs.constData());
+            db.exec(logsView("CREATE VIEW", "").constData());
             const QByteArray transfers =
                 "CREATE VIEW transfer_events AS SELECT s.environment_id, s.chain_id, "
                 "s.block_number, s.log_index, " +
@@ -287,6 +291,21 @@ void ensurePgContract(PgConnection& db)
             db.run("pg_contract_version",
                    "INSERT INTO schema_version (version, description) VALUES ($1, $2)",
                    {"9", "retractions: outbox rows with their own key and payload"});
+        }
+        if (have < 10) {
+            // ABI decoding (--abi), as SQLite's logs.event_name and logs.args_json: the
+            // compact JSON the fetch side decoded, stored as text so a reader gets the same
+            // bytes from either store.
+            db.exec("ALTER TABLE log_store ADD COLUMN event_name text, ADD COLUMN args_json "
+                    "text");
+            // A source is its contracts and their ABI (seed 003): every process of an
+            // environment decodes with the same one ('' = none, all there was before v10).
+            db.exec("ALTER TABLE environments ADD COLUMN abi_digest text NOT NULL DEFAULT ''");
+            db.exec(logsView("CREATE OR REPLACE VIEW", ", s.event_name, s.args_json").constData());
+            db.run("pg_contract_version",
+                   "INSERT INTO schema_version (version, description) VALUES ($1, $2)",
+                   {"10",
+                    "decoded events: logs.event_name and logs.args_json, environments.abi_digest"});
         }
         db.commit();
     } catch (...) {

@@ -22,7 +22,7 @@ class PgConnection;
 // refused (StoreError::Kind::NewerSchema). Idempotent; every process runs it at start.
 void ensurePgContract(PgConnection& db);
 
-constexpr int kPgContractVersion = 9;
+constexpr int kPgContractVersion = 10;
 
 // For readers (report, verify, the app), which never write: throws PgError unless the
 // database holds exactly this contract version, saying what to run.
