@@ -7,11 +7,9 @@
 #include "chain/ChainParseError.h"
 #include "config/SettingsValidation.h"
 #include "rpc/EthClient.h"
-#include "store/ContractReader.h"
 #include "store/Database.h"
+#include "store/ReadOnlyStore.h"
 #include "store/pg/PgConnection.h"
-#include "store/pg/PgContract.h"
-#include "store/pg/PgContractReader.h"
 
 #include <QCommandLineParser>
 #include <QElapsedTimer>
@@ -189,24 +187,13 @@ int runVerifyCommand(const QStringList& arguments)
     try {
         // An audit never writes: SQLite is opened read-only, PostgreSQL read in a READ ONLY
         // transaction (the reader's snapshot) and never migrated.
-        std::unique_ptr<store::Database> db;
-        std::unique_ptr<store::pg::PgConnection> pg;
-        std::unique_ptr<store::ContractReader> reader;
-        if (shared) {
-            pg = store::pg::PgConnection::open(o.db);
-            store::pg::requireCurrentPgContract(*pg);
-            reader = std::make_unique<store::pg::PgContractReader>(*pg);
-        } else {
-            store::Database::Options ro;
-            ro.readOnly = true;
-            db = store::Database::open(o.db, ro);
-            reader = std::make_unique<store::SqliteContractReader>(*db);
-        }
+        const std::unique_ptr<store::ReadOnlyStore> store = store::ReadOnlyStore::open(o.db);
         rpc::JsonRpcClient client(o.rpc);
         client.setTimeout(kNodeTimeout);
         rpc::EthClient eth(client);
-        const audit::AuditTarget target = shared ? audit::loadSharedAuditTarget(*pg, o.env)
-                                                 : audit::AuditTarget::load(*db, o.env);
+        const audit::AuditTarget target = shared
+                                              ? audit::loadSharedAuditTarget(*store->pg(), o.env)
+                                              : audit::AuditTarget::load(*store->sqlite(), o.env);
         audit::AuditRange range;
         if (const QString error = target.resolveRange(o.from, o.to, &range); !error.isEmpty()) {
             printError(QStringLiteral("verify: environment %1: %2; nothing was checked")
@@ -234,7 +221,7 @@ int runVerifyCommand(const QStringList& arguments)
                         static_cast<unsigned long long>(
                             std::min(alert.fromBlock, target.checkpoint.number)));
         std::fflush(stdout);
-        audit::StoredDataAuditor auditor(*reader, eth);
+        audit::StoredDataAuditor auditor(store->reader(), eth);
         audit::ReceiptsLogsProof receipts(eth);
         if (o.receipts)
             auditor.setProof(&receipts);

@@ -6,9 +6,11 @@
 #include "engine/EngineHost.h"
 #include "engine/SharedIndexWatcher.h"
 #include "lab/PgLab.h"
+#include "rpc/JsonRpcClient.h"
 #include "store/StoreError.h"
 #include "store/pg/PgConnection.h"
 
+#include <QJsonArray>
 #include <QSignalSpy>
 #include <QtTest>
 
@@ -23,6 +25,7 @@ private slots:
     void summariesFollowTheAnnouncementsAndNothingElse();
     void theWindowsEngineWatchesReportsAndRefusesTheLab();
     void anUnreachableDatabaseIsAFailureNotAnEmptyIndex();
+    void aNodeOnAnotherChainShowsForked();
     // Last: it resets the suite's anvil.
     void labResetArchivesTheSharedEnvironmentAndItsFollowerStops();
     void cleanupTestCase();
@@ -117,6 +120,36 @@ void TestSharedWatch::summariesFollowTheAnnouncementsAndNothingElse()
                                  qint64(*last().checkpoint) > before,
                              20'000);
     QCOMPARE(qint64(*last().checkpoint), checkpoint("watched"));
+    watcher.requestStop();
+    QVERIFY(watcher.wait());
+}
+
+// Node health judges "forked" against the shared index's own blocks, as for a file: a node
+// whose head block is not the indexed block at that height.
+void TestSharedWatch::aNodeOnAnotherChainShowsForked()
+{
+    lab::Devnet other; // its own genesis: every block differs from the indexed chain's
+    other.start();
+    rpc::JsonRpcClient otherRpc(other.url());
+    otherRpc.callBlocking(QStringLiteral("anvil_mine"), QJsonArray{3});
+    QVERIFY(checkpoint(QStringLiteral("watched")) >= 3);
+
+    engine::SharedIndexWatcher::Options o;
+    o.url = m_cluster.url();
+    o.environmentId = QStringLiteral("watched");
+    o.healthNodes = {m_lab->devnet().url(), other.url()};
+    o.healthInterval = std::chrono::milliseconds(100);
+    engine::SharedIndexWatcher watcher(o);
+    QSignalSpy health(&watcher, &engine::SharedIndexWatcher::healthAvailable);
+    watcher.start();
+    const auto stateOf = [&](int node) {
+        if (health.isEmpty())
+            return health::NodeState::Offline;
+        const auto h = health.last().first().value<health::HealthSnapshot>();
+        return h.nodes.size() == 2 ? h.nodes.at(node).state : health::NodeState::Offline;
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(stateOf(1), health::NodeState::Forked, 10'000);
+    QCOMPARE(stateOf(0), health::NodeState::CaughtUp);
     watcher.requestStop();
     QVERIFY(watcher.wait());
 }

@@ -119,6 +119,8 @@ bool SharedIndexWatcher::attach()
         hc.timeout = m_options.healthTimeout;
         hc.environmentId = l.environmentId;
         hc.chainId = l.chainId;
+        // "Forked" is judged against the shared index's blocks (its own connection).
+        hc.dbPath = m_options.url;
         auto* monitor = new health::NodeHealthMonitor(hc);
         connect(monitor, &health::NodeHealthMonitor::healthAvailable, monitor,
                 [this](const health::HealthSnapshot& h) { emit healthAvailable(h); });

@@ -1,11 +1,11 @@
 #include "NodeHealthMonitor.h"
 #include "chain/Hex.h"
 #include "rpc/EthClient.h"
-#include "store/Database.h"
+#include "store/ReadOnlyStore.h"
+#include "store/StoreError.h"
 
 #include <QDateTime>
 #include <QElapsedTimer>
-#include <QSqlQuery>
 #include <QTimer>
 
 namespace forkscope::health {
@@ -33,9 +33,7 @@ void NodeHealthMonitor::start()
     }
     if (!m_config.dbPath.isEmpty()) {
         try {
-            store::Database::Options ro;
-            ro.readOnly = true;
-            m_db = store::Database::open(m_config.dbPath, ro);
+            m_db = store::ReadOnlyStore::open(m_config.dbPath);
         } catch (const store::StoreError&) {
             m_db.reset(); // no canonical chain to compare with: "forked" is not judged
         }
@@ -69,11 +67,13 @@ std::optional<chain::Hash32> NodeHealthMonitor::canonicalHash(std::uint64_t heig
             env = m_config.environmentId;
         }
         // An environment is one chain: its id alone selects its blocks.
-        QSqlQuery q = m_db->run(QStringLiteral("SELECT block_hash FROM blocks WHERE "
-                                               "environment_id = ? AND block_number = ?"),
-                                {env, qint64(height)});
-        if (q.next())
-            return chain::Hash32::fromHex(q.value(0).toString(),
+        // The `blocks` view: on a shared index only blocks at or below the checkpoint.
+        const auto q = m_db->reader().query(QStringLiteral("SELECT block_hash FROM blocks WHERE "
+                                                           "environment_id = ? AND block_number "
+                                                           "= ?"),
+                                            {env, qint64(height)});
+        if (q->next())
+            return chain::Hash32::fromHex(q->value(0).toString(),
                                           QStringLiteral("blocks.block_hash"));
     } catch (const std::exception&) {
     }

@@ -21,7 +21,7 @@ namespace forkscope::rpc {
 class JsonRpcClient;
 }
 namespace forkscope::store {
-class Database;
+class ReadOnlyStore;
 }
 
 namespace forkscope::health {
@@ -42,7 +42,8 @@ public:
         std::chrono::milliseconds timeout{1000};
         std::uint64_t lagThreshold = 2;
         double readyRatio = 0.8;
-        // Where the indexer's canonical blocks are (for "forked"); empty = not checked.
+        // Where the indexer's canonical blocks are (for "forked"): a SQLite file or a
+        // shared index's postgresql:// URL; empty = not checked.
         QString dbPath;
         QString environmentId;
         std::uint64_t chainId = 0;
@@ -85,7 +86,7 @@ private:
     QList<NodeObservation> m_observations;
     QList<qint64> m_started;
     int m_outstanding = 0;
-    std::unique_ptr<store::Database> m_db;
+    std::unique_ptr<store::ReadOnlyStore> m_db;
     mutable QMutex m_mutex;
     QMutex m_envMutex; // guards m_config.environmentId (setEnvironment from the indexer)
     HealthSnapshot m_snapshot;
