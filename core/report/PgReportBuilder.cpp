@@ -1,4 +1,5 @@
 #include "PgReportBuilder.h"
+#include "EnvironmentChoice.h"
 #include "ReportError.h"
 #include "ReportSections.h"
 #include "indexer/PgEnvironmentRegistry.h"
@@ -14,14 +15,6 @@ namespace forkscope::report {
 using store::pg::PgConnection;
 
 namespace {
-
-QStringList ids(const QList<indexer::Environment>& envs)
-{
-    QStringList out;
-    for (const auto& e : envs)
-        out << e.id;
-    return out;
-}
 
 QList<QByteArray> scope(const CheckpointReport& r)
 {
@@ -101,35 +94,13 @@ void readOutboxCounts(PgConnection& db, CheckpointReport& r)
 
 QString PgReportBuilder::liveEnvironment(PgConnection& db)
 {
-    const auto envs = indexer::PgEnvironmentRegistry(db).list();
-    for (const auto& e : envs)
-        if (e.archivedAt.isEmpty())
-            return e.id;
-    if (envs.isEmpty())
-        throw UnknownEnvironmentError(
-            QStringLiteral("database %1 has no environments yet; index one first with "
-                           "`forkscope index --db %1`")
-                .arg(db.displayUrl()),
-            {});
-    throw UnknownEnvironmentError(
-        QStringLiteral("database %1 has no live environment; pass "
-                       "--env with one of: %2")
-            .arg(db.displayUrl(), indexer::EnvironmentRegistry::describe(envs)),
-        ids(envs));
+    return liveEnvironmentIn(indexer::PgEnvironmentRegistry(db), db.displayUrl(),
+                             QStringLiteral("forkscope index --db %1").arg(db.displayUrl()));
 }
 
 EnvironmentInfo PgReportBuilder::findEnvironment(PgConnection& db, const QString& environmentId)
 {
-    indexer::PgEnvironmentRegistry registry(db);
-    const auto env = registry.find(environmentId);
-    if (!env) {
-        const auto envs = registry.list();
-        throw UnknownEnvironmentError(
-            indexer::EnvironmentRegistry::unknownMessage(environmentId, db.displayUrl(), envs),
-            ids(envs));
-    }
-    return {env->id,     env->chainId,   env->genesisHash.toHex(),
-            env->rpcUrl, env->createdAt, env->archivedAt};
+    return environmentIn(indexer::PgEnvironmentRegistry(db), db.displayUrl(), environmentId);
 }
 
 CheckpointReport PgReportBuilder::build(PgConnection& db, const QString& environmentId,

@@ -1,4 +1,5 @@
 #include "ReportBuilder.h"
+#include "EnvironmentChoice.h"
 #include "ReportError.h"
 #include "ReportSections.h"
 #include "chain/Address.h"
@@ -24,14 +25,6 @@ namespace {
 std::optional<qint64> optionalInt(const QVariant& v)
 {
     return v.isNull() ? std::nullopt : std::optional<qint64>(v.toLongLong());
-}
-
-QStringList ids(const QList<indexer::Environment>& envs)
-{
-    QStringList out;
-    for (const auto& e : envs)
-        out << e.id;
-    return out;
 }
 
 // The rest of build(), with the environment row resolved and the scope bound.
@@ -137,34 +130,13 @@ private:
 
 QString ReportBuilder::liveEnvironment(store::Database& db)
 {
-    const auto envs = indexer::EnvironmentRegistry(db).list();
-    for (const auto& e : envs)
-        if (e.archivedAt.isEmpty())
-            return e.id;
-    if (envs.isEmpty())
-        throw UnknownEnvironmentError(
-            QStringLiteral("database %1 has no environments yet; index one first with "
-                           "`forkscope index`")
-                .arg(db.path()),
-            {});
-    throw UnknownEnvironmentError(QStringLiteral("database %1 has no live environment; pass "
-                                                 "--env with one of: %2")
-                                      .arg(db.path(), indexer::EnvironmentRegistry::describe(envs)),
-                                  ids(envs));
+    return liveEnvironmentIn(indexer::EnvironmentRegistry(db), db.path(),
+                             QStringLiteral("forkscope index"));
 }
 
 EnvironmentInfo ReportBuilder::findEnvironment(store::Database& db, const QString& environmentId)
 {
-    indexer::EnvironmentRegistry registry(db);
-    const auto env = registry.find(environmentId);
-    if (!env) {
-        const auto envs = registry.list();
-        throw UnknownEnvironmentError(
-            indexer::EnvironmentRegistry::unknownMessage(environmentId, db.path(), envs),
-            ids(envs));
-    }
-    return {env->id,     env->chainId,   env->genesisHash.toHex(),
-            env->rpcUrl, env->createdAt, env->archivedAt};
+    return environmentIn(indexer::EnvironmentRegistry(db), db.path(), environmentId);
 }
 
 CheckpointReport ReportBuilder::build(store::Database& db, const QString& environmentId,
