@@ -147,6 +147,17 @@ int runIndexCommand(const QStringList& arguments)
         return ExitUsage;
     }
     const indexer::IndexerConfig config = *parsed.config;
+    // Files read or written next to the database must not be the database: a raw open and
+    // close of it drops the process's SQLite locks, and appending to it destroys it.
+    for (const auto& [flag, path] :
+         {std::pair{"--abi", config.abiPath}, std::pair{"--outbox-file", parsed.outboxFile}})
+        if (!store::pg::isPostgresUrl(config.dbPath) &&
+            store::isDatabaseFile(path, config.dbPath)) {
+            printError(QStringLiteral("%1 %2 is the database (or one of its files); pass "
+                                      "another file")
+                           .arg(QLatin1String(flag), path));
+            return ExitUsage;
+        }
     if (!config.abiPath.isEmpty()) {
         try {
             const auto registry = abi::EventRegistry::fromFile(config.abiPath);
@@ -162,16 +173,6 @@ int runIndexCommand(const QStringList& arguments)
 
     if (store::pg::isPostgresUrl(config.dbPath))
         return runSharedIndexCommand(parsed);
-    // Files read or written next to the database must not be the database: a raw open and
-    // close of it drops the process's SQLite locks, and appending to it destroys it.
-    for (const auto& [flag, path] :
-         {std::pair{"--abi", config.abiPath}, std::pair{"--outbox-file", parsed.outboxFile}})
-        if (store::isDatabaseFile(path, config.dbPath)) {
-            printError(QStringLiteral("%1 %2 is the database (or one of its files); pass "
-                                      "another file")
-                           .arg(QLatin1String(flag), path));
-            return ExitUsage;
-        }
     // The indexer, node health and the outbox run in the IndexingService, as in the app;
     // this thread only prints what it reports and decides when to exit.
     engine::IndexingOptions options;

@@ -2,7 +2,8 @@
 #include "api/HttpServer.h"
 #include "api/JsonRpcEnvelope.h"
 #include "api/LocalApi.h"
-#include "store/Database.h"
+#include "store/ReadOnlyStore.h"
+#include "store/StoreError.h"
 
 #include <QEventLoop>
 #include <QSemaphore>
@@ -54,17 +55,15 @@ LocalApiServer::LocalApiServer(quint16 port, QString dbPath, QString environment
 {
     QSemaphore ready;
     m_thread.reset(QThread::create([&, dbPath, environmentId, sourceId, chainId] {
-        std::unique_ptr<store::Database> db;
+        std::unique_ptr<store::ReadOnlyStore> db;
         try {
-            store::Database::Options ro;
-            ro.readOnly = true;
-            db = store::Database::open(dbPath, ro);
+            db = store::ReadOnlyStore::open(dbPath);
         } catch (const store::StoreError& e) {
             m_error = e.message();
             ready.release();
             return;
         }
-        api::LocalApi localApi(*db, environmentId, chainId, sourceId, live);
+        api::LocalApi localApi(db->reader(), environmentId, chainId, sourceId, live);
         api::HttpServer::Limits limits;
         limits.request.maxBody = api::LocalApi::kMaxBody;
         api::HttpServer server(

@@ -14,8 +14,9 @@ namespace forkscope::app {
 
 // The local API over HTTP on 127.0.0.1 only: GET /metrics (Prometheus text) and JSON-RPC
 // 2.0 on POST / (204 when a body held only notifications). It runs api::HttpServer on its
-// own thread with its own read-only database connection, so requests never wait for the
-// indexer and never touch its connection.
+// own thread with its own read-only database connection (a SQLite file, or a shared
+// index's postgresql:// URL), so requests never wait for the indexer and never touch its
+// connection.
 class LocalApiServer
 {
 public:

@@ -1,35 +1,73 @@
 #include "SharedIndexCommand.h"
 #include "CommandLine.h"
+#include "LocalApiServer.h"
 #include "UnixSignalWatcher.h"
+#include "api/LiveMetrics.h"
+#include "concurrency/WorkerThread.h"
 #include "coord/CoordinationErrors.h"
+#include "health/NodeHealthMonitor.h"
 #include "indexer/IndexerErrors.h"
 #include "indexer/SharedBackfill.h"
 #include "indexer/SharedHeadFollower.h"
 #include "outbox/JsonLinesSink.h"
 #include "outbox/SharedOutboxDelivery.h"
 #include "outbox/WebhookSink.h"
+#include "rpc/EthClient.h"
+#include "rpc/JsonRpcClient.h"
 #include "rpc/RpcError.h"
 #include "store/StoreError.h"
+#include "store/pg/PgConnection.h"
+#include "store/pg/PgContract.h"
 #include "wire/ReplyMismatchError.h"
 #include "wire/SuspectedTruncationError.h"
 
 #include <QCoreApplication>
 #include <QHostInfo>
+#include <QScopeGuard>
 #include <cstdio>
 
 namespace forkscope::app {
 
+namespace {
+// The local API of a shared index's process: the same methods and metrics as for a file,
+// read from the shared index's views, with node health on its own thread for the head and
+// the node states ("forked" judged against the shared index's blocks). Throws what
+// connecting to the node or the database throws; an error() of the server is returned.
+QString startSharedLocalApi(const IndexOptionsResult& parsed, api::LiveMetrics& live,
+                            concurrency::WorkerThread& healthThread,
+                            std::unique_ptr<LocalApiServer>& server)
+{
+    const indexer::IndexerConfig& config = *parsed.config;
+    rpc::JsonRpcClient client(config.rpcUrl);
+    client.setTimeout(config.rpcTimeout);
+    const std::uint64_t chainId = rpc::EthClient(client).chainId();
+    // The views the API reads exist once the contract does; every index process ensures it.
+    store::pg::ensurePgContract(*store::pg::PgConnection::open(config.dbPath));
+    live.setIndexedNode(config.rpcUrl.toString());
+    health::NodeHealthMonitor::Config hc;
+    hc.nodes = parsed.nodes.isEmpty() ? QList<QUrl>{config.rpcUrl} : parsed.nodes;
+    hc.interval = parsed.checkInterval;
+    hc.dbPath = config.dbPath;
+    hc.environmentId = config.environmentId;
+    hc.chainId = chainId;
+    auto* monitor = new health::NodeHealthMonitor(hc);
+    QObject::connect(monitor, &health::NodeHealthMonitor::healthAvailable, monitor,
+                     [&live](const health::HealthSnapshot& h) { live.setHealth(h); });
+    healthThread.start(monitor, &health::NodeHealthMonitor::start);
+    server = std::make_unique<LocalApiServer>(parsed.metricsPort, config.dbPath,
+                                              config.environmentId, chainId, config.sourceId, live);
+    if (!server->error().isEmpty())
+        return server->error();
+    std::printf("api: http://127.0.0.1:%u/metrics and JSON-RPC on http://127.0.0.1:%u/\n",
+                unsigned(server->port()), unsigned(server->port()));
+    std::fflush(stdout);
+    return {};
+}
+} // namespace
+
 int runSharedIndexCommand(const IndexOptionsResult& parsed)
 {
     indexer::IndexerConfig config = *parsed.config;
-    const auto refuse = [](const QString& what) {
-        printError(QStringLiteral("%1 is not built for a PostgreSQL database yet; use a SQLite "
-                                  "file for it")
-                       .arg(what));
-        return ExitUsage;
-    };
-    if (parsed.metricsPort != 0)
-        return refuse(QStringLiteral("the local API (--metrics-port)"));
     if (config.contracts.isEmpty()) {
         printError(QStringLiteral("--contract: a shared backfill needs the contracts to index"));
         return ExitUsage;
@@ -55,7 +93,20 @@ int runSharedIndexCommand(const IndexOptionsResult& parsed)
                 qPrintable(QUrl(config.dbPath).toString(QUrl::RemovePassword)),
                 qPrintable(options.owner));
     std::fflush(stdout);
+    api::LiveMetrics live;
+    concurrency::WorkerThread healthThread(QStringLiteral("forkscope-health"));
+    std::unique_ptr<LocalApiServer> apiServer;
+    const auto stopHealth = qScopeGuard([&healthThread] {
+        healthThread.stop([](QObject* m) { static_cast<health::NodeHealthMonitor*>(m)->stop(); });
+    });
     try {
+        if (parsed.metricsPort != 0) {
+            if (const QString error = startSharedLocalApi(parsed, live, healthThread, apiServer);
+                !error.isEmpty()) {
+                printError(QStringLiteral("--metrics-port: %1").arg(error));
+                return ExitFailure;
+            }
+        }
         // The outbox goes out one process at a time (whichever holds the outbox lock), the
         // others waiting to take over: from the first range on, rows at or below the
         // checkpoint are final (the backfill stops --confirmations below the head).

@@ -5,7 +5,9 @@
 // reads the contract's surface through store::ContractReader, so the assertions cannot
 // differ between the rows. Real anvil, real throwaway cluster.
 #include "IndexerLab.h"
+#include "LocalApiClient.h"
 #include "WebhookRecorder.h"
+#include "health/NodeState.h"
 #include "lab/PgLab.h"
 #include "store/ContractReader.h"
 #include "store/Database.h"
@@ -64,6 +66,8 @@ private slots:
     void outboxDeliveredOncePerKey();
     void decodedEventsReadTheSame_data() { backends(); }
     void decodedEventsReadTheSame();
+    void theLocalApiAnswersFromTheStore_data() { backends(); }
+    void theLocalApiAnswersFromTheStore();
     void aHoleIsFoundAndRepaired_data() { backends(); }
     void aHoleIsFoundAndRepaired();
     void aKilledIndexerLeavesNothingHalfWritten_data();
@@ -71,11 +75,15 @@ private slots:
     // Last: it reorganises the suite's chain.
     void aReorgIsRolledBackAndRecorded_data();
     void aReorgIsRolledBackAndRecorded();
+    void aReorgDeeperThanTheLimitChangesNothing_data() { backends(); }
+    void aReorgDeeperThanTheLimitChangesNothing();
 
 private:
     void backends();
     QStringList indexArgs(const QString& db, const QString& env) const;
     qint64 checkpointOf(store::ContractReader& r, const QString& env) const;
+    // The environment's checkpoint is the node's head block (its height and its hash).
+    bool onHead(Backend& b, const QString& env);
 
     std::unique_ptr<test::IndexerLab> m_lab;
     lab::PgLab m_cluster;
@@ -121,6 +129,18 @@ qint64 TestBackends::checkpointOf(store::ContractReader& r, const QString& env) 
 {
     const auto cp = r.checkpoint(env, 31337, QStringLiteral("default"));
     return cp ? cp->number : -1;
+}
+
+bool TestBackends::onHead(Backend& b, const QString& env)
+{
+    try {
+        store::ContractReader& r = b.open();
+        const auto cp = r.checkpoint(env, 31337, QStringLiteral("default"));
+        const auto head = m_lab->eth().latestBlock();
+        return cp && head && cp->number == qint64(head->number) && cp->hash == head->hash.toHex();
+    } catch (const std::exception&) {
+        return false; // not created yet
+    }
 }
 
 void TestBackends::indexedDataIsTheNodesAndVerifies()
@@ -292,6 +312,106 @@ void TestBackends::decodedEventsReadTheSame()
                            .arg(q->value(1).toLongLong())
                            .arg(q->value(2).toString(), q->value(3).toString());
     QCOMPARE(afterRepair, decoded);
+}
+
+// `forkscope index --metrics-port P` on either store: the JSON-RPC methods and /metrics
+// answer what the store holds (the same reads, through the contract's surface), and node
+// health's figures are there; on a shared index no per-process counter is made up.
+void TestBackends::theLocalApiAnswersFromTheStore()
+{
+    QFETCH(QString, db);
+    const QString env = QStringLiteral("api");
+    const quint16 port = lab::Devnet::findFreePort();
+    QProcess index;
+    index.start(QStringLiteral(FORKSCOPE_BINARY),
+                indexArgs(db, env)
+                    << QStringLiteral("--metrics-port") << QString::number(port)
+                    << QStringLiteral("--poll-ms") << QStringLiteral("100")
+                    << QStringLiteral("--check-interval-ms") << QStringLiteral("100"));
+    QVERIFY(index.waitForStarted());
+    const auto stop = qScopeGuard([&index] {
+        index.terminate();
+        if (!index.waitForFinished(20'000))
+            index.kill();
+    });
+    const QUrl api(QStringLiteral("http://127.0.0.1:%1/").arg(port));
+    const qint64 head = qint64(m_lab->eth().blockNumber());
+    QTRY_COMPARE_WITH_TIMEOUT(test::apiCall(api, QStringLiteral("getCheckpoint"))
+                                  .value("result")
+                                  .toObject()
+                                  .value("number")
+                                  .toInteger(-1),
+                              head, 30'000);
+
+    Backend b(db);
+    store::ContractReader& r = b.open();
+    const auto cp = r.checkpoint(env, 31337, QStringLiteral("default"));
+    QVERIFY(cp);
+    const QJsonObject checkpoint =
+        test::apiCall(api, QStringLiteral("getCheckpoint")).value("result").toObject();
+    QCOMPARE(checkpoint.value("hash").toString(), cp->hash);
+    QCOMPARE(checkpoint.value("generation").toInteger(), cp->generation);
+    QCOMPARE(checkpoint.value("startBlock").toInteger(), cp->startBlock);
+    QVERIFY2(checkpoint.value("updatedAt").toString().endsWith(QLatin1Char('Z')),
+             qPrintable(checkpoint.value("updatedAt").toString()));
+    const QJsonObject latest =
+        test::apiCall(api, QStringLiteral("getLatestBlock")).value("result").toObject();
+    QCOMPARE(latest.value("number").toInteger(), head);
+    QCOMPARE(latest.value("hash").toString(), m_lab->eth().blockByNumber(head)->hash.toHex());
+    QCOMPARE(test::apiCall(api, QStringLiteral("blockIsValid"), {cp->hash}).value("result"),
+             QJsonValue(true));
+    // Balances: the view's rows for the first token, holder by holder.
+    const QString token = m_lab->contracts().first().toHex();
+    QHash<QString, QString> stored;
+    for (auto q = r.query(QStringLiteral("SELECT holder, balance FROM token_balances WHERE "
+                                         "environment_id = ? AND contract = ?"),
+                          {env, token});
+         q->next();)
+        stored.insert(q->value(0).toString(), q->value(1).toString());
+    QVERIFY(!stored.isEmpty());
+    QHash<QString, QString> served;
+    for (const QJsonValue& v :
+         test::apiCall(api, QStringLiteral("getBalances"), {token}).value("result").toArray())
+        served.insert(v.toObject().value("holder").toString(),
+                      v.toObject().value("balance").toString());
+    QCOMPARE(served, stored);
+    const QString holder = stored.constBegin().key();
+    QCOMPARE(test::apiCall(api, QStringLiteral("getBalances"), {token, holder})
+                 .value("result")
+                 .toObject()
+                 .value("balance")
+                 .toString(),
+             stored.value(holder));
+
+    // /metrics: the format holds, and the figures are the store's and the node's.
+    const qint64 pending = r.scalar(QStringLiteral("SELECT count(*) FROM outbox WHERE "
+                                                   "environment_id = ? AND delivered_at IS NULL"),
+                                    {env});
+    b.close();
+    QHash<QString, double> samples;
+    const QString node = m_lab->devnet().url().toString();
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            samples.clear();
+            const test::HttpResult m = test::http(QUrl(api.toString() + "metrics"));
+            const QStringList problems = test::checkPrometheusText(m.body, &samples);
+            if (!problems.isEmpty())
+                qWarning("%s", qPrintable(problems.join('\n')));
+            return m.status == 200 && problems.isEmpty() &&
+                   samples.value("forkscope_head_block") == double(head) &&
+                   samples.contains("forkscope_node_state{node=\"" + node + "\"}");
+        }(),
+        10'000);
+    QCOMPARE(samples.value("forkscope_checkpoint_block"), double(head));
+    QCOMPARE(samples.value("forkscope_cursor_lag_blocks"), 0.0);
+    QCOMPARE(samples.value("forkscope_outbox_pending"), double(pending));
+    QVERIFY(pending > 0);
+    QCOMPARE(samples.value("forkscope_node_state{node=\"" + node + "\"}"),
+             double(int(health::NodeState::CaughtUp)));
+    QCOMPARE(samples.value("forkscope_reorgs_total{reason=\"hash mismatch\"}"), 0.0);
+    // The SQLite indexer's own counters, and none made up for a shared index's process.
+    QCOMPARE(samples.contains("forkscope_logs_committed_total"),
+             QLatin1String(QTest::currentDataTag()) == QLatin1String("sqlite"));
 }
 
 // Each backend, without a crash and with the process killed at a crash point first.
@@ -468,18 +588,7 @@ void TestBackends::aReorgIsRolledBackAndRecorded()
                                               "environment_id = ?"),
                                {env});
     };
-    const auto onHead = [&] {
-        try {
-            store::ContractReader& r = b.open();
-            const auto cp = r.checkpoint(env, 31337, QStringLiteral("default"));
-            const auto head = m_lab->eth().latestBlock();
-            return cp && head && cp->number == qint64(head->number) &&
-                   cp->hash == head->hash.toHex();
-        } catch (const std::exception&) {
-            return false; // not created yet
-        }
-    };
-    QTRY_VERIFY_WITH_TIMEOUT(onHead(), 60'000);
+    QTRY_VERIFY_WITH_TIMEOUT(onHead(b, env), 60'000);
     const auto before = b.open().checkpoint(env, 31337, QStringLiteral("default"));
     m_lab->reorg(3); // the last 3 blocks replaced, their Transfers dropped
     m_lab->mine(1);
@@ -494,11 +603,73 @@ void TestBackends::aReorgIsRolledBackAndRecorded()
         follower.setProcessEnvironment(QProcessEnvironment::systemEnvironment());
         follower.start(QStringLiteral(FORKSCOPE_BINARY), args);
     }
-    QTRY_VERIFY_WITH_TIMEOUT(onHead() && reorgs() >= 1, 60'000);
+    QTRY_VERIFY_WITH_TIMEOUT(onHead(b, env) && reorgs() >= 1, 60'000);
     QCOMPARE(reorgs(), 1);
     b.close();
     follower.terminate();
     QVERIFY(follower.waitForFinished(30'000));
+    VERIFY_EXIT_OK(test::runForkscope({QStringLiteral("verify"), QStringLiteral("--db"), db,
+                                       QStringLiteral("--env"), env, QStringLiteral("--rpc"),
+                                       m_lab->devnet().url().toString()}));
+}
+
+// A reorg deeper than --max-reorg-depth stops the follower in one line, and nothing is
+// deleted; run again with a limit that covers it, the same index rolls back once.
+void TestBackends::aReorgDeeperThanTheLimitChangesNothing()
+{
+    QFETCH(QString, db);
+    const QString env = QStringLiteral("deep");
+    const QStringList args = indexArgs(db, env)
+                             << QStringLiteral("--poll-ms") << QStringLiteral("100")
+                             << QStringLiteral("--max-reorg-depth");
+    QProcess follower;
+    follower.start(QStringLiteral(FORKSCOPE_BINARY), args + QStringList{QStringLiteral("3")});
+    Backend b(db);
+    QTRY_VERIFY_WITH_TIMEOUT(onHead(b, env), 60'000);
+    // What a reader sees of the environment, to prove nothing changed.
+    const auto state = [&] {
+        store::ContractReader& r = b.open();
+        const auto cp = r.checkpoint(env, 31337, QStringLiteral("default"));
+        QStringList out{cp ? QStringLiteral("%1 %2").arg(cp->number).arg(cp->hash) : QString()};
+        for (const char* table : {"blocks", "logs", "transfer_events", "outbox", "reorg_events"})
+            out << QStringLiteral("%1 %2")
+                       .arg(QLatin1String(table))
+                       .arg(r.scalar(
+                           QStringLiteral("SELECT count(*) FROM %1 WHERE environment_id = ?")
+                               .arg(QLatin1String(table)),
+                           {env}));
+        b.close();
+        return out;
+    };
+    const QStringList before = state();
+    m_lab->reorg(5);
+    m_lab->mine(1);
+    QTRY_COMPARE_WITH_TIMEOUT(follower.state(), QProcess::NotRunning, 60'000);
+    QCOMPARE(follower.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(follower.exitCode(), 1);
+    const QStringList err =
+        QString::fromUtf8(follower.readAllStandardError()).trimmed().split(QLatin1Char('\n'));
+    QCOMPARE(err.size(), 1);
+    QVERIFY2(err.first().contains(QStringLiteral("reorg deeper than --max-reorg-depth 3")) &&
+                 err.first().contains(QStringLiteral("Nothing was deleted")),
+             qPrintable(err.first()));
+    QCOMPARE(state(), before);
+
+    follower.start(QStringLiteral(FORKSCOPE_BINARY), args + QStringList{QStringLiteral("8")});
+    const auto depths = [&] {
+        QStringList out;
+        for (auto q = b.open().query(QStringLiteral("SELECT depth FROM reorg_events WHERE "
+                                                    "environment_id = ?"),
+                                     {env});
+             q->next();)
+            out << q->value(0).toString();
+        return out;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(onHead(b, env) && !depths().isEmpty(), 60'000);
+    QCOMPARE(depths(), QStringList{QStringLiteral("5")});
+    b.close();
+    follower.terminate();
+    QTRY_COMPARE_WITH_TIMEOUT(follower.state(), QProcess::NotRunning, 30'000);
     VERIFY_EXIT_OK(test::runForkscope({QStringLiteral("verify"), QStringLiteral("--db"), db,
                                        QStringLiteral("--env"), env, QStringLiteral("--rpc"),
                                        m_lab->devnet().url().toString()}));

@@ -34,8 +34,6 @@ private slots:
     void outboxDeliveredDuringTheBackfill();
     void anEnvironmentOfAnotherChainOrContractSetIsRefused();
     void reportVerifiesTheSharedIndexAgainstTheNode();
-    void whatIsNotBuiltOnPostgresIsRefusedInOneLine_data();
-    void whatIsNotBuiltOnPostgresIsRefusedInOneLine();
 
 private:
     QStringList indexArgs(const QString& env, const QUrl& rpc) const;
@@ -736,32 +734,6 @@ void TestSharedBackfill::reportVerifiesTheSharedIndexAgainstTheNode()
                             m_lab->devnet().url().toString(), QStringLiteral("--from"),
                             QString::number(checkpoint + 5)}),
         1, (QStringList{QStringLiteral("nothing was changed")}));
-}
-
-void TestSharedBackfill::whatIsNotBuiltOnPostgresIsRefusedInOneLine_data()
-{
-    QTest::addColumn<QStringList>("args");
-    QTest::addColumn<QString>("mention");
-    QTest::newRow("local API") << QStringList{"--exit-when-synced", "--metrics-port", "9"}
-                               << QStringLiteral("the local API");
-}
-
-void TestSharedBackfill::whatIsNotBuiltOnPostgresIsRefusedInOneLine()
-{
-    QFETCH(QStringList, args);
-    QFETCH(QString, mention);
-    QStringList all{
-        QStringLiteral("index"),  QStringLiteral("--rpc"), m_lab->devnet().url().toString(),
-        QStringLiteral("--db"),   m_cluster.url(),         QStringLiteral("--env"),
-        QStringLiteral("refused")};
-    const test::ProcessRun run = test::runForkscope(all + m_lab->contractArgs() + args);
-    VERIFY_ONE_ERROR_LINE(run, 2, (QStringList{mention, QStringLiteral("PostgreSQL")}));
-    // Nothing was written: the refusal comes before any connection.
-    auto db = PgConnection::open(m_cluster.url());
-    store::pg::ensurePgContract(*db);
-    QCOMPARE(db->exec("SELECT count(*) FROM backfill_ranges WHERE environment_id = 'refused'")
-                 .int64(0, 0),
-             0);
 }
 
 QTEST_GUILESS_MAIN(TestSharedBackfill)

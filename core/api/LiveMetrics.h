@@ -4,11 +4,13 @@
 #include "indexer/IndexerStatus.h"
 
 #include <QMutex>
+#include <optional>
 
 namespace forkscope::api {
 
 // The latest in-memory figures the API reports (the rest comes from the database). The
-// indexer loop writes, the API thread reads; both under the mutex, as whole copies.
+// indexer loop and the health monitor write, the API thread reads; both under the mutex,
+// as whole copies.
 class LiveMetrics
 {
 public:
@@ -33,7 +35,11 @@ public:
         QMutexLocker lock(&m_mutex);
         return m_indexedNode;
     }
-    indexer::IndexerStatus indexer() const
+    // Null until an indexer in this process reports: always, for a process of a shared
+    // index, whose backfill and follower keep no such status (the API then takes the head
+    // from node health and the checkpoint from the database, and exports no per-process
+    // counters rather than zeros).
+    std::optional<indexer::IndexerStatus> indexer() const
     {
         QMutexLocker lock(&m_mutex);
         return m_indexer;
@@ -46,7 +52,7 @@ public:
 
 private:
     mutable QMutex m_mutex;
-    indexer::IndexerStatus m_indexer;
+    std::optional<indexer::IndexerStatus> m_indexer;
     health::HealthSnapshot m_health;
     QString m_indexedNode;
 };

@@ -6,13 +6,11 @@
 #include "chain/ChainParseError.h"
 #include "chain/Hash32.h"
 #include "chain/Hex.h"
-#include "outbox/OutboxDispatcher.h"
-#include "store/Database.h"
-#include "store/ReorgEventStore.h"
+#include "store/ContractReader.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
-#include <QSqlQuery>
+#include <QUrl>
 
 namespace forkscope::api {
 
@@ -46,17 +44,17 @@ template <typename T> T fixedParam(const QJsonValue& v, const char* name)
 
 QJsonValue LocalApi::blockWhere(const QString& condition, const QVariant& value)
 {
-    QSqlQuery q =
-        m_db.run(QStringLiteral("SELECT block_number, block_hash, parent_hash, block_timestamp "
-                                "FROM blocks WHERE environment_id = ? AND chain_id = ? AND ") +
-                     condition,
-                 {m_env, qint64(m_chainId), value});
-    if (!q.next())
+    const auto q = m_reader.query(
+        QStringLiteral("SELECT block_number, block_hash, parent_hash, block_timestamp "
+                       "FROM blocks WHERE environment_id = ? AND chain_id = ? AND ") +
+            condition,
+        {m_env, qint64(m_chainId), value});
+    if (!q->next())
         return QJsonValue::Null;
-    return QJsonObject{{QStringLiteral("number"), q.value(0).toLongLong()},
-                       {QStringLiteral("hash"), q.value(1).toString()},
-                       {QStringLiteral("parentHash"), q.value(2).toString()},
-                       {QStringLiteral("timestamp"), q.value(3).toLongLong()}};
+    return QJsonObject{{QStringLiteral("number"), q->value(0).toLongLong()},
+                       {QStringLiteral("hash"), q->value(1).toString()},
+                       {QStringLiteral("parentHash"), q->value(2).toString()},
+                       {QStringLiteral("timestamp"), q->value(3).toLongLong()}};
 }
 
 QJsonValue LocalApi::call(const QString& method, const QJsonValue& params)
@@ -67,13 +65,10 @@ QJsonValue LocalApi::call(const QString& method, const QJsonValue& params)
     };
     if (method == QLatin1String("getLatestBlock")) {
         bind({}, 0);
-        QSqlQuery q =
-            m_db.run(QStringLiteral("SELECT block_number FROM indexer_checkpoints WHERE "
-                                    "environment_id = ? AND chain_id = ? AND source_id = ?"),
-                     {m_env, qint64(m_chainId), m_source});
-        if (!q.next())
+        const auto cp = m_reader.checkpoint(m_env, qint64(m_chainId), m_source);
+        if (!cp)
             return QJsonValue::Null;
-        return blockWhere(QStringLiteral("block_number = ?"), q.value(0));
+        return blockWhere(QStringLiteral("block_number = ?"), cp->number);
     }
     if (method == QLatin1String("getBlockByHeight"))
         return blockWhere(QStringLiteral("block_number = ?"),
@@ -90,23 +85,22 @@ QJsonValue LocalApi::call(const QString& method, const QJsonValue& params)
                     .isNull();
     if (method == QLatin1String("getCheckpoint")) {
         bind({}, 0);
-        QSqlQuery q =
-            m_db.run(QStringLiteral("SELECT block_number, block_hash, start_block, policy_version, "
-                                    "generation, updated_at, verified_at FROM indexer_checkpoints "
-                                    "WHERE environment_id = ? AND chain_id = ? AND source_id = ?"),
-                     {m_env, qint64(m_chainId), m_source});
-        if (!q.next())
+        const auto cp = m_reader.checkpoint(m_env, qint64(m_chainId), m_source);
+        if (!cp)
             return QJsonValue::Null;
         return QJsonObject{{QStringLiteral("environmentId"), m_env},
                            {QStringLiteral("chainId"), qint64(m_chainId)},
                            {QStringLiteral("sourceId"), m_source},
-                           {QStringLiteral("number"), q.value(0).toLongLong()},
-                           {QStringLiteral("hash"), q.value(1).toString()},
-                           {QStringLiteral("startBlock"), q.value(2).toLongLong()},
-                           {QStringLiteral("policyVersion"), q.value(3).toString()},
-                           {QStringLiteral("generation"), q.value(4).toInt()},
-                           {QStringLiteral("updatedAt"), q.value(5).toString()},
-                           {QStringLiteral("verifiedAt"), q.value(6).toString()}};
+                           {QStringLiteral("number"), cp->number},
+                           {QStringLiteral("hash"), cp->hash},
+                           {QStringLiteral("startBlock"), cp->startBlock},
+                           // null on a shared index, which records no policy of its own
+                           {QStringLiteral("policyVersion"), cp->policyVersion.isEmpty()
+                                                                 ? QJsonValue(QJsonValue::Null)
+                                                                 : QJsonValue(cp->policyVersion)},
+                           {QStringLiteral("generation"), cp->generation},
+                           {QStringLiteral("updatedAt"), cp->updatedAt},
+                           {QStringLiteral("verifiedAt"), cp->verifiedAt}};
     }
     if (method == QLatin1String("getBalances")) {
         const JsonRpcParams p = bind({QStringLiteral("contract"), QStringLiteral("holder")}, 1);
@@ -114,26 +108,27 @@ QJsonValue LocalApi::call(const QString& method, const QJsonValue& params)
         const QJsonValue holderParam = p.at(1);
         if (!holderParam.isUndefined() && !holderParam.isNull()) {
             const QString holder = fixedParam<chain::Address>(holderParam, "holder").toHex();
-            QSqlQuery q =
-                m_db.run(QStringLiteral(
-                             "SELECT balance, updated_at_block FROM token_balances WHERE "
-                             "environment_id = ? AND chain_id = ? AND contract = ? AND holder = ?"),
-                         {m_env, qint64(m_chainId), contract, holder});
+            const auto q = m_reader.query(
+                QStringLiteral(
+                    "SELECT balance, updated_at_block FROM token_balances WHERE "
+                    "environment_id = ? AND chain_id = ? AND contract = ? AND holder = ?"),
+                {m_env, qint64(m_chainId), contract, holder});
+            const bool held = q->next();
             return QJsonObject{
                 {QStringLiteral("contract"), contract},
                 {QStringLiteral("holder"), holder},
-                {QStringLiteral("balance"), q.next() ? q.value(0).toString() : QStringLiteral("0")},
+                {QStringLiteral("balance"), held ? q->value(0).toString() : QStringLiteral("0")},
                 {QStringLiteral("updatedAtBlock"),
-                 q.isValid() ? QJsonValue(q.value(1).toLongLong()) : QJsonValue::Null}};
+                 held ? QJsonValue(q->value(1).toLongLong()) : QJsonValue::Null}};
         }
-        QSqlQuery q = m_db.run(
+        const auto q = m_reader.query(
             QStringLiteral("SELECT holder, balance FROM token_balances WHERE environment_id = ? "
                            "AND chain_id = ? AND contract = ? ORDER BY holder LIMIT 1000"),
             {m_env, qint64(m_chainId), contract});
         QJsonArray out;
-        while (q.next())
-            out.append(QJsonObject{{QStringLiteral("holder"), q.value(0).toString()},
-                                   {QStringLiteral("balance"), q.value(1).toString()}});
+        while (q->next())
+            out.append(QJsonObject{{QStringLiteral("holder"), q->value(0).toString()},
+                                   {QStringLiteral("balance"), q->value(1).toString()}});
         return out;
     }
     throw JsonRpcError{jsonrpc::kMethodNotFound,
@@ -150,40 +145,37 @@ std::optional<QByteArray> LocalApi::handleJsonRpc(QByteArrayView body)
 QByteArray LocalApi::metrics()
 {
     PrometheusText p;
-    const indexer::IndexerStatus s = m_live.indexer();
+    const std::optional<indexer::IndexerStatus> s = m_live.indexer();
     const health::HealthSnapshot h = m_live.health();
-    const QVariantList scope{m_env, qint64(m_chainId)};
+    std::optional<std::uint64_t> head, checkpoint, lag;
+    if (s) {
+        head = s->head;
+        checkpoint = s->checkpoint;
+        lag = s->lag();
+    } else {
+        // No indexer status in this process (a shared index's backfill or follower): the
+        // head as node health last saw the indexed node, the checkpoint as committed.
+        const QUrl indexed(m_live.indexedNode());
+        bool reachable = false;
+        for (const auto& n : h.nodes)
+            if (QUrl(n.url) == indexed) {
+                head = n.head;
+                reachable = n.state != health::NodeState::Offline;
+            }
+        if (const auto cp = m_reader.checkpoint(m_env, qint64(m_chainId), m_source))
+            checkpoint = std::uint64_t(cp->number);
+        lag = indexer::IndexerStatus::cursorLag(head, checkpoint, reachable);
+    }
     p.gauge(QStringLiteral("forkscope_head_block"),
-            QStringLiteral("Head block reported by the node."), double(s.head.value_or(0)));
+            QStringLiteral("Head block reported by the node."), double(head.value_or(0)));
     p.gauge(QStringLiteral("forkscope_checkpoint_block"),
             QStringLiteral("Last block committed with the checkpoint."),
-            double(s.checkpoint.value_or(0)));
+            double(checkpoint.value_or(0)));
     p.gauge(QStringLiteral("forkscope_cursor_lag_blocks"),
             QStringLiteral(
                 "Blocks between the head and the checkpoint (-1 while the node is unreachable)."),
-            s.lag() ? double(*s.lag()) : -1.0);
-    store::ReorgEventStore reorgStore(m_db);
-    const QHash<QString, qint64> byReason = reorgStore.countByReason(m_env, m_chainId);
-    // Every reason is always exported, at 0 until it happens, so rates work from the start.
-    QList<QPair<PrometheusText::Labels, double>> reorgs;
-    for (const QString& reason : {QStringLiteral("hash mismatch"),
-                                  QStringLiteral("parent mismatch"), QStringLiteral("absence")})
-        reorgs.append({{{QStringLiteral("reason"), reason}}, double(byReason.value(reason, 0))});
-    p.family(QStringLiteral("forkscope_reorgs_total"), QStringLiteral("counter"),
-             QStringLiteral("Rollbacks committed, by what detected them."), reorgs);
-    QList<double> depths;
-    for (const qint64 d : reorgStore.depths(m_env, m_chainId))
-        depths << double(d);
-    p.histogram(QStringLiteral("forkscope_reorg_depth"),
-                QStringLiteral("Depth of each rollback, in blocks."), {1, 2, 4, 8, 16, 32, 64},
-                depths);
-    const outbox::OutboxCounts outboxRows = outbox::countRows(m_db, m_env, m_chainId);
-    p.gauge(QStringLiteral("forkscope_outbox_pending"),
-            QStringLiteral("Outbox rows not delivered yet."), double(outboxRows.pending));
-    p.counter(QStringLiteral("forkscope_outbox_delivered_total"),
-              QStringLiteral("Outbox rows delivered."), double(outboxRows.delivered));
-    p.gauge(QStringLiteral("forkscope_outbox_failed"),
-            QStringLiteral("Outbox rows the sink refused for good."), double(outboxRows.failed));
+            lag ? double(*lag) : -1.0);
+    databaseFamilies(p);
     QList<QPair<PrometheusText::Labels, double>> nodes;
     for (const auto& n : h.nodes)
         nodes.append({{{QStringLiteral("node"), n.url}}, double(int(n.state))});
@@ -195,6 +187,60 @@ QByteArray LocalApi::metrics()
         QStringLiteral("forkscope_ready_height"),
         QStringLiteral("Highest height reported by at least ready_ratio of the nodes (-1: none)."),
         h.readyHeight ? double(*h.readyHeight) : -1.0);
+    if (s)
+        processFamilies(p, *s, m_live.indexedNode());
+    QList<QPair<PrometheusText::Labels, double>> timeouts;
+    for (const auto& n : h.nodes)
+        timeouts.append({{{QStringLiteral("node"), n.url}}, double(n.timeouts)});
+    p.family(QStringLiteral("forkscope_node_timeouts_total"), QStringLiteral("counter"),
+             QStringLiteral("Health polls of each node that hit their deadline."), timeouts);
+    return p.text();
+}
+
+void LocalApi::databaseFamilies(PrometheusText& p)
+{
+    const QVariantList scope{m_env, qint64(m_chainId)};
+    QHash<QString, qint64> byReason;
+    QList<double> depths;
+    for (auto q = m_reader.query(QStringLiteral("SELECT reason, depth FROM reorg_events WHERE "
+                                                "environment_id = ? AND chain_id = ?"),
+                                 scope);
+         q->next();) {
+        ++byReason[q->value(0).toString()];
+        depths << double(q->value(1).toLongLong());
+    }
+    // Every reason is always exported, at 0 until it happens, so rates work from the start.
+    QList<QPair<PrometheusText::Labels, double>> reorgs;
+    for (const QString& reason : {QStringLiteral("hash mismatch"),
+                                  QStringLiteral("parent mismatch"), QStringLiteral("absence")})
+        reorgs.append({{{QStringLiteral("reason"), reason}}, double(byReason.value(reason, 0))});
+    p.family(QStringLiteral("forkscope_reorgs_total"), QStringLiteral("counter"),
+             QStringLiteral("Rollbacks committed, by what detected them."), reorgs);
+    p.histogram(QStringLiteral("forkscope_reorg_depth"),
+                QStringLiteral("Depth of each rollback, in blocks."), {1, 2, 4, 8, 16, 32, 64},
+                depths);
+    // The outbox as the contract shows it (on a shared index: at or below the checkpoint).
+    const auto q = m_reader.query(
+        QStringLiteral("SELECT count(*) FILTER (WHERE delivered_at IS NULL AND failed_at IS "
+                       "NULL), count(*) FILTER (WHERE delivered_at IS NOT NULL), count(*) FILTER "
+                       "(WHERE delivered_at IS NULL AND failed_at IS NOT NULL) FROM outbox WHERE "
+                       "environment_id = ? AND chain_id = ?"),
+        scope);
+    const bool counted = q->next();
+    p.gauge(QStringLiteral("forkscope_outbox_pending"),
+            QStringLiteral("Outbox rows not delivered yet."),
+            counted ? double(q->value(0).toLongLong()) : 0.0);
+    p.counter(QStringLiteral("forkscope_outbox_delivered_total"),
+              QStringLiteral("Outbox rows delivered."),
+              counted ? double(q->value(1).toLongLong()) : 0.0);
+    p.gauge(QStringLiteral("forkscope_outbox_failed"),
+            QStringLiteral("Outbox rows the sink refused for good."),
+            counted ? double(q->value(2).toLongLong()) : 0.0);
+}
+
+void LocalApi::processFamilies(PrometheusText& p, const indexer::IndexerStatus& s,
+                               const QString& indexed)
+{
     p.counter(QStringLiteral("forkscope_truncation_halvings_total"),
               QStringLiteral("eth_getLogs ranges halved because of a result cap."),
               double(s.truncationHalvings));
@@ -221,7 +267,6 @@ QByteArray LocalApi::metrics()
              {{{{QStringLiteral("check"), QStringLiteral("bloom")}}, double(c.bloomChecks)},
               {{{QStringLiteral("check"), QStringLiteral("recount")}}, double(c.recounts)},
               {{{QStringLiteral("check"), QStringLiteral("receipts")}}, double(c.receiptProofs)}});
-    const QString indexed = m_live.indexedNode();
     p.family(
         QStringLiteral("forkscope_truncations_detected_total"), QStringLiteral("counter"),
         QStringLiteral("Results a provider truncated or dropped logs from, found by the "
@@ -235,12 +280,6 @@ QByteArray LocalApi::metrics()
     p.counter(QStringLiteral("forkscope_bloom_false_positives_total"),
               QStringLiteral("Blocks whose bloom admitted a contract that had no log there."),
               double(c.falsePositives));
-    QList<QPair<PrometheusText::Labels, double>> timeouts;
-    for (const auto& n : h.nodes)
-        timeouts.append({{{QStringLiteral("node"), n.url}}, double(n.timeouts)});
-    p.family(QStringLiteral("forkscope_node_timeouts_total"), QStringLiteral("counter"),
-             QStringLiteral("Health polls of each node that hit their deadline."), timeouts);
-    return p.text();
 }
 
 } // namespace forkscope::api

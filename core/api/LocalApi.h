@@ -9,14 +9,18 @@
 #include <optional>
 
 namespace forkscope::store {
-class Database;
+class ContractReader;
 }
 
 namespace forkscope::api {
 
+class PrometheusText;
+
 // The local query API (seed 004's JSON-RPC methods) and the Prometheus metrics, over a
-// read-only connection of the API's own thread. Transport-free: the HTTP server hands it
-// bodies and sends back what it returns.
+// read-only connection of the API's own thread to either store: every read goes through
+// the contract's read surface (store::ContractReader), so a SQLite file and a shared
+// PostgreSQL index answer alike. Transport-free: the HTTP server hands it bodies and sends
+// back what it returns.
 //
 // JSON-RPC 2.0 methods: getLatestBlock, getBlockByHeight(height), getBlockById(hash),
 // blockIsValid(hash), getCheckpoint, getBalances(contract[, holder]), params by position or
@@ -27,9 +31,9 @@ public:
     // The largest request body the transport accepts (HTTP 413 beyond).
     static constexpr qsizetype kMaxBody = 64 * 1024;
 
-    LocalApi(store::Database& db, QString environmentId, std::uint64_t chainId, QString sourceId,
-             const LiveMetrics& live)
-        : m_db(db), m_env(std::move(environmentId)), m_chainId(chainId),
+    LocalApi(store::ContractReader& reader, QString environmentId, std::uint64_t chainId,
+             QString sourceId, const LiveMetrics& live)
+        : m_reader(reader), m_env(std::move(environmentId)), m_chainId(chainId),
           m_source(std::move(sourceId)), m_live(live)
     {
     }
@@ -41,8 +45,13 @@ public:
 private:
     QJsonValue call(const QString& method, const QJsonValue& params);
     QJsonValue blockWhere(const QString& condition, const QVariant& value);
+    // The families read from the database: reorgs by reason and depth, the outbox.
+    void databaseFamilies(PrometheusText& p);
+    // The counters of an indexer running in this process (none on a shared index).
+    static void processFamilies(PrometheusText& p, const indexer::IndexerStatus& s,
+                                const QString& indexedNode);
 
-    store::Database& m_db;
+    store::ContractReader& m_reader;
     QString m_env;
     std::uint64_t m_chainId;
     QString m_source;

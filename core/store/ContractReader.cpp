@@ -40,13 +40,16 @@ std::optional<CheckpointFacts> SqliteContractReader::checkpoint(const QString& e
                                                                 qint64 chainId,
                                                                 const QString& sourceId)
 {
-    QSqlQuery q = m_db.run(QStringLiteral("SELECT block_number, block_hash, start_block FROM "
-                                          "indexer_checkpoints WHERE environment_id = ? AND "
+    QSqlQuery q = m_db.run(QStringLiteral("SELECT block_number, block_hash, start_block, "
+                                          "generation, updated_at, policy_version, verified_at "
+                                          "FROM indexer_checkpoints WHERE environment_id = ? AND "
                                           "chain_id = ? AND source_id = ?"),
                            {environmentId, chainId, sourceId});
     if (!q.next())
         return std::nullopt;
-    return CheckpointFacts{q.value(0).toLongLong(), q.value(1).toString(), q.value(2).toLongLong()};
+    return CheckpointFacts{q.value(0).toLongLong(), q.value(1).toString(), q.value(2).toLongLong(),
+                           q.value(3).toLongLong(), q.value(4).toString(), q.value(5).toString(),
+                           q.value(6).toString()};
 }
 
 namespace {

@@ -30,12 +30,17 @@ public:
     virtual ~ContractSnapshot();
 };
 
-// A checkpoint as the invariant check needs it, whatever table holds it.
+// A checkpoint as the invariant check and the local API need it, whatever table holds it.
 struct CheckpointFacts
 {
     qint64 number = -1;
     QString hash;          // 0x hex
     qint64 startBlock = 0; // the first block the environment indexes
+    qint64 generation = 0; // the compare-and-swap token, bumped by every move
+    QString updatedAt;     // UTC ISO 8601
+    // Not recorded on a shared index (each follower runs its own --confirmations): empty.
+    QString policyVersion;
+    QString verifiedAt; // empty: never verified on chain, or not recorded (shared index)
 };
 
 // The contract's read surface (DESIGN.md: `blocks`, `logs`, `transfer_events`,

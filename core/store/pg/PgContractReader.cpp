@@ -1,5 +1,6 @@
 #include "PgContractReader.h"
 #include "PgConnection.h"
+#include "PgContract.h"
 
 #include <QCryptographicHash>
 
@@ -65,16 +66,26 @@ std::optional<CheckpointFacts> PgContractReader::checkpoint(const QString& envir
 {
     // The backfill starts the checkpoint just below its first range, so the first block
     // indexed is the lowest range's first block.
-    const PgResult r = m_db.run(
-        "cr_checkpoint",
-        "SELECT c.block_number, '0x' || encode(c.block_hash, 'hex'), coalesce((SELECT "
-        "min(b.from_block) FROM backfill_ranges b WHERE b.environment_id = c.environment_id AND "
-        "b.chain_id = c.chain_id), c.block_number + 1) FROM indexer_checkpoints c WHERE "
-        "c.environment_id = $1 AND c.chain_id = $2 AND c.source_id = $3",
-        {environmentId.toUtf8(), QByteArray::number(chainId), sourceId.toUtf8()});
+    static const QByteArray sql =
+        QByteArray("SELECT c.block_number, '0x' || encode(c.block_hash, 'hex'), coalesce((SELECT "
+                   "min(b.from_block) FROM backfill_ranges b WHERE b.environment_id = "
+                   "c.environment_id AND b.chain_id = c.chain_id), c.block_number + 1), "
+                   "c.generation, ") +
+        pgIsoUtcSql("c.updated_at") +
+        " FROM indexer_checkpoints c WHERE c.environment_id = $1 AND c.chain_id = $2 AND "
+        "c.source_id = $3";
+    const PgResult r =
+        m_db.run("cr_checkpoint", sql.constData(),
+                 {environmentId.toUtf8(), QByteArray::number(chainId), sourceId.toUtf8()});
     if (r.rows() == 0)
         return std::nullopt;
-    return CheckpointFacts{r.int64(0, 0), QString::fromUtf8(r.text(0, 1)), r.int64(0, 2)};
+    CheckpointFacts c;
+    c.number = r.int64(0, 0);
+    c.hash = QString::fromUtf8(r.text(0, 1));
+    c.startBlock = r.int64(0, 2);
+    c.generation = r.int64(0, 3);
+    c.updatedAt = QString::fromUtf8(r.text(0, 4));
+    return c;
 }
 
 namespace {
