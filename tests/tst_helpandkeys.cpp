@@ -13,10 +13,12 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QInputDialog>
 #include <QMenu>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QtTest>
 
 using namespace forkscope;
@@ -35,6 +37,7 @@ private slots:
     void jargonIsExplained_data();
     void jargonIsExplained();
     void recentDatabases();
+    void openSharedDatabaseAsksUntilTheUrlIsOne();
     void tabReachesEveryControlAndFocusIsShown();
 
 private:
@@ -135,6 +138,51 @@ void TestHelpAndKeys::recentDatabases()
     QCOMPARE(chosen.size(), 1);
     QCOMPARE(chosen[0][0].toString(), QStringLiteral("/tmp/b.sqlite"));
     QCOMPARE(actionNamed(w, "&Open database...")->shortcut(), QKeySequence(QKeySequence::Open));
+}
+
+// File > Open shared database (PostgreSQL)...: a URL that is not one is said in the dialog,
+// which asks again; a good one restarts the engine on it; cancelling changes nothing.
+void TestHelpAndKeys::openSharedDatabaseAsksUntilTheUrlIsOne()
+{
+    engine::EngineHost host;
+    ui::MainWindow w(&host);
+    QAction* open = w.findChild<QAction*>(QStringLiteral("openSharedDatabase"));
+    QVERIFY(open);
+    QSignalSpy chosen(&w, &ui::MainWindow::databaseChosen);
+    // Answers the dialog each time it shows, as a user types; the last one cancels.
+    QStringList answers{QStringLiteral("/tmp/lab.sqlite"),
+                        QStringLiteral("postgresql://team:pw@127.0.0.1:5432"),
+                        QStringLiteral(" postgresql://team:pw@127.0.0.1:5432/index ")};
+    QStringList labels;
+    QTimer driver;
+    driver.setInterval(20);
+    connect(&driver, &QTimer::timeout, [&] {
+        auto* dialog = qobject_cast<QInputDialog*>(QApplication::activeModalWidget());
+        if (!dialog || !dialog->isVisible())
+            return;
+        labels << dialog->labelText();
+        if (answers.isEmpty()) {
+            dialog->reject();
+            return;
+        }
+        dialog->setTextValue(answers.takeFirst());
+        dialog->accept();
+    });
+    driver.start();
+    open->trigger(); // returns once a good URL was given
+    QCOMPARE(labels.size(), 3);
+    QVERIFY2(labels.at(0).contains("PostgreSQL URL of a shared index"), qPrintable(labels.at(0)));
+    QVERIFY2(labels.at(1).contains("/tmp/lab.sqlite is not a postgresql:// URL"),
+             qPrintable(labels.at(1)));
+    QVERIFY2(labels.at(2).contains("names no database"), qPrintable(labels.at(2)));
+    QVERIFY2(!labels.at(2).contains(":pw@"), qPrintable(labels.at(2))); // no password shown
+    QCOMPARE(chosen.size(), 1);
+    QCOMPARE(chosen.at(0).at(0).toString(),
+             QStringLiteral("postgresql://team:pw@127.0.0.1:5432/index"));
+    // Cancelled: nothing is opened.
+    open->trigger();
+    QCOMPARE(labels.size(), 4);
+    QCOMPARE(chosen.size(), 1);
 }
 
 void TestHelpAndKeys::tabReachesEveryControlAndFocusIsShown()

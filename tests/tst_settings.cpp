@@ -61,6 +61,19 @@ void TestSettings::rules_data()
     QTest::newRow("env with space") << "env" << "my env" << "\"my env\": use 1 to 64";
     QTest::newRow("env slash") << "env" << "a/b" << "use 1 to 64";
     QTest::newRow("env too long") << "env" << QString(65, 'a') << "use 1 to 64";
+    // config::validatePostgresUrl: File > Open shared database and `forkscope --db URL`.
+    QTest::newRow("pg url") << "pg" << "postgresql://postgres@127.0.0.1:5432/forkscope" << "";
+    QTest::newRow("pg postgres scheme") << "pg" << "postgres://u@db.example.org/idx" << "";
+    QTest::newRow("pg unix socket") << "pg" << "postgresql:///forkscope?host=/tmp/pg" << "";
+    QTest::newRow("pg spaces around") << "pg" << "  postgresql://u@h/db  " << "";
+    QTest::newRow("pg empty") << "pg" << "" << "enter a URL such as postgresql://";
+    QTest::newRow("pg http") << "pg" << "http://127.0.0.1:5432/db" << "is not a postgresql:// URL";
+    QTest::newRow("pg a file") << "pg" << "/var/lib/lab.sqlite" << "is not a postgresql:// URL";
+    QTest::newRow("pg no host") << "pg" << "postgresql:///forkscope" << "names no host";
+    QTest::newRow("pg no database") << "pg" << "postgresql://u@127.0.0.1:5432" << "names no database";
+    QTest::newRow("pg slash only") << "pg" << "postgresql://u@127.0.0.1:5432/" << "names no database";
+    // The message shows the URL without its password.
+    QTest::newRow("pg password hidden") << "pg" << "postgresql://u:s3cret@127.0.0.1:5432" << "postgresql://u@127.0.0.1:5432 names no database";
     // clang-format on
 }
 
@@ -80,10 +93,14 @@ void TestSettings::rules()
         got = config::validateAbiFile(value);
     else if (kind == "env")
         got = config::validateEnvironmentId(value);
+    else if (kind == "pg")
+        got = config::validatePostgresUrl(value);
     else if (kind == "ratio")
         got = config::validateRatio(value);
     else
         got = config::validateWholeNumber(value, "batch size", 1, 10000);
+    if (got)
+        QVERIFY2(!got->contains("s3cret"), qPrintable(*got));
     if (error.isEmpty())
         QVERIFY2(!got, qPrintable(got.value_or("")));
     else
