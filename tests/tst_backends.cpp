@@ -18,6 +18,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QtTest>
+#include <boost/multiprecision/cpp_int.hpp>
 
 using namespace forkscope;
 
@@ -589,7 +590,36 @@ void TestBackends::aReorgIsRolledBackAndRecorded()
                                {env});
     };
     QTRY_VERIFY_WITH_TIMEOUT(onHead(b, env), 60'000);
+    // Transfers in the blocks the reorg will replace (an earlier row left empty ones there).
+    m_lab->sprayAll(3, 2, 10);
+    QTRY_VERIFY_WITH_TIMEOUT(onHead(b, env), 60'000);
     const auto before = b.open().checkpoint(env, 31337, QStringLiteral("default"));
+    // What the rollback will remove, as a reader sees it now: the Transfers of the last 3
+    // blocks, and the balances of the holders they touched.
+    const qint64 fork = before->number - 3;
+    QStringList removed;
+    QSet<QString> touched;
+    for (auto q = b.open().query(QStringLiteral("SELECT block_number, log_index, contract, "
+                                                "from_addr, to_addr FROM transfer_events WHERE "
+                                                "environment_id = ? AND block_number > ? ORDER BY "
+                                                "block_number, log_index"),
+                                 {env, fork});
+         q->next();) {
+        removed
+            << QStringLiteral("%1/%2").arg(q->value(0).toLongLong()).arg(q->value(1).toLongLong());
+        for (int party : {3, 4})
+            if (q->value(party).toString() != QStringLiteral("0x") + QString(40, QLatin1Char('0')))
+                touched << q->value(2).toString() + ' ' + q->value(party).toString();
+    }
+    QVERIFY(!removed.isEmpty());
+    QHash<QString, QString> balancesBefore;
+    for (auto q = b.open().query(QStringLiteral("SELECT contract, holder, balance FROM "
+                                                "token_balances WHERE environment_id = ?"),
+                                 {env});
+         q->next();)
+        balancesBefore.insert(q->value(0).toString() + ' ' + q->value(1).toString(),
+                              q->value(2).toString());
+    b.close();
     m_lab->reorg(3); // the last 3 blocks replaced, their Transfers dropped
     m_lab->mine(1);
     if (!crash.isEmpty()) {
@@ -605,7 +635,71 @@ void TestBackends::aReorgIsRolledBackAndRecorded()
     }
     QTRY_VERIFY_WITH_TIMEOUT(onHead(b, env) && reorgs() >= 1, 60'000);
     QCOMPARE(reorgs(), 1);
+    // The diff (reorg_diff_items) says what went: every removed Transfer, its outbox row,
+    // and each touched balance with the value readers saw before.
+    store::ContractReader& r = b.open();
+    const auto itemsOf = [&](const QString& kind) {
+        QStringList out;
+        for (auto q = r.query(QStringLiteral("SELECT block_number, log_index FROM "
+                                             "reorg_diff_items WHERE environment_id = ? AND kind "
+                                             "LIKE ? ORDER BY block_number, log_index"),
+                              {env, kind});
+             q->next();)
+            out << QStringLiteral("%1/%2")
+                       .arg(q->value(0).toLongLong())
+                       .arg(q->value(1).toLongLong());
+        return out;
+    };
+    QCOMPARE(itemsOf(QStringLiteral("transfer_removed")), removed);
+    QCOMPARE(itemsOf(QStringLiteral("outbox_%")), removed);
+    // Each touched holder: before as readers saw it, after = before less what the removed
+    // Transfers moved (no row left, NULL, only where that comes to nothing).
+    using boost::multiprecision::cpp_int;
+    QHash<QString, cpp_int> moved;
+    for (auto q = r.query(QStringLiteral("SELECT contract, from_addr, to_addr, value FROM "
+                                         "reorg_diff_items WHERE environment_id = ? AND kind = "
+                                         "'transfer_removed'"),
+                          {env});
+         q->next();) {
+        const cpp_int v(q->value(3).toString().toStdString());
+        moved[q->value(0).toString() + ' ' + q->value(1).toString()] -= v;
+        moved[q->value(0).toString() + ' ' + q->value(2).toString()] += v;
+    }
+    QSet<QString> balanced;
+    for (auto q = r.query(QStringLiteral("SELECT contract, holder, before_value, after_value "
+                                         "FROM reorg_diff_items WHERE environment_id = ? AND "
+                                         "kind = 'balance_changed'"),
+                          {env});
+         q->next();) {
+        const QString key = q->value(0).toString() + ' ' + q->value(1).toString();
+        balanced << key;
+        QCOMPARE(q->value(2).toString(), balancesBefore.value(key));
+        const cpp_int after = cpp_int(q->value(2).toString().toStdString()) - moved.value(key);
+        if (q->value(3).isNull())
+            QCOMPARE(QString::fromStdString(after.str()), QStringLiteral("0"));
+        else
+            QCOMPARE(q->value(3).toString(), QString::fromStdString(after.str()));
+    }
+    QCOMPARE(balanced, touched);
     b.close();
+    // The report carries the same diff: counts by kind and the rows themselves.
+    QTemporaryDir dir;
+    const QString out = dir.filePath(QStringLiteral("r.json"));
+    VERIFY_EXIT_OK(test::runForkscope({QStringLiteral("report"), QStringLiteral("--db"), db,
+                                       QStringLiteral("--env"), env, QStringLiteral("--format"),
+                                       QStringLiteral("json"), QStringLiteral("--out"), out}));
+    QFile file(out);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QJsonObject reorg =
+        QJsonDocument::fromJson(file.readAll()).object().value("reorgs").toArray().at(0).toObject();
+    QCOMPARE(reorg.value("diff_counts").toObject().value("transfer_removed").toInteger(),
+             qint64(removed.size()));
+    QCOMPARE(reorg.value("diff_counts").toObject().value("balance_changed").toInteger(),
+             qint64(touched.size()));
+    QCOMPARE(reorg.value("diff_items").toArray().size(),
+             std::min<qsizetype>(reorg.value("diff_items_total").toInteger(), 200));
+    QCOMPARE(reorg.value("diff_items").toArray().at(0).toObject().value("kind").toString(),
+             QStringLiteral("transfer_removed")); // the order the rollback recorded them in
     follower.terminate();
     QVERIFY(follower.waitForFinished(30'000));
     VERIFY_EXIT_OK(test::runForkscope({QStringLiteral("verify"), QStringLiteral("--db"), db,

@@ -26,6 +26,7 @@ private slots:
     void theWindowsEngineWatchesReportsAndRefusesTheLab();
     void anUnreachableDatabaseIsAFailureNotAnEmptyIndex();
     void aNodeOnAnotherChainShowsForked();
+    void aRollbacksDiffIsShownFromTheSharedIndex();
     // Last: it resets the suite's anvil.
     void labResetArchivesTheSharedEnvironmentAndItsFollowerStops();
     void cleanupTestCase();
@@ -154,6 +155,61 @@ void TestSharedWatch::aNodeOnAnotherChainShowsForked()
     QVERIFY(watcher.wait());
 }
 
+// The reorg diff view on a shared index: what the follower's rollback removed, read from
+// reorg_diff_items through the app's engine, as for a file.
+void TestSharedWatch::aRollbacksDiffIsShownFromTheSharedIndex()
+{
+    m_lab->sprayAll(2, 2, 8);
+    QTRY_COMPARE_WITH_TIMEOUT(checkpoint(QStringLiteral("watched")),
+                              qint64(m_lab->eth().blockNumber()), 20'000);
+    auto db = PgConnection::open(m_cluster.url());
+    const qint64 fork = checkpoint(QStringLiteral("watched")) - 2;
+    const qint64 transfers =
+        db->run("t_tr_above",
+                "SELECT count(*) FROM transfer_events WHERE environment_id = 'watched' AND "
+                "block_number > $1",
+                {QByteArray::number(fork)})
+            .int64(0, 0);
+    QVERIFY(transfers > 0);
+    const auto reorgId = [&] {
+        const auto r = db->exec("SELECT coalesce(max(id), 0) FROM reorg_events WHERE "
+                                "environment_id = 'watched'");
+        return r.int64(0, 0);
+    };
+    const qint64 none = reorgId();
+    m_lab->reorg(2);
+    m_lab->mine(1);
+    QTRY_VERIFY_WITH_TIMEOUT(reorgId() > none, 20'000);
+
+    engine::SharedIndexWatcher::Options o;
+    o.url = m_cluster.url();
+    o.environmentId = QStringLiteral("watched");
+    engine::SharedIndexWatcher watcher(o);
+    QSignalSpy attached(&watcher, &engine::SharedIndexWatcher::attached);
+    QSignalSpy diffs(&watcher, &engine::SharedIndexWatcher::reorgDiffAvailable);
+    watcher.start();
+    QVERIFY(attached.wait(10'000));
+    watcher.requestReorgDiff(reorgId());
+    QVERIFY(diffs.wait(10'000));
+    const auto diff = diffs.first().first().value<engine::ReorgDiff>();
+    QCOMPARE(diff.reorg.id, reorgId());
+    QCOMPARE(diff.reorg.depth, 2);
+    QCOMPARE(diff.reorg.forkBlock, fork);
+    QHash<QString, int> kinds;
+    for (const auto& item : diff.items)
+        ++kinds[item.kind];
+    QCOMPARE(kinds.value(QStringLiteral("transfer_removed")), int(transfers));
+    QCOMPARE(kinds.value(QStringLiteral("outbox_dropped")) +
+                 kinds.value(QStringLiteral("outbox_delivered_reorged")),
+             int(transfers));
+    QVERIFY(kinds.value(QStringLiteral("balance_changed")) > 0);
+    // An id of no reorg of this environment: nothing (the environment scopes every read).
+    watcher.requestReorgDiff(reorgId() + 1000);
+    QVERIFY(!diffs.wait(500));
+    watcher.requestStop();
+    QVERIFY(watcher.wait());
+}
+
 void TestSharedWatch::theWindowsEngineWatchesReportsAndRefusesTheLab()
 {
     engine::EngineHost host;
@@ -249,6 +305,7 @@ void TestSharedWatch::labResetArchivesTheSharedEnvironmentAndItsFollowerStops()
     };
     const qint64 logs = count("SELECT count(*) FROM log_store WHERE environment_id = $1");
     const qint64 blocks = count("SELECT count(*) FROM block_store WHERE environment_id = $1");
+    const qint64 reorgs = count("SELECT count(*) FROM reorg_events WHERE environment_id = $1");
     QVERIFY(logs > 0);
     const test::ProcessRun run = test::runForkscope(
         {QStringLiteral("lab"), QStringLiteral("reset"), QStringLiteral("--db"), m_cluster.url(),
@@ -285,7 +342,7 @@ void TestSharedWatch::labResetArchivesTheSharedEnvironmentAndItsFollowerStops()
              qPrintable(err));
     QCOMPARE(count("SELECT count(*) FROM log_store WHERE environment_id = $1"), logs);
     QCOMPARE(count("SELECT count(*) FROM block_store WHERE environment_id = $1"), blocks);
-    QCOMPARE(count("SELECT count(*) FROM reorg_events WHERE environment_id = $1"), 0);
+    QCOMPARE(count("SELECT count(*) FROM reorg_events WHERE environment_id = $1"), reorgs);
     // And nobody can index into it again.
     const test::ProcessRun again = test::runForkscope(
         indexArgs(QStringLiteral("watched")) + QStringList{QStringLiteral("--exit-when-synced")});

@@ -35,14 +35,9 @@ void EngineHost::setIndexingPaused(bool paused)
 
 void EngineHost::requestReorgDiff(qint64 id)
 {
-    if (m_session && m_session->shared) {
-        log(QStringLiteral("error"),
-            QStringLiteral("reorg %1: a shared PostgreSQL index records each rollback "
-                           "(reorg_events), not the rows it removed; there is no diff to show")
-                .arg(id));
-        return;
-    }
-    if (m_session)
+    if (m_session && m_session->shared)
+        m_session->shared->requestReorgDiff(id);
+    else if (m_session)
         m_session->read->requestReorgDiff(id);
 }
 

@@ -82,6 +82,10 @@ void EngineHost::startShared(Session* s)
         if (live())
             emit tablePageAvailable(page);
     });
+    connect(w, &SharedIndexWatcher::reorgDiffAvailable, this, [this, live](const ReorgDiff& diff) {
+        if (live())
+            emit reorgDiffAvailable(diff);
+    });
     connect(w, &SharedIndexWatcher::reportAvailable, this, &EngineHost::reportAvailable);
     connect(w, &SharedIndexWatcher::reportFailed, this, &EngineHost::reportFailed);
     connect(w, &SharedIndexWatcher::logMessage, this, &EngineHost::logMessage);

@@ -1,5 +1,5 @@
 #include "ReadService.h"
-#include "ReindexMatch.h"
+#include "ReorgDiffReader.h"
 #include "TableQuery.h"
 #include "indexer/CompletenessAlerts.h"
 #include "indexer/EnvironmentRegistry.h"
@@ -319,30 +319,9 @@ void ReadService::requestReorgDiff(qint64 id)
         if (!ensureOpen() || l.environmentId.isEmpty())
             return;
         try {
-            store::ReorgEventStore store(*l.db);
-            const auto row = store.find(l.environmentId, id);
-            if (!row)
-                return;
-            ReorgDiff diff;
-            diff.reorg = markOf(*row);
-            for (const store::ReorgDiffRow& d : store.diffItems(l.environmentId, id, 10000)) {
-                ReorgDiff::Item it;
-                it.kind = d.kind;
-                it.blockNumber = d.blockNumber.value_or(-1);
-                it.logIndex = d.logIndex.value_or(-1);
-                it.contract = d.contract;
-                it.holder = d.holder;
-                it.from = d.fromAddr;
-                it.to = d.toAddr;
-                it.value = d.kind.startsWith(QLatin1String("outbox")) ? QString() : d.value;
-                it.before = d.beforeValue;
-                it.after = d.afterValue;
-                it.eventKey = d.eventKey;
-                it.txHash = d.txHash;
-                diff.items.append(it);
-            }
-            markReindexed(diff.items, store.transfersAbove(l.environmentId, row->forkBlockNumber));
-            emit reorgDiffAvailable(diff);
+            store::SqliteContractReader reader(*l.db);
+            if (const auto diff = readReorgDiff(reader, l.environmentId, id))
+                emit reorgDiffAvailable(*diff);
         } catch (const std::exception& e) {
             emit logMessage(QStringLiteral("error"),
                             QStringLiteral("reorg diff: %1").arg(QString::fromUtf8(e.what())));

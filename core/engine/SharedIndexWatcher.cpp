@@ -1,4 +1,5 @@
 #include "SharedIndexWatcher.h"
+#include "ReorgDiffReader.h"
 #include "SharedSummary.h"
 #include "TableQuery.h"
 #include "concurrency/WorkerThread.h"
@@ -202,6 +203,24 @@ void SharedIndexWatcher::requestTablePage(const TableRequest& request)
             }
         }
         emit tablePageAvailable(page);
+    });
+    m_thread.wake();
+}
+
+void SharedIndexWatcher::requestReorgDiff(qint64 id)
+{
+    m_thread.post([this, id] {
+        Loop& l = *m_loop;
+        if (!l.db || l.environmentId.isEmpty())
+            return;
+        try {
+            store::pg::PgContractReader reader(*l.db);
+            if (const auto diff = readReorgDiff(reader, l.environmentId, id))
+                emit reorgDiffAvailable(*diff);
+        } catch (const std::exception& e) {
+            emit logMessage(QStringLiteral("error"),
+                            QStringLiteral("reorg diff: %1").arg(QString::fromUtf8(e.what())));
+        }
     });
     m_thread.wake();
 }

@@ -44,6 +44,8 @@ public:
 
     // Commands, from any thread.
     void requestTablePage(const forkscope::engine::TableRequest& request);
+    // reorgDiffAvailable, or a logged error; nothing when the environment has no such reorg.
+    void requestReorgDiff(qint64 id);
     void requestReport(quint64 ticket, const QString& environmentId, bool verify,
                        std::chrono::milliseconds rpcTimeout);
 
@@ -55,6 +57,7 @@ signals:
     // The database cannot be reached or read (the message says why); retried every 2 s.
     void databaseLost(const QString& message);
     void tablePageAvailable(const forkscope::engine::TablePage& page);
+    void reorgDiffAvailable(const forkscope::engine::ReorgDiff& diff);
     void reportAvailable(quint64 ticket, const forkscope::report::CheckpointReport& report);
     void reportFailed(quint64 ticket, const QString& error);
     void logMessage(const QString& level, const QString& text);

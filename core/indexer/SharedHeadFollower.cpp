@@ -4,6 +4,7 @@
 #include "IndexerErrors.h"
 #include "PgBatchRows.h"
 #include "PgEnvironmentRegistry.h"
+#include "PgReorgDiff.h"
 #include "ReorgReason.h"
 #include "SharedSession.h"
 #include "concurrency/StoppablePause.h"
@@ -149,6 +150,8 @@ SharedFollowResult SharedHeadFollower::run(const std::function<void(const QStrin
                      reason.toUtf8(), c.sourceId.toUtf8(), cp.blockHash.toHex().toUtf8(),
                      fork.hash.toHex().toUtf8(), QByteArray::number(delivered)})
                 .int64(0, 0);
+        recordPgReorgDiff(*db, {env, chain, above, QByteArray::number(reorgId),
+                                QByteArray::number(cp.blockNumber)});
         if (delivered > 0) {
             // A consumer already acted on those (as in SQLite, ReorgRollback): a compensating
             // "retracted" message for each, enqueued at the fork height so that it goes out

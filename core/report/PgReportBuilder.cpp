@@ -46,6 +46,61 @@ void readCheckpoints(PgConnection& db, CheckpointReport& r)
     }
 }
 
+// What each rollback removed, as ReportBuilder reads it on SQLite: counts by kind, and the
+// first rows in the order the rollback recorded them.
+void readReorgDiffs(PgConnection& db, CheckpointReport& r)
+{
+    const auto counts = db.run("pgr_diff_counts",
+                               "SELECT reorg_id, kind, count(*) FROM reorg_diff_items WHERE "
+                               "environment_id = $1 AND chain_id = $2 GROUP BY reorg_id, kind",
+                               scope(r));
+    for (ReorgEntry& e : r.reorgs) {
+        for (int i = 0; i < counts.rows(); ++i)
+            if (counts.int64(i, 0) == e.id) {
+                e.diffCounts.insert(QString::fromUtf8(counts.text(i, 1)), counts.int64(i, 2));
+                e.diffItemsTotal += counts.int64(i, 2);
+            }
+        if (e.diffItemsTotal == 0)
+            continue;
+        // The view's columns, in the store's insertion order (a view has none).
+        static const QByteArray sql =
+            "SELECT kind, block_number, log_index, tx_hash, contract, holder, from_addr, "
+            "to_addr, value, before_value, after_value, event_key FROM (SELECT d.id AS id, " +
+            store::pg::pgReorgDiffColumnsSql() +
+            " FROM reorg_diff_store d WHERE d.environment_id = $1 AND d.chain_id = $2 AND "
+            "d.reorg_id = $3) x ORDER BY id LIMIT $4";
+        const auto items =
+            db.run("pgr_diff_items", sql.constData(),
+                   scope(r) + QList<QByteArray>{
+                                  QByteArray::number(e.id),
+                                  QByteArray::number(CheckpointReport::kMaxDiffItemsPerReorg)});
+        const auto optional = [&items](int row, int column) {
+            return items.isNull(row, column) ? std::nullopt
+                                             : std::optional<qint64>(items.int64(row, column));
+        };
+        const auto text = [&items](int row, int column) {
+            return QString::fromUtf8(items.text(row, column));
+        };
+        for (int i = 0; i < items.rows(); ++i) {
+            ReorgDiffItem d;
+            d.kind = text(i, 0);
+            d.blockNumber = optional(i, 1);
+            d.logIndex = optional(i, 2);
+            d.txHash = text(i, 3);
+            d.contract = text(i, 4);
+            d.holder = text(i, 5);
+            d.fromAddr = text(i, 6);
+            d.toAddr = text(i, 7);
+            d.value = text(i, 8);
+            d.beforeValue = text(i, 9);
+            d.afterValue = text(i, 10);
+            d.eventKey = text(i, 11);
+            e.diffItems.append(d);
+        }
+        e.diffTruncated = e.diffItemsTotal > e.diffItems.size();
+    }
+}
+
 void readReorgs(PgConnection& db, CheckpointReport& r)
 {
     const auto q = db.run("pgr_reorgs",
@@ -68,8 +123,9 @@ void readReorgs(PgConnection& db, CheckpointReport& r)
         e.reason = QString::fromUtf8(q.text(i, 8));
         e.rowsRemoved = q.int64(i, 9);
         e.deliveredOutboxRows = q.int64(i, 10);
-        r.reorgs.append(e); // no diff rows: the shared head follower does not record them
+        r.reorgs.append(e);
     }
+    readReorgDiffs(db, r);
 }
 
 void readOutboxCounts(PgConnection& db, CheckpointReport& r)

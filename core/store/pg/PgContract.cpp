@@ -30,11 +30,24 @@ QByteArray logsView(const char* create, const char* addedColumns)
 
 } // namespace
 
-QByteArray pgOutboxEventKeySql()
+QByteArray pgOutboxEventKeySql(const char* alias)
 {
     // The same text as SQLite's: transfer:<block>:0x<block hash>:<log index>.
-    return "'transfer:' || l.block_number || ':0x' || encode(l.block_hash, 'hex') || ':' || "
-           "l.log_index";
+    const QByteArray a(alias);
+    return "'transfer:' || " + a + ".block_number || ':0x' || encode(" + a +
+           ".block_hash, 'hex') || ':' || " + a + ".log_index";
+}
+
+QByteArray pgReorgDiffColumnsSql()
+{
+    // A NULL bytea stays NULL: '0x' || NULL is NULL.
+    return "d.reorg_id, d.environment_id, d.chain_id, d.kind, d.block_number, d.log_index, "
+           "'0x' || encode(d.tx_hash, 'hex') AS tx_hash, '0x' || encode(d.contract, 'hex') AS "
+           "contract, '0x' || encode(d.holder, 'hex') AS holder, '0x' || encode(d.from_addr, "
+           "'hex') AS from_addr, '0x' || encode(d.to_addr, 'hex') AS to_addr, d.value, "
+           "d.before_value, d.after_value, coalesce(d.event_key, CASE WHEN d.block_hash IS NOT "
+           "NULL THEN " +
+           pgOutboxEventKeySql("d") + " END) AS event_key";
 }
 
 QByteArray pgOutboxPayloadSql()
@@ -306,6 +319,29 @@ void ensurePgContract(PgConnection& db)
                    "INSERT INTO schema_version (version, description) VALUES ($1, $2)",
                    {"10",
                     "decoded events: logs.event_name and logs.args_json, environments.abi_digest"});
+        }
+        if (have < 11) {
+            // What each rollback removed, as SQLite records it (store/ReorgDiffContract.h):
+            // the app's reorg diff and the report read reorg_diff_items on either store. A
+            // dropped outbox row keeps its log's block hash, from which its key is rendered.
+            db.exec("CREATE TABLE reorg_diff_store ("
+                    " id bigserial PRIMARY KEY," // the order the rollback recorded its rows in
+                    " reorg_id bigint NOT NULL,"
+                    " environment_id text NOT NULL,"
+                    " chain_id bigint NOT NULL,"
+                    " kind text NOT NULL,"
+                    " block_number bigint, log_index bigint,"
+                    " block_hash bytea, tx_hash bytea, contract bytea, holder bytea,"
+                    " from_addr bytea, to_addr bytea,"
+                    " value text, before_value text, after_value text, event_key text)");
+            db.exec("CREATE INDEX reorg_diff_store_reorg ON reorg_diff_store (environment_id, "
+                    "chain_id, reorg_id)");
+            const QByteArray view = "CREATE VIEW reorg_diff_items AS SELECT " +
+                                    pgReorgDiffColumnsSql() + " FROM reorg_diff_store d";
+            db.exec(view.constData());
+            db.run("pg_contract_version",
+                   "INSERT INTO schema_version (version, description) VALUES ($1, $2)",
+                   {"11", "reorg_diff_items: what each rollback removed"});
         }
         db.commit();
     } catch (...) {

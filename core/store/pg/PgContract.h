@@ -22,7 +22,7 @@ class PgConnection;
 // refused (StoreError::Kind::NewerSchema). Idempotent; every process runs it at start.
 void ensurePgContract(PgConnection& db);
 
-constexpr int kPgContractVersion = 10;
+constexpr int kPgContractVersion = 11;
 
 // For readers (report, verify, the app), which never write: throws PgError unless the
 // database holds exactly this contract version, saying what to run.
@@ -34,10 +34,14 @@ constexpr const char* kCheckpointChannel = "forkscope_checkpoint";
 // And every statement that marks outbox rows delivered or failed, at commit (no payload).
 constexpr const char* kOutboxChannel = "forkscope_outbox";
 
-// SQL over a log_store row aliased `l`: a Transfer's outbox event key and JSON payload,
-// the same text SQLite renders (store/BinaryContract.h).
-QByteArray pgOutboxEventKeySql();
+// SQL over a log_store row aliased `l` (or any row with block_number, block_hash and
+// log_index under `alias`): a Transfer's outbox event key and JSON payload, the same text
+// SQLite renders (store/BinaryContract.h).
+QByteArray pgOutboxEventKeySql(const char* alias = "l");
 QByteArray pgOutboxPayloadSql();
+// The select list of reorg_diff_items over reorg_diff_store aliased `d`, in the contract's
+// column order (as store::reorgDiffColumnsSql on SQLite).
+QByteArray pgReorgDiffColumnsSql();
 // SQL rendering a timestamptz column as SQLite's times read (store::nowUtc()):
 // 2026-12-02T04:30:00.123Z.
 QByteArray pgIsoUtcSql(const char* column);
