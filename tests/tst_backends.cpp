@@ -8,6 +8,7 @@
 #include "LocalApiClient.h"
 #include "WebhookRecorder.h"
 #include "health/NodeState.h"
+#include "lab/FaultProxy.h"
 #include "lab/PgLab.h"
 #include "store/ContractReader.h"
 #include "store/Database.h"
@@ -65,6 +66,8 @@ private slots:
     void indexedDataIsTheNodesAndVerifies();
     void outboxDeliveredOncePerKey_data();
     void outboxDeliveredOncePerKey();
+    void aFaultyNodeStillGivesEveryLogOnce_data();
+    void aFaultyNodeStillGivesEveryLogOnce();
     void decodedEventsReadTheSame_data() { backends(); }
     void decodedEventsReadTheSame();
     void theLocalApiAnswersFromTheStore_data() { backends(); }
@@ -85,6 +88,9 @@ private:
     qint64 checkpointOf(store::ContractReader& r, const QString& env) const;
     // The environment's checkpoint is the node's head block (its height and its hash).
     bool onHead(Backend& b, const QString& env);
+    // Every log of the contracts up to the checkpoint, once, as the node has it, read
+    // through the `logs` surface; `rows` says how many.
+    void expectEveryLogOnce(Backend& b, const QString& env, qint64& rows);
 
     std::unique_ptr<test::IndexerLab> m_lab;
     lab::PgLab m_cluster;
@@ -144,16 +150,11 @@ bool TestBackends::onHead(Backend& b, const QString& env)
     }
 }
 
-void TestBackends::indexedDataIsTheNodesAndVerifies()
+void TestBackends::expectEveryLogOnce(Backend& b, const QString& env, qint64& rows)
 {
-    QFETCH(QString, db);
-    const QString env = QStringLiteral("same");
-    VERIFY_EXIT_OK(test::runForkscope(indexArgs(db, env) << QStringLiteral("--exit-when-synced")));
-    Backend b(db);
     store::ContractReader& r = b.open();
     const qint64 cp = checkpointOf(r, env);
-    QCOMPARE(cp, qint64(m_lab->eth().blockNumber()));
-    // Every log of the contracts, once, as the node has it.
+    QVERIFY(cp >= 0);
     rpc::LogFilter f;
     f.fromBlock = 0;
     f.toBlock = std::uint64_t(cp);
@@ -166,7 +167,7 @@ void TestBackends::indexedDataIsTheNodesAndVerifies()
                         .arg(l.logIndex)
                         .arg(l.transactionHash.toHex());
     QSet<QString> got;
-    qint64 rows = 0;
+    rows = 0;
     for (auto q = r.query(QStringLiteral("SELECT block_number, log_index, tx_hash FROM logs WHERE "
                                          "environment_id = ?"),
                           {env});
@@ -177,6 +178,74 @@ void TestBackends::indexedDataIsTheNodesAndVerifies()
                    .arg(q->value(2).toString());
     QCOMPARE(rows, qint64(nodeLogs.size()));
     QCOMPARE(got, expected);
+}
+
+void TestBackends::aFaultyNodeStillGivesEveryLogOnce_data()
+{
+    QTest::addColumn<QString>("db");
+    QTest::addColumn<QString>("fault");
+    for (const char* fault : {"10% errors", "silent cap of 20"}) {
+        QTest::addRow("sqlite, %s", fault)
+            << m_lab->tempPath(QStringLiteral("backends.sqlite")) << QString::fromLatin1(fault);
+        QTest::addRow("postgresql, %s", fault) << m_cluster.url() << QString::fromLatin1(fault);
+    }
+}
+
+// Behind a node that fails one request in ten, or silently cuts eth_getLogs results at 20
+// logs (as some providers do), the index still holds every log once: failed ranges are
+// fetched again, and a result of exactly the cap is halved until it is under it.
+void TestBackends::aFaultyNodeStillGivesEveryLogOnce()
+{
+    QFETCH(QString, db);
+    QFETCH(QString, fault);
+    const bool capped = fault.startsWith(QLatin1String("silent cap"));
+    const QString env = capped ? QStringLiteral("capped") : QStringLiteral("erring");
+    lab::FaultProxy proxy(m_lab->devnet().url());
+    proxy.listen();
+    proxy.setSeed(42);
+    if (capped)
+        proxy.setLogCap(20, lab::FaultProxy::CapMode::Silent);
+    else
+        proxy.setErrorRate(0.10);
+    QStringList args{QStringLiteral("index"),
+                     QStringLiteral("--rpc"),
+                     proxy.url().toString(),
+                     QStringLiteral("--db"),
+                     db,
+                     QStringLiteral("--env"),
+                     env,
+                     QStringLiteral("--exit-when-synced"),
+                     QStringLiteral("--batch-size"),
+                     capped ? QStringLiteral("1000") : QStringLiteral("4")};
+    if (capped)
+        args << QStringLiteral("--log-cap") << QStringLiteral("20");
+    VERIFY_EXIT_OK(test::runForkscope(args + m_lab->contractArgs()));
+    if (capped)
+        QVERIFY(proxy.cappedReplies() > 0);
+    else
+        QVERIFY(proxy.injectedErrors() > 0);
+    Backend b(db);
+    QCOMPARE(checkpointOf(b.open(), env), qint64(m_lab->eth().blockNumber()));
+    qint64 rows = 0;
+    expectEveryLogOnce(b, env, rows);
+    b.close();
+    VERIFY_EXIT_OK(test::runForkscope({QStringLiteral("verify"), QStringLiteral("--db"), db,
+                                       QStringLiteral("--env"), env, QStringLiteral("--rpc"),
+                                       m_lab->devnet().url().toString()}));
+}
+
+void TestBackends::indexedDataIsTheNodesAndVerifies()
+{
+    QFETCH(QString, db);
+    const QString env = QStringLiteral("same");
+    VERIFY_EXIT_OK(test::runForkscope(indexArgs(db, env) << QStringLiteral("--exit-when-synced")));
+    Backend b(db);
+    QCOMPARE(checkpointOf(b.open(), env), qint64(m_lab->eth().blockNumber()));
+    qint64 rows = 0;
+    expectEveryLogOnce(b, env, rows);
+    if (QTest::currentTestFailed())
+        return;
+    QVERIFY(rows > 0);
     b.close();
     // The engine's own checks agree: verify is clean, the report's invariants hold.
     VERIFY_EXIT_OK(test::runForkscope({QStringLiteral("verify"), QStringLiteral("--db"), db,
