@@ -68,6 +68,8 @@ private slots:
     void outboxDeliveredOncePerKey();
     void aFaultyNodeStillGivesEveryLogOnce_data();
     void aFaultyNodeStillGivesEveryLogOnce();
+    void aBlockOnTheCapStopsLoudlyAndResumes_data() { backends(); }
+    void aBlockOnTheCapStopsLoudlyAndResumes();
     void decodedEventsReadTheSame_data() { backends(); }
     void decodedEventsReadTheSame();
     void theLocalApiAnswersFromTheStore_data() { backends(); }
@@ -94,6 +96,7 @@ private:
 
     std::unique_ptr<test::IndexerLab> m_lab;
     lab::PgLab m_cluster;
+    qint64 m_blockOnTheCap = -1; // a block with more Transfers than a cap of 50, once made
     // What the sqlite row of decodedEventsReadTheSame read, for the postgresql row.
     QStringList m_decodedOnSqlite;
 };
@@ -232,6 +235,57 @@ void TestBackends::aFaultyNodeStillGivesEveryLogOnce()
     VERIFY_EXIT_OK(test::runForkscope({QStringLiteral("verify"), QStringLiteral("--db"), db,
                                        QStringLiteral("--env"), env, QStringLiteral("--rpc"),
                                        m_lab->devnet().url().toString()}));
+}
+
+// One block holds more logs than the node's silent cap: no range can be proven complete,
+// so the index stops there in one line naming the block, with everything below committed
+// and nothing at or above it visible; with the cap gone, the same index completes.
+void TestBackends::aBlockOnTheCapStopsLoudlyAndResumes()
+{
+    QFETCH(QString, db);
+    const QString env = QStringLiteral("on-the-cap");
+    if (m_blockOnTheCap < 0) {
+        m_lab->tokens().first().spray(60, 0, 60);
+        m_blockOnTheCap = qint64(m_lab->eth().blockNumber());
+        m_lab->sprayAll(2, 2, 10);
+    }
+    lab::FaultProxy proxy(m_lab->devnet().url());
+    proxy.listen();
+    proxy.setLogCap(50, lab::FaultProxy::CapMode::Silent);
+    QStringList args{QStringLiteral("index"),
+                     QStringLiteral("--rpc"),
+                     proxy.url().toString(),
+                     QStringLiteral("--db"),
+                     db,
+                     QStringLiteral("--env"),
+                     env,
+                     QStringLiteral("--exit-when-synced"),
+                     QStringLiteral("--batch-size"),
+                     QStringLiteral("4")};
+    const test::ProcessRun run =
+        test::runForkscope(args + QStringList{QStringLiteral("--log-cap"), QStringLiteral("50")} +
+                           m_lab->contractArgs());
+    VERIFY_ONE_ERROR_LINE(
+        run, 1,
+        (QStringList{QStringLiteral("suspected truncation: block %1").arg(m_blockOnTheCap)}));
+    Backend b(db);
+    store::ContractReader& r = b.open();
+    const qint64 stopped = checkpointOf(r, env);
+    QVERIFY2(stopped >= 0 && stopped < m_blockOnTheCap, qPrintable(QString::number(stopped)));
+    for (const char* view : {"blocks", "logs"})
+        QCOMPARE(r.scalar(QStringLiteral("SELECT count(*) FROM %1 WHERE environment_id = ? AND "
+                                         "block_number >= ?")
+                              .arg(QLatin1String(view)),
+                          {env, m_blockOnTheCap}),
+                 qint64(0));
+    b.close();
+    // The node without its cap: the same index completes, every log once.
+    args[2] = m_lab->devnet().url().toString();
+    VERIFY_EXIT_OK(test::runForkscope(args + m_lab->contractArgs()));
+    QCOMPARE(checkpointOf(b.open(), env), qint64(m_lab->eth().blockNumber()));
+    qint64 rows = 0;
+    expectEveryLogOnce(b, env, rows);
+    b.close();
 }
 
 void TestBackends::indexedDataIsTheNodesAndVerifies()

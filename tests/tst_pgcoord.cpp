@@ -313,6 +313,21 @@ void TestPgCoord::failedRangeStopsTheCheckpointBelowIt()
     m_db->commit();
     QCOMPARE(cp.advance().blockNumber, 0); // 11-20 is done, but 1-10 is not
     QVERIFY(!claims.counts().allDone());
+    QCOMPARE(claims.firstFailed(), QStringLiteral("1-10: eth_getLogs timed out"));
+
+    // A process started again retries it, with a fresh count of attempts.
+    QCOMPARE(claims.retryFailed(), 1);
+    QCOMPARE(claims.counts().failed, 0);
+    QCOMPARE(claims.firstFailed(), QString());
+    const auto again = claims.claim();
+    QVERIFY(again);
+    QCOMPARE(again->fromBlock, 1);
+    QCOMPARE(again->attempts, 1);
+    m_db->begin();
+    claims.finish(*again, blockHash(0), blockHash(10));
+    m_db->commit();
+    QCOMPARE(cp.advance().blockNumber, 20);
+    QVERIFY(claims.counts().allDone());
 }
 
 void TestPgCoord::badUrlIsOneLineWithoutThePassword()

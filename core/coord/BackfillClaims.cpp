@@ -153,6 +153,32 @@ void BackfillClaims::release(const RangeClaim& claim)
              {m_env, m_chain, QByteArray::number(claim.fromBlock), m_owner8});
 }
 
+qint64 BackfillClaims::retryFailed()
+{
+    return m_db
+        .run("coord_retry_failed",
+             "UPDATE backfill_ranges SET status = 'pending', attempts = 0, updated_at = "
+             "clock_timestamp() WHERE environment_id = $1 AND chain_id = $2 AND status = "
+             "'failed'",
+             {m_env, m_chain})
+        .affected();
+}
+
+QString BackfillClaims::firstFailed()
+{
+    const auto r = m_db.run("coord_first_failed",
+                            "SELECT from_block, to_block, coalesce(last_error, '') FROM "
+                            "backfill_ranges WHERE environment_id = $1 AND chain_id = $2 AND "
+                            "status = 'failed' ORDER BY from_block LIMIT 1",
+                            {m_env, m_chain});
+    if (r.rows() == 0)
+        return {};
+    return QStringLiteral("%1-%2: %3")
+        .arg(r.int64(0, 0))
+        .arg(r.int64(0, 1))
+        .arg(QString::fromUtf8(r.text(0, 2)));
+}
+
 RangeCounts BackfillClaims::counts()
 {
     const auto r = m_db.run(

@@ -69,6 +69,13 @@ public:
 
     RangeCounts counts();
 
+    // A process started again is the operator's "try again" (the node fixed, or another
+    // --rpc): ranges that failed their attempts go back to pending with a fresh count.
+    // Returns how many.
+    qint64 retryFailed();
+    // The lowest failed range, for the message that stops the backfill: "A-B: last error".
+    QString firstFailed();
+
     const QString& owner() const { return m_owner; }
 
 private:

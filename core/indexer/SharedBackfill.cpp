@@ -59,6 +59,8 @@ SharedBackfillResult SharedBackfill::run(const std::function<void(const QString&
     checkpoint.initialise(qint64(c.fromBlock) - 1, startHash);
     claims.plan(qint64(c.fromBlock), result.target,
                 qint64(std::max<std::uint64_t>(1, c.batchSize)));
+    if (const qint64 retried = claims.retryFailed(); retried > 0)
+        say(QStringLiteral("%1 range(s) that failed before are tried again").arg(retried));
 
     wire::LogFetcher fetcher(eth, session.fetchSpec());
     const QString endpoint = eth.endpointText();
@@ -69,11 +71,12 @@ SharedBackfillResult SharedBackfill::run(const std::function<void(const QString&
             const coord::RangeCounts n = claims.counts();
             if (n.failed > 0)
                 throw coord::CoordinationError(
-                    QStringLiteral("%1 backfill range(s) of %2 failed 5 times (see "
-                                   "backfill_ranges.last_error); the checkpoint stays below "
-                                   "them")
+                    QStringLiteral("%1 backfill range(s) of %2 failed 5 times, the first %3; "
+                                   "the checkpoint stays below it. Fix the node (or pass "
+                                   "another --rpc) and start forkscope index again: failed "
+                                   "ranges are retried")
                         .arg(n.failed)
-                        .arg(c.environmentId));
+                        .arg(c.environmentId, claims.firstFailed()));
             if (n.allDone())
                 break;
             // Ranges others hold: wait, and take one over if its owner's lease runs out.
