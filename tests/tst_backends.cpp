@@ -70,6 +70,8 @@ private slots:
     void aFaultyNodeStillGivesEveryLogOnce();
     void aBlockOnTheCapStopsLoudlyAndResumes_data() { backends(); }
     void aBlockOnTheCapStopsLoudlyAndResumes();
+    void aLaggingNodeNeverCausesARollback_data() { backends(); }
+    void aLaggingNodeNeverCausesARollback();
     void decodedEventsReadTheSame_data() { backends(); }
     void decodedEventsReadTheSame();
     void theLocalApiAnswersFromTheStore_data() { backends(); }
@@ -283,6 +285,60 @@ void TestBackends::aBlockOnTheCapStopsLoudlyAndResumes()
     args[2] = m_lab->devnet().url().toString();
     VERIFY_EXIT_OK(test::runForkscope(args + m_lab->contractArgs()));
     QCOMPARE(checkpointOf(b.open(), env), qint64(m_lab->eth().blockNumber()));
+    qint64 rows = 0;
+    expectEveryLogOnce(b, env, rows);
+    b.close();
+}
+
+// A node that lags six blocks behind the checkpoint (a load balancer's stale replica) is
+// not a reorg: the follower waits, changes nothing, and goes on once the node catches up.
+void TestBackends::aLaggingNodeNeverCausesARollback()
+{
+    QFETCH(QString, db);
+    const QString env = QStringLiteral("lagging");
+    VERIFY_EXIT_OK(test::runForkscope(indexArgs(db, env) << QStringLiteral("--exit-when-synced")));
+    Backend b(db);
+    const auto state = [&] {
+        store::ContractReader& r = b.open();
+        const auto cp = r.checkpoint(env, 31337, QStringLiteral("default"));
+        QStringList out{cp ? QStringLiteral("%1 %2").arg(cp->number).arg(cp->hash) : QString()};
+        for (const char* table : {"blocks", "logs", "outbox", "reorg_events"})
+            out << QStringLiteral("%1 %2")
+                       .arg(QLatin1String(table))
+                       .arg(r.scalar(
+                           QStringLiteral("SELECT count(*) FROM %1 WHERE environment_id = ?")
+                               .arg(QLatin1String(table)),
+                           {env}));
+        b.close();
+        return out;
+    };
+    const QStringList before = state();
+
+    lab::FaultProxy proxy(m_lab->devnet().url());
+    proxy.listen();
+    proxy.setLagBlocks(6);
+    QStringList args = indexArgs(db, env) << QStringLiteral("--poll-ms") << QStringLiteral("100");
+    args[2] = proxy.url().toString();
+    QProcess follower;
+    follower.start(QStringLiteral(FORKSCOPE_BINARY), args);
+    QVERIFY(follower.waitForStarted());
+    QTest::qWait(3000); // thirty rounds against the lagging view
+    QCOMPARE(follower.state(), QProcess::Running);
+    QCOMPARE(state(), before);
+    follower.terminate();
+    const test::ProcessRun stopped = test::waitForProcess(follower, 20'000);
+    VERIFY_EXIT_OK(stopped);
+    QCOMPARE(state(), before);
+
+    // The node catches up: indexing goes on where it was, with no rollback.
+    proxy.setLagBlocks(0);
+    m_lab->sprayAll(2, 2, 10);
+    VERIFY_EXIT_OK(test::runForkscope(args << QStringLiteral("--exit-when-synced")));
+    QCOMPARE(checkpointOf(b.open(), env), qint64(m_lab->eth().blockNumber()));
+    QCOMPARE(b.reader->scalar(QStringLiteral("SELECT count(*) FROM reorg_events WHERE "
+                                             "environment_id = ?"),
+                              {env}),
+             qint64(0));
     qint64 rows = 0;
     expectEveryLogOnce(b, env, rows);
     b.close();

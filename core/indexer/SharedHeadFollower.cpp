@@ -238,6 +238,7 @@ SharedFollowResult SharedHeadFollower::run(const std::function<void(const QStrin
         repairTarget = rollBackForRepair(*db, c.environmentId, chainId, lock, ranges, checkpoint,
                                          *m_options.repairFrom, undoAbove, say);
 
+    bool behind = false; // the node's head is below the checkpoint (said once)
     while (!stopping()) {
         if (!lock.held()) {
             if (!lock.tryAcquire()) {
@@ -262,9 +263,26 @@ SharedFollowResult SharedHeadFollower::run(const std::function<void(const QStrin
             const std::uint64_t head = eth.blockNumber();
             if (cp->blockNumber >= 0) {
                 if (qint64(head) < cp->blockNumber) {
+                    // A lagging node (a stale replica behind a load balancer) serves a head
+                    // we hold: wait, as the SQLite indexer does. Only a head block with
+                    // another hash than the stored one is a reorg (an anvil_rollback that
+                    // no new block has covered yet).
+                    const auto stored = finder.storedHash(head);
+                    const auto onNode = eth.blockByNumber(head);
+                    if (!stored || !onNode || onNode->hash == *stored) {
+                        if (!behind)
+                            say(QStringLiteral("node behind the checkpoint (head %1 < %2): "
+                                               "waiting, nothing rolled back")
+                                    .arg(head)
+                                    .arg(cp->blockNumber));
+                        behind = true;
+                        pause();
+                        continue;
+                    }
                     rollBack(*cp, head, reorg_reason::kHashMismatch);
                     continue;
                 }
+                behind = false;
                 const auto there = eth.blockByNumber(std::uint64_t(cp->blockNumber));
                 if (there && there->hash != cp->blockHash) {
                     rollBack(*cp, std::nullopt, reorg_reason::kHashMismatch);
