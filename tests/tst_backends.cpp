@@ -76,6 +76,8 @@ private slots:
     void decodedEventsReadTheSame();
     void theLocalApiAnswersFromTheStore_data() { backends(); }
     void theLocalApiAnswersFromTheStore();
+    void aRefusedRowIsMarkedFailedNotRetried_data() { backends(); }
+    void aRefusedRowIsMarkedFailedNotRetried();
     void aHoleIsFoundAndRepaired_data() { backends(); }
     void aHoleIsFoundAndRepaired();
     void aKilledIndexerLeavesNothingHalfWritten_data();
@@ -592,6 +594,43 @@ void TestBackends::theLocalApiAnswersFromTheStore()
     // The SQLite indexer's own counters, and none made up for a shared index's process.
     QCOMPARE(samples.contains("forkscope_logs_committed_total"),
              QLatin1String(QTest::currentDataTag()) == QLatin1String("sqlite"));
+}
+
+// A receiver that refuses a row for good (HTTP 422): that row is marked failed with the
+// reason and never sent again; every other row is delivered once, in the outbox's order.
+void TestBackends::aRefusedRowIsMarkedFailedNotRetried()
+{
+    QFETCH(QString, db);
+    const QString env = QStringLiteral("refused-row");
+    test::WebhookRecorder hook({422});
+    VERIFY_EXIT_OK(test::runForkscope(indexArgs(db, env)
+                                      << QStringLiteral("--exit-when-synced")
+                                      << QStringLiteral("--webhook") << hook.url().toString()
+                                      << QStringLiteral("--webhook-batch") << QStringLiteral("1")));
+    Backend b(db);
+    store::ContractReader& r = b.open();
+    const auto count = [&](const QString& where) {
+        return r.scalar(
+            QStringLiteral("SELECT count(*) FROM outbox WHERE environment_id = ? ") + where, {env});
+    };
+    const qint64 rows = count(QString());
+    QVERIFY(rows > 1);
+    QCOMPARE(count(QStringLiteral("AND failed_at IS NOT NULL AND delivered_at IS NULL AND "
+                                  "last_error LIKE '%HTTP 422%'")),
+             qint64(1));
+    QCOMPARE(count(QStringLiteral("AND delivered_at IS NOT NULL")), rows - 1);
+    QCOMPARE(hook.requests().size(), rows); // the refused row was not sent again
+    QStringList ordered;
+    for (auto q = r.query(QStringLiteral("SELECT event_key FROM outbox WHERE environment_id = ? "
+                                         "AND delivered_at IS NOT NULL ORDER BY block_number, "
+                                         "id"),
+                          {env});
+         q->next();)
+        ordered << q->value(0).toString();
+    QStringList accepted;
+    for (const QByteArray& k : hook.acceptedKeys())
+        accepted << QString::fromUtf8(k);
+    QCOMPARE(accepted, ordered);
 }
 
 // Each backend, without a crash and with the process killed at a crash point first.
