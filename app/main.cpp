@@ -27,7 +27,7 @@ const char* kUsage =
     "       forkscope devnet [--port P] [--nodes N]\n"
     "       forkscope pg-lab [--port P]\n"
     "       forkscope verify --db FILE|URL --env ID --rpc URL [--from N] [--to M] [--receipts]\n"
-    "       forkscope repair --db FILE|URL --env ID --rpc URL --from N\n"
+    "       forkscope repair --db FILE|URL --env ID --rpc URL --from N [--abi FILE]\n"
     "\n"
     "Forkscope: a desktop monitor and local lab indexer for EVM chains.\n"
     "Run `forkscope <command> --help` for the options of one command.\n"

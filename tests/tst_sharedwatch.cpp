@@ -227,6 +227,9 @@ void TestSharedWatch::theWindowsEngineWatchesReportsAndRefusesTheLab()
     QCOMPARE(status().environmentId, QStringLiteral("watched"));
     QCOMPARE(status().dbPath, m_cluster.url());
     QVERIFY(!status().managedDevnet);
+    // The outbox is the index processes' to deliver, not "no sink" from this app's settings.
+    QVERIFY2(status().outboxSink.contains(QStringLiteral("forkscope index")),
+             qPrintable(status().outboxSink));
     QCOMPARE(status().health.nodes.first().url, m_lab->devnet().url().toString());
     QVERIFY(status().health.nodes.first().head.has_value());
 

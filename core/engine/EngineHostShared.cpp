@@ -17,6 +17,10 @@ void EngineHost::startShared(Session* s)
     m_status.managedDevnet = false;
     m_status.labReady = false;
     m_status.endpoint.clear();
+    // The outbox of a shared index is delivered by its `forkscope index` processes (the one
+    // holding the outbox lock, with its own --webhook), never by this window: the panel
+    // shows their backlog and deliveries, not "no sink configured" from this app's settings.
+    m_status.outboxSink = QStringLiteral("the forkscope index processes");
     SharedIndexWatcher::Options o;
     o.url = c.dbPath;
     o.environmentId = c.indexer.environmentId; // empty: the newest live one
