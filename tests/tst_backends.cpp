@@ -46,13 +46,7 @@ private:
 
 void TestBackends::aFaultyNodeStillGivesEveryLogOnce_data()
 {
-    QTest::addColumn<QString>("db");
-    QTest::addColumn<QString>("fault");
-    for (const char* fault : {"10% errors", "silent cap of 20"}) {
-        QTest::addRow("sqlite, %s", fault)
-            << m_lab->tempPath(QStringLiteral("backends.sqlite")) << QString::fromLatin1(fault);
-        QTest::addRow("postgresql, %s", fault) << m_cluster.url() << QString::fromLatin1(fault);
-    }
+    backendsTimes("fault", {"10% errors", "silent cap of 20"});
 }
 
 // Behind a node that fails one request in ten, or silently cuts eth_getLogs results at 20
@@ -89,10 +83,7 @@ void TestBackends::aFaultyNodeStillGivesEveryLogOnce()
     else
         QVERIFY(proxy.injectedErrors() > 0);
     Backend b(db);
-    QCOMPARE(checkpointOf(b.open(), env), qint64(m_lab->eth().blockNumber()));
-    qint64 rows = 0;
-    expectEveryLogOnce(b, env, rows);
-    b.close();
+    expectSyncedWithEveryLog(b, env);
     VERIFY_EXIT_OK(test::runForkscope({QStringLiteral("verify"), QStringLiteral("--db"), db,
                                        QStringLiteral("--env"), env, QStringLiteral("--rpc"),
                                        m_lab->devnet().url().toString()}));
@@ -143,10 +134,7 @@ void TestBackends::aBlockOnTheCapStopsLoudlyAndResumes()
     // The node without its cap: the same index completes, every log once.
     args[2] = m_lab->devnet().url().toString();
     VERIFY_EXIT_OK(test::runForkscope(args + m_lab->contractArgs()));
-    QCOMPARE(checkpointOf(b.open(), env), qint64(m_lab->eth().blockNumber()));
-    qint64 rows = 0;
-    expectEveryLogOnce(b, env, rows);
-    b.close();
+    expectSyncedWithEveryLog(b, env);
 }
 
 // A node that lags six blocks behind the checkpoint (a load balancer's stale replica) is
@@ -157,20 +145,7 @@ void TestBackends::aLaggingNodeNeverCausesARollback()
     const QString env = QStringLiteral("lagging");
     VERIFY_EXIT_OK(test::runForkscope(indexArgs(db, env) << QStringLiteral("--exit-when-synced")));
     Backend b(db);
-    const auto state = [&] {
-        store::ContractReader& r = b.open();
-        const auto cp = r.checkpoint(env, 31337, QStringLiteral("default"));
-        QStringList out{cp ? QStringLiteral("%1 %2").arg(cp->number).arg(cp->hash) : QString()};
-        for (const char* table : {"blocks", "logs", "outbox", "reorg_events"})
-            out << QStringLiteral("%1 %2")
-                       .arg(QLatin1String(table))
-                       .arg(r.scalar(
-                           QStringLiteral("SELECT count(*) FROM %1 WHERE environment_id = ?")
-                               .arg(QLatin1String(table)),
-                           {env}));
-        b.close();
-        return out;
-    };
+    const auto state = [&] { return stateOf(b, env); };
     const QStringList before = state();
 
     lab::FaultProxy proxy(m_lab->devnet().url());
@@ -193,14 +168,11 @@ void TestBackends::aLaggingNodeNeverCausesARollback()
     proxy.setLagBlocks(0);
     m_lab->sprayAll(2, 2, 10);
     VERIFY_EXIT_OK(test::runForkscope(args << QStringLiteral("--exit-when-synced")));
-    QCOMPARE(checkpointOf(b.open(), env), qint64(m_lab->eth().blockNumber()));
-    QCOMPARE(b.reader->scalar(QStringLiteral("SELECT count(*) FROM reorg_events WHERE "
-                                             "environment_id = ?"),
-                              {env}),
+    QCOMPARE(b.open().scalar(QStringLiteral("SELECT count(*) FROM reorg_events WHERE "
+                                            "environment_id = ?"),
+                             {env}),
              qint64(0));
-    qint64 rows = 0;
-    expectEveryLogOnce(b, env, rows);
-    b.close();
+    expectSyncedWithEveryLog(b, env);
 }
 
 void TestBackends::indexedDataIsTheNodesAndVerifies()

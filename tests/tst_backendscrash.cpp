@@ -127,13 +127,7 @@ void TestBackendsCrash::aRefusedRowIsMarkedFailedNotRetried()
 
 void TestBackendsCrash::aKilledIndexerLeavesNothingHalfWritten_data()
 {
-    QTest::addColumn<QString>("db");
-    QTest::addColumn<QString>("point");
-    for (const char* point : {"before-commit", "after-commit"}) {
-        QTest::addRow("sqlite, %s", point)
-            << m_lab->tempPath(QStringLiteral("backends.sqlite")) << QString::fromLatin1(point);
-        QTest::addRow("postgresql, %s", point) << m_cluster.url() << QString::fromLatin1(point);
-    }
+    backendsTimes("point", {"before-commit", "after-commit"});
 }
 
 void TestBackendsCrash::aKilledIndexerLeavesNothingHalfWritten()
@@ -324,20 +318,7 @@ void TestBackendsCrash::aReorgDeeperThanTheLimitChangesNothing()
     Backend b(db);
     QTRY_VERIFY_WITH_TIMEOUT(onHead(b, env), 60'000);
     // What a reader sees of the environment, to prove nothing changed.
-    const auto state = [&] {
-        store::ContractReader& r = b.open();
-        const auto cp = r.checkpoint(env, 31337, QStringLiteral("default"));
-        QStringList out{cp ? QStringLiteral("%1 %2").arg(cp->number).arg(cp->hash) : QString()};
-        for (const char* table : {"blocks", "logs", "transfer_events", "outbox", "reorg_events"})
-            out << QStringLiteral("%1 %2")
-                       .arg(QLatin1String(table))
-                       .arg(r.scalar(
-                           QStringLiteral("SELECT count(*) FROM %1 WHERE environment_id = ?")
-                               .arg(QLatin1String(table)),
-                           {env}));
-        b.close();
-        return out;
-    };
+    const auto state = [&] { return stateOf(b, env); };
     const QStringList before = state();
     m_lab->reorg(5);
     m_lab->mine(1);

@@ -34,6 +34,14 @@ private slots:
 private:
     QStringList indexArgs(const QString& env) const;
     qint64 checkpoint(const QString& env);
+    // The watcher's options for the suite's "watched" environment.
+    engine::SharedIndexWatcher::Options watching() const
+    {
+        engine::SharedIndexWatcher::Options o;
+        o.url = m_cluster.url();
+        o.environmentId = QStringLiteral("watched");
+        return o;
+    }
 
     std::unique_ptr<test::IndexerLab> m_lab;
     lab::PgLab m_cluster;
@@ -89,9 +97,7 @@ void TestSharedWatch::cleanupTestCase()
 
 void TestSharedWatch::summariesFollowTheAnnouncementsAndNothingElse()
 {
-    engine::SharedIndexWatcher::Options o;
-    o.url = m_cluster.url();
-    o.environmentId = QStringLiteral("watched");
+    engine::SharedIndexWatcher::Options o = watching();
     engine::SharedIndexWatcher watcher(o);
     QSignalSpy attached(&watcher, &engine::SharedIndexWatcher::attached);
     QSignalSpy summaries(&watcher, &engine::SharedIndexWatcher::summaryAvailable);
@@ -135,9 +141,7 @@ void TestSharedWatch::aNodeOnAnotherChainShowsForked()
     otherRpc.callBlocking(QStringLiteral("anvil_mine"), QJsonArray{3});
     QVERIFY(checkpoint(QStringLiteral("watched")) >= 3);
 
-    engine::SharedIndexWatcher::Options o;
-    o.url = m_cluster.url();
-    o.environmentId = QStringLiteral("watched");
+    engine::SharedIndexWatcher::Options o = watching();
     o.healthNodes = {m_lab->devnet().url(), other.url()};
     o.healthInterval = std::chrono::milliseconds(100);
     engine::SharedIndexWatcher watcher(o);
@@ -181,9 +185,7 @@ void TestSharedWatch::aRollbacksDiffIsShownFromTheSharedIndex()
     m_lab->mine(1);
     QTRY_VERIFY_WITH_TIMEOUT(reorgId() > none, 20'000);
 
-    engine::SharedIndexWatcher::Options o;
-    o.url = m_cluster.url();
-    o.environmentId = QStringLiteral("watched");
+    engine::SharedIndexWatcher::Options o = watching();
     engine::SharedIndexWatcher watcher(o);
     QSignalSpy attached(&watcher, &engine::SharedIndexWatcher::attached);
     QSignalSpy diffs(&watcher, &engine::SharedIndexWatcher::reorgDiffAvailable);

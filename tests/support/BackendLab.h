@@ -144,6 +144,45 @@ protected:
         QCOMPARE(got, expected);
     }
 
+    // The checkpoint is at the node's head, and every log is there once.
+    void expectSyncedWithEveryLog(Backend& b, const QString& env)
+    {
+        QCOMPARE(checkpointOf(b.open(), env), qint64(m_lab->eth().blockNumber()));
+        qint64 rows = 0;
+        expectEveryLogOnce(b, env, rows);
+        b.close();
+    }
+
+    // Each backend times each of `values`, as a second column `column`.
+    void backendsTimes(const char* column, std::initializer_list<const char*> values)
+    {
+        QTest::addColumn<QString>("db");
+        QTest::addColumn<QString>(column);
+        for (const char* v : values) {
+            QTest::addRow("sqlite, %s", v)
+                << m_lab->tempPath(QStringLiteral("backends.sqlite")) << QString::fromLatin1(v);
+            QTest::addRow("postgresql, %s", v) << m_cluster.url() << QString::fromLatin1(v);
+        }
+    }
+
+    // What a reader sees of an environment, to prove that nothing changed: its checkpoint
+    // and how many rows each part of the contract holds.
+    QStringList stateOf(Backend& b, const QString& env)
+    {
+        store::ContractReader& r = b.open();
+        const auto cp = r.checkpoint(env, 31337, QStringLiteral("default"));
+        QStringList out{cp ? QStringLiteral("%1 %2").arg(cp->number).arg(cp->hash) : QString()};
+        for (const char* table : {"blocks", "logs", "transfer_events", "outbox", "reorg_events"})
+            out << QStringLiteral("%1 %2")
+                       .arg(QLatin1String(table))
+                       .arg(r.scalar(
+                           QStringLiteral("SELECT count(*) FROM %1 WHERE environment_id = ?")
+                               .arg(QLatin1String(table)),
+                           {env}));
+        b.close();
+        return out;
+    }
+
     // Each backend, without a crash and with the process killed at a crash point first.
     static void crashRows(const QString& sqlite, const QString& pg, const char* point)
     {
