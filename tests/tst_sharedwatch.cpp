@@ -277,6 +277,17 @@ void TestSharedWatch::theWindowsEngineWatchesReportsAndRefusesTheLab()
     const auto report = reports.first().at(1).value<report::CheckpointReport>();
     QCOMPARE(report.environment.id, QStringLiteral("watched"));
     QCOMPARE(report.invariants.state, report::InvariantState::Hold);
+    QCOMPARE(reports.size(), 1);
+
+    // "Check invariants now": the same check against the node, as the lab's verdict; its
+    // report is the verdict's, not handed to the window as if it had asked.
+    host.checkInvariants(QStringLiteral("a check on request"));
+    QTRY_VERIFY_WITH_TIMEOUT(status().verdict.state == engine::InvariantVerdict::State::Holds,
+                             30'000);
+    QCOMPARE(status().verdict.action, QStringLiteral("a check on request"));
+    QVERIFY2(!status().verdict.summary.isEmpty(), qPrintable(status().verdict.summary));
+    QCOMPARE(reports.size(), 1);
+    QVERIFY(failures.isEmpty());
     host.shutdown();
     QVERIFY(host.waitForStopped());
 }

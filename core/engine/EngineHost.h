@@ -89,6 +89,10 @@ private:
     // A postgresql:// database: watch the shared index (EngineHostShared.cpp).
     void startShared(Session* s);
     bool refuseOnShared(const QString& action);
+    // On a shared index: the invariants checked by a verified report of the watcher
+    // against the environment's node, shown as the lab's verdict.
+    void checkSharedInvariants(const QString& action);
+    quint64 m_verdictTickets = 0;
     void publishSoon();
     void publishNow();
     void reap();

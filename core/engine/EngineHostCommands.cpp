@@ -109,9 +109,10 @@ void EngineHost::crashIndexer(const QString& point)
 
 void EngineHost::checkInvariants(const QString& reason)
 {
-    if (refuseOnShared(QStringLiteral("the lab's invariant check (File > Export report... "
-                                      "verifies a shared index against its node)")))
+    if (m_session && m_session->shared) {
+        checkSharedInvariants(reason.isEmpty() ? QStringLiteral("a check on request") : reason);
         return;
+    }
     if (!m_session || !m_session->indexing) {
         log(QStringLiteral("error"), QStringLiteral("invariant check: nothing is being indexed"));
         return;

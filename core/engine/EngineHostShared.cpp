@@ -9,6 +9,12 @@
 
 namespace forkscope::engine {
 
+namespace {
+// Marks the tickets of the verdict's own reports, apart from the window's (which count up
+// from 1 and never reach it).
+constexpr quint64 kVerdictTicket = quint64(1) << 63;
+} // namespace
+
 void EngineHost::startShared(Session* s)
 {
     const EngineConfig& c = s->config;
@@ -90,12 +96,59 @@ void EngineHost::startShared(Session* s)
         if (live())
             emit reorgDiffAvailable(diff);
     });
-    connect(w, &SharedIndexWatcher::reportAvailable, this, &EngineHost::reportAvailable);
-    connect(w, &SharedIndexWatcher::reportFailed, this, &EngineHost::reportFailed);
+    // Reports the window asked for go to it; the verdict's own (their tickets carry
+    // kVerdictTicket) become the lab's badge.
+    connect(w, &SharedIndexWatcher::reportAvailable, this,
+            [this, live](quint64 ticket, const report::CheckpointReport& r) {
+                if (!(ticket & kVerdictTicket)) {
+                    emit reportAvailable(ticket, r);
+                    return;
+                }
+                if (!live() || ticket != (kVerdictTicket | m_verdictTickets))
+                    return; // an older check's answer
+                using State = InvariantVerdict::State;
+                m_status.verdict.state =
+                    r.invariants.state == report::InvariantState::Hold       ? State::Holds
+                    : r.invariants.state == report::InvariantState::Violated ? State::Violated
+                                                                             : State::Unavailable;
+                m_status.verdict.summary = r.invariants.summary;
+                m_status.verdict.at = QDateTime::currentDateTimeUtc();
+                log(m_status.verdict.state == State::Holds ? QStringLiteral("ok")
+                                                           : QStringLiteral("fail"),
+                    QStringLiteral("invariants after %1: %2")
+                        .arg(m_status.verdict.action, r.invariants.summary));
+                publishSoon();
+            });
+    connect(w, &SharedIndexWatcher::reportFailed, this,
+            [this, live](quint64 ticket, const QString& error) {
+                if (!(ticket & kVerdictTicket)) {
+                    emit reportFailed(ticket, error);
+                    return;
+                }
+                if (!live() || ticket != (kVerdictTicket | m_verdictTickets))
+                    return;
+                m_status.verdict.state = InvariantVerdict::State::Unavailable;
+                m_status.verdict.summary = QStringLiteral("could not check: %1").arg(error);
+                m_status.verdict.at = QDateTime::currentDateTimeUtc();
+                publishSoon();
+            });
     connect(w, &SharedIndexWatcher::logMessage, this, &EngineHost::logMessage);
     connect(w, &SharedIndexWatcher::stopped, this, &EngineHost::reap);
     w->start();
     publishSoon();
+}
+
+void EngineHost::checkSharedInvariants(const QString& action)
+{
+    // The same four invariants the lab checks, read from the views in one snapshot and
+    // compared with the environment's node (report::ReportSections::checkInvariants). No
+    // waiting for the indexer: the checkpoint is what the processes committed.
+    m_status.verdict = {InvariantVerdict::State::Checking, action,
+                        QStringLiteral("checking the shared index against its node"),
+                        QDateTime::currentDateTimeUtc()};
+    publishSoon();
+    m_session->shared->requestReport(kVerdictTicket | ++m_verdictTickets, QString(), true,
+                                     m_config.indexer.rpcTimeout);
 }
 
 bool EngineHost::refuseOnShared(const QString& action)
