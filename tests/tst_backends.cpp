@@ -84,9 +84,7 @@ void TestBackends::aFaultyNodeStillGivesEveryLogOnce()
         QVERIFY(proxy.injectedErrors() > 0);
     Backend b(db);
     expectSyncedWithEveryLog(b, env);
-    VERIFY_EXIT_OK(test::runForkscope({QStringLiteral("verify"), QStringLiteral("--db"), db,
-                                       QStringLiteral("--env"), env, QStringLiteral("--rpc"),
-                                       m_lab->devnet().url().toString()}));
+    VERIFY_EXIT_OK(test::runForkscope(verifyArgs(db, env)));
 }
 
 // One block holds more logs than the node's silent cap: no range can be proven complete,
@@ -189,9 +187,7 @@ void TestBackends::indexedDataIsTheNodesAndVerifies()
     QVERIFY(rows > 0);
     b.close();
     // The engine's own checks agree: verify is clean, the report's invariants hold.
-    VERIFY_EXIT_OK(test::runForkscope({QStringLiteral("verify"), QStringLiteral("--db"), db,
-                                       QStringLiteral("--env"), env, QStringLiteral("--rpc"),
-                                       m_lab->devnet().url().toString()}));
+    VERIFY_EXIT_OK(test::runForkscope(verifyArgs(db, env)));
     QTemporaryDir dir;
     const QString out = dir.filePath(QStringLiteral("r.json"));
     VERIFY_EXIT_OK(test::runForkscope({QStringLiteral("report"), QStringLiteral("--db"), db,

@@ -150,9 +150,7 @@ void TestBackendsCrash::aKilledIndexerLeavesNothingHalfWritten()
     QVERIFY2(killed.err.contains(QStringLiteral("crash point %1 reached").arg(point)),
              qPrintable(killed.describe()));
     VERIFY_EXIT_OK(test::runForkscope(args));
-    VERIFY_EXIT_OK(test::runForkscope({QStringLiteral("verify"), QStringLiteral("--db"), db,
-                                       QStringLiteral("--env"), env, QStringLiteral("--rpc"),
-                                       m_lab->devnet().url().toString()}));
+    VERIFY_EXIT_OK(test::runForkscope(verifyArgs(db, env)));
     Backend b(db);
     store::ContractReader& r = b.open();
     QCOMPARE(checkpointOf(r, env), qint64(m_lab->eth().blockNumber()));
@@ -299,9 +297,7 @@ void TestBackendsCrash::aReorgIsRolledBackAndRecorded()
              QStringLiteral("transfer_removed")); // the order the rollback recorded them in
     follower.terminate();
     QVERIFY(follower.waitForFinished(30'000));
-    VERIFY_EXIT_OK(test::runForkscope({QStringLiteral("verify"), QStringLiteral("--db"), db,
-                                       QStringLiteral("--env"), env, QStringLiteral("--rpc"),
-                                       m_lab->devnet().url().toString()}));
+    VERIFY_EXIT_OK(test::runForkscope(verifyArgs(db, env)));
 }
 
 // A reorg deeper than --max-reorg-depth stops the follower in one line, and nothing is
@@ -348,9 +344,7 @@ void TestBackendsCrash::aReorgDeeperThanTheLimitChangesNothing()
     b.close();
     follower.terminate();
     QTRY_COMPARE_WITH_TIMEOUT(follower.state(), QProcess::NotRunning, 30'000);
-    VERIFY_EXIT_OK(test::runForkscope({QStringLiteral("verify"), QStringLiteral("--db"), db,
-                                       QStringLiteral("--env"), env, QStringLiteral("--rpc"),
-                                       m_lab->devnet().url().toString()}));
+    VERIFY_EXIT_OK(test::runForkscope(verifyArgs(db, env)));
 }
 
 QTEST_GUILESS_MAIN(TestBackendsCrash)

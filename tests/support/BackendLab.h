@@ -144,6 +144,18 @@ protected:
         QCOMPARE(got, expected);
     }
 
+    // `forkscope verify` of the environment against the lab's node.
+    QStringList verifyArgs(const QString& db, const QString& env) const
+    {
+        return {QStringLiteral("verify"),
+                QStringLiteral("--db"),
+                db,
+                QStringLiteral("--env"),
+                env,
+                QStringLiteral("--rpc"),
+                m_lab->devnet().url().toString()};
+    }
+
     // The checkpoint is at the node's head, and every log is there once.
     void expectSyncedWithEveryLog(Backend& b, const QString& env)
     {
