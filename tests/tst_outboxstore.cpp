@@ -47,22 +47,32 @@ chain::BlockHeader header(std::uint64_t number, const QByteArray& name, const QB
     return h;
 }
 
-// Block 1 ("common") and a block 2 named `branch` holding one Transfer of `value`.
-indexer::VerifiedBatch branch(const QByteArray& name, int value)
+// Block 1 ("common") and a block 2 named `branch` holding one Transfer per value, log index
+// 0, 1, ...
+indexer::VerifiedBatch branchOf(const QByteArray& name, const QList<int>& values)
 {
     indexer::VerifiedBatch b;
     b.blocks << header(1, "common", "genesis") << header(2, name, "common");
-    chain::LogEntry log;
-    log.address = chain::Address::fromBytes(hashOf("token").toByteArray().right(20), "token");
-    log.topics = {chain::keccak256("Transfer(address,address,uint256)"), topicOf("alice"),
-                  topicOf("bob")};
-    log.data = QByteArray(32, '\0');
-    log.data[31] = char(value);
-    log.blockNumber = 2;
-    log.blockHash = b.blocks.last().hash;
-    log.transactionHash = hashOf(name + "-tx");
-    log.logIndex = 0;
-    b.logs << log;
+    for (int i = 0; i < values.size(); ++i) {
+        chain::LogEntry log;
+        log.address = chain::Address::fromBytes(hashOf("token").toByteArray().right(20), "token");
+        log.topics = {chain::keccak256("Transfer(address,address,uint256)"), topicOf("alice"),
+                      topicOf("bob")};
+        log.data = QByteArray(32, '\0');
+        log.data[31] = char(values[i]);
+        log.blockNumber = 2;
+        log.blockHash = b.blocks.last().hash;
+        log.transactionHash = hashOf(name + "-tx" + QByteArray::number(i));
+        log.logIndex = std::uint64_t(i);
+        b.logs << log;
+    }
+    return b;
+}
+
+indexer::VerifiedBatch branch(const QByteArray& name, int value)
+{
+    indexer::VerifiedBatch b = branchOf(name, {value});
+    b.logs.first().transactionHash = hashOf(name + "-tx");
     return b;
 }
 
@@ -120,6 +130,8 @@ class TestOutboxStore : public QObject
 private slots:
     void deliveredRowsOutliveTheirLogsAndAreNotEnqueuedTwice();
     void aRowWithoutItsLogIsFailedNotSent();
+    void aRollbackRecordsEachOutboxRowOnce_data();
+    void aRollbackRecordsEachOutboxRowOnce();
 
 private:
     QTemporaryDir m_dir;
@@ -209,6 +221,71 @@ void TestOutboxStore::aRowWithoutItsLogIsFailedNotSent()
     QVERIFY2(q.value(0).toString().contains("names a log that is not in the database"),
              qPrintable(q.value(0).toString()));
     QVERIFY(q.value(1).toBool());
+}
+
+void TestOutboxStore::aRollbackRecordsEachOutboxRowOnce_data()
+{
+    QTest::addColumn<bool>("oneDelivered");
+    QTest::addColumn<bool>("oneLogDeletedByHand");
+    // Every row names its Transfer's log: each is recorded with its Transfer's diff row.
+    QTest::newRow("all pending") << false << false;
+    QTest::newRow("one delivered") << true << false;
+    // A row whose log is gone cannot be recorded with a Transfer: the rows are copied on
+    // their own (ReorgRollback step 1).
+    QTest::newRow("a row whose log is gone") << false << true;
+    QTest::newRow("both") << true << true;
+}
+
+void TestOutboxStore::aRollbackRecordsEachOutboxRowOnce()
+{
+    QFETCH(bool, oneDelivered);
+    QFETCH(bool, oneLogDeletedByHand);
+    StoreLab lab(m_dir.filePath(
+        QStringLiteral("fold-%1-%2.sqlite").arg(int(oneDelivered)).arg(int(oneLogDeletedByHand))));
+    store::Database& db = *lab.db;
+    lab.committer.commit(std::nullopt, branchOf("A", {3, 4, 5}), 1, "test", 1);
+    if (oneDelivered)
+        db.run("UPDATE outbox_store SET delivered_at = '2026-12-02T00:00:00.000Z' WHERE "
+               "log_index = 1");
+    if (oneLogDeletedByHand)
+        db.run("DELETE FROM logs WHERE log_index = 2"); // through the view
+    // What the rollback must record: each outbox row above the fork as the outbox view shows
+    // it, once.
+    QStringList expected;
+    QSqlQuery before = db.run("SELECT CASE WHEN delivered_at IS NULL THEN 'outbox_dropped' ELSE "
+                              "'outbox_delivered_reorged' END || '|' || coalesce(event_key, "
+                              "'(none)') FROM outbox WHERE block_number > 1");
+    while (before.next())
+        expected << before.value(0).toString();
+    QCOMPARE(expected.size(), 3);
+    expected.sort();
+
+    const indexer::RollbackResult r = lab.rollback.rollback(
+        *lab.checkpoints.read(), {1, hashOf("common")}, indexer::reorg_reason::kParentMismatch);
+    QCOMPARE(r.outboxDropped, oneDelivered ? 2 : 3);
+    QCOMPARE(r.deliveredAffected, oneDelivered ? 1 : 0);
+
+    QStringList recorded;
+    QSqlQuery diff = db.run("SELECT kind || '|' || coalesce(event_key, '(none)') FROM "
+                            "reorg_diff_items WHERE kind LIKE 'outbox%'");
+    while (diff.next())
+        recorded << diff.value(0).toString();
+    recorded.sort();
+    QCOMPARE(recorded, expected);
+    // A Transfer's own diff row has no event key, as before the outbox rows were folded in.
+    QSqlQuery transfers = db.run("SELECT count(*), count(event_key) FROM reorg_diff_items WHERE "
+                                 "kind = 'transfer_removed'");
+    QVERIFY(transfers.next());
+    QCOMPARE(transfers.value(0).toInt(), oneLogDeletedByHand ? 2 : 3);
+    QCOMPARE(transfers.value(1).toInt(), 0);
+    // In the order the rollback recorded them (the report's order): transfers, outbox rows,
+    // balances.
+    QStringList kinds;
+    for (const store::ReorgDiffRow& row :
+         store::ReorgEventStore(db).diffItems(kEnv, r.reorgId, 100, true))
+        if (kinds.isEmpty() || kinds.last() != row.kind.left(8))
+            kinds << row.kind.left(8);
+    QCOMPARE(kinds, (QStringList{"transfer", "outbox_d", "balance_"}));
 }
 
 QTEST_GUILESS_MAIN(TestOutboxStore)

@@ -88,21 +88,50 @@ RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fo
         }
     }
     // The diff is copied as BLOBs straight from the stored rows (store/ReorgDiffContract.h):
-    // rendering it as hex through the views was half of a deep rollback.
+    // rendering it as hex through the views was half of a deep rollback. Each removed
+    // Transfer's row also records what becomes of its outbox row in step 1 (dropped if not yet
+    // sent, flagged if sent) and keeps its log's block hash, from which the diff view renders
+    // that outbox row's event key: one diff row per event, not two (schema 7).
+    qint64 lastDiffId = 0;
+    {
+        QSqlQuery q = m_db.run(QStringLiteral("SELECT coalesce(max(id), 0) FROM reorg_diff_store"));
+        lastDiffId = q.next() ? q.value(0).toLongLong() : 0;
+    }
     m_db.run(QStringLiteral("INSERT INTO reorg_diff_store (reorg_id, environment_id, chain_id, "
-                            "kind, block_number, log_index, tx_hash, contract, from_addr, to_addr, "
-                            "value) SELECT ?, environment_id, chain_id, 'transfer_removed', "
-                            "block_number, log_index, tx_hash, address, substr(topic1, 13), "
-                            "substr(topic2, 13), transfer_value FROM log_store WHERE "
-                            "environment_id = ? AND chain_id = ? AND block_number > ? AND "
-                            "transfer_value IS NOT NULL"),
+                            "kind, block_number, log_index, block_hash, tx_hash, contract, "
+                            "from_addr, to_addr, value, outbox_kind) SELECT ?, l.environment_id, "
+                            "l.chain_id, 'transfer_removed', l.block_number, l.log_index, "
+                            "l.block_hash, l.tx_hash, l.address, substr(l.topic1, 13), "
+                            "substr(l.topic2, 13), l.transfer_value, CASE WHEN o.id IS NULL THEN "
+                            "NULL WHEN o.delivered_at IS NULL THEN 'outbox_dropped' ELSE "
+                            "'outbox_delivered_reorged' END FROM log_store l LEFT JOIN "
+                            "outbox_store o ON o.environment_id = l.environment_id AND o.chain_id "
+                            "= l.chain_id AND o.block_number = l.block_number AND o.log_index = "
+                            "l.log_index WHERE l.environment_id = ? AND l.chain_id = ? AND "
+                            "l.block_number > ? AND l.transfer_value IS NOT NULL"),
              {r.reorgId, m_env, chainId, above});
 
     // 1. Side effects not yet sent go with the data; sent ones stay and are flagged. This runs
-    //    while the logs are still there. A Transfer's row names its log (block, log index)
-    //    and keeps the log's block hash, from which the diff renders its event key; the event
-    //    itself is the transfer_removed row beside it. Rows with their own key and payload
-    //    (retractions) keep them.
+    //    while the logs are still there. The outbox rows not recorded above are copied on
+    //    their own: rows with their own key and payload (retractions), and any row whose log
+    //    is missing or not a Transfer. Usually every row that names a log was recorded above,
+    //    which two counts prove without joining each row to its log again.
+    const auto countOf = [this](const QString& sql, const QVariantList& binds) {
+        QSqlQuery q = m_db.run(sql, binds);
+        return q.next() ? q.value(0).toLongLong() : 0;
+    };
+    const qint64 recordedWithTransfer =
+        countOf(QStringLiteral("SELECT count(*) FROM reorg_diff_store WHERE id > ? AND "
+                               "outbox_kind IS NOT NULL"),
+                {lastDiffId});
+    const qint64 namingALog =
+        countOf(QStringLiteral("SELECT count(*) FROM outbox_store WHERE environment_id = ? AND "
+                               "chain_id = ? AND block_number > ? AND log_index IS NOT NULL"),
+                scope);
+    const QString notRecorded = recordedWithTransfer == namingALog
+                                    ? QStringLiteral("o.log_index IS NULL")
+                                    : QStringLiteral("(o.log_index IS NULL OR l.transfer_value "
+                                                     "IS NULL)");
     m_db.run(QStringLiteral("INSERT INTO reorg_diff_store (reorg_id, environment_id, chain_id, "
                             "kind, block_number, log_index, block_hash, event_key, value) SELECT "
                             "?, o.environment_id, o.chain_id, CASE WHEN o.delivered_at IS NULL "
@@ -111,7 +140,8 @@ RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fo
                             "FROM outbox_store o LEFT JOIN log_store l ON l.environment_id = "
                             "o.environment_id AND l.chain_id = o.chain_id AND l.block_number = "
                             "o.block_number AND l.log_index = o.log_index WHERE "
-                            "o.environment_id = ? AND o.chain_id = ? AND o.block_number > ?"),
+                            "o.environment_id = ? AND o.chain_id = ? AND o.block_number > ? AND ") +
+                 notRecorded,
              {r.reorgId, m_env, chainId, above});
     r.outboxDropped =
         m_db.run(

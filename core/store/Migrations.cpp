@@ -221,8 +221,13 @@ Migration v4()
 
 const QList<Migration>& migrations()
 {
-    static const QList<Migration> all{
-        v1(), v2(), v3(), v4(), binaryContractMigration(), reorgDiffMigration()};
+    static const QList<Migration> all{v1(),
+                                      v2(),
+                                      v3(),
+                                      v4(),
+                                      binaryContractMigration(),
+                                      reorgDiffMigration(),
+                                      reorgDiffFoldMigration()};
     return all;
 }
 

@@ -15,8 +15,42 @@ QString reorgDiffColumnsSql()
            nullableHexSql(QStringLiteral("d.to_addr")) +
            QStringLiteral(" AS to_addr, d.value AS value, d.before_value AS before_value, "
                           "d.after_value AS after_value, coalesce(d.event_key, CASE WHEN "
-                          "d.block_hash IS NOT NULL THEN ") +
+                          "d.block_hash IS NOT NULL AND d.kind <> 'transfer_removed' THEN ") +
            outboxEventKeySql(QStringLiteral("d")) + QStringLiteral(" END) AS event_key");
+}
+
+QString reorgDiffRowsSql()
+{
+    // A transfer_removed row with an outbox_kind stands for two items: the Transfer, and what
+    // became of its outbox row, keyed by the block hash it keeps. Phases give the order a
+    // rollback records in: transfers, outbox rows, balances.
+    return QStringLiteral("SELECT d.id AS id, CASE d.kind WHEN 'transfer_removed' THEN 0 WHEN "
+                          "'balance_changed' THEN 2 ELSE 1 END AS phase, ") +
+           reorgDiffColumnsSql() +
+           QStringLiteral(" FROM reorg_diff_store d UNION ALL SELECT d.id, 1, d.reorg_id, "
+                          "d.environment_id, d.chain_id, d.outbox_kind, d.block_number, "
+                          "d.log_index, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, ") +
+           outboxEventKeySql(QStringLiteral("d")) +
+           QStringLiteral(" FROM reorg_diff_store d WHERE d.outbox_kind IS NOT NULL");
+}
+
+Migration reorgDiffFoldMigration()
+{
+    Migration m{7,
+                QStringLiteral("a removed Transfer's diff row carries its outbox row's fate"),
+                {},
+                {},
+                {}};
+    // No stored row changes: rows recorded so far have no outbox_kind, so the view reads them
+    // exactly as before, and the new half of the union is empty for them.
+    m.statements << QStringLiteral("ALTER TABLE reorg_diff_store ADD COLUMN outbox_kind TEXT")
+                 << QStringLiteral("DROP VIEW reorg_diff_items")
+                 << QStringLiteral("CREATE VIEW reorg_diff_items AS SELECT reorg_id, "
+                                   "environment_id, chain_id, kind, block_number, log_index, "
+                                   "tx_hash, contract, holder, from_addr, to_addr, value, "
+                                   "before_value, after_value, event_key FROM (") +
+                        reorgDiffRowsSql() + QStringLiteral(")");
+    return m;
 }
 
 Migration reorgDiffMigration()

@@ -25,4 +25,18 @@ Migration reorgDiffMigration();
 // view cannot offer).
 QString reorgDiffColumnsSql();
 
+// Schema 7: a removed Transfer's diff row also records what became of its outbox row
+// (`outbox_kind`: outbox_dropped or outbox_delivered_reorged) and keeps its log's block hash,
+// and the view expands it into that outbox item.
+//
+// Why: a depth-64 rollback copied 10,000 outbox rows into the diff beside the 10,000
+// Transfers they were made from, each joined back to its log for the block hash: a quarter of
+// the rollback (bench/README.md, "Rollback"). Only outbox rows that store their own key and
+// payload (retractions, rows whose log is gone) are still copied on their own.
+Migration reorgDiffFoldMigration();
+
+// reorg_diff_items' rows with the store's `id` and a `phase` (0 transfers, 1 outbox rows, 2
+// balances): ordered by phase, id they are in the order a rollback recorded them.
+QString reorgDiffRowsSql();
+
 } // namespace forkscope::store

@@ -77,11 +77,10 @@ QList<ReorgDiffRow> ReorgEventStore::diffItems(const QString& environmentId, qin
     QSqlQuery q = m_db.run(
         QStringLiteral("SELECT kind, block_number, log_index, tx_hash, contract, holder, "
                        "from_addr, to_addr, value, before_value, after_value, event_key FROM "
-                       "(SELECT d.id AS id, %1 FROM reorg_diff_store d) WHERE reorg_id = ? AND "
-                       "environment_id = ? ORDER BY %2 LIMIT ?")
-            .arg(reorgDiffColumnsSql(), insertionOrder
-                                            ? QStringLiteral("id")
-                                            : QStringLiteral("kind, block_number, log_index")),
+                       "(%1) WHERE reorg_id = ? AND environment_id = ? ORDER BY %2 LIMIT ?")
+            .arg(reorgDiffRowsSql(), insertionOrder
+                                         ? QStringLiteral("phase, id")
+                                         : QStringLiteral("kind, block_number, log_index")),
         {reorgId, environmentId, limit});
     QList<ReorgDiffRow> out;
     while (q.next()) {
