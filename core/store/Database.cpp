@@ -274,6 +274,12 @@ std::unique_ptr<Database> Database::open(const QString& path, const Options& opt
     boundPageCache();
     db->run(QStringLiteral("PRAGMA temp_store=MEMORY"));
     db->run(QStringLiteral("PRAGMA synchronous=NORMAL"));
+    // Debian builds SQLite with SECURE_DELETE on, so every deleted row was overwritten with
+    // zeros: a quarter of a deep rollback's instructions (bench/README.md, "Rollback"). The
+    // file holds public chain data, which a deleted row's bytes left in a free page do not
+    // make any more public, and SQLite's own default is off. (An environment's rpc_url, which
+    // may carry a provider key, is kept in its live row anyway.)
+    db->run(QStringLiteral("PRAGMA secure_delete=OFF"));
     db->run(QStringLiteral("PRAGMA foreign_keys=ON"));
     // SQLite silently falls back to read-only when the file cannot be written; say so now.
     if (sqlite3* h = db->sqliteHandle(); h && sqlite3_db_readonly(h, "main") == 1)
