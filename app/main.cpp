@@ -4,7 +4,6 @@
 #include "GuiApp.h"
 #include "IndexCommand.h"
 #include "LabCommand.h"
-#include "MallocPolicy.h"
 #include "PgLabCommand.h"
 #include "RepairCommand.h"
 #include "ReportCommand.h"
@@ -56,7 +55,6 @@ bool hasTopLevelFlag(int argc, char** argv, const char* a, const char* b)
 
 int main(int argc, char** argv)
 {
-    forkscope::app::applyMallocPolicy();
     // --help and --version must work without a display, so answer them before any
     // QApplication exists.
     if (hasTopLevelFlag(argc, argv, "--version", "-v")) {
