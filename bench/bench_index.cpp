@@ -122,7 +122,15 @@ int main(int argc, char** argv)
                 index.start(wrap.first(), wrap.mid(1) +
                                               QStringList{QStringLiteral(FORKSCOPE_BINARY)} + args +
                                               contractArgs);
-            index.waitForFinished(-1);
+            // This run's own peak, sampled while it runs: RUSAGE_CHILDREN's ru_maxrss is the
+            // largest of all children so far, so with --runs it repeated the first run's peak.
+            // (Under FORKSCOPE_BENCH_WRAP it is the wrapper's, unless the wrapper execs.)
+            const qint64 pid = index.processId();
+            qint64 peakKiB = 0;
+            while (index.state() != QProcess::NotRunning) {
+                peakKiB = std::max(peakKiB, bench::peakRssKiB(pid));
+                index.waitForFinished(50);
+            }
             const double secs = t.elapsed() / 1000.0;
             const double anvilCpu = processCpuSeconds(devnet.processId()) - anvilCpuBefore;
             if (index.exitCode() != 0) {
@@ -140,7 +148,7 @@ int main(int argc, char** argv)
                 "full sync (--verify %s): %.2f s, %.0f events/s, %.0f blocks/s, peak RSS %.1f MiB "
                 "(batch size %d)\n",
                 qPrintable(mode), secs, double(events) / secs, double(head) / secs,
-                double(ru.ru_maxrss) / 1024.0, shape.batchSize);
+                double(peakKiB) / 1024.0, shape.batchSize);
             // What the completeness proofs asked of the node: one call per recount, one per
             // bloom suspect, one per receipts proof.
             for (const QByteArray& line : index.readAllStandardOutput().split('\n'))
