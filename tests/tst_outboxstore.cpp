@@ -71,9 +71,7 @@ indexer::VerifiedBatch branchOf(const QByteArray& name, const QList<int>& values
 
 indexer::VerifiedBatch branch(const QByteArray& name, int value)
 {
-    indexer::VerifiedBatch b = branchOf(name, {value});
-    b.logs.first().transactionHash = hashOf(name + "-tx");
-    return b;
+    return branchOf(name, {value});
 }
 
 struct RecordingSink : outbox::OutboxSink

@@ -92,11 +92,13 @@ RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fo
     // Transfer's row also records what becomes of its outbox row in step 1 (dropped if not yet
     // sent, flagged if sent) and keeps its log's block hash, from which the diff view renders
     // that outbox row's event key: one diff row per event, not two (schema 7).
-    qint64 lastDiffId = 0;
-    {
-        QSqlQuery q = m_db.run(QStringLiteral("SELECT coalesce(max(id), 0) FROM reorg_diff_store"));
-        lastDiffId = q.next() ? q.value(0).toLongLong() : 0;
-    }
+    // One integer read by a query (a count, the last id).
+    const auto int64Of = [this](const QString& sql, const QVariantList& binds = {}) {
+        QSqlQuery q = m_db.run(sql, binds);
+        return q.next() ? q.value(0).toLongLong() : 0;
+    };
+    const qint64 lastDiffId =
+        int64Of(QStringLiteral("SELECT coalesce(max(id), 0) FROM reorg_diff_store"));
     m_db.run(QStringLiteral("INSERT INTO reorg_diff_store (reorg_id, environment_id, chain_id, "
                             "kind, block_number, log_index, block_hash, tx_hash, contract, "
                             "from_addr, to_addr, value, outbox_kind) SELECT ?, l.environment_id, "
@@ -116,16 +118,12 @@ RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fo
     //    their own: rows with their own key and payload (retractions), and any row whose log
     //    is missing or not a Transfer. Usually every row that names a log was recorded above,
     //    which two counts prove without joining each row to its log again.
-    const auto countOf = [this](const QString& sql, const QVariantList& binds) {
-        QSqlQuery q = m_db.run(sql, binds);
-        return q.next() ? q.value(0).toLongLong() : 0;
-    };
     const qint64 recordedWithTransfer =
-        countOf(QStringLiteral("SELECT count(*) FROM reorg_diff_store WHERE id > ? AND "
+        int64Of(QStringLiteral("SELECT count(*) FROM reorg_diff_store WHERE id > ? AND "
                                "outbox_kind IS NOT NULL"),
                 {lastDiffId});
     const qint64 namingALog =
-        countOf(QStringLiteral("SELECT count(*) FROM outbox_store WHERE environment_id = ? AND "
+        int64Of(QStringLiteral("SELECT count(*) FROM outbox_store WHERE environment_id = ? AND "
                                "chain_id = ? AND block_number > ? AND log_index IS NOT NULL"),
                 scope);
     const QString notRecorded = recordedWithTransfer == namingALog
@@ -149,13 +147,10 @@ RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fo
                                "AND block_number > ? AND delivered_at IS NULL"),
                 scope)
             .numRowsAffected();
-    {
-        QSqlQuery q = m_db.run(QStringLiteral("SELECT count(*) FROM outbox_store WHERE "
-                                              "environment_id = ? AND chain_id = ? AND "
-                                              "block_number > ?"),
-                               scope);
-        r.deliveredAffected = q.next() ? q.value(0).toLongLong() : 0;
-    }
+    r.deliveredAffected = int64Of(QStringLiteral("SELECT count(*) FROM outbox_store WHERE "
+                                                 "environment_id = ? AND chain_id = ? AND "
+                                                 "block_number > ?"),
+                                  scope);
     if (r.deliveredAffected > 0) {
         // A consumer already acted on those: give it a compensating "retracted" message for
         // each, enqueued at the fork height so it is deliverable as soon as the fork is safe.
