@@ -38,6 +38,8 @@ private slots:
     void malformedLogNamesTheNode();
     void replyOverTheCapIsCutOff_data();
     void replyOverTheCapIsCutOff();
+    void largeReplyIsReadWhole_data();
+    void largeReplyIsReadWhole();
 
 private:
     lab::Devnet m_devnet;
@@ -337,6 +339,41 @@ void TestJsonRpcClient::replyOverTheCapIsCutOff()
         QVERIFY2(e.error().toString().contains("exceeds the 1 MiB reply cap"),
                  qPrintable(e.error().toString()));
     }
+}
+
+void TestJsonRpcClient::largeReplyIsReadWhole_data()
+{
+    // The body is drained as it arrives, in many reads, into a buffer that grows (or is
+    // reserved from Content-Length) and parsed in place: every byte must arrive once, in order.
+    QTest::addColumn<QByteArray>("raw");
+    QTest::addColumn<QByteArray>("expected");
+    QByteArray text;
+    for (int i = 0; text.size() < 3 * 1024 * 1024; ++i)
+        text += QByteArray::number(i) + ',';
+    const QByteArray body = R"({"jsonrpc":"2.0","id":1,"result":")" + text + R"("})";
+    QTest::newRow("3 MiB, announced")
+        << QByteArray("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
+                      QByteArray::number(body.size()) + "\r\n\r\n" + body)
+        << text;
+    QTest::newRow("3 MiB chunked, no length")
+        << QByteArray("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                      "Transfer-Encoding: chunked\r\n\r\n" +
+                      QByteArray::number(body.size(), 16) + "\r\n" + body + "\r\n0\r\n\r\n")
+        << text;
+}
+
+void TestJsonRpcClient::largeReplyIsReadWhole()
+{
+    QFETCH(QByteArray, raw);
+    QFETCH(QByteArray, expected);
+    test::RawHttpServer server;
+    server.respondRaw(raw);
+    rpc::JsonRpcClient client(server.url());
+    client.setTimeout(std::chrono::milliseconds(60000));
+    client.setMaxReplyBytes(16 * 1024 * 1024);
+    const QJsonValue result = client.callBlocking("eth_getLogs");
+    QCOMPARE(result.toString().size(), expected.size());
+    QCOMPARE(result.toString().toLatin1(), expected);
 }
 
 QTEST_GUILESS_MAIN(TestJsonRpcClient)

@@ -38,13 +38,23 @@ QString stringOf(simdjson::dom::element e)
 }
 } // namespace
 
-simdjson::error_code Document::parse(const char* text, std::size_t size)
+static_assert(ParsedJson::kPaddingBytes >= qsizetype(simdjson::SIMDJSON_PADDING));
+
+simdjson::error_code Document::parse(const char* text, std::size_t size, bool copy)
 {
-    auto r = threadParser().parse_into_document(m_doc, text, size);
+    auto r = threadParser().parse_into_document(m_doc, text, size, copy);
     if (r.error())
         return r.error();
     m_root = r.value_unsafe();
     return simdjson::SUCCESS;
+}
+
+simdjson::error_code Document::parse(const QByteArray& text)
+{
+    // A 5 MiB eth_getLogs reply copied into the parser's own padded buffer cost a memcpy and
+    // kept that buffer resident on every fetch thread; JsonRpcClient leaves the padding.
+    const bool padded = text.capacity() - text.size() >= ParsedJson::kPaddingBytes;
+    return parse(text.constData(), std::size_t(text.size()), !padded);
 }
 
 QString describe(const Value& v)

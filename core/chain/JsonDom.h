@@ -28,11 +28,9 @@ public:
     Document& operator=(const Document&) = delete;
 
     // SUCCESS, or why `text` is not JSON.
-    simdjson::error_code parse(const char* text, std::size_t size);
-    simdjson::error_code parse(const QByteArray& text)
-    {
-        return parse(text.constData(), std::size_t(text.size()));
-    }
+    simdjson::error_code parse(const char* text, std::size_t size, bool copy = true);
+    // In place when `text` has ParsedJson::kPaddingBytes to spare past its end.
+    simdjson::error_code parse(const QByteArray& text);
     simdjson::dom::element root() const { return m_root; }
 
 private:

@@ -14,6 +14,10 @@ namespace forkscope::chain {
 class ParsedJson
 {
 public:
+    // Bytes a buffer keeps allocated past its end (QByteArray::capacity()) so that simdjson
+    // reads it in place; without them each parse copies the whole text first.
+    static constexpr qsizetype kPaddingBytes = 64;
+
     struct Node; // chain/JsonDom.h
 
     ParsedJson() = default;

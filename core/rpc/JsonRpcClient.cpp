@@ -1,5 +1,6 @@
 #include "JsonRpcClient.h"
 #include "ReplyBody.h"
+#include "chain/ParsedJson.h"
 
 #include <QEventLoop>
 #include <QHostAddress>
@@ -10,6 +11,8 @@
 #include <QNetworkReply>
 #include <QNetworkRequest>
 #include <QTimer>
+#include <algorithm>
+#include <utility>
 
 namespace forkscope::rpc {
 
@@ -22,6 +25,26 @@ bool isLoopback(const QUrl& url)
         return true;
     QHostAddress a;
     return a.setAddress(host) && a.isLoopback();
+}
+
+// An announced Content-Length is reserved up front only this far: a node may lie about it.
+constexpr qint64 kMaxReserve = qint64(256) << 20;
+
+// Moves what `from` has buffered to the end of `to`, keeping the JSON parser's padding
+// allocated past the end. Draining as it arrives means the reply body exists once, not
+// in Qt's read buffer and again in a readAll() copy, and simdjson parses it in place.
+void drain(QIODevice& from, QByteArray& to)
+{
+    const qint64 n = from.bytesAvailable();
+    if (n <= 0)
+        return;
+    const qsizetype at = to.size();
+    const qsizetype need = at + qsizetype(n) + chain::ParsedJson::kPaddingBytes;
+    if (to.capacity() < need)
+        to.reserve(std::max(need, 2 * to.capacity()));
+    to.resize(at + qsizetype(n)); // never shrinks the capacity (Qt 6)
+    const qint64 got = from.read(to.data() + at, n);
+    to.resize(at + qsizetype(std::max<qint64>(got, 0)));
 }
 
 } // namespace
@@ -129,6 +152,8 @@ RpcCall* JsonRpcClient::send(const QList<RpcRequest>& requests, bool asBatch)
         const QVariant length = call->m_reply->header(QNetworkRequest::ContentLengthHeader);
         if (cap > 0 && length.isValid() && length.toLongLong() > cap)
             cutOff(length.toLongLong());
+        else if (length.isValid() && length.toLongLong() > 0 && length.toLongLong() <= kMaxReserve)
+            call->m_body.reserve(length.toLongLong() + chain::ParsedJson::kPaddingBytes);
     });
     connect(call->m_reply, &QNetworkReply::downloadProgress, call,
             [cap, cutOff](qint64 received, qint64) {
@@ -136,8 +161,13 @@ RpcCall* JsonRpcClient::send(const QList<RpcRequest>& requests, bool asBatch)
                     cutOff(received);
             });
     connect(call->m_reply, &QNetworkReply::readyRead, call, [call, cap, cutOff] {
-        if (cap > 0 && call->m_reply && call->m_reply->bytesAvailable() > cap)
-            cutOff(call->m_reply->bytesAvailable());
+        if (!call->m_reply || call->m_tooLargeBytes >= 0)
+            return;
+        const qint64 seen = call->m_body.size() + call->m_reply->bytesAvailable();
+        if (cap > 0 && seen > cap)
+            cutOff(seen);
+        else
+            drain(*call->m_reply, call->m_body);
     });
     connect(call->m_reply, &QNetworkReply::finished, call, [this, call, timer] {
         timer->stop();
@@ -170,7 +200,9 @@ void JsonRpcClient::complete(RpcCall* call)
         const QVariant statusAttr = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute);
         const int status = statusAttr.isValid() ? statusAttr.toInt() : 0;
         // An aborted reply is closed: reading it would only print a Qt warning.
-        const QByteArray body = reply->isOpen() ? reply->readAll() : QByteArray();
+        if (reply->isOpen())
+            drain(*reply, call->m_body);
+        const QByteArray body = std::exchange(call->m_body, {});
 
         if (call->m_cancelled) {
             failAll(makeError(RpcError::Kind::Cancelled, methodLabel,

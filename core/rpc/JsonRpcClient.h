@@ -64,6 +64,7 @@ private:
     qint64 m_tooLargeBytes = -1; // >= 0: cut off for exceeding the cap (bytes seen or announced)
     bool m_cancelled = false;    // aborted because the client's stop token was set
     QPointer<QNetworkReply> m_reply;
+    QByteArray m_body; // drained from m_reply as it arrives, with room for the parser's padding
     QList<RpcResponse> m_responses;
 };
 
