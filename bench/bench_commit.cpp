@@ -31,6 +31,7 @@
 #include <QUrl>
 #include <cstdio>
 #include <sys/resource.h>
+#include <tuple>
 
 using namespace forkscope;
 
@@ -208,7 +209,7 @@ int main(int argc, char** argv)
                 const auto ms = [](const timeval& t) {
                     return double(t.tv_sec) * 1e3 + double(t.tv_usec) / 1e3;
                 };
-                return std::pair{ms(u.ru_utime), ms(u.ru_stime)};
+                return std::tuple{ms(u.ru_utime), ms(u.ru_stime), u.ru_minflt + u.ru_majflt};
             };
             const auto cpuBefore = threadCpuMs();
             QElapsedTimer rt;
@@ -219,12 +220,14 @@ int main(int argc, char** argv)
             const auto cpuAfter = threadCpuMs();
             std::printf("rollback: depth %llu, %lld transfers and %lld rows removed, %lld "
                         "balances recomputed, in %.1f ms (one transaction, settled database; "
-                        "CPU %.1f ms user, %.1f ms system)\n",
+                        "CPU %.1f ms user, %.1f ms system; %ld page faults)\n",
                         static_cast<unsigned long long>(r.depth),
                         static_cast<long long>(r.transfersRemoved),
                         static_cast<long long>(r.rowsRemoved),
                         static_cast<long long>(r.balancesChanged), ms,
-                        cpuAfter.first - cpuBefore.first, cpuAfter.second - cpuBefore.second);
+                        std::get<0>(cpuAfter) - std::get<0>(cpuBefore),
+                        std::get<1>(cpuAfter) - std::get<1>(cpuBefore),
+                        std::get<2>(cpuAfter) - std::get<2>(cpuBefore));
             std::fflush(stdout);
         }
     }

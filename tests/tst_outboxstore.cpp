@@ -225,21 +225,29 @@ void TestOutboxStore::aRollbackRecordsEachOutboxRowOnce_data()
 {
     QTest::addColumn<bool>("oneDelivered");
     QTest::addColumn<bool>("oneLogDeletedByHand");
+    QTest::addColumn<bool>("oneRowDeletedByHand");
     // Every row names its Transfer's log: each is recorded with its Transfer's diff row.
-    QTest::newRow("all pending") << false << false;
-    QTest::newRow("one delivered") << true << false;
+    QTest::newRow("all pending") << false << false << false;
+    QTest::newRow("one delivered") << true << false << false;
     // A row whose log is gone cannot be recorded with a Transfer: the rows are copied on
     // their own (ReorgRollback step 1).
-    QTest::newRow("a row whose log is gone") << false << true;
-    QTest::newRow("both") << true << true;
+    QTest::newRow("a row whose log is gone") << false << true << false;
+    QTest::newRow("both") << true << true << false;
+    // A Transfer without its row records none. With the row of another log gone as well,
+    // rows and Transfers are as many, but not the same logs.
+    QTest::newRow("a Transfer whose row is gone") << false << false << true;
+    QTest::newRow("as many rows as Transfers, other logs") << false << true << true;
 }
 
 void TestOutboxStore::aRollbackRecordsEachOutboxRowOnce()
 {
     QFETCH(bool, oneDelivered);
     QFETCH(bool, oneLogDeletedByHand);
-    StoreLab lab(m_dir.filePath(
-        QStringLiteral("fold-%1-%2.sqlite").arg(int(oneDelivered)).arg(int(oneLogDeletedByHand))));
+    QFETCH(bool, oneRowDeletedByHand);
+    StoreLab lab(m_dir.filePath(QStringLiteral("fold-%1-%2-%3.sqlite")
+                                    .arg(int(oneDelivered))
+                                    .arg(int(oneLogDeletedByHand))
+                                    .arg(int(oneRowDeletedByHand))));
     store::Database& db = *lab.db;
     lab.committer.commit(std::nullopt, branchOf("A", {3, 4, 5}), 1, "test", 1);
     if (oneDelivered)
@@ -247,6 +255,8 @@ void TestOutboxStore::aRollbackRecordsEachOutboxRowOnce()
                "log_index = 1");
     if (oneLogDeletedByHand)
         db.run("DELETE FROM logs WHERE log_index = 2"); // through the view
+    if (oneRowDeletedByHand)
+        db.run("DELETE FROM outbox_store WHERE log_index = 0");
     // What the rollback must record: each outbox row above the fork as the outbox view shows
     // it, once.
     QStringList expected;
@@ -255,12 +265,13 @@ void TestOutboxStore::aRollbackRecordsEachOutboxRowOnce()
                               "'(none)') FROM outbox WHERE block_number > 1");
     while (before.next())
         expected << before.value(0).toString();
-    QCOMPARE(expected.size(), 3);
+    const int rows = oneRowDeletedByHand ? 2 : 3;
+    QCOMPARE(expected.size(), rows);
     expected.sort();
 
     const indexer::RollbackResult r = lab.rollback.rollback(
         *lab.checkpoints.read(), {1, hashOf("common")}, indexer::reorg_reason::kParentMismatch);
-    QCOMPARE(r.outboxDropped, oneDelivered ? 2 : 3);
+    QCOMPARE(r.outboxDropped, oneDelivered ? rows - 1 : rows);
     QCOMPARE(r.deliveredAffected, oneDelivered ? 1 : 0);
 
     QStringList recorded;

@@ -5,6 +5,8 @@
 #include "ReorgReason.h"
 
 #include <QString>
+#include <utility>
+#include <vector>
 
 namespace forkscope::store {
 class Database;
@@ -56,6 +58,12 @@ public:
                                      std::uint64_t chainId, const QList<BalanceChange>& changes);
 
 private:
+    using LogPosition = std::pair<qint64, qint64>; // block number, log index
+
+    // True when the outbox rows above `above` are exactly one undelivered row for each of
+    // the Transfers at `transfers` (ascending), and nothing else.
+    bool outboxMatchesTransfers(qint64 above, const std::vector<LogPosition>& transfers) const;
+
     store::Database& m_db;
     QString m_env;
     std::uint64_t m_chainId;
