@@ -1,9 +1,7 @@
 #include "LabController.h"
 #include "LabControllerLoop.h"
 #include "concurrency/WorkerThread.h"
-#include "indexer/EnvironmentRegistry.h"
 #include "indexer/Indexer.h"
-#include "indexer/InvariantChecker.h"
 #include "lab/DemoToken.h"
 #include "lab/Devnet.h"
 #include "lab/FaultProxy.h"
@@ -12,7 +10,6 @@
 #include "lab/ReorgInjector.h"
 #include "rpc/EthClient.h"
 #include "rpc/JsonRpcClient.h"
-#include "store/ContractReader.h"
 #include "store/Database.h"
 
 #include <QDeadlineTimer>
@@ -391,155 +388,6 @@ void LabController::sprayOne()
                             QStringLiteral("demo transfer: %1").arg(QString::fromUtf8(e.what())));
         }
     });
-}
-
-void LabController::dueVerdict(const QString& action)
-{
-    Loop& l = *m_loop;
-    l.verdictAction = action;
-    l.verdictAfterNs = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                           std::chrono::steady_clock::now().time_since_epoch())
-                           .count();
-    l.snap.verdict = {InvariantVerdict::State::Checking, action,
-                      QStringLiteral("waiting for the indexer to catch up with the node"),
-                      QDateTime::currentDateTimeUtc()};
-}
-
-void LabController::requestVerdict(const QString& action)
-{
-    m_thread.post([this, action] {
-        dueVerdict(action);
-        publish();
-    });
-}
-
-void LabController::indexerSynced(const QString& environmentId, quint64 checkpoint,
-                                  qint64 stepStartedNs)
-{
-    m_thread.post([this, environmentId, checkpoint, stepStartedNs] {
-        Loop& l = *m_loop;
-        if (environmentId != l.environmentId)
-            return; // a snapshot from before a reset
-        if (stepStartedNs <= l.verdictAfterNs)
-            return; // that step may have begun before the action: wait for the next
-        if (l.deepReorgAt && checkpoint >= *l.deepReorgAt) {
-            l.deepReorgAt.reset();
-            l.snap.deepReorgPending.clear();
-            const int depth = l.deepReorgDepth;
-            runAction(QStringLiteral("inject reorg depth %1 (deeper than the limit)").arg(depth),
-                      [&] {
-                          return lab::ReorgInjector::inject(*l.anvil, depth, lab::ReorgTxMode::Keep)
-                              .describe();
-                      });
-            return;
-        }
-        if (!l.verdictAction.isEmpty())
-            runVerdict();
-    });
-}
-
-void LabController::runVerdict()
-{
-    Loop& l = *m_loop;
-    // Checked on committed rows against the node, after the indexer reached the head: the
-    // DB must be exactly the node's chain up to the checkpoint.
-    const QString action = std::exchange(l.verdictAction, QString());
-    InvariantVerdict v;
-    v.action = action;
-    v.at = QDateTime::currentDateTimeUtc();
-    try {
-        if (!l.db)
-            l.db = store::Database::open(m_config.dbPath);
-        rpc::EthClient truth(*l.anvil);
-        store::SqliteContractReader reader(*l.db);
-        const indexer::InvariantReport r =
-            indexer::InvariantChecker(reader, truth)
-                .check(l.environmentId, m_config.indexer.sourceId, contracts());
-        v.state = r.ok() ? InvariantVerdict::State::Holds : InvariantVerdict::State::Violated;
-        v.summary = r.summary();
-    } catch (const std::exception& e) {
-        v.state = InvariantVerdict::State::Unavailable;
-        v.summary = QStringLiteral("could not check: %1").arg(QString::fromUtf8(e.what()));
-    }
-    l.snap.verdict = v;
-    emit logMessage(v.state == InvariantVerdict::State::Holds ? QStringLiteral("ok")
-                                                              : QStringLiteral("fail"),
-                    QStringLiteral("invariants after %1: %2").arg(action, v.summary));
-    publish();
-}
-
-void LabController::reset(const QString& environmentId)
-{
-    m_thread.post([this, environmentId] {
-        Loop& l = *m_loop;
-        if (!available(QStringLiteral("lab reset"))) {
-            emit resetFailed(QStringLiteral("the lab is not available"));
-            return;
-        }
-        l.snap.labReady = false; // no lab action, and no second reset, until this one is done
-        publish();
-        try {
-            if (!l.db)
-                l.db = store::Database::open(m_config.dbPath);
-            // Straight to anvil (not through a lab proxy, whose knobs may be failing).
-            const lab::LabResetResult r =
-                lab::LabReset::reset(*l.db, *l.anvil, l.devnet->url(), QString(), environmentId);
-            emit logMessage(
-                QStringLiteral("warning"),
-                QStringLiteral(
-                    "lab reset: environment %1 archived (read-only; %2 blocks, %3 transfers, "
-                    "%4 balances, %5 reorgs kept); anvil reset; new environment %6")
-                    .arg(r.archivedEnvironmentId)
-                    .arg(r.blocksKept)
-                    .arg(r.transfersKept)
-                    .arg(r.balancesKept)
-                    .arg(r.reorgsKept)
-                    .arg(r.newEnvironmentId));
-            l.environmentId = r.newEnvironmentId;
-            deployDemoToken();
-            l.snap.labReady = true;
-            dueVerdict(QStringLiteral("lab reset"));
-            l.nextDemoTick = QDeadlineTimer(0);
-            publish();
-            emit resetDone(setup());
-        } catch (const std::exception& e) {
-            l.snap.labReady = true;
-            publish();
-            emit resetFailed(QString::fromUtf8(e.what()));
-        }
-    });
-}
-
-void LabController::archiveLiveEnvironment()
-{
-    // The managed anvil's chain lives only as long as this lab (its --state file is a
-    // temporary one): once it stops for good, nothing can ever index into this environment
-    // again. It is archived, every row kept, rather than listed as "live" with no chain
-    // behind it. The coordinator stops the indexer before it stops the lab.
-    Loop& l = *m_loop;
-    if (l.environmentId.isEmpty())
-        return;
-    try {
-        if (!l.db)
-            l.db = store::Database::open(m_config.dbPath);
-        store::WriteTransaction tx(*l.db);
-        indexer::EnvironmentRegistry registry(*l.db);
-        const auto found = registry.find(l.environmentId);
-        if (!found || !found->archivedAt.isEmpty())
-            return;
-        registry.archive(l.environmentId, store::nowUtc());
-        tx.commit();
-        emit logMessage(QStringLiteral("info"),
-                        QStringLiteral("environment %1 archived: its managed anvil stopped with "
-                                       "the engine (every row is kept; View > Environments "
-                                       "opens it)")
-                            .arg(l.environmentId));
-    } catch (const std::exception& e) {
-        emit logMessage(QStringLiteral("error"),
-                        QStringLiteral("could not archive environment %1 as its managed anvil "
-                                       "stopped: %2")
-                            .arg(l.environmentId, QString::fromUtf8(e.what())));
-    }
 }
 
 void LabController::tearDown()

@@ -1,0 +1,94 @@
+// The lab's invariant verdict: after each lab action, once the indexer has caught up with
+// the node, the committed rows are checked against the node's chain (InvariantChecker) and
+// the verdict is published with the lab snapshot.
+#include "LabController.h"
+#include "LabControllerLoop.h"
+#include "indexer/InvariantChecker.h"
+#include "lab/Devnet.h"
+#include "lab/ReorgInjector.h"
+#include "rpc/EthClient.h"
+#include "rpc/JsonRpcClient.h"
+#include "store/ContractReader.h"
+#include "store/Database.h"
+
+#include <chrono>
+#include <utility>
+
+namespace forkscope::engine {
+
+void LabController::dueVerdict(const QString& action)
+{
+    Loop& l = *m_loop;
+    l.verdictAction = action;
+    l.verdictAfterNs = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                           std::chrono::steady_clock::now().time_since_epoch())
+                           .count();
+    l.snap.verdict = {InvariantVerdict::State::Checking, action,
+                      QStringLiteral("waiting for the indexer to catch up with the node"),
+                      QDateTime::currentDateTimeUtc()};
+}
+
+void LabController::requestVerdict(const QString& action)
+{
+    m_thread.post([this, action] {
+        dueVerdict(action);
+        publish();
+    });
+}
+
+void LabController::indexerSynced(const QString& environmentId, quint64 checkpoint,
+                                  qint64 stepStartedNs)
+{
+    m_thread.post([this, environmentId, checkpoint, stepStartedNs] {
+        Loop& l = *m_loop;
+        if (environmentId != l.environmentId)
+            return; // a snapshot from before a reset
+        if (stepStartedNs <= l.verdictAfterNs)
+            return; // that step may have begun before the action: wait for the next
+        if (l.deepReorgAt && checkpoint >= *l.deepReorgAt) {
+            l.deepReorgAt.reset();
+            l.snap.deepReorgPending.clear();
+            const int depth = l.deepReorgDepth;
+            runAction(QStringLiteral("inject reorg depth %1 (deeper than the limit)").arg(depth),
+                      [&] {
+                          return lab::ReorgInjector::inject(*l.anvil, depth, lab::ReorgTxMode::Keep)
+                              .describe();
+                      });
+            return;
+        }
+        if (!l.verdictAction.isEmpty())
+            runVerdict();
+    });
+}
+
+void LabController::runVerdict()
+{
+    Loop& l = *m_loop;
+    // Checked on committed rows against the node, after the indexer reached the head: the
+    // DB must be exactly the node's chain up to the checkpoint.
+    const QString action = std::exchange(l.verdictAction, QString());
+    InvariantVerdict v;
+    v.action = action;
+    v.at = QDateTime::currentDateTimeUtc();
+    try {
+        if (!l.db)
+            l.db = store::Database::open(m_config.dbPath);
+        rpc::EthClient truth(*l.anvil);
+        store::SqliteContractReader reader(*l.db);
+        const indexer::InvariantReport r =
+            indexer::InvariantChecker(reader, truth)
+                .check(l.environmentId, m_config.indexer.sourceId, contracts());
+        v.state = r.ok() ? InvariantVerdict::State::Holds : InvariantVerdict::State::Violated;
+        v.summary = r.summary();
+    } catch (const std::exception& e) {
+        v.state = InvariantVerdict::State::Unavailable;
+        v.summary = QStringLiteral("could not check: %1").arg(QString::fromUtf8(e.what()));
+    }
+    l.snap.verdict = v;
+    emit logMessage(v.state == InvariantVerdict::State::Holds ? QStringLiteral("ok")
+                                                              : QStringLiteral("fail"),
+                    QStringLiteral("invariants after %1: %2").arg(action, v.summary));
+    publish();
+}
+
+} // namespace forkscope::engine
