@@ -10,9 +10,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QMutex>
 #include <QRegularExpression>
-#include <QSet>
 #include <QSqlDriver>
 #include <QSqlError>
 #include <QThread>
@@ -24,16 +22,6 @@
 namespace forkscope::store {
 
 namespace {
-
-// SQLite primary result codes we turn into user-facing advice.
-constexpr int kSqliteBusy = 5;
-constexpr int kSqliteLocked = 6;
-constexpr int kSqliteReadOnly = 8;
-constexpr int kSqliteIoErr = 10;
-constexpr int kSqliteCorrupt = 11;
-constexpr int kSqliteFull = 13;
-constexpr int kSqliteCantOpen = 14;
-constexpr int kSqliteNotADb = 26;
 
 QString nextConnectionName()
 {
@@ -71,11 +59,6 @@ void probeIsSqlite(const QString& path)
                              .arg(path));
 }
 
-// Files whose integrity this process has checked, so that the indexer, outbox and health
-// connections to one file pay for PRAGMA quick_check once.
-QMutex g_checkedMutex;
-QSet<QString> g_checkedFiles;
-
 } // namespace
 
 QString nowUtc()
@@ -97,54 +80,6 @@ Database::~Database()
         m_db = QSqlDatabase();
     }
     QSqlDatabase::removeDatabase(m_connectionName);
-}
-
-StoreError Database::errorFrom(const QSqlError& e, const QString& context) const
-{
-    const int code = e.nativeErrorCode().toInt() & 0xff;
-    const QString detail = e.text().trimmed();
-    const QString where =
-        context.isEmpty() ? m_path : m_path + QStringLiteral(" (") + context + QLatin1Char(')');
-    switch (code) {
-    case kSqliteBusy:
-    case kSqliteLocked:
-        return StoreError(StoreError::Kind::Locked,
-                          QStringLiteral("database %1 is locked by another process for longer "
-                                         "than %2 ms; stop the other writer or use another "
-                                         "--db: %3")
-                              .arg(where)
-                              .arg(m_options.busyTimeout.count())
-                              .arg(detail));
-    case kSqliteReadOnly:
-        return StoreError(StoreError::Kind::ReadOnly,
-                          QStringLiteral("database %1 is read-only; check the permissions of the "
-                                         "file and its directory: %2")
-                              .arg(where, detail));
-    case kSqliteCantOpen:
-        return StoreError(StoreError::Kind::Io,
-                          QStringLiteral("cannot open database %1; check that the directory "
-                                         "exists and is writable: %2")
-                              .arg(where, detail));
-    case kSqliteCorrupt:
-        corruption_watch::markCorrupt(m_canonicalPath.isEmpty() ? m_path : m_canonicalPath, detail);
-        return StoreError(StoreError::Kind::Corrupt,
-                          QStringLiteral("database %1 is corrupt; restore it from a backup or "
-                                         "start a new file: %2")
-                              .arg(where, detail));
-    case kSqliteNotADb:
-        return StoreError(StoreError::Kind::NotADatabase,
-                          QStringLiteral("%1 is not a SQLite database (or is encrypted or "
-                                         "damaged); refusing to use it: %2")
-                              .arg(where, detail));
-    case kSqliteFull:
-    case kSqliteIoErr:
-        return StoreError(
-            StoreError::Kind::Io,
-            QStringLiteral("I/O error on database %1 (disk full?): %2").arg(where, detail));
-    default:
-        return StoreError(StoreError::Kind::Query,
-                          QStringLiteral("database %1: %2").arg(where, detail));
-    }
 }
 
 namespace {
@@ -247,9 +182,8 @@ std::unique_ptr<Database> Database::open(const QString& path, const Options& opt
     // corrupt b-tree spreads the damage and makes the later repair harder).
     if (fi.exists() && fi.size() > 0) {
         db->checkIntegrityOnce();
-    } else { // a file this process creates: nothing to check
-        QMutexLocker lock(&g_checkedMutex);
-        g_checkedFiles.insert(db->m_canonicalPath);
+    } else {
+        db->markIntegrityChecked();
     }
 
     // WAL: readers (the GUI's snapshot queries, report export) never block the indexer's
@@ -298,56 +232,6 @@ std::unique_ptr<Database> Database::open(const QString& path, const Options& opt
         if (sqlite3* h = db->sqliteHandle())
             db->m_checkpointer = std::make_unique<WalCheckpointer>(h, path);
     return db;
-}
-
-void Database::checkIntegrityOnce()
-{
-    {
-        QMutexLocker lock(&g_checkedMutex);
-        if (g_checkedFiles.contains(m_canonicalPath))
-            return;
-    }
-    // quick_check walks every b-tree page (structure, cell bounds, freelist, overflow
-    // chains) but not the indexes' agreement with their tables: O(N) instead of O(N log N).
-    // What it costs on a large file is in bench/README.md.
-    QSqlQuery q = run(QStringLiteral("PRAGMA quick_check(5)"));
-    QStringList problems;
-    while (q.next())
-        for (const QString& line : q.value(0).toString().split(QLatin1Char('\n')))
-            if (!line.startsWith(QLatin1String("*** in database")))
-                problems << line.trimmed(); // one line per problem: the error stays one line
-    if (q.lastError().isValid())
-        throw errorFrom(q.lastError(), QStringLiteral("PRAGMA quick_check"));
-    refuseIfCorrupt();
-    if (problems != QStringList{QStringLiteral("ok")}) {
-        corruption_watch::markCorrupt(m_canonicalPath, problems.value(0));
-        throw StoreError(StoreError::Kind::Corrupt,
-                         QStringLiteral("database %1 is corrupt (PRAGMA quick_check: %2%3); "
-                                        "refusing to write to it: restore it from a backup or "
-                                        "start a new file")
-                             .arg(m_path, problems.mid(0, 2).join(QStringLiteral("; ")),
-                                  problems.size() > 2 ? QStringLiteral("; and more") : QString()));
-    }
-    QMutexLocker lock(&g_checkedMutex);
-    g_checkedFiles.insert(m_canonicalPath);
-}
-
-void Database::refuseIfCorrupt()
-{
-    // SQLite reported corruption on this thread since this connection opened (possibly
-    // inside a row loop that then just ended early): attribute it to this file. A thread
-    // holding connections to two files would blame both, which errs on the side of writing
-    // nothing.
-    if (corruption_watch::reportsOnThisThread() != m_corruptionBaseline)
-        corruption_watch::markCorrupt(m_canonicalPath, corruption_watch::lastReportOnThisThread());
-    const QString why = corruption_watch::corruptReason(m_canonicalPath);
-    if (!why.isEmpty())
-        throw StoreError(
-            StoreError::Kind::Corrupt,
-            QStringLiteral("database %1 is corrupt (SQLite: %2); stopped, nothing more "
-                           "is written to it: restore it from a backup or start a "
-                           "new file")
-                .arg(m_path, why));
 }
 
 bool Database::reopenImmutableIfDirectoryReadOnly()

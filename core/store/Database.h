@@ -100,6 +100,8 @@ private:
     int readSchemaVersion();
     // PRAGMA quick_check, once per file and process, before the first write.
     void checkIntegrityOnce();
+    // A file this process created has nothing to check.
+    void markIntegrityChecked();
     // Throws StoreError::Corrupt once SQLite has reported this file damaged.
     void refuseIfCorrupt();
     // Options::immutableIfDirectoryReadOnly: after SQLITE_READONLY_DIRECTORY only.
