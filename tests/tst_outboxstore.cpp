@@ -226,17 +226,21 @@ void TestOutboxStore::aRollbackRecordsEachOutboxRowOnce_data()
     QTest::addColumn<bool>("oneDelivered");
     QTest::addColumn<bool>("oneLogDeletedByHand");
     QTest::addColumn<bool>("oneRowDeletedByHand");
+    QTest::addColumn<bool>("oneRowNamingNoLog");
     // Every row names its Transfer's log: each is recorded with its Transfer's diff row.
-    QTest::newRow("all pending") << false << false << false;
-    QTest::newRow("one delivered") << true << false << false;
+    QTest::newRow("all pending") << false << false << false << false;
+    QTest::newRow("one delivered") << true << false << false << false;
     // A row whose log is gone cannot be recorded with a Transfer: the rows are copied on
     // their own (ReorgRollback step 1).
-    QTest::newRow("a row whose log is gone") << false << true << false;
-    QTest::newRow("both") << true << true << false;
+    QTest::newRow("a row whose log is gone") << false << true << false << false;
+    QTest::newRow("both") << true << true << false << false;
     // A Transfer without its row records none. With the row of another log gone as well,
     // rows and Transfers are as many, but not the same logs.
-    QTest::newRow("a Transfer whose row is gone") << false << false << true;
-    QTest::newRow("as many rows as Transfers, other logs") << false << true << true;
+    QTest::newRow("a Transfer whose row is gone") << false << false << true << false;
+    QTest::newRow("as many rows as Transfers, other logs") << false << true << true << false;
+    // A pending row with its own key (as a retraction has) in place of a Transfer's: as many
+    // rows as Transfers again, and it sorts where the missing row's log index 0 would.
+    QTest::newRow("a row naming no log for a Transfer's") << false << false << true << true;
 }
 
 void TestOutboxStore::aRollbackRecordsEachOutboxRowOnce()
@@ -244,10 +248,12 @@ void TestOutboxStore::aRollbackRecordsEachOutboxRowOnce()
     QFETCH(bool, oneDelivered);
     QFETCH(bool, oneLogDeletedByHand);
     QFETCH(bool, oneRowDeletedByHand);
-    StoreLab lab(m_dir.filePath(QStringLiteral("fold-%1-%2-%3.sqlite")
+    QFETCH(bool, oneRowNamingNoLog);
+    StoreLab lab(m_dir.filePath(QStringLiteral("fold-%1-%2-%3-%4.sqlite")
                                     .arg(int(oneDelivered))
                                     .arg(int(oneLogDeletedByHand))
-                                    .arg(int(oneRowDeletedByHand))));
+                                    .arg(int(oneRowDeletedByHand))
+                                    .arg(int(oneRowNamingNoLog))));
     store::Database& db = *lab.db;
     lab.committer.commit(std::nullopt, branchOf("A", {3, 4, 5}), 1, "test", 1);
     if (oneDelivered)
@@ -257,6 +263,10 @@ void TestOutboxStore::aRollbackRecordsEachOutboxRowOnce()
         db.run("DELETE FROM logs WHERE log_index = 2"); // through the view
     if (oneRowDeletedByHand)
         db.run("DELETE FROM outbox_store WHERE log_index = 0");
+    if (oneRowNamingNoLog)
+        db.run("INSERT INTO outbox_store (environment_id, chain_id, block_number, event_key, "
+               "payload) SELECT environment_id, chain_id, block_number, 'manual:1', '{}' FROM "
+               "outbox_store WHERE log_index = 1");
     // What the rollback must record: each outbox row above the fork as the outbox view shows
     // it, once.
     QStringList expected;
@@ -265,7 +275,7 @@ void TestOutboxStore::aRollbackRecordsEachOutboxRowOnce()
                               "'(none)') FROM outbox WHERE block_number > 1");
     while (before.next())
         expected << before.value(0).toString();
-    const int rows = oneRowDeletedByHand ? 2 : 3;
+    const int rows = oneRowDeletedByHand && !oneRowNamingNoLog ? 2 : 3;
     QCOMPARE(expected.size(), rows);
     expected.sort();
 

@@ -102,13 +102,16 @@ RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fo
         QSqlQuery q = m_db.run(sql, binds);
         return q.next() ? q.value(0).toLongLong() : 0;
     };
-    const qint64 lastDiffId =
-        int64Of(QStringLiteral("SELECT coalesce(max(id), 0) FROM reorg_diff_store"));
     // Usually every outbox row above the fork is a Transfer's, none is delivered yet, and
     // every removed Transfer has one: then each Transfer's row is recorded as dropped without
-    // looking its outbox row up (a join that was a third of a deep rollback). Two ordered
-    // index scans and a count prove it; anything else takes the join.
+    // looking its outbox row up (a join that was a third of a deep rollback). An ordered index
+    // scan and a count prove it; anything else takes the join, and the diff rows it writes
+    // from here on are counted in step 1.
     const bool onlyPendingTransferRows = outboxMatchesTransfers(above, transferAt);
+    const qint64 lastDiffId =
+        onlyPendingTransferRows
+            ? 0
+            : int64Of(QStringLiteral("SELECT coalesce(max(id), 0) FROM reorg_diff_store"));
     const QString transferColumns =
         QStringLiteral("INSERT INTO reorg_diff_store (reorg_id, environment_id, chain_id, kind, "
                        "block_number, log_index, block_hash, tx_hash, contract, from_addr, "
@@ -138,23 +141,18 @@ RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fo
     //    their own: rows with their own key and payload (retractions), and any row whose log
     //    is missing or not a Transfer. Usually every row that names a log was recorded above,
     //    which two counts prove without joining each row to its log again.
-    const qint64 recordedWithTransfer =
-        onlyPendingTransferRows
-            ? qint64(transferAt.size())
-            : int64Of(QStringLiteral("SELECT count(*) FROM reorg_diff_store WHERE id > ? AND "
-                                     "outbox_kind IS NOT NULL"),
-                      {lastDiffId});
-    const qint64 namingALog =
-        onlyPendingTransferRows
-            ? qint64(transferAt.size())
-            : int64Of(QStringLiteral("SELECT count(*) FROM outbox_store WHERE environment_id = ? "
-                                     "AND chain_id = ? AND block_number > ? AND log_index IS NOT "
-                                     "NULL"),
-                      scope);
-    const QString notRecorded = recordedWithTransfer == namingALog
-                                    ? QStringLiteral("o.log_index IS NULL")
-                                    : QStringLiteral("(o.log_index IS NULL OR l.transfer_value "
-                                                     "IS NULL)");
+    const bool allRecorded =
+        onlyPendingTransferRows ||
+        int64Of(QStringLiteral("SELECT count(*) FROM reorg_diff_store WHERE id > ? AND "
+                               "outbox_kind IS NOT NULL"),
+                {lastDiffId}) ==
+            int64Of(QStringLiteral("SELECT count(*) FROM outbox_store WHERE environment_id = ? "
+                                   "AND chain_id = ? AND block_number > ? AND log_index IS NOT "
+                                   "NULL"),
+                    scope);
+    const QString notRecorded = allRecorded ? QStringLiteral("o.log_index IS NULL")
+                                            : QStringLiteral("(o.log_index IS NULL OR "
+                                                             "l.transfer_value IS NULL)");
     m_db.run(QStringLiteral("INSERT INTO reorg_diff_store (reorg_id, environment_id, chain_id, "
                             "kind, block_number, log_index, block_hash, event_key, value) SELECT "
                             "?, o.environment_id, o.chain_id, CASE WHEN o.delivered_at IS NULL "
@@ -247,31 +245,26 @@ bool ReorgRollback::outboxMatchesTransfers(qint64 above,
         q.bind(2, std::int64_t(m_chainId));
         q.bind(3, std::int64_t(above));
     };
-    // Every row above, and every undelivered row above: each count reads one index only.
-    store::SqliteStatement all(m_db, "SELECT count(*) FROM outbox_store INDEXED BY "
-                                     "outbox_store_log WHERE environment_id = ?1 AND chain_id = ?2 "
-                                     "AND block_number > ?3");
-    bindScope(all);
+    // No row above is delivered: the undelivered rows above, counted in their partial
+    // index, are as many as the Transfers.
     store::SqliteStatement pending(m_db, "SELECT count(*) FROM outbox_store INDEXED BY "
                                          "outbox_store_pending WHERE environment_id = ?1 AND "
                                          "chain_id = ?2 AND block_number > ?3 AND delivered_at "
                                          "IS NULL");
     bindScope(pending);
-    if (!all.next() || !pending.next() || all.int64(0) != pending.int64(0) ||
-        all.int64(0) != std::int64_t(transfers.size()))
+    if (!pending.next() || pending.int64(0) != std::int64_t(transfers.size()))
         return false;
-    // As many rows as Transfers, none delivered: do the rows that name a log name exactly
-    // those (then no row is left to name none)? The unique index lists them in the order of
-    // `transfers`.
-    store::SqliteStatement named(m_db, "SELECT block_number, log_index FROM outbox_store INDEXED "
-                                       "BY outbox_store_log WHERE environment_id = ?1 AND "
-                                       "chain_id = ?2 AND block_number > ?3 AND log_index IS NOT "
-                                       "NULL ORDER BY block_number, log_index");
-    bindScope(named);
+    // And every row above names exactly those Transfers, in their order (the unique index
+    // lists them so). A row naming no log reads as log index -1, which no Transfer has.
+    store::SqliteStatement rows(m_db, "SELECT block_number, coalesce(log_index, -1) FROM "
+                                      "outbox_store INDEXED BY outbox_store_log WHERE "
+                                      "environment_id = ?1 AND chain_id = ?2 AND block_number > "
+                                      "?3 ORDER BY block_number, log_index");
+    bindScope(rows);
     for (const LogPosition& at : transfers)
-        if (!named.next() || named.int64(0) != at.first || named.int64(1) != at.second)
+        if (!rows.next() || rows.int64(0) != at.first || rows.int64(1) != at.second)
             return false;
-    return !named.next();
+    return !rows.next();
 }
 
 void ReorgRollback::recordBalanceChanges(store::Database& db, qint64 reorgId, const QString& env,
