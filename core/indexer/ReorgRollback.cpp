@@ -140,30 +140,33 @@ RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fo
     //    while the logs are still there. The outbox rows not recorded above are copied on
     //    their own: rows with their own key and payload (retractions), and any row whose log
     //    is missing or not a Transfer. Usually every row that names a log was recorded above,
-    //    which two counts prove without joining each row to its log again.
-    const bool allRecorded =
-        onlyPendingTransferRows ||
-        int64Of(QStringLiteral("SELECT count(*) FROM reorg_diff_store WHERE id > ? AND "
-                               "outbox_kind IS NOT NULL"),
-                {lastDiffId}) ==
+    //    which two counts prove without joining each row to its log again. On the fast path
+    //    the proof has seen every row above name a removed Transfer: none is left to copy.
+    if (!onlyPendingTransferRows) {
+        const bool allRecorded =
+            int64Of(QStringLiteral("SELECT count(*) FROM reorg_diff_store WHERE id > ? AND "
+                                   "outbox_kind IS NOT NULL"),
+                    {lastDiffId}) ==
             int64Of(QStringLiteral("SELECT count(*) FROM outbox_store WHERE environment_id = ? "
                                    "AND chain_id = ? AND block_number > ? AND log_index IS NOT "
                                    "NULL"),
                     scope);
-    const QString notRecorded = allRecorded ? QStringLiteral("o.log_index IS NULL")
-                                            : QStringLiteral("(o.log_index IS NULL OR "
-                                                             "l.transfer_value IS NULL)");
-    m_db.run(QStringLiteral("INSERT INTO reorg_diff_store (reorg_id, environment_id, chain_id, "
-                            "kind, block_number, log_index, block_hash, event_key, value) SELECT "
-                            "?, o.environment_id, o.chain_id, CASE WHEN o.delivered_at IS NULL "
-                            "THEN 'outbox_dropped' ELSE 'outbox_delivered_reorged' END, "
-                            "o.block_number, o.log_index, l.block_hash, o.event_key, o.payload "
-                            "FROM outbox_store o LEFT JOIN log_store l ON l.environment_id = "
-                            "o.environment_id AND l.chain_id = o.chain_id AND l.block_number = "
-                            "o.block_number AND l.log_index = o.log_index WHERE "
-                            "o.environment_id = ? AND o.chain_id = ? AND o.block_number > ? AND ") +
-                 notRecorded,
-             {r.reorgId, m_env, chainId, above});
+        const QString notRecorded = allRecorded ? QStringLiteral("o.log_index IS NULL")
+                                                : QStringLiteral("(o.log_index IS NULL OR "
+                                                                 "l.transfer_value IS NULL)");
+        m_db.run(QStringLiteral(
+                     "INSERT INTO reorg_diff_store (reorg_id, environment_id, chain_id, kind, "
+                     "block_number, log_index, block_hash, event_key, value) SELECT ?, "
+                     "o.environment_id, o.chain_id, CASE WHEN o.delivered_at IS NULL THEN "
+                     "'outbox_dropped' ELSE 'outbox_delivered_reorged' END, o.block_number, "
+                     "o.log_index, l.block_hash, o.event_key, o.payload FROM outbox_store o LEFT "
+                     "JOIN log_store l ON l.environment_id = o.environment_id AND l.chain_id = "
+                     "o.chain_id AND l.block_number = o.block_number AND l.log_index = "
+                     "o.log_index WHERE o.environment_id = ? AND o.chain_id = ? AND "
+                     "o.block_number > ? AND ") +
+                     notRecorded,
+                 {r.reorgId, m_env, chainId, above});
+    }
     r.outboxDropped =
         m_db.run(
                 QStringLiteral("DELETE FROM outbox_store WHERE environment_id = ? AND chain_id = ? "
