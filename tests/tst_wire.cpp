@@ -20,8 +20,11 @@ class TestWire : public QObject
 private slots:
     void providerLimits_data();
     void providerLimits();
+    void silentCapIsHalvedUntilComplete_data();
     void silentCapIsHalvedUntilComplete();
+    void announcedCapIsSplit_data();
     void announcedCapIsSplit();
+    void aRangeIsAskedInPartsOfAboutLogsPerCall();
     void singleBlockOnTheCapIsSuspected();
     void resentBatchIsCorrectedNotDoubled();
     void decodedArgumentsOfABatchAreBounded();
@@ -64,7 +67,8 @@ void TestWire::providerLimits()
 
 namespace {
 // Fetches [from, head] batch after batch and checks each is complete against the node.
-int fetchAllAndCheck(test::IndexerLab& lab, wire::LogFetcher& fetcher, int* batches)
+int fetchAllAndCheck(test::IndexerLab& lab, wire::LogFetcher& fetcher, int* batches,
+                     int* logCalls = nullptr)
 {
     const auto head = lab.eth().blockNumber();
     std::uint64_t from = 0;
@@ -74,6 +78,8 @@ int fetchAllAndCheck(test::IndexerLab& lab, wire::LogFetcher& fetcher, int* batc
         const wire::WireBatch b = fetcher.fetch(from, head, head);
         ++*batches;
         halvings += b.halvings;
+        if (logCalls)
+            *logCalls += b.logCalls;
         rpc::LogFilter f;
         f.fromBlock = b.fromBlock;
         f.toBlock = b.toBlock;
@@ -88,7 +94,8 @@ int fetchAllAndCheck(test::IndexerLab& lab, wire::LogFetcher& fetcher, int* batc
 // A LogFetcher talking to the lab's anvil through a proxy that caps eth_getLogs.
 struct CappedFetch
 {
-    CappedFetch(test::IndexerLab& lab, lab::FaultProxy::CapMode mode, std::uint64_t fetcherCap)
+    CappedFetch(test::IndexerLab& lab, lab::FaultProxy::CapMode mode, std::uint64_t fetcherCap,
+                qint64 logsPerCall)
         : proxy(lab.devnet().url())
     {
         proxy.listen();
@@ -98,6 +105,7 @@ struct CappedFetch
         wire::FetchSpec spec;
         spec.contracts = lab.contracts();
         spec.logCap = fetcherCap;
+        spec.logsPerCall = logsPerCall;
         fetcher = std::make_unique<wire::LogFetcher>(*eth, spec);
     }
     lab::FaultProxy proxy;
@@ -105,31 +113,90 @@ struct CappedFetch
     std::unique_ptr<rpc::EthClient> eth;
     std::unique_ptr<wire::LogFetcher> fetcher;
 };
+
+// Each cap is met by one call per range, and by a range asked in parts (of about 100 logs,
+// over the cap of 50): a part on the cap is asked again on its own and halved.
+void addCallSizes()
+{
+    QTest::addColumn<qint64>("logsPerCall");
+    QTest::newRow("one call per range") << qint64(0);
+    QTest::newRow("parts of about 100 logs") << qint64(100);
+}
 } // namespace
 
+void TestWire::silentCapIsHalvedUntilComplete_data()
+{
+    addCallSizes();
+}
+
 void TestWire::silentCapIsHalvedUntilComplete()
+{
+    QFETCH(qint64, logsPerCall);
+    test::IndexerLab lab;
+    lab.deployToken("AAA");
+    lab.deployToken("BBB");
+    lab.sprayAll(30, 20, 50); // 1,200 transfers over 30 blocks
+    CappedFetch capped(lab, lab::FaultProxy::CapMode::Silent, 50, logsPerCall);
+    int batches = 0;
+    int calls = 0;
+    const int halvings = fetchAllAndCheck(lab, *capped.fetcher, &batches, &calls);
+    QVERIFY2(halvings > 0, "the cap never made the fetcher halve");
+    QVERIFY(batches > 10);
+    if (logsPerCall > 0)
+        QVERIFY2(calls > batches, "no range was asked in parts");
+}
+
+void TestWire::announcedCapIsSplit_data()
+{
+    addCallSizes();
+}
+
+void TestWire::announcedCapIsSplit()
+{
+    QFETCH(qint64, logsPerCall);
+    test::IndexerLab lab;
+    lab.deployToken("AAA");
+    lab.sprayAll(20, 20, 50);
+    // Fetcher cap 0: only the announced errors limit us here.
+    CappedFetch capped(lab, lab::FaultProxy::CapMode::Announced, 0, logsPerCall);
+    int batches = 0;
+    int calls = 0;
+    QVERIFY(fetchAllAndCheck(lab, *capped.fetcher, &batches, &calls) > 0);
+    QVERIFY(capped.proxy.cappedReplies() >= 3); // all three wordings were met and understood
+    if (logsPerCall > 0)
+        QVERIFY2(calls > batches, "no range was asked in parts");
+}
+
+void TestWire::aRangeIsAskedInPartsOfAboutLogsPerCall()
 {
     test::IndexerLab lab;
     lab.deployToken("AAA");
     lab.deployToken("BBB");
     lab.sprayAll(30, 20, 50); // 1,200 transfers over 30 blocks
-    CappedFetch capped(lab, lab::FaultProxy::CapMode::Silent, 50);
-    int batches = 0;
-    const int halvings = fetchAllAndCheck(lab, *capped.fetcher, &batches);
-    QVERIFY2(halvings > 0, "the cap never made the fetcher halve");
-    QVERIFY(batches > 10);
-}
-
-void TestWire::announcedCapIsSplit()
-{
-    test::IndexerLab lab;
-    lab.deployToken("AAA");
-    lab.sprayAll(20, 20, 50);
-    // Fetcher cap 0: only the announced errors limit us here.
-    CappedFetch capped(lab, lab::FaultProxy::CapMode::Announced, 0);
-    int batches = 0;
-    QVERIFY(fetchAllAndCheck(lab, *capped.fetcher, &batches) > 0);
-    QVERIFY(capped.proxy.cappedReplies() >= 3); // all three wordings were met and understood
+    const auto head = lab.eth().blockNumber();
+    wire::FetchSpec spec;
+    spec.contracts = lab.contracts();
+    spec.logsPerCall = 100;
+    wire::LogFetcher fetcher(lab.eth(), spec);
+    // Before any range is seen the logs per block are unknown: one call.
+    const wire::WireBatch whole = fetcher.fetch(0, head, head);
+    QCOMPARE(whole.logCalls, 1);
+    QVERIFY(whole.logs.size() >= 1200); // and the mints
+    // Then about 100 logs a call, but never more than four calls for a range, sent together
+    // and read in order: the same logs in the same order.
+    const wire::WireBatch parts = fetcher.fetch(0, head, head);
+    QCOMPARE(parts.logCalls, int(wire::FetchSpec::kMaxCallsPerRange));
+    QCOMPARE(parts.toBlock, whole.toBlock);
+    QCOMPARE(parts.logs.size(), whole.logs.size());
+    for (qsizetype i = 0; i < whole.logs.size(); ++i)
+        QVERIFY(std::tie(parts.logs[i].blockNumber, parts.logs[i].logIndex,
+                         parts.logs[i].transactionHash) == std::tie(whole.logs[i].blockNumber,
+                                                                    whole.logs[i].logIndex,
+                                                                    whole.logs[i].transactionHash));
+    // Two blocks (about 80 logs) are one call again; so is any range with logsPerCall 0.
+    QCOMPARE(fetcher.fetch(head - 1, head, head).logCalls, 1);
+    spec.logsPerCall = 0;
+    QCOMPARE(wire::LogFetcher(lab.eth(), spec).fetch(0, head, head).logCalls, 1);
 }
 
 void TestWire::singleBlockOnTheCapIsSuspected()
@@ -138,7 +205,7 @@ void TestWire::singleBlockOnTheCapIsSuspected()
     auto& token = lab.deployToken("AAA");
     token.spray(60, 0, 60); // one block with 60 transfers
     const auto block = lab.eth().blockNumber();
-    CappedFetch capped(lab, lab::FaultProxy::CapMode::Silent, 50);
+    CappedFetch capped(lab, lab::FaultProxy::CapMode::Silent, 50, 0);
     try {
         // Halving narrows in on the block; once it is alone and still on the cap, stop.
         for (std::uint64_t from = 0; from <= block;)

@@ -60,21 +60,85 @@ QList<chain::LogEntry> LogFetcher::completeLogs(std::uint64_t from, std::uint64_
         }
         checkLogsMatchFilter(logs, filter, m_eth.endpointText());
         // A silent cap: exactly `logCap` logs is indistinguishable from a truncated reply.
-        if (m_spec.logCap > 0 && std::uint64_t(logs.size()) == m_spec.logCap) {
-            if (from == to)
-                throw SuspectedTruncationError(from, m_spec.logCap);
-            halve();
-            continue;
-        }
-        // The same for a cap this node was caught at before (a single block is left to
-        // the completeness check, which can prove it whole by its hash).
-        const qint64 learned = m_spec.learnedCap ? m_spec.learnedCap->load() : 0;
-        if (learned > 0 && logs.size() == learned && from < to) {
+        if (m_spec.logCap > 0 && std::uint64_t(logs.size()) == m_spec.logCap && from == to)
+            throw SuspectedTruncationError(from, m_spec.logCap);
+        if (mayBeCapped(logs.size(), from < to)) {
             halve();
             continue;
         }
         return logs;
     }
+}
+
+bool LogFetcher::mayBeCapped(qsizetype logs, bool canSplit) const
+{
+    if (m_spec.logCap > 0 && std::uint64_t(logs) == m_spec.logCap)
+        return true;
+    // The same for a cap this node was caught at before (a single block is left to the
+    // completeness check, which can prove it whole by its hash).
+    const qint64 learned = m_spec.learnedCap ? m_spec.learnedCap->load() : 0;
+    return learned > 0 && logs == learned && canSplit;
+}
+
+QList<chain::LogEntry> LogFetcher::rangeLogs(std::uint64_t from, std::uint64_t& to,
+                                             WireBatch& batch)
+{
+    const std::uint64_t blocks = to - from + 1;
+    const double perBlock = m_spec.logsPerBlock ? m_spec.logsPerBlock->load() : 0;
+    std::uint64_t perCall = blocks;
+    if (m_spec.logsPerCall > 0 && perBlock > 0)
+        perCall = std::clamp<std::uint64_t>(std::uint64_t(double(m_spec.logsPerCall) / perBlock), 1,
+                                            blocks);
+    perCall = std::max(perCall,
+                       (blocks + FetchSpec::kMaxCallsPerRange - 1) / FetchSpec::kMaxCallsPerRange);
+    if (perCall >= blocks) {
+        ++batch.logCalls;
+        return completeLogs(from, to, batch.halvings);
+    }
+    // All parts are sent before the first is read: the node works on them side by side, so
+    // a distant node costs one round trip per range, as with one call.
+    struct Part
+    {
+        rpc::LogFilter filter;
+        std::unique_ptr<rpc::RpcCall> call; // deleted (aborted) if never read
+    };
+    std::vector<Part> parts;
+    for (std::uint64_t a = from; a <= to; a += perCall) {
+        Part p;
+        p.filter.fromBlock = a;
+        p.filter.toBlock = std::min(to, a + perCall - 1);
+        p.filter.addresses = m_spec.contracts;
+        p.call.reset(m_eth.requestLogs(p.filter));
+        parts.push_back(std::move(p));
+    }
+    QList<chain::LogEntry> logs;
+    for (Part& p : parts) {
+        QList<chain::LogEntry> got;
+        bool whole = false;
+        ++batch.logCalls;
+        try {
+            got = m_eth.takeLogs(p.call.release());
+            checkLogsMatchFilter(got, p.filter, m_eth.endpointText());
+            whole = !mayBeCapped(got.size(), p.filter.fromBlock < p.filter.toBlock);
+        } catch (const rpc::RpcException& e) {
+            // A limit or an oversized reply is completeLogs' to handle; anything else is
+            // node trouble, as for one call.
+            if (e.error().kind != rpc::RpcError::Kind::TooLarge &&
+                e.error().kind != rpc::RpcError::Kind::Remote)
+                throw;
+        }
+        std::uint64_t partTo = p.filter.toBlock;
+        if (!whole) { // the part again on its own, split as its answers require
+            ++batch.logCalls;
+            got = completeLogs(p.filter.fromBlock, partTo, batch.halvings);
+        }
+        logs += got;
+        if (partTo < p.filter.toBlock) { // a limit cut it: the range ends there
+            to = partTo;
+            break;
+        }
+    }
+    return logs;
 }
 
 QList<chain::BlockHeader> LogFetcher::headers(std::uint64_t from, std::uint64_t& to)
@@ -111,7 +175,7 @@ WireBatch LogFetcher::fetch(std::uint64_t fromBlock, std::uint64_t toBlock,
     while (true) {
         QList<chain::LogEntry> logs;
         if (!m_spec.contracts.isEmpty())
-            logs = completeLogs(fromBlock, to, batch.halvings);
+            logs = rangeLogs(fromBlock, to, batch);
         batch.headers = headers(fromBlock, to);
         if (batch.headers.isEmpty()) {
             batch.toBlock = fromBlock - 1; // an empty batch: nothing to commit yet
@@ -145,6 +209,8 @@ WireBatch LogFetcher::fetch(std::uint64_t fromBlock, std::uint64_t toBlock,
         break;
     }
     batch.toBlock = batch.headers.last().number;
+    if (m_spec.logsPerBlock && !m_spec.contracts.isEmpty())
+        m_spec.logsPerBlock->store(double(batch.logs.size()) / double(batch.headers.size()));
     // Keep only the logs of blocks we have headers for: completeness is per block.
     const std::uint64_t last = batch.toBlock;
     batch.logs.removeIf([last](const chain::LogEntry& l) { return l.blockNumber > last; });

@@ -37,6 +37,7 @@ struct WireBatch
     // The ABI decoding of each log (same index as `logs`); empty without an ABI.
     QList<abi::EventDecoding> decodings;
     int halvings = 0;               // how often a result cap made the fetcher halve the range
+    int logCalls = 0;               // eth_getLogs calls the range took (LogFetcher::rangeLogs)
     CompletenessStats completeness; // what proving the range complete took
 };
 
