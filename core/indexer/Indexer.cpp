@@ -175,15 +175,28 @@ Indexer::Acceptance Indexer::apply(const std::optional<Checkpoint>& cp,
         previous = &verified.blocks.last().hash;
     }
     const std::uint64_t last = verified.blocks.back().number;
-    for (qsizetype i = 0; i < batch.logs.size(); ++i) {
-        const chain::LogEntry& log = batch.logs[i];
+    qsizetype kept = 0;
+    for (const chain::LogEntry& log : batch.logs) {
         if (log.blockNumber > last)
             continue;
         checkBatchLog(log, batch.fromBlock, batch.toBlock, verified.blocks, m_config.contracts,
                       m_eth.endpointText());
-        verified.logs.append(log);
-        if (i < batch.decodings.size())
-            verified.decodings.append(batch.decodings[i]);
+        ++kept;
+    }
+    if (kept == batch.logs.size()) {
+        // Every log is kept (the usual case): the lists are shared, not copied log by log on
+        // this thread, which is the one every batch waits for.
+        verified.logs = batch.logs;
+        verified.decodings = batch.decodings.mid(0, kept);
+    } else {
+        verified.logs.reserve(kept);
+        for (qsizetype i = 0; i < batch.logs.size(); ++i) {
+            if (batch.logs[i].blockNumber > last)
+                continue;
+            verified.logs.append(batch.logs[i]);
+            if (i < batch.decodings.size())
+                verified.decodings.append(batch.decodings[i]);
+        }
     }
 
     const int attempts = m_rangeAttempts.value(batch.fromBlock, 0) + 1;
