@@ -43,6 +43,9 @@ const Flag kFlags[] = {
     {"log-cap", "logCap", "N",
      "eth_getLogs results of exactly N logs are treated as truncated (default 10000; 0 = off)."},
     {"fetch-workers", "fetchWorkers", "N", "Parallel fetch threads for backfill (default 4)."},
+    {"logs-per-call", "logsPerCall", "N",
+     "About how many logs one eth_getLogs call asks for: a range is asked in up to 4 parts "
+     "sent together (default 1000; 0 = one call per range)."},
     {"rpc-timeout-ms", "rpcTimeoutMs", "N",
      "Deadline of each request to the node, reply included (default 10000)."},
     {"verify", "verify", "MODE",
@@ -344,6 +347,8 @@ IndexOptionsResult parseIndexOptions(const QStringList& arguments)
             c.logCap = number(one("log-cap"), QStringLiteral("--log-cap"));
         if (values.contains(QStringLiteral("fetch-workers")))
             c.fetchWorkers = int(ranged("fetch-workers", 1, 32));
+        if (values.contains(QStringLiteral("logs-per-call")))
+            c.logsPerCall = qint64(ranged("logs-per-call", 0, 1000000));
         if (values.contains(QStringLiteral("verify"))) {
             const QString mode = one("verify");
             if (mode == QLatin1String("none"))

@@ -267,6 +267,9 @@ void TestCli::indexRefusesBadValues_data()
     row("log-cap exponent", {"--log-cap", "1e4"}, {"--log-cap", "fractional"});
     row("fetch-workers zero", {"--fetch-workers", "0"}, {"--fetch-workers", "1 to 32"});
     row("fetch-workers overflow", {"--fetch-workers", "4294967297"}, {"--fetch-workers"});
+    row("logs-per-call negative", {"--logs-per-call", "-1"}, {"--logs-per-call", "negative"});
+    row("logs-per-call too big", {"--logs-per-call", "1000001"},
+        {"--logs-per-call", "0 to 1000000"});
     row("webhook-timeout-ms too small", {"--webhook-timeout-ms", "9"}, {"--webhook-timeout-ms"});
     row("metrics-port zero", {"--metrics-port", "0"}, {"--metrics-port", "1 to 65535"});
     row("metrics-port too big", {"--metrics-port", "65536"}, {"--metrics-port", "1 to 65535"});
@@ -335,6 +338,7 @@ void TestCli::indexConfigRefusesWrongTypes_data()
     QTest::newRow("pollMs negative") << "pollMs" << QByteArray("-100") << "negative";
     QTest::newRow("logCap a string") << "logCap" << QByteArray("\"10000\"") << "whole JSON number";
     QTest::newRow("fetchWorkers 64") << "fetchWorkers" << QByteArray("64") << "1 to 32";
+    QTest::newRow("logsPerCall a fraction") << "logsPerCall" << QByteArray("100.5") << "fractional";
     QTest::newRow("webhookTimeoutMs fraction") << "webhookTimeoutMs" << QByteArray("5000.5") << "fractional";
     QTest::newRow("metricsPort 70000") << "metricsPort" << QByteArray("70000") << "1 to 65535";
     QTest::newRow("metricsPort a string") << "metricsPort" << QByteArray("\"9100\"") << "whole JSON number";
@@ -405,6 +409,7 @@ void TestCli::indexConfigWithEveryKeyRuns()
         {"pollMs", 100},
         {"logCap", 10000},
         {"fetchWorkers", 2},
+        {"logsPerCall", 500},
         {"outboxFile", dir.filePath("out.jsonl")},
         {"webhookTimeoutMs", 1000},
         {"abi", QStringLiteral(FORKSCOPE_SOURCE_DIR "/resources/contracts/DemoToken.json")},

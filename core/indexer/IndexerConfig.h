@@ -43,6 +43,8 @@ struct IndexerConfig
     bool exitWhenSynced = false;
     // Fetch threads (parallel ranges during backfill; one range ahead at the head).
     int fetchWorkers = 4;
+    // About how many logs one eth_getLogs call asks for (wire::FetchSpec::logsPerCall).
+    qint64 logsPerCall = 1000;
     // eth_getLogs results of exactly this size are treated as possibly truncated.
     std::uint64_t logCap = 10000;
     // The completeness proofs every fetch runs (--verify): bloom + recount by default.

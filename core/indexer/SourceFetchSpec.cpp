@@ -28,6 +28,7 @@ wire::FetchSpec sourceFetchSpec(const IndexerConfig& config,
                     configDigest(config.contracts, registry ? registry->digest() : QString())};
     spec.contracts = config.contracts;
     spec.logCap = config.logCap;
+    spec.logsPerCall = config.logsPerCall;
     spec.completeness = config.completeness;
     spec.registry = std::move(registry);
     return spec;
