@@ -121,10 +121,12 @@ QList<chain::LogEntry> LogFetcher::rangeLogs(std::uint64_t from, std::uint64_t& 
             checkLogsMatchFilter(got, p.filter, m_eth.endpointText());
             whole = !mayBeCapped(got.size(), p.filter.fromBlock < p.filter.toBlock);
         } catch (const rpc::RpcException& e) {
-            // A limit or an oversized reply is completeLogs' to handle; anything else is
-            // node trouble, as for one call.
-            if (e.error().kind != rpc::RpcError::Kind::TooLarge &&
-                e.error().kind != rpc::RpcError::Kind::Remote)
+            // A limit or an oversized reply is completeLogs' to handle; anything else (a
+            // rate limit too) is node trouble, as for one call, and is not asked again here.
+            const bool limit = e.error().kind == rpc::RpcError::Kind::TooLarge ||
+                               (e.error().kind == rpc::RpcError::Kind::Remote &&
+                                parseProviderLimit(e.error().message));
+            if (!limit)
                 throw;
         }
         std::uint64_t partTo = p.filter.toBlock;
