@@ -176,11 +176,12 @@ Indexer::Acceptance Indexer::apply(const std::optional<Checkpoint>& cp,
     }
     const std::uint64_t last = verified.blocks.back().number;
     qsizetype kept = 0;
+    const QString endpoint = m_eth.endpointText(); // a QUrl rendered: once, not per log
     for (const chain::LogEntry& log : batch.logs) {
         if (log.blockNumber > last)
             continue;
         checkBatchLog(log, batch.fromBlock, batch.toBlock, verified.blocks, m_config.contracts,
-                      m_eth.endpointText());
+                      endpoint);
         ++kept;
     }
     if (kept == batch.logs.size()) {
