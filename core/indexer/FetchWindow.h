@@ -8,7 +8,7 @@ namespace forkscope::indexer {
 
 // How much a backfill fetches ahead, bounded in logs rather than blocks. Fetched-ahead
 // ranges are most of the indexer's memory (about 2.4 KiB per log in flight: reply body,
-// parsed DOM, LogEntry), and one range is one eth_getLogs reply parsed whole, so on a dense
+// parsed DOM, LogEntry), and a range's logs are fetched and parsed whole, so on a dense
 // chain --batch-size blocks can be ten thousand logs and tens of MiB per fetch worker.
 // Bounding both keeps peak RSS flat whatever the chain (bench/README.md, the 1M run).
 namespace fetch_window {
