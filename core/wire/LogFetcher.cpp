@@ -8,6 +8,19 @@
 
 namespace forkscope::wire {
 
+namespace {
+// Blocks [from, to] of the given contracts.
+rpc::LogFilter contractsFilter(std::uint64_t from, std::uint64_t to,
+                               const QList<chain::Address>& contracts)
+{
+    rpc::LogFilter filter;
+    filter.fromBlock = from;
+    filter.toBlock = to;
+    filter.addresses = contracts;
+    return filter;
+}
+} // namespace
+
 QList<chain::LogEntry> LogFetcher::completeLogs(std::uint64_t from, std::uint64_t& to,
                                                 int& halvings)
 {
@@ -16,10 +29,7 @@ QList<chain::LogEntry> LogFetcher::completeLogs(std::uint64_t from, std::uint64_
         ++halvings;
     };
     while (true) {
-        rpc::LogFilter filter;
-        filter.fromBlock = from;
-        filter.toBlock = to;
-        filter.addresses = m_spec.contracts;
+        const rpc::LogFilter filter = contractsFilter(from, to, m_spec.contracts);
         QList<chain::LogEntry> logs;
         try {
             logs = m_eth.getLogs(filter);
@@ -59,10 +69,9 @@ QList<chain::LogEntry> LogFetcher::completeLogs(std::uint64_t from, std::uint64_
             continue;
         }
         checkLogsMatchFilter(logs, filter, m_eth.endpointText());
-        // A silent cap: exactly `logCap` logs is indistinguishable from a truncated reply.
-        if (m_spec.logCap > 0 && std::uint64_t(logs.size()) == m_spec.logCap && from == to)
-            throw SuspectedTruncationError(from, m_spec.logCap);
         if (mayBeCapped(logs.size(), from < to)) {
+            if (from == to) // on the cap, and one block cannot be halved
+                throw SuspectedTruncationError(from, m_spec.logCap);
             halve();
             continue;
         }
@@ -72,6 +81,7 @@ QList<chain::LogEntry> LogFetcher::completeLogs(std::uint64_t from, std::uint64_
 
 bool LogFetcher::mayBeCapped(qsizetype logs, bool canSplit) const
 {
+    // A silent cap: exactly `logCap` logs is indistinguishable from a truncated reply.
     if (m_spec.logCap > 0 && std::uint64_t(logs) == m_spec.logCap)
         return true;
     // The same for a cap this node was caught at before (a single block is left to the
@@ -104,10 +114,7 @@ QList<chain::LogEntry> LogFetcher::rangeLogs(std::uint64_t from, std::uint64_t& 
     };
     std::vector<Part> parts;
     for (std::uint64_t a = from; a <= to; a += perCall) {
-        Part p;
-        p.filter.fromBlock = a;
-        p.filter.toBlock = std::min(to, a + perCall - 1);
-        p.filter.addresses = m_spec.contracts;
+        Part p{contractsFilter(a, std::min(to, a + perCall - 1), m_spec.contracts), nullptr};
         p.call.reset(m_eth.requestLogs(p.filter));
         parts.push_back(std::move(p));
     }

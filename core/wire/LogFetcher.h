@@ -68,7 +68,8 @@ private:
     // each checked as completeLogs checks one; `to` is lowered when a limit cut the range.
     QList<chain::LogEntry> rangeLogs(std::uint64_t from, std::uint64_t& to, WireBatch& batch);
     QList<chain::LogEntry> completeLogs(std::uint64_t from, std::uint64_t& to, int& halvings);
-    // A result of this size may be a silently capped one (the cap, or one learned).
+    // A result of this size may be a silently capped one (the cap, or one learned; a learned
+    // cap only where the range can still be split).
     bool mayBeCapped(qsizetype logs, bool canSplit) const;
 
     QList<chain::BlockHeader> headers(std::uint64_t from, std::uint64_t& to);
