@@ -9,7 +9,7 @@
 //   build/bench/forkscope_bench_commit [--blocks 2000] [--per-tx 17] [--tokens 3]
 //                                      [--holders 5000] [--batch-size 100] [--runs 1]
 //                                      [--inline-checkpoints] [--out FILE]
-//                                      [--rollback DEPTH]
+//                                      [--rollback DEPTH] [--pattern spray|pairs]
 //
 // --rollback DEPTH then times a ReorgRollback of the top DEPTH blocks (issue #15: depth
 // 64 over 10,000 Transfers, e.g. --blocks 2000 --per-tx 53 --rollback 64), the whole
@@ -55,11 +55,20 @@ chain::Hash32 topicOf(const chain::Address& a)
                                     QStringLiteral("topic"));
 }
 
+// Who sends to whom. `Spray` is what forkscope_bench_index's chain holds (DemoToken's
+// spray(): one sender pays holder after holder in rotation, 1 + i % 7 tokens each), so a
+// batch of 100 blocks touches 5,100 balances. `Pairs` is the pattern of the figures taken
+// before the twelfth sitting: holder to holder, cycling every 5 blocks, so a batch touches
+// only about 500 balances and the floor came out a third too low (bench/README.md).
+enum class Pattern { Spray, Pairs };
+
 // One batch of `blocks` consecutive blocks, each with `perTx` Transfers per token.
 indexer::VerifiedBatch makeBatch(std::uint64_t first, int blocks, int perTx,
                                  const QList<chain::Address>& tokens,
-                                 const QList<chain::Address>& holders, chain::Hash32& parent)
+                                 const QList<chain::Address>& holders, chain::Hash32& parent,
+                                 Pattern pattern)
 {
+    static const chain::Address sender = addressOf("sender");
     static const chain::Hash32 transferTopic =
         chain::eventTopic(QStringLiteral("Transfer(address,address,uint256)"));
     indexer::VerifiedBatch batch;
@@ -77,12 +86,22 @@ indexer::VerifiedBatch makeBatch(std::uint64_t first, int blocks, int perTx,
                 hashOf("tx" + QByteArray::number(h.number) + ':' + QByteArray::number(t));
             for (int i = 0; i < perTx; ++i) {
                 const std::uint64_t n = h.number * 1000 + std::uint64_t(t) * 100 + std::uint64_t(i);
+                // spray()'s offset: perTx per token transaction, the tokens in turn.
+                const std::uint64_t offset =
+                    ((h.number - 1) * std::uint64_t(tokens.size()) + std::uint64_t(t)) *
+                        std::uint64_t(perTx) +
+                    std::uint64_t(i);
+                const auto holder = [&](std::uint64_t k) {
+                    return topicOf(holders[qsizetype(k % std::uint64_t(holders.size()))]);
+                };
                 chain::LogEntry log;
                 log.address = tokens[t];
-                log.topics = {transferTopic, topicOf(holders[qsizetype(n % holders.size())]),
-                              topicOf(holders[qsizetype((n * 7 + 3) % holders.size())])};
+                if (pattern == Pattern::Spray)
+                    log.topics = {transferTopic, topicOf(sender), holder(offset)};
+                else
+                    log.topics = {transferTopic, holder(n), holder(n * 7 + 3)};
                 QByteArray value(32, '\0');
-                value[31] = char(1 + i);
+                value[31] = char(pattern == Pattern::Spray ? 1 + i % 7 : 1 + i);
                 log.data = value;
                 log.blockNumber = h.number;
                 log.blockHash = h.hash;
@@ -121,9 +140,22 @@ int main(int argc, char** argv)
         QStringLiteral("rollback"),
         QStringLiteral("After the commit, time a rollback of the top DEPTH blocks."),
         QStringLiteral("DEPTH"));
-    p.addOptions({runsOpt, inlineOpt, outOpt, rollbackOpt});
+    const QCommandLineOption patternOpt(
+        QStringLiteral("pattern"),
+        QStringLiteral("Who pays whom: spray (one sender to holder after holder, as "
+                       "forkscope_bench_index's chain) or pairs (holder to holder, the pattern "
+                       "of figures before the twelfth sitting)."),
+        QStringLiteral("PATTERN"), QStringLiteral("spray"));
+    p.addOptions({runsOpt, inlineOpt, outOpt, rollbackOpt, patternOpt});
     p.process(app);
     const bench::WorkloadShape shape = workload.read(p);
+    const QString patternName = p.value(patternOpt);
+    if (patternName != QLatin1String("spray") && patternName != QLatin1String("pairs")) {
+        std::fprintf(stderr, "forkscope_bench_commit: --pattern must be spray or pairs, not %s\n",
+                     qPrintable(patternName));
+        return 2;
+    }
+    const Pattern pattern = patternName == QLatin1String("spray") ? Pattern::Spray : Pattern::Pairs;
     QList<chain::Address> tokens, holders;
     for (int t = 0; t < shape.tokens; ++t)
         tokens << addressOf("token" + QByteArray::number(t));
@@ -137,7 +169,7 @@ int main(int argc, char** argv)
     for (int first = 1; first <= shape.blocks; first += shape.batchSize) {
         batches << makeBatch(std::uint64_t(first),
                              std::min(shape.batchSize, shape.blocks - first + 1), shape.perTx,
-                             tokens, holders, parent);
+                             tokens, holders, parent, pattern);
         events += batches.last().logs.size();
     }
 
@@ -174,10 +206,10 @@ int main(int argc, char** argv)
         const qint64 bytes =
             QFileInfo(path).size() + QFileInfo(path + QStringLiteral("-wal")).size();
         std::printf("commit only: %lld events in %zu transactions in %.2f s, %.0f events/s, "
-                    "%.1f us/event, database %.1f MiB (%s checkpoints)\n",
+                    "%.1f us/event, database %.1f MiB (%s checkpoints, %s pattern)\n",
                     static_cast<long long>(events), static_cast<size_t>(batches.size()), secs,
                     double(events) / secs, 1e6 * secs / double(events), double(bytes) / (1 << 20),
-                    p.isSet(inlineOpt) ? "inline" : "background");
+                    p.isSet(inlineOpt) ? "inline" : "background", qPrintable(patternName));
         std::fflush(stdout);
 
         if (p.isSet(rollbackOpt) && cp) {
@@ -245,7 +277,7 @@ int main(int argc, char** argv)
                 chain::Hash32 tip = fork.hash;
                 for (std::uint64_t n = *fork.number + 1; n <= cp->number; ++n)
                     follower.commit(checkpoints.read(),
-                                    makeBatch(n, 1, shape.perTx, tokens, holders, tip), 1,
+                                    makeBatch(n, 1, shape.perTx, tokens, holders, tip, pattern), 1,
                                     QStringLiteral("bench"), 1);
                 db->run(QStringLiteral("PRAGMA wal_checkpoint(PASSIVE)"));
             }
