@@ -283,8 +283,9 @@ void TestHostileNode::replyOverTheCapIsFetchedInSmallerRanges()
     IndexerLab lab;
     lab.deployToken("AAA");
     lab.sprayAll(80, 30, 30); // 2,400 logs: about 1.7 MB in one eth_getLogs reply
-    const ProcessRun run =
-        lab.runIndex("env", {"--exit-when-synced", "--max-reply-mb", "1", "--batch-size", "1000"});
+    // One call per range: parts of about 1,000 logs would each stay under the cap.
+    const ProcessRun run = lab.runIndex("env", {"--exit-when-synced", "--max-reply-mb", "1",
+                                                "--batch-size", "1000", "--logs-per-call", "0"});
     VERIFY_EXIT_OK(run);
     QVERIFY2(run.out.contains(QRegularExpression("synced: .* \\(([1-9]\\d*) range halvings")),
              qPrintable(run.out));

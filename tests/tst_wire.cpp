@@ -11,6 +11,7 @@
 #include "wire/SuspectedTruncationError.h"
 
 #include <QtTest>
+#include <memory>
 
 using namespace forkscope;
 
@@ -174,29 +175,50 @@ void TestWire::aRangeIsAskedInPartsOfAboutLogsPerCall()
     lab.deployToken("BBB");
     lab.sprayAll(30, 20, 50); // 1,200 transfers over 30 blocks
     const auto head = lab.eth().blockNumber();
+    lab.mine(8); // and then eight blocks without a log
     wire::FetchSpec spec;
     spec.contracts = lab.contracts();
-    spec.logsPerCall = 100;
-    wire::LogFetcher fetcher(lab.eth(), spec);
-    // Before any range is seen the logs per block are unknown: one call.
-    const wire::WireBatch whole = fetcher.fetch(0, head, head);
+    // What one call returns, to compare the parts with: the same logs in the same order.
+    spec.logsPerCall = 0;
+    const wire::WireBatch whole = wire::LogFetcher(lab.eth(), spec).fetch(0, head, head);
     QCOMPARE(whole.logCalls, 1);
     QVERIFY(whole.logs.size() >= 1200); // and the mints
-    // Then about 100 logs a call, but never more than four calls for a range, sent together
-    // and read in order: the same logs in the same order.
-    const wire::WireBatch parts = fetcher.fetch(0, head, head);
+    const auto sameAsWhole = [&](const wire::WireBatch& b) {
+        if (b.toBlock != whole.toBlock || b.logs.size() != whole.logs.size())
+            return false;
+        for (qsizetype i = 0; i < whole.logs.size(); ++i)
+            if (std::tie(b.logs[i].blockNumber, b.logs[i].logIndex, b.logs[i].transactionHash) !=
+                std::tie(whole.logs[i].blockNumber, whole.logs[i].logIndex,
+                         whole.logs[i].transactionHash))
+                return false;
+        return true;
+    };
+    const auto freshFetcher = [&](qint64 logsPerCall) {
+        spec.logsPerCall = logsPerCall;
+        spec.logsPerBlock = wire::FetchSpec().logsPerBlock; // nothing seen yet
+        return std::make_unique<wire::LogFetcher>(lab.eth(), spec);
+    };
+
+    // Before any range is seen the logs per block are unknown: four parts by blocks (sent
+    // together, read in order), never one call of the whole range.
+    QVERIFY(sameAsWhole(freshFetcher(100)->fetch(0, head, head)));
+    auto fetcher = freshFetcher(100);
+    QCOMPARE(fetcher->fetch(0, head, head).logCalls, int(wire::FetchSpec::kMaxCallsPerRange));
+    // Two blocks are two parts while nothing is known; once about 40 logs a block are seen,
+    // two blocks (about 80 logs) are one call.
+    fetcher = freshFetcher(100);
+    QCOMPARE(fetcher->fetch(head - 1, head, head).logCalls, 2);
+    QCOMPARE(fetcher->fetch(head - 1, head, head).logCalls, 1);
+    // Then about 100 logs a call, but never more than four calls for a range.
+    const wire::WireBatch parts = fetcher->fetch(0, head, head);
     QCOMPARE(parts.logCalls, int(wire::FetchSpec::kMaxCallsPerRange));
-    QCOMPARE(parts.toBlock, whole.toBlock);
-    QCOMPARE(parts.logs.size(), whole.logs.size());
-    for (qsizetype i = 0; i < whole.logs.size(); ++i)
-        QVERIFY(std::tie(parts.logs[i].blockNumber, parts.logs[i].logIndex,
-                         parts.logs[i].transactionHash) == std::tie(whole.logs[i].blockNumber,
-                                                                    whole.logs[i].logIndex,
-                                                                    whole.logs[i].transactionHash));
-    // Two blocks (about 80 logs) are one call again; so is any range with logsPerCall 0.
-    QCOMPARE(fetcher.fetch(head - 1, head, head).logCalls, 1);
-    spec.logsPerCall = 0;
-    QCOMPARE(wire::LogFetcher(lab.eth(), spec).fetch(0, head, head).logCalls, 1);
+    QVERIFY(sameAsWhole(parts));
+    // A range seen to hold no logs is known to be sparse, not unknown: one call.
+    fetcher = freshFetcher(100);
+    QCOMPARE(fetcher->fetch(head + 1, head + 8, head + 8).logCalls, 4);
+    QCOMPARE(fetcher->fetch(head + 1, head + 8, head + 8).logCalls, 1);
+    // logsPerCall 0 is one call per range, known or not.
+    QCOMPARE(freshFetcher(0)->fetch(0, head, head).logCalls, 1);
 }
 
 void TestWire::singleBlockOnTheCapIsSuspected()

@@ -96,7 +96,9 @@ QList<chain::LogEntry> LogFetcher::rangeLogs(std::uint64_t from, std::uint64_t& 
     const std::uint64_t blocks = to - from + 1;
     const double perBlock = m_spec.logsPerBlock ? m_spec.logsPerBlock->load() : 0;
     std::uint64_t perCall = blocks;
-    if (m_spec.logsPerCall > 0 && perBlock > 0)
+    if (m_spec.logsPerCall > 0 && perBlock < 0)
+        perCall = 1; // unknown: as many parts as a range may have (below)
+    else if (m_spec.logsPerCall > 0 && perBlock > 0)
         perCall = std::clamp<std::uint64_t>(std::uint64_t(double(m_spec.logsPerCall) / perBlock), 1,
                                             blocks);
     perCall = std::max(perCall,
@@ -120,6 +122,7 @@ QList<chain::LogEntry> LogFetcher::rangeLogs(std::uint64_t from, std::uint64_t& 
     }
     QList<chain::LogEntry> logs;
     for (Part& p : parts) {
+        const bool first = &p == &parts.front();
         QList<chain::LogEntry> got;
         bool whole = false;
         ++batch.logCalls;
@@ -139,7 +142,18 @@ QList<chain::LogEntry> LogFetcher::rangeLogs(std::uint64_t from, std::uint64_t& 
         std::uint64_t partTo = p.filter.toBlock;
         if (!whole) { // the part again on its own, split as its answers require
             ++batch.logCalls;
-            got = completeLogs(p.filter.fromBlock, partTo, batch.halvings);
+            try {
+                got = completeLogs(p.filter.fromBlock, partTo, batch.halvings);
+            } catch (const SuspectedTruncationError&) {
+                if (first)
+                    throw;
+                // A block of this part cannot be fetched whole, but the parts before it
+                // were: the range ends before this part, so they are committed, and the next
+                // range starts here, where the error stops indexing with nothing before the
+                // block left out (as one call's halving would have).
+                to = p.filter.fromBlock - 1;
+                break;
+            }
         }
         logs += got;
         if (partTo < p.filter.toBlock) { // a limit cut it: the range ends there
