@@ -26,6 +26,7 @@ private slots:
     void announcedCapIsSplit_data();
     void announcedCapIsSplit();
     void aRangeIsAskedInPartsOfAboutLogsPerCall();
+    void aRefusedPartIsNotAskedAgain();
     void singleBlockOnTheCapIsSuspected();
     void resentBatchIsCorrectedNotDoubled();
     void decodedArgumentsOfABatchAreBounded();
@@ -219,6 +220,32 @@ void TestWire::aRangeIsAskedInPartsOfAboutLogsPerCall()
     QCOMPARE(fetcher->fetch(head + 1, head + 8, head + 8).logCalls, 1);
     // logsPerCall 0 is one call per range, known or not.
     QCOMPARE(freshFetcher(0)->fetch(0, head, head).logCalls, 1);
+}
+
+void TestWire::aRefusedPartIsNotAskedAgain()
+{
+    test::IndexerLab lab;
+    lab.deployToken("AAA");
+    lab.sprayAll(30, 10, 50);
+    const auto head = lab.eth().blockNumber();
+    CappedFetch f(lab, lab::FaultProxy::CapMode::Silent, 10000, 100);
+    f.proxy.setLogCap(0, lab::FaultProxy::CapMode::Silent); // no cap: only the refusal
+    // Nothing is known yet, so the range goes out in four parts by blocks; the second is
+    // refused with a rate limit. That is node trouble for the indexer's backoff, not a
+    // provider limit to split around: the part is not asked again at once.
+    const std::uint64_t perPart = (head + 1 + 3) / 4;
+    f.proxy.setRefuseLogsFrom(qint64(perPart));
+    try {
+        f.fetcher->fetch(0, head, head);
+        QFAIL("a refused part was taken for an answer");
+    } catch (const rpc::RpcException& e) {
+        QVERIFY2(e.error().message.contains(QStringLiteral("rate limited")),
+                 qPrintable(e.error().toString()));
+    }
+    QCOMPARE(f.proxy.refusedLogCalls(), 1);
+    // Once the node answers again, the same range comes back whole.
+    f.proxy.setRefuseLogsFrom(-1);
+    QCOMPARE(f.fetcher->fetch(0, head, head).toBlock, head);
 }
 
 void TestWire::singleBlockOnTheCapIsSuspected()

@@ -124,6 +124,12 @@ void FaultProxy::handle(QTcpSocket* s, const QByteArray& header, const QByteArra
                 reply(socket, 200, injectedError(body));
             return;
         }
+        if (m_refuseLogsFrom >= 0) {
+            if (const auto refusal = refusedLogs(body)) {
+                reply(socket, 200, *refusal);
+                return;
+            }
+        }
         if (m_lagBlocks == 0 && m_logCap == 0 && !m_dropLogs && m_lie == ProxyLie::None &&
             m_dropLogRate == 0 && m_dropBlockRate == 0) {
             forward(socket, body, -1);
@@ -428,6 +434,33 @@ QByteArray FaultProxy::injectedError(const QByteArray& requestBody)
         return QJsonDocument(out).toJson(QJsonDocument::Compact);
     }
     return QJsonDocument(errorFor(doc.object().value(QLatin1String("id"))))
+        .toJson(QJsonDocument::Compact);
+}
+
+std::optional<QByteArray> FaultProxy::refusedLogs(const QByteArray& requestBody)
+{
+    const QJsonObject req = QJsonDocument::fromJson(requestBody).object(); // batches pass
+    if (req.value(QLatin1String("method")).toString() != QLatin1String("eth_getLogs"))
+        return std::nullopt;
+    const QJsonValue from = req.value(QLatin1String("params"))
+                                .toArray()
+                                .at(0)
+                                .toObject()
+                                .value(QLatin1String("fromBlock"));
+    try {
+        if (qint64(chain::hex::parseQuantityU63(from, QStringLiteral("fromBlock"))) !=
+            m_refuseLogsFrom)
+            return std::nullopt;
+    } catch (const std::exception&) {
+        return std::nullopt; // a tag such as "latest": not the block refused
+    }
+    ++m_refusedLogCalls;
+    return QJsonDocument(QJsonObject{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
+                                     {QStringLiteral("id"), req.value(QLatin1String("id"))},
+                                     {QStringLiteral("error"),
+                                      QJsonObject{{QStringLiteral("code"), 429},
+                                                  {QStringLiteral("message"),
+                                                   QStringLiteral("rate limited, slow down")}}}})
         .toJson(QJsonDocument::Compact);
 }
 

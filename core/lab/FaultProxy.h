@@ -10,6 +10,7 @@
 #include <QTcpServer>
 #include <QUrl>
 #include <atomic>
+#include <optional>
 
 class QNetworkAccessManager;
 class QTcpSocket;
@@ -82,6 +83,10 @@ public:
     }
     // Deterministic fault injection for tests.
     void setSeed(quint32 seed);
+    // For tests: every eth_getLogs call whose fromBlock is `block` is refused with a
+    // JSON-RPC rate-limit error (not a provider limit), the rest pass; -1 = none.
+    void setRefuseLogsFrom(qint64 block) { m_refuseLogsFrom = block; }
+    qint64 refusedLogCalls() const { return m_refusedLogCalls; }
 
     QJsonObject knobs() const;
     // Applies the keys present in `changes`; returns an error text for a bad value.
@@ -102,6 +107,8 @@ private:
     void trickle(QTcpSocket* socket, const QByteArray& data);
     bool handleAdmin(QTcpSocket* socket, const QByteArray& header, const QByteArray& body);
     QByteArray injectedError(const QByteArray& requestBody);
+    // The refusal for a single eth_getLogs request from m_refuseLogsFrom, if this is one.
+    std::optional<QByteArray> refusedLogs(const QByteArray& requestBody);
 
     QUrl m_upstream;
     QTcpServer m_server;
@@ -120,6 +127,8 @@ private:
     std::atomic<double> m_dropLogRate{0.0};
     std::atomic<double> m_dropBlockRate{0.0};
     std::atomic<bool> m_dropInReceipts{true};
+    std::atomic<qint64> m_refuseLogsFrom{-1};
+    qint64 m_refusedLogCalls = 0;
     quint32 m_seed = 0;
     QRandomGenerator m_random;
     qint64 m_served = 0;
