@@ -1,11 +1,13 @@
 // Strict parsing of the chain value types from JSON-RPC hex, and Keccak-256 vectors.
 #include "chain/Address.h"
 #include "chain/BlockHeader.h"
+#include "chain/BloomBitsCache.h"
 #include "chain/ChainParseError.h"
 #include "chain/Hash32.h"
 #include "chain/Hex.h"
 #include "chain/Keccak.h"
 #include "chain/LogEntry.h"
+#include "chain/LogsBloom.h"
 #include "chain/U256.h"
 
 #include <QJsonDocument>
@@ -79,6 +81,7 @@ private slots:
     void keccak_data();
     void keccak();
     void hugeValueIsShortenedInMessage();
+    void bloomBitsCache();
 };
 
 void TestChainTypes::quantity_data()
@@ -417,6 +420,53 @@ void TestChainTypes::hugeValueIsShortenedInMessage()
     } catch (const ChainParseError& e) {
         QVERIFY(e.message().size() < 400);
         QVERIFY2(e.message().contains(" chars)"), qPrintable(e.message()));
+    }
+}
+
+void TestChainTypes::bloomBitsCache()
+{
+    // A block of 40 Transfers of two tokens from one sender to 40 holders, its bloom, and 40
+    // logs that differ only in a holder the block never names.
+    const auto topic = [](const QByteArray& seed) { return keccak256(seed); };
+    const auto address = [](const QByteArray& seed) {
+        return Address::fromBytes(keccak256(seed).toByteArray().right(20),
+                                  QStringLiteral("address"));
+    };
+    QList<LogEntry> block, strangers;
+    for (int i = 0; i < 40; ++i) {
+        LogEntry l;
+        l.address = address("token" + QByteArray::number(i % 2));
+        l.topics = {topic("Transfer"), topic("sender"), topic("holder" + QByteArray::number(i))};
+        block << l;
+        l.topics[2] = topic("stranger" + QByteArray::number(i));
+        strangers << l;
+    }
+    const LogsBloom bloom = bloom::of(block);
+    const auto hashedAnew = [&](const LogEntry& l) {
+        bool in = bloom::mayContain(bloom, l.address.toByteArray());
+        for (const auto& t : l.topics)
+            in = in && bloom::mayContain(bloom, t.toByteArray());
+        return in;
+    };
+    const auto sameBits = [](const bloom::Bits& a, const bloom::Bits& b) {
+        return a.byte == b.byte && a.mask == b.mask;
+    };
+    // Room for 16 of the 84 distinct items: forgotten and filled again several times a pass.
+    BloomBitsCache cache(16);
+    for (int pass = 0; pass < 2; ++pass) {
+        int rejected = 0;
+        for (int i = 0; i < block.size(); ++i) {
+            QVERIFY(cache.mayContain(bloom, block[i]));
+            QCOMPARE(cache.mayContain(bloom, strangers[i]), hashedAnew(strangers[i]));
+            rejected += hashedAnew(strangers[i]) ? 0 : 1;
+            QVERIFY(cache.size() <= 16);
+        }
+        QVERIFY2(rejected >= 35, qPrintable(QString::number(rejected))); // few false positives
+        for (const auto& l : block) {
+            QVERIFY(sameBits(cache.bitsOf(l.address), bloom::bitsOf(l.address.toByteArray())));
+            for (const auto& t : l.topics)
+                QVERIFY(sameBits(cache.bitsOf(t), bloom::bitsOf(t.toByteArray())));
+        }
     }
 }
 

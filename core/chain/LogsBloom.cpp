@@ -8,14 +8,32 @@ namespace {
 // its hash, each taken modulo 2048, counted from the low-order end of the 256 bytes.
 template <typename F> void forEachBit(QByteArrayView item, F&& f)
 {
-    const Hash32 digest = keccak256(item);
-    const auto& h = digest.bytes();
-    for (int i = 0; i < 6; i += 2) {
-        const int bit = ((int(h[std::size_t(i)]) << 8) | int(h[std::size_t(i + 1)])) & 2047;
-        f(255 - bit / 8, std::uint8_t(1u << (bit % 8)));
-    }
+    const Bits b = bitsOf(item);
+    for (std::size_t i = 0; i < 3; ++i)
+        f(int(b.byte[i]), b.mask[i]);
 }
 } // namespace
+
+Bits bitsOf(QByteArrayView item)
+{
+    const Hash32 digest = keccak256(item);
+    const auto& h = digest.bytes();
+    Bits b;
+    for (std::size_t i = 0; i < 3; ++i) {
+        const int bit = ((int(h[2 * i]) << 8) | int(h[2 * i + 1])) & 2047;
+        b.byte[i] = std::uint8_t(255 - bit / 8);
+        b.mask[i] = std::uint8_t(1u << (bit % 8));
+    }
+    return b;
+}
+
+bool mayContain(const LogsBloom& bloom, const Bits& bits)
+{
+    for (std::size_t i = 0; i < 3; ++i)
+        if ((bloom.bytes()[bits.byte[i]] & bits.mask[i]) == 0)
+            return false;
+    return true;
+}
 
 void add(LogsBloom& bloom, QByteArrayView item)
 {
@@ -28,12 +46,7 @@ void add(LogsBloom& bloom, QByteArrayView item)
 
 bool mayContain(const LogsBloom& bloom, QByteArrayView item)
 {
-    bool all = true;
-    forEachBit(item, [&](int byte, std::uint8_t mask) {
-        if ((bloom.bytes()[std::size_t(byte)] & mask) == 0)
-            all = false;
-    });
-    return all;
+    return mayContain(bloom, bitsOf(item));
 }
 
 LogsBloom of(const QList<LogEntry>& logs)

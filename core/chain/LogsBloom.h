@@ -5,6 +5,8 @@
 
 #include <QByteArrayView>
 #include <QList>
+#include <array>
+#include <cstdint>
 
 namespace forkscope::chain {
 
@@ -15,6 +17,16 @@ namespace forkscope::chain {
 using LogsBloom = FixedBytes<256>;
 
 namespace bloom {
+
+// The three bits an item sets: byte index into the 256 and the mask within that byte.
+struct Bits
+{
+    std::array<std::uint8_t, 3> byte{};
+    std::array<std::uint8_t, 3> mask{};
+};
+// Hashes `item` (Keccak-256) once; the result can be kept and tested against many blooms.
+Bits bitsOf(QByteArrayView item);
+bool mayContain(const LogsBloom& bloom, const Bits& bits);
 
 // Sets the three bits of `item` (a 20-byte address or a 32-byte topic).
 void add(LogsBloom& bloom, QByteArrayView item);

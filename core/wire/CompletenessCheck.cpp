@@ -41,7 +41,7 @@ QList<chain::LogEntry> CompletenessCheck::ours(const QList<chain::LogEntry>& log
 bool CompletenessCheck::bloomAdmitsOurs(const chain::BlockHeader& header) const
 {
     for (const auto& c : m_contracts)
-        if (chain::bloom::mayContain(header.logsBloom, c.toByteArray()))
+        if (chain::bloom::mayContain(header.logsBloom, m_bloomBits.bitsOf(c)))
             return true;
     return false;
 }
@@ -117,11 +117,7 @@ CompletenessCheck::Verdict CompletenessCheck::check(const QList<chain::LogEntry>
     // A log whose address or topics are not in its block's bloom was not in that block:
     // the node invented it, or serves a header of another block.
     for (const auto& l : logs) {
-        const chain::BlockHeader& h = headerOf(l.blockNumber);
-        bool inBloom = chain::bloom::mayContain(h.logsBloom, l.address.toByteArray());
-        for (const auto& t : l.topics)
-            inBloom = inBloom && chain::bloom::mayContain(h.logsBloom, t.toByteArray());
-        if (!inBloom)
+        if (!m_bloomBits.mayContain(headerOf(l.blockNumber).logsBloom, l))
             throw ReplyMismatchError(
                 QStringLiteral("node %1 returned a log of block %2 (log index %3) whose address "
                                "or topics are not in the block's logsBloom; nothing from this "

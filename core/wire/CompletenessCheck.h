@@ -3,6 +3,7 @@
 #include "CompletenessStats.h"
 #include "chain/Address.h"
 #include "chain/BlockHeader.h"
+#include "chain/BloomBitsCache.h"
 #include "chain/LogEntry.h"
 
 #include <QList>
@@ -67,6 +68,7 @@ private:
     rpc::EthClient& m_eth;
     QList<chain::Address> m_contracts;
     CompletenessPolicy m_policy;
+    mutable chain::BloomBitsCache m_bloomBits; // a memo of Keccak hashes
 };
 
 } // namespace forkscope::wire
