@@ -4,8 +4,6 @@
 namespace forkscope::chain::bloom {
 
 namespace {
-// The three (byte, mask) positions of an item: bits from the first three pairs of bytes of
-// its hash, each taken modulo 2048, counted from the low-order end of the 256 bytes.
 template <typename F> void forEachBit(QByteArrayView item, F&& f)
 {
     const Bits b = bitsOf(item);
@@ -14,6 +12,8 @@ template <typename F> void forEachBit(QByteArrayView item, F&& f)
 }
 } // namespace
 
+// The three (byte, mask) positions of an item: bits from the first three pairs of bytes of
+// its hash, each taken modulo 2048, counted from the low-order end of the 256 bytes.
 Bits bitsOf(QByteArrayView item)
 {
     const Hash32 digest = keccak256(item);
