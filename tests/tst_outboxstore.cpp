@@ -128,6 +128,8 @@ class TestOutboxStore : public QObject
 private slots:
     void deliveredRowsOutliveTheirLogsAndAreNotEnqueuedTwice();
     void aRowWithoutItsLogIsFailedNotSent();
+    void aBatchIsStoredOnceHoweverItsRowsAreGrouped_data();
+    void aBatchIsStoredOnceHoweverItsRowsAreGrouped();
     void aRollbackRecordsEachOutboxRowOnce_data();
     void aRollbackRecordsEachOutboxRowOnce();
 
@@ -219,6 +221,79 @@ void TestOutboxStore::aRowWithoutItsLogIsFailedNotSent()
     QVERIFY2(q.value(0).toString().contains("names a log that is not in the database"),
              qPrintable(q.value(0).toString()));
     QVERIFY(q.value(1).toBool());
+}
+
+void TestOutboxStore::aBatchIsStoredOnceHoweverItsRowsAreGrouped_data()
+{
+    // Log and outbox rows go in statements of 64 rows, the rest one by one
+    // (BatchCommitter, store/MultiRowInsert.h): counts on each side of a group's edge.
+    QTest::addColumn<int>("transfers");
+    QTest::newRow("one") << 1;
+    QTest::newRow("one short of a group") << 63;
+    QTest::newRow("one group") << 64;
+    QTest::newRow("one past a group") << 65;
+    QTest::newRow("two groups and two") << 130;
+}
+
+void TestOutboxStore::aBatchIsStoredOnceHoweverItsRowsAreGrouped()
+{
+    QFETCH(int, transfers);
+    QTemporaryDir dir;
+    StoreLab lab(dir.filePath("db.sqlite"));
+    QList<int> values;
+    int total = 0;
+    for (int i = 0; i < transfers; ++i) {
+        values << 1 + i % 7;
+        total += values.last();
+    }
+    const indexer::VerifiedBatch whole = branchOf("A", values);
+    indexer::VerifiedBatch first = whole; // every other log of block 2 first
+    first.logs.clear();
+    for (qsizetype i = 0; i < whole.logs.size(); i += 2)
+        first.logs << whole.logs[i];
+    const indexer::CommitStats a = lab.committer.commit(std::nullopt, first, 1, "test", 1);
+    QCOMPARE(a.logs, first.logs.size());
+    QCOMPARE(a.outboxRows, first.logs.size());
+
+    // The whole block 2, its stored logs between new ones, and a block 3 of three more
+    // Transfers: the stored logs are not projected a second time (each row's own change
+    // count decides), the new ones are.
+    indexer::VerifiedBatch again = whole;
+    again.blocks << header(3, "A3", "A");
+    for (int i = 0; i < 3; ++i) {
+        chain::LogEntry log = first.logs.first();
+        log.blockNumber = 3;
+        log.blockHash = again.blocks.last().hash;
+        log.logIndex = std::uint64_t(i);
+        log.data[31] = char(10);
+        log.transactionHash = hashOf("A3-tx" + QByteArray::number(i));
+        again.logs << log;
+        total += 10;
+    }
+    const indexer::CommitStats b =
+        lab.committer.commit(lab.checkpoints.read(), again, 1, "test", 1);
+    const qsizetype added = whole.logs.size() - first.logs.size() + 3;
+    QCOMPARE(b.logs, added);
+    QCOMPARE(b.outboxRows, added);
+
+    // Every row once, in log order, and each balance the sum of its Transfers.
+    QSqlQuery logs = lab.db->run("SELECT block_number, log_index, value FROM transfer_events "
+                                 "ORDER BY block_number, log_index");
+    QList<int> stored;
+    while (logs.next())
+        stored << logs.value(2).toInt();
+    QCOMPARE(stored, values + QList<int>({10, 10, 10}));
+    const QStringList outbox = outboxRows(*lab.db);
+    QCOMPARE(outbox.size(), transfers + 3);
+    QVERIFY(outbox.first().startsWith("transfer:2:"));
+    QVERIFY(outbox.last().startsWith("transfer:3:"));
+    QCOMPARE(QSet<QString>(outbox.cbegin(), outbox.cend()).size(), outbox.size());
+    QSqlQuery bob = lab.db->run(
+        QStringLiteral("SELECT balance, transfer_sides FROM token_balances WHERE holder = '0x%1'")
+            .arg(QString::fromLatin1(topicOf("bob").toByteArray().right(20).toHex())));
+    QVERIFY(bob.next());
+    QCOMPARE(bob.value(0).toString(), QString::number(total));
+    QCOMPARE(bob.value(1).toInt(), transfers + 3);
 }
 
 void TestOutboxStore::aRollbackRecordsEachOutboxRowOnce_data()

@@ -7,11 +7,26 @@
 #include "TransferDecoder.h"
 #include "chain/Hex.h"
 #include "store/Database.h"
+#include "store/MultiRowInsert.h"
 #include "store/SqliteStatement.h"
 
 #include <QSqlQuery>
 
 namespace forkscope::indexer {
+
+namespace {
+// Rows per INSERT statement (store/MultiRowInsert.h); bench/README.md has the figures.
+constexpr int kRowsPerStatement = 64;
+
+bool strictlyOrdered(const QList<chain::LogEntry>& logs)
+{
+    for (qsizetype i = 1; i < logs.size(); ++i)
+        if (std::pair(logs[i - 1].blockNumber, logs[i - 1].logIndex) >=
+            std::pair(logs[i].blockNumber, logs[i].logIndex))
+            return false;
+    return true;
+}
+} // namespace
 
 BatchCommitter::BatchCommitter(store::Database& db, QString environmentId, std::uint64_t chainId,
                                CheckpointStore& checkpoints, BalanceBook& balances)
@@ -36,16 +51,19 @@ CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
             m_db, "INSERT INTO block_store (environment_id, chain_id, block_number, block_hash, "
                   "parent_hash, block_timestamp) VALUES (?1, ?2, ?3, ?4, ?5, ?6) "
                   "ON CONFLICT (environment_id, chain_id, block_number) DO NOTHING");
-        m_insLog = std::make_unique<SqliteStatement>(
+        m_insLogs = std::make_unique<store::MultiRowInsert>(
             m_db,
             "INSERT INTO log_store (environment_id, chain_id, block_number, log_index, block_hash, "
             "tx_hash, address, topic0, topic1, topic2, topic3, data, decode_error, event_name, "
-            "args_json, transfer_value, args_template_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
-            "?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17) "
-            "ON CONFLICT (environment_id, chain_id, block_number, log_index) DO NOTHING");
-        m_insOutbox = std::make_unique<SqliteStatement>(
-            m_db, "INSERT INTO outbox_store (environment_id, chain_id, block_number, log_index) "
-                  "VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING");
+            "args_json, transfer_value, args_template_id)",
+            17, "ON CONFLICT (environment_id, chain_id, block_number, log_index) DO NOTHING",
+            kRowsPerStatement);
+        m_insOutbox = std::make_unique<store::MultiRowInsert>(
+            m_db, "INSERT INTO outbox_store (environment_id, chain_id, block_number, log_index)", 4,
+            "ON CONFLICT DO NOTHING", kRowsPerStatement);
+        m_anyStoredLog = std::make_unique<SqliteStatement>(
+            m_db, "SELECT 1 FROM log_store WHERE environment_id = ?1 AND chain_id = ?2 AND "
+                  "block_number BETWEEN ?3 AND ?4 LIMIT 1");
         m_anyStoredKey = std::make_unique<SqliteStatement>(
             m_db, "SELECT 1 FROM outbox_store WHERE environment_id = ?1 AND chain_id = ?2 AND "
                   "event_key >= 'transfer:' AND event_key < 'transfer;' LIMIT 1");
@@ -98,6 +116,20 @@ CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
         return id;
     };
 
+    // A log row already stored was projected (balances, outbox) when it was stored, so each
+    // row's own change count decides whether to project it. In the usual batch no block of
+    // it holds a stored log and the logs are strictly ordered: every row is new, so the rows
+    // go in groups and their count is checked once, at the end.
+    m_anyStoredLog->bind(1, m_envUtf8);
+    m_anyStoredLog->bind(2, chainId);
+    m_anyStoredLog->bind(3, std::int64_t(batch.blocks.first().number));
+    m_anyStoredLog->bind(4, std::int64_t(batch.blocks.last().number));
+    const bool allNew = !m_anyStoredLog->hasRow() && strictlyOrdered(batch.logs);
+    m_insLogs->start(batch.logs.size(), allNew);
+    qint64 logRowsStored = 0;
+    QList<std::pair<std::int64_t, std::int64_t>> outboxRows; // block, log index: log order
+    outboxRows.reserve(batch.logs.size());
+
     QHash<HolderKey, HolderDelta> deltas;
     for (qsizetype li = 0; li < batch.logs.size(); ++li) {
         const chain::LogEntry& log = batch.logs[li];
@@ -106,49 +138,54 @@ CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
         const TransferDecodeResult decoded = decodeTransfer(log);
         const auto* failure = std::get_if<TransferDecodeFailure>(&decoded);
         const auto* t = std::get_if<Transfer>(&decoded);
-        m_insLog->bind(1, m_envUtf8);
-        m_insLog->bind(2, chainId);
-        m_insLog->bind(3, std::int64_t(log.blockNumber));
-        m_insLog->bind(4, std::int64_t(log.logIndex));
-        m_insLog->bindBytes(5, log.blockHash);
-        m_insLog->bindBytes(6, log.transactionHash);
-        m_insLog->bindBytes(7, log.address);
-        for (int i = 0; i < 4; ++i) {
-            if (i < log.topics.size())
-                m_insLog->bindBytes(8 + i, log.topics[i]);
-            else
-                m_insLog->bindNull(8 + i);
-        }
-        m_insLog->bindBlob(12, log.data.constData(), int(log.data.size()));
         const QByteArray decodeError = storedDecodeError(failure, abiDecoding);
-        if (decodeError.isEmpty())
-            m_insLog->bindNull(13);
-        else
-            m_insLog->bind(13, decodeError);
-        if (abiDecoding.eventName.isEmpty())
-            m_insLog->bindNull(14);
-        else
-            m_insLog->bind(14, abiDecoding.eventName.toUtf8());
         const QByteArray value = t ? QByteArray::fromStdString(t->value.str()) : QByteArray();
         std::optional<QByteArray> tmpl;
         if (t && abiDecoding.status == abi::EventDecoding::Status::Decoded)
             tmpl = argsTemplateFor(abiDecoding.argsJson, t->from.toHexLatin1(), t->to.toHexLatin1(),
                                    value);
-        if (tmpl) {
-            m_insLog->bindNull(15);
-            m_insLog->bind(17, templateId(*tmpl));
-        } else {
-            if (abiDecoding.status == abi::EventDecoding::Status::Decoded)
-                m_insLog->bind(15, abiDecoding.argsJson);
+        const std::optional<std::int64_t> tmplId =
+            tmpl ? std::optional(templateId(*tmpl)) : std::nullopt;
+        const int stored = m_insLogs->add([&](store::RowBinder& row) {
+            row.bind(1, m_envUtf8);
+            row.bind(2, chainId);
+            row.bind(3, std::int64_t(log.blockNumber));
+            row.bind(4, std::int64_t(log.logIndex));
+            row.bindBytes(5, log.blockHash);
+            row.bindBytes(6, log.transactionHash);
+            row.bindBytes(7, log.address);
+            for (int i = 0; i < 4; ++i) {
+                if (i < log.topics.size())
+                    row.bindBytes(8 + i, log.topics[i]);
+                else
+                    row.bindNull(8 + i);
+            }
+            row.bindBlob(12, log.data.constData(), int(log.data.size()));
+            if (decodeError.isEmpty())
+                row.bindNull(13);
             else
-                m_insLog->bindNull(15);
-            m_insLog->bindNull(17);
-        }
-        if (t)
-            m_insLog->bind(16, value);
-        else
-            m_insLog->bindNull(16);
-        if (m_insLog->execute() != 1)
+                row.bind(13, decodeError);
+            if (abiDecoding.eventName.isEmpty())
+                row.bindNull(14);
+            else
+                row.bind(14, abiDecoding.eventName.toUtf8());
+            if (tmplId) {
+                row.bindNull(15);
+                row.bind(17, *tmplId);
+            } else {
+                if (abiDecoding.status == abi::EventDecoding::Status::Decoded)
+                    row.bind(15, abiDecoding.argsJson);
+                else
+                    row.bindNull(15);
+                row.bindNull(17);
+            }
+            if (t)
+                row.bind(16, value);
+            else
+                row.bindNull(16);
+        });
+        logRowsStored += stored;
+        if (!allNew && stored != 1)
             continue; // already stored: its projection was applied when it was
         ++stats.logs;
         switch (abiDecoding.status) {
@@ -198,12 +235,25 @@ CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
             if (m_storedKey->hasRow())
                 continue;
         }
-        m_insOutbox->bind(1, m_envUtf8);
-        m_insOutbox->bind(2, chainId);
-        m_insOutbox->bind(3, std::int64_t(log.blockNumber));
-        m_insOutbox->bind(4, std::int64_t(log.logIndex));
-        stats.outboxRows += m_insOutbox->execute();
+        outboxRows.append({std::int64_t(log.blockNumber), std::int64_t(log.logIndex)});
     }
+    if (allNew && logRowsStored != batch.logs.size())
+        throw store::StoreError(
+            store::StoreError::Kind::Query,
+            QStringLiteral("blocks %1-%2: %3 of %4 log rows were new, though none was stored "
+                           "before; nothing of the batch was committed")
+                .arg(batch.blocks.first().number)
+                .arg(batch.blocks.last().number)
+                .arg(logRowsStored)
+                .arg(batch.logs.size()));
+    m_insOutbox->start(outboxRows.size(), true);
+    for (const auto& [block, logIndex] : outboxRows)
+        stats.outboxRows += m_insOutbox->add([&](store::RowBinder& row) {
+            row.bind(1, m_envUtf8);
+            row.bind(2, chainId);
+            row.bind(3, block);
+            row.bind(4, logIndex);
+        });
     m_balances.apply(deltas, batch.blocks.last().number);
 
     // The checkpoint moves in the same transaction as the data it covers.

@@ -12,6 +12,7 @@
 
 namespace forkscope::store {
 class Database;
+class MultiRowInsert;
 class SqliteStatement;
 } // namespace forkscope::store
 
@@ -66,8 +67,9 @@ private:
     CheckpointStore& m_checkpoints;
     BalanceBook& m_balances;
     QByteArray m_envUtf8;
-    std::unique_ptr<store::SqliteStatement> m_insBlock, m_insLog, m_insOutbox, m_anyStoredKey,
-        m_storedKey, m_findTemplate, m_insTemplate;
+    std::unique_ptr<store::SqliteStatement> m_insBlock, m_anyStoredKey, m_storedKey, m_findTemplate,
+        m_insTemplate, m_anyStoredLog;
+    std::unique_ptr<store::MultiRowInsert> m_insLogs, m_insOutbox;
 };
 
 } // namespace forkscope::indexer

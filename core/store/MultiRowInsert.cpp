@@ -1,0 +1,40 @@
+#include "MultiRowInsert.h"
+
+namespace forkscope::store {
+
+namespace {
+QByteArray insertSql(const QByteArray& insertInto, int columns, const QByteArray& onConflict,
+                     int rows)
+{
+    QByteArray row = "(?";
+    row += QByteArray(", ?").repeated(columns - 1);
+    row += ')';
+    QByteArray sql = insertInto + " VALUES " + row;
+    for (int r = 1; r < rows; ++r)
+        sql += ", " + row;
+    if (!onConflict.isEmpty())
+        sql += ' ' + onConflict;
+    return sql;
+}
+} // namespace
+
+MultiRowInsert::MultiRowInsert(Database& db, const QByteArray& insertInto, int columns,
+                               const QByteArray& onConflict, int rowsPerStatement)
+    : m_one(std::make_unique<SqliteStatement>(
+          db, insertSql(insertInto, columns, onConflict, 1).constData())),
+      m_many(std::make_unique<SqliteStatement>(
+          db, insertSql(insertInto, columns, onConflict, rowsPerStatement).constData())),
+      m_columns(columns), m_rowsPerStatement(rowsPerStatement)
+{
+    Q_ASSERT(columns > 0 && rowsPerStatement > 1);
+}
+
+MultiRowInsert::~MultiRowInsert() = default;
+
+void MultiRowInsert::start(qsizetype rows, bool grouped)
+{
+    m_next = 0;
+    m_groupedRows = grouped ? rows - rows % m_rowsPerStatement : 0;
+}
+
+} // namespace forkscope::store
