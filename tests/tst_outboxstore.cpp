@@ -130,6 +130,8 @@ private slots:
     void aRowWithoutItsLogIsFailedNotSent();
     void aBatchIsStoredOnceHoweverItsRowsAreGrouped_data();
     void aBatchIsStoredOnceHoweverItsRowsAreGrouped();
+    void aRollbackRecordsEachBalanceChangeOnce_data();
+    void aRollbackRecordsEachBalanceChangeOnce();
     void aRollbackRecordsEachOutboxRowOnce_data();
     void aRollbackRecordsEachOutboxRowOnce();
 
@@ -294,6 +296,72 @@ void TestOutboxStore::aBatchIsStoredOnceHoweverItsRowsAreGrouped()
     QVERIFY(bob.next());
     QCOMPARE(bob.value(0).toString(), QString::number(total));
     QCOMPARE(bob.value(1).toInt(), transfers + 3);
+}
+
+void TestOutboxStore::aRollbackRecordsEachBalanceChangeOnce_data()
+{
+    // The balance diff rows go in statements of 64 rows, the rest one by one
+    // (ReorgRollback::recordBalanceChanges): changes on each side of a group's edge.
+    QTest::addColumn<int>("holders");
+    QTest::newRow("one") << 1;
+    QTest::newRow("one group with the sender") << 63;
+    QTest::newRow("one past a group") << 64;
+    QTest::newRow("two groups and three") << 130;
+}
+
+void TestOutboxStore::aRollbackRecordsEachBalanceChangeOnce()
+{
+    QFETCH(int, holders);
+    QTemporaryDir dir;
+    StoreLab lab(dir.filePath("db.sqlite"));
+    // Block 2 mints to alice what she then pays, holder by holder: all of it is reorged away.
+    indexer::VerifiedBatch b = branchOf("A", {});
+    chain::LogEntry log;
+    log.address = chain::Address::fromBytes(hashOf("token").toByteArray().right(20), "token");
+    log.blockNumber = 2;
+    log.blockHash = b.blocks.last().hash;
+    log.data = QByteArray(32, '\0');
+    int minted = 0;
+    QHash<QString, QString> expected; // holder -> balance before the rollback
+    for (int i = 0; i < holders; ++i) {
+        log.topics = {chain::keccak256("Transfer(address,address,uint256)"), topicOf("alice"),
+                      topicOf("holder" + QByteArray::number(i))};
+        log.data[31] = char(1 + i % 7);
+        log.logIndex = std::uint64_t(i + 1);
+        log.transactionHash = hashOf("A-tx" + QByteArray::number(i));
+        b.logs << log;
+        minted += 1 + i % 7;
+        expected.insert(
+            "0x" + topicOf("holder" + QByteArray::number(i)).toByteArray().right(20).toHex(),
+            QString::number(1 + i % 7));
+    }
+    log.topics = {chain::keccak256("Transfer(address,address,uint256)"), chain::Hash32(),
+                  topicOf("alice")};
+    log.data = QByteArray(32, '\0');
+    log.data[30] = char(minted >> 8);
+    log.data[31] = char(minted & 0xff);
+    log.logIndex = 0;
+    log.transactionHash = hashOf("A-mint");
+    b.logs.prepend(log);
+    expected.insert("0x" + topicOf("alice").toByteArray().right(20).toHex(), QStringLiteral("0"));
+    lab.committer.commit(std::nullopt, b, 1, "test", 1);
+
+    lab.rollback.rollback(*lab.checkpoints.read(), {1, hashOf("common")},
+                          indexer::reorg_reason::kParentMismatch);
+    // Each holder's row is gone, so each one is recorded once: before as it was, after none.
+    QSqlQuery q = lab.db->run("SELECT holder, before_value, after_value FROM reorg_diff_items "
+                              "WHERE kind = 'balance_changed'");
+    QHash<QString, QString> recorded;
+    while (q.next()) {
+        QVERIFY2(!recorded.contains(q.value(0).toString()), qPrintable(q.value(0).toString()));
+        QVERIFY(q.value(2).isNull());
+        recorded.insert(q.value(0).toString(), q.value(1).toString());
+    }
+    QCOMPARE(recorded.size(), holders + 1);
+    QCOMPARE(recorded, expected);
+    QSqlQuery left = lab.db->run("SELECT count(*) FROM token_balances");
+    QVERIFY(left.next());
+    QCOMPARE(left.value(0).toInt(), 0);
 }
 
 void TestOutboxStore::aRollbackRecordsEachOutboxRowOnce_data()
