@@ -237,6 +237,7 @@ CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
         }
         outboxRows.append({std::int64_t(log.blockNumber), std::int64_t(log.logIndex)});
     }
+    m_insLogs->finish();
     if (allNew && logRowsStored != batch.logs.size())
         throw store::StoreError(
             store::StoreError::Kind::Query,
@@ -254,6 +255,7 @@ CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
             row.bind(3, block);
             row.bind(4, logIndex);
         });
+    m_insOutbox->finish();
     m_balances.apply(deltas, batch.blocks.last().number);
 
     // The checkpoint moves in the same transaction as the data it covers.

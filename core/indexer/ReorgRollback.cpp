@@ -302,6 +302,7 @@ void ReorgRollback::recordBalanceChanges(store::Database& db, qint64 reorgId, co
             else
                 row.bind(8, c.after.toLatin1());
         });
+    ins.finish();
 }
 
 } // namespace forkscope::indexer

@@ -34,7 +34,19 @@ MultiRowInsert::~MultiRowInsert() = default;
 void MultiRowInsert::start(qsizetype rows, bool grouped)
 {
     m_next = 0;
+    m_rows = rows;
     m_groupedRows = grouped ? rows - rows % m_rowsPerStatement : 0;
+}
+
+void MultiRowInsert::finish() const
+{
+    if (m_next != m_rows)
+        throw StoreError(StoreError::Kind::Query,
+                         QStringLiteral("%1 of %2 announced rows were added to %3: not all were "
+                                        "written; the transaction must not commit")
+                             .arg(m_next)
+                             .arg(m_rows)
+                             .arg(m_one->sql()));
 }
 
 } // namespace forkscope::store

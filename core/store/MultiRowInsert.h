@@ -35,13 +35,15 @@ private:
 
 // An INSERT that writes up to rowsPerStatement rows per statement: `INSERT ... VALUES
 // (...), (...), ...`. Row by row, each statement's run opens a cursor on the table and on
-// each of its indexes, and closes them again; for a log row that was about a fifth of its
-// cost on the committing thread (bench/README.md, thirteenth sitting). Rows are inserted
-// in the order they are bound, so an INTEGER PRIMARY KEY keeps their order.
+// each of its indexes, halts and resets; for log and outbox rows that was most of their
+// cost, and the commit took a third fewer instructions in groups of 64 (bench/README.md,
+// thirteenth sitting). Rows are inserted in the order they are bound, so an INTEGER
+// PRIMARY KEY keeps their order.
 //
-// start(rows, grouped) announces how many rows follow. Grouped, full statements take the
-// rows and the rest (fewer than rowsPerStatement) go one statement each. Not grouped, every
-// row is its own statement, so add() returns exactly that row's change count.
+// start(rows, grouped) announces how many rows follow; finish() checks that they came.
+// Grouped, full statements take the rows and the rest (fewer than rowsPerStatement) go one
+// statement each. Not grouped, every row is its own statement, so add() returns exactly
+// that row's change count.
 class MultiRowInsert
 {
 public:
@@ -51,6 +53,9 @@ public:
     ~MultiRowInsert();
 
     void start(qsizetype rows, bool grouped);
+    // Throws a StoreError unless exactly the announced rows were added: a group bound but
+    // never run would be rows silently not written.
+    void finish() const;
     // Binds the next row through bindRow(RowBinder&), and runs a statement when that row
     // completes one. Returns the rows the statement changed (0 when none ran yet).
     template <typename BindRow> int add(BindRow&& bindRow)
@@ -73,6 +78,7 @@ private:
     int m_columns;
     int m_rowsPerStatement;
     qsizetype m_next = 0;
+    qsizetype m_rows = 0;
     qsizetype m_groupedRows = 0;
 };
 

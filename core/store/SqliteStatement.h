@@ -61,6 +61,7 @@ public:
         return Fixed::fromRaw(b.template first<Fixed::size>());
     }
     void reset();
+    const QString& sql() const { return m_sql; }
 
 private:
     Database& m_db;
