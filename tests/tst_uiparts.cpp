@@ -122,6 +122,7 @@ void TestUiParts::panelsFollowTheHost()
     s.chainId = 31337;
     s.headBlock = 120;
     s.checkpoint = 100;
+    s.storedCheckpoint = 100;
     s.checkpointHash = "0xabc";
     s.generation = 2;
     s.indexerState = "syncing";
@@ -166,6 +167,17 @@ void TestUiParts::panelsFollowTheHost()
     QCOMPARE(checkpoint.field("hash"), QStringLiteral("0xabc"));
     QCOMPARE(checkpoint.field("generation"), QStringLiteral("2"));
     QCOMPARE(checkpoint.field("nope"), QString());
+    // The live checkpoint moves on before the next stored row is read: the view keeps the
+    // stored number with its own hash, never the new number beside the old hash.
+    s.checkpoint = 101;
+    emit host.statusAvailable(s);
+    QCOMPARE(checkpoint.field("number"), QStringLiteral("100"));
+    QCOMPARE(checkpoint.field("hash"), QStringLiteral("0xabc"));
+    s.storedCheckpoint = 101;
+    s.checkpointHash = "0xdef";
+    emit host.statusAvailable(s);
+    QCOMPARE(checkpoint.field("number"), QStringLiteral("101"));
+    QCOMPARE(checkpoint.field("hash"), QStringLiteral("0xdef"));
 
     // The diff the host sends opens in the reorg panel, replacing the previous one.
     engine::ReorgDiff diff;

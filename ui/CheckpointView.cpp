@@ -46,10 +46,13 @@ void CheckpointView::apply(const engine::EngineStatus& s)
     set(QStringLiteral("environment"), s.environmentId);
     set(QStringLiteral("chain"), s.chainId ? QString::number(*s.chainId) : tr("unknown"));
     set(QStringLiteral("source"), QStringLiteral("default"));
-    set(QStringLiteral("number"),
-        s.checkpoint ? QString::number(*s.checkpoint) : tr("nothing indexed yet"));
+    // Number and hash from one stored row: the live number can be a block past the row read
+    // last, and a hash shown beside a number it is not the hash of would be a false pair.
+    // Before the first read the live number stands alone.
+    const std::optional<quint64> number = s.storedCheckpoint ? s.storedCheckpoint : s.checkpoint;
+    set(QStringLiteral("number"), number ? QString::number(*number) : tr("nothing indexed yet"));
     set(QStringLiteral("hash"),
-        s.checkpointHash.isEmpty() ? QStringLiteral("-") : s.checkpointHash);
+        s.storedCheckpoint && !s.checkpointHash.isEmpty() ? s.checkpointHash : QStringLiteral("-"));
     set(QStringLiteral("policy"), s.policyVersion);
     set(QStringLiteral("generation"), QString::number(s.generation));
     set(QStringLiteral("verified"), s.verifiedAt.isEmpty() ? tr("not yet") : s.verifiedAt);

@@ -110,6 +110,7 @@ void EngineHost::start(const EngineConfig& config)
         s->read->setScope(setup.environmentId, 0);
         m_status.environmentId = setup.environmentId;
         m_status.checkpoint.reset();
+        m_status.storedCheckpoint.reset();
         m_status.checkpointHash.clear();
         m_status.recentReorgs.clear();
         m_status.openAlerts.clear();
@@ -372,6 +373,7 @@ void EngineHost::onSummary(Session* s, const DbSummary& d)
     m_status.schemaVersion = d.schemaVersion;
     m_status.recentReorgs = d.recentReorgs;
     m_status.openAlerts = d.openAlerts;
+    m_status.storedCheckpoint = d.checkpoint;
     m_status.checkpointHash = d.checkpointHash;
     m_status.policyVersion = d.policyVersion;
     m_status.generation = d.generation;

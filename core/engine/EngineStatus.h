@@ -79,7 +79,10 @@ struct EngineStatus
     QString environmentId;
     QString indexerState; // IndexerStatus::stateName, or "paused"
     bool indexingPaused = false;
-    // The checkpoint as stored (for the checkpoint view).
+    // The checkpoint as stored (for the checkpoint view), read as one row about once a
+    // second: storedCheckpoint is the block checkpointHash is the hash of. The live
+    // `checkpoint` below can already be past it, so the view never pairs the two.
+    std::optional<quint64> storedCheckpoint;
     QString checkpointHash;
     QString policyVersion;
     int generation = 0;
