@@ -4,6 +4,7 @@
 // when the chain comes back to that very block, the key is not enqueued again; and a row
 // whose log was deleted by hand is failed with a reason, never sent.
 #include "chain/Keccak.h"
+#include "chain/U256.h"
 #include "indexer/BalanceBook.h"
 #include "indexer/BatchCommitter.h"
 #include "indexer/CheckpointStore.h"
@@ -47,25 +48,32 @@ chain::BlockHeader header(std::uint64_t number, const QByteArray& name, const QB
     return h;
 }
 
+// The token's Transfer of `value` from `from` to `to` (topics; the zero hash mints) at
+// `logIndex` of `block`, in the transaction named `tx`.
+chain::LogEntry transferLog(const chain::BlockHeader& block, std::uint64_t logIndex,
+                            const chain::Hash32& from, const chain::Hash32& to, int value,
+                            const QByteArray& tx)
+{
+    chain::LogEntry log;
+    log.address = chain::Address::fromBytes(hashOf("token").toByteArray().right(20), "token");
+    log.topics = {chain::keccak256("Transfer(address,address,uint256)"), from, to};
+    log.data = chain::u256::toBigEndian32(chain::U256(value));
+    log.blockNumber = block.number;
+    log.blockHash = block.hash;
+    log.transactionHash = hashOf(tx);
+    log.logIndex = logIndex;
+    return log;
+}
+
 // Block 1 ("common") and a block 2 named `branch` holding one Transfer per value, log index
 // 0, 1, ...
 indexer::VerifiedBatch branchOf(const QByteArray& name, const QList<int>& values)
 {
     indexer::VerifiedBatch b;
     b.blocks << header(1, "common", "genesis") << header(2, name, "common");
-    for (int i = 0; i < values.size(); ++i) {
-        chain::LogEntry log;
-        log.address = chain::Address::fromBytes(hashOf("token").toByteArray().right(20), "token");
-        log.topics = {chain::keccak256("Transfer(address,address,uint256)"), topicOf("alice"),
-                      topicOf("bob")};
-        log.data = QByteArray(32, '\0');
-        log.data[31] = char(values[i]);
-        log.blockNumber = 2;
-        log.blockHash = b.blocks.last().hash;
-        log.transactionHash = hashOf(name + "-tx" + QByteArray::number(i));
-        log.logIndex = std::uint64_t(i);
-        b.logs << log;
-    }
+    for (int i = 0; i < values.size(); ++i)
+        b.logs << transferLog(b.blocks.last(), std::uint64_t(i), topicOf("alice"), topicOf("bob"),
+                              values[i], name + "-tx" + QByteArray::number(i));
     return b;
 }
 
@@ -263,13 +271,8 @@ void TestOutboxStore::aBatchIsStoredOnceHoweverItsRowsAreGrouped()
     indexer::VerifiedBatch again = whole;
     again.blocks << header(3, "A3", "A");
     for (int i = 0; i < 3; ++i) {
-        chain::LogEntry log = first.logs.first();
-        log.blockNumber = 3;
-        log.blockHash = again.blocks.last().hash;
-        log.logIndex = std::uint64_t(i);
-        log.data[31] = char(10);
-        log.transactionHash = hashOf("A3-tx" + QByteArray::number(i));
-        again.logs << log;
+        again.logs << transferLog(again.blocks.last(), std::uint64_t(i), topicOf("alice"),
+                                  topicOf("bob"), 10, "A3-tx" + QByteArray::number(i));
         total += 10;
     }
     const indexer::CommitStats b =
@@ -316,33 +319,17 @@ void TestOutboxStore::aRollbackRecordsEachBalanceChangeOnce()
     StoreLab lab(dir.filePath("db.sqlite"));
     // Block 2 mints to alice what she then pays, holder by holder: all of it is reorged away.
     indexer::VerifiedBatch b = branchOf("A", {});
-    chain::LogEntry log;
-    log.address = chain::Address::fromBytes(hashOf("token").toByteArray().right(20), "token");
-    log.blockNumber = 2;
-    log.blockHash = b.blocks.last().hash;
-    log.data = QByteArray(32, '\0');
     int minted = 0;
     QHash<QString, QString> expected; // holder -> balance before the rollback
     for (int i = 0; i < holders; ++i) {
-        log.topics = {chain::keccak256("Transfer(address,address,uint256)"), topicOf("alice"),
-                      topicOf("holder" + QByteArray::number(i))};
-        log.data[31] = char(1 + i % 7);
-        log.logIndex = std::uint64_t(i + 1);
-        log.transactionHash = hashOf("A-tx" + QByteArray::number(i));
-        b.logs << log;
+        const chain::Hash32 holder = topicOf("holder" + QByteArray::number(i));
+        b.logs << transferLog(b.blocks.last(), std::uint64_t(i + 1), topicOf("alice"), holder,
+                              1 + i % 7, "A-tx" + QByteArray::number(i));
         minted += 1 + i % 7;
-        expected.insert(
-            "0x" + topicOf("holder" + QByteArray::number(i)).toByteArray().right(20).toHex(),
-            QString::number(1 + i % 7));
+        expected.insert("0x" + holder.toByteArray().right(20).toHex(), QString::number(1 + i % 7));
     }
-    log.topics = {chain::keccak256("Transfer(address,address,uint256)"), chain::Hash32(),
-                  topicOf("alice")};
-    log.data = QByteArray(32, '\0');
-    log.data[30] = char(minted >> 8);
-    log.data[31] = char(minted & 0xff);
-    log.logIndex = 0;
-    log.transactionHash = hashOf("A-mint");
-    b.logs.prepend(log);
+    b.logs.prepend(
+        transferLog(b.blocks.last(), 0, chain::Hash32(), topicOf("alice"), minted, "A-mint"));
     expected.insert("0x" + topicOf("alice").toByteArray().right(20).toHex(), QStringLiteral("0"));
     lab.committer.commit(std::nullopt, b, 1, "test", 1);
 

@@ -7,6 +7,7 @@
 #include <QJsonValue>
 #include <QList>
 #include <cstdint>
+#include <utility>
 
 namespace forkscope::chain {
 
@@ -25,6 +26,8 @@ struct LogEntry
     bool removed = false;
 
     static LogEntry fromJson(const QJsonValue& v, const QString& context);
+    // Where it sits on its chain: logs are stored and delivered in this order.
+    std::pair<std::uint64_t, std::uint64_t> position() const { return {blockNumber, logIndex}; }
 
     friend bool operator==(const LogEntry&, const LogEntry&) = default;
 };

@@ -11,6 +11,7 @@
 #include "store/SqliteStatement.h"
 
 #include <QSqlQuery>
+#include <algorithm>
 
 namespace forkscope::indexer {
 
@@ -20,11 +21,9 @@ constexpr int kRowsPerStatement = 64;
 
 bool strictlyOrdered(const QList<chain::LogEntry>& logs)
 {
-    for (qsizetype i = 1; i < logs.size(); ++i)
-        if (std::pair(logs[i - 1].blockNumber, logs[i - 1].logIndex) >=
-            std::pair(logs[i].blockNumber, logs[i].logIndex))
-            return false;
-    return true;
+    return std::adjacent_find(logs.cbegin(), logs.cend(), [](const auto& a, const auto& b) {
+               return a.position() >= b.position();
+           }) == logs.cend();
 }
 } // namespace
 

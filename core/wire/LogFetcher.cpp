@@ -237,9 +237,8 @@ WireBatch LogFetcher::fetch(std::uint64_t fromBlock, std::uint64_t toBlock,
     // Keep only the logs of blocks we have headers for: completeness is per block.
     const std::uint64_t last = batch.toBlock;
     batch.logs.removeIf([last](const chain::LogEntry& l) { return l.blockNumber > last; });
-    std::sort(batch.logs.begin(), batch.logs.end(), [](const auto& a, const auto& b) {
-        return std::tie(a.blockNumber, a.logIndex) < std::tie(b.blockNumber, b.logIndex);
-    });
+    std::sort(batch.logs.begin(), batch.logs.end(),
+              [](const auto& a, const auto& b) { return a.position() < b.position(); });
     if (m_spec.registry && !m_spec.registry->isEmpty())
         decodeWithinBudget(batch);
     return batch;
