@@ -8,6 +8,7 @@
 #include "rpc/EthClient.h"
 #include "rpc/ReplyBody.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QtTest>
@@ -107,6 +108,7 @@ private slots:
     void goodLogsMatchTheQtReader();
     void aPaddedBodyIsReadInPlace_data();
     void aPaddedBodyIsReadInPlace();
+    void recycledBuffersNeverMixReplies();
     void malformedLogs_data();
     void malformedLogs();
     void malformedEnvelope_data();
@@ -162,6 +164,50 @@ void TestFastJson::aPaddedBodyIsReadInPlace()
         QCOMPARE(rpc::EthClient::parseLogs(out[0]).size(), 1);
     else
         QCOMPARE(out[0].error->kind, RpcError::Kind::Malformed);
+}
+
+void TestFastJson::recycledBuffersNeverMixReplies()
+{
+    // Parsed texts' buffers are recycled (chain/JsonDom.cpp): a text parsed into recycled
+    // buffers, or parsed while others are alive, must read as itself and leave them intact.
+    const auto text = [](const char* tag, int n) {
+        QJsonArray a;
+        for (int i = 0; i < n; ++i)
+            a.append(QStringLiteral("%1-%2").arg(QLatin1String(tag)).arg(i));
+        return QJsonDocument(a).toJson(QJsonDocument::Compact);
+    };
+    const auto parsed = [](const QByteArray& t) {
+        QString error;
+        const chain::ParsedJson p = chain::ParsedJson::parse(t, &error);
+        if (!p.isValid())
+            qFatal("not parsed: %s", qPrintable(error));
+        return p;
+    };
+    const auto expect = [](const QByteArray& t) { return QJsonDocument::fromJson(t).array(); };
+
+    // Twelve alive at once (more than the pool keeps), of growing and shrinking sizes.
+    QList<QByteArray> texts;
+    QList<chain::ParsedJson> alive;
+    for (int k = 0; k < 12; ++k) {
+        texts.append(text(QByteArray::number(k).constData(), k % 2 ? 40000 : 7));
+        alive.append(parsed(texts.last()));
+    }
+    for (int k = 0; k < 12; ++k)
+        QCOMPARE(alive[k].toQt().toArray(), expect(texts[k]));
+    alive.clear(); // their buffers go back to the pool
+
+    // Texts parsed into recycled buffers: shorter ones leave nothing of a longer one behind,
+    // longer ones grow them, and a text that fails to parse returns them too.
+    QString error;
+    QVERIFY(!chain::ParsedJson::parse(text("bad", 50000).chopped(3), &error).isValid());
+    QVERIFY(!error.isEmpty());
+    for (const int n : {3, 60000, 1, 0, 20000}) {
+        const QByteArray t = text("again", n);
+        const chain::ParsedJson p = parsed(t);
+        const chain::ParsedJson q = parsed(text("other", n + 1));
+        QCOMPARE(p.toQt().toArray(), expect(t));
+        QCOMPARE(q.toQt().toArray().size(), n + 1);
+    }
 }
 
 void TestFastJson::malformedLogs_data()

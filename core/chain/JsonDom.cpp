@@ -5,6 +5,8 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <cmath>
+#include <mutex>
+#include <vector>
 
 namespace forkscope::chain::json {
 
@@ -18,6 +20,49 @@ simdjson::dom::parser& threadParser()
     thread_local simdjson::dom::parser parser;
     return parser;
 }
+
+// The tape and string buffer a parsed text needs, recycled between Documents. simdjson sizes
+// them by the text: 8 bytes of tape and 5/3 of a byte of strings per byte, so a 5 MiB
+// eth_getLogs reply needs 48 MiB of address space. That is past glibc's largest mmap
+// threshold, so a fresh Document mapped new pages for every reply and took a page fault on
+// each one it wrote: a sixth of the indexer's CPU in a full sync on this machine's VM, more
+// than the parse itself. Recycled buffers keep their pages. Documents die on whichever
+// thread drops the last handle, hence one pool behind a mutex rather than one per thread.
+// Bounded: a few documents (one per fetch worker), none for texts past
+// 64 MiB, so an outsized reply's buffers are freed as before.
+class DocumentBuffers
+{
+public:
+    static DocumentBuffers& instance()
+    {
+        // Never destroyed: a Document may die in another static's destructor at exit.
+        static auto* pool = new DocumentBuffers;
+        return *pool;
+    }
+    simdjson::dom::document take()
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_free.empty())
+            return {};
+        simdjson::dom::document d = std::move(m_free.back());
+        m_free.pop_back();
+        return d;
+    }
+    void give(simdjson::dom::document&& d)
+    {
+        if (d.capacity() == 0 || d.capacity() > kMaxCapacity)
+            return;
+        std::lock_guard lock(m_mutex);
+        if (m_free.size() < kMaxKept)
+            m_free.push_back(std::move(d));
+    }
+
+private:
+    static constexpr std::size_t kMaxKept = 4;
+    static constexpr std::size_t kMaxCapacity = std::size_t(64) << 20;
+    std::mutex m_mutex;
+    std::vector<simdjson::dom::document> m_free;
+};
 
 double numberOf(simdjson::dom::element e)
 {
@@ -40,9 +85,31 @@ QString stringOf(simdjson::dom::element e)
 
 static_assert(ParsedJson::kPaddingBytes >= qsizetype(simdjson::SIMDJSON_PADDING));
 
+Document::Document() : m_doc(DocumentBuffers::instance().take()) {}
+
+Document::~Document()
+{
+    DocumentBuffers::instance().give(std::move(m_doc));
+}
+
 simdjson::error_code Document::parse(const char* text, std::size_t size, bool copy)
 {
-    auto r = threadParser().parse_into_document(m_doc, text, size, copy);
+    simdjson::dom::parser& parser = threadParser();
+    // simdjson grows a document and a parser to exactly the text at hand, so large replies a
+    // few bytes apart would each reallocate the recycled buffers: those get a quarter more,
+    // rounded up to a MiB. Small texts keep the exact size (malloc recycles those itself).
+    constexpr std::size_t kMiB = std::size_t(1) << 20;
+    if (size >= kMiB / 16 && (m_doc.capacity() < size || parser.capacity() < size)) {
+        const std::size_t roomy = (size + size / 4 + kMiB) & ~(kMiB - 1);
+        if (m_doc.capacity() < size)
+            if (const simdjson::error_code e = m_doc.allocate(roomy); e != simdjson::SUCCESS)
+                return e;
+        if (parser.capacity() < size)
+            if (const simdjson::error_code e = parser.allocate(roomy, parser.max_depth());
+                e != simdjson::SUCCESS)
+                return e;
+    }
+    auto r = parser.parse_into_document(m_doc, text, size, copy);
     if (r.error())
         return r.error();
     m_root = r.value_unsafe();

@@ -23,7 +23,10 @@ namespace forkscope::chain::json {
 class Document
 {
 public:
-    Document() = default;
+    // Takes a recycled tape and string buffer when one is free, and gives them back when it
+    // goes (see DocumentBuffers in JsonDom.cpp).
+    Document();
+    ~Document();
     Document(const Document&) = delete;
     Document& operator=(const Document&) = delete;
 
