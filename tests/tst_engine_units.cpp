@@ -1,6 +1,7 @@
 // Pure engine rules behind the desktop app: table pages (sorting, filtering, paging in
 // SQL), the lag panel's ETA and durations, and what saved settings mean for the engine.
 #include "config/AppSettings.h"
+#include "engine/FileSummary.h"
 #include "engine/ReadService.h"
 #include "engine/ReindexMatch.h"
 #include "engine/SettingsToConfig.h"
@@ -46,6 +47,7 @@ private slots:
     void humanDuration_data();
     void humanDuration();
     void settingsMapToTheEngine();
+    void aSummaryReadsOneCommittedState();
 
 private:
     QTemporaryDir m_dir;
@@ -409,6 +411,46 @@ void TestEngineUnits::tokenReadsPerPageAreBounded()
              engine::ReadService::kMaxTokenReadsPerPage);
     page.request.kind = TableRequest::Kind::Backfill; // no amounts: nothing to read
     QVERIFY(engine::ReadService::tokensToRead(page, {}, 100).isEmpty());
+}
+
+void TestEngineUnits::aSummaryReadsOneCommittedState()
+{
+    // The app shows a summary's checkpoint beside its outbox count: both must come from one
+    // commit, even when the indexer commits the next batch while the summary is being read.
+    const QString path = m_dir.filePath("summary.sqlite");
+    const auto writer = store::Database::open(path);
+    const auto commitBlock = [&](int block) {
+        store::WriteTransaction tx(*writer);
+        writer->run("INSERT INTO indexer_checkpoints (environment_id, chain_id, source_id, "
+                    "block_number, block_hash, policy_version, generation, updated_at) VALUES "
+                    "('s', 31337, 'default', ?, ?, 'p', 1, 'now') ON CONFLICT DO UPDATE SET "
+                    "block_number = excluded.block_number, block_hash = excluded.block_hash",
+                    {block, QStringLiteral("0x%1").arg(block, 64, 10, QLatin1Char('0'))});
+        for (int i = 0; i < 3; ++i) // retraction-style rows: their own key and payload
+            writer->run("INSERT INTO outbox_store (environment_id, chain_id, block_number, "
+                        "event_key, payload) VALUES ('s', 31337, ?, ?, '{}')",
+                        {block, QStringLiteral("k-%1-%2").arg(block).arg(i)});
+        tx.commit();
+    };
+    commitBlock(1);
+    store::Database::Options o;
+    o.readOnly = true;
+    const auto reader = store::Database::open(path, o);
+
+    int commitsMeanwhile = 0;
+    const engine::DbSummary s = engine::readFileSummary(*reader, "s", 31337, [&] {
+        commitBlock(2);
+        ++commitsMeanwhile;
+    });
+    QCOMPARE(commitsMeanwhile, 1);
+    QCOMPARE(s.checkpoint, std::optional<quint64>(1));
+    QCOMPARE(s.checkpointHash, QStringLiteral("0x%1").arg(1, 64, 10, QLatin1Char('0')));
+    QCOMPARE(s.outboxPending, 3); // block 1's rows; block 2's came in a later commit
+
+    const engine::DbSummary next = engine::readFileSummary(*reader, "s", 31337);
+    QCOMPARE(next.checkpoint, std::optional<quint64>(2));
+    QCOMPARE(next.outboxPending, 6);
+    QVERIFY(!reader->inTransaction()); // the snapshot ended with the read
 }
 
 QTEST_GUILESS_MAIN(TestEngineUnits)

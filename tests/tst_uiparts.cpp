@@ -134,7 +134,8 @@ void TestUiParts::panelsFollowTheHost()
     QVERIFY2(lag.summary().contains("syncing | lag 20 blocks"), qPrintable(lag.summary()));
     QCOMPARE(outbox.pointCount(ui::OutboxPanel::Pending), 1);
     // No sink: the backlog only grows, so no chart, and the panel says why and where to go.
-    QCOMPARE(outbox.summary(), QStringLiteral("No delivery sink configured; 4 rows kept"));
+    QCOMPARE(outbox.summary(),
+             QStringLiteral("No delivery sink configured; 4 rows kept at checkpoint 100"));
     QVERIFY(!outbox.isChartVisible());
     auto* notice = outbox.findChild<QLabel*>(QStringLiteral("noSinkNotice"));
     QVERIFY(notice && !notice->isHidden());
@@ -147,7 +148,8 @@ void TestUiParts::panelsFollowTheHost()
     emit host.statusAvailable(s);
     QVERIFY(outbox.isChartVisible());
     QVERIFY(notice->isHidden());
-    QVERIFY2(outbox.summary().startsWith("4 pending"), qPrintable(outbox.summary()));
+    QVERIFY2(outbox.summary().startsWith("4 pending at checkpoint 100 (oldest"),
+             qPrintable(outbox.summary()));
     QVERIFY2(outbox.summary().endsWith("deliverable up to block 118 (head 120, 2 confirmations)"),
              qPrintable(outbox.summary()));
     // One bar set per live reason, in the Palette's order; each bar knows its reorg.
@@ -173,6 +175,9 @@ void TestUiParts::panelsFollowTheHost()
     emit host.statusAvailable(s);
     QCOMPARE(checkpoint.field("number"), QStringLiteral("100"));
     QCOMPARE(checkpoint.field("hash"), QStringLiteral("0xabc"));
+    // So does the outbox count, read in the same snapshot as the stored row.
+    QVERIFY2(outbox.summary().startsWith("4 pending at checkpoint 100 ("),
+             qPrintable(outbox.summary()));
     s.storedCheckpoint = 101;
     s.checkpointHash = "0xdef";
     emit host.statusAvailable(s);

@@ -1,9 +1,7 @@
 #include "ReadService.h"
+#include "FileSummary.h"
 #include "ReorgDiffReader.h"
 #include "TableQuery.h"
-#include "indexer/CompletenessAlerts.h"
-#include "indexer/EnvironmentRegistry.h"
-#include "outbox/OutboxDispatcher.h"
 #include "report/ReportBuilder.h"
 #include "rpc/EthClient.h"
 #include "rpc/JsonRpcClient.h"
@@ -11,29 +9,13 @@
 #include "rpc/TokenMetadataReader.h"
 #include "store/ContractReader.h"
 #include "store/Database.h"
-#include "store/ReorgEventStore.h"
 
 #include "chain/ChainParseError.h"
 
 #include <QDeadlineTimer>
 #include <QElapsedTimer>
-#include <QSqlQuery>
 
 namespace forkscope::engine {
-
-namespace {
-
-ReorgMark markOf(const store::ReorgEventRow& r)
-{
-    return {r.id,
-            QDateTime::fromString(r.detectedAt, Qt::ISODateWithMs),
-            r.depth,
-            r.reason,
-            r.forkBlockNumber,
-            r.rowsRemoved};
-}
-
-} // namespace
 
 // Everything below lives on the read thread only.
 struct ReadService::Loop
@@ -119,63 +101,24 @@ void ReadService::refreshSummary()
 {
     Loop& l = *m_loop;
     DbSummary s;
-    s.environmentId = l.environmentId;
-    s.chainId = l.chainId;
-    s.schemaVersion = l.db->schemaVersion();
-    s.readAt = QDateTime::currentDateTimeUtc();
     try {
-        for (const indexer::Environment& e : indexer::EnvironmentRegistry(*l.db).list()) {
-            s.environments.append({e.id, e.chainId, e.createdAt, e.archivedAt});
-            if (e.id == l.environmentId && s.chainId == 0)
-                s.chainId = e.chainId;
-        }
-        for (const store::ReorgEventRow& r :
-             store::ReorgEventStore(*l.db).list(l.environmentId, s.chainId, 200))
-            s.recentReorgs.append(markOf(r));
-        s.openAlerts = indexer::CompletenessAlerts(*l.db, l.environmentId, s.chainId).open();
-        QSqlQuery cp = l.db->run(
-            QStringLiteral("SELECT block_number, block_hash, policy_version, generation, "
-                           "verified_at FROM indexer_checkpoints WHERE environment_id = ? AND "
-                           "chain_id = ?"),
-            {l.environmentId, qint64(s.chainId)});
-        if (cp.next()) {
-            s.checkpoint = quint64(cp.value(0).toLongLong());
-            s.checkpointHash = cp.value(1).toString();
-            s.policyVersion = cp.value(2).toString();
-            s.generation = cp.value(3).toInt();
-            s.verifiedAt = cp.value(4).toString();
-        }
-        const outbox::OutboxCounts rows = outbox::countRows(*l.db, l.environmentId, s.chainId);
-        s.outboxPending = rows.pending;
-        s.outboxDelivered = rows.delivered;
-        s.outboxFailed = rows.failed;
+        s = readFileSummary(*l.db, l.environmentId, l.chainId);
         if (l.outboxRateBase < 0 || !l.outboxRateClock.isValid()) {
             l.outboxRateClock.start();
-            l.outboxRateBase = rows.delivered;
+            l.outboxRateBase = s.outboxDelivered;
         } else if (l.outboxRateClock.elapsed() >= 1000) {
-            l.outboxRate = std::max(0.0, double(rows.delivered - l.outboxRateBase) * 1000.0 /
+            l.outboxRate = std::max(0.0, double(s.outboxDelivered - l.outboxRateBase) * 1000.0 /
                                              double(l.outboxRateClock.restart()));
-            l.outboxRateBase = rows.delivered;
+            l.outboxRateBase = s.outboxDelivered;
         }
         s.outboxDeliveredPerSecond = l.outboxRate;
-        // The oldest row still waiting, aged by its block's time (the outbox has no enqueue
-        // time of its own; the block time is when the event happened on chain).
-        QSqlQuery age = l.db->run(
-            QStringLiteral("SELECT b.block_timestamp FROM outbox o JOIN blocks b ON "
-                           "b.environment_id = o.environment_id AND b.chain_id = o.chain_id AND "
-                           "b.block_number = o.block_number WHERE o.environment_id = ? AND "
-                           "o.chain_id = ? AND o.delivered_at IS NULL AND o.failed_at IS NULL "
-                           "ORDER BY o.block_number LIMIT 1"),
-            {l.environmentId, qint64(s.chainId)});
-        if (age.next())
-            s.outboxOldestPendingAgeSecs = std::max(
-                0.0, double(QDateTime::currentSecsSinceEpoch() - age.value(0).toLongLong()));
     } catch (const std::exception& e) {
         emit logMessage(
             QStringLiteral("error"),
             QStringLiteral("reading the database: %1").arg(QString::fromUtf8(e.what())));
         return;
     }
+    s.schemaVersion = l.db->schemaVersion();
     emit summaryAvailable(s);
 }
 

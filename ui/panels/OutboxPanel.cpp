@@ -56,17 +56,22 @@ void OutboxPanel::apply(const engine::EngineStatus& s)
     const bool noSink = s.outboxSink.isEmpty();
     setChartVisible(!noSink);
     m_noSink->setVisible(noSink);
+    // The counts were read with the stored checkpoint, in one snapshot; the live checkpoint
+    // in the status bar may be a commit ahead, so the count names the block it is true at.
+    const QString atCheckpoint =
+        s.storedCheckpoint ? tr(" at checkpoint %1").arg(*s.storedCheckpoint) : QString();
     if (noSink) {
-        setSummary(tr("No delivery sink configured; %1 kept")
-                       .arg(engine::text::count(s.outboxPending, tr("row"), tr("rows"))));
+        setSummary(
+            tr("No delivery sink configured; %1 kept%2")
+                .arg(engine::text::count(s.outboxPending, tr("row"), tr("rows")), atCheckpoint));
         return;
     }
     const QString age = s.outboxOldestPendingAgeSecs
                             ? engine::humanDuration(*s.outboxOldestPendingAgeSecs)
                             : tr("-");
-    QString text = tr("%1 pending (oldest %2) | %3 delivered, %4 | %5")
+    QString text = tr("%1 pending%2 (oldest %3) | %4 delivered, %5 | %6")
                        .arg(s.outboxPending)
-                       .arg(age)
+                       .arg(atCheckpoint, age)
                        .arg(s.outboxDelivered)
                        .arg(engine::text::rate(s.outboxDeliveredPerSecond, tr("rows")))
                        .arg(deliverableText(s));
