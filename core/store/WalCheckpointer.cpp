@@ -33,6 +33,15 @@ int WalCheckpointer::walHook(void* self, sqlite3* db, const char* schema, int fr
     if (frames >= inlineFrames) {
         // Finish what the background thread started (or do it all, should that thread be
         // gone), as SQLite's default hook would: the WAL file cannot grow without bound.
+        // Only one checkpoint runs at a time, and a PASSIVE one that finds another running
+        // gives up at once; so wait for the thread's (PASSIVE: it never waits itself), or
+        // the writer's attempts would all fail while the thread, always a commit behind,
+        // never finishes one and the WAL grows past this mark.
+        {
+            QMutexLocker lock(&me->m_mutex);
+            while (me->m_running)
+                me->m_idle.wait(&me->m_mutex);
+        }
         sqlite3_wal_checkpoint_v2(db, schema, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
         return SQLITE_OK;
     }
@@ -55,6 +64,14 @@ void WalCheckpointer::loop()
         return;
     }
     sqlite3_busy_timeout(db, 1000);
+    // A connection learns that the file is in WAL mode only by reading it. Until then a
+    // checkpoint on it returns SQLITE_OK having done nothing (its log and checkpointed frame
+    // counts read -1), and every page was copied inside the writer's COMMITs after all.
+    if (sqlite3_exec(db, "SELECT count(*) FROM sqlite_schema", nullptr, nullptr, nullptr) !=
+        SQLITE_OK) {
+        sqlite3_close(db);
+        return;
+    }
     while (true) {
         {
             QMutexLocker lock(&m_mutex);
@@ -63,11 +80,20 @@ void WalCheckpointer::loop()
             if (m_stopping)
                 break;
             m_pending = false;
+            m_running = true;
         }
         // PASSIVE: copy what is committed, never wait for or block the writer or readers.
-        if (sqlite3_wal_checkpoint_v2(db, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr) ==
-            SQLITE_OK)
+        // Counted only when the WAL holds frames copied into the file (SQLite reports the
+        // total backfilled since the WAL restarted): an OK that reports -1 copied nothing.
+        int logFrames = -1;
+        int copiedFrames = -1;
+        if (sqlite3_wal_checkpoint_v2(db, nullptr, SQLITE_CHECKPOINT_PASSIVE, &logFrames,
+                                      &copiedFrames) == SQLITE_OK &&
+            copiedFrames > 0)
             ++m_runs;
+        QMutexLocker lock(&m_mutex);
+        m_running = false;
+        m_idle.wakeAll();
     }
     sqlite3_close(db);
 }

@@ -36,7 +36,8 @@ public:
     // the writer by a transaction never would), so the file stays near this size.
     static constexpr int inlineFrames = 3 * wakeFrames;
 
-    // Checkpoints this thread ran (for tests and diagnostics).
+    // Checkpoints this thread ran that copied frames into the file (for tests and
+    // diagnostics).
     int checkpointsRun() const { return m_runs.load(); }
 
 private:
@@ -47,7 +48,9 @@ private:
     QString m_path;
     QMutex m_mutex;
     QWaitCondition m_wake;
+    QWaitCondition m_idle; // the thread's checkpoint ended
     bool m_pending = false;
+    bool m_running = false; // the thread is in a checkpoint
     bool m_stopping = false;
     std::atomic<int> m_runs{0};
     std::unique_ptr<QThread> m_thread;
