@@ -22,14 +22,15 @@ simdjson::dom::parser& threadParser()
 }
 
 // The tape and string buffer a parsed text needs, recycled between Documents. simdjson sizes
-// them by the text: 8 bytes of tape and 5/3 of a byte of strings per byte, so a 5 MiB
-// eth_getLogs reply needs 48 MiB of address space. That is past glibc's largest mmap
-// threshold, so a fresh Document mapped new pages for every reply and took a page fault on
-// each one it wrote: a sixth of the indexer's CPU in a full sync on this machine's VM, more
-// than the parse itself. Recycled buffers keep their pages. Documents die on whichever
-// thread drops the last handle, hence one pool behind a mutex rather than one per thread.
-// Bounded: a few documents (one per fetch worker), none for texts past
-// 64 MiB, so an outsized reply's buffers are freed as before.
+// them by the text: 8 bytes of tape and 5/3 of a byte of strings per byte, so an
+// eth_getLogs reply of 1,000 logs (about 1 MiB) needs 10 MiB. Allocated afresh for each
+// reply, those large blocks came back from glibc as new pages (mapped, or trimmed from the
+// arena and refilled), and the parse took a page fault on each page it wrote: in a full sync
+// on this machine's VM the faults cost more CPU than the parse itself. Recycled buffers
+// keep their pages. Documents die on whichever thread drops the last handle, hence one pool
+// behind a mutex rather than one per thread. Bounded: a few documents (one per fetch
+// worker), none for texts past 8 MiB, so an outsized reply's buffers are freed as before
+// and never stay resident.
 class DocumentBuffers
 {
 public:
@@ -59,7 +60,7 @@ public:
 
 private:
     static constexpr std::size_t kMaxKept = 4;
-    static constexpr std::size_t kMaxCapacity = std::size_t(64) << 20;
+    static constexpr std::size_t kMaxCapacity = std::size_t(8) << 20;
     std::mutex m_mutex;
     std::vector<simdjson::dom::document> m_free;
 };
