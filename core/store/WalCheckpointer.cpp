@@ -36,12 +36,11 @@ int WalCheckpointer::walHook(void* self, sqlite3* db, const char* schema, int fr
         // Only one checkpoint runs at a time, and a PASSIVE one that finds another running
         // gives up at once; so wait for the thread's (PASSIVE: it never waits itself), or
         // the writer's attempts would all fail while the thread, always a commit behind,
-        // never finishes one and the WAL grows past this mark.
-        {
-            QMutexLocker lock(&me->m_mutex);
-            while (me->m_running)
-                me->m_idle.wait(&me->m_mutex);
-        }
+        // never finishes one and the WAL grows past this mark. The lock stays held through
+        // the writer's own checkpoint, so the thread cannot start its next one meanwhile.
+        QMutexLocker lock(&me->m_mutex);
+        while (me->m_running)
+            me->m_idle.wait(&me->m_mutex);
         sqlite3_wal_checkpoint_v2(db, schema, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
         return SQLITE_OK;
     }
