@@ -30,7 +30,10 @@ simdjson::dom::parser& threadParser()
 // keep their pages. Documents die on whichever thread drops the last handle, hence one pool
 // behind a mutex rather than one per thread. Bounded: a few documents (one per fetch
 // worker), none for texts past 8 MiB, so an outsized reply's buffers are freed as before
-// and never stay resident.
+// and never stay resident. Only texts from kRecycleFrom on use it: a small reply's buffers
+// are blocks malloc recycles itself, and in the pool they would displace large ones.
+constexpr std::size_t kRecycleFrom = std::size_t(64) << 10;
+
 class DocumentBuffers
 {
 public:
@@ -51,7 +54,7 @@ public:
     }
     void give(simdjson::dom::document&& d)
     {
-        if (d.capacity() == 0 || d.capacity() > kMaxCapacity)
+        if (d.capacity() < kRecycleFrom || d.capacity() > kMaxCapacity)
             return;
         std::lock_guard lock(m_mutex);
         if (m_free.size() < kMaxKept)
@@ -86,8 +89,6 @@ QString stringOf(simdjson::dom::element e)
 
 static_assert(ParsedJson::kPaddingBytes >= qsizetype(simdjson::SIMDJSON_PADDING));
 
-Document::Document() : m_doc(DocumentBuffers::instance().take()) {}
-
 Document::~Document()
 {
     DocumentBuffers::instance().give(std::move(m_doc));
@@ -98,9 +99,11 @@ simdjson::error_code Document::parse(const char* text, std::size_t size, bool co
     simdjson::dom::parser& parser = threadParser();
     // simdjson grows a document and a parser to exactly the text at hand, so large replies a
     // few bytes apart would each reallocate the recycled buffers: those get a quarter more,
-    // rounded up to a MiB. Small texts keep the exact size (malloc recycles those itself).
+    // rounded up to a MiB. Small texts keep the exact size.
     constexpr std::size_t kMiB = std::size_t(1) << 20;
-    if (size >= kMiB / 16 && (m_doc.capacity() < size || parser.capacity() < size)) {
+    if (size >= kRecycleFrom) {
+        if (m_doc.capacity() == 0)
+            m_doc = DocumentBuffers::instance().take();
         const std::size_t roomy = (size + size / 4 + kMiB) & ~(kMiB - 1);
         if (m_doc.capacity() < size)
             if (const simdjson::error_code e = m_doc.allocate(roomy); e != simdjson::SUCCESS)

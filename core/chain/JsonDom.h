@@ -23,9 +23,9 @@ namespace forkscope::chain::json {
 class Document
 {
 public:
-    // Takes a recycled tape and string buffer when one is free, and gives them back when it
-    // goes (see DocumentBuffers in JsonDom.cpp).
-    Document();
+    // A large text is parsed into a recycled tape and string buffer when one is free, and
+    // they go back when the Document does (see DocumentBuffers in JsonDom.cpp).
+    Document() = default;
     ~Document();
     Document(const Document&) = delete;
     Document& operator=(const Document&) = delete;
