@@ -426,6 +426,11 @@ void TestEngineUnits::aSummaryReadsOneCommittedState()
                     "('s', 31337, 'default', ?, ?, 'p', 1, 'now') ON CONFLICT DO UPDATE SET "
                     "block_number = excluded.block_number, block_hash = excluded.block_hash",
                     {block, QStringLiteral("0x%1").arg(block, 64, 10, QLatin1Char('0'))});
+        // Block b was mined 3 - b hours ago: the oldest pending row's age is its block's.
+        writer->run("INSERT INTO block_store (environment_id, chain_id, block_number, "
+                    "block_hash, parent_hash, block_timestamp) VALUES ('s', 31337, ?, "
+                    "zeroblob(32), zeroblob(32), ?)",
+                    {block, QDateTime::currentSecsSinceEpoch() - 3600 * (3 - block)});
         for (int i = 0; i < 3; ++i) // retraction-style rows: their own key and payload
             writer->run("INSERT INTO outbox_store (environment_id, chain_id, block_number, "
                         "event_key, payload) VALUES ('s', 31337, ?, ?, '{}')",
@@ -446,10 +451,14 @@ void TestEngineUnits::aSummaryReadsOneCommittedState()
     QCOMPARE(s.checkpoint, std::optional<quint64>(1));
     QCOMPARE(s.checkpointHash, QStringLiteral("0x%1").arg(1, 64, 10, QLatin1Char('0')));
     QCOMPARE(s.outboxPending, 3); // block 1's rows; block 2's came in a later commit
+    QVERIFY(s.outboxOldestPendingAgeSecs);
+    QVERIFY2(*s.outboxOldestPendingAgeSecs >= 7200 && *s.outboxOldestPendingAgeSecs < 7260,
+             qPrintable(QString::number(*s.outboxOldestPendingAgeSecs)));
 
     const engine::DbSummary next = engine::readFileSummary(*reader, "s", 31337);
     QCOMPARE(next.checkpoint, std::optional<quint64>(2));
     QCOMPARE(next.outboxPending, 6);
+    QVERIFY(next.outboxOldestPendingAgeSecs && *next.outboxOldestPendingAgeSecs >= 7200);
     QVERIFY(!reader->inTransaction()); // the snapshot ended with the read
 }
 

@@ -49,9 +49,10 @@ DbSummary readFileSummary(store::Database& db, const QString& environmentId, qui
     s.outboxDelivered = rows.delivered;
     s.outboxFailed = rows.failed;
     // The oldest row still waiting, aged by its block's time (the outbox has no enqueue
-    // time of its own; the block time is when the event happened on chain).
+    // time of its own; the block time is when the event happened on chain). Read from the
+    // binary tables, as the shared index's summary does: the views' rendering is not needed.
     QSqlQuery age =
-        db.run(QStringLiteral("SELECT b.block_timestamp FROM outbox o JOIN blocks b ON "
+        db.run(QStringLiteral("SELECT b.block_timestamp FROM outbox_store o JOIN block_store b ON "
                               "b.environment_id = o.environment_id AND b.chain_id = o.chain_id AND "
                               "b.block_number = o.block_number WHERE o.environment_id = ? AND "
                               "o.chain_id = ? AND o.delivered_at IS NULL AND o.failed_at IS NULL "
