@@ -205,6 +205,43 @@ void TestSharedWatch::aRollbacksDiffIsShownFromTheSharedIndex()
                  kinds.value(QStringLiteral("outbox_delivered_reorged")),
              int(transfers));
     QVERIFY(kinds.value(QStringLiteral("balance_changed")) > 0);
+    // Each balance row, worked out again from the Transfers: after the rollback, the sum of
+    // the holder's sides left at or below the fork (NULL when none is left); before it, that
+    // plus the holder's sides in the removed Transfers. And every party to a removed
+    // Transfer has its row. The rollback sums the holders' histories from log_store; this
+    // works them out through the contract's views, as an outside checker would.
+    const QList<QByteArray> diffScope{QByteArray::number(reorgId()), QByteArray::number(fork)};
+    const qint64 wrongBalances =
+        db->run("t_diff_balances",
+                "SELECT count(*) FROM reorg_diff_items d WHERE d.environment_id = 'watched' AND "
+                "d.reorg_id = $1::bigint AND d.kind = 'balance_changed' AND (d.after_value IS "
+                "DISTINCT FROM (SELECT sum(CASE WHEN t.to_addr = d.holder THEN t.value::numeric "
+                "ELSE 0 END - CASE WHEN t.from_addr = d.holder THEN t.value::numeric ELSE 0 "
+                "END)::text FROM transfer_events t WHERE t.environment_id = d.environment_id AND "
+                "t.contract = d.contract AND (t.to_addr = d.holder OR t.from_addr = d.holder) "
+                "AND t.block_number <= $2::bigint) OR d.before_value::numeric IS DISTINCT FROM "
+                "coalesce(d.after_value::numeric, 0) + (SELECT coalesce(sum(CASE WHEN r.to_addr "
+                "= d.holder THEN r.value::numeric ELSE 0 END - CASE WHEN r.from_addr = d.holder "
+                "THEN r.value::numeric ELSE 0 END), 0) FROM reorg_diff_items r WHERE "
+                "r.environment_id = d.environment_id AND r.reorg_id = d.reorg_id AND r.kind = "
+                "'transfer_removed' AND r.contract = d.contract))",
+                diffScope)
+            .int64(0, 0);
+    QCOMPARE(wrongBalances, 0);
+    const qint64 partiesWithoutRow =
+        db->run("t_diff_parties",
+                "SELECT count(*) FROM (SELECT r.contract, r.to_addr AS holder FROM "
+                "reorg_diff_items r WHERE r.environment_id = 'watched' AND r.reorg_id = "
+                "$1::bigint AND r.kind = 'transfer_removed' UNION SELECT r.contract, r.from_addr "
+                "FROM reorg_diff_items r WHERE r.environment_id = 'watched' AND r.reorg_id = "
+                "$1::bigint AND r.kind = 'transfer_removed') p WHERE p.holder <> "
+                "'0x0000000000000000000000000000000000000000' AND NOT EXISTS (SELECT 1 FROM "
+                "reorg_diff_items d WHERE d.environment_id = 'watched' AND d.reorg_id = "
+                "$1::bigint AND d.kind = 'balance_changed' AND d.contract = p.contract AND "
+                "d.holder = p.holder)",
+                diffScope.mid(0, 1))
+            .int64(0, 0);
+    QCOMPARE(partiesWithoutRow, 0);
     // An id of no reorg of this environment: nothing (the environment scopes every read).
     watcher.requestReorgDiff(reorgId() + 1000);
     QVERIFY(!diffs.wait(500));
