@@ -31,6 +31,8 @@ private slots:
     void aBlockOnTheCapStopsLoudlyAndResumes();
     void aLaggingNodeNeverCausesARollback_data() { backends(); }
     void aLaggingNodeNeverCausesARollback();
+    void aNodeOfflineMidSyncLosesNothing_data() { backends(); }
+    void aNodeOfflineMidSyncLosesNothing();
     void decodedEventsReadTheSame_data() { backends(); }
     void decodedEventsReadTheSame();
     void theLocalApiAnswersFromTheStore_data() { backends(); }
@@ -170,6 +172,57 @@ void TestBackends::aLaggingNodeNeverCausesARollback()
                                             "environment_id = ?"),
                              {env}),
              qint64(0));
+    expectSyncedWithEveryLog(b, env);
+}
+
+// The node goes away in the middle of a sync and comes back: the process waits and retries
+// instead of exiting or taking the silence for a reorg, nothing committed changes while it
+// waits, and the sync then finishes with every log once.
+void TestBackends::aNodeOfflineMidSyncLosesNothing()
+{
+    QFETCH(QString, db);
+    const QString env = QStringLiteral("outage");
+    lab::FaultProxy proxy(m_lab->devnet().url());
+    proxy.listen();
+    proxy.setLatencyMs(100); // ranges of one block, each a few round trips: seconds in all
+    QStringList args = indexArgs(db, env) << QStringLiteral("--poll-ms") << QStringLiteral("100")
+                                          << QStringLiteral("--exit-when-synced");
+    args[2] = proxy.url().toString();
+    args[8] = QStringLiteral("1"); // --batch-size
+    QProcess index;
+    index.start(QStringLiteral(FORKSCOPE_BINARY), args);
+    QVERIFY(index.waitForStarted());
+    Backend b(db);
+    const auto checkpoint = [&] {
+        try {
+            const qint64 cp = checkpointOf(b.open(), env);
+            b.close();
+            return cp;
+        } catch (const std::exception&) {
+            return qint64(-1); // nothing created yet
+        }
+    };
+    const qint64 head = qint64(m_lab->eth().blockNumber());
+    QTRY_VERIFY_WITH_TIMEOUT(checkpoint() >= 1 || index.state() != QProcess::Running, 30'000);
+    QVERIFY2(index.state() == QProcess::Running && checkpoint() < head,
+             "the sync ended before the outage could be staged");
+
+    proxy.setOffline(true);
+    QTest::qWait(1500); // the process's requests fail for a while
+    const QStringList during = stateOf(b, env);
+    QTest::qWait(1000);
+    QCOMPARE(index.state(), QProcess::Running); // waiting, not given up
+    QCOMPARE(stateOf(b, env), during);          // and nothing changed while it waits
+
+    proxy.setOffline(false);
+    const test::ProcessRun run = test::waitForProcess(index, 120'000);
+    VERIFY_EXIT_OK(run);
+    QVERIFY2(!run.out.contains("REORG"), qPrintable(run.out));
+    QCOMPARE(b.open().scalar(QStringLiteral("SELECT count(*) FROM reorg_events WHERE "
+                                            "environment_id = ?"),
+                             {env}),
+             qint64(0));
+    b.close();
     expectSyncedWithEveryLog(b, env);
 }
 

@@ -8,6 +8,7 @@
 #include "coord/CoordinationErrors.h"
 #include "coord/PrefixCheckpoint.h"
 #include "rpc/EthClient.h"
+#include "rpc/RpcError.h"
 #include "store/StoreError.h"
 #include "store/pg/PgConnection.h"
 #include "wire/LogFetcher.h"
@@ -65,6 +66,24 @@ SharedBackfillResult SharedBackfill::run(const std::function<void(const QString&
     wire::LogFetcher fetcher(eth, session.fetchSpec());
     const QString endpoint = eth.endpointText();
 
+    // A failure of the range's own (a reply that does not match the request, a suspected
+    // truncation, a node error, a reorg between two queries): the range goes back, counted;
+    // after 5 attempts it is marked failed and the checkpoint stops below it. False when
+    // asked to stop: then the range goes back uncounted, not being its fault.
+    const auto countFailure = [&](const coord::RangeClaim& claim, const QString& error) {
+        if (stop && stop->stopRequested()) {
+            claims.release(claim);
+            return false;
+        }
+        claims.fail(claim, error);
+        say(QStringLiteral("range %1-%2: %3; given back to be retried")
+                .arg(claim.fromBlock)
+                .arg(claim.toBlock)
+                .arg(error));
+        concurrency::pauseUnlessStopped(std::chrono::milliseconds(100), stop);
+        return true;
+    };
+    int unavailable = 0; // the node's consecutive unavailabilities, for the backoff
     while (!(stop && stop->stopRequested())) {
         const std::optional<coord::RangeClaim> claim = claims.claim();
         if (!claim) {
@@ -133,21 +152,32 @@ SharedBackfillResult SharedBackfill::run(const std::function<void(const QString&
         } catch (const store::StoreError&) {
             db->rollback();
             throw; // the database itself: nothing this process can do about it
-        } catch (const std::exception& e) {
+        } catch (const rpc::RpcException& e) {
             db->rollback();
-            if (stop && stop->stopRequested()) {
-                claims.release(*claim); // asked to stop: not the range's fault
-                break;
+            if (!e.error().isUnavailability() || (stop && stop->stopRequested())) {
+                if (!countFailure(*claim, QString::fromUtf8(e.what())))
+                    break;
+                continue;
             }
-            // The node's trouble (unreachable, a reply that does not match the request, a
-            // suspected truncation, a reorg between two queries): the range goes back,
-            // counted; after 5 attempts it is marked failed and the checkpoint stops below.
-            claims.fail(*claim, QString::fromUtf8(e.what()));
-            say(QStringLiteral("range %1-%2: %3; given back to be retried")
+            // The node unreachable, slow or failing over HTTP says nothing about the range:
+            // it goes back uncounted, and this process waits, backing off, as the SQLite
+            // indexer does. Counting it would mark every range failed within a second of
+            // an outage, and the process would exit with the node back a moment later.
+            claims.release(*claim);
+            const auto wait = std::chrono::milliseconds(
+                std::min<qint64>(30'000, 100LL << std::min(++unavailable, 9)));
+            say(QStringLiteral("range %1-%2: %3; the node is unavailable: given back, not "
+                               "counted against the range; next try in %4 ms")
                     .arg(claim->fromBlock)
                     .arg(claim->toBlock)
-                    .arg(QString::fromUtf8(e.what())));
-            concurrency::pauseUnlessStopped(std::chrono::milliseconds(100), stop);
+                    .arg(QString::fromUtf8(e.what()))
+                    .arg(wait.count()));
+            concurrency::pauseUnlessStopped(wait, stop);
+            continue;
+        } catch (const std::exception& e) {
+            db->rollback();
+            if (!countFailure(*claim, QString::fromUtf8(e.what())))
+                break;
             continue;
         }
         if (lost) {
@@ -158,6 +188,7 @@ SharedBackfillResult SharedBackfill::run(const std::function<void(const QString&
                     .arg(claim->toBlock));
             continue;
         }
+        unavailable = 0;
         ++result.rangesDone;
         result.blocks += claim->toBlock - claim->fromBlock + 1;
         result.logs += rows.logCount();
