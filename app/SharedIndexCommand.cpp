@@ -134,6 +134,10 @@ int runSharedIndexCommand(const IndexOptionsResult& parsed)
         };
         indexer::SharedBackfill backfill(options);
         const indexer::SharedBackfillResult r = backfill.run(say);
+        if (!r.started) {
+            say(QStringLiteral("stopped before the backfill started"));
+            return ExitOk;
+        }
         std::printf("%s: checkpoint %lld of target %lld; this process stored %lld ranges "
                     "(%lld blocks, %lld logs), took over %lld, lost %lld\n",
                     r.stopped ? "stopped" : "synced", static_cast<long long>(r.checkpoint),

@@ -33,6 +33,8 @@ private slots:
     void aLaggingNodeNeverCausesARollback();
     void aNodeOfflineMidSyncLosesNothing_data() { backends(); }
     void aNodeOfflineMidSyncLosesNothing();
+    void aNodeOfflineAtTheStartIsWaitedFor_data() { backends(); }
+    void aNodeOfflineAtTheStartIsWaitedFor();
     void decodedEventsReadTheSame_data() { backends(); }
     void decodedEventsReadTheSame();
     void theLocalApiAnswersFromTheStore_data() { backends(); }
@@ -223,6 +225,34 @@ void TestBackends::aNodeOfflineMidSyncLosesNothing()
                              {env}),
              qint64(0));
     b.close();
+    expectSyncedWithEveryLog(b, env);
+}
+
+// Started while the node is down, the process waits for it (saying so) instead of exiting,
+// and syncs once the node answers.
+void TestBackends::aNodeOfflineAtTheStartIsWaitedFor()
+{
+    QFETCH(QString, db);
+    const QString env = QStringLiteral("late-node");
+    lab::FaultProxy proxy(m_lab->devnet().url());
+    proxy.listen();
+    proxy.setOffline(true);
+    QStringList args = indexArgs(db, env) << QStringLiteral("--exit-when-synced");
+    args[2] = proxy.url().toString();
+    QProcess index;
+    index.start(QStringLiteral(FORKSCOPE_BINARY), args);
+    QVERIFY(index.waitForStarted());
+    QTest::qWait(2000);
+    QCOMPARE(index.state(), QProcess::Running);
+    const QString waiting = QString::fromUtf8(index.peek(1 << 20));
+    QVERIFY2(waiting.contains(QLatin1String("unreachable")) ||
+                 waiting.contains(QLatin1String("the node is unavailable")),
+             qPrintable(waiting));
+
+    proxy.setOffline(false);
+    const test::ProcessRun run = test::waitForProcess(index, 120'000);
+    VERIFY_EXIT_OK(run);
+    Backend b(db);
     expectSyncedWithEveryLog(b, env);
 }
 

@@ -1,6 +1,7 @@
 #include "SharedBackfill.h"
 #include "CrashPoints.h"
 #include "IndexerErrors.h"
+#include "NodeWait.h"
 #include "PgBatchRows.h"
 #include "SharedSession.h"
 #include "concurrency/StoppablePause.h"
@@ -26,15 +27,25 @@ SharedBackfillResult SharedBackfill::run(const std::function<void(const QString&
 {
     const IndexerConfig& c = m_options.indexer;
     const auto stop = c.stopToken;
-    SharedSession session(c, m_options.owner);
+    SharedBackfillResult result;
+    std::unique_ptr<SharedSession> opened;
+    std::uint64_t head = 0;
+    if (!waitForNode(
+            [&] {
+                opened = std::make_unique<SharedSession>(c, m_options.owner);
+                head = opened->eth().blockNumber();
+            },
+            QStringLiteral("starting the backfill of %1").arg(c.environmentId), say, stop)) {
+        result.stopped = true;
+        return result;
+    }
+    result.started = true;
+    SharedSession& session = *opened;
     PgConnection* db = &session.db();
     rpc::EthClient& eth = session.eth();
     const qint64 chainId = session.chainId();
     const QByteArray env = c.environmentId.toUtf8();
-
-    SharedBackfillResult result;
     result.chainId = chainId;
-    const std::uint64_t head = eth.blockNumber();
     if (head < c.fromBlock + c.confirmations)
         throw IndexerError(QStringLiteral("the node's head %1 is below --from-block %2 plus %3 "
                                           "confirmations: nothing is safe to backfill yet")
@@ -164,8 +175,7 @@ SharedBackfillResult SharedBackfill::run(const std::function<void(const QString&
             // indexer does. Counting it would mark every range failed within a second of
             // an outage, and the process would exit with the node back a moment later.
             claims.release(*claim);
-            const auto wait = std::chrono::milliseconds(
-                std::min<qint64>(30'000, 100LL << std::min(++unavailable, 9)));
+            const std::chrono::milliseconds wait = nodeBackoff(++unavailable);
             say(QStringLiteral("range %1-%2: %3; the node is unavailable: given back, not "
                                "counted against the range; next try in %4 ms")
                     .arg(claim->fromBlock)

@@ -19,6 +19,7 @@ struct SharedBackfillResult
     qint64 takeovers = 0;  // ranges it took over from a process whose lease ran out
     qint64 lostRanges = 0; // ranges taken from it (its rows for them rolled back)
     bool stopped = false;  // the stop token ended the run early
+    bool started = false;  // the node answered and the environment was opened
 };
 
 // One of several indexer processes backfilling one environment into a shared PostgreSQL

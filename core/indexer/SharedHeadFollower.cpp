@@ -2,6 +2,7 @@
 #include "CrashPoints.h"
 #include "ForkFinder.h"
 #include "IndexerErrors.h"
+#include "NodeWait.h"
 #include "PgBatchRows.h"
 #include "PgEnvironmentRegistry.h"
 #include "PgReorgDiff.h"
@@ -93,7 +94,17 @@ SharedFollowResult SharedHeadFollower::run(const std::function<void(const QStrin
     const IndexerConfig& c = m_options.indexer;
     const auto stop = c.stopToken;
     const auto stopping = [&] { return stop && stop->stopRequested(); };
-    SharedSession session(c, m_options.owner);
+    // Following waits for a node that is down, as the backfill does; a repair is a command
+    // run by hand, which says at once that the node cannot be reached.
+    std::unique_ptr<SharedSession> opened;
+    const auto openSession = [&] { opened = std::make_unique<SharedSession>(c, m_options.owner); };
+    if (m_options.repairFrom)
+        openSession();
+    else if (!waitForNode(openSession,
+                          QStringLiteral("following the head of %1").arg(c.environmentId), say,
+                          stop))
+        return SharedFollowResult{};
+    SharedSession& session = *opened;
     PgConnection* db = &session.db();
     rpc::EthClient& eth = session.eth();
     const qint64 chainId = session.chainId();
