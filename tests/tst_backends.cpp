@@ -43,6 +43,15 @@ private slots:
     void aHoleIsFoundAndRepaired();
 
 private:
+    // `forkscope index` of `env` into `db` with the node behind `proxy`.
+    QStringList indexArgsThrough(const lab::FaultProxy& proxy, const QString& db,
+                                 const QString& env) const
+    {
+        QStringList args = indexArgs(db, env);
+        args[2] = proxy.url().toString(); // --rpc
+        return args;
+    }
+
     qint64 m_blockOnTheCap = -1; // a block with more Transfers than a cap of 50, once made
     // What the sqlite row of decodedEventsReadTheSame read, for the postgresql row.
     QStringList m_decodedOnSqlite;
@@ -153,8 +162,8 @@ void TestBackends::aLaggingNodeNeverCausesARollback()
     lab::FaultProxy proxy(m_lab->devnet().url());
     proxy.listen();
     proxy.setLagBlocks(6);
-    QStringList args = indexArgs(db, env) << QStringLiteral("--poll-ms") << QStringLiteral("100");
-    args[2] = proxy.url().toString();
+    QStringList args = indexArgsThrough(proxy, db, env)
+                       << QStringLiteral("--poll-ms") << QStringLiteral("100");
     QProcess follower;
     follower.start(QStringLiteral(FORKSCOPE_BINARY), args);
     QVERIFY(follower.waitForStarted());
@@ -187,9 +196,9 @@ void TestBackends::aNodeOfflineMidSyncLosesNothing()
     lab::FaultProxy proxy(m_lab->devnet().url());
     proxy.listen();
     proxy.setLatencyMs(100); // ranges of one block, each a few round trips: seconds in all
-    QStringList args = indexArgs(db, env) << QStringLiteral("--poll-ms") << QStringLiteral("100")
-                                          << QStringLiteral("--exit-when-synced");
-    args[2] = proxy.url().toString();
+    QStringList args = indexArgsThrough(proxy, db, env)
+                       << QStringLiteral("--poll-ms") << QStringLiteral("100")
+                       << QStringLiteral("--exit-when-synced");
     args[8] = QStringLiteral("1"); // --batch-size
     QProcess index;
     index.start(QStringLiteral(FORKSCOPE_BINARY), args);
@@ -237,10 +246,9 @@ void TestBackends::aNodeOfflineAtTheStartIsWaitedFor()
     lab::FaultProxy proxy(m_lab->devnet().url());
     proxy.listen();
     proxy.setOffline(true);
-    QStringList args = indexArgs(db, env) << QStringLiteral("--exit-when-synced");
-    args[2] = proxy.url().toString();
     QProcess index;
-    index.start(QStringLiteral(FORKSCOPE_BINARY), args);
+    index.start(QStringLiteral(FORKSCOPE_BINARY), indexArgsThrough(proxy, db, env)
+                                                      << QStringLiteral("--exit-when-synced"));
     QVERIFY(index.waitForStarted());
     QTest::qWait(2000);
     QCOMPARE(index.state(), QProcess::Running);
