@@ -5,6 +5,7 @@
 #include "UnixSignalWatcher.h"
 #include "abi/EventRegistry.h"
 #include "chain/ChainParseError.h"
+#include "indexer/AbsenceCheck.h"
 #include "indexer/Indexer.h"
 #include "indexer/IndexerErrors.h"
 #include "rpc/EthClient.h"
@@ -224,17 +225,10 @@ int runIndexCommand(const QStringList& arguments)
         });
     QObject::connect(&service, &engine::IndexingService::absence, &loop,
                      [](const QList<quint64>& blocks, bool contradicted) {
-                         QStringList list;
+                         indexer::AbsenceFinding finding{{}, contradicted};
                          for (auto b : blocks)
-                             list << QString::number(b);
-                         std::printf(
-                             "ABSENCE: stored logs of block(s) %s are no longer returned by the "
-                             "node; %s\n",
-                             qPrintable(list.join(QStringLiteral(", "))),
-                             contradicted
-                                 ? "a header hash disagrees: rolling back (reason absence)"
-                                 : "headers still match: nothing deleted (suspect truncation or "
-                                   "misconfiguration of the provider)");
+                             finding.blocks << std::uint64_t(b);
+                         std::printf("%s\n", qPrintable(indexer::describeAbsence(finding)));
                          std::fflush(stdout);
                      });
     QObject::connect(&service, &engine::IndexingService::nodeStateChanged, &loop,

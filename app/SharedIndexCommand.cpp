@@ -156,10 +156,11 @@ int runSharedIndexCommand(const IndexOptionsResult& parsed)
                 follow.betweenRounds = [&] { delivery->deliverPending(say); };
             indexer::SharedHeadFollower follower(follow);
             const indexer::SharedFollowResult f = follower.run(say);
-            std::printf("stopped: this process followed %lld blocks (%lld logs) and rolled "
-                        "back %lld reorgs%s\n",
+            std::printf("stopped: this process followed %lld blocks (%lld logs), rolled back "
+                        "%lld reorgs and met %lld absence suspicions%s\n",
                         static_cast<long long>(f.blocks), static_cast<long long>(f.logs),
-                        static_cast<long long>(f.reorgs), f.led ? "" : " (it stood by)");
+                        static_cast<long long>(f.reorgs),
+                        static_cast<long long>(f.absenceSuspicions), f.led ? "" : " (it stood by)");
             if (delivery)
                 std::printf("outbox: this process delivered %lld rows\n",
                             static_cast<long long>(delivery->result().delivered));

@@ -31,6 +31,8 @@ private slots:
     void aBlockOnTheCapStopsLoudlyAndResumes();
     void aLaggingNodeNeverCausesARollback_data() { backends(); }
     void aLaggingNodeNeverCausesARollback();
+    void storedLogsTheNodeStopsReturningAreSaidNotDeleted_data() { backends(); }
+    void storedLogsTheNodeStopsReturningAreSaidNotDeleted();
     void aNodeOfflineMidSyncLosesNothing_data() { backends(); }
     void aNodeOfflineMidSyncLosesNothing();
     void aNodeOfflineAtTheStartIsWaitedFor_data() { backends(); }
@@ -183,6 +185,52 @@ void TestBackends::aLaggingNodeNeverCausesARollback()
                                             "environment_id = ?"),
                              {env}),
              qint64(0));
+    expectSyncedWithEveryLog(b, env);
+}
+
+// Seed 003's absence inference, at the head: a provider that stops returning logs while
+// every block keeps its hash (a truncating or misconfigured one) is said and counted, and
+// nothing is deleted, since only a header hash that disagrees may roll back.
+void TestBackends::storedLogsTheNodeStopsReturningAreSaidNotDeleted()
+{
+    QFETCH(QString, db);
+    const QString env = QStringLiteral("absence");
+    m_lab->sprayAll(2, 2, 10); // stored logs in the blocks just below the head
+    VERIFY_EXIT_OK(test::runForkscope(indexArgs(db, env) << QStringLiteral("--exit-when-synced")));
+    Backend b(db);
+    const QStringList before = stateOf(b, env);
+
+    lab::FaultProxy proxy(m_lab->devnet().url());
+    proxy.listen();
+    proxy.setDropLogs(true);
+    QProcess follower;
+    follower.start(QStringLiteral(FORKSCOPE_BINARY), indexArgsThrough(proxy, db, env)
+                                                         << QStringLiteral("--poll-ms")
+                                                         << QStringLiteral("100"));
+    QVERIFY(follower.waitForStarted());
+    QString out;
+    QTRY_VERIFY2_WITH_TIMEOUT((out += QString::fromUtf8(follower.readAllStandardOutput()),
+                               out.contains(QStringLiteral("ABSENCE: stored logs of block(s)")) ||
+                                   follower.state() != QProcess::Running),
+                              qPrintable(out), 30'000);
+    QCOMPARE(follower.state(), QProcess::Running);
+    QTest::qWait(500); // rounds after the finding: still nothing deleted
+    follower.terminate();
+    const test::ProcessRun stopped = test::waitForProcess(follower, 20'000);
+    VERIFY_EXIT_OK(stopped);
+    out += stopped.out;
+    QVERIFY2(out.contains(QStringLiteral("headers still match: nothing deleted")), qPrintable(out));
+    QVERIFY2(!out.contains(QStringLiteral("rolling back")), qPrintable(out));
+    QCOMPARE(stateOf(b, env), before);
+    if (store::pg::isPostgresUrl(db)) // the SQLite indexer counts them in its synced summary
+        QVERIFY2(out.contains(QRegularExpression(QStringLiteral("met [1-9]\\d* absence"))),
+                 qPrintable(out));
+
+    // An honest node again: the same stored logs, nothing said.
+    const test::ProcessRun honest =
+        test::runForkscope(indexArgs(db, env) << QStringLiteral("--exit-when-synced"));
+    VERIFY_EXIT_OK(honest);
+    QVERIFY2(!honest.out.contains(QStringLiteral("ABSENCE")), qPrintable(honest.out));
     expectSyncedWithEveryLog(b, env);
 }
 

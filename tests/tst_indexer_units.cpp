@@ -1,5 +1,6 @@
 // Pure pieces of the indexer: Transfer decoding, signed balances, checkpoint
 // compare-and-swap on a real SQLite file.
+#include "indexer/AbsenceCheck.h"
 #include "indexer/ArgsTemplate.h"
 #include "indexer/BalanceBook.h"
 #include "indexer/CheckpointStore.h"
@@ -35,6 +36,10 @@ private slots:
     void fetchWindow();
     void nodeBackoff_data();
     void nodeBackoff();
+    void absenceWindow_data();
+    void absenceWindow();
+    void blocksWithAbsentLogs_data();
+    void blocksWithAbsentLogs();
     void argsTemplates_data();
     void argsTemplates();
     void decode_data();
@@ -104,6 +109,69 @@ void TestIndexerUnits::nodeBackoff()
     QFETCH(int, streak);
     QFETCH(qint64, ms);
     QCOMPARE(qint64(indexer::nodeBackoff(streak).count()), ms);
+}
+
+void TestIndexerUnits::absenceWindow_data()
+{
+    QTest::addColumn<quint64>("window");
+    QTest::addColumn<quint64>("firstIndexed");
+    QTest::addColumn<quint64>("checkpoint");
+    QTest::addColumn<bool>("checked");
+    QTest::addColumn<quint64>("from");
+    QTest::newRow("the last 12 blocks")
+        << quint64(12) << quint64(0) << quint64(100) << true << quint64(89);
+    QTest::newRow("none below the first indexed")
+        << quint64(12) << quint64(95) << quint64(100) << true << quint64(95);
+    QTest::newRow("a chain shorter than the window")
+        << quint64(12) << quint64(0) << quint64(5) << true << quint64(0);
+    QTest::newRow("one block") << quint64(1) << quint64(0) << quint64(100) << true << quint64(100);
+    QTest::newRow("window 0: off")
+        << quint64(0) << quint64(0) << quint64(100) << false << quint64(0);
+}
+
+// Which blocks the head's absence check fetches again: up to the checkpoint, never before
+// the first block indexed (nothing is held there to miss).
+void TestIndexerUnits::absenceWindow()
+{
+    QFETCH(quint64, window);
+    QFETCH(quint64, firstIndexed);
+    QFETCH(quint64, checkpoint);
+    QFETCH(bool, checked);
+    QFETCH(quint64, from);
+    const auto w = indexer::absenceWindow(window, firstIndexed, checkpoint);
+    QCOMPARE(w.has_value(), checked);
+    if (w) {
+        QCOMPARE(quint64(w->first), from);
+        QCOMPARE(quint64(w->second), checkpoint);
+    }
+}
+
+void TestIndexerUnits::blocksWithAbsentLogs_data()
+{
+    using indexer::LogAt;
+    QTest::addColumn<QSet<LogAt>>("held");
+    QTest::addColumn<QSet<LogAt>>("present");
+    QTest::addColumn<QList<std::uint64_t>>("absent");
+    QTest::newRow("all there") << QSet<LogAt>{{5, 0}, {5, 1}, {7, 0}}
+                               << QSet<LogAt>{{5, 0}, {5, 1}, {7, 0}} << QList<std::uint64_t>{};
+    QTest::newRow("more on the node: not absence")
+        << QSet<LogAt>{{5, 0}} << QSet<LogAt>{{5, 0}, {6, 0}} << QList<std::uint64_t>{};
+    QTest::newRow("one log of a block gone")
+        << QSet<LogAt>{{5, 0}, {5, 1}, {7, 0}} << QSet<LogAt>{{5, 0}, {7, 0}}
+        << QList<std::uint64_t>{5};
+    QTest::newRow("everything gone: each block once, in order")
+        << QSet<LogAt>{{9, 0}, {5, 0}, {5, 1}, {7, 3}} << QSet<LogAt>{}
+        << QList<std::uint64_t>{5, 7, 9};
+    QTest::newRow("moved to another index: absent")
+        << QSet<LogAt>{{5, 0}} << QSet<LogAt>{{5, 1}} << QList<std::uint64_t>{5};
+}
+
+void TestIndexerUnits::blocksWithAbsentLogs()
+{
+    QFETCH(QSet<indexer::LogAt>, held);
+    QFETCH(QSet<indexer::LogAt>, present);
+    QFETCH(QList<std::uint64_t>, absent);
+    QCOMPARE(indexer::blocksWithAbsentLogs(held, present), absent);
 }
 
 void TestIndexerUnits::argsTemplates_data()

@@ -1,6 +1,7 @@
 // How the indexer finds that stored rows are no longer the chain, and undoes them: a head
 // whose hash disagrees with the stored one, and logs the node no longer returns (absence,
 // acted on only when the blocks' headers corroborate it).
+#include "AbsenceCheck.h"
 #include "ForkFinder.h"
 #include "Indexer.h"
 #include "IndexerErrors.h"
@@ -8,7 +9,7 @@
 #include "ReorgRollback.h"
 #include "rpc/EthClient.h"
 #include "store/Database.h"
-#include "wire/LogReplyCheck.h"
+#include "store/SqliteStatement.h"
 
 #include <QHash>
 #include <QSet>
@@ -67,69 +68,35 @@ void Indexer::rollBack(const Checkpoint& cp, const QString& reason,
 
 bool Indexer::recheckForAbsence(const Checkpoint& cp)
 {
-    if (m_config.contracts.isEmpty() || m_config.absenceWindow == 0)
+    const auto window = absenceWindow(m_config.absenceWindow, cp.startBlock, cp.number);
+    if (m_config.contracts.isEmpty() || !window)
         return false;
-    const std::uint64_t lo = std::max<std::uint64_t>(
-        cp.startBlock,
-        cp.number + 1 > m_config.absenceWindow ? cp.number + 1 - m_config.absenceWindow : 0);
-    // What we hold: (block, log index) -> block hash.
-    QHash<QPair<std::uint64_t, std::uint64_t>, QString> held;
+    QSet<LogAt> held;
     {
-        QSqlQuery q =
-            m_db.run(QStringLiteral("SELECT block_number, log_index, block_hash FROM logs "
-                                    "WHERE environment_id = ? AND chain_id = ? AND "
-                                    "block_number BETWEEN ? AND ?"),
-                     {m_config.environmentId, qint64(m_chainId), qint64(lo), qint64(cp.number)});
+        store::SqliteStatement q(m_db, "SELECT block_number, log_index FROM log_store WHERE "
+                                       "environment_id = ?1 AND chain_id = ?2 AND block_number "
+                                       "BETWEEN ?3 AND ?4");
+        q.bind(1, m_config.environmentId.toUtf8());
+        q.bind(2, std::int64_t(m_chainId));
+        q.bind(3, std::int64_t(window->first));
+        q.bind(4, std::int64_t(window->second));
         while (q.next())
-            held.insert({q.value(0).toULongLong(), q.value(1).toULongLong()},
-                        q.value(2).toString());
+            held.insert({std::uint64_t(q.int64(0)), std::uint64_t(q.int64(1))});
     }
-    if (held.isEmpty())
+    // RpcException: the node is unavailable, not a reorg.
+    const AbsenceFinding finding =
+        checkForAbsence(m_eth, *window, m_config.contracts, held,
+                        [this](std::uint64_t n) { return m_forkFinder->storedHash(n); });
+    if (finding.blocks.isEmpty())
         return false;
-    rpc::LogFilter f;
-    f.fromBlock = lo;
-    f.toBlock = cp.number;
-    f.addresses = m_config.contracts;
-    const auto now = m_eth.getLogs(f); // RpcException: the node is unavailable, not a reorg
-    wire::checkLogsMatchFilter(now, f, m_eth.endpointText());
-    QSet<QPair<std::uint64_t, std::uint64_t>> present;
-    for (const auto& log : now)
-        present.insert({log.blockNumber, log.logIndex});
-    QList<std::uint64_t> absentBlocks;
-    for (auto it = held.cbegin(); it != held.cend(); ++it)
-        if (!present.contains(it.key()) && !absentBlocks.contains(it.key().first))
-            absentBlocks.append(it.key().first);
-    if (absentBlocks.isEmpty())
-        return false;
-    std::sort(absentBlocks.begin(), absentBlocks.end());
-
-    // Absence alone is weak evidence (a truncating or misconfigured provider looks the
-    // same), so it is loud, counted, and corroborated by a different method that no log
-    // cap applies to before anything is deleted: the blocks' headers.
-    ++m_status.absenceSuspicions;
-    const auto headers = m_eth.blocksByNumber(absentBlocks.first(), absentBlocks.last());
-    bool contradiction = false;
-    for (std::uint64_t n : absentBlocks) {
-        const auto& h = headers.at(qsizetype(n - absentBlocks.first()));
-        QSqlQuery q =
-            m_db.run(QStringLiteral("SELECT block_hash FROM blocks WHERE environment_id = ? "
-                                    "AND chain_id = ? AND block_number = ?"),
-                     {m_config.environmentId, qint64(m_chainId), qint64(n)});
-        if (h && q.next() && h->hash.toHex() != q.value(0).toString())
-            contradiction = true;
-    }
-    QStringList blocks;
-    for (std::uint64_t n : absentBlocks)
-        blocks << QString::number(n);
+    ++m_status.absenceSuspicions; // loud and counted, whatever the headers say
     if (onAbsence)
-        onAbsence(absentBlocks, contradiction);
-    if (contradiction) {
+        onAbsence(finding.blocks, finding.contradicted);
+    if (finding.contradicted) {
         rollBack(cp, reorg_reason::kAbsence);
         return true;
     }
-    m_status.message = QStringLiteral("logs absent from blocks %1 without a hash contradiction: "
-                                      "nothing deleted (suspect truncation or misconfiguration)")
-                           .arg(blocks.join(QStringLiteral(", ")));
+    m_status.message = describeAbsence(finding);
     return false;
 }
 

@@ -1,4 +1,5 @@
 #include "SharedHeadFollower.h"
+#include "AbsenceCheck.h"
 #include "CrashPoints.h"
 #include "ForkFinder.h"
 #include "IndexerErrors.h"
@@ -19,6 +20,8 @@
 #include "wire/LogFetcher.h"
 
 #include <QDateTime>
+#include <QElapsedTimer>
+#include <QSet>
 
 namespace forkscope::indexer {
 
@@ -239,7 +242,60 @@ SharedFollowResult SharedHeadFollower::run(const std::function<void(const QStrin
                 QStringLiteral("no stored block of %1 is on the node's chain any more: index "
                                "into a new --env")
                     .arg(c.environmentId));
+        if (qint64(*fork.number) >= cp.blockNumber)
+            // The node agrees with the checkpoint after all (a flapping or load-balanced node
+            // answered two branches): nothing stored is wrong, and a depth-0 "reorg" is never
+            // recorded. The round is tried again.
+            throw NodeInconsistentError(
+                QStringLiteral("node %1 answered another hash for a block up to %2 (%3), then "
+                               "the stored one: an inconsistent node, not a reorg; nothing "
+                               "rolled back")
+                    .arg(endpoint)
+                    .arg(cp.blockNumber)
+                    .arg(reason));
         undoAbove(cp, fork, reason);
+    };
+
+    // Seed 003's absence inference at the head, as the SQLite indexer does it
+    // (AbsenceCheck.h): stored logs of the last --absence-window blocks the node no longer
+    // returns are said and counted; only a header that contradicts a stored hash rolls back.
+    // Looked at again once new blocks are stored, and every 10 s at rest.
+    QElapsedTimer sinceAbsenceCheck;
+    bool absenceCheckDue = true;
+    // True when it rolled back.
+    const auto recheckForAbsence = [&](const coord::SharedCheckpoint& cp) {
+        if (!absenceCheckDue && sinceAbsenceCheck.isValid() && sinceAbsenceCheck.elapsed() < 10'000)
+            return false;
+        absenceCheckDue = false;
+        sinceAbsenceCheck.start();
+        const auto first = db->run("follow_first_block",
+                                   "SELECT min(from_block) FROM backfill_ranges WHERE "
+                                   "environment_id = $1 AND chain_id = $2",
+                                   {env, chain});
+        const auto window = absenceWindow(c.absenceWindow,
+                                          first.isNull(0, 0) ? 0 : std::uint64_t(first.int64(0, 0)),
+                                          std::uint64_t(cp.blockNumber));
+        if (c.contracts.isEmpty() || !window)
+            return false;
+        QSet<LogAt> held;
+        const auto stored = db->run("follow_held_logs",
+                                    "SELECT block_number, log_index FROM log_store WHERE "
+                                    "environment_id = $1 AND chain_id = $2 AND block_number "
+                                    "BETWEEN $3 AND $4",
+                                    {env, chain, QByteArray::number(qulonglong(window->first)),
+                                     QByteArray::number(qulonglong(window->second))});
+        for (int row = 0; row < stored.rows(); ++row)
+            held.insert({std::uint64_t(stored.int64(row, 0)), std::uint64_t(stored.int64(row, 1))});
+        const AbsenceFinding finding = checkForAbsence(
+            eth, *window, c.contracts, held, [&](std::uint64_t n) { return finder.storedHash(n); });
+        if (finding.blocks.isEmpty())
+            return false;
+        ++result.absenceSuspicions;
+        say(describeAbsence(finding));
+        if (!finding.contradicted)
+            return false;
+        rollBack(cp, std::nullopt, reorg_reason::kAbsence);
+        return true;
     };
 
     // `forkscope repair`: the rollback first, checked before anything is changed; then the
@@ -305,7 +361,8 @@ SharedFollowResult SharedHeadFollower::run(const std::function<void(const QStrin
             if (cp->blockNumber >= safe) {
                 if (repairTarget)
                     break; // repaired: what was indexed is indexed again
-                pause();
+                if (!recheckForAbsence(*cp))
+                    pause();
                 continue;
             }
             const auto from = std::uint64_t(cp->blockNumber + 1);
@@ -354,6 +411,7 @@ SharedFollowResult SharedHeadFollower::run(const std::function<void(const QStrin
             crashPoint("before-commit");
             db->commit();
             crashPoint("after-commit");
+            absenceCheckDue = true;
             result.blocks += qint64(last.number - from + 1);
             result.logs += rows.logCount();
             say(QStringLiteral("blocks %1-%2 followed (%3 logs); checkpoint %2")

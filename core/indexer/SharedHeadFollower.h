@@ -13,8 +13,9 @@ struct SharedFollowResult
 {
     qint64 blocks = 0; // blocks this process stored while it followed
     qint64 logs = 0;
-    qint64 reorgs = 0; // rollbacks it decided
-    bool led = false;  // it held the head lock at some point
+    qint64 reorgs = 0;            // rollbacks it decided
+    qint64 absenceSuspicions = 0; // rounds that found stored logs the node no longer returns
+    bool led = false;             // it held the head lock at some point
 };
 
 // The head of an environment on a shared PostgreSQL database (issue #17), followed by the

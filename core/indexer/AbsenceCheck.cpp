@@ -1,0 +1,73 @@
+#include "AbsenceCheck.h"
+#include "rpc/EthClient.h"
+#include "wire/LogReplyCheck.h"
+
+#include <QStringList>
+#include <algorithm>
+
+namespace forkscope::indexer {
+
+QList<std::uint64_t> blocksWithAbsentLogs(const QSet<LogAt>& held, const QSet<LogAt>& present)
+{
+    QList<std::uint64_t> blocks;
+    for (const LogAt& at : held)
+        if (!present.contains(at) && !blocks.contains(at.first))
+            blocks.append(at.first);
+    std::sort(blocks.begin(), blocks.end());
+    return blocks;
+}
+
+std::optional<std::pair<std::uint64_t, std::uint64_t>>
+absenceWindow(std::uint64_t window, std::uint64_t firstIndexed, std::uint64_t checkpoint)
+{
+    if (window == 0 || checkpoint < firstIndexed)
+        return std::nullopt;
+    const std::uint64_t lo = checkpoint + 1 > window ? checkpoint + 1 - window : 0;
+    return std::pair{std::max(lo, firstIndexed), checkpoint};
+}
+
+AbsenceFinding
+checkForAbsence(rpc::EthClient& eth, std::pair<std::uint64_t, std::uint64_t> window,
+                const QList<chain::Address>& contracts, const QSet<LogAt>& held,
+                const std::function<std::optional<chain::Hash32>(std::uint64_t)>& storedHash)
+{
+    AbsenceFinding finding;
+    if (held.isEmpty())
+        return finding;
+    rpc::LogFilter f;
+    f.fromBlock = window.first;
+    f.toBlock = window.second;
+    f.addresses = contracts;
+    const auto now = eth.getLogs(f);
+    wire::checkLogsMatchFilter(now, f, eth.endpointText());
+    QSet<LogAt> present;
+    for (const auto& log : now)
+        present.insert({log.blockNumber, log.logIndex});
+    finding.blocks = blocksWithAbsentLogs(held, present);
+    if (finding.blocks.isEmpty())
+        return finding;
+    const auto headers = eth.blocksByNumber(finding.blocks.first(), finding.blocks.last());
+    for (std::uint64_t n : finding.blocks) {
+        const auto& header = headers.at(qsizetype(n - finding.blocks.first()));
+        const auto stored = storedHash(n);
+        if (header && stored && header->hash != *stored)
+            finding.contradicted = true;
+    }
+    return finding;
+}
+
+QString describeAbsence(const AbsenceFinding& finding)
+{
+    QStringList blocks;
+    for (std::uint64_t n : finding.blocks)
+        blocks << QString::number(n);
+    return QStringLiteral(
+               "ABSENCE: stored logs of block(s) %1 are no longer returned by the node; %2")
+        .arg(blocks.join(QStringLiteral(", ")),
+             finding.contradicted
+                 ? QStringLiteral("a header hash disagrees: rolling back (reason absence)")
+                 : QStringLiteral("headers still match: nothing deleted (suspect truncation or "
+                                  "misconfiguration of the provider)"));
+}
+
+} // namespace forkscope::indexer
