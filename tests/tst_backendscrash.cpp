@@ -23,6 +23,8 @@ private slots:
     void initTestCase() { startLab(); }
     void outboxDeliveredOncePerKey_data();
     void outboxDeliveredOncePerKey();
+    void theOutboxGoesOutInOrderBelowTheSafeHeight_data() { backends(); }
+    void theOutboxGoesOutInOrderBelowTheSafeHeight();
     void aRefusedRowIsMarkedFailedNotRetried_data() { backends(); }
     void aRefusedRowIsMarkedFailedNotRetried();
     void aKilledIndexerLeavesNothingHalfWritten_data();
@@ -86,6 +88,52 @@ void TestBackendsCrash::outboxDeliveredOncePerKey()
     }
     // Without a crash, each key once; killed mid-delivery, at most the row in flight twice.
     QVERIFY2(twice <= (crash.isEmpty() ? 0 : 1), qPrintable(QString::number(twice)));
+}
+
+// A receiver that fails three times over HTTP, leaves one request hanging past
+// --webhook-timeout-ms and answers one 503 before accepting: each row is retried until
+// accepted, once each, in the outbox's order, and only at or below the safe height (head -
+// --confirmations). SQLite indexes to the head and holds the rows above back; a shared
+// PostgreSQL index stops its backfill at the safe height, so it has none above.
+void TestBackendsCrash::theOutboxGoesOutInOrderBelowTheSafeHeight()
+{
+    QFETCH(QString, db);
+    const QString env = QStringLiteral("safe-height");
+    m_lab->sprayAll(6, 2, 10); // rows in the blocks above the safe height
+    test::WebhookRecorder hook({500, 500, 500, 0, 503});
+    const test::ProcessRun run = test::runForkscope(
+        indexArgs(db, env) << QStringLiteral("--exit-when-synced")
+                           << QStringLiteral("--confirmations") << QStringLiteral("4")
+                           << QStringLiteral("--webhook") << hook.url().toString()
+                           << QStringLiteral("--webhook-timeout-ms") << QStringLiteral("300"));
+    VERIFY_EXIT_OK(run);
+    const qint64 safe = qint64(m_lab->eth().blockNumber()) - 4;
+    Backend b(db);
+    store::ContractReader& r = b.open();
+    const auto count = [&](const QString& where) {
+        return r.scalar(QStringLiteral("SELECT count(*) FROM outbox WHERE environment_id = ? ") +
+                            where,
+                        {env, safe});
+    };
+    QVERIFY(count(QStringLiteral("AND block_number <= ?")) > 5);
+    QCOMPARE(count(QStringLiteral("AND block_number <= ? AND delivered_at IS NULL")), qint64(0));
+    QCOMPARE(count(QStringLiteral("AND block_number > ? AND delivered_at IS NOT NULL")), qint64(0));
+    if (!store::pg::isPostgresUrl(db))
+        QVERIFY(count(QStringLiteral("AND block_number > ?")) > 0);
+    QStringList ordered;
+    for (auto q = r.query(QStringLiteral("SELECT event_key FROM outbox WHERE environment_id = ? "
+                                         "AND block_number <= ? ORDER BY block_number, id"),
+                          {env, safe});
+         q->next();)
+        ordered << q->value(0).toString();
+    QStringList accepted;
+    for (const QByteArray& k : hook.acceptedKeys())
+        accepted << QString::fromUtf8(k);
+    QCOMPARE(accepted, ordered); // each once, in order
+    // The first row took the five failures, the hanging request among them.
+    QVERIFY(r.scalar(QStringLiteral("SELECT max(attempts) FROM outbox WHERE environment_id = ?"),
+                     {env}) >= 5);
+    QCOMPARE(hook.requests().size(), int(ordered.size()) + 5);
 }
 
 // A receiver that refuses a row for good (HTTP 422): that row is marked failed with the

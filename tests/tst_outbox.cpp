@@ -389,28 +389,32 @@ void TestOutbox::webhookBatchFlagIsChecked_data()
 {
     QTest::addColumn<QStringList>("extra");
     QTest::addColumn<QString>("mentions");
-    QTest::newRow("zero") << QStringList{"--webhook", "http://127.0.0.1:9/h", "--webhook-batch",
-                                         "0"}
-                          << "expected 1 to 500";
-    QTest::newRow("too big") << QStringList{"--webhook", "http://127.0.0.1:9/h", "--webhook-batch",
-                                            "501"}
-                             << "expected 1 to 500";
-    QTest::newRow("not a number") << QStringList{"--webhook", "http://127.0.0.1:9/h",
-                                                 "--webhook-batch", "many"}
-                                  << "--webhook-batch";
-    QTest::newRow("without a webhook")
-        << QStringList{"--outbox-file", "/tmp/x.jsonl", "--webhook-batch", "5"}
-        << "needs --webhook";
+    const QList<std::pair<const char*, QStringList>> cases{
+        {"zero", {"--webhook", "http://127.0.0.1:9/h", "--webhook-batch", "0"}},
+        {"too big", {"--webhook", "http://127.0.0.1:9/h", "--webhook-batch", "501"}},
+        {"not a number", {"--webhook", "http://127.0.0.1:9/h", "--webhook-batch", "many"}},
+        {"without a webhook", {"--outbox-file", "/tmp/x.jsonl", "--webhook-batch", "5"}}};
+    const QStringList mentions{"expected 1 to 500", "expected 1 to 500", "--webhook-batch",
+                               "needs --webhook"};
+    // The same checks before either store is touched: a SQLite file, a shared PostgreSQL
+    // index (a URL where no server listens: the line must not be a connection error).
+    const QList<std::pair<const char*, QString>> stores{
+        {"sqlite", "/tmp/never-created.sqlite"},
+        {"postgresql", "postgresql://postgres@127.0.0.1:9/never"}};
+    for (const auto& [store, db] : stores)
+        for (qsizetype i = 0; i < cases.size(); ++i)
+            QTest::addRow("%s, %s", store, cases[i].first)
+                << (QStringList{"--db", db} + cases[i].second) << mentions[i];
 }
 
 void TestOutbox::webhookBatchFlagIsChecked()
 {
     QFETCH(QStringList, extra);
     QFETCH(QString, mentions);
-    const ProcessRun r = test::runForkscope(
-        QStringList{"index", "--rpc", "http://127.0.0.1:9", "--db", "/tmp/never-created.sqlite",
-                    "--env", "e", "--contract", "0x5fbdb2315678afecb367f032d93f642f64180aa3"} +
-        extra);
+    const ProcessRun r =
+        test::runForkscope(QStringList{"index", "--rpc", "http://127.0.0.1:9", "--env", "e",
+                                       "--contract", "0x5fbdb2315678afecb367f032d93f642f64180aa3"} +
+                           extra);
     VERIFY_ONE_ERROR_LINE(r, 2, QStringList({"--webhook-batch", mentions}));
     QVERIFY(!QFile::exists("/tmp/never-created.sqlite"));
 }
