@@ -35,7 +35,7 @@ private slots:
     void storedLogsTheNodeStopsReturningAreSaidNotDeleted();
     void aNodeOfflineMidSyncLosesNothing_data() { backends(); }
     void aNodeOfflineMidSyncLosesNothing();
-    void aNodeOfflineAtTheStartIsWaitedFor_data() { backends(); }
+    void aNodeOfflineAtTheStartIsWaitedFor_data();
     void aNodeOfflineAtTheStartIsWaitedFor();
     void decodedEventsReadTheSame_data() { backends(); }
     void decodedEventsReadTheSame();
@@ -285,15 +285,32 @@ void TestBackends::aNodeOfflineMidSyncLosesNothing()
     expectSyncedWithEveryLog(b, env);
 }
 
-// Started while the node is down, the process waits for it (saying so) instead of exiting,
-// and syncs once the node answers.
+void TestBackends::aNodeOfflineAtTheStartIsWaitedFor_data()
+{
+    QTest::addColumn<QString>("db");
+    QTest::addColumn<bool>("erring"); // answering every request with a JSON-RPC error
+    for (const bool erring : {false, true}) {
+        const char* fault = erring ? "internal errors" : "offline";
+        QTest::addRow("sqlite, %s", fault)
+            << m_lab->tempPath(QStringLiteral("backends.sqlite")) << erring;
+        QTest::addRow("postgresql, %s", fault) << m_cluster.url() << erring;
+    }
+}
+
+// Started while the node is down, or answers every request with an internal error (a
+// provider's bad minute), the process waits for it (saying so) instead of exiting, and
+// syncs once the node answers.
 void TestBackends::aNodeOfflineAtTheStartIsWaitedFor()
 {
     QFETCH(QString, db);
-    const QString env = QStringLiteral("late-node");
+    QFETCH(bool, erring);
+    const QString env = QString::fromLatin1(erring ? "erring-node" : "late-node");
     lab::FaultProxy proxy(m_lab->devnet().url());
     proxy.listen();
-    proxy.setOffline(true);
+    if (erring)
+        proxy.setErrorRate(1.0);
+    else
+        proxy.setOffline(true);
     QProcess index;
     index.start(QStringLiteral(FORKSCOPE_BINARY), indexArgsThrough(proxy, db, env)
                                                       << QStringLiteral("--exit-when-synced"));
@@ -302,10 +319,12 @@ void TestBackends::aNodeOfflineAtTheStartIsWaitedFor()
     QCOMPARE(index.state(), QProcess::Running);
     const QString waiting = QString::fromUtf8(index.peek(1 << 20));
     QVERIFY2(waiting.contains(QLatin1String("unreachable")) ||
-                 waiting.contains(QLatin1String("the node is unavailable")),
+                 waiting.contains(QLatin1String("the node is unavailable")) ||
+                 waiting.contains(QLatin1String("the node's answer was not usable")),
              qPrintable(waiting));
 
     proxy.setOffline(false);
+    proxy.setErrorRate(0);
     const test::ProcessRun run = test::waitForProcess(index, 120'000);
     VERIFY_EXIT_OK(run);
     Backend b(db);

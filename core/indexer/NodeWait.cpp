@@ -17,11 +17,14 @@ bool waitForNode(const std::function<void()>& attempt, const QString& what,
         } catch (const rpc::RpcException& e) {
             if (stop && stop->stopRequested())
                 return false;
-            if (!e.error().isUnavailability())
+            if (e.error().kind == rpc::RpcError::Kind::Cancelled)
                 throw;
             const std::chrono::milliseconds wait = nodeBackoff(streak);
-            say(QStringLiteral("%1: %2; the node is unavailable: next try in %3 ms")
-                    .arg(what, QString::fromUtf8(e.what()))
+            say(QStringLiteral("%1: %2; %3: next try in %4 ms")
+                    .arg(what, QString::fromUtf8(e.what()),
+                         e.error().isUnavailability()
+                             ? QStringLiteral("the node is unavailable")
+                             : QStringLiteral("the node's answer was not usable"))
                     .arg(wait.count()));
             concurrency::pauseUnlessStopped(wait, stop);
         }
