@@ -6,6 +6,7 @@
 // contract's surface through store::ContractReader. Real anvil, real throwaway cluster.
 #include "BackendLab.h"
 #include "WebhookRecorder.h"
+#include "lab/ReorgInjector.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -34,6 +35,7 @@ private slots:
     void aReorgIsRolledBackAndRecorded();
     void aReorgDeeperThanTheLimitChangesNothing_data() { backends(); }
     void aReorgDeeperThanTheLimitChangesNothing();
+    void rangesPlannedAboveAShorterChainWaitForIt();
 };
 
 void TestBackendsCrash::outboxDeliveredOncePerKey_data()
@@ -393,6 +395,50 @@ void TestBackendsCrash::aReorgDeeperThanTheLimitChangesNothing()
     follower.terminate();
     QTRY_COMPARE_WITH_TIMEOUT(follower.state(), QProcess::NotRunning, 30'000);
     VERIFY_EXIT_OK(test::runForkscope(verifyArgs(db, env)));
+}
+
+// PostgreSQL only (SQLite plans no ranges): a shared backfill planned its ranges up to the
+// head, then the chain got shorter (a rollback; a lagging replica looks the same). The
+// ranges above the new head are not at fault: they go back uncounted while the process
+// waits for the chain to grow past them, instead of failing five times and exiting.
+void TestBackendsCrash::rangesPlannedAboveAShorterChainWaitForIt()
+{
+    const QString db = m_cluster.url();
+    const QString env = QStringLiteral("shorter");
+    m_lab->sprayAll(3, 2, 10);
+    const qint64 planned = qint64(m_lab->eth().blockNumber());
+    const QStringList args = indexArgs(db, env)
+                             << QStringLiteral("--exit-when-synced") << QStringLiteral("--lease-ms")
+                             << QStringLiteral("300");
+    // Ranges planned up to the head; killed before its first range's commit.
+    const test::ProcessRun killed = test::runForkscope(args, crashingAt("before-commit", 0));
+    QVERIFY2(killed.finished && killed.exitStatus == QProcess::CrashExit,
+             qPrintable(killed.describe()));
+    lab::ReorgInjector::rollback(m_lab->rpc(), 6);
+
+    QProcess index;
+    index.start(QStringLiteral(FORKSCOPE_BINARY), args);
+    QVERIFY(index.waitForStarted());
+    QString out;
+    QTRY_VERIFY2_WITH_TIMEOUT((out += QString::fromUtf8(index.readAllStandardOutput()),
+                               out.contains(QStringLiteral("is below the range: given back, not "
+                                                           "counted against the range")) ||
+                                   index.state() != QProcess::Running),
+                              qPrintable(out), 30'000);
+    QTest::qWait(2000); // more tries than a range may fail: still waiting
+    QCOMPARE(index.state(), QProcess::Running);
+    m_lab->sprayAll(8, 2, 10); // the chain grows past the plan
+    const test::ProcessRun run = test::waitForProcess(index, 120'000);
+    VERIFY_EXIT_OK(run);
+    Backend b(db);
+    QVERIFY(checkpointOf(b.open(), env) >= planned);
+    qint64 rows = 0;
+    expectEveryLogOnce(b, env, rows);
+    QVERIFY(rows > 0);
+    QCOMPARE(b.open().scalar(QStringLiteral("SELECT count(*) FROM reorg_events WHERE "
+                                            "environment_id = ?"),
+                             {env}),
+             qint64(0));
 }
 
 QTEST_GUILESS_MAIN(TestBackendsCrash)

@@ -95,6 +95,39 @@ SharedBackfillResult SharedBackfill::run(const std::function<void(const QString&
         return true;
     };
     int unavailable = 0; // the node's consecutive unavailabilities, for the backoff
+    // Back, uncounted: not the range's fault. This process waits, backing off.
+    const auto giveBack = [&](const coord::RangeClaim& claim, const QString& why) {
+        claims.release(claim);
+        const std::chrono::milliseconds wait = nodeBackoff(++unavailable);
+        say(QStringLiteral("range %1-%2: %3: given back, not counted against the range; next "
+                           "try in %4 ms")
+                .arg(claim.fromBlock)
+                .arg(claim.toBlock)
+                .arg(why)
+                .arg(wait.count()));
+        concurrency::pauseUnlessStopped(wait, stop);
+    };
+    // A range failed: the node's head now below its last block (a lagging replica, or a
+    // reorg to a shorter chain since the ranges were planned) is not the range's fault
+    // either, and waiting for the chain to grow past it is all there is to do; counted, it
+    // would fail the range after five tries, and the process would exit. Else it counts.
+    const auto failOrGiveBack = [&](const coord::RangeClaim& claim, const QString& error) {
+        if (!(stop && stop->stopRequested())) {
+            std::optional<std::uint64_t> now;
+            try {
+                now = eth.blockNumber();
+            } catch (const rpc::RpcException&) {
+                // the node cannot say: as unavailable
+            }
+            if (!now || qint64(*now) < claim.toBlock) {
+                giveBack(claim, QStringLiteral("%1; the node's head %2 is below the range")
+                                    .arg(error, now ? QString::number(*now)
+                                                    : QStringLiteral("(unknown)")));
+                return true;
+            }
+        }
+        return countFailure(claim, error);
+    };
     while (!(stop && stop->stopRequested())) {
         const std::optional<coord::RangeClaim> claim = claims.claim();
         if (!claim) {
@@ -165,28 +198,22 @@ SharedBackfillResult SharedBackfill::run(const std::function<void(const QString&
             throw; // the database itself: nothing this process can do about it
         } catch (const rpc::RpcException& e) {
             db->rollback();
-            if (!e.error().isUnavailability() || (stop && stop->stopRequested())) {
-                if (!countFailure(*claim, QString::fromUtf8(e.what())))
-                    break;
-                continue;
-            }
             // The node unreachable, slow or failing over HTTP says nothing about the range:
             // it goes back uncounted, and this process waits, backing off, as the SQLite
             // indexer does. Counting it would mark every range failed within a second of
             // an outage, and the process would exit with the node back a moment later.
-            claims.release(*claim);
-            const std::chrono::milliseconds wait = nodeBackoff(++unavailable);
-            say(QStringLiteral("range %1-%2: %3; the node is unavailable: given back, not "
-                               "counted against the range; next try in %4 ms")
-                    .arg(claim->fromBlock)
-                    .arg(claim->toBlock)
-                    .arg(QString::fromUtf8(e.what()))
-                    .arg(wait.count()));
-            concurrency::pauseUnlessStopped(wait, stop);
+            if (e.error().isUnavailability() && !(stop && stop->stopRequested())) {
+                giveBack(
+                    *claim,
+                    QStringLiteral("%1; the node is unavailable").arg(QString::fromUtf8(e.what())));
+                continue;
+            }
+            if (!failOrGiveBack(*claim, QString::fromUtf8(e.what())))
+                break;
             continue;
         } catch (const std::exception& e) {
             db->rollback();
-            if (!countFailure(*claim, QString::fromUtf8(e.what())))
+            if (!failOrGiveBack(*claim, QString::fromUtf8(e.what())))
                 break;
             continue;
         }
