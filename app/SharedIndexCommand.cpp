@@ -140,18 +140,47 @@ int runSharedIndexCommand(const IndexOptionsResult& parsed)
         }
         std::printf("%s: checkpoint %lld of target %lld; this process stored %lld ranges "
                     "(%lld blocks, %lld logs), took over %lld, lost %lld\n",
-                    r.stopped ? "stopped" : "synced", static_cast<long long>(r.checkpoint),
-                    static_cast<long long>(r.target), static_cast<long long>(r.rangesDone),
-                    static_cast<long long>(r.blocks), static_cast<long long>(r.logs),
-                    static_cast<long long>(r.takeovers), static_cast<long long>(r.lostRanges));
+                    r.stopped                 ? "stopped"
+                    : r.checkpoint < r.target ? "backfilled"
+                                              : "synced",
+                    static_cast<long long>(r.checkpoint), static_cast<long long>(r.target),
+                    static_cast<long long>(r.rangesDone), static_cast<long long>(r.blocks),
+                    static_cast<long long>(r.logs), static_cast<long long>(r.takeovers),
+                    static_cast<long long>(r.lostRanges));
         std::fflush(stdout);
         if (r.stopped)
             return ExitOk;
         deliverer(r.chainId);
+        if (config.exitWhenSynced && r.checkpoint < r.target) {
+            // Every range done, yet the checkpoint stops below the target: the checkpoint's
+            // own block left the node's chain during the backfill. The head follower rolls
+            // that back (a reorg, recorded) and indexes on to the target; then this exits.
+            say(QStringLiteral("checkpoint %1 is below the target %2: block %1 is no longer "
+                               "the node's (a reorg during the backfill); rolling back and "
+                               "indexing on to the target")
+                    .arg(r.checkpoint)
+                    .arg(r.target));
+            indexer::SharedHeadFollower::Options follow{
+                config, options.owner, {}, std::nullopt, r.target};
+            if (delivery)
+                follow.betweenRounds = [&] { delivery->deliverPending(say); };
+            const indexer::SharedFollowResult f = indexer::SharedHeadFollower(follow).run(say);
+            if (config.stopToken->stopRequested()) {
+                std::printf("stopped: checkpoint below the target %lld\n",
+                            static_cast<long long>(r.target));
+                return ExitOk;
+            }
+            std::printf("synced: the target %lld reached after %lld rollback(s) and %lld "
+                        "block(s) indexed again\n",
+                        static_cast<long long>(r.target), static_cast<long long>(f.reorgs),
+                        static_cast<long long>(f.blocks));
+            std::fflush(stdout);
+        }
         if (!config.exitWhenSynced) {
             // Backfill complete: from here one process follows the head (whichever holds
             // the head lock), delivering between rounds; the others stand by.
-            indexer::SharedHeadFollower::Options follow{config, options.owner, {}, std::nullopt};
+            indexer::SharedHeadFollower::Options follow{
+                config, options.owner, {}, std::nullopt, std::nullopt};
             if (delivery)
                 follow.betweenRounds = [&] { delivery->deliverPending(say); };
             indexer::SharedHeadFollower follower(follow);

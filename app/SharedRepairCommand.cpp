@@ -46,7 +46,8 @@ int runSharedRepair(const QString& url, const QString& environmentId, const QUrl
                                                          .arg(QHostInfo::localHostName())
                                                          .arg(QCoreApplication::applicationPid()),
                                                      {},
-                                                     from};
+                                                     from,
+                                                     std::nullopt};
         indexer::SharedHeadFollower repair(options);
         const indexer::SharedFollowResult r = repair.run([](const QString& line) {
             std::printf("%s\n", qPrintable(line));

@@ -36,6 +36,8 @@ private slots:
     void aReorgDeeperThanTheLimitChangesNothing_data() { backends(); }
     void aReorgDeeperThanTheLimitChangesNothing();
     void rangesPlannedAboveAShorterChainWaitForIt();
+    void aRangeStoredFromAnotherBranchIsFetchedAgain();
+    void aReorgBelowTheCheckpointMidBackfillIsRolledBackBeforeExiting();
 };
 
 void TestBackendsCrash::outboxDeliveredOncePerKey_data()
@@ -439,6 +441,96 @@ void TestBackendsCrash::rangesPlannedAboveAShorterChainWaitForIt()
                                             "environment_id = ?"),
                              {env}),
              qint64(0));
+}
+
+// PostgreSQL only, as the next one: ranges are fetched in any order, so a reorg during a
+// backfill can leave a range stored from the old branch above one stored from the new. Three
+// ranges of 7 blocks below the head; a first process dies holding the lowest, a second
+// stores the two above it and dies taking the lowest over; then the last 14 blocks are
+// replaced, the lowest range's last block among them. A third run stores the lowest from the
+// new branch: the checkpoint stops there, the next range's parent being the old block. It is
+// fetched again, then the one above it, and the run ends synced, with nothing rolled back
+// (the stale rows were never below the checkpoint).
+void TestBackendsCrash::aRangeStoredFromAnotherBranchIsFetchedAgain()
+{
+    const QString db = m_cluster.url();
+    const QString env = QStringLiteral("stale-range");
+    m_lab->sprayAll(std::max(3, 25 - int(m_lab->eth().blockNumber())), 2, 10);
+    const qint64 head = qint64(m_lab->eth().blockNumber());
+    QStringList args = indexArgs(db, env);
+    args[8] = QStringLiteral("7"); // --batch-size
+    args << QStringLiteral("--exit-when-synced") << QStringLiteral("--from-block")
+         << QString::number(head - 20) << QStringLiteral("--lease-ms") << QStringLiteral("300");
+    // Killed at the first commit: the lowest range stays claimed until its lease runs out.
+    const test::ProcessRun first = test::runForkscope(args, crashingAt("before-commit", 0));
+    QVERIFY2(first.exitStatus == QProcess::CrashExit, qPrintable(first.describe()));
+    // Stores the two ranges above it, then dies taking the lowest over.
+    const test::ProcessRun second = test::runForkscope(args, crashingAt("before-commit", 2));
+    QVERIFY2(second.exitStatus == QProcess::CrashExit &&
+                 second.out.count(QStringLiteral(" stored (")) == 2,
+             qPrintable(second.describe()));
+    lab::ReorgInjector::inject(m_lab->rpc(), 15, lab::ReorgTxMode::Keep);
+
+    const test::ProcessRun run = test::runForkscope(args);
+    VERIFY_EXIT_OK(run);
+    QVERIFY2(run.out.contains(QStringLiteral("range %1-%2 was stored from another branch than "
+                                             "block %3, the checkpoint")
+                                  .arg(head - 13)
+                                  .arg(head - 7)
+                                  .arg(head - 14)),
+             qPrintable(run.out));
+    QVERIFY2(run.out.contains(QStringLiteral("synced: checkpoint %1 of target %1").arg(head)),
+             qPrintable(run.out));
+    Backend b(db);
+    qint64 rows = 0;
+    expectEveryLogOnce(b, env, rows, head - 20);
+    QVERIFY(rows > 0);
+    QCOMPARE(checkpointOf(b.open(), env), head);
+    QCOMPARE(b.open().scalar(QStringLiteral("SELECT count(*) FROM reorg_events WHERE "
+                                            "environment_id = ?"),
+                             {env}),
+             qint64(0));
+    VERIFY_EXIT_OK(test::runForkscope(verifyArgs(db, env)));
+}
+
+// A reorg below the checkpoint while the backfill is incomplete: the top range is then
+// stored from the new branch, every range is done, and the checkpoint's own block is no
+// longer the node's. `--exit-when-synced` does not call that synced: it rolls back (a
+// reorg, recorded) and indexes on to its target before exiting.
+void TestBackendsCrash::aReorgBelowTheCheckpointMidBackfillIsRolledBackBeforeExiting()
+{
+    const QString db = m_cluster.url();
+    const QString env = QStringLiteral("reorg-mid-backfill");
+    m_lab->sprayAll(std::max(3, 25 - int(m_lab->eth().blockNumber())), 2, 10);
+    const qint64 head = qint64(m_lab->eth().blockNumber());
+    QStringList args = indexArgs(db, env);
+    args[8] = QStringLiteral("7"); // --batch-size
+    args << QStringLiteral("--exit-when-synced") << QStringLiteral("--from-block")
+         << QString::number(head - 20) << QStringLiteral("--lease-ms") << QStringLiteral("300");
+    // Stores the two lowest ranges (checkpoint head - 7), dies at the top one's commit.
+    const test::ProcessRun first = test::runForkscope(args, crashingAt("before-commit", 2));
+    QVERIFY2(first.exitStatus == QProcess::CrashExit, qPrintable(first.describe()));
+    Backend b(db);
+    QCOMPARE(checkpointOf(b.open(), env), head - 7);
+    lab::ReorgInjector::inject(m_lab->rpc(), 10, lab::ReorgTxMode::Keep);
+
+    const test::ProcessRun run = test::runForkscope(args);
+    VERIFY_EXIT_OK(run);
+    QVERIFY2(
+        run.out.contains(
+            QStringLiteral("backfilled: checkpoint %1 of target %2").arg(head - 7).arg(head)) &&
+            run.out.contains(QStringLiteral("synced: the target %1 reached after 1 "
+                                            "rollback(s)")
+                                 .arg(head)),
+        qPrintable(run.out));
+    qint64 rows = 0;
+    expectEveryLogOnce(b, env, rows, head - 20);
+    QCOMPARE(checkpointOf(b.open(), env), head);
+    QCOMPARE(b.open().scalar(QStringLiteral("SELECT count(*) FROM reorg_events WHERE "
+                                            "environment_id = ? AND fork_block_number = ?"),
+                             {env, head - 10}),
+             qint64(1));
+    VERIFY_EXIT_OK(test::runForkscope(verifyArgs(db, env)));
 }
 
 QTEST_GUILESS_MAIN(TestBackendsCrash)

@@ -4,6 +4,7 @@
 #include "NodeWait.h"
 #include "PgBatchRows.h"
 #include "SharedSession.h"
+#include "StaleRange.h"
 #include "concurrency/StoppablePause.h"
 #include "coord/BackfillClaims.h"
 #include "coord/CoordinationErrors.h"
@@ -128,6 +129,36 @@ SharedBackfillResult SharedBackfill::run(const std::function<void(const QString&
         }
         return countFailure(claim, error);
     };
+    // Every range done and the checkpoint below the last: a range stored from another branch
+    // (StaleRange.h) goes back to be fetched again, while the checkpoint's block is still
+    // the node's. True when there is more to do (a range reopened, or the node could not say).
+    const auto reopenedStaleRange = [&] {
+        const coord::SharedCheckpoint cp = checkpoint.advance();
+        try {
+            if (cp.blockNumber >= 0) {
+                const auto onNode = eth.blockByNumber(std::uint64_t(cp.blockNumber));
+                if (!onNode || onNode->hash != cp.blockHash)
+                    return false; // a reorg below the checkpoint: the head follower's
+            }
+        } catch (const rpc::RpcException& e) {
+            say(QStringLiteral("checking block %1 against the node: %2; trying again")
+                    .arg(cp.blockNumber)
+                    .arg(QString::fromUtf8(e.what())));
+            concurrency::pauseUnlessStopped(nodeBackoff(1), stop);
+            return true;
+        }
+        const std::optional<ReopenedRange> r =
+            reopenRangeFromAnotherBranch(*db, c.environmentId, chainId, cp);
+        if (r)
+            say(QStringLiteral("range %1-%2 was stored from another branch than block %3, the "
+                               "checkpoint (a reorg during the backfill): its %4 rows, never "
+                               "visible, removed; fetching it again")
+                    .arg(r->fromBlock)
+                    .arg(r->toBlock)
+                    .arg(cp.blockNumber)
+                    .arg(r->rowsRemoved));
+        return r.has_value() || !claims.counts().allDone(); // reopened by another process
+    };
     while (!(stop && stop->stopRequested())) {
         const std::optional<coord::RangeClaim> claim = claims.claim();
         if (!claim) {
@@ -140,8 +171,11 @@ SharedBackfillResult SharedBackfill::run(const std::function<void(const QString&
                                    "ranges are retried")
                         .arg(n.failed)
                         .arg(c.environmentId, claims.firstFailed()));
-            if (n.allDone())
+            if (n.allDone()) {
+                if (reopenedStaleRange())
+                    continue;
                 break;
+            }
             // Ranges others hold: wait, and take one over if its owner's lease runs out.
             if (m_options.betweenRanges)
                 m_options.betweenRanges(chainId);

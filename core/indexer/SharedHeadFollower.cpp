@@ -307,8 +307,13 @@ SharedFollowResult SharedHeadFollower::run(const std::function<void(const QStrin
 
     bool behind = false; // the node's head is below the checkpoint (said once)
     while (!stopping()) {
+        const auto reached = [&](const std::optional<coord::SharedCheckpoint>& cp) {
+            return m_options.untilCheckpoint && cp && cp->blockNumber >= *m_options.untilCheckpoint;
+        };
         if (!lock.held()) {
             if (!lock.tryAcquire()) {
+                if (reached(checkpoint.read()))
+                    break; // another process follows, and took it there
                 pause();
                 continue;
             }
@@ -326,6 +331,8 @@ SharedFollowResult SharedHeadFollower::run(const std::function<void(const QStrin
             pause();
             continue;
         }
+        if (reached(cp))
+            break;
         try {
             const std::uint64_t head = eth.blockNumber();
             if (cp->blockNumber >= 0) {

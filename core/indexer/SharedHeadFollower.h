@@ -46,6 +46,10 @@ public:
         // the node's head, if lower), and return. Refused while another process holds the
         // head lock or the backfill is incomplete.
         std::optional<std::uint64_t> repairFrom;
+        // `--exit-when-synced` after a backfill that ended below its target (a reorg below
+        // the checkpoint during the backfill): roll back and index until the checkpoint
+        // reaches this block, whichever process moves it there, and return.
+        std::optional<qint64> untilCheckpoint;
     };
 
     explicit SharedHeadFollower(Options options);

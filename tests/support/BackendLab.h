@@ -111,15 +111,16 @@ protected:
         }
     }
 
-    // Every log of the contracts up to the checkpoint, once, as the node has it, read
-    // through the `logs` surface; `rows` says how many.
-    void expectEveryLogOnce(Backend& b, const QString& env, qint64& rows)
+    // Every log of the contracts from `fromBlock` (the environment's --from-block) up to the
+    // checkpoint, once, as the node has it, read through the `logs` surface; `rows` says how
+    // many.
+    void expectEveryLogOnce(Backend& b, const QString& env, qint64& rows, qint64 fromBlock = 0)
     {
         store::ContractReader& r = b.open();
         const qint64 cp = checkpointOf(r, env);
         QVERIFY(cp >= 0);
         rpc::LogFilter f;
-        f.fromBlock = 0;
+        f.fromBlock = std::uint64_t(fromBlock);
         f.toBlock = std::uint64_t(cp);
         f.addresses = m_lab->contracts();
         const auto nodeLogs = m_lab->eth().getLogs(f);

@@ -1,0 +1,54 @@
+#include "StaleRange.h"
+#include "PgEnvironmentRegistry.h"
+#include "store/pg/PgConnection.h"
+
+namespace forkscope::indexer {
+
+using store::pg::PgConnection;
+
+std::optional<ReopenedRange> reopenRangeFromAnotherBranch(PgConnection& db,
+                                                          const QString& environmentId,
+                                                          qint64 chainId,
+                                                          const coord::SharedCheckpoint& cp)
+{
+    const QByteArray env = environmentId.toUtf8();
+    const QByteArray chain = QByteArray::number(chainId);
+    db.begin();
+    try {
+        PgEnvironmentRegistry(db).requireLive(environmentId);
+        // The planners' lock (BackfillClaims::plan): no plan or reopening meanwhile.
+        db.run("stale_plan_lock",
+               "SELECT pg_advisory_xact_lock(hashtext($1::text || '/' || $2::text))", {env, chain});
+        const auto reopened = db.run(
+            "stale_reopen",
+            "UPDATE backfill_ranges SET status = 'pending', parent_hash = NULL, last_hash = NULL, "
+            "last_error = 'stored from another branch than block ' || ($3::bigint - 1) || ' (a "
+            "reorg during the backfill): fetched again', updated_at = clock_timestamp() WHERE "
+            "environment_id = $1 AND chain_id = $2 AND from_block = $3 AND status = 'done' AND "
+            "parent_hash IS DISTINCT FROM $4 RETURNING to_block",
+            {env, chain, QByteArray::number(cp.blockNumber + 1),
+             PgConnection::byteaParam(cp.blockHash.toByteArray())});
+        if (reopened.rows() == 0) {
+            db.rollback();
+            return std::nullopt;
+        }
+        ReopenedRange r{cp.blockNumber + 1, reopened.int64(0, 0), 0};
+        const QList<QByteArray> span{env, chain, QByteArray::number(r.fromBlock),
+                                     QByteArray::number(r.toBlock)};
+        // Delivery stops at the checkpoint, so none of the range's outbox rows went out.
+        for (const char* sql : {"DELETE FROM outbox_store WHERE environment_id = $1 AND chain_id "
+                                "= $2 AND block_number BETWEEN $3 AND $4 AND delivered_at IS NULL",
+                                "DELETE FROM log_store WHERE environment_id = $1 AND chain_id = "
+                                "$2 AND block_number BETWEEN $3 AND $4",
+                                "DELETE FROM block_store WHERE environment_id = $1 AND chain_id "
+                                "= $2 AND block_number BETWEEN $3 AND $4"})
+            r.rowsRemoved += db.run(sql, sql, span).affected();
+        db.commit();
+        return r;
+    } catch (...) {
+        db.rollback();
+        throw;
+    }
+}
+
+} // namespace forkscope::indexer
