@@ -405,7 +405,12 @@ SharedFollowResult SharedHeadFollower::run(const std::function<void(const QStrin
                          PgConnection::byteaParam(last.hash.toByteArray())})
                     .affected();
             if (recorded != 1) {
+                // A range is there already: planned by a backfill started meanwhile (the
+                // next round waits for it), or a backfill's range from another branch that
+                // its process died before reopening (StaleRange.h; the next process started
+                // reopens it). Either way not a round to retry at once.
                 db->rollback();
+                pause();
                 continue;
             }
             rows.copyInto(*db);
