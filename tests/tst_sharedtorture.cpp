@@ -1,9 +1,10 @@
-// A bounded torture run of a shared PostgreSQL index (tst_torture is SQLite's): one to three
+// A bounded torture run of a shared PostgreSQL index (tst_torture is SQLite's). One to three
 // `forkscope index` processes on one environment, all killed with -9 at a random instant of
 // the backfill or of following the head, behind a node failing some requests, with reorgs
-// and rollbacks of depth 1-12 made between the kills. A last run then syncs to the head, and
-// the index is judged against the node, independently of the indexer's code: every log once,
-// every balance the sum of the node's Transfers, one outbox row per Transfer, `verify` clean.
+// and rollbacks of depth 1-12 made between the kills; and two processes, one following and
+// one standing by, through 40 reorgs and rollbacks behind a flapping node. Each ends with
+// the index at the node's head, judged against the node independently of the indexer's
+// code: every log once, every balance the sum of the node's Transfers, `verify` clean.
 //
 // Seeded: the seed is printed first; FORKSCOPE_TORTURE_SEED=<seed> replays a failing run.
 #include "BackendLab.h"
@@ -38,8 +39,12 @@ class TestSharedTorture : public QObject, public test::BackendLab
 private slots:
     void initTestCase();
     void killsAtRandomInstantsWithReorgsBetween();
+    void reorgsAndRollbacksWhileFollowingAFlappingNode();
 
 private:
+    // token_balances of `env` are exactly what the node's Transfers up to its checkpoint
+    // sum to.
+    void expectBalancesAreTheNodes(store::ContractReader& r, const QString& env);
     // What the node's Transfer logs up to `upTo` sum to, per "contract holder" (the zero
     // address excepted), as decimal text: computed here, not by the indexer.
     QHash<QString, QString> balancesOnTheNode(std::uint64_t upTo);
@@ -160,6 +165,102 @@ void TestSharedTorture::killsAtRandomInstantsWithReorgsBetween()
     QCOMPARE(count(QStringLiteral("SELECT count(DISTINCT event_key) FROM outbox WHERE "
                                   "environment_id = ?")),
              transfers);
+    expectBalancesAreTheNodes(r, env);
+    b.close();
+    VERIFY_EXIT_OK(test::runForkscope(verifyArgs(db, env)));
+}
+
+// Two processes on one environment, one following the head and one standing by, behind a
+// node that fails requests, lags and goes offline at random, through 40 reorgs and
+// rollbacks of depth 1-24 (several may land between two rounds and compound, hence the
+// large --max-reorg-depth: the limit itself is tst_backendscrash's). Then the node is
+// honest again, the checkpoint reaches its head, and the index is judged as above.
+void TestSharedTorture::reorgsAndRollbacksWhileFollowingAFlappingNode()
+{
+    QRandomGenerator rng(tortureSeed() ^ 0x5eed);
+    const QString db = m_cluster.url();
+    const QString env = QStringLiteral("torture-follow");
+    lab::FaultProxy proxy(m_lab->devnet().url());
+    proxy.listen();
+    proxy.setSeed(tortureSeed());
+    QStringList args = indexArgs(db, env);
+    args[2] = proxy.url().toString(); // --rpc
+    args << QStringLiteral("--poll-ms") << QStringLiteral("50")
+         << QStringLiteral("--rpc-timeout-ms") << QStringLiteral("2000")
+         << QStringLiteral("--max-reorg-depth") << QStringLiteral("1000")
+         << QStringLiteral("--lease-ms") << QStringLiteral("1000");
+    std::vector<std::unique_ptr<QProcess>> processes;
+    for (int i = 0; i < 2; ++i) {
+        auto& p = processes.emplace_back(std::make_unique<QProcess>());
+        p->start(QStringLiteral(FORKSCOPE_BINARY), args);
+        QVERIFY(p->waitForStarted());
+    }
+    const auto output = [&] {
+        QString out;
+        for (auto& p : processes)
+            out += QString::fromUtf8(p->readAllStandardOutput() + p->readAllStandardError())
+                       .right(3000) +
+                   QStringLiteral("\n---\n");
+        return out;
+    };
+    int reorgs = 0, rollbacks = 0;
+    for (int op = 0; op < 40; ++op) {
+        proxy.setErrorRate(rng.bounded(4) == 0 ? 0.2 : 0.0);
+        proxy.setLagBlocks(rng.bounded(3) == 0 ? rng.bounded(4) : 0);
+        proxy.setOffline(rng.bounded(10) == 0);
+        if (const auto height = m_lab->eth().blockNumber(); height < 40)
+            m_lab->sprayAll(int(45 - height), 3, 20);
+        const int depth = 1 + int(rng.bounded(24));
+        if (rng.bounded(2) == 0) {
+            const auto modes = {lab::ReorgTxMode::Keep, lab::ReorgTxMode::Drop};
+            lab::ReorgInjector::inject(m_lab->rpc(), depth,
+                                       *(modes.begin() + rng.bounded(int(modes.size()))));
+            ++reorgs;
+        } else {
+            lab::ReorgInjector::rollback(m_lab->rpc(), depth);
+            ++rollbacks;
+            if (rng.bounded(2) == 0)
+                m_lab->sprayAll(1 + int(rng.bounded(3)), 3, 20);
+        }
+        if (rng.bounded(3) == 0)
+            m_lab->sprayAll(1 + int(rng.bounded(4)), 3, 20);
+        QTest::qWait(int(rng.bounded(50, 400)));
+        for (auto& p : processes)
+            QVERIFY2(p->state() == QProcess::Running,
+                     qPrintable(QStringLiteral("a process exited with %1 after op %2:\n%3")
+                                    .arg(p->exitCode())
+                                    .arg(op)
+                                    .arg(output())));
+    }
+    qInfo("%d reorgs and %d rollbacks injected", reorgs, rollbacks);
+    proxy.setErrorRate(0);
+    proxy.setLagBlocks(0);
+    proxy.setOffline(false);
+    m_lab->sprayAll(2, 3, 20);
+    Backend b(db);
+    const bool caughtUp = QTest::qWaitFor([&] { return onHead(b, env); }, 60'000);
+    QVERIFY2(caughtUp, qPrintable(output()));
+    for (auto& p : processes) {
+        ::kill(pid_t(p->processId()), SIGINT);
+        VERIFY_EXIT_OK(test::waitForProcess(*p, 20'000));
+    }
+    expectSyncedWithEveryLog(b, env);
+    store::ContractReader& r = b.open();
+    QCOMPARE(r.scalar(QStringLiteral("SELECT count(*) FROM reorg_events WHERE environment_id = ? "
+                                     "AND depth <= 0"),
+                      {env}),
+             qint64(0));
+    const qint64 rolledBack = r.scalar(
+        QStringLiteral("SELECT count(*) FROM reorg_events WHERE environment_id = ?"), {env});
+    qInfo("the index rolled back %lld times", rolledBack);
+    QVERIFY2(rolledBack >= 5, "the run injected reorgs the follower never saw");
+    expectBalancesAreTheNodes(r, env);
+    b.close();
+    VERIFY_EXIT_OK(test::runForkscope(verifyArgs(db, env)));
+}
+
+void TestSharedTorture::expectBalancesAreTheNodes(store::ContractReader& r, const QString& env)
+{
     // Every balance the node's Transfers sum to, and no other row.
     QHash<QString, QString> stored;
     for (auto q = r.query(QStringLiteral("SELECT contract, holder, balance FROM token_balances "
@@ -168,9 +269,7 @@ void TestSharedTorture::killsAtRandomInstantsWithReorgsBetween()
          q->next();)
         stored.insert(q->value(0).toString() + ' ' + q->value(1).toString(),
                       q->value(2).toString());
-    b.close();
-    QCOMPARE(stored, balancesOnTheNode(m_lab->eth().blockNumber()));
-    VERIFY_EXIT_OK(test::runForkscope(verifyArgs(db, env)));
+    QCOMPARE(stored, balancesOnTheNode(std::uint64_t(checkpointOf(r, env))));
 }
 
 QTEST_GUILESS_MAIN(TestSharedTorture)
