@@ -235,13 +235,14 @@ void TestSharedBackfill::threeProcessesOneKilledMidRange()
                  qPrintable(out));
         qInfo().noquote() << "process" << i << "said:\n" << out.trimmed();
     }
-    // The killed process's range: claimed again once its lease ran out.
+    // The killed process's range: claimed again at once, its session having ended.
     const auto taken = db->run("t_taken",
                                "SELECT attempts, last_error, status FROM backfill_ranges WHERE "
                                "environment_id = $1 AND from_block = $2",
                                {env.toUtf8(), QByteArray::number(victimRange)});
     QVERIFY(taken.int64(0, 0) >= 2);
-    QVERIFY2(taken.text(0, 1).contains("ran out; taken over by"), taken.text(0, 1).constData());
+    QVERIFY2(taken.text(0, 1).contains("ended (its process is gone); taken over by"),
+             taken.text(0, 1).constData());
     QCOMPARE(taken.text(0, 2), QByteArray("done"));
 
     checkAgainstNode(*db, env, head);

@@ -62,8 +62,22 @@ int BackfillClaims::plan(qint64 fromBlock, qint64 toBlock, qint64 size)
     }
 }
 
+namespace {
+// The owner locks' class ("Fkow"); the head and outbox locks use "Fksc" (SessionLock).
+constexpr const char* kOwnerLockTry = "SELECT pg_try_advisory_lock(1181446007, hashtext($1::text))";
+} // namespace
+
 std::optional<RangeClaim> BackfillClaims::claim()
 {
+    if (!m_ownerLocked) {
+        // Held for as long as this session lives: others see the owner as alive.
+        m_ownerLocked = m_db.run("coord_owner_lock", kOwnerLockTry, {m_owner8}).text(0, 0) == "t";
+        if (!m_ownerLocked)
+            throw CoordinationError(
+                QStringLiteral("another live process claims ranges as %1: each process needs "
+                               "its own owner name")
+                    .arg(QString::fromUtf8(m_owner8)));
+    }
     // clock_timestamp(), not now(): now() is the transaction's start, and the lease is a
     // promise about wall time. SKIP LOCKED: a range another claimer is taking right now
     // is simply not a candidate, so claimers never queue behind each other.
@@ -72,17 +86,24 @@ std::optional<RangeClaim> BackfillClaims::claim()
         // A CTE, not a subquery in FROM: the planner may rescan a FROM subquery for each
         // target row, and with SKIP LOCKED every rescan picks the next free range (one
         // claim took them all). A locking CTE runs once.
-        "WITH c AS (SELECT from_block, status AS prev_status, owner AS prev_owner FROM "
+        "WITH c AS (SELECT from_block, status AS prev_status, owner AS prev_owner, "
+        "lease_until >= clock_timestamp() AS owner_gone FROM "
+        // An owner whose session ended no longer holds its lock: the try succeeds (the
+        // transaction-scoped lock it takes goes at this statement's commit). A live owner's
+        // fails. Never this claimer's own ranges, whose lock its session holds.
         "backfill_ranges WHERE environment_id = $1 AND chain_id = $2 AND (status = 'pending' "
-        "OR (status = 'running' AND lease_until < clock_timestamp())) ORDER BY from_block "
+        "OR (status = 'running' AND (lease_until < clock_timestamp() OR (owner <> $3::text AND "
+        "pg_try_advisory_xact_lock(1181446007, hashtext(owner)))))) ORDER BY from_block "
         "LIMIT 1 FOR UPDATE SKIP LOCKED) "
         "UPDATE backfill_ranges r SET status = 'running', owner = $3::text, lease_until = "
         "clock_timestamp() + $4::bigint * interval '1 millisecond', attempts = r.attempts + 1, "
         "updated_at = clock_timestamp(), last_error = CASE WHEN c.prev_status = 'running' THEN "
-        "'lease of ' || c.prev_owner || ' ran out; taken over by ' || $3 ELSE r.last_error END "
+        "CASE WHEN c.owner_gone THEN 'the session of ' || c.prev_owner || ' ended (its process "
+        "is gone)' ELSE 'lease of ' || c.prev_owner || ' ran out' END || '; taken over by ' || "
+        "$3 ELSE r.last_error END "
         "FROM c WHERE r.environment_id = $1 AND r.chain_id = $2 AND r.from_block = "
         "c.from_block RETURNING r.from_block, r.to_block, r.attempts, CASE WHEN "
-        "c.prev_status = 'running' THEN c.prev_owner END",
+        "c.prev_status = 'running' THEN c.prev_owner END, c.owner_gone",
         {m_env, m_chain, m_owner8, m_leaseMs});
     if (r.rows() == 0)
         return std::nullopt;
@@ -90,8 +111,10 @@ std::optional<RangeClaim> BackfillClaims::claim()
     c.fromBlock = r.int64(0, 0);
     c.toBlock = r.int64(0, 1);
     c.attempts = int(r.int64(0, 2));
-    if (!r.isNull(0, 3))
+    if (!r.isNull(0, 3)) {
         c.takenOverFrom = QString::fromUtf8(r.text(0, 3));
+        c.ownerGone = r.text(0, 4) == "t";
+    }
     return c;
 }
 

@@ -17,8 +17,9 @@ struct RangeClaim
 {
     qint64 fromBlock = 0;
     qint64 toBlock = 0;
-    int attempts = 0;      // including this one
-    QString takenOverFrom; // the owner whose lease had run out, if any
+    int attempts = 0;       // including this one
+    QString takenOverFrom;  // the owner it was taken over from, if any
+    bool ownerGone = false; // taken over because that owner's session ended, not its lease
 };
 
 struct RangeCounts
@@ -31,7 +32,10 @@ struct RangeCounts
 // lowest range nobody holds with SELECT ... FOR UPDATE SKIP LOCKED, so claimers never
 // wait on each other, under a lease on the server's clock. It renews the lease while it
 // works; if it dies (kill -9, a lost machine) the lease runs out and the next claimer
-// takes the range over, counting the attempt and naming the previous owner.
+// takes the range over, counting the attempt and naming the previous owner. A claimer also
+// holds a session advisory lock on its owner name: a range whose owner's session has ended
+// (the process died, the server noticed its connection close) is taken over at once, not
+// after the lease, so a process started again after a crash goes on where it was.
 //
 // finish() runs inside the caller's transaction, after the range's rows are written
 // there: the rows and the "done" mark commit together or not at all (seed 001: data and
@@ -49,7 +53,9 @@ public:
     // were added. Every process must start at the same first block (CoordinationError).
     int plan(qint64 fromBlock, qint64 toBlock, qint64 size);
 
-    // The lowest pending range, or a running one whose lease ran out. Commits on its own.
+    // The lowest pending range, or a running one whose lease ran out or whose owner's
+    // session has ended. Commits on its own. The first call takes this claimer's owner lock
+    // (CoordinationError if another live session holds it: two processes with one name).
     std::optional<RangeClaim> claim();
 
     // Extends the lease; false when this process no longer owns the range.
@@ -83,6 +89,7 @@ private:
     QByteArray m_env;
     QByteArray m_chain;
     QByteArray m_owner8;
+    bool m_ownerLocked = false;
     QString m_owner;
     QByteArray m_leaseMs;
 };

@@ -184,10 +184,12 @@ SharedBackfillResult SharedBackfill::run(const std::function<void(const QString&
         }
         if (!claim->takenOverFrom.isEmpty()) {
             ++result.takeovers;
-            say(QStringLiteral("range %1-%2: taken over from %3, whose lease ran out")
+            say(QStringLiteral("range %1-%2: taken over from %3, %4")
                     .arg(claim->fromBlock)
                     .arg(claim->toBlock)
-                    .arg(claim->takenOverFrom));
+                    .arg(claim->takenOverFrom, claim->ownerGone
+                                                   ? QStringLiteral("whose process is gone")
+                                                   : QStringLiteral("whose lease ran out")));
         }
         PgBatchRows rows(c.environmentId, chainId);
         QElapsedTimer sinceRenew;
