@@ -38,6 +38,24 @@ private slots:
     void rangesPlannedAboveAShorterChainWaitForIt();
     void aRangeStoredFromAnotherBranchIsFetchedAgain();
     void aReorgBelowTheCheckpointMidBackfillIsRolledBackBeforeExiting();
+
+private:
+    // A few blocks sprayed, the chain at least 25 tall; returns its head.
+    qint64 chainForThreeRanges()
+    {
+        m_lab->sprayAll(std::max(3, 25 - int(m_lab->eth().blockNumber())), 2, 10);
+        return qint64(m_lab->eth().blockNumber());
+    }
+    // `forkscope index --exit-when-synced` of blocks head - 20 to head in three ranges of 7
+    // (head - 20 .. head - 14, head - 13 .. head - 7, head - 6 .. head), leases of 300 ms.
+    QStringList threeRangesBelow(qint64 head, const QString& db, const QString& env) const
+    {
+        QStringList args = indexArgs(db, env);
+        args[8] = QStringLiteral("7"); // --batch-size
+        return args << QStringLiteral("--exit-when-synced") << QStringLiteral("--from-block")
+                    << QString::number(head - 20) << QStringLiteral("--lease-ms")
+                    << QStringLiteral("300");
+    }
 };
 
 void TestBackendsCrash::outboxDeliveredOncePerKey_data()
@@ -459,12 +477,8 @@ void TestBackendsCrash::aRangeStoredFromAnotherBranchIsFetchedAgain()
 {
     const QString db = m_cluster.url();
     const QString env = QStringLiteral("stale-range");
-    m_lab->sprayAll(std::max(3, 25 - int(m_lab->eth().blockNumber())), 2, 10);
-    const qint64 head = qint64(m_lab->eth().blockNumber());
-    QStringList args = indexArgs(db, env);
-    args[8] = QStringLiteral("7"); // --batch-size
-    args << QStringLiteral("--exit-when-synced") << QStringLiteral("--from-block")
-         << QString::number(head - 20) << QStringLiteral("--lease-ms") << QStringLiteral("300");
+    const qint64 head = chainForThreeRanges();
+    const QStringList args = threeRangesBelow(head, db, env);
     // Killed at the first commit, holding the lowest range. Its owner lock, taken here,
     // makes it look alive (a machine gone without closing its connection), so the range
     // stays claimed until its lease runs out.
@@ -516,12 +530,8 @@ void TestBackendsCrash::aReorgBelowTheCheckpointMidBackfillIsRolledBackBeforeExi
 {
     const QString db = m_cluster.url();
     const QString env = QStringLiteral("reorg-mid-backfill");
-    m_lab->sprayAll(std::max(3, 25 - int(m_lab->eth().blockNumber())), 2, 10);
-    const qint64 head = qint64(m_lab->eth().blockNumber());
-    QStringList args = indexArgs(db, env);
-    args[8] = QStringLiteral("7"); // --batch-size
-    args << QStringLiteral("--exit-when-synced") << QStringLiteral("--from-block")
-         << QString::number(head - 20) << QStringLiteral("--lease-ms") << QStringLiteral("300");
+    const qint64 head = chainForThreeRanges();
+    const QStringList args = threeRangesBelow(head, db, env);
     // Stores the two lowest ranges (checkpoint head - 7), dies at the top one's commit.
     const test::ProcessRun first = test::runForkscope(args, crashingAt("before-commit", 2));
     QVERIFY2(first.exitStatus == QProcess::CrashExit, qPrintable(first.describe()));

@@ -8,6 +8,7 @@
 //
 // Seeded: the seed is printed first; FORKSCOPE_TORTURE_SEED=<seed> replays a failing run.
 #include "BackendLab.h"
+#include "TortureSeed.h"
 #include "lab/FaultProxy.h"
 #include "lab/ReorgInjector.h"
 
@@ -18,20 +19,7 @@
 
 using namespace forkscope;
 using test::Backend;
-
-namespace {
-
-quint32 tortureSeed()
-{
-    static const quint32 seed = [] {
-        bool ok = false;
-        const quint32 fromEnv = qEnvironmentVariable("FORKSCOPE_TORTURE_SEED").toUInt(&ok);
-        return ok ? fromEnv : QRandomGenerator::system()->generate();
-    }();
-    return seed;
-}
-
-} // namespace
+using test::tortureSeed;
 
 class TestSharedTorture : public QObject, public test::BackendLab
 {

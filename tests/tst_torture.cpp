@@ -6,6 +6,7 @@
 //
 // Seeded: the seed is printed first; FORKSCOPE_TORTURE_SEED=<seed> replays a failing run.
 #include "IndexerLab.h"
+#include "TortureSeed.h"
 #include "lab/FaultProxy.h"
 #include "lab/ReorgInjector.h"
 
@@ -16,20 +17,11 @@
 using namespace forkscope;
 using test::IndexerLab;
 using test::ProcessRun;
+using test::tortureSeed;
 
 namespace {
 
 const QString kChecker = QStringLiteral(FORKSCOPE_SOURCE_DIR "/tests/torture/check_db.py");
-
-quint32 tortureSeed()
-{
-    static const quint32 seed = [] {
-        bool ok = false;
-        const quint32 fromEnv = qEnvironmentVariable("FORKSCOPE_TORTURE_SEED").toUInt(&ok);
-        return ok ? fromEnv : QRandomGenerator::system()->generate();
-    }();
-    return seed;
-}
 
 // The independent checker's verdict on `env` (its whole output on failure).
 void runChecker(IndexerLab& lab, const QString& env)
