@@ -306,10 +306,11 @@ SharedFollowResult SharedHeadFollower::run(const std::function<void(const QStrin
                                          *m_options.repairFrom, undoAbove, say);
 
     bool behind = false; // the node's head is below the checkpoint (said once)
+    // Options::untilCheckpoint: there, whichever process moved it.
+    const auto reached = [&](const std::optional<coord::SharedCheckpoint>& cp) {
+        return m_options.untilCheckpoint && cp && cp->blockNumber >= *m_options.untilCheckpoint;
+    };
     while (!stopping()) {
-        const auto reached = [&](const std::optional<coord::SharedCheckpoint>& cp) {
-            return m_options.untilCheckpoint && cp && cp->blockNumber >= *m_options.untilCheckpoint;
-        };
         if (!lock.held()) {
             if (!lock.tryAcquire()) {
                 if (reached(checkpoint.read()))
