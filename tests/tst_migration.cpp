@@ -81,6 +81,7 @@ private slots:
     void invariantsHoldAfterMigration();
     void damagedV3FileIsRefusedAndKept_data();
     void damagedV3FileIsRefusedAndKept();
+    void aReadOnlyOpenOfAnOldFileSaysWhatToDo();
 
 private:
     QTemporaryDir m_dir;
@@ -285,6 +286,32 @@ void TestMigration::damagedV3FileIsRefusedAndKept()
     PlainReader v3(path);
     QCOMPARE(v3.everything(), before);
     QCOMPARE(v3.rows("SELECT max(version) FROM schema_version"), QStringList{"4"});
+}
+
+// `forkscope report` or `verify` on a file an older build wrote opens it read-only, which
+// cannot migrate it: refused in one line that says how to migrate it, the file unchanged.
+void TestMigration::aReadOnlyOpenOfAnOldFileSaysWhatToDo()
+{
+    const QString path = copyOfFixture(QStringLiteral("read-only.sqlite"));
+    QFile before(path);
+    QVERIFY(before.open(QIODevice::ReadOnly));
+    const QByteArray bytes = before.readAll();
+    before.close();
+    store::Database::Options ro;
+    ro.readOnly = true;
+    try {
+        store::Database::open(path, ro);
+        QFAIL("a read-only open of a v3 file succeeded");
+    } catch (const store::StoreError& e) {
+        QCOMPARE(e.kind(), store::StoreError::Kind::ReadOnly);
+        QVERIFY2(e.message().contains(QLatin1String("needs migrating")) &&
+                     e.message().contains(QLatin1String("run forkscope index on it once")) &&
+                     !e.message().contains(QLatin1Char('\n')),
+                 qPrintable(e.message()));
+    }
+    QFile after(path);
+    QVERIFY(after.open(QIODevice::ReadOnly));
+    QVERIFY(after.readAll() == bytes);
 }
 
 QTEST_GUILESS_MAIN(TestMigration)

@@ -171,7 +171,9 @@ std::unique_ptr<Database> Database::open(const QString& path, const Options& opt
         if (db->m_schemaVersion < latestSchemaVersion())
             throw StoreError(StoreError::Kind::ReadOnly,
                              QStringLiteral("database %1 has schema version %2 and needs "
-                                            "migrating to %3, which a read-only open cannot do")
+                                            "migrating to %3, which a read-only open cannot do: "
+                                            "run forkscope index on it once (or open it in the "
+                                            "app), which migrates it in place in one transaction")
                                  .arg(path)
                                  .arg(db->m_schemaVersion)
                                  .arg(latestSchemaVersion()));
