@@ -96,4 +96,20 @@ void PgBatchRows::copyInto(store::pg::PgConnection& db) const
               m_outbox.data());
 }
 
+qint64 PgBatchRows::removeBlocks(store::pg::PgConnection& db, const QByteArray& environmentId,
+                                 const QByteArray& chainId, qint64 from, qint64 to)
+{
+    const QList<QByteArray> span{environmentId, chainId, QByteArray::number(from),
+                                 QByteArray::number(to)};
+    qint64 removed = 0;
+    for (const char* sql : {"DELETE FROM outbox_store WHERE environment_id = $1 AND chain_id = $2 "
+                            "AND block_number BETWEEN $3 AND $4 AND delivered_at IS NULL",
+                            "DELETE FROM log_store WHERE environment_id = $1 AND chain_id = $2 AND "
+                            "block_number BETWEEN $3 AND $4",
+                            "DELETE FROM block_store WHERE environment_id = $1 AND chain_id = $2 "
+                            "AND block_number BETWEEN $3 AND $4"})
+        removed += db.run(sql, sql, span).affected();
+    return removed;
+}
+
 } // namespace forkscope::indexer

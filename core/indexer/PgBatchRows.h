@@ -37,6 +37,13 @@ public:
     // COPY the rows, inside the caller's transaction.
     void copyInto(store::pg::PgConnection& db) const;
 
+    // What batches wrote for blocks `from` to `to` of an environment, inside the caller's
+    // transaction: their outbox rows not yet delivered, their logs and their blocks.
+    // Delivered outbox rows stay (a rollback keeps them as text first). Returns how many
+    // rows went.
+    static qint64 removeBlocks(store::pg::PgConnection& db, const QByteArray& environmentId,
+                               const QByteArray& chainId, qint64 from, qint64 to);
+
     bool isEmpty() const { return m_headers.isEmpty(); }
     const QList<chain::BlockHeader>& headers() const { return m_headers; }
     qsizetype logCount() const { return m_logs.rows(); }

@@ -22,6 +22,7 @@
 #include <QDateTime>
 #include <QElapsedTimer>
 #include <QSet>
+#include <limits>
 
 namespace forkscope::indexer {
 
@@ -192,16 +193,14 @@ SharedFollowResult SharedHeadFollower::run(const std::function<void(const QStrin
                 "l.log_index = o.log_index";
             db->run("follow_keep_delivered", keep.constData(), {env, chain, above});
         }
-        qint64 removed = 0;
-        for (const char* sql : {"DELETE FROM outbox_store WHERE environment_id = $1 AND "
-                                "chain_id = $2 AND block_number > $3 AND delivered_at IS NULL",
-                                "DELETE FROM log_store WHERE environment_id = $1 AND "
-                                "chain_id = $2 AND block_number > $3",
-                                "DELETE FROM block_store WHERE environment_id = $1 AND "
-                                "chain_id = $2 AND block_number > $3",
-                                "DELETE FROM backfill_ranges WHERE environment_id = $1 AND "
-                                "chain_id = $2 AND from_block > $3"})
-            removed += db->run(sql, sql, {env, chain, above}).affected();
+        const qint64 removed =
+            PgBatchRows::removeBlocks(*db, env, chain, qint64(*fork.number) + 1,
+                                      std::numeric_limits<qint64>::max()) +
+            db->run("follow_cut_ranges",
+                    "DELETE FROM backfill_ranges WHERE environment_id = $1 AND chain_id = $2 AND "
+                    "from_block > $3",
+                    {env, chain, above})
+                .affected();
         db->run("follow_cut_range",
                 "UPDATE backfill_ranges SET to_block = $3, last_hash = $4 WHERE environment_id "
                 "= $1 AND chain_id = $2 AND from_block <= $3 AND to_block > $3",

@@ -1,4 +1,5 @@
 #include "StaleRange.h"
+#include "PgBatchRows.h"
 #include "PgEnvironmentRegistry.h"
 #include "store/pg/PgConnection.h"
 
@@ -33,16 +34,8 @@ std::optional<ReopenedRange> reopenRangeFromAnotherBranch(PgConnection& db,
             return std::nullopt;
         }
         ReopenedRange r{cp.blockNumber + 1, reopened.int64(0, 0), 0};
-        const QList<QByteArray> span{env, chain, QByteArray::number(r.fromBlock),
-                                     QByteArray::number(r.toBlock)};
         // Delivery stops at the checkpoint, so none of the range's outbox rows went out.
-        for (const char* sql : {"DELETE FROM outbox_store WHERE environment_id = $1 AND chain_id "
-                                "= $2 AND block_number BETWEEN $3 AND $4 AND delivered_at IS NULL",
-                                "DELETE FROM log_store WHERE environment_id = $1 AND chain_id = "
-                                "$2 AND block_number BETWEEN $3 AND $4",
-                                "DELETE FROM block_store WHERE environment_id = $1 AND chain_id "
-                                "= $2 AND block_number BETWEEN $3 AND $4"})
-            r.rowsRemoved += db.run(sql, sql, span).affected();
+        r.rowsRemoved = PgBatchRows::removeBlocks(db, env, chain, r.fromBlock, r.toBlock);
         db.commit();
         return r;
     } catch (...) {
