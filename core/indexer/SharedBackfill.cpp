@@ -131,21 +131,18 @@ SharedBackfillResult SharedBackfill::run(const std::function<void(const QString&
     };
     // Every range done and the checkpoint below the last: a range stored from another branch
     // (StaleRange.h) goes back to be fetched again, while the checkpoint's block is still
-    // the node's. True when there is more to do (a range reopened, or the node could not say).
+    // the node's. True when there is more to do (a range reopened, here or by another).
     const auto reopenedStaleRange = [&] {
         const coord::SharedCheckpoint cp = checkpoint.advance();
-        try {
-            if (cp.blockNumber >= 0) {
-                const auto onNode = eth.blockByNumber(std::uint64_t(cp.blockNumber));
-                if (!onNode || onNode->hash != cp.blockHash)
-                    return false; // a reorg below the checkpoint: the head follower's
-            }
-        } catch (const rpc::RpcException& e) {
-            say(QStringLiteral("checking block %1 against the node: %2; trying again")
-                    .arg(cp.blockNumber)
-                    .arg(QString::fromUtf8(e.what())));
-            concurrency::pauseUnlessStopped(nodeBackoff(1), stop);
-            return true;
+        if (cp.blockNumber >= 0) {
+            std::optional<chain::BlockHeader> onNode;
+            if (!waitForNode(
+                    [&] { onNode = eth.blockByNumber(std::uint64_t(cp.blockNumber)); },
+                    QStringLiteral("checking block %1 against the node").arg(cp.blockNumber), say,
+                    stop))
+                return false; // asked to stop
+            if (!onNode || onNode->hash != cp.blockHash)
+                return false; // a reorg below the checkpoint: the head follower's
         }
         const std::optional<ReopenedRange> r =
             reopenRangeFromAnotherBranch(*db, c.environmentId, chainId, cp);
@@ -157,7 +154,7 @@ SharedBackfillResult SharedBackfill::run(const std::function<void(const QString&
                     .arg(r->toBlock)
                     .arg(cp.blockNumber)
                     .arg(r->rowsRemoved));
-        return r.has_value() || !claims.counts().allDone(); // reopened by another process
+        return r.has_value() || !claims.counts().allDone();
     };
     while (!(stop && stop->stopRequested())) {
         const std::optional<coord::RangeClaim> claim = claims.claim();
