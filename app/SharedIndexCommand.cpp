@@ -151,6 +151,15 @@ int runSharedIndexCommand(const IndexOptionsResult& parsed)
         if (r.stopped)
             return ExitOk;
         deliverer(r.chainId);
+        // The head follower (whichever process holds the head lock), delivering between
+        // rounds; until `untilCheckpoint` if given, else until stopped.
+        const auto follow = [&](std::optional<qint64> untilCheckpoint) {
+            indexer::SharedHeadFollower::Options o{
+                config, options.owner, {}, std::nullopt, untilCheckpoint};
+            if (delivery)
+                o.betweenRounds = [&] { delivery->deliverPending(say); };
+            return indexer::SharedHeadFollower(o).run(say);
+        };
         if (config.exitWhenSynced && r.checkpoint < r.target) {
             // Every range done, yet the checkpoint stops below the target: the checkpoint's
             // own block left the node's chain during the backfill. The head follower rolls
@@ -160,11 +169,7 @@ int runSharedIndexCommand(const IndexOptionsResult& parsed)
                                "indexing on to the target")
                     .arg(r.checkpoint)
                     .arg(r.target));
-            indexer::SharedHeadFollower::Options follow{
-                config, options.owner, {}, std::nullopt, r.target};
-            if (delivery)
-                follow.betweenRounds = [&] { delivery->deliverPending(say); };
-            const indexer::SharedFollowResult f = indexer::SharedHeadFollower(follow).run(say);
+            const indexer::SharedFollowResult f = follow(r.target);
             if (config.stopToken->stopRequested()) {
                 std::printf("stopped: checkpoint below the target %lld\n",
                             static_cast<long long>(r.target));
@@ -177,14 +182,8 @@ int runSharedIndexCommand(const IndexOptionsResult& parsed)
             std::fflush(stdout);
         }
         if (!config.exitWhenSynced) {
-            // Backfill complete: from here one process follows the head (whichever holds
-            // the head lock), delivering between rounds; the others stand by.
-            indexer::SharedHeadFollower::Options follow{
-                config, options.owner, {}, std::nullopt, std::nullopt};
-            if (delivery)
-                follow.betweenRounds = [&] { delivery->deliverPending(say); };
-            indexer::SharedHeadFollower follower(follow);
-            const indexer::SharedFollowResult f = follower.run(say);
+            // Backfill complete: from here one process follows the head; the others stand by.
+            const indexer::SharedFollowResult f = follow(std::nullopt);
             std::printf("stopped: this process followed %lld blocks (%lld logs), rolled back "
                         "%lld reorgs and met %lld absence suspicions%s\n",
                         static_cast<long long>(f.blocks), static_cast<long long>(f.logs),
