@@ -6,6 +6,7 @@
 // contract's surface through store::ContractReader. Real anvil, real throwaway cluster.
 #include "BackendLab.h"
 #include "WebhookRecorder.h"
+#include "coord/BackfillClaims.h"
 #include "lab/ReorgInjector.h"
 
 #include <QJsonArray>
@@ -490,7 +491,8 @@ void TestBackendsCrash::aRangeStoredFromAnotherBranchIsFetchedAgain()
                                      "AND status = 'running'",
                                      {env.toUtf8()})
                                  .text(0, 0);
-    pg->run("t_owner_lock", "SELECT pg_advisory_lock(1181446007, hashtext($1::text))", {owner});
+    pg->run("t_owner_lock", "SELECT pg_advisory_lock($2::int, hashtext($1::text))",
+            {owner, QByteArray::number(coord::BackfillClaims::kOwnerLockClass)});
     // Stores the two ranges above it, then dies taking the lowest over.
     const test::ProcessRun second = test::runForkscope(args, crashingAt("before-commit", 2));
     QVERIFY2(second.exitStatus == QProcess::CrashExit &&

@@ -62,16 +62,14 @@ int BackfillClaims::plan(qint64 fromBlock, qint64 toBlock, qint64 size)
     }
 }
 
-namespace {
-// The owner locks' class ("Fkow"); the head and outbox locks use "Fksc" (SessionLock).
-constexpr const char* kOwnerLockTry = "SELECT pg_try_advisory_lock(1181446007, hashtext($1::text))";
-} // namespace
-
 std::optional<RangeClaim> BackfillClaims::claim()
 {
     if (!m_ownerLocked) {
         // Held for as long as this session lives: others see the owner as alive.
-        m_ownerLocked = m_db.run("coord_owner_lock", kOwnerLockTry, {m_owner8}).text(0, 0) == "t";
+        m_ownerLocked =
+            m_db.run("coord_owner_lock", "SELECT pg_try_advisory_lock($2::int, hashtext($1::text))",
+                     {m_owner8, QByteArray::number(kOwnerLockClass)})
+                .text(0, 0) == "t";
         if (!m_ownerLocked)
             throw CoordinationError(
                 QStringLiteral("another live process claims ranges as %1: each process needs "
@@ -93,7 +91,7 @@ std::optional<RangeClaim> BackfillClaims::claim()
         // fails. Never this claimer's own ranges, whose lock its session holds.
         "backfill_ranges WHERE environment_id = $1 AND chain_id = $2 AND (status = 'pending' "
         "OR (status = 'running' AND (lease_until < clock_timestamp() OR (owner <> $3::text AND "
-        "pg_try_advisory_xact_lock(1181446007, hashtext(owner)))))) ORDER BY from_block "
+        "pg_try_advisory_xact_lock($5::int, hashtext(owner)))))) ORDER BY from_block "
         "LIMIT 1 FOR UPDATE SKIP LOCKED) "
         "UPDATE backfill_ranges r SET status = 'running', owner = $3::text, lease_until = "
         "clock_timestamp() + $4::bigint * interval '1 millisecond', attempts = r.attempts + 1, "
@@ -104,7 +102,7 @@ std::optional<RangeClaim> BackfillClaims::claim()
         "FROM c WHERE r.environment_id = $1 AND r.chain_id = $2 AND r.from_block = "
         "c.from_block RETURNING r.from_block, r.to_block, r.attempts, CASE WHEN "
         "c.prev_status = 'running' THEN c.prev_owner END, c.owner_gone",
-        {m_env, m_chain, m_owner8, m_leaseMs});
+        {m_env, m_chain, m_owner8, m_leaseMs, QByteArray::number(kOwnerLockClass)});
     if (r.rows() == 0)
         return std::nullopt;
     RangeClaim c;

@@ -48,6 +48,10 @@ public:
     BackfillClaims(store::pg::PgConnection& db, QString environmentId, qint64 chainId,
                    QString owner, std::chrono::milliseconds lease);
 
+    // The class ("Fkow") of the claimers' owner locks, keyed by hashtext(owner); the head
+    // and outbox locks use another ("Fksc", SessionLock).
+    static constexpr int kOwnerLockClass = 1181446007;
+
     // Cuts [from, to] into ranges of `size` blocks, appended above the last planned range
     // (the first process plans, a later one with a newer head extends). Returns how many
     // were added. Every process must start at the same first block (CoordinationError).
