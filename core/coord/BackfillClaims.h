@@ -31,11 +31,12 @@ struct RangeCounts
 // Historical ranges shared by several indexer processes (issue #17). A process claims the
 // lowest range nobody holds with SELECT ... FOR UPDATE SKIP LOCKED, so claimers never
 // wait on each other, under a lease on the server's clock. It renews the lease while it
-// works; if it dies (kill -9, a lost machine) the lease runs out and the next claimer
-// takes the range over, counting the attempt and naming the previous owner. A claimer also
-// holds a session advisory lock on its owner name: a range whose owner's session has ended
-// (the process died, the server noticed its connection close) is taken over at once, not
-// after the lease, so a process started again after a crash goes on where it was.
+// works. A claimer also holds a session advisory lock on its owner name: a range whose
+// owner's session has ended (the process died, the server noticed its connection close)
+// is taken over at once, so a process started again after a crash goes on where it was.
+// One whose owner is lost without closing its connection (a machine gone) is taken over
+// once the lease runs out. Either way the next claimer counts the attempt and names the
+// previous owner.
 //
 // finish() runs inside the caller's transaction, after the range's rows are written
 // there: the rows and the "done" mark commit together or not at all (seed 001: data and

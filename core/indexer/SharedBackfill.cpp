@@ -173,7 +173,8 @@ SharedBackfillResult SharedBackfill::run(const std::function<void(const QString&
                     continue;
                 break;
             }
-            // Ranges others hold: wait, and take one over if its owner's lease runs out.
+            // Ranges others hold: wait, and take one over once its owner is gone or its
+            // lease runs out.
             if (m_options.betweenRanges)
                 m_options.betweenRanges(chainId);
             concurrency::pauseUnlessStopped(std::chrono::milliseconds(100), stop);

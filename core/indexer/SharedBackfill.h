@@ -16,7 +16,7 @@ struct SharedBackfillResult
     qint64 rangesDone = 0; // ranges this process finished
     qint64 blocks = 0;     // blocks it stored
     qint64 logs = 0;       // logs it stored
-    qint64 takeovers = 0;  // ranges it took over from a process whose lease ran out
+    qint64 takeovers = 0;  // ranges it took over from a process gone or past its lease
     qint64 lostRanges = 0; // ranges taken from it (its rows for them rolled back)
     bool stopped = false;  // the stop token ended the run early
     bool started = false;  // the node answered and the environment was opened
