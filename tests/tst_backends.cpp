@@ -37,6 +37,8 @@ private slots:
     void aNodeOfflineMidSyncLosesNothing();
     void aNodeOfflineAtTheStartIsWaitedFor_data();
     void aNodeOfflineAtTheStartIsWaitedFor();
+    void aLyingNodeIsWaitedOutAndNothingOfItStored_data();
+    void aLyingNodeIsWaitedOutAndNothingOfItStored();
     void decodedEventsReadTheSame_data() { backends(); }
     void decodedEventsReadTheSame();
     void theLocalApiAnswersFromTheStore_data() { backends(); }
@@ -329,6 +331,53 @@ void TestBackends::aNodeOfflineAtTheStartIsWaitedFor()
     VERIFY_EXIT_OK(run);
     Backend b(db);
     expectSyncedWithEveryLog(b, env);
+}
+
+void TestBackends::aLyingNodeIsWaitedOutAndNothingOfItStored_data()
+{
+    backendsTimes("lie", {"foreign-log", "out-of-range-log", "wrong-log-hash", "unlinked-headers"});
+}
+
+// A backfill behind a node whose replies contradict their requests (tst_hostilenode's lies)
+// stores nothing of them and keeps going, saying the node is inconsistent, for as long as
+// the node lies: the lie is the node's fault, not the range's, so no range is failed and no
+// process exits. Once the node is honest, the index completes with every log once.
+void TestBackends::aLyingNodeIsWaitedOutAndNothingOfItStored()
+{
+    QFETCH(QString, db);
+    QFETCH(QString, lie);
+    const QString env = QStringLiteral("lie-") + lie;
+    lab::FaultProxy proxy(m_lab->devnet().url());
+    proxy.listen();
+    QCOMPARE(proxy.applyKnobs({{"lie", lie}}), QString());
+    QProcess index;
+    index.setProcessChannelMode(QProcess::MergedChannels);
+    index.start(QStringLiteral(FORKSCOPE_BINARY), indexArgsThrough(proxy, db, env)
+                                                      << QStringLiteral("--exit-when-synced"));
+    QVERIFY(index.waitForStarted());
+    // Long enough for a range to have been tried more than five times.
+    QTest::qWait(3000);
+    const QString lying = QString::fromUtf8(index.peek(1 << 22));
+    QVERIFY2(index.state() == QProcess::Running, qPrintable(lying.right(3000)));
+    QVERIFY2(lying.contains(QLatin1String("inconsistent")), qPrintable(lying.right(3000)));
+    QVERIFY2(!lying.contains(QLatin1String("failed 5 times")), qPrintable(lying.right(3000)));
+    Backend b(db);
+    QCOMPARE(b.open().scalar(QStringLiteral("SELECT count(*) FROM logs WHERE address = "
+                                            "'0x00000000000000000000000000000000000f0e16'"),
+                             {}),
+             qint64(0));
+    b.close();
+
+    QCOMPARE(proxy.applyKnobs({{"lie", "none"}}), QString());
+    const test::ProcessRun run = test::waitForProcess(index, 120'000);
+    VERIFY_EXIT_OK(run);
+    QVERIFY2(!run.out.contains(QLatin1String("REORG")), qPrintable(run.out.right(3000)));
+    expectSyncedWithEveryLog(b, env);
+    QCOMPARE(b.open().scalar(QStringLiteral("SELECT count(*) FROM reorg_events WHERE "
+                                            "environment_id = ?"),
+                             {env}),
+             qint64(0));
+    b.close();
 }
 
 void TestBackends::indexedDataIsTheNodesAndVerifies()

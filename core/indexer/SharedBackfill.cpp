@@ -14,6 +14,7 @@
 #include "store/StoreError.h"
 #include "store/pg/PgConnection.h"
 #include "wire/LogFetcher.h"
+#include "wire/ReplyMismatchError.h"
 
 #include <QElapsedTimer>
 #include <QThread>
@@ -107,6 +108,16 @@ SharedBackfillResult SharedBackfill::run(const std::function<void(const QString&
                 .arg(why)
                 .arg(wait.count()));
         concurrency::pauseUnlessStopped(wait, stop);
+    };
+    // A reply that contradicts its request (a log nobody asked for, outside the range or
+    // under another block hash; headers that do not link) is the node's fault, not the
+    // range's: the same lie would meet any range. Counted, a provider lying for a second
+    // would fail every range it touched and stop every process, where the SQLite indexer
+    // shows the node as inconsistent and retries with a growing backoff; so does this.
+    // Nothing of the range was committed (its transaction was rolled back).
+    const auto giveBackFromInconsistentNode = [&](const coord::RangeClaim& claim,
+                                                  const QString& error) {
+        giveBack(claim, QStringLiteral("%1; the node is inconsistent").arg(error));
     };
     // A range failed: the node's head now below its last block (a lagging replica, or a
     // reorg to a shorter chain since the ranges were planned) is not the range's fault
@@ -244,6 +255,14 @@ SharedBackfillResult SharedBackfill::run(const std::function<void(const QString&
             }
             if (!failOrGiveBack(*claim, QString::fromUtf8(e.what())))
                 break;
+            continue;
+        } catch (const wire::ReplyMismatchError& e) {
+            db->rollback();
+            giveBackFromInconsistentNode(*claim, e.message());
+            continue;
+        } catch (const NodeInconsistentError& e) {
+            db->rollback();
+            giveBackFromInconsistentNode(*claim, e.message());
             continue;
         } catch (const std::exception& e) {
             db->rollback();
