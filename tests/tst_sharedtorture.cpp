@@ -28,6 +28,7 @@ private slots:
     void initTestCase();
     void killsAtRandomInstantsWithReorgsBetween();
     void reorgsAndRollbacksWhileFollowingAFlappingNode();
+    void aLyingNodeForEachLieWhileTwoProcessesFollow();
 
 private:
     // token_balances of `env` are exactly what the node's Transfers up to its checkpoint
@@ -245,6 +246,99 @@ void TestSharedTorture::reorgsAndRollbacksWhileFollowingAFlappingNode()
         QStringLiteral("SELECT count(*) FROM reorg_events WHERE environment_id = ?"), {env});
     qInfo("the index rolled back %lld times", rolledBack);
     QVERIFY2(rolledBack >= 5, "the run injected reorgs the follower never saw");
+    expectBalancesAreTheNodes(r, env);
+    b.close();
+    VERIFY_EXIT_OK(test::runForkscope(verifyArgs(db, env)));
+}
+
+// tst_torture's lying node, on a shared index: two processes, one following and one
+// standing by, behind a node that lies in each way the proxy knows (a foreign log, a log
+// outside the range, a log under another block hash, headers that do not link, a reply
+// trickled past the timeout, a reply over the size cap) for a second or so at a time, new
+// blocks coming in meanwhile. A lie is never a reorg, never stored, and never stops a
+// process: once the node is honest again the checkpoint reaches its head, and the index is
+// judged as above.
+void TestSharedTorture::aLyingNodeForEachLieWhileTwoProcessesFollow()
+{
+    QRandomGenerator rng(tortureSeed() ^ 0x11e5);
+    const QString db = m_cluster.url();
+    const QString env = QStringLiteral("torture-lies");
+    lab::FaultProxy proxy(m_lab->devnet().url());
+    proxy.listen();
+    QStringList args = indexArgs(db, env);
+    args[2] = proxy.url().toString(); // --rpc
+    args << QStringLiteral("--poll-ms") << QStringLiteral("50")
+         << QStringLiteral("--rpc-timeout-ms") << QStringLiteral("800")
+         << QStringLiteral("--max-reply-mb") << QStringLiteral("1") << QStringLiteral("--lease-ms")
+         << QStringLiteral("1000");
+    const QList<QJsonObject> lies{
+        {{"lie", "foreign-log"}},    {{"lie", "out-of-range-log"}},
+        {{"lie", "wrong-log-hash"}}, {{"lie", "unlinked-headers"}},
+        {{"trickleBps", 2}},         {{"padReplyBytes", 2 * 1024 * 1024}},
+    };
+    const QJsonObject honest{{"lie", "none"}, {"trickleBps", 0}, {"padReplyBytes", 0}};
+    // The backfill starts under a lie too: its ranges meet it.
+    QCOMPARE(proxy.applyKnobs(lies[int(rng.bounded(int(lies.size())))]), QString());
+    std::vector<std::unique_ptr<QProcess>> processes;
+    for (int i = 0; i < 2; ++i) {
+        auto& p = processes.emplace_back(std::make_unique<QProcess>());
+        p->start(QStringLiteral(FORKSCOPE_BINARY), args);
+        QVERIFY(p->waitForStarted());
+    }
+    // Everything each process said, kept: the last check reads all of it.
+    std::vector<QString> said(processes.size());
+    const auto output = [&] {
+        QString tails;
+        for (std::size_t i = 0; i < processes.size(); ++i) {
+            said[i] += QString::fromUtf8(processes[i]->readAllStandardOutput() +
+                                         processes[i]->readAllStandardError());
+            tails += said[i].right(3000) + QStringLiteral("\n---\n");
+        }
+        return tails;
+    };
+    QTest::qWait(int(rng.bounded(1000, 2500)));
+    QCOMPARE(proxy.applyKnobs(honest), QString());
+    Backend b(db);
+    QVERIFY2(QTest::qWaitFor([&] { return onHead(b, env); }, 60'000), qPrintable(output()));
+    for (int round = 0; round < 2; ++round) {
+        for (const QJsonObject& lie : lies) {
+            QCOMPARE(proxy.applyKnobs(lie), QString());
+            m_lab->sprayAll(1 + int(rng.bounded(3)), 3, 10);
+            QTest::qWait(int(rng.bounded(600, 1500)));
+            QCOMPARE(proxy.applyKnobs(honest), QString());
+            QVERIFY2(QTest::qWaitFor([&] { return onHead(b, env); }, 30'000),
+                     qPrintable(QStringLiteral("round %1, %2: the checkpoint did not reach the "
+                                               "head\n%3")
+                                    .arg(round)
+                                    .arg(QString::fromUtf8(
+                                        QJsonDocument(lie).toJson(QJsonDocument::Compact)))
+                                    .arg(output())));
+            for (auto& p : processes)
+                QVERIFY2(p->state() == QProcess::Running,
+                         qPrintable(QStringLiteral("a process exited with %1 after %2:\n%3")
+                                        .arg(p->exitCode())
+                                        .arg(QString::fromUtf8(
+                                            QJsonDocument(lie).toJson(QJsonDocument::Compact)))
+                                        .arg(output())));
+        }
+    }
+    output();
+    for (std::size_t i = 0; i < processes.size(); ++i) {
+        ::kill(pid_t(processes[i]->processId()), SIGINT);
+        const test::ProcessRun run = test::waitForProcess(*processes[i], 20'000);
+        VERIFY_EXIT_OK(run);
+        said[i] += run.out;
+        QVERIFY2(!said[i].contains(QStringLiteral("REORG")), qPrintable(said[i].right(3000)));
+    }
+    expectSyncedWithEveryLog(b, env);
+    store::ContractReader& r = b.open();
+    QCOMPARE(r.scalar(QStringLiteral("SELECT count(*) FROM reorg_events WHERE environment_id = ?"),
+                      {env}),
+             qint64(0));
+    QCOMPARE(r.scalar(QStringLiteral("SELECT count(*) FROM logs WHERE environment_id = ? AND "
+                                     "address = '0x00000000000000000000000000000000000f0e16'"),
+                      {env}),
+             qint64(0));
     expectBalancesAreTheNodes(r, env);
     b.close();
     VERIFY_EXIT_OK(test::runForkscope(verifyArgs(db, env)));
