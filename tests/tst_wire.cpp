@@ -29,6 +29,7 @@ private slots:
     void aRefusedPartIsNotAskedAgain();
     void singleBlockOnTheCapIsSuspected();
     void resentBatchIsCorrectedNotDoubled();
+    void aBatchWhoseHeadersStopLinkingKeepsItsLinkedPrefix();
     void decodedArgumentsOfABatchAreBounded();
     void headerBloomIsTheBloomOfTheBlocksLogs();
 };
@@ -311,6 +312,56 @@ void TestWire::resentBatchIsCorrectedNotDoubled()
     receiver.reset();
     db.reset();
     const QStringList problems = lab.verify("wire");
+    QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
+}
+
+// The head changed while a range was fetched: from some header on, the batch no longer
+// links. The receiver commits the linked prefix with exactly its logs (leaving out the later
+// blocks' logs, which the fetcher asks for again from where it says) and calls it neither a
+// reorg nor a failure; the rest then comes in the next batch, every log once.
+void TestWire::aBatchWhoseHeadersStopLinkingKeepsItsLinkedPrefix()
+{
+    test::IndexerLab lab;
+    lab.deployToken("AAA");
+    lab.sprayAll(6, 5, 10);
+    auto db = store::Database::open(lab.dbPath());
+    indexer::IndexerConfig config;
+    config.rpcUrl = lab.devnet().url();
+    config.environmentId = "prefix";
+    config.contracts = lab.contracts();
+    auto receiver = std::make_unique<indexer::Indexer>(config, *db, lab.eth());
+    receiver->prepare();
+    wire::FetchSpec spec;
+    spec.context = receiver->wireContext();
+    spec.contracts = lab.contracts();
+    wire::LogFetcher fetcher(lab.eth(), spec);
+    const auto head = lab.eth().blockNumber();
+    wire::WireBatch batch = fetcher.fetch(0, head, head);
+    QCOMPARE(batch.toBlock, head);
+    // Break the chain at a block with later blocks' logs after it in the batch.
+    const std::uint64_t breakAt = head - 2;
+    QVERIFY(std::any_of(batch.logs.cbegin(), batch.logs.cend(),
+                        [&](const chain::LogEntry& l) { return l.blockNumber > breakAt; }));
+    batch.headers[qsizetype(breakAt)].parentHash = chain::Hash32::fromHex(
+        QStringLiteral("0x") + QString(64, QLatin1Char('7')), QStringLiteral("test"));
+
+    const auto a = receiver->accept(batch);
+    QVERIFY2(a.accepted, qPrintable(a.reason));
+    QCOMPARE(a.expectedFromBlock, breakAt);
+    QCOMPARE(lab.count("SELECT max(block_number) FROM blocks"), qint64(breakAt) - 1);
+    const auto below = [&](std::uint64_t upTo) {
+        return qint64(lab.eth().getLogs({0, upTo, lab.contracts(), {}, {}}).size());
+    };
+    QCOMPARE(lab.count("SELECT count(*) FROM logs"), below(breakAt - 1));
+    QCOMPARE(lab.count("SELECT count(*) FROM reorg_events"), 0);
+
+    const auto next = receiver->accept(fetcher.fetch(a.expectedFromBlock, head, head));
+    QVERIFY2(next.accepted, qPrintable(next.reason));
+    QCOMPARE(next.expectedFromBlock, head + 1);
+    QCOMPARE(lab.count("SELECT count(*) FROM logs"), below(head));
+    receiver.reset();
+    db.reset();
+    const QStringList problems = lab.verify("prefix");
     QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
 }
 
