@@ -7,6 +7,7 @@
 // the outbox and reorgs are tst_backendscrash's.
 #include "BackendLab.h"
 #include "LocalApiClient.h"
+#include "engine/SharedSummary.h"
 #include "health/NodeState.h"
 #include "lab/FaultProxy.h"
 
@@ -54,6 +55,21 @@ private:
         QStringList args = indexArgs(db, env);
         args[2] = proxy.url().toString(); // --rpc
         return args;
+    }
+
+    // The "completeness" object of `forkscope report --format json` for `env`.
+    QJsonObject completenessInReport(const QString& db, const QString& env) const
+    {
+        const QString out = m_lab->tempPath(QStringLiteral("completeness.json"));
+        const test::ProcessRun run = test::runForkscope(
+            {QStringLiteral("report"), QStringLiteral("--db"), db, QStringLiteral("--env"), env,
+             QStringLiteral("--format"), QStringLiteral("json"), QStringLiteral("--out"), out});
+        if (run.exitCode != 0)
+            return {{"state", QStringLiteral("report failed: ") + run.err}};
+        QFile f(out);
+        if (!f.open(QIODevice::ReadOnly))
+            return {};
+        return QJsonDocument::fromJson(f.readAll()).object().value("completeness").toObject();
     }
 
     qint64 m_blockOnTheCap = -1; // a block with more Transfers than a cap of 50, once made
@@ -146,10 +162,33 @@ void TestBackends::aBlockOnTheCapStopsLoudlyAndResumes()
                           {env, m_blockOnTheCap}),
                  qint64(0));
     b.close();
+    // The report says so, naming the block (a file keeps a completeness alert; a shared
+    // index's failed range is one), and so does the app's summary of a shared index.
+    const QJsonObject incomplete = completenessInReport(db, env);
+    QCOMPARE(incomplete.value("state").toString(), QStringLiteral("data incomplete"));
+    const QJsonObject alert = incomplete.value("open_alerts").toArray().first().toObject();
+    QVERIFY2(alert.value("from_block").toInteger() <= m_blockOnTheCap &&
+                 alert.value("to_block").toInteger() >= m_blockOnTheCap,
+             qPrintable(QJsonDocument(alert).toJson()));
+    QVERIFY2(alert.value("what").toString().contains(QStringLiteral("suspected truncation")),
+             qPrintable(QJsonDocument(alert).toJson()));
+    if (store::pg::isPostgresUrl(db)) {
+        auto pg = store::pg::PgConnection::open(db);
+        const engine::DbSummary summary = engine::readSharedSummary(*pg, env);
+        QCOMPARE(summary.openAlerts.size(), 1);
+        const indexer::CompletenessAlert& open = summary.openAlerts.first();
+        QVERIFY2(qint64(open.fromBlock) <= m_blockOnTheCap &&
+                     qint64(open.toBlock) >= m_blockOnTheCap &&
+                     open.what.contains(QStringLiteral("suspected truncation")),
+                 qPrintable(open.summary()));
+    }
     // The node without its cap: the same index completes, every log once.
     args[2] = m_lab->devnet().url().toString();
     VERIFY_EXIT_OK(test::runForkscope(args + m_lab->contractArgs()));
     expectSyncedWithEveryLog(b, env);
+    const QJsonObject complete = completenessInReport(db, env);
+    QCOMPARE(complete.value("state").toString(), QStringLiteral("complete"));
+    QCOMPARE(complete.value("open_alerts").toArray().size(), 0);
 }
 
 // A node that lags six blocks behind the checkpoint (a load balancer's stale replica) is

@@ -3,8 +3,10 @@
 // environments and node health as for a file, answers reports and table pages from the
 // views, and refuses the lab controls with the reason. Real anvil, real throwaway cluster.
 #include "IndexerLab.h"
+#include "engine/DisplayState.h"
 #include "engine/EngineHost.h"
 #include "engine/SharedIndexWatcher.h"
+#include "lab/FaultProxy.h"
 #include "lab/PgLab.h"
 #include "rpc/JsonRpcClient.h"
 #include "store/StoreError.h"
@@ -27,6 +29,7 @@ private slots:
     void anUnreachableDatabaseIsAFailureNotAnEmptyIndex();
     void aNodeOnAnotherChainShowsForked();
     void aRollbacksDiffIsShownFromTheSharedIndex();
+    void aFailedRangeShowsDataIncompleteUntilItIsStored();
     // Last: it resets the suite's anvil.
     void labResetArchivesTheSharedEnvironmentAndItsFollowerStops();
     void cleanupTestCase();
@@ -345,6 +348,54 @@ void TestSharedWatch::anUnreachableDatabaseIsAFailureNotAnEmptyIndex()
                  !status().message.contains(QStringLiteral("secret")),
              qPrintable(status().message));
     QVERIFY(!status().checkpoint);
+    host.shutdown();
+    QVERIFY(host.waitForStopped());
+}
+
+// A block on a node's result cap fails its range five times: the process exits, and the
+// checkpoint stays below the range. The window watching that environment says "data
+// incomplete", naming the range, never green over the blocks it does not have; once a run
+// against a node without the cap stores the range, it is watching a complete index again.
+void TestSharedWatch::aFailedRangeShowsDataIncompleteUntilItIsStored()
+{
+    const QString env = QStringLiteral("capped");
+    m_lab->tokens().first().spray(60, 0, 60);
+    const auto block = m_lab->eth().blockNumber();
+    m_lab->sprayAll(1, 2, 8);
+    lab::FaultProxy proxy(m_lab->devnet().url());
+    proxy.listen();
+    proxy.setLogCap(50, lab::FaultProxy::CapMode::Silent);
+    QStringList args = indexArgs(env) << QStringLiteral("--exit-when-synced");
+    args[2] = proxy.url().toString(); // --rpc
+    const test::ProcessRun failed =
+        test::runForkscope(args + QStringList{QStringLiteral("--log-cap"), QStringLiteral("50")});
+    QCOMPARE(failed.exitCode, 1);
+    QVERIFY2(failed.err.contains(QStringLiteral("failed 5 times")), qPrintable(failed.err));
+
+    engine::EngineHost host;
+    QSignalSpy statuses(&host, &engine::EngineHost::statusAvailable);
+    engine::EngineConfig config;
+    config.dbPath = m_cluster.url();
+    config.managedDevnet = false;
+    config.indexer.environmentId = env;
+    host.start(config);
+    const auto status = [&] { return statuses.last().first().value<engine::EngineStatus>(); };
+    QTRY_VERIFY_WITH_TIMEOUT(!statuses.isEmpty() && !status().openAlerts.isEmpty(), 20'000);
+    QCOMPARE(status().environmentId, env);
+    QCOMPARE(status().indexerState, QStringLiteral("data incomplete"));
+    QCOMPARE(engine::displayState(status()).kind, engine::DisplayState::Kind::DataIncomplete);
+    const indexer::CompletenessAlert alert = status().openAlerts.first();
+    QVERIFY2(alert.fromBlock <= block && alert.toBlock >= block &&
+                 alert.summary().contains(QStringLiteral("suspected truncation")),
+             qPrintable(alert.summary()));
+
+    args[2] = m_lab->devnet().url().toString();
+    VERIFY_EXIT_OK(test::runForkscope(args));
+    QTRY_VERIFY_WITH_TIMEOUT(status().openAlerts.isEmpty() && status().checkpoint &&
+                                 *status().checkpoint == m_lab->eth().blockNumber(),
+                             20'000);
+    QCOMPARE(status().indexerState, QStringLiteral("watching"));
+    QVERIFY(engine::displayState(status()).kind != engine::DisplayState::Kind::DataIncomplete);
     host.shutdown();
     QVERIFY(host.waitForStopped());
 }

@@ -68,6 +68,10 @@ void EngineHost::startShared(Session* s)
         m_status.checkpoint = d.checkpoint;
         m_status.reorgs = d.recentReorgs.size();
         onSummary(s, d);
+        // A failed range made this "data incomplete" (onSummary); once it is stored, back
+        // to watching.
+        if (d.openAlerts.isEmpty() && m_status.indexerState == QLatin1String("data incomplete"))
+            m_status.indexerState = QStringLiteral("watching");
     });
     connect(w, &SharedIndexWatcher::healthAvailable, this,
             [this, live](const health::HealthSnapshot& h) {

@@ -1,4 +1,5 @@
 #include "SharedSummary.h"
+#include "coord/FailedRanges.h"
 #include "indexer/PgEnvironmentRegistry.h"
 #include "store/pg/PgConnection.h"
 #include "store/pg/PgContract.h"
@@ -14,10 +15,13 @@ DbSummary readSharedSummary(store::pg::PgConnection& db, const QString& environm
     s.environmentId = environmentId;
     s.schemaVersion = store::pg::kPgContractVersion;
     s.readAt = QDateTime::currentDateTimeUtc();
+    QString node;
     for (const indexer::Environment& e : indexer::PgEnvironmentRegistry(db).list()) {
         s.environments.append({e.id, e.chainId, e.createdAt, e.archivedAt});
-        if (e.id == environmentId)
+        if (e.id == environmentId) {
             s.chainId = e.chainId;
+            node = e.rpcUrl;
+        }
     }
     const QList<QByteArray> scope{environmentId.toUtf8(), QByteArray::number(s.chainId)};
     const auto cp = reader.checkpoint(environmentId, qint64(s.chainId), QStringLiteral("default"));
@@ -57,6 +61,7 @@ DbSummary readSharedSummary(store::pg::PgConnection& db, const QString& environm
         "(SELECT max(block_number) FROM indexer_checkpoints c WHERE c.environment_id = $1 AND "
         "c.chain_id = $2)",
         scope);
+    s.openAlerts = coord::failedRangeAlerts(db, environmentId, s.chainId, node);
     s.outboxPending = outbox.int64(0, 0);
     s.outboxDelivered = outbox.int64(0, 1);
     s.outboxFailed = outbox.int64(0, 2);

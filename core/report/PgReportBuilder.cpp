@@ -2,6 +2,7 @@
 #include "EnvironmentChoice.h"
 #include "ReportError.h"
 #include "ReportSections.h"
+#include "coord/FailedRanges.h"
 #include "indexer/PgEnvironmentRegistry.h"
 #include "store/Database.h"
 #include "store/pg/PgConnection.h"
@@ -176,6 +177,10 @@ CheckpointReport PgReportBuilder::build(PgConnection& db, const QString& environ
     ReportSections sections(reader, r);
     sections.readCounts();
     readOutboxCounts(db, r);
+    r.completeness.openAlerts =
+        coord::failedRangeAlerts(db, r.environment.id, r.environment.chainId, r.environment.rpcUrl);
+    if (!r.completeness.openAlerts.isEmpty())
+        r.completeness.state = QStringLiteral("data incomplete");
     sections.readSeries();
     if (node) {
         sections.checkNode(*node);

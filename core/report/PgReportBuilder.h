@@ -14,9 +14,9 @@ namespace forkscope::report {
 // ReportBuilder for a shared PostgreSQL database: the same CheckpointReport, read in one
 // REPEATABLE READ snapshot through the contract's views (which show only what the
 // checkpoint covers), so several indexer processes writing meanwhile never mix into it.
-// What PostgreSQL does not keep is said, not invented: a rollback there records no diff
-// rows, and a range is only marked done once fetched whole (nothing below the checkpoint
-// is incomplete, so there are no completeness alerts).
+// A range is only marked done once fetched whole, so nothing below the checkpoint is
+// incomplete; a failed range, which stops the checkpoint below it, is reported as an
+// open completeness alert (coord/FailedRanges.h).
 class PgReportBuilder
 {
 public:
