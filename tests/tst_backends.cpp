@@ -30,6 +30,8 @@ private slots:
     void aFaultyNodeStillGivesEveryLogOnce();
     void aBlockOnTheCapStopsLoudlyAndResumes_data() { backends(); }
     void aBlockOnTheCapStopsLoudlyAndResumes();
+    void aBlockOnTheCapAtTheHeadStopsTheFollower_data() { backends(); }
+    void aBlockOnTheCapAtTheHeadStopsTheFollower();
     void aLaggingNodeNeverCausesARollback_data() { backends(); }
     void aLaggingNodeNeverCausesARollback();
     void storedLogsTheNodeStopsReturningAreSaidNotDeleted_data() { backends(); }
@@ -189,6 +191,63 @@ void TestBackends::aBlockOnTheCapStopsLoudlyAndResumes()
     const QJsonObject complete = completenessInReport(db, env);
     QCOMPARE(complete.value("state").toString(), QStringLiteral("complete"));
     QCOMPARE(complete.value("open_alerts").toArray().size(), 0);
+}
+
+// The same block on the cap, met while following the head: the process stops in one line
+// naming it, with everything below committed and nothing at or above it visible, and the
+// report says the data is incomplete until a run without the cap stores it.
+void TestBackends::aBlockOnTheCapAtTheHeadStopsTheFollower()
+{
+    QFETCH(QString, db);
+    const QString env = QStringLiteral("cap-at-head");
+    lab::FaultProxy proxy(m_lab->devnet().url());
+    proxy.listen();
+    // Synced below any block on the cap, then following behind a node that caps at 50.
+    VERIFY_EXIT_OK(test::runForkscope(indexArgs(db, env) << QStringLiteral("--exit-when-synced")));
+    proxy.setLogCap(50, lab::FaultProxy::CapMode::Silent);
+    QProcess follower;
+    follower.setProcessChannelMode(QProcess::MergedChannels);
+    follower.start(QStringLiteral(FORKSCOPE_BINARY),
+                   indexArgsThrough(proxy, db, env)
+                       << QStringLiteral("--poll-ms") << QStringLiteral("100")
+                       << QStringLiteral("--log-cap") << QStringLiteral("50"));
+    QVERIFY(follower.waitForStarted());
+    Backend b(db);
+    // Following: at the head, and on PostgreSQL past the backfill (whose ranges are
+    // aBlockOnTheCapStopsLoudlyAndResumes's), holding the head lock.
+    const bool shared = store::pg::isPostgresUrl(db);
+    QVERIFY2(QTest::qWaitFor(
+                 [&] {
+                     return onHead(b, env) &&
+                            (!shared || follower.peek(1 << 20).contains("following the head"));
+                 },
+                 30'000),
+             qPrintable(follower.peek(1 << 20)));
+    b.close();
+    m_lab->tokens().first().spray(60, 0, 60);
+    const qint64 onTheCap = qint64(m_lab->eth().blockNumber());
+    m_lab->sprayAll(1, 2, 10);
+    const test::ProcessRun run = test::waitForProcess(follower, 30'000);
+    QVERIFY2(run.finished && run.exitCode == 1, qPrintable(run.describe()));
+    QVERIFY2(run.out.contains(QStringLiteral("suspected truncation: block %1").arg(onTheCap)),
+             qPrintable(run.out.right(3000)));
+    store::ContractReader& r = b.open();
+    QCOMPARE(checkpointOf(r, env), onTheCap - 1);
+    QCOMPARE(r.scalar(QStringLiteral("SELECT count(*) FROM blocks WHERE environment_id = ? AND "
+                                     "block_number >= ?"),
+                      {env, onTheCap}),
+             qint64(0));
+    b.close();
+    const QJsonObject incomplete = completenessInReport(db, env);
+    QCOMPARE(incomplete.value("state").toString(), QStringLiteral("data incomplete"));
+    const QJsonObject alert = incomplete.value("open_alerts").toArray().first().toObject();
+    QVERIFY2(alert.value("from_block").toInteger() <= onTheCap &&
+                 alert.value("to_block").toInteger() >= onTheCap,
+             qPrintable(QJsonDocument(alert).toJson()));
+
+    VERIFY_EXIT_OK(test::runForkscope(indexArgs(db, env) << QStringLiteral("--exit-when-synced")));
+    expectSyncedWithEveryLog(b, env);
+    QCOMPARE(completenessInReport(db, env).value("state").toString(), QStringLiteral("complete"));
 }
 
 // A node that lags six blocks behind the checkpoint (a load balancer's stale replica) is

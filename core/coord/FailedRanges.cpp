@@ -4,6 +4,27 @@
 
 namespace forkscope::coord {
 
+void recordFailedRange(store::pg::PgConnection& db, const QString& environmentId, qint64 chainId,
+                       qint64 from, qint64 to, const QString& error)
+{
+    const QByteArray env = environmentId.toUtf8();
+    const QByteArray chain = QByteArray::number(chainId);
+    db.begin();
+    try {
+        db.run("failed_range_plan_lock",
+               "SELECT pg_advisory_xact_lock(hashtext($1::text || '/' || $2::text))", {env, chain});
+        db.run("failed_range_record",
+               "INSERT INTO backfill_ranges (environment_id, chain_id, from_block, to_block, "
+               "status, attempts, last_error) VALUES ($1, $2, $3, $4, 'failed', 1, $5) ON "
+               "CONFLICT DO NOTHING",
+               {env, chain, QByteArray::number(from), QByteArray::number(to), error.toUtf8()});
+        db.commit();
+    } catch (...) {
+        db.rollback();
+        throw;
+    }
+}
+
 QList<indexer::CompletenessAlert> failedRangeAlerts(store::pg::PgConnection& db,
                                                     const QString& environmentId, quint64 chainId,
                                                     const QString& node)

@@ -11,6 +11,7 @@
 #include "SharedSession.h"
 #include "concurrency/StoppablePause.h"
 #include "coord/BackfillClaims.h"
+#include "coord/FailedRanges.h"
 #include "coord/PrefixCheckpoint.h"
 #include "coord/SessionLock.h"
 #include "rpc/EthClient.h"
@@ -18,6 +19,7 @@
 #include "store/pg/PgConnection.h"
 #include "store/pg/PgContract.h"
 #include "wire/LogFetcher.h"
+#include "wire/SuspectedTruncationError.h"
 
 #include <QDateTime>
 #include <QElapsedTimer>
@@ -441,6 +443,23 @@ SharedFollowResult SharedHeadFollower::run(const std::function<void(const QStrin
             throw;
         } catch (const EnvironmentArchivedError&) {
             db->rollback(); // its chain is gone: stop, as a deep reorg does
+            throw;
+        } catch (const wire::SuspectedTruncationError& e) {
+            // A block the node cannot be proven to return whole (on its result cap, or its
+            // logs not reproducing its header's bloom) is no trouble that passes: retried,
+            // the follower would sit below it for good with only its own output saying so.
+            // As the SQLite indexer records a completeness alert and stops, this records the
+            // blocks as a failed range (which the report and the app show as data
+            // incomplete, and the next `forkscope index` retries) and stops.
+            db->rollback();
+            coord::recordFailedRange(*db, c.environmentId, chainId, cp->blockNumber + 1,
+                                     qint64(e.block), e.message());
+            say(QStringLiteral("head of %1: blocks %2-%3 recorded as a failed range; the "
+                               "checkpoint stays below them until forkscope index is started "
+                               "again with the node fixed")
+                    .arg(c.environmentId)
+                    .arg(cp->blockNumber + 1)
+                    .arg(e.block));
             throw;
         } catch (const std::exception& e) {
             // The node's trouble, or a reorg under a fetch: try again next round.
