@@ -125,6 +125,37 @@ void addCallSizes()
     QTest::newRow("one call per range") << qint64(0);
     QTest::newRow("parts of about 100 logs") << qint64(100);
 }
+// An Indexer receiving batches for `env` into the lab's file, with the fetch spec that
+// matches it. The receiver goes before the database (members are destroyed in reverse):
+// its prepared statements would keep SQLite from closing the connection (leaked, as
+// LeakSanitizer reports).
+struct Receiver
+{
+    std::unique_ptr<store::Database> db;
+    std::unique_ptr<indexer::Indexer> indexer;
+    wire::FetchSpec spec;
+    void close()
+    {
+        indexer.reset();
+        db.reset();
+    }
+};
+
+Receiver receiverFor(test::IndexerLab& lab, const QString& env)
+{
+    Receiver r;
+    r.db = store::Database::open(lab.dbPath());
+    indexer::IndexerConfig config;
+    config.rpcUrl = lab.devnet().url();
+    config.environmentId = env;
+    config.contracts = lab.contracts();
+    r.indexer = std::make_unique<indexer::Indexer>(config, *r.db, lab.eth());
+    r.indexer->prepare();
+    r.spec.context = r.indexer->wireContext();
+    r.spec.contracts = lab.contracts();
+    return r;
+}
+
 } // namespace
 
 void TestWire::silentCapIsHalvedUntilComplete_data()
@@ -272,20 +303,11 @@ void TestWire::resentBatchIsCorrectedNotDoubled()
     test::IndexerLab lab;
     lab.deployToken("AAA");
     lab.sprayAll(6, 5, 10);
-    auto db = store::Database::open(lab.dbPath());
-    indexer::IndexerConfig config;
-    config.rpcUrl = lab.devnet().url();
-    config.environmentId = "wire";
-    config.contracts = lab.contracts();
-    // On the heap so it can go before the database: its prepared statements would keep
-    // SQLite from closing the connection (leaked, as LeakSanitizer reports).
-    auto receiver = std::make_unique<indexer::Indexer>(config, *db, lab.eth());
-    receiver->prepare();
+    Receiver r = receiverFor(lab, QStringLiteral("wire"));
+    indexer::Indexer* receiver = r.indexer.get();
     QCOMPARE(receiver->expectedFromBlock(), 0u);
 
-    wire::FetchSpec spec;
-    spec.context = receiver->wireContext();
-    spec.contracts = lab.contracts();
+    wire::FetchSpec spec = r.spec;
     wire::LogFetcher fetcher(lab.eth(), spec);
     const auto head = lab.eth().blockNumber();
     const wire::WireBatch first = fetcher.fetch(0, 3, head);
@@ -309,8 +331,7 @@ void TestWire::resentBatchIsCorrectedNotDoubled()
     const auto next = receiver->accept(fetcher.fetch(again.expectedFromBlock, head, head));
     QVERIFY2(next.accepted, qPrintable(next.reason));
     QCOMPARE(next.expectedFromBlock, head + 1);
-    receiver.reset();
-    db.reset();
+    r.close();
     const QStringList problems = lab.verify("wire");
     QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
 }
@@ -324,17 +345,9 @@ void TestWire::aBatchWhoseHeadersStopLinkingKeepsItsLinkedPrefix()
     test::IndexerLab lab;
     lab.deployToken("AAA");
     lab.sprayAll(6, 5, 10);
-    auto db = store::Database::open(lab.dbPath());
-    indexer::IndexerConfig config;
-    config.rpcUrl = lab.devnet().url();
-    config.environmentId = "prefix";
-    config.contracts = lab.contracts();
-    auto receiver = std::make_unique<indexer::Indexer>(config, *db, lab.eth());
-    receiver->prepare();
-    wire::FetchSpec spec;
-    spec.context = receiver->wireContext();
-    spec.contracts = lab.contracts();
-    wire::LogFetcher fetcher(lab.eth(), spec);
+    Receiver r = receiverFor(lab, QStringLiteral("prefix"));
+    indexer::Indexer* receiver = r.indexer.get();
+    wire::LogFetcher fetcher(lab.eth(), r.spec);
     const auto head = lab.eth().blockNumber();
     wire::WireBatch batch = fetcher.fetch(0, head, head);
     QCOMPARE(batch.toBlock, head);
@@ -359,8 +372,7 @@ void TestWire::aBatchWhoseHeadersStopLinkingKeepsItsLinkedPrefix()
     QVERIFY2(next.accepted, qPrintable(next.reason));
     QCOMPARE(next.expectedFromBlock, head + 1);
     QCOMPARE(lab.count("SELECT count(*) FROM logs"), below(head));
-    receiver.reset();
-    db.reset();
+    r.close();
     const QStringList problems = lab.verify("prefix");
     QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
 }
