@@ -53,6 +53,11 @@ qint64 rollBackForRepair(PgConnection& db, const QString& env, qint64 chainId,
                                           "nothing was changed")
                                .arg(env));
     const std::optional<coord::SharedCheckpoint> cp = checkpoint.read();
+    if (const coord::RangeCounts n = ranges.counts(); n.failed > 0)
+        throw IndexerError(QStringLiteral("a backfill range of %1 failed (%2): start forkscope "
+                                          "index again, which retries it, then repair; nothing "
+                                          "was changed")
+                               .arg(env, ranges.firstFailed()));
     if (!cp || !ranges.counts().allDone())
         throw IndexerError(QStringLiteral("the backfill of %1 is not complete: repair once every "
                                           "range is done; nothing was changed")
