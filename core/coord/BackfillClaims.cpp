@@ -14,6 +14,13 @@ BackfillClaims::BackfillClaims(PgConnection& db, QString environmentId, qint64 c
 {
 }
 
+void BackfillClaims::lockPlanners(PgConnection& db, const QByteArray& environmentId,
+                                  const QByteArray& chainId)
+{
+    db.run("coord_plan_lock", "SELECT pg_advisory_xact_lock(hashtext($1::text || '/' || $2::text))",
+           {environmentId, chainId});
+}
+
 int BackfillClaims::plan(qint64 fromBlock, qint64 toBlock, qint64 size)
 {
     if (size < 1 || toBlock < fromBlock)
@@ -23,11 +30,7 @@ int BackfillClaims::plan(qint64 fromBlock, qint64 toBlock, qint64 size)
                                     .arg(size));
     m_db.begin();
     try {
-        // One planner at a time per environment: two first starts would otherwise both see
-        // an empty table. Transaction-scoped lock, released at COMMIT.
-        m_db.run("coord_plan_lock",
-                 "SELECT pg_advisory_xact_lock(hashtext($1::text || '/' || $2::text))",
-                 {m_env, m_chain});
+        lockPlanners(m_db, m_env, m_chain);
         // Ranges are contiguous from the first planned block; a later plan (a process
         // started when the head had moved on) only appends above the last range. Another
         // first block would leave a hole or an overlap: refused.

@@ -53,6 +53,12 @@ public:
     // and outbox locks use another ("Fksc", SessionLock).
     static constexpr int kOwnerLockClass = 1181446007;
 
+    // Takes the planners' lock of an environment for the open transaction (released at its
+    // end): whoever adds, reopens or records ranges holds it, so no two see the table
+    // change under them (two first starts would otherwise both see it empty).
+    static void lockPlanners(store::pg::PgConnection& db, const QByteArray& environmentId,
+                             const QByteArray& chainId);
+
     // Cuts [from, to] into ranges of `size` blocks, appended above the last planned range
     // (the first process plans, a later one with a newer head extends). Returns how many
     // were added. Every process must start at the same first block (CoordinationError).

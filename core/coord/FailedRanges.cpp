@@ -1,4 +1,5 @@
 #include "FailedRanges.h"
+#include "BackfillClaims.h"
 #include "store/pg/PgConnection.h"
 #include "store/pg/PgContract.h"
 
@@ -11,8 +12,7 @@ void recordFailedRange(store::pg::PgConnection& db, const QString& environmentId
     const QByteArray chain = QByteArray::number(chainId);
     db.begin();
     try {
-        db.run("failed_range_plan_lock",
-               "SELECT pg_advisory_xact_lock(hashtext($1::text || '/' || $2::text))", {env, chain});
+        BackfillClaims::lockPlanners(db, env, chain);
         db.run("failed_range_record",
                "INSERT INTO backfill_ranges (environment_id, chain_id, from_block, to_block, "
                "status, attempts, last_error) VALUES ($1, $2, $3, $4, 'failed', 1, $5) ON "

@@ -398,9 +398,7 @@ SharedFollowResult SharedHeadFollower::run(const std::function<void(const QStrin
             PgEnvironmentRegistry(*db).requireLive(c.environmentId);
             // The planners' lock: a process planning ranges sees this range, or this one
             // sees its ranges and waits for the backfill (ON CONFLICT: nothing inserted).
-            db->run("follow_plan_lock",
-                    "SELECT pg_advisory_xact_lock(hashtext($1::text || '/' || $2::text))",
-                    {env, chain});
+            coord::BackfillClaims::lockPlanners(*db, env, chain);
             const qint64 recorded =
                 db->run("follow_range",
                         "INSERT INTO backfill_ranges (environment_id, chain_id, from_block, "

@@ -1,6 +1,7 @@
 #include "StaleRange.h"
 #include "PgBatchRows.h"
 #include "PgEnvironmentRegistry.h"
+#include "coord/BackfillClaims.h"
 #include "store/pg/PgConnection.h"
 
 namespace forkscope::indexer {
@@ -17,9 +18,7 @@ std::optional<ReopenedRange> reopenRangeFromAnotherBranch(PgConnection& db,
     db.begin();
     try {
         PgEnvironmentRegistry(db).requireLive(environmentId);
-        // The planners' lock (BackfillClaims::plan): no plan or reopening meanwhile.
-        db.run("stale_plan_lock",
-               "SELECT pg_advisory_xact_lock(hashtext($1::text || '/' || $2::text))", {env, chain});
+        coord::BackfillClaims::lockPlanners(db, env, chain); // no plan or reopening meanwhile
         const auto reopened = db.run(
             "stale_reopen",
             "UPDATE backfill_ranges SET status = 'pending', parent_hash = NULL, last_hash = NULL, "
