@@ -21,6 +21,71 @@ using namespace forkscope;
 using test::Backend;
 using test::tortureSeed;
 
+namespace {
+
+// `forkscope index` processes on one environment, running until stopped, and everything
+// each said (kept whole: QVERIFY2 builds its message even when it passes, so a message
+// that read the pipes would hide earlier output from a later check).
+class IndexProcesses
+{
+public:
+    // False if one did not start.
+    bool start(int n, const QStringList& args)
+    {
+        for (int i = 0; i < n; ++i) {
+            auto& p = m_processes.emplace_back(std::make_unique<QProcess>());
+            p->start(QStringLiteral(FORKSCOPE_BINARY), args);
+            if (!p->waitForStarted())
+                return false;
+        }
+        m_said.resize(m_processes.size());
+        return true;
+    }
+    // The last 3,000 characters each said, for a failure message.
+    QString tails()
+    {
+        QString out;
+        for (std::size_t i = 0; i < m_processes.size(); ++i)
+            out += said(i).right(3000) + QStringLiteral("\n---\n");
+        return out;
+    }
+    // Empty while every process runs; else which one exited, with `when` and the tails.
+    QString exited(const QString& when)
+    {
+        for (auto& p : m_processes)
+            if (p->state() != QProcess::Running)
+                return QStringLiteral("a process exited with %1 %2:\n%3")
+                    .arg(p->exitCode())
+                    .arg(when, tails());
+        return {};
+    }
+    // Stops each with SIGINT; each run's `out` is everything that process said.
+    std::vector<test::ProcessRun> stop()
+    {
+        std::vector<test::ProcessRun> runs;
+        for (std::size_t i = 0; i < m_processes.size(); ++i) {
+            said(i);
+            ::kill(pid_t(m_processes[i]->processId()), SIGINT);
+            test::ProcessRun run = test::waitForProcess(*m_processes[i], 20'000);
+            run.out = m_said[i] + run.out;
+            runs.push_back(run);
+        }
+        return runs;
+    }
+
+private:
+    const QString& said(std::size_t i)
+    {
+        m_said[i] += QString::fromUtf8(m_processes[i]->readAllStandardOutput() +
+                                       m_processes[i]->readAllStandardError());
+        return m_said[i];
+    }
+    std::vector<std::unique_ptr<QProcess>> m_processes;
+    std::vector<QString> m_said;
+};
+
+} // namespace
+
 class TestSharedTorture : public QObject, public test::BackendLab
 {
     Q_OBJECT
@@ -178,24 +243,12 @@ void TestSharedTorture::reorgsAndRollbacksWhileFollowingAFlappingNode()
          << QStringLiteral("--rpc-timeout-ms") << QStringLiteral("2000")
          << QStringLiteral("--max-reorg-depth") << QStringLiteral("1000")
          << QStringLiteral("--lease-ms") << QStringLiteral("1000");
-    std::vector<std::unique_ptr<QProcess>> processes;
-    for (int i = 0; i < 2; ++i) {
-        auto& p = processes.emplace_back(std::make_unique<QProcess>());
-        p->start(QStringLiteral(FORKSCOPE_BINARY), args);
-        QVERIFY(p->waitForStarted());
-    }
+    IndexProcesses processes;
+    QVERIFY(processes.start(2, args));
     Backend b(db);
     // The backfill first: rollbacks that shrink the chain below ranges planned at its old
     // height would leave those ranges waiting for it to grow back (rangesPlannedAbove...).
     QVERIFY2(QTest::qWaitFor([&] { return onHead(b, env); }, 60'000), "the backfill did not end");
-    const auto output = [&] {
-        QString out;
-        for (auto& p : processes)
-            out += QString::fromUtf8(p->readAllStandardOutput() + p->readAllStandardError())
-                       .right(3000) +
-                   QStringLiteral("\n---\n");
-        return out;
-    };
     int reorgs = 0, rollbacks = 0;
     for (int op = 0; op < 40; ++op) {
         proxy.setErrorRate(rng.bounded(4) == 0 ? 0.2 : 0.0);
@@ -218,12 +271,8 @@ void TestSharedTorture::reorgsAndRollbacksWhileFollowingAFlappingNode()
         if (rng.bounded(3) == 0)
             m_lab->sprayAll(1 + int(rng.bounded(4)), 3, 20);
         QTest::qWait(int(rng.bounded(50, 400)));
-        for (auto& p : processes)
-            QVERIFY2(p->state() == QProcess::Running,
-                     qPrintable(QStringLiteral("a process exited with %1 after op %2:\n%3")
-                                    .arg(p->exitCode())
-                                    .arg(op)
-                                    .arg(output())));
+        const QString exited = processes.exited(QStringLiteral("after op %1").arg(op));
+        QVERIFY2(exited.isEmpty(), qPrintable(exited));
     }
     qInfo("%d reorgs and %d rollbacks injected", reorgs, rollbacks);
     proxy.setErrorRate(0);
@@ -231,11 +280,9 @@ void TestSharedTorture::reorgsAndRollbacksWhileFollowingAFlappingNode()
     proxy.setOffline(false);
     m_lab->sprayAll(2, 3, 20);
     const bool caughtUp = QTest::qWaitFor([&] { return onHead(b, env); }, 60'000);
-    QVERIFY2(caughtUp, qPrintable(output()));
-    for (auto& p : processes) {
-        ::kill(pid_t(p->processId()), SIGINT);
-        VERIFY_EXIT_OK(test::waitForProcess(*p, 20'000));
-    }
+    QVERIFY2(caughtUp, qPrintable(processes.tails()));
+    for (const test::ProcessRun& run : processes.stop())
+        VERIFY_EXIT_OK(run);
     expectSyncedWithEveryLog(b, env);
     store::ContractReader& r = b.open();
     QCOMPARE(r.scalar(QStringLiteral("SELECT count(*) FROM reorg_events WHERE environment_id = ? "
@@ -279,56 +326,33 @@ void TestSharedTorture::aLyingNodeForEachLieWhileTwoProcessesFollow()
     const QJsonObject honest{{"lie", "none"}, {"trickleBps", 0}, {"padReplyBytes", 0}};
     // The backfill starts under a lie too: its ranges meet it.
     QCOMPARE(proxy.applyKnobs(lies[int(rng.bounded(int(lies.size())))]), QString());
-    std::vector<std::unique_ptr<QProcess>> processes;
-    for (int i = 0; i < 2; ++i) {
-        auto& p = processes.emplace_back(std::make_unique<QProcess>());
-        p->start(QStringLiteral(FORKSCOPE_BINARY), args);
-        QVERIFY(p->waitForStarted());
-    }
-    // Everything each process said, kept: the last check reads all of it.
-    std::vector<QString> said(processes.size());
-    const auto output = [&] {
-        QString tails;
-        for (std::size_t i = 0; i < processes.size(); ++i) {
-            said[i] += QString::fromUtf8(processes[i]->readAllStandardOutput() +
-                                         processes[i]->readAllStandardError());
-            tails += said[i].right(3000) + QStringLiteral("\n---\n");
-        }
-        return tails;
-    };
+    IndexProcesses processes;
+    QVERIFY(processes.start(2, args));
     QTest::qWait(int(rng.bounded(1000, 2500)));
     QCOMPARE(proxy.applyKnobs(honest), QString());
     Backend b(db);
-    QVERIFY2(QTest::qWaitFor([&] { return onHead(b, env); }, 60'000), qPrintable(output()));
+    QVERIFY2(QTest::qWaitFor([&] { return onHead(b, env); }, 60'000),
+             qPrintable(processes.tails()));
     for (int round = 0; round < 2; ++round) {
         for (const QJsonObject& lie : lies) {
             QCOMPARE(proxy.applyKnobs(lie), QString());
             m_lab->sprayAll(1 + int(rng.bounded(3)), 3, 10);
             QTest::qWait(int(rng.bounded(600, 1500)));
             QCOMPARE(proxy.applyKnobs(honest), QString());
+            const QString what =
+                QStringLiteral("round %1, %2")
+                    .arg(round)
+                    .arg(QString::fromUtf8(QJsonDocument(lie).toJson(QJsonDocument::Compact)));
             QVERIFY2(QTest::qWaitFor([&] { return onHead(b, env); }, 30'000),
-                     qPrintable(QStringLiteral("round %1, %2: the checkpoint did not reach the "
-                                               "head\n%3")
-                                    .arg(round)
-                                    .arg(QString::fromUtf8(
-                                        QJsonDocument(lie).toJson(QJsonDocument::Compact)))
-                                    .arg(output())));
-            for (auto& p : processes)
-                QVERIFY2(p->state() == QProcess::Running,
-                         qPrintable(QStringLiteral("a process exited with %1 after %2:\n%3")
-                                        .arg(p->exitCode())
-                                        .arg(QString::fromUtf8(
-                                            QJsonDocument(lie).toJson(QJsonDocument::Compact)))
-                                        .arg(output())));
+                     qPrintable(what + QStringLiteral(": the checkpoint did not reach the head\n") +
+                                processes.tails()));
+            const QString exited = processes.exited(QStringLiteral("after ") + what);
+            QVERIFY2(exited.isEmpty(), qPrintable(exited));
         }
     }
-    output();
-    for (std::size_t i = 0; i < processes.size(); ++i) {
-        ::kill(pid_t(processes[i]->processId()), SIGINT);
-        const test::ProcessRun run = test::waitForProcess(*processes[i], 20'000);
+    for (const test::ProcessRun& run : processes.stop()) {
         VERIFY_EXIT_OK(run);
-        said[i] += run.out;
-        QVERIFY2(!said[i].contains(QStringLiteral("REORG")), qPrintable(said[i].right(3000)));
+        QVERIFY2(!run.out.contains(QStringLiteral("REORG")), qPrintable(run.out.right(3000)));
     }
     expectSyncedWithEveryLog(b, env);
     store::ContractReader& r = b.open();
