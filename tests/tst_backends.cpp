@@ -74,6 +74,20 @@ private:
         return QJsonDocument::fromJson(f.readAll()).object().value("completeness").toObject();
     }
 
+    // The report of `env` says "data incomplete", with an open alert of a suspected
+    // truncation whose blocks include `block`.
+    void expectReportedTruncationAt(const QString& db, const QString& env, qint64 block) const
+    {
+        const QJsonObject incomplete = completenessInReport(db, env);
+        QCOMPARE(incomplete.value("state").toString(), QStringLiteral("data incomplete"));
+        const QJsonObject alert = incomplete.value("open_alerts").toArray().first().toObject();
+        QVERIFY2(
+            alert.value("from_block").toInteger() <= block &&
+                alert.value("to_block").toInteger() >= block &&
+                alert.value("what").toString().contains(QStringLiteral("suspected truncation")),
+            qPrintable(QJsonDocument(alert).toJson()));
+    }
+
     qint64 m_blockOnTheCap = -1; // a block with more Transfers than a cap of 50, once made
     // What the sqlite row of decodedEventsReadTheSame read, for the postgresql row.
     QStringList m_decodedOnSqlite;
@@ -166,14 +180,7 @@ void TestBackends::aBlockOnTheCapStopsLoudlyAndResumes()
     b.close();
     // The report says so, naming the block (a file keeps a completeness alert; a shared
     // index's failed range is one), and so does the app's summary of a shared index.
-    const QJsonObject incomplete = completenessInReport(db, env);
-    QCOMPARE(incomplete.value("state").toString(), QStringLiteral("data incomplete"));
-    const QJsonObject alert = incomplete.value("open_alerts").toArray().first().toObject();
-    QVERIFY2(alert.value("from_block").toInteger() <= m_blockOnTheCap &&
-                 alert.value("to_block").toInteger() >= m_blockOnTheCap,
-             qPrintable(QJsonDocument(alert).toJson()));
-    QVERIFY2(alert.value("what").toString().contains(QStringLiteral("suspected truncation")),
-             qPrintable(QJsonDocument(alert).toJson()));
+    expectReportedTruncationAt(db, env, m_blockOnTheCap);
     if (store::pg::isPostgresUrl(db)) {
         auto pg = store::pg::PgConnection::open(db);
         const engine::DbSummary summary = engine::readSharedSummary(*pg, env);
@@ -238,12 +245,7 @@ void TestBackends::aBlockOnTheCapAtTheHeadStopsTheFollower()
                       {env, onTheCap}),
              qint64(0));
     b.close();
-    const QJsonObject incomplete = completenessInReport(db, env);
-    QCOMPARE(incomplete.value("state").toString(), QStringLiteral("data incomplete"));
-    const QJsonObject alert = incomplete.value("open_alerts").toArray().first().toObject();
-    QVERIFY2(alert.value("from_block").toInteger() <= onTheCap &&
-                 alert.value("to_block").toInteger() >= onTheCap,
-             qPrintable(QJsonDocument(alert).toJson()));
+    expectReportedTruncationAt(db, env, onTheCap);
     if (store::pg::isPostgresUrl(db)) {
         // A repair cannot fetch a failed range of a shared index (the next index run
         // does): it says so, and changes nothing.
