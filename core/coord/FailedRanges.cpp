@@ -42,8 +42,8 @@ QList<indexer::CompletenessAlert> failedRangeAlerts(store::pg::PgConnection& db,
         a.id = q.int64(i, 0);
         a.fromBlock = std::uint64_t(q.int64(i, 0));
         a.toBlock = std::uint64_t(q.int64(i, 1));
-        a.what = QStringLiteral("backfill range failed %1 times, the checkpoint stays below it "
-                                "until forkscope index is started again: %2")
+        a.what = QStringLiteral("backfill range failed after %1 attempt(s), the checkpoint "
+                                "stays below it until forkscope index is started again: %2")
                      .arg(q.int64(i, 2))
                      .arg(QString::fromUtf8(q.text(i, 3)));
         a.detectedAt = QString::fromUtf8(q.text(i, 4));
