@@ -213,13 +213,23 @@ int runVerifyCommand(const QStringList& arguments)
         std::fflush(stdout);
 
         for (const indexer::CompletenessAlert& alert : target.openAlerts)
-            std::printf("open alert: %s (the indexer could not prove blocks %llu..%llu "
-                        "complete; `forkscope repair --from %llu` fetches them again)\n",
-                        qPrintable(alert.summary()),
-                        static_cast<unsigned long long>(alert.fromBlock),
-                        static_cast<unsigned long long>(alert.toBlock),
-                        static_cast<unsigned long long>(
-                            std::min(alert.fromBlock, target.checkpoint.number)));
+            if (shared)
+                // A repair refuses while a range of a shared index has failed: the next
+                // `forkscope index` retries the range.
+                std::printf("open alert: %s (a backfill range failed: blocks %llu..%llu are not "
+                            "indexed and the checkpoint stays below them; start `forkscope "
+                            "index` again, which retries the range)\n",
+                            qPrintable(alert.summary()),
+                            static_cast<unsigned long long>(alert.fromBlock),
+                            static_cast<unsigned long long>(alert.toBlock));
+            else
+                std::printf("open alert: %s (the indexer could not prove blocks %llu..%llu "
+                            "complete; `forkscope repair --from %llu` fetches them again)\n",
+                            qPrintable(alert.summary()),
+                            static_cast<unsigned long long>(alert.fromBlock),
+                            static_cast<unsigned long long>(alert.toBlock),
+                            static_cast<unsigned long long>(
+                                std::min(alert.fromBlock, target.checkpoint.number)));
         std::fflush(stdout);
         audit::StoredDataAuditor auditor(store->reader(), eth);
         audit::ReceiptsLogsProof receipts(eth);

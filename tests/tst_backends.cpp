@@ -75,17 +75,28 @@ private:
     }
 
     // The report of `env` says "data incomplete", with an open alert of a suspected
-    // truncation whose blocks include `block`.
+    // truncation whose blocks include `block`; verify, clean below the checkpoint, names the
+    // alert with the way to fetch its blocks on this store.
     void expectReportedTruncationAt(const QString& db, const QString& env, qint64 block) const
     {
         const QJsonObject incomplete = completenessInReport(db, env);
         QCOMPARE(incomplete.value("state").toString(), QStringLiteral("data incomplete"));
         const QJsonObject alert = incomplete.value("open_alerts").toArray().first().toObject();
+        const qint64 from = alert.value("from_block").toInteger();
+        const qint64 to = alert.value("to_block").toInteger();
         QVERIFY2(
-            alert.value("from_block").toInteger() <= block &&
-                alert.value("to_block").toInteger() >= block &&
+            from <= block && to >= block &&
                 alert.value("what").toString().contains(QStringLiteral("suspected truncation")),
             qPrintable(QJsonDocument(alert).toJson()));
+        const test::ProcessRun verify = test::runForkscope(verifyArgs(db, env));
+        VERIFY_EXIT_OK(verify);
+        const QString remedy = store::pg::isPostgresUrl(db)
+                                   ? QStringLiteral("start `forkscope index` again")
+                                   : QStringLiteral("`forkscope repair --from");
+        QVERIFY2(verify.out.contains(QStringLiteral("open alert: ")) &&
+                     verify.out.contains(QStringLiteral("blocks %1..%2").arg(from).arg(to)) &&
+                     verify.out.contains(remedy),
+                 qPrintable(verify.out));
     }
 
     qint64 m_blockOnTheCap = -1; // a block with more Transfers than a cap of 50, once made
