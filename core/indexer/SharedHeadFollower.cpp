@@ -6,8 +6,8 @@
 #include "NodeWait.h"
 #include "PgBatchRows.h"
 #include "PgEnvironmentRegistry.h"
-#include "PgReorgDiff.h"
 #include "ReorgReason.h"
+#include "SharedRollback.h"
 #include "SharedSession.h"
 #include "concurrency/StoppablePause.h"
 #include "coord/BackfillClaims.h"
@@ -17,14 +17,11 @@
 #include "rpc/EthClient.h"
 #include "store/StoreError.h"
 #include "store/pg/PgConnection.h"
-#include "store/pg/PgContract.h"
 #include "wire/LogFetcher.h"
 #include "wire/SuspectedTruncationError.h"
 
-#include <QDateTime>
 #include <QElapsedTimer>
 #include <QSet>
-#include <limits>
 
 namespace forkscope::indexer {
 
@@ -38,63 +35,6 @@ class SharedRollbackRefused : public IndexerError
 public:
     using IndexerError::IndexerError;
 };
-
-// Checks a repair from block `from` and rolls back to from - 1 (see Options::repairFrom);
-// returns the checkpoint to index up to again. Nothing is changed when it throws.
-template <typename Undo>
-qint64 rollBackForRepair(PgConnection& db, const QString& env, qint64 chainId,
-                         coord::SessionLock& lock, coord::BackfillClaims& ranges,
-                         coord::PrefixCheckpoint& checkpoint, std::uint64_t from,
-                         const Undo& undoAbove, const std::function<void(const QString&)>& say)
-{
-    if (!lock.tryAcquire())
-        throw IndexerError(QStringLiteral("another process follows the head of %1 (it holds the "
-                                          "head lock): stop it, repair, then start it again; "
-                                          "nothing was changed")
-                               .arg(env));
-    const std::optional<coord::SharedCheckpoint> cp = checkpoint.read();
-    if (const coord::RangeCounts n = ranges.counts(); n.failed > 0)
-        throw IndexerError(QStringLiteral("a backfill range of %1 failed (%2): start forkscope "
-                                          "index again, which retries it, then repair; nothing "
-                                          "was changed")
-                               .arg(env, ranges.firstFailed()));
-    if (!cp || !ranges.counts().allDone())
-        throw IndexerError(QStringLiteral("the backfill of %1 is not complete: repair once every "
-                                          "range is done; nothing was changed")
-                               .arg(env));
-    // The block below `from`, as stored: the first range's parent when `from` is the first
-    // block indexed.
-    const QList<QByteArray> scope{env.toUtf8(), QByteArray::number(chainId)};
-    const auto below = db.run(
-        "repair_below",
-        "SELECT coalesce((SELECT block_hash FROM block_store WHERE environment_id = $1 AND "
-        "chain_id = $2 AND block_number = $3 - 1), (SELECT parent_hash FROM backfill_ranges "
-        "WHERE environment_id = $1 AND chain_id = $2 AND from_block = $3 AND status = "
-        "'done')), (SELECT min(from_block) FROM backfill_ranges WHERE environment_id = $1 AND "
-        "chain_id = $2)",
-        scope + QList<QByteArray>{QByteArray::number(qulonglong(from))});
-    const qint64 start = below.isNull(0, 1) ? 0 : below.int64(0, 1);
-    if (qint64(from) < start || qint64(from) > cp->blockNumber || from == 0 || below.isNull(0, 0))
-        throw IndexerError(QStringLiteral("--from %1 is not a block of %2 to repair: it must lie "
-                                          "in %3..%4 (the first block indexed to the "
-                                          "checkpoint), above block 0; nothing was changed")
-                               .arg(from)
-                               .arg(env)
-                               .arg(std::max<qint64>(start, 1))
-                               .arg(cp->blockNumber));
-    ForkPoint fork;
-    fork.number = from - 1;
-    fork.hash = chain::Hash32::fromBytes(below.bytes(0, 0, 32), QStringLiteral("stored hash"));
-    if (!undoAbove(*cp, fork, reorg_reason::kRepair))
-        throw IndexerError(QStringLiteral("the checkpoint of %1 moved while it was repaired; "
-                                          "nothing was changed: run repair again")
-                               .arg(env));
-    say(QStringLiteral("repair: rolled back to block %1; indexing %2..%3 again")
-            .arg(from - 1)
-            .arg(from)
-            .arg(cp->blockNumber));
-    return cp->blockNumber;
-}
 
 } // namespace
 
@@ -145,93 +85,14 @@ SharedFollowResult SharedHeadFollower::run(const std::function<void(const QStrin
             m_options.betweenRounds();
         concurrency::pauseUnlessStopped(c.pollInterval, stop);
     };
-    // Undoes everything above `fork` in one transaction: the rows, their undelivered outbox
-    // rows, the ranges that covered them, with a reorg_events row, and moves the checkpoint
-    // back by compare-and-swap (false: another writer moved it; look again).
+    SharedRollback rollback(*db, checkpoint, c.environmentId, chainId, c.sourceId);
     const auto undoAbove = [&](const coord::SharedCheckpoint& cp, const ForkPoint& fork,
-                               const QString& reason) -> bool {
-        const QByteArray above = QByteArray::number(qint64(*fork.number));
-        db->begin();
-        PgEnvironmentRegistry(*db).requireLive(c.environmentId);
-        const qint64 delivered =
-            db->run("follow_delivered_above",
-                    "SELECT count(*) FROM outbox_store WHERE environment_id = $1 AND chain_id = "
-                    "$2 AND block_number > $3 AND delivered_at IS NOT NULL",
-                    {env, chain, above})
-                .int64(0, 0);
-        const qint64 depth = cp.blockNumber - qint64(*fork.number);
-        const qint64 reorgId =
-            db->run("follow_reorg_event",
-                    "INSERT INTO reorg_events (environment_id, chain_id, detected_at, "
-                    "old_block_number, fork_block_number, depth, reason, rows_removed, "
-                    "source_id, old_block_hash, fork_block_hash, delivered_outbox_rows) VALUES "
-                    "($1, $2, $3, $4, $5, $6, $7, 0, $8, $9, $10, $11) RETURNING id",
-                    {env, chain,
-                     QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs).toUtf8(),
-                     QByteArray::number(cp.blockNumber), above, QByteArray::number(depth),
-                     reason.toUtf8(), c.sourceId.toUtf8(), cp.blockHash.toHex().toUtf8(),
-                     fork.hash.toHex().toUtf8(), QByteArray::number(delivered)})
-                .int64(0, 0);
-        recordPgReorgDiff(*db, {env, chain, above, QByteArray::number(reorgId),
-                                QByteArray::number(cp.blockNumber)});
-        if (delivered > 0) {
-            // A consumer already acted on those (as in SQLite, ReorgRollback): a compensating
-            // "retracted" message for each, enqueued at the fork height so that it goes out
-            // as soon as the fork is indexed; then the delivered rows outlive their logs,
-            // keeping the key and payload the consumer received as text.
-            db->run("follow_retract",
-                    "INSERT INTO outbox_store (environment_id, chain_id, block_number, "
-                    "event_key, payload) SELECT environment_id, chain_id, $3::bigint, "
-                    "'retract:' || event_key, '{\"type\":\"retracted\",\"eventKey\":\"' || "
-                    "event_key || '\",\"reorgId\":' || $4::bigint || ',\"forkBlock\":' || "
-                    "$3::bigint || ',\"original\":' || payload || '}' FROM outbox WHERE "
-                    "environment_id = $1 AND chain_id = $2 AND block_number > $3::bigint AND "
-                    "delivered_at IS NOT NULL AND event_key NOT LIKE 'retract:%' ON CONFLICT DO "
-                    "NOTHING",
-                    {env, chain, above, QByteArray::number(reorgId)});
-            const QByteArray keep =
-                "UPDATE outbox_store o SET event_key = " + store::pg::pgOutboxEventKeySql() +
-                ", payload = " + store::pg::pgOutboxPayloadSql() +
-                ", log_index = NULL FROM log_store l WHERE o.environment_id "
-                "= $1 AND o.chain_id = $2 AND o.block_number > $3 AND "
-                "o.delivered_at IS NOT NULL AND o.log_index IS NOT NULL AND "
-                "l.environment_id = o.environment_id AND l.chain_id = "
-                "o.chain_id AND l.block_number = o.block_number AND "
-                "l.log_index = o.log_index";
-            db->run("follow_keep_delivered", keep.constData(), {env, chain, above});
-        }
-        const qint64 removed =
-            PgBatchRows::removeBlocks(*db, env, chain, qint64(*fork.number) + 1,
-                                      std::numeric_limits<qint64>::max()) +
-            db->run("follow_cut_ranges",
-                    "DELETE FROM backfill_ranges WHERE environment_id = $1 AND chain_id = $2 AND "
-                    "from_block > $3",
-                    {env, chain, above})
-                .affected();
-        db->run("follow_cut_range",
-                "UPDATE backfill_ranges SET to_block = $3, last_hash = $4 WHERE environment_id "
-                "= $1 AND chain_id = $2 AND from_block <= $3 AND to_block > $3",
-                {env, chain, above, PgConnection::byteaParam(fork.hash.toByteArray())});
-        db->run("follow_reorg_removed", "UPDATE reorg_events SET rows_removed = $2 WHERE id = $1",
-                {QByteArray::number(reorgId), QByteArray::number(removed)});
-        crashPoint("mid-rollback");
-
-        if (!checkpoint.swap(cp, qint64(*fork.number), fork.hash)) {
-            // another writer moved it meanwhile: look again
-            db->rollback();
-            return false;
-        }
-        db->commit();
+                               const QString& reason) {
+        const std::optional<UndoneReorg> undone = rollback.undoAbove(cp, fork, reason);
+        if (!undone)
+            return; // another writer moved the checkpoint: the next round looks again
         ++result.reorgs;
-        say(QStringLiteral("REORG (%1): checkpoint %2 -> fork %3, depth %4, %5 rows removed, "
-                           "%6 delivered outbox rows retracted")
-                .arg(reason)
-                .arg(cp.blockNumber)
-                .arg(*fork.number)
-                .arg(depth)
-                .arg(removed)
-                .arg(delivered));
-        return true;
+        say(undone->describe());
     };
 
     // Where the stored branch and the node's part, undone in one transaction.
@@ -307,9 +168,10 @@ SharedFollowResult SharedHeadFollower::run(const std::function<void(const QStrin
     // `forkscope repair`: the rollback first, checked before anything is changed; then the
     // loop below indexes again up to the checkpoint as it was, and returns.
     std::optional<qint64> repairTarget;
-    if (m_options.repairFrom)
-        repairTarget = rollBackForRepair(*db, c.environmentId, chainId, lock, ranges, checkpoint,
-                                         *m_options.repairFrom, undoAbove, say);
+    if (m_options.repairFrom) {
+        repairTarget = rollback.forRepair(lock, ranges, *m_options.repairFrom, say);
+        ++result.reorgs;
+    }
 
     bool behind = false; // the node's head is below the checkpoint (said once)
     // Options::untilCheckpoint: there, whichever process moved it.
