@@ -37,9 +37,13 @@ void TestDevnet::startsAnswersAndStops()
     QCOMPARE(eth.blockNumber(), 0u);
     const qint64 pid = devnet.processId();
     QVERIFY(processAlive(pid));
+    const QString log = devnet.logPath();
+    QVERIFY(QFileInfo::exists(log));
     devnet.stop();
     QVERIFY(!devnet.isRunning());
     QTRY_VERIFY(!processAlive(pid));
+    // Nothing went wrong, so anvil wrote nothing: its empty log goes with it.
+    QVERIFY2(!QFileInfo::exists(log), qPrintable(log));
 }
 
 void TestDevnet::twoDevnetsSideBySide()

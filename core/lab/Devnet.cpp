@@ -199,6 +199,11 @@ void Devnet::stop()
     delete m_process;
     m_process = nullptr;
     m_stateCache.reset(); // anvil has exited: nothing writes there any more
+    // Under --silent anvil writes only errors: an empty log says nothing, and one was left
+    // in the temporary directory by every devnet ever started (thousands after a few test
+    // runs). A log with something in it stays for whoever reads it.
+    if (QFileInfo(m_logPath).size() == 0)
+        QFile::remove(m_logPath);
 }
 
 bool Devnet::isRunning() const
