@@ -43,6 +43,12 @@ int main(int argc, char** argv)
             "--verify): e.g. none,default,receipts."),
         QStringLiteral("MODES"), QStringLiteral("default"));
     p.addOption(verifyOpt);
+    const QCommandLineOption auditOpt(
+        QStringLiteral("audit"),
+        QStringLiteral("After each sync, time `forkscope verify` of the whole database against "
+                       "the node, in each mode in turn: default, receipts (with --receipts)."),
+        QStringLiteral("MODES"));
+    p.addOption(auditOpt);
     p.process(app);
     const bench::WorkloadShape shape = workload.read(p);
 
@@ -57,6 +63,17 @@ int main(int argc, char** argv)
     const qint64 events = w.events;
     QElapsedTimer t;
     double childCpuBefore = 0; // RUSAGE_CHILDREN sums every waited-for child
+    // The CPU of the children waited for since the last call: the index and verify
+    // processes are the only ones.
+    const auto childCpuSince = [&] {
+        rusage ru{};
+        getrusage(RUSAGE_CHILDREN, &ru);
+        const double cpuSoFar = double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+                                double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+        const double since = cpuSoFar - childCpuBefore;
+        childCpuBefore = cpuSoFar;
+        return since;
+    };
     const int runs = std::max(1, p.value(runsOpt).toInt());
     const auto measure = [&]() -> bool {
         // The raw ceiling: pull every log (eth_getLogs, 10-block chunks) and every header
@@ -94,6 +111,44 @@ int main(int argc, char** argv)
             headerSecs, ceilingSecs, double(events) / ceilingSecs);
         std::printf("CPU during the ceiling: fetch and parse %.2f s + anvil %.2f s\n",
                     ceilingOwnCpu, ceilingAnvilCpu);
+
+        // `forkscope verify` of the synced file: every block and log against the node.
+        const auto audit = [&](const QString& dbPath, bool receipts) -> bool {
+            QProcess verify;
+            verify.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+            QStringList args{
+                QStringLiteral("verify"), QStringLiteral("--db"),  dbPath,
+                QStringLiteral("--env"),  QStringLiteral("bench"), QStringLiteral("--rpc"),
+                devnet.url().toString()};
+            if (receipts)
+                args << QStringLiteral("--receipts");
+            const double anvilCpuBefore = processCpuSeconds(devnet.processId());
+            t.restart();
+            verify.start(QStringLiteral(FORKSCOPE_BINARY), args);
+            qint64 peakKiB = 0;
+            while (verify.state() != QProcess::NotRunning) {
+                peakKiB = std::max(peakKiB, bench::peakRssKiB(verify.processId()));
+                verify.waitForFinished(50);
+            }
+            const double secs = t.elapsed() / 1000.0;
+            const double anvilCpu = processCpuSeconds(devnet.processId()) - anvilCpuBefore;
+            const double cpu = childCpuSince();
+            const QByteArray out = verify.readAllStandardOutput();
+            if (verify.exitCode() != 0) {
+                std::fprintf(stderr, "forkscope verify failed (%d): %s\n", verify.exitCode(),
+                             out.right(2000).constData());
+                return false;
+            }
+            std::printf("audit (forkscope verify%s): %.2f s, %.0f events/s, peak RSS %.1f MiB; "
+                        "CPU: verify %.2f s + anvil %.2f s\n",
+                        receipts ? " --receipts" : "", secs, double(events) / secs,
+                        double(peakKiB) / 1024.0, cpu, anvilCpu);
+            for (const QByteArray& line : out.split('\n'))
+                if (line.startsWith("verdict:"))
+                    std::printf("  %s\n", line.left(120).constData());
+            return true;
+        };
+        const QStringList audits = p.value(auditOpt).split(QLatin1Char(','), Qt::SkipEmptyParts);
 
         const auto syncWith = [&](const QString& mode) -> bool {
             QTemporaryDir dir;
@@ -138,12 +193,7 @@ int main(int argc, char** argv)
                              index.readAllStandardOutput().constData());
                 return false;
             }
-            rusage ru{};
-            getrusage(RUSAGE_CHILDREN, &ru); // the index processes are the only children waited for
-            const double cpuSoFar = double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-                                    double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-            const double cpu = cpuSoFar - childCpuBefore;
-            childCpuBefore = cpuSoFar;
+            const double cpu = childCpuSince();
             std::printf(
                 "full sync (--verify %s): %.2f s, %.0f events/s, %.0f blocks/s, peak RSS %.1f MiB "
                 "(batch size %d)\n",
@@ -180,6 +230,9 @@ int main(int argc, char** argv)
                 std::printf(" (per table: %s)", e.what());
             }
             std::printf("\n");
+            for (const QString& a : audits)
+                if (!audit(dbPath, a == QLatin1String("receipts")))
+                    return false;
             return true;
         };
         for (const QString& mode : p.value(verifyOpt).split(QLatin1Char(','), Qt::SkipEmptyParts))

@@ -1,6 +1,7 @@
 #include "StoredDataAuditor.h"
 #include "AuditError.h"
 #include "BlockComparison.h"
+#include "chain/BloomBitsCache.h"
 #include "chain/ChainParseError.h"
 #include "chain/Hex.h"
 #include "chain/LogsBloom.h"
@@ -92,10 +93,9 @@ private:
     // Every log of the block (EIP-234, no address filter), each checked against the request.
     QList<chain::LogEntry> logsByHash(const chain::BlockHeader& h);
     void checkNodeLog(const chain::LogEntry& log, const chain::BlockHeader& h,
-                      const QString& asked) const;
-    bool admitsContract(const chain::LogsBloom& bloom) const;
-    static bool inBloom(const chain::LogsBloom& bloom, const QString& address,
-                        const QStringList& topics);
+                      const QString& asked);
+    bool admitsContract(const chain::LogsBloom& bloom);
+    bool inBloom(const chain::LogsBloom& bloom, const QString& address, const QStringList& topics);
 
     store::ContractReader& m_db;
     rpc::EthClient& m_eth;
@@ -104,6 +104,9 @@ private:
     BlockLogsProof* m_proof;
     QSet<chain::Address> m_contracts;
     std::optional<chain::Hash32> m_lastHash; // the node's block below the next chunk
+    // Each log's address and topics against its block's bloom: four Keccak-256 hashes per
+    // Transfer over a few thousand distinct items, kept (BloomBitsCache.h).
+    chain::BloomBitsCache m_bloomBits;
 };
 
 QList<chain::BlockHeader> AuditRun::fetchHeaders(std::uint64_t a, std::uint64_t b)
@@ -192,7 +195,7 @@ QList<chain::LogEntry> AuditRun::logsByHash(const chain::BlockHeader& h)
 
 // A log of ours as the node gave it must answer the request and agree with the header.
 void AuditRun::checkNodeLog(const chain::LogEntry& log, const chain::BlockHeader& h,
-                            const QString& asked) const
+                            const QString& asked)
 {
     const QString which =
         QStringLiteral("log %1 of block %2").arg(log.logIndex).arg(log.blockNumber);
@@ -205,18 +208,15 @@ void AuditRun::checkNodeLog(const chain::LogEntry& log, const chain::BlockHeader
         untrusted(QStringLiteral("answered %1 with %2 carrying block hash %3, but the block's "
                                  "header is %4")
                       .arg(asked, which, log.blockHash.toHex(), h.hash.toHex()));
-    QStringList topics;
-    for (const auto& t : log.topics)
-        topics << t.toHex();
-    if (!inBloom(h.logsBloom, log.address.toHex(), topics))
+    if (!m_bloomBits.mayContain(h.logsBloom, log))
         untrusted(QStringLiteral("answered %1 with %2, which its block's logsBloom rules out")
                       .arg(asked, which));
 }
 
-bool AuditRun::admitsContract(const chain::LogsBloom& bloom) const
+bool AuditRun::admitsContract(const chain::LogsBloom& bloom)
 {
     for (const auto& a : m_target.contracts)
-        if (chain::bloom::mayContain(bloom, a.toByteArray()))
+        if (chain::bloom::mayContain(bloom, m_bloomBits.bitsOf(a)))
             return true;
     return false;
 }
@@ -225,12 +225,12 @@ bool AuditRun::inBloom(const chain::LogsBloom& bloom, const QString& address,
                        const QStringList& topics)
 {
     try {
-        if (!chain::bloom::mayContain(
-                bloom, chain::Address::fromHex(address, QStringLiteral("address")).toByteArray()))
+        if (!chain::bloom::mayContain(bloom, m_bloomBits.bitsOf(chain::Address::fromHex(
+                                                 address, QStringLiteral("address")))))
             return false;
         for (const QString& t : topics)
             if (!chain::bloom::mayContain(
-                    bloom, chain::Hash32::fromHex(t, QStringLiteral("topic")).toByteArray()))
+                    bloom, m_bloomBits.bitsOf(chain::Hash32::fromHex(t, QStringLiteral("topic")))))
                 return false;
     } catch (const chain::ChainParseError&) {
         return false; // not even an address or a hash: no honest row looks like that
