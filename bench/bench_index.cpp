@@ -12,7 +12,10 @@
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QSqlQuery>
 #include <QTemporaryDir>
@@ -45,8 +48,10 @@ int main(int argc, char** argv)
     p.addOption(verifyOpt);
     const QCommandLineOption auditOpt(
         QStringLiteral("audit"),
-        QStringLiteral("After each sync, time `forkscope verify` of the whole database against "
-                       "the node, in each mode in turn: default, receipts (with --receipts)."),
+        QStringLiteral(
+            "After each sync, time `forkscope verify` of the whole database against "
+            "the node, in each mode in turn: default, receipts (with --receipts); report times "
+            "`forkscope report` with its invariant check instead."),
         QStringLiteral("MODES"));
     p.addOption(auditOpt);
     p.process(app);
@@ -112,40 +117,62 @@ int main(int argc, char** argv)
         std::printf("CPU during the ceiling: fetch and parse %.2f s + anvil %.2f s\n",
                     ceilingOwnCpu, ceilingAnvilCpu);
 
-        // `forkscope verify` of the synced file: every block and log against the node.
-        const auto audit = [&](const QString& dbPath, bool receipts) -> bool {
-            QProcess verify;
-            verify.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-            QStringList args{
-                QStringLiteral("verify"), QStringLiteral("--db"),  dbPath,
-                QStringLiteral("--env"),  QStringLiteral("bench"), QStringLiteral("--rpc"),
-                devnet.url().toString()};
-            if (receipts)
+        // A command that reads the synced file and asks the node: `forkscope verify` (every
+        // block and log, "default" or "receipts"), or the report with its invariant check
+        // ("report": every stored row against the node's).
+        const auto audit = [&](const QString& dbPath, const QString& mode) -> bool {
+            QProcess command;
+            command.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+            QTemporaryDir out;
+            QStringList args{QStringLiteral("--db"),  dbPath,
+                             QStringLiteral("--env"), QStringLiteral("bench"),
+                             QStringLiteral("--rpc"), devnet.url().toString()};
+            if (mode == QLatin1String("report"))
+                args = QStringList{QStringLiteral("report"), QStringLiteral("--format"),
+                                   QStringLiteral("json"), QStringLiteral("--out"),
+                                   out.filePath(QStringLiteral("report.json"))} +
+                       args;
+            else
+                args.prepend(QStringLiteral("verify"));
+            if (mode == QLatin1String("receipts"))
                 args << QStringLiteral("--receipts");
+            const QString name =
+                QStringLiteral("forkscope ") + args.first() +
+                (mode == QLatin1String("receipts") ? QStringLiteral(" --receipts") : QString());
             const double anvilCpuBefore = processCpuSeconds(devnet.processId());
             t.restart();
-            verify.start(QStringLiteral(FORKSCOPE_BINARY), args);
+            command.start(QStringLiteral(FORKSCOPE_BINARY), args);
             qint64 peakKiB = 0;
-            while (verify.state() != QProcess::NotRunning) {
-                peakKiB = std::max(peakKiB, bench::peakRssKiB(verify.processId()));
-                verify.waitForFinished(50);
+            while (command.state() != QProcess::NotRunning) {
+                peakKiB = std::max(peakKiB, bench::peakRssKiB(command.processId()));
+                command.waitForFinished(50);
             }
             const double secs = t.elapsed() / 1000.0;
             const double anvilCpu = processCpuSeconds(devnet.processId()) - anvilCpuBefore;
             const double cpu = childCpuSince();
-            const QByteArray out = verify.readAllStandardOutput();
-            if (verify.exitCode() != 0) {
-                std::fprintf(stderr, "forkscope verify failed (%d): %s\n", verify.exitCode(),
-                             out.right(2000).constData());
+            const QByteArray said = command.readAllStandardOutput();
+            if (command.exitCode() != 0) {
+                std::fprintf(stderr, "%s failed (%d): %s\n", qPrintable(name), command.exitCode(),
+                             said.right(2000).constData());
                 return false;
             }
-            std::printf("audit (forkscope verify%s): %.2f s, %.0f events/s, peak RSS %.1f MiB; "
-                        "CPU: verify %.2f s + anvil %.2f s\n",
-                        receipts ? " --receipts" : "", secs, double(events) / secs,
-                        double(peakKiB) / 1024.0, cpu, anvilCpu);
-            for (const QByteArray& line : out.split('\n'))
+            std::printf("audit (%s): %.2f s, %.0f events/s, peak RSS %.1f MiB; CPU: forkscope "
+                        "%.2f s + anvil %.2f s\n",
+                        qPrintable(name), secs, double(events) / secs, double(peakKiB) / 1024.0,
+                        cpu, anvilCpu);
+            for (const QByteArray& line : said.split('\n'))
                 if (line.startsWith("verdict:"))
                     std::printf("  %s\n", line.left(120).constData());
+            if (mode == QLatin1String("report")) {
+                QFile f(out.filePath(QStringLiteral("report.json")));
+                f.open(QIODevice::ReadOnly);
+                const QJsonObject inv = QJsonDocument::fromJson(f.readAll())
+                                            .object()
+                                            .value(QStringLiteral("invariants"))
+                                            .toObject();
+                std::printf("  invariants: %s\n",
+                            qPrintable(inv.value(QStringLiteral("summary")).toString().left(200)));
+            }
             return true;
         };
         const QStringList audits = p.value(auditOpt).split(QLatin1Char(','), Qt::SkipEmptyParts);
@@ -231,7 +258,7 @@ int main(int argc, char** argv)
             }
             std::printf("\n");
             for (const QString& a : audits)
-                if (!audit(dbPath, a == QLatin1String("receipts")))
+                if (!audit(dbPath, a))
                     return false;
             return true;
         };
