@@ -8,8 +8,7 @@
 #include "indexer/TransferDecoder.h"
 #include "rpc/EthClient.h"
 #include "store/ContractReader.h"
-#include "wire/LogFetcher.h"
-#include "wire/ProviderLimit.h"
+#include "wire/PartedLogReader.h"
 
 #include <QHash>
 #include <QSet>
@@ -76,8 +75,20 @@ public:
     AuditRun(store::ContractReader& db, rpc::EthClient& eth, const AuditTarget& target,
              AuditResult& r, BlockLogsProof* proof)
         : m_db(db), m_eth(eth), m_target(target), m_r(r), m_proof(proof),
-          m_contracts(target.contracts.cbegin(), target.contracts.cend())
+          m_contracts(target.contracts.cbegin(), target.contracts.cend()),
+          m_logs(eth, target.contracts)
     {
+        // Each call's answer against its own blocks: a log of the next call's blocks is a
+        // lie the chunk-wide checks could not see.
+        m_logs.checkAnswer = [this](const QList<chain::LogEntry>& logs, std::uint64_t from,
+                                    std::uint64_t to) {
+            for (const chain::LogEntry& log : logs)
+                if (log.blockNumber < from || log.blockNumber > to)
+                    untrusted(QStringLiteral("answered eth_getLogs(%1..%2) with a log of block %3")
+                                  .arg(from)
+                                  .arg(to)
+                                  .arg(log.blockNumber));
+        };
     }
 
     // Audits [a, b]; returns false once the stored chain left the node's (reorged).
@@ -93,8 +104,6 @@ private:
                              .arg(m_eth.endpointText(), what));
     }
     QList<chain::BlockHeader> fetchHeaders(std::uint64_t a, std::uint64_t b);
-    QList<chain::LogEntry> fetchLogs(std::uint64_t a, std::uint64_t b);
-    QList<chain::LogEntry> chunkLogs(std::uint64_t a, std::uint64_t b);
     // Every log of the block (EIP-234, no address filter), each checked against the request.
     QList<chain::LogEntry> logsByHash(const chain::BlockHeader& h);
     void checkNodeLog(const chain::LogEntry& log, const chain::BlockHeader& h,
@@ -109,8 +118,8 @@ private:
     BlockLogsProof* m_proof;
     QSet<chain::Address> m_contracts;
     std::optional<chain::Hash32> m_lastHash; // the node's block below the next chunk
-    std::uint64_t m_blocksSeen = 0;          // blocks and node logs of the chunks so far,
-    std::uint64_t m_logsSeen = 0;            // for the size of chunkLogs' calls
+    // The contracts' logs of each chunk, in calls of about 1,000 logs.
+    wire::PartedLogReader m_logs;
     // Each log's address and topics against its block's bloom: four Keccak-256 hashes per
     // Transfer over a few thousand distinct items, kept (BloomBitsCache.h).
     chain::BloomBitsCache m_bloomBits;
@@ -156,105 +165,6 @@ QList<chain::BlockHeader> AuditRun::fetchHeaders(std::uint64_t a, std::uint64_t 
         }
     }
     return out;
-}
-
-namespace {
-
-// A provider's announced limit, or a reply over the client's cap: the range is too big.
-bool isRangeLimit(const rpc::RpcException& e)
-{
-    return e.error().kind == rpc::RpcError::Kind::TooLarge ||
-           (e.error().kind == rpc::RpcError::Kind::Remote &&
-            wire::parseProviderLimit(e.error().message).has_value());
-}
-
-rpc::LogFilter contractsFilter(std::uint64_t a, std::uint64_t b,
-                               const QList<chain::Address>& contracts)
-{
-    rpc::LogFilter f;
-    f.fromBlock = a;
-    f.toBlock = b;
-    f.addresses = contracts;
-    return f;
-}
-
-} // namespace
-
-// The contracts' logs of [a, b]; a range limit splits the range in halves, down to one block.
-QList<chain::LogEntry> AuditRun::fetchLogs(std::uint64_t a, std::uint64_t b)
-{
-    try {
-        ++m_r.getLogsCalls;
-        return m_eth.getLogs(contractsFilter(a, b, m_target.contracts));
-    } catch (const rpc::RpcException& e) {
-        if (!isRangeLimit(e) || a == b)
-            throw;
-        const std::uint64_t mid = a + (b - a) / 2;
-        QList<chain::LogEntry> logs = fetchLogs(a, mid);
-        logs += fetchLogs(mid + 1, b);
-        return logs;
-    }
-}
-
-// The logs of a chunk in parts of about wire::FetchSpec::logsPerCall logs, by the logs per
-// block seen in the chunks before (the first chunk in kMaxCallsPerRange parts by blocks),
-// all sent before the first is read. A node's cost per call grows faster than its logs:
-// asked 100 blocks (5,100 logs) at a time, anvil spent more CPU on a verify of the 100k
-// workload than verify itself (bench/README.md). A part that meets a range limit is asked
-// again through fetchLogs' halving; any other error is the node's, as for one call.
-QList<chain::LogEntry> AuditRun::chunkLogs(std::uint64_t a, std::uint64_t b)
-{
-    const wire::FetchSpec spec;
-    const std::uint64_t blocks = b - a + 1;
-    std::uint64_t perCall = 1; // nothing seen yet: as many parts as a chunk may have
-    if (m_blocksSeen > 0)
-        perCall = m_logsSeen == 0 ? blocks
-                                  : std::clamp<std::uint64_t>(
-                                        std::uint64_t(double(spec.logsPerCall) *
-                                                      double(m_blocksSeen) / double(m_logsSeen)),
-                                        1, blocks);
-    perCall = std::max(perCall, (blocks + wire::FetchSpec::kMaxCallsPerRange - 1) /
-                                    wire::FetchSpec::kMaxCallsPerRange);
-    QList<chain::LogEntry> logs;
-    if (perCall >= blocks) {
-        logs = fetchLogs(a, b);
-    } else {
-        struct Part
-        {
-            std::uint64_t from = 0;
-            std::uint64_t to = 0;
-            std::unique_ptr<rpc::RpcCall> call; // deleted (aborted) if never read
-        };
-        std::vector<Part> parts;
-        for (std::uint64_t from = a; from <= b; from += perCall) {
-            const std::uint64_t to = std::min(b, from + perCall - 1);
-            parts.push_back({from, to,
-                             std::unique_ptr<rpc::RpcCall>(m_eth.requestLogs(
-                                 contractsFilter(from, to, m_target.contracts)))});
-        }
-        for (Part& p : parts) {
-            ++m_r.getLogsCalls;
-            try {
-                const QList<chain::LogEntry> got = m_eth.takeLogs(p.call.release());
-                for (const chain::LogEntry& log : got)
-                    if (log.blockNumber < p.from || log.blockNumber > p.to)
-                        untrusted(QStringLiteral("answered eth_getLogs(%1..%2) with a log of "
-                                                 "block %3")
-                                      .arg(p.from)
-                                      .arg(p.to)
-                                      .arg(log.blockNumber));
-                logs += got;
-            } catch (const rpc::RpcException& e) {
-                if (!isRangeLimit(e))
-                    throw;
-                --m_r.getLogsCalls; // fetchLogs counts it again
-                logs += fetchLogs(p.from, p.to);
-            }
-        }
-    }
-    m_blocksSeen += blocks;
-    m_logsSeen += std::uint64_t(logs.size());
-    return logs;
 }
 
 QList<chain::LogEntry> AuditRun::logsByHash(const chain::BlockHeader& h)
@@ -360,7 +270,10 @@ bool AuditRun::chunk(std::uint64_t a, std::uint64_t b)
     {
         const QString asked = QStringLiteral("eth_getLogs(%1..%2)").arg(a).arg(last);
         QSet<QPair<std::uint64_t, std::uint64_t>> seen;
-        for (const chain::LogEntry& log : chunkLogs(a, last)) {
+        const qint64 callsBefore = m_logs.calls();
+        const QList<chain::LogEntry> logs = m_logs.read(a, last);
+        m_r.getLogsCalls += m_logs.calls() - callsBefore;
+        for (const chain::LogEntry& log : logs) {
             if (log.blockNumber < a || log.blockNumber > last)
                 untrusted(QStringLiteral("answered %1 with a log of block %2")
                               .arg(asked)

@@ -5,6 +5,7 @@
 #include "chain/Hex.h"
 #include "rpc/EthClient.h"
 #include "store/ContractReader.h"
+#include "wire/PartedLogReader.h"
 
 #include <QHash>
 #include <QSet>
@@ -39,98 +40,136 @@ QString logKey(std::uint64_t block, std::uint64_t index)
 {
     return QStringLiteral("%1/%2").arg(block).arg(index);
 }
-} // namespace
 
-InvariantReport InvariantChecker::check(const QString& env, const QString& source,
-                                        const QList<chain::Address>& contracts)
+// Blocks checked at a time: the node's logs, the stored rows and what links them are held
+// for one chunk only, so the check's memory does not grow with the environment (it held
+// every node log of it at once: 170 MiB for the 100k workload, bench/README.md). Only the
+// balance sums, one per holder, are kept for the whole run.
+constexpr qint64 kChunkBlocks = 100;
+
+// One check: the four invariants, chunk by chunk from the start block to the checkpoint,
+// then the rows outside that range, then the balances.
+class CheckRun
 {
-    InvariantReport r;
-    const std::uint64_t chainId = m_eth.chainId();
-    const QVariantList scope{env, qint64(chainId)};
-
-    const std::optional<store::CheckpointFacts> cp =
-        m_reader.checkpoint(env, qint64(chainId), source);
-    const bool hasCp = cp.has_value();
-    const qint64 cpNumber = hasCp ? cp->number : -1;
-    const QString cpHash = hasCp ? cp->hash : QString();
-    const qint64 start = hasCp ? cp->startBlock : 0;
-
-    // 1. One parent-hash chain from the start block to the checkpoint, equal to the node's.
+public:
+    CheckRun(store::ContractReader& reader, rpc::EthClient& eth,
+             const QList<chain::Address>& contracts, QVariantList scope)
+        : m_reader(reader), m_eth(eth), m_contracts(contracts), m_scope(std::move(scope)),
+          m_nodeLogs(eth, contracts)
     {
-        const auto q =
-            m_reader.query(QStringLiteral("SELECT block_number, block_hash, parent_hash FROM "
-                                          "blocks WHERE environment_id = ? AND chain_id = ? "
-                                          "ORDER BY block_number"),
-                           scope);
-        qint64 expected = start;
-        QString prevHash;
-        QList<QPair<qint64, QString>> stored;
-        while (q->next()) {
-            const qint64 n = q->value(0).toLongLong();
-            const QString hash = q->value(1).toString();
-            if (n > cpNumber) {
-                violate(r, QStringLiteral("block %1 is stored above the checkpoint %2")
-                               .arg(n)
-                               .arg(cpNumber));
-                continue;
-            }
-            if (n != expected)
-                violate(
-                    r, QStringLiteral("gap in blocks: expected %1, found %2").arg(expected).arg(n));
-            if (!prevHash.isEmpty() && q->value(2).toString() != prevHash)
-                violate(r, QStringLiteral("block %1's parent hash does not link to block %2")
-                               .arg(n)
-                               .arg(n - 1));
-            prevHash = hash;
-            expected = n + 1;
-            stored.append({n, hash});
-            ++r.blocks;
-        }
-        // A checkpoint just below the first block (a shared backfill's start) covers nothing.
-        if (hasCp && cpNumber >= start && (expected != cpNumber + 1 || prevHash != cpHash))
-            violate(r, QStringLiteral("the block chain does not end at the checkpoint %1 (%2)")
-                           .arg(cpNumber)
-                           .arg(cpHash));
-        for (qsizetype i = 0; i < stored.size(); i += 100) {
-            const auto chunk = stored.mid(i, 100);
-            const auto headers = m_eth.blocksByNumber(std::uint64_t(chunk.first().first),
-                                                      std::uint64_t(chunk.last().first));
-            for (qsizetype j = 0; j < chunk.size() && j < headers.size(); ++j)
-                if (!headers[j] || headers[j]->hash.toHex() != chunk[j].second)
-                    violate(r, QStringLiteral("block %1 is not the node's block (stored %2)")
-                                   .arg(chunk[j].first)
-                                   .arg(chunk[j].second));
-        }
     }
 
-    // 2. Exactly the node's logs of those blocks; transfers exactly their decoding.
-    QHash<QString, chain::LogEntry> nodeLogs;
-    if (hasCp && !contracts.isEmpty()) {
-        for (qint64 from = start; from <= cpNumber; from += 1000) {
-            rpc::LogFilter f;
-            f.fromBlock = std::uint64_t(from);
-            f.toBlock = std::uint64_t(std::min(cpNumber, from + 999));
-            f.addresses = contracts;
-            for (const auto& log : m_eth.getLogs(f))
-                nodeLogs.insert(logKey(log.blockNumber, log.logIndex), log);
+    InvariantReport r;
+
+    void blocks(qint64 start, qint64 cpNumber, const QString& cpHash, bool hasCp);
+    void chunk(qint64 a, qint64 b);
+    // Rows below the start block or above the checkpoint: no log or transfer belongs there,
+    // and an outbox row only if delivered (its event was reorged away after delivery).
+    void outside(qint64 start, qint64 cpNumber);
+    void balances();
+
+private:
+    void compareHeaders(const QList<QPair<qint64, QString>>& stored);
+    QVariantList blocksBetween(qint64 a, qint64 b) const { return m_scope + QVariantList{a, b}; }
+    // The transfer_events rows `where` says, each against the Transfer its log decodes to
+    // (`expected`), summed per holder; `keys` gets each that has one.
+    void transfers(const QString& where, const QVariantList& args,
+                   const QHash<QString, Transfer>& expected, QSet<QString>& keys);
+    // The outbox rows `where` says: pending only for a transfer that is live (in
+    // `chunkTransfers`, its log the node's), none pending above the checkpoint, and one for
+    // each of `chunkTransfers`.
+    void outboxRows(const QString& where, const QVariantList& args, qint64 cpNumber,
+                    const QHash<QString, chain::LogEntry>& node,
+                    const QSet<QString>& chunkTransfers);
+
+    store::ContractReader& m_reader;
+    rpc::EthClient& m_eth;
+    const QList<chain::Address>& m_contracts;
+    const QVariantList m_scope;
+    wire::PartedLogReader m_nodeLogs;
+    qint64 m_cpNumber = -1;
+    QHash<HolderKey, SignedAmount> m_sums; // one per holder
+};
+
+// 1. One parent-hash chain from the start block to the checkpoint, equal to the node's.
+void CheckRun::blocks(qint64 start, qint64 cpNumber, const QString& cpHash, bool hasCp)
+{
+    m_cpNumber = cpNumber;
+    const auto q = m_reader.query(QStringLiteral("SELECT block_number, block_hash, parent_hash "
+                                                 "FROM blocks WHERE environment_id = ? AND "
+                                                 "chain_id = ? ORDER BY block_number"),
+                                  m_scope);
+    qint64 expected = start;
+    QString prevHash;
+    QList<QPair<qint64, QString>> stored;
+    while (q->next()) {
+        const qint64 n = q->value(0).toLongLong();
+        const QString hash = q->value(1).toString();
+        if (n > cpNumber) {
+            violate(
+                r,
+                QStringLiteral("block %1 is stored above the checkpoint %2").arg(n).arg(cpNumber));
+            continue;
+        }
+        if (n != expected)
+            violate(r, QStringLiteral("gap in blocks: expected %1, found %2").arg(expected).arg(n));
+        if (!prevHash.isEmpty() && q->value(2).toString() != prevHash)
+            violate(r, QStringLiteral("block %1's parent hash does not link to block %2")
+                           .arg(n)
+                           .arg(n - 1));
+        prevHash = hash;
+        expected = n + 1;
+        stored.append({n, hash});
+        ++r.blocks;
+        if (stored.size() == kChunkBlocks) {
+            compareHeaders(stored);
+            stored.clear();
         }
     }
+    if (!stored.isEmpty())
+        compareHeaders(stored);
+    // A checkpoint just below the first block (a shared backfill's start) covers nothing.
+    if (hasCp && cpNumber >= start && (expected != cpNumber + 1 || prevHash != cpHash))
+        violate(r, QStringLiteral("the block chain does not end at the checkpoint %1 (%2)")
+                       .arg(cpNumber)
+                       .arg(cpHash));
+}
+
+void CheckRun::compareHeaders(const QList<QPair<qint64, QString>>& stored)
+{
+    // Ascending but perhaps with gaps (reported above): each stored block by its number.
+    const auto headers = m_eth.blocksByNumber(std::uint64_t(stored.first().first),
+                                              std::uint64_t(stored.last().first));
+    for (const auto& [n, hash] : stored) {
+        const qsizetype at = qsizetype(n - stored.first().first);
+        if (at >= headers.size() || !headers[at] || headers[at]->hash.toHex() != hash)
+            violate(
+                r, QStringLiteral("block %1 is not the node's block (stored %2)").arg(n).arg(hash));
+    }
+}
+
+// 2. Exactly the node's logs of [a, b]; transfers exactly their decoding; the outbox
+//    consistent with them (4, for these blocks).
+void CheckRun::chunk(qint64 a, qint64 b)
+{
+    QHash<QString, chain::LogEntry> node;
+    if (!m_contracts.isEmpty())
+        for (const chain::LogEntry& log : m_nodeLogs.read(std::uint64_t(a), std::uint64_t(b)))
+            node.insert(logKey(log.blockNumber, log.logIndex), log);
     QHash<QString, Transfer> expectedTransfers;
     {
-        const auto q =
-            m_reader.query(QStringLiteral("SELECT block_number, log_index, block_hash, tx_hash, "
-                                          "address, topic0, topic1, topic2, topic3, data FROM "
-                                          "logs WHERE environment_id = ? AND chain_id = ?"),
-                           scope);
+        const auto q = m_reader.query(
+            QStringLiteral("SELECT block_number, log_index, block_hash, tx_hash, address, "
+                           "topic0, topic1, topic2, topic3, data FROM logs WHERE environment_id "
+                           "= ? AND chain_id = ? AND block_number BETWEEN ? AND ?"),
+            blocksBetween(a, b));
         QSet<QString> seen;
         while (q->next()) {
             ++r.logs;
-            const auto block = q->value(0).toULongLong();
-            const auto index = q->value(1).toULongLong();
-            const QString key = logKey(block, index);
+            const QString key = logKey(q->value(0).toULongLong(), q->value(1).toULongLong());
             seen.insert(key);
-            const auto it = nodeLogs.constFind(key);
-            if (it == nodeLogs.cend()) {
+            const auto it = node.constFind(key);
+            if (it == node.cend()) {
                 violate(r, QStringLiteral("stored log %1 is not on the node").arg(key));
                 continue;
             }
@@ -150,108 +189,155 @@ InvariantReport InvariantChecker::check(const QString& env, const QString& sourc
             if (const auto* t = std::get_if<Transfer>(&decoded))
                 expectedTransfers.insert(key, *t);
         }
-        for (auto it = nodeLogs.cbegin(); it != nodeLogs.cend(); ++it)
+        for (auto it = node.cbegin(); it != node.cend(); ++it)
             if (!seen.contains(it.key()))
                 violate(r, QStringLiteral("log %1 on the node is missing from the database")
                                .arg(it.key()));
     }
-
-    QHash<HolderKey, SignedAmount> sums;
     QSet<QString> transferKeys;
-    {
-        const auto q =
-            m_reader.query(QStringLiteral("SELECT block_number, log_index, contract, from_addr, "
-                                          "to_addr, value, tx_hash FROM transfer_events WHERE "
-                                          "environment_id = ? AND chain_id = ?"),
-                           scope);
-        while (q->next()) {
-            ++r.transfers;
-            const QString key = logKey(q->value(0).toULongLong(), q->value(1).toULongLong());
-            const auto exp = expectedTransfers.constFind(key);
-            if (exp == expectedTransfers.cend()) {
-                violate(r, QStringLiteral("transfer %1 has no matching Transfer log").arg(key));
-                continue;
-            }
-            if (exp->contract.toHex() != q->value(2).toString() ||
-                exp->from.toHex() != q->value(3).toString() ||
-                exp->to.toHex() != q->value(4).toString() ||
-                chain::u256::toDecimal(exp->value) != q->value(5).toString())
-                violate(r, QStringLiteral("transfer %1 differs from its log").arg(key));
-            transferKeys.insert(key);
-            const SignedAmount v(
-                chain::u256::fromDecimal(q->value(5).toString(), QStringLiteral("value")));
-            if (!exp->from.isZero())
-                sums[HolderKey::fromHex(q->value(2).toString(), q->value(3).toString())] -= v;
-            if (!exp->to.isZero())
-                sums[HolderKey::fromHex(q->value(2).toString(), q->value(4).toString())] += v;
-        }
-        for (auto it = expectedTransfers.cbegin(); it != expectedTransfers.cend(); ++it)
-            if (!transferKeys.contains(it.key()))
-                violate(r,
-                        QStringLiteral("Transfer log %1 has no transfer_events row").arg(it.key()));
-    }
+    transfers(QStringLiteral("block_number BETWEEN ? AND ?"), blocksBetween(a, b),
+              expectedTransfers, transferKeys);
+    for (auto it = expectedTransfers.cbegin(); it != expectedTransfers.cend(); ++it)
+        if (!transferKeys.contains(it.key()))
+            violate(r, QStringLiteral("Transfer log %1 has no transfer_events row").arg(it.key()));
+    outboxRows(QStringLiteral("block_number BETWEEN ? AND ?"), blocksBetween(a, b), m_cpNumber,
+               node, transferKeys);
+}
 
-    // 3. Balances: exactly the sums, one row per holder that appears in a transfer.
-    {
-        const auto q =
-            m_reader.query(QStringLiteral("SELECT contract, holder, balance FROM token_balances "
-                                          "WHERE environment_id = ? AND chain_id = ?"),
-                           scope);
-        QSet<HolderKey> seen;
-        while (q->next()) {
-            ++r.balances;
-            const HolderKey k = HolderKey::fromHex(q->value(0).toString(), q->value(1).toString());
-            seen.insert(k);
-            const auto it = sums.constFind(k);
-            if (it == sums.cend())
-                violate(r, QStringLiteral("balance row for %1 in %2 has no transfers")
-                               .arg(k.holder.toHex(), k.contract.toHex()));
-            else if (chain::amount::toString(*it) != q->value(2).toString())
-                violate(r, QStringLiteral("balance of %1 in %2 is %3, transfers sum to %4")
-                               .arg(k.holder.toHex(), k.contract.toHex(), q->value(2).toString(),
-                                    chain::amount::toString(*it)));
+void CheckRun::transfers(const QString& where, const QVariantList& args,
+                         const QHash<QString, Transfer>& expected, QSet<QString>& keys)
+{
+    const auto q = m_reader.query(
+        QStringLiteral("SELECT block_number, log_index, contract, from_addr, to_addr, value, "
+                       "tx_hash FROM transfer_events WHERE environment_id = ? AND chain_id = ? "
+                       "AND ") +
+            where,
+        args);
+    while (q->next()) {
+        ++r.transfers;
+        const QString key = logKey(q->value(0).toULongLong(), q->value(1).toULongLong());
+        const auto exp = expected.constFind(key);
+        if (exp == expected.cend()) {
+            violate(r, QStringLiteral("transfer %1 has no matching Transfer log").arg(key));
+            continue;
         }
-        for (auto it = sums.cbegin(); it != sums.cend(); ++it)
-            if (!seen.contains(it.key()))
-                violate(r, QStringLiteral("no balance row for %1 in %2")
-                               .arg(it.key().holder.toHex(), it.key().contract.toHex()));
+        if (exp->contract.toHex() != q->value(2).toString() ||
+            exp->from.toHex() != q->value(3).toString() ||
+            exp->to.toHex() != q->value(4).toString() ||
+            chain::u256::toDecimal(exp->value) != q->value(5).toString())
+            violate(r, QStringLiteral("transfer %1 differs from its log").arg(key));
+        keys.insert(key);
+        const SignedAmount v(
+            chain::u256::fromDecimal(q->value(5).toString(), QStringLiteral("value")));
+        if (!exp->from.isZero())
+            m_sums[HolderKey::fromHex(q->value(2).toString(), q->value(3).toString())] -= v;
+        if (!exp->to.isZero())
+            m_sums[HolderKey::fromHex(q->value(2).toString(), q->value(4).toString())] += v;
     }
+}
 
-    // 4. Outbox: nothing undelivered above the checkpoint; one row per transfer; pending
-    //    rows only for transfers that still exist.
-    {
-        const auto q =
-            m_reader.query(QStringLiteral("SELECT block_number, event_key, delivered_at FROM "
-                                          "outbox WHERE environment_id = ? AND chain_id = ?"),
-                           scope);
-        QSet<QString> outboxTransferKeys;
-        while (q->next()) {
-            ++r.outboxRows;
-            const qint64 n = q->value(0).toLongLong();
-            const QString eventKey = q->value(1).toString();
-            const bool delivered = !q->value(2).isNull();
-            if (!delivered && n > cpNumber)
-                violate(
-                    r,
+void CheckRun::outboxRows(const QString& where, const QVariantList& args, qint64 cpNumber,
+                          const QHash<QString, chain::LogEntry>& node,
+                          const QSet<QString>& chunkTransfers)
+{
+    const auto q = m_reader.query(QStringLiteral("SELECT block_number, event_key, delivered_at "
+                                                 "FROM outbox WHERE environment_id = ? AND "
+                                                 "chain_id = ? AND ") +
+                                      where,
+                                  args);
+    QSet<QString> withRow;
+    while (q->next()) {
+        ++r.outboxRows;
+        const qint64 n = q->value(0).toLongLong();
+        const QString eventKey = q->value(1).toString();
+        const bool delivered = !q->value(2).isNull();
+        if (!delivered && n > cpNumber)
+            violate(r,
                     QStringLiteral("undelivered outbox row %1 above the checkpoint").arg(eventKey));
-            const QStringList parts = eventKey.split(QLatin1Char(':'));
-            if (parts.size() == 4 && parts[0] == QLatin1String("transfer")) {
-                const QString key = parts[1] + QLatin1Char('/') + parts[3];
-                const bool live = transferKeys.contains(key) && nodeLogs.contains(key) &&
-                                  nodeLogs.value(key).blockHash.toHex() == parts[2];
-                if (live)
-                    outboxTransferKeys.insert(key);
-                else if (!delivered)
-                    violate(
-                        r,
+        const QStringList parts = eventKey.split(QLatin1Char(':'));
+        if (parts.size() == 4 && parts[0] == QLatin1String("transfer")) {
+            const QString key = parts[1] + QLatin1Char('/') + parts[3];
+            const auto log = node.constFind(key);
+            const bool live = chunkTransfers.contains(key) && log != node.cend() &&
+                              log->blockHash.toHex() == parts[2];
+            if (live)
+                withRow.insert(key);
+            else if (!delivered)
+                violate(r,
                         QStringLiteral("pending outbox row %1 has no live transfer").arg(eventKey));
-            }
         }
-        for (const QString& k : transferKeys)
-            if (!outboxTransferKeys.contains(k))
-                violate(r, QStringLiteral("transfer %1 has no outbox row").arg(k));
     }
-    return r;
+    for (const QString& k : chunkTransfers)
+        if (!withRow.contains(k))
+            violate(r, QStringLiteral("transfer %1 has no outbox row").arg(k));
+}
+
+void CheckRun::outside(qint64 start, qint64 cpNumber)
+{
+    const QString where = QStringLiteral("(block_number < ? OR block_number > ?)");
+    const QVariantList args = m_scope + QVariantList{start, cpNumber};
+    const QString covered =
+        cpNumber < start
+            ? QStringLiteral("the checkpoint covers no block")
+            : QStringLiteral("the checkpoint covers blocks %1..%2").arg(start).arg(cpNumber);
+    const auto q = m_reader.query(QStringLiteral("SELECT block_number, log_index FROM logs WHERE "
+                                                 "environment_id = ? AND chain_id = ? AND ") +
+                                      where,
+                                  args);
+    while (q->next()) {
+        ++r.logs;
+        violate(r, QStringLiteral("stored log %1 is outside the indexed blocks (%2)")
+                       .arg(logKey(q->value(0).toULongLong(), q->value(1).toULongLong()), covered));
+    }
+    QSet<QString> none;
+    transfers(where, args, {}, none);
+    outboxRows(where, args, cpNumber, {}, {});
+}
+
+// 3. Balances: exactly the sums, one row per holder that appears in a transfer.
+void CheckRun::balances()
+{
+    const auto q =
+        m_reader.query(QStringLiteral("SELECT contract, holder, balance FROM token_balances "
+                                      "WHERE environment_id = ? AND chain_id = ?"),
+                       m_scope);
+    QSet<HolderKey> seen;
+    while (q->next()) {
+        ++r.balances;
+        const HolderKey k = HolderKey::fromHex(q->value(0).toString(), q->value(1).toString());
+        seen.insert(k);
+        const auto it = m_sums.constFind(k);
+        if (it == m_sums.cend())
+            violate(r, QStringLiteral("balance row for %1 in %2 has no transfers")
+                           .arg(k.holder.toHex(), k.contract.toHex()));
+        else if (chain::amount::toString(*it) != q->value(2).toString())
+            violate(r, QStringLiteral("balance of %1 in %2 is %3, transfers sum to %4")
+                           .arg(k.holder.toHex(), k.contract.toHex(), q->value(2).toString(),
+                                chain::amount::toString(*it)));
+    }
+    for (auto it = m_sums.cbegin(); it != m_sums.cend(); ++it)
+        if (!seen.contains(it.key()))
+            violate(r, QStringLiteral("no balance row for %1 in %2")
+                           .arg(it.key().holder.toHex(), it.key().contract.toHex()));
+}
+
+} // namespace
+
+InvariantReport InvariantChecker::check(const QString& env, const QString& source,
+                                        const QList<chain::Address>& contracts)
+{
+    const std::uint64_t chainId = m_eth.chainId();
+    CheckRun run(m_reader, m_eth, contracts, QVariantList{env, qint64(chainId)});
+    const std::optional<store::CheckpointFacts> cp =
+        m_reader.checkpoint(env, qint64(chainId), source);
+    const qint64 cpNumber = cp ? cp->number : -1;
+    const qint64 start = cp ? cp->startBlock : 0;
+    run.blocks(start, cpNumber, cp ? cp->hash : QString(), cp.has_value());
+    for (qint64 a = start; cp && a <= cpNumber; a += kChunkBlocks)
+        run.chunk(a, std::min(cpNumber, a + kChunkBlocks - 1));
+    run.outside(start, cpNumber);
+    run.balances();
+    return run.r;
 }
 
 } // namespace forkscope::indexer

@@ -1,0 +1,113 @@
+#include "PartedLogReader.h"
+#include "ProviderLimit.h"
+#include "rpc/EthClient.h"
+#include "rpc/RpcError.h"
+
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+namespace forkscope::wire {
+
+namespace {
+
+// A provider's announced limit, or a reply over the client's cap: the range is too big.
+bool isRangeLimit(const rpc::RpcException& e)
+{
+    return e.error().kind == rpc::RpcError::Kind::TooLarge ||
+           (e.error().kind == rpc::RpcError::Kind::Remote &&
+            parseProviderLimit(e.error().message).has_value());
+}
+
+rpc::LogFilter filterOf(std::uint64_t from, std::uint64_t to,
+                        const QList<chain::Address>& contracts)
+{
+    rpc::LogFilter f;
+    f.fromBlock = from;
+    f.toBlock = to;
+    f.addresses = contracts;
+    return f;
+}
+
+} // namespace
+
+PartedLogReader::PartedLogReader(rpc::EthClient& eth, QList<chain::Address> contracts,
+                                 qint64 logsPerCall)
+    : m_eth(eth), m_contracts(std::move(contracts)), m_logsPerCall(std::max<qint64>(1, logsPerCall))
+{
+}
+
+void PartedLogReader::check(const QList<chain::LogEntry>& logs, std::uint64_t from,
+                            std::uint64_t to) const
+{
+    if (checkAnswer)
+        checkAnswer(logs, from, to);
+}
+
+QList<chain::LogEntry> PartedLogReader::readHalving(std::uint64_t from, std::uint64_t to)
+{
+    try {
+        ++m_calls;
+        QList<chain::LogEntry> logs = m_eth.getLogs(filterOf(from, to, m_contracts));
+        check(logs, from, to);
+        return logs;
+    } catch (const rpc::RpcException& e) {
+        if (!isRangeLimit(e) || from == to)
+            throw;
+        const std::uint64_t mid = from + (to - from) / 2;
+        QList<chain::LogEntry> logs = readHalving(from, mid);
+        logs += readHalving(mid + 1, to);
+        return logs;
+    }
+}
+
+QList<chain::LogEntry> PartedLogReader::read(std::uint64_t from, std::uint64_t to)
+{
+    const std::uint64_t blocks = to - from + 1;
+    std::uint64_t perCall = 1; // nothing seen yet: as many parts as a range may have
+    if (m_blocksSeen > 0)
+        perCall = m_logsSeen == 0 ? blocks
+                                  : std::clamp<std::uint64_t>(
+                                        std::uint64_t(double(m_logsPerCall) * double(m_blocksSeen) /
+                                                      double(m_logsSeen)),
+                                        1, blocks);
+    perCall = std::max(perCall, (blocks + kMaxParts - 1) / kMaxParts);
+    QList<chain::LogEntry> logs;
+    if (perCall >= blocks) {
+        logs = readHalving(from, to);
+    } else {
+        struct Part
+        {
+            std::uint64_t from = 0;
+            std::uint64_t to = 0;
+            std::unique_ptr<rpc::RpcCall> call; // deleted (aborted) if never read
+        };
+        std::vector<Part> parts;
+        for (std::uint64_t a = from; a <= to; a += perCall) {
+            const std::uint64_t b = std::min(to, a + perCall - 1);
+            parts.push_back(
+                {a, b,
+                 std::unique_ptr<rpc::RpcCall>(m_eth.requestLogs(filterOf(a, b, m_contracts)))});
+        }
+        for (Part& p : parts) {
+            QList<chain::LogEntry> got;
+            try {
+                ++m_calls;
+                got = m_eth.takeLogs(p.call.release());
+            } catch (const rpc::RpcException& e) {
+                if (!isRangeLimit(e))
+                    throw;
+                --m_calls; // counted again by readHalving
+                logs += readHalving(p.from, p.to);
+                continue;
+            }
+            check(got, p.from, p.to);
+            logs += got;
+        }
+    }
+    m_blocksSeen += blocks;
+    m_logsSeen += std::uint64_t(logs.size());
+    return logs;
+}
+
+} // namespace forkscope::wire
