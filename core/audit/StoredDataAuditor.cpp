@@ -13,10 +13,7 @@
 #include <QHash>
 #include <QSet>
 #include <QSqlQuery>
-#include <algorithm>
-#include <memory>
 #include <variant>
-#include <vector>
 
 namespace forkscope::audit {
 

@@ -34,10 +34,7 @@ checkForAbsence(rpc::EthClient& eth, std::pair<std::uint64_t, std::uint64_t> win
     AbsenceFinding finding;
     if (held.isEmpty())
         return finding;
-    rpc::LogFilter f;
-    f.fromBlock = window.first;
-    f.toBlock = window.second;
-    f.addresses = contracts;
+    const rpc::LogFilter f = rpc::LogFilter::range(window.first, window.second, contracts);
     const auto now = eth.getLogs(f);
     wire::checkLogsMatchFilter(now, f, eth.endpointText());
     QSet<LogAt> present;

@@ -20,6 +20,16 @@ struct LogFilter
     QList<QList<chain::Hash32>> topics;     // per position, empty list = wildcard
     std::optional<chain::Hash32> blockHash; // if set, from/to are ignored (EIP-234)
 
+    // Blocks [from, to] of `addresses`, any topics.
+    static LogFilter range(std::uint64_t from, std::uint64_t to, QList<chain::Address> addresses)
+    {
+        LogFilter f;
+        f.fromBlock = from;
+        f.toBlock = to;
+        f.addresses = std::move(addresses);
+        return f;
+    }
+
     QJsonObject toJson() const;
 };
 

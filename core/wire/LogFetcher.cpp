@@ -8,19 +8,6 @@
 
 namespace forkscope::wire {
 
-namespace {
-// Blocks [from, to] of the given contracts.
-rpc::LogFilter contractsFilter(std::uint64_t from, std::uint64_t to,
-                               const QList<chain::Address>& contracts)
-{
-    rpc::LogFilter filter;
-    filter.fromBlock = from;
-    filter.toBlock = to;
-    filter.addresses = contracts;
-    return filter;
-}
-} // namespace
-
 QList<chain::LogEntry> LogFetcher::completeLogs(std::uint64_t from, std::uint64_t& to,
                                                 int& halvings)
 {
@@ -29,7 +16,7 @@ QList<chain::LogEntry> LogFetcher::completeLogs(std::uint64_t from, std::uint64_
         ++halvings;
     };
     while (true) {
-        const rpc::LogFilter filter = contractsFilter(from, to, m_spec.contracts);
+        const rpc::LogFilter filter = rpc::LogFilter::range(from, to, m_spec.contracts);
         QList<chain::LogEntry> logs;
         try {
             logs = m_eth.getLogs(filter);
@@ -116,7 +103,7 @@ QList<chain::LogEntry> LogFetcher::rangeLogs(std::uint64_t from, std::uint64_t& 
     };
     std::vector<Part> parts;
     for (std::uint64_t a = from; a <= to; a += perCall) {
-        Part p{contractsFilter(a, std::min(to, a + perCall - 1), m_spec.contracts), nullptr};
+        Part p{rpc::LogFilter::range(a, std::min(to, a + perCall - 1), m_spec.contracts), nullptr};
         p.call.reset(m_eth.requestLogs(p.filter));
         parts.push_back(std::move(p));
     }

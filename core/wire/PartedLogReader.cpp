@@ -19,16 +19,6 @@ bool isRangeLimit(const rpc::RpcException& e)
             parseProviderLimit(e.error().message).has_value());
 }
 
-rpc::LogFilter filterOf(std::uint64_t from, std::uint64_t to,
-                        const QList<chain::Address>& contracts)
-{
-    rpc::LogFilter f;
-    f.fromBlock = from;
-    f.toBlock = to;
-    f.addresses = contracts;
-    return f;
-}
-
 } // namespace
 
 PartedLogReader::PartedLogReader(rpc::EthClient& eth, QList<chain::Address> contracts,
@@ -48,7 +38,7 @@ QList<chain::LogEntry> PartedLogReader::readHalving(std::uint64_t from, std::uin
 {
     try {
         ++m_calls;
-        QList<chain::LogEntry> logs = m_eth.getLogs(filterOf(from, to, m_contracts));
+        QList<chain::LogEntry> logs = m_eth.getLogs(rpc::LogFilter::range(from, to, m_contracts));
         check(logs, from, to);
         return logs;
     } catch (const rpc::RpcException& e) {
@@ -85,9 +75,9 @@ QList<chain::LogEntry> PartedLogReader::read(std::uint64_t from, std::uint64_t t
         std::vector<Part> parts;
         for (std::uint64_t a = from; a <= to; a += perCall) {
             const std::uint64_t b = std::min(to, a + perCall - 1);
-            parts.push_back(
-                {a, b,
-                 std::unique_ptr<rpc::RpcCall>(m_eth.requestLogs(filterOf(a, b, m_contracts)))});
+            parts.push_back({a, b,
+                             std::unique_ptr<rpc::RpcCall>(
+                                 m_eth.requestLogs(rpc::LogFilter::range(a, b, m_contracts)))});
         }
         for (Part& p : parts) {
             QList<chain::LogEntry> got;
