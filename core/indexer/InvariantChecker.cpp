@@ -119,12 +119,14 @@ void CheckRun::blocks(qint64 start, qint64 cpNumber, const QString& cpHash, bool
                            .arg(n - 1));
         prevHash = hash;
         expected = n + 1;
-        stored.append({n, hash});
-        ++r.blocks;
-        if (stored.size() == kChunkBlocks) {
+        // At most kChunkBlocks blocks' headers per request, gaps included: a file with a
+        // gap of a million blocks must not make one request of a million headers.
+        if (!stored.isEmpty() && n - stored.first().first >= kChunkBlocks) {
             compareHeaders(stored);
             stored.clear();
         }
+        stored.append({n, hash});
+        ++r.blocks;
     }
     if (!stored.isEmpty())
         compareHeaders(stored);
