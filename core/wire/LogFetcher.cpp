@@ -81,15 +81,8 @@ QList<chain::LogEntry> LogFetcher::rangeLogs(std::uint64_t from, std::uint64_t& 
                                              WireBatch& batch)
 {
     const std::uint64_t blocks = to - from + 1;
-    const double perBlock = m_spec.logsPerBlock ? m_spec.logsPerBlock->load() : 0;
-    std::uint64_t perCall = blocks;
-    if (m_spec.logsPerCall > 0 && perBlock < 0)
-        perCall = 1; // unknown: as many parts as a range may have (below)
-    else if (m_spec.logsPerCall > 0 && perBlock > 0)
-        perCall = std::clamp<std::uint64_t>(std::uint64_t(double(m_spec.logsPerCall) / perBlock), 1,
-                                            blocks);
-    perCall = std::max(perCall,
-                       (blocks + FetchSpec::kMaxCallsPerRange - 1) / FetchSpec::kMaxCallsPerRange);
+    const std::uint64_t perCall = blocksPerLogsCall(
+        blocks, m_spec.logsPerCall, m_spec.logsPerBlock ? m_spec.logsPerBlock->load() : 0);
     if (perCall >= blocks) {
         ++batch.logCalls;
         return completeLogs(from, to, batch.halvings);
@@ -120,10 +113,7 @@ QList<chain::LogEntry> LogFetcher::rangeLogs(std::uint64_t from, std::uint64_t& 
         } catch (const rpc::RpcException& e) {
             // A limit or an oversized reply is completeLogs' to handle; anything else (a
             // rate limit too) is node trouble, as for one call, and is not asked again here.
-            const bool limit = e.error().kind == rpc::RpcError::Kind::TooLarge ||
-                               (e.error().kind == rpc::RpcError::Kind::Remote &&
-                                parseProviderLimit(e.error().message));
-            if (!limit)
+            if (!isRangeLimit(e.error()))
                 throw;
         }
         std::uint64_t partTo = p.filter.toBlock;

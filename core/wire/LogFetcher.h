@@ -1,6 +1,7 @@
 #pragma once
 
 #include "CompletenessCheck.h"
+#include "PartedLogReader.h"
 #include "WireBatch.h"
 #include "abi/EventRegistry.h"
 #include "chain/Address.h"
@@ -46,7 +47,7 @@ struct FetchSpec
     // three more calls per fetch thread, once.
     qint64 logsPerCall = 1000;
     std::shared_ptr<std::atomic<double>> logsPerBlock = std::make_shared<std::atomic<double>>(-1);
-    static constexpr std::uint64_t kMaxCallsPerRange = 4;
+    static constexpr std::uint64_t kMaxCallsPerRange = kMaxLogsCallsPerRange;
 };
 
 // The sender half of the wire (seed 003): stateless. Given where the receiver expects the

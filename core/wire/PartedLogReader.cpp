@@ -9,17 +9,16 @@
 
 namespace forkscope::wire {
 
-namespace {
-
-// A provider's announced limit, or a reply over the client's cap: the range is too big.
-bool isRangeLimit(const rpc::RpcException& e)
+std::uint64_t blocksPerLogsCall(std::uint64_t blocks, qint64 logsPerCall, double logsPerBlock)
 {
-    return e.error().kind == rpc::RpcError::Kind::TooLarge ||
-           (e.error().kind == rpc::RpcError::Kind::Remote &&
-            parseProviderLimit(e.error().message).has_value());
+    std::uint64_t perCall = blocks;
+    if (logsPerCall > 0 && logsPerBlock < 0)
+        perCall = 1; // unknown: as many parts as a range may have (below)
+    else if (logsPerCall > 0 && logsPerBlock > 0)
+        perCall =
+            std::clamp<std::uint64_t>(std::uint64_t(double(logsPerCall) / logsPerBlock), 1, blocks);
+    return std::max(perCall, (blocks + kMaxLogsCallsPerRange - 1) / kMaxLogsCallsPerRange);
 }
-
-} // namespace
 
 PartedLogReader::PartedLogReader(rpc::EthClient& eth, QList<chain::Address> contracts,
                                  qint64 logsPerCall)
@@ -42,7 +41,7 @@ QList<chain::LogEntry> PartedLogReader::readHalving(std::uint64_t from, std::uin
         check(logs, from, to);
         return logs;
     } catch (const rpc::RpcException& e) {
-        if (!isRangeLimit(e) || from == to)
+        if (!isRangeLimit(e.error()) || from == to)
             throw;
         const std::uint64_t mid = from + (to - from) / 2;
         QList<chain::LogEntry> logs = readHalving(from, mid);
@@ -54,14 +53,8 @@ QList<chain::LogEntry> PartedLogReader::readHalving(std::uint64_t from, std::uin
 QList<chain::LogEntry> PartedLogReader::read(std::uint64_t from, std::uint64_t to)
 {
     const std::uint64_t blocks = to - from + 1;
-    std::uint64_t perCall = 1; // nothing seen yet: as many parts as a range may have
-    if (m_blocksSeen > 0)
-        perCall = m_logsSeen == 0 ? blocks
-                                  : std::clamp<std::uint64_t>(
-                                        std::uint64_t(double(m_logsPerCall) * double(m_blocksSeen) /
-                                                      double(m_logsSeen)),
-                                        1, blocks);
-    perCall = std::max(perCall, (blocks + kMaxParts - 1) / kMaxParts);
+    const std::uint64_t perCall = blocksPerLogsCall(
+        blocks, m_logsPerCall, m_blocksSeen == 0 ? -1 : double(m_logsSeen) / double(m_blocksSeen));
     QList<chain::LogEntry> logs;
     if (perCall >= blocks) {
         logs = readHalving(from, to);
@@ -85,7 +78,7 @@ QList<chain::LogEntry> PartedLogReader::read(std::uint64_t from, std::uint64_t t
                 ++m_calls;
                 got = m_eth.takeLogs(p.call.release());
             } catch (const rpc::RpcException& e) {
-                if (!isRangeLimit(e))
+                if (!isRangeLimit(e.error()))
                     throw;
                 --m_calls; // counted again by readHalving
                 logs += readHalving(p.from, p.to);

@@ -12,9 +12,16 @@ class EthClient;
 
 namespace forkscope::wire {
 
+// How many blocks each eth_getLogs call of a `blocks`-long range asks for: about
+// `logsPerCall` logs each by `logsPerBlock` seen so far (negative: nothing seen yet, as many
+// calls as allowed; 0: no logs seen, one call), never more than kMaxLogsCallsPerRange
+// calls. `logsPerCall` 0: one call.
+constexpr std::uint64_t kMaxLogsCallsPerRange = 4;
+std::uint64_t blocksPerLogsCall(std::uint64_t blocks, qint64 logsPerCall, double logsPerBlock);
+
 // The contracts' logs of one block range after another, each range asked in eth_getLogs
 // calls of about `logsPerCall` logs, sized by the logs per block seen in the ranges before
-// (the first range in kMaxParts parts by blocks), all sent before the first is read. A
+// (the first range in kMaxLogsCallsPerRange parts by blocks), all sent before the first is read. A
 // node's cost per call grows faster than its logs: anvil served the 100k workload's logs
 // with 0.29 s of CPU in calls of 1,275 logs and 0.9 s in calls of 5,100 (bench/README.md);
 // read 100 blocks per call, `forkscope verify` cost anvil more CPU than itself. A call that
@@ -26,8 +33,6 @@ namespace forkscope::wire {
 class PartedLogReader
 {
 public:
-    static constexpr std::uint64_t kMaxParts = 4;
-
     PartedLogReader(rpc::EthClient& eth, QList<chain::Address> contracts,
                     qint64 logsPerCall = 1000);
 

@@ -1,4 +1,5 @@
 #include "ProviderLimit.h"
+#include "rpc/RpcError.h"
 
 #include <QRegularExpression>
 
@@ -45,6 +46,13 @@ std::optional<ProviderLimit> parseProviderLimit(const QString& message)
     if (const auto m = kMax.match(message); m.hasMatch())
         limit.maxBlocks = number(m.captured(1));
     return limit;
+}
+
+bool isRangeLimit(const rpc::RpcError& error)
+{
+    return error.kind == rpc::RpcError::Kind::TooLarge ||
+           (error.kind == rpc::RpcError::Kind::Remote &&
+            parseProviderLimit(error.message).has_value());
 }
 
 } // namespace forkscope::wire

@@ -4,6 +4,10 @@
 #include <cstdint>
 #include <optional>
 
+namespace forkscope::rpc {
+struct RpcError;
+}
+
 namespace forkscope::wire {
 
 // A provider's announced eth_getLogs limit, read from its error message.
@@ -19,5 +23,9 @@ struct ProviderLimit
 // "block range too large", "exceed maximum block range: 5000", ...). nullopt when the
 // message is not a limit (then the error is a real failure, not a reason to split).
 std::optional<ProviderLimit> parseProviderLimit(const QString& message);
+
+// Whether an eth_getLogs error says the range was too big (a provider's announced limit, or
+// a reply over the client's cap): asked again in smaller parts, not node trouble.
+bool isRangeLimit(const rpc::RpcError& error);
 
 } // namespace forkscope::wire
