@@ -52,20 +52,22 @@ constexpr qint64 kChunkBlocks = 100;
 class CheckRun
 {
 public:
+    // The checkpoint covers blocks start..cpNumber (none if cpNumber < start).
     CheckRun(store::ContractReader& reader, rpc::EthClient& eth,
-             const QList<chain::Address>& contracts, QVariantList scope)
+             const QList<chain::Address>& contracts, QVariantList scope, qint64 start,
+             qint64 cpNumber)
         : m_reader(reader), m_eth(eth), m_contracts(contracts), m_scope(std::move(scope)),
-          m_nodeLogs(eth, contracts)
+          m_nodeLogs(eth, contracts), m_start(start), m_cpNumber(cpNumber)
     {
     }
 
     InvariantReport r;
 
-    void blocks(qint64 start, qint64 cpNumber, const QString& cpHash, bool hasCp);
+    void blocks(const QString& cpHash, bool hasCp);
     void chunk(qint64 a, qint64 b);
     // Rows below the start block or above the checkpoint: no log or transfer belongs there,
     // and an outbox row only if delivered (its event was reorged away after delivery).
-    void outside(qint64 start, qint64 cpNumber);
+    void outside();
     void balances();
 
 private:
@@ -78,7 +80,7 @@ private:
     // The outbox rows `where` says: pending only for a transfer that is live (in
     // `chunkTransfers`, its log the node's), none pending above the checkpoint, and one for
     // each of `chunkTransfers`.
-    void outboxRows(const QString& where, const QVariantList& args, qint64 cpNumber,
+    void outboxRows(const QString& where, const QVariantList& args,
                     const QHash<QString, chain::LogEntry>& node,
                     const QSet<QString>& chunkTransfers);
 
@@ -87,28 +89,28 @@ private:
     const QList<chain::Address>& m_contracts;
     const QVariantList m_scope;
     wire::PartedLogReader m_nodeLogs;
-    qint64 m_cpNumber = -1;
+    const qint64 m_start;
+    const qint64 m_cpNumber;
     QHash<HolderKey, SignedAmount> m_sums; // one per holder
 };
 
 // 1. One parent-hash chain from the start block to the checkpoint, equal to the node's.
-void CheckRun::blocks(qint64 start, qint64 cpNumber, const QString& cpHash, bool hasCp)
+void CheckRun::blocks(const QString& cpHash, bool hasCp)
 {
-    m_cpNumber = cpNumber;
     const auto q = m_reader.query(QStringLiteral("SELECT block_number, block_hash, parent_hash "
                                                  "FROM blocks WHERE environment_id = ? AND "
                                                  "chain_id = ? ORDER BY block_number"),
                                   m_scope);
-    qint64 expected = start;
+    qint64 expected = m_start;
     QString prevHash;
     QList<QPair<qint64, QString>> stored;
     while (q->next()) {
         const qint64 n = q->value(0).toLongLong();
         const QString hash = q->value(1).toString();
-        if (n > cpNumber) {
-            violate(
-                r,
-                QStringLiteral("block %1 is stored above the checkpoint %2").arg(n).arg(cpNumber));
+        if (n > m_cpNumber) {
+            violate(r, QStringLiteral("block %1 is stored above the checkpoint %2")
+                           .arg(n)
+                           .arg(m_cpNumber));
             continue;
         }
         if (n != expected)
@@ -131,9 +133,9 @@ void CheckRun::blocks(qint64 start, qint64 cpNumber, const QString& cpHash, bool
     if (!stored.isEmpty())
         compareHeaders(stored);
     // A checkpoint just below the first block (a shared backfill's start) covers nothing.
-    if (hasCp && cpNumber >= start && (expected != cpNumber + 1 || prevHash != cpHash))
+    if (hasCp && m_cpNumber >= m_start && (expected != m_cpNumber + 1 || prevHash != cpHash))
         violate(r, QStringLiteral("the block chain does not end at the checkpoint %1 (%2)")
-                       .arg(cpNumber)
+                       .arg(m_cpNumber)
                        .arg(cpHash));
 }
 
@@ -202,8 +204,8 @@ void CheckRun::chunk(qint64 a, qint64 b)
     for (auto it = expectedTransfers.cbegin(); it != expectedTransfers.cend(); ++it)
         if (!transferKeys.contains(it.key()))
             violate(r, QStringLiteral("Transfer log %1 has no transfer_events row").arg(it.key()));
-    outboxRows(QStringLiteral("block_number BETWEEN ? AND ?"), blocksBetween(a, b), m_cpNumber,
-               node, transferKeys);
+    outboxRows(QStringLiteral("block_number BETWEEN ? AND ?"), blocksBetween(a, b), node,
+               transferKeys);
 }
 
 void CheckRun::transfers(const QString& where, const QVariantList& args,
@@ -238,7 +240,7 @@ void CheckRun::transfers(const QString& where, const QVariantList& args,
     }
 }
 
-void CheckRun::outboxRows(const QString& where, const QVariantList& args, qint64 cpNumber,
+void CheckRun::outboxRows(const QString& where, const QVariantList& args,
                           const QHash<QString, chain::LogEntry>& node,
                           const QSet<QString>& chunkTransfers)
 {
@@ -253,7 +255,7 @@ void CheckRun::outboxRows(const QString& where, const QVariantList& args, qint64
         const qint64 n = q->value(0).toLongLong();
         const QString eventKey = q->value(1).toString();
         const bool delivered = !q->value(2).isNull();
-        if (!delivered && n > cpNumber)
+        if (!delivered && n > m_cpNumber)
             violate(r,
                     QStringLiteral("undelivered outbox row %1 above the checkpoint").arg(eventKey));
         const QStringList parts = eventKey.split(QLatin1Char(':'));
@@ -274,14 +276,14 @@ void CheckRun::outboxRows(const QString& where, const QVariantList& args, qint64
             violate(r, QStringLiteral("transfer %1 has no outbox row").arg(k));
 }
 
-void CheckRun::outside(qint64 start, qint64 cpNumber)
+void CheckRun::outside()
 {
     const QString where = QStringLiteral("(block_number < ? OR block_number > ?)");
-    const QVariantList args = m_scope + QVariantList{start, cpNumber};
+    const QVariantList args = m_scope + QVariantList{m_start, m_cpNumber};
     const QString covered =
-        cpNumber < start
+        m_cpNumber < m_start
             ? QStringLiteral("the checkpoint covers no block")
-            : QStringLiteral("the checkpoint covers blocks %1..%2").arg(start).arg(cpNumber);
+            : QStringLiteral("the checkpoint covers blocks %1..%2").arg(m_start).arg(m_cpNumber);
     const auto q = m_reader.query(QStringLiteral("SELECT block_number, log_index FROM logs WHERE "
                                                  "environment_id = ? AND chain_id = ? AND ") +
                                       where,
@@ -293,7 +295,7 @@ void CheckRun::outside(qint64 start, qint64 cpNumber)
     }
     QSet<QString> none;
     transfers(where, args, {}, none);
-    outboxRows(where, args, cpNumber, {}, {});
+    outboxRows(where, args, {}, {});
 }
 
 // 3. Balances: exactly the sums, one row per holder that appears in a transfer.
@@ -329,15 +331,15 @@ InvariantReport InvariantChecker::check(const QString& env, const QString& sourc
                                         const QList<chain::Address>& contracts)
 {
     const std::uint64_t chainId = m_eth.chainId();
-    CheckRun run(m_reader, m_eth, contracts, QVariantList{env, qint64(chainId)});
     const std::optional<store::CheckpointFacts> cp =
         m_reader.checkpoint(env, qint64(chainId), source);
     const qint64 cpNumber = cp ? cp->number : -1;
     const qint64 start = cp ? cp->startBlock : 0;
-    run.blocks(start, cpNumber, cp ? cp->hash : QString(), cp.has_value());
+    CheckRun run(m_reader, m_eth, contracts, QVariantList{env, qint64(chainId)}, start, cpNumber);
+    run.blocks(cp ? cp->hash : QString(), cp.has_value());
     for (qint64 a = start; cp && a <= cpNumber; a += kChunkBlocks)
         run.chunk(a, std::min(cpNumber, a + kChunkBlocks - 1));
-    run.outside(start, cpNumber);
+    run.outside();
     run.balances();
     return run.r;
 }
