@@ -213,7 +213,9 @@ int runVerifyCommand(const QStringList& arguments)
         std::fflush(stdout);
 
         for (const indexer::CompletenessAlert& alert : target.openAlerts)
-            if (shared)
+            if (alert.kind == QLatin1String("absence")) // its text says what settles it
+                std::printf("open alert: %s\n", qPrintable(alert.summary()));
+            else if (shared)
                 // A repair refuses while a range of a shared index has failed: the next
                 // `forkscope index` retries the range.
                 std::printf("open alert: %s (a backfill range failed: blocks %llu..%llu are not "

@@ -134,6 +134,27 @@ void TestIndexer::absenceWithoutHashContradictionDeletesNothing()
     QCOMPARE(lab.count("SELECT count(*) FROM token_balances"), balances);
     QCOMPARE(lab.count("SELECT count(*) FROM reorg_events"), 0);
     VERIFY_INVARIANTS(lab, "env");
+
+    // Kept as an open alert (the app and the report say "data incomplete" over it), once:
+    // the same suspicion met again is not a second alert.
+    const char* openAbsence = "SELECT count(*) FROM completeness_alerts WHERE kind = 'absence' "
+                              "AND resolved_at IS NULL";
+    QCOMPARE(lab.count(openAbsence), 1);
+    const QString what = lab.text("SELECT what FROM completeness_alerts WHERE kind = 'absence'");
+    QVERIFY2(what.startsWith("the node no longer returns stored logs of block(s)") &&
+                 what.contains("`forkscope repair --from"),
+             qPrintable(what));
+    VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced"}, proxy.url()));
+    QCOMPARE(lab.count(openAbsence), 1);
+    QCOMPARE(lab.count("SELECT count(*) FROM completeness_alerts"), 1);
+
+    // The node returns the logs again: the alert is settled, and says how.
+    const ProcessRun honest = lab.runIndex("env", {"--exit-when-synced"});
+    VERIFY_EXIT_OK(honest);
+    QVERIFY2(!honest.out.contains("ABSENCE"), qPrintable(honest.out));
+    QCOMPARE(lab.count(openAbsence), 0);
+    QCOMPARE(lab.text("SELECT resolution FROM completeness_alerts WHERE kind = 'absence'"),
+             QStringLiteral("the node returns every stored log of these blocks again"));
 }
 
 void TestIndexer::silentCapStillIndexesEverything()
@@ -152,6 +173,10 @@ void TestIndexer::silentCapStillIndexesEverything()
     QVERIFY2(m.hasMatch() && m.captured(1).toInt() > 0, qPrintable(run.out));
     QVERIFY(proxy.cappedReplies() > 0);
     QCOMPARE(lab.count("SELECT count(*) FROM transfer_events"), 2 + 1600);
+    // The head's absence check reads its window through the same cap: a capped reply is
+    // asked again in halves, not taken for stored logs gone.
+    QVERIFY2(!run.out.contains("ABSENCE"), qPrintable(run.out));
+    QCOMPARE(lab.count("SELECT count(*) FROM completeness_alerts"), 0);
     VERIFY_INVARIANTS(lab, "env");
 }
 

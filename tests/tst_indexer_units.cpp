@@ -1,5 +1,6 @@
 // Pure pieces of the indexer: Transfer decoding, signed balances, checkpoint
 // compare-and-swap on a real SQLite file.
+#include "indexer/AbsenceAlertPlan.h"
 #include "indexer/AbsenceCheck.h"
 #include "indexer/ArgsTemplate.h"
 #include "indexer/BalanceBook.h"
@@ -40,6 +41,8 @@ private slots:
     void absenceWindow();
     void blocksWithAbsentLogs_data();
     void blocksWithAbsentLogs();
+    void absenceAlertPlan_data();
+    void absenceAlertPlan();
     void argsTemplates_data();
     void argsTemplates();
     void decode_data();
@@ -172,6 +175,64 @@ void TestIndexerUnits::blocksWithAbsentLogs()
     QFETCH(QSet<indexer::LogAt>, present);
     QFETCH(QList<std::uint64_t>, absent);
     QCOMPARE(indexer::blocksWithAbsentLogs(held, present), absent);
+}
+
+namespace {
+
+indexer::CompletenessAlert alertOf(qint64 id, std::uint64_t from, std::uint64_t to,
+                                   const char* kind = "absence")
+{
+    indexer::CompletenessAlert a;
+    a.id = id;
+    a.fromBlock = from;
+    a.toBlock = to;
+    a.kind = QString::fromLatin1(kind);
+    return a;
+}
+
+} // namespace
+
+// What the head's absence check does to the open alerts: a suspicion is recorded once, and
+// settled only when the check looked at all of its blocks again and found their logs.
+void TestIndexerUnits::absenceAlertPlan_data()
+{
+    using Blocks = QList<std::uint64_t>;
+    using Alerts = QList<indexer::CompletenessAlert>;
+    QTest::addColumn<Blocks>("absent");
+    QTest::addColumn<Alerts>("open");
+    QTest::addColumn<Blocks>("record");
+    QTest::addColumn<QList<qint64>>("resolve");
+    // The window is blocks 10..60 in every row.
+    QTest::newRow("all there, nothing open") << Blocks{} << Alerts{} << Blocks{} << QList<qint64>{};
+    QTest::newRow("new suspicion")
+        << Blocks{12, 14} << Alerts{} << Blocks{12, 14} << QList<qint64>{};
+    QTest::newRow("the same again: said once")
+        << Blocks{12, 14} << Alerts{alertOf(1, 12, 14)} << Blocks{} << QList<qint64>{};
+    QTest::newRow("logs back: settled")
+        << Blocks{} << Alerts{alertOf(1, 12, 14)} << Blocks{} << QList<qint64>{1};
+    QTest::newRow("one block of it still absent: open")
+        << Blocks{14} << Alerts{alertOf(1, 12, 14)} << Blocks{} << QList<qint64>{};
+    QTest::newRow("partly below the window: not looked at in full")
+        << Blocks{} << Alerts{alertOf(1, 8, 14)} << Blocks{} << QList<qint64>{};
+    QTest::newRow("a new block beside an open one")
+        << Blocks{14, 20} << Alerts{alertOf(1, 12, 14)} << Blocks{20} << QList<qint64>{};
+    QTest::newRow("an old one settled, a new one recorded")
+        << Blocks{30} << Alerts{alertOf(1, 12, 14)} << Blocks{30} << QList<qint64>{1};
+    QTest::newRow("a fetch alert is not the check's to settle")
+        << Blocks{} << Alerts{alertOf(1, 12, 14, "fetch")} << Blocks{} << QList<qint64>{};
+    QTest::newRow("a fetch alert does not cover a suspicion")
+        << Blocks{13} << Alerts{alertOf(1, 12, 14, "fetch")} << Blocks{13} << QList<qint64>{};
+}
+
+void TestIndexerUnits::absenceAlertPlan()
+{
+    QFETCH(QList<std::uint64_t>, absent);
+    QFETCH(QList<indexer::CompletenessAlert>, open);
+    QFETCH(QList<std::uint64_t>, record);
+    QFETCH(QList<qint64>, resolve);
+    const indexer::AbsenceAlertPlan plan = indexer::planAbsenceAlerts({10, 60}, absent, open);
+    QCOMPARE(plan.record, record);
+    QCOMPARE(plan.resolve, resolve);
 }
 
 void TestIndexerUnits::argsTemplates_data()

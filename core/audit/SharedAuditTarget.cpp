@@ -1,6 +1,6 @@
 #include "SharedAuditTarget.h"
 #include "AuditError.h"
-#include "coord/FailedRanges.h"
+#include "coord/SharedAlerts.h"
 #include "indexer/PgEnvironmentRegistry.h"
 #include "store/pg/PgConnection.h"
 #include "store/pg/PgContractReader.h"
@@ -51,7 +51,7 @@ AuditTarget loadSharedAuditTarget(store::pg::PgConnection& db, const QString& en
         t.contracts.append(chain::Address::fromHex(a, QStringLiteral("environments.contracts")));
     // A failed range holds the checkpoint below it: the blocks checked are complete, and
     // verify names the range all the same, as a file's open alert, never clean over a gap.
-    t.openAlerts = coord::failedRangeAlerts(db, env->id, env->chainId, env->rpcUrl);
+    t.openAlerts = coord::openAlerts(db, env->id, env->chainId, env->rpcUrl);
     return t;
 }
 

@@ -40,6 +40,22 @@ void ensureCoordinationSchema(store::pg::PgConnection& db)
             " PRIMARY KEY (environment_id, chain_id, from_block),"
             " CHECK ((status = 'running') = (owner IS NOT NULL AND lease_until IS NOT NULL)),"
             " CHECK ((status = 'done') = (last_hash IS NOT NULL AND parent_hash IS NOT NULL)))");
+        // Absence suspicions of the head follower (coord/SharedAlerts.h): a file keeps them
+        // in its own table of this name, with the same columns.
+        db.exec("CREATE TABLE IF NOT EXISTS completeness_alerts ("
+                " id bigserial PRIMARY KEY,"
+                " environment_id text NOT NULL,"
+                " chain_id bigint NOT NULL,"
+                " detected_at timestamptz NOT NULL DEFAULT clock_timestamp(),"
+                " node text NOT NULL,"
+                " from_block bigint NOT NULL,"
+                " to_block bigint NOT NULL CHECK (to_block >= from_block),"
+                " what text NOT NULL,"
+                " kind text NOT NULL,"
+                " resolved_at timestamptz,"
+                " resolution text)");
+        db.exec("CREATE INDEX IF NOT EXISTS completeness_alerts_open ON completeness_alerts"
+                " (environment_id, chain_id) WHERE resolved_at IS NULL");
         db.commit();
     } catch (...) {
         db.rollback();

@@ -1,5 +1,5 @@
 #include "SharedSummary.h"
-#include "coord/FailedRanges.h"
+#include "coord/SharedAlerts.h"
 #include "indexer/PgEnvironmentRegistry.h"
 #include "store/pg/PgConnection.h"
 #include "store/pg/PgContract.h"
@@ -61,7 +61,7 @@ DbSummary readSharedSummary(store::pg::PgConnection& db, const QString& environm
         "(SELECT max(block_number) FROM indexer_checkpoints c WHERE c.environment_id = $1 AND "
         "c.chain_id = $2)",
         scope);
-    s.openAlerts = coord::failedRangeAlerts(db, environmentId, s.chainId, node);
+    s.openAlerts = coord::openAlerts(db, environmentId, s.chainId, node);
     s.outboxPending = outbox.int64(0, 0);
     s.outboxDelivered = outbox.int64(0, 1);
     s.outboxFailed = outbox.int64(0, 2);

@@ -26,20 +26,48 @@ absenceWindow(std::uint64_t window, std::uint64_t firstIndexed, std::uint64_t ch
     return std::pair{std::max(lo, firstIndexed), checkpoint};
 }
 
+namespace {
+
+// The window's logs as the node has them, into `present`. A reply of `logCap` logs or more
+// may be a result cap, not the chain (a silently capping provider answers exactly that
+// many): its range is asked again in halves, and a single block still at the cap proves
+// nothing either way, so it goes to `unprovable` instead of being called absent.
+void readWindow(rpc::EthClient& eth, std::uint64_t from, std::uint64_t to,
+                const QList<chain::Address>& contracts, std::uint64_t logCap, QSet<LogAt>& present,
+                QSet<std::uint64_t>& unprovable)
+{
+    const rpc::LogFilter f = rpc::LogFilter::range(from, to, contracts);
+    const auto now = eth.getLogs(f);
+    wire::checkLogsMatchFilter(now, f, eth.endpointText());
+    if (logCap > 0 && std::uint64_t(now.size()) >= logCap) {
+        if (from == to) {
+            unprovable.insert(from);
+            return;
+        }
+        const std::uint64_t mid = from + (to - from) / 2;
+        readWindow(eth, from, mid, contracts, logCap, present, unprovable);
+        readWindow(eth, mid + 1, to, contracts, logCap, present, unprovable);
+        return;
+    }
+    for (const auto& log : now)
+        present.insert({log.blockNumber, log.logIndex});
+}
+
+} // namespace
+
 AbsenceFinding
 checkForAbsence(rpc::EthClient& eth, std::pair<std::uint64_t, std::uint64_t> window,
-                const QList<chain::Address>& contracts, const QSet<LogAt>& held,
+                const QList<chain::Address>& contracts, std::uint64_t logCap, QSet<LogAt> held,
                 const std::function<std::optional<chain::Hash32>(std::uint64_t)>& storedHash)
 {
     AbsenceFinding finding;
     if (held.isEmpty())
         return finding;
-    const rpc::LogFilter f = rpc::LogFilter::range(window.first, window.second, contracts);
-    const auto now = eth.getLogs(f);
-    wire::checkLogsMatchFilter(now, f, eth.endpointText());
     QSet<LogAt> present;
-    for (const auto& log : now)
-        present.insert({log.blockNumber, log.logIndex});
+    QSet<std::uint64_t> unprovable;
+    readWindow(eth, window.first, window.second, contracts, logCap, present, unprovable);
+    if (!unprovable.isEmpty())
+        held.removeIf([&](const LogAt& at) { return unprovable.contains(at.first); });
     finding.blocks = blocksWithAbsentLogs(held, present);
     if (finding.blocks.isEmpty())
         return finding;

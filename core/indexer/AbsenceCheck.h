@@ -36,14 +36,15 @@ absenceWindow(std::uint64_t window, std::uint64_t firstIndexed, std::uint64_t ch
 
 // Fetches the window's logs of `contracts` again, compares them with `held` (the stored
 // ones), and for blocks with a log gone reads their headers, which no log cap applies to,
-// against `storedHash`. Absence alone is weak evidence: a truncating or misconfigured
-// provider looks the same, so only a header hash that disagrees (`contradicted`) may lead
-// to a rollback; otherwise the caller deletes nothing and says so. Throws RpcException
-// when the node is unavailable (not a reorg), and on a reply that does not match the
-// filter.
+// against `storedHash`. A reply of `logCap` logs or more (0: no cap known) is asked again
+// in halves; a block whose own reply is at the cap is left out, not called absent. Absence alone is
+// weak evidence: a truncating or misconfigured provider looks the same, so only a header hash that
+// disagrees (`contradicted`) may lead to a rollback; otherwise the caller deletes nothing and says
+// so. Throws RpcException when the node is unavailable (not a reorg), and on a reply that does not
+// match the filter.
 AbsenceFinding
 checkForAbsence(rpc::EthClient& eth, std::pair<std::uint64_t, std::uint64_t> window,
-                const QList<chain::Address>& contracts, const QSet<LogAt>& held,
+                const QList<chain::Address>& contracts, std::uint64_t logCap, QSet<LogAt> held,
                 const std::function<std::optional<chain::Hash32>(std::uint64_t)>& storedHash);
 
 // The one line a user reads: which blocks, and what is done about it.

@@ -19,7 +19,9 @@ struct CompletenessAlert
     std::uint64_t toBlock = 0;
     QString what;
     // "fetch": indexing stopped at a range it could not get whole (nothing committed there);
-    // "audit": a check found a hole in data already committed.
+    // "audit": a check found a hole in data already committed;
+    // "absence": the node no longer returns stored logs whose headers still match
+    // (AbsenceAlertPlan.h).
     QString kind = QStringLiteral("fetch");
     QString resolvedAt; // empty while open
     QString resolution;

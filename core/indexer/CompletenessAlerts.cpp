@@ -67,4 +67,34 @@ int CompletenessAlerts::resolveCommitted(std::uint64_t checkpoint)
     return q.numRowsAffected();
 }
 
+int CompletenessAlerts::resolve(const QList<qint64>& ids, const QString& resolution)
+{
+    if (ids.isEmpty())
+        return 0;
+    std::optional<store::WriteTransaction> tx;
+    if (!m_db.inTransaction())
+        tx.emplace(m_db);
+    int resolved = 0;
+    const QString now = store::nowUtc();
+    for (qint64 id : ids)
+        resolved += m_db.run(QStringLiteral("UPDATE completeness_alerts SET resolved_at = ?, "
+                                            "resolution = ? WHERE id = ? AND environment_id = ? "
+                                            "AND chain_id = ? AND resolved_at IS NULL"),
+                             {now, resolution, id, m_env, qint64(m_chainId)})
+                        .numRowsAffected();
+    if (tx)
+        tx->commit();
+    return resolved;
+}
+
+int CompletenessAlerts::resolveAbsenceAbove(qint64 above, const QString& resolution)
+{
+    QSqlQuery q = m_db.run(
+        QStringLiteral("UPDATE completeness_alerts SET resolved_at = ?, resolution = ? WHERE "
+                       "environment_id = ? AND chain_id = ? AND resolved_at IS NULL AND kind = "
+                       "'absence' AND from_block > ?"),
+        {store::nowUtc(), resolution, m_env, qint64(m_chainId), above});
+    return q.numRowsAffected();
+}
+
 } // namespace forkscope::indexer

@@ -34,6 +34,12 @@ public:
     // indexer has since committed those blocks, every completeness check passed. Must run
     // inside that commit's transaction.
     int resolveCommitted(std::uint64_t checkpoint);
+    // Resolves the open alerts `ids` (AbsenceAlertPlan::resolve), in the caller's
+    // transaction if one is open.
+    int resolve(const QList<qint64>& ids, const QString& resolution);
+    // Resolves the open "absence" alerts wholly above `above`: a rollback removed their
+    // blocks, which are indexed again from the node. Inside the rollback's transaction.
+    int resolveAbsenceAbove(qint64 above, const QString& resolution);
 
 private:
     store::Database& m_db;

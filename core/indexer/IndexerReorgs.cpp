@@ -1,7 +1,9 @@
 // How the indexer finds that stored rows are no longer the chain, and undoes them: a head
 // whose hash disagrees with the stored one, and logs the node no longer returns (absence,
 // acted on only when the blocks' headers corroborate it).
+#include "AbsenceAlertPlan.h"
 #include "AbsenceCheck.h"
+#include "CompletenessAlerts.h"
 #include "ForkFinder.h"
 #include "Indexer.h"
 #include "IndexerErrors.h"
@@ -85,18 +87,25 @@ bool Indexer::recheckForAbsence(const Checkpoint& cp)
     }
     // RpcException: the node is unavailable, not a reorg.
     const AbsenceFinding finding =
-        checkForAbsence(m_eth, *window, m_config.contracts, held,
+        checkForAbsence(m_eth, *window, m_config.contracts, m_config.logCap, std::move(held),
                         [this](std::uint64_t n) { return m_forkFinder->storedHash(n); });
-    if (finding.blocks.isEmpty())
-        return false;
-    ++m_status.absenceSuspicions; // loud and counted, whatever the headers say
-    if (onAbsence)
-        onAbsence(finding.blocks, finding.contradicted);
-    if (finding.contradicted) {
-        rollBack(cp, reorg_reason::kAbsence);
-        return true;
+    if (!finding.blocks.isEmpty()) {
+        ++m_status.absenceSuspicions; // loud and counted, whatever the headers say
+        if (onAbsence)
+            onAbsence(finding.blocks, finding.contradicted);
+        if (finding.contradicted) {
+            rollBack(cp, reorg_reason::kAbsence); // resolves the alerts of the blocks it removes
+            return true;
+        }
     }
-    m_status.message = describeAbsence(finding);
+    // Kept as an alert, so the app and the report say "data incomplete" until it is settled.
+    CompletenessAlerts alerts(m_db, m_config.environmentId, m_chainId);
+    const AbsenceAlertPlan plan = planAbsenceAlerts(*window, finding.blocks, alerts.open());
+    alerts.resolve(plan.resolve, QStringLiteral("the node returns every stored log of these "
+                                                "blocks again"));
+    if (!plan.record.isEmpty())
+        alerts.record(m_eth.endpointText(), plan.record.first(), plan.record.last(),
+                      absenceAlertText(plan.record), QStringLiteral("absence"));
     return false;
 }
 

@@ -1,6 +1,7 @@
 #include "ReorgRollback.h"
 #include "BalanceBook.h"
 #include "CheckpointStore.h"
+#include "CompletenessAlerts.h"
 #include "CrashPoints.h"
 #include "IndexerErrors.h"
 #include "store/BinaryContract.h"
@@ -230,6 +231,12 @@ RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fo
         m_checkpoints.advance(cp, *fork.number, fork.hash);
     else
         m_checkpoints.remove(cp);
+
+    // An absence suspicion about blocks this removes is settled: they are indexed again.
+    CompletenessAlerts(m_db, m_env, m_chainId)
+        .resolveAbsenceAbove(above, QStringLiteral("its blocks were rolled back (reorg #%1) and "
+                                                   "are indexed again from the node")
+                                        .arg(r.reorgId));
 
     r.rowsRemoved = r.transfersRemoved + logsRemoved + blocksRemoved + r.outboxDropped;
     m_db.run(QStringLiteral("UPDATE reorg_events SET rows_removed = ?, delivered_outbox_rows = ? "

@@ -1,4 +1,5 @@
 #include "SharedHeadFollower.h"
+#include "AbsenceAlertPlan.h"
 #include "AbsenceCheck.h"
 #include "CrashPoints.h"
 #include "ForkFinder.h"
@@ -14,6 +15,7 @@
 #include "coord/FailedRanges.h"
 #include "coord/PrefixCheckpoint.h"
 #include "coord/SessionLock.h"
+#include "coord/SharedAlerts.h"
 #include "rpc/EthClient.h"
 #include "store/StoreError.h"
 #include "store/pg/PgConnection.h"
@@ -153,16 +155,30 @@ SharedFollowResult SharedHeadFollower::run(const std::function<void(const QStrin
                                      QByteArray::number(qulonglong(window->second))});
         for (int row = 0; row < stored.rows(); ++row)
             held.insert({std::uint64_t(stored.int64(row, 0)), std::uint64_t(stored.int64(row, 1))});
-        const AbsenceFinding finding = checkForAbsence(
-            eth, *window, c.contracts, held, [&](std::uint64_t n) { return finder.storedHash(n); });
-        if (finding.blocks.isEmpty())
-            return false;
-        ++result.absenceSuspicions;
-        say(describeAbsence(finding));
-        if (!finding.contradicted)
-            return false;
-        rollBack(cp, std::nullopt, reorg_reason::kAbsence);
-        return true;
+        const AbsenceFinding finding =
+            checkForAbsence(eth, *window, c.contracts, c.logCap, std::move(held),
+                            [&](std::uint64_t n) { return finder.storedHash(n); });
+        if (!finding.blocks.isEmpty()) {
+            ++result.absenceSuspicions;
+            say(describeAbsence(finding));
+            if (finding.contradicted) {
+                rollBack(cp, std::nullopt, reorg_reason::kAbsence); // settles their alerts
+                return true;
+            }
+        }
+        // Kept as an alert, as the SQLite indexer keeps it: the app watching this index and
+        // the report say "data incomplete" until it is settled.
+        const AbsenceAlertPlan plan =
+            planAbsenceAlerts(*window, finding.blocks,
+                              coord::openRecordedAlerts(*db, c.environmentId, quint64(chainId)));
+        coord::resolveAlerts(*db, c.environmentId, quint64(chainId), plan.resolve,
+                             QStringLiteral("the node returns every stored log of these blocks "
+                                            "again"));
+        if (!plan.record.isEmpty())
+            coord::recordAlert(*db, c.environmentId, quint64(chainId), endpoint,
+                               plan.record.first(), plan.record.last(),
+                               absenceAlertText(plan.record), QStringLiteral("absence"));
+        return false;
     };
 
     // `forkscope repair`: the rollback first, checked before anything is changed; then the

@@ -7,6 +7,7 @@
 #include "ReorgReason.h"
 #include "coord/BackfillClaims.h"
 #include "coord/SessionLock.h"
+#include "coord/SharedAlerts.h"
 #include "store/pg/PgConnection.h"
 #include "store/pg/PgContract.h"
 
@@ -104,6 +105,12 @@ std::optional<UndoneReorg> SharedRollback::undoAbove(const coord::SharedCheckpoi
              {m_env, m_chain, above, PgConnection::byteaParam(fork.hash.toByteArray())});
     m_db.run("follow_reorg_removed", "UPDATE reorg_events SET rows_removed = $2 WHERE id = $1",
              {QByteArray::number(reorgId), QByteArray::number(removed)});
+    // An absence suspicion about blocks this removes is settled: they are indexed again.
+    coord::resolveAbsenceAbove(m_db, m_environmentId, quint64(m_chain.toLongLong()),
+                               qint64(*fork.number),
+                               QStringLiteral("its blocks were rolled back (reorg #%1) and are "
+                                              "indexed again from the node")
+                                   .arg(reorgId));
     crashPoint("mid-rollback");
 
     if (!m_checkpoint.swap(cp, qint64(*fork.number), fork.hash)) {

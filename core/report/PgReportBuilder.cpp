@@ -2,7 +2,7 @@
 #include "EnvironmentChoice.h"
 #include "ReportError.h"
 #include "ReportSections.h"
-#include "coord/FailedRanges.h"
+#include "coord/SharedAlerts.h"
 #include "indexer/PgEnvironmentRegistry.h"
 #include "store/Database.h"
 #include "store/pg/PgConnection.h"
@@ -178,7 +178,7 @@ CheckpointReport PgReportBuilder::build(PgConnection& db, const QString& environ
     sections.readCounts();
     readOutboxCounts(db, r);
     r.completeness.openAlerts =
-        coord::failedRangeAlerts(db, r.environment.id, r.environment.chainId, r.environment.rpcUrl);
+        coord::openAlerts(db, r.environment.id, r.environment.chainId, r.environment.rpcUrl);
     if (!r.completeness.openAlerts.isEmpty())
         r.completeness.state = QStringLiteral("data incomplete");
     sections.readSeries();

@@ -221,6 +221,15 @@ qint64 IndexerLab::count(const QString& sql) const
     return q.next() ? q.value(0).toLongLong() : -1;
 }
 
+QString IndexerLab::text(const QString& sql) const
+{
+    store::Database::Options ro;
+    ro.readOnly = true;
+    auto db = store::Database::open(dbPath(), ro);
+    QSqlQuery q = db->run(sql);
+    return q.next() ? q.value(0).toString() : QString();
+}
+
 qint64 IndexerLab::checkpointOf(const QString& env) const
 {
     if (!QFileInfo::exists(dbPath()))

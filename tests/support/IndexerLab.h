@@ -68,6 +68,8 @@ public:
     // A logical dump of every table (sorted rows), to prove "nothing was changed".
     QString dump() const;
     qint64 count(const QString& sql) const;
+    // The first column of the first row, as text (empty when there is no row).
+    QString text(const QString& sql) const;
     // The environment's checkpoint block, -1 while there is none: also while an indexer
     // that was just started has not yet created the file or finished its migrations.
     qint64 checkpointOf(const QString& env) const;

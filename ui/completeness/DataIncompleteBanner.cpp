@@ -41,8 +41,15 @@ void DataIncompleteBanner::setAlerts(const QList<indexer::CompletenessAlert>& al
     QString text = tr("DATA INCOMPLETE - %1").arg(first.summary());
     if (alerts.size() > 1)
         text += tr(" (and %n more range(s))", nullptr, int(alerts.size() - 1));
-    text += tr(". Nothing after block %1 is indexed until it is repaired.")
-                .arg(first.fromBlock > 0 ? first.fromBlock - 1 : 0);
+    // An absence suspicion stops nothing (AbsenceAlertPlan.h): only say what it holds back.
+    if (first.kind == QLatin1String("absence"))
+        text += tr(". Indexing goes on; blocks %1-%2 stay in doubt until they are repaired or "
+                   "the node returns their logs.")
+                    .arg(first.fromBlock)
+                    .arg(first.toBlock);
+    else
+        text += tr(". Nothing after block %1 is indexed until it is repaired.")
+                    .arg(first.fromBlock > 0 ? first.fromBlock - 1 : 0);
     m_text->setText(text);
     show();
 }
