@@ -51,6 +51,7 @@ private slots:
     void blockOnTheCapStopsWithSuspectedTruncation();
     void backfillWithInjectedErrorsCompletes();
     void absenceWithoutHashContradictionDeletesNothing();
+    void absenceAlertIsSettledByTheRollbackOfItsBlocks();
     void abiDecodingOnTheFetchSide();
     void badArguments_data();
     void badArguments();
@@ -155,6 +156,36 @@ void TestIndexer::absenceWithoutHashContradictionDeletesNothing()
     QCOMPARE(lab.count(openAbsence), 0);
     QCOMPARE(lab.text("SELECT resolution FROM completeness_alerts WHERE kind = 'absence'"),
              QStringLiteral("the node returns every stored log of these blocks again"));
+}
+
+// A suspicion about blocks a reorg then replaces is settled by that rollback, in its
+// transaction: the blocks it doubted are gone and indexed again.
+void TestIndexer::absenceAlertIsSettledByTheRollbackOfItsBlocks()
+{
+    IndexerLab lab;
+    lab.deployToken("AAA");
+    lab.sprayAll(8, 5, 10);
+    VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced"}));
+    lab::FaultProxy proxy(lab.devnet().url());
+    proxy.listen();
+    proxy.setDropLogs(true);
+    VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced"}, proxy.url()));
+    const char* openAbsence = "SELECT count(*) FROM completeness_alerts WHERE kind = 'absence' "
+                              "AND resolved_at IS NULL";
+    QCOMPARE(lab.count(openAbsence), 1);
+    const qint64 doubtedFrom = lab.count("SELECT from_block FROM completeness_alerts");
+
+    // The chain replaces every block from the first doubted one: a hash mismatch at the
+    // checkpoint, rolled back below the alert's blocks.
+    lab.reorg(int(qint64(lab.eth().blockNumber()) - doubtedFrom + 1));
+    const ProcessRun run = lab.runIndex("env", {"--exit-when-synced"});
+    VERIFY_EXIT_OK(run);
+    QVERIFY2(run.out.contains("REORG (hash mismatch)"), qPrintable(run.out));
+    QCOMPARE(lab.count(openAbsence), 0);
+    const QString resolution =
+        lab.text("SELECT resolution FROM completeness_alerts WHERE kind = 'absence'");
+    QVERIFY2(resolution.startsWith("its blocks were rolled back (reorg #"), qPrintable(resolution));
+    VERIFY_INVARIANTS(lab, "env");
 }
 
 void TestIndexer::silentCapStillIndexesEverything()
