@@ -62,4 +62,16 @@ QString absenceAlertText(const QList<std::uint64_t>& absentBlocks)
         .arg(last);
 }
 
+QString absenceLogsReturnedResolution()
+{
+    return QStringLiteral("the node returns every stored log of these blocks again");
+}
+
+QString absenceRolledBackResolution(qint64 reorgId)
+{
+    return QStringLiteral("its blocks were rolled back (reorg #%1) and are indexed again from "
+                          "the node")
+        .arg(reorgId);
+}
+
 } // namespace forkscope::indexer

@@ -36,4 +36,9 @@ AbsenceAlertPlan planAbsenceAlerts(std::pair<std::uint64_t, std::uint64_t> windo
 // The alert's text: what the node did, what was (not) done, and how to settle it.
 QString absenceAlertText(const QList<std::uint64_t>& absentBlocks);
 
+// How an absence alert was settled, the same on both stores: the check found the logs
+// again, or rollback `reorgId` removed the blocks (which are then indexed again).
+QString absenceLogsReturnedResolution();
+QString absenceRolledBackResolution(qint64 reorgId);
+
 } // namespace forkscope::indexer

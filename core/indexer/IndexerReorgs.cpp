@@ -101,8 +101,7 @@ bool Indexer::recheckForAbsence(const Checkpoint& cp)
     // Kept as an alert, so the app and the report say "data incomplete" until it is settled.
     CompletenessAlerts alerts(m_db, m_config.environmentId, m_chainId);
     const AbsenceAlertPlan plan = planAbsenceAlerts(*window, finding.blocks, alerts.open());
-    alerts.resolve(plan.resolve, QStringLiteral("the node returns every stored log of these "
-                                                "blocks again"));
+    alerts.resolve(plan.resolve, absenceLogsReturnedResolution());
     if (!plan.record.isEmpty())
         alerts.record(m_eth.endpointText(), plan.record.first(), plan.record.last(),
                       absenceAlertText(plan.record), QStringLiteral("absence"));

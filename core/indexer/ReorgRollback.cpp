@@ -1,4 +1,5 @@
 #include "ReorgRollback.h"
+#include "AbsenceAlertPlan.h"
 #include "BalanceBook.h"
 #include "CheckpointStore.h"
 #include "CompletenessAlerts.h"
@@ -234,9 +235,7 @@ RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fo
 
     // An absence suspicion about blocks this removes is settled: they are indexed again.
     CompletenessAlerts(m_db, m_env, m_chainId)
-        .resolveAbsenceAbove(above, QStringLiteral("its blocks were rolled back (reorg #%1) and "
-                                                   "are indexed again from the node")
-                                        .arg(r.reorgId));
+        .resolveAbsenceAbove(above, absenceRolledBackResolution(r.reorgId));
 
     r.rowsRemoved = r.transfersRemoved + logsRemoved + blocksRemoved + r.outboxDropped;
     m_db.run(QStringLiteral("UPDATE reorg_events SET rows_removed = ?, delivered_outbox_rows = ? "

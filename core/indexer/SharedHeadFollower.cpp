@@ -172,8 +172,7 @@ SharedFollowResult SharedHeadFollower::run(const std::function<void(const QStrin
             planAbsenceAlerts(*window, finding.blocks,
                               coord::openRecordedAlerts(*db, c.environmentId, quint64(chainId)));
         coord::resolveAlerts(*db, c.environmentId, quint64(chainId), plan.resolve,
-                             QStringLiteral("the node returns every stored log of these blocks "
-                                            "again"));
+                             absenceLogsReturnedResolution());
         if (!plan.record.isEmpty())
             coord::recordAlert(*db, c.environmentId, quint64(chainId), endpoint,
                                plan.record.first(), plan.record.last(),

@@ -1,4 +1,5 @@
 #include "SharedRollback.h"
+#include "AbsenceAlertPlan.h"
 #include "CrashPoints.h"
 #include "IndexerErrors.h"
 #include "PgBatchRows.h"
@@ -107,10 +108,7 @@ std::optional<UndoneReorg> SharedRollback::undoAbove(const coord::SharedCheckpoi
              {QByteArray::number(reorgId), QByteArray::number(removed)});
     // An absence suspicion about blocks this removes is settled: they are indexed again.
     coord::resolveAbsenceAbove(m_db, m_environmentId, quint64(m_chain.toLongLong()),
-                               qint64(*fork.number),
-                               QStringLiteral("its blocks were rolled back (reorg #%1) and are "
-                                              "indexed again from the node")
-                                   .arg(reorgId));
+                               qint64(*fork.number), absenceRolledBackResolution(reorgId));
     crashPoint("mid-rollback");
 
     if (!m_checkpoint.swap(cp, qint64(*fork.number), fork.hash)) {
