@@ -67,6 +67,8 @@ private slots:
     void decimal();
     void fixedBytes_data();
     void fixedBytes();
+    void isEncodingOf_data();
+    void isEncodingOf();
     void u256_data();
     void u256();
     void badU256_data();
@@ -209,6 +211,41 @@ void TestChainTypes::fixedBytes()
         QVERIFY2(!error.isEmpty(), qPrintable(e.message()));
         QCOMPARE(e.field(), QStringLiteral("hash"));
         QVERIFY2(e.message().contains(error), qPrintable(e.message()));
+    }
+}
+
+void TestChainTypes::isEncodingOf_data()
+{
+    // Only encodeData's own text matches: the contract's read surface is lowercase 0x hex.
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<bool>("matches");
+    const QByteArray b = QByteArray::fromHex("00ff10ab");
+    QTest::newRow("its encoding") << b << "0x00ff10ab" << true;
+    QTest::newRow("empty bytes, bare prefix") << QByteArray() << "0x" << true;
+    QTest::newRow("empty bytes, empty text") << QByteArray() << "" << false;
+    QTest::newRow("upper-case digits") << b << "0x00FF10AB" << false;
+    QTest::newRow("upper-case prefix") << b << "0X00ff10ab" << false;
+    QTest::newRow("no prefix") << b << "00ff10ab" << false;
+    QTest::newRow("one digit differs") << b << "0x00ff10ac" << false;
+    QTest::newRow("high nibble differs") << b << "0x10ff10ab" << false;
+    QTest::newRow("one byte short") << b << "0x00ff10" << false;
+    QTest::newRow("one byte long") << b << "0x00ff10ab00" << false;
+    QTest::newRow("odd length") << b << "0x00ff10ab0" << false;
+}
+
+void TestChainTypes::isEncodingOf()
+{
+    QFETCH(QByteArray, bytes);
+    QFETCH(QString, text);
+    QFETCH(bool, matches);
+    QCOMPARE(hex::isEncodingOf(text, bytes), matches);
+    QCOMPARE(hex::isEncodingOf(text, bytes), text == hex::encodeData(bytes));
+    if (bytes.size() == 4 && text.startsWith(QLatin1String("0x"))) {
+        // The fixed-size form says the same of the same digits behind 28 zero bytes.
+        const QByteArray padded = QByteArray(28, '\0') + bytes;
+        const QString paddedText = QStringLiteral("0x") + QString(56, u'0') + text.mid(2);
+        QCOMPARE(Hash32::fromBytes(padded, "h").isHexOf(paddedText), matches);
     }
 }
 

@@ -92,6 +92,28 @@ void TestInvariantChecker::aTamperedRowIsNamed_data()
     QTest::newRow("a log's data edited")
         << QStringList{"UPDATE log_store SET data = x'00' WHERE " + late + " AND log_index = 1"}
         << QStringLiteral("stored log LATE/1 differs from the node's");
+    QTest::newRow("a log's transaction hash edited")
+        << QStringList{"UPDATE log_store SET tx_hash = zeroblob(32) WHERE " + late +
+                       " AND log_index = 1"}
+        << QStringLiteral("stored log LATE/1 differs from the node's");
+    QTest::newRow("a log's address edited")
+        << QStringList{"UPDATE log_store SET address = zeroblob(20) WHERE " + late +
+                       " AND log_index = 1"}
+        << QStringLiteral("stored log LATE/1 differs from the node's");
+    QTest::newRow("a topic the log does not have added")
+        << QStringList{"UPDATE log_store SET topic3 = zeroblob(32) WHERE " + late +
+                       " AND log_index = 1"}
+        << QStringLiteral("stored log LATE/1 differs from the node's");
+    QTest::newRow("a log's block hash edited, so its outbox row names another block")
+        << QStringList{"UPDATE log_store SET block_hash = zeroblob(32) WHERE " + late +
+                       " AND log_index = 1"}
+        << QString("pending outbox row transfer:LATE:0x" + QString(64, u'0') +
+                   ":1 has no live transfer");
+    // The stored row, not its log, is what the balances are summed from.
+    QTest::newRow("a transfer's recipient edited")
+        << QStringList{"UPDATE log_store SET topic2 = zeroblob(32) WHERE " + late +
+                       " AND log_index = 1"}
+        << QString("no balance row for 0x" + QString(40, u'0'));
     QTest::newRow("a transfer's value edited")
         << QStringList{"UPDATE log_store SET transfer_value = '7' WHERE " + late +
                        " AND log_index = 1"}

@@ -60,6 +60,8 @@ public:
 
     QString toHex() const { return hex::encodeData(toByteArray()); }
     QByteArray toHexLatin1() const { return hex::encodeDataLatin1(toByteArray()); }
+    // Whether `text` is exactly toHex(), without building it.
+    bool isHexOf(QStringView text) const { return hex::isEncodingOf(text, m_bytes.data(), N); }
     QByteArray toByteArray() const
     {
         return QByteArray(reinterpret_cast<const char*>(m_bytes.data()), qsizetype(N));

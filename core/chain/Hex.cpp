@@ -243,4 +243,16 @@ QByteArray encodeDataLatin1(const QByteArray& bytes)
     return out;
 }
 
+bool isEncodingOf(QStringView text, const std::uint8_t* bytes, qsizetype n)
+{
+    static constexpr char16_t kDigits[] = u"0123456789abcdef";
+    if (text.size() != 2 + 2 * n || text[0] != u'0' || text[1] != u'x')
+        return false;
+    const char16_t* t = text.utf16() + 2;
+    for (qsizetype i = 0; i < n; ++i)
+        if (t[2 * i] != kDigits[bytes[i] >> 4] || t[2 * i + 1] != kDigits[bytes[i] & 0xf])
+            return false;
+    return true;
+}
+
 } // namespace forkscope::chain::hex

@@ -5,6 +5,7 @@
 #include <QByteArray>
 #include <QJsonValue>
 #include <QString>
+#include <QStringView>
 #include <cstdint>
 #include <string_view>
 
@@ -44,6 +45,16 @@ std::uint64_t parseQuantityU63(std::string_view s, const FieldPath& field);
 QByteArray parseData(std::string_view s, const FieldPath& field, int exactBytes = -1);
 // Exactly `n` bytes (0x + 2n hex digits) into `out`: hashes, addresses, blooms.
 void parseFixed(std::string_view s, const FieldPath& field, std::uint8_t* out, int n);
+
+// Whether `text` is exactly encodeData(bytes): "0x" and two lowercase digits per byte. It
+// compares text read back from the contract's hex surface with bytes in hand without
+// building a string per value (the invariant check reads a million such values).
+bool isEncodingOf(QStringView text, const std::uint8_t* bytes, qsizetype n);
+inline bool isEncodingOf(QStringView text, const QByteArray& bytes)
+{
+    return isEncodingOf(text, reinterpret_cast<const std::uint8_t*>(bytes.constData()),
+                        bytes.size());
+}
 
 QString encodeQuantity(std::uint64_t n);
 QString encodeData(const QByteArray& bytes);
