@@ -1,5 +1,6 @@
 // The SQLite store: migrations, reopen, and refusal of files it must not touch.
 #include "DropFilePermissionOverride.h"
+#include "store/ContractReader.h"
 #include "store/Database.h"
 #include "store/Migrations.h"
 #include "store/MultiRowInsert.h"
@@ -10,6 +11,7 @@
 #include <QFileInfo>
 #include <QSqlError>
 #include <QSqlQuery>
+#include <QSqlRecord>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <sqlite3.h>
@@ -71,6 +73,9 @@ private slots:
     void postgresUrlIsNotTakenForAFile();
     void transactionRollsBackOnException();
     void uniqueOutboxKey();
+    void contractReaderGivesWhatQSqlQueryGives_data();
+    void contractReaderGivesWhatQSqlQueryGives();
+    void contractReaderThrowsOnAFailedStep();
     void multiRowInsertWritesEachRowInOrder_data();
     void multiRowInsertWritesEachRowInOrder();
     void backgroundCheckpointsKeepTheWalBounded();
@@ -374,6 +379,88 @@ void TestDatabase::uniqueOutboxKey()
     } catch (const StoreError& e) {
         QVERIFY2(e.message().contains("only delivered_at, attempts, last_error and failed_at"),
                  qPrintable(e.message()));
+    }
+}
+
+void TestDatabase::contractReaderGivesWhatQSqlQueryGives_data()
+{
+    // The reader steps SQLite itself; every reader of the contract was written against
+    // QSqlQuery's values, so each kind of column and parameter must come back the same.
+    QTest::addColumn<QString>("sql");
+    QTest::addColumn<QVariantList>("args");
+    QTest::newRow("integer") << "SELECT 9007199254740993" << QVariantList{};
+    QTest::newRow("negative integer") << "SELECT -42" << QVariantList{};
+    QTest::newRow("real") << "SELECT 1.5" << QVariantList{};
+    QTest::newRow("text") << "SELECT '0xabc'" << QVariantList{};
+    QTest::newRow("non-ASCII text") << "SELECT 'Zürich ✓'" << QVariantList{};
+    QTest::newRow("empty text") << "SELECT ''" << QVariantList{};
+    QTest::newRow("blob") << "SELECT x'00ff10'" << QVariantList{};
+    QTest::newRow("null") << "SELECT NULL" << QVariantList{};
+    QTest::newRow("bound text") << "SELECT ?, typeof(?)" << QVariantList{"env", "env"};
+    QTest::newRow("bound integer")
+        << "SELECT ?, typeof(?)" << QVariantList{qint64(31337), qint64(31337)};
+    QTest::newRow("bound int") << "SELECT ? + 1" << QVariantList{int(7)};
+    QTest::newRow("bound double") << "SELECT ?, typeof(?)" << QVariantList{2.25, 2.25};
+    QTest::newRow("bound bytes") << "SELECT ?, typeof(?)"
+                                 << QVariantList{QByteArray("\x01\x02"), QByteArray("\x01")};
+    QTest::newRow("bound null") << "SELECT ? IS NULL, typeof(?)"
+                                << QVariantList{QVariant(), QVariant()};
+    QTest::newRow("bound bool") << "SELECT ?, typeof(?)" << QVariantList{true, false};
+    QTest::newRow("bound non-ASCII") << "SELECT length(?)" << QVariantList{QStringLiteral("é✓")};
+}
+
+void TestDatabase::contractReaderGivesWhatQSqlQueryGives()
+{
+    QFETCH(QString, sql);
+    QFETCH(QVariantList, args);
+    auto db = Database::open(path("reader.sqlite"));
+    store::SqliteContractReader reader(*db);
+    const auto rows = reader.query(sql, args);
+    QSqlQuery q = db->run(sql, args);
+    QVERIFY(rows->next());
+    QVERIFY(q.next());
+    QCOMPARE(rows->columns(), q.record().count());
+    for (int c = 0; c < rows->columns(); ++c) {
+        const QVariant mine = rows->value(c);
+        const QVariant theirs = q.value(c);
+        QCOMPARE(mine.isNull(), theirs.isNull());
+        if (!theirs.isNull())
+            QCOMPARE(mine.typeId(), theirs.typeId());
+        QCOMPARE(mine.toString(), theirs.toString());
+        QCOMPARE(mine.toByteArray(), theirs.toByteArray());
+    }
+    QVERIFY(!rows->next());
+    QVERIFY(!q.next());
+}
+
+void TestDatabase::contractReaderThrowsOnAFailedStep()
+{
+    // abs() of the smallest integer fails at the third row, after two good ones. The end
+    // of the rows must not be what a failure looks like: a check that stops reading early
+    // and says nothing would call the rows it did not read missing, or miss them.
+    auto db = Database::open(path("failing.sqlite"));
+    store::SqliteContractReader reader(*db);
+    const auto rows = reader.query(
+        QStringLiteral("SELECT abs(column1) FROM (VALUES (1), (2), (-9223372036854775807 - 1))"),
+        {});
+    QVERIFY(rows->next());
+    QVERIFY(rows->next());
+    try {
+        rows->next();
+        QFAIL("a failed step ended the rows silently");
+    } catch (const StoreError& e) {
+        QVERIFY2(e.message().contains(QLatin1String("integer overflow")), qPrintable(e.message()));
+    }
+    // A statement runs when it is asked, as QSqlQuery::exec runs it, not at its first row.
+    reader.query(QStringLiteral("CREATE TABLE made (n INTEGER)"), {});
+    reader.query(QStringLiteral("INSERT INTO made VALUES (1), (2)"), {});
+    QCOMPARE(reader.scalar(QStringLiteral("SELECT count(*) FROM made"), {}), 2);
+    // A statement SQLite cannot prepare is refused at once, naming SQLite's reason.
+    try {
+        reader.query(QStringLiteral("SELECT nothing FROM no_such_table"), {});
+        QFAIL("a bad statement was accepted");
+    } catch (const StoreError& e) {
+        QVERIFY2(e.message().contains(QLatin1String("no_such_table")), qPrintable(e.message()));
     }
 }
 

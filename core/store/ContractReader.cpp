@@ -1,8 +1,8 @@
 #include "ContractReader.h"
 #include "Database.h"
+#include "SqliteStatement.h"
 
 #include <QSqlQuery>
-#include <QSqlRecord>
 
 namespace forkscope::store {
 
@@ -17,23 +17,45 @@ qint64 ContractReader::scalar(const QString& sql, const QVariantList& args)
 }
 
 namespace {
+// Rows straight from SQLite, not through QSqlQuery: its QSQLITE driver has each text
+// column converted to UTF-16 and copied into a row cache first, which was a fifth of the
+// invariant check's CPU (bench/README.md, twentieth sitting). A step that fails throws,
+// as every other statement here does; QSqlQuery::next() reported it as the end of the rows.
 class SqliteRows : public ContractRows
 {
 public:
-    explicit SqliteRows(QSqlQuery q) : m_q(std::move(q)) {}
-    bool next() override { return m_q.next(); }
-    QVariant value(int column) const override { return m_q.value(column); }
-    int columns() const override { return m_q.record().count(); }
+    // Runs the statement to its first row at once, as QSqlQuery::exec does: a statement
+    // that writes has written when query() returns, and one that fails has thrown.
+    SqliteRows(Database& db, const QString& sql, const QVariantList& args) : m_stmt(db, sql)
+    {
+        for (qsizetype i = 0; i < args.size(); ++i)
+            m_stmt.bind(int(i) + 1, args.at(i));
+        m_done = !m_stmt.next();
+    }
+    bool next() override
+    {
+        if (m_done)
+            return false; // never stepped again: a reset statement would run anew
+        if (!m_started)
+            return m_started = true;
+        m_done = !m_stmt.next();
+        return !m_done;
+    }
+    QVariant value(int column) const override { return m_stmt.value(column); }
+    int columns() const override { return m_stmt.columnCount(); }
 
 private:
-    QSqlQuery m_q;
+    SqliteStatement m_stmt;
+    bool m_started = false; // the first row, stepped to by the constructor, was given
+    bool m_done = false;
 };
 } // namespace
 
 std::unique_ptr<ContractRows> SqliteContractReader::query(const QString& sql,
                                                           const QVariantList& args)
 {
-    return std::make_unique<SqliteRows>(m_db.run(sql, args));
+    m_db.checkBeforeStatement();
+    return std::make_unique<SqliteRows>(m_db, sql, args);
 }
 
 std::optional<CheckpointFacts> SqliteContractReader::checkpoint(const QString& environmentId,

@@ -369,8 +369,7 @@ void Database::exec(QSqlQuery& query, const QString& context)
 
 QSqlQuery Database::run(const QString& sql, const QVariantList& args)
 {
-    if (!m_options.readOnly)
-        refuseIfCorrupt();
+    checkBeforeStatement();
     QSqlQuery q(m_db);
     q.setForwardOnly(true);
     if (!q.prepare(sql))

@@ -92,6 +92,13 @@ public:
     bool inTransaction();
 
     StoreError errorFrom(const QSqlError& e, const QString& context) const;
+    // What run() checks before any statement: a writable connection to a file SQLite has
+    // reported damaged refuses to go on. For statements run on sqliteHandle() directly.
+    void checkBeforeStatement()
+    {
+        if (!m_options.readOnly)
+            refuseIfCorrupt();
+    }
     // WAL checkpoints a WalCheckpointer ran for this connection (0 without one).
     int backgroundCheckpoints() const;
 

@@ -4,6 +4,7 @@
 
 #include <QByteArray>
 #include <QString>
+#include <QVariant>
 
 #include <cstdint>
 #include <span>
@@ -24,6 +25,8 @@ class SqliteStatement
 {
 public:
     SqliteStatement(Database& db, const char* sql);
+    // Any SQL text, prepared for one run (a query the caller composed).
+    SqliteStatement(Database& db, const QString& sql);
     ~SqliteStatement();
     SqliteStatement(const SqliteStatement&) = delete;
     SqliteStatement& operator=(const SqliteStatement&) = delete;
@@ -37,6 +40,8 @@ public:
         bindBlob(index, fixed.bytes().data(), int(fixed.bytes().size()));
     }
     void bindNull(int index);
+    // A value as QSqlQuery::bindValue would bind it: null, integer, real, BLOB or text.
+    void bind(int index, const QVariant& value);
     // Runs the statement to completion and resets it; returns the rows changed.
     int execute();
     // Runs a query and resets it; true when it returned a row.
@@ -48,6 +53,10 @@ public:
     QByteArray text(int column) const; // 0-based, like SQLite
     std::int64_t int64(int column) const;
     std::span<const std::uint8_t> blob(int column) const;
+    // The column as QSqlQuery::value gives it for QSQLITE: qlonglong, double, QString,
+    // QByteArray, or a null QVariant.
+    QVariant value(int column) const;
+    int columnCount() const;
     // A hash or address column (contract v4 BLOBs); a wrong size is a damaged row.
     template <typename Fixed> Fixed fixedBytes(int column, const char* field) const
     {
