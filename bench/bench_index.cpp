@@ -141,7 +141,14 @@ int main(int argc, char** argv)
                 (mode == QLatin1String("receipts") ? QStringLiteral(" --receipts") : QString());
             const double anvilCpuBefore = processCpuSeconds(devnet.processId());
             t.restart();
-            command.start(QStringLiteral(FORKSCOPE_BINARY), args);
+            // FORKSCOPE_BENCH_AUDIT_WRAP="perf record -g -o /tmp/audit.data" profiles it.
+            const QStringList wrap = qEnvironmentVariable("FORKSCOPE_BENCH_AUDIT_WRAP")
+                                         .split(QLatin1Char(' '), Qt::SkipEmptyParts);
+            if (wrap.isEmpty())
+                command.start(QStringLiteral(FORKSCOPE_BINARY), args);
+            else
+                command.start(wrap.first(),
+                              wrap.mid(1) + QStringList{QStringLiteral(FORKSCOPE_BINARY)} + args);
             qint64 peakKiB = 0;
             while (command.state() != QProcess::NotRunning) {
                 peakKiB = std::max(peakKiB, bench::peakRssKiB(command.processId()));
