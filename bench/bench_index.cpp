@@ -117,6 +117,19 @@ int main(int argc, char** argv)
         std::printf("CPU during the ceiling: fetch and parse %.2f s + anvil %.2f s\n",
                     ceilingOwnCpu, ceilingAnvilCpu);
 
+        // forkscope with `args`, behind the command line in the environment variable `wrap`
+        // if it is set (a profiler).
+        const auto startForkscope = [](QProcess& process, const char* wrap,
+                                       const QStringList& args) {
+            const QStringList w =
+                qEnvironmentVariable(wrap).split(QLatin1Char(' '), Qt::SkipEmptyParts);
+            if (w.isEmpty())
+                process.start(QStringLiteral(FORKSCOPE_BINARY), args);
+            else
+                process.start(w.first(),
+                              w.mid(1) + QStringList{QStringLiteral(FORKSCOPE_BINARY)} + args);
+        };
+
         // A command that reads the synced file and asks the node: `forkscope verify` (every
         // block and log, "default" or "receipts"), or the report with its invariant check
         // ("report": every stored row against the node's).
@@ -142,13 +155,7 @@ int main(int argc, char** argv)
             const double anvilCpuBefore = processCpuSeconds(devnet.processId());
             t.restart();
             // FORKSCOPE_BENCH_AUDIT_WRAP="perf record -g -o /tmp/audit.data" profiles it.
-            const QStringList wrap = qEnvironmentVariable("FORKSCOPE_BENCH_AUDIT_WRAP")
-                                         .split(QLatin1Char(' '), Qt::SkipEmptyParts);
-            if (wrap.isEmpty())
-                command.start(QStringLiteral(FORKSCOPE_BINARY), args);
-            else
-                command.start(wrap.first(),
-                              wrap.mid(1) + QStringList{QStringLiteral(FORKSCOPE_BINARY)} + args);
+            startForkscope(command, "FORKSCOPE_BENCH_AUDIT_WRAP", args);
             qint64 peakKiB = 0;
             while (command.state() != QProcess::NotRunning) {
                 peakKiB = std::max(peakKiB, bench::peakRssKiB(command.processId()));
@@ -203,14 +210,7 @@ int main(int argc, char** argv)
             const double anvilCpuBefore = processCpuSeconds(devnet.processId());
             t.restart();
             // FORKSCOPE_BENCH_WRAP="perf record -g -o /tmp/perf.data" profiles the indexer.
-            const QStringList wrap = qEnvironmentVariable("FORKSCOPE_BENCH_WRAP")
-                                         .split(QLatin1Char(' '), Qt::SkipEmptyParts);
-            if (wrap.isEmpty())
-                index.start(QStringLiteral(FORKSCOPE_BINARY), args + contractArgs);
-            else
-                index.start(wrap.first(), wrap.mid(1) +
-                                              QStringList{QStringLiteral(FORKSCOPE_BINARY)} + args +
-                                              contractArgs);
+            startForkscope(index, "FORKSCOPE_BENCH_WRAP", args + contractArgs);
             // This run's own peak, sampled while it runs: RUSAGE_CHILDREN's ru_maxrss is the
             // largest of all children so far, so with --runs it repeated the first run's peak.
             // (Under FORKSCOPE_BENCH_WRAP it is the wrapper's, unless the wrapper execs.)

@@ -37,11 +37,6 @@ void violate(InvariantReport& r, const QString& what)
         r.violations << what;
 }
 
-QString logKey(std::uint64_t block, std::uint64_t index)
-{
-    return QStringLiteral("%1/%2").arg(block).arg(index);
-}
-
 // A log's place, the key every row of a chunk is matched by. Numbers, not its "N/M" text:
 // the check reads a million rows on a large index, and building and hashing that text per
 // row was most of its own CPU (bench/README.md, twentieth sitting).
@@ -49,7 +44,7 @@ struct LogPos
 {
     std::uint64_t block = 0;
     std::uint64_t index = 0;
-    QString text() const { return logKey(block, index); }
+    QString text() const { return QStringLiteral("%1/%2").arg(block).arg(index); }
     friend bool operator==(const LogPos&, const LogPos&) = default;
     friend size_t qHash(const LogPos& p, size_t seed = 0)
     {
@@ -344,7 +339,7 @@ void CheckRun::outside()
     while (q->next()) {
         ++r.logs;
         violate(r, QStringLiteral("stored log %1 is outside the indexed blocks (%2)")
-                       .arg(logKey(q->value(0).toULongLong(), q->value(1).toULongLong()), covered));
+                       .arg(rowPos(*q).text(), covered));
     }
     QSet<LogPos> none;
     transfers(where, args, {}, none);

@@ -348,8 +348,7 @@ void Database::migrate()
 
 QSqlQuery& Database::prepared(const QString& sql)
 {
-    if (!m_options.readOnly)
-        refuseIfCorrupt();
+    checkBeforeStatement();
     auto it = m_statements.find(sql);
     if (it == m_statements.end()) {
         QSqlQuery q(m_db);

@@ -92,8 +92,8 @@ public:
     bool inTransaction();
 
     StoreError errorFrom(const QSqlError& e, const QString& context) const;
-    // What run() checks before any statement: a writable connection to a file SQLite has
-    // reported damaged refuses to go on. For statements run on sqliteHandle() directly.
+    // What run() and prepared() check before any statement: a writable connection to a file SQLite
+    // has reported damaged refuses to go on. For statements run on sqliteHandle() directly.
     void checkBeforeStatement()
     {
         if (!m_options.readOnly)

@@ -21,24 +21,22 @@ namespace {
 SqliteStatement::SqliteStatement(Database& db, const char* sql)
     : m_db(db), m_handle(db.sqliteHandle()), m_sql(QString::fromUtf8(sql))
 {
-    if (!m_handle)
-        throw StoreError(StoreError::Kind::Query,
-                         QStringLiteral("no SQLite handle for %1").arg(m_sql));
-    const int rc =
-        sqlite3_prepare_v3(m_handle, sql, -1, SQLITE_PREPARE_PERSISTENT, &m_stmt, nullptr);
-    if (rc != SQLITE_OK)
-        fail(m_db, m_handle, rc, m_sql);
+    prepare(sql, -1, SQLITE_PREPARE_PERSISTENT);
 }
 
 SqliteStatement::SqliteStatement(Database& db, const QString& sql)
     : m_db(db), m_handle(db.sqliteHandle()), m_sql(sql)
 {
+    const QByteArray utf8 = sql.toUtf8();
+    prepare(utf8.constData(), int(utf8.size()), 0);
+}
+
+void SqliteStatement::prepare(const char* utf8, int bytes, unsigned flags)
+{
     if (!m_handle)
         throw StoreError(StoreError::Kind::Query,
                          QStringLiteral("no SQLite handle for %1").arg(m_sql));
-    const QByteArray utf8 = sql.toUtf8();
-    const int rc =
-        sqlite3_prepare_v2(m_handle, utf8.constData(), int(utf8.size()), &m_stmt, nullptr);
+    const int rc = sqlite3_prepare_v3(m_handle, utf8, bytes, flags, &m_stmt, nullptr);
     if (rc != SQLITE_OK)
         fail(m_db, m_handle, rc, m_sql);
 }

@@ -73,6 +73,10 @@ public:
     const QString& sql() const { return m_sql; }
 
 private:
+    // Both constructors: SQLITE_PREPARE_PERSISTENT for the statements kept for a run's
+    // every batch, none for a query prepared once.
+    void prepare(const char* utf8, int bytes, unsigned flags);
+
     Database& m_db;
     sqlite3* m_handle = nullptr;
     sqlite3_stmt* m_stmt = nullptr;
