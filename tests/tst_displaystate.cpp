@@ -44,6 +44,8 @@ private slots:
     void texts();
     void plurals_data();
     void plurals();
+    void nodeLabels_data();
+    void nodeLabels();
 };
 
 void TestDisplayState::states_data()
@@ -242,6 +244,43 @@ void TestDisplayState::plurals()
     QCOMPARE(engine::text::lag(quint64(n)), "lag " + text);
     QCOMPARE(engine::text::lag(std::nullopt), QStringLiteral("lag unknown"));
     QCOMPARE(engine::text::rate(qQNaN(), "events"), QStringLiteral("0 events/s"));
+}
+
+void TestDisplayState::nodeLabels_data()
+{
+    QTest::addColumn<bool>("managed");
+    QTest::addColumn<QString>("endpoint");
+    QTest::addColumn<QStringList>("labNodes");
+    QTest::addColumn<QString>("label");
+
+    const QString proxy = QStringLiteral("http://127.0.0.1:45241");
+    const QString anvil = QStringLiteral("http://127.0.0.1:34211");
+    QTest::newRow("external node")
+        << false << "https://rpc.example" << QStringList() << "node: https://rpc.example";
+    QTest::newRow("external, not connected yet")
+        << false << QString() << QStringList() << "node: starting...";
+    QTest::newRow("managed, starting")
+        << true << QString() << QStringList() << "managed anvil: starting...";
+    // The indexer reads a fault proxy: called anvil, a user would point a tool at it and
+    // meet the faults the lab injects.
+    QTest::newRow("managed, read through a lab node")
+        << true << proxy << QStringList{proxy, QStringLiteral("http://127.0.0.1:45527")}
+        << "lab node: http://127.0.0.1:45241 (fault proxy in front of the managed anvil)";
+    QTest::newRow("managed, no lab nodes")
+        << true << anvil << QStringList() << "managed anvil: http://127.0.0.1:34211";
+}
+
+void TestDisplayState::nodeLabels()
+{
+    QFETCH(bool, managed);
+    QFETCH(QString, endpoint);
+    QFETCH(QStringList, labNodes);
+    QFETCH(QString, label);
+    EngineStatus s;
+    s.managedDevnet = managed;
+    s.endpoint = endpoint;
+    s.labNodes = labNodes;
+    QCOMPARE(engine::text::nodeLabel(s), label);
 }
 
 QTEST_GUILESS_MAIN(TestDisplayState)

@@ -340,9 +340,7 @@ void MainWindow::applyStatus(const EngineStatus& s)
     if (!s.dbPath.isEmpty() && s.dbPath != m_lastStatus.dbPath)
         rememberDatabase(s.dbPath);
     m_lastStatus = s;
-    const QString kind = s.managedDevnet ? tr("managed anvil") : tr("node");
-    m_nodeLabel->setText(s.endpoint.isEmpty() ? tr("%1: starting...").arg(kind)
-                                              : tr("%1: %2").arg(kind, s.endpoint));
+    m_nodeLabel->setText(engine::text::nodeLabel(s));
     m_chainLabel->setText(s.chainId ? tr("chain id %1").arg(*s.chainId) : tr("chain id unknown"));
     m_envLabel->setText(s.environmentId.isEmpty() ? tr("no environment")
                                                   : tr("env %1").arg(s.environmentId));

@@ -130,6 +130,19 @@ QString rate(double perSecond, const QString& unit)
     return QStringLiteral("%1 %2/s").arg(v, 0, 'f', 0).arg(unit);
 }
 
+QString nodeLabel(const EngineStatus& s)
+{
+    if (!s.managedDevnet)
+        return s.endpoint.isEmpty() ? QStringLiteral("node: starting...")
+                                    : QStringLiteral("node: %1").arg(s.endpoint);
+    if (s.endpoint.isEmpty())
+        return QStringLiteral("managed anvil: starting...");
+    if (s.labNodes.contains(s.endpoint))
+        return QStringLiteral("lab node: %1 (fault proxy in front of the managed anvil)")
+            .arg(s.endpoint);
+    return QStringLiteral("managed anvil: %1").arg(s.endpoint);
+}
+
 QString cursorHeader(const EngineStatus& s, const QDateTime& now)
 {
     const DisplayState state = displayState(s);

@@ -66,6 +66,10 @@ QString rate(double perSecond, const QString& unit);
 // The cursor panel's header: "syncing | lag 12 blocks | ETA 6.0 s | 840 events/s | last
 // commit 0.4 s ago"; paused and stopped say so and drop the ETA and rates.
 QString cursorHeader(const EngineStatus& s, const QDateTime& now);
+// The status bar's node: "node: URL" for an external node; for the managed lab, the URL the
+// indexer reads named for what it is. A lab node is a fault proxy: whoever points a tool at
+// that URL gets the faults injected from the Lab toolbar, so it is never called "anvil".
+QString nodeLabel(const EngineStatus& s);
 } // namespace text
 
 } // namespace forkscope::engine
