@@ -1,5 +1,6 @@
 // Pure pieces of the indexer: Transfer decoding, signed balances, checkpoint
 // compare-and-swap on a real SQLite file.
+#include "chain/Address.h"
 #include "indexer/AbsenceAlertPlan.h"
 #include "indexer/AbsenceCheck.h"
 #include "indexer/ArgsTemplate.h"
@@ -51,6 +52,8 @@ private slots:
     void signedAmounts();
     void checkpointCompareAndSwap();
     void balanceRevertTakesBackRemovedTransfers();
+    void balanceRevertFindsEachStoredRow_data();
+    void balanceRevertFindsEachStoredRow();
 };
 
 void TestIndexerUnits::fetchWindow_data()
@@ -463,6 +466,95 @@ void TestIndexerUnits::checkpointCompareAndSwap()
         QVERIFY_THROWS_EXCEPTION(CheckpointMovedError, a.advance(otherBranch, 13, hashOf('\xe')));
     }
     QCOMPARE(a.read()->number, 12u);
+}
+
+// BalanceBook::revert reads the rows it takes from in one ordered walk, stepping over a few
+// rows and searching past more (kMaxRowsSkipped). Whatever the set of holders, dense,
+// sparse, between stored rows, before the first or past the last, in two contracts, it must
+// find exactly the rows a lookup per holder finds, and leave other environments alone.
+void TestIndexerUnits::balanceRevertFindsEachStoredRow_data()
+{
+    QTest::addColumn<QList<int>>("holders"); // holder numbers, in both contracts
+    const auto range = [](int from, int to, int step) {
+        QList<int> out;
+        for (int i = from; i < to; i += step)
+            out << i;
+        return out;
+    };
+    // Stored: holders 1..60 but every fifth (5, 10, ...), in both contracts.
+    QTest::newRow("every holder, stored or not") << range(1, 61, 1);
+    QTest::newRow("every third") << range(1, 61, 3);
+    QTest::newRow("every twentieth: further than a walk steps") << range(1, 61, 20);
+    QTest::newRow("only holders with no row") << range(5, 61, 5);
+    QTest::newRow("past the last row") << QList<int>{58, 59, 200, 201};
+    QTest::newRow("before the first row") << QList<int>{0, 1, 2};
+    QTest::newRow("one holder") << QList<int>{33};
+    QTest::newRow("the last holder alone") << QList<int>{60};
+    QTest::newRow("a run, then a gap of thirty, then a run") << (range(1, 8, 1) + range(38, 46, 1));
+    QTest::newRow("another environment's holders only") << QList<int>{300, 301};
+}
+
+void TestIndexerUnits::balanceRevertFindsEachStoredRow()
+{
+    QFETCH(QList<int>, holders);
+    QTemporaryDir dir;
+    auto db = store::Database::open(dir.filePath("walk.sqlite"));
+    const QList<chain::Address> contracts{
+        chain::Address::fromHex("0x00000000000000000000000000000000000000aa", "c"),
+        chain::Address::fromHex("0x00000000000000000000000000000000000000bb", "c")};
+    const auto holder = [](int n) {
+        return chain::Address::fromHex(
+            QStringLiteral("0x%1").arg(QString::number(n, 16), 40, QLatin1Char('0')), "h");
+    };
+    const auto stored = [](int n) { return n >= 1 && n <= 60 && n % 5 != 0; };
+    // Odd holders keep a transfer side after the revert (their row is updated), even ones
+    // lose their last (their row goes).
+    QHash<HolderKey, HolderDelta> applied, removed, elsewhere;
+    for (const chain::Address& c : contracts) {
+        for (int n = 1; n <= 60; ++n)
+            if (stored(n))
+                applied.insert({c, holder(n)}, {SignedAmount(1000 + n), 2});
+        for (int n : holders)
+            removed.insert({c, holder(n)}, n % 2 ? HolderDelta{SignedAmount(n), 1}
+                                                 : HolderDelta{SignedAmount(1000 + n), 2});
+        // Another environment holds holders 300 and 301 and the stored ones, sorted between.
+        for (int n : {3, 300, 301})
+            elsewhere.insert({c, holder(n)}, {SignedAmount(7), 1});
+    }
+    BalanceBook book(*db, "env", 31337);
+    BalanceBook other(*db, "env-b", 31337);
+    store::WriteTransaction tx(*db);
+    book.apply(applied, 1);
+    other.apply(elsewhere, 1);
+
+    const QList<BalanceChange> changes = book.revert(removed, 0);
+
+    QMap<QString, QPair<QString, QString>> got, want;
+    for (const BalanceChange& ch : changes)
+        got.insert(ch.key.contract.toHex() + ch.key.holder.toHex(), {ch.before, ch.after});
+    for (const chain::Address& c : contracts)
+        for (int n : holders) {
+            if (!stored(n))
+                continue; // no row: nothing to take from, no change
+            const QString before = QString::number(1000 + n);
+            want.insert(c.toHex() + holder(n).toHex(),
+                        {before, n % 2 ? QString::number(1000) : QString()});
+        }
+    QCOMPARE(got, want);
+    // The table holds exactly what the model says, and env-b is untouched.
+    for (const chain::Address& c : contracts)
+        for (int n = 0; n <= 302; ++n) {
+            const HolderKey key{c, holder(n)};
+            std::optional<QString> expected;
+            if (stored(n))
+                expected = holders.contains(n)
+                               ? (n % 2 ? std::optional<QString>("1000") : std::nullopt)
+                               : std::optional<QString>(QString::number(1000 + n));
+            QCOMPARE(book.current(key), expected);
+            const bool inB = n == 3 || n == 300 || n == 301;
+            QCOMPARE(other.current(key),
+                     inB ? std::optional<QString>("7") : std::optional<QString>());
+        }
 }
 
 QTEST_GUILESS_MAIN(TestIndexerUnits)

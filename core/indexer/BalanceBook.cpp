@@ -5,6 +5,9 @@
 #include "store/SqliteStatement.h"
 
 #include <QSqlQuery>
+#include <algorithm>
+#include <cstring>
+#include <vector>
 
 namespace forkscope::indexer {
 
@@ -53,6 +56,72 @@ void BalanceBook::apply(const QHash<HolderKey, HolderDelta>& deltas, std::uint64
     }
 }
 
+namespace {
+
+// A deep reorg touches most of the balances it walks past: a step to the next row of an
+// ordered scan costs a fraction of a search from the B-tree's root. A key further ahead than
+// this many rows is searched for instead, so a sparse set of holders costs one search each,
+// as a SELECT per holder did.
+constexpr int kMaxRowsSkipped = 8;
+
+// balance_store's order: SQLite compares BLOBs with memcmp.
+bool keyLess(const HolderKey& a, const HolderKey& b)
+{
+    if (const int c =
+            std::memcmp(a.contract.bytes().data(), b.contract.bytes().data(), chain::Address::size))
+        return c < 0;
+    return std::memcmp(a.holder.bytes().data(), b.holder.bytes().data(), chain::Address::size) < 0;
+}
+
+} // namespace
+
+std::vector<BalanceBook::StoredRow> BalanceBook::readRows(const std::vector<HolderKey>& sorted)
+{
+    if (!m_walk)
+        m_walk = std::make_unique<store::SqliteStatement>(
+            m_db, "SELECT contract, holder, balance, transfer_sides FROM balance_store WHERE "
+                  "environment_id = ?1 AND chain_id = ?2 AND (contract, holder) >= (?3, ?4) "
+                  "ORDER BY contract, holder");
+    store::SqliteStatement& walk = *m_walk;
+    const QByteArray env = m_env.toUtf8();
+    std::vector<StoredRow> rows(sorted.size());
+    HolderKey at; // the row the walk stands on
+    // Steps to the next row; false when there is none (next() has then reset the statement).
+    const auto stepped = [&] {
+        if (!walk.next())
+            return false;
+        at = {walk.fixedBytes<chain::Address>(0, "balance_store.contract"),
+              walk.fixedBytes<chain::Address>(1, "balance_store.holder")};
+        return true;
+    };
+    // Starts the walk at the first row at or after `key`.
+    const auto seek = [&](const HolderKey& key) {
+        walk.bind(1, env);
+        walk.bind(2, std::int64_t(m_chainId));
+        walk.bindBytes(3, key.contract);
+        walk.bindBytes(4, key.holder);
+        return stepped();
+    };
+    // Whenever the rows end, no key from there on has a row: the keys are sorted.
+    if (sorted.empty() || !seek(sorted.front()))
+        return rows;
+    for (std::size_t i = 0; i < sorted.size(); ++i) {
+        const HolderKey& want = sorted[i];
+        for (int skipped = 0; keyLess(at, want) && skipped < kMaxRowsSkipped; ++skipped)
+            if (!stepped())
+                return rows;
+        if (keyLess(at, want)) {
+            walk.reset();
+            if (!seek(want))
+                return rows;
+        }
+        if (at == want)
+            rows[i] = {walk.text(2), walk.int64(3), true};
+    }
+    walk.reset();
+    return rows;
+}
+
 QList<BalanceChange> BalanceBook::revert(const QHash<HolderKey, HolderDelta>& removed,
                                          std::uint64_t forkBlock)
 {
@@ -60,11 +129,10 @@ QList<BalanceChange> BalanceBook::revert(const QHash<HolderKey, HolderDelta>& re
     // ones' deltas back leaves the sum of those that remain. No row can have been written
     // above the fork any more, hence updated_at_block is capped there.
     // A deep reorg touches thousands of holders: prepared statements bound directly (as
-    // apply does), not QSqlQuery's QVariants (bench/README.md, rollback).
-    if (!m_select) {
-        m_select = std::make_unique<store::SqliteStatement>(
-            m_db, "SELECT balance, transfer_sides FROM balance_store WHERE environment_id = ?1 "
-                  "AND chain_id = ?2 AND contract = ?3 AND holder = ?4");
+    // apply does), not QSqlQuery's QVariants (bench/README.md, rollback). The rows before
+    // are read first, in key order by one walk (readRows), then written holder by holder:
+    // no write while the walk's cursor is open on the table.
+    if (!m_update) {
         m_update = std::make_unique<store::SqliteStatement>(
             m_db, "UPDATE balance_store SET balance = ?5, transfer_sides = ?6, updated_at_block = "
                   "min(updated_at_block, ?7) WHERE environment_id = ?1 AND chain_id = ?2 AND "
@@ -73,6 +141,13 @@ QList<BalanceChange> BalanceBook::revert(const QHash<HolderKey, HolderDelta>& re
             m_db, "DELETE FROM balance_store WHERE environment_id = ?1 AND chain_id = ?2 AND "
                   "contract = ?3 AND holder = ?4");
     }
+    std::vector<HolderKey> keys;
+    keys.reserve(std::size_t(removed.size()));
+    for (auto it = removed.cbegin(); it != removed.cend(); ++it)
+        keys.push_back(it.key());
+    std::sort(keys.begin(), keys.end(), keyLess);
+    const std::vector<StoredRow> before = readRows(keys);
+
     const QByteArray env = m_env.toUtf8();
     const auto bindKey = [&](store::SqliteStatement& st, const HolderKey& key) {
         st.bind(1, env);
@@ -82,18 +157,17 @@ QList<BalanceChange> BalanceBook::revert(const QHash<HolderKey, HolderDelta>& re
     };
     QList<BalanceChange> changes;
     changes.reserve(removed.size()); // grown 1,550 times, its copies faulted in fresh memory
-    for (auto it = removed.cbegin(); it != removed.cend(); ++it) {
-        const HolderKey& key = it.key();
-        bindKey(*m_select, key);
-        if (!m_select->next())
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+        if (!before[i].found)
             continue; // no row to take anything from; the invariant check reports the gap
-        BalanceChange change{key, QString::fromLatin1(m_select->text(0)), QString()};
-        const qint64 sidesLeft = m_select->int64(1) - it.value().sides;
-        m_select->reset();
+        const HolderKey& key = keys[i];
+        const HolderDelta& delta = removed[key];
+        BalanceChange change{key, QString::fromLatin1(before[i].balance), QString()};
+        const qint64 sidesLeft = before[i].sides - delta.sides;
         if (sidesLeft > 0) {
             change.after = chain::amount::toString(
                 chain::amount::fromString(change.before, QStringLiteral("token_balances.balance")) -
-                it.value().amount);
+                delta.amount);
             bindKey(*m_update, key);
             m_update->bind(5, change.after.toLatin1());
             m_update->bind(6, std::int64_t(sidesLeft));

@@ -8,6 +8,7 @@
 #include <QString>
 #include <memory>
 #include <optional>
+#include <vector>
 
 namespace forkscope::store {
 class Database;
@@ -72,10 +73,19 @@ public:
     std::optional<QString> current(const HolderKey& key);
 
 private:
+    struct StoredRow
+    {
+        QByteArray balance;
+        qint64 sides = 0;
+        bool found = false;
+    };
+    // balance_store's row of each key (sorted in the table's order), or found = false.
+    std::vector<StoredRow> readRows(const std::vector<HolderKey>& sorted);
+
     store::Database& m_db;
     QString m_env;
     std::uint64_t m_chainId;
-    std::unique_ptr<store::SqliteStatement> m_upsertDelta, m_select, m_update, m_delete;
+    std::unique_ptr<store::SqliteStatement> m_upsertDelta, m_walk, m_update, m_delete;
 };
 
 } // namespace forkscope::indexer
