@@ -161,7 +161,7 @@ QList<BalanceChange> BalanceBook::revert(const QHash<HolderKey, HolderDelta>& re
         if (!before[i].found)
             continue; // no row to take anything from; the invariant check reports the gap
         const HolderKey& key = keys[i];
-        const HolderDelta& delta = removed[key];
+        const HolderDelta delta = removed.value(key);
         BalanceChange change{key, QString::fromLatin1(before[i].balance), QString()};
         const qint64 sidesLeft = before[i].sides - delta.sides;
         if (sidesLeft > 0) {
