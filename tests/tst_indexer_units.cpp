@@ -11,6 +11,7 @@
 #include "indexer/NodeWait.h"
 #include "indexer/TransferDecoder.h"
 #include "store/Database.h"
+#include "store/StoreError.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -54,6 +55,7 @@ private slots:
     void balanceRevertTakesBackRemovedTransfers();
     void balanceRevertFindsEachStoredRow_data();
     void balanceRevertFindsEachStoredRow();
+    void balanceRevertStopsAtADamagedRowAndStartsAfresh();
 };
 
 void TestIndexerUnits::fetchWindow_data()
@@ -555,6 +557,43 @@ void TestIndexerUnits::balanceRevertFindsEachStoredRow()
             QCOMPARE(other.current(key),
                      inB ? std::optional<QString>("7") : std::optional<QString>());
         }
+}
+
+// A walk that meets a damaged row throws, naming it; the next revert must start its own walk
+// (a statement left mid-scan would silently keep the old one's place and bindings).
+void TestIndexerUnits::balanceRevertStopsAtADamagedRowAndStartsAfresh()
+{
+    QTemporaryDir dir;
+    auto db = store::Database::open(dir.filePath("damaged.sqlite"));
+    const auto c = chain::Address::fromHex("0x00000000000000000000000000000000000000aa", "c");
+    const auto h1 = chain::Address::fromHex("0x0000000000000000000000000000000000000001", "h");
+    const auto h2 = chain::Address::fromHex("0x0000000000000000000000000000000000000002", "h");
+    const auto x = chain::Address::fromHex("0x0000000000000000000000000000000000000600", "h");
+    BalanceBook book(*db, "env", 31337);
+    store::WriteTransaction tx(*db);
+    book.apply({{{c, h1}, {SignedAmount(10), 2}},
+                {{c, h2}, {SignedAmount(20), 2}},
+                {{c, x}, {SignedAmount(30), 2}}},
+               1);
+    // A holder of 19 bytes, sorted between h2 and x: the walk from h1 to x steps onto it.
+    db->run(QStringLiteral("INSERT INTO balance_store VALUES ('env', 31337, ?, "
+                           "x'00000000000000000000000000000000000005', '5', 1, 1)"),
+            {c.toByteArray()});
+    const QHash<HolderKey, HolderDelta> removed{{{c, h1}, {SignedAmount(1), 1}},
+                                                {{c, x}, {SignedAmount(3), 1}}};
+    try {
+        book.revert(removed, 0);
+        QFAIL("a damaged row was read as a holder");
+    } catch (const store::StoreError& e) {
+        QVERIFY2(e.message().contains("balance_store.holder holds 19 bytes"),
+                 qPrintable(e.message()));
+    }
+    db->run(QStringLiteral("DELETE FROM balance_store WHERE length(holder) <> 20"));
+    const QList<BalanceChange> changes = book.revert(removed, 0);
+    QCOMPARE(changes.size(), 2);
+    QCOMPARE(book.current({c, h1}), std::optional<QString>("9"));
+    QCOMPARE(book.current({c, h2}), std::optional<QString>("20"));
+    QCOMPARE(book.current({c, x}), std::optional<QString>("27"));
 }
 
 QTEST_GUILESS_MAIN(TestIndexerUnits)

@@ -4,6 +4,7 @@
 #include "store/Database.h"
 #include "store/SqliteStatement.h"
 
+#include <QScopeGuard>
 #include <QSqlQuery>
 #include <algorithm>
 #include <cstring>
@@ -83,6 +84,9 @@ std::vector<BalanceBook::StoredRow> BalanceBook::readRows(const std::vector<Hold
                   "environment_id = ?1 AND chain_id = ?2 AND (contract, holder) >= (?3, ?4) "
                   "ORDER BY contract, holder");
     store::SqliteStatement& walk = *m_walk;
+    // Reset however the walk ends, a damaged row's exception included: a statement left
+    // mid-scan would not take the next walk's bindings.
+    const auto resetWalk = qScopeGuard([&walk] { walk.reset(); });
     const QByteArray env = m_env.toUtf8();
     std::vector<StoredRow> rows(sorted.size());
     HolderKey at; // the row the walk stands on
@@ -118,7 +122,6 @@ std::vector<BalanceBook::StoredRow> BalanceBook::readRows(const std::vector<Hold
         if (at == want)
             rows[i] = {walk.text(2), walk.int64(3), true};
     }
-    walk.reset();
     return rows;
 }
 
