@@ -263,25 +263,26 @@ void CheckRun::transfers(const QString& where, const QVariantList& args,
         }
         keys.insert(pos);
         const QString value = q->value(5).toString();
-        if (exp->contract.isHexOf(q->value(2).toString()) &&
-            exp->from.isHexOf(q->value(3).toString()) && exp->to.isHexOf(q->value(4).toString()) &&
-            chain::u256::toDecimal(exp->value) == value) {
-            // The row says exactly what its log does: sum the log's own values, already
-            // parsed, rather than parsing the row's text again.
-            if (!exp->from.isZero())
-                m_sums[HolderKey{exp->contract, exp->from}] -= SignedAmount(exp->value);
-            if (!exp->to.isZero())
-                m_sums[HolderKey{exp->contract, exp->to}] += SignedAmount(exp->value);
-            continue;
-        }
-        violate(r, QStringLiteral("transfer %1 differs from its log").arg(pos.text()));
+        const bool same = exp->contract.isHexOf(q->value(2).toString()) &&
+                          exp->from.isHexOf(q->value(3).toString()) &&
+                          exp->to.isHexOf(q->value(4).toString()) &&
+                          chain::u256::toDecimal(exp->value) == value;
+        if (!same)
+            violate(r, QStringLiteral("transfer %1 differs from its log").arg(pos.text()));
         // The balances are checked against what the stored rows say, so a wrong row also
-        // shows as the balance it made wrong.
-        const SignedAmount v(chain::u256::fromDecimal(value, QStringLiteral("value")));
+        // shows as the balance it made wrong. A row that says exactly what its log does is
+        // summed from the log's values, already parsed, rather than its text parsed again.
+        const SignedAmount v =
+            same ? SignedAmount(exp->value)
+                 : SignedAmount(chain::u256::fromDecimal(value, QStringLiteral("value")));
+        const auto holder = [&](const chain::Address& parsed, int column) {
+            return same ? HolderKey{exp->contract, parsed}
+                        : HolderKey::fromHex(q->value(2).toString(), q->value(column).toString());
+        };
         if (!exp->from.isZero())
-            m_sums[HolderKey::fromHex(q->value(2).toString(), q->value(3).toString())] -= v;
+            m_sums[holder(exp->from, 3)] -= v;
         if (!exp->to.isZero())
-            m_sums[HolderKey::fromHex(q->value(2).toString(), q->value(4).toString())] += v;
+            m_sums[holder(exp->to, 4)] += v;
     }
 }
 
