@@ -383,11 +383,11 @@ void TestIndexerUnits::balanceRevertTakesBackRemovedTransfers()
         return HolderDelta{SignedAmount(amount), sides};
     };
     // Block 1: mints of 10 to h1 and 5 to h2 (the zero side is no holder).
-    const QHash<HolderKey, HolderDelta> b1{{h1, delta(10, 1)}, {h2, delta(5, 1)}};
+    const HolderDeltas b1{{h1, delta(10, 1)}, {h2, delta(5, 1)}};
     // Block 2: h1 sends its 10 to h2; h1 keeps a row of "0" (it still has transfers).
-    const QHash<HolderKey, HolderDelta> b2{{h1, delta(-10, 1)}, {h2, delta(10, 1)}};
+    const HolderDeltas b2{{h1, delta(-10, 1)}, {h2, delta(10, 1)}};
     // Block 3: a mint of 7 to a new holder h3, and a self-transfer of h2 (two sides, net 0).
-    const QHash<HolderKey, HolderDelta> b3{{h3, delta(7, 1)}, {h2, delta(0, 2)}};
+    const HolderDeltas b3{{h3, delta(7, 1)}, {h2, delta(0, 2)}};
     store::WriteTransaction tx(*db);
     book.apply(b1, 1);
     book.apply(b2, 2);
@@ -511,17 +511,17 @@ void TestIndexerUnits::balanceRevertFindsEachStoredRow()
     const auto stored = [](int n) { return n >= 1 && n <= 60 && n % 5 != 0; };
     // Odd holders keep a transfer side after the revert (their row is updated), even ones
     // lose their last (their row goes).
-    QHash<HolderKey, HolderDelta> applied, removed, elsewhere;
+    HolderDeltas applied, removed, elsewhere;
     for (const chain::Address& c : contracts) {
         for (int n = 1; n <= 60; ++n)
             if (stored(n))
-                applied.insert({c, holder(n)}, {SignedAmount(1000 + n), 2});
+                applied.add({c, holder(n)}, {SignedAmount(1000 + n), 2});
         for (int n : holders)
-            removed.insert({c, holder(n)}, n % 2 ? HolderDelta{SignedAmount(n), 1}
-                                                 : HolderDelta{SignedAmount(1000 + n), 2});
+            removed.add({c, holder(n)}, n % 2 ? HolderDelta{SignedAmount(n), 1}
+                                              : HolderDelta{SignedAmount(1000 + n), 2});
         // Another environment holds holders 300 and 301 and the stored ones, sorted between.
         for (int n : {3, 300, 301})
-            elsewhere.insert({c, holder(n)}, {SignedAmount(7), 1});
+            elsewhere.add({c, holder(n)}, {SignedAmount(7), 1});
     }
     BalanceBook book(*db, "env", 31337);
     BalanceBook other(*db, "env-b", 31337);
@@ -579,8 +579,7 @@ void TestIndexerUnits::balanceRevertStopsAtADamagedRowAndStartsAfresh()
     db->run(QStringLiteral("INSERT INTO balance_store VALUES ('env', 31337, ?, "
                            "x'00000000000000000000000000000000000005', '5', 1, 1)"),
             {c.toByteArray()});
-    const QHash<HolderKey, HolderDelta> removed{{{c, h1}, {SignedAmount(1), 1}},
-                                                {{c, x}, {SignedAmount(3), 1}}};
+    const HolderDeltas removed{{{c, h1}, {SignedAmount(1), 1}}, {{c, x}, {SignedAmount(3), 1}}};
     try {
         book.revert(removed, 0);
         QFAIL("a damaged row was read as a holder");

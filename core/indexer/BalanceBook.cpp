@@ -32,7 +32,7 @@ std::optional<QString> BalanceBook::current(const HolderKey& key)
     return out;
 }
 
-void BalanceBook::apply(const QHash<HolderKey, HolderDelta>& deltas, std::uint64_t atBlock)
+void BalanceBook::apply(HolderDeltas deltas, std::uint64_t atBlock)
 {
     // One upsert per holder; the exact 256-bit addition runs inside SQLite
     // (forkscope_amount_add), so the old balance never makes a round trip through Qt.
@@ -45,14 +45,17 @@ void BalanceBook::apply(const QHash<HolderKey, HolderDelta>& deltas, std::uint64
                   "updated_at_block = excluded.updated_at_block, "
                   "transfer_sides = balance_store.transfer_sides + excluded.transfer_sides");
     const QByteArray env = m_env.toUtf8();
-    for (auto it = deltas.cbegin(); it != deltas.cend(); ++it) {
+    deltas.merge();
+    for (std::size_t i = 0; i < deltas.size(); ++i) {
+        const HolderKey& key = deltas.key(i);
+        const HolderDelta& delta = deltas.delta(i);
         m_upsertDelta->bind(1, env);
         m_upsertDelta->bind(2, std::int64_t(m_chainId));
-        m_upsertDelta->bindBytes(3, it.key().contract);
-        m_upsertDelta->bindBytes(4, it.key().holder);
-        m_upsertDelta->bind(5, QByteArray::fromStdString(it.value().amount.str()));
+        m_upsertDelta->bindBytes(3, key.contract);
+        m_upsertDelta->bindBytes(4, key.holder);
+        m_upsertDelta->bind(5, QByteArray::fromStdString(delta.amount.str()));
         m_upsertDelta->bind(6, std::int64_t(atBlock));
-        m_upsertDelta->bind(7, std::int64_t(it.value().sides));
+        m_upsertDelta->bind(7, std::int64_t(delta.sides));
         m_upsertDelta->execute();
     }
 }
@@ -65,18 +68,9 @@ namespace {
 // as a SELECT per holder did.
 constexpr int kMaxRowsSkipped = 8;
 
-// balance_store's order: SQLite compares BLOBs with memcmp.
-bool keyLess(const HolderKey& a, const HolderKey& b)
-{
-    if (const int c =
-            std::memcmp(a.contract.bytes().data(), b.contract.bytes().data(), chain::Address::size))
-        return c < 0;
-    return std::memcmp(a.holder.bytes().data(), b.holder.bytes().data(), chain::Address::size) < 0;
-}
-
 } // namespace
 
-std::vector<BalanceBook::StoredRow> BalanceBook::readRows(const std::vector<HolderKey>& sorted)
+std::vector<BalanceBook::StoredRow> BalanceBook::readRows(const HolderDeltas& sorted)
 {
     if (!m_walk)
         m_walk = std::make_unique<store::SqliteStatement>(
@@ -107,14 +101,14 @@ std::vector<BalanceBook::StoredRow> BalanceBook::readRows(const std::vector<Hold
         return stepped();
     };
     // Whenever the rows end, no key from there on has a row: the keys are sorted.
-    if (sorted.empty() || !seek(sorted.front()))
+    if (sorted.isEmpty() || !seek(sorted.key(0)))
         return rows;
     for (std::size_t i = 0; i < sorted.size(); ++i) {
-        const HolderKey& want = sorted[i];
-        for (int skipped = 0; keyLess(at, want) && skipped < kMaxRowsSkipped; ++skipped)
+        const HolderKey& want = sorted.key(i);
+        for (int skipped = 0; holderKeyLess(at, want) && skipped < kMaxRowsSkipped; ++skipped)
             if (!stepped())
                 return rows;
-        if (keyLess(at, want)) {
+        if (holderKeyLess(at, want)) {
             walk.reset();
             if (!seek(want))
                 return rows;
@@ -125,8 +119,7 @@ std::vector<BalanceBook::StoredRow> BalanceBook::readRows(const std::vector<Hold
     return rows;
 }
 
-QList<BalanceChange> BalanceBook::revert(const QHash<HolderKey, HolderDelta>& removed,
-                                         std::uint64_t forkBlock)
+QList<BalanceChange> BalanceBook::revert(HolderDeltas removed, std::uint64_t forkBlock)
 {
     // Exact by invariant 3: each balance is the sum of its transfers, so taking the removed
     // ones' deltas back leaves the sum of those that remain. No row can have been written
@@ -144,12 +137,8 @@ QList<BalanceChange> BalanceBook::revert(const QHash<HolderKey, HolderDelta>& re
             m_db, "DELETE FROM balance_store WHERE environment_id = ?1 AND chain_id = ?2 AND "
                   "contract = ?3 AND holder = ?4");
     }
-    std::vector<HolderKey> keys;
-    keys.reserve(std::size_t(removed.size()));
-    for (auto it = removed.cbegin(); it != removed.cend(); ++it)
-        keys.push_back(it.key());
-    std::sort(keys.begin(), keys.end(), keyLess);
-    const std::vector<StoredRow> before = readRows(keys);
+    removed.merge();
+    const std::vector<StoredRow> before = readRows(removed);
 
     const QByteArray env = m_env.toUtf8();
     const auto bindKey = [&](store::SqliteStatement& st, const HolderKey& key) {
@@ -159,12 +148,13 @@ QList<BalanceChange> BalanceBook::revert(const QHash<HolderKey, HolderDelta>& re
         st.bindBytes(4, key.holder);
     };
     QList<BalanceChange> changes;
-    changes.reserve(removed.size()); // grown 1,550 times, its copies faulted in fresh memory
-    for (std::size_t i = 0; i < keys.size(); ++i) {
+    changes.reserve(
+        qsizetype(removed.size())); // grown 1,550 times, its copies faulted in fresh memory
+    for (std::size_t i = 0; i < removed.size(); ++i) {
         if (!before[i].found)
             continue; // no row to take anything from; the invariant check reports the gap
-        const HolderKey& key = keys[i];
-        const HolderDelta delta = removed.value(key);
+        const HolderKey& key = removed.key(i);
+        const HolderDelta& delta = removed.delta(i);
         BalanceChange change{key, QString::fromLatin1(before[i].balance), QString()};
         const qint64 sidesLeft = before[i].sides - delta.sides;
         if (sidesLeft > 0) {

@@ -1,7 +1,6 @@
 #pragma once
 
-#include "chain/Address.h"
-#include "chain/SignedAmount.h"
+#include "HolderDeltas.h"
 
 #include <QHash>
 #include <QList>
@@ -16,34 +15,6 @@ class SqliteStatement;
 } // namespace forkscope::store
 
 namespace forkscope::indexer {
-
-using chain::SignedAmount;
-
-// Binary, as balance_store keys it (contract v4): the committer builds one per transfer side,
-// and hex strings there cost a tenth of a commit in allocations.
-struct HolderKey
-{
-    chain::Address contract;
-    chain::Address holder;
-    static HolderKey fromHex(const QString& contract, const QString& holder)
-    {
-        return {chain::Address::fromHex(contract, QStringLiteral("contract")),
-                chain::Address::fromHex(holder, QStringLiteral("holder"))};
-    }
-    friend bool operator==(const HolderKey&, const HolderKey&) = default;
-    friend size_t qHash(const HolderKey& k, size_t seed = 0)
-    {
-        return qHashMulti(seed, k.contract, k.holder);
-    }
-};
-
-// What a set of transfers does to one holder: the signed amount and how many transfer sides
-// (from or to) name it.
-struct HolderDelta
-{
-    SignedAmount amount = 0;
-    qint64 sides = 0;
-};
 
 struct BalanceChange
 {
@@ -62,13 +33,12 @@ public:
     BalanceBook(store::Database& db, QString environmentId, std::uint64_t chainId);
     ~BalanceBook();
 
-    // Adds per-holder deltas (inside the caller's transaction).
-    void apply(const QHash<HolderKey, HolderDelta>& deltas, std::uint64_t atBlock);
+    // Adds per-holder deltas (inside the caller's transaction), in key order.
+    void apply(HolderDeltas deltas, std::uint64_t atBlock);
     // Takes back what removed transfers added (`removed`: their deltas as apply got them),
     // inside the caller's transaction. A holder left with no transfer side loses its row.
     // Returns what changed, for the reorg diff.
-    QList<BalanceChange> revert(const QHash<HolderKey, HolderDelta>& removed,
-                                std::uint64_t forkBlock);
+    QList<BalanceChange> revert(HolderDeltas removed, std::uint64_t forkBlock);
 
     std::optional<QString> current(const HolderKey& key);
 
@@ -79,8 +49,8 @@ private:
         qint64 sides = 0;
         bool found = false;
     };
-    // balance_store's row of each key (sorted in the table's order), or found = false.
-    std::vector<StoredRow> readRows(const std::vector<HolderKey>& sorted);
+    // balance_store's row of each holder (merged: in the table's order), or found = false.
+    std::vector<StoredRow> readRows(const HolderDeltas& sorted);
 
     store::Database& m_db;
     QString m_env;

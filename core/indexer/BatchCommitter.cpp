@@ -129,7 +129,8 @@ CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
     QList<std::pair<std::int64_t, std::int64_t>> outboxRows; // block, log index: log order
     outboxRows.reserve(batch.logs.size());
 
-    QHash<HolderKey, HolderDelta> deltas;
+    HolderDeltas deltas;
+    deltas.reserve(std::size_t(batch.logs.size()) * 2);
     for (qsizetype li = 0; li < batch.logs.size(); ++li) {
         const chain::LogEntry& log = batch.logs[li];
         const abi::EventDecoding abiDecoding =
@@ -209,16 +210,10 @@ CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
         ++stats.transfers;
         // The zero address is the mint/burn side, not a holder.
         const SignedAmount amount(t->value);
-        if (!t->from.isZero()) {
-            HolderDelta& d = deltas[HolderKey{t->contract, t->from}];
-            d.amount -= amount;
-            ++d.sides;
-        }
-        if (!t->to.isZero()) {
-            HolderDelta& d = deltas[HolderKey{t->contract, t->to}];
-            d.amount += amount;
-            ++d.sides;
-        }
+        if (!t->from.isZero())
+            deltas.addSide(HolderKey{t->contract, t->from}, -amount);
+        if (!t->to.isZero())
+            deltas.addSide(HolderKey{t->contract, t->to}, amount);
 
         // The side effect is enqueued with the data, never sent from here (seed 000). Its key
         // is the chain coordinate transfer:<block>:<blockHash>:<logIndex>, so a consumer can
@@ -255,7 +250,7 @@ CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
             row.bind(4, logIndex);
         });
     m_insOutbox->finish();
-    m_balances.apply(deltas, batch.blocks.last().number);
+    m_balances.apply(std::move(deltas), batch.blocks.last().number);
 
     // The checkpoint moves in the same transaction as the data it covers.
     const auto& last = batch.blocks.last();

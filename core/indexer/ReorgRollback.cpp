@@ -62,7 +62,7 @@ RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fo
     //    balances are reverted by exactly that (step 3). Contract v4: a Transfer is a log_store
     //    row with a value; its parties are the low 20 bytes of topics 1 and 2.
     //    Their positions, in order, are kept to match them with their outbox rows below.
-    QHash<HolderKey, HolderDelta> removed;
+    HolderDeltas removed;
     std::vector<LogPosition> transferAt;
     {
         store::SqliteStatement q(m_db, "SELECT address, substr(topic1, 13), substr(topic2, 13), "
@@ -83,16 +83,10 @@ RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fo
             const SignedAmount v(chain::u256::fromDecimal(
                 std::string_view(value.constData(), std::size_t(value.size())),
                 QStringLiteral("transfer_events.value")));
-            if (!from.isZero()) {
-                HolderDelta& d = removed[HolderKey{contract, from}];
-                d.amount -= v;
-                ++d.sides;
-            }
-            if (!to.isZero()) {
-                HolderDelta& d = removed[HolderKey{contract, to}];
-                d.amount += v;
-                ++d.sides;
-            }
+            if (!from.isZero())
+                removed.addSide(HolderKey{contract, from}, -v);
+            if (!to.isZero())
+                removed.addSide(HolderKey{contract, to}, v);
         }
     }
     // The diff is copied as BLOBs straight from the stored rows (store/ReorgDiffContract.h):
@@ -223,7 +217,7 @@ RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fo
 
     // 3. Derived table: take back what the removed facts added.
     const QList<BalanceChange> changes =
-        m_balances.revert(removed, std::uint64_t(std::max<qint64>(above, 0)));
+        m_balances.revert(std::move(removed), std::uint64_t(std::max<qint64>(above, 0)));
     recordBalanceChanges(m_db, r.reorgId, m_env, m_chainId, changes);
     r.balancesChanged = changes.size();
 

@@ -1,0 +1,132 @@
+// HolderDeltas: a batch's transfer sides summed per holder and handed over in balance_store's
+// key order (SQLite compares BLOBs with memcmp: unsigned bytes, contract first). BalanceBook
+// walks the table in that order, so a key out of place would be taken as absent.
+#include "indexer/HolderDeltas.h"
+
+#include <QMap>
+#include <QRandomGenerator>
+#include <QtTest>
+
+using namespace forkscope;
+using namespace forkscope::indexer;
+
+namespace {
+
+struct Side
+{
+    QByteArray contract; // 20 bytes
+    QByteArray holder;   // 20 bytes
+    qint64 amount;
+};
+
+HolderKey keyOf(const Side& s)
+{
+    return {chain::Address::fromBytes(s.contract, "contract"),
+            chain::Address::fromBytes(s.holder, "holder")};
+}
+
+// 20 bytes: `fill` everywhere, `last` at `at`.
+QByteArray bytes(char fill, int at = 19, char last = 0)
+{
+    QByteArray b(20, fill);
+    b[at] = last;
+    return b;
+}
+
+} // namespace
+
+Q_DECLARE_METATYPE(QList<Side>)
+
+class TestHolderDeltas : public QObject
+{
+    Q_OBJECT
+private slots:
+    void mergesInKeyOrder_data();
+    void mergesInKeyOrder();
+    void addsAfterAMerge();
+};
+
+void TestHolderDeltas::mergesInKeyOrder_data()
+{
+    QTest::addColumn<QList<Side>>("sides");
+    const QByteArray c1 = bytes('\x01'), c2 = bytes('\x02');
+    QTest::newRow("one side") << QList<Side>{{c1, bytes('\x05'), 7}};
+    QTest::newRow("one holder's sides are summed, sent and received")
+        << QList<Side>{{c1, bytes('\x05'), 5}, {c1, bytes('\x05'), -2}, {c1, bytes('\x05'), 7}};
+    QTest::newRow("a self-transfer: two sides, nothing moved")
+        << QList<Side>{{c1, bytes('\x05'), -9}, {c1, bytes('\x05'), 9}};
+    // 0x80 and above sort after 0x7f as unsigned bytes; a signed comparison reverses them.
+    QTest::newRow("bytes compare unsigned") << QList<Side>{{c1, bytes('\x00', 0, '\x80'), 1},
+                                                           {c1, bytes('\x00', 0, '\x7f'), 2},
+                                                           {c1, bytes('\x00', 0, '\xff'), 3},
+                                                           {c1, bytes('\x00', 0, '\x01'), 4}};
+    QTest::newRow("the contract decides before the holder")
+        << QList<Side>{{c2, bytes('\x00'), 1}, {c1, bytes('\xff'), 2}, {c2, bytes('\x01'), 3}};
+    // Each byte of a key on its own: the 40 bytes are compared word by word.
+    QList<Side> eachByte;
+    for (int at = 0; at < 20; ++at) {
+        eachByte.append({c1, bytes('\x10', at, '\x11'), at});
+        eachByte.append({bytes('\x10', at, '\x11'), c1, -at});
+        eachByte.append({bytes('\x10', at, '\x0f'), c1, at});
+    }
+    QTest::newRow("a difference in any one byte") << eachByte;
+    QRandomGenerator random(15);
+    QList<Side> many;
+    QList<QByteArray> holders;
+    for (int h = 0; h < 60; ++h) {
+        QByteArray b(20, Qt::Uninitialized);
+        for (char& ch : b)
+            ch = char(random.bounded(4) == 0 ? random.bounded(256) : 0x42); // shared prefixes
+        holders.append(b);
+    }
+    for (int n = 0; n < 700; ++n)
+        many.append({random.bounded(2) ? c1 : c2, holders[random.bounded(holders.size())],
+                     qint64(random.bounded(2000)) - 1000});
+    QTest::newRow("700 sides of 120 holders, random") << many;
+    QTest::newRow("nothing") << QList<Side>{};
+}
+
+void TestHolderDeltas::mergesInKeyOrder()
+{
+    QFETCH(QList<Side>, sides);
+    // The model: QByteArray's order is memcmp's.
+    QMap<QByteArray, QPair<qint64, qint64>> want; // contract + holder -> amount, sides
+    HolderDeltas deltas;
+    for (const Side& s : sides) {
+        deltas.addSide(keyOf(s), SignedAmount(s.amount));
+        auto& w = want[s.contract + s.holder];
+        w.first += s.amount;
+        ++w.second;
+    }
+    deltas.merge();
+    QCOMPARE(deltas.size(), std::size_t(want.size()));
+    QCOMPARE(deltas.isEmpty(), want.isEmpty());
+    std::size_t i = 0;
+    for (auto it = want.cbegin(); it != want.cend(); ++it, ++i) {
+        const HolderKey& key = deltas.key(i);
+        QCOMPARE(key.contract.toByteArray() + key.holder.toByteArray(), it.key());
+        QCOMPARE(deltas.delta(i).amount, SignedAmount(it.value().first));
+        QCOMPARE(deltas.delta(i).sides, it.value().second);
+    }
+}
+
+void TestHolderDeltas::addsAfterAMerge()
+{
+    const HolderKey a{chain::Address::fromBytes(bytes('\x01'), "c"),
+                      chain::Address::fromBytes(bytes('\x09'), "h")};
+    const HolderKey b{a.contract, chain::Address::fromBytes(bytes('\x03'), "h")};
+    HolderDeltas deltas{{a, {SignedAmount(10), 2}}};
+    QCOMPARE(deltas.size(), std::size_t(1)); // built from a list: merged already
+    deltas.addSide(b, SignedAmount(4));
+    deltas.add(a, {SignedAmount(-3), 1});
+    deltas.merge();
+    QCOMPARE(deltas.size(), std::size_t(2));
+    QCOMPARE(deltas.key(0), b);
+    QCOMPARE(deltas.delta(0).amount, SignedAmount(4));
+    QCOMPARE(deltas.key(1), a);
+    QCOMPARE(deltas.delta(1).amount, SignedAmount(7));
+    QCOMPARE(deltas.delta(1).sides, qint64(3));
+}
+
+QTEST_GUILESS_MAIN(TestHolderDeltas)
+#include "tst_holderdeltas.moc"
