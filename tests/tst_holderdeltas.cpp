@@ -126,6 +126,17 @@ void TestHolderDeltas::addsAfterAMerge()
     QCOMPARE(deltas.key(1), a);
     QCOMPARE(deltas.delta(1).amount, SignedAmount(7));
     QCOMPARE(deltas.delta(1).sides, qint64(3));
+
+    // A holder with several sides, merged twice: each side counts once.
+    HolderDeltas twice;
+    for (int n = 1; n <= 4; ++n)
+        twice.addSide(a, SignedAmount(n));
+    twice.merge();
+    twice.addSide(b, SignedAmount(1));
+    twice.merge();
+    QCOMPARE(twice.size(), std::size_t(2));
+    QCOMPARE(twice.delta(1).amount, SignedAmount(10));
+    QCOMPARE(twice.delta(1).sides, qint64(4));
 }
 
 QTEST_GUILESS_MAIN(TestHolderDeltas)

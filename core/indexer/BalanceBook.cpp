@@ -148,8 +148,8 @@ QList<BalanceChange> BalanceBook::revert(HolderDeltas removed, std::uint64_t for
         st.bindBytes(4, key.holder);
     };
     QList<BalanceChange> changes;
-    changes.reserve(
-        qsizetype(removed.size())); // grown 1,550 times, its copies faulted in fresh memory
+    // Grown 1,550 times, its copies faulted in fresh memory.
+    changes.reserve(qsizetype(removed.size()));
     for (std::size_t i = 0; i < removed.size(); ++i) {
         if (!before[i].found)
             continue; // no row to take anything from; the invariant check reports the gap

@@ -2,7 +2,6 @@
 
 #include "HolderDeltas.h"
 
-#include <QHash>
 #include <QList>
 #include <QString>
 #include <memory>
