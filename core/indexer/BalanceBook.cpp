@@ -6,8 +6,6 @@
 
 #include <QScopeGuard>
 #include <QSqlQuery>
-#include <algorithm>
-#include <cstring>
 #include <vector>
 
 namespace forkscope::indexer {
