@@ -209,15 +209,29 @@ QList<chain::LogEntry> EthClient::takeLogs(RpcCall* call)
 std::pair<std::uint64_t, std::optional<chain::BlockHeader>>
 EthClient::headAndBlock(std::uint64_t number)
 {
-    const QString q = hex::encodeQuantity(number);
-    QList<RpcResponse> r =
-        m_rpc.batchBlocking({{QStringLiteral("eth_blockNumber"), {}, true},
-                             {QStringLiteral("eth_getBlockByNumber"), {q, false}, true}});
+    return takeHeadAndBlock(requestHeadAndBlock(number), number);
+}
+
+RpcCall* EthClient::requestHeadAndBlock(std::uint64_t number)
+{
+    return m_rpc.batch(
+        {{QStringLiteral("eth_blockNumber"), {}, true},
+         {QStringLiteral("eth_getBlockByNumber"), {hex::encodeQuantity(number), false}, true}});
+}
+
+std::pair<std::uint64_t, std::optional<chain::BlockHeader>>
+EthClient::takeHeadAndBlock(RpcCall* call, std::uint64_t number)
+{
+    std::unique_ptr<RpcCall> owner(call);
+    JsonRpcClient::waitFor(call);
+    QList<RpcResponse> r = call->responses();
     for (auto& reply : r)
         if (reply.error)
             reply.error->endpoint = m_rpc.endpoint().toString(QUrl::RemoveUserInfo);
-    return {parseQuantity(r.at(0), QStringLiteral("eth_blockNumber")),
-            parseBlock(r.at(1), QStringLiteral("eth_getBlockByNumber(%1)").arg(q))};
+    return {
+        parseQuantity(r.at(0), QStringLiteral("eth_blockNumber")),
+        parseBlock(r.at(1),
+                   QStringLiteral("eth_getBlockByNumber(%1)").arg(hex::encodeQuantity(number)))};
 }
 
 QList<chain::LogEntry> EthClient::getLogs(const LogFilter& filter)

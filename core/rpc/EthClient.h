@@ -64,6 +64,9 @@ public:
     QList<std::optional<chain::BlockHeader>> takeBlocks(RpcCall* call, std::uint64_t from);
     RpcCall* requestLogs(const LogFilter& filter);
     QList<chain::LogEntry> takeLogs(RpcCall* call);
+    RpcCall* requestHeadAndBlock(std::uint64_t number);
+    std::pair<std::uint64_t, std::optional<chain::BlockHeader>>
+    takeHeadAndBlock(RpcCall* call, std::uint64_t number);
 
     // For the receipts proof (proof::verifyReceipts, proof::verifyHeaderHash): the replies
     // as the node sent them, because the proof parses every field itself and names the one
