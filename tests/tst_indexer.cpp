@@ -3,7 +3,9 @@
 // node, two writers, and a chain reset. After each: the four invariants of DESIGN.md,
 // checked against the node, plus an independent balance computation.
 #include "IndexerLab.h"
+#include "indexer/Indexer.h"
 #include "lab/FaultProxy.h"
+#include "rpc/JsonRpcClient.h"
 #include "store/Database.h"
 
 #include <QRegularExpression>
@@ -22,6 +24,53 @@ QProcessEnvironment crashEnv(const QString& point, int after)
     env.insert("FORKSCOPE_CRASH_AT", point);
     env.insert("FORKSCOPE_CRASH_AFTER", QString::number(after));
     return env;
+}
+
+// A node a round trip away: a fault proxy that delays every reply, answering on a thread of
+// its own (an in-process indexer blocks this one while it waits for its fetchers).
+class DistantNode
+{
+public:
+    DistantNode(const QUrl& upstream, int latencyMs)
+    {
+        m_thread.start();
+        m_proxy = new lab::FaultProxy(upstream);
+        m_proxy->moveToThread(&m_thread);
+        QMetaObject::invokeMethod(
+            m_proxy,
+            [this, latencyMs] {
+                m_proxy->listen();
+                m_proxy->setLatencyMs(latencyMs);
+            },
+            Qt::BlockingQueuedConnection);
+        QObject::connect(&m_thread, &QThread::finished, m_proxy, &QObject::deleteLater);
+    }
+    ~DistantNode()
+    {
+        m_thread.quit();
+        m_thread.wait();
+    }
+    QUrl url() const { return m_proxy->url(); }
+
+private:
+    QThread m_thread;
+    lab::FaultProxy* m_proxy = nullptr;
+};
+
+// `forkscope index`'s loop, in this process: steps until synced (or `untilCheckpoint` is
+// reached), waiting out the retry delays as the engine does.
+const indexer::IndexerStatus& stepIndexer(indexer::Indexer& idx,
+                                          std::uint64_t untilCheckpoint = UINT64_MAX)
+{
+    for (int round = 0; round < 2000; ++round) {
+        const indexer::IndexerStatus& s = idx.step();
+        if (s.state == indexer::IndexerStatus::State::Synced ||
+            (s.checkpoint && *s.checkpoint >= untilCheckpoint))
+            return s;
+        if (s.retryDelayMs > 0)
+            QTest::qWait(std::min(s.retryDelayMs, 200));
+    }
+    return idx.status();
 }
 
 #define VERIFY_INVARIANTS(lab, env)                                                                \
@@ -50,6 +99,9 @@ private slots:
     void silentCapStillIndexesEverything();
     void blockOnTheCapStopsWithSuspectedTruncation();
     void backfillWithInjectedErrorsCompletes();
+    void headCheckAheadAnswersOnlyItsQuestion();
+    void backfillAsksTheHeadCheckDuringTheCommit();
+    void reorgBelowTheCheckpointMidBackfill();
     void absenceWithoutHashContradictionDeletesNothing();
     void absenceAlertIsSettledByTheRollbackOfItsBlocks();
     void abiDecodingOnTheFetchSide();
@@ -271,6 +323,110 @@ void TestIndexer::backfillWithInjectedErrorsCompletes()
     if (m.captured(1).toInt() > 0)
         QVERIFY(lab.count("SELECT count(*) FROM backfill_ranges WHERE attempts > 1 OR last_error "
                           "IS NOT NULL") > 0);
+}
+
+// An answer is only ever taken for the checkpoint it was asked about: the same height with
+// another hash (a checkpoint rewritten in between) gets none, and the question is forgotten.
+void TestIndexer::headCheckAheadAnswersOnlyItsQuestion()
+{
+    IndexerLab lab;
+    lab.mine(5);
+    const auto block3 = lab.eth().blockByNumber(3);
+    QVERIFY(block3);
+    indexer::HeadCheckAhead check(lab.devnet().url(), std::chrono::seconds(10), {});
+    indexer::Checkpoint cp;
+    cp.number = 3;
+    cp.hash = block3->hash;
+    QVERIFY(!check.takeFor(cp)); // nothing asked yet
+
+    indexer::Checkpoint other = cp;
+    other.hash = lab.eth().blockByNumber(2)->hash;
+    check.ask(3, block3->hash);
+    QVERIFY(!check.takeFor(other));
+    QVERIFY(!check.takeFor(cp)); // forgotten, not kept for later
+
+    check.ask(2, other.hash); // a question replaced by the next is forgotten too
+    check.ask(3, block3->hash);
+    const auto answer = check.takeFor(cp);
+    QVERIFY(answer);
+    QCOMPARE(answer->first, lab.eth().blockNumber());
+    QVERIFY(answer->second);
+    QCOMPARE(answer->second->hash, block3->hash);
+    QVERIFY(!check.takeFor(cp)); // taken once
+}
+
+// During a backfill each round's first check (head, and the checkpoint's block) is asked
+// before the commit that writes that checkpoint, on a thread of its own, and taken by the
+// next round (indexer/HeadCheckAhead.h). The node is 30 ms away, so every answer arrives after
+// a short commit: an answer taken for the wrong question would read as a hash mismatch, a
+// false reorg.
+void TestIndexer::backfillAsksTheHeadCheckDuringTheCommit()
+{
+    IndexerLab lab;
+    lab.deployToken("AAA");
+    lab.sprayAll(30, 3, 20);
+    lab.mine(20);
+    DistantNode node(lab.devnet().url(), 30);
+    auto db = store::Database::open(lab.dbPath());
+    rpc::JsonRpcClient client(node.url());
+    rpc::EthClient eth(client);
+    indexer::IndexerConfig config;
+    config.rpcUrl = node.url();
+    config.dbPath = lab.dbPath();
+    config.environmentId = QStringLiteral("env");
+    config.contracts = lab.contracts();
+    config.batchSize = 4;
+    config.fetchWorkers = 2;
+    indexer::Indexer idx(config, *db, eth);
+
+    const indexer::IndexerStatus& s = stepIndexer(idx);
+    QCOMPARE(s.state, indexer::IndexerStatus::State::Synced);
+    // 50+ blocks in ranges of 4: a backfill of at least ten rounds, each checked ahead but
+    // the first and those at the head.
+    QVERIFY2(s.headChecksAhead >= 8, qPrintable(QString::number(s.headChecksAhead)));
+    QCOMPARE(s.reorgs, 0);
+    QCOMPARE(s.inconsistencies, 0);
+    QCOMPARE(lab.count("SELECT count(*) FROM reorg_events"), 0);
+    QVERIFY(lab.checkpointOnTheNodesHead("env"));
+    VERIFY_INVARIANTS(lab, "env");
+}
+
+// A reorg that replaces the checkpoint's block while a backfill runs: the check asked during
+// the last commit may predate it, so the round after it may commit one more range on the old
+// branch; the next check, or that range's successor's parent link, sees the reorg, and one
+// rollback takes both back. The result is the node's chain.
+void TestIndexer::reorgBelowTheCheckpointMidBackfill()
+{
+    IndexerLab lab;
+    lab.deployToken("AAA");
+    lab.sprayAll(30, 3, 20);
+    lab.mine(10);
+    DistantNode node(lab.devnet().url(), 30);
+    auto db = store::Database::open(lab.dbPath());
+    rpc::JsonRpcClient client(node.url());
+    rpc::EthClient eth(client);
+    indexer::IndexerConfig config;
+    config.rpcUrl = node.url();
+    config.dbPath = lab.dbPath();
+    config.environmentId = QStringLiteral("env");
+    config.contracts = lab.contracts();
+    config.batchSize = 4;
+    config.fetchWorkers = 2;
+    indexer::Indexer idx(config, *db, eth);
+
+    const std::uint64_t head = lab.eth().blockNumber();
+    const indexer::IndexerStatus& s = stepIndexer(idx, 16);
+    QVERIFY2(s.checkpoint && *s.checkpoint >= 16 && *s.checkpoint + 10 < head,
+             qPrintable(
+                 QStringLiteral("checkpoint %1, head %2").arg(s.checkpoint.value_or(0)).arg(head)));
+    QVERIFY(s.headChecksAhead > 0);
+    // Three blocks below the checkpoint and everything above: a new branch, as long.
+    lab.reorg(int(head - *s.checkpoint) + 3);
+
+    QCOMPARE(stepIndexer(idx).state, indexer::IndexerStatus::State::Synced);
+    QVERIFY(lab.count("SELECT count(*) FROM reorg_events") >= 1);
+    QVERIFY(lab.checkpointOnTheNodesHead("env"));
+    VERIFY_INVARIANTS(lab, "env");
 }
 
 void TestIndexer::syncFromScratch()

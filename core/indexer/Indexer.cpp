@@ -200,6 +200,14 @@ Indexer::Acceptance Indexer::apply(const std::optional<Checkpoint>& cp,
         }
     }
 
+    // Far from the head, the next round's check of this batch's last block is asked now and
+    // answered while the commit runs (HeadCheckAhead.h).
+    if (backfill) {
+        if (!m_headAhead)
+            m_headAhead = std::make_unique<HeadCheckAhead>(m_config.rpcUrl, m_config.rpcTimeout,
+                                                           m_config.stopToken);
+        m_headAhead->ask(last, verified.blocks.back().hash);
+    }
     const int attempts = m_rangeAttempts.value(batch.fromBlock, 0) + 1;
     const bool fullRange = last == batch.toBlock;
     const CommitStats stats = m_committer->commit(
@@ -257,10 +265,16 @@ const IndexerStatus& Indexer::step()
             verifyNodeIdentity();
 
         // 1. Before going forward, confirm we are still on the node's chain (the head and
-        //    the checkpoint's block in one round trip).
+        //    the checkpoint's block in one round trip; during a backfill, asked before the
+        //    commit that wrote this checkpoint: HeadCheckAhead.h).
         std::uint64_t head = 0;
         if (cp) {
-            const auto [nodeHead, onChain] = m_eth.headAndBlock(cp->number);
+            std::optional<HeadAndBlock> early =
+                m_headAhead ? m_headAhead->takeFor(*cp) : std::nullopt;
+            if (early)
+                ++m_status.headChecksAhead;
+            const auto [nodeHead, onChain] =
+                early ? *std::move(early) : m_eth.headAndBlock(cp->number);
             head = nodeHead;
             m_status.head = head;
             if (head < cp->number && rollBackIfHeadDisagrees(*cp, head))

@@ -6,6 +6,7 @@
 #include "EnvironmentRegistry.h"
 #include "FetchWindow.h"
 #include "ForkFinder.h"
+#include "HeadCheckAhead.h"
 #include "IndexerConfig.h"
 #include "IndexerStatus.h"
 #include "ReorgRollback.h"
@@ -113,6 +114,7 @@ private:
     std::unique_ptr<ForkFinder> m_forkFinder;
     std::unique_ptr<BackfillLedger> m_ledger;
     std::unique_ptr<wire::FetchPool> m_pool;
+    std::unique_ptr<HeadCheckAhead> m_headAhead; // a backfill's next head check (its thread)
     std::shared_ptr<const abi::EventRegistry> m_registry;
     QHash<std::uint64_t, int> m_rangeAttempts;
     bool m_ledgerOpen = false; // some backfill range may still be open

@@ -48,7 +48,8 @@ struct IndexerStatus
     qint64 abiDecoded = 0;                // logs decoded by the source's ABI
     qint64 abiUnmatched = 0;              // anonymous or unknown events, kept raw
     qint64 abiFailures = 0;               // matched an event but did not decode
-    int retryDelayMs = 0;                 // how long to wait before the next round, if failing
+    qint64 headChecksAhead = 0; // rounds whose head check was answered during the last commit
+    int retryDelayMs = 0;       // how long to wait before the next round, if failing
 
     std::optional<std::uint64_t> lag() const
     {
