@@ -5,6 +5,7 @@
 #include "IndexerLab.h"
 #include "indexer/Indexer.h"
 #include "lab/FaultProxy.h"
+#include "lab/FaultProxyThread.h"
 #include "rpc/JsonRpcClient.h"
 #include "store/Database.h"
 
@@ -25,37 +26,6 @@ QProcessEnvironment crashEnv(const QString& point, int after)
     env.insert("FORKSCOPE_CRASH_AFTER", QString::number(after));
     return env;
 }
-
-// A node a round trip away: a fault proxy that delays every reply, answering on a thread of
-// its own (an in-process indexer blocks this one while it waits for its fetchers).
-class DistantNode
-{
-public:
-    DistantNode(const QUrl& upstream, int latencyMs)
-    {
-        m_thread.start();
-        m_proxy = new lab::FaultProxy(upstream);
-        m_proxy->moveToThread(&m_thread);
-        QMetaObject::invokeMethod(
-            m_proxy,
-            [this, latencyMs] {
-                m_proxy->listen();
-                m_proxy->setLatencyMs(latencyMs);
-            },
-            Qt::BlockingQueuedConnection);
-        QObject::connect(&m_thread, &QThread::finished, m_proxy, &QObject::deleteLater);
-    }
-    ~DistantNode()
-    {
-        m_thread.quit();
-        m_thread.wait();
-    }
-    QUrl url() const { return m_proxy->url(); }
-
-private:
-    QThread m_thread;
-    lab::FaultProxy* m_proxy = nullptr;
-};
 
 // `forkscope index`'s loop, in this process: steps until synced (or `untilCheckpoint` is
 // reached), waiting out the retry delays as the engine does.
@@ -366,7 +336,7 @@ void TestIndexer::backfillAsksTheHeadCheckDuringTheCommit()
     lab.deployToken("AAA");
     lab.sprayAll(30, 3, 20);
     lab.mine(20);
-    DistantNode node(lab.devnet().url(), 30);
+    lab::FaultProxyThread node(lab.devnet().url(), 30); // a node 30 ms away
     auto db = store::Database::open(lab.dbPath());
     rpc::JsonRpcClient client(node.url());
     rpc::EthClient eth(client);
@@ -401,7 +371,7 @@ void TestIndexer::reorgBelowTheCheckpointMidBackfill()
     lab.deployToken("AAA");
     lab.sprayAll(30, 3, 20);
     lab.mine(10);
-    DistantNode node(lab.devnet().url(), 30);
+    lab::FaultProxyThread node(lab.devnet().url(), 30); // a node 30 ms away
     auto db = store::Database::open(lab.dbPath());
     rpc::JsonRpcClient client(node.url());
     rpc::EthClient eth(client);
