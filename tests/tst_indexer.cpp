@@ -27,6 +27,44 @@ QProcessEnvironment crashEnv(const QString& point, int after)
     return env;
 }
 
+// An indexer in this process, environment "env" in ranges of 4 blocks, behind a node 30 ms
+// away (a proxy on a thread of its own: the indexer blocks this one while it waits for its
+// fetch threads). The lab's chain: a token, 30 blocks of sprays, then `emptyBlocks`.
+struct DistantIndexer
+{
+    DistantIndexer(IndexerLab& lab, int emptyBlocks)
+        : built(buildChain(lab, emptyBlocks)), node(lab.devnet().url(), 30),
+          db(store::Database::open(lab.dbPath())), client(node.url()), eth(client),
+          indexer(config(lab), *db, eth)
+    {
+    }
+    static bool buildChain(IndexerLab& lab, int emptyBlocks)
+    {
+        lab.deployToken("AAA");
+        lab.sprayAll(30, 3, 20);
+        lab.mine(emptyBlocks);
+        return true;
+    }
+    indexer::IndexerConfig config(IndexerLab& lab) const
+    {
+        indexer::IndexerConfig c;
+        c.rpcUrl = node.url();
+        c.dbPath = lab.dbPath();
+        c.environmentId = QStringLiteral("env");
+        c.contracts = lab.contracts();
+        c.batchSize = 4;
+        c.fetchWorkers = 2;
+        return c;
+    }
+
+    const bool built; // first: the chain exists before the indexer is configured for it
+    lab::FaultProxyThread node;
+    std::unique_ptr<store::Database> db;
+    rpc::JsonRpcClient client;
+    rpc::EthClient eth;
+    indexer::Indexer indexer;
+};
+
 // `forkscope index`'s loop, in this process: steps until synced (or `untilCheckpoint` is
 // reached), waiting out the retry delays as the engine does.
 const indexer::IndexerStatus& stepIndexer(indexer::Indexer& idx,
@@ -333,21 +371,8 @@ void TestIndexer::headCheckAheadAnswersOnlyItsQuestion()
 void TestIndexer::backfillAsksTheHeadCheckDuringTheCommit()
 {
     IndexerLab lab;
-    lab.deployToken("AAA");
-    lab.sprayAll(30, 3, 20);
-    lab.mine(20);
-    lab::FaultProxyThread node(lab.devnet().url(), 30); // a node 30 ms away
-    auto db = store::Database::open(lab.dbPath());
-    rpc::JsonRpcClient client(node.url());
-    rpc::EthClient eth(client);
-    indexer::IndexerConfig config;
-    config.rpcUrl = node.url();
-    config.dbPath = lab.dbPath();
-    config.environmentId = QStringLiteral("env");
-    config.contracts = lab.contracts();
-    config.batchSize = 4;
-    config.fetchWorkers = 2;
-    indexer::Indexer idx(config, *db, eth);
+    DistantIndexer distant(lab, 20);
+    indexer::Indexer& idx = distant.indexer;
 
     const indexer::IndexerStatus& s = stepIndexer(idx);
     QCOMPARE(s.state, indexer::IndexerStatus::State::Synced);
@@ -368,21 +393,8 @@ void TestIndexer::backfillAsksTheHeadCheckDuringTheCommit()
 void TestIndexer::reorgBelowTheCheckpointMidBackfill()
 {
     IndexerLab lab;
-    lab.deployToken("AAA");
-    lab.sprayAll(30, 3, 20);
-    lab.mine(10);
-    lab::FaultProxyThread node(lab.devnet().url(), 30); // a node 30 ms away
-    auto db = store::Database::open(lab.dbPath());
-    rpc::JsonRpcClient client(node.url());
-    rpc::EthClient eth(client);
-    indexer::IndexerConfig config;
-    config.rpcUrl = node.url();
-    config.dbPath = lab.dbPath();
-    config.environmentId = QStringLiteral("env");
-    config.contracts = lab.contracts();
-    config.batchSize = 4;
-    config.fetchWorkers = 2;
-    indexer::Indexer idx(config, *db, eth);
+    DistantIndexer distant(lab, 10);
+    indexer::Indexer& idx = distant.indexer;
 
     const std::uint64_t head = lab.eth().blockNumber();
     const indexer::IndexerStatus& s = stepIndexer(idx, 16);
