@@ -48,6 +48,14 @@ public:
                     answer = m_eth->takeHeadAndBlock(call, number); // finished: it does not wait
                 } catch (const rpc::RpcException& e) {
                     error = e.error();
+                } catch (const std::exception& e) { // nothing may escape into the event loop
+                    error = rpc::RpcError{rpc::RpcError::Kind::Malformed,
+                                          QStringLiteral("eth_getBlockByNumber"),
+                                          m_endpoint.toString(QUrl::RemoveUserInfo),
+                                          0,
+                                          0,
+                                          QString::fromUtf8(e.what()),
+                                          {}};
                 }
                 QMutexLocker lock(&m_mailbox->mutex);
                 if (ticket < m_mailbox->ticket)
