@@ -3,6 +3,7 @@
 #include "ProviderLimit.h"
 #include "SuspectedTruncationError.h"
 #include "rpc/EthClient.h"
+#include "rpc/JsonRpcClient.h"
 
 #include <algorithm>
 
@@ -141,12 +142,13 @@ QList<chain::LogEntry> LogFetcher::rangeLogs(std::uint64_t from, std::uint64_t& 
     return logs;
 }
 
-QList<chain::BlockHeader> LogFetcher::headers(std::uint64_t from, std::uint64_t& to)
+QList<chain::BlockHeader> LogFetcher::headers(std::uint64_t from, std::uint64_t& to,
+                                              std::unique_ptr<rpc::RpcCall> sent)
 {
     QList<std::optional<chain::BlockHeader>> replies;
     while (true) {
         try {
-            replies = m_eth.blocksByNumber(from, to);
+            replies = m_eth.takeBlocks(sent ? sent.release() : m_eth.requestBlocks(from, to), from);
             break;
         } catch (const rpc::RpcException& e) {
             // Headers over the reply cap (a node padding them): fewer at a time.
@@ -155,6 +157,9 @@ QList<chain::BlockHeader> LogFetcher::headers(std::uint64_t from, std::uint64_t&
             to = from + (to - from) / 2;
         }
     }
+    // Asked before a limit on the logs lowered `to`: the rest is not part of this range.
+    if (replies.size() > qsizetype(to - from + 1))
+        replies.resize(qsizetype(to - from + 1));
     QList<chain::BlockHeader> out;
     for (const auto& h : replies) {
         if (!h) // the node has not reached it (lagging or load-balanced): stop before it
@@ -173,10 +178,14 @@ WireBatch LogFetcher::fetch(std::uint64_t fromBlock, std::uint64_t toBlock,
     batch.latestBlock = latestBlock;
     std::uint64_t to = toBlock;
     while (true) {
+        // The headers are asked for before the logs and read after them: a distant node
+        // answers both in one round trip per range, not two. (Deleted unread, the call is
+        // aborted, if reading the logs throws.)
+        std::unique_ptr<rpc::RpcCall> headerCall(m_eth.requestBlocks(fromBlock, to));
         QList<chain::LogEntry> logs;
         if (!m_spec.contracts.isEmpty())
             logs = rangeLogs(fromBlock, to, batch);
-        batch.headers = headers(fromBlock, to);
+        batch.headers = headers(fromBlock, to, std::move(headerCall));
         if (batch.headers.isEmpty()) {
             batch.toBlock = fromBlock - 1; // an empty batch: nothing to commit yet
             return batch;

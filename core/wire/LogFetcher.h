@@ -13,7 +13,8 @@
 
 namespace forkscope::rpc {
 class EthClient;
-}
+class RpcCall;
+} // namespace forkscope::rpc
 
 namespace forkscope::wire {
 
@@ -78,7 +79,11 @@ private:
     // cap only where the range can still be split).
     bool mayBeCapped(qsizetype logs, bool canSplit) const;
 
-    QList<chain::BlockHeader> headers(std::uint64_t from, std::uint64_t& to);
+    // The headers of [from, to] up to the first the node has not reached, read from `sent`
+    // (asked for [from, to] or more before the logs); `to` is lowered when the reply is over
+    // the cap and they are asked again, fewer at a time.
+    QList<chain::BlockHeader> headers(std::uint64_t from, std::uint64_t& to,
+                                      std::unique_ptr<rpc::RpcCall> sent);
 
     rpc::EthClient& m_eth;
     FetchSpec m_spec;
