@@ -21,8 +21,8 @@ using HeadAndBlock = std::pair<std::uint64_t, std::optional<chain::BlockHeader>>
 // the head?"), asked one round early during a backfill, on a thread of its own.
 //
 // Why: every round begins with that check, a round trip the committing thread waited for
-// between two commits: a few milliseconds each on a local anvil, a whole network round trip
-// on a remote node, where it was most of a round (bench/README.md, --latency-ms). During a
+// between two commits: a millisecond or two on a local anvil, a whole network round trip
+// on a remote node (a third of a round 20 ms away: bench/README.md, --latency-ms). During a
 // backfill the block the next round checks is known before the commit that makes it the
 // checkpoint (the verified batch's last header), so the question is sent just before that
 // commit and answered while it runs. It has its own thread and JSON-RPC client because Qt
