@@ -5,6 +5,7 @@
 #include "lab/DemoToken.h"
 #include "lab/Devnet.h"
 #include "lab/FaultProxy.h"
+#include "lab/FaultProxyThread.h"
 #include "lab/KnobDescription.h"
 #include "lab/LabReset.h"
 #include "lab/ReorgInjector.h"
@@ -156,23 +157,12 @@ void LabController::startProxies()
     auto* holder = new QObject;
     l.proxyThread.start(holder);
     for (int i = 0; i < m_config.labNodes; ++i) {
-        auto* proxy = new lab::FaultProxy(l.devnet->url());
-        proxy->moveToThread(l.proxyThread.thread());
-        proxy->setParent(nullptr);
-        QObject::connect(l.proxyThread.thread(), &QThread::finished, proxy, &QObject::deleteLater);
-        QString error;
-        QMetaObject::invokeMethod(
-            proxy,
-            [proxy, &error] {
-                try {
-                    proxy->listen();
-                } catch (const std::exception& e) {
-                    error = QString::fromUtf8(e.what());
-                }
-            },
-            Qt::BlockingQueuedConnection);
-        if (!error.isEmpty())
-            throw lab::DevnetError(QStringLiteral("lab node %1: %2").arg(i + 1).arg(error));
+        lab::FaultProxy* proxy = nullptr;
+        try {
+            proxy = lab::startFaultProxyOn(l.proxyThread.thread(), l.devnet->url());
+        } catch (const lab::DevnetError& e) {
+            throw lab::DevnetError(QStringLiteral("lab node %1: %2").arg(i + 1).arg(e.message()));
+        }
         l.proxies.append(proxy);
         l.snap.labNodes << proxy->url().toString();
     }

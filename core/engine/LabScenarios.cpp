@@ -7,6 +7,7 @@
 #include "lab/DemoToken.h"
 #include "lab/Devnet.h"
 #include "lab/FaultProxy.h"
+#include "lab/FaultProxyThread.h"
 #include "lab/ReorgInjector.h"
 #include "rpc/EthClient.h"
 #include "rpc/JsonRpcClient.h"
@@ -151,23 +152,7 @@ void LabController::startSecondWriter(const QString& environmentId, int seconds)
             // On the proxies' thread (its own event loop): this thread blocks in the steps.
             if (!l.proxyThread.isRunning())
                 l.proxyThread.start(new QObject);
-            auto* proxy = new lab::FaultProxy(l.devnet->url());
-            proxy->moveToThread(l.proxyThread.thread());
-            QString error;
-            QMetaObject::invokeMethod(
-                proxy,
-                [proxy, &error] {
-                    try {
-                        proxy->listen();
-                        proxy->applyKnobs(QJsonObject{{QStringLiteral("latencyMs"), 300}});
-                    } catch (const std::exception& e) {
-                        error = QString::fromUtf8(e.what());
-                    }
-                },
-                Qt::BlockingQueuedConnection);
-            l.writerProxy = proxy;
-            if (!error.isEmpty())
-                throw lab::DevnetError(error);
+            l.writerProxy = lab::startFaultProxyOn(l.proxyThread.thread(), l.devnet->url(), 300);
             l.writerDb = store::Database::open(m_config.dbPath);
             l.writerRpc = std::make_unique<rpc::JsonRpcClient>(l.writerProxy->url());
             l.writerRpc->setTimeout(m_config.indexer.rpcTimeout);

@@ -4,14 +4,20 @@
 
 #include <QUrl>
 
+class QThread;
+
 namespace forkscope::lab {
 
 class FaultProxy;
 
-// A FaultProxy in front of `upstream` that answers on a thread of its own, every reply
-// delayed by `latencyMs`: a node a round trip away. For a caller whose own thread blocks
-// while the proxy must serve (an in-process indexer waiting for its fetch threads, a
-// benchmark polling the process it times), so the proxy cannot share that thread's loop.
+// A new FaultProxy in front of `upstream` that serves on `thread` (running its event loop):
+// moved there, listening there with `latencyMs` added to every reply, and deleted when that
+// thread finishes. For callers whose own thread blocks while the proxy must serve (the lab's
+// nodes and its second writer, an in-process indexer waiting for its fetch threads, a
+// benchmark polling the process it times). Throws DevnetError as FaultProxy::listen does.
+FaultProxy* startFaultProxyOn(QThread* thread, const QUrl& upstream, int latencyMs = 0);
+
+// One such proxy on a thread of its own: a node a round trip away.
 class FaultProxyThread
 {
 public:
