@@ -11,6 +11,7 @@
 namespace forkscope::store {
 class Database;
 class SqliteStatement;
+class MultiRowInsert;
 } // namespace forkscope::store
 
 namespace forkscope::indexer {
@@ -46,15 +47,26 @@ private:
     {
         QByteArray balance;
         qint64 sides = 0;
+        qint64 updatedAt = 0;
         bool found = false;
     };
     // balance_store's row of each holder (merged: in the table's order), or found = false.
     std::vector<StoredRow> readRows(const HolderDeltas& sorted);
+    // A row to write whole: the holder keys.key(at)'s.
+    struct NewRow
+    {
+        std::size_t at = 0;
+        QByteArray balance;
+        qint64 sides = 0;
+        qint64 updatedAt = 0;
+    };
+    void writeRows(const HolderDeltas& keys, const std::vector<NewRow>& rows);
 
     store::Database& m_db;
     QString m_env;
     std::uint64_t m_chainId;
-    std::unique_ptr<store::SqliteStatement> m_upsertDelta, m_walk, m_update, m_delete;
+    std::unique_ptr<store::SqliteStatement> m_walk, m_delete;
+    std::unique_ptr<store::MultiRowInsert> m_replace;
 };
 
 } // namespace forkscope::indexer
