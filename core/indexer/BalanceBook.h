@@ -66,7 +66,7 @@ private:
     QString m_env;
     std::uint64_t m_chainId;
     std::unique_ptr<store::SqliteStatement> m_walk, m_delete;
-    std::unique_ptr<store::MultiRowInsert> m_replace;
+    std::unique_ptr<store::MultiRowInsert> m_replace, m_upsert;
 };
 
 } // namespace forkscope::indexer
