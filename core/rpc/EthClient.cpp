@@ -79,13 +79,7 @@ QJsonObject LogFilter::toJson() const
 
 RpcResponse EthClient::call(const QString& method, const QJsonArray& params, bool typed)
 {
-    RpcCall* c = m_rpc.call(RpcRequest{method, params, typed});
-    JsonRpcClient::waitFor(c);
-    RpcResponse r = c->response();
-    if (r.error)
-        r.error->endpoint = m_rpc.endpoint().toString(QUrl::RemoveUserInfo);
-    delete c;
-    return r;
+    return takeResponse(m_rpc.call(RpcRequest{method, params, typed}));
 }
 
 std::uint64_t EthClient::parseQuantity(const RpcResponse& r, const QString& what)
@@ -171,17 +165,12 @@ RpcCall* EthClient::requestBlocks(std::uint64_t from, std::uint64_t to)
 
 QList<std::optional<chain::BlockHeader>> EthClient::takeBlocks(RpcCall* call, std::uint64_t from)
 {
-    std::unique_ptr<RpcCall> owner(call);
-    JsonRpcClient::waitFor(call);
-    QList<RpcResponse> replies = call->responses();
+    const QList<RpcResponse> replies = takeResponses(call);
     QList<std::optional<chain::BlockHeader>> out;
     out.reserve(replies.size());
-    for (qsizetype i = 0; i < replies.size(); ++i) {
-        if (replies[i].error)
-            replies[i].error->endpoint = m_rpc.endpoint().toString(QUrl::RemoveUserInfo);
+    for (qsizetype i = 0; i < replies.size(); ++i)
         out.append(parseBlock(replies[i], QStringLiteral("eth_getBlockByNumber(%1)")
                                               .arg(hex::encodeQuantity(from + std::uint64_t(i)))));
-    }
     return out;
 }
 
@@ -198,12 +187,7 @@ RpcCall* EthClient::requestLogs(const LogFilter& filter)
 
 QList<chain::LogEntry> EthClient::takeLogs(RpcCall* call)
 {
-    std::unique_ptr<RpcCall> owner(call);
-    JsonRpcClient::waitFor(call);
-    RpcResponse r = call->response();
-    if (r.error)
-        r.error->endpoint = m_rpc.endpoint().toString(QUrl::RemoveUserInfo);
-    return parseLogs(r);
+    return parseLogs(takeResponse(call));
 }
 
 std::pair<std::uint64_t, std::optional<chain::BlockHeader>>
@@ -222,12 +206,7 @@ RpcCall* EthClient::requestHeadAndBlock(std::uint64_t number)
 std::pair<std::uint64_t, std::optional<chain::BlockHeader>>
 EthClient::takeHeadAndBlock(RpcCall* call, std::uint64_t number)
 {
-    std::unique_ptr<RpcCall> owner(call);
-    JsonRpcClient::waitFor(call);
-    QList<RpcResponse> r = call->responses();
-    for (auto& reply : r)
-        if (reply.error)
-            reply.error->endpoint = m_rpc.endpoint().toString(QUrl::RemoveUserInfo);
+    const QList<RpcResponse> r = takeResponses(call);
     return {
         parseQuantity(r.at(0), QStringLiteral("eth_blockNumber")),
         parseBlock(r.at(1),
@@ -281,12 +260,20 @@ QString receiptsWhat(const chain::Hash32& blockHash)
 
 RpcResponse EthClient::takeResponse(RpcCall* call)
 {
+    return takeResponses(call).front();
+}
+
+QList<RpcResponse> EthClient::takeResponses(RpcCall* call)
+{
+    // Owns the call from here: it is deleted however the wait ends. Each error names the
+    // endpoint that gave it (without credentials), for the one-line message.
     std::unique_ptr<RpcCall> owner(call);
     JsonRpcClient::waitFor(call);
-    RpcResponse r = call->response();
-    if (r.error)
-        r.error->endpoint = m_rpc.endpoint().toString(QUrl::RemoveUserInfo);
-    return r;
+    QList<RpcResponse> replies = call->responses();
+    for (RpcResponse& r : replies)
+        if (r.error)
+            r.error->endpoint = m_rpc.endpoint().toString(QUrl::RemoveUserInfo);
+    return replies;
 }
 
 std::optional<QJsonArray> EthClient::takeBlockReceipts(RpcCall* call,

@@ -95,8 +95,10 @@ public:
 
 private:
     RpcResponse call(const QString& method, const QJsonArray& params, bool typed = false);
-    // Waits for `call`, deletes it and names this endpoint in its error.
+    // Waits for `call`, deletes it and names this endpoint in each error: its reply, or a
+    // batch's replies in request order.
     RpcResponse takeResponse(RpcCall* call);
+    QList<RpcResponse> takeResponses(RpcCall* call);
     JsonRpcClient& m_rpc;
 };
 
