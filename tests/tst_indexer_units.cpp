@@ -401,7 +401,7 @@ void TestIndexerUnits::balanceRevertTakesBackRemovedTransfers()
     QList<BalanceChange> changes = book.revert(b3, 2);
     QCOMPARE(changes.size(), 1);
     QCOMPARE(changes[0].key, h3);
-    QCOMPARE(changes[0].before, QString("7"));
+    QCOMPARE(changes[0].before, QByteArray("7"));
     QVERIFY(changes[0].after.isEmpty());
     QVERIFY(!book.current(h3));
     QCOMPARE(book.current(h2), std::optional<QString>("15"));
@@ -531,16 +531,16 @@ void TestIndexerUnits::balanceRevertFindsEachStoredRow()
 
     const QList<BalanceChange> changes = book.revert(removed, 0);
 
-    QMap<QString, QPair<QString, QString>> got, want;
+    QMap<QString, QPair<QByteArray, QByteArray>> got, want;
     for (const BalanceChange& ch : changes)
         got.insert(ch.key.contract.toHex() + ch.key.holder.toHex(), {ch.before, ch.after});
     for (const chain::Address& c : contracts)
         for (int n : holders) {
             if (!stored(n))
                 continue; // no row: nothing to take from, no change
-            const QString before = QString::number(1000 + n);
+            const QByteArray before = QByteArray::number(1000 + n);
             want.insert(c.toHex() + holder(n).toHex(),
-                        {before, n % 2 ? QString::number(1000) : QString()});
+                        {before, n % 2 ? QByteArray::number(1000) : QByteArray()});
         }
     QCOMPARE(got, want);
     // The table holds exactly what the model says, and env-b is untouched.

@@ -59,19 +59,20 @@ QList<indexer::BalanceChange> rebuildBalances(store::Database& db, const QString
                 indexer::HolderKey::fromHex(q.value(0).toString(), q.value(1).toString());
             seen.insert(key);
             const auto it = sums.constFind(key);
-            const QString before = q.value(2).toString();
+            const QByteArray before = q.value(2).toString().toLatin1();
             if (it == sums.cend()) {
-                changes.append({key, before, QString()});
+                changes.append({key, before, QByteArray()});
                 continue;
             }
-            const QString after = chain::amount::toString(it->amount);
+            const QByteArray after = chain::amount::toString(it->amount).toLatin1();
             if (after != before || q.value(3).toLongLong() != it->sides)
                 changes.append({key, before, after});
         }
     }
     for (auto it = sums.cbegin(); it != sums.cend(); ++it)
         if (!seen.contains(it.key()))
-            changes.append({it.key(), QString(), chain::amount::toString(it->amount)});
+            changes.append(
+                {it.key(), QByteArray(), chain::amount::toString(it->amount).toLatin1()});
 
     for (const indexer::BalanceChange& c : changes) {
         const QVariantList key =
@@ -89,7 +90,7 @@ QList<indexer::BalanceChange> rebuildBalances(store::Database& db, const QString
                               "holder) DO UPDATE SET balance = excluded.balance, updated_at_block "
                               "= excluded.updated_at_block, transfer_sides = "
                               "excluded.transfer_sides"),
-               key + QVariantList{c.after, s.lastBlock, s.sides});
+               key + QVariantList{QString::fromLatin1(c.after), s.lastBlock, s.sides});
     }
     return changes;
 }

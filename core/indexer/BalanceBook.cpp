@@ -182,14 +182,16 @@ QList<BalanceChange> BalanceBook::revert(HolderDeltas removed, std::uint64_t for
             continue; // no row to take anything from; the invariant check reports the gap
         const HolderKey& key = removed.key(i);
         const HolderDelta& delta = removed.delta(i);
-        BalanceChange change{key, QString::fromLatin1(before[i].balance), QString()};
+        BalanceChange change{key, before[i].balance, QByteArray()};
         const qint64 sidesLeft = before[i].sides - delta.sides;
         if (sidesLeft > 0) {
-            change.after = chain::amount::toString(
-                chain::amount::fromString(change.before, QStringLiteral("token_balances.balance")) -
-                delta.amount);
-            rows.push_back({i, change.after.toLatin1(), sidesLeft,
-                            std::min(before[i].updatedAt, qint64(forkBlock))});
+            change.after = QByteArray::fromStdString(
+                (chain::amount::fromString(change.before.constData(), int(change.before.size()),
+                                           QStringLiteral("token_balances.balance")) -
+                 delta.amount)
+                    .str());
+            rows.push_back(
+                {i, change.after, sidesLeft, std::min(before[i].updatedAt, qint64(forkBlock))});
         } else { // no transfer names the holder any more: no row (not a row of "0")
             m_delete->bind(1, env);
             m_delete->bind(2, std::int64_t(m_chainId));

@@ -16,11 +16,13 @@ class MultiRowInsert;
 
 namespace forkscope::indexer {
 
+// Amounts as balance_store holds them, decimal ASCII: a deep reorg records thousands, and
+// each went through a QString and back before it was bound.
 struct BalanceChange
 {
     HolderKey key;
-    QString before; // empty = no row
-    QString after;  // empty = row removed
+    QByteArray before; // empty = no row
+    QByteArray after;  // empty = row removed
 };
 
 // token_balances maintenance. Invariant 3: a row exists for every (contract, holder) that

@@ -296,11 +296,11 @@ void ReorgRollback::recordBalanceChanges(store::Database& db, qint64 reorgId, co
             if (c.before.isEmpty())
                 row.bindNull(7);
             else
-                row.bind(7, c.before.toLatin1());
+                row.bind(7, c.before);
             if (c.after.isEmpty())
                 row.bindNull(8);
             else
-                row.bind(8, c.after.toLatin1());
+                row.bind(8, c.after);
         });
     ins.finish();
 }
