@@ -36,10 +36,9 @@ void BalanceBook::apply(HolderDeltas deltas, std::uint64_t atBlock)
 {
     // An upsert per holder, the exact 256-bit addition inside SQLite (forkscope_amount_add), so
     // the old balance never makes a round trip through here; 64 holders per statement.
-    // Not the revert's walk and REPLACE: a synced chain's batches name mostly new holders,
-    // for which the walk is a wasted search (the 100k sync's indexer CPU went up 10-20% that
-    // way), while one statement per 64 took it down 3-5% (bench/README.md, twenty-fourth
-    // sitting).
+    // Not the revert's walk and REPLACE: measured both ways, the 100k sync's indexer CPU was
+    // 0.84-1.00 s with them against 0.78-0.80 s with this, though the commit-only bench
+    // preferred them (bench/README.md, twenty-fourth sitting).
     if (!m_upsert)
         m_upsert = std::make_unique<store::MultiRowInsert>(
             m_db,
