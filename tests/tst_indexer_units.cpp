@@ -56,6 +56,7 @@ private slots:
     void balanceRevertFindsEachStoredRow_data();
     void balanceRevertFindsEachStoredRow();
     void balanceRevertStopsAtADamagedRowAndStartsAfresh();
+    void balanceRowsAreSafeToReplace();
 };
 
 void TestIndexerUnits::fetchWindow_data()
@@ -593,6 +594,39 @@ void TestIndexerUnits::balanceRevertStopsAtADamagedRowAndStartsAfresh()
     QCOMPARE(book.current({c, h1}), std::optional<QString>("9"));
     QCOMPARE(book.current({c, h2}), std::optional<QString>("20"));
     QCOMPARE(book.current({c, x}), std::optional<QString>("27"));
+}
+
+// BalanceBook::revert writes balance rows back with INSERT OR REPLACE, which deletes the row
+// it replaces: sound only while nothing else hangs on a balance_store row. An index, trigger
+// or foreign key added to the table fails here, so the revert goes back to an UPDATE first.
+void TestIndexerUnits::balanceRowsAreSafeToReplace()
+{
+    QTemporaryDir dir;
+    auto db = store::Database::open(dir.filePath("replace.sqlite"));
+    // UNION, not UNION ALL: a foreign key lists one row per column it spans.
+    const auto hangers = [&db] {
+        QSqlQuery q = db->run(QStringLiteral(
+            "SELECT type || ' ' || name FROM sqlite_schema WHERE tbl_name = 'balance_store' AND "
+            "type IN ('index', 'trigger') AND name NOT LIKE 'sqlite_autoindex_%' UNION "
+            "SELECT 'foreign key from ' || t.name FROM sqlite_schema t, "
+            "pragma_foreign_key_list(t.name) f WHERE t.type = 'table' AND f.\"table\" = "
+            "'balance_store' ORDER BY 1"));
+        QStringList found;
+        while (q.next())
+            found << q.value(0).toString();
+        return found;
+    };
+    QCOMPARE(hangers(), QStringList());
+    // The check sees each kind it looks for.
+    db->run(QStringLiteral("CREATE INDEX balance_store_by_holder ON balance_store (holder)"));
+    db->run(QStringLiteral("CREATE TRIGGER balance_store_audit AFTER DELETE ON balance_store "
+                           "BEGIN SELECT 1; END"));
+    db->run(QStringLiteral("CREATE TABLE balance_notes (environment_id TEXT, chain_id INTEGER, "
+                           "contract BLOB, holder BLOB, FOREIGN KEY (environment_id, chain_id, "
+                           "contract, holder) REFERENCES balance_store)"));
+    QCOMPARE(hangers(), (QStringList{QStringLiteral("foreign key from balance_notes"),
+                                     QStringLiteral("index balance_store_by_holder"),
+                                     QStringLiteral("trigger balance_store_audit")}));
 }
 
 QTEST_GUILESS_MAIN(TestIndexerUnits)
