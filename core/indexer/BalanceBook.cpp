@@ -112,9 +112,8 @@ std::vector<BalanceBook::StoredRow> BalanceBook::readRows(const HolderDeltas& so
     if (!m_walk)
         m_walk = std::make_unique<store::SqliteStatement>(
             m_db, "SELECT contract, holder, balance, transfer_sides, updated_at_block FROM "
-                  "balance_store WHERE "
-                  "environment_id = ?1 AND chain_id = ?2 AND (contract, holder) >= (?3, ?4) "
-                  "ORDER BY contract, holder");
+                  "balance_store WHERE environment_id = ?1 AND chain_id = ?2 AND "
+                  "(contract, holder) >= (?3, ?4) ORDER BY contract, holder");
     store::SqliteStatement& walk = *m_walk;
     // Reset however the walk ends, a damaged row's exception included: a statement left
     // mid-scan would not take the next walk's bindings.
