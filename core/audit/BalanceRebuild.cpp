@@ -84,6 +84,7 @@ QList<indexer::BalanceChange> rebuildBalances(store::Database& db, const QString
             continue;
         }
         const Sum& s = sums[c.key];
+        // The balance bound as a QString: a QByteArray would be stored as a BLOB.
         db.run(QStringLiteral("INSERT INTO balance_store (environment_id, chain_id, contract, "
                               "holder, balance, updated_at_block, transfer_sides) VALUES (?, ?, "
                               "?, ?, ?, ?, ?) ON CONFLICT (environment_id, chain_id, contract, "
