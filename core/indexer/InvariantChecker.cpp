@@ -94,7 +94,7 @@ public:
 
     InvariantReport r;
 
-    void blocks(const QString& cpHash, bool hasCp);
+    void blocks(const QString& cpHash, bool hasCp, int perPage);
     void chunk(qint64 a, qint64 b);
     // Rows below the start block or above the checkpoint: no log or transfer belongs there,
     // and an outbox row only if delivered (its event was reorged away after delivery).
@@ -125,40 +125,51 @@ private:
 };
 
 // 1. One parent-hash chain from the start block to the checkpoint, equal to the node's.
-void CheckRun::blocks(const QString& cpHash, bool hasCp)
+void CheckRun::blocks(const QString& cpHash, bool hasCp, int perPage)
 {
-    const auto q = m_reader.query(QStringLiteral("SELECT block_number, block_hash, parent_hash "
-                                                 "FROM blocks WHERE environment_id = ? AND "
-                                                 "chain_id = ? ORDER BY block_number"),
-                                  m_scope);
     qint64 expected = m_start;
     QString prevHash;
     QList<QPair<qint64, QString>> stored;
-    while (q->next()) {
-        const qint64 n = q->value(0).toLongLong();
-        const QString hash = q->value(1).toString();
-        if (n > m_cpNumber) {
-            violate(r, QStringLiteral("block %1 is stored above the checkpoint %2")
-                           .arg(n)
-                           .arg(m_cpNumber));
-            continue;
+    // Page after page, each starting after the last number seen: `expected` and `prevHash`
+    // carry across pages as across the rows of one query.
+    qint64 after = -1;
+    for (int rows = perPage; rows == perPage;) {
+        rows = 0;
+        const auto q = m_reader.query(QStringLiteral("SELECT block_number, block_hash, "
+                                                     "parent_hash FROM blocks WHERE "
+                                                     "environment_id = ? AND chain_id = ? AND "
+                                                     "block_number > ? ORDER BY block_number "
+                                                     "LIMIT ?"),
+                                      m_scope + QVariantList{after, perPage});
+        while (q->next()) {
+            ++rows;
+            const qint64 n = q->value(0).toLongLong();
+            const QString hash = q->value(1).toString();
+            after = n;
+            if (n > m_cpNumber) {
+                violate(r, QStringLiteral("block %1 is stored above the checkpoint %2")
+                               .arg(n)
+                               .arg(m_cpNumber));
+                continue;
+            }
+            if (n != expected)
+                violate(
+                    r, QStringLiteral("gap in blocks: expected %1, found %2").arg(expected).arg(n));
+            if (!prevHash.isEmpty() && q->value(2).toString() != prevHash)
+                violate(r, QStringLiteral("block %1's parent hash does not link to block %2")
+                               .arg(n)
+                               .arg(n - 1));
+            prevHash = hash;
+            expected = n + 1;
+            // At most kChunkBlocks blocks' headers per request, gaps included: a file with a
+            // gap of a million blocks must not make one request of a million headers.
+            if (!stored.isEmpty() && n - stored.first().first >= kChunkBlocks) {
+                compareHeaders(stored);
+                stored.clear();
+            }
+            stored.append({n, hash});
+            ++r.blocks;
         }
-        if (n != expected)
-            violate(r, QStringLiteral("gap in blocks: expected %1, found %2").arg(expected).arg(n));
-        if (!prevHash.isEmpty() && q->value(2).toString() != prevHash)
-            violate(r, QStringLiteral("block %1's parent hash does not link to block %2")
-                           .arg(n)
-                           .arg(n - 1));
-        prevHash = hash;
-        expected = n + 1;
-        // At most kChunkBlocks blocks' headers per request, gaps included: a file with a
-        // gap of a million blocks must not make one request of a million headers.
-        if (!stored.isEmpty() && n - stored.first().first >= kChunkBlocks) {
-            compareHeaders(stored);
-            stored.clear();
-        }
-        stored.append({n, hash});
-        ++r.blocks;
     }
     if (!stored.isEmpty())
         compareHeaders(stored);
@@ -380,12 +391,15 @@ InvariantReport InvariantChecker::check(const QString& env, const QString& sourc
                                         const QList<chain::Address>& contracts)
 {
     const std::uint64_t chainId = m_eth.chainId();
+    // One state: a commit between reading the checkpoint and reading the rows would show
+    // its rows above the checkpoint read, a violation that is not there.
+    const auto snapshot = m_reader.snapshot();
     const std::optional<store::CheckpointFacts> cp =
         m_reader.checkpoint(env, qint64(chainId), source);
     const qint64 cpNumber = cp ? cp->number : -1;
     const qint64 start = cp ? cp->startBlock : 0;
     CheckRun run(m_reader, m_eth, contracts, QVariantList{env, qint64(chainId)}, start, cpNumber);
-    run.blocks(cp ? cp->hash : QString(), cp.has_value());
+    run.blocks(cp ? cp->hash : QString(), cp.has_value(), m_blocksPerPage);
     for (qint64 a = start; cp && a <= cpNumber; a += kChunkBlocks)
         run.chunk(a, std::min(cpNumber, a + kChunkBlocks - 1));
     run.outside();

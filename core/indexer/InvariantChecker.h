@@ -40,12 +40,21 @@ public:
     {
     }
 
+    // Reads under one snapshot of the store (joining the caller's, if one is open): the
+    // checkpoint and every row as one commit left them, while the indexer goes on committing.
     InvariantReport check(const QString& environmentId, const QString& sourceId,
                           const QList<chain::Address>& contracts);
+
+    // Stored blocks read per query (the chain check pages through them by number): a
+    // PostgreSQL result is held whole in memory, and an environment may have millions.
+    static constexpr int kBlocksPerPage = 10'000;
+    // For tests: pages small enough to cross on a small index.
+    void setBlocksPerPage(int blocks) { m_blocksPerPage = blocks > 0 ? blocks : 1; }
 
 private:
     store::ContractReader& m_reader;
     rpc::EthClient& m_eth;
+    int m_blocksPerPage = kBlocksPerPage;
 };
 
 } // namespace forkscope::indexer
