@@ -38,7 +38,7 @@ const Flag kFlags[] = {
      "Blocks below the head before data counts as safe (default 0)."},
     {"max-reorg-depth", "maxReorgDepth", "N",
      "Deepest reorg rolled back automatically (default 64)."},
-    {"batch-size", "batchSize", "N", "Blocks per round and per transaction (default 100)."},
+    {"batch-size", "batchSize", "N", "Blocks per round and per transaction (default 200)."},
     {"poll-ms", "pollMs", "N", "Wait between rounds at the head, in ms (default 1000)."},
     {"log-cap", "logCap", "N",
      "eth_getLogs results of exactly N logs are treated as truncated (default 10000; 0 = off)."},

@@ -19,7 +19,7 @@ struct WorkloadShape
     int perTx = 17;
     int tokens = 3;
     int holders = 5000;
-    int batchSize = 100;
+    int batchSize = 200; // forkscope index's default
 };
 
 class WorkloadOptions

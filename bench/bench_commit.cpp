@@ -7,7 +7,7 @@
 // this storage contract: no fetcher, however fast, can make the sync quicker than this.
 //
 //   build/bench/forkscope_bench_commit [--blocks 2000] [--per-tx 17] [--tokens 3]
-//                                      [--holders 5000] [--batch-size 100] [--runs 1]
+//                                      [--holders 5000] [--batch-size 200] [--runs 1]
 //                                      [--inline-checkpoints] [--out FILE]
 //                                      [--rollback DEPTH] [--pattern spray|pairs]
 //

@@ -6,7 +6,7 @@
 // a machine with more cores is projected.
 //
 //   build/bench/forkscope_bench_shared [--blocks 2000] [--per-tx 17] [--tokens 3]
-//                                      [--holders 5000] [--batch-size 100]
+//                                      [--holders 5000] [--batch-size 200]
 //                                      [--processes 1,2,3]
 #include "BenchWorkload.h"
 #include "ProcessStats.h"

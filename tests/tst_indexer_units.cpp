@@ -63,30 +63,32 @@ private slots:
 
 void TestIndexerUnits::fetchWindow_data()
 {
+    // With --batch-size 200 (the default): ranges of at most 10,000 logs, 32,000 ahead.
     QTest::addColumn<quint64>("current");
     QTest::addColumn<qint64>("logs");
     QTest::addColumn<qint64>("blocks");
     QTest::addColumn<quint64>("next");
     QTest::addColumn<int>("depth"); // with 4 workers, after a range of `logs`
-    // 51 logs a block (the 100k workload): 5,100 a range is close enough, nothing changes.
+    // 51 logs a block (the 100k workload): 10,200 a range is close enough, nothing changes.
     QTest::newRow("100k workload")
-        << quint64(100) << qint64(5100) << qint64(100) << quint64(100) << 6;
-    // 99 a block (the 1M workload): half the blocks, so a reply stays ~5,000 logs.
+        << quint64(200) << qint64(10200) << qint64(200) << quint64(200) << 3;
+    // 99 a block (the 1M workload): half the blocks, so a range stays ~10,000 logs.
     QTest::newRow("dense: shrink")
-        << quint64(100) << qint64(9900) << qint64(100) << quint64(50) << 3;
+        << quint64(200) << qint64(19800) << qint64(200) << quint64(101) << 2;
     QTest::newRow("dense, settled")
-        << quint64(50) << qint64(4950) << qint64(50) << quint64(50) << 6;
+        << quint64(101) << qint64(9999) << qint64(101) << quint64(101) << 3;
     // A sparse stretch after a dense one: back up, never above --batch-size.
-    QTest::newRow("sparse again") << quint64(50) << qint64(100) << qint64(50) << quint64(100) << 8;
-    QTest::newRow("no logs") << quint64(100) << qint64(0) << qint64(100) << quint64(100) << 8;
+    QTest::newRow("sparse again") << quint64(50) << qint64(100) << qint64(50) << quint64(200) << 8;
+    QTest::newRow("no logs") << quint64(200) << qint64(0) << qint64(200) << quint64(200) << 8;
     // One huge block: a range of one block, two ranges ahead.
     QTest::newRow("one huge block")
-        << quint64(100) << qint64(60000) << qint64(100) << quint64(8) << 2;
+        << quint64(200) << qint64(60000) << qint64(200) << quint64(33) << 2;
     QTest::newRow("a block of 60,000")
-        << quint64(8) << qint64(60000) << qint64(1) << quint64(1) << 2;
+        << quint64(33) << qint64(60000) << qint64(1) << quint64(1) << 2;
     // Small drifts re-plan nothing (re-planning discards what is in flight).
-    QTest::newRow("drift down") << quint64(100) << qint64(6500) << qint64(100) << quint64(100) << 4;
-    QTest::newRow("drift up") << quint64(60) << qint64(4000) << qint64(60) << quint64(60) << 8;
+    QTest::newRow("drift down") << quint64(200) << qint64(13000) << qint64(200) << quint64(200)
+                                << 2;
+    QTest::newRow("drift up") << quint64(120) << qint64(8000) << qint64(120) << quint64(120) << 4;
 }
 
 void TestIndexerUnits::fetchWindow()
@@ -96,7 +98,7 @@ void TestIndexerUnits::fetchWindow()
     QFETCH(qint64, blocks);
     QFETCH(quint64, next);
     QFETCH(int, depth);
-    QCOMPARE(quint64(fetch_window::rangeBlocks(current, logs, blocks, 100)), next);
+    QCOMPARE(quint64(fetch_window::rangeBlocks(current, logs, blocks, 200)), next);
     QCOMPARE(fetch_window::depth(logs, 4), depth);
     // Before any range: two ahead.
     QCOMPARE(fetch_window::depth(fetch_window::kUnknownLogsPerRange, 4), 2);

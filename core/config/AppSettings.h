@@ -14,7 +14,7 @@ struct AppSettings
     QString abiPath;
     QString startBlock = QStringLiteral("0");
     QString confirmations = QStringLiteral("0");
-    QString batchSize = QStringLiteral("100");
+    QString batchSize = QStringLiteral("200");
     QString maxReorgDepth = QStringLiteral("64");
     QString pollMs = QStringLiteral("1000");
     QString readyRatio = QStringLiteral("0.8");
