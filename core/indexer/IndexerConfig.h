@@ -30,7 +30,8 @@ struct IndexerConfig
     // outbox delivers only those). The indexer itself follows the head so reorgs are seen.
     std::uint64_t confirmations = 0;
     std::uint64_t maxReorgDepth = 64;
-    // Blocks per range; a range holds at most fetch_window::kMaxLogsPerRange logs.
+    // Blocks per range (and per commit); a backfill shrinks its ranges on dense blocks toward
+    // fetch_window::kMaxLogsPerRange logs.
     std::uint64_t batchSize = 200;
     std::chrono::milliseconds pollInterval{1000};
     std::chrono::milliseconds rpcTimeout{10000};
