@@ -4,9 +4,14 @@
 //
 //   build/bench/forkscope_bench_index [--blocks N] [--per-tx N] [--tokens N]
 //                                      [--holders N] [--batch-size N] [--runs N]
-//                                      [--latency-ms N]
+//                                      [--latency-ms N] [--against OTHER_FORKSCOPE]
+//
+// --against alternates this build's forkscope with another binary (a copy of an earlier
+// build) run by run on the one workload, and with --runs prints each one's min / median /
+// max: the machine's speed drifts within minutes, so only alternated runs compare builds.
 #include "BenchWorkload.h"
 #include "ProcessStats.h"
+#include "RunSeries.h"
 #include "lab/FaultProxyThread.h"
 #include "rpc/EthClient.h"
 #include "store/Database.h"
@@ -62,7 +67,20 @@ int main(int argc, char** argv)
                        "round trip does (the ceiling stays direct)."),
         QStringLiteral("N"), QStringLiteral("0"));
     p.addOption(latencyOpt);
+    const QCommandLineOption againstOpt(
+        QStringLiteral("against"),
+        QStringLiteral("Alternate run by run with this other forkscope binary (e.g. a copy of "
+                       "an earlier build): odd runs sync with this build's, even runs with it. "
+                       "With --runs, each one's figures are summarised at the end."),
+        QStringLiteral("BINARY"));
+    p.addOption(againstOpt);
     p.process(app);
+    const QString against = p.value(againstOpt);
+    if (!against.isEmpty() && !QFileInfo(against).isExecutable()) {
+        std::fprintf(stderr, "forkscope_bench_index: --against %s is not an executable file\n",
+                     qPrintable(against));
+        return 2;
+    }
     const bench::WorkloadShape shape = workload.read(p);
 
     bench::Workload w = bench::Workload::build(shape);
@@ -88,6 +106,8 @@ int main(int argc, char** argv)
         return since;
     };
     const int runs = std::max(1, p.value(runsOpt).toInt());
+    bench::RunSeries series;
+    QString binary = QStringLiteral(FORKSCOPE_BINARY); // the one this run syncs with
     // The proxy answers on its own thread: this one blocks while it polls the sync's process.
     const int latencyMs = std::max(0, p.value(latencyOpt).toInt());
     const std::unique_ptr<lab::FaultProxyThread> proxy =
@@ -132,15 +152,14 @@ int main(int argc, char** argv)
 
         // forkscope with `args`, behind the command line in the environment variable `wrap`
         // if it is set (a profiler).
-        const auto startForkscope = [](QProcess& process, const char* wrap,
-                                       const QStringList& args) {
+        const auto startForkscope = [&binary](QProcess& process, const char* wrap,
+                                              const QStringList& args) {
             const QStringList w =
                 qEnvironmentVariable(wrap).split(QLatin1Char(' '), Qt::SkipEmptyParts);
             if (w.isEmpty())
-                process.start(QStringLiteral(FORKSCOPE_BINARY), args);
+                process.start(binary, args);
             else
-                process.start(w.first(),
-                              w.mid(1) + QStringList{QStringLiteral(FORKSCOPE_BINARY)} + args);
+                process.start(w.first(), w.mid(1) + QStringList{binary} + args);
         };
 
         // A command that reads the synced file and asks the node: `forkscope verify` (every
@@ -262,6 +281,13 @@ int main(int argc, char** argv)
             else
                 std::printf("ratio: full sync at %.0f%% of the raw ceiling (target 80%%)\n",
                             100.0 * ceilingSecs / secs);
+            const QString label = QStringLiteral("%1 (--verify %2)").arg(binary, mode);
+            series.add(label, QStringLiteral("sync s"), secs);
+            if (latencyMs == 0)
+                series.add(label, QStringLiteral("ratio"), ceilingSecs / secs);
+            series.add(label, QStringLiteral("indexer CPU s"), cpu);
+            series.add(label, QStringLiteral("anvil CPU s"), anvilCpu);
+            series.add(label, QStringLiteral("peak RSS MiB"), double(peakKiB) / 1024.0);
             // What the sync wrote: the committing thread's work grows with these bytes.
             const QString dbPath = dir.filePath(QStringLiteral("bench.sqlite"));
             const qint64 dbBytes =
@@ -293,11 +319,16 @@ int main(int argc, char** argv)
         return true;
     };
     for (int run = 1; run <= runs; ++run) {
+        binary = !against.isEmpty() && run % 2 == 0 ? against : QStringLiteral(FORKSCOPE_BINARY);
         if (runs > 1)
-            std::printf("--- run %d of %d\n", run, runs);
+            std::printf("--- run %d of %d (%s)\n", run, runs, qPrintable(binary));
         if (!measure())
             return 1;
         std::fflush(stdout);
+    }
+    if (runs > 1) {
+        std::printf("--- summary\n");
+        series.print();
     }
     return 0;
 }
