@@ -4,6 +4,9 @@
 // every verification status with the node, the PDF with pdfinfo/pdftotext; bad inputs
 // leave one line and no file; and the database is byte-for-byte the same afterwards.
 #include "IndexerLab.h"
+#include "report/CheckpointReport.h"
+#include "report/ReportSections.h"
+#include "store/ContractReader.h"
 #include "store/Database.h"
 
 #include <QCryptographicHash>
@@ -85,6 +88,8 @@ private slots:
     void badInputs_data();
     void badInputs();
     void noVerifyAsksNoNode();
+    void seriesStayWithinTheBound_data();
+    void seriesStayWithinTheBound();
     void databaseUnchanged();
     void walDatabaseOnReadOnlyFilesystem();
     void unreachableNodeStillWritesTheReport(); // stops anvil: keep last
@@ -491,6 +496,78 @@ void TestReport::badInputs()
     QVERIFY(!QFile::exists(out));
     QVERIFY(!QFile::exists("/nonexistent-dir/r.csv"));
     QCOMPARE(QDir(m_lab->tempPath(".")).entryList(QDir::Files), before); // no temp file left
+}
+
+void TestReport::seriesStayWithinTheBound_data()
+{
+    // The charts' series are thinned in SQL to at most 2,000 rows each: never all rows read.
+    QTest::addColumn<int>("blocks");    // blocks 0..blocks-1
+    QTest::addColumn<int>("delivered"); // outbox rows delivered, one second apart
+    QTest::addColumn<int>("pending");   // undelivered rows, one every third block
+    QTest::newRow("under the bound") << 1999 << 1500 << 600;
+    QTest::newRow("at the bound") << 2000 << 2000 << 666;
+    QTest::newRow("one over") << 2001 << 2001 << 667;
+    QTest::newRow("several times over") << 7777 << 5003 << 2592;
+}
+
+void TestReport::seriesStayWithinTheBound()
+{
+    QFETCH(int, blocks);
+    QFETCH(int, delivered);
+    QFETCH(int, pending);
+    QTemporaryDir dir;
+    auto db = store::Database::open(dir.filePath(QStringLiteral("series.sqlite")));
+    {
+        store::WriteTransaction tx(*db);
+        db->run(QStringLiteral("WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n "
+                               "WHERE i + 1 < ?) INSERT INTO block_store SELECT 'big', 31337, i, "
+                               "zeroblob(32), zeroblob(32), 1700000000 + 2 * i FROM n"),
+                {blocks});
+        // Rows that keep their own key and payload (as retractions do): no log needed.
+        db->run(QStringLiteral("WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n "
+                               "WHERE i + 1 < ?) INSERT INTO outbox_store (environment_id, "
+                               "chain_id, block_number, event_key, payload, delivered_at) SELECT "
+                               "'big', 31337, i % ?, 'd:' || i, '{}', strftime('%Y-%m-%dT%H:%M:"
+                               "%fZ', 1700000000 + i, 'unixepoch') FROM n"),
+                {delivered, blocks});
+        db->run(QStringLiteral("WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n "
+                               "WHERE i + 1 < ?) INSERT INTO outbox_store (environment_id, "
+                               "chain_id, block_number, event_key, payload) SELECT 'big', 31337, "
+                               "3 * i, 'p:' || i, '{}' FROM n"),
+                {pending});
+        tx.commit();
+    }
+    report::CheckpointReport r;
+    r.environment.id = QStringLiteral("big");
+    r.environment.chainId = 31337;
+    store::SqliteContractReader reader(*db);
+    report::ReportSections(reader, r).readSeries();
+    const report::Series& s = r.series;
+    const int bound = report::CheckpointReport::kMaxSeriesPoints;
+
+    QCOMPARE(s.blocksTotal, qint64(blocks));
+    QVERIFY2(s.blocks.size() <= bound, qPrintable(QString::number(s.blocks.size())));
+    QCOMPARE(s.blocks.size(), std::min(blocks, bound));
+    QCOMPARE(s.blocks.first().y, 0.0);
+    QCOMPARE(s.blocks.last().y, double(blocks - 1)); // the cursor's end
+    for (qsizetype i = 1; i < s.blocks.size(); ++i)
+        QVERIFY(s.blocks[i].y > s.blocks[i - 1].y && s.blocks[i].x > s.blocks[i - 1].x);
+
+    QCOMPARE(s.outboxDeliveredTotal, qint64(delivered));
+    QVERIFY2(s.outboxDelivered.size() <= bound,
+             qPrintable(QString::number(s.outboxDelivered.size())));
+    QCOMPARE(s.outboxDelivered.first().y, 1.0);
+    QCOMPARE(s.outboxDelivered.first().x, 1700000000.0);
+    QCOMPARE(s.outboxDelivered.last().y, double(delivered)); // the running total's end
+    QCOMPARE(s.outboxDelivered.last().x, 1700000000.0 + delivered - 1);
+
+    QVERIFY2(s.outboxPendingByBlock.size() <= bound,
+             qPrintable(QString::number(s.outboxPendingByBlock.size())));
+    QCOMPARE(s.outboxPendingByBlock.first().x, 0.0);
+    double total = 0;
+    for (const report::SeriesPoint& point : s.outboxPendingByBlock)
+        total += point.y;
+    QCOMPARE(total, double(pending)); // every undelivered row counted once
 }
 
 void TestReport::noVerifyAsksNoNode()

@@ -1,34 +1,21 @@
 #include "Downsample.h"
 
+#include <algorithm>
+
 namespace forkscope::report {
 
-QList<SeriesPoint> downsampleEvenly(const QList<SeriesPoint>& points, int maxPoints)
+EvenRows evenRows(qint64 total, int maxPoints)
 {
-    if (maxPoints < 2 || points.size() <= maxPoints)
-        return points;
-    QList<SeriesPoint> out;
-    out.reserve(maxPoints);
-    const double step = double(points.size() - 1) / double(maxPoints - 1);
-    for (int i = 0; i < maxPoints; ++i)
-        out.append(points.at(qsizetype(double(i) * step + 0.5)));
-    out.last() = points.last();
-    return out;
+    if (maxPoints < 2 || total <= maxPoints)
+        return {};
+    return {maxPoints - 1, total - 1};
 }
 
-QList<SeriesPoint> downsampleBySum(const QList<SeriesPoint>& points, int maxPoints)
+qint64 bucketBlocks(qint64 first, qint64 last, int maxPoints)
 {
-    if (maxPoints < 1 || points.size() <= maxPoints)
-        return points;
-    QList<SeriesPoint> out;
-    out.reserve(maxPoints);
-    const qsizetype per = (points.size() + maxPoints - 1) / maxPoints;
-    for (qsizetype i = 0; i < points.size(); i += per) {
-        SeriesPoint bucket{points.at(i).x, 0};
-        for (qsizetype j = i; j < std::min(points.size(), i + per); ++j)
-            bucket.y += points.at(j).y;
-        out.append(bucket);
-    }
-    return out;
+    const qint64 span = std::max<qint64>(1, last - first + 1);
+    const qint64 buckets = std::max(1, maxPoints);
+    return (span + buckets - 1) / buckets;
 }
 
 } // namespace forkscope::report

@@ -1,15 +1,26 @@
 #pragma once
 
-#include "CheckpointReport.h"
+#include <QtGlobal>
 
 namespace forkscope::report {
 
-// Keeps at most `maxPoints` of a series sorted by x, evenly spaced by index, always with
-// the first and the last point (a cursor or a running total keeps its shape and its end).
-QList<SeriesPoint> downsampleEvenly(const QList<SeriesPoint>& points, int maxPoints);
+// How a chart series is thinned in SQL, so that neither this process nor a PostgreSQL
+// result ever holds more than about `maxPoints` rows of it (an environment may have
+// millions of blocks and delivered events).
 
-// Merges neighbouring points into at most `maxPoints` buckets whose y is the sum of the
-// merged y values and whose x is the first merged x (counts per block stay totals).
-QList<SeriesPoint> downsampleBySum(const QList<SeriesPoint>& points, int maxPoints);
+// Of `total` rows in order, numbered rn = 1, 2, ..., the rows to keep are those where
+// ((rn - 1) * scale) % modulus < scale: with scale = maxPoints - 1 and modulus = total - 1,
+// the first row of each of maxPoints equal spans, the first and the last row among them
+// (floor((rn - 1) * scale / modulus) steps up exactly there). Every row when total <=
+// maxPoints.
+struct EvenRows
+{
+    qint64 scale = 1;
+    qint64 modulus = 1;
+};
+EvenRows evenRows(qint64 total, int maxPoints);
+
+// Blocks per bucket so that the blocks first..last fall into at most `maxPoints` buckets.
+qint64 bucketBlocks(qint64 first, qint64 last, int maxPoints);
 
 } // namespace forkscope::report

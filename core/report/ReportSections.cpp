@@ -27,6 +27,12 @@ std::optional<double> unixSeconds(const QString& iso)
     return double(t.toMSecsSinceEpoch()) / 1000.0;
 }
 
+// The binds of "((rn - 1) * ?) % ? < ?" (Downsample.h).
+QVariantList evenRowBinds(const EvenRows& keep)
+{
+    return {keep.scale, keep.modulus, keep.scale};
+}
+
 } // namespace
 
 ReportSections::ReportSections(store::ContractReader& reader, CheckpointReport& r)
@@ -80,43 +86,56 @@ void ReportSections::readCounts()
 
 void ReportSections::readSeries()
 {
+    // Each series is thinned in SQL to at most kMaxSeriesPoints rows (Downsample.h): the
+    // rows are never all read, whatever the environment's size.
     Series& s = m_r.series;
-    QList<SeriesPoint> blocks;
-    const auto b =
-        m_reader.query(QStringLiteral("SELECT block_timestamp, block_number FROM blocks "
-                                      "WHERE environment_id = ? AND chain_id = ? ORDER BY "
-                                      "block_number"),
-                       m_scope);
+    const int maxPoints = CheckpointReport::kMaxSeriesPoints;
+
+    // Blocks evenly spaced by number, the first and the last: the cursor's shape and its end.
+    s.blocksTotal = scalar("SELECT count(*) FROM blocks WHERE environment_id = ? AND chain_id = ?");
+    const auto b = m_reader.query(
+        QStringLiteral("SELECT block_timestamp, block_number FROM (SELECT block_timestamp, "
+                       "block_number, row_number() OVER (ORDER BY block_number) AS rn FROM "
+                       "blocks WHERE environment_id = ? AND chain_id = ?) AS r WHERE ((rn - 1) * "
+                       "?) % ? < ? ORDER BY rn"),
+        m_scope + evenRowBinds(evenRows(s.blocksTotal, maxPoints)));
     while (b->next())
-        blocks.append({b->value(0).toDouble(), b->value(1).toDouble()});
-    s.blocksTotal = blocks.size();
-    s.blocks = downsampleEvenly(blocks, CheckpointReport::kMaxSeriesPoints);
+        s.blocks.append({b->value(0).toDouble(), b->value(1).toDouble()});
 
     for (const ReorgEntry& e : m_r.reorgs)
         if (const auto t = unixSeconds(e.detectedAt))
             s.reorgs.append({*t, e.depth, e.reason});
 
-    QList<SeriesPoint> delivered;
-    const auto d = m_reader.query(QStringLiteral("SELECT delivered_at FROM outbox WHERE "
-                                                 "environment_id = ? AND chain_id = ? AND "
-                                                 "delivered_at IS NOT NULL ORDER BY delivered_at"),
-                                  m_scope);
+    // Delivered so far, over time: the row number in delivery-time order is the running total.
+    s.outboxDeliveredTotal = scalar("SELECT count(*) FROM outbox WHERE environment_id = ? AND "
+                                    "chain_id = ? AND delivered_at IS NOT NULL");
+    const auto d = m_reader.query(
+        QStringLiteral("SELECT delivered_at, rn FROM (SELECT delivered_at, row_number() OVER "
+                       "(ORDER BY delivered_at) AS rn FROM outbox WHERE environment_id = ? AND "
+                       "chain_id = ? AND delivered_at IS NOT NULL) AS r WHERE ((rn - 1) * ?) % "
+                       "? < ? ORDER BY rn"),
+        m_scope + evenRowBinds(evenRows(s.outboxDeliveredTotal, maxPoints)));
     while (d->next())
         if (const auto t = unixSeconds(d->value(0).toString()))
-            delivered.append({*t, double(delivered.size() + 1)});
-    s.outboxDeliveredTotal = delivered.size();
-    s.outboxDelivered = downsampleEvenly(delivered, CheckpointReport::kMaxSeriesPoints);
+            s.outboxDelivered.append({*t, d->value(1).toDouble()});
 
-    QList<SeriesPoint> pending;
-    const auto p =
-        m_reader.query(QStringLiteral("SELECT block_number, count(*) FROM outbox WHERE "
-                                      "environment_id = ? AND chain_id = ? AND "
-                                      "delivered_at IS NULL AND failed_at IS NULL GROUP BY "
-                                      "block_number ORDER BY block_number"),
-                       m_scope);
+    // Undelivered rows per span of blocks, the spans as wide as keeps them within the bound.
+    const auto span = m_reader.query(
+        QStringLiteral("SELECT min(block_number), max(block_number) FROM outbox WHERE "
+                       "environment_id = ? AND chain_id = ? AND delivered_at IS NULL AND "
+                       "failed_at IS NULL"),
+        m_scope);
+    if (!span->next() || span->value(0).isNull())
+        return;
+    const qint64 first = span->value(0).toLongLong();
+    const qint64 width = bucketBlocks(first, span->value(1).toLongLong(), maxPoints);
+    const auto p = m_reader.query(
+        QStringLiteral("SELECT min(block_number), count(*) FROM outbox WHERE environment_id = ? "
+                       "AND chain_id = ? AND delivered_at IS NULL AND failed_at IS NULL GROUP BY "
+                       "(block_number - ?) / ? ORDER BY 1"),
+        m_scope + QVariantList{first, width});
     while (p->next())
-        pending.append({p->value(0).toDouble(), p->value(1).toDouble()});
-    s.outboxPendingByBlock = downsampleBySum(pending, CheckpointReport::kMaxSeriesPoints);
+        s.outboxPendingByBlock.append({p->value(0).toDouble(), p->value(1).toDouble()});
 }
 
 void ReportSections::checkNode(rpc::EthClient& eth)
