@@ -27,17 +27,25 @@ std::optional<double> unixSeconds(const QString& iso)
     return double(t.toMSecsSinceEpoch()) / 1000.0;
 }
 
-// The binds of "((rn - 1) * ?) % ? < ?" (Downsample.h).
-QVariantList evenRowBinds(const EvenRows& keep)
-{
-    return {keep.scale, keep.modulus, keep.scale};
-}
-
 } // namespace
 
 ReportSections::ReportSections(store::ContractReader& reader, CheckpointReport& r)
     : m_reader(reader), m_r(r), m_scope{r.environment.id, qint64(r.environment.chainId)}
 {
+}
+
+std::unique_ptr<store::ContractRows>
+ReportSections::evenlyThinned(const QString& columns, const QString& from, const QString& where,
+                              const QString& orderBy, qint64 total)
+{
+    // Row numbers in `orderBy`'s order; the rows kept are those evenRows() names.
+    const EvenRows keep = evenRows(total, CheckpointReport::kMaxSeriesPoints);
+    return m_reader.query(QStringLiteral("SELECT %1, rn FROM (SELECT %1, row_number() OVER "
+                                         "(ORDER BY %4) AS rn FROM %2 WHERE environment_id = ? "
+                                         "AND chain_id = ?%3) AS r WHERE ((rn - 1) * ?) % ? < ? "
+                                         "ORDER BY rn")
+                              .arg(columns, from, where, orderBy),
+                          m_scope + QVariantList{keep.scale, keep.modulus, keep.scale});
 }
 
 qint64 ReportSections::scalar(const char* sql)
@@ -93,12 +101,9 @@ void ReportSections::readSeries()
 
     // Blocks evenly spaced by number, the first and the last: the cursor's shape and its end.
     s.blocksTotal = scalar("SELECT count(*) FROM blocks WHERE environment_id = ? AND chain_id = ?");
-    const auto b = m_reader.query(
-        QStringLiteral("SELECT block_timestamp, block_number FROM (SELECT block_timestamp, "
-                       "block_number, row_number() OVER (ORDER BY block_number) AS rn FROM "
-                       "blocks WHERE environment_id = ? AND chain_id = ?) AS r WHERE ((rn - 1) * "
-                       "?) % ? < ? ORDER BY rn"),
-        m_scope + evenRowBinds(evenRows(s.blocksTotal, maxPoints)));
+    const auto b =
+        evenlyThinned(QStringLiteral("block_timestamp, block_number"), QStringLiteral("blocks"),
+                      QString(), QStringLiteral("block_number"), s.blocksTotal);
     while (b->next())
         s.blocks.append({b->value(0).toDouble(), b->value(1).toDouble()});
 
@@ -109,12 +114,9 @@ void ReportSections::readSeries()
     // Delivered so far, over time: the row number in delivery-time order is the running total.
     s.outboxDeliveredTotal = scalar("SELECT count(*) FROM outbox WHERE environment_id = ? AND "
                                     "chain_id = ? AND delivered_at IS NOT NULL");
-    const auto d = m_reader.query(
-        QStringLiteral("SELECT delivered_at, rn FROM (SELECT delivered_at, row_number() OVER "
-                       "(ORDER BY delivered_at) AS rn FROM outbox WHERE environment_id = ? AND "
-                       "chain_id = ? AND delivered_at IS NOT NULL) AS r WHERE ((rn - 1) * ?) % "
-                       "? < ? ORDER BY rn"),
-        m_scope + evenRowBinds(evenRows(s.outboxDeliveredTotal, maxPoints)));
+    const auto d = evenlyThinned(QStringLiteral("delivered_at"), QStringLiteral("outbox"),
+                                 QStringLiteral(" AND delivered_at IS NOT NULL"),
+                                 QStringLiteral("delivered_at"), s.outboxDeliveredTotal);
     while (d->next())
         if (const auto t = unixSeconds(d->value(0).toString()))
             s.outboxDelivered.append({*t, d->value(1).toDouble()});

@@ -3,13 +3,15 @@
 #include "CheckpointReport.h"
 
 #include <QVariantList>
+#include <memory>
 
 namespace forkscope::rpc {
 class EthClient;
 }
 namespace forkscope::store {
 class ContractReader;
-}
+class ContractRows;
+} // namespace forkscope::store
 
 namespace forkscope::report {
 
@@ -36,6 +38,12 @@ public:
 
 private:
     qint64 scalar(const char* sql);
+    // `columns` of `from`'s rows in scope (and `where`, " AND ..."), ordered by `orderBy`,
+    // thinned in the query to at most kMaxSeriesPoints evenly spaced rows of the `total`,
+    // the first and last among them; each row's number in that order follows the columns.
+    std::unique_ptr<store::ContractRows> evenlyThinned(const QString& columns, const QString& from,
+                                                       const QString& where, const QString& orderBy,
+                                                       qint64 total);
 
     store::ContractReader& m_reader;
     CheckpointReport& m_r;
