@@ -34,18 +34,22 @@ ReportSections::ReportSections(store::ContractReader& reader, CheckpointReport& 
 {
 }
 
-std::unique_ptr<store::ContractRows>
-ReportSections::evenlyThinned(const QString& columns, const QString& from, const QString& where,
-                              const QString& orderBy, qint64 total)
+ReportSections::Thinned ReportSections::evenlyThinned(const QString& columns, const QString& from,
+                                                      const QString& where, const QString& orderBy)
 {
-    // Row numbers in `orderBy`'s order; the rows kept are those evenRows() names.
-    const EvenRows keep = evenRows(total, CheckpointReport::kMaxSeriesPoints);
-    return m_reader.query(QStringLiteral("SELECT %1, rn FROM (SELECT %1, row_number() OVER "
-                                         "(ORDER BY %4) AS rn FROM %2 WHERE environment_id = ? "
-                                         "AND chain_id = ?%3) AS r WHERE ((rn - 1) * ?) % ? < ? "
-                                         "ORDER BY rn")
-                              .arg(columns, from, where, orderBy),
-                          m_scope + QVariantList{keep.scale, keep.modulus, keep.scale});
+    // The rows counted first (the whole set's size sets the spacing), under the same filter;
+    // then numbered in `orderBy`'s order, and only those evenRows() names are returned.
+    const QString scope =
+        QStringLiteral("FROM %1 WHERE environment_id = ? AND chain_id = ?%2").arg(from, where);
+    Thinned t;
+    t.total = m_reader.scalar(QStringLiteral("SELECT count(*) ") + scope, m_scope);
+    const EvenRows keep = evenRows(t.total, CheckpointReport::kMaxSeriesPoints);
+    t.rows = m_reader.query(QStringLiteral("SELECT %1, rn FROM (SELECT %1, row_number() OVER "
+                                           "(ORDER BY %2) AS rn %3) AS r WHERE ((rn - 1) * ?) % "
+                                           "? < ? ORDER BY rn")
+                                .arg(columns, orderBy, scope),
+                            m_scope + QVariantList{keep.scale, keep.modulus, keep.scale});
+    return t;
 }
 
 qint64 ReportSections::scalar(const char* sql)
@@ -100,10 +104,11 @@ void ReportSections::readSeries()
     const int maxPoints = CheckpointReport::kMaxSeriesPoints;
 
     // Blocks evenly spaced by number, the first and the last: the cursor's shape and its end.
-    s.blocksTotal = scalar("SELECT count(*) FROM blocks WHERE environment_id = ? AND chain_id = ?");
-    const auto b =
+    const Thinned blocks =
         evenlyThinned(QStringLiteral("block_timestamp, block_number"), QStringLiteral("blocks"),
-                      QString(), QStringLiteral("block_number"), s.blocksTotal);
+                      QString(), QStringLiteral("block_number"));
+    s.blocksTotal = blocks.total;
+    const auto& b = blocks.rows;
     while (b->next())
         s.blocks.append({b->value(0).toDouble(), b->value(1).toDouble()});
 
@@ -112,11 +117,11 @@ void ReportSections::readSeries()
             s.reorgs.append({*t, e.depth, e.reason});
 
     // Delivered so far, over time: the row number in delivery-time order is the running total.
-    s.outboxDeliveredTotal = scalar("SELECT count(*) FROM outbox WHERE environment_id = ? AND "
-                                    "chain_id = ? AND delivered_at IS NOT NULL");
-    const auto d = evenlyThinned(QStringLiteral("delivered_at"), QStringLiteral("outbox"),
-                                 QStringLiteral(" AND delivered_at IS NOT NULL"),
-                                 QStringLiteral("delivered_at"), s.outboxDeliveredTotal);
+    const Thinned delivered = evenlyThinned(
+        QStringLiteral("delivered_at"), QStringLiteral("outbox"),
+        QStringLiteral(" AND delivered_at IS NOT NULL"), QStringLiteral("delivered_at"));
+    s.outboxDeliveredTotal = delivered.total;
+    const auto& d = delivered.rows;
     while (d->next())
         if (const auto t = unixSeconds(d->value(0).toString()))
             s.outboxDelivered.append({*t, d->value(1).toDouble()});

@@ -38,12 +38,16 @@ public:
 
 private:
     qint64 scalar(const char* sql);
+    struct Thinned
+    {
+        qint64 total = 0; // the rows before thinning
+        std::unique_ptr<store::ContractRows> rows;
+    };
     // `columns` of `from`'s rows in scope (and `where`, " AND ..."), ordered by `orderBy`,
-    // thinned in the query to at most kMaxSeriesPoints evenly spaced rows of the `total`,
-    // the first and last among them; each row's number in that order follows the columns.
-    std::unique_ptr<store::ContractRows> evenlyThinned(const QString& columns, const QString& from,
-                                                       const QString& where, const QString& orderBy,
-                                                       qint64 total);
+    // thinned in the query to at most kMaxSeriesPoints evenly spaced rows, the first and last
+    // among them; each row's number in that order follows the columns.
+    Thinned evenlyThinned(const QString& columns, const QString& from, const QString& where,
+                          const QString& orderBy);
 
     store::ContractReader& m_reader;
     CheckpointReport& m_r;
