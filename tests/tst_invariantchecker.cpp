@@ -65,6 +65,8 @@ private:
     checkCopy(const QString& name, const QStringList& sql,
               int blocksPerPage = indexer::InvariantChecker::kBlocksPerPage);
     QString sourceOf(store::Database& db) const;
+    // A copy of the indexed file (VACUUM INTO) named `name`, opened.
+    std::unique_ptr<store::Database> copyOfIndex(const QString& name);
     qint64 count(const QString& sql) const { return m_lab->count(sql); }
 
     std::unique_ptr<IndexerLab> m_lab;
@@ -88,18 +90,23 @@ void TestInvariantChecker::initTestCase()
 indexer::InvariantReport TestInvariantChecker::checkCopy(const QString& name,
                                                          const QStringList& sql, int blocksPerPage)
 {
-    const QString path = m_lab->tempPath(name + QStringLiteral(".sqlite"));
-    {
-        auto db = store::Database::open(m_lab->dbPath());
-        db->run(QStringLiteral("VACUUM INTO ?"), {path});
-    }
-    auto db = store::Database::open(path);
+    auto db = copyOfIndex(name);
     for (const QString& statement : sql)
         db->run(QString(statement).replace(QStringLiteral("LATE"), QString::number(m_late)));
     store::SqliteContractReader reader(*db);
     indexer::InvariantChecker checker(reader, m_lab->eth());
     checker.setBlocksPerPage(blocksPerPage);
     return checker.check(QStringLiteral("env"), sourceOf(*db), m_lab->contracts());
+}
+
+std::unique_ptr<store::Database> TestInvariantChecker::copyOfIndex(const QString& name)
+{
+    const QString path = m_lab->tempPath(name + QStringLiteral(".sqlite"));
+    {
+        auto db = store::Database::open(m_lab->dbPath());
+        db->run(QStringLiteral("VACUUM INTO ?"), {path});
+    }
+    return store::Database::open(path);
 }
 
 QString TestInvariantChecker::sourceOf(store::Database& db) const
@@ -243,12 +250,8 @@ void TestInvariantChecker::aCommitDuringTheCheckIsNotSeen()
     // Another connection commits a block above the checkpoint and moves the checkpoint to it
     // after the check has read the checkpoint: seen, its row would be a block "stored above
     // the checkpoint" that no state of the file ever had. The check reads one snapshot.
-    const QString path = m_lab->tempPath(QStringLiteral("concurrent.sqlite"));
-    {
-        auto db = store::Database::open(m_lab->dbPath());
-        db->run(QStringLiteral("VACUUM INTO ?"), {path});
-    }
-    auto db = store::Database::open(path);
+    auto db = copyOfIndex(QStringLiteral("concurrent"));
+    const QString path = db->path();
     const qint64 top = count("SELECT block_number FROM indexer_checkpoints WHERE "
                              "environment_id = 'env'");
     store::SqliteContractReader sqlite(*db);
