@@ -32,6 +32,8 @@ APT_PACKAGES=(
   # The team backend (issue #17): `forkscope pg-lab` and the tests run throwaway clusters
   # with PostgreSQL 15's initdb/pg_ctl, and the tests connect through libpq.
   postgresql-15 libpq-dev
+  # tcmalloc, the executables' allocator (CMakeLists.txt, FORKSCOPE_TCMALLOC).
+  libgoogle-perftools-dev
 )
 
 missing=()
