@@ -5,7 +5,8 @@
 #     Boost (header-only Multiprecision), Xvfb for screenshots, the tools the .deb
 #     packaging test uses (dpkg-dev, file, appstream, desktop-file-utils), the DejaVu fonts
 #     the PDF report is set in, poppler-utils (pdfinfo, pdftotext) for the report tests, and
-#     PostgreSQL 15 with libpq for the team backend's throwaway clusters (no system cluster).
+#     PostgreSQL 15 with libpq for the team backend's throwaway clusters (no system cluster),
+#     and tcmalloc (gperftools), the executables' allocator.
 #   - anvil (the devnet) from the npm registry into .deps/anvil/ inside the checkout.
 set -euo pipefail
 
