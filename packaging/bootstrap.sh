@@ -5,8 +5,7 @@
 #     Boost (header-only Multiprecision), Xvfb for screenshots, the tools the .deb
 #     packaging test uses (dpkg-dev, file, appstream, desktop-file-utils), the DejaVu fonts
 #     the PDF report is set in, poppler-utils (pdfinfo, pdftotext) for the report tests, and
-#     PostgreSQL 15 with libpq for the team backend's throwaway clusters (no system cluster),
-#     and tcmalloc (gperftools), the executables' allocator.
+#     PostgreSQL 15 with libpq for the team backend's throwaway clusters (no system cluster).
 #   - anvil (the devnet) from the npm registry into .deps/anvil/ inside the checkout.
 set -euo pipefail
 
@@ -33,8 +32,6 @@ APT_PACKAGES=(
   # The team backend (issue #17): `forkscope pg-lab` and the tests run throwaway clusters
   # with PostgreSQL 15's initdb/pg_ctl, and the tests connect through libpq.
   postgresql-15 libpq-dev
-  # tcmalloc, the executables' allocator (CMakeLists.txt, FORKSCOPE_TCMALLOC).
-  libgoogle-perftools-dev
 )
 
 missing=()
