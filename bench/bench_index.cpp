@@ -5,11 +5,13 @@
 //   build/bench/forkscope_bench_index [--blocks N] [--per-tx N] [--tokens N]
 //                                      [--holders N] [--batch-size N] [--runs N]
 //                                      [--latency-ms N] [--against OTHER_FORKSCOPE]
+//                                      [--timeline BIN_MS]
 //
 // --against alternates this build's forkscope with another binary (a copy of an earlier
 // build) run by run on the one workload, and with --runs prints each one's min / median /
 // max: the machine's speed drifts within minutes, so only alternated runs compare builds.
 #include "BenchWorkload.h"
+#include "CpuTimeline.h"
 #include "ProcessStats.h"
 #include "RunSeries.h"
 #include "lab/FaultProxyThread.h"
@@ -74,7 +76,14 @@ int main(int argc, char** argv)
                        "With --runs, each one's figures are summarised at the end."),
         QStringLiteral("BINARY"));
     p.addOption(againstOpt);
+    const QCommandLineOption timelineOpt(
+        QStringLiteral("timeline"),
+        QStringLiteral("After each sync, print where the cores went: CPU ms of each of its "
+                       "threads and of anvil, and the idle ms, per bin of MS milliseconds."),
+        QStringLiteral("MS"), QStringLiteral("0"));
+    p.addOption(timelineOpt);
     p.process(app);
+    const int timelineBinMs = p.value(timelineOpt).toInt();
     const QString against = p.value(againstOpt);
     if (!against.isEmpty() && !QFileInfo(against).isExecutable()) {
         std::fprintf(stderr, "forkscope_bench_index: --against %s is not an executable file\n",
@@ -248,8 +257,11 @@ int main(int argc, char** argv)
             // (Under FORKSCOPE_BENCH_WRAP it is the wrapper's, unless the wrapper execs.)
             const qint64 pid = index.processId();
             qint64 peakKiB = 0;
+            bench::CpuTimeline timeline(pid, devnet.processId(), "anvil", timelineBinMs);
             while (index.state() != QProcess::NotRunning) {
                 peakKiB = std::max(peakKiB, bench::peakRssKiB(pid));
+                if (timelineBinMs > 0)
+                    timeline.sample(t.elapsed());
                 index.waitForFinished(50);
             }
             const double secs = t.elapsed() / 1000.0;
@@ -281,6 +293,8 @@ int main(int argc, char** argv)
             else
                 std::printf("ratio: full sync at %.0f%% of the raw ceiling (target 80%%)\n",
                             100.0 * ceilingSecs / secs);
+            if (timelineBinMs > 0)
+                timeline.print(cores);
             const QString label = QStringLiteral("%1 (--verify %2)").arg(binary, mode);
             series.add(label, QStringLiteral("sync s"), secs);
             if (latencyMs == 0)
