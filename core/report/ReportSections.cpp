@@ -127,20 +127,19 @@ void ReportSections::readSeries()
             s.outboxDelivered.append({*t, d->value(1).toDouble()});
 
     // Undelivered rows per span of blocks, the spans as wide as keeps them within the bound.
+    // One filter for both queries: the span that sets the width is the grouped rows' own.
+    const QString pending =
+        QStringLiteral("FROM outbox WHERE environment_id = ? AND chain_id = ? AND delivered_at "
+                       "IS NULL AND failed_at IS NULL");
     const auto span = m_reader.query(
-        QStringLiteral("SELECT min(block_number), max(block_number) FROM outbox WHERE "
-                       "environment_id = ? AND chain_id = ? AND delivered_at IS NULL AND "
-                       "failed_at IS NULL"),
-        m_scope);
+        QStringLiteral("SELECT min(block_number), max(block_number) ") + pending, m_scope);
     if (!span->next() || span->value(0).isNull())
         return;
     const qint64 first = span->value(0).toLongLong();
     const qint64 width = bucketBlocks(first, span->value(1).toLongLong(), maxPoints);
-    const auto p = m_reader.query(
-        QStringLiteral("SELECT min(block_number), count(*) FROM outbox WHERE environment_id = ? "
-                       "AND chain_id = ? AND delivered_at IS NULL AND failed_at IS NULL GROUP BY "
-                       "(block_number - ?) / ? ORDER BY 1"),
-        m_scope + QVariantList{first, width});
+    const auto p = m_reader.query(QStringLiteral("SELECT min(block_number), count(*) ") + pending +
+                                      QStringLiteral(" GROUP BY (block_number - ?) / ? ORDER BY 1"),
+                                  m_scope + QVariantList{first, width});
     while (p->next())
         s.outboxPendingByBlock.append({p->value(0).toDouble(), p->value(1).toDouble()});
 }
