@@ -50,7 +50,6 @@ void CpuTimeline::sample(qint64 elapsedMs)
             continue;
         qint64& last = m_lastNs[tid.toLongLong()]; // 0 for a thread new since the last
         bin[t.name] += t.ns - last;
-        m_totals[t.name] += t.ns - last;
         last = t.ns;
     }
     // The other process as a whole: the sum over its threads.
@@ -58,10 +57,8 @@ void CpuTimeline::sample(qint64 elapsedMs)
     qint64 otherNs = 0;
     for (const QString& tid : QDir(otherTasks).entryList(QDir::Dirs | QDir::NoDotAndDotDot))
         otherNs += std::max<qint64>(0, readTask(otherTasks + QLatin1Char('/') + tid).ns);
-    if (m_otherLastNs >= 0) {
+    if (m_otherLastNs >= 0)
         bin[m_otherName] += otherNs - m_otherLastNs;
-        m_totals[m_otherName] += otherNs - m_otherLastNs;
-    }
     m_otherLastNs = otherNs;
     m_lastMs = elapsedMs;
 }
@@ -69,10 +66,14 @@ void CpuTimeline::sample(qint64 elapsedMs)
 void CpuTimeline::print(int cores) const
 {
     constexpr double msPerNs = 1e-6;
-    // The five busiest names get a column each; the rest are summed as "other".
-    QList<QByteArray> names = m_totals.keys();
-    std::sort(names.begin(), names.end(), [this](const QByteArray& a, const QByteArray& b) {
-        return m_totals.value(a) > m_totals.value(b);
+    // The five busiest names over the whole run get a column each; the rest are "other".
+    QHash<QByteArray, qint64> totals;
+    for (const auto& bin : m_bins)
+        for (auto it = bin.cbegin(); it != bin.cend(); ++it)
+            totals[it.key()] += it.value();
+    QList<QByteArray> names = totals.keys();
+    std::sort(names.begin(), names.end(), [&totals](const QByteArray& a, const QByteArray& b) {
+        return totals.value(a) > totals.value(b);
     });
     const qsizetype columns = std::min<qsizetype>(names.size(), 5);
     std::printf("CPU timeline (ms of CPU per %d ms bin; %d cores):\n%8s", m_binMs, cores, "t_ms");

@@ -37,7 +37,6 @@ private:
     QHash<qint64, qint64> m_lastNs; // thread id -> CPU ns at the last sample
     qint64 m_otherLastNs = -1;
     QMap<qint64, QHash<QByteArray, qint64>> m_bins; // bin -> name -> CPU ns
-    QHash<QByteArray, qint64> m_totals;             // name -> CPU ns, for the columns' order
 };
 
 } // namespace forkscope::bench
