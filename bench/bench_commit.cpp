@@ -10,12 +10,14 @@
 //                                      [--holders 5000] [--batch-size 200] [--runs 1]
 //                                      [--inline-checkpoints] [--out FILE]
 //                                      [--rollback DEPTH] [--pattern spray|pairs]
+//                                      [--plan-aside-from N]
 //
 // --rollback DEPTH then times a ReorgRollback of the top DEPTH blocks (issue #15: depth
 // 64 over 10,000 Transfers, e.g. --blocks 2000 --per-tx 53 --rollback 64), the whole
 // undo in its one transaction: rows deleted, balances recomputed, diff items recorded.
 // Twice: on a freshly opened connection, and again after a follower's commits of the same
-// blocks on that connection.
+// blocks on that connection. --plan-aside-from N: where the rollback starts planning the
+// balances on a second connection (ReorgRollback::setPlanAsideFrom), to compare both ways.
 #include "BenchWorkload.h"
 #include "chain/Keccak.h"
 #include "indexer/BalanceBook.h"
@@ -146,7 +148,13 @@ int main(int argc, char** argv)
                        "forkscope_bench_index's chain) or pairs (holder to holder, the pattern "
                        "of figures before the twelfth sitting)."),
         QStringLiteral("PATTERN"), QStringLiteral("spray"));
-    p.addOptions({runsOpt, inlineOpt, outOpt, rollbackOpt, patternOpt});
+    const QCommandLineOption planAsideOpt(
+        QStringLiteral("plan-aside-from"),
+        QStringLiteral("Plan a rollback's balances on a second connection from N Transfers up "
+                       "(default %1; a huge N: never).")
+            .arg(indexer::ReorgRollback::kPlanAsideFrom),
+        QStringLiteral("N"));
+    p.addOptions({runsOpt, inlineOpt, outOpt, rollbackOpt, patternOpt, planAsideOpt});
     p.process(app);
     const bench::WorkloadShape shape = workload.read(p);
     const QString patternName = p.value(patternOpt);
@@ -235,34 +243,45 @@ int main(int argc, char** argv)
             fork.hash = hashOf("block" + QByteArray::number(*fork.number));
             indexer::ReorgRollback rollback(*db, env, 31337, QStringLiteral("default"), checkpoints,
                                             balances);
+            if (p.isSet(planAsideOpt))
+                rollback.setPlanAsideFrom(p.value(planAsideOpt).toLongLong());
             // The thread's CPU time beside the wall time: on a shared 2-core machine the wall
-            // time swings by half from run to run, the CPU time much less.
-            const auto threadCpuMs = [] {
+            // time swings by half from run to run, the CPU time much less. The process's too:
+            // a deep rollback plans the balances on a second thread (BalanceRevertPlan.h).
+            const auto cpuMs = [](int who) {
                 rusage u{};
-                getrusage(RUSAGE_THREAD, &u);
+                getrusage(who, &u);
                 const auto ms = [](const timeval& t) {
                     return double(t.tv_sec) * 1e3 + double(t.tv_usec) / 1e3;
                 };
                 return std::tuple{ms(u.ru_utime), ms(u.ru_stime), u.ru_minflt + u.ru_majflt};
             };
             const auto timeRollback = [&](const char* setting) {
-                const auto cpuBefore = threadCpuMs();
+                const auto cpuBefore = cpuMs(RUSAGE_THREAD);
+                const auto processBefore = cpuMs(RUSAGE_SELF);
                 QElapsedTimer rt;
                 rt.start();
                 const indexer::RollbackResult r = rollback.rollback(
                     *checkpoints.read(), fork, indexer::reorg_reason::kHashMismatch);
                 const double ms = double(rt.nsecsElapsed()) / 1e6;
-                const auto cpuAfter = threadCpuMs();
+                const auto cpuAfter = cpuMs(RUSAGE_THREAD);
+                const auto processAfter = cpuMs(RUSAGE_SELF);
                 std::printf("rollback (%s): depth %llu, %lld transfers and %lld rows removed, "
-                            "%lld balances recomputed, in %.1f ms (one transaction; CPU %.1f ms "
-                            "user, %.1f ms system; %ld page faults)\n",
+                            "%lld balances recomputed%s, in %.1f ms (one transaction; its "
+                            "thread's CPU %.1f ms user, %.1f ms system, %ld page faults; the "
+                            "process's %.1f ms)\n",
                             setting, static_cast<unsigned long long>(r.depth),
                             static_cast<long long>(r.transfersRemoved),
                             static_cast<long long>(r.rowsRemoved),
-                            static_cast<long long>(r.balancesChanged), ms,
+                            static_cast<long long>(r.balancesChanged),
+                            r.balancesPlannedAside ? " (planned on a second connection)" : "", ms,
                             std::get<0>(cpuAfter) - std::get<0>(cpuBefore),
                             std::get<1>(cpuAfter) - std::get<1>(cpuBefore),
-                            std::get<2>(cpuAfter) - std::get<2>(cpuBefore));
+                            std::get<2>(cpuAfter) - std::get<2>(cpuBefore),
+                            std::get<0>(processAfter) - std::get<0>(processBefore) +
+                                std::get<1>(processAfter) - std::get<1>(processBefore));
+                if (!r.planAsideFallback.isEmpty())
+                    std::printf("  the plan aside failed: %s\n", qPrintable(r.planAsideFallback));
                 std::fflush(stdout);
             };
             // First on a connection that has read nothing yet: every page comes from the

@@ -10,6 +10,7 @@
 #include "indexer/CheckpointStore.h"
 #include "indexer/EnvironmentRegistry.h"
 #include "indexer/ForkFinder.h"
+#include "indexer/HolderDeltas.h"
 #include "indexer/ReorgReason.h"
 #include "indexer/ReorgRollback.h"
 #include "outbox/OutboxDispatcher.h"
@@ -17,8 +18,10 @@
 #include "store/ReorgEventStore.h"
 
 #include <QSqlQuery>
+#include <QSqlRecord>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <limits>
 
 using namespace forkscope;
 
@@ -128,6 +131,75 @@ QStringList outboxRows(store::Database& db)
     return rows;
 }
 
+// Plans a rollback's balances on a second connection whenever it can (0 Transfers up), or
+// never (ReorgRollback::setPlanAsideFrom).
+void planAside(indexer::ReorgRollback& rollback, bool aside)
+{
+    rollback.setPlanAsideFrom(aside ? 0 : std::numeric_limits<qint64>::max());
+}
+
+// Block 1 ("common") and block 2 ("A"): alice mints 1,000 and pays ten holders in block 1;
+// in block 2 she pays five of them again and three new ones, two of the first pay bob and
+// one pays herself. Rolled back to block 1, some holders keep a row with a new balance,
+// some lose theirs (bob, the new ones), one is unchanged.
+indexer::VerifiedBatch holdersInTwoBlocks()
+{
+    indexer::VerifiedBatch b;
+    b.blocks << header(1, "common", "genesis") << header(2, "A", "common");
+    const auto holder = [](int i) { return topicOf("holder" + QByteArray::number(i)); };
+    std::uint64_t index = 0;
+    const auto pay = [&](int block, const chain::Hash32& from, const chain::Hash32& to, int value) {
+        b.logs << transferLog(b.blocks[block - 1], index, from, to, value,
+                              "tx" + QByteArray::number(block) + '-' + QByteArray::number(index));
+        ++index;
+    };
+    pay(1, chain::Hash32(), topicOf("alice"), 1000);
+    for (int i = 0; i < 10; ++i)
+        pay(1, topicOf("alice"), holder(i), 10 + i);
+    index = 0;
+    for (int i = 0; i < 5; ++i)
+        pay(2, topicOf("alice"), holder(i), 1 + i);
+    for (int i = 10; i < 13; ++i)
+        pay(2, topicOf("alice"), holder(i), 2);
+    pay(2, holder(6), topicOf("bob"), 3);
+    pay(2, holder(7), topicOf("bob"), 4);
+    pay(2, holder(8), holder(8), 5);
+    return b;
+}
+
+// Each row of a query's result, its cells joined by '|'.
+QStringList rowsOf(store::Database& db, const QString& sql)
+{
+    QSqlQuery q = db.run(sql);
+    QStringList rows;
+    while (q.next()) {
+        QStringList cells;
+        for (int c = 0; c < q.record().count(); ++c)
+            cells << (q.value(c).isNull() ? QStringLiteral("(null)") : q.value(c).toString());
+        rows << cells.join('|');
+    }
+    return rows;
+}
+
+QStringList balanceRows(store::Database& db)
+{
+    return rowsOf(db, "SELECT contract, holder, balance, transfer_sides FROM token_balances "
+                      "ORDER BY contract, holder");
+}
+
+// What a rollback leaves that a reader of the contract sees: the balances, the diff, the
+// outbox.
+QStringList contractDump(store::Database& db)
+{
+    return balanceRows(db) +
+           rowsOf(db, "SELECT updated_at_block FROM token_balances ORDER BY contract, holder") +
+           rowsOf(db, "SELECT reorg_id, kind, block_number, log_index, tx_hash, contract, holder, "
+                      "from_addr, to_addr, value, before_value, after_value, event_key FROM "
+                      "reorg_diff_items ORDER BY reorg_id, kind, block_number, log_index, "
+                      "contract, holder") +
+           outboxRows(db);
+}
+
 } // namespace
 
 class TestOutboxStore : public QObject
@@ -142,6 +214,9 @@ private slots:
     void aRollbackRecordsEachBalanceChangeOnce();
     void aRollbackRecordsEachOutboxRowOnce_data();
     void aRollbackRecordsEachOutboxRowOnce();
+    void bothBalancePlansLeaveTheSameFile();
+    void aRollbackInACallersTransactionPlansOnItsConnection();
+    void aPlanAsideThatCannotOpenTheFileFallsBack();
 
 private:
     QTemporaryDir m_dir;
@@ -305,18 +380,25 @@ void TestOutboxStore::aRollbackRecordsEachBalanceChangeOnce_data()
 {
     // The balance diff rows go in statements of 64 rows, the rest one by one
     // (ReorgRollback::recordBalanceChanges): changes on each side of a group's edge.
+    // Each planned on the rollback's own connection and on a second one (BalanceRevertPlan.h).
     QTest::addColumn<int>("holders");
-    QTest::newRow("one") << 1;
-    QTest::newRow("one group with the sender") << 63;
-    QTest::newRow("one past a group") << 64;
-    QTest::newRow("two groups and three") << 130;
+    QTest::addColumn<bool>("aside");
+    for (const bool aside : {false, true}) {
+        const char* where = aside ? ", planned aside" : "";
+        QTest::addRow("one%s", where) << 1 << aside;
+        QTest::addRow("one group with the sender%s", where) << 63 << aside;
+        QTest::addRow("one past a group%s", where) << 64 << aside;
+        QTest::addRow("two groups and three%s", where) << 130 << aside;
+    }
 }
 
 void TestOutboxStore::aRollbackRecordsEachBalanceChangeOnce()
 {
     QFETCH(int, holders);
+    QFETCH(bool, aside);
     QTemporaryDir dir;
     StoreLab lab(dir.filePath("db.sqlite"));
+    planAside(lab.rollback, aside);
     // Block 2 mints to alice what she then pays, holder by holder: all of it is reorged away.
     indexer::VerifiedBatch b = branchOf("A", {});
     int minted = 0;
@@ -333,8 +415,10 @@ void TestOutboxStore::aRollbackRecordsEachBalanceChangeOnce()
     expected.insert("0x" + topicOf("alice").toByteArray().right(20).toHex(), QStringLiteral("0"));
     lab.committer.commit(std::nullopt, b, 1, "test", 1);
 
-    lab.rollback.rollback(*lab.checkpoints.read(), {1, hashOf("common")},
-                          indexer::reorg_reason::kParentMismatch);
+    const indexer::RollbackResult r = lab.rollback.rollback(
+        *lab.checkpoints.read(), {1, hashOf("common")}, indexer::reorg_reason::kParentMismatch);
+    QCOMPARE(r.balancesPlannedAside, aside);
+    QCOMPARE(r.planAsideFallback, QString());
     // Each holder's row is gone, so each one is recorded once: before as it was, after none.
     QSqlQuery q = lab.db->run("SELECT holder, before_value, after_value FROM reorg_diff_items "
                               "WHERE kind = 'balance_changed'");
@@ -435,6 +519,95 @@ void TestOutboxStore::aRollbackRecordsEachOutboxRowOnce()
         if (kinds.isEmpty() || kinds.last() != row.kind.left(8))
             kinds << row.kind.left(8);
     QCOMPARE(kinds, (QStringList{"transfer", "outbox_d", "balance_"}));
+}
+
+// The balances planned on a second connection, beside the rollback's writes, leave exactly
+// what the plan made on the rollback's own connection leaves: balances rewritten, rows
+// dropped, the diff, the outbox.
+void TestOutboxStore::bothBalancePlansLeaveTheSameFile()
+{
+    QStringList dumps[2];
+    for (const bool aside : {false, true}) {
+        QTemporaryDir dir;
+        StoreLab lab(dir.filePath("db.sqlite"));
+        planAside(lab.rollback, aside);
+        lab.committer.commit(std::nullopt, holdersInTwoBlocks(), 1, "test", 1);
+        const QStringList before = contractDump(*lab.db);
+        const indexer::RollbackResult r = lab.rollback.rollback(
+            *lab.checkpoints.read(), {1, hashOf("common")}, indexer::reorg_reason::kParentMismatch);
+        QCOMPARE(r.balancesPlannedAside, aside);
+        QCOMPARE(r.transfersRemoved, 11);
+        // alice, five holders paid again, three new ones, holders 6 and 7, bob; holder 8's
+        // self-transfer changes nothing.
+        QCOMPARE(r.balancesChanged, 12);
+        QVERIFY(contractDump(*lab.db) != before);
+        dumps[aside] = contractDump(*lab.db);
+    }
+    QCOMPARE(dumps[true], dumps[false]);
+    // And the balances are those block 1 alone leaves.
+    QTemporaryDir dir;
+    StoreLab blockOne(dir.filePath("db.sqlite"));
+    indexer::VerifiedBatch b = holdersInTwoBlocks();
+    b.blocks.removeLast();
+    b.logs.removeIf([](const chain::LogEntry& log) { return log.blockNumber == 2; });
+    blockOne.committer.commit(std::nullopt, b, 1, "test", 1);
+    const QStringList expected = balanceRows(*blockOne.db);
+    QCOMPARE(expected.size(), 11);
+    QCOMPARE(dumps[false].mid(0, expected.size()), expected);
+}
+
+// A caller's open transaction (a repair rebuilds balances, then rolls back in it) is not
+// visible to a second connection: its rollback plans on its own connection, and counts the
+// caller's uncommitted balance.
+void TestOutboxStore::aRollbackInACallersTransactionPlansOnItsConnection()
+{
+    QTemporaryDir dir;
+    StoreLab lab(dir.filePath("db.sqlite"));
+    planAside(lab.rollback, true);
+    lab.committer.commit(std::nullopt, holdersInTwoBlocks(), 1, "test", 1);
+    const indexer::HolderKey alice{
+        chain::Address::fromBytes(hashOf("token").toByteArray().right(20), "token"),
+        chain::Address::fromBytes(topicOf("alice").toByteArray().right(20), "alice")};
+    QCOMPARE(lab.balances.current(alice), std::optional<QString>("834"));
+
+    store::WriteTransaction tx(*lab.db);
+    lab.balances.apply(indexer::HolderDeltas{{alice, {chain::SignedAmount(100), 1}}}, 1);
+    const indexer::RollbackResult r = lab.rollback.rollback(
+        *lab.checkpoints.read(), {1, hashOf("common")}, indexer::reorg_reason::kParentMismatch);
+    QVERIFY(!r.balancesPlannedAside);
+    QCOMPARE(r.planAsideFallback, QString());
+    // 934 (834 and the caller's 100), given back what block 2 took from her (21): 955.
+    QCOMPARE(lab.balances.current(alice), std::optional<QString>("955"));
+    tx.commit();
+    QCOMPARE(lab.balances.current(alice), std::optional<QString>("955"));
+}
+
+// A second connection that cannot open the file (here: it was renamed under the rollback)
+// says why, and the rollback plans on its own connection instead: the same result.
+void TestOutboxStore::aPlanAsideThatCannotOpenTheFileFallsBack()
+{
+    QTemporaryDir dir;
+    QStringList expected;
+    {
+        StoreLab lab(dir.filePath("plain.sqlite"));
+        planAside(lab.rollback, false);
+        lab.committer.commit(std::nullopt, holdersInTwoBlocks(), 1, "test", 1);
+        lab.rollback.rollback(*lab.checkpoints.read(), {1, hashOf("common")},
+                              indexer::reorg_reason::kParentMismatch);
+        expected = contractDump(*lab.db);
+    }
+    const QString path = dir.filePath("db.sqlite");
+    StoreLab lab(path);
+    planAside(lab.rollback, true);
+    lab.committer.commit(std::nullopt, holdersInTwoBlocks(), 1, "test", 1);
+    // A rename is no open() of the file: this connection's locks and descriptors stay.
+    QVERIFY(QFile::rename(path, path + ".moved"));
+    const indexer::RollbackResult r = lab.rollback.rollback(
+        *lab.checkpoints.read(), {1, hashOf("common")}, indexer::reorg_reason::kParentMismatch);
+    QVERIFY(QFile::rename(path + ".moved", path));
+    QVERIFY(!r.balancesPlannedAside);
+    QVERIFY2(r.planAsideFallback.contains(path), qPrintable(r.planAsideFallback));
+    QCOMPARE(contractDump(*lab.db), expected);
 }
 
 QTEST_GUILESS_MAIN(TestOutboxStore)

@@ -16,6 +16,8 @@ class MultiRowInsert;
 
 namespace forkscope::indexer {
 
+struct BalanceRevertPlan;
+
 // Amounts as balance_store holds them, decimal ASCII: a deep reorg records thousands, and
 // each went through a QString and back before it was bound.
 struct BalanceChange
@@ -39,35 +41,18 @@ public:
     void apply(HolderDeltas deltas, std::uint64_t atBlock);
     // Takes back what removed transfers added (`removed`: their deltas as apply got them),
     // inside the caller's transaction. A holder left with no transfer side loses its row.
-    // Returns what changed, for the reorg diff.
+    // Returns what changed, for the reorg diff. (planBalanceRevert, then applyRevert.)
     QList<BalanceChange> revert(HolderDeltas removed, std::uint64_t forkBlock);
+    // Writes a plan made from the state this transaction found (BalanceRevertPlan.h).
+    void applyRevert(const BalanceRevertPlan& plan);
 
     std::optional<QString> current(const HolderKey& key);
 
 private:
-    struct StoredRow
-    {
-        QByteArray balance;
-        qint64 sides = 0;
-        qint64 updatedAt = 0;
-        bool found = false;
-    };
-    // balance_store's row of each holder (merged: in the table's order), or found = false.
-    std::vector<StoredRow> readRows(const HolderDeltas& sorted);
-    // A row to write whole: the holder keys.key(at)'s.
-    struct NewRow
-    {
-        std::size_t at = 0;
-        QByteArray balance;
-        qint64 sides = 0;
-        qint64 updatedAt = 0;
-    };
-    void writeRows(const HolderDeltas& keys, const std::vector<NewRow>& rows);
-
     store::Database& m_db;
     QString m_env;
     std::uint64_t m_chainId;
-    std::unique_ptr<store::SqliteStatement> m_walk, m_delete;
+    std::unique_ptr<store::SqliteStatement> m_delete;
     std::unique_ptr<store::MultiRowInsert> m_replace, m_upsert;
 };
 

@@ -1,6 +1,7 @@
 #include "ReorgRollback.h"
 #include "AbsenceAlertPlan.h"
 #include "BalanceBook.h"
+#include "BalanceRevertPlan.h"
 #include "CheckpointStore.h"
 #include "CompletenessAlerts.h"
 #include "CrashPoints.h"
@@ -12,6 +13,8 @@
 
 #include <QDateTime>
 #include <QSqlQuery>
+#include <future>
+#include <optional>
 #include <vector>
 
 namespace forkscope::indexer {
@@ -58,37 +61,27 @@ RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fo
          fork.number ? QVariant(fork.hash.toHex()) : QVariant(QMetaType(QMetaType::QString))});
     r.reorgId = ins.lastInsertId().toLongLong();
 
-    // 0. What the removed transfers added to each holder, read BEFORE deleting them: the
-    //    balances are reverted by exactly that (step 3). Contract v4: a Transfer is a log_store
-    //    row with a value; its parties are the low 20 bytes of topics 1 and 2.
-    //    Their positions, in order, are kept to match them with their outbox rows below.
-    HolderDeltas removed;
-    std::vector<LogPosition> transferAt;
-    {
-        store::SqliteStatement q(m_db, "SELECT address, substr(topic1, 13), substr(topic2, 13), "
-                                       "transfer_value, block_number, log_index FROM log_store "
-                                       "WHERE environment_id = ?1 AND chain_id = ?2 AND "
-                                       "block_number > ?3 AND transfer_value IS NOT NULL "
-                                       "ORDER BY block_number, log_index");
-        q.bind(1, m_env.toUtf8());
-        q.bind(2, std::int64_t(chainId));
-        q.bind(3, std::int64_t(above));
-        while (q.next()) {
-            ++r.transfersRemoved;
-            transferAt.push_back({q.int64(4), q.int64(5)});
-            const auto contract = q.fixedBytes<chain::Address>(0, "log_store.address");
-            const auto from = q.fixedBytes<chain::Address>(1, "log_store.topic1");
-            const auto to = q.fixedBytes<chain::Address>(2, "log_store.topic2");
-            const QByteArray value = q.text(3);
-            const SignedAmount v(chain::u256::fromDecimal(
-                std::string_view(value.constData(), std::size_t(value.size())),
-                QStringLiteral("transfer_events.value")));
-            if (!from.isZero())
-                removed.addSide(HolderKey{contract, from}, -v);
-            if (!to.isZero())
-                removed.addSide(HolderKey{contract, to}, v);
-        }
-    }
+    // 0. Which Transfers go, in order: they are matched with their outbox rows below.
+    const std::vector<LogPosition> transferAt = transfersAbove(above);
+    r.transfersRemoved = qint64(transferAt.size());
+    // What they added to each holder is read before their logs go (step 2): the balances are
+    // reverted by exactly that (step 3). Those reads make a plan (BalanceRevertPlan.h); for a
+    // deep rollback they run on a second connection, on the other core, while this one copies
+    // the diff and drops the outbox rows. Its snapshot is the state this transaction found:
+    // this connection holds the write lock, so nobody commits in between, and what it changes
+    // before step 2 (reorg_events, the diff, the outbox) is nothing the plan reads. Inside a
+    // caller's transaction the plan must see the caller's writes: it is made here.
+    std::future<BalanceRevertPlan> planAside;
+    if (tx && r.transfersRemoved >= m_planAsideFrom && isWalFile())
+        planAside = std::async(std::launch::async,
+                               [path = m_db.path(), env = m_env, chainId = m_chainId, above] {
+                                   store::Database::Options o;
+                                   o.readOnly = true;
+                                   const auto reader = store::Database::open(path, o);
+                                   store::ReadSnapshot snapshot(*reader);
+                                   return planRollbackBalances(*reader, env, chainId, above);
+                               });
+
     // The diff is copied as BLOBs straight from the stored rows (store/ReorgDiffContract.h):
     // rendering it as hex through the views was half of a deep rollback. Each removed
     // Transfer's row also records what becomes of its outbox row in step 1 (dropped if not yet
@@ -201,6 +194,8 @@ RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fo
                  scope);
     }
 
+    const BalanceRevertPlan plan = takeBalancePlan(planAside, above, r);
+
     // 2. Facts and blocks, by height.
     const qint64 logsRemoved =
         m_db.run(QStringLiteral("DELETE FROM log_store WHERE environment_id = ? AND chain_id = ? "
@@ -216,10 +211,9 @@ RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fo
     crashPoint("mid-rollback");
 
     // 3. Derived table: take back what the removed facts added.
-    const QList<BalanceChange> changes =
-        m_balances.revert(std::move(removed), std::uint64_t(std::max<qint64>(above, 0)));
-    recordBalanceChanges(m_db, r.reorgId, m_env, m_chainId, changes);
-    r.balancesChanged = changes.size();
+    m_balances.applyRevert(plan);
+    recordBalanceChanges(m_db, r.reorgId, m_env, m_chainId, plan.changes);
+    r.balancesChanged = plan.changes.size();
 
     // 4. The checkpoint goes back to the fork, conditional on still being where we found it.
     if (fork.number)
@@ -238,6 +232,57 @@ RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fo
     if (tx)
         tx->commit();
     return r;
+}
+
+BalanceRevertPlan ReorgRollback::takeBalancePlan(std::future<BalanceRevertPlan>& aside,
+                                                 qint64 above, RollbackResult& r)
+{
+    if (aside.valid()) {
+        try {
+            BalanceRevertPlan plan = aside.get();
+            // Both connections read one state; if they ever count differently, that premise
+            // broke, and nothing is written from a plan of another state.
+            if (plan.transfersRead == r.transfersRemoved) {
+                r.balancesPlannedAside = true;
+                return plan;
+            }
+            r.planAsideFallback = QStringLiteral("the second connection read %1 Transfers above "
+                                                 "block %2, the rollback's %3")
+                                      .arg(plan.transfersRead)
+                                      .arg(above)
+                                      .arg(r.transfersRemoved);
+        } catch (const std::exception& e) {
+            r.planAsideFallback = QString::fromUtf8(e.what());
+        }
+    }
+    // On this connection: until step 2 the logs and balances are as the rollback found them.
+    return planRollbackBalances(m_db, m_env, m_chainId, above);
+}
+
+std::vector<ReorgRollback::LogPosition> ReorgRollback::transfersAbove(qint64 above) const
+{
+    store::SqliteStatement q(m_db, "SELECT block_number, log_index FROM log_store WHERE "
+                                   "environment_id = ?1 AND chain_id = ?2 AND block_number > ?3 "
+                                   "AND transfer_value IS NOT NULL ORDER BY block_number, "
+                                   "log_index");
+    q.bind(1, m_env.toUtf8());
+    q.bind(2, std::int64_t(m_chainId));
+    q.bind(3, std::int64_t(above));
+    std::vector<LogPosition> at;
+    while (q.next())
+        at.push_back({q.int64(0), q.int64(1)});
+    return at;
+}
+
+bool ReorgRollback::isWalFile()
+{
+    // A second connection sees this file's committed state only if it is a file, and reads
+    // beside this connection's write lock only in WAL mode (the writer's never changes).
+    if (!m_walFile) {
+        QSqlQuery q = m_db.run(QStringLiteral("PRAGMA journal_mode"));
+        m_walFile = q.next() && q.value(0).toString() == QLatin1String("wal");
+    }
+    return *m_walFile;
 }
 
 bool ReorgRollback::outboxMatchesTransfers(qint64 above,

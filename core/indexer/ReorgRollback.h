@@ -5,6 +5,8 @@
 #include "ReorgReason.h"
 
 #include <QString>
+#include <future>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -15,6 +17,7 @@ class Database;
 namespace forkscope::indexer {
 
 struct BalanceChange;
+struct BalanceRevertPlan;
 
 class BalanceBook;
 class CheckpointStore;
@@ -30,6 +33,10 @@ struct RollbackResult
     qint64 outboxDropped = 0;
     qint64 deliveredAffected = 0;
     qint64 balancesChanged = 0;
+    bool balancesPlannedAside = false; // on a second connection (BalanceRevertPlan.h)
+    // Why a plan started on a second connection was not used (and the balances were planned
+    // on the rollback's own): its error. Empty when it was used or none was started.
+    QString planAsideFallback;
 };
 
 // Undoes everything above a fork point in ONE transaction, in the order of seed 000, and
@@ -57,12 +64,26 @@ public:
     static void recordBalanceChanges(store::Database& db, qint64 reorgId, const QString& env,
                                      std::uint64_t chainId, const QList<BalanceChange>& changes);
 
+    // Rollbacks removing at least this many Transfers plan the balances on a second
+    // connection, in parallel (BalanceRevertPlan.h). Measured on the spray workload: at ~1,900
+    // Transfers opening it and reading the logs twice cost more than it saves, at ~3,200 it
+    // breaks even, at ~5,100 and ~10,200 it saves a fifth (bench/README.md).
+    // 0: always; a huge value: never (tests and the bench take both paths).
+    static constexpr qint64 kPlanAsideFrom = 4000;
+    void setPlanAsideFrom(qint64 transfers) { m_planAsideFrom = transfers; }
+
 private:
     using LogPosition = std::pair<qint64, qint64>; // block number, log index
 
     // True when the outbox rows above `above` are exactly one undelivered row for each of
     // the Transfers at `transfers` (ascending), and nothing else.
     bool outboxMatchesTransfers(qint64 above, const std::vector<LogPosition>& transfers) const;
+    // The plan made aside if one was started and it worked, else one made on m_db.
+    BalanceRevertPlan takeBalancePlan(std::future<BalanceRevertPlan>& aside, qint64 above,
+                                      RollbackResult& r);
+    // The Transfers above `above`, ascending.
+    std::vector<LogPosition> transfersAbove(qint64 above) const;
+    bool isWalFile();
 
     store::Database& m_db;
     QString m_env;
@@ -70,6 +91,8 @@ private:
     QString m_source;
     CheckpointStore& m_checkpoints;
     BalanceBook& m_balances;
+    qint64 m_planAsideFrom = kPlanAsideFrom;
+    std::optional<bool> m_walFile;
 };
 
 } // namespace forkscope::indexer
