@@ -90,13 +90,21 @@ void TestHolderDeltas::mergesInKeyOrder()
 {
     QFETCH(QList<Side>, sides);
     // The model: QByteArray's order is memcmp's.
-    QMap<QByteArray, QPair<qint64, qint64>> want; // contract + holder -> amount, sides
+    struct Want
+    {
+        qint64 amount = 0, sides = 0;
+        std::uint64_t lastBlock = 0;
+    };
+    QMap<QByteArray, Want> want; // contract + holder
     HolderDeltas deltas;
+    std::uint64_t block = 0;
     for (const Side& s : sides) {
-        deltas.addSide(keyOf(s), SignedAmount(s.amount));
-        auto& w = want[s.contract + s.holder];
-        w.first += s.amount;
-        ++w.second;
+        block = (block * 7 + 3) % 101; // blocks out of order, as no batch has them
+        deltas.addSide(keyOf(s), SignedAmount(s.amount), block);
+        Want& w = want[s.contract + s.holder];
+        w.amount += s.amount;
+        ++w.sides;
+        w.lastBlock = std::max(w.lastBlock, block);
     }
     deltas.merge();
     QCOMPARE(deltas.size(), std::size_t(want.size()));
@@ -105,8 +113,9 @@ void TestHolderDeltas::mergesInKeyOrder()
     for (auto it = want.cbegin(); it != want.cend(); ++it, ++i) {
         const HolderKey& key = deltas.key(i);
         QCOMPARE(key.contract.toByteArray() + key.holder.toByteArray(), it.key());
-        QCOMPARE(deltas.delta(i).amount, SignedAmount(it.value().first));
-        QCOMPARE(deltas.delta(i).sides, it.value().second);
+        QCOMPARE(deltas.delta(i).amount, SignedAmount(it.value().amount));
+        QCOMPARE(deltas.delta(i).sides, it.value().sides);
+        QCOMPARE(deltas.delta(i).lastBlock, it.value().lastBlock);
     }
 }
 
@@ -115,10 +124,10 @@ void TestHolderDeltas::addsAfterAMerge()
     const HolderKey a{chain::Address::fromBytes(bytes('\x01'), "c"),
                       chain::Address::fromBytes(bytes('\x09'), "h")};
     const HolderKey b{a.contract, chain::Address::fromBytes(bytes('\x03'), "h")};
-    HolderDeltas deltas{{a, {SignedAmount(10), 2}}};
+    HolderDeltas deltas{{a, {SignedAmount(10), 2, 8}}};
     QCOMPARE(deltas.size(), std::size_t(1)); // built from a list: merged already
-    deltas.addSide(b, SignedAmount(4));
-    deltas.add(a, {SignedAmount(-3), 1});
+    deltas.addSide(b, SignedAmount(4), 9);
+    deltas.add(a, {SignedAmount(-3), 1, 5});
     deltas.merge();
     QCOMPARE(deltas.size(), std::size_t(2));
     QCOMPARE(deltas.key(0), b);
@@ -126,17 +135,19 @@ void TestHolderDeltas::addsAfterAMerge()
     QCOMPARE(deltas.key(1), a);
     QCOMPARE(deltas.delta(1).amount, SignedAmount(7));
     QCOMPARE(deltas.delta(1).sides, qint64(3));
+    QCOMPARE(deltas.delta(1).lastBlock, std::uint64_t(8));
 
     // A holder with several sides, merged twice: each side counts once.
     HolderDeltas twice;
     for (int n = 1; n <= 4; ++n)
-        twice.addSide(a, SignedAmount(n));
+        twice.addSide(a, SignedAmount(n), std::uint64_t(n));
     twice.merge();
-    twice.addSide(b, SignedAmount(1));
+    twice.addSide(b, SignedAmount(1), 1);
     twice.merge();
     QCOMPARE(twice.size(), std::size_t(2));
     QCOMPARE(twice.delta(1).amount, SignedAmount(10));
     QCOMPARE(twice.delta(1).sides, qint64(4));
+    QCOMPARE(twice.delta(1).lastBlock, std::uint64_t(4));
 }
 
 QTEST_GUILESS_MAIN(TestHolderDeltas)

@@ -384,19 +384,19 @@ void TestIndexerUnits::balanceRevertTakesBackRemovedTransfers()
     const HolderKey h1 = HolderKey::fromHex(c, "0x0000000000000000000000000000000000000001");
     const HolderKey h2 = HolderKey::fromHex(c, "0x0000000000000000000000000000000000000002");
     const HolderKey h3 = HolderKey::fromHex(c, "0x0000000000000000000000000000000000000003");
-    const auto delta = [](qint64 amount, qint64 sides) {
-        return HolderDelta{SignedAmount(amount), sides};
+    const auto delta = [](qint64 amount, qint64 sides, std::uint64_t block) {
+        return HolderDelta{SignedAmount(amount), sides, block};
     };
     // Block 1: mints of 10 to h1 and 5 to h2 (the zero side is no holder).
-    const HolderDeltas b1{{h1, delta(10, 1)}, {h2, delta(5, 1)}};
+    const HolderDeltas b1{{h1, delta(10, 1, 1)}, {h2, delta(5, 1, 1)}};
     // Block 2: h1 sends its 10 to h2; h1 keeps a row of "0" (it still has transfers).
-    const HolderDeltas b2{{h1, delta(-10, 1)}, {h2, delta(10, 1)}};
+    const HolderDeltas b2{{h1, delta(-10, 1, 2)}, {h2, delta(10, 1, 2)}};
     // Block 3: a mint of 7 to a new holder h3, and a self-transfer of h2 (two sides, net 0).
-    const HolderDeltas b3{{h3, delta(7, 1)}, {h2, delta(0, 2)}};
+    const HolderDeltas b3{{h3, delta(7, 1, 3)}, {h2, delta(0, 2, 3)}};
     store::WriteTransaction tx(*db);
-    book.apply(b1, 1);
-    book.apply(b2, 2);
-    book.apply(b3, 3);
+    book.apply(b1);
+    book.apply(b2);
+    book.apply(b3);
     QCOMPARE(book.current(h1), std::optional<QString>("0"));
     QCOMPARE(book.current(h2), std::optional<QString>("15"));
     QCOMPARE(book.current(h3), std::optional<QString>("7"));
@@ -520,19 +520,19 @@ void TestIndexerUnits::balanceRevertFindsEachStoredRow()
     for (const chain::Address& c : contracts) {
         for (int n = 1; n <= 60; ++n)
             if (stored(n))
-                applied.add({c, holder(n)}, {SignedAmount(1000 + n), 2});
+                applied.add({c, holder(n)}, {SignedAmount(1000 + n), 2, 1});
         for (int n : holders)
             removed.add({c, holder(n)}, n % 2 ? HolderDelta{SignedAmount(n), 1}
                                               : HolderDelta{SignedAmount(1000 + n), 2});
         // Another environment holds holders 300 and 301 and the stored ones, sorted between.
         for (int n : {3, 300, 301})
-            elsewhere.add({c, holder(n)}, {SignedAmount(7), 1});
+            elsewhere.add({c, holder(n)}, {SignedAmount(7), 1, 1});
     }
     BalanceBook book(*db, "env", 31337);
     BalanceBook other(*db, "env-b", 31337);
     store::WriteTransaction tx(*db);
-    book.apply(applied, 1);
-    other.apply(elsewhere, 1);
+    book.apply(applied);
+    other.apply(elsewhere);
 
     const QList<BalanceChange> changes = book.revert(removed, 0);
 
@@ -576,10 +576,9 @@ void TestIndexerUnits::balanceRevertStopsAtADamagedRowAndStartsAfresh()
     const auto x = chain::Address::fromHex("0x0000000000000000000000000000000000000600", "h");
     BalanceBook book(*db, "env", 31337);
     store::WriteTransaction tx(*db);
-    book.apply({{{c, h1}, {SignedAmount(10), 2}},
-                {{c, h2}, {SignedAmount(20), 2}},
-                {{c, x}, {SignedAmount(30), 2}}},
-               1);
+    book.apply({{{c, h1}, {SignedAmount(10), 2, 1}},
+                {{c, h2}, {SignedAmount(20), 2, 1}},
+                {{c, x}, {SignedAmount(30), 2, 1}}});
     // A holder of 19 bytes, sorted between h2 and x: the walk from h1 to x steps onto it.
     db->run(QStringLiteral("INSERT INTO balance_store VALUES ('env', 31337, ?, "
                            "x'00000000000000000000000000000000000005', '5', 1, 1)"),

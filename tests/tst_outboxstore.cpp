@@ -183,8 +183,8 @@ QStringList rowsOf(store::Database& db, const QString& sql)
 
 QStringList balanceRows(store::Database& db)
 {
-    return rowsOf(db, "SELECT contract, holder, balance, transfer_sides FROM token_balances "
-                      "ORDER BY contract, holder");
+    return rowsOf(db, "SELECT contract, holder, balance, transfer_sides, updated_at_block FROM "
+                      "token_balances ORDER BY contract, holder");
 }
 
 // What a rollback leaves that a reader of the contract sees: the balances, the diff, the
@@ -192,7 +192,6 @@ QStringList balanceRows(store::Database& db)
 QStringList contractDump(store::Database& db)
 {
     return balanceRows(db) +
-           rowsOf(db, "SELECT updated_at_block FROM token_balances ORDER BY contract, holder") +
            rowsOf(db, "SELECT reorg_id, kind, block_number, log_index, tx_hash, contract, holder, "
                       "from_addr, to_addr, value, before_value, after_value, event_key FROM "
                       "reorg_diff_items ORDER BY reorg_id, kind, block_number, log_index, "
@@ -571,7 +570,7 @@ void TestOutboxStore::aRollbackInACallersTransactionPlansOnItsConnection()
     QCOMPARE(lab.balances.current(alice), std::optional<QString>("834"));
 
     store::WriteTransaction tx(*lab.db);
-    lab.balances.apply(indexer::HolderDeltas{{alice, {chain::SignedAmount(100), 1}}}, 1);
+    lab.balances.apply(indexer::HolderDeltas{{alice, {chain::SignedAmount(100), 1, 1}}});
     const indexer::RollbackResult r = lab.rollback.rollback(
         *lab.checkpoints.read(), {1, hashOf("common")}, indexer::reorg_reason::kParentMismatch);
     QVERIFY(!r.balancesPlannedAside);

@@ -29,7 +29,7 @@ std::optional<QString> BalanceBook::current(const HolderKey& key)
     return out;
 }
 
-void BalanceBook::apply(HolderDeltas deltas, std::uint64_t atBlock)
+void BalanceBook::apply(HolderDeltas deltas)
 {
     // An upsert per holder, the exact 256-bit addition inside SQLite (forkscope_amount_add), so
     // the old balance never makes a round trip through here; 64 holders per statement.
@@ -44,7 +44,7 @@ void BalanceBook::apply(HolderDeltas deltas, std::uint64_t atBlock)
             7,
             "ON CONFLICT (environment_id, chain_id, contract, holder) DO UPDATE SET "
             "balance = forkscope_amount_add(balance_store.balance, excluded.balance), "
-            "updated_at_block = excluded.updated_at_block, "
+            "updated_at_block = max(balance_store.updated_at_block, excluded.updated_at_block), "
             "transfer_sides = balance_store.transfer_sides + excluded.transfer_sides",
             64);
     const QByteArray env = m_env.toUtf8();
@@ -59,7 +59,7 @@ void BalanceBook::apply(HolderDeltas deltas, std::uint64_t atBlock)
             row.bindBytes(3, key.contract);
             row.bindBytes(4, key.holder);
             row.bind(5, QByteArray::fromStdString(delta.amount.str()));
-            row.bind(6, std::int64_t(atBlock));
+            row.bind(6, std::int64_t(delta.lastBlock));
             row.bind(7, std::int64_t(delta.sides));
         });
     }

@@ -37,8 +37,9 @@ public:
     BalanceBook(store::Database& db, QString environmentId, std::uint64_t chainId);
     ~BalanceBook();
 
-    // Adds per-holder deltas (inside the caller's transaction), in key order.
-    void apply(HolderDeltas deltas, std::uint64_t atBlock);
+    // Adds per-holder deltas (inside the caller's transaction), in key order; each row's
+    // updated_at_block becomes its holder's last Transfer's block.
+    void apply(HolderDeltas deltas);
     // Takes back what removed transfers added (`removed`: their deltas as apply got them),
     // inside the caller's transaction. A holder left with no transfer side loses its row.
     // Returns what changed, for the reorg diff. (planBalanceRevert, then applyRevert.)

@@ -122,7 +122,8 @@ BalanceRevertPlan planRollbackBalances(store::Database& db, const QString& env,
     qint64 count = 0;
     {
         store::SqliteStatement q(db, "SELECT address, substr(topic1, 13), substr(topic2, 13), "
-                                     "transfer_value FROM log_store WHERE environment_id = ?1 AND "
+                                     "transfer_value, block_number FROM log_store WHERE "
+                                     "environment_id = ?1 AND "
                                      "chain_id = ?2 AND block_number > ?3 AND transfer_value IS "
                                      "NOT NULL");
         q.bind(1, env.toUtf8());
@@ -137,10 +138,11 @@ BalanceRevertPlan planRollbackBalances(store::Database& db, const QString& env,
             const SignedAmount v(chain::u256::fromDecimal(
                 std::string_view(value.constData(), std::size_t(value.size())),
                 QStringLiteral("transfer_events.value")));
+            const auto block = std::uint64_t(q.int64(4));
             if (!from.isZero())
-                removed.addSide(HolderKey{contract, from}, -v);
+                removed.addSide(HolderKey{contract, from}, -v, block);
             if (!to.isZero())
-                removed.addSide(HolderKey{contract, to}, v);
+                removed.addSide(HolderKey{contract, to}, v, block);
         }
     }
     BalanceRevertPlan plan = planBalanceRevert(db, env, chainId, std::move(removed),

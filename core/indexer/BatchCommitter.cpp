@@ -211,9 +211,9 @@ CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
         // The zero address is the mint/burn side, not a holder.
         const SignedAmount amount(t->value);
         if (!t->from.isZero())
-            deltas.addSide(HolderKey{t->contract, t->from}, -amount);
+            deltas.addSide(HolderKey{t->contract, t->from}, -amount, log.blockNumber);
         if (!t->to.isZero())
-            deltas.addSide(HolderKey{t->contract, t->to}, amount);
+            deltas.addSide(HolderKey{t->contract, t->to}, amount, log.blockNumber);
 
         // The side effect is enqueued with the data, never sent from here (seed 000). Its key
         // is the chain coordinate transfer:<block>:<blockHash>:<logIndex>, so a consumer can
@@ -250,7 +250,7 @@ CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
             row.bind(4, logIndex);
         });
     m_insOutbox->finish();
-    m_balances.apply(std::move(deltas), batch.blocks.last().number);
+    m_balances.apply(std::move(deltas));
 
     // The checkpoint moves in the same transaction as the data it covers.
     const auto& last = batch.blocks.last();

@@ -90,6 +90,7 @@ void HolderDeltas::merge()
             HolderDelta& first = m_deltas[m_order.back()];
             first.amount += m_deltas[i].amount;
             first.sides += m_deltas[i].sides;
+            first.lastBlock = std::max(first.lastBlock, m_deltas[i].lastBlock);
             m_deltas[i] = {}; // summed: a later merge must not count it again
         } else {
             m_order.push_back(i);

@@ -35,12 +35,15 @@ struct HolderKey
 // balance_store's order: SQLite compares BLOBs with memcmp, contract first.
 bool holderKeyLess(const HolderKey& a, const HolderKey& b);
 
-// What a set of transfers does to one holder: the signed amount and how many transfer sides
-// (from or to) name it.
+// What a set of transfers does to one holder: the signed amount, how many transfer sides
+// (from or to) name it, and the highest block of those sides (token_balances'
+// updated_at_block: the block of the holder's last Transfer, as PostgreSQL's view and a
+// balance rebuild compute it, not the top of the batch it was committed in).
 struct HolderDelta
 {
     SignedAmount amount = 0;
     qint64 sides = 0;
+    std::uint64_t lastBlock = 0;
 };
 
 // The deltas of a batch (or of a rollback's removed transfers), one per holder, in
@@ -57,8 +60,11 @@ public:
     HolderDeltas(std::initializer_list<std::pair<HolderKey, HolderDelta>> entries);
 
     void reserve(std::size_t sides);
-    // One transfer side: `amount` received (negative: sent).
-    void addSide(const HolderKey& key, const SignedAmount& amount) { add(key, {amount, 1}); }
+    // One transfer side in `block`: `amount` received (negative: sent).
+    void addSide(const HolderKey& key, const SignedAmount& amount, std::uint64_t block)
+    {
+        add(key, {amount, 1, block});
+    }
     // Sides already summed for one holder; added to any the holder has here already.
     void add(const HolderKey& key, const HolderDelta& delta);
 
