@@ -1,8 +1,10 @@
 // Contract v4's outbox (store/BinaryContract.h) through the indexer's own committer and
 // rollback, on a real SQLite file and no node: a Transfer's row renders its key and payload
 // from its log; a delivered row keeps exactly what was sent after a reorg removes its log;
-// when the chain comes back to that very block, the key is not enqueued again; and a row
-// whose log was deleted by hand is failed with a reason, never sent.
+// when the chain comes back to that very block, the key is not enqueued again; a row whose
+// log was deleted by hand is failed with a reason, never sent; and a rollback's balances,
+// planned on its own connection or on a second one (indexer/BalanceRevertPlan.h), leave the
+// same file.
 #include "chain/Keccak.h"
 #include "chain/U256.h"
 #include "indexer/BalanceBook.h"
@@ -140,7 +142,7 @@ void planAside(indexer::ReorgRollback& rollback, bool aside)
 
 // Block 1 ("common") and block 2 ("A"): alice mints 1,000 and pays ten holders in block 1;
 // in block 2 she pays five of them again and three new ones, two of the first pay bob and
-// one pays herself. Rolled back to block 1, some holders keep a row with a new balance,
+// one pays itself. Rolled back to block 1, some holders keep a row with a new balance,
 // some lose theirs (bob, the new ones), one is unchanged.
 indexer::VerifiedBatch holdersInTwoBlocks()
 {

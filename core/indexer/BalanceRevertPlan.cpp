@@ -123,9 +123,8 @@ BalanceRevertPlan planRollbackBalances(store::Database& db, const QString& env,
     {
         store::SqliteStatement q(db, "SELECT address, substr(topic1, 13), substr(topic2, 13), "
                                      "transfer_value, block_number FROM log_store WHERE "
-                                     "environment_id = ?1 AND "
-                                     "chain_id = ?2 AND block_number > ?3 AND transfer_value IS "
-                                     "NOT NULL");
+                                     "environment_id = ?1 AND chain_id = ?2 AND block_number > "
+                                     "?3 AND transfer_value IS NOT NULL");
         q.bind(1, env.toUtf8());
         q.bind(2, std::int64_t(chainId));
         q.bind(3, std::int64_t(above));

@@ -20,8 +20,8 @@ namespace forkscope::indexer {
 // Why split: the reads (the removed Transfers, their deltas summed and sorted, a walk over
 // the holders' rows) are a fifth of a deep rollback. Made on a second connection whose
 // snapshot is the state the rollback found, they run on the other core while the rollback's
-// connection copies the diff and deletes the logs (ReorgRollback). Made on the rollback's
-// own connection, before anything is deleted, they give the same plan.
+// connection copies the diff and drops the outbox rows (ReorgRollback). Made on the
+// rollback's own connection, before it deletes the logs, they give the same plan.
 struct BalanceRevertPlan
 {
     // A holder whose row is written whole: keys.key(at)'s.

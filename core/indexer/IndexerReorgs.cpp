@@ -64,6 +64,12 @@ void Indexer::rollBack(const Checkpoint& cp, const QString& reason,
                            .arg(r.forkBlock)
                            .arg(r.depth)
                            .arg(r.rowsRemoved);
+    // Not an error (the balances were planned on this connection instead), but a second
+    // connection to the file failing is worth seeing.
+    if (!r.planAsideFallback.isEmpty())
+        m_status.message += QStringLiteral(" (a second connection could not plan the "
+                                           "balances: %1)")
+                                .arg(r.planAsideFallback);
     if (onReorg)
         onReorg(r, reason);
 }
