@@ -555,6 +555,28 @@ void TestBackends::indexedDataIsTheNodesAndVerifies()
     if (QTest::currentTestFailed())
         return;
     QVERIFY(rows > 0);
+    // Each balance's updated_at_block is the block of its holder's last Transfer on both
+    // stores (PostgreSQL's view computes it so; SQLite once wrote the top of the whole batch).
+    store::ContractReader& r = b.open();
+    QHash<QString, qint64> lastTransfer; // "contract/holder" -> block
+    for (auto q = r.query(QStringLiteral("SELECT contract, from_addr, to_addr, block_number FROM "
+                                         "transfer_events WHERE environment_id = ?"),
+                          {env});
+         q->next();)
+        for (int side : {1, 2}) {
+            qint64& last = lastTransfer[q->value(0).toString() + '/' + q->value(side).toString()];
+            last = std::max(last, q->value(3).toLongLong());
+        }
+    int balances = 0;
+    for (auto q = r.query(QStringLiteral("SELECT contract, holder, updated_at_block FROM "
+                                         "token_balances WHERE environment_id = ?"),
+                          {env});
+         q->next(); ++balances) {
+        const QString key = q->value(0).toString() + '/' + q->value(1).toString();
+        QVERIFY2(lastTransfer.contains(key), qPrintable(key));
+        QCOMPARE(q->value(2).toLongLong(), lastTransfer.value(key));
+    }
+    QVERIFY(balances > 1);
     b.close();
     // The engine's own checks agree: verify is clean, the report's invariants hold.
     VERIFY_EXIT_OK(test::runForkscope(verifyArgs(db, env)));
