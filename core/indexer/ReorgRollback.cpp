@@ -259,15 +259,20 @@ BalanceRevertPlan ReorgRollback::takeBalancePlan(std::future<BalanceRevertPlan>&
     return planRollbackBalances(m_db, m_env, m_chainId, above);
 }
 
+void ReorgRollback::bindScope(store::SqliteStatement& q, qint64 above) const
+{
+    q.bind(1, m_env.toUtf8());
+    q.bind(2, std::int64_t(m_chainId));
+    q.bind(3, std::int64_t(above));
+}
+
 std::vector<ReorgRollback::LogPosition> ReorgRollback::transfersAbove(qint64 above) const
 {
     store::SqliteStatement q(m_db, "SELECT block_number, log_index FROM log_store WHERE "
                                    "environment_id = ?1 AND chain_id = ?2 AND block_number > ?3 "
                                    "AND transfer_value IS NOT NULL ORDER BY block_number, "
                                    "log_index");
-    q.bind(1, m_env.toUtf8());
-    q.bind(2, std::int64_t(m_chainId));
-    q.bind(3, std::int64_t(above));
+    bindScope(q, above);
     std::vector<LogPosition> at;
     while (q.next())
         at.push_back({q.int64(0), q.int64(1)});
@@ -288,19 +293,13 @@ bool ReorgRollback::isWalFile()
 bool ReorgRollback::outboxMatchesTransfers(qint64 above,
                                            const std::vector<LogPosition>& transfers) const
 {
-    const QByteArray env = m_env.toUtf8();
-    const auto bindScope = [&](store::SqliteStatement& q) {
-        q.bind(1, env);
-        q.bind(2, std::int64_t(m_chainId));
-        q.bind(3, std::int64_t(above));
-    };
     // No row above is delivered: the undelivered rows above, counted in their partial
     // index, are as many as the Transfers.
     store::SqliteStatement pending(m_db, "SELECT count(*) FROM outbox_store INDEXED BY "
                                          "outbox_store_pending WHERE environment_id = ?1 AND "
                                          "chain_id = ?2 AND block_number > ?3 AND delivered_at "
                                          "IS NULL");
-    bindScope(pending);
+    bindScope(pending, above);
     if (!pending.next() || pending.int64(0) != std::int64_t(transfers.size()))
         return false;
     // And every row above names exactly those Transfers, in their order (the unique index
@@ -309,7 +308,7 @@ bool ReorgRollback::outboxMatchesTransfers(qint64 above,
                                       "outbox_store INDEXED BY outbox_store_log WHERE "
                                       "environment_id = ?1 AND chain_id = ?2 AND block_number > "
                                       "?3 ORDER BY block_number, log_index");
-    bindScope(rows);
+    bindScope(rows, above);
     for (const LogPosition& at : transfers)
         if (!rows.next() || rows.int64(0) != at.first || rows.int64(1) != at.second)
             return false;

@@ -12,7 +12,8 @@
 
 namespace forkscope::store {
 class Database;
-}
+class SqliteStatement;
+} // namespace forkscope::store
 
 namespace forkscope::indexer {
 
@@ -81,6 +82,8 @@ private:
     // The plan made aside if one was started and it worked, else one made on m_db.
     BalanceRevertPlan takeBalancePlan(std::future<BalanceRevertPlan>& aside, qint64 above,
                                       RollbackResult& r);
+    // Binds ?1, ?2, ?3 to this environment, chain and `above`.
+    void bindScope(store::SqliteStatement& q, qint64 above) const;
     // The Transfers above `above`, ascending.
     std::vector<LogPosition> transfersAbove(qint64 above) const;
     bool isWalFile();
