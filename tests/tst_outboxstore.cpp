@@ -5,6 +5,7 @@
 // log was deleted by hand is failed with a reason, never sent; and a rollback's balances,
 // planned on its own connection or on a second one (indexer/BalanceRevertPlan.h), leave the
 // same file.
+#include "EnvironmentDump.h"
 #include "chain/Keccak.h"
 #include "chain/U256.h"
 #include "indexer/BalanceBook.h"
@@ -20,7 +21,6 @@
 #include "store/ReorgEventStore.h"
 
 #include <QSqlQuery>
-#include <QSqlRecord>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <limits>
@@ -169,24 +169,11 @@ indexer::VerifiedBatch holdersInTwoBlocks()
     return b;
 }
 
-// Each row of a query's result, its cells joined by '|'.
-QStringList rowsOf(store::Database& db, const QString& sql)
-{
-    QSqlQuery q = db.run(sql);
-    QStringList rows;
-    while (q.next()) {
-        QStringList cells;
-        for (int c = 0; c < q.record().count(); ++c)
-            cells << (q.value(c).isNull() ? QStringLiteral("(null)") : q.value(c).toString());
-        rows << cells.join('|');
-    }
-    return rows;
-}
-
 QStringList balanceRows(store::Database& db)
 {
-    return rowsOf(db, "SELECT contract, holder, balance, transfer_sides, updated_at_block FROM "
-                      "token_balances ORDER BY contract, holder");
+    return test::queryRows(
+        db, "SELECT contract, holder, balance, transfer_sides, updated_at_block FROM "
+            "token_balances ORDER BY contract, holder");
 }
 
 // What a rollback leaves that a reader of the contract sees: the balances, the diff, the
@@ -194,10 +181,11 @@ QStringList balanceRows(store::Database& db)
 QStringList contractDump(store::Database& db)
 {
     return balanceRows(db) +
-           rowsOf(db, "SELECT reorg_id, kind, block_number, log_index, tx_hash, contract, holder, "
-                      "from_addr, to_addr, value, before_value, after_value, event_key FROM "
-                      "reorg_diff_items ORDER BY reorg_id, kind, block_number, log_index, "
-                      "contract, holder") +
+           test::queryRows(
+               db, "SELECT reorg_id, kind, block_number, log_index, tx_hash, contract, holder, "
+                   "from_addr, to_addr, value, before_value, after_value, event_key FROM "
+                   "reorg_diff_items ORDER BY reorg_id, kind, block_number, log_index, "
+                   "contract, holder") +
            outboxRows(db);
 }
 

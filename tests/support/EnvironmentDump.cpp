@@ -19,6 +19,17 @@ QString valueText(const QVariant& v)
     return v.toString();
 }
 
+// The current row's values, as valueText gives them, joined by '|'; `skip` names a column
+// left out.
+QString rowText(const QSqlQuery& q, const QString& skip = QString())
+{
+    QStringList values;
+    for (int i = 0; i < q.record().count(); ++i)
+        if (skip.isEmpty() || q.record().fieldName(i) != skip)
+            values << valueText(q.value(i));
+    return values.join(QLatin1Char('|'));
+}
+
 // env empty: every row of every table. Otherwise every row carrying this environment_id
 // (the `environments` row without archived_at, which a lab reset legitimately sets).
 QString dump(const QString& dbPath, const QString& env, QStringList* lines = nullptr)
@@ -47,14 +58,11 @@ QString dump(const QString& dbPath, const QString& env, QStringList* lines = nul
             q = db->run(QStringLiteral("SELECT * FROM %1 WHERE environment_id = ?").arg(t), {env});
         }
         QStringList rows;
-        while (q.next()) {
-            QStringList values;
-            for (int i = 0; i < q.record().count(); ++i)
-                if (env.isEmpty() || !(t == QLatin1String("environments") &&
-                                       q.record().fieldName(i) == QLatin1String("archived_at")))
-                    values << valueText(q.value(i));
-            rows << values.join(QLatin1Char('|'));
-        }
+        const QString skip = !env.isEmpty() && t == QLatin1String("environments")
+                                 ? QStringLiteral("archived_at")
+                                 : QString();
+        while (q.next())
+            rows << rowText(q, skip);
         rows.sort();
         if (lines)
             for (const QString& r : std::as_const(rows))
@@ -77,6 +85,15 @@ QStringList databaseRows(const QString& dbPath)
     QStringList lines;
     dump(dbPath, QString(), &lines);
     return lines;
+}
+
+QStringList queryRows(store::Database& db, const QString& sql)
+{
+    QSqlQuery q = db.run(sql);
+    QStringList rows;
+    while (q.next())
+        rows << rowText(q);
+    return rows;
 }
 
 QString environmentDump(const QString& dbPath, const QString& env)

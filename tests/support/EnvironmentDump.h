@@ -3,6 +3,10 @@
 #include <QString>
 #include <QStringList>
 
+namespace forkscope::store {
+class Database;
+}
+
 namespace forkscope::test {
 
 // Every row carrying this environment_id, in every table (the `environments` row without
@@ -14,5 +18,8 @@ QString databaseDump(const QString& dbPath);
 // Every row of every table as "table:value|value|...", for saying which rows differ when
 // two dumps do.
 QStringList databaseRows(const QString& dbPath);
+// Each row `sql` returns on `db`, in its order, in the same form ("value|value|...", NULL and
+// BLOBs as the dumps write them).
+QStringList queryRows(store::Database& db, const QString& sql);
 
 } // namespace forkscope::test
