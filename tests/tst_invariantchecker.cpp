@@ -188,9 +188,15 @@ void TestInvariantChecker::aTamperedRowIsNamed_data()
                        "AND holder = (SELECT holder FROM balance_store WHERE environment_id = "
                        "'env' AND updated_at_block = LATE LIMIT 1)"}
         << QStringLiteral(", transfers sum to ") << kOnePage;
-    QTest::newRow("an outbox row deleted")
-        << QStringList{"DELETE FROM outbox_store WHERE " + late + " AND log_index = 1"}
-        << QStringLiteral("transfer LATE/1 has no outbox row") << kOnePage;
+    // A pending Transfer's row is its log (rendered); a delivered one is stored, and the
+    // outbox cursor says every row below it is. Deleting a stored row there is found.
+    QTest::newRow("a delivered outbox row deleted")
+        << QStringList{"UPDATE outbox SET delivered_at = '2026-12-05T00:00:00.000Z' WHERE " + late,
+                       "INSERT INTO outbox_cursor SELECT environment_id, chain_id, LATE + 1 FROM "
+                       "environments WHERE environment_id = 'env'",
+                       "DELETE FROM outbox_store WHERE " + late + " AND log_index = 1"}
+        << QStringLiteral("lost its stored row below the outbox cursor (block LATE_PLUS_1)")
+        << kOnePage;
     QTest::newRow("a block's hash edited")
         << QStringList{"UPDATE block_store SET block_hash = zeroblob(32) WHERE " + late}
         << QStringLiteral("block LATE is not the node's block") << kOnePage;
@@ -231,6 +237,7 @@ void TestInvariantChecker::aTamperedRowIsNamed()
         QFAIL(e.what()); // a violation is reported, never thrown
     }
     named.replace(QStringLiteral("LATE_MINUS_1"), QString::number(m_late - 1))
+        .replace(QStringLiteral("LATE_PLUS_1"), QString::number(m_late + 1))
         .replace(QStringLiteral("LATE"), QString::number(m_late));
     QVERIFY2(!r.ok(), "the tampered copy passed");
     bool found = false;

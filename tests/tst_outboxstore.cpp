@@ -6,6 +6,7 @@
 // planned on its own connection or on a second one (indexer/BalanceRevertPlan.h), leave the
 // same file.
 #include "EnvironmentDump.h"
+#include "StoreLab.h"
 #include "chain/Keccak.h"
 #include "chain/U256.h"
 #include "indexer/BalanceBook.h"
@@ -29,109 +30,7 @@ using namespace forkscope;
 
 namespace {
 
-const QString kEnv = QStringLiteral("env");
-constexpr std::uint64_t kChain = 31337;
-
-chain::Hash32 hashOf(const QByteArray& seed)
-{
-    return chain::keccak256(seed);
-}
-
-chain::Hash32 topicOf(const QByteArray& seed)
-{
-    return chain::Hash32::fromBytes(QByteArray(12, '\0') + hashOf(seed).toByteArray().right(20),
-                                    "topic");
-}
-
-chain::BlockHeader header(std::uint64_t number, const QByteArray& name, const QByteArray& parent)
-{
-    chain::BlockHeader h;
-    h.number = number;
-    h.hash = hashOf(name);
-    h.parentHash = hashOf(parent);
-    h.timestamp = 1'700'000'000 + number;
-    return h;
-}
-
-// The token's Transfer of `value` from `from` to `to` (topics; the zero hash mints) at
-// `logIndex` of `block`, in the transaction named `tx`.
-chain::LogEntry transferLog(const chain::BlockHeader& block, std::uint64_t logIndex,
-                            const chain::Hash32& from, const chain::Hash32& to, int value,
-                            const QByteArray& tx)
-{
-    chain::LogEntry log;
-    log.address = chain::Address::fromBytes(hashOf("token").toByteArray().right(20), "token");
-    log.topics = {chain::keccak256("Transfer(address,address,uint256)"), from, to};
-    log.data = chain::u256::toBigEndian32(chain::U256(value));
-    log.blockNumber = block.number;
-    log.blockHash = block.hash;
-    log.transactionHash = hashOf(tx);
-    log.logIndex = logIndex;
-    return log;
-}
-
-// Block 1 ("common") and a block 2 named `branch` holding one Transfer per value, log index
-// 0, 1, ...
-indexer::VerifiedBatch branchOf(const QByteArray& name, const QList<int>& values)
-{
-    indexer::VerifiedBatch b;
-    b.blocks << header(1, "common", "genesis") << header(2, name, "common");
-    for (int i = 0; i < values.size(); ++i)
-        b.logs << transferLog(b.blocks.last(), std::uint64_t(i), topicOf("alice"), topicOf("bob"),
-                              values[i], name + "-tx" + QByteArray::number(i));
-    return b;
-}
-
-indexer::VerifiedBatch branch(const QByteArray& name, int value)
-{
-    return branchOf(name, {value});
-}
-
-struct RecordingSink : outbox::OutboxSink
-{
-    QList<outbox::OutboxRow> sent;
-    QString describe() const override { return QStringLiteral("recording"); }
-    int maxBatch() const override { return 100; }
-    outbox::DeliveryResult deliver(const QList<outbox::OutboxRow>& rows) override
-    {
-        sent << rows;
-        return {outbox::DeliveryResult::Outcome::Delivered, QString()};
-    }
-};
-
-// A fresh environment with the indexer's own committer and rollback on it.
-struct StoreLab
-{
-    explicit StoreLab(const QString& path)
-        : db(openRegistered(path)), checkpoints(*db, kEnv, kChain, "default"),
-          balances(*db, kEnv, kChain), committer(*db, kEnv, kChain, checkpoints, balances),
-          rollback(*db, kEnv, kChain, "default", checkpoints, balances)
-    {
-    }
-    static std::unique_ptr<store::Database> openRegistered(const QString& path)
-    {
-        auto db = store::Database::open(path);
-        indexer::EnvironmentRegistry(*db).openForIndexing(kEnv, kChain, hashOf("genesis"),
-                                                          QUrl("http://127.0.0.1:1"));
-        return db;
-    }
-    std::unique_ptr<store::Database> db;
-    indexer::CheckpointStore checkpoints;
-    indexer::BalanceBook balances;
-    indexer::BatchCommitter committer;
-    indexer::ReorgRollback rollback;
-};
-
-// The outbox as the contract reads it: "key|payload|delivered?" per row, in id order.
-QStringList outboxRows(store::Database& db)
-{
-    QSqlQuery q = db.run("SELECT event_key, payload, delivered_at IS NOT NULL FROM outbox "
-                         "ORDER BY id");
-    QStringList rows;
-    while (q.next())
-        rows << q.value(0).toString() + '|' + q.value(1).toString() + '|' + q.value(2).toString();
-    return rows;
-}
+using namespace forkscope::test;
 
 // Plans a rollback's balances on a second connection whenever it can (0 Transfers up), or
 // never (ReorgRollback::setPlanAsideFrom).
@@ -228,7 +127,9 @@ void TestOutboxStore::deliveredRowsOutliveTheirLogsAndAreNotEnqueuedTwice()
     QVERIFY2(pendingA.first().startsWith(keyA + "|{\"type\":\"transfer\""),
              qPrintable(pendingA.first()));
     QVERIFY(pendingA.first().contains("\"value\":\"5\"}|0"));
-    QCOMPARE(db->run("SELECT count(*) FROM outbox_store WHERE payload IS NULL").next(), true);
+    // Rendered, not stored: no id until delivery touches it.
+    QCOMPARE(test::queryRows(*db, "SELECT count(*) FROM outbox_store"), QStringList{"0"});
+    QCOMPARE(test::queryRows(*db, "SELECT id IS NULL FROM outbox"), QStringList{"1"});
     RecordingSink sink;
     outbox::OutboxDispatcher(*db, kEnv, kChain, sink).deliverRound(2);
     QCOMPARE(sink.sent.size(), 1);
@@ -285,7 +186,10 @@ void TestOutboxStore::aRowWithoutItsLogIsFailedNotSent()
     StoreLab lab(m_dir.filePath("orphan.sqlite"));
     store::Database* db = lab.db.get();
     lab.committer.commit(std::nullopt, branch("A", 5), 1, "test", 1);
-    db->run("DELETE FROM logs WHERE block_number = 2"); // by hand, through the view
+    // A row is stored once delivery has tried it; its log then goes by hand, through the
+    // view (a rendered row would go with its log).
+    db->run("UPDATE outbox SET attempts = 1, last_error = 'timeout' WHERE block_number = 2");
+    db->run("DELETE FROM logs WHERE block_number = 2");
     RecordingSink sink;
     const outbox::RoundResult r = outbox::OutboxDispatcher(*db, kEnv, kChain, sink).deliverRound(2);
     QCOMPARE(sink.sent.size(), 0);
@@ -428,48 +332,56 @@ void TestOutboxStore::aRollbackRecordsEachOutboxRowOnce_data()
 {
     QTest::addColumn<bool>("oneDelivered");
     QTest::addColumn<bool>("oneLogDeletedByHand");
-    QTest::addColumn<bool>("oneRowDeletedByHand");
+    QTest::addColumn<bool>("oneTried");
     QTest::addColumn<bool>("oneRowNamingNoLog");
-    // Every row names its Transfer's log: each is recorded with its Transfer's diff row.
+    // Every row is rendered from its Transfer's log: each is recorded with its Transfer's
+    // diff row, and nothing is stored to look up.
     QTest::newRow("all pending") << false << false << false << false;
+    // A stored row above the fork takes the join: delivered, or tried and still pending.
     QTest::newRow("one delivered") << true << false << false << false;
-    // A row whose log is gone cannot be recorded with a Transfer: the rows are copied on
-    // their own (ReorgRollback step 1).
-    QTest::newRow("a row whose log is gone") << false << true << false << false;
-    QTest::newRow("both") << true << true << false << false;
-    // A Transfer without its row records none. With the row of another log gone as well,
-    // rows and Transfers are as many, but not the same logs.
-    QTest::newRow("a Transfer whose row is gone") << false << false << true << false;
-    QTest::newRow("as many rows as Transfers, other logs") << false << true << true << false;
-    // A pending row with its own key (as a retraction has) in place of a Transfer's: as many
-    // rows as Transfers again, and it sorts where the missing row's log index 0 would.
-    QTest::newRow("a row naming no log for a Transfer's") << false << false << true << true;
+    QTest::newRow("one tried") << false << false << true << false;
+    // A stored row whose log is gone cannot be recorded with a Transfer: it is copied on its
+    // own (ReorgRollback step 1). A rendered row goes with its log.
+    QTest::newRow("a stored row whose log is gone") << false << true << true << false;
+    QTest::newRow("a rendered row's log gone") << false << true << false << false;
+    QTest::newRow("delivered, and a log gone") << true << true << false << false;
+    // A pending row with its own key (as a retraction has) beside the Transfers' rows.
+    QTest::newRow("a row naming no log") << false << false << false << true;
+    QTest::newRow("all of them") << true << true << true << true;
 }
 
 void TestOutboxStore::aRollbackRecordsEachOutboxRowOnce()
 {
     QFETCH(bool, oneDelivered);
     QFETCH(bool, oneLogDeletedByHand);
-    QFETCH(bool, oneRowDeletedByHand);
+    QFETCH(bool, oneTried);
     QFETCH(bool, oneRowNamingNoLog);
     StoreLab lab(m_dir.filePath(QStringLiteral("fold-%1-%2-%3-%4.sqlite")
                                     .arg(int(oneDelivered))
                                     .arg(int(oneLogDeletedByHand))
-                                    .arg(int(oneRowDeletedByHand))
+                                    .arg(int(oneTried))
                                     .arg(int(oneRowNamingNoLog))));
     store::Database& db = *lab.db;
     lab.committer.commit(std::nullopt, branchOf("A", {3, 4, 5}), 1, "test", 1);
+    const auto storedRows = [&db] {
+        QSqlQuery q = db.run("SELECT count(*) FROM outbox_store");
+        return q.next() ? q.value(0).toInt() : -1;
+    };
+    QCOMPARE(storedRows(), 0); // all rendered
+    // Through the view, as a user would: updating a rendered row stores it.
     if (oneDelivered)
-        db.run("UPDATE outbox_store SET delivered_at = '2026-12-02T00:00:00.000Z' WHERE "
-               "log_index = 1");
+        db.run("UPDATE outbox SET delivered_at = '2026-12-02T00:00:00.000Z' WHERE event_key "
+               "LIKE '%:1'");
+    if (oneTried)
+        db.run("UPDATE outbox SET attempts = 1, last_error = 'timeout' WHERE event_key LIKE "
+               "'%:2'");
     if (oneLogDeletedByHand)
         db.run("DELETE FROM logs WHERE log_index = 2"); // through the view
-    if (oneRowDeletedByHand)
-        db.run("DELETE FROM outbox_store WHERE log_index = 0");
     if (oneRowNamingNoLog)
-        db.run("INSERT INTO outbox_store (environment_id, chain_id, block_number, event_key, "
-               "payload) SELECT environment_id, chain_id, block_number, 'manual:1', '{}' FROM "
-               "outbox_store WHERE log_index = 1");
+        db.run("INSERT INTO outbox (environment_id, chain_id, block_number, event_key, payload) "
+               "SELECT environment_id, chain_id, block_number, 'manual:1', '{}' FROM blocks "
+               "WHERE block_number = 2");
+    QCOMPARE(storedRows(), int(oneDelivered) + int(oneTried) + int(oneRowNamingNoLog));
     // What the rollback must record: each outbox row above the fork as the outbox view shows
     // it, once.
     QStringList expected;
@@ -478,7 +390,7 @@ void TestOutboxStore::aRollbackRecordsEachOutboxRowOnce()
                               "'(none)') FROM outbox WHERE block_number > 1");
     while (before.next())
         expected << before.value(0).toString();
-    const int rows = oneRowDeletedByHand && !oneRowNamingNoLog ? 2 : 3;
+    const int rows = 3 - int(oneLogDeletedByHand && !oneTried) + int(oneRowNamingNoLog);
     QCOMPARE(expected.size(), rows);
     expected.sort();
 

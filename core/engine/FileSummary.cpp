@@ -2,6 +2,7 @@
 #include "indexer/CompletenessAlerts.h"
 #include "indexer/EnvironmentRegistry.h"
 #include "outbox/OutboxDispatcher.h"
+#include "outbox/RenderedOutbox.h"
 #include "store/Database.h"
 #include "store/ReorgEventStore.h"
 
@@ -51,13 +52,17 @@ DbSummary readFileSummary(store::Database& db, const QString& environmentId, qui
     // The oldest row still waiting, aged by its block's time (the outbox has no enqueue
     // time of its own; the block time is when the event happened on chain). Read from the
     // binary tables, as the shared index's summary does: the views' rendering is not needed.
-    QSqlQuery age =
-        db.run(QStringLiteral("SELECT b.block_timestamp FROM outbox_store o JOIN block_store b ON "
-                              "b.environment_id = o.environment_id AND b.chain_id = o.chain_id AND "
-                              "b.block_number = o.block_number WHERE o.environment_id = ? AND "
-                              "o.chain_id = ? AND o.delivered_at IS NULL AND o.failed_at IS NULL "
-                              "ORDER BY o.block_number LIMIT 1"),
-               {environmentId, qint64(s.chainId)});
+    // A pending row is stored (tried before) or rendered from its log (never touched).
+    const std::optional<std::int64_t> firstRendered =
+        outbox::firstRenderedBlock(db, environmentId, s.chainId);
+    QSqlQuery age = db.run(
+        QStringLiteral("SELECT b.block_timestamp FROM block_store b WHERE b.environment_id = ? "
+                       "AND b.chain_id = ? AND b.block_number = (SELECT min(n) FROM (SELECT "
+                       "min(o.block_number) AS n FROM outbox_store o WHERE o.environment_id = ? "
+                       "AND o.chain_id = ? AND o.delivered_at IS NULL AND o.failed_at IS NULL "
+                       "UNION ALL SELECT ?))"),
+        {environmentId, qint64(s.chainId), environmentId, qint64(s.chainId),
+         firstRendered ? QVariant(qint64(*firstRendered)) : QVariant()});
     if (age.next())
         s.outboxOldestPendingAgeSecs =
             std::max(0.0, double(QDateTime::currentSecsSinceEpoch() - age.value(0).toLongLong()));

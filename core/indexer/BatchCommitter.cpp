@@ -44,7 +44,7 @@ CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
     Q_ASSERT(!batch.blocks.isEmpty());
     using store::SqliteStatement;
     // Contract v4 (store/BinaryContract.h): hashes, addresses and topics go in as BLOBs; a
-    // Transfer is its log row plus a decimal value, and its outbox row only names the log.
+    // Transfer is its log row plus a decimal value, and its pending outbox row is that log.
     if (!m_insBlock) {
         m_insBlock = std::make_unique<SqliteStatement>(
             m_db, "INSERT INTO block_store (environment_id, chain_id, block_number, block_hash, "
@@ -57,9 +57,9 @@ CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
             "args_json, transfer_value, args_template_id)",
             17, "ON CONFLICT (environment_id, chain_id, block_number, log_index) DO NOTHING",
             kRowsPerStatement);
-        m_insOutbox = std::make_unique<store::MultiRowInsert>(
-            m_db, "INSERT INTO outbox_store (environment_id, chain_id, block_number, log_index)", 4,
-            "ON CONFLICT DO NOTHING", kRowsPerStatement);
+        m_lowerOutboxCursor = std::make_unique<SqliteStatement>(
+            m_db, "UPDATE outbox_cursor SET block_number = ?3 WHERE environment_id = ?1 AND "
+                  "chain_id = ?2 AND block_number > ?3");
         m_anyStoredLog = std::make_unique<SqliteStatement>(
             m_db, "SELECT 1 FROM log_store WHERE environment_id = ?1 AND chain_id = ?2 AND "
                   "block_number BETWEEN ?3 AND ?4 LIMIT 1");
@@ -70,9 +70,9 @@ CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
             m_db, "SELECT id FROM args_templates WHERE template = ?1");
         m_insTemplate = std::make_unique<SqliteStatement>(
             m_db, "INSERT INTO args_templates (template) VALUES (?1)");
-        m_storedKey = std::make_unique<SqliteStatement>(
-            m_db, "SELECT 1 FROM outbox_store WHERE environment_id = ?1 AND chain_id = ?2 AND "
-                  "event_key = ?3");
+        m_repointStoredKey = std::make_unique<SqliteStatement>(
+            m_db, "UPDATE outbox_store SET log_index = ?4, event_key = NULL, payload = NULL "
+                  "WHERE environment_id = ?1 AND chain_id = ?2 AND event_key = ?3");
     }
     CommitStats stats;
     const auto chainId = std::int64_t(m_chainId);
@@ -126,8 +126,6 @@ CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
     const bool allNew = !m_anyStoredLog->hasRow() && strictlyOrdered(batch.logs);
     m_insLogs->start(batch.logs.size(), allNew);
     qint64 logRowsStored = 0;
-    QList<std::pair<std::int64_t, std::int64_t>> outboxRows; // block, log index: log order
-    outboxRows.reserve(batch.logs.size());
 
     HolderDeltas deltas;
     deltas.reserve(std::size_t(batch.logs.size()) * 2);
@@ -215,21 +213,26 @@ CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
         if (!t->to.isZero())
             deltas.addSide(HolderKey{t->contract, t->to}, amount, log.blockNumber);
 
-        // The side effect is enqueued with the data, never sent from here (seed 000). Its key
-        // is the chain coordinate transfer:<block>:<blockHash>:<logIndex>, so a consumer can
+        // The side effect is enqueued with the data, never sent from here (seed 000): a
+        // Transfer's log row is its pending outbox row, rendered by the `outbox` view until
+        // delivery first touches it and stores it (store/PendingOutboxContract.h). Its key is
+        // the chain coordinate transfer:<block>:<blockHash>:<logIndex>, so a consumer can
         // deduplicate and a transfer re-included in another block is a new event (the
-        // InvariantChecker reads this format). The row stores only the log it names; the
-        // `outbox` view renders key and payload from that log (store/BinaryContract.h).
+        // InvariantChecker reads this format).
         if (checkStoredKeys) {
-            m_storedKey->bind(1, m_envUtf8);
-            m_storedKey->bind(2, chainId);
-            m_storedKey->bind(3, "transfer:" + QByteArray::number(log.blockNumber) + ':' +
-                                     log.blockHash.toHexLatin1() + ':' +
-                                     QByteArray::number(log.logIndex));
-            if (m_storedKey->hasRow())
+            // The very event was delivered before a reorg took its block, and its row kept
+            // the key as text. It names this log again, so the log renders no second,
+            // pending row: what was delivered once is not delivered again.
+            m_repointStoredKey->bind(1, m_envUtf8);
+            m_repointStoredKey->bind(2, chainId);
+            m_repointStoredKey->bind(3, "transfer:" + QByteArray::number(log.blockNumber) + ':' +
+                                            log.blockHash.toHexLatin1() + ':' +
+                                            QByteArray::number(log.logIndex));
+            m_repointStoredKey->bind(4, std::int64_t(log.logIndex));
+            if (m_repointStoredKey->execute() > 0)
                 continue;
         }
-        outboxRows.append({std::int64_t(log.blockNumber), std::int64_t(log.logIndex)});
+        ++stats.outboxRows;
     }
     m_insLogs->finish();
     if (allNew && logRowsStored != batch.logs.size())
@@ -241,15 +244,12 @@ CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
                 .arg(batch.blocks.last().number)
                 .arg(logRowsStored)
                 .arg(batch.logs.size()));
-    m_insOutbox->start(outboxRows.size(), true);
-    for (const auto& [block, logIndex] : outboxRows)
-        stats.outboxRows += m_insOutbox->add([&](store::RowBinder& row) {
-            row.bind(1, m_envUtf8);
-            row.bind(2, chainId);
-            row.bind(3, block);
-            row.bind(4, logIndex);
-        });
-    m_insOutbox->finish();
+    // The dispatcher looks for rendered rows only from the outbox cursor up; a batch below it
+    // (a repair, a backfill) brings it down to its first block, in this same transaction.
+    m_lowerOutboxCursor->bind(1, m_envUtf8);
+    m_lowerOutboxCursor->bind(2, chainId);
+    m_lowerOutboxCursor->bind(3, std::int64_t(batch.blocks.first().number));
+    m_lowerOutboxCursor->execute();
     m_balances.apply(std::move(deltas));
 
     // The checkpoint moves in the same transaction as the data it covers.

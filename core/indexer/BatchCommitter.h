@@ -36,7 +36,7 @@ struct CommitStats
     qint64 logs = 0;
     qint64 transfers = 0;
     qint64 decodeFailures = 0;
-    qint64 outboxRows = 0;
+    qint64 outboxRows = 0; // pending outbox rows the batch enqueued (rendered from its logs)
     qint64 abiDecoded = 0;
     qint64 abiUnmatched = 0; // anonymous events and logs no ABI entry describes: kept raw
     qint64 abiFailures = 0;
@@ -67,9 +67,9 @@ private:
     CheckpointStore& m_checkpoints;
     BalanceBook& m_balances;
     QByteArray m_envUtf8;
-    std::unique_ptr<store::SqliteStatement> m_insBlock, m_anyStoredKey, m_storedKey, m_findTemplate,
-        m_insTemplate, m_anyStoredLog;
-    std::unique_ptr<store::MultiRowInsert> m_insLogs, m_insOutbox;
+    std::unique_ptr<store::SqliteStatement> m_insBlock, m_anyStoredKey, m_repointStoredKey,
+        m_findTemplate, m_lowerOutboxCursor, m_insTemplate, m_anyStoredLog;
+    std::unique_ptr<store::MultiRowInsert> m_insLogs;
 };
 
 } // namespace forkscope::indexer

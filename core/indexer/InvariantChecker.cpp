@@ -88,7 +88,9 @@ public:
              const QList<chain::Address>& contracts, QVariantList scope, qint64 start,
              qint64 cpNumber)
         : m_reader(reader), m_eth(eth), m_contracts(contracts), m_scope(std::move(scope)),
-          m_nodeLogs(eth, contracts), m_start(start), m_cpNumber(cpNumber)
+          m_nodeLogs(eth, contracts), m_start(start), m_cpNumber(cpNumber),
+          m_storedOutboxBelow(
+              reader.storedOutboxBelow(m_scope.value(0).toString(), m_scope.value(1).toLongLong()))
     {
     }
 
@@ -121,6 +123,7 @@ private:
     wire::PartedLogReader m_nodeLogs;
     const qint64 m_start;
     const qint64 m_cpNumber;
+    const qint64 m_storedOutboxBelow;      // rows rendered below it were stored and deleted
     QHash<HolderKey, SignedAmount> m_sums; // one per holder
 };
 
@@ -301,9 +304,9 @@ void CheckRun::outboxRows(const QString& where, const QVariantList& args,
                           const QHash<LogPos, chain::LogEntry>& node,
                           const QSet<LogPos>& chunkTransfers)
 {
-    const auto q = m_reader.query(QStringLiteral("SELECT block_number, event_key, delivered_at "
-                                                 "FROM outbox WHERE environment_id = ? AND "
-                                                 "chain_id = ? AND ") +
+    const auto q = m_reader.query(QStringLiteral("SELECT block_number, event_key, delivered_at, "
+                                                 "id IS NULL FROM outbox WHERE environment_id = "
+                                                 "? AND chain_id = ? AND ") +
                                       where,
                                   args);
     QSet<LogPos> withRow;
@@ -312,6 +315,14 @@ void CheckRun::outboxRows(const QString& where, const QVariantList& args,
         const qint64 n = q->value(0).toLongLong();
         const QString eventKey = q->value(1).toString();
         const bool delivered = !q->value(2).isNull();
+        // Delivery stores every row it touches, in order, and moves the cursor past them:
+        // a row rendered below it had a stored row (delivered, perhaps) that was deleted,
+        // and the dispatcher, looking from the cursor up, will never send it.
+        if (q->value(3).toBool() && n < m_storedOutboxBelow)
+            violate(r, QStringLiteral("outbox row %1 lost its stored row below the outbox "
+                                      "cursor (block %2): edited outside Forkscope")
+                           .arg(eventKey)
+                           .arg(m_storedOutboxBelow));
         if (!delivered && n > m_cpNumber)
             violate(r,
                     QStringLiteral("undelivered outbox row %1 above the checkpoint").arg(eventKey));

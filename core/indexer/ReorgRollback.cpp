@@ -61,9 +61,8 @@ RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fo
          fork.number ? QVariant(fork.hash.toHex()) : QVariant(QMetaType(QMetaType::QString))});
     r.reorgId = ins.lastInsertId().toLongLong();
 
-    // 0. Which Transfers go, in order: they are matched with their outbox rows below.
-    const std::vector<LogPosition> transferAt = transfersAbove(above);
-    r.transfersRemoved = qint64(transferAt.size());
+    // 0. How many Transfers go: that decides where their balances are planned.
+    r.transfersRemoved = countTransfersAbove(above);
     // What they added to each holder is read before their logs go (step 2): the balances are
     // reverted by exactly that (step 3). Those reads make a plan (BalanceRevertPlan.h); for a
     // deep rollback they run on a second connection, on the other core, while this one copies
@@ -92,23 +91,19 @@ RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fo
         QSqlQuery q = m_db.run(sql, binds);
         return q.next() ? q.value(0).toLongLong() : 0;
     };
-    // Usually every outbox row above the fork is a Transfer's, none is delivered yet, and
-    // every removed Transfer has one: then each Transfer's row is recorded as dropped without
-    // looking its outbox row up (a join that was a third of a deep rollback). An ordered index
-    // scan and a count prove it; anything else takes the join, and the diff rows it writes
-    // from here on are counted in step 1.
-    const bool onlyPendingTransferRows = outboxMatchesTransfers(above, transferAt);
-    const qint64 lastDiffId =
-        onlyPendingTransferRows
-            ? 0
-            : int64Of(QStringLiteral("SELECT coalesce(max(id), 0) FROM reorg_diff_store"));
+    // Usually no outbox row above the fork is stored: each removed Transfer's row is rendered
+    // from its log, pending, and goes with it (store/PendingOutboxContract.h). Then each is
+    // recorded as dropped without looking anything up, and there is nothing to delete. One
+    // probe of the position index proves it; a stored row above (delivered, refused, tried,
+    // a retraction) takes the join, and step 1 copies the stored rows that name no Transfer.
+    const bool storedRowsAbove = anyStoredOutboxRowAbove(above);
     const QString transferColumns =
         QStringLiteral("INSERT INTO reorg_diff_store (reorg_id, environment_id, chain_id, kind, "
                        "block_number, log_index, block_hash, tx_hash, contract, from_addr, "
                        "to_addr, value, outbox_kind) SELECT ?, l.environment_id, l.chain_id, "
                        "'transfer_removed', l.block_number, l.log_index, l.block_hash, l.tx_hash, "
                        "l.address, substr(l.topic1, 13), substr(l.topic2, 13), l.transfer_value, ");
-    if (onlyPendingTransferRows)
+    if (!storedRowsAbove)
         m_db.run(transferColumns +
                      QStringLiteral("'outbox_dropped' FROM log_store l WHERE l.environment_id = ? "
                                     "AND l.chain_id = ? AND l.block_number > ? AND "
@@ -116,34 +111,28 @@ RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fo
                  {r.reorgId, m_env, chainId, above});
     else
         m_db.run(transferColumns +
-                     QStringLiteral("CASE WHEN o.id IS NULL THEN NULL WHEN o.delivered_at IS NULL "
-                                    "THEN 'outbox_dropped' ELSE 'outbox_delivered_reorged' END "
-                                    "FROM log_store l LEFT JOIN outbox_store o ON "
-                                    "o.environment_id = l.environment_id AND o.chain_id = "
-                                    "l.chain_id AND o.block_number = l.block_number AND "
-                                    "o.log_index = l.log_index WHERE l.environment_id = ? AND "
+                     QStringLiteral("CASE WHEN o.delivered_at IS NULL THEN 'outbox_dropped' ELSE "
+                                    "'outbox_delivered_reorged' END FROM log_store l LEFT JOIN "
+                                    "outbox_store o ON o.environment_id = l.environment_id AND "
+                                    "o.chain_id = l.chain_id AND o.block_number = l.block_number "
+                                    "AND o.log_index = l.log_index WHERE l.environment_id = ? AND "
                                     "l.chain_id = ? AND l.block_number > ? AND l.transfer_value "
                                     "IS NOT NULL"),
                  {r.reorgId, m_env, chainId, above});
 
     // 1. Side effects not yet sent go with the data; sent ones stay and are flagged. This runs
-    //    while the logs are still there. The outbox rows not recorded above are copied on
-    //    their own: rows with their own key and payload (retractions), and any row whose log
-    //    is missing or not a Transfer. Usually every row that names a log was recorded above,
-    //    which two counts prove without joining each row to its log again. On the fast path
-    //    the proof has seen every row above name a removed Transfer: none is left to copy.
-    if (!onlyPendingTransferRows) {
-        const bool allRecorded =
-            int64Of(QStringLiteral("SELECT count(*) FROM reorg_diff_store WHERE id > ? AND "
-                                   "outbox_kind IS NOT NULL"),
-                    {lastDiffId}) ==
-            int64Of(QStringLiteral("SELECT count(*) FROM outbox_store WHERE environment_id = ? "
-                                   "AND chain_id = ? AND block_number > ? AND log_index IS NOT "
-                                   "NULL"),
-                    scope);
-        const QString notRecorded = allRecorded ? QStringLiteral("o.log_index IS NULL")
-                                                : QStringLiteral("(o.log_index IS NULL OR "
-                                                                 "l.transfer_value IS NULL)");
+    //    while the logs are still there. The stored outbox rows not recorded above are copied
+    //    on their own: rows with their own key and payload (retractions), and any row whose
+    //    log is missing or not a Transfer.
+    qint64 storedTransferRows = 0; // stored rows above that name a removed Transfer
+    if (storedRowsAbove) {
+        storedTransferRows = int64Of(
+            QStringLiteral("SELECT count(*) FROM outbox_store o JOIN log_store l ON "
+                           "l.environment_id = o.environment_id AND l.chain_id = o.chain_id AND "
+                           "l.block_number = o.block_number AND l.log_index = o.log_index WHERE "
+                           "o.environment_id = ? AND o.chain_id = ? AND o.block_number > ? AND "
+                           "l.transfer_value IS NOT NULL"),
+            scope);
         m_db.run(QStringLiteral(
                      "INSERT INTO reorg_diff_store (reorg_id, environment_id, chain_id, kind, "
                      "block_number, log_index, block_hash, event_key, value) SELECT ?, "
@@ -153,16 +142,16 @@ RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fo
                      "JOIN log_store l ON l.environment_id = o.environment_id AND l.chain_id = "
                      "o.chain_id AND l.block_number = o.block_number AND l.log_index = "
                      "o.log_index WHERE o.environment_id = ? AND o.chain_id = ? AND "
-                     "o.block_number > ? AND ") +
-                     notRecorded,
+                     "o.block_number > ? AND (o.log_index IS NULL OR l.transfer_value IS NULL)"),
                  {r.reorgId, m_env, chainId, above});
+        r.outboxDropped = m_db.run(QStringLiteral("DELETE FROM outbox_store WHERE environment_id "
+                                                  "= ? AND chain_id = ? AND block_number > ? "
+                                                  "AND delivered_at IS NULL"),
+                                   scope)
+                              .numRowsAffected();
     }
-    r.outboxDropped =
-        m_db.run(
-                QStringLiteral("DELETE FROM outbox_store WHERE environment_id = ? AND chain_id = ? "
-                               "AND block_number > ? AND delivered_at IS NULL"),
-                scope)
-            .numRowsAffected();
+    // The rendered rows go with their logs in step 2; they count as dropped like stored ones.
+    r.outboxDropped += r.transfersRemoved - storedTransferRows;
     r.deliveredAffected = int64Of(QStringLiteral("SELECT count(*) FROM outbox_store WHERE "
                                                  "environment_id = ? AND chain_id = ? AND "
                                                  "block_number > ?"),
@@ -266,17 +255,13 @@ void ReorgRollback::bindScope(store::SqliteStatement& q, qint64 above) const
     q.bind(3, std::int64_t(above));
 }
 
-std::vector<ReorgRollback::LogPosition> ReorgRollback::transfersAbove(qint64 above) const
+qint64 ReorgRollback::countTransfersAbove(qint64 above) const
 {
-    store::SqliteStatement q(m_db, "SELECT block_number, log_index FROM log_store WHERE "
-                                   "environment_id = ?1 AND chain_id = ?2 AND block_number > ?3 "
-                                   "AND transfer_value IS NOT NULL ORDER BY block_number, "
-                                   "log_index");
+    store::SqliteStatement q(m_db, "SELECT count(*) FROM log_store WHERE environment_id = ?1 AND "
+                                   "chain_id = ?2 AND block_number > ?3 AND transfer_value IS "
+                                   "NOT NULL");
     bindScope(q, above);
-    std::vector<LogPosition> at;
-    while (q.next())
-        at.push_back({q.int64(0), q.int64(1)});
-    return at;
+    return q.next() ? q.int64(0) : 0;
 }
 
 bool ReorgRollback::isWalFile()
@@ -290,29 +275,13 @@ bool ReorgRollback::isWalFile()
     return *m_walFile;
 }
 
-bool ReorgRollback::outboxMatchesTransfers(qint64 above,
-                                           const std::vector<LogPosition>& transfers) const
+bool ReorgRollback::anyStoredOutboxRowAbove(qint64 above) const
 {
-    // No row above is delivered: the undelivered rows above, counted in their partial
-    // index, are as many as the Transfers.
-    store::SqliteStatement pending(m_db, "SELECT count(*) FROM outbox_store INDEXED BY "
-                                         "outbox_store_pending WHERE environment_id = ?1 AND "
-                                         "chain_id = ?2 AND block_number > ?3 AND delivered_at "
-                                         "IS NULL");
-    bindScope(pending, above);
-    if (!pending.next() || pending.int64(0) != std::int64_t(transfers.size()))
-        return false;
-    // And every row above names exactly those Transfers, in their order (the unique index
-    // lists them so). A row naming no log reads as log index -1, which no Transfer has.
-    store::SqliteStatement rows(m_db, "SELECT block_number, coalesce(log_index, -1) FROM "
-                                      "outbox_store INDEXED BY outbox_store_log WHERE "
-                                      "environment_id = ?1 AND chain_id = ?2 AND block_number > "
-                                      "?3 ORDER BY block_number, log_index");
-    bindScope(rows, above);
-    for (const LogPosition& at : transfers)
-        if (!rows.next() || rows.int64(0) != at.first || rows.int64(1) != at.second)
-            return false;
-    return !rows.next();
+    store::SqliteStatement q(m_db, "SELECT 1 FROM outbox_store INDEXED BY outbox_store_log WHERE "
+                                   "environment_id = ?1 AND chain_id = ?2 AND block_number > ?3 "
+                                   "LIMIT 1");
+    bindScope(q, above);
+    return q.hasRow();
 }
 
 void ReorgRollback::recordBalanceChanges(store::Database& db, qint64 reorgId, const QString& env,

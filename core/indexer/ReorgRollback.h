@@ -74,18 +74,15 @@ public:
     void setPlanAsideFrom(qint64 transfers) { m_planAsideFrom = transfers; }
 
 private:
-    using LogPosition = std::pair<qint64, qint64>; // block number, log index
-
-    // True when the outbox rows above `above` are exactly one undelivered row for each of
-    // the Transfers at `transfers` (ascending), and nothing else.
-    bool outboxMatchesTransfers(qint64 above, const std::vector<LogPosition>& transfers) const;
+    // Whether any outbox row above `above` is stored (touched by delivery, or naming no log).
+    bool anyStoredOutboxRowAbove(qint64 above) const;
     // The plan made aside if one was started and it worked, else one made on m_db.
     BalanceRevertPlan takeBalancePlan(std::future<BalanceRevertPlan>& aside, qint64 above,
                                       RollbackResult& r);
     // Binds ?1, ?2, ?3 to this environment, chain and `above`.
     void bindScope(store::SqliteStatement& q, qint64 above) const;
-    // The Transfers above `above`, ascending.
-    std::vector<LogPosition> transfersAbove(qint64 above) const;
+    // How many Transfers are above `above`.
+    qint64 countTransfersAbove(qint64 above) const;
     bool isWalFile();
 
     store::Database& m_db;

@@ -1,5 +1,7 @@
 #include "OutboxDispatcher.h"
+#include "RenderedOutbox.h"
 #include "indexer/CrashPoints.h"
+#include "store/BinaryContract.h"
 #include "store/Database.h"
 
 #include <QDateTime>
@@ -17,7 +19,8 @@ qint64 pendingAtOrBelow(store::Database& db, const QString& environmentId, std::
                               "AND chain_id = ? AND delivered_at IS NULL AND failed_at "
                               "IS NULL AND block_number <= ?"),
                {environmentId, qint64(chainId), qint64(safeHeight)});
-    return q.next() ? q.value(0).toLongLong() : 0;
+    const qint64 stored = q.next() ? q.value(0).toLongLong() : 0;
+    return stored + renderedPendingCount(db, environmentId, chainId, safeHeight);
 }
 
 OutboxCounts countRows(store::Database& db, const QString& environmentId, std::uint64_t chainId)
@@ -30,7 +33,7 @@ OutboxCounts countRows(store::Database& db, const QString& environmentId, std::u
         {environmentId, qint64(chainId)});
     OutboxCounts c;
     if (q.next()) {
-        c.pending = q.value(0).toLongLong();
+        c.pending = q.value(0).toLongLong() + renderedPendingCount(db, environmentId, chainId);
         c.delivered = q.value(1).toLongLong();
         c.failed = q.value(2).toLongLong();
     }
@@ -55,17 +58,27 @@ RoundResult OutboxDispatcher::deliverRound(std::uint64_t safeHeight, int limit)
             return r;
         }
     }
+    // A pending Transfer's row is rendered from its log until delivery touches it: the rows
+    // this round may send are stored first, so each has an id (store/PendingOutboxContract.h).
+    storeRenderedRows(m_db, m_env, m_chainId, safeHeight, limit);
     QList<OutboxRow> rows;
     std::optional<OutboxRow> orphan; // the first stops the read: rows after it wait their turn
     {
-        // Only rows deep enough that a reorg is no longer expected to remove them. The view
-        // renders each Transfer's key and payload from its stored log (contract v4).
-        QSqlQuery q =
-            m_db.run(QStringLiteral("SELECT id, block_number, event_key, payload FROM outbox "
-                                    "WHERE environment_id = ? AND chain_id = ? AND "
-                                    "delivered_at IS NULL AND failed_at IS NULL AND "
-                                    "block_number <= ? ORDER BY block_number, id LIMIT ?"),
-                     {m_env, qint64(m_chainId), qint64(safeHeight), limit});
+        // Only rows deep enough that a reorg is no longer expected to remove them. A
+        // Transfer's key and payload are rendered from its stored log (contract v4); within
+        // a block, Transfers go by log index, then rows that name no log (retractions).
+        QSqlQuery q = m_db.run(
+            QStringLiteral("SELECT o.id, o.block_number, coalesce(o.event_key, ") +
+                store::outboxEventKeySql() + QStringLiteral("), coalesce(o.payload, ") +
+                store::outboxPayloadSql() +
+                QStringLiteral(") FROM outbox_store o LEFT JOIN log_store l ON "
+                               "l.environment_id = o.environment_id AND l.chain_id = "
+                               "o.chain_id AND l.block_number = o.block_number AND l.log_index = "
+                               "o.log_index WHERE o.environment_id = ? AND o.chain_id = ? AND "
+                               "o.delivered_at IS NULL AND o.failed_at IS NULL AND "
+                               "o.block_number <= ? ORDER BY o.block_number, o.log_index IS "
+                               "NULL, o.log_index, o.id LIMIT ?"),
+            {m_env, qint64(m_chainId), qint64(safeHeight), limit});
         while (q.next()) {
             const OutboxRow row{q.value(0).toLongLong(), q.value(1).toULongLong(),
                                 q.value(2).toString(), q.value(3).toString().toUtf8()};

@@ -27,7 +27,7 @@ struct DeliveryResult
 };
 
 // Where outbox rows go. deliver() blocks (it runs on the dispatcher's own thread) and takes
-// 1 to maxBatch() rows in (block_number, id) order as one unit: it returns Delivered only
+// 1 to maxBatch() rows in delivery order as one unit: it returns Delivered only
 // once every one of them is durably accepted on the other side, and anything else means
 // the dispatcher records none of them as delivered (they go again, with the same keys).
 class OutboxSink

@@ -17,7 +17,7 @@ namespace forkscope::outbox {
 // Single-row mode (batch 1, the default): the body is the row's payload, the header
 // `Idempotency-Key: <event_key>`.
 // Batch mode (batch N > 1): the body is a JSON array of up to N rowEnvelope objects
-// ({"id", "eventKey", "blockNumber", "payload"}) in (block_number, id) order, the header
+// ({"id", "eventKey", "blockNumber", "payload"}) in delivery order, the header
 // `Idempotency-Key: batch:<first event_key>..<last event_key>`; a 2xx accepts all of them.
 // Every request is an array in this mode, even one of a single row. What the receiver
 // must deduplicate on is each element's eventKey (see README, "Outbox").

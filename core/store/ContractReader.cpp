@@ -95,4 +95,16 @@ QString SqliteContractReader::describe() const
     return m_db.path();
 }
 
+qint64 ContractReader::storedOutboxBelow(const QString&, qint64)
+{
+    return 0;
+}
+
+qint64 SqliteContractReader::storedOutboxBelow(const QString& environmentId, qint64 chainId)
+{
+    return scalar(QStringLiteral("SELECT block_number FROM outbox_cursor WHERE environment_id = ? "
+                                 "AND chain_id = ?"),
+                  {environmentId, chainId});
+}
+
 } // namespace forkscope::store

@@ -60,6 +60,10 @@ public:
     virtual QString describe() const = 0;
     // A read snapshot; inside one already open, it joins it.
     virtual std::unique_ptr<ContractSnapshot> snapshot() = 0;
+    // Below this block every Transfer's outbox row is stored, so a rendered (id NULL) row
+    // there means a stored one was deleted (SQLite's outbox cursor,
+    // PendingOutboxContract.h). 0 where every row is stored (PostgreSQL).
+    virtual qint64 storedOutboxBelow(const QString& environmentId, qint64 chainId);
 
     // The first column of the first row, or 0 when there is none.
     qint64 scalar(const QString& sql, const QVariantList& args);
@@ -73,6 +77,7 @@ public:
     std::optional<CheckpointFacts> checkpoint(const QString& environmentId, qint64 chainId,
                                               const QString& sourceId) override;
     QString describe() const override;
+    qint64 storedOutboxBelow(const QString& environmentId, qint64 chainId) override;
     std::unique_ptr<ContractSnapshot> snapshot() override;
 
 private:

@@ -1,5 +1,6 @@
 #include "Migrations.h"
 #include "BinaryContract.h"
+#include "PendingOutboxContract.h"
 #include "ReorgDiffContract.h"
 
 namespace forkscope::store {
@@ -8,7 +9,8 @@ namespace {
 
 // Versions 1 to 4 are contract v3 (hex text tables); version 5 is contract v4
 // (BinaryContract.cpp), which renames them and serves their names as views; version 6 does
-// the same for reorg_diff_items (ReorgDiffContract.cpp).
+// the same for reorg_diff_items (ReorgDiffContract.cpp); version 8 stops storing a pending
+// Transfer's outbox row (PendingOutboxContract.cpp).
 
 // Version 1: the database contract of DESIGN.md. Every table is keyed by environment_id
 // and chain_id so a lab reset (a new environment) never mixes with archived rows.
@@ -227,7 +229,8 @@ const QList<Migration>& migrations()
                                       v4(),
                                       binaryContractMigration(),
                                       reorgDiffMigration(),
-                                      reorgDiffFoldMigration()};
+                                      reorgDiffFoldMigration(),
+                                      pendingOutboxMigration()};
     return all;
 }
 

@@ -1,0 +1,85 @@
+#include "PendingOutboxContract.h"
+#include "BinaryContract.h"
+
+namespace forkscope::store {
+
+QString renderedOutboxWhereSql()
+{
+    return QStringLiteral("l.transfer_value IS NOT NULL AND NOT EXISTS (SELECT 1 FROM "
+                          "outbox_store s WHERE s.environment_id = l.environment_id AND "
+                          "s.chain_id = l.chain_id AND s.block_number = l.block_number AND "
+                          "s.log_index = l.log_index)");
+}
+
+Migration pendingOutboxMigration()
+{
+    Migration m{8,
+                QStringLiteral("outbox: a pending Transfer's row is rendered from its log, "
+                               "stored once delivery touches it"),
+                {},
+                {},
+                {}};
+    // Rows stored by earlier versions stay as they are (with their ids). Every Transfer had
+    // its row stored, so the cursor starts past the last log: a Transfer whose row was deleted
+    // by hand is not taken for a pending one and delivered now; the invariant check names it.
+    m.statements
+        << QStringLiteral("CREATE TABLE outbox_cursor ("
+                          " environment_id TEXT NOT NULL,"
+                          " chain_id INTEGER NOT NULL,"
+                          " block_number INTEGER NOT NULL,"
+                          " PRIMARY KEY (environment_id, chain_id)) WITHOUT ROWID")
+        << QStringLiteral("INSERT INTO outbox_cursor SELECT environment_id, chain_id, "
+                          "max(block_number) + 1 FROM log_store GROUP BY environment_id, "
+                          "chain_id")
+        << QStringLiteral("DROP VIEW outbox")
+        << QStringLiteral("CREATE VIEW outbox AS SELECT o.id AS id, o.environment_id AS "
+                          "environment_id, o.chain_id AS chain_id, o.block_number AS "
+                          "block_number, coalesce(o.event_key, ") +
+               outboxEventKeySql() + QStringLiteral(") AS event_key, coalesce(o.payload, ") +
+               outboxPayloadSql() +
+               QStringLiteral(") AS payload, o.delivered_at AS delivered_at, o.attempts AS "
+                              "attempts, o.last_error AS last_error, o.failed_at AS failed_at "
+                              "FROM outbox_store o LEFT JOIN log_store l ON l.environment_id = "
+                              "o.environment_id AND l.chain_id = o.chain_id AND l.block_number = "
+                              "o.block_number AND l.log_index = o.log_index "
+                              "UNION ALL SELECT NULL, l.environment_id, l.chain_id, "
+                              "l.block_number, ") +
+               outboxEventKeySql() + QStringLiteral(", ") + outboxPayloadSql() +
+               QStringLiteral(", NULL, 0, NULL, NULL FROM log_store l WHERE ") +
+               renderedOutboxWhereSql()
+        // The view's triggers went with it. A rendered row cannot be deleted on its own: it
+        // is its Transfer, which is what to delete.
+        << QStringLiteral("CREATE TRIGGER outbox_delete INSTEAD OF DELETE ON outbox BEGIN "
+                          "SELECT raise(ABORT, 'outbox: a pending Transfer''s row is rendered "
+                          "from its log and cannot be deleted on its own; delete the Transfer "
+                          "from transfer_events instead') WHERE OLD.id IS NULL; DELETE FROM "
+                          "outbox_store WHERE id = OLD.id; END")
+        << QStringLiteral("CREATE TRIGGER outbox_insert INSTEAD OF INSERT ON outbox BEGIN INSERT "
+                          "INTO outbox_store (id, environment_id, chain_id, block_number, "
+                          "event_key, payload, delivered_at, attempts, last_error, failed_at) "
+                          "VALUES (NEW.id, NEW.environment_id, NEW.chain_id, NEW.block_number, "
+                          "NEW.event_key, NEW.payload, NEW.delivered_at, coalesce(NEW.attempts, "
+                          "0), NEW.last_error, NEW.failed_at); END")
+        // Delivery bookkeeping only. A rendered row (id NULL) is stored first, naming its log
+        // (the log index is the key's last field: transfer:<block>:<hash>:<log index>).
+        << QStringLiteral("CREATE TRIGGER outbox_update INSTEAD OF UPDATE ON outbox BEGIN SELECT "
+                          "raise(ABORT, 'outbox: only delivered_at, attempts, last_error and "
+                          "failed_at can be updated') WHERE NEW.id IS NOT OLD.id OR "
+                          "NEW.environment_id IS NOT OLD.environment_id OR NEW.chain_id IS NOT "
+                          "OLD.chain_id OR NEW.block_number IS NOT OLD.block_number OR "
+                          "NEW.event_key IS NOT OLD.event_key OR NEW.payload IS NOT OLD.payload; "
+                          "INSERT INTO outbox_store (environment_id, chain_id, block_number, "
+                          "log_index, delivered_at, attempts, last_error, failed_at) SELECT "
+                          "l.environment_id, l.chain_id, l.block_number, l.log_index, "
+                          "NEW.delivered_at, NEW.attempts, NEW.last_error, NEW.failed_at FROM "
+                          "log_store l WHERE OLD.id IS NULL AND l.environment_id = "
+                          "OLD.environment_id AND l.chain_id = OLD.chain_id AND l.block_number = "
+                          "OLD.block_number AND l.log_index = CAST(substr(OLD.event_key, "
+                          "length('transfer:' || OLD.block_number) + 69) AS INTEGER) AND "
+                          "l.transfer_value IS NOT NULL; UPDATE outbox_store SET delivered_at = "
+                          "NEW.delivered_at, attempts = NEW.attempts, last_error = "
+                          "NEW.last_error, failed_at = NEW.failed_at WHERE id = OLD.id; END");
+    return m;
+}
+
+} // namespace forkscope::store
