@@ -13,6 +13,10 @@ QString renderedOutboxWhereSql()
 
 Migration pendingOutboxMigration()
 {
+    // The log an outbox row (aliased u) names.
+    const QString kSameLog = QStringLiteral(
+        "l.environment_id = u.environment_id AND l.chain_id = u.chain_id AND l.block_number = "
+        "u.block_number AND l.log_index = u.log_index");
     Migration m{8,
                 QStringLiteral("outbox: a pending Transfer's row is rendered from its log, "
                                "stored once delivery touches it"),
@@ -32,21 +36,27 @@ Migration pendingOutboxMigration()
                           "max(block_number) + 1 FROM log_store GROUP BY environment_id, "
                           "chain_id")
         << QStringLiteral("DROP VIEW outbox")
-        << QStringLiteral("CREATE VIEW outbox AS SELECT o.id AS id, o.environment_id AS "
-                          "environment_id, o.chain_id AS chain_id, o.block_number AS "
-                          "block_number, coalesce(o.event_key, ") +
-               outboxEventKeySql() + QStringLiteral(") AS event_key, coalesce(o.payload, ") +
-               outboxPayloadSql() +
-               QStringLiteral(") AS payload, o.delivered_at AS delivered_at, o.attempts AS "
-                              "attempts, o.last_error AS last_error, o.failed_at AS failed_at "
-                              "FROM outbox_store o LEFT JOIN log_store l ON l.environment_id = "
-                              "o.environment_id AND l.chain_id = o.chain_id AND l.block_number = "
-                              "o.block_number AND l.log_index = o.log_index "
-                              "UNION ALL SELECT NULL, l.environment_id, l.chain_id, "
-                              "l.block_number, ") +
-               outboxEventKeySql() + QStringLiteral(", ") + outboxPayloadSql() +
-               QStringLiteral(", NULL, 0, NULL, NULL FROM log_store l WHERE ") +
-               renderedOutboxWhereSql()
+        // The two halves yield plain columns only; the key and payload are rendered by
+        // scalar subqueries, which SQLite evaluates only for a row whose key or payload is
+        // read. Rendered inside the union, every row paid for both even in a count(*): 2.9 s
+        // against 0.24 s over a million pending Transfers (bench/README.md).
+        << QStringLiteral("CREATE VIEW outbox AS SELECT u.id AS id, u.environment_id AS "
+                          "environment_id, u.chain_id AS chain_id, u.block_number AS "
+                          "block_number, coalesce(u.event_key, (SELECT ") +
+               outboxEventKeySql() + QStringLiteral(" FROM log_store l WHERE ") + kSameLog +
+               QStringLiteral(")) AS event_key, coalesce(u.payload, (SELECT ") +
+               outboxPayloadSql() + QStringLiteral(" FROM log_store l WHERE ") + kSameLog +
+               QStringLiteral(")) AS payload, u.delivered_at AS delivered_at, u.attempts AS "
+                              "attempts, u.last_error AS last_error, u.failed_at AS failed_at "
+                              "FROM (SELECT o.id AS id, o.environment_id AS environment_id, "
+                              "o.chain_id AS chain_id, o.block_number AS block_number, "
+                              "o.log_index AS log_index, o.event_key AS event_key, o.payload AS "
+                              "payload, o.delivered_at AS delivered_at, o.attempts AS attempts, "
+                              "o.last_error AS last_error, o.failed_at AS failed_at FROM "
+                              "outbox_store o UNION ALL SELECT NULL, l.environment_id, "
+                              "l.chain_id, l.block_number, l.log_index, NULL, NULL, NULL, 0, "
+                              "NULL, NULL FROM log_store l WHERE ") +
+               renderedOutboxWhereSql() + QStringLiteral(") u")
         // The view's triggers went with it. A rendered row cannot be deleted on its own: it
         // is its Transfer, which is what to delete.
         << QStringLiteral("CREATE TRIGGER outbox_delete INSTEAD OF DELETE ON outbox BEGIN "
