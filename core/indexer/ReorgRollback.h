@@ -31,7 +31,7 @@ struct RollbackResult
     std::uint64_t depth = 0;
     qint64 rowsRemoved = 0;
     qint64 transfersRemoved = 0;
-    qint64 outboxDropped = 0;
+    qint64 outboxDropped = 0; // stored rows deleted and rendered rows gone with their logs
     qint64 deliveredAffected = 0;
     qint64 balancesChanged = 0;
     bool balancesPlannedAside = false; // on a second connection (BalanceRevertPlan.h)
@@ -43,7 +43,8 @@ struct RollbackResult
 // Undoes everything above a fork point in ONE transaction, in the order of seed 000, and
 // records what it undid. reorg_diff_items kinds:
 //   transfer_removed          a transfer event above the fork (from, to, value)
-//   outbox_dropped            an undelivered outbox row above the fork, deleted
+//   outbox_dropped            an undelivered outbox row above the fork: deleted, or (never
+//                             touched by delivery, so rendered from its log) gone with it
 //   outbox_delivered_reorged  a delivered row above the fork: kept (it was sent), flagged
 //                             as needing a compensating note
 //   (outbox rows: event_key, and for a Transfer's row its block and log index, the payload

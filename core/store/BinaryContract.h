@@ -25,6 +25,8 @@ namespace forkscope::store {
 //                  log_index) and its event key and payload are rendered from that log.
 //                  Only rows whose log is gone (delivered, then reorged: see
 //                  ReorgRollback) or that have no log (retractions) store them as text.
+//                  Since schema 8 a pending Transfer has no row here until delivery
+//                  touches it: the view renders it from the log (PendingOutboxContract.h).
 // Amounts stay decimal text: `sqlite3` has no 256-bit arithmetic to render a BLOB with, and
 // the contract promises that anyone reading with plain `sqlite3` sees decimal strings.
 Migration binaryContractMigration();
