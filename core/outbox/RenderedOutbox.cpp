@@ -97,7 +97,7 @@ int storeRenderedRows(store::Database& db, const QString& env, std::uint64_t cha
         !first || *first > std::int64_t(safeHeight))
         return 0;
     store::WriteTransaction tx(db);
-    std::vector<Pending> first;
+    std::vector<Pending> head; // the round's first rows
     {
         store::SqliteStatement rendered(
             db, QStringLiteral("SELECT l.block_number, l.log_index ") + fromCursorSql() +
@@ -107,9 +107,9 @@ int storeRenderedRows(store::Database& db, const QString& env, std::uint64_t cha
         rendered.bind(3, std::int64_t(safeHeight));
         rendered.bind(4, std::int64_t(limit));
         while (rendered.next())
-            first.push_back({rendered.int64(0), rendered.int64(1), true});
+            head.push_back({rendered.int64(0), rendered.int64(1), true});
     }
-    if (first.empty())
+    if (head.empty())
         return 0;
     {
         store::SqliteStatement stored(
@@ -122,14 +122,14 @@ int storeRenderedRows(store::Database& db, const QString& env, std::uint64_t cha
         stored.bind(4, noLog);
         stored.bind(5, std::int64_t(limit));
         while (stored.next())
-            first.push_back({stored.int64(0), stored.int64(1), false});
+            head.push_back({stored.int64(0), stored.int64(1), false});
     }
-    std::sort(first.begin(), first.end());
-    first.resize(std::min(first.size(), std::size_t(limit)));
+    std::sort(head.begin(), head.end());
+    head.resize(std::min(head.size(), std::size_t(limit)));
     store::SqliteStatement insert(db, "INSERT INTO outbox_store (environment_id, chain_id, "
                                       "block_number, log_index) VALUES (?1, ?2, ?3, ?4)");
     int storedRows = 0;
-    for (const Pending& p : first) {
+    for (const Pending& p : head) {
         if (!p.rendered)
             continue;
         bindScope(insert, env, chainId);
