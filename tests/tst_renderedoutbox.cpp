@@ -7,7 +7,7 @@
 #include "StoreLab.h"
 #include "indexer/ReorgReason.h"
 #include "outbox/OutboxDispatcher.h"
-#include "outbox/RenderedOutbox.h"
+#include "store/PendingOutboxContract.h"
 #include "store/StoreError.h"
 
 #include <QTemporaryDir>
@@ -80,7 +80,7 @@ void TestRenderedOutbox::deliveryStoresWhatItSendsAndMovesTheCursor()
     more.logs << transferLog(more.blocks[0], 0, topicOf("bob"), topicOf("carol"), 1, "t3")
               << transferLog(more.blocks[1], 0, topicOf("carol"), topicOf("dave"), 1, "t4");
     lab.committer.commit(lab.checkpoints.read(), more, 3, "test", 1);
-    QCOMPARE(outbox::outboxCursor(db, kEnv, kChain), 0);
+    QCOMPARE(store::outboxCursor(db, kEnv, kChain), 0);
 
     RecordingSink sink;
     outbox::OutboxDispatcher dispatcher(db, kEnv, kChain, sink);
@@ -117,12 +117,12 @@ void TestRenderedOutbox::deliveryStoresWhatItSendsAndMovesTheCursor()
              QStringList{"4|1"});
     QCOMPARE(queryRows(db, "SELECT count(*) FROM outbox_store"), QStringList{"4"});
     // The cursor is at the first rendered row; nothing is sent twice.
-    QCOMPARE(outbox::outboxCursor(db, kEnv, kChain), 4);
+    QCOMPARE(store::outboxCursor(db, kEnv, kChain), 4);
     dispatcher.deliverRound(3, limit);
     QCOMPARE(sink.sent.size(), 4);
     dispatcher.deliverRound(4, limit);
     QCOMPARE(sink.sent.size(), 5);
-    QCOMPARE(outbox::outboxCursor(db, kEnv, kChain), 5); // past the last log
+    QCOMPARE(store::outboxCursor(db, kEnv, kChain), 5); // past the last log
     QCOMPARE(outbox::countRows(db, kEnv, kChain).pending, 0);
     QCOMPARE(outbox::countRows(db, kEnv, kChain).delivered, 5);
 }
@@ -139,15 +139,15 @@ void TestRenderedOutbox::aBatchBelowTheCursorBringsItDown()
     outbox::OutboxDispatcher dispatcher(db, kEnv, kChain, sink);
     dispatcher.deliverRound(2);
     QCOMPARE(sink.sent.size(), 2);
-    QCOMPARE(outbox::outboxCursor(db, kEnv, kChain), 3);
+    QCOMPARE(store::outboxCursor(db, kEnv, kChain), 3);
 
     lab.rollback.rollback(*lab.checkpoints.read(), {1, hashOf("common")},
                           indexer::reorg_reason::kParentMismatch);
-    QCOMPARE(outbox::outboxCursor(db, kEnv, kChain), 3); // a rollback stores nothing below it
+    QCOMPARE(store::outboxCursor(db, kEnv, kChain), 3); // a rollback stores nothing below it
     indexer::VerifiedBatch b = branchOf("B", {7, 8, 9});
     b.blocks.removeFirst();
     lab.committer.commit(lab.checkpoints.read(), b, 2, "test", 1);
-    QCOMPARE(outbox::outboxCursor(db, kEnv, kChain), 2);
+    QCOMPARE(store::outboxCursor(db, kEnv, kChain), 2);
     QCOMPARE(outbox::pendingAtOrBelow(db, kEnv, kChain, 2), 3 + 2); // B's, and 2 retractions
 
     sink.sent.clear();

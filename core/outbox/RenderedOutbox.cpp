@@ -27,14 +27,6 @@ void bindScope(store::SqliteStatement& st, const QString& env, std::uint64_t cha
 
 } // namespace
 
-std::int64_t outboxCursor(store::Database& db, const QString& env, std::uint64_t chainId)
-{
-    store::SqliteStatement q(db, "SELECT block_number FROM outbox_cursor WHERE environment_id = "
-                                 "?1 AND chain_id = ?2");
-    bindScope(q, env, chainId);
-    return q.next() ? q.int64(0) : 0;
-}
-
 qint64 renderedPendingCount(store::Database& db, const QString& env, std::uint64_t chainId,
                             std::optional<std::uint64_t> atOrBelow)
 {

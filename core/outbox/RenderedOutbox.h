@@ -16,9 +16,6 @@ namespace forkscope::outbox {
 // it every Transfer's row is stored. Each query finds them by a walk over log_store from the
 // cursor, probing outbox_store's position index once per Transfer.
 
-// The cursor: every Transfer below this block has its outbox row stored (0 when unset).
-std::int64_t outboxCursor(store::Database& db, const QString& env, std::uint64_t chainId);
-
 // Rendered (never touched) pending rows, all of them or those at or below a height.
 qint64 renderedPendingCount(store::Database& db, const QString& env, std::uint64_t chainId,
                             std::optional<std::uint64_t> atOrBelow = std::nullopt);

@@ -81,27 +81,39 @@ QStringList triggers()
                        "OLD.contract AND '0x' || lower(hex(holder)) = OLD.holder; END"),
         QStringLiteral("CREATE TRIGGER outbox_delete INSTEAD OF DELETE ON outbox BEGIN DELETE FROM "
                        "outbox_store WHERE id = OLD.id; END"),
-        // A row with its own key and payload (as a retraction has).
-        QStringLiteral("CREATE TRIGGER outbox_insert INSTEAD OF INSERT ON outbox BEGIN INSERT "
-                       "INTO outbox_store (id, environment_id, chain_id, block_number, event_key, "
-                       "payload, delivered_at, attempts, last_error, failed_at) VALUES (NEW.id, "
-                       "NEW.environment_id, NEW.chain_id, NEW.block_number, NEW.event_key, "
-                       "NEW.payload, NEW.delivered_at, coalesce(NEW.attempts, 0), NEW.last_error, "
-                       "NEW.failed_at); END"),
-        // Delivery bookkeeping only: what was (or will be) sent is not edited in place.
-        QStringLiteral("CREATE TRIGGER outbox_update INSTEAD OF UPDATE ON outbox BEGIN SELECT "
-                       "raise(ABORT, 'outbox: only delivered_at, attempts, last_error and "
-                       "failed_at can be updated') WHERE NEW.id IS NOT OLD.id OR "
-                       "NEW.environment_id IS NOT OLD.environment_id OR NEW.chain_id IS NOT "
-                       "OLD.chain_id OR NEW.block_number IS NOT OLD.block_number OR NEW.event_key "
-                       "IS NOT OLD.event_key OR NEW.payload IS NOT OLD.payload; UPDATE "
-                       "outbox_store SET delivered_at = NEW.delivered_at, attempts = "
-                       "NEW.attempts, last_error = NEW.last_error, failed_at = NEW.failed_at "
-                       "WHERE id = OLD.id; END"),
+        outboxInsertTriggerSql(),
+        outboxUpdateTriggerSql(),
     };
 }
 
 } // namespace
+
+QString outboxInsertTriggerSql()
+{
+    // A row with its own key and payload (as a retraction has).
+    return QStringLiteral("CREATE TRIGGER outbox_insert INSTEAD OF INSERT ON outbox BEGIN INSERT "
+                          "INTO outbox_store (id, environment_id, chain_id, block_number, "
+                          "event_key, payload, delivered_at, attempts, last_error, failed_at) "
+                          "VALUES (NEW.id, NEW.environment_id, NEW.chain_id, NEW.block_number, "
+                          "NEW.event_key, NEW.payload, NEW.delivered_at, coalesce(NEW.attempts, "
+                          "0), NEW.last_error, NEW.failed_at); END");
+}
+
+QString outboxUpdateTriggerSql(const QString& beforeUpdate)
+{
+    // Delivery bookkeeping only: what was (or will be) sent is not edited in place.
+    return QStringLiteral(
+               "CREATE TRIGGER outbox_update INSTEAD OF UPDATE ON outbox BEGIN SELECT "
+               "raise(ABORT, 'outbox: only delivered_at, attempts, last_error and "
+               "failed_at can be updated') WHERE NEW.id IS NOT OLD.id OR "
+               "NEW.environment_id IS NOT OLD.environment_id OR NEW.chain_id IS NOT "
+               "OLD.chain_id OR NEW.block_number IS NOT OLD.block_number OR "
+               "NEW.event_key IS NOT OLD.event_key OR NEW.payload IS NOT OLD.payload; ") +
+           beforeUpdate +
+           QStringLiteral("UPDATE outbox_store SET delivered_at = NEW.delivered_at, attempts = "
+                          "NEW.attempts, last_error = NEW.last_error, failed_at = NEW.failed_at "
+                          "WHERE id = OLD.id; END");
+}
 
 QString hexSql(const QString& column)
 {

@@ -37,6 +37,12 @@ Migration binaryContractMigration();
 QString outboxEventKeySql(const QString& alias = QStringLiteral("l"));
 QString outboxPayloadSql();
 
+// The `outbox` view's INSERT and UPDATE triggers (schema 5, and again when schema 8 replaces
+// the view). The UPDATE trigger refuses edits to anything but delivery bookkeeping, runs
+// `beforeUpdate` (whole statements, each ending in "; "), then updates the stored row.
+QString outboxInsertTriggerSql();
+QString outboxUpdateTriggerSql(const QString& beforeUpdate = {});
+
 // Lowercase 0x hex of a BLOB column, as the read surface shows it; the nullable form keeps
 // NULL as NULL (hex(NULL) would be '').
 QString hexSql(const QString& column);

@@ -1,5 +1,6 @@
 #include "ContractReader.h"
 #include "Database.h"
+#include "PendingOutboxContract.h"
 #include "SqliteStatement.h"
 
 #include <QSqlQuery>
@@ -102,9 +103,7 @@ qint64 ContractReader::storedOutboxBelow(const QString&, qint64)
 
 qint64 SqliteContractReader::storedOutboxBelow(const QString& environmentId, qint64 chainId)
 {
-    return scalar(QStringLiteral("SELECT block_number FROM outbox_cursor WHERE environment_id = ? "
-                                 "AND chain_id = ?"),
-                  {environmentId, chainId});
+    return outboxCursor(m_db, environmentId, std::uint64_t(chainId));
 }
 
 } // namespace forkscope::store

@@ -1,7 +1,17 @@
 #include "PendingOutboxContract.h"
 #include "BinaryContract.h"
+#include "SqliteStatement.h"
 
 namespace forkscope::store {
+
+std::int64_t outboxCursor(Database& db, const QString& environmentId, std::uint64_t chainId)
+{
+    SqliteStatement q(db, "SELECT block_number FROM outbox_cursor WHERE environment_id = ?1 AND "
+                          "chain_id = ?2");
+    q.bind(1, environmentId.toUtf8());
+    q.bind(2, std::int64_t(chainId));
+    return q.next() ? q.int64(0) : 0;
+}
 
 QString renderedOutboxWhereSql()
 {
@@ -64,31 +74,18 @@ Migration pendingOutboxMigration()
                           "from its log and cannot be deleted on its own; delete the Transfer "
                           "from transfer_events instead') WHERE OLD.id IS NULL; DELETE FROM "
                           "outbox_store WHERE id = OLD.id; END")
-        << QStringLiteral("CREATE TRIGGER outbox_insert INSTEAD OF INSERT ON outbox BEGIN INSERT "
-                          "INTO outbox_store (id, environment_id, chain_id, block_number, "
-                          "event_key, payload, delivered_at, attempts, last_error, failed_at) "
-                          "VALUES (NEW.id, NEW.environment_id, NEW.chain_id, NEW.block_number, "
-                          "NEW.event_key, NEW.payload, NEW.delivered_at, coalesce(NEW.attempts, "
-                          "0), NEW.last_error, NEW.failed_at); END")
-        // Delivery bookkeeping only. A rendered row (id NULL) is stored first, naming its log
-        // (the log index is the key's last field: transfer:<block>:<hash>:<log index>).
-        << QStringLiteral("CREATE TRIGGER outbox_update INSTEAD OF UPDATE ON outbox BEGIN SELECT "
-                          "raise(ABORT, 'outbox: only delivered_at, attempts, last_error and "
-                          "failed_at can be updated') WHERE NEW.id IS NOT OLD.id OR "
-                          "NEW.environment_id IS NOT OLD.environment_id OR NEW.chain_id IS NOT "
-                          "OLD.chain_id OR NEW.block_number IS NOT OLD.block_number OR "
-                          "NEW.event_key IS NOT OLD.event_key OR NEW.payload IS NOT OLD.payload; "
-                          "INSERT INTO outbox_store (environment_id, chain_id, block_number, "
-                          "log_index, delivered_at, attempts, last_error, failed_at) SELECT "
-                          "l.environment_id, l.chain_id, l.block_number, l.log_index, "
-                          "NEW.delivered_at, NEW.attempts, NEW.last_error, NEW.failed_at FROM "
-                          "log_store l WHERE OLD.id IS NULL AND l.environment_id = "
-                          "OLD.environment_id AND l.chain_id = OLD.chain_id AND l.block_number = "
-                          "OLD.block_number AND l.log_index = CAST(substr(OLD.event_key, "
-                          "length('transfer:' || OLD.block_number) + 69) AS INTEGER) AND "
-                          "l.transfer_value IS NOT NULL; UPDATE outbox_store SET delivered_at = "
-                          "NEW.delivered_at, attempts = NEW.attempts, last_error = "
-                          "NEW.last_error, failed_at = NEW.failed_at WHERE id = OLD.id; END");
+        << outboxInsertTriggerSql()
+        // A rendered row (id NULL) is stored first, naming its log (the log index is the
+        // key's last field: transfer:<block>:<hash>:<log index>).
+        << outboxUpdateTriggerSql(QStringLiteral(
+               "INSERT INTO outbox_store (environment_id, chain_id, block_number, log_index, "
+               "delivered_at, attempts, last_error, failed_at) SELECT l.environment_id, "
+               "l.chain_id, l.block_number, l.log_index, NEW.delivered_at, NEW.attempts, "
+               "NEW.last_error, NEW.failed_at FROM log_store l WHERE OLD.id IS NULL AND "
+               "l.environment_id = OLD.environment_id AND l.chain_id = OLD.chain_id AND "
+               "l.block_number = OLD.block_number AND l.log_index = CAST(substr(OLD.event_key, "
+               "length('transfer:' || OLD.block_number) + 69) AS INTEGER) AND l.transfer_value IS "
+               "NOT NULL; "));
     return m;
 }
 

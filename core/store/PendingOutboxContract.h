@@ -4,7 +4,11 @@
 
 #include <QString>
 
+#include <cstdint>
+
 namespace forkscope::store {
+
+class Database;
 
 // Schema 8: a Transfer nobody has tried to deliver has no outbox row stored. Its `outbox`
 // row is rendered from its log (id NULL, pending); delivery stores the row the first time it
@@ -24,6 +28,10 @@ namespace forkscope::store {
 // never needs it (a Transfer with no stored row at its position is pending, wherever it is).
 // Whatever stores a Transfer below it lowers it in the same transaction (BatchCommitter).
 Migration pendingOutboxMigration();
+
+// The outbox cursor of an environment: every Transfer below this block has its outbox row
+// stored (0 when unset).
+std::int64_t outboxCursor(Database& db, const QString& environmentId, std::uint64_t chainId);
 
 // The rendered half of the `outbox` view: a select over log_store `l` of the Transfers with no
 // outbox_store row at their position, in the view's column order. The dispatcher, the counts
