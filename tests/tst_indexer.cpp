@@ -358,9 +358,12 @@ void TestIndexer::headCheckAheadAnswersOnlyItsQuestion()
     check.ask(3, block3->hash);
     const auto answer = check.takeFor(cp);
     QVERIFY(answer);
-    QCOMPARE(answer->first, lab.eth().blockNumber());
-    QVERIFY(answer->second);
-    QCOMPARE(answer->second->hash, block3->hash);
+    QCOMPARE(answer->head, lab.eth().blockNumber());
+    QVERIFY(answer->block);
+    QCOMPARE(answer->block->hash, block3->hash);
+    // The node's identity rides along, for the round's identity check.
+    QCOMPARE(answer->chainId, 31337u);
+    QCOMPARE(answer->genesis, lab.eth().blockByNumber(0)->hash);
     QVERIFY(!check.takeFor(cp)); // taken once
 }
 

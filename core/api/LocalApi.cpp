@@ -276,7 +276,9 @@ void LocalApi::processFamilies(PrometheusText& p, const indexer::IndexerStatus& 
          {{{QStringLiteral("node"), indexed}, {QStringLiteral("kind"), QStringLiteral("recount")}},
           double(c.recountTruncations)},
          {{{QStringLiteral("node"), indexed}, {QStringLiteral("kind"), QStringLiteral("receipts")}},
-          double(c.receiptTruncations)}});
+          double(c.receiptTruncations)},
+         {{{QStringLiteral("node"), indexed}, {QStringLiteral("kind"), QStringLiteral("split")}},
+          double(c.splitTruncations)}});
     p.counter(QStringLiteral("forkscope_bloom_false_positives_total"),
               QStringLiteral("Blocks whose bloom admitted a contract that had no log there."),
               double(c.falsePositives));

@@ -338,9 +338,11 @@ int IndexingService::step()
             next = s.retryDelayMs;
         publish(s.state != State::Syncing);
     } catch (const rpc::RpcException& e) {
-        // From prepare() (chain id, genesis): the node did not answer; that says nothing
-        // about the chain. Try again after the poll interval.
-        l.snap.status.state = indexer::IndexerStatus::State::NodeUnreachable;
+        // From prepare() (chain id, genesis): the node did not answer, or answered another
+        // request; that says nothing about the chain. Try again after the poll interval.
+        l.snap.status.state = e.error().kind == rpc::RpcError::Kind::Mismatch
+                                  ? indexer::IndexerStatus::State::NodeInconsistent
+                                  : indexer::IndexerStatus::State::NodeUnreachable;
         l.snap.status.message = e.error().toString();
         l.snap.state = indexer::IndexerStatus::stateName(l.snap.status.state);
         publish(true);

@@ -13,7 +13,7 @@ struct HeadCheckAhead::Mailbox
     QMutex mutex;
     QWaitCondition arrived;
     quint64 ticket = 0; // the question the answer below is for
-    std::optional<HeadAndBlock> answer;
+    std::optional<rpc::HeadCheck> answer;
     std::optional<rpc::RpcError> error;
 };
 
@@ -37,15 +37,15 @@ public:
             m_rpc->setTimeout(m_timeout);
             m_eth = std::make_unique<rpc::EthClient>(*m_rpc);
         }
-        rpc::RpcCall* call = m_eth->requestHeadAndBlock(number);
+        rpc::RpcCall* call = m_eth->requestHeadCheck(number);
         // Queued: the call is read and deleted after it has finished emitting, not inside.
         connect(
             call, &rpc::RpcCall::finished, this,
             [this, call, ticket, number] {
-                std::optional<HeadAndBlock> answer;
+                std::optional<rpc::HeadCheck> answer;
                 std::optional<rpc::RpcError> error;
                 try {
-                    answer = m_eth->takeHeadAndBlock(call, number); // finished: it does not wait
+                    answer = m_eth->takeHeadCheck(call, number); // finished: it does not wait
                 } catch (const rpc::RpcException& e) {
                     error = e.error();
                 } catch (const std::exception& e) { // nothing may escape into the event loop
@@ -99,7 +99,7 @@ void HeadCheckAhead::ask(std::uint64_t number, const chain::Hash32& hash)
         worker, [worker, ticket, number] { worker->ask(ticket, number); }, Qt::QueuedConnection);
 }
 
-std::optional<HeadAndBlock> HeadCheckAhead::takeFor(const Checkpoint& cp)
+std::optional<rpc::HeadCheck> HeadCheckAhead::takeFor(const Checkpoint& cp)
 {
     const quint64 ticket = std::exchange(m_ticket, 0);
     if (ticket == 0 || cp.number != m_number || cp.hash != m_hash)

@@ -4,6 +4,7 @@
 #include "chain/BlockHeader.h"
 #include "concurrency/StopToken.h"
 #include "concurrency/WorkerThread.h"
+#include "rpc/EthClient.h"
 
 #include <QUrl>
 #include <chrono>
@@ -13,9 +14,6 @@
 #include <utility>
 
 namespace forkscope::indexer {
-
-// The head and the checkpoint's block as the node shows them: Indexer::step's first check.
-using HeadAndBlock = std::pair<std::uint64_t, std::optional<chain::BlockHeader>>;
 
 // The indexer's per-round check ("is the checkpoint still on the node's chain, and where is
 // the head?"), asked one round early during a backfill, on a thread of its own.
@@ -51,7 +49,7 @@ public:
     // when none was asked (a question about another block is forgotten). Throws
     // rpc::RpcException as EthClient::headAndBlock does: the node's error, a timeout, or
     // Cancelled when the stop token is set.
-    std::optional<HeadAndBlock> takeFor(const Checkpoint& cp);
+    std::optional<rpc::HeadCheck> takeFor(const Checkpoint& cp);
 
     struct Mailbox; // the worker's answers, tagged with the question's ticket
 

@@ -61,9 +61,14 @@ void Indexer::verifyNodeIdentity()
 {
     const std::uint64_t chainId = m_eth.chainId();
     const auto genesis = m_eth.blockByNumber(0);
+    checkNodeIdentity(chainId, genesis ? std::optional(genesis->hash) : std::nullopt);
+}
+
+void Indexer::checkNodeIdentity(std::uint64_t chainId, const std::optional<chain::Hash32>& genesis)
+{
     if (!genesis)
         throw NodeBehindError(QStringLiteral("node answered null for the genesis block"));
-    if (chainId != m_chainId || genesis->hash != m_genesis) {
+    if (chainId != m_chainId || *genesis != m_genesis) {
         // A lab reset archives the environment and resets the node: say that, if so.
         m_checkpoints->ensureLive();
         Environment env;
@@ -71,7 +76,7 @@ void Indexer::verifyNodeIdentity()
         env.chainId = m_chainId;
         env.genesisHash = m_genesis;
         throw ChainResetError(chainResetMessage(
-            env, m_config.rpcUrl, chainId, genesis->hash,
+            env, m_config.rpcUrl, chainId, *genesis,
             QStringLiteral("Noticed while indexing: stopped, nothing more was written")));
     }
     m_identityCheckDue = false;
@@ -269,13 +274,16 @@ const IndexerStatus& Indexer::step()
         //    commit that wrote this checkpoint: HeadCheckAhead.h).
         std::uint64_t head = 0;
         if (cp) {
-            std::optional<HeadAndBlock> early =
+            std::optional<rpc::HeadCheck> early =
                 m_headAhead ? m_headAhead->takeFor(*cp) : std::nullopt;
             if (early)
                 ++m_status.headChecksAhead;
-            const auto [nodeHead, onChain] =
-                early ? *std::move(early) : m_eth.headAndBlock(cp->number);
-            head = nodeHead;
+            const rpc::HeadCheck check = early ? *std::move(early) : m_eth.headCheck(cp->number);
+            // Every round, before anything else is read from this answer or committed: a
+            // node that changed chain id or genesis under the same URL is another chain.
+            checkNodeIdentity(check.chainId, check.genesis);
+            head = check.head;
+            const std::optional<chain::BlockHeader>& onChain = check.block;
             m_status.head = head;
             if (head < cp->number && rollBackIfHeadDisagrees(*cp, head))
                 return m_status;
@@ -418,8 +426,12 @@ const IndexerStatus& Indexer::step()
         // The node did not answer (or answered nonsense): that says nothing about the chain.
         if (e.error().kind == rpc::RpcError::Kind::Timeout)
             ++m_status.timeouts;
-        noteNodeTrouble(IndexerStatus::State::NodeUnreachable, e.error().toString());
-        m_status.retryDelayMs = 0;
+        if (e.error().kind == rpc::RpcError::Kind::Mismatch) {
+            noteNodeTrouble(IndexerStatus::State::NodeInconsistent, e.error().toString());
+        } else {
+            noteNodeTrouble(IndexerStatus::State::NodeUnreachable, e.error().toString());
+            m_status.retryDelayMs = 0;
+        }
     } catch (const wire::ReplyMismatchError& e) {
         if (planned)
             onFetchFailure(from, plannedTo, e.message());

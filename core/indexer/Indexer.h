@@ -87,6 +87,8 @@ private:
                   std::optional<std::uint64_t> nodeHead = std::nullopt);
     // Re-reads the node's chain id and genesis hash; ChainResetError if they changed.
     void verifyNodeIdentity();
+    // The same for a chain id and genesis hash already read (the round's HeadCheck).
+    void checkNodeIdentity(std::uint64_t chainId, const std::optional<chain::Hash32>& genesis);
     bool identityCheckDue() const;
     bool hasOpenFetchAlerts();
     // The node is below the checkpoint: a hash that differs at its head proves a reorg

@@ -131,7 +131,7 @@ void FaultProxy::handle(QTcpSocket* s, const QByteArray& header, const QByteArra
             }
         }
         if (m_lagBlocks == 0 && m_logCap == 0 && !m_dropLogs && m_lie == ProxyLie::None &&
-            m_dropLogRate == 0 && m_dropBlockRate == 0) {
+            m_dropLogRate == 0 && m_dropBlockRate == 0 && !m_noReceipts) {
             forward(socket, body, -1);
             return;
         }
@@ -181,7 +181,7 @@ void FaultProxy::forward(QTcpSocket* s, const QByteArray& body, qint64 lagHead)
         }
         QByteArray out = r->readAll();
         if (lagHead >= 0 || m_logCap > 0 || m_dropLogs || m_lie != ProxyLie::None ||
-            m_dropLogRate > 0 || m_dropBlockRate > 0)
+            m_dropLogRate > 0 || m_dropBlockRate > 0 || m_noReceipts)
             out = rewrite(body, out, lagHead);
         if (m_padReplyBytes > 0)
             out += QByteArray(qsizetype(m_padReplyBytes.load()), ' ');
@@ -214,6 +214,15 @@ QByteArray FaultProxy::rewrite(const QByteArray& requestBody, const QByteArray& 
         if (method == QLatin1String("eth_getLogs") && m_dropLogs &&
             rep.value(QLatin1String("result")).isArray()) {
             rep = resultFor(req, QJsonArray());
+        } else if (method == QLatin1String("eth_getBlockReceipts") && m_noReceipts) {
+            rep = QJsonObject{
+                {QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
+                {QStringLiteral("id"), req.value(QLatin1String("id"))},
+                {QStringLiteral("error"),
+                 QJsonObject{{QStringLiteral("code"), -32601},
+                             {QStringLiteral("message"),
+                              QStringLiteral("the method eth_getBlockReceipts does not exist/is "
+                                             "not available")}}}};
         } else if (method == QLatin1String("eth_getLogs") && m_logCap > 0 &&
                    rep.value(QLatin1String("result")).isArray() &&
                    quint64(rep.value(QLatin1String("result")).toArray().size()) > m_logCap) {
@@ -309,6 +318,7 @@ QJsonObject FaultProxy::knobs() const
                        {QStringLiteral("dropLogRate"), double(m_dropLogRate)},
                        {QStringLiteral("dropBlockRate"), double(m_dropBlockRate)},
                        {QStringLiteral("dropInReceipts"), bool(m_dropInReceipts)},
+                       {QStringLiteral("noReceipts"), bool(m_noReceipts)},
                        {QStringLiteral("trickleBps"), int(m_trickleBps)},
                        {QStringLiteral("padReplyBytes"), qint64(m_padReplyBytes.load())},
                        {QStringLiteral("upstream"), m_upstream.toString()},
@@ -323,7 +333,7 @@ QString FaultProxy::applyKnobs(const QJsonObject& c)
     const auto isCount = [](const QJsonValue& v) {
         return v.isDouble() && v.toDouble() >= 0 && v.toDouble() == std::floor(v.toDouble());
     };
-    for (const char* k : {"offline", "dropLogs", "dropInReceipts"})
+    for (const char* k : {"offline", "dropLogs", "dropInReceipts", "noReceipts"})
         if (c.contains(QLatin1String(k)) && !c.value(QLatin1String(k)).isBool())
             return QStringLiteral("%1 must be true or false").arg(QLatin1String(k));
     for (const char* k : {"lagBlocks", "latencyMs", "logCap", "trickleBps", "padReplyBytes"})
@@ -348,13 +358,13 @@ QString FaultProxy::applyKnobs(const QJsonObject& c)
          upstream.host().isEmpty()))
         return QStringLiteral("upstream must be an http URL");
     for (auto it = c.begin(); it != c.end(); ++it)
-        if (!QStringList{QStringLiteral("offline"), QStringLiteral("lagBlocks"),
-                         QStringLiteral("latencyMs"), QStringLiteral("errorRate"),
-                         QStringLiteral("logCap"), QStringLiteral("logCapMode"),
-                         QStringLiteral("dropLogs"), QStringLiteral("lie"),
-                         QStringLiteral("trickleBps"), QStringLiteral("padReplyBytes"),
-                         QStringLiteral("upstream"), QStringLiteral("dropLogRate"),
-                         QStringLiteral("dropBlockRate"), QStringLiteral("dropInReceipts")}
+        if (!QStringList{
+                QStringLiteral("offline"), QStringLiteral("lagBlocks"), QStringLiteral("latencyMs"),
+                QStringLiteral("errorRate"), QStringLiteral("logCap"), QStringLiteral("logCapMode"),
+                QStringLiteral("dropLogs"), QStringLiteral("lie"), QStringLiteral("trickleBps"),
+                QStringLiteral("padReplyBytes"), QStringLiteral("upstream"),
+                QStringLiteral("dropLogRate"), QStringLiteral("dropBlockRate"),
+                QStringLiteral("dropInReceipts"), QStringLiteral("noReceipts")}
                  .contains(it.key()))
             return QStringLiteral("unknown knob \"%1\"").arg(it.key());
     if (lie)
@@ -365,6 +375,8 @@ QString FaultProxy::applyKnobs(const QJsonObject& c)
         m_dropBlockRate = c.value(QLatin1String("dropBlockRate")).toDouble();
     if (c.contains(QLatin1String("dropInReceipts")))
         m_dropInReceipts = c.value(QLatin1String("dropInReceipts")).toBool();
+    if (c.contains(QLatin1String("noReceipts")))
+        m_noReceipts = c.value(QLatin1String("noReceipts")).toBool();
     if (c.contains(QLatin1String("upstream")))
         m_upstream = upstream;
     if (c.contains(QLatin1String("trickleBps")))

@@ -34,6 +34,7 @@ namespace forkscope::lab {
 //   trickleBps   sends each reply at N bytes a second (a node that never quite answers)
 //   padReplyBytes  appends N bytes of whitespace to each reply (a huge but valid reply)
 //   upstream     another node to forward to (a provider switched to another chain)
+//   noReceipts   eth_getBlockReceipts is refused as a method the node does not serve
 //   dropLogRate, dropBlockRate  drops random logs, or every log of random blocks, from
 //                eth_getLogs and (unless dropInReceipts is false) eth_getBlockReceipts, the
 //                same ones each time (ProxyLie.h)
@@ -75,6 +76,7 @@ public:
     void setTrickleBytesPerSecond(int bps) { m_trickleBps = bps; }
     void setPadReplyBytes(qint64 bytes) { m_padReplyBytes = bytes; }
     void setUpstream(const QUrl& upstream) { m_upstream = upstream; }
+    void setNoReceipts(bool refuse) { m_noReceipts = refuse; }
     void setLogDrops(double logRate, double blockRate, bool inReceipts = true)
     {
         m_dropLogRate = logRate;
@@ -127,6 +129,7 @@ private:
     std::atomic<double> m_dropLogRate{0.0};
     std::atomic<double> m_dropBlockRate{0.0};
     std::atomic<bool> m_dropInReceipts{true};
+    std::atomic<bool> m_noReceipts{false};
     std::atomic<qint64> m_refuseLogsFrom{-1};
     qint64 m_refusedLogCalls = 0;
     quint32 m_seed = 0;

@@ -63,6 +63,9 @@ QString describeKnobChanges(const QJsonObject& c)
     if (has("dropInReceipts"))
         words << (on("dropInReceipts") ? QStringLiteral("drops them from receipts too")
                                        : QStringLiteral("keeps receipts whole"));
+    if (has("noReceipts"))
+        words << (on("noReceipts") ? QStringLiteral("refuses eth_getBlockReceipts")
+                                   : QStringLiteral("serves eth_getBlockReceipts again"));
     if (has("lie")) {
         const QString lie = c.value(QLatin1String("lie")).toString();
         words << (lie.isEmpty() || lie == QLatin1String("none")
@@ -87,7 +90,8 @@ QString describeKnobChanges(const QJsonObject& c)
         QStringLiteral("dropLogs"),      QStringLiteral("dropLogRate"),
         QStringLiteral("dropBlockRate"), QStringLiteral("dropInReceipts"),
         QStringLiteral("lie"),           QStringLiteral("trickleBps"),
-        QStringLiteral("padReplyBytes"), QStringLiteral("upstream")};
+        QStringLiteral("padReplyBytes"), QStringLiteral("upstream"),
+        QStringLiteral("noReceipts")};
     for (auto it = c.constBegin(); it != c.constEnd(); ++it)
         if (!known.contains(it.key()))
             words << QStringLiteral("%1 = %2").arg(

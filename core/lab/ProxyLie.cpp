@@ -18,6 +18,9 @@ constexpr Named kNames[] = {
     {ProxyLie::OutOfRangeLog, "out-of-range-log"},
     {ProxyLie::WrongLogHash, "wrong-log-hash"},
     {ProxyLie::UnlinkedHeaders, "unlinked-headers"},
+    {ProxyLie::ShiftedHeader, "shifted-header"},
+    {ProxyLie::OtherChainId, "other-chain-id"},
+    {ProxyLie::OtherGenesis, "other-genesis"},
 };
 
 // A 32-byte hex value that is not `hex` (its last nibble changed), same length and case.
@@ -116,6 +119,27 @@ QJsonObject applyProxyLie(ProxyLie lie, const QJsonObject& req, const QJsonObjec
         QJsonObject header = result.toObject();
         header.insert(QStringLiteral("parentHash"),
                       otherHash(header.value(QLatin1String("parentHash")).toString()));
+        return withResult(rep, header);
+    }
+    if (lie == ProxyLie::ShiftedHeader && method == QLatin1String("eth_getBlockByNumber") &&
+        result.isObject()) {
+        QJsonObject header = result.toObject();
+        const auto n = chain::hex::parseQuantityU63(header.value(QLatin1String("number")),
+                                                    QStringLiteral("number"));
+        header.insert(QStringLiteral("number"), chain::hex::encodeQuantity(n + 1000));
+        return withResult(rep, header);
+    }
+    if (lie == ProxyLie::OtherChainId && method == QLatin1String("eth_chainId") &&
+        result.isString()) {
+        const auto id = chain::hex::parseQuantityU63(result, QStringLiteral("eth_chainId"));
+        return withResult(rep, chain::hex::encodeQuantity(id + 1));
+    }
+    if (lie == ProxyLie::OtherGenesis && method == QLatin1String("eth_getBlockByNumber") &&
+        result.isObject() &&
+        req.value(QLatin1String("params")).toArray().at(0).toString() == QLatin1String("0x0")) {
+        QJsonObject header = result.toObject();
+        header.insert(QStringLiteral("hash"),
+                      otherHash(header.value(QLatin1String("hash")).toString()));
         return withResult(rep, header);
     }
     return rep;

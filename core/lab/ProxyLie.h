@@ -16,6 +16,9 @@ enum class ProxyLie {
     OutOfRangeLog,   // eth_getLogs gains a copy of a log one block past the requested range
     WrongLogHash,    // eth_getLogs logs carry a block hash that is not their block's
     UnlinkedHeaders, // eth_getBlockByNumber headers name a parentHash that is not the parent
+    ShiftedHeader,   // eth_getBlockByNumber(N) answers a header whose number is N + 1000
+    OtherChainId,    // eth_chainId answers another chain's id (the blocks stay the same)
+    OtherGenesis,    // eth_getBlockByNumber(0) answers a genesis with another hash
 };
 
 QString proxyLieName(ProxyLie lie);

@@ -43,6 +43,27 @@ bool isNullResult(const RpcResponse& r)
 {
     return r.json.isValid() ? chain::json::valueOf(r.json).isNull() : r.result.isNull();
 }
+
+[[noreturn]] void throwMismatch(const RpcResponse& r, const QString& what, const QString& answer)
+{
+    RpcError err;
+    err.kind = RpcError::Kind::Mismatch;
+    err.method = what;
+    err.endpoint = r.endpoint;
+    err.message =
+        QStringLiteral("asked %1, the node answered %2; nothing from it is used").arg(what, answer);
+    throw RpcException(err);
+}
+
+QString numberWhat(std::uint64_t number)
+{
+    return QStringLiteral("eth_getBlockByNumber(%1)").arg(hex::encodeQuantity(number));
+}
+
+QString hashWhat(const chain::Hash32& hash)
+{
+    return QStringLiteral("eth_getBlockByHash(%1)").arg(hash.toHex());
+}
 } // namespace
 
 QJsonObject LogFilter::toJson() const
@@ -108,6 +129,28 @@ std::optional<chain::BlockHeader> EthClient::parseBlock(const RpcResponse& r, co
     }
 }
 
+std::optional<chain::BlockHeader> EthClient::parseBlockNumbered(const RpcResponse& r,
+                                                                std::uint64_t number)
+{
+    const QString what = numberWhat(number);
+    auto header = parseBlock(r, what);
+    if (header && header->number != number)
+        throwMismatch(r, what, QStringLiteral("block %1").arg(header->number));
+    return header;
+}
+
+std::optional<chain::BlockHeader> EthClient::parseBlockHashed(const RpcResponse& r,
+                                                              const chain::Hash32& hash)
+{
+    const QString what = hashWhat(hash);
+    auto header = parseBlock(r, what);
+    if (header && header->hash != hash)
+        throwMismatch(
+            r, what,
+            QStringLiteral("block %1 with hash %2").arg(header->number).arg(header->hash.toHex()));
+    return header;
+}
+
 QList<chain::LogEntry> EthClient::parseLogs(const RpcResponse& r)
 {
     throwIfError(r);
@@ -135,9 +178,9 @@ std::uint64_t EthClient::blockNumber()
 
 std::optional<chain::BlockHeader> EthClient::blockByNumber(std::uint64_t number)
 {
-    const QString q = hex::encodeQuantity(number);
-    return parseBlock(call(QStringLiteral("eth_getBlockByNumber"), {q, false}, true),
-                      QStringLiteral("eth_getBlockByNumber(%1)").arg(q));
+    return parseBlockNumbered(
+        call(QStringLiteral("eth_getBlockByNumber"), {hex::encodeQuantity(number), false}, true),
+        number);
 }
 
 std::optional<chain::BlockHeader> EthClient::latestBlock()
@@ -149,9 +192,8 @@ std::optional<chain::BlockHeader> EthClient::latestBlock()
 
 std::optional<chain::BlockHeader> EthClient::blockByHash(const chain::Hash32& hash)
 {
-    const QString h = hash.toHex();
-    return parseBlock(call(QStringLiteral("eth_getBlockByHash"), {h, false}, true),
-                      QStringLiteral("eth_getBlockByHash(%1)").arg(h));
+    return parseBlockHashed(call(QStringLiteral("eth_getBlockByHash"), {hash.toHex(), false}, true),
+                            hash);
 }
 
 RpcCall* EthClient::requestBlocks(std::uint64_t from, std::uint64_t to)
@@ -169,8 +211,7 @@ QList<std::optional<chain::BlockHeader>> EthClient::takeBlocks(RpcCall* call, st
     QList<std::optional<chain::BlockHeader>> out;
     out.reserve(replies.size());
     for (qsizetype i = 0; i < replies.size(); ++i)
-        out.append(parseBlock(replies[i], QStringLiteral("eth_getBlockByNumber(%1)")
-                                              .arg(hex::encodeQuantity(from + std::uint64_t(i)))));
+        out.append(parseBlockNumbered(replies[i], from + std::uint64_t(i)));
     return out;
 }
 
@@ -190,27 +231,30 @@ QList<chain::LogEntry> EthClient::takeLogs(RpcCall* call)
     return parseLogs(takeResponse(call));
 }
 
-std::pair<std::uint64_t, std::optional<chain::BlockHeader>>
-EthClient::headAndBlock(std::uint64_t number)
+HeadCheck EthClient::headCheck(std::uint64_t number)
 {
-    return takeHeadAndBlock(requestHeadAndBlock(number), number);
+    return takeHeadCheck(requestHeadCheck(number), number);
 }
 
-RpcCall* EthClient::requestHeadAndBlock(std::uint64_t number)
+RpcCall* EthClient::requestHeadCheck(std::uint64_t number)
 {
     return m_rpc.batch(
         {{QStringLiteral("eth_blockNumber"), {}, true},
-         {QStringLiteral("eth_getBlockByNumber"), {hex::encodeQuantity(number), false}, true}});
+         {QStringLiteral("eth_getBlockByNumber"), {hex::encodeQuantity(number), false}, true},
+         {QStringLiteral("eth_chainId"), {}, true},
+         {QStringLiteral("eth_getBlockByNumber"), {hex::encodeQuantity(0), false}, true}});
 }
 
-std::pair<std::uint64_t, std::optional<chain::BlockHeader>>
-EthClient::takeHeadAndBlock(RpcCall* call, std::uint64_t number)
+HeadCheck EthClient::takeHeadCheck(RpcCall* call, std::uint64_t number)
 {
     const QList<RpcResponse> r = takeResponses(call);
-    return {
-        parseQuantity(r.at(0), QStringLiteral("eth_blockNumber")),
-        parseBlock(r.at(1),
-                   QStringLiteral("eth_getBlockByNumber(%1)").arg(hex::encodeQuantity(number)))};
+    HeadCheck c;
+    c.head = parseQuantity(r.at(0), QStringLiteral("eth_blockNumber"));
+    c.block = parseBlockNumbered(r.at(1), number);
+    c.chainId = parseQuantity(r.at(2), QStringLiteral("eth_chainId"));
+    if (const auto genesis = parseBlockNumbered(r.at(3), 0))
+        c.genesis = genesis->hash;
+    return c;
 }
 
 QList<chain::LogEntry> EthClient::getLogs(const LogFilter& filter)
@@ -296,7 +340,7 @@ std::optional<chain::ParsedJson> EthClient::blockReceiptsJson(const chain::Hash3
 std::optional<QJsonObject> EthClient::blockJsonByHash(const chain::Hash32& hash)
 {
     const QString h = hash.toHex();
-    const QString what = QStringLiteral("eth_getBlockByHash(%1)").arg(h);
+    const QString what = hashWhat(hash);
     const RpcResponse r = call(QStringLiteral("eth_getBlockByHash"), {h, false});
     throwIfError(r);
     if (r.result.isNull())

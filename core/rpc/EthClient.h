@@ -33,6 +33,17 @@ struct LogFilter
     QJsonObject toJson() const;
 };
 
+// The indexer's question at the start of every round, in one batch and one round trip: the
+// head, the block at the checkpoint's number, and the node's identity (chain id and genesis
+// hash), so a node that turns into another chain is noticed before the next commit.
+struct HeadCheck
+{
+    std::uint64_t head = 0;
+    std::optional<chain::BlockHeader> block; // nullopt: the node has not reached it
+    std::uint64_t chainId = 0;
+    std::optional<chain::Hash32> genesis; // nullopt: the node answered null for block 0
+};
+
 // Typed wrappers over the eth_* methods the indexer uses. Blocking: for worker threads.
 // Every failure is an RpcException; a reply whose content does not parse becomes an
 // RpcError of kind Malformed whose message names the method and the field.
@@ -55,8 +66,8 @@ public:
     // Headers [from, to] in one JSON-RPC batch; entries are nullopt where the node said null.
     QList<std::optional<chain::BlockHeader>> blocksByNumber(std::uint64_t from, std::uint64_t to);
     QList<chain::LogEntry> getLogs(const LogFilter& filter);
-    // The head and one block, in a single round trip (the indexer's per-round check).
-    std::pair<std::uint64_t, std::optional<chain::BlockHeader>> headAndBlock(std::uint64_t number);
+    // The indexer's per-round check of the block at `number` (HeadCheck), one round trip.
+    HeadCheck headCheck(std::uint64_t number);
 
     // Asynchronous halves, so a caller can fetch ahead while it commits: request* sends
     // now; take* waits for the reply, parses it and deletes the call.
@@ -64,9 +75,8 @@ public:
     QList<std::optional<chain::BlockHeader>> takeBlocks(RpcCall* call, std::uint64_t from);
     RpcCall* requestLogs(const LogFilter& filter);
     QList<chain::LogEntry> takeLogs(RpcCall* call);
-    RpcCall* requestHeadAndBlock(std::uint64_t number);
-    std::pair<std::uint64_t, std::optional<chain::BlockHeader>>
-    takeHeadAndBlock(RpcCall* call, std::uint64_t number);
+    RpcCall* requestHeadCheck(std::uint64_t number);
+    HeadCheck takeHeadCheck(RpcCall* call, std::uint64_t number);
 
     // For the receipts proof (proof::verifyReceipts, proof::verifyHeaderHash): the replies
     // as the node sent them, because the proof parses every field itself and names the one
@@ -87,6 +97,13 @@ public:
     // Parsers for replies obtained asynchronously (JsonRpcClient::call); they throw
     // RpcException on an error reply or malformed content.
     static std::optional<chain::BlockHeader> parseBlock(const RpcResponse& r, const QString& what);
+    // The reply to eth_getBlockByNumber(number) / eth_getBlockByHash(hash): a header of
+    // another number or hash does not answer the request and is an RpcError of kind
+    // Mismatch, before any of its fields is used.
+    static std::optional<chain::BlockHeader> parseBlockNumbered(const RpcResponse& r,
+                                                                std::uint64_t number);
+    static std::optional<chain::BlockHeader> parseBlockHashed(const RpcResponse& r,
+                                                              const chain::Hash32& hash);
     static QList<chain::LogEntry> parseLogs(const RpcResponse& r);
     static std::uint64_t parseQuantity(const RpcResponse& r, const QString& what);
     static std::optional<QJsonArray> parseBlockReceipts(const RpcResponse& r, const QString& what);

@@ -19,6 +19,8 @@ QString RpcError::kindName() const
         return QStringLiteral("reply too large");
     case Kind::Cancelled:
         return QStringLiteral("cancelled");
+    case Kind::Mismatch:
+        return QStringLiteral("reply to another request");
     }
     return QStringLiteral("error");
 }

@@ -17,7 +17,9 @@ struct RpcError
     // cut off unread; callers fetch less at a time, as for a provider's announced limit.
     // Cancelled: the caller's stop token was set while the call waited (the engine is
     // stopping); it says nothing about the node.
-    enum class Kind { Transport, Timeout, Http, Malformed, Remote, TooLarge, Cancelled };
+    // Mismatch: a well-formed reply that answers another request (a header of another
+    // number or hash than asked): the node is inconsistent or lying, never a reorg.
+    enum class Kind { Transport, Timeout, Http, Malformed, Remote, TooLarge, Cancelled, Mismatch };
 
     Kind kind = Kind::Transport;
     QString method;     // the JSON-RPC method, for messages

@@ -7,6 +7,7 @@
 #include "proof/LogDiff.h"
 #include "proof/ReceiptsProof.h"
 #include "rpc/EthClient.h"
+#include "rpc/RpcError.h"
 
 #include <QHash>
 #include <QSet>
@@ -22,6 +23,8 @@ CompletenessStats& CompletenessStats::operator+=(const CompletenessStats& o)
     bloomTruncations += o.bloomTruncations;
     recountTruncations += o.recountTruncations;
     receiptTruncations += o.receiptTruncations;
+    capProofs += o.capProofs;
+    splitTruncations += o.splitTruncations;
     if (o.learnedCap)
         learnedCap = o.learnedCap;
     if (o.lastShortBlock)
@@ -89,7 +92,8 @@ QList<chain::LogEntry> CompletenessCheck::provenByReceipts(const chain::BlockHea
         proof::verifyHeaderHash(*json, QStringLiteral("block %1").arg(header.number));
     if (!hc.ok)
         refuse(hc.problem);
-    if (hc.header.logsBloom != header.logsBloom || hc.header.receiptsRoot != header.receiptsRoot)
+    if (hc.computed != header.hash || hc.header.number != header.number ||
+        hc.header.logsBloom != header.logsBloom || hc.header.receiptsRoot != header.receiptsRoot)
         refuse(QStringLiteral("its header by hash differs from its header by number"));
     const auto receipts = m_eth.blockReceiptsJson(header.hash);
     if (!receipts)
@@ -102,7 +106,8 @@ QList<chain::LogEntry> CompletenessCheck::provenByReceipts(const chain::BlockHea
 
 CompletenessCheck::Verdict CompletenessCheck::check(const QList<chain::LogEntry>& logs,
                                                     const QList<chain::BlockHeader>& headers,
-                                                    CompletenessStats& stats)
+                                                    CompletenessStats& stats,
+                                                    const QSet<std::uint64_t>& settled)
 {
     Verdict v;
     if (m_contracts.isEmpty() || headers.isEmpty())
@@ -110,8 +115,21 @@ CompletenessCheck::Verdict CompletenessCheck::check(const QList<chain::LogEntry>
     QHash<std::uint64_t, qsizetype> perBlock;
     for (const auto& l : logs)
         ++perBlock[l.blockNumber];
+    // By number, never by position: the headers answered their requests (EthClient checks
+    // each number), but a log must still name one of them before its block's bloom is read.
+    QHash<std::uint64_t, const chain::BlockHeader*> byNumber;
+    for (const auto& h : headers)
+        byNumber.insert(h.number, &h);
     const auto headerOf = [&](std::uint64_t n) -> const chain::BlockHeader& {
-        return headers.at(qsizetype(n - headers.first().number));
+        const chain::BlockHeader* h = byNumber.value(n);
+        if (!h)
+            throw ReplyMismatchError(
+                QStringLiteral("node %1 returned a log of block %2, outside the %3 header(s) "
+                               "of its range; nothing from this batch is committed")
+                    .arg(m_eth.endpointText())
+                    .arg(n)
+                    .arg(headers.size()));
+        return *h;
     };
 
     // A log whose address or topics are not in its block's bloom was not in that block:
@@ -128,12 +146,15 @@ CompletenessCheck::Verdict CompletenessCheck::check(const QList<chain::LogEntry>
     }
 
     // Recount: a cap cuts a result in the middle of its last block.
-    if (m_policy.recount && !logs.isEmpty()) {
-        std::uint64_t last = 0;
-        for (const auto& l : logs)
-            last = std::max(last, l.blockNumber);
+    std::uint64_t lastWithLogs = 0;
+    for (const auto& l : logs)
+        lastWithLogs = std::max(lastWithLogs, l.blockNumber);
+    if (m_policy.recount && !logs.isEmpty() && !settled.contains(lastWithLogs)) {
+        const std::uint64_t last = lastWithLogs;
         ++stats.recounts;
-        const QList<chain::LogEntry> whole = ours(wholeBlock(headerOf(last)));
+        const QList<chain::LogEntry> all = wholeBlock(headerOf(last));
+        const bool allMayBeCut = mayBeCut(all.size());
+        const QList<chain::LogEntry> whole = ours(all);
         QSet<std::uint64_t> fromRange;
         for (const auto& l : logs)
             if (l.blockNumber == last)
@@ -155,6 +176,7 @@ CompletenessCheck::Verdict CompletenessCheck::check(const QList<chain::LogEntry>
             stats.lastShortBlock = last;
             v.kind = QStringLiteral("recount");
             v.wholeBlock = whole;
+            v.wholeBlockMayBeCut = allMayBeCut;
             return v;
         }
     }
@@ -165,7 +187,9 @@ CompletenessCheck::Verdict CompletenessCheck::check(const QList<chain::LogEntry>
             ++stats.bloomChecks;
             if (perBlock.value(h.number) > 0 || !bloomAdmitsOurs(h))
                 continue;
-            const QList<chain::LogEntry> whole = ours(wholeBlock(h));
+            const QList<chain::LogEntry> all = wholeBlock(h);
+            const bool allMayBeCut = mayBeCut(all.size());
+            const QList<chain::LogEntry> whole = ours(all);
             if (whole.isEmpty()) {
                 ++stats.falsePositives; // another contract's log set the same bits
                 continue;
@@ -177,6 +201,7 @@ CompletenessCheck::Verdict CompletenessCheck::check(const QList<chain::LogEntry>
             stats.lastShortBlock = h.number;
             v.kind = QStringLiteral("bloom");
             v.wholeBlock = whole;
+            v.wholeBlockMayBeCut = allMayBeCut;
             return v;
         }
     }
@@ -184,7 +209,8 @@ CompletenessCheck::Verdict CompletenessCheck::check(const QList<chain::LogEntry>
     // Receipts: the blocks with logs of ours, and those whose bloom admits one.
     if (m_policy.receipts) {
         for (const chain::BlockHeader& h : headers) {
-            if (perBlock.value(h.number) == 0 && !bloomAdmitsOurs(h))
+            if (settled.contains(h.number) ||
+                (perBlock.value(h.number) == 0 && !bloomAdmitsOurs(h)))
                 continue;
             ++stats.receiptProofs;
             QList<chain::LogEntry> claimed;
@@ -212,6 +238,95 @@ CompletenessCheck::Verdict CompletenessCheck::check(const QList<chain::LogEntry>
         }
     }
     return v;
+}
+
+bool CompletenessCheck::largerReplyAbove(const chain::BlockHeader& header,
+                                         const QList<chain::LogEntry>& got)
+{
+    // A reply holding more of this block's logs of ours than `got` shows `got` short
+    // (whatever cap cut it): no reply vouches for it then, only the receipts can.
+    enum class Shows { Larger, NotLarger, GotShort };
+    const auto judge = [&](const QList<chain::LogEntry>& reply) {
+        if (m_capacity)
+            m_capacity->saw(reply.size());
+        qsizetype mine = 0;
+        for (const auto& l : reply)
+            mine += l.blockNumber == header.number && m_contracts.contains(l.address);
+        if (mine > got.size())
+            return Shows::GotShort;
+        return reply.size() > got.size() ? Shows::Larger : Shows::NotLarger;
+    };
+    Shows shown = Shows::NotLarger;
+    try {
+        shown = judge(wholeBlock(header));
+    } catch (const SuspectedTruncationError&) {
+        return false; // the block's logs by hash miss some the bloom has: cut as well
+    }
+    // Windows ending at the block, doubling: on a chain whose only contract is ours, `got`
+    // holds every log of the block, but the blocks below add to a wider reply.
+    for (std::uint64_t below = 1;
+         shown == Shows::NotLarger && below <= kWidestWindow && below <= header.number;
+         below = below * 2 + 1) {
+        const rpc::LogFilter filter =
+            rpc::LogFilter::range(header.number - below, header.number, m_contracts);
+        const QList<chain::LogEntry> reply = m_eth.getLogs(filter);
+        checkLogsMatchFilter(reply, filter, m_eth.endpointText());
+        shown = judge(reply);
+    }
+    return shown == Shows::Larger;
+}
+
+QList<chain::LogEntry> CompletenessCheck::settle(const chain::BlockHeader& header,
+                                                 const QList<chain::LogEntry>& got,
+                                                 CompletenessStats& stats)
+{
+    ++stats.capProofs;
+    // A reply the size of a cap already proven on this node is cut as far as any other
+    // reply can tell: only the receipts can settle it.
+    const std::optional<qint64> cap = m_capacity ? m_capacity->provenCap() : std::nullopt;
+    if (!(cap && *cap == got.size()) && largerReplyAbove(header, got))
+        return got;
+    const QString node = m_eth.endpointText();
+    QList<chain::LogEntry> proven;
+    try {
+        proven = provenByReceipts(header);
+    } catch (const rpc::RpcException& e) {
+        if (e.error().kind != rpc::RpcError::Kind::Remote)
+            throw;
+        throw SuspectedTruncationError(
+            header.number,
+            QStringLiteral("node %1 returned %2 log(s) of ours for block %3, as many as the most "
+                           "it has returned in one eth_getLogs reply, so a silent cap at %2 "
+                           "cannot be ruled out: no wider query returned more, and it does not "
+                           "serve eth_getBlockReceipts to prove the block (%4). Nothing from "
+                           "this range was committed; index from a node without that cap, or "
+                           "one that serves eth_getBlockReceipts")
+                .arg(node)
+                .arg(got.size())
+                .arg(header.number)
+                .arg(e.error().message),
+            node);
+    }
+    ++stats.receiptProofs;
+    const proof::LogDiff diff = proof::diffLogs(proven, got);
+    if (!diff.extra.isEmpty() || !diff.altered.isEmpty())
+        throw SuspectedTruncationError(
+            header.number,
+            QStringLiteral("node %1 returned logs of block %2 that its receipts (proven against "
+                           "the block's receiptsRoot) do not have: %3. Nothing from this range "
+                           "was committed")
+                .arg(node)
+                .arg(header.number)
+                .arg(diff.describe()),
+            node);
+    if (!diff.missing.isEmpty()) { // cut: the proven logs stand in for the reply
+        ++stats.receiptTruncations;
+        stats.learnedCap = got.size();
+        stats.lastShortBlock = header.number;
+        if (m_capacity)
+            m_capacity->setProvenCap(got.size());
+    }
+    return proven;
 }
 
 } // namespace forkscope::wire

@@ -1,13 +1,16 @@
 #pragma once
 
 #include "CompletenessStats.h"
+#include "ReplyCapacity.h"
 #include "chain/Address.h"
 #include "chain/BlockHeader.h"
 #include "chain/BloomBitsCache.h"
 #include "chain/LogEntry.h"
 
 #include <QList>
+#include <QSet>
 #include <QString>
+#include <memory>
 #include <optional>
 
 namespace forkscope::rpc {
@@ -37,23 +40,37 @@ public:
     struct Verdict
     {
         // The first block found short: the caller fetches a smaller range (or, for a
-        // single block, takes `wholeBlock`, the block's logs of ours proven complete).
+        // single block, takes `wholeBlock`, the block's logs of ours by its hash).
         std::optional<std::uint64_t> shortBlock;
         QString kind; // "bloom", "recount" or "receipts"
         std::optional<QList<chain::LogEntry>> wholeBlock;
+        // The by-hash reply behind `wholeBlock` may itself have been cut by a silent cap
+        // (ReplyCapacity): it must be settled before it is taken.
+        bool wholeBlockMayBeCut = false;
     };
 
+    // `capacity`: the node's replies as a silent cap is judged by (null: not judged).
     CompletenessCheck(rpc::EthClient& eth, QList<chain::Address> contracts,
-                      CompletenessPolicy policy)
-        : m_eth(eth), m_contracts(std::move(contracts)), m_policy(policy)
+                      CompletenessPolicy policy, std::shared_ptr<ReplyCapacity> capacity = {})
+        : m_eth(eth), m_contracts(std::move(contracts)), m_policy(policy),
+          m_capacity(std::move(capacity))
     {
     }
 
     // `logs`: the range's result (any order), `headers`: the range's headers, in order.
+    // `settled`: blocks whose logs settle() already proved, which need no other proof.
     // Throws SuspectedTruncationError (proof of hidden logs), ReplyMismatchError,
     // rpc::RpcException.
     Verdict check(const QList<chain::LogEntry>& logs, const QList<chain::BlockHeader>& headers,
-                  CompletenessStats& stats);
+                  CompletenessStats& stats, const QSet<std::uint64_t>& settled = {});
+
+    // One block whose reply `got` (its logs of ours) may have been cut by a silent cap:
+    // `got` itself once a larger reply shows the cap is above it (the block's every log by
+    // its hash, then queries over wider windows below it), else the block's logs of ours as
+    // its receipts prove them (ReplyCapacity.h). Throws SuspectedTruncationError when no
+    // proof is to be had, ReplyMismatchError when the proofs contradict `got`.
+    QList<chain::LogEntry> settle(const chain::BlockHeader& header,
+                                  const QList<chain::LogEntry>& got, CompletenessStats& stats);
 
 private:
     // The block's every log, by its hash, checked against the header's bloom.
@@ -64,10 +81,19 @@ private:
     QList<chain::LogEntry> provenByReceipts(const chain::BlockHeader& header);
     QList<chain::LogEntry> ours(const QList<chain::LogEntry>& logs) const;
     bool bloomAdmitsOurs(const chain::BlockHeader& header) const;
+    // Whether a reply of `logs` may have been cut by a silent cap (counted as seen).
+    bool mayBeCut(qsizetype logs) const { return m_capacity && m_capacity->mayBeCut(logs); }
+    // Whether a reply larger than `got` (`got` logs of ours in block `header`) comes back
+    // for a wider query: the block's every log, then windows of blocks ending at it.
+    bool largerReplyAbove(const chain::BlockHeader& header, const QList<chain::LogEntry>& got);
+
+    // How far below a block the widest window reaches (63 blocks: six calls at most).
+    static constexpr std::uint64_t kWidestWindow = 63;
 
     rpc::EthClient& m_eth;
     QList<chain::Address> m_contracts;
     CompletenessPolicy m_policy;
+    std::shared_ptr<ReplyCapacity> m_capacity;
     mutable chain::BloomBitsCache m_bloomBits; // a memo of Keccak hashes
 };
 

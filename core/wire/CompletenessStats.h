@@ -27,12 +27,14 @@ struct CompletenessStats
     qint64 bloomTruncations = 0;      // a block with logs of ours came back without them
     qint64 recountTruncations = 0;    // a result's last block came back short
     qint64 receiptTruncations = 0;    // the receipts showed logs eth_getLogs had not
+    qint64 capProofs = 0;             // one-block replies a silent cap could have cut, proven
+    qint64 splitTruncations = 0;      // a reply whose range split into halves holding more
     std::optional<qint64> learnedCap; // a result size found to be a silent cap
     std::optional<std::uint64_t> lastShortBlock; // where the last truncation was found
 
     qint64 truncations() const
     {
-        return bloomTruncations + recountTruncations + receiptTruncations;
+        return bloomTruncations + recountTruncations + receiptTruncations + splitTruncations;
     }
 
     CompletenessStats& operator+=(const CompletenessStats& o);

@@ -61,7 +61,10 @@ void FetchPool::workerLoop(const QUrl& endpoint, std::chrono::milliseconds rpcTi
         try {
             out.batch = fetcher.fetch(job.from, job.to, job.head);
         } catch (const rpc::RpcException& e) {
-            out.rpcError = e.error();
+            if (e.error().kind == rpc::RpcError::Kind::Mismatch)
+                out.mismatch = e.error().toString(); // the node lies: not unavailability
+            else
+                out.rpcError = e.error();
         } catch (const SuspectedTruncationError& e) {
             out.truncatedBlock = e.block;
             out.truncationMessage = e.message();

@@ -10,8 +10,9 @@
 namespace forkscope::wire {
 
 QList<chain::LogEntry> LogFetcher::completeLogs(std::uint64_t from, std::uint64_t& to,
-                                                int& halvings)
+                                                WireBatch& batch, QSet<std::uint64_t>& unproven)
 {
+    int& halvings = batch.halvings;
     const auto halve = [&] {
         to = from + (to - from) / 2;
         ++halvings;
@@ -57,36 +58,59 @@ QList<chain::LogEntry> LogFetcher::completeLogs(std::uint64_t from, std::uint64_
             continue;
         }
         checkLogsMatchFilter(logs, filter, m_eth.endpointText());
-        if (mayBeCapped(logs.size(), from < to)) {
-            if (from == to) // on the cap, and one block cannot be halved
-                throw SuspectedTruncationError(from, m_spec.logCap);
-            halve();
-            continue;
+        if (!mayBeCapped(logs.size()))
+            return logs;
+        if (from == to) { // one block cannot be split: it is proven once its header is in
+            unproven.insert(from);
+            return logs;
         }
-        return logs;
+        return splitLogs(from, to, logs.size(), batch, unproven);
     }
 }
 
-bool LogFetcher::mayBeCapped(qsizetype logs, bool canSplit) const
+QList<chain::LogEntry> LogFetcher::splitLogs(std::uint64_t from, std::uint64_t& to,
+                                             qsizetype replied, WireBatch& batch,
+                                             QSet<std::uint64_t>& unproven)
 {
-    // A silent cap: exactly `logCap` logs is indistinguishable from a truncated reply.
-    if (m_spec.logCap > 0 && std::uint64_t(logs) == m_spec.logCap)
-        return true;
-    // The same for a cap this node was caught at before (a single block is left to the
-    // completeness check, which can prove it whole by its hash).
-    const qint64 learned = m_spec.learnedCap ? m_spec.learnedCap->load() : 0;
-    return learned > 0 && logs == learned && canSplit;
+    ++batch.halvings;
+    const std::uint64_t firstTo = from + (to - from) / 2;
+    std::uint64_t mid = firstTo;
+    QList<chain::LogEntry> logs = completeLogs(from, mid, batch, unproven);
+    if (mid < firstTo) { // a limit cut the first half: the range ends there
+        to = mid;
+        return logs;
+    }
+    logs += completeLogs(firstTo + 1, to, batch, unproven);
+    if (logs.size() > replied) {
+        // The halves, each proven, hold more than the reply for their union: it was cut,
+        // and at exactly its size, which is therefore this node's cap.
+        ++batch.completeness.splitTruncations;
+        batch.completeness.learnedCap = replied;
+        batch.completeness.lastShortBlock = to;
+        m_spec.capacity->setProvenCap(replied);
+    }
+    return logs;
+}
+
+bool LogFetcher::mayBeCapped(qsizetype logs) const
+{
+    if (m_spec.logCap == 0) // --log-cap 0: every reply's size is trusted
+        return false;
+    // Exactly `logCap` logs is indistinguishable from a reply cut at that announced size;
+    // any size not below the node's largest reply so far may be a silent cap's.
+    const bool atCap = std::uint64_t(logs) == m_spec.logCap;
+    return m_spec.capacity->mayBeCut(logs) || atCap;
 }
 
 QList<chain::LogEntry> LogFetcher::rangeLogs(std::uint64_t from, std::uint64_t& to,
-                                             WireBatch& batch)
+                                             WireBatch& batch, QSet<std::uint64_t>& unproven)
 {
     const std::uint64_t blocks = to - from + 1;
     const std::uint64_t perCall = blocksPerLogsCall(
         blocks, m_spec.logsPerCall, m_spec.logsPerBlock ? m_spec.logsPerBlock->load() : 0);
     if (perCall >= blocks) {
         ++batch.logCalls;
-        return completeLogs(from, to, batch.halvings);
+        return completeLogs(from, to, batch, unproven);
     }
     // All parts are sent before the first is read: the node works on them side by side, so
     // a distant node costs one round trip per range, as with one call.
@@ -110,7 +134,7 @@ QList<chain::LogEntry> LogFetcher::rangeLogs(std::uint64_t from, std::uint64_t& 
         try {
             got = m_eth.takeLogs(p.call.release());
             checkLogsMatchFilter(got, p.filter, m_eth.endpointText());
-            whole = !mayBeCapped(got.size(), p.filter.fromBlock < p.filter.toBlock);
+            whole = !mayBeCapped(got.size());
         } catch (const rpc::RpcException& e) {
             // A limit or an oversized reply is completeLogs' to handle; anything else (a
             // rate limit too) is node trouble, as for one call, and is not asked again here.
@@ -121,7 +145,7 @@ QList<chain::LogEntry> LogFetcher::rangeLogs(std::uint64_t from, std::uint64_t& 
         if (!whole) { // the part again on its own, split as its answers require
             ++batch.logCalls;
             try {
-                got = completeLogs(p.filter.fromBlock, partTo, batch.halvings);
+                got = completeLogs(p.filter.fromBlock, partTo, batch, unproven);
             } catch (const SuspectedTruncationError&) {
                 if (first)
                     throw;
@@ -183,20 +207,21 @@ WireBatch LogFetcher::fetch(std::uint64_t fromBlock, std::uint64_t toBlock,
         // aborted, if reading the logs throws.)
         std::unique_ptr<rpc::RpcCall> headerCall(m_eth.requestBlocks(fromBlock, to));
         QList<chain::LogEntry> logs;
+        QSet<std::uint64_t> unproven;
         if (!m_spec.contracts.isEmpty())
-            logs = rangeLogs(fromBlock, to, batch);
+            logs = rangeLogs(fromBlock, to, batch, unproven);
         batch.headers = headers(fromBlock, to, std::move(headerCall));
         if (batch.headers.isEmpty()) {
             batch.toBlock = fromBlock - 1; // an empty batch: nothing to commit yet
             return batch;
         }
-        const std::uint64_t last = batch.headers.last().number;
-        logs.removeIf([last](const chain::LogEntry& l) { return l.blockNumber > last; });
-        to = last;
+        logs.removeIf([&batch](const chain::LogEntry& l) {
+            return l.blockNumber > batch.headers.last().number;
+        });
+        settleUnproven(logs, unproven, batch);
+        to = batch.headers.last().number;
         const CompletenessCheck::Verdict verdict =
-            m_check.check(logs, batch.headers, batch.completeness);
-        if (batch.completeness.learnedCap && m_spec.learnedCap)
-            m_spec.learnedCap->store(*batch.completeness.learnedCap);
+            m_check.check(logs, batch.headers, batch.completeness, unproven);
         if (verdict.shortBlock) {
             if (fromBlock < to) { // fetch the range again with halving
                 to = fromBlock + (to - fromBlock) / 2;
@@ -211,8 +236,12 @@ WireBatch LogFetcher::fetch(std::uint64_t fromBlock, std::uint64_t toBlock,
                         .arg(fromBlock)
                         .arg(m_eth.endpointText(), verdict.kind),
                     m_eth.endpointText());
-            // One block, whose logs by hash reproduce its header's bloom: that is the block.
-            logs = *verdict.wholeBlock;
+            // One block, whose logs by hash reproduce its header's bloom: that is the block,
+            // once that reply too is proven not cut by a silent cap.
+            logs =
+                verdict.wholeBlockMayBeCut
+                    ? m_check.settle(batch.headers.first(), *verdict.wholeBlock, batch.completeness)
+                    : *verdict.wholeBlock;
         }
         batch.logs = logs;
         break;
@@ -228,6 +257,39 @@ WireBatch LogFetcher::fetch(std::uint64_t fromBlock, std::uint64_t toBlock,
     if (m_spec.registry && !m_spec.registry->isEmpty())
         decodeWithinBudget(batch);
     return batch;
+}
+
+void LogFetcher::settleUnproven(QList<chain::LogEntry>& logs, const QSet<std::uint64_t>& unproven,
+                                WireBatch& batch)
+{
+    for (const chain::BlockHeader& h : batch.headers) {
+        if (!unproven.contains(h.number))
+            continue;
+        QList<chain::LogEntry> got;
+        for (const auto& l : logs)
+            if (l.blockNumber == h.number)
+                got.append(l);
+        QList<chain::LogEntry> proven;
+        try {
+            proven = m_check.settle(h, got, batch.completeness);
+        } catch (const SuspectedTruncationError&) {
+            if (h.number == batch.fromBlock)
+                throw;
+            // The blocks before it are whole: the range ends there, and the next one starts
+            // at this block, where the refusal stops indexing with nothing left out.
+            const std::uint64_t last = h.number - 1;
+            logs.removeIf([last](const chain::LogEntry& l) { return l.blockNumber > last; });
+            batch.headers.removeIf([last](const chain::BlockHeader& b) { return b.number > last; });
+            break;
+        }
+        if (proven.size() == got.size())
+            continue;
+        const std::uint64_t n = h.number;
+        logs.removeIf([n](const chain::LogEntry& l) { return l.blockNumber == n; });
+        logs += proven; // sorted with the rest before the batch leaves
+    }
+    if (const auto cap = m_spec.capacity->provenCap())
+        batch.completeness.learnedCap = *cap;
 }
 
 void LogFetcher::decodeWithinBudget(WireBatch& batch) const

@@ -2,6 +2,7 @@
 
 #include "CompletenessCheck.h"
 #include "PartedLogReader.h"
+#include "ReplyCapacity.h"
 #include "WireBatch.h"
 #include "abi/EventRegistry.h"
 #include "chain/Address.h"
@@ -10,6 +11,7 @@
 #include <memory>
 
 #include <QList>
+#include <QSet>
 
 namespace forkscope::rpc {
 class EthClient;
@@ -33,9 +35,10 @@ struct FetchSpec
     qint64 decodeBudgetBytes = 64LL * 1024 * 1024;
     // Which completeness proofs each fetch runs (CompletenessCheck).
     CompletenessPolicy completeness;
-    // A silent cap a check found on this node (a truncated result's size), shared by the
-    // pool's fetch threads: a result of exactly that size is halved before it is trusted.
-    std::shared_ptr<std::atomic<qint64>> learnedCap = std::make_shared<std::atomic<qint64>>(0);
+    // What this node has shown of a silent cap (ReplyCapacity.h), shared by the pool's fetch
+    // threads: a reply not below the largest it returned before is proven before it is
+    // trusted. Off with logCap 0.
+    std::shared_ptr<ReplyCapacity> capacity = std::make_shared<ReplyCapacity>();
     // About how many logs one eth_getLogs call asks for; 0 = one call per range. A node's
     // cost per call grows faster than its logs: anvil served the 100k workload's logs with
     // 0.29 s of CPU in calls of 1,275 logs, 0.9 s in calls of 5,100 and 1.7 s in calls of
@@ -59,7 +62,9 @@ class LogFetcher
 {
 public:
     LogFetcher(rpc::EthClient& eth, FetchSpec spec)
-        : m_eth(eth), m_spec(std::move(spec)), m_check(eth, m_spec.contracts, m_spec.completeness)
+        : m_eth(eth), m_spec(std::move(spec)),
+          m_check(eth, m_spec.contracts, m_spec.completeness,
+                  m_spec.logCap > 0 ? m_spec.capacity : nullptr)
     {
     }
 
@@ -73,11 +78,23 @@ private:
     void decodeWithinBudget(WireBatch& batch) const;
     // The logs of [from, to] in one call, or in several sent together (FetchSpec::logsPerCall),
     // each checked as completeLogs checks one; `to` is lowered when a limit cut the range.
-    QList<chain::LogEntry> rangeLogs(std::uint64_t from, std::uint64_t& to, WireBatch& batch);
-    QList<chain::LogEntry> completeLogs(std::uint64_t from, std::uint64_t& to, int& halvings);
-    // A result of this size may be a silently capped one (the cap, or one learned; a learned
-    // cap only where the range can still be split).
-    bool mayBeCapped(qsizetype logs, bool canSplit) const;
+    // A block whose own reply may have been cut by a silent cap goes into `unproven`.
+    QList<chain::LogEntry> rangeLogs(std::uint64_t from, std::uint64_t& to, WireBatch& batch,
+                                     QSet<std::uint64_t>& unproven);
+    QList<chain::LogEntry> completeLogs(std::uint64_t from, std::uint64_t& to, WireBatch& batch,
+                                        QSet<std::uint64_t>& unproven);
+    // A reply of `replied` logs over [from, to] that a silent cap may have cut: both halves
+    // instead, each proven the same way; halves holding more than `replied` prove the cut.
+    QList<chain::LogEntry> splitLogs(std::uint64_t from, std::uint64_t& to, qsizetype replied,
+                                     WireBatch& batch, QSet<std::uint64_t>& unproven);
+    // A reply of this size may be a silently capped one (exactly --log-cap, or not below the
+    // largest reply the node returned before); it is counted as seen.
+    bool mayBeCapped(qsizetype logs) const;
+    // The logs of the `unproven` blocks, each proven whole or replaced by its proven logs
+    // (CompletenessCheck::settle); throws SuspectedTruncationError when one cannot be.
+    // A block that cannot be proven ends the range before it (or, first in it, throws).
+    void settleUnproven(QList<chain::LogEntry>& logs, const QSet<std::uint64_t>& unproven,
+                        WireBatch& batch);
 
     // The headers of [from, to] up to the first the node has not reached, read from `sent`
     // (asked for [from, to] or more before the logs); `to` is lowered when the reply is over
