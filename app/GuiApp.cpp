@@ -109,7 +109,7 @@ int runGui(int& argc, char** argv)
     if (p.isSet(rpc)) {
         const auto url = config::httpUrl(p.value(rpc));
         if (!url) {
-            printError(QStringLiteral("--rpc: \"%1\" is not an http(s) URL").arg(p.value(rpc)));
+            printError(QStringLiteral("--rpc: ") + *config::validateEndpoint(p.value(rpc)));
             return ExitUsage;
         }
         config.managedDevnet = false;

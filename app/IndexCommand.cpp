@@ -2,6 +2,7 @@
 #include "CommandLine.h"
 #include "IndexOptions.h"
 #include "SharedIndexCommand.h"
+#include "TroubleDeadline.h"
 #include "UnixSignalWatcher.h"
 #include "abi/EventRegistry.h"
 #include "chain/ChainParseError.h"
@@ -123,11 +124,11 @@ void printSyncedSummary(const indexer::IndexerStatus& s, const indexer::IndexerC
     std::printf(
         "completeness: %lld block blooms checked, %lld last blocks recounted, %lld "
         "receipt proofs; %lld bloom false positives; truncations found and fetched "
-        "again: %lld by bloom, %lld by recount, %lld by receipts%s\n",
+        "again: %lld by bloom, %lld by recount, %lld by receipts, %lld by splitting%s\n",
         static_cast<long long>(c.bloomChecks), static_cast<long long>(c.recounts),
         static_cast<long long>(c.receiptProofs), static_cast<long long>(c.falsePositives),
         static_cast<long long>(c.bloomTruncations), static_cast<long long>(c.recountTruncations),
-        static_cast<long long>(c.receiptTruncations),
+        static_cast<long long>(c.receiptTruncations), static_cast<long long>(c.splitTruncations),
         c.learnedCap
             ? qPrintable(QStringLiteral(" (the node caps results at %1 logs)").arg(*c.learnedCap))
             : "");
@@ -256,6 +257,7 @@ int runIndexCommand(const QStringList& arguments)
                      [&live](const health::HealthSnapshot& h) { live.setHealth(h); });
     std::unique_ptr<LocalApiServer> apiServer;
     ProgressPrinter progress;
+    TroubleDeadline trouble(parsed.giveUpAfter);
     indexer::IndexerStatus last;
     QObject::connect(
         &service, &engine::IndexingService::snapshotAvailable, &loop,
@@ -296,6 +298,11 @@ int runIndexCommand(const QStringList& arguments)
                                           "to wait for the chain to reach it")
                                .arg(config.fromBlock)
                                .arg(s.head.value_or(0)));
+                finish(ExitFailure);
+                return;
+            }
+            if (const auto giveUp = trouble.observe(s)) {
+                printError(*giveUp);
                 finish(ExitFailure);
                 return;
             }

@@ -69,6 +69,9 @@ const Flag kFlags[] = {
      "Blocks behind the best head a node may be and still be caught up (default 2)."},
     {"check-interval-ms", "checkIntervalMs", "N",
      "Node health poll interval (default 1000, at least 20)."},
+    {"give-up-after-ms", "giveUpAfterMs", "N",
+     "With --exit-when-synced: exit 1 once the node has been unreachable, inconsistent or "
+     "behind this long without the checkpoint moving (default 120000; 0 = wait for ever)."},
     {"lease-ms", "leaseMs", "N",
      "PostgreSQL only: lease of a claimed backfill range; a process silent this long loses "
      "it to another (default 30000)."},
@@ -292,8 +295,9 @@ IndexOptionsResult parseIndexOptions(const QStringList& arguments)
     const auto httpUrl = [](const char* flag, const QString& text) {
         const auto url = config::httpUrl(text);
         if (!url)
-            throw chain::ChainParseError(QLatin1String("--") + QLatin1String(flag), text,
-                                         QStringLiteral("expected an http(s) URL"));
+            throw chain::ChainParseError(
+                QLatin1String("--") + QLatin1String(flag), text,
+                config::validateEndpoint(text).value_or(QStringLiteral("expected an http(s) URL")));
         return *url;
     };
     // A value that must not be empty (an empty --db would be SQLite's temporary database).
@@ -405,6 +409,8 @@ IndexOptionsResult parseIndexOptions(const QStringList& arguments)
         if (values.contains(QStringLiteral("metrics-port")))
             out.metricsPort = quint16(ranged("metrics-port", 1, 65535,
                                              QStringLiteral("expected a port from 1 to 65535")));
+        if (values.contains(QStringLiteral("give-up-after-ms")))
+            out.giveUpAfter = std::chrono::milliseconds(ranged("give-up-after-ms", 0, 86400000));
         if (values.contains(QStringLiteral("lease-ms")))
             out.rangeLease = std::chrono::milliseconds(ranged("lease-ms", 100, 3600000));
     } catch (const chain::ChainParseError& e) {

@@ -25,6 +25,8 @@ struct IndexOptionsResult
     quint16 metricsPort = 0; // 0: no local API
     // A PostgreSQL database shared by several processes: a claimed backfill range's lease.
     std::chrono::milliseconds rangeLease{30000};
+    // --exit-when-synced: how long a node in trouble is waited on (TroubleDeadline.h).
+    std::chrono::milliseconds giveUpAfter{120000};
     QString error; // one line, names the bad flag or key
     bool helpRequested = false;
     QString helpText;

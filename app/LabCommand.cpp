@@ -73,8 +73,7 @@ int runLabCommand(const QStringList& arguments)
         }
     const auto parsed = config::httpUrl(p.value(rpc));
     if (!parsed) {
-        printError(
-            QStringLiteral("lab reset: --rpc \"%1\" is not an http(s) URL").arg(p.value(rpc)));
+        printError(QStringLiteral("lab reset: --rpc: ") + *config::validateEndpoint(p.value(rpc)));
         return ExitUsage;
     }
     const QUrl url = *parsed;

@@ -86,7 +86,7 @@ QString parse(const QStringList& arguments, RepairOptions& o, QString* help)
         return QStringLiteral("repair: --env: expected a non-empty id");
     const auto url = config::httpUrl(p.value(rpc));
     if (!url)
-        return QStringLiteral("repair: --rpc \"%1\" is not an http(s) URL").arg(p.value(rpc));
+        return QStringLiteral("repair: --rpc: ") + *config::validateEndpoint(p.value(rpc));
     o.rpc = *url;
     try {
         o.from = blockNumberValue(QStringLiteral("--from"), p.value(from));

@@ -105,7 +105,7 @@ QString parse(const QStringList& arguments, ReportOptions& o, QString* help)
             return QStringLiteral("report: choose --rpc or --no-verify, not both");
         const auto url = config::httpUrl(p.value(rpc));
         if (!url)
-            return QStringLiteral("report: --rpc \"%1\" is not an http(s) URL").arg(p.value(rpc));
+            return QStringLiteral("report: --rpc: ") + *config::validateEndpoint(p.value(rpc));
         o.rpc = *url;
     }
     return {};

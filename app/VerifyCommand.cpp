@@ -90,7 +90,7 @@ QString parse(const QStringList& arguments, VerifyOptions& o, QString* help)
         return QStringLiteral("verify: --env: expected a non-empty id");
     const auto url = config::httpUrl(p.value(rpc));
     if (!url)
-        return QStringLiteral("verify: --rpc \"%1\" is not an http(s) URL").arg(p.value(rpc));
+        return QStringLiteral("verify: --rpc: ") + *config::validateEndpoint(p.value(rpc));
     o.rpc = *url;
     try {
         if (p.isSet(from))

@@ -119,6 +119,9 @@ void TestCli::usageErrors_data()
     QTest::newRow("lab without action") << QStringList{"lab"} << "expected an action";
     QTest::newRow("lab unknown action") << QStringList{"lab", "frob"} << "unknown action `frob`";
     QTest::newRow("lab reset without rpc") << QStringList{"lab", "reset", "--db", "x"} << "--rpc is required";
+    QTest::newRow("lab reset rpc port 0") << QStringList{"lab", "reset", "--db", "x", "--rpc", "http://127.0.0.1:0/"} << "--rpc: \"http://127.0.0.1:0/\" names port 0";
+    QTest::newRow("report rpc port 0") << QStringList{"report", "--db", "x", "--format", "json", "--out", "y", "--rpc", "http://127.0.0.1:0"} << "names port 0";
+    QTest::newRow("repair rpc port 0") << QStringList{"repair", "--db", "x", "--env", "e", "--from", "1", "--rpc", "http://127.0.0.1:0"} << "names port 0";
     QTest::newRow("devnet bad port") << QStringList{"devnet", "--port", "70000"} << "--port";
     QTest::newRow("devnet negative port") << QStringList{"devnet", "--port", "-1"} << "--port";
 #if FORKSCOPE_HAS_GUI
@@ -280,6 +283,9 @@ void TestCli::indexRefusesBadValues_data()
     row("check-interval-ms inf", {"--check-interval-ms", "inf"}, {"--check-interval-ms"});
     row("rpc twice", {"--rpc", "http://127.0.0.1:2", "--rpc", "http://127.0.0.1:3"},
         {"--rpc given 2 times"});
+    row("rpc port 0", {"--rpc", "http://127.0.0.1:0/"}, {"--rpc", "port 0"});
+    row("node port 0", {"--node", "http://127.0.0.1:0"}, {"--node", "port 0"});
+    row("webhook port 0", {"--webhook", "http://127.0.0.1:0/hook"}, {"--webhook", "port 0"});
     row("env twice", {"--env", "a", "--env", "b"}, {"--env given 2 times"});
     row("config twice", {"--config", "/nonexistent/a.json", "--config", "/nonexistent/b.json"},
         {"--config given 2 times"});

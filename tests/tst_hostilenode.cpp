@@ -7,6 +7,7 @@
 #include "chain/Hex.h"
 #include "lab/FaultProxy.h"
 
+#include <QJsonObject>
 #include <QRegularExpression>
 #include <QtTest>
 #include <csignal>
@@ -65,6 +66,10 @@ private slots:
     void rollbackWithoutNewBlockIsRolledBackNow();
     void nodeSwitchedToAnotherChainStopsTheEnvironment_data();
     void nodeSwitchedToAnotherChainStopsTheEnvironment();
+    void identityChangeIsNoticedBeforeTheNextCommit_data();
+    void identityChangeIsNoticedBeforeTheNextCommit();
+    void exitWhenSyncedGivesUpOnANodeInTrouble_data();
+    void exitWhenSyncedGivesUpOnANodeInTrouble();
     void tricklingNodeTimesOutAndSaysSo();
     void replyOverTheCapIsFetchedInSmallerRanges();
 };
@@ -79,6 +84,9 @@ void TestHostileNode::logsNobodyAskedForAreRefused_data()
                                        << "outside the requested block range";
     QTest::newRow("another block hash") << "wrong-log-hash"
                                         << "block hash";
+    // Once a crash in the bloom check: the header's number was used before it was checked.
+    QTest::newRow("a header of another number") << "shifted-header"
+                                                << "the node answered block";
 }
 
 void TestHostileNode::logsNobodyAskedForAreRefused()
@@ -246,6 +254,80 @@ void TestHostileNode::nodeSwitchedToAnotherChainStopsTheEnvironment()
             changed << "+ " + r;
     QVERIFY2(changed.isEmpty(), qPrintable(changed.join('\n') + "\n" + run.out.right(3000)));
     QCOMPARE(lab.dump(), before);
+}
+
+void TestHostileNode::identityChangeIsNoticedBeforeTheNextCommit_data()
+{
+    QTest::addColumn<QString>("lie");
+    QTest::newRow("only the chain id") << "other-chain-id";
+    QTest::newRow("only the genesis") << "other-genesis";
+}
+
+void TestHostileNode::identityChangeIsNoticedBeforeTheNextCommit()
+{
+    // The node keeps serving the same blocks but says it is another chain (its chain id, or
+    // its genesis hash, changed under the same URL). Every round checks the node's identity
+    // before it commits: no block mined after the change is committed, and the indexer
+    // stops as it would at start-up.
+    QFETCH(QString, lie);
+    IndexerLab lab;
+    lab.deployToken("AAA");
+    lab.sprayAll(4, 3, 5);
+    lab::FaultProxy proxy(lab.devnet().url());
+    proxy.listen();
+    FollowingIndexer ix;
+    ix.process.start(QStringLiteral(FORKSCOPE_BINARY),
+                     lab.indexArgs("env", {"--poll-ms", "50"}, proxy.url()));
+    QVERIFY(ix.process.waitForStarted());
+    QTRY_COMPARE_WITH_TIMEOUT(checkpointOf(lab, "env"), qint64(lab.eth().blockNumber()), 30000);
+    QCOMPARE(proxy.applyKnobs({{"lie", lie}}), QString());
+    const qint64 headAtChange = qint64(lab.eth().blockNumber());
+    for (int i = 0; i < 5; ++i) {
+        lab.sprayAll(1, 3, 5);
+        QTest::qWait(100);
+    }
+    const ProcessRun run = test::waitForProcess(ix.process, 60000);
+    QVERIFY2(run.finished && run.exitCode == 1, qPrintable(run.describe()));
+    QVERIFY2(run.err.contains("the chain was reset"), qPrintable(run.err));
+    QVERIFY2(checkpointOf(lab, "env") <= headAtChange,
+             qPrintable(QStringLiteral("checkpoint %1 past the head %2 at the change")
+                            .arg(checkpointOf(lab, "env"))
+                            .arg(headAtChange)));
+    VERIFY_INVARIANTS(lab, "env");
+}
+
+void TestHostileNode::exitWhenSyncedGivesUpOnANodeInTrouble_data()
+{
+    QTest::addColumn<QJsonObject>("knobs");
+    QTest::addColumn<QString>("named");
+    QTest::newRow("unreachable") << QJsonObject{{"offline", true}} << "node unreachable";
+    QTest::newRow("inconsistent") << QJsonObject{{"lie", "shifted-header"}} << "node inconsistent";
+}
+
+void TestHostileNode::exitWhenSyncedGivesUpOnANodeInTrouble()
+{
+    // A batch job must end: a node that stays dead or keeps answering other requests is
+    // waited on for --give-up-after-ms, then the run exits 1 naming the trouble, the
+    // checkpoint where it was.
+    QFETCH(QJsonObject, knobs);
+    QFETCH(QString, named);
+    IndexerLab lab;
+    lab.deployToken("AAA");
+    lab.sprayAll(3, 3, 5);
+    VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced"}));
+    const qint64 checkpoint = checkpointOf(lab, "env");
+    lab.sprayAll(3, 3, 5);
+    lab::FaultProxy proxy(lab.devnet().url());
+    proxy.listen();
+    QCOMPARE(proxy.applyKnobs(knobs), QString());
+    const ProcessRun run =
+        lab.runIndex("env",
+                     {"--exit-when-synced", "--give-up-after-ms", "2000", "--rpc-timeout-ms", "500",
+                      "--poll-ms", "100"},
+                     proxy.url(), QProcessEnvironment::systemEnvironment(), 60000);
+    VERIFY_ONE_ERROR_LINE(run, 1, (QStringList{"gave up after", named, "--give-up-after-ms"}));
+    QCOMPARE(checkpointOf(lab, "env"), checkpoint);
+    VERIFY_INVARIANTS(lab, "env");
 }
 
 void TestHostileNode::tricklingNodeTimesOutAndSaysSo()

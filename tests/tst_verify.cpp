@@ -622,7 +622,10 @@ void TestVerify::badArgumentsChangeNothing_data()
                                           << 2 << QStringList{"--rpc is required"};
     QTest::newRow("verify --rpc not a URL")
         << QStringList{"verify", "--db", "%db", "--env", "clean", "--rpc", "localhost:1"} << 2
-        << QStringList{"--rpc \"localhost:1\" is not an http(s) URL"};
+        << QStringList{"--rpc: \"localhost:1\" is not an http(s) URL"};
+    QTest::newRow("verify --rpc port 0")
+        << QStringList{"verify", "--db", "%db", "--env", "clean", "--rpc", "http://127.0.0.1:0/"}
+        << 2 << QStringList{"--rpc: \"http://127.0.0.1:0/\" names port 0"};
     QTest::newRow("verify --from above --to") << verify + QStringList{"--from", "9", "--to", "3"}
                                               << 2 << QStringList{"--from 9 is above --to 3"};
     QTest::newRow("verify --from garbage")

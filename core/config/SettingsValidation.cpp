@@ -13,7 +13,9 @@ namespace forkscope::config {
 std::optional<QUrl> httpUrl(const QString& text)
 {
     const QUrl url(text, QUrl::StrictMode);
-    if (!url.isValid() || url.host().isEmpty() ||
+    // Port 0 asks the OS for any free port when listening; nothing listens on it, so a
+    // node URL naming it would be retried forever.
+    if (!url.isValid() || url.host().isEmpty() || url.port() == 0 ||
         (url.scheme() != QLatin1String("http") && url.scheme() != QLatin1String("https")))
         return std::nullopt;
     return url;
@@ -28,8 +30,13 @@ std::optional<QString> validateEndpoint(const QString& text)
         return std::nullopt;
     const QUrl url(t, QUrl::StrictMode);
     if (!url.isValid() || url.host().isEmpty())
-        return QStringLiteral("endpoint \"%1\" is not a valid URL").arg(t);
-    return QStringLiteral("endpoint \"%1\" must start with http:// or https://").arg(t);
+        return QStringLiteral("\"%1\" is not an http(s) URL such as http://127.0.0.1:8545").arg(t);
+    if (url.port() == 0)
+        return QStringLiteral("\"%1\" names port 0, where nothing can listen; give the node's "
+                              "port (1-65535)")
+            .arg(t);
+    return QStringLiteral("\"%1\" is not an http(s) URL: it must start with http:// or https://")
+        .arg(t);
 }
 
 std::optional<QString> validatePostgresUrl(const QString& text)
