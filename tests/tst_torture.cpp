@@ -89,6 +89,8 @@ private slots:
     void killsAtRandomInstantsOfASync();
     void reorgsAndRollbacksWhileFollowingAFlappingNode();
     void aLyingNodeForEachLie();
+    void silentCapsInEveryFetchMode();
+    void identityChangesMidRun();
 };
 
 void TestTorture::initTestCase()
@@ -218,9 +220,13 @@ void TestTorture::aLyingNodeForEachLie()
                       proxy.url()));
     QVERIFY(follower.waitForStarted());
     const QList<QJsonObject> lies{
-        {{"lie", "foreign-log"}},    {{"lie", "out-of-range-log"}},
-        {{"lie", "wrong-log-hash"}}, {{"lie", "unlinked-headers"}},
-        {{"trickleBps", 2}},         {{"padReplyBytes", 2 * 1024 * 1024}},
+        {{"lie", "foreign-log"}},
+        {{"lie", "out-of-range-log"}},
+        {{"lie", "wrong-log-hash"}},
+        {{"lie", "unlinked-headers"}},
+        {{"lie", "shifted-header"}},
+        {{"trickleBps", 2}},
+        {{"padReplyBytes", 2 * 1024 * 1024}},
     };
     const QJsonObject honest{{"lie", "none"}, {"trickleBps", 0}, {"padReplyBytes", 0}};
     for (int round = 0; round < 2; ++round) {
@@ -243,6 +249,78 @@ void TestTorture::aLyingNodeForEachLie()
     QVERIFY2(!run.out.contains("REORG"), qPrintable(run.out.right(3000)));
     QCOMPARE(lab.count("SELECT count(*) FROM reorg_events"), 0);
     reader.finish();
+    runChecker(lab, "env");
+}
+
+void TestTorture::silentCapsInEveryFetchMode()
+{
+    // A provider that silently cuts every eth_getLogs reply, on blocks whose blooms cannot
+    // show what is missing (many logs, 6 holders): each run indexes everything (the node
+    // serves receipts) or stops before the first block it cannot prove, never past it.
+    QRandomGenerator rng(tortureSeed() ^ 0xca95);
+    IndexerLab lab;
+    lab.deployToken("AAA");
+    lab.deployToken("BBB");
+    for (int i = 0; i < 6; ++i) {
+        lab.sprayAll(1 + int(rng.bounded(3)), 1 + int(rng.bounded(93)), 6);
+        lab.mine(int(rng.bounded(30)));
+    }
+    const QList<QStringList> modes{{},
+                                   {"--logs-per-call", "0"},
+                                   {"--batch-size", "7", "--fetch-workers", "4"},
+                                   {"--batch-size", QString::number(1 + rng.bounded(40))}};
+    for (int run = 0; run < 4; ++run) {
+        const quint64 cap = QList<quint64>{7, 50, 135}.at(int(rng.bounded(3)));
+        const QStringList mode = modes.at(int(rng.bounded(int(modes.size()))));
+        const bool receipts = rng.bounded(2) == 0;
+        const QString env = QStringLiteral("cap%1").arg(run);
+        qInfo("run %d: cap %llu, flags [%s], receipts %s", run, cap, qPrintable(mode.join(' ')),
+              receipts ? "served" : "refused");
+        lab::FaultProxy proxy(lab.devnet().url());
+        proxy.listen();
+        proxy.setLogCap(cap, lab::FaultProxy::CapMode::Silent);
+        proxy.setNoReceipts(!receipts);
+        const ProcessRun r =
+            lab.runIndex(env, QStringList{"--exit-when-synced"} + mode, proxy.url());
+        QVERIFY2(r.finished && (r.exitCode == 0 || r.exitCode == 1), qPrintable(r.describe()));
+        if (receipts)
+            VERIFY_EXIT_OK(r);
+        if (checkpointOf(lab, env) >= 0)
+            runChecker(lab, env);
+    }
+}
+
+void TestTorture::identityChangesMidRun()
+{
+    // The node says it is another chain (chain id or genesis) while serving the same blocks:
+    // the follower stops, and nothing mined after the change is committed.
+    QRandomGenerator rng(tortureSeed() ^ 0x1d);
+    IndexerLab lab;
+    lab.deployToken("AAA");
+    lab.sprayAll(5, 3, 10);
+    lab::FaultProxy proxy(lab.devnet().url());
+    proxy.listen();
+    QProcess follower;
+    follower.setProcessChannelMode(QProcess::MergedChannels);
+    follower.start(QStringLiteral(FORKSCOPE_BINARY),
+                   lab.indexArgs("env", {"--poll-ms", "50"}, proxy.url()));
+    QVERIFY(follower.waitForStarted());
+    for (int i = 0, n = int(rng.bounded(1, 6)); i < n; ++i) {
+        lab.sprayAll(1, 3, 10);
+        QTest::qWait(int(rng.bounded(20, 300)));
+    }
+    const QString lie = rng.bounded(2) == 0 ? "other-chain-id" : "other-genesis";
+    qInfo("lie: %s", qPrintable(lie));
+    QCOMPARE(proxy.applyKnobs({{"lie", lie}}), QString());
+    const qint64 headAtChange = qint64(lab.eth().blockNumber());
+    for (int i = 0, n = int(rng.bounded(1, 6)); i < n; ++i) {
+        lab.sprayAll(1, 3, 10);
+        QTest::qWait(int(rng.bounded(20, 300)));
+    }
+    const ProcessRun run = test::waitForProcess(follower, 60000);
+    QVERIFY2(run.finished && run.exitCode == 1 && run.out.contains("the chain was reset"),
+             qPrintable(run.describe()));
+    QVERIFY(checkpointOf(lab, "env") <= headAtChange);
     runChecker(lab, "env");
 }
 
