@@ -182,12 +182,12 @@ int runGui(int& argc, char** argv)
     UnixSignalWatcher signalWatcher;
     QObject::connect(&signalWatcher, &UnixSignalWatcher::terminationRequested, &window,
                      &QWidget::close);
-    if (scene) // the README's screenshots: a laptop-sized window
+    if (scene) // the docs' screenshots: a laptop-sized window
         window.resize(1280, 720);
     window.show();
     host.start(config);
     if (scene) {
-        // For README and AppStream screenshots (packaging/screenshot.sh runs it under Xvfb).
+        // For the docs' and AppStream screenshots (packaging/screenshot.sh runs it under Xvfb).
         auto* shot =
             new ScreenshotScene(*scene, host, window, p.value(screenshot), screenshotDelay);
         shot->start();

@@ -4,7 +4,7 @@
 
 namespace forkscope::app {
 
-// `forkscope index ...`: the headless indexer (see README "forkscope index").
+// `forkscope index ...`: the headless indexer (see docs/cli.md, "forkscope index").
 int runIndexCommand(const QStringList& arguments);
 
 } // namespace forkscope::app

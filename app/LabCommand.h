@@ -5,7 +5,7 @@
 namespace forkscope::app {
 
 // `forkscope lab reset ...`: reset the anvil devnet, archive the environment(s) of the old
-// chain and open a new one (see README "forkscope lab reset").
+// chain and open a new one (see docs/cli.md, "forkscope lab reset").
 int runLabCommand(const QStringList& arguments);
 
 } // namespace forkscope::app

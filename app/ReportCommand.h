@@ -5,7 +5,7 @@
 namespace forkscope::app {
 
 // `forkscope report ...`: one environment's checkpoint report as JSON, CSV or PDF (see
-// README "forkscope report"). It creates its own application object (a PDF needs a
+// docs/cli.md, "forkscope report"). It creates its own application object (a PDF needs a
 // QApplication for fonts and charts, JSON and CSV do not), so main() calls it before
 // creating one.
 int runReportCommand(int& argc, char** argv, const QStringList& arguments);

@@ -17,9 +17,9 @@ class MainWindow;
 
 namespace forkscope::app {
 
-// The README's screenshots (packaging/screenshot.sh): the real app on its defaults, driven
-// through the same EngineApi the toolbars use, grabbed once what the scene shows is true of
-// the window (not after a guessed delay), with any dialog it opened drawn over it.
+// The screenshots of README.md and docs/app.md (packaging/screenshot.sh): the real app on its
+// defaults, driven through the same EngineApi the toolbars use, grabbed once what the scene shows
+// is true of the window (not after a guessed delay), with any dialog it opened drawn over it.
 class ScreenshotScene : public QObject
 {
     Q_OBJECT

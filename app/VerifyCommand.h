@@ -5,7 +5,7 @@
 namespace forkscope::app {
 
 // `forkscope verify --db FILE --env ID --rpc URL [--from N] [--to M] [--receipts]`: audits
-// the stored data of one environment against a node (README "forkscope verify"). Exit 0
+// the stored data of one environment against a node (docs/verify-and-repair.md). Exit 0
 // when clean, 1 on a hole (or a reorg not rolled back yet, or a run-time error), 2 for
 // usage.
 int runVerifyCommand(const QStringList& arguments);

@@ -1,4 +1,4 @@
-// forkscope: the desktop app by default, or a headless subcommand (see DESIGN.md).
+// forkscope: the desktop app by default, or a headless subcommand (see docs/cli.md).
 #include "CommandLine.h"
 #include "DevnetCommand.h"
 #include "GuiApp.h"

@@ -11,8 +11,8 @@ namespace forkscope::bench {
 // time: sampled from /proc while the process runs, summed into bins of a fixed width and
 // printed as CPU milliseconds per thread name per bin, with what was left idle. A sync's
 // pipeline shows in it: the start before the first range, the committing thread's share
-// while the fetch runs, and the committing thread alone at the end (bench/README.md,
-// twenty-sixth sitting). Thread names are the kernel's (15 characters), so the four
+// while the fetch runs, and the committing thread alone at the end (bench/README.md's
+// history). Thread names are the kernel's (15 characters), so the four
 // `forkscope-fetch-N` workers are one column.
 //
 // Each thread's time on a CPU comes from /proc/.../schedstat (nanoseconds); the bins are as

@@ -9,7 +9,7 @@
 namespace forkscope::bench {
 
 // A loopback webhook that fails a share of its requests with HTTP 503, the way a flapping
-// receiver does, and deduplicates what it accepts on the event key, as the README asks a
+// receiver does, and deduplicates what it accepts on the event key, as docs/cli.md asks a
 // consumer to. Failures follow a seeded generator (the same seed gives the same answers)
 // or strictly alternate. Understands the single-row (Idempotency-Key header) and the
 // batch form (a JSON array of {"eventKey", ...}).

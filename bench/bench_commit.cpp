@@ -59,9 +59,9 @@ chain::Hash32 topicOf(const chain::Address& a)
 
 // Who sends to whom. `Spray` is what forkscope_bench_index's chain holds (DemoToken's
 // spray(): one sender pays holder after holder in rotation, 1 + i % 7 tokens each), so a
-// batch of 100 blocks touches 5,100 balances. `Pairs` is the pattern of the figures taken
-// before the twelfth sitting: holder to holder, cycling every 5 blocks, so a batch touches
-// only about 500 balances and the floor came out a third too low (bench/README.md).
+// batch of 100 blocks touches 5,100 balances. `Pairs` is the pattern of the earliest
+// figures (bench/README.md's history): holder to holder, cycling every 5 blocks, so a batch
+// touches only about 500 balances and the floor came out a third too low.
 enum class Pattern { Spray, Pairs };
 
 // One batch of `blocks` consecutive blocks, each with `perTx` Transfers per token.

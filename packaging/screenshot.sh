@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's screenshots, at 1280x720, of the real app on its defaults (managed anvil,
+# The screenshots of README.md and docs/app.md, at 1280x720, of the real app on its defaults (managed anvil,
 # demo traffic) under Xvfb. Each scene is grabbed once what it shows is true of the window
 # (app/ScreenshotScene.cpp), not after a guessed delay:
 #   packaging/screenshot.sh [OUT_DIR]     (default: resources/screenshots)

@@ -346,9 +346,9 @@ void TestBackends::aLaggingNodeNeverCausesARollback()
     expectSyncedWithEveryLog(b, env);
 }
 
-// Seed 003's absence inference, at the head: a provider that stops returning logs while
-// every block keeps its hash (a truncating or misconfigured one) is said and counted, and
-// nothing is deleted, since only a header hash that disagrees may roll back.
+// The absence check at the head (docs/design.md, "Absence is loud and corroborated"): a provider
+// that stops returning logs while every block keeps its hash (a truncating or misconfigured one) is
+// said and counted, and nothing is deleted, since only a header hash that disagrees may roll back.
 void TestBackends::storedLogsTheNodeStopsReturningAreSaidNotDeleted()
 {
     QFETCH(QString, db);

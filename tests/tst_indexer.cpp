@@ -2,7 +2,7 @@
 // depths, a reorg deeper than the limit, kill -9 at every crash point, outages, a lagging
 // node, two writers, and a chain reset; and, with the indexer in this process behind a node
 // 30 ms away, the head check a backfill asks ahead. After each: the four invariants of
-// DESIGN.md, checked against the node, plus an independent balance computation.
+// docs/design.md, checked against the node, plus an independent balance computation.
 #include "IndexerLab.h"
 #include "indexer/Indexer.h"
 #include "lab/FaultProxy.h"

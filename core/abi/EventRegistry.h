@@ -33,8 +33,9 @@ struct EventDecoding
 };
 
 // The events of a source's ABI, matched by topic0. A source IS its contracts and their ABI
-// (seed 003), so decoding happens on the fetch side. Anonymous events cannot be matched
-// by topic and are reported as Unmatched (kept raw), like logs no ABI entry describes.
+// (docs/design.md, "The wire: the receiver owns the cursor"), so decoding happens on the
+// fetch side. Anonymous events cannot be matched by topic and are reported as Unmatched
+// (kept raw), like logs no ABI entry describes.
 class EventRegistry
 {
 public:

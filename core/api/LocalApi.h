@@ -16,7 +16,7 @@ namespace forkscope::api {
 
 class PrometheusText;
 
-// The local query API (seed 004's JSON-RPC methods) and the Prometheus metrics, over a
+// The local query API (docs/api.md) and the Prometheus metrics, over a
 // read-only connection of the API's own thread to either store: every read goes through
 // the contract's read surface (store::ContractReader), so a SQLite file and a shared
 // PostgreSQL index answer alike. Transport-free: the HTTP server hands it bodies and sends

@@ -39,8 +39,8 @@ struct RangeCounts
 // previous owner.
 //
 // finish() runs inside the caller's transaction, after the range's rows are written
-// there: the rows and the "done" mark commit together or not at all (seed 001: data and
-// checkpoint share one transaction). It only succeeds while this process still owns the
+// there: the rows and the "done" mark commit together or not at all (docs/design.md,
+// "Data and checkpoint commit together"). It only succeeds while this process still owns the
 // range; otherwise it throws LeaseLostError and the caller rolls back, so a range taken
 // over is indexed exactly once, by its new owner.
 class BackfillClaims

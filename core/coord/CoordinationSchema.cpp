@@ -15,7 +15,8 @@ void ensureCoordinationSchema(store::pg::PgConnection& db)
                 " source_id text NOT NULL,"
                 " block_number bigint NOT NULL,"
                 " block_hash bytea NOT NULL CHECK (octet_length(block_hash) = 32),"
-                // Bumped by every move: the compare-and-swap token (seed 001).
+                // Bumped by every move: the compare-and-swap token (docs/design.md,
+                // "The checkpoint is a claim about a finished prefix").
                 " generation bigint NOT NULL DEFAULT 0,"
                 " updated_at timestamptz NOT NULL DEFAULT clock_timestamp(),"
                 " PRIMARY KEY (environment_id, chain_id, source_id))");

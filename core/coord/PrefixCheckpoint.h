@@ -18,13 +18,14 @@ struct SharedCheckpoint
     qint64 generation = 0;
 };
 
-// The one checkpoint of an environment on a shared database (issue #17, seed 001). It
-// moves only across the contiguous prefix of finished backfill ranges above it whose
-// hashes chain on (each range's parent hash is the previous range's last hash), and only
-// by compare-and-swap on its generation: two processes that finish ranges at once both
-// try, one wins, the other re-reads and finds nothing (or more) left to do. A range that
-// is missing, running, failed or does not chain on stops the checkpoint below it: a
-// reader never sees a block as indexed while one below it is not (invariant 1).
+// The one checkpoint of an environment on a shared database (docs/design.md, "The
+// checkpoint is a claim about a finished prefix"). It moves only across the contiguous
+// prefix of finished backfill ranges above it whose hashes chain on (each range's parent
+// hash is the previous range's last hash), and only by compare-and-swap on its generation:
+// two processes that finish ranges at once both try, one wins, the other re-reads and finds
+// nothing (or more) left to do. A range that is missing, running, failed or does not chain
+// on stops the checkpoint below it: a reader never sees a block as indexed while one below
+// it is not (invariant 1).
 class PrefixCheckpoint
 {
 public:

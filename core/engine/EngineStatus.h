@@ -46,8 +46,8 @@ struct ReorgDiff
     QList<Item> items;
 };
 
-// The lab's reason to exist: after each lab action, the four invariants of DESIGN.md
-// checked against the node once the indexer has caught up.
+// The lab's reason to exist: after each lab action, the four invariants (docs/design.md,
+// "Invariants") checked against the node once the indexer has caught up.
 struct InvariantVerdict
 {
     enum class State { None, Checking, Holds, Violated, Unavailable };

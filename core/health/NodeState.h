@@ -21,10 +21,10 @@ struct NodeObservation
     std::optional<chain::Hash32> headHash; // hash of its head block
 };
 
-// The rules, as pure functions (seed 004's node states, plus "forked" and "dropping logs"):
+// The rules, as pure functions (docs/design.md, "Node health and the ready-ratio gate"):
 //   offline    the node did not answer in time or answered an error;
 //   dropping logs  the indexer caught it returning fewer logs than its blocks commit to
-//              (issue #13's completeness proofs); a node that lied stays marked;
+//              (the completeness proofs); a node that lied stays marked;
 //   forked     its head block has a different hash than the indexer's canonical block at
 //              that height;
 //   caught up  within lagThreshold blocks of the best head any node reports;

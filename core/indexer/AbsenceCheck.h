@@ -18,8 +18,9 @@ namespace forkscope::indexer {
 
 using LogAt = QPair<std::uint64_t, std::uint64_t>; // block number, log index
 
-// Stored logs the node no longer returns (seed 003's absence inference), as the SQLite
-// indexer and the PostgreSQL head follower both look for them at the head.
+// Stored logs the node no longer returns (docs/design.md, "Absence is loud and
+// corroborated"), as the SQLite indexer and the PostgreSQL head follower both look for them
+// at the head.
 struct AbsenceFinding
 {
     QList<std::uint64_t> blocks; // sorted, each once; empty: every stored log is still there

@@ -35,7 +35,7 @@ void BalanceBook::apply(HolderDeltas deltas)
     // the old balance never makes a round trip through here; 64 holders per statement.
     // Not the revert's walk and REPLACE: measured both ways, the 100k sync's indexer CPU was
     // 0.84-1.00 s with them against 0.78-0.80 s with this, though the commit-only bench
-    // preferred them (bench/README.md, twenty-fourth sitting).
+    // preferred them (bench/README.md's history).
     if (!m_upsert)
         m_upsert = std::make_unique<store::MultiRowInsert>(
             m_db,

@@ -213,12 +213,13 @@ CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
         if (!t->to.isZero())
             deltas.addSide(HolderKey{t->contract, t->to}, amount, log.blockNumber);
 
-        // The side effect is enqueued with the data, never sent from here (seed 000): a
-        // Transfer's log row is its pending outbox row, rendered by the `outbox` view until
-        // delivery first touches it and stores it (store/PendingOutboxContract.h). Its key is
-        // the chain coordinate transfer:<block>:<blockHash>:<logIndex>, so a consumer can
-        // deduplicate and a transfer re-included in another block is a new event (the
-        // InvariantChecker reads this format).
+        // The side effect is enqueued with the data, never sent from here (docs/design.md,
+        // "The outbox"): a Transfer's log row is its pending outbox row, rendered by the
+        // `outbox` view until delivery first touches it and stores it
+        // (store/PendingOutboxContract.h). Its key is the chain coordinate
+        // transfer:<block>:<blockHash>:<logIndex>, so a consumer can deduplicate and a
+        // transfer re-included in another block is a new event (the InvariantChecker reads
+        // this format).
         if (checkStoredKeys) {
             // The very event was delivered before a reorg took its block, and its row kept
             // the key as text. It names this log again, so the log renders no second,

@@ -42,10 +42,10 @@ struct CommitStats
     qint64 abiFailures = 0;
 };
 
-// Writes a batch and moves the checkpoint in ONE transaction (seed 000). Committing the
-// checkpoint first would lose data forever on a crash in between; committing data first
-// in a separate transaction is harmless but wasteful. Together, a crash leaves either
-// both or neither.
+// Writes a batch and moves the checkpoint in ONE transaction (docs/design.md, "Data and
+// checkpoint commit together"). Committing the checkpoint first would lose data forever on
+// a crash in between; committing data first in a separate transaction is harmless but
+// wasteful. Together, a crash leaves either both or neither.
 class BatchCommitter
 {
 public:

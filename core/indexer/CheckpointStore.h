@@ -12,7 +12,8 @@ namespace forkscope::indexer {
 
 // The cursor of one (environment, chain, source). Every write is conditional on the value
 // the writer last read (compare-and-swap), so two writers can never both advance it, and
-// a writer that read a stale cursor re-reads instead of overwriting (seed 001).
+// a writer that read a stale cursor re-reads instead of overwriting (docs/design.md, "The
+// checkpoint is a claim about a finished prefix").
 class CheckpointStore
 {
 public:

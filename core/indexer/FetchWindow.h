@@ -16,7 +16,7 @@ namespace fetch_window {
 // A range is also one commit, and each commit rewrites the B-tree pages it touches once
 // (balance_store's pages, every index's right edge): twice the logs per commit wrote fewer
 // pages per event, and the 100k sync's indexer CPU fell from 0.73-0.78 to 0.62-0.70 s.
-// Ranges of 20,000 logs cost more than they saved (bench/README.md, twenty-fifth sitting).
+// Ranges of 20,000 logs cost more than they saved (bench/README.md's history).
 inline constexpr qint64 kMaxLogsPerRange = 10000;
 inline constexpr qint64 kMaxLogsAhead = 32000;
 // Before any range is seen, assume dense: two ranges ahead, not eight.

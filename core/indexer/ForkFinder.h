@@ -25,9 +25,10 @@ struct ForkPoint
 };
 
 // Walks back from the checkpoint comparing the node's hash with the stored hash until they
-// match (seed 000 findForkPoint), at most maxDepth blocks. Headers are fetched in JSON-RPC
-// batches. Throws DeepReorgError past maxDepth (nothing deleted), NodeBehindError when the
-// node answers null for a block it should have.
+// match (docs/design.md, "Reorgs: the fork point and the one-transaction rollback"), at
+// most maxDepth blocks. Headers are fetched in JSON-RPC batches. Throws DeepReorgError past
+// maxDepth (nothing deleted), NodeBehindError when the node answers null for a block it
+// should have.
 class ForkFinder
 {
 public:

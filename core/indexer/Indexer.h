@@ -26,7 +26,7 @@ class Database;
 
 namespace forkscope::indexer {
 
-// The reorg-safe loop of seed 000, one round per step():
+// The reorg-safe loop (docs/design.md, "Indexing: one round"), one round per step():
 //   1. read head and checkpoint; confirm the checkpoint is still on the node's chain
 //      (a mismatch finds the fork point and rolls back in one transaction);
 //   2. fetch headers cp+1 .. min(cp+batch, head) in one batch; keep only the prefix whose
@@ -59,10 +59,11 @@ public:
     // hash disagreed (then a rollback with reason "absence" follows).
     std::function<void(const QList<std::uint64_t>& blocks, bool contradicted)> onAbsence;
 
-    // The receiver side of the wire (seed 003): a batch is applied only if it starts at
-    // expectedFromBlock (the checkpoint + 1); otherwise it is rejected and the caller is
-    // told where to start. A re-sent batch after a lost acknowledgement therefore can
-    // never be applied twice: the cursor is the idempotency key.
+    // The receiver side of the wire (docs/design.md, "The wire: the receiver owns the
+    // cursor"): a batch is applied only if it starts at expectedFromBlock (the checkpoint +
+    // 1); otherwise it is rejected and the caller is told where to start. A re-sent batch
+    // after a lost acknowledgement therefore can never be applied twice: the cursor is the
+    // idempotency key.
     struct Acceptance
     {
         bool accepted = false;

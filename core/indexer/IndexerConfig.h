@@ -15,7 +15,8 @@ namespace forkscope::indexer {
 
 // Version of the projection algorithm (transfer decoding + balance rules). A checkpoint
 // records the generation it was computed under; data from another generation is not
-// silently continued (seed 001: a new algorithm is a new generation, not a reorg).
+// silently continued: a new algorithm is a new generation, not a reorg (docs/design.md,
+// "The checkpoint is a claim about a finished prefix").
 inline constexpr int kProjectionGeneration = 1;
 
 struct IndexerConfig
@@ -57,7 +58,7 @@ struct IndexerConfig
     // (and still retried, with a capped backoff: it is never skipped).
     int maxRangeAttempts = 5;
     // How many blocks below the checkpoint are re-fetched at the head to notice logs that
-    // vanished without a hash changing (seed 003's absence inference).
+    // vanished without a hash changing (docs/design.md, "Absence is loud and corroborated").
     std::uint64_t absenceWindow = 12;
     // A standard Solidity ABI JSON for the contracts: every matching log is decoded into
     // logs.event_name / logs.args_json. Empty: Transfer projection only.

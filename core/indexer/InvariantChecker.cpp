@@ -39,7 +39,7 @@ void violate(InvariantReport& r, const QString& what)
 
 // A log's place, the key every row of a chunk is matched by. Numbers, not its "N/M" text:
 // the check reads a million rows on a large index, and building and hashing that text per
-// row was most of its own CPU (bench/README.md, twentieth sitting).
+// row was most of its own CPU (bench/README.md's history).
 struct LogPos
 {
     std::uint64_t block = 0;

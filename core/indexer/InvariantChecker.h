@@ -27,9 +27,9 @@ struct InvariantReport
     QString summary() const;
 };
 
-// Checks the four invariants of DESIGN.md for one environment, against the database AND
-// the node: the stored chain must be the node's chain, the stored logs exactly the node's
-// logs, balances exactly the sum of the stored transfers (recomputed here independently of
+// Checks the four invariants (docs/design.md, "Invariants") for one environment, against the
+// database AND the node: the stored chain must be the node's chain, the stored logs exactly the
+// node's logs, balances exactly the sum of the stored transfers (recomputed here independently of
 // BalanceBook), and the outbox consistent with the events. This is the lab's verdict.
 // It reads only the contract's read surface, so it checks SQLite and PostgreSQL alike.
 class InvariantChecker

@@ -27,10 +27,11 @@ class PgBatchRows
 public:
     PgBatchRows(const QString& environmentId, qint64 chainId);
 
-    // Checks `batch` as the receiver does (seed 003: headers in sequence from `from`, each
-    // linked to the previous one, every log within them, from an indexed contract and with
-    // its header's hash; see checkBatchLog) and appends it. The first header must link to
-    // the last one appended before. Throws NodeInconsistentError, wire::ReplyMismatchError.
+    // Checks `batch` as the receiver does (docs/design.md, "The wire: the receiver owns the
+    // cursor": headers in sequence from `from`, each linked to the previous one, every log
+    // within them, from an indexed contract and with its header's hash; see checkBatchLog)
+    // and appends it. The first header must link to the last one appended before. Throws
+    // NodeInconsistentError, wire::ReplyMismatchError.
     void append(const wire::WireBatch& batch, std::uint64_t from,
                 const QList<chain::Address>& contracts, const QString& endpoint);
 

@@ -8,7 +8,9 @@ namespace forkscope::indexer {
 namespace reorg_reason {
 inline const QString kHashMismatch = QStringLiteral("hash mismatch");     // checkpoint re-check
 inline const QString kParentMismatch = QStringLiteral("parent mismatch"); // next block's parent
-inline const QString kAbsence = QStringLiteral("absence");                // seed 003, wire issue
+// Stored logs the node no longer returns, contradicted by a header (docs/design.md, "Absence is
+// loud and corroborated").
+inline const QString kAbsence = QStringLiteral("absence");
 inline const QString kRepair = QStringLiteral("repair"); // `forkscope repair`, the Repair button
 } // namespace reorg_reason
 

@@ -40,8 +40,9 @@ struct RollbackResult
     QString planAsideFallback;
 };
 
-// Undoes everything above a fork point in ONE transaction, in the order of seed 000, and
-// records what it undid. reorg_diff_items kinds:
+// Undoes everything above a fork point in ONE transaction, in the order docs/design.md gives
+// ("Reorgs: the fork point and the one-transaction rollback"), and records what it undid.
+// reorg_diff_items kinds:
 //   transfer_removed          a transfer event above the fork (from, to, value)
 //   outbox_dropped            an undelivered outbox row above the fork: deleted, or (never
 //                             touched by delivery, so rendered from its log) gone with it

@@ -225,8 +225,9 @@ SharedBackfillResult SharedBackfill::run(const std::function<void(const QString&
                 }
             }
             if (!lost) {
-                // The range's rows and its done mark: one transaction (seed 001), so a
-                // crash leaves both or neither, and a range taken over meanwhile rolls back.
+                // The range's rows and its done mark: one transaction (docs/design.md,
+                // "Data and checkpoint commit together"), so a crash leaves both or neither, and a
+                // range taken over meanwhile rolls back.
                 db->begin();
                 rows.copyInto(*db);
                 claims.finish(*claim, rows.headers().first().parentHash,

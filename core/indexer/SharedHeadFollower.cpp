@@ -125,10 +125,11 @@ SharedFollowResult SharedHeadFollower::run(const std::function<void(const QStrin
         undoAbove(cp, fork, reason);
     };
 
-    // Seed 003's absence inference at the head, as the SQLite indexer does it
-    // (AbsenceCheck.h): stored logs of the last --absence-window blocks the node no longer
-    // returns are said and counted; only a header that contradicts a stored hash rolls back.
-    // Looked at again once new blocks are stored, and every 10 s at rest.
+    // The absence check at the head (docs/design.md, "Absence is loud and corroborated"),
+    // as the SQLite indexer does it (AbsenceCheck.h): stored logs of the last
+    // --absence-window blocks the node no longer returns are said and counted; only a
+    // header that contradicts a stored hash rolls back. Looked at again once new blocks are
+    // stored, and every 10 s at rest.
     QElapsedTimer sinceAbsenceCheck;
     bool absenceCheckDue = true;
     // True when it rolled back.

@@ -33,7 +33,8 @@ struct UndoneReorg
 // The rollback of a shared PostgreSQL index to a fork point, for a reorg the head follower
 // found or a repair asked for by hand (SharedHeadFollower). Everything above the fork goes
 // in one transaction with the checkpoint's move back: a reader sees the rows and the
-// checkpoint that covers them change together, or neither (seed 001).
+// checkpoint that covers them change together, or neither (docs/design.md, "Data and
+// checkpoint commit together").
 class SharedRollback
 {
 public:

@@ -7,10 +7,11 @@
 
 namespace forkscope::indexer {
 
-// What a source fetches with (seed 003: a source IS its contracts and their ABI), the same
-// for the SQLite indexer and the processes of a shared index: the contracts, the result cap,
-// the completeness proofs, the ABI to decode with on the fetch side, and the wire context
-// naming them (the source id and a digest of the contracts and the ABI).
+// What a source fetches with (a source IS its contracts and their ABI: docs/design.md, "The
+// wire: the receiver owns the cursor"), the same for the SQLite indexer and the processes
+// of a shared index: the contracts, the result cap, the completeness proofs, the ABI to
+// decode with on the fetch side, and the wire context naming them (the source id and a
+// digest of the contracts and the ABI).
 wire::FetchSpec sourceFetchSpec(const IndexerConfig& config,
                                 std::shared_ptr<const abi::EventRegistry> registry);
 

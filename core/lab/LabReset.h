@@ -37,8 +37,8 @@ struct LabResetResult
 };
 
 // Resets an anvil devnet to a fresh genesis and opens a new environment for it, archiving
-// the environment(s) that described the old chain (seed 001: a new environment id archives
-// the old cursor; old history is neither deleted nor mixed with the new one).
+// the environment(s) that described the old chain: old history is neither deleted nor mixed
+// with the new one (docs/design.md, "Environments").
 class LabReset
 {
 public:

@@ -27,8 +27,8 @@ struct RoundResult
 };
 
 // Delivers outbox rows at or below the safe height, in delivery order (by block; within one,
-// Transfers by log index, then rows naming no log by id), at most `limit` per round (seed
-// 000's query), in batches of up to the sink's maxBatch().
+// Transfers by log index, then rows naming no log by id), at most `limit` per round
+// (docs/design.md, "The outbox"), in batches of up to the sink's maxBatch().
 // A batch is marked delivered in one transaction, and only after the sink confirmed it,
 // so a crash between the two re-sends at most that batch, with the same keys: delivery
 // is at-least-once, exactly-once for a consumer that deduplicates on the event key. A

@@ -34,7 +34,7 @@ struct SharedDeliveryResult
 // Exactly once per key, as in SQLite (OutboxDispatcher): rows are marked delivered only
 // after the sink confirmed them, so a holder killed between the two leaves those rows for
 // the next holder, which sends them again with the same event keys. A consumer that
-// deduplicates on the key (README, "Outbox") acts on each once.
+// deduplicates on the key (docs/cli.md, "Outbox delivery") acts on each once.
 class SharedOutboxDelivery
 {
 public:

@@ -20,7 +20,7 @@ namespace forkscope::outbox {
 // ({"id", "eventKey", "blockNumber", "payload"}) in delivery order, the header
 // `Idempotency-Key: batch:<first event_key>..<last event_key>`; a 2xx accepts all of them.
 // Every request is an array in this mode, even one of a single row. What the receiver
-// must deduplicate on is each element's eventKey (see README, "Outbox").
+// must deduplicate on is each element's eventKey (see docs/cli.md, "Outbox delivery").
 class WebhookSink : public OutboxSink
 {
 public:

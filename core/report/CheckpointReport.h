@@ -12,8 +12,9 @@
 
 namespace forkscope::report {
 
-// What an export-time look at the node said about one checkpoint (seed 001: a checkpoint is
-// a claim to verify, and "could not ask" is not "wrong").
+// What an export-time look at the node said about one checkpoint: a checkpoint is a claim to
+// verify, and "could not ask" is not "wrong" (docs/design.md, "The checkpoint is a claim
+// about a finished prefix").
 enum class VerificationStatus {
     NotChecked,  // no node was given
     Canonical,   // the node's block at that height has the checkpoint's hash

@@ -20,7 +20,7 @@ qint64 ContractReader::scalar(const QString& sql, const QVariantList& args)
 namespace {
 // Rows straight from SQLite, not through QSqlQuery: its QSQLITE driver has each text
 // column converted to UTF-16 and copied into a row cache first, which was a fifth of the
-// invariant check's CPU (bench/README.md, twentieth sitting). A step that fails throws,
+// invariant check's CPU (bench/README.md's history). A step that fails throws,
 // as every other statement here does; QSqlQuery::next() reported it as the end of the rows.
 class SqliteRows : public ContractRows
 {

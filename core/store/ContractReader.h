@@ -43,10 +43,10 @@ struct CheckpointFacts
     QString verifiedAt; // empty: never verified on chain, or not recorded (shared index)
 };
 
-// The contract's read surface (DESIGN.md: `blocks`, `logs`, `transfer_events`,
-// `token_balances`, `outbox`, `reorg_events`, `backfill_ranges`: lowercase 0x hex text and
-// decimal strings) on either store, so that the report and the invariant check are one code
-// over SQLite and PostgreSQL. Queries take `?` placeholders and only ever read.
+// The contract's read surface (docs/design.md, "Database contract": `blocks`, `logs`,
+// `transfer_events`, `token_balances`, `outbox`, `reorg_events`, `backfill_ranges`: lowercase 0x
+// hex text and decimal strings) on either store, so that the report and the invariant check are one
+// code over SQLite and PostgreSQL. Queries take `?` placeholders and only ever read.
 class ContractReader
 {
 public:

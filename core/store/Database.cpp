@@ -206,12 +206,12 @@ std::unique_ptr<Database> Database::open(const QString& path, const Options& opt
     // app's largest memory). Contract v4 writes about 370 bytes per event, appended to the
     // right edge of each B-tree, so a 5,000-event batch dirties ~2 MiB; 64 MiB (contract v3)
     // only cost memory (bench/README.md). Any other connection would grow as far, so it
-    // keeps a smaller one (issue #14 soak).
+    // keeps a smaller one (the soak, bench/README.md).
     boundPageCache();
     db->run(QStringLiteral("PRAGMA temp_store=MEMORY"));
     db->run(QStringLiteral("PRAGMA synchronous=NORMAL"));
     // Debian builds SQLite with SECURE_DELETE on, so every deleted row was overwritten with
-    // zeros: a quarter of a deep rollback's instructions (bench/README.md, "Rollback"). The
+    // zeros: a quarter of a deep rollback's instructions (bench/README.md's history). The
     // file holds public chain data, which a deleted row's bytes left in a free page do not
     // make any more public, and SQLite's own default is off. (An environment's rpc_url, which
     // may carry a provider key, is kept in its live row anyway.)

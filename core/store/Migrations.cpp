@@ -12,8 +12,8 @@ namespace {
 // the same for reorg_diff_items (ReorgDiffContract.cpp); version 8 stops storing a pending
 // Transfer's outbox row (PendingOutboxContract.cpp).
 
-// Version 1: the database contract of DESIGN.md. Every table is keyed by environment_id
-// and chain_id so a lab reset (a new environment) never mixes with archived rows.
+// Version 1: the database contract (docs/design.md, "Database contract"). Every table is keyed by
+// environment_id and chain_id so a lab reset (a new environment) never mixes with archived rows.
 Migration v1()
 {
     return {1,
@@ -125,7 +125,7 @@ Migration v2()
                 QStringLiteral("ALTER TABLE indexer_checkpoints ADD COLUMN start_block BIGINT"),
                 QStringLiteral("ALTER TABLE indexer_checkpoints ADD COLUMN verified_at TEXT"),
                 QStringLiteral("ALTER TABLE logs ADD COLUMN decode_error TEXT"),
-                // Decoded by the source's ABI on the fetch side (seed 003); raw topics/data stay.
+                // Decoded by the source's ABI on the fetch side; raw topics/data stay.
                 QStringLiteral("ALTER TABLE logs ADD COLUMN event_name TEXT"),
                 QStringLiteral("ALTER TABLE logs ADD COLUMN args_json TEXT"),
                 QStringLiteral("ALTER TABLE reorg_events ADD COLUMN source_id TEXT"),

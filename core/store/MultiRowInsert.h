@@ -36,8 +36,8 @@ private:
 // An INSERT that writes up to rowsPerStatement rows per statement: `INSERT ... VALUES
 // (...), (...), ...`. Row by row, each statement's run opens a cursor on the table and on
 // each of its indexes, halts and resets; for log and outbox rows that was most of their
-// cost, and the commit took a third fewer instructions in groups of 64 (bench/README.md,
-// thirteenth sitting). Rows are inserted in the order they are bound, so an INTEGER
+// cost, and the commit took a third fewer instructions in groups of 64 (bench/README.md's
+// history). Rows are inserted in the order they are bound, so an INTEGER
 // PRIMARY KEY keeps their order.
 //
 // start(rows, grouped) announces how many rows follow; finish() checks that they came.

@@ -16,7 +16,7 @@ class Database;
 //
 // Why: the stored row was three B-tree inserts per event (the row, its log index, the
 // pending index), a fifth of a full sync's committing thread; a 100k sync without them runs
-// at 0.85 of the raw ceiling instead of 0.77 (bench/README.md, twenty-eighth sitting). A
+// at 0.85 of the raw ceiling instead of 0.77 (bench/README.md). A
 // rollback no longer deletes what was never stored either.
 //
 // The read surface is unchanged but for one thing: a pending Transfer's `id` is NULL until

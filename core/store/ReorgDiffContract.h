@@ -12,8 +12,8 @@ namespace forkscope::store {
 // Why: a rollback copies every removed Transfer and every dropped outbox row into the diff
 // before it deletes them. Rendered as hex text (through the transfer_events and outbox
 // views), those copies were half of a depth-64 rollback over 10,000 Transfers; copied as
-// BLOBs straight from log_store and outbox_store they cost a fifth of that (bench/README.md,
-// "Rollback").
+// BLOBs straight from log_store and outbox_store they cost a fifth of that (bench/README.md's
+// history).
 //
 // An outbox row that named its log keeps that log's block hash in the diff instead of a
 // rendered key: the view renders the key from it exactly as the outbox view did, so the
@@ -31,7 +31,7 @@ QString reorgDiffColumnsSql();
 //
 // Why: a depth-64 rollback copied 10,000 outbox rows into the diff beside the 10,000
 // Transfers they were made from, each joined back to its log for the block hash: a quarter of
-// the rollback (bench/README.md, "Rollback"). Only outbox rows that store their own key and
+// the rollback (bench/README.md's history). Only outbox rows that store their own key and
 // payload (retractions, rows whose log is gone) are still copied on their own.
 Migration reorgDiffFoldMigration();
 

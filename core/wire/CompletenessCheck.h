@@ -20,8 +20,8 @@ class EthClient;
 namespace forkscope::wire {
 
 // Checks that an eth_getLogs result holds every log of its range, against what the headers
-// commit to (seed 003: completeness is an invariant, not a flag; absence of a log is
-// suspicious). A provider that drops or truncates logs without an error is common (geth
+// commit to (docs/design.md, "Completeness is an invariant": not a flag; absence of a log
+// is suspicious). A provider that drops or truncates logs without an error is common (geth
 // #21770, nethermind #1980); the header is bound to the block hash, so:
 //   - recount: the result's highest block with logs is fetched again, whole, by its hash
 //     (EIP-234); a shortfall means the result was cut in the middle of that block;

@@ -54,7 +54,8 @@ struct FetchSpec
     static constexpr std::uint64_t kMaxCallsPerRange = kMaxLogsCallsPerRange;
 };
 
-// The sender half of the wire (seed 003): stateless. Given where the receiver expects the
+// The sender half of the wire (docs/design.md, "The wire: the receiver owns the cursor"):
+// stateless. Given where the receiver expects the
 // next batch to start, it fetches logs and headers and returns a complete WireBatch,
 // lowering toBlock when a provider limit (announced or silent) forces a smaller range.
 // Blocking; each fetch thread owns its own LogFetcher and EthClient.

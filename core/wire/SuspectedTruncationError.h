@@ -8,8 +8,9 @@ namespace forkscope::wire {
 
 // A block that cannot be fetched whole: its result sits exactly on the provider's cap, its
 // reply exceeds the reply cap, or its logs do not reproduce the header's bloom. Refusing to
-// make progress is deliberate (seed 003): pushing a possibly short block would later look
-// like absence and could delete state, and the app must never look synced over a gap.
+// make progress is deliberate (docs/design.md, "Completeness is an invariant"): pushing a possibly
+// short block would later look like absence and could delete state, and the app must never look
+// synced over a gap.
 class SuspectedTruncationError : public std::runtime_error
 {
 public:

@@ -13,7 +13,8 @@
 namespace forkscope::wire {
 
 // What the fetcher may assert about a batch: the source and the configuration it fetched
-// with. Which processor version runs is the receiver's own business (seed 003).
+// with. Which processor version runs is the receiver's own business (docs/design.md, "The
+// wire: the receiver owns the cursor").
 struct WireContext
 {
     QString source;

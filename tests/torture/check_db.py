@@ -2,7 +2,7 @@
 """Independent checker for a Forkscope database: compares it with the node.
 
 Shares no code with Forkscope (not its InvariantChecker, not its decoder): it reads the
-database only through the contract's read surface of DESIGN.md (names, hex text, decimal
+database only through the contract's read surface of docs/design.md (names, hex text, decimal
 amounts) with Python's sqlite3 module, and asks the node over plain JSON-RPC.
 
   check_db.py check  --db FILE --env ID --rpc URL --contract ADDR [--contract ADDR ...]

@@ -311,8 +311,8 @@ void ensurePgContract(PgConnection& db)
             // bytes from either store.
             db.exec("ALTER TABLE log_store ADD COLUMN event_name text, ADD COLUMN args_json "
                     "text");
-            // A source is its contracts and their ABI (seed 003): every process of an
-            // environment decodes with the same one ('' = none, all there was before v10).
+            // A source is its contracts and their ABI (docs/design.md, "The wire"): every process
+            // of an environment decodes with the same one ('' = none, all there was before v10).
             db.exec("ALTER TABLE environments ADD COLUMN abi_digest text NOT NULL DEFAULT ''");
             db.exec(logsView("CREATE OR REPLACE VIEW", ", s.event_name, s.args_json").constData());
             db.run("pg_contract_version",

@@ -6,11 +6,11 @@ namespace forkscope::store::pg {
 
 class PgConnection;
 
-// The storage contract on PostgreSQL (issue #17): the v4 binary tables (`block_store`,
+// The storage contract on PostgreSQL (docs/postgresql.md): the v4 binary tables (`block_store`,
 // `log_store`) with bytea for hashes, addresses, topics and data and numeric(78,0) for a
-// Transfer's value, and the contract's read surface as views under the names DESIGN.md
-// documents (`blocks`, `logs`, `transfer_events`, `token_balances`, `outbox`: lowercase 0x
-// hex text, decimal amount strings), next to the coordination tables
+// Transfer's value, and the contract's read surface as views under the names
+// docs/design.md documents (`blocks`, `logs`, `transfer_events`, `token_balances`, `outbox`:
+// lowercase 0x hex text, decimal amount strings), next to the coordination tables
 // (coord/CoordinationSchema).
 //
 // Invariant 1 with several writers: each process commits a finished range's rows with its
