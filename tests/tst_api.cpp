@@ -286,7 +286,7 @@ void TestApi::badRequests_data()
     QTest::newRow("object id") << QByteArray(R"({"jsonrpc":"2.0","id":{},"method":"getCheckpoint"})") << -32600
                                << "id must be a string, a number or null, not an object";
     QTest::newRow("params a string")
-        << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"getCheckpoint","params":"bar"})") << -32600
+        << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"getCheckpoint","params":"bar"})") << -32602
         << "params must be an array or an object";
     QTest::newRow("oversized body") << (QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"getCheckpoint","pad":")") +
                                         QByteArray(100000, 'x') + "\"}")
@@ -301,10 +301,18 @@ void TestApi::badRequests()
     QFETCH(QString, mentions);
     const HttpResult r = http(m_api, body, true);
     QVERIFY(r.status == 200 || (code == -32600 && r.status == 413));
-    const QJsonObject err = QJsonDocument::fromJson(r.body).object().value("error").toObject();
+    const QJsonObject reply = QJsonDocument::fromJson(r.body).object();
+    const QJsonObject err = reply.value("error").toObject();
     QCOMPARE(err.value("code").toInt(), code);
     QVERIFY2(err.value("message").toString().contains(mentions),
              qPrintable(err.value("message").toString()));
+    // The request's id whenever it can be read: every body here that parses and is not
+    // too large to read has a valid id of 1.
+    const QJsonObject request = QJsonDocument::fromJson(body).object();
+    const QJsonValue id = request.value("id");
+    const bool readable = r.status == 200 && (id.isDouble() || id.isString() || id.isNull());
+    QVERIFY2(reply.contains("id"), r.body.constData());
+    QCOMPARE(reply.value("id"), readable ? id : QJsonValue(QJsonValue::Null));
     // The server is still there.
     QVERIFY(!apiCall(m_api, "getCheckpoint").value("result").isNull());
 }
@@ -395,15 +403,46 @@ void TestApi::jsonRpc_data()
         << QByteArray(R"([{"jsonrpc":"2.0","error":{"code":-32600},"id":null},
                           {"jsonrpc":"2.0","result":"$block1","id":2}])");
 
-    // Valid JSON that is not a request is an invalid request, not a parse error.
+    // Valid JSON that is not a request is an invalid request, not a parse error; with id
+    // null when the id cannot be read, with the request's id when it can.
     for (const char* body : {"1", R"("getCheckpoint")", "true", "null", "{}",
-                             R"({"jsonrpc":"1.0","method":"getCheckpoint","id":1})",
-                             R"({"jsonrpc":2,"method":"getCheckpoint","id":1})",
-                             R"({"jsonrpc":"2.0","id":1})",
-                             R"({"jsonrpc":"2.0","method":"getCheckpoint","params":"bar","id":1})",
-                             R"({"jsonrpc":"2.0","method":"getCheckpoint","params":null,"id":1})",
-                             R"({"jsonrpc":"2.0","method":"getCheckpoint","params":7,"id":1})"})
+                             R"({"jsonrpc":"1.0","method":"getCheckpoint"})",
+                             R"({"method":"getCheckpoint"})"})
         QTest::addRow("not a request: %s", body) << QByteArray(body) << 200 << invalidRequest;
+    const QByteArray invalidRequest1 = R"({"jsonrpc":"2.0","error":{"code":-32600},"id":1})";
+    for (const char* body : {R"({"jsonrpc":"1.0","method":"getCheckpoint","id":1})",
+                             R"({"jsonrpc":2,"method":"getCheckpoint","id":1})",
+                             R"({"method":"getCheckpoint","id":1})",
+                             R"({"jsonrpc":"2.0","id":1})",
+                             R"({"jsonrpc":"2.0","method":7,"id":1})",
+                             R"({"jsonrpc":"2.0","method":null,"id":1})"})
+        QTest::addRow("not a request, id readable: %s", body) << QByteArray(body) << 200 << invalidRequest1;
+    QTest::newRow("not a request, string id")
+        << QByteArray(R"({"jsonrpc":"2.0","method":["getCheckpoint"],"id":"req-9"})") << 200
+        << QByteArray(R"({"jsonrpc":"2.0","error":{"code":-32600},"id":"req-9"})");
+    // Params that are neither an array nor an object are the method's wrong params.
+    for (const char* params : {R"("bar")", R"("")", "7", "null", "true"}) {
+        QTest::addRow("params %s", params)
+            << QByteArray(R"({"jsonrpc":"2.0","method":"getCheckpoint","params":)") + params + R"(,"id":1})"
+            << 200 << QByteArray(R"({"jsonrpc":"2.0","error":{"code":-32602},"id":1})");
+        QTest::addRow("params %s, string id", params)
+            << QByteArray(R"({"jsonrpc":"2.0","method":"getBlockByHeight","params":)") + params + R"(,"id":"abc"})"
+            << 200 << QByteArray(R"({"jsonrpc":"2.0","error":{"code":-32602},"id":"abc"})");
+    }
+    QTest::newRow("params a string, id null")
+        << QByteArray(R"({"jsonrpc":"2.0","method":"getCheckpoint","params":"bar","id":null})") << 200
+        << QByteArray(R"({"jsonrpc":"2.0","error":{"code":-32602},"id":null})");
+    QTest::newRow("params a string, as a notification")
+        << QByteArray(R"({"jsonrpc":"2.0","method":"getCheckpoint","params":"bar"})") << 204 << QByteArray();
+    QTest::newRow("errors with ids, in a batch")
+        << QByteArray(R"([{"jsonrpc":"2.0","method":"getCheckpoint","params":"bar","id":5},
+                          {"jsonrpc":"1.0","method":"getCheckpoint","id":"six"},
+                          {"jsonrpc":"2.0","id":7},
+                          {"jsonrpc":"2.0","method":"getBlockByHeight","params":[1],"id":8}])") << 200
+        << QByteArray(R"([{"jsonrpc":"2.0","error":{"code":-32602},"id":5},
+                          {"jsonrpc":"2.0","error":{"code":-32600},"id":"six"},
+                          {"jsonrpc":"2.0","error":{"code":-32600},"id":7},
+                          {"jsonrpc":"2.0","result":"$block1","id":8}])");
     QTest::newRow("parse error: two values") << QByteArray("{} {}") << 200
         << QByteArray(R"({"jsonrpc":"2.0","error":{"code":-32700},"id":null})");
     QTest::newRow("parse error: empty body") << QByteArray("") << 200

@@ -38,9 +38,11 @@ using JsonRpcMethods = std::function<QJsonValue(const QString& method, const QJs
 //   error; a batch of notifications only gets nothing (std::nullopt: send no body);
 // - "id" may be a string, a number or null and is echoed; any other id is -32600;
 // - unparseable JSON is -32700; valid JSON that is not a request (a scalar, "jsonrpc" not
-//   "2.0", "method" not a string, "params" neither array nor object) is -32600; an empty
-//   batch or one of more than kMaxBatch calls is a single -32600. Errors that could not
-//   read a request (-32700, -32600) carry "id": null.
+//   "2.0", "method" not a string) is -32600; "params" neither array nor object is -32602;
+//   an empty batch or one of more than kMaxBatch calls is a single -32600.
+// - every error carries the request's id whenever it can be read (an object with a valid
+//   "id"); "id": null only when it cannot (-32700, a request that is not an object, an id
+//   of the wrong type, a request without one, a batch refused as a whole), as §5 says.
 std::optional<QByteArray> answerJsonRpc(QByteArrayView body, const JsonRpcMethods& methods);
 
 // A lone error response with "id": null, for a body refused before it was read (HTTP 413).
