@@ -142,6 +142,13 @@ std::optional<QByteArray> answerJsonRpc(QByteArrayView body, const JsonRpcMethod
     return QJsonDocument(responses).toJson(QJsonDocument::Compact);
 }
 
+std::optional<QByteArray> refuseJsonRpc(QByteArrayView body, int code, const QString& message)
+{
+    return answerJsonRpc(body, [&](const QString&, const QJsonValue&) -> QJsonValue {
+        throw JsonRpcError{code, message};
+    });
+}
+
 QByteArray jsonRpcErrorReply(int code, const QString& message)
 {
     return compact(errorObject(QJsonValue::Null, code, message));
