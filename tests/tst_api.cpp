@@ -111,6 +111,37 @@ QJsonValue normalized(const QJsonValue& v)
     }
     return o;
 }
+
+// What is wrong with one concurrent client's response, or nothing: a JSON-RPC answer
+// (200) or a JSON-RPC "server busy" error (503 with Retry-After), each call with its id.
+// `batch`: the number of calls in a batch, 0 for a lone call (of getBlockByHeight(1)).
+QString concurrentReplyProblem(const RawReply& r, int batch,
+                               const std::function<QString(int)>& idOf, const QString& block1Hash)
+{
+    if (r.status != 200 && r.status != 503)
+        return QStringLiteral("status %1").arg(r.status);
+    if (!r.head.contains("Content-Type: application/json"))
+        return QStringLiteral("not JSON");
+    if (r.status == 503 && !r.head.contains("Retry-After: 1\r\n"))
+        return QStringLiteral("503 without Retry-After");
+    QJsonParseError pe{};
+    const QJsonDocument doc = QJsonDocument::fromJson(r.body, &pe);
+    if (pe.error != QJsonParseError::NoError)
+        return QStringLiteral("unparseable body");
+    if (batch ? !doc.isArray() || doc.array().size() != batch : !doc.isObject())
+        return QStringLiteral("not one response per call");
+    const QJsonArray responses = batch ? doc.array() : QJsonArray{doc.object()};
+    for (int call = 0; call < responses.size(); ++call) {
+        const QJsonObject o = responses[call].toObject();
+        if (o.value("jsonrpc") != "2.0" || o.value("id") != idOf(call))
+            return QStringLiteral("call %1 without its id").arg(call);
+        if (r.status == 200 && o.value("result")["hash"] != block1Hash)
+            return QStringLiteral("call %1 without its result").arg(call);
+        if (r.status == 503 && o.value("error")["code"] != -32005)
+            return QStringLiteral("call %1 not refused as busy").arg(call);
+    }
+    return {};
+}
 } // namespace
 
 class TestApi : public QObject
@@ -841,31 +872,12 @@ void TestApi::concurrentClients()
     int busy = 0;
     for (int i = 0; i < clients; ++i) {
         const RawReply& r = *all[i].reply;
-        const QByteArray who = "client " + QByteArray::number(i) + ": " + r.head + "\n" + r.body;
-        QVERIFY2(r.status == 200 || r.status == 503, who.constData());
-        QVERIFY2(r.head.contains("Content-Type: application/json"), who.constData());
-        QJsonParseError pe{};
-        const QJsonDocument doc = QJsonDocument::fromJson(r.body, &pe);
-        QVERIFY2(pe.error == QJsonParseError::NoError, who.constData());
-        QJsonArray responses;
-        if (kind == "batch") {
-            QVERIFY2(doc.isArray() && doc.array().size() == 2, who.constData());
-            responses = doc.array();
-        } else {
-            QVERIFY2(doc.isObject(), who.constData());
-            responses.append(doc.object());
-        }
-        for (int call = 0; call < responses.size(); ++call) {
-            const QJsonObject o = responses[call].toObject();
-            QCOMPARE(o.value("jsonrpc").toString(), QStringLiteral("2.0"));
-            QVERIFY2(o.value("id").toString() == idOf(i, call), who.constData());
-            if (r.status == 200) {
-                QVERIFY2(o.value("result")["hash"].toString() == block1Hash, who.constData());
-            } else {
-                QVERIFY2(o.value("error")["code"].toInt() == -32005, who.constData());
-                QVERIFY2(r.head.contains("Retry-After: 1\r\n"), who.constData());
-            }
-        }
+        const QString problem = concurrentReplyProblem(
+            r, kind == "batch" ? 2 : 0, [&](int call) { return idOf(i, call); }, block1Hash);
+        QVERIFY2(problem.isEmpty(), qPrintable(QStringLiteral("client %1: %2\n%3\n%4")
+                                                   .arg(i)
+                                                   .arg(problem, QString::fromUtf8(r.head),
+                                                        QString::fromUtf8(r.body))));
         ++(r.status == 200 ? served : busy);
     }
     qInfo("%d clients answered, %d refused for load", served, busy);
