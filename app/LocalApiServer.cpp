@@ -12,9 +12,9 @@
 namespace forkscope::app {
 
 namespace {
-api::HttpResponse methodNotAllowed(const QByteArray& allowed)
+api::HttpResponse jsonRpcError(int status, int code, const QString& message)
 {
-    return {405, "text/plain; charset=utf-8", "use " + allowed + " here\n", {{"Allow", allowed}}};
+    return {status, "application/json", api::jsonRpcErrorReply(code, message), {}};
 }
 
 api::HttpResponse route(api::LocalApi& localApi, const api::HttpRequest& request)
@@ -22,12 +22,16 @@ api::HttpResponse route(api::LocalApi& localApi, const api::HttpRequest& request
     const QByteArray path = request.path();
     if (path == "/metrics") {
         if (request.method != "GET")
-            return methodNotAllowed("GET");
+            return {405, "text/plain; charset=utf-8", "use GET here\n", {{"Allow", "GET"}}};
         return {200, "text/plain; version=0.0.4", localApi.metrics(), {}};
     }
     if (path == "/") {
-        if (request.method != "POST")
-            return methodNotAllowed("POST");
+        if (request.method != "POST") {
+            api::HttpResponse r = jsonRpcError(405, api::jsonrpc::kInvalidRequest,
+                                               QStringLiteral("JSON-RPC is answered on POST"));
+            r.headers.append({QByteArray("Allow"), QByteArray("POST")});
+            return r;
+        }
         // Only notifications: the spec says to return nothing at all.
         const std::optional<QByteArray> reply = localApi.handleJsonRpc(request.body);
         if (!reply)
@@ -37,15 +41,31 @@ api::HttpResponse route(api::LocalApi& localApi, const api::HttpRequest& request
     return {404, "text/plain; charset=utf-8", "no such path (GET /metrics, POST /)\n", {}};
 }
 
-// A body refused for its size still gets a JSON-RPC error, since its client speaks JSON-RPC.
-api::HttpResponse errorPage(const api::HttpError& e)
+// The JSON-RPC path answers every refusal in JSON-RPC, since its clients speak nothing else;
+// /metrics (Prometheus text), other paths and requests not read as far as their path get
+// plain text.
+api::HttpResponse errorPage(const api::HttpError& e, const api::HttpRequest& request)
 {
-    if (e.status == 413)
-        return {413,
-                "application/json",
-                api::jsonRpcErrorReply(api::jsonrpc::kInvalidRequest, e.message),
-                {}};
-    return {e.status, "text/plain; charset=utf-8", e.message.toUtf8() + '\n', {}};
+    if (request.path() != "/")
+        return {e.status, "text/plain; charset=utf-8", e.message.toUtf8() + '\n', {}};
+    switch (e.status) {
+    case 503: {
+        if (request.method != "POST")
+            return jsonRpcError(503, api::jsonrpc::kServerBusy, e.message);
+        // The whole body was read: each call is refused with its own id.
+        const std::optional<QByteArray> reply =
+            api::refuseJsonRpc(request.body, api::jsonrpc::kServerBusy, e.message);
+        if (!reply) // notifications only: nothing to answer, as when they are served
+            return {503, {}, {}, {}};
+        return {503, "application/json", *reply, {}};
+    }
+    case 500:
+        return jsonRpcError(500, api::jsonrpc::kInternalError, e.message);
+    default:
+        // Refused before its body was read (too large, malformed framing, too slow): its id
+        // cannot be known, so it is null, as the specification says.
+        return jsonRpcError(e.status, api::jsonrpc::kInvalidRequest, e.message);
+    }
 }
 } // namespace
 

@@ -13,7 +13,8 @@ class LiveMetrics;
 namespace forkscope::app {
 
 // The local API over HTTP on 127.0.0.1 only: GET /metrics (Prometheus text) and JSON-RPC
-// 2.0 on POST / (204 when a body held only notifications). It runs api::HttpServer on its
+// 2.0 on POST / (204 when a body held only notifications; every answer on / is JSON-RPC,
+// refusals included, a 503 for load with each call's id). It runs api::HttpServer on its
 // own thread with its own read-only database connection (a SQLite file, or a shared
 // index's postgresql:// URL), so requests never wait for the indexer and never touch its
 // connection.

@@ -111,6 +111,37 @@ QJsonValue normalized(const QJsonValue& v)
     }
     return o;
 }
+
+// What is wrong with one concurrent client's response, or nothing: a JSON-RPC answer
+// (200) or a JSON-RPC "server busy" error (503 with Retry-After), each call with its id.
+// `batch`: the number of calls in a batch, 0 for a lone call (of getBlockByHeight(1)).
+QString concurrentReplyProblem(const RawReply& r, int batch,
+                               const std::function<QString(int)>& idOf, const QString& block1Hash)
+{
+    if (r.status != 200 && r.status != 503)
+        return QStringLiteral("status %1").arg(r.status);
+    if (!r.head.contains("Content-Type: application/json"))
+        return QStringLiteral("not JSON");
+    if (r.status == 503 && !r.head.contains("Retry-After: 1\r\n"))
+        return QStringLiteral("503 without Retry-After");
+    QJsonParseError pe{};
+    const QJsonDocument doc = QJsonDocument::fromJson(r.body, &pe);
+    if (pe.error != QJsonParseError::NoError)
+        return QStringLiteral("unparseable body");
+    if (batch ? !doc.isArray() || doc.array().size() != batch : !doc.isObject())
+        return QStringLiteral("not one response per call");
+    const QJsonArray responses = batch ? doc.array() : QJsonArray{doc.object()};
+    for (int call = 0; call < responses.size(); ++call) {
+        const QJsonObject o = responses[call].toObject();
+        if (o.value("jsonrpc") != "2.0" || o.value("id") != idOf(call))
+            return QStringLiteral("call %1 without its id").arg(call);
+        if (r.status == 200 && o.value("result")["hash"] != block1Hash)
+            return QStringLiteral("call %1 without its result").arg(call);
+        if (r.status == 503 && o.value("error")["code"] != -32005)
+            return QStringLiteral("call %1 not refused as busy").arg(call);
+    }
+    return {};
+}
 } // namespace
 
 class TestApi : public QObject
@@ -130,7 +161,12 @@ private slots:
     void rawHttp();
     void pipelinedRequestsOnOneConnection();
     void expectContinue();
-    void connectionsAreBounded();
+    void connectionsOverTheLimit_data();
+    void connectionsOverTheLimit();
+    void concurrentClients_data();
+    void concurrentClients();
+    void waitingConnectionsAreQueued();
+    void repliesWaitingAreBoundedOverAllConnections();
     void slowAndIdleClientsAreCut();
     void gateHoldsDeliveriesUntilTheRatioIsMet();
 
@@ -286,7 +322,7 @@ void TestApi::badRequests_data()
     QTest::newRow("object id") << QByteArray(R"({"jsonrpc":"2.0","id":{},"method":"getCheckpoint"})") << -32600
                                << "id must be a string, a number or null, not an object";
     QTest::newRow("params a string")
-        << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"getCheckpoint","params":"bar"})") << -32600
+        << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"getCheckpoint","params":"bar"})") << -32602
         << "params must be an array or an object";
     QTest::newRow("oversized body") << (QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"getCheckpoint","pad":")") +
                                         QByteArray(100000, 'x') + "\"}")
@@ -301,10 +337,18 @@ void TestApi::badRequests()
     QFETCH(QString, mentions);
     const HttpResult r = http(m_api, body, true);
     QVERIFY(r.status == 200 || (code == -32600 && r.status == 413));
-    const QJsonObject err = QJsonDocument::fromJson(r.body).object().value("error").toObject();
+    const QJsonObject reply = QJsonDocument::fromJson(r.body).object();
+    const QJsonObject err = reply.value("error").toObject();
     QCOMPARE(err.value("code").toInt(), code);
     QVERIFY2(err.value("message").toString().contains(mentions),
              qPrintable(err.value("message").toString()));
+    // The request's id whenever it can be read: every body here that parses and is not
+    // too large to read has a valid id of 1.
+    const QJsonObject request = QJsonDocument::fromJson(body).object();
+    const QJsonValue id = request.value("id");
+    const bool readable = r.status == 200 && (id.isDouble() || id.isString() || id.isNull());
+    QVERIFY2(reply.contains("id"), r.body.constData());
+    QCOMPARE(reply.value("id"), readable ? id : QJsonValue(QJsonValue::Null));
     // The server is still there.
     QVERIFY(!apiCall(m_api, "getCheckpoint").value("result").isNull());
 }
@@ -395,15 +439,46 @@ void TestApi::jsonRpc_data()
         << QByteArray(R"([{"jsonrpc":"2.0","error":{"code":-32600},"id":null},
                           {"jsonrpc":"2.0","result":"$block1","id":2}])");
 
-    // Valid JSON that is not a request is an invalid request, not a parse error.
+    // Valid JSON that is not a request is an invalid request, not a parse error; with id
+    // null when the id cannot be read, with the request's id when it can.
     for (const char* body : {"1", R"("getCheckpoint")", "true", "null", "{}",
-                             R"({"jsonrpc":"1.0","method":"getCheckpoint","id":1})",
-                             R"({"jsonrpc":2,"method":"getCheckpoint","id":1})",
-                             R"({"jsonrpc":"2.0","id":1})",
-                             R"({"jsonrpc":"2.0","method":"getCheckpoint","params":"bar","id":1})",
-                             R"({"jsonrpc":"2.0","method":"getCheckpoint","params":null,"id":1})",
-                             R"({"jsonrpc":"2.0","method":"getCheckpoint","params":7,"id":1})"})
+                             R"({"jsonrpc":"1.0","method":"getCheckpoint"})",
+                             R"({"method":"getCheckpoint"})"})
         QTest::addRow("not a request: %s", body) << QByteArray(body) << 200 << invalidRequest;
+    const QByteArray invalidRequest1 = R"({"jsonrpc":"2.0","error":{"code":-32600},"id":1})";
+    for (const char* body : {R"({"jsonrpc":"1.0","method":"getCheckpoint","id":1})",
+                             R"({"jsonrpc":2,"method":"getCheckpoint","id":1})",
+                             R"({"method":"getCheckpoint","id":1})",
+                             R"({"jsonrpc":"2.0","id":1})",
+                             R"({"jsonrpc":"2.0","method":7,"id":1})",
+                             R"({"jsonrpc":"2.0","method":null,"id":1})"})
+        QTest::addRow("not a request, id readable: %s", body) << QByteArray(body) << 200 << invalidRequest1;
+    QTest::newRow("not a request, string id")
+        << QByteArray(R"({"jsonrpc":"2.0","method":["getCheckpoint"],"id":"req-9"})") << 200
+        << QByteArray(R"({"jsonrpc":"2.0","error":{"code":-32600},"id":"req-9"})");
+    // Params that are neither an array nor an object are the method's wrong params.
+    for (const char* params : {R"("bar")", R"("")", "7", "null", "true"}) {
+        QTest::addRow("params %s", params)
+            << QByteArray(R"({"jsonrpc":"2.0","method":"getCheckpoint","params":)") + params + R"(,"id":1})"
+            << 200 << QByteArray(R"({"jsonrpc":"2.0","error":{"code":-32602},"id":1})");
+        QTest::addRow("params %s, string id", params)
+            << QByteArray(R"({"jsonrpc":"2.0","method":"getBlockByHeight","params":)") + params + R"(,"id":"abc"})"
+            << 200 << QByteArray(R"({"jsonrpc":"2.0","error":{"code":-32602},"id":"abc"})");
+    }
+    QTest::newRow("params a string, id null")
+        << QByteArray(R"({"jsonrpc":"2.0","method":"getCheckpoint","params":"bar","id":null})") << 200
+        << QByteArray(R"({"jsonrpc":"2.0","error":{"code":-32602},"id":null})");
+    QTest::newRow("params a string, as a notification")
+        << QByteArray(R"({"jsonrpc":"2.0","method":"getCheckpoint","params":"bar"})") << 204 << QByteArray();
+    QTest::newRow("errors with ids, in a batch")
+        << QByteArray(R"([{"jsonrpc":"2.0","method":"getCheckpoint","params":"bar","id":5},
+                          {"jsonrpc":"1.0","method":"getCheckpoint","id":"six"},
+                          {"jsonrpc":"2.0","id":7},
+                          {"jsonrpc":"2.0","method":"getBlockByHeight","params":[1],"id":8}])") << 200
+        << QByteArray(R"([{"jsonrpc":"2.0","error":{"code":-32602},"id":5},
+                          {"jsonrpc":"2.0","error":{"code":-32600},"id":"six"},
+                          {"jsonrpc":"2.0","error":{"code":-32600},"id":7},
+                          {"jsonrpc":"2.0","result":"$block1","id":8}])");
     QTest::newRow("parse error: two values") << QByteArray("{} {}") << 200
         << QByteArray(R"({"jsonrpc":"2.0","error":{"code":-32700},"id":null})");
     QTest::newRow("parse error: empty body") << QByteArray("") << 200
@@ -569,6 +644,18 @@ void TestApi::rawHttp()
     QVERIFY2(r.body.contains(mentions), r.body.constData());
     if (status >= 400 && status != 404 && status != 405)
         QVERIFY2(r.head.contains("Connection: close"), r.head.constData());
+    // On the JSON-RPC path every answer is JSON-RPC, refusals included (with id null: the
+    // body was not read); elsewhere (/metrics, unknown paths, no path read) plain text.
+    const bool jsonRpcPath = request.startsWith("POST / ") || request.startsWith("GET / ");
+    if (jsonRpcPath && status >= 400) {
+        QVERIFY2(r.head.contains("Content-Type: application/json"), r.head.constData());
+        const QJsonObject reply = QJsonDocument::fromJson(r.body).object();
+        QCOMPARE(reply.value("jsonrpc").toString(), QStringLiteral("2.0"));
+        QCOMPARE(reply.value("error").toObject().value("code").toInt(), -32600);
+        QVERIFY(reply.contains("id") && reply.value("id").isNull());
+    } else if (status >= 400) {
+        QVERIFY2(r.head.contains("Content-Type: text/plain"), r.head.constData());
+    }
     // The server is still there.
     QVERIFY(!apiCall(m_api, "getCheckpoint").value("result").isNull());
 }
@@ -622,26 +709,282 @@ void TestApi::expectContinue()
     QVERIFY2(r.body.contains(R"("result")"), r.body.constData());
 }
 
-void TestApi::connectionsAreBounded()
+void TestApi::connectionsOverTheLimit_data()
 {
+    // clang-format off
+    QTest::addColumn<QByteArray>("request");
+    QTest::addColumn<QByteArray>("contentType"); // empty: no body at all
+    QTest::addColumn<QByteArray>("reply");       // JSON-RPC compared as jsonRpc() does; else contained
+    const auto post = [](const QByteArray& body) {
+        return "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: " + QByteArray::number(body.size()) +
+               "\r\n\r\n" + body;
+    };
+    const QByteArray busy = R"({"jsonrpc":"2.0","error":{"code":-32005},"id":)";
+    QTest::newRow("call, number id")
+        << post(R"({"jsonrpc":"2.0","method":"getCheckpoint","id":41})") << QByteArray("application/json")
+        << busy + "41}";
+    QTest::newRow("call, string id")
+        << post(R"({"jsonrpc":"2.0","method":"getBlockByHeight","params":[1],"id":"over-1"})")
+        << QByteArray("application/json") << busy + R"("over-1"})";
+    QTest::newRow("call, params a string")
+        << post(R"({"jsonrpc":"2.0","method":"getCheckpoint","params":"bar","id":"p"})")
+        << QByteArray("application/json") << QByteArray(R"({"jsonrpc":"2.0","error":{"code":-32602},"id":"p"})");
+    QTest::newRow("batch: each call with its id")
+        << post(R"([{"jsonrpc":"2.0","method":"getCheckpoint","id":1},
+                   {"jsonrpc":"2.0","method":"getLatestBlock"},
+                   {"jsonrpc":"2.0","method":"getLatestBlock","id":"two"}])")
+        << QByteArray("application/json") << "[" + busy + "1}," + busy + R"("two"}])";
+    QTest::newRow("notification: nothing to answer") << post(R"({"jsonrpc":"2.0","method":"getCheckpoint"})")
+        << QByteArray() << QByteArray();
+    QTest::newRow("not JSON") << post("{nope") << QByteArray("application/json")
+        << QByteArray(R"({"jsonrpc":"2.0","error":{"code":-32700},"id":null})");
+    QTest::newRow("GET /") << QByteArray("GET / HTTP/1.1\r\nHost: x\r\n\r\n") << QByteArray("application/json")
+        << busy + "null}";
+    // Prometheus text stays text.
+    QTest::newRow("metrics") << QByteArray("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+        << QByteArray("text/plain") << QByteArray("server busy");
+    // clang-format on
+}
+
+void TestApi::connectionsOverTheLimit()
+{
+    QFETCH(QByteArray, request);
+    QFETCH(QByteArray, contentType);
+    QFETCH(QByteArray, reply);
+    // Every served slot taken by a client of this test that was answered and stays: a
+    // connection still closing from before cannot leave a slot for the one over the limit.
     const int max = api::HttpServer::Limits{}.maxConnections;
     std::vector<std::unique_ptr<QTcpSocket>> open;
-    for (int i = 0; i < max; ++i) {
-        open.push_back(std::make_unique<QTcpSocket>());
-        open.back()->connectToHost(QHostAddress::LocalHost, quint16(m_api.port()));
-        QVERIFY(open.back()->waitForConnected(5000));
+    const QByteArray call = R"({"jsonrpc":"2.0","method":"getCheckpoint","id":1})";
+    for (int attempts = 0; int(open.size()) < max; ++attempts) {
+        QVERIFY2(attempts < 2 * max, "the served slots never came free");
+        auto s = std::make_unique<QTcpSocket>();
+        s->connectToHost(QHostAddress::LocalHost, quint16(m_api.port()));
+        QVERIFY(s->waitForConnected(5000));
+        s->write("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: " +
+                 QByteArray::number(call.size()) + "\r\n\r\n" + call);
+        QByteArray buf;
+        const int status = readResponse(*s, buf).status;
+        QVERIFY(status == 200 || status == 503);
+        if (status == 200)
+            open.push_back(std::move(s));
     }
-    // One more than the bound: answered at once, and closed.
-    QTcpSocket extra;
-    extra.connectToHost(QHostAddress::LocalHost, quint16(m_api.port()));
-    QVERIFY(extra.waitForConnected(5000));
-    QByteArray buf;
-    const RawReply r = readResponse(extra, buf);
+    // One more than the bound: its request is read, then refused for load.
+    const RawReply r = rawExchange(quint16(m_api.port()), request);
     QCOMPARE(r.status, 503);
-    QVERIFY2(r.body.contains("open connections"), r.body.constData());
+    QVERIFY2(r.head.contains("Retry-After: 1\r\n"), r.head.constData());
+    QVERIFY2(r.head.contains("Connection: close"), r.head.constData());
+    if (contentType.isEmpty()) {
+        QVERIFY2(r.body.isEmpty(), r.body.constData());
+    } else {
+        QVERIFY2(r.head.contains("Content-Type: " + contentType), r.head.constData());
+        if (contentType == "application/json") {
+            QJsonParseError pe{};
+            const QJsonDocument got = QJsonDocument::fromJson(r.body, &pe);
+            QVERIFY2(pe.error == QJsonParseError::NoError, r.body.constData());
+            const QJsonDocument want = QJsonDocument::fromJson(reply);
+            const auto value = [](const QJsonDocument& d) {
+                return d.isArray() ? QJsonValue(d.array()) : QJsonValue(d.object());
+            };
+            QVERIFY2(normalized(value(got)) == normalized(value(want)),
+                     qPrintable("got " + r.body + "\nwant " + reply));
+            // The message says what to do.
+            if (!got.isArray() && got.object().value("error")["code"] == -32005)
+                QVERIFY2(got.object().value("error")["message"].toString().contains("retry"),
+                         r.body.constData());
+        } else {
+            QVERIFY2(r.body.contains(reply), r.body.constData());
+        }
+    }
     open.clear();
     // The slots come back when the clients leave.
     QTRY_VERIFY_WITH_TIMEOUT(!apiCall(m_api, "getCheckpoint").value("result").isNull(), 10000);
+}
+
+void TestApi::concurrentClients_data()
+{
+    // clang-format off
+    QTest::addColumn<int>("clients");
+    QTest::addColumn<QByteArray>("kind");     // "call", "batch"
+    QTest::addColumn<bool>("keepAlive");      // whether a served client holds its connection
+    QTest::newRow("200 calls, connections held") << 200 << QByteArray("call") << true;
+    QTest::newRow("200 calls, Connection: close") << 200 << QByteArray("call") << false;
+    QTest::newRow("200 batches, connections held") << 200 << QByteArray("batch") << true;
+    // clang-format on
+}
+
+void TestApi::concurrentClients()
+{
+    // Every client connects before any sends, then all send at once: each gets a JSON-RPC
+    // answer, or a JSON-RPC "server busy" error with 503 and Retry-After, with its ids.
+    QFETCH(int, clients);
+    QFETCH(QByteArray, kind);
+    QFETCH(bool, keepAlive);
+    QVERIFY(!apiCall(m_api, "getCheckpoint").value("result").isNull());
+    struct Client
+    {
+        std::unique_ptr<QTcpSocket> socket = std::make_unique<QTcpSocket>();
+        QByteArray buf;
+        std::optional<RawReply> reply;
+    };
+    std::vector<Client> all(clients);
+    int connected = 0;
+    for (Client& c : all) {
+        connect(c.socket.get(), &QTcpSocket::connected, this, [&] { ++connected; });
+        c.socket->connectToHost(QHostAddress::LocalHost, quint16(m_api.port()));
+    }
+    QVERIFY(QTest::qWaitFor([&] { return connected == clients; }, 60000));
+    const auto idOf = [](int i, int call) { return QStringLiteral("c%1-%2").arg(i).arg(call); };
+    for (int i = 0; i < clients; ++i) {
+        const auto callJson = [&](int call) {
+            return QJsonObject{{"jsonrpc", "2.0"},
+                               {"id", idOf(i, call)},
+                               {"method", "getBlockByHeight"},
+                               {"params", QJsonArray{1}}};
+        };
+        const QByteArray body =
+            kind == "batch"
+                ? QJsonDocument(QJsonArray{callJson(0), callJson(1)}).toJson(QJsonDocument::Compact)
+                : QJsonDocument(callJson(0)).toJson(QJsonDocument::Compact);
+        all[i].socket->write("POST / HTTP/1.1\r\nHost: x\r\n" +
+                             QByteArray(keepAlive ? "" : "Connection: close\r\n") +
+                             "Content-Length: " + QByteArray::number(body.size()) + "\r\n\r\n" +
+                             body);
+    }
+    const auto allAnswered = [&] {
+        bool done = true;
+        for (Client& c : all) {
+            if (c.reply)
+                continue;
+            c.buf += c.socket->readAll();
+            c.reply = takeResponse(c.buf);
+            // A refused client goes, as the server's "Connection: close" asks.
+            if (c.reply && c.reply->status == 503)
+                c.socket->abort();
+            done = done && c.reply.has_value();
+        }
+        return done;
+    };
+    QVERIFY2(QTest::qWaitFor(allAnswered, 120000), "a client got no complete response");
+
+    const QString block1Hash = m_lab->eth().blockByNumber(1)->hash.toHex();
+    int served = 0;
+    int busy = 0;
+    for (int i = 0; i < clients; ++i) {
+        const RawReply& r = *all[i].reply;
+        const QString problem = concurrentReplyProblem(
+            r, kind == "batch" ? 2 : 0, [&](int call) { return idOf(i, call); }, block1Hash);
+        QVERIFY2(problem.isEmpty(), qPrintable(QStringLiteral("client %1: %2\n%3\n%4")
+                                                   .arg(i)
+                                                   .arg(problem, QString::fromUtf8(r.head),
+                                                        QString::fromUtf8(r.body))));
+        ++(r.status == 200 ? served : busy);
+    }
+    qInfo("%d clients answered, %d refused for load", served, busy);
+    QVERIFY(served > 0);
+    // While the served clients hold their connections, at most the limit are served.
+    if (keepAlive)
+        QVERIFY2(busy >= clients - api::HttpServer::Limits{}.maxConnections,
+                 qPrintable(QString::number(busy)));
+    all.clear();
+    QTRY_VERIFY_WITH_TIMEOUT(!apiCall(m_api, "getCheckpoint").value("result").isNull(), 10000);
+}
+
+void TestApi::waitingConnectionsAreQueued()
+{
+    // The server's tiers on a small scale, on a real socket: 2 served, 1 refused for load,
+    // and the next one waits in the queue until a served client leaves, then is served.
+    api::HttpServer::Limits limits;
+    limits.maxConnections = 2;
+    limits.maxRefusing = 1;
+    limits.linger = std::chrono::minutes(2); // the refused client keeps its slot meanwhile
+    api::HttpServer server(limits, [](const api::HttpRequest& r) {
+        return api::HttpResponse{200, "text/plain", "served " + r.target, {}};
+    });
+    const quint16 port = server.listen(QHostAddress::LocalHost, 0);
+    QVERIFY(port != 0);
+    const auto connectTo = [&] {
+        auto s = std::make_unique<QTcpSocket>();
+        s->connectToHost(QHostAddress::LocalHost, port);
+        return s;
+    };
+    const auto get = [](QTcpSocket& s, const QByteArray& target) {
+        s.write("GET " + target + " HTTP/1.1\r\nHost: x\r\n\r\n");
+    };
+    auto a = connectTo();
+    auto b = connectTo();
+    QVERIFY(a->waitForConnected(5000) && b->waitForConnected(5000));
+    QByteArray bufA, bufC, bufD;
+    get(*a, "/a");
+    QCOMPARE(readResponse(*a, bufA).body, QByteArray("served /a"));
+    auto c = connectTo();
+    QVERIFY(c->waitForConnected(5000));
+    get(*c, "/c");
+    const RawReply refused = readResponse(*c, bufC);
+    QCOMPARE(refused.status, 503);
+    QVERIFY2(refused.head.contains("Retry-After: 1\r\n"), refused.head.constData());
+    QVERIFY2(refused.body.contains("server busy"), refused.body.constData());
+    // Both tiers full: d is connected (by the kernel) and waits; its request is not lost.
+    auto d = connectTo();
+    QVERIFY(d->waitForConnected(5000));
+    get(*d, "/d");
+    a.reset(); // a served client leaves: d takes its slot
+    const RawReply queued = readResponse(*d, bufD, 30000);
+    QCOMPARE(queued.status, 200);
+    QCOMPARE(queued.body, QByteArray("served /d"));
+}
+
+void TestApi::repliesWaitingAreBoundedOverAllConnections()
+{
+    // A client that asks for a large reply and does not read it holds it in the server; past
+    // maxPendingWriteTotal over all connections, no further request is handled until the
+    // clients read: the handler never runs with more than that waiting.
+    api::HttpServer::Limits limits;
+    limits.maxPendingWriteTotal = 1024 * 1024;
+    const qsizetype big = 24 * 1024 * 1024; // well past what the kernel's buffers take
+    api::HttpServer* serverPtr = nullptr;
+    QList<qsizetype> waitingAtCall;
+    api::HttpServer server(limits, [&](const api::HttpRequest& r) {
+        waitingAtCall << serverPtr->pendingWrite();
+        return api::HttpResponse{200,
+                                 "application/octet-stream",
+                                 r.target == "/big" ? QByteArray(big, 'x') : "small",
+                                 {}};
+    });
+    serverPtr = &server;
+    const quint16 port = server.listen(QHostAddress::LocalHost, 0);
+    QVERIFY(port != 0);
+    QTcpSocket slow;
+    slow.setReadBufferSize(64 * 1024); // reads no more than it is asked to
+    QTcpSocket other;
+    slow.connectToHost(QHostAddress::LocalHost, port);
+    other.connectToHost(QHostAddress::LocalHost, port);
+    QVERIFY(slow.waitForConnected(5000) && other.waitForConnected(5000));
+    slow.write("GET /big HTTP/1.1\r\nHost: x\r\n\r\n");
+    QVERIFY(QTest::qWaitFor([&] { return waitingAtCall.size() == 1; }, 10000));
+    other.write("GET /small HTTP/1.1\r\nHost: x\r\n\r\n");
+    slow.setReadBufferSize(0); // now it reads all that comes
+    // The slow client reads its reply at last; the other is answered, not before the
+    // waiting bytes came under the bound.
+    qsizetype received = 0;
+    QByteArray bufOther;
+    RawReply small;
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            received += slow.readAll().size();
+            if (small.status == 0) {
+                bufOther += other.readAll();
+                if (auto r = takeResponse(bufOther))
+                    small = *r;
+            }
+            return received > big && small.status != 0;
+        },
+        120000));
+    QCOMPARE(small.status, 200);
+    QCOMPARE(small.body, QByteArray("small"));
+    QCOMPARE(waitingAtCall.size(), 2);
+    QVERIFY2(waitingAtCall[1] <= limits.maxPendingWriteTotal,
+             qPrintable(QString::number(waitingAtCall[1])));
 }
 
 void TestApi::slowAndIdleClientsAreCut()
@@ -659,6 +1002,10 @@ void TestApi::slowAndIdleClientsAreCut()
     QByteArray buf;
     const RawReply r = readResponse(slow, buf, patience);
     QCOMPARE(r.status, 408);
+    // A JSON-RPC error, as any answer on that path (its id was never read).
+    const QJsonObject reply = QJsonDocument::fromJson(r.body).object();
+    QCOMPARE(reply.value("error").toObject().value("code").toInt(), -32600);
+    QVERIFY(reply.contains("id") && reply.value("id").isNull());
     QVERIFY(QTest::qWaitFor([&] { return idle.state() == QAbstractSocket::UnconnectedState; },
                             patience));
 }

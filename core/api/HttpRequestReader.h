@@ -67,6 +67,9 @@ public:
     HttpRequest take();
     // After Failed: why. The connection cannot be trusted any further.
     const HttpError& error() const { return m_error; }
+    // What was read of the request under way: its method and target once the request line
+    // was accepted, its headers as far as they came (so an error page can tell its path).
+    const HttpRequest& partial() const { return m_request; }
     // True once, when the headers asked for "100 Continue", were accepted, and the body
     // is still to come: the connection then sends the interim response.
     bool takeContinue();

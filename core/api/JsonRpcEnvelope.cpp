@@ -36,37 +36,46 @@ QString typeName(const QJsonValue& v)
     return QStringLiteral("missing");
 }
 
-QJsonObject invalid(const QString& message)
+QJsonObject invalid(const QJsonValue& id, const QString& message)
 {
-    return errorObject(QJsonValue::Null, jsonrpc::kInvalidRequest, message);
+    return errorObject(id, jsonrpc::kInvalidRequest, message);
 }
 
 // One element of a batch, or the whole body: the response, or nothing for a notification.
 std::optional<QJsonObject> answerOne(const QJsonValue& v, const JsonRpcMethods& methods)
 {
     if (!v.isObject())
-        return invalid(QStringLiteral("a request must be a JSON object, not %1").arg(typeName(v)));
+        return invalid(QJsonValue::Null,
+                       QStringLiteral("a request must be a JSON object, not %1").arg(typeName(v)));
     const QJsonObject req = v.toObject();
     const bool notification = !req.contains(QLatin1String("id"));
     const QJsonValue id = req.value(QLatin1String("id"));
     if (!notification && !id.isString() && !id.isDouble() && !id.isNull())
-        return invalid(
-            QStringLiteral("id must be a string, a number or null, not %1").arg(typeName(id)));
+        return invalid(QJsonValue::Null, QStringLiteral("id must be a string, a number or null, "
+                                                        "not %1")
+                                             .arg(typeName(id)));
+    // From here the id is known (null for a request without one, which is not a valid
+    // notification either and is still answered).
+    const QJsonValue replyId = notification ? QJsonValue(QJsonValue::Null) : id;
     const QJsonValue version = req.value(QLatin1String("jsonrpc"));
     if (!version.isString() || version.toString() != QLatin1String("2.0"))
-        return invalid(QStringLiteral("jsonrpc must be \"2.0\", not %1")
-                           .arg(version.isString()
-                                    ? QStringLiteral("\"%1\"").arg(version.toString().left(20))
-                                    : typeName(version)));
+        return invalid(replyId, QStringLiteral("jsonrpc must be \"2.0\", not %1")
+                                    .arg(version.isString() ? QStringLiteral("\"%1\"").arg(
+                                                                  version.toString().left(20))
+                                                            : typeName(version)));
     const QJsonValue method = req.value(QLatin1String("method"));
     if (!method.isString())
-        return invalid(QStringLiteral("method must be a string, not %1").arg(typeName(method)));
+        return invalid(replyId,
+                       QStringLiteral("method must be a string, not %1").arg(typeName(method)));
     const QJsonValue params = req.value(QLatin1String("params"));
-    if (!params.isUndefined() && !params.isArray() && !params.isObject())
-        return invalid(
-            QStringLiteral("params must be an array or an object, not %1").arg(typeName(params)));
     QJsonObject response;
     try {
+        // A well-formed call whose params are not structured: the method's params are
+        // wrong (-32602), as for any other params it cannot take.
+        if (!params.isUndefined() && !params.isArray() && !params.isObject())
+            throw JsonRpcError{jsonrpc::kInvalidParams,
+                               QStringLiteral("params must be an array or an object, not %1")
+                                   .arg(typeName(params))};
         const QJsonValue result = methods(method.toString(), params);
         response = {{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
                     {QStringLiteral("id"), id},
@@ -116,11 +125,12 @@ std::optional<QByteArray> answerJsonRpc(QByteArrayView body, const JsonRpcMethod
     }
     const QJsonArray batch = v.toArray();
     if (batch.isEmpty())
-        return compact(invalid(QStringLiteral("empty batch")));
+        return compact(invalid(QJsonValue::Null, QStringLiteral("empty batch")));
     if (batch.size() > jsonrpc::kMaxBatch)
-        return compact(invalid(QStringLiteral("batch of %1 calls is larger than %2")
-                                   .arg(batch.size())
-                                   .arg(jsonrpc::kMaxBatch)));
+        return compact(
+            invalid(QJsonValue::Null, QStringLiteral("batch of %1 calls is larger than %2")
+                                          .arg(batch.size())
+                                          .arg(jsonrpc::kMaxBatch)));
     QJsonArray responses;
     for (const QJsonValue& call : batch)
         if (const auto response = answerOne(call, methods))
@@ -130,6 +140,13 @@ std::optional<QByteArray> answerJsonRpc(QByteArrayView body, const JsonRpcMethod
     if (responses.isEmpty())
         return std::nullopt;
     return QJsonDocument(responses).toJson(QJsonDocument::Compact);
+}
+
+std::optional<QByteArray> refuseJsonRpc(QByteArrayView body, int code, const QString& message)
+{
+    return answerJsonRpc(body, [&](const QString&, const QJsonValue&) -> QJsonValue {
+        throw JsonRpcError{code, message};
+    });
 }
 
 QByteArray jsonRpcErrorReply(int code, const QString& message)

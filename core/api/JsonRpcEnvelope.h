@@ -9,13 +9,16 @@
 
 namespace forkscope::api {
 
-// The error codes of JSON-RPC 2.0 §5.1.
+// The error codes of JSON-RPC 2.0 §5.1, and one of its server-error range.
 namespace jsonrpc {
 constexpr int kParseError = -32700;
 constexpr int kInvalidRequest = -32600;
 constexpr int kMethodNotFound = -32601;
 constexpr int kInvalidParams = -32602;
 constexpr int kInternalError = -32603;
+// Refused for load, to be retried: the code EIP-1474 gives "limit exceeded", which
+// Ethereum clients already treat as retryable.
+constexpr int kServerBusy = -32005;
 // A batch answers one response per call, each up to a method's own bound; 100 calls (the
 // default batchMaxCount of ethers v6) bounds the whole reply.
 constexpr qsizetype kMaxBatch = 100;
@@ -38,10 +41,17 @@ using JsonRpcMethods = std::function<QJsonValue(const QString& method, const QJs
 //   error; a batch of notifications only gets nothing (std::nullopt: send no body);
 // - "id" may be a string, a number or null and is echoed; any other id is -32600;
 // - unparseable JSON is -32700; valid JSON that is not a request (a scalar, "jsonrpc" not
-//   "2.0", "method" not a string, "params" neither array nor object) is -32600; an empty
-//   batch or one of more than kMaxBatch calls is a single -32600. Errors that could not
-//   read a request (-32700, -32600) carry "id": null.
+//   "2.0", "method" not a string) is -32600; "params" neither array nor object is -32602;
+//   an empty batch or one of more than kMaxBatch calls is a single -32600.
+// - every error carries the request's id whenever it can be read (an object with a valid
+//   "id"); "id": null only when it cannot (-32700, a request that is not an object, an id
+//   of the wrong type, a request without one, a batch refused as a whole), as §5 says.
 std::optional<QByteArray> answerJsonRpc(QByteArrayView body, const JsonRpcMethods& methods);
+
+// The reply to a body refused as a whole without running it (the server is busy): each
+// call gets the error `code`, with its id, as answerJsonRpc would answer a method that
+// failed; a body that is not a request gets the envelope's own error.
+std::optional<QByteArray> refuseJsonRpc(QByteArrayView body, int code, const QString& message);
 
 // A lone error response with "id": null, for a body refused before it was read (HTTP 413).
 QByteArray jsonRpcErrorReply(int code, const QString& message);
