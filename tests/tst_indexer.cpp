@@ -284,6 +284,7 @@ void TestIndexer::blockOnTheCapStopsWithSuspectedTruncation()
     lab::FaultProxy proxy(lab.devnet().url());
     proxy.listen();
     proxy.setLogCap(50, lab::FaultProxy::CapMode::Silent);
+    proxy.setNoReceipts(true); // nothing can prove the block
     const ProcessRun run = lab.runIndex(
         "env", {"--exit-when-synced", "--batch-size", "4", "--log-cap", "50"}, proxy.url());
     QVERIFY2(run.finished && run.exitCode == 1, qPrintable(run.describe()));
@@ -302,6 +303,11 @@ void TestIndexer::blockOnTheCapStopsWithSuspectedTruncation()
     // Without the cap the same database completes.
     VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced"}));
     VERIFY_INVARIANTS(lab, "env");
+    // So does the capped node once it serves the block's receipts: they prove its 60 logs.
+    proxy.setNoReceipts(false);
+    VERIFY_EXIT_OK(
+        lab.runIndex("receipts", {"--exit-when-synced", "--batch-size", "4"}, proxy.url()));
+    VERIFY_INVARIANTS(lab, "receipts");
 }
 
 void TestIndexer::backfillWithInjectedErrorsCompletes()

@@ -295,12 +295,12 @@ QList<chain::LogEntry> CompletenessCheck::settle(const chain::BlockHeader& heade
             throw;
         throw SuspectedTruncationError(
             header.number,
-            QStringLiteral("node %1 returned %2 log(s) of ours for block %3, as many as the most "
-                           "it has returned in one eth_getLogs reply, so a silent cap at %2 "
-                           "cannot be ruled out: no wider query returned more, and it does not "
-                           "serve eth_getBlockReceipts to prove the block (%4). Nothing from "
-                           "this range was committed; index from a node without that cap, or "
-                           "one that serves eth_getBlockReceipts")
+            QStringLiteral("suspected truncation: block %3: node %1 returned %2 log(s) of ours "
+                           "for it, as many as the most it has returned in one eth_getLogs "
+                           "reply, so a silent cap at %2 cannot be ruled out: no wider query "
+                           "returned more, and it does not serve eth_getBlockReceipts to prove "
+                           "the block (%4). Nothing from this range was committed; index from a "
+                           "node without that cap, or one that serves eth_getBlockReceipts")
                 .arg(node)
                 .arg(got.size())
                 .arg(header.number)
