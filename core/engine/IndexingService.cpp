@@ -187,6 +187,8 @@ void IndexingService::start()
                 publish(true); // node health only: nothing to index into
                 return;
             }
+            if (l.db && !l.db->restoredSurface().isEmpty())
+                emit logMessage(QStringLiteral("warning"), l.db->restoredSurface());
             if (!openError.isEmpty()) {
                 l.snap.fatal = openError;
                 l.snap.state = QStringLiteral("stopped");

@@ -177,6 +177,7 @@ std::unique_ptr<Database> Database::open(const QString& path, const Options& opt
                                  .arg(path)
                                  .arg(db->m_schemaVersion)
                                  .arg(latestSchemaVersion()));
+        db->checkContractSurface();
         return db;
     }
 
@@ -230,6 +231,7 @@ std::unique_ptr<Database> Database::open(const QString& path, const Options& opt
         db->rollback();
     });
     db->retryWhileLocked([&] { db->migrate(); });
+    db->checkContractSurface();
     if (options.checkpointInBackground)
         if (sqlite3* h = db->sqliteHandle())
             db->m_checkpointer = std::make_unique<WalCheckpointer>(h, path);

@@ -67,6 +67,9 @@ public:
     const QString& path() const { return m_path; }
     bool isReadOnly() const { return m_options.readOnly; }
     bool isImmutable() const { return m_immutable; }
+    // After a writable open that had to restore the contract's views or triggers: the one
+    // line that says which (ContractSurface.h); empty when nothing was restored.
+    const QString& restoredSurface() const { return m_restoredSurface; }
     int schemaVersion() const { return m_schemaVersion; }
     QSqlDatabase& connection() { return m_db; }
     // The raw handle, for registering custom SQL functions (sqlite3_create_function).
@@ -113,6 +116,9 @@ private:
     void refuseIfCorrupt();
     // Options::immutableIfDirectoryReadOnly: after SQLITE_READONLY_DIRECTORY only.
     bool reopenImmutableIfDirectoryReadOnly();
+    // Every view and trigger of the contract as the schema defines it, restored on a
+    // writable open and refused on a read-only one (DatabaseSurface.cpp).
+    void checkContractSurface();
     void retryWhileLocked(const std::function<void()>& step);
     void migrate();
 
@@ -126,6 +132,7 @@ private:
     std::uint64_t m_corruptionBaseline = 0; // corruption reports on this thread at open
     std::unique_ptr<WalCheckpointer> m_checkpointer;
     bool m_immutable = false;
+    QString m_restoredSurface;
 };
 
 // Rolls back unless commit() was called: an exception between BEGIN and COMMIT must leave
