@@ -298,6 +298,8 @@ int IndexingService::step()
         try {
             l.db = store::Database::open(l.options.indexer.dbPath,
                                          store::Database::Options::bulkWriter());
+            if (!l.db->restoredSurface().isEmpty())
+                emit logMessage(QStringLiteral("warning"), l.db->restoredSurface());
             createIndexer();
             emit logMessage(
                 QStringLiteral("info"),
