@@ -245,11 +245,15 @@ int runIndexCommand(const QStringList& arguments)
                      });
     QObject::connect(&service, &engine::IndexingService::logMessage, &loop,
                      [](const QString& level, const QString& text) {
-                         // Outbox trouble goes to stderr as before; the rest is in the state
-                         // lines or the final error.
+                         // Outbox trouble goes to stderr as before, and what opening the
+                         // database restored; the rest is in the state lines or the final
+                         // error.
                          if (level == QLatin1String("error") &&
                              text.startsWith(QLatin1String("outbox: ")))
                              printError(text);
+                         else if (level == QLatin1String("warning") &&
+                                  text.startsWith(QLatin1String("database ")))
+                             printError(QStringLiteral("warning: ") + text);
                      });
     api::LiveMetrics live;
     live.setIndexedNode(config.rpcUrl.toString());

@@ -102,6 +102,8 @@ int runLabCommand(const QStringList& arguments)
             book = lab::EnvironmentBook::shared(*pg);
         } else {
             database = store::Database::open(dbPath);
+            if (!database->restoredSurface().isEmpty())
+                printError(QStringLiteral("warning: ") + database->restoredSurface());
             book = lab::EnvironmentBook::sqlite(*database);
         }
         rpc::JsonRpcClient client(url);

@@ -155,6 +155,8 @@ int runRepairCommand(const QStringList& arguments)
     bool rolledBack = false;
     try {
         const auto db = store::Database::open(o.db, store::Database::Options::bulkWriter());
+        if (!db->restoredSurface().isEmpty())
+            printError(QStringLiteral("warning: ") + db->restoredSurface());
         indexer::IndexerConfig base;
         base.rpcUrl = o.rpc;
         base.dbPath = o.db;

@@ -142,22 +142,31 @@ void warn(const QString& message)
     printError(QStringLiteral("warning: ") + message);
 }
 
-// What reading a database with SQLite's immutable=1 gives up, said once. The -wal is
-// looked at with stat() only: opening it outside SQLite could drop SQLite's locks.
-QString immutableWarning(const QString& db)
+// What reading a database in a place this process cannot write gives up, said once. The -wal
+// is looked at with stat() only: opening it outside SQLite could drop SQLite's locks.
+QString readOnlyPlaceWarning(const QString& db, store::Database::ReadOnlyPlace place)
 {
     const QFileInfo wal(db + QStringLiteral("-wal"));
+    const QString why = QStringLiteral("read-only filesystem or directory: SQLite cannot create "
+                                       "%1-shm next to it")
+                            .arg(db);
+    if (place == store::Database::ReadOnlyPlace::WalWithoutLocks)
+        return QStringLiteral("database %1 read without locks (%2); %3 (%4 bytes) was read with "
+                              "it, but a process writing to the file during the export could "
+                              "make the report inconsistent")
+            .arg(db, why, wal.filePath())
+            .arg(wal.size());
     const QString unread = wal.exists() && wal.size() > 0
-                               ? QStringLiteral("; %1 (%2 bytes) was not read, so commits not "
-                                                "yet copied into the database file are missing")
+                               ? QStringLiteral("; %1 (%2 bytes) could not be read, so commits "
+                                                "not yet copied into the database file are "
+                                                "missing")
                                      .arg(wal.filePath())
                                      .arg(wal.size())
                                : QString();
-    return QStringLiteral("database %1 opened immutable (read-only filesystem: SQLite cannot "
-                          "create %1-shm next to it); a running indexer's last commits may not "
-                          "be visible and its writes during the export could make the report "
-                          "inconsistent%2")
-        .arg(db, unread);
+    return QStringLiteral("database %1 opened immutable (%2); a running indexer's last commits "
+                          "may not be visible and its writes during the export could make the "
+                          "report inconsistent%3")
+        .arg(db, why, unread);
 }
 
 } // namespace
@@ -196,10 +205,10 @@ int runReportCommand(int& argc, char** argv, const QStringList& arguments)
         } else {
             store::Database::Options ro;
             ro.readOnly = true;
-            ro.immutableIfDirectoryReadOnly = true; // a read-only filesystem: see the warning
+            ro.readInReadOnlyPlace = true; // a read-only filesystem: see the warning
             db = store::Database::open(o.db, ro);
-            if (db->isImmutable())
-                warn(immutableWarning(o.db));
+            if (db->readOnlyPlace() != store::Database::ReadOnlyPlace::No)
+                warn(readOnlyPlaceWarning(o.db, db->readOnlyPlace()));
         }
         QString envId = o.env;
         if (envId.isEmpty())

@@ -100,6 +100,12 @@ int runSharedIndexCommand(const IndexOptionsResult& parsed)
         healthThread.stop([](QObject* m) { static_cast<health::NodeHealthMonitor*>(m)->stop(); });
     });
     try {
+        // Every process ensures the contract again (SharedSession); this one says what it
+        // restored, if anything.
+        if (const QString restored =
+                store::pg::ensurePgContract(*store::pg::PgConnection::open(config.dbPath));
+            !restored.isEmpty())
+            printError(QStringLiteral("warning: ") + restored);
         if (parsed.metricsPort != 0) {
             if (const QString error = startSharedLocalApi(parsed, live, healthThread, apiServer);
                 !error.isEmpty()) {

@@ -91,7 +91,8 @@ private slots:
     void seriesStayWithinTheBound_data();
     void seriesStayWithinTheBound();
     void databaseUnchanged();
-    void walDatabaseOnReadOnlyFilesystem();
+    void reportFromAReadOnlyPlace_data();
+    void reportFromAReadOnlyPlace();
     void unreachableNodeStillWritesTheReport(); // stops anvil: keep last
 
 private:
@@ -101,8 +102,11 @@ private:
     QVariantList row(const QString& sql, const QVariantList& args = {});
     qint64 scalar(const QString& sql, const QString& env);
 
+    const QString& readOnlySource();
+
     std::unique_ptr<IndexerLab> m_lab;
     QString m_dumpBefore;
+    QString m_readOnlySource;
 };
 
 ProcessRun TestReport::report(const QStringList& extra, const QString& out,
@@ -607,16 +611,16 @@ QByteArray sha256(const QString& path)
 }
 } // namespace
 
-void TestReport::walDatabaseOnReadOnlyFilesystem()
+// A WAL database whose last commit is still in its -wal: the index of env-ro, then one more
+// reorg_events row written by `sqlite3` with its checkpoint on close turned off, so the
+// -wal and -shm stay beside the file as a copy taken while an indexer runs would have them.
+const QString& TestReport::readOnlySource()
 {
-    // A WAL database alone in a directory nobody may write to (a read-only mount, a CD, a
-    // backup share): SQLite cannot create its -shm, so a plain read-only open fails with
-    // SQLITE_READONLY_DIRECTORY. The report must still be written, from the same data.
-    QTemporaryDir dir;
-    QVERIFY(dir.isValid());
-    const QString ro = dir.filePath("ro");
-    QVERIFY(QDir().mkdir(ro));
-    const QString db = ro + "/wal.sqlite";
+    if (!m_readOnlySource.isEmpty())
+        return m_readOnlySource;
+    const QString db = m_lab->tempPath("ro-source/wal.sqlite");
+    if (!QDir().mkpath(QFileInfo(db).absolutePath()))
+        return m_readOnlySource;
     QStringList index{"index",
                       "--rpc",
                       m_lab->devnet().url().toString(),
@@ -625,30 +629,85 @@ void TestReport::walDatabaseOnReadOnlyFilesystem()
                       "--env",
                       "env-ro",
                       "--exit-when-synced"};
-    VERIFY_EXIT_OK(test::runForkscope(index + m_lab->contractArgs()));
-    const QString expected = dir.filePath("expected.json");
-    VERIFY_EXIT_OK(test::runForkscope(
-        {"report", "--db", db, "--format", "json", "--out", expected, "--no-verify"}));
-    {
-        store::Database::Options o;
-        o.readOnly = true;
-        auto d = store::Database::open(db, o);
-        QSqlQuery q = d->run("PRAGMA journal_mode");
-        QVERIFY(q.next());
-        QCOMPARE(q.value(0).toString(), QString("wal"));
-    }
-    // Read-only connections leave -wal and -shm behind; the last writer to close removes
-    // them, so the directory then holds the database file alone.
-    store::Database::open(db).reset();
-    QCOMPARE(QDir(ro).entryList(QDir::Files), QStringList{"wal.sqlite"});
+    if (test::runForkscope(index + m_lab->contractArgs()).exitCode != 0)
+        return m_readOnlySource;
+    QProcess sqlite3;
+    sqlite3.start(QStandardPaths::findExecutable("sqlite3"),
+                  {db, ".dbconfig no_ckpt_on_close on",
+                   "INSERT INTO reorg_events (environment_id, chain_id, detected_at, "
+                   "old_block_number, fork_block_number, depth, reason, rows_removed) VALUES "
+                   "('env-ro', 31337, '2030-01-01T00:00:00.000Z', 7, 6, 1, 'only in the wal', 0)"});
+    if (!sqlite3.waitForFinished(20000) || sqlite3.exitCode() != 0 ||
+        QFileInfo(db + "-wal").size() == 0 || !QFileInfo::exists(db + "-shm"))
+        return m_readOnlySource;
+    m_readOnlySource = db;
+    return m_readOnlySource;
+}
 
-    QVERIFY(QFile::setPermissions(ro, QFileDevice::ReadOwner | QFileDevice::ExeOwner |
-                                          QFileDevice::ReadGroup | QFileDevice::ExeGroup |
-                                          QFileDevice::ReadOther | QFileDevice::ExeOther));
-    const auto writable = qScopeGuard([&] {
+void TestReport::reportFromAReadOnlyPlace_data()
+{
+    QTest::addColumn<QString>("format");
+    QTest::addColumn<QStringList>("beside");  // the database's files copied with it
+    QTest::addColumn<QString>("warning");     // how the one warning line starts, if any
+    QTest::addColumn<bool>("walCommitShown"); // the commit only the -wal holds is in the report
+    QStringList formats{"json", "csv"};
+#if FORKSCOPE_HAS_GUI
+    formats << "pdf";
+#endif
+    for (const QString& format : formats) {
+        // SQLite cannot create the -shm there: read immutable, which is exact with no -wal.
+        QTest::addRow("%s, the database alone", qPrintable(format))
+            << format << QStringList{} << "opened immutable" << false;
+        // It cannot create the -shm either, and must not ignore the -wal's commits.
+        QTest::addRow("%s, with its -wal", qPrintable(format))
+            << format << QStringList{"-wal"} << "read without locks" << true;
+        // A read-only -shm is enough for SQLite to read the -wal itself.
+        QTest::addRow("%s, with its -wal and -shm", qPrintable(format))
+            << format << QStringList{"-wal", "-shm"} << QString() << true;
+    }
+}
+
+void TestReport::reportFromAReadOnlyPlace()
+{
+    // A copy of a WAL database in a place this user cannot write (a read-only mount, a CD, a
+    // backup share, someone else's directory): SQLite can neither create nor open for
+    // writing the -wal and -shm it needs beside the file. The report must still be written,
+    // from the same data as from a writable copy of the same files, with one line when the
+    // way it was read gives something up, and without changing a byte there.
+    QFETCH(QString, format);
+    QFETCH(QStringList, beside);
+    QFETCH(QString, warning);
+    QFETCH(bool, walCommitShown);
+    const QString source = readOnlySource();
+    QVERIFY2(!source.isEmpty(), "could not make the source database with a -wal");
+    const QString tag =
+        QString::fromLatin1(QTest::currentDataTag()).replace(QRegularExpression("\\W+"), "-");
+    const QString writable = m_lab->tempPath("w-" + tag);
+    const QString ro = m_lab->tempPath("ro-" + tag);
+    QStringList files{"wal.sqlite"};
+    for (const QString& suffix : beside)
+        files << "wal.sqlite" + suffix;
+    for (const QString& dir : {writable, ro}) {
+        QVERIFY(QDir().mkpath(dir));
+        for (const QString& f : files)
+            QVERIFY(QFile::copy(QFileInfo(source).absolutePath() + "/" + f, dir + "/" + f));
+    }
+    const QString expected = m_lab->tempPath("expected-" + tag + "." + format);
+    VERIFY_EXIT_OK(test::runForkscope({"report", "--db", writable + "/wal.sqlite", "--format",
+                                       format, "--out", expected, "--no-verify"}));
+
+    const auto readOnly = QFileDevice::ReadOwner | QFileDevice::ReadGroup | QFileDevice::ReadOther;
+    const auto search = QFileDevice::ExeOwner | QFileDevice::ExeGroup | QFileDevice::ExeOther;
+    for (const QString& f : files)
+        QVERIFY(QFile::setPermissions(ro + "/" + f, readOnly));
+    QVERIFY(QFile::setPermissions(ro, readOnly | search));
+    const auto writableAgain = qScopeGuard([&] {
         QFile::setPermissions(ro, QFileDevice::ReadOwner | QFileDevice::WriteOwner |
                                       QFileDevice::ExeOwner);
     });
+    QHash<QString, QByteArray> before;
+    for (const QString& f : files)
+        before.insert(f, sha256(ro + "/" + f));
     // Root writes anywhere (CAP_DAC_OVERRIDE), and CI runs as root: run the report without
     // that capability, as a user would be. setpriv drops it from the bounding set of the
     // report process only (util-linux, on every Debian and Ubuntu).
@@ -656,33 +715,61 @@ void TestReport::walDatabaseOnReadOnlyFilesystem()
     QStringList prefix;
     if (::geteuid() == 0) {
         const QString setpriv = QStandardPaths::findExecutable("setpriv");
-        if (setpriv.isEmpty())
-            QSKIP("running as root without setpriv: cannot make a directory read-only for root");
+        QVERIFY2(!setpriv.isEmpty(), "running as root without setpriv (util-linux): cannot make "
+                                     "a directory read-only for root");
         prefix << "--inh-caps=-dac_override,-dac_read_search"
                << "--bounding-set=-dac_override,-dac_read_search" << program;
         program = setpriv;
     }
-    const QByteArray dbBefore = sha256(db);
-    const QString out = dir.filePath("from-read-only.json");
+    const QString db = ro + "/wal.sqlite";
+    const QString out = m_lab->tempPath("from-" + tag + "." + format);
     QProcess p;
-    p.start(program, prefix + QStringList{"report", "--db", db, "--format", "json", "--out", out,
+    p.start(program, prefix + QStringList{"report", "--db", db, "--format", format, "--out", out,
                                           "--no-verify"});
     QVERIFY(p.waitForStarted());
     const ProcessRun run = test::waitForProcess(p, 60000);
     VERIFY_EXIT_OK(run);
-    // One warning line that says how it was opened and what that gives up.
-    const QStringList lines = run.err.trimmed().split('\n');
-    QCOMPARE(lines.size(), 1);
-    QVERIFY2(lines[0].startsWith("forkscope: warning: database " + db + " opened immutable") &&
-                 lines[0].contains("read-only filesystem") &&
-                 lines[0].contains("a running indexer's last commits may not be visible"),
-             qPrintable(run.err));
     QVERIFY2(run.out.startsWith("report: wrote " + out), qPrintable(run.out));
-    // The same report as from the writable directory, and nothing created or changed there.
-    QCOMPARE(withoutGeneratedAt(out), withoutGeneratedAt(expected));
-    QVERIFY(!withoutGeneratedAt(out).isEmpty());
-    QCOMPARE(QDir(ro).entryList(QDir::Files), QStringList{"wal.sqlite"});
-    QCOMPARE(sha256(db), dbBefore);
+    const QString err = run.err.trimmed();
+    if (warning.isEmpty()) {
+        QVERIFY2(err.isEmpty(), qPrintable(err));
+    } else {
+        // One line that says how it was read and what that gives up.
+        QCOMPARE(err.split('\n').size(), 1);
+        QVERIFY2(err.startsWith("forkscope: warning: database " + db + " " + warning) &&
+                     err.contains("read-only filesystem or directory") &&
+                     !err.contains("could not be read"),
+                 qPrintable(err));
+    }
+
+    // The same report as from the writable copy, the -wal's commit in it when it was there.
+    QFile got(out);
+    QFile want(expected);
+    QVERIFY(got.open(QIODevice::ReadOnly) && want.open(QIODevice::ReadOnly));
+    if (format == "json") {
+        // The report names the file it read, which is the only difference allowed.
+        QJsonObject read = withoutGeneratedAt(out);
+        QCOMPARE(read.take("database").toString(), db);
+        QJsonObject fromWritable = withoutGeneratedAt(expected);
+        fromWritable.remove("database");
+        QCOMPARE(read, fromWritable);
+        QCOMPARE(QJsonDocument::fromJson(got.readAll()).toJson().contains("only in the wal"),
+                 walCommitShown);
+    } else if (format == "csv") {
+        const QByteArray csv = got.readAll();
+        QCOMPARE(csv, want.readAll());
+        QCOMPARE(csv.contains("only in the wal"), walCommitShown);
+    } else {
+        QVERIFY(got.readAll().startsWith("%PDF-"));
+        const QString pdftotext = QStandardPaths::findExecutable("pdftotext");
+        QVERIFY2(!pdftotext.isEmpty(), "pdftotext not found: run packaging/bootstrap.sh");
+        QCOMPARE(runTool(pdftotext, {out, "-"}).contains("only in the wal"), walCommitShown);
+    }
+    // Nothing created or changed there.
+    files.sort();
+    QCOMPARE(QDir(ro).entryList(QDir::Files), files);
+    for (const QString& f : files)
+        QCOMPARE(sha256(ro + "/" + f), before.value(f));
 }
 
 void TestReport::unreachableNodeStillWritesTheReport()

@@ -1,8 +1,11 @@
 // The SQLite file is shared with other processes (sqlite3, a second forkscope, a report)
 // and must stay SQLite's alone: no raw open()/close() of it (POSIX locks belong to the
-// process), and a damaged file is never written to.
+// process), and a damaged file is never written to. The contract's views and triggers, which
+// anyone with sqlite3 or psql can drop or replace, are checked at every open on either store.
+#include "BackendLab.h"
 #include "IndexerLab.h"
 #include "store/Database.h"
+#include "store/pg/PgContract.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -84,7 +87,7 @@ qint64 fileSize(const QString& path)
 
 } // namespace
 
-class TestStoreSafety : public QObject
+class TestStoreSafety : public QObject, public test::BackendLab
 {
     Q_OBJECT
 private slots:
@@ -96,12 +99,32 @@ private slots:
     void corruptionFoundAtRunTimeStopsWrites();
     void otherFilesAreNeverTheDatabase_data();
     void otherFilesAreNeverTheDatabase();
+    void aDroppedOrAlteredViewOrTriggerIsRestored_data();
+    void aDroppedOrAlteredViewOrTriggerIsRestored();
+    void theCommandsSayWhatWasRestoredOrWhatToRun_data() { backends(); }
+    void theCommandsSayWhatWasRestoredOrWhatToRun();
+    void aTableInAViewsPlaceIsNeverDropped_data() { backends(); }
+    void aTableInAViewsPlaceIsNeverDropped();
+
+private:
+    // The lab chain indexed into both stores (environment "surface"), with a reorg so that
+    // every view has rows.
+    void indexSurfaceLab();
+    static QStringList schemaOf(const QString& db);
+    static QStringList viewNames(const QString& db);
+    static QStringList rowsOfEveryView(const QString& db);
+    static void tamper(const QString& db, const QString& kind, const QString& name,
+                       const QString& how);
+    static QString readOnlyOpenRefusal(const QString& db);
+    static QString writableOpen(const QString& db);
 };
 
 void TestStoreSafety::initTestCase()
 {
     QVERIFY2(!sqlite3Binary().isEmpty(),
              "the sqlite3 command line tool is needed (bash packaging/bootstrap.sh installs it)");
+    startLab();
+    indexSurfaceLab();
 }
 
 void TestStoreSafety::secondConnectionKeepsTheProcessLocks()
@@ -306,6 +329,263 @@ void TestStoreSafety::otherFilesAreNeverTheDatabase()
     const ProcessRun run = test::runForkscope(args);
     VERIFY_ONE_ERROR_LINE(run, 2, (QStringList{named, QStringLiteral("is the database")}));
     QCOMPARE(fileDigest(db), before);
+}
+
+void TestStoreSafety::indexSurfaceLab()
+{
+    const QString sqlite = m_lab->tempPath(QStringLiteral("backends.sqlite"));
+    for (const QString& db : {sqlite, m_cluster.url()}) {
+        VERIFY_EXIT_OK(test::runForkscope(indexArgs(db, QStringLiteral("surface")) +
+                                          QStringList{QStringLiteral("--exit-when-synced")}));
+    }
+    // Blocks past the old head too: a shared backfill notices the reorg below its target.
+    m_lab->reorg(2);
+    m_lab->mine(3);
+    for (const QString& db : {sqlite, m_cluster.url()}) {
+        VERIFY_EXIT_OK(test::runForkscope(indexArgs(db, QStringLiteral("surface")) +
+                                          QStringList{QStringLiteral("--exit-when-synced")}));
+        const QStringList rows = rowsOfEveryView(db);
+        for (const QString& view : viewNames(db))
+            QVERIFY2(!rows.filter(QRegularExpression(QStringLiteral("^%1:").arg(view))).isEmpty(),
+                     qPrintable(QStringLiteral("%1 has no rows in %2").arg(view, db)));
+    }
+}
+
+// Every view's (and on SQLite every trigger's) definition as the database keeps it, read
+// without Forkscope's open: by `sqlite3`, or from pg_views.
+QStringList TestStoreSafety::schemaOf(const QString& db)
+{
+    if (!store::pg::isPostgresUrl(db))
+        return otherProcess(db, QStringLiteral("SELECT type || ' ' || name || ': ' || sql FROM "
+                                               "sqlite_master WHERE type IN ('view', 'trigger') "
+                                               "ORDER BY type, name"))
+            .split(QLatin1Char('\n'));
+    auto pg = store::pg::PgConnection::open(db);
+    const store::pg::PgResult r = pg->exec("SELECT 'view ' || viewname || ': ' || definition FROM "
+                                           "pg_views WHERE schemaname = current_schema() ORDER "
+                                           "BY viewname");
+    QStringList out;
+    for (int i = 0; i < r.rows(); ++i)
+        out << QString::fromUtf8(r.text(i, 0));
+    return out;
+}
+
+QStringList TestStoreSafety::viewNames(const QString& db)
+{
+    QStringList names;
+    for (const QString& line : schemaOf(db))
+        if (line.startsWith(QLatin1String("view ")))
+            names << line.mid(5, line.indexOf(QLatin1Char(':')) - 5);
+    return names;
+}
+
+// Every row of every view, as text, sorted: what a reader sees.
+QStringList TestStoreSafety::rowsOfEveryView(const QString& db)
+{
+    test::Backend b(db);
+    QStringList rows;
+    for (const QString& view : viewNames(db)) {
+        for (auto q = b.open().query(QStringLiteral("SELECT * FROM %1").arg(view), {});
+             q->next();) {
+            QStringList cells;
+            for (int c = 0; c < q->columns(); ++c)
+                cells << q->value(c).toString();
+            rows << view + QStringLiteral(": ") + cells.join(QLatin1Char('|'));
+        }
+    }
+    rows.sort();
+    return rows;
+}
+
+// What a user does with sqlite3 or psql: drop the object, or replace it with another
+// definition (a view that reads nothing, a trigger that does nothing).
+void TestStoreSafety::tamper(const QString& db, const QString& kind, const QString& name,
+                             const QString& how)
+{
+    const bool view = kind == QLatin1String("view");
+    if (store::pg::isPostgresUrl(db)) {
+        auto pg = store::pg::PgConnection::open(db);
+        QString sql = QStringLiteral("DROP VIEW %1").arg(name);
+        if (how == QLatin1String("altered")) {
+            QString def = QString::fromUtf8(
+                pg->run("t_def", "SELECT pg_get_viewdef(to_regclass($1))", {name.toUtf8()})
+                    .text(0, 0));
+            def = def.trimmed();
+            if (def.endsWith(QLatin1Char(';')))
+                def.chop(1);
+            sql = QStringLiteral("CREATE OR REPLACE VIEW %1 AS SELECT * FROM (%2) v LIMIT 0")
+                      .arg(name, def);
+        }
+        pg->exec(sql.toUtf8().constData());
+        return;
+    }
+    QString sql = QStringLiteral("DROP %1 %2;").arg(view ? "VIEW" : "TRIGGER", name);
+    if (how == QLatin1String("altered")) {
+        const QString original = otherProcess(
+            db, QStringLiteral("SELECT sql FROM sqlite_master WHERE name = '%1'").arg(name));
+        if (view) {
+            sql += QStringLiteral(" CREATE VIEW %1 AS SELECT * FROM (%2) LIMIT 0;")
+                       .arg(name, original.mid(original.indexOf(QLatin1String(" AS ")) + 4));
+        } else {
+            const auto m =
+                QRegularExpression(QStringLiteral("INSTEAD OF (\\w+) ON (\\w+)")).match(original);
+            QVERIFY2(m.hasMatch(), qPrintable(original));
+            sql += QStringLiteral(" CREATE TRIGGER %1 INSTEAD OF %2 ON %3 BEGIN SELECT 1; END;")
+                       .arg(name, m.captured(1), m.captured(2));
+        }
+    }
+    QCOMPARE(otherProcess(db, sql), QString());
+}
+
+QString TestStoreSafety::readOnlyOpenRefusal(const QString& db)
+{
+    try {
+        if (store::pg::isPostgresUrl(db)) {
+            store::pg::requireCurrentPgContract(*store::pg::PgConnection::open(db));
+        } else {
+            Database::Options ro;
+            ro.readOnly = true;
+            Database::open(db, ro);
+        }
+    } catch (const StoreError& e) {
+        return e.kind() == StoreError::Kind::ReadOnly
+                   ? e.message()
+                   : QStringLiteral("WRONG KIND: ") + e.message();
+    }
+    return QStringLiteral("NOT REFUSED");
+}
+
+// What a writable open said it restored.
+QString TestStoreSafety::writableOpen(const QString& db)
+{
+    if (store::pg::isPostgresUrl(db))
+        return store::pg::ensurePgContract(*store::pg::PgConnection::open(db));
+    return Database::open(db)->restoredSurface();
+}
+
+void TestStoreSafety::aDroppedOrAlteredViewOrTriggerIsRestored_data()
+{
+    // Every view and trigger each store has, from its own schema (not from the list the
+    // check uses), dropped and altered in turn.
+    QTest::addColumn<QString>("db");
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QString>("how");
+    const QString sqlite = m_lab->tempPath(QStringLiteral("backends.sqlite"));
+    for (const QString& db : {sqlite, m_cluster.url()}) {
+        const QStringList schema = schemaOf(db);
+        QVERIFY(schema.size() >= 6);
+        for (const QString& line : schema) {
+            const QString kind = line.section(QLatin1Char(' '), 0, 0);
+            const QString name = line.section(QLatin1Char(' '), 1, 1).chopped(1);
+            for (const char* how : {"dropped", "altered"})
+                QTest::addRow("%s, %s %s %s",
+                              store::pg::isPostgresUrl(db) ? "postgresql" : "sqlite",
+                              qPrintable(kind), qPrintable(name), how)
+                    << db << kind << name << QString::fromLatin1(how);
+        }
+    }
+}
+
+void TestStoreSafety::aDroppedOrAlteredViewOrTriggerIsRestored()
+{
+    QFETCH(QString, db);
+    QFETCH(QString, kind);
+    QFETCH(QString, name);
+    QFETCH(QString, how);
+    const QStringList schemaBefore = schemaOf(db);
+    const QStringList rowsBefore = rowsOfEveryView(db);
+    tamper(db, kind, name, how);
+    QVERIFY(schemaOf(db) != schemaBefore);
+
+    // A read-only open cannot restore it: one line naming it and what to run.
+    const QString refusal = readOnlyOpenRefusal(db);
+    QVERIFY2(refusal.contains(QStringLiteral("%1 %2 (").arg(kind, name)) &&
+                 refusal.contains(QLatin1String("forkscope index --db ")) &&
+                 !refusal.contains(QLatin1Char('\n')),
+             qPrintable(refusal));
+    QVERIFY(schemaOf(db) != schemaBefore); // and changed nothing
+
+    // A writable open restores it, says so, and every view reads what it read before.
+    const QString restored = writableOpen(db);
+    const QString state = how == QLatin1String("dropped") ? QStringLiteral("missing")
+                                                          : QStringLiteral("defined otherwise");
+    QVERIFY2(restored.contains(QStringLiteral("restored the contract's")) &&
+                 restored.contains(QStringLiteral("%1 %2 (%3)").arg(kind, name, state)),
+             qPrintable(restored));
+    QCOMPARE(schemaOf(db), schemaBefore);
+    QCOMPARE(rowsOfEveryView(db), rowsBefore);
+    QCOMPARE(writableOpen(db), QString()); // nothing left to restore
+    QCOMPARE(readOnlyOpenRefusal(db), QStringLiteral("NOT REFUSED"));
+}
+
+void TestStoreSafety::theCommandsSayWhatWasRestoredOrWhatToRun()
+{
+    // The torture run's case: `drop view transfer_events`, then the commands.
+    QFETCH(QString, db);
+    const QStringList schemaBefore = schemaOf(db);
+    tamper(db, QStringLiteral("view"), QStringLiteral("transfer_events"),
+           QStringLiteral("dropped"));
+    const QString out = m_lab->tempPath(QStringLiteral("surface.json"));
+    const QStringList report{
+        QStringLiteral("report"), QStringLiteral("--db"),  db,  QStringLiteral("--format"),
+        QStringLiteral("json"),   QStringLiteral("--out"), out, QStringLiteral("--no-verify")};
+    VERIFY_ONE_ERROR_LINE(test::runForkscope(report), 1,
+                          QStringList({"view transfer_events (missing)", "forkscope index --db"}));
+    VERIFY_ONE_ERROR_LINE(test::runForkscope(verifyArgs(db, QStringLiteral("surface"))), 1,
+                          QStringList({"view transfer_events (missing)", "forkscope index --db"}));
+
+    const test::ProcessRun index =
+        test::runForkscope(indexArgs(db, QStringLiteral("surface")) +
+                           QStringList{QStringLiteral("--exit-when-synced")});
+    VERIFY_EXIT_OK(index);
+    const QStringList lines = index.err.trimmed().split(QLatin1Char('\n'));
+    QCOMPARE(lines.size(), 1);
+    QVERIFY2(lines[0].startsWith(QLatin1String("forkscope: warning: database ")) &&
+                 lines[0].contains(QLatin1String("restored the contract's view transfer_events "
+                                                 "(missing)")),
+             qPrintable(index.err));
+    QCOMPARE(schemaOf(db), schemaBefore);
+    VERIFY_EXIT_OK(test::runForkscope(report));
+}
+
+void TestStoreSafety::aTableInAViewsPlaceIsNeverDropped()
+{
+    // A table under a view's name holds someone's rows: the open refuses instead of
+    // dropping it, and restores the view once the name is free.
+    QFETCH(QString, db);
+    const QStringList schemaBefore = schemaOf(db);
+    const auto run = [&](const char* sql) {
+        if (store::pg::isPostgresUrl(db))
+            store::pg::PgConnection::open(db)->exec(sql);
+        else
+            QCOMPARE(otherProcess(db, QString::fromLatin1(sql)), QString());
+    };
+    run("DROP VIEW token_balances; CREATE TABLE token_balances (note text); INSERT INTO "
+        "token_balances VALUES ('mine')");
+    for (bool readOnly : {false, true}) {
+        QString refusal;
+        try {
+            if (readOnly)
+                refusal = readOnlyOpenRefusal(db);
+            else
+                writableOpen(db);
+        } catch (const StoreError& e) {
+            refusal = e.message();
+        }
+        QVERIFY2(refusal.contains(QLatin1String("view token_balances is missing and a table holds "
+                                                "its name")),
+                 qPrintable(refusal));
+    }
+    const QString note = store::pg::isPostgresUrl(db)
+                             ? QString::fromUtf8(store::pg::PgConnection::open(db)
+                                                     ->exec("SELECT note FROM token_balances")
+                                                     .text(0, 0))
+                             : otherProcess(db, QStringLiteral("SELECT note FROM token_balances"));
+    QCOMPARE(note, QStringLiteral("mine"));
+    run("DROP TABLE token_balances");
+    QVERIFY(writableOpen(db).contains(QLatin1String("view token_balances (missing)")));
+    QCOMPARE(schemaOf(db), schemaBefore);
 }
 
 QTEST_GUILESS_MAIN(TestStoreSafety)

@@ -187,6 +187,8 @@ void IndexingService::start()
                 publish(true); // node health only: nothing to index into
                 return;
             }
+            if (l.db && !l.db->restoredSurface().isEmpty())
+                emit logMessage(QStringLiteral("warning"), l.db->restoredSurface());
             if (!openError.isEmpty()) {
                 l.snap.fatal = openError;
                 l.snap.state = QStringLiteral("stopped");
@@ -296,6 +298,8 @@ int IndexingService::step()
         try {
             l.db = store::Database::open(l.options.indexer.dbPath,
                                          store::Database::Options::bulkWriter());
+            if (!l.db->restoredSurface().isEmpty())
+                emit logMessage(QStringLiteral("warning"), l.db->restoredSurface());
             createIndexer();
             emit logMessage(
                 QStringLiteral("info"),

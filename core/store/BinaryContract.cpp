@@ -8,81 +8,108 @@ const QStringList kSurface{QStringLiteral("blocks"), QStringLiteral("logs"),
                            QStringLiteral("transfer_events"), QStringLiteral("token_balances"),
                            QStringLiteral("outbox")};
 
-QStringList views()
+QString blocksView()
 {
-    return {
-        QStringLiteral("CREATE VIEW blocks AS SELECT environment_id, chain_id, block_number, ") +
-            hexSql(QStringLiteral("block_hash")) + QStringLiteral(" AS block_hash, ") +
-            hexSql(QStringLiteral("parent_hash")) +
-            QStringLiteral(" AS parent_hash, block_timestamp FROM block_store"),
-        QStringLiteral("CREATE VIEW logs AS SELECT environment_id, chain_id, block_number, ") +
-            hexSql(QStringLiteral("block_hash")) + QStringLiteral(" AS block_hash, log_index, ") +
-            hexSql(QStringLiteral("tx_hash")) + QStringLiteral(" AS tx_hash, ") +
-            hexSql(QStringLiteral("address")) + QStringLiteral(" AS address, ") +
-            nullableHexSql(QStringLiteral("topic0")) + QStringLiteral(" AS topic0, ") +
-            nullableHexSql(QStringLiteral("topic1")) + QStringLiteral(" AS topic1, ") +
-            nullableHexSql(QStringLiteral("topic2")) + QStringLiteral(" AS topic2, ") +
-            nullableHexSql(QStringLiteral("topic3")) + QStringLiteral(" AS topic3, ") +
-            hexSql(QStringLiteral("data")) +
-            QStringLiteral(" AS data, decode_error, event_name, coalesce(args_json, ") +
-            argsFromTemplateSql() +
-            QStringLiteral(") AS args_json FROM log_store LEFT JOIN args_templates a ON a.id = "
-                           "args_template_id"),
-        // An ERC-20 Transfer's contract is the log's address and its parties are the low 20
-        // bytes of topics 1 and 2 (TransferDecoder accepts nothing else), so they are not
-        // stored twice.
-        QStringLiteral("CREATE VIEW transfer_events AS SELECT environment_id, chain_id, "
-                       "block_number, log_index, ") +
-            hexSql(QStringLiteral("tx_hash")) + QStringLiteral(" AS tx_hash, ") +
-            hexSql(QStringLiteral("address")) + QStringLiteral(" AS contract, ") +
-            hexSql(QStringLiteral("substr(topic1, 13)")) + QStringLiteral(" AS from_addr, ") +
-            hexSql(QStringLiteral("substr(topic2, 13)")) +
-            QStringLiteral(" AS to_addr, transfer_value AS value FROM log_store "
-                           "WHERE transfer_value IS NOT NULL"),
-        QStringLiteral("CREATE VIEW token_balances AS SELECT environment_id, chain_id, ") +
-            hexSql(QStringLiteral("contract")) + QStringLiteral(" AS contract, ") +
-            hexSql(QStringLiteral("holder")) +
-            QStringLiteral(" AS holder, balance, updated_at_block, transfer_sides "
-                           "FROM balance_store"),
-        QStringLiteral("CREATE VIEW outbox AS SELECT o.id AS id, o.environment_id AS "
-                       "environment_id, o.chain_id AS chain_id, o.block_number AS block_number, "
-                       "coalesce(o.event_key, ") +
-            outboxEventKeySql() + QStringLiteral(") AS event_key, coalesce(o.payload, ") +
-            outboxPayloadSql() +
-            QStringLiteral(") AS payload, o.delivered_at AS delivered_at, o.attempts AS "
-                           "attempts, o.last_error AS last_error, o.failed_at AS failed_at "
-                           "FROM outbox_store o LEFT JOIN log_store l ON l.environment_id = "
-                           "o.environment_id AND l.chain_id = o.chain_id AND l.block_number = "
-                           "o.block_number AND l.log_index = o.log_index"),
-    };
+    return QStringLiteral("CREATE VIEW blocks AS SELECT environment_id, chain_id, block_number, ") +
+           hexSql(QStringLiteral("block_hash")) + QStringLiteral(" AS block_hash, ") +
+           hexSql(QStringLiteral("parent_hash")) +
+           QStringLiteral(" AS parent_hash, block_timestamp FROM block_store");
+}
+
+QString logsView()
+{
+    return QStringLiteral("CREATE VIEW logs AS SELECT environment_id, chain_id, block_number, ") +
+           hexSql(QStringLiteral("block_hash")) + QStringLiteral(" AS block_hash, log_index, ") +
+           hexSql(QStringLiteral("tx_hash")) + QStringLiteral(" AS tx_hash, ") +
+           hexSql(QStringLiteral("address")) + QStringLiteral(" AS address, ") +
+           nullableHexSql(QStringLiteral("topic0")) + QStringLiteral(" AS topic0, ") +
+           nullableHexSql(QStringLiteral("topic1")) + QStringLiteral(" AS topic1, ") +
+           nullableHexSql(QStringLiteral("topic2")) + QStringLiteral(" AS topic2, ") +
+           nullableHexSql(QStringLiteral("topic3")) + QStringLiteral(" AS topic3, ") +
+           hexSql(QStringLiteral("data")) +
+           QStringLiteral(" AS data, decode_error, event_name, coalesce(args_json, ") +
+           argsFromTemplateSql() +
+           QStringLiteral(") AS args_json FROM log_store LEFT JOIN args_templates a ON a.id = "
+                          "args_template_id");
+}
+
+// An ERC-20 Transfer's contract is the log's address and its parties are the low 20 bytes of
+// topics 1 and 2 (TransferDecoder accepts nothing else), so they are not stored twice.
+QString transferEventsView()
+{
+    return QStringLiteral("CREATE VIEW transfer_events AS SELECT environment_id, chain_id, "
+                          "block_number, log_index, ") +
+           hexSql(QStringLiteral("tx_hash")) + QStringLiteral(" AS tx_hash, ") +
+           hexSql(QStringLiteral("address")) + QStringLiteral(" AS contract, ") +
+           hexSql(QStringLiteral("substr(topic1, 13)")) + QStringLiteral(" AS from_addr, ") +
+           hexSql(QStringLiteral("substr(topic2, 13)")) +
+           QStringLiteral(" AS to_addr, transfer_value AS value FROM log_store "
+                          "WHERE transfer_value IS NOT NULL");
+}
+
+QString tokenBalancesView()
+{
+    return QStringLiteral("CREATE VIEW token_balances AS SELECT environment_id, chain_id, ") +
+           hexSql(QStringLiteral("contract")) + QStringLiteral(" AS contract, ") +
+           hexSql(QStringLiteral("holder")) +
+           QStringLiteral(" AS holder, balance, updated_at_block, transfer_sides "
+                          "FROM balance_store");
+}
+
+// Schema 5's outbox view and delete trigger; schema 8 replaced both
+// (PendingOutboxContract.cpp).
+QString schema5OutboxView()
+{
+    return QStringLiteral("CREATE VIEW outbox AS SELECT o.id AS id, o.environment_id AS "
+                          "environment_id, o.chain_id AS chain_id, o.block_number AS "
+                          "block_number, coalesce(o.event_key, ") +
+           outboxEventKeySql() + QStringLiteral(") AS event_key, coalesce(o.payload, ") +
+           outboxPayloadSql() +
+           QStringLiteral(") AS payload, o.delivered_at AS delivered_at, o.attempts AS "
+                          "attempts, o.last_error AS last_error, o.failed_at AS failed_at "
+                          "FROM outbox_store o LEFT JOIN log_store l ON l.environment_id = "
+                          "o.environment_id AND l.chain_id = o.chain_id AND l.block_number = "
+                          "o.block_number AND l.log_index = o.log_index");
+}
+
+QString schema5OutboxDeleteTrigger()
+{
+    return QStringLiteral("CREATE TRIGGER outbox_delete INSTEAD OF DELETE ON outbox BEGIN DELETE "
+                          "FROM outbox_store WHERE id = OLD.id; END");
 }
 
 // The read surface stays editable where an edit needs no hex decoding, so a user (or a test)
 // can still punch a hole with `sqlite3 FILE "DELETE FROM logs WHERE ..."` to watch `verify`
 // find it, or requeue an outbox row. A Transfer is its log: deleting it from transfer_events
 // leaves the log without its projection.
-QStringList triggers()
+QList<SurfaceObject> deleteTriggers()
 {
     return {
-        QStringLiteral("CREATE TRIGGER blocks_delete INSTEAD OF DELETE ON blocks BEGIN DELETE FROM "
-                       "block_store WHERE environment_id = OLD.environment_id AND chain_id = "
-                       "OLD.chain_id AND block_number = OLD.block_number; END"),
-        QStringLiteral("CREATE TRIGGER logs_delete INSTEAD OF DELETE ON logs BEGIN DELETE FROM "
-                       "log_store WHERE environment_id = OLD.environment_id AND chain_id = "
-                       "OLD.chain_id AND block_number = OLD.block_number AND log_index = "
-                       "OLD.log_index; END"),
-        QStringLiteral("CREATE TRIGGER transfer_events_delete INSTEAD OF DELETE ON transfer_events "
-                       "BEGIN UPDATE log_store SET transfer_value = NULL WHERE environment_id = "
-                       "OLD.environment_id AND chain_id = OLD.chain_id AND block_number = "
-                       "OLD.block_number AND log_index = OLD.log_index; END"),
-        QStringLiteral("CREATE TRIGGER token_balances_delete INSTEAD OF DELETE ON token_balances "
-                       "BEGIN DELETE FROM balance_store WHERE environment_id = OLD.environment_id "
-                       "AND chain_id = OLD.chain_id AND '0x' || lower(hex(contract)) = "
-                       "OLD.contract AND '0x' || lower(hex(holder)) = OLD.holder; END"),
-        QStringLiteral("CREATE TRIGGER outbox_delete INSTEAD OF DELETE ON outbox BEGIN DELETE FROM "
-                       "outbox_store WHERE id = OLD.id; END"),
-        outboxInsertTriggerSql(),
-        outboxUpdateTriggerSql(),
+        SurfaceObject::trigger(
+            QStringLiteral("blocks_delete"),
+            QStringLiteral("CREATE TRIGGER blocks_delete INSTEAD OF DELETE ON blocks BEGIN DELETE "
+                           "FROM block_store WHERE environment_id = OLD.environment_id AND "
+                           "chain_id = OLD.chain_id AND block_number = OLD.block_number; END")),
+        SurfaceObject::trigger(
+            QStringLiteral("logs_delete"),
+            QStringLiteral("CREATE TRIGGER logs_delete INSTEAD OF DELETE ON logs BEGIN DELETE FROM "
+                           "log_store WHERE environment_id = OLD.environment_id AND chain_id = "
+                           "OLD.chain_id AND block_number = OLD.block_number AND log_index = "
+                           "OLD.log_index; END")),
+        SurfaceObject::trigger(
+            QStringLiteral("transfer_events_delete"),
+            QStringLiteral("CREATE TRIGGER transfer_events_delete INSTEAD OF DELETE ON "
+                           "transfer_events BEGIN UPDATE log_store SET transfer_value = NULL "
+                           "WHERE environment_id = OLD.environment_id AND chain_id = "
+                           "OLD.chain_id AND block_number = OLD.block_number AND log_index = "
+                           "OLD.log_index; END")),
+        SurfaceObject::trigger(
+            QStringLiteral("token_balances_delete"),
+            QStringLiteral("CREATE TRIGGER token_balances_delete INSTEAD OF DELETE ON "
+                           "token_balances BEGIN DELETE FROM balance_store WHERE environment_id "
+                           "= OLD.environment_id AND chain_id = OLD.chain_id AND '0x' || "
+                           "lower(hex(contract)) = OLD.contract AND '0x' || lower(hex(holder)) = "
+                           "OLD.holder; END")),
     };
 }
 
@@ -149,6 +176,17 @@ QString outboxPayloadSql()
         "'\",\"contract\":\"0x' || lower(hex(l.address)) || '\",\"from\":\"0x' || "
         "lower(hex(substr(l.topic1, 13))) || '\",\"to\":\"0x' || lower(hex(substr(l.topic2, "
         "13))) || '\",\"value\":\"' || l.transfer_value || '\"}'");
+}
+
+QList<SurfaceObject> binaryContractSurface()
+{
+    return QList<SurfaceObject>{
+               SurfaceObject::view(QStringLiteral("blocks"), blocksView()),
+               SurfaceObject::view(QStringLiteral("logs"), logsView()),
+               SurfaceObject::view(QStringLiteral("transfer_events"), transferEventsView()),
+               SurfaceObject::view(QStringLiteral("token_balances"), tokenBalancesView()),
+           } +
+           deleteTriggers();
 }
 
 Migration binaryContractMigration()
@@ -251,7 +289,11 @@ Migration binaryContractMigration()
       // Only undelivered rows: the dispatcher's scan, and a rollback's, stay small.
       << QStringLiteral("CREATE INDEX outbox_store_pending ON outbox_store (environment_id, "
                         "chain_id, block_number) WHERE delivered_at IS NULL");
-    s << views() << triggers();
+    s << blocksView() << logsView() << transferEventsView() << tokenBalancesView()
+      << schema5OutboxView();
+    for (const SurfaceObject& t : deleteTriggers())
+        s << t.sqlite;
+    s << schema5OutboxDeleteTrigger() << outboxInsertTriggerSql() << outboxUpdateTriggerSql();
 
     // The read surface must not change: each contract name reads exactly as the v3 table did,
     // row for row. Otherwise the migration rolls back and the file stays v3.

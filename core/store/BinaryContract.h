@@ -1,5 +1,6 @@
 #pragma once
 
+#include "ContractSurface.h"
 #include "Migrations.h"
 
 #include <QString>
@@ -30,6 +31,10 @@ namespace forkscope::store {
 // Amounts stay decimal text: `sqlite3` has no 256-bit arithmetic to render a BLOB with, and
 // the contract promises that anyone reading with plain `sqlite3` sees decimal strings.
 Migration binaryContractMigration();
+
+// Schema 5's views and INSTEAD OF triggers that the latest schema still has (all but the
+// outbox's, which schema 8 replaced).
+QList<SurfaceObject> binaryContractSurface();
 
 // SQL expressions over a log_store row aliased `l`, rendering a Transfer's outbox event key
 // and payload exactly as contract v3 stored them: the view, the v3 migration and a rollback

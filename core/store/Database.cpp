@@ -83,11 +83,11 @@ Database::~Database()
 }
 
 namespace {
-// The URI SQLite needs for immutable=1 (QUrl percent-encodes '?', '#' and '%' in the path).
-QString immutableUri(const QString& path)
+// The file as a SQLite URI with `query` (QUrl percent-encodes '?', '#' and '%' in the path).
+QString fileUri(const QString& path, const QString& query)
 {
     return QUrl::fromLocalFile(QFileInfo(path).absoluteFilePath()).toString(QUrl::FullyEncoded) +
-           QStringLiteral("?mode=ro&immutable=1");
+           QLatin1Char('?') + query;
 }
 } // namespace
 
@@ -149,7 +149,7 @@ std::unique_ptr<Database> Database::open(const QString& path, const Options& opt
     try {
         db->m_schemaVersion = db->readSchemaVersion();
     } catch (const StoreError&) {
-        if (!db->reopenImmutableIfDirectoryReadOnly())
+        if (!db->reopenForReadOnlyPlace())
             throw;
         db->m_schemaVersion = db->readSchemaVersion();
     }
@@ -177,6 +177,7 @@ std::unique_ptr<Database> Database::open(const QString& path, const Options& opt
                                  .arg(path)
                                  .arg(db->m_schemaVersion)
                                  .arg(latestSchemaVersion()));
+        db->checkContractSurface();
         return db;
     }
 
@@ -230,28 +231,62 @@ std::unique_ptr<Database> Database::open(const QString& path, const Options& opt
         db->rollback();
     });
     db->retryWhileLocked([&] { db->migrate(); });
+    db->checkContractSurface();
     if (options.checkpointInBackground)
         if (sqlite3* h = db->sqliteHandle())
             db->m_checkpointer = std::make_unique<WalCheckpointer>(h, path);
     return db;
 }
 
-bool Database::reopenImmutableIfDirectoryReadOnly()
+bool Database::reopenForReadOnlyPlace()
 {
     sqlite3* h = sqliteHandle();
-    if (!m_options.readOnly || !m_options.immutableIfDirectoryReadOnly || m_immutable || !h ||
-        sqlite3_extended_errcode(h) != SQLITE_READONLY_DIRECTORY)
+    if (!m_options.readOnly || !m_options.readInReadOnlyPlace ||
+        m_readOnlyPlace != ReadOnlyPlace::No || !h)
         return false;
+    // Which one depends on the place: EACCES on creating a file gives
+    // SQLITE_READONLY_DIRECTORY, EROFS (a read-only mount) or a -wal whose -shm can be
+    // neither opened nor created gives SQLITE_CANTOPEN. The file itself opened, and it is
+    // SQLite (probeIsSqlite): only what lies beside it is out of reach.
+    const int code = sqlite3_extended_errcode(h);
+    if (code != SQLITE_READONLY_DIRECTORY && (code & 0xff) != SQLITE_CANTOPEN)
+        return false;
+    // stat(2) only: opening the -wal outside SQLite could drop SQLite's locks.
+    const QFileInfo wal(m_path + QStringLiteral("-wal"));
+    if (wal.exists() && wal.size() > 0) {
+        try {
+            reopenUri(QStringLiteral("mode=ro&vfs=unix-none"));
+            if (sqlite3* reopened = sqliteHandle()) {
+                // Without locks nothing may be copied back on close, even by mistake; in
+                // exclusive mode SQLite keeps the WAL's index in memory, not in a -shm.
+                sqlite3_db_config(reopened, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
+                run(QStringLiteral("PRAGMA locking_mode=EXCLUSIVE"));
+            }
+            readSchemaVersion(); // the first read, which reads the WAL
+            m_readOnlyPlace = ReadOnlyPlace::WalWithoutLocks;
+            return true;
+        } catch (const StoreError& e) {
+            if (e.kind() == StoreError::Kind::Corrupt || e.kind() == StoreError::Kind::NotADatabase)
+                throw;
+            // Immutable below: the report says the WAL was not read.
+        }
+    }
+    reopenUri(QStringLiteral("mode=ro&immutable=1"));
+    m_readOnlyPlace = ReadOnlyPlace::Immutable;
+    return true;
+}
+
+void Database::reopenUri(const QString& query)
+{
     m_statements.clear();
     m_db.close();
-    m_db.setDatabaseName(immutableUri(m_path));
-    m_db.setConnectOptions(m_db.connectOptions() + QStringLiteral(";QSQLITE_OPEN_URI"));
+    m_db.setDatabaseName(fileUri(m_path, query));
+    if (!m_db.connectOptions().contains(QLatin1String("QSQLITE_OPEN_URI")))
+        m_db.setConnectOptions(m_db.connectOptions() + QStringLiteral(";QSQLITE_OPEN_URI"));
     if (!m_db.open())
-        throw errorFrom(m_db.lastError(), QStringLiteral("open immutable"));
+        throw errorFrom(m_db.lastError(), QStringLiteral("open %1").arg(query));
     if (sqlite3* reopened = sqliteHandle())
         registerSqlFunctions(reopened);
-    m_immutable = true;
-    return true;
 }
 
 void Database::retryWhileLocked(const std::function<void()>& step)

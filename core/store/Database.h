@@ -34,12 +34,12 @@ public:
         // For the one connection that writes in bulk (the indexer): its WAL is copied back
         // into the database file by a WalCheckpointer thread instead of inside its COMMITs.
         bool checkpointInBackground = false;
-        // With readOnly, for a database on a read-only filesystem: SQLite needs to create
-        // FILE-shm next to a WAL database even to read it, and refuses with
-        // SQLITE_READONLY_DIRECTORY when it cannot. On exactly that error the file is opened
-        // again with SQLite's immutable=1 (no locks, no -shm, and the -wal is not read), which
-        // is exact only while nobody writes to it; isImmutable() then says so.
-        bool immutableIfDirectoryReadOnly = false;
+        // With readOnly, for a database in a place this process cannot write (a read-only
+        // filesystem, a directory of someone else's): SQLite needs FILE-wal and FILE-shm next
+        // to a WAL database even to read it, and fails when it can neither open nor create
+        // them (SQLITE_CANTOPEN, or SQLITE_READONLY_DIRECTORY). On exactly those errors the
+        // file is opened again another way; readOnlyPlace() says which.
+        bool readInReadOnlyPlace = false;
         // The most page cache this connection keeps, in KiB (SQLite's cache_size): once warm
         // it holds that much for as long as it is open, so it bounds the process's memory
         // per connection. The bulk writer needs a large one (bulkWriter()); readers and
@@ -57,6 +57,19 @@ public:
         }
     };
 
+    // How a read-only open in a place it cannot write read the file (Options::readInReadOnlyPlace).
+    enum class ReadOnlyPlace {
+        No, // an ordinary open, with SQLite's locks and FILE-shm
+        // No FILE-wal to read: SQLite's immutable=1 (no locks, no -shm). Exact while nobody
+        // writes to the file; if a FILE-wal could not be read this way either, its commits
+        // are missing.
+        Immutable,
+        // A FILE-wal without its FILE-shm: read whole through SQLite's lock-free VFS
+        // (unix-none), its index rebuilt in memory (locking_mode=EXCLUSIVE). Exact while
+        // nobody writes to the file.
+        WalWithoutLocks,
+    };
+
     static std::unique_ptr<Database> open(const QString& path, const Options& options);
     static std::unique_ptr<Database> open(const QString& path) { return open(path, Options{}); }
     ~Database();
@@ -66,7 +79,10 @@ public:
 
     const QString& path() const { return m_path; }
     bool isReadOnly() const { return m_options.readOnly; }
-    bool isImmutable() const { return m_immutable; }
+    ReadOnlyPlace readOnlyPlace() const { return m_readOnlyPlace; }
+    // After a writable open that had to restore the contract's views or triggers: the one
+    // line that says which (ContractSurface.h); empty when nothing was restored.
+    const QString& restoredSurface() const { return m_restoredSurface; }
     int schemaVersion() const { return m_schemaVersion; }
     QSqlDatabase& connection() { return m_db; }
     // The raw handle, for registering custom SQL functions (sqlite3_create_function).
@@ -111,8 +127,12 @@ private:
     void markIntegrityChecked();
     // Throws StoreError::Corrupt once SQLite has reported this file damaged.
     void refuseIfCorrupt();
-    // Options::immutableIfDirectoryReadOnly: after SQLITE_READONLY_DIRECTORY only.
-    bool reopenImmutableIfDirectoryReadOnly();
+    // Options::readInReadOnlyPlace: after SQLITE_CANTOPEN or SQLITE_READONLY_DIRECTORY only.
+    bool reopenForReadOnlyPlace();
+    void reopenUri(const QString& query);
+    // Every view and trigger of the contract as the schema defines it, restored on a
+    // writable open and refused on a read-only one (DatabaseSurface.cpp).
+    void checkContractSurface();
     void retryWhileLocked(const std::function<void()>& step);
     void migrate();
 
@@ -125,7 +145,8 @@ private:
     QString m_canonicalPath;                // the file's identity for the corruption registry
     std::uint64_t m_corruptionBaseline = 0; // corruption reports on this thread at open
     std::unique_ptr<WalCheckpointer> m_checkpointer;
-    bool m_immutable = false;
+    ReadOnlyPlace m_readOnlyPlace = ReadOnlyPlace::No;
+    QString m_restoredSurface;
 };
 
 // Rolls back unless commit() was called: an exception between BEGIN and COMMIT must leave

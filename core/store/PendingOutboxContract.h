@@ -1,5 +1,6 @@
 #pragma once
 
+#include "ContractSurface.h"
 #include "Migrations.h"
 
 #include <QString>
@@ -28,6 +29,9 @@ class Database;
 // never needs it (a Transfer with no stored row at its position is pending, wherever it is).
 // Whatever stores a Transfer below it lowers it in the same transaction (BatchCommitter).
 Migration pendingOutboxMigration();
+
+// Schema 8's outbox view and its INSTEAD OF triggers.
+QList<SurfaceObject> pendingOutboxSurface();
 
 // The outbox cursor of an environment: every Transfer below this block has its outbox row
 // stored (0 when unset).

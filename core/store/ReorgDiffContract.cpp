@@ -44,13 +44,20 @@ Migration reorgDiffFoldMigration()
     // No stored row changes: rows recorded so far have no outbox_kind, so the view reads them
     // exactly as before, and the new half of the union is empty for them.
     m.statements << QStringLiteral("ALTER TABLE reorg_diff_store ADD COLUMN outbox_kind TEXT")
-                 << QStringLiteral("DROP VIEW reorg_diff_items")
-                 << QStringLiteral("CREATE VIEW reorg_diff_items AS SELECT reorg_id, "
-                                   "environment_id, chain_id, kind, block_number, log_index, "
-                                   "tx_hash, contract, holder, from_addr, to_addr, value, "
-                                   "before_value, after_value, event_key FROM (") +
-                        reorgDiffRowsSql() + QStringLiteral(")");
+                 << QStringLiteral("DROP VIEW reorg_diff_items");
+    for (const SurfaceObject& o : reorgDiffSurface())
+        m.statements << o.sqlite;
     return m;
+}
+
+QList<SurfaceObject> reorgDiffSurface()
+{
+    return {SurfaceObject::view(
+        QStringLiteral("reorg_diff_items"),
+        QStringLiteral("CREATE VIEW reorg_diff_items AS SELECT reorg_id, environment_id, "
+                       "chain_id, kind, block_number, log_index, tx_hash, contract, holder, "
+                       "from_addr, to_addr, value, before_value, after_value, event_key FROM (") +
+            reorgDiffRowsSql() + QStringLiteral(")"))};
 }
 
 Migration reorgDiffMigration()

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "ContractSurface.h"
 #include "Migrations.h"
 
 #include <QString>
@@ -34,6 +35,9 @@ QString reorgDiffColumnsSql();
 // the rollback (bench/README.md's history). Only outbox rows that store their own key and
 // payload (retractions, rows whose log is gone) are still copied on their own.
 Migration reorgDiffFoldMigration();
+
+// Schema 7's reorg_diff_items view.
+QList<SurfaceObject> reorgDiffSurface();
 
 // reorg_diff_items' rows with the store's `id` and a `phase` (0 transfers, 1 outbox rows, 2
 // balances): ordered by phase, id they are in the order a rollback recorded them.

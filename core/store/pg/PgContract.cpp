@@ -18,17 +18,100 @@ QByteArray hex(const char* column)
 }
 
 // The `logs` read surface; later versions add columns at its end.
-QByteArray logsView(const char* create, const char* addedColumns)
+QByteArray logsSelect(const char* addedColumns)
 {
-    return QByteArray(create) + " logs AS SELECT s.environment_id, s.chain_id, s.block_number, " +
-           hex("block_hash") + " AS block_hash, s.log_index, " + hex("tx_hash") + " AS tx_hash, " +
-           hex("address") + " AS address, " + hex("topic0") + " AS topic0, " + hex("topic1") +
-           " AS topic1, " + hex("topic2") + " AS topic2, " + hex("topic3") + " AS topic3, " +
-           hex("data") + " AS data, s.decode_error" + addedColumns + " FROM log_store s" +
-           kBelowCheckpoint;
+    return "SELECT s.environment_id, s.chain_id, s.block_number, " + hex("block_hash") +
+           " AS block_hash, s.log_index, " + hex("tx_hash") + " AS tx_hash, " + hex("address") +
+           " AS address, " + hex("topic0") + " AS topic0, " + hex("topic1") + " AS topic1, " +
+           hex("topic2") + " AS topic2, " + hex("topic3") + " AS topic3, " + hex("data") +
+           " AS data, s.decode_error" + addedColumns + " FROM log_store s" + kBelowCheckpoint;
+}
+constexpr const char* kLogsDecodedColumns = ", s.event_name, s.args_json"; // since v10
+
+QByteArray blocksSelect()
+{
+    return "SELECT s.environment_id, s.chain_id, s.block_number, " + hex("block_hash") +
+           " AS block_hash, " + hex("parent_hash") +
+           " AS parent_hash, s.block_timestamp FROM block_store s" + kBelowCheckpoint;
+}
+
+QByteArray transferEventsSelect()
+{
+    return "SELECT s.environment_id, s.chain_id, s.block_number, s.log_index, " + hex("tx_hash") +
+           " AS tx_hash, " + hex("address") +
+           " AS contract, '0x' || encode(substr(s.topic1, 13), 'hex') AS from_addr, '0x' || "
+           "encode(substr(s.topic2, 13), 'hex') AS to_addr, s.transfer_value::text AS value "
+           "FROM log_store s" +
+           QByteArray(kBelowCheckpoint) + " AND s.transfer_value IS NOT NULL";
+}
+
+// Balances as a view over the Transfers below the checkpoint, not a table kept by each
+// writer: ranges finish out of order in several processes, and a sum over committed rows
+// cannot drift from them. Same columns and rules as SQLite: a row per (contract, holder)
+// with at least one Transfer side, the zero address never a holder. Computed on read (a scan
+// of the environment's Transfers); a table maintained per range is the next step for large
+// chains.
+QByteArray tokenBalancesSelect()
+{
+    return "SELECT t.environment_id, t.chain_id, '0x' || encode(t.contract, 'hex') AS contract, "
+           "'0x' || encode(t.holder, 'hex') AS holder, sum(t.delta)::text AS balance, "
+           "max(t.block_number) AS updated_at_block, count(*) AS transfer_sides FROM ("
+           " SELECT s.environment_id, s.chain_id, s.block_number, s.address AS "
+           " contract, substr(s.topic2, 13) AS holder, s.transfer_value AS delta FROM "
+           " log_store s WHERE s.transfer_value IS NOT NULL"
+           " UNION ALL"
+           " SELECT s.environment_id, s.chain_id, s.block_number, s.address, "
+           " substr(s.topic1, 13), -s.transfer_value FROM log_store s WHERE "
+           " s.transfer_value IS NOT NULL) t WHERE t.holder <> '\\x"
+           "0000000000000000000000000000000000000000'::bytea AND t.block_number <= "
+           "(SELECT max(c.block_number) FROM indexer_checkpoints c WHERE "
+           "c.environment_id = t.environment_id AND c.chain_id = t.chain_id) GROUP BY "
+           "t.environment_id, t.chain_id, t.contract, t.holder";
+}
+
+// Since v9: rows with their own key and payload (retractions) beside rows rendered from
+// their log, and the times as SQLite writes them.
+QByteArray outboxSelect()
+{
+    return "SELECT o.id, o.environment_id, o.chain_id, o.block_number, coalesce(o.event_key, " +
+           pgOutboxEventKeySql() + ") AS event_key, coalesce(o.payload, " + pgOutboxPayloadSql() +
+           ") AS payload, " + pgIsoUtcSql("o.delivered_at") +
+           " AS delivered_at, o.attempts, o.last_error, " + pgIsoUtcSql("o.failed_at") +
+           " AS failed_at FROM outbox_store o LEFT JOIN log_store l ON "
+           "l.environment_id = o.environment_id AND l.chain_id = o.chain_id AND "
+           "l.block_number = o.block_number AND l.log_index = o.log_index WHERE "
+           "o.block_number <= (SELECT max(c.block_number) FROM indexer_checkpoints c "
+           "WHERE c.environment_id = o.environment_id AND c.chain_id = o.chain_id)";
+}
+
+QByteArray reorgDiffSelect()
+{
+    return "SELECT " + pgReorgDiffColumnsSql() + " FROM reorg_diff_store d";
+}
+
+QByteArray createView(const char* create, const char* name, const QByteArray& select)
+{
+    return QByteArray(create) + ' ' + name + " AS " + select;
 }
 
 } // namespace
+
+QByteArray pgViewSelect(const QString& name)
+{
+    if (name == QLatin1String("blocks"))
+        return blocksSelect();
+    if (name == QLatin1String("logs"))
+        return logsSelect(kLogsDecodedColumns);
+    if (name == QLatin1String("transfer_events"))
+        return transferEventsSelect();
+    if (name == QLatin1String("token_balances"))
+        return tokenBalancesSelect();
+    if (name == QLatin1String("outbox"))
+        return outboxSelect();
+    if (name == QLatin1String("reorg_diff_items"))
+        return reorgDiffSelect();
+    return {};
+}
 
 QByteArray pgOutboxEventKeySql(const char* alias)
 {
@@ -61,8 +144,9 @@ QByteArray pgOutboxPayloadSql()
            "'\"}'";
 }
 
-void ensurePgContract(PgConnection& db)
+QString ensurePgContract(PgConnection& db)
 {
+    QString restored;
     coord::ensureCoordinationSchema(db);
     db.begin();
     try {
@@ -102,22 +186,10 @@ void ensurePgContract(PgConnection& db)
                     // An ERC-20 Transfer's value; its parties are topics 1 and 2.
                     " transfer_value numeric(78, 0),"
                     " PRIMARY KEY (environment_id, chain_id, block_number, log_index))");
-            const QByteArray blocks = "CREATE VIEW blocks AS SELECT s.environment_id, "
-                                      "s.chain_id, s.block_number, " +
-                                      hex("block_hash") + " AS block_hash, " + hex("parent_hash") +
-                                      " AS parent_hash, s.block_timestamp FROM block_store s" +
-                                      kBelowCheckpoint;
-            db.exec(blocks.constData());
-            db.exec(logsView("CREATE VIEW", "").constData());
-            const QByteArray transfers =
-                "CREATE VIEW transfer_events AS SELECT s.environment_id, s.chain_id, "
-                "s.block_number, s.log_index, " +
-                hex("tx_hash") + " AS tx_hash, " + hex("address") +
-                " AS contract, '0x' || encode(substr(s.topic1, 13), 'hex') AS from_addr, '0x' "
-                "|| encode(substr(s.topic2, 13), 'hex') AS to_addr, s.transfer_value::text AS "
-                "value FROM log_store s" +
-                QByteArray(kBelowCheckpoint) + " AND s.transfer_value IS NOT NULL";
-            db.exec(transfers.constData());
+            db.exec(createView("CREATE VIEW", "blocks", blocksSelect()).constData());
+            db.exec(createView("CREATE VIEW", "logs", logsSelect("")).constData());
+            db.exec(
+                createView("CREATE VIEW", "transfer_events", transferEventsSelect()).constData());
             db.run("pg_contract_version",
                    "INSERT INTO schema_version (version, description) VALUES ($1, $2)",
                    {"1", "contract v4 on PostgreSQL: bytea tables, hex views below the "
@@ -159,27 +231,7 @@ void ensurePgContract(PgConnection& db)
                    {"2", "outbox_store, rendered at delivery through the outbox view"});
         }
         if (have < 3) {
-            // Balances as a view over the Transfers below the checkpoint, not a table kept
-            // by each writer: ranges finish out of order in several processes, and a sum
-            // over committed rows cannot drift from them. Same columns and rules as SQLite:
-            // a row per (contract, holder) with at least one Transfer side, the zero
-            // address never a holder. Computed on read (a scan of the environment's
-            // Transfers); a table maintained per range is the next step for large chains.
-            db.exec("CREATE VIEW token_balances AS SELECT t.environment_id, t.chain_id, "
-                    "'0x' || encode(t.contract, 'hex') AS contract, '0x' || encode(t.holder, "
-                    "'hex') AS holder, sum(t.delta)::text AS balance, max(t.block_number) AS "
-                    "updated_at_block, count(*) AS transfer_sides FROM ("
-                    " SELECT s.environment_id, s.chain_id, s.block_number, s.address AS "
-                    " contract, substr(s.topic2, 13) AS holder, s.transfer_value AS delta FROM "
-                    " log_store s WHERE s.transfer_value IS NOT NULL"
-                    " UNION ALL"
-                    " SELECT s.environment_id, s.chain_id, s.block_number, s.address, "
-                    " substr(s.topic1, 13), -s.transfer_value FROM log_store s WHERE "
-                    " s.transfer_value IS NOT NULL) t WHERE t.holder <> '\\x"
-                    "0000000000000000000000000000000000000000'::bytea AND t.block_number <= "
-                    "(SELECT max(c.block_number) FROM indexer_checkpoints c WHERE "
-                    "c.environment_id = t.environment_id AND c.chain_id = t.chain_id) GROUP BY "
-                    "t.environment_id, t.chain_id, t.contract, t.holder");
+            db.exec(createView("CREATE VIEW", "token_balances", tokenBalancesSelect()).constData());
             db.run("pg_contract_version",
                    "INSERT INTO schema_version (version, description) VALUES ($1, $2)",
                    {"3", "token_balances as a view over the Transfers below the checkpoint"});
@@ -289,18 +341,7 @@ void ensurePgContract(PgConnection& db)
                     "event_key text, ADD COLUMN payload text");
             db.exec("CREATE UNIQUE INDEX outbox_store_own_key ON outbox_store (environment_id, "
                     "chain_id, event_key) WHERE event_key IS NOT NULL");
-            const QByteArray outbox =
-                "CREATE OR REPLACE VIEW outbox AS SELECT o.id, o.environment_id, o.chain_id, "
-                "o.block_number, coalesce(o.event_key, " +
-                pgOutboxEventKeySql() + ") AS event_key, coalesce(o.payload, " +
-                pgOutboxPayloadSql() + ") AS payload, " + pgIsoUtcSql("o.delivered_at") +
-                " AS delivered_at, o.attempts, o.last_error, " + pgIsoUtcSql("o.failed_at") +
-                " AS failed_at FROM outbox_store o LEFT JOIN log_store l ON "
-                "l.environment_id = o.environment_id AND l.chain_id = o.chain_id AND "
-                "l.block_number = o.block_number AND l.log_index = o.log_index WHERE "
-                "o.block_number <= (SELECT max(c.block_number) FROM indexer_checkpoints c "
-                "WHERE c.environment_id = o.environment_id AND c.chain_id = o.chain_id)";
-            db.exec(outbox.constData());
+            db.exec(createView("CREATE OR REPLACE VIEW", "outbox", outboxSelect()).constData());
             db.run("pg_contract_version",
                    "INSERT INTO schema_version (version, description) VALUES ($1, $2)",
                    {"9", "retractions: outbox rows with their own key and payload"});
@@ -314,7 +355,8 @@ void ensurePgContract(PgConnection& db)
             // A source is its contracts and their ABI (docs/design.md, "The wire"): every process
             // of an environment decodes with the same one ('' = none, all there was before v10).
             db.exec("ALTER TABLE environments ADD COLUMN abi_digest text NOT NULL DEFAULT ''");
-            db.exec(logsView("CREATE OR REPLACE VIEW", ", s.event_name, s.args_json").constData());
+            db.exec(createView("CREATE OR REPLACE VIEW", "logs", logsSelect(kLogsDecodedColumns))
+                        .constData());
             db.run("pg_contract_version",
                    "INSERT INTO schema_version (version, description) VALUES ($1, $2)",
                    {"10",
@@ -336,18 +378,18 @@ void ensurePgContract(PgConnection& db)
                     " value text, before_value text, after_value text, event_key text)");
             db.exec("CREATE INDEX reorg_diff_store_reorg ON reorg_diff_store (environment_id, "
                     "chain_id, reorg_id)");
-            const QByteArray view = "CREATE VIEW reorg_diff_items AS SELECT " +
-                                    pgReorgDiffColumnsSql() + " FROM reorg_diff_store d";
-            db.exec(view.constData());
+            db.exec(createView("CREATE VIEW", "reorg_diff_items", reorgDiffSelect()).constData());
             db.run("pg_contract_version",
                    "INSERT INTO schema_version (version, description) VALUES ($1, $2)",
                    {"11", "reorg_diff_items: what each rollback removed"});
         }
+        restored = restorePgSurface(db);
         db.commit();
     } catch (...) {
         db.rollback();
         throw;
     }
+    return restored;
 }
 
 void requireCurrentPgContract(PgConnection& db)
@@ -357,8 +399,16 @@ void requireCurrentPgContract(PgConnection& db)
         exists.text(0, 0) == "t"
             ? db.exec("SELECT coalesce(max(version), 0) FROM schema_version").int64(0, 0)
             : 0;
-    if (have == kPgContractVersion)
+    if (have == kPgContractVersion) {
+        const QList<SurfaceFinding> found = pgSurfaceFindings(db);
+        if (!found.isEmpty())
+            throw PgError(refusalKind(found),
+                          refusalLine(db.displayUrl(), found,
+                                      QStringLiteral("forkscope index --db %1 --rpc URL "
+                                                     "--contract ADDRESS")
+                                          .arg(db.displayUrl())));
         return;
+    }
     if (have > kPgContractVersion)
         throw PgError(StoreError::Kind::NewerSchema,
                       QStringLiteral("%1 holds PostgreSQL contract version %2; this Forkscope "

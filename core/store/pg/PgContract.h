@@ -1,6 +1,10 @@
 #pragma once
 
+#include "store/ContractSurface.h"
+
 #include <QByteArray>
+#include <QList>
+#include <QString>
 
 namespace forkscope::store::pg {
 
@@ -20,13 +24,26 @@ class PgConnection;
 //
 // Versioned in `schema_version` like the SQLite file; a database a newer Forkscope wrote is
 // refused (StoreError::Kind::NewerSchema). Idempotent; every process runs it at start.
-void ensurePgContract(PgConnection& db);
+// It also restores, in the same transaction, any view of the contract (store/ContractSurface.h)
+// that was dropped or replaced, and returns the one line that says which (empty: none).
+QString ensurePgContract(PgConnection& db);
 
 constexpr int kPgContractVersion = 11;
 
 // For readers (report, verify, the app), which never write: throws PgError unless the
-// database holds exactly this contract version, saying what to run.
+// database holds exactly this contract version and every view of it, saying what to run.
 void requireCurrentPgContract(PgConnection& db);
+
+// The contract's views as this database has them (PgContractSurface.cpp): each one missing,
+// defined otherwise, or whose name another relation holds. Writes nothing that outlives it.
+// Where the session may not create a temporary view (a hot standby) only presence is checked.
+QList<SurfaceFinding> pgSurfaceFindings(PgConnection& db);
+// Inside ensurePgContract's transaction: recreates what pgSurfaceFindings names and returns
+// the line that says so; throws PgError when a table holds a view's name.
+QString restorePgSurface(PgConnection& db);
+// A contract view's SELECT on PostgreSQL, as the latest contract version defines it; empty
+// for any other name.
+QByteArray pgViewSelect(const QString& name);
 
 // The channel every checkpoint move is announced on, at commit: a JSON object
 // {"env", "chainId", "source", "block", "hash", "reorg"} (reorg: it moved backwards).
