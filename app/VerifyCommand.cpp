@@ -2,14 +2,12 @@
 #include "CommandLine.h"
 #include "audit/AuditError.h"
 #include "audit/ReceiptsLogsProof.h"
-#include "audit/SharedAuditTarget.h"
 #include "audit/StoredDataAuditor.h"
 #include "chain/ChainParseError.h"
 #include "config/SettingsValidation.h"
 #include "rpc/EthClient.h"
 #include "store/Database.h"
 #include "store/ReadOnlyStore.h"
-#include "store/pg/PgConnection.h"
 
 #include <QCommandLineParser>
 #include <QElapsedTimer>
@@ -111,7 +109,7 @@ QString contractsText(const audit::AuditTarget& t)
     return t.checkpoint.contracts.split(QLatin1Char(' ')).join(QStringLiteral(", "));
 }
 
-void printResult(const audit::AuditResult& r, const VerifyOptions& o)
+void printResult(const audit::AuditResult& r, const VerifyOptions& o, const QString& database)
 {
     std::printf("checked: %lld blocks (headers linked by parentHash, stored hashes equal to the "
                 "node's), %lld stored blocks, %lld stored logs against their blocks' logsBloom\n",
@@ -153,8 +151,7 @@ void printResult(const audit::AuditResult& r, const VerifyOptions& o)
             "verdict: %lld hole(s), the first at block %llu: run `forkscope repair --db "
             "%s --env %s --rpc %s --from %llu`\n",
             static_cast<long long>(r.holeCount), static_cast<unsigned long long>(*r.firstHole()),
-            qPrintable(store::pg::isPostgresUrl(o.db) ? QUrl(o.db).toString(QUrl::RemovePassword)
-                                                      : o.db),
+            qPrintable(database),
             qPrintable(o.env), qPrintable(o.rpc.toString(QUrl::RemoveUserInfo)),
             static_cast<unsigned long long>(*r.firstHole()));
     } else {
@@ -179,11 +176,6 @@ int runVerifyCommand(const QStringList& arguments)
         std::fputs(qPrintable(help), stdout);
         return ExitOk;
     }
-    const bool shared = store::pg::isPostgresUrl(o.db);
-    if (!shared && !QFileInfo::exists(o.db)) {
-        printError(QStringLiteral("database %1 does not exist").arg(o.db));
-        return ExitFailure;
-    }
     try {
         // An audit never writes: SQLite is opened read-only, PostgreSQL read in a READ ONLY
         // transaction (the reader's snapshot) and never migrated.
@@ -191,9 +183,7 @@ int runVerifyCommand(const QStringList& arguments)
         rpc::JsonRpcClient client(o.rpc);
         client.setTimeout(kNodeTimeout);
         rpc::EthClient eth(client);
-        const audit::AuditTarget target = shared
-                                              ? audit::loadSharedAuditTarget(*store->pg(), o.env)
-                                              : audit::AuditTarget::load(*store->sqlite(), o.env);
+        const audit::AuditTarget target = audit::AuditTarget::load(store->reader(), o.env);
         audit::AuditRange range;
         if (const QString error = target.resolveRange(o.from, o.to, &range); !error.isEmpty()) {
             printError(QStringLiteral("verify: environment %1: %2; nothing was checked")
@@ -215,15 +205,6 @@ int runVerifyCommand(const QStringList& arguments)
         for (const indexer::CompletenessAlert& alert : target.openAlerts)
             if (alert.kind == QLatin1String("absence")) // its text says what settles it
                 std::printf("open alert: %s\n", qPrintable(alert.summary()));
-            else if (shared)
-                // A repair refuses while a range of a shared index has failed: the next
-                // `forkscope index` retries the range.
-                std::printf("open alert: %s (a backfill range failed: blocks %llu..%llu are not "
-                            "indexed and the checkpoint stays below them; start `forkscope "
-                            "index` again, which retries the range)\n",
-                            qPrintable(alert.summary()),
-                            static_cast<unsigned long long>(alert.fromBlock),
-                            static_cast<unsigned long long>(alert.toBlock));
             else
                 std::printf("open alert: %s (the indexer could not prove blocks %llu..%llu "
                             "complete; `forkscope repair --from %llu` fetches them again)\n",
@@ -252,7 +233,7 @@ int runVerifyCommand(const QStringList& arguments)
             clock.restart();
         };
         const audit::AuditResult r = auditor.audit(target, range);
-        printResult(r, o);
+        printResult(r, o, store->reader().describe());
         if (r.clean())
             return ExitOk;
         printError(r.holeCount > 0

@@ -1,5 +1,4 @@
 #include "SharedAlerts.h"
-#include "FailedRanges.h"
 #include "store/pg/PgConnection.h"
 #include "store/pg/PgContract.h"
 
@@ -9,8 +8,8 @@ QList<indexer::CompletenessAlert> openAlerts(store::pg::PgConnection& db,
                                              const QString& environmentId, quint64 chainId,
                                              const QString& node)
 {
-    return failedRangeAlerts(db, environmentId, chainId, node) +
-           openRecordedAlerts(db, environmentId, chainId);
+    Q_UNUSED(node);
+    return openRecordedAlerts(db, environmentId, chainId);
 }
 
 QList<indexer::CompletenessAlert> openRecordedAlerts(store::pg::PgConnection& db,

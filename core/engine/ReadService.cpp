@@ -1,5 +1,5 @@
 #include "ReadService.h"
-#include "FileSummary.h"
+#include "SummaryReader.h"
 #include "ReorgDiffReader.h"
 #include "TableQuery.h"
 #include "report/ReportBuilder.h"
@@ -102,7 +102,8 @@ void ReadService::refreshSummary()
     Loop& l = *m_loop;
     DbSummary s;
     try {
-        s = readFileSummary(*l.db, l.environmentId, l.chainId);
+        store::SqliteContractReader reader(*l.db);
+        s = readSummary(reader, l.environmentId, l.chainId);
         if (l.outboxRateBase < 0 || !l.outboxRateClock.isValid()) {
             l.outboxRateClock.start();
             l.outboxRateBase = s.outboxDelivered;
@@ -293,7 +294,8 @@ void ReadService::requestReport(quint64 ticket, const QString& environmentId, bo
                 client->setStopToken(m_thread.stopToken());
                 eth = std::make_unique<rpc::EthClient>(*client);
             }
-            emit reportAvailable(ticket, report::ReportBuilder::build(*l.db, env, eth.get()));
+            store::SqliteContractReader reader(*l.db);
+            emit reportAvailable(ticket, report::ReportBuilder::build(reader, env, eth.get()));
         } catch (const std::exception& e) {
             emit reportFailed(ticket, QString::fromUtf8(e.what()));
         }

@@ -1,5 +1,5 @@
 #include "EnvironmentBook.h"
-#include "indexer/PgEnvironmentRegistry.h"
+#include "store/pg/PgEnvironmentRegistry.h"
 #include "store/ContractReader.h"
 #include "store/Database.h"
 #include "store/pg/PgConnection.h"
@@ -76,7 +76,7 @@ public:
 
 private:
     store::pg::PgConnection& m_db;
-    indexer::PgEnvironmentRegistry m_registry;
+    store::pg::PgEnvironmentRegistry m_registry;
     store::pg::PgContractReader m_reader;
 };
 
