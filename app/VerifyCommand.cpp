@@ -237,8 +237,8 @@ void printFindings(const audit::AuditResult& r, const VerifyOptions& o, const au
         std::printf("... and %lld more balances\n",
                     static_cast<long long>(r.balanceFindingCount - r.balanceFindings.size()));
     if (r.reorgedAt)
-        std::printf("reorged at %llu: the stored hash %s is not the node's %s, and the stored "
-                    "blocks above it are not the node's either; the chain moved on (%lld blocks "
+        std::printf("reorged at %llu: the stored hash %s is not the node's %s, and nothing "
+                    "stored above it links to the node's block; the chain moved on (%lld blocks "
                     "up to %llu not compared): run `forkscope index` to roll back, then verify "
                     "again\n",
                     static_cast<unsigned long long>(*r.reorgedAt), qPrintable(r.reorgedStoredHash),

@@ -955,6 +955,14 @@ void TestVerify::tampersAreFoundAndTheAdviceFixesThem_data()
                                   "this row was edited, the chain did not reorg)\n"}
           << 1 << 0 << false << false;
     });
+    storeRows("a block timestamp", [&](QTestData& r, const QString& db) {
+        r << db << "t-time"
+          << QStringList{"UPDATE block_store SET block_timestamp = block_timestamp + 1 WHERE "
+                         "environment_id = '%env' AND block_number = %block"}
+          << false
+          << QStringList{edited + "blocks row altered: block_timestamp not the node's header's\n"}
+          << 1 << 0 << false << false;
+    });
     storeRows("the checkpoint's block hash", [&](QTestData& r, const QString& db) {
         r << db << "t-tip"
           << QStringList{QStringLiteral("UPDATE block_store SET block_hash = %1 WHERE "
