@@ -236,6 +236,7 @@ void AuditRun::compareColumns(const QList<chain::LogEntry>& nodeLogs,
                               const QHash<std::uint64_t, StoredTransfer>& transfers,
                               AuditHole& hole)
 {
+    QSet<std::uint64_t> summed; // transfers summed from their log
     for (const chain::LogEntry& log : nodeLogs) {
         const auto l = logs.constFind(log.logIndex);
         if (l != logs.cend()) {
@@ -250,14 +251,27 @@ void AuditRun::compareColumns(const QList<chain::LogEntry>& nodeLogs,
             }
         }
         const auto t = transfers.constFind(log.logIndex);
-        if (t != transfers.cend()) {
-            ++m_r.transfersCompared;
-            QString detail;
-            if (const QStringList fields = differingTransferFields(*t, log, &detail);
-                !fields.isEmpty())
-                hole.alteredTransfers.add(log.logIndex, fields, detail);
+        if (t == transfers.cend())
+            continue;
+        ++m_r.transfersCompared;
+        const indexer::TransferDecodeResult decoded = indexer::decodeTransfer(log);
+        const auto* transfer = std::get_if<indexer::Transfer>(&decoded);
+        if (!transfer)
+            continue; // an extra transfer row (BlockComparison), summed as stored below
+        QString detail;
+        const QStringList fields = differingTransferFields(*t, *transfer, &detail);
+        if (!fields.isEmpty()) {
+            hole.alteredTransfers.add(log.logIndex, fields, detail);
+            continue; // summed as stored below: the balances must be the rows' sums
         }
+        if (sums) // as the row says, from the log's values already parsed
+            sums->add(*transfer);
+        summed.insert(log.logIndex);
     }
+    if (sums)
+        for (auto it = transfers.cbegin(); it != transfers.cend(); ++it)
+            if (!summed.contains(it.key()))
+                sums->add(*it);
 }
 
 QList<chain::LogEntry> AuditRun::referenceLogs(const chain::BlockHeader& h,
@@ -385,11 +399,6 @@ bool AuditRun::chunk(std::uint64_t a, std::uint64_t b)
                 m_r.decodedLogsUnchecked = true;
         }
     }
-    if (sums)
-        for (const auto& block : std::as_const(stored.transfers))
-            for (const StoredTransfer& t : block)
-                sums->add(t);
-
     // 3. Block by block.
     for (std::uint64_t n = a; n <= last; ++n) {
         AuditHole hole = holes.value(n);

@@ -81,7 +81,8 @@ private:
     // hold some the range answer lacked.
     QList<chain::LogEntry> referenceLogs(const chain::BlockHeader& h, const BlockRows& storedRows,
                                          QList<chain::LogEntry> nodeLogs, bool* rangeShort);
-    // The columns each stored row derives from its log.
+    // The columns each stored row derives from its log; each stored transfer summed into
+    // `sums` (from its log when it says the same).
     void compareColumns(const QList<chain::LogEntry>& nodeLogs,
                         const QHash<std::uint64_t, StoredLog>& logs,
                         const QHash<std::uint64_t, StoredTransfer>& transfers, AuditHole& hole);

@@ -149,6 +149,27 @@ void BalanceRun::missing(TransferSums& sums)
 
 } // namespace
 
+void TransferSums::side(const chain::Address& contract, const chain::Address& holder,
+                        const std::optional<chain::SignedAmount>& delta)
+{
+    if (holder.isZero())
+        return;
+    Sum& s = m_sums[{contract, holder}];
+    ++s.sides;
+    if (!delta)
+        s.unsummable = true;
+    else
+        s.amount += *delta;
+}
+
+void TransferSums::add(const indexer::Transfer& t)
+{
+    ++m_transfers;
+    const chain::SignedAmount value(t.value);
+    side(t.contract, t.from, -value);
+    side(t.contract, t.to, value);
+}
+
 void TransferSums::add(const StoredTransfer& t)
 {
     ++m_transfers;
@@ -160,21 +181,10 @@ void TransferSums::add(const StoredTransfer& t)
         value = chain::SignedAmount(chain::u256::fromDecimal(t.value, QStringLiteral("value")));
     } catch (const chain::ChainParseError&) {
     }
-    const auto side = [&](const QString& holderHex, bool received) {
-        const auto holder = addressOf(holderHex);
-        if (!holder || holder->isZero())
-            return;
-        Sum& s = m_sums[{*contract, *holder}];
-        ++s.sides;
-        if (!value)
-            s.unsummable = true;
-        else if (received)
-            s.amount += *value;
-        else
-            s.amount -= *value;
-    };
-    side(t.from, false);
-    side(t.to, true);
+    if (const auto from = addressOf(t.from))
+        side(*contract, *from, value ? std::optional(-*value) : std::nullopt);
+    if (const auto to = addressOf(t.to))
+        side(*contract, *to, value);
 }
 
 void TransferSums::addStored(store::ContractReader& reader, const QVariantList& scope,

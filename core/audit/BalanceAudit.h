@@ -3,6 +3,7 @@
 #include "AuditResult.h"
 #include "LogDerivedColumns.h"
 #include "indexer/HolderDeltas.h"
+#include "indexer/TransferDecoder.h"
 
 #include <QHash>
 #include <QList>
@@ -10,6 +11,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <optional>
 
 namespace forkscope::rpc {
 class EthClient;
@@ -37,6 +39,8 @@ public:
     // One transfer_events row as the read surface shows it. Parties that are not addresses
     // are skipped: only an edited row looks like that, and the Transfer check names it.
     void add(const StoredTransfer& t);
+    // One Transfer as its log says (a stored row that says the same): nothing to parse.
+    void add(const indexer::Transfer& t);
     // The transfer_events rows of blocks [from, to], read rowsPerPage() at a time.
     void addStored(store::ContractReader& reader, const QVariantList& scope, std::uint64_t from,
                    std::uint64_t to);
@@ -50,6 +54,9 @@ public:
     static constexpr int kRowsPerPage = 10'000;
 
 private:
+    void side(const chain::Address& contract, const chain::Address& holder,
+              const std::optional<chain::SignedAmount>& delta);
+
     QHash<indexer::HolderKey, Sum> m_sums;
     qint64 m_transfers = 0;
     int m_rowsPerPage = kRowsPerPage;

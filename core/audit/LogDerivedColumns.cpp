@@ -1,5 +1,6 @@
 #include "LogDerivedColumns.h"
 #include "abi/EventRegistry.h"
+#include "chain/ChainParseError.h"
 #include "chain/Hex.h"
 #include "chain/U256.h"
 #include "indexer/TransferDecoder.h"
@@ -30,20 +31,34 @@ QStringList differingTransferFields(const StoredTransfer& stored, const chain::L
 {
     const indexer::TransferDecodeResult decoded = indexer::decodeTransfer(log);
     const auto* t = std::get_if<indexer::Transfer>(&decoded);
-    if (!t)
-        return {};
+    return t ? differingTransferFields(stored, *t, detail) : QStringList{};
+}
+
+QStringList differingTransferFields(const StoredTransfer& stored, const indexer::Transfer& t,
+                                    QString* detail)
+{
     QStringList fields;
-    if (!t->contract.isHexOf(stored.contract))
+    if (!t.contract.isHexOf(stored.contract))
         fields << QStringLiteral("contract");
-    if (!t->from.isHexOf(stored.from))
+    if (!t.from.isHexOf(stored.from))
         fields << QStringLiteral("from");
-    if (!t->to.isHexOf(stored.to))
+    if (!t.to.isHexOf(stored.to))
         fields << QStringLiteral("to");
-    const QString value = chain::u256::toDecimal(t->value);
-    if (stored.value != value) {
+    // Parsed rather than printed: a decimal rendering per Transfer is most of the check's
+    // cost. A stored text that does not parse back to the value, or not in its canonical
+    // form (a leading zero), differs.
+    bool same = false;
+    try {
+        const QByteArray digits = stored.value.toLatin1();
+        same = chain::u256::fromDecimal(std::string_view(digits.constData(), digits.size()),
+                                        QStringLiteral("value")) == t.value;
+    } catch (const chain::ChainParseError&) {
+    }
+    if (!same) {
         fields << QStringLiteral("value");
         if (detail)
-            *detail = QStringLiteral("stored value %1, the log's %2").arg(stored.value, value);
+            *detail = QStringLiteral("stored value %1, the log's %2")
+                          .arg(stored.value, chain::u256::toDecimal(t.value));
     }
     return fields;
 }

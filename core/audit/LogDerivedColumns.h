@@ -9,6 +9,9 @@
 namespace forkscope::abi {
 class EventRegistry;
 }
+namespace forkscope::indexer {
+struct Transfer;
+}
 
 namespace forkscope::audit {
 
@@ -46,6 +49,9 @@ QStringList differingLogFields(const StoredLog& stored, const chain::LogEntry& l
 // (a log that is no Transfer has no transfer row: BlockComparison counts that). `detail`
 // gets "stored 12345, the log's 1000" when the value differs.
 QStringList differingTransferFields(const StoredTransfer& stored, const chain::LogEntry& log,
+                                    QString* detail = nullptr);
+// The same against the Transfer the log was decoded to.
+QStringList differingTransferFields(const StoredTransfer& stored, const indexer::Transfer& t,
                                     QString* detail = nullptr);
 
 // Which of event_name, args_json differ from the log decoded with `registry` (the ABI the
