@@ -329,6 +329,19 @@ int runVerifyCommand(const QStringList& arguments)
                            .arg(target.environment.id, error));
             return ExitFailure;
         }
+        // Every log the ABI decodes would differ from a row that was never decoded.
+        if (registry && store->reader().scalar(
+                            QStringLiteral("SELECT count(*) FROM (SELECT 1 "
+                                           "FROM logs WHERE environment_id = "
+                                           "? AND chain_id = ? AND event_name "
+                                           "IS NOT NULL LIMIT 1) d"),
+                            {target.environment.id, qint64(target.environment.chainId)}) == 0) {
+            printError(QStringLiteral("verify: --abi %1: environment %2 was indexed without an "
+                                      "ABI (no stored log carries a decoded event name): verify "
+                                      "it without --abi; nothing was checked")
+                           .arg(o.abi, target.environment.id));
+            return ExitFailure;
+        }
         target.checkNode(eth, o.rpc, QStringLiteral("nothing was checked"));
         std::printf(
             "verify: environment %s (chain %llu), blocks %llu..%llu (checkpoint %llu, "

@@ -1217,6 +1217,13 @@ void TestVerify::badArgumentsChangeNothing_data()
         << 1 << QStringList{"database /nonexistent/x.sqlite does not exist"};
     QTest::newRow("verify --receipts given a value")
         << verify + QStringList{"--receipts=yes"} << 2 << QStringList{"receipts"};
+    QTest::newRow("verify --abi of an environment indexed without one")
+        << verify + QStringList{"--abi", kDemoAbi} << 1
+        << QStringList{"environment clean was indexed without an ABI", "verify it without --abi",
+                       "nothing was checked"};
+    QTest::newRow("verify --abi that is no ABI")
+        << verify + QStringList{"--abi", QStringLiteral(FORKSCOPE_SOURCE_DIR "/README.md")} << 2
+        << QStringList{"--abi"};
     QTest::newRow("verify a PostgreSQL server that is not there")
         << QStringList{"verify", "--db",  "postgresql://postgres:secret@127.0.0.1:1/forkscope",
                        "--env",  "clean", "--rpc",
@@ -1415,8 +1422,8 @@ void TestVerify::helpNamesTheCommands()
         qPrintable(top.out));
     const ProcessRun verify = runForkscope({"verify", "--help"});
     VERIFY_EXIT_OK(verify);
-    for (const char* flag :
-         {"--db <FILE|URL>", "--env <ID>", "--rpc <URL>", "--from <N>", "--to <M>", "--receipts"})
+    for (const char* flag : {"--db <FILE|URL>", "--env <ID>", "--rpc <URL>", "--from <N>",
+                             "--to <M>", "--receipts", "--abi <FILE>", "--balance-of"})
         QVERIFY2(verify.out.contains(flag), qPrintable(verify.out));
     const ProcessRun repair = runForkscope({"repair", "--help"});
     VERIFY_EXIT_OK(repair);
