@@ -79,11 +79,12 @@ struct BalanceOfAt
 };
 
 // Every token_balances row of the environment against `sums`, read sums.rowsPerPage() rows
-// at a time: a row that is not its holder's sum (or whose transfer_sides is not the count), a row
-// no stored Transfer names, a holder Transfers name without a row. With `balanceOf`, each
-// row that is its sum is also compared with the token's balanceOf(holder) at the
-// checkpoint (batches of kCallsPerBatch calls). Findings and counts go to `r`. Throws
-// AuditError when the token or the node cannot answer balanceOf.
+// at a time: a row that is not its holder's sum (or whose transfer_sides is not the
+// count), a row no stored Transfer names, a holder Transfers name without a row. With
+// `balanceOf`, each row that is its sum is also compared with the token's
+// balanceOf(holder) at the checkpoint (kBalanceOfCallsPerBatch calls per batch). Findings
+// and counts go to `r`. Throws AuditError when the token or the node cannot answer
+// balanceOf.
 void checkBalances(store::ContractReader& reader, const QVariantList& scope, TransferSums& sums,
                    AuditResult& r, const BalanceOfAt* balanceOf = nullptr);
 
