@@ -27,6 +27,7 @@ const char* kUsage =
     "       forkscope devnet [--port P] [--nodes N]\n"
     "       forkscope pg-lab [--port P]\n"
     "       forkscope verify --db FILE|URL --env ID --rpc URL [--from N] [--to M] [--receipts]\n"
+    "                        [--abi FILE] [--balance-of]\n"
     "       forkscope repair --db FILE|URL --env ID --rpc URL --from N [--abi FILE]\n"
     "\n"
     "Forkscope: a desktop monitor and local lab indexer for EVM chains.\n"

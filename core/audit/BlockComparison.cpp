@@ -42,4 +42,18 @@ bool compareBlock(const BlockRows& stored, const BlockRows& node, AuditHole* hol
     return !missing.isEmpty() || !extra.isEmpty() || missingTransfers > 0 || extraTransfers > 0;
 }
 
+HashMismatch classifyHashMismatch(const chain::Hash32& nodeHash,
+                                  const std::optional<StoredBlock>& storedAbove,
+                                  const std::optional<chain::Hash32>& nodeAboveHash,
+                                  const std::optional<QString>& checkpointHash)
+{
+    if (storedAbove)
+        return nodeAboveHash && nodeHash.isHexOf(storedAbove->parentHash) &&
+                       nodeAboveHash->isHexOf(storedAbove->hash)
+                   ? HashMismatch::RowEdited
+                   : HashMismatch::Reorged;
+    return checkpointHash && nodeHash.isHexOf(*checkpointHash) ? HashMismatch::RowEdited
+                                                               : HashMismatch::Reorged;
+}
+
 } // namespace forkscope::audit
