@@ -4,6 +4,8 @@
 // finding, and a quiet Qt. Each target defines LLVMFuzzerTestOneInput; libFuzzer supplies
 // main().
 
+#include "OneLine.h"
+
 #include <QByteArray>
 #include <QString>
 #include <QtGlobal>
@@ -11,6 +13,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 
 namespace forkscope::fuzz {
 
@@ -27,6 +30,10 @@ inline QByteArray bytes(const std::uint8_t* data, std::size_t size)
                  detail.toUtf8().constData());
     std::abort();
 }
+
+// A file's own names may run long, but never break the line: isOneLine(m, kUnbounded).
+constexpr qsizetype kUnbounded = std::numeric_limits<qsizetype>::max();
+using test::isOneLine;
 
 // qDebug/qWarning from Qt's parsers are not findings and would flood the run; a qFatal (a
 // failed Q_ASSERT in this Debug build) still aborts.

@@ -64,7 +64,8 @@ void decodeData(const QList<abi::AbiParam>& params, const QByteArray& data)
                            .arg(rendered));
         }
     } catch (const abi::AbiError& e) {
-        FUZZ_CHECK(!e.message().isEmpty(), e.message());
+        FUZZ_CHECK(forkscope::fuzz::isOneLine(e.message(), forkscope::fuzz::kUnbounded),
+                   e.message());
     }
     FUZZ_CHECK(stats.renderedBytes <= stats.limit.bytes,
                QStringLiteral("charged %1 of %2").arg(stats.renderedBytes).arg(stats.limit.bytes));
@@ -118,7 +119,7 @@ void decodeLog(const QJsonArray& inputs, const QByteArray& data)
                    d.status == abi::EventDecoding::Status::Failed,
                d.error);
     if (d.status == abi::EventDecoding::Status::Failed) {
-        FUZZ_CHECK(!d.error.isEmpty(), d.eventName);
+        FUZZ_CHECK(forkscope::fuzz::isOneLine(d.error, forkscope::fuzz::kUnbounded), d.error);
         return;
     }
     QJsonParseError pe{};

@@ -75,6 +75,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         checkInputs(file);
     } catch (const abi::AbiError& e) {
         const QString m = e.message();
+        FUZZ_CHECK(forkscope::fuzz::isOneLine(m, forkscope::fuzz::kUnbounded), m);
         FUZZ_CHECK(m.startsWith(origin) || m.startsWith(QStringLiteral("ABI file ") + origin), m);
     }
     return 0;

@@ -40,18 +40,18 @@ void collectStrings(const QJsonValue& v, QStringList& out)
 
 void validate(const QString& s)
 {
-    const auto oneLine = [&](const std::optional<QString>& verdict) {
+    const auto refusal = [&](const std::optional<QString>& verdict) {
         FUZZ_CHECK(!verdict || !verdict->isEmpty(), s);
     };
     const std::optional<QString> endpoint = config::validateEndpoint(s);
-    oneLine(endpoint);
+    refusal(endpoint);
     FUZZ_CHECK(!endpoint == config::httpUrl(s.trimmed()).has_value(), s);
-    oneLine(config::validatePostgresUrl(s));
-    oneLine(config::validateAddress(s));
-    oneLine(config::validateEnvironmentId(s));
-    oneLine(config::validateWholeNumber(s, QStringLiteral("n"), 1, 10000));
+    refusal(config::validatePostgresUrl(s));
+    refusal(config::validateAddress(s));
+    refusal(config::validateEnvironmentId(s));
+    refusal(config::validateWholeNumber(s, QStringLiteral("n"), 1, 10000));
     const std::optional<QString> ratio = config::validateRatio(s);
-    oneLine(ratio);
+    refusal(ratio);
     FUZZ_CHECK(!ratio == config::ratio(s).has_value(), s);
     if (const auto r = config::ratio(s))
         FUZZ_CHECK(*r > 0 && *r <= 1, s);
@@ -86,6 +86,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         FUZZ_CHECK(r.webhook.isEmpty() || r.outboxFile.isEmpty(), r.outboxFile);
         FUZZ_CHECK(r.webhookBatch >= 1 && r.webhookBatch <= 500, QString::number(r.webhookBatch));
     } else {
+        FUZZ_CHECK(forkscope::fuzz::isOneLine(r.error), r.error);
         FUZZ_CHECK(r.error.startsWith(QStringLiteral("--config ")) ||
                        r.error.startsWith(QStringLiteral("index: --")) ||
                        r.error.startsWith(QStringLiteral("--")),

@@ -98,6 +98,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const proof::HeaderHashCheck hashCheck =
         proof::verifyHeaderHash(block, QStringLiteral("block"));
     FUZZ_CHECK(hashCheck.ok == hashCheck.problem.isEmpty(), hashCheck.problem);
+    FUZZ_CHECK(hashCheck.ok || forkscope::fuzz::isOneLine(hashCheck.problem), hashCheck.problem);
     chain::BlockHeader header;
     try {
         header = chain::BlockHeader::fromJson(block, QStringLiteral("block"));
@@ -114,6 +115,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const proof::ReceiptsVerdict v = proof::verifyReceipts(header, parsed);
     FUZZ_CHECK(v.ok == (v.failure == proof::ReceiptsVerdict::Failure::None), show(v));
     FUZZ_CHECK(v.ok == v.problem.isEmpty(), show(v));
+    FUZZ_CHECK(v.ok || forkscope::fuzz::isOneLine(v.problem), v.problem);
     const QJsonValue receipts = parsed.toQt();
     const proof::ReceiptsVerdict viaQt = proof::verifyReceipts(header, receipts);
     FUZZ_CHECK(show(v) == show(viaQt), show(v) + QStringLiteral("\n  vs ") + show(viaQt));

@@ -86,6 +86,7 @@ QString outcome(const std::function<QString()>& read)
                    e.error().toString());
         FUZZ_CHECK(!e.error().message.isEmpty() || e.error().kind == rpc::RpcError::Kind::Remote,
                    e.error().toString());
+        FUZZ_CHECK(forkscope::fuzz::isOneLine(e.error().toString()), e.error().toString());
         return QStringLiteral("error: ") + e.error().toString();
     }
 }
@@ -171,9 +172,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const QString& method = spec.to.requests[i].method;
         FUZZ_CHECK(r.ok() == r.json.isValid(), method);
         FUZZ_CHECK(r.endpoint == spec.to.endpoint, r.endpoint);
-        if (r.error)
+        if (r.error) {
             FUZZ_CHECK(!r.error->message.isEmpty() || r.error->kind == rpc::RpcError::Kind::Remote,
                        r.error->toString());
+            FUZZ_CHECK(forkscope::fuzz::isOneLine(r.error->toString()), r.error->toString());
+        }
         if (r.ok() && !spec.to.requests[i].typed)
             FUZZ_CHECK(r.result == r.json.toQt(), method);
         const QString hot = readAs(method, r);
