@@ -503,6 +503,11 @@ void TestAbi::renderedSizeIsExact_data()
                R"({"name":"ü€😀","type":"uint8"},{"name":"","type":"bytes"}]}])")
         << (word(32) + word(1) + word(255) + word(96) + word(3) + QByteArray("\x00\xff\x10", 3) +
             QByteArray(29, '\0'));
+    // Half a surrogate pair in a name (JSON allows it): Qt writes it as a \uXXXX escape.
+    QTest::newRow("keys with lone surrogates")
+        << QByteArray(R"([{"name":"\ud800","type":"uint8"},{"name":"a\udc00b","type":"uint8"},)"
+                      R"({"name":"\ud83d\ud83d\ude00","type":"uint8"}])")
+        << (word(1) + word(2) + word(3));
     // Canonical and large (288 KB of data, 729 KB of JSON): within the bound, decoded.
     QByteArray maxima = word(32) + word(9000);
     for (int i = 0; i < 9000; ++i)
