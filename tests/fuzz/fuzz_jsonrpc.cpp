@@ -3,7 +3,8 @@
 // LocalApi binds them (the database reads behind them are tst_api's). The input is a
 // request body. The reply must be JSON that says what the specification says (one response
 // per call that is not a notification, in order, each with a result or an error of a known
-// code), and a batch must answer each call exactly as that call alone is answered.
+// code), and a batch must answer each call exactly as that call alone is answered (an array
+// in a batch is not a batch of its own: an invalid request).
 
 #include "FuzzSupport.h"
 #include "api/JsonRpcEnvelope.h"
@@ -135,6 +136,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(pe.error == QJsonParseError::NoError && !calls.isEmpty(), text(body));
     qsizetype next = 0;
     for (const QJsonValue& c : calls) {
+        // A batch inside a batch is not one: it is a request that is not an object.
+        if (c.isArray()) {
+            FUZZ_CHECK(next < responses.size(), text(*reply));
+            const QJsonObject e = responses.at(next++).toObject();
+            FUZZ_CHECK(e.value(QLatin1String("error")).toObject().value(QLatin1String("code")) ==
+                           api::jsonrpc::kInvalidRequest,
+                       text(*reply));
+            continue;
+        }
         const QByteArray one = QJsonDocument(QJsonArray{c}).toJson(QJsonDocument::Compact);
         const std::optional<QByteArray> alone =
             api::answerJsonRpc(QByteArrayView(one).sliced(1, one.size() - 2), call);
