@@ -4,11 +4,13 @@ BUILD_DIR ?= build
 JOBS ?= 2
 CMAKE_FLAGS ?=
 # The sanitizer build (test-sanitize): headless, no benchmarks, only the suites listed in
-# FORKSCOPE_SANITIZE_TESTS (tests/CMakeLists.txt). -O0 compiles a fifth faster than -O1
-# (the suites wait on anvil, not on the CPU) and hides nothing from the sanitizers; -g1
-# gives their reports file:line for a few percent.
+# FORKSCOPE_SANITIZE_TESTS (tests/CMakeLists.txt) and the fuzz targets (tests/fuzz), with
+# clang because libFuzzer is clang's. -O0 compiles a fifth faster than -O1 (the suites wait
+# on anvil, not on the CPU) and hides nothing from the sanitizers; -g1 gives their reports
+# file:line for a few percent.
 SANITIZE_BUILD_DIR ?= build-asan
 SANITIZE ?= address,undefined
+SANITIZE_CXX ?= clang++
 SANITIZE_CXXFLAGS ?= -O0 -g1
 
 .PHONY: all deps configure build run test test-suite test-sanitize clean
@@ -47,8 +49,14 @@ test-suite: build
 # (tests/CMakeLists.txt) and make every report fail its test. Prints how long it took.
 test-sanitize: deps
 	@start=$$(date +%s); \
+	cache=$(SANITIZE_BUILD_DIR)/CMakeCache.txt; \
+	if [ -f $$cache ] && ! grep -qx "CMAKE_CXX_COMPILER:[A-Z]*=$$(command -v $(SANITIZE_CXX))" $$cache; then \
+	  echo "test-sanitize: $(SANITIZE_BUILD_DIR) was built by another compiler: starting afresh"; \
+	  rm -rf $(SANITIZE_BUILD_DIR); \
+	fi; \
 	cmake -S . -B $(SANITIZE_BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug \
-	  "-DCMAKE_CXX_FLAGS_DEBUG=$(SANITIZE_CXXFLAGS)" -DFORKSCOPE_SANITIZE=$(SANITIZE) \
+	  -DCMAKE_CXX_COMPILER=$(SANITIZE_CXX) "-DCMAKE_CXX_FLAGS_DEBUG=$(SANITIZE_CXXFLAGS)" \
+	  -DFORKSCOPE_SANITIZE=$(SANITIZE) -DFORKSCOPE_FUZZ=ON \
 	  -DFORKSCOPE_BUILD_GUI=OFF -DFORKSCOPE_BUILD_BENCH=OFF $(CMAKE_FLAGS) && \
 	cmake --build $(SANITIZE_BUILD_DIR) -j$(JOBS) --target sanitize_tests || exit 1; \
 	built=$$(date +%s); \

@@ -26,6 +26,9 @@ APT_PACKAGES=(
   dpkg-dev file appstream desktop-file-utils
   # The `format` test checks every source file against the committed .clang-format.
   clang-format
+  # `make test-sanitize` builds with clang for libFuzzer (tests/fuzz); its runtime is a
+  # Recommends that --no-install-recommends would skip.
+  clang libclang-rt-14-dev
   # Tests read the database from a second process, as a user or an outside checker would
   # (sqlite3), and the torture run's independent checker is a Python script.
   sqlite3 python3

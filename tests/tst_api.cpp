@@ -573,6 +573,8 @@ void TestApi::rawHttp_data()
     QTest::newRow("absolute-form target")
         << QByteArray("GET http://127.0.0.1/metrics HTTP/1.1\r\nHost: x\r\n\r\n") << 200
         << QByteArray("forkscope_head_block");
+    QTest::newRow("absolute-form target without a host")
+        << QByteArray("GET http:/metrics HTTP/1.1\r\nHost: x\r\n\r\n") << 404 << QByteArray("no such path");
     QTest::newRow("bare LF line ends")
         << "POST / HTTP/1.1\nHost: x\nContent-Length: " + QByteArray::number(call.size()) + "\n\n" + call << 200
         << QByteArray(R"("result")");
