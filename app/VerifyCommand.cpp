@@ -23,7 +23,8 @@ namespace forkscope::app {
 
 namespace {
 
-constexpr std::chrono::milliseconds kNodeTimeout{10000};
+// Per call: verify asks for whole ranges of logs and blocks, larger replies.
+constexpr std::chrono::milliseconds kVerifyNodeTimeout{10000};
 
 struct VerifyOptions
 {
@@ -318,7 +319,7 @@ int runVerifyCommand(const QStringList& arguments)
         // transaction (the reader's snapshot) and never migrated.
         const std::unique_ptr<store::ReadOnlyStore> store = store::ReadOnlyStore::open(o.db);
         rpc::JsonRpcClient client(o.rpc);
-        client.setTimeout(kNodeTimeout);
+        client.setTimeout(kVerifyNodeTimeout);
         rpc::EthClient eth(client);
         const audit::AuditTarget target = shared
                                               ? audit::loadSharedAuditTarget(*store->pg(), o.env)

@@ -19,8 +19,6 @@ QString indexes(const QList<std::uint64_t>& list, qint64 total)
         parts << QStringLiteral("...");
     return QStringLiteral(" (log index %1)").arg(parts.join(QStringLiteral(", ")));
 }
-
-constexpr int kIndexesNamed = 8; // as BlockComparison names missing and extra logs
 } // namespace
 
 void AlteredRows::add(std::uint64_t logIndex, const QStringList& differing, const QString& detail)

@@ -24,6 +24,10 @@ struct AlteredRows
     bool isEmpty() const { return count == 0; }
 };
 
+// How many missing or extra log indexes a hole names: enough to find the rows, short enough
+// for one line.
+inline constexpr int kIndexesNamed = 8;
+
 // One block whose stored rows are not what the node has: the indexer's claim "every
 // matching log up to the checkpoint" is false there.
 struct AuditHole

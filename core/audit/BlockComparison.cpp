@@ -5,8 +5,6 @@
 namespace forkscope::audit {
 
 namespace {
-constexpr int kIndexesNamed = 8; // enough to find the rows, short enough for one line
-
 QList<std::uint64_t> sorted(QList<std::uint64_t> v)
 {
     std::sort(v.begin(), v.end());
