@@ -482,8 +482,11 @@ void TestBackendsCrash::aRangeStoredFromAnotherBranchIsFetchedAgain()
     const QStringList args = threeRangesBelow(head, db, env);
     // Killed at the first commit, holding the lowest range. Its owner lock, taken here,
     // makes it look alive (a machine gone without closing its connection), so the range
-    // stays claimed until its lease runs out.
-    const test::ProcessRun first = test::runForkscope(args, crashingAt("before-commit", 0));
+    // stays claimed until its lease runs out: a lease long enough for the next process to
+    // start and claim the two ranges above it first, however busy the machine.
+    QStringList longLease = args;
+    longLease[longLease.indexOf(QStringLiteral("--lease-ms")) + 1] = QStringLiteral("4000");
+    const test::ProcessRun first = test::runForkscope(longLease, crashingAt("before-commit", 0));
     QVERIFY2(first.exitStatus == QProcess::CrashExit, qPrintable(first.describe()));
     auto pg = store::pg::PgConnection::open(db);
     const QByteArray owner = pg->run("t_owner",
