@@ -32,7 +32,7 @@ APT_PACKAGES=(
   # Tests read the database from a second process, as a user or an outside checker would
   # (sqlite3), and the torture run's independent checker is a Python script.
   sqlite3 python3
-  # The team backend (issue #17): `forkscope pg-lab` and the tests run throwaway clusters
+  # The team backend: `forkscope pg-lab` and the tests run throwaway clusters
   # with PostgreSQL 15's initdb/pg_ctl, and the tests connect through libpq.
   postgresql-15 libpq-dev
 )

@@ -1,5 +1,5 @@
 // The same indexer behaviour on both stores, from the same test code with the backend as a
-// data row (issue #17): `forkscope index` into a SQLite file and into a shared PostgreSQL
+// data row: `forkscope index` into a SQLite file and into a shared PostgreSQL
 // index, then what a user does next: every log the node's, behind a failing, capping or
 // lagging node too; verify and the report; ABI decoding; the local API; a hole found and
 // repaired. Every check reads the contract's surface through store::ContractReader, so the

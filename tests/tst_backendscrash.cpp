@@ -1,4 +1,4 @@
-// The same indexer behaviour on both stores, continued (issue #17; see tst_backends): what
+// The same indexer behaviour on both stores, continued (see tst_backends): what
 // must survive a crash, a flapping receiver and a reorg, with the backend as a data row.
 // The outbox delivered exactly once per key, killed mid-delivery too; a row refused for
 // good; an indexer killed before and after its commit; a reorg rolled back and its diff

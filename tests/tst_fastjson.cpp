@@ -1,4 +1,4 @@
-// The JSON-RPC hot path (issue #15): reply bodies parsed by simdjson straight into the chain
+// The JSON-RPC hot path: reply bodies parsed by simdjson straight into the chain
 // types. Malformed replies (truncated JSON, wrong types, hex of the wrong length, numbers
 // beyond 63 or 256 bits) each give one line naming the field, as the Qt JSON path did.
 #include "OneLine.h"
