@@ -2,6 +2,8 @@
 # (idempotent); every target below runs it first, so a fresh Debian 12 needs nothing else.
 BUILD_DIR ?= build
 JOBS ?= 2
+# Suites run in parallel: they wait on anvil and PostgreSQL more than they use the CPU.
+TEST_JOBS ?= 4
 CMAKE_FLAGS ?=
 # The sanitizer build (the second half of `test`, or `test-sanitize` alone): headless, no
 # benchmarks, only the suites listed in FORKSCOPE_SANITIZE_TESTS (tests/CMakeLists.txt) and
@@ -20,7 +22,8 @@ SANITIZE_CXXFLAGS ?= -O0 -g1
 CONFIGURE = cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" $(CMAKE_FLAGS)
 BUILD = cmake --build $(BUILD_DIR) -j$(JOBS)
-SUITES = cd $(BUILD_DIR) && QT_QPA_PLATFORM=offscreen ctest -j$(JOBS) --output-on-failure --timeout 600
+SUITES = cd $(BUILD_DIR) && QT_QPA_PLATFORM=offscreen ctest -j$(TEST_JOBS) --output-on-failure \
+  --timeout 600
 # Debug, so Q_ASSERT and assert() are live too. A tree built by another compiler starts
 # afresh.
 SANITIZE_CONFIGURE = cache=$(SANITIZE_BUILD_DIR)/CMakeCache.txt; \

@@ -145,8 +145,8 @@ int main(int argc, char** argv)
     const QCommandLineOption patternOpt(
         QStringLiteral("pattern"),
         QStringLiteral("Who pays whom: spray (one sender to holder after holder, as "
-                       "forkscope_bench_index's chain) or pairs (holder to holder, the pattern "
-                       "of figures before the twelfth sitting)."),
+                       "forkscope_bench_index's chain) or pairs (holder to holder, more "
+                       "distinct balances per block)."),
         QStringLiteral("PATTERN"), QStringLiteral("spray"));
     const QCommandLineOption planAsideOpt(
         QStringLiteral("plan-aside-from"),

@@ -166,7 +166,11 @@ void TestApi::metricsFollowTheFormatAndTheDatabase()
     QTRY_COMPARE_WITH_TIMEOUT(checkpointMetric(), head, 5000);
     QCOMPARE(samples.value("forkscope_outbox_pending"),
              double(m_lab->count("SELECT count(*) FROM outbox")));
-    QCOMPARE(samples.value("forkscope_reorgs_total{reason=\"hash mismatch\"}"), 0.0);
+    for (const char* reason : {"hash mismatch", "parent mismatch", "absence", "repair"}) {
+        const QString sample = QStringLiteral("forkscope_reorgs_total{reason=\"%1\"}").arg(reason);
+        QVERIFY2(samples.contains(sample), qPrintable(sample));
+        QCOMPARE(samples.value(sample), 0.0);
+    }
     QCOMPARE(samples.value("forkscope_reorg_depth_bucket{le=\"+Inf\"}"), 0.0);
     QCOMPARE(
         samples.value("forkscope_node_state{node=\"" + m_lab->devnet().url().toString() + "\"}"),

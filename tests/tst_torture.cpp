@@ -329,7 +329,9 @@ void TestTorture::identityChangesMidRun()
     }
     const ProcessRun run = test::waitForProcess(follower, 60000);
     QVERIFY2(run.finished && run.exitCode == 1 && run.out.contains("the chain was reset"),
-             qPrintable(run.describe()));
+             qPrintable(run.describe() + QStringLiteral("\nthe node's head: %1, at the change %2")
+                                             .arg(lab.eth().blockNumber())
+                                             .arg(headAtChange)));
     QVERIFY(checkpointOf(lab, "env") <= headAtChange);
     runChecker(lab, "env");
 }
