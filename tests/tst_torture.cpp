@@ -315,6 +315,8 @@ void TestTorture::identityChangesMidRun()
     follower.start(QStringLiteral(FORKSCOPE_BINARY),
                    lab.indexArgs("env", {"--poll-ms", "50"}, proxy.url()));
     QVERIFY(follower.waitForStarted());
+    // Mid-run: after a first commit (a change before any is the start-up check's case).
+    QTRY_VERIFY_WITH_TIMEOUT(checkpointOf(lab, "env") >= 0, 30000);
     for (int i = 0, n = int(rng.bounded(1, 6)); i < n; ++i) {
         lab.sprayAll(1, 3, 10);
         QTest::qWait(int(rng.bounded(20, 300)));
