@@ -37,6 +37,8 @@ void TestSettings::rules_data()
     QTest::newRow("garbage endpoint") << "endpoint" << "localhost 8545" << "\"localhost 8545\" is not an http(s) URL";
     QTest::newRow("host-less endpoint") << "endpoint" << "http:8545" << "is not an http(s) URL such as";
     QTest::newRow("port 0 endpoint") << "endpoint" << "http://127.0.0.1:0" << "names port 0";
+    // Text from a file or a flag is quoted on one line: a NUL or a newline is escaped.
+    QTest::newRow("endpoint with control characters") << "endpoint" << QString("http://127." + QString(QChar(0)) + "\n1") << "\"http://127.\\u0000\\n1\" is not an http(s) URL";
     // config::httpUrl, shared by every --rpc flag: an http(s) URL with a host, or nothing.
     QTest::newRow("url http") << "url" << "http://127.0.0.1:8545" << "";
     QTest::newRow("url https with path") << "url" << "https://rpc.example.org/v1/key" << "";
