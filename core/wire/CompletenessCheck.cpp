@@ -15,6 +15,24 @@
 
 namespace forkscope::wire {
 
+namespace {
+// A node's logs of a block that its own proven receipts contradict (extra or altered): the
+// reply cannot be trusted, and nothing of its range is committed.
+SuspectedTruncationError contradictedByReceipts(const QString& node, std::uint64_t block,
+                                                const proof::LogDiff& diff)
+{
+    return SuspectedTruncationError(
+        block,
+        QStringLiteral("node %1 returned logs of block %2 that its receipts (proven against "
+                       "the block's receiptsRoot) do not have: %3. Nothing from this range "
+                       "was committed")
+            .arg(node)
+            .arg(block)
+            .arg(diff.describe()),
+        node);
+}
+} // namespace
+
 CompletenessStats& CompletenessStats::operator+=(const CompletenessStats& o)
 {
     bloomChecks += o.bloomChecks;
@@ -222,15 +240,7 @@ CompletenessCheck::Verdict CompletenessCheck::check(const QList<chain::LogEntry>
             if (diff.isEmpty())
                 continue;
             if (!diff.extra.isEmpty() || !diff.altered.isEmpty())
-                throw SuspectedTruncationError(
-                    h.number,
-                    QStringLiteral("node %1 returned logs of block %2 that its receipts (proven "
-                                   "against the block's receiptsRoot) do not have: %3. Nothing "
-                                   "from this range was committed")
-                        .arg(m_eth.endpointText())
-                        .arg(h.number)
-                        .arg(diff.describe()),
-                    m_eth.endpointText());
+                throw contradictedByReceipts(m_eth.endpointText(), h.number, diff);
             ++stats.receiptTruncations;
             stats.lastShortBlock = h.number;
             v.shortBlock = h.number;
@@ -321,15 +331,7 @@ QList<chain::LogEntry> CompletenessCheck::settle(const chain::BlockHeader& heade
     ++stats.receiptProofs;
     const proof::LogDiff diff = proof::diffLogs(proven, got);
     if (!diff.extra.isEmpty() || !diff.altered.isEmpty())
-        throw SuspectedTruncationError(
-            header.number,
-            QStringLiteral("node %1 returned logs of block %2 that its receipts (proven against "
-                           "the block's receiptsRoot) do not have: %3. Nothing from this range "
-                           "was committed")
-                .arg(node)
-                .arg(header.number)
-                .arg(diff.describe()),
-            node);
+        throw contradictedByReceipts(node, header.number, diff);
     if (!diff.missing.isEmpty()) { // cut: the proven logs stand in for the reply
         ++stats.receiptTruncations;
         stats.learnedCap = got.size();
