@@ -1,6 +1,7 @@
 #include "EnvironmentRepair.h"
 #include "AuditError.h"
 #include "BalanceRebuild.h"
+#include "RebuildCheck.h"
 #include "indexer/IndexStore.h"
 #include "indexer/Indexer.h"
 #include "indexer/IndexerErrors.h"
@@ -127,6 +128,11 @@ RepairPlan EnvironmentRepair::plan(const QString& environmentId, std::uint64_t f
                              scope + QVariantList{qint64(from)});
     }
     p.target.checkNode(m_eth, m_base.rpcUrl, QStringLiteral("nothing was changed"));
+    if (p.rollbackNeeded) {
+        const RebuildCheck check = checkRebuildBelow(reader, m_eth, p.target, from);
+        p.wrongBalances = check.wrongBalances;
+        p.transfersChecked = check.transfersChecked;
+    }
     // One writer decides what is rolled back: on a shared database, the one that follows the
     // head. A repair beside it would race its commits.
     openEnvironment(p);
@@ -148,6 +154,17 @@ RepairRollback EnvironmentRepair::rollBack(const RepairPlan& plan)
         fork->number = plan.forkBlock;
         fork->hash = plan.forkHash;
     }
+    indexer::CheckpointStore checkpoints(m_db, env.id, env.chainId, plan.target.sourceId);
+    indexer::BalanceBook balances(m_db, env.id, env.chainId);
+    indexer::ReorgRollback rollback(m_db, env.id, env.chainId, plan.target.sourceId, checkpoints,
+                                    balances);
+    // A value that is no number (a corrupt page, an edit) cannot be taken back from its
+    // holders' balances: then the rebuild below computes every balance from what remains.
+    rollback.setRevertBalances(!anyValueUnparsable(m_db, env, plan.from));
+    indexer::ForkPoint fork;
+    fork.number = plan.forkBlock;
+    fork.hash = plan.forkHash;
+    store::WriteTransaction tx(m_db);
     const indexer::RepairOutcome done = m_store.repair(plan.target.checkpoint, fork, plan.from);
     RepairRollback r;
     r.rollback = done.rollback;

@@ -9,6 +9,7 @@
 #include <QCoreApplication>
 #include <QFileInfo>
 #include <QHostInfo>
+#include <QUrl>
 
 namespace forkscope::store {
 
@@ -17,6 +18,11 @@ QString defaultOwner()
     return QStringLiteral("%1/%2")
         .arg(QHostInfo::localHostName())
         .arg(QCoreApplication::applicationPid());
+}
+
+QString describeDatabase(const QString& url)
+{
+    return pg::isPostgresUrl(url) ? QUrl(url).toString(QUrl::RemovePassword) : url;
 }
 
 std::unique_ptr<indexer::IndexStore> openIndexStore(const QString& url,

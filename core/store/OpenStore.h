@@ -44,6 +44,10 @@ std::unique_ptr<outbox::OutboxQueue> openOutboxQueue(const QString& url,
                                                      std::uint64_t chainId,
                                                      const StoreOptions& options = {});
 
+// The database a --db value names, for messages: a file path as given, a URL without its
+// password.
+QString describeDatabase(const QString& url);
+
 // HOST/PID: a writer's default name.
 QString defaultOwner();
 

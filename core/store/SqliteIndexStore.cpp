@@ -11,9 +11,34 @@
 #include "indexer/ReorgRollback.h"
 #include "audit/BalanceRebuild.h"
 #include "indexer/ReorgReason.h"
+#include "chain/ChainParseError.h"
+#include "chain/U256.h"
 #include "outbox/OutboxDispatcher.h"
 
+#include <QSqlQuery>
+
 namespace forkscope::store {
+
+namespace {
+
+// Whether a Transfer from block `from` on has a value that is not a decimal amount.
+bool anyValueUnparsable(Database& db, const QString& env, std::uint64_t chainId,
+                        std::uint64_t from)
+{
+    QSqlQuery q = db.run(QStringLiteral("SELECT value FROM transfer_events WHERE environment_id "
+                                        "= ? AND chain_id = ? AND block_number >= ?"),
+                         {env, qint64(chainId), qint64(from)});
+    while (q.next()) {
+        try {
+            chain::u256::fromDecimal(q.value(0).toString(), QStringLiteral("value"));
+        } catch (const chain::ChainParseError&) {
+            return true;
+        }
+    }
+    return false;
+}
+
+} // namespace
 
 std::unique_ptr<SqliteIndexStore> SqliteIndexStore::open(const QString& path,
                                                          const Database::Options& options)
@@ -184,7 +209,11 @@ indexer::RepairOutcome SqliteIndexStore::repair(const indexer::Checkpoint& cp,
         m_openFetchAlerts = true;
         return out;
     }
+    // A value that is no number (a corrupt page, an edit) cannot be taken back from its
+    // holders' balances: then the rebuild below computes every balance from what remains.
+    m_rollback->setRevertBalances(!anyValueUnparsable(m_db, m_env, m_chainId, from));
     out.rollback = m_rollback->rollback(cp, *fork, indexer::reorg_reason::kRepair);
+    m_rollback->setRevertBalances(true);
     // A rollback takes back what the removed Transfers added, exact only while each balance
     // was the sum of its Transfers: a repair follows lost or edited rows, so the balances are
     // computed again from what remains.
