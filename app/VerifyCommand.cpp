@@ -10,8 +10,8 @@
 #include "rpc/EthClient.h"
 #include "store/Database.h"
 #include "store/DatabaseFiles.h"
-#include "store/ReadOnlyStore.h"
 #include "store/OpenStore.h"
+#include "store/ReadOnlyStore.h"
 
 #include <QCommandLineParser>
 #include <QElapsedTimer>

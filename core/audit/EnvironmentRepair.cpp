@@ -109,9 +109,10 @@ RepairPlan EnvironmentRepair::plan(const QString& environmentId, std::uint64_t f
     // Logs decoded with an ABI must be decoded again the same way: a repair without it
     // would leave the repaired blocks raw among decoded ones.
     if (m_base.abiPath.isEmpty()) {
-        if (reader.query(QStringLiteral("SELECT 1 FROM logs WHERE environment_id = ? AND "
-                                        "chain_id = ? AND event_name IS NOT NULL LIMIT 1"),
-                         scope)
+        if (reader
+                .query(QStringLiteral("SELECT 1 FROM logs WHERE environment_id = ? AND "
+                                      "chain_id = ? AND event_name IS NOT NULL LIMIT 1"),
+                       scope)
                 ->next())
             throw AuditError(AuditError::Kind::AbiRequired,
                              QStringLiteral("environment %1 was indexed with an ABI (its logs "
@@ -154,17 +155,6 @@ RepairRollback EnvironmentRepair::rollBack(const RepairPlan& plan)
         fork->number = plan.forkBlock;
         fork->hash = plan.forkHash;
     }
-    indexer::CheckpointStore checkpoints(m_db, env.id, env.chainId, plan.target.sourceId);
-    indexer::BalanceBook balances(m_db, env.id, env.chainId);
-    indexer::ReorgRollback rollback(m_db, env.id, env.chainId, plan.target.sourceId, checkpoints,
-                                    balances);
-    // A value that is no number (a corrupt page, an edit) cannot be taken back from its
-    // holders' balances: then the rebuild below computes every balance from what remains.
-    rollback.setRevertBalances(!anyValueUnparsable(m_db, env, plan.from));
-    indexer::ForkPoint fork;
-    fork.number = plan.forkBlock;
-    fork.hash = plan.forkHash;
-    store::WriteTransaction tx(m_db);
     const indexer::RepairOutcome done = m_store.repair(plan.target.checkpoint, fork, plan.from);
     RepairRollback r;
     r.rollback = done.rollback;

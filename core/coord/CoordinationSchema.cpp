@@ -101,11 +101,16 @@ void ensureCoordinationSchema(store::pg::PgConnection& db)
         db.exec("CREATE INDEX IF NOT EXISTS completeness_alerts_open ON completeness_alerts"
                 " (environment_id, chain_id) WHERE resolved_at IS NULL");
         // The contract's names of the two tables, as views with the columns and text a file
-        // has (the coordination columns stay in the tables).
+        // has (the coordination columns stay in the tables). Created when absent only:
+        // replacing a view takes an exclusive lock that waits for every reader of it, and a
+        // reader waiting here for the schema lock would deadlock. One altered by hand is
+        // restored with the rest of the surface (restorePgSurface).
         for (const char* view : {"indexer_checkpoints", "backfill_ranges"})
-            db.exec(QByteArray("CREATE OR REPLACE VIEW " + QByteArray(view) + " AS " +
-                               store::pg::pgViewSelect(QString::fromLatin1(view)))
-                        .constData());
+            if (db.run("coord_view_absent", "SELECT to_regclass($1) IS NULL", {view}).text(0, 0) ==
+                "t")
+                db.exec(QByteArray("CREATE VIEW " + QByteArray(view) + " AS " +
+                                   store::pg::pgViewSelect(QString::fromLatin1(view)))
+                            .constData());
         db.commit();
     } catch (...) {
         db.rollback();

@@ -25,14 +25,14 @@ QString describeDatabase(const QString& url)
     return pg::isPostgresUrl(url) ? QUrl(url).toString(QUrl::RemovePassword) : url;
 }
 
-std::unique_ptr<indexer::IndexStore> openIndexStore(const QString& url,
-                                                    const StoreOptions& options)
+std::unique_ptr<indexer::IndexStore> openIndexStore(const QString& url, const StoreOptions& options)
 {
     const QString owner = options.owner.isEmpty() ? defaultOwner() : options.owner;
     if (pg::isPostgresUrl(url))
         return std::make_unique<pg::PgIndexStore>(url, owner, options.rangeLease);
     if (options.existing && !QFileInfo::exists(url))
-        throw StoreError(StoreError::Kind::Io, QStringLiteral("database %1 does not exist").arg(url));
+        throw StoreError(StoreError::Kind::Io,
+                         QStringLiteral("database %1 does not exist").arg(url));
     // Before this process opens the file (the probe must not run beside its own connection).
     if (options.alone)
         if (const auto user = audit::otherDatabaseUser(url))
@@ -53,8 +53,7 @@ std::unique_ptr<outbox::OutboxQueue> openOutboxQueue(const QString& url,
 {
     if (pg::isPostgresUrl(url))
         return std::make_unique<pg::PgOutboxQueue>(
-            url, environmentId, chainId,
-            options.owner.isEmpty() ? defaultOwner() : options.owner);
+            url, environmentId, chainId, options.owner.isEmpty() ? defaultOwner() : options.owner);
     return std::make_unique<SqliteOutboxQueue>(url, environmentId, chainId);
 }
 

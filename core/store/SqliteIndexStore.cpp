@@ -2,17 +2,17 @@
 #include "ContractReader.h"
 #include "SingleWriter.h"
 #include "SqliteStatement.h"
+#include "audit/BalanceRebuild.h"
+#include "chain/ChainParseError.h"
+#include "chain/U256.h"
 #include "indexer/BackfillLedger.h"
 #include "indexer/BalanceBook.h"
 #include "indexer/BatchCommitter.h"
 #include "indexer/CheckpointStore.h"
 #include "indexer/CompletenessAlerts.h"
 #include "indexer/IndexerErrors.h"
-#include "indexer/ReorgRollback.h"
-#include "audit/BalanceRebuild.h"
 #include "indexer/ReorgReason.h"
-#include "chain/ChainParseError.h"
-#include "chain/U256.h"
+#include "indexer/ReorgRollback.h"
 #include "outbox/OutboxDispatcher.h"
 
 #include <QSqlQuery>
@@ -22,8 +22,7 @@ namespace forkscope::store {
 namespace {
 
 // Whether a Transfer from block `from` on has a value that is not a decimal amount.
-bool anyValueUnparsable(Database& db, const QString& env, std::uint64_t chainId,
-                        std::uint64_t from)
+bool anyValueUnparsable(Database& db, const QString& env, std::uint64_t chainId, std::uint64_t from)
 {
     QSqlQuery q = db.run(QStringLiteral("SELECT value FROM transfer_events WHERE environment_id "
                                         "= ? AND chain_id = ? AND block_number >= ?"),
@@ -87,12 +86,12 @@ indexer::Environment SqliteIndexStore::open(const indexer::EnvironmentClaim& cla
     m_committer.reset();
     m_env = claim.environmentId;
     m_chainId = claim.chainId;
-    m_checkpoints = std::make_unique<indexer::CheckpointStore>(m_db, m_env, m_chainId,
-                                                               claim.sourceId);
+    m_checkpoints =
+        std::make_unique<indexer::CheckpointStore>(m_db, m_env, m_chainId, claim.sourceId);
     m_checkpoints->setContracts(indexer::contractSetText(claim.contracts));
     m_balances = std::make_unique<indexer::BalanceBook>(m_db, m_env, m_chainId);
-    m_committer = std::make_unique<indexer::BatchCommitter>(m_db, m_env, m_chainId,
-                                                            *m_checkpoints, *m_balances);
+    m_committer = std::make_unique<indexer::BatchCommitter>(m_db, m_env, m_chainId, *m_checkpoints,
+                                                            *m_balances);
     m_rollback = std::make_unique<indexer::ReorgRollback>(m_db, m_env, m_chainId, claim.sourceId,
                                                           *m_checkpoints, *m_balances);
     if (m_planAsideFrom)

@@ -75,8 +75,8 @@ indexer::RepairOutcome PgIndexStore::repair(const indexer::Checkpoint& cp,
         // A rollback takes back what the removed Transfers added, exact only while each
         // balance was the sum of its Transfers: a repair follows lost or edited rows, so the
         // balances are computed again from what remains.
-        out.balancesRebuilt = rebuildBalances(*m_db, m_env, m_chain, out.rollback.reorgId,
-                                              out.rollback.forkBlock);
+        out.balancesRebuilt =
+            rebuildBalances(*m_db, m_env, m_chain, out.rollback.reorgId, out.rollback.forkBlock);
         resolution = QStringLiteral("repaired from block %1 (reorg id %2): rolled back and "
                                     "fetched again")
                          .arg(from)
@@ -218,14 +218,14 @@ indexer::RollbackResult PgIndexStore::undoAbove(const indexer::Checkpoint& cp,
               "from_block > $3",
               scope);
     m_db->run("rollback_cut_range",
-              "UPDATE range_store SET to_block = $3, last_hash = CASE WHEN status = 'done' THEN $4 "
+              "UPDATE range_store SET to_block = $3, last_hash = CASE WHEN status = 'done' THEN "
+              "$4::bytea "
               "END, status = CASE WHEN status = 'done' THEN 'done' ELSE 'pending' END, owner = "
               "NULL, lease_until = NULL, updated_at = clock_timestamp() WHERE environment_id = $1 "
               "AND chain_id = $2 AND from_block <= $3 AND to_block > $3",
               scope + QList<QByteArray>{PgConnection::byteaParam(forkHash.toByteArray())});
     r.rowsRemoved = r.transfersRemoved + logsRemoved + blocksRemoved + r.outboxDropped;
-    m_db->run("rollback_removed",
-              "UPDATE reorg_events SET rows_removed = $2 WHERE id = $1",
+    m_db->run("rollback_removed", "UPDATE reorg_events SET rows_removed = $2 WHERE id = $1",
               {reorgText, QByteArray::number(r.rowsRemoved)});
     // An absence suspicion about blocks this removes is settled: they are indexed again.
     m_db->run("rollback_absence",
@@ -235,12 +235,12 @@ indexer::RollbackResult PgIndexStore::undoAbove(const indexer::Checkpoint& cp,
               scope + QList<QByteArray>{nowUtc().toUtf8(),
                                         indexer::absenceRolledBackResolution(r.reorgId).toUtf8()});
     indexer::crashPoint("mid-rollback");
-    m_db->run("rollback_cp",
-              "UPDATE checkpoint_store SET block_number = $4, block_hash = $5, version = version + "
-              "1, updated_at = clock_timestamp() WHERE environment_id = $1 AND chain_id = $2 AND "
-              "source_id = $3",
-              {m_env, m_chain, m_source, aboveText,
-               PgConnection::byteaParam(forkHash.toByteArray())});
+    m_db->run(
+        "rollback_cp",
+        "UPDATE checkpoint_store SET block_number = $4, block_hash = $5, version = version + "
+        "1, updated_at = clock_timestamp() WHERE environment_id = $1 AND chain_id = $2 AND "
+        "source_id = $3",
+        {m_env, m_chain, m_source, aboveText, PgConnection::byteaParam(forkHash.toByteArray())});
     return r;
 }
 
