@@ -327,6 +327,9 @@ const IndexerStatus& Indexer::step()
     std::optional<RangeClaim> planned; // the range this round waits for
     Coordination& coordination = m_store.coordination();
     try {
+        // Every round, whatever it waits for (a commit, a backoff, the node): the ranges in
+        // hand must not look abandoned to other writers (throttled to a third of the lease).
+        coordination.keepAlive();
         auto cp = m_store.checkpoint();
         m_status.checkpoint = cp ? std::optional<std::uint64_t>(cp->number) : std::nullopt;
         if (identityCheckDue())
@@ -386,8 +389,8 @@ const IndexerStatus& Indexer::step()
         // Far behind: a backfill, fetched by several workers in parallel, its ranges handed
         // out by the coordination (and leased to several writers on a shared store). Ranges
         // still open above the checkpoint are the backfill's too, however near the head.
-        const bool backfill = (from <= head && head - from + 1 > 2 * batchSize) ||
-                              coordination.rangesOpen(from);
+        const bool backfill =
+            (from <= head && head - from + 1 > 2 * batchSize) || coordination.rangesOpen(from);
         if (!backfill && from > head) {
             if (m_pool)
                 m_pool->cancel();
@@ -453,10 +456,9 @@ const IndexerStatus& Indexer::step()
             }
             ++m_status.timeouts;
             onFetchFailure(*planned, QStringLiteral("no batch within the fetch timeout"));
-            noteNodeTrouble(IndexerStatus::State::NodeUnreachable,
-                            QStringLiteral("fetching %1..%2 timed out")
-                                .arg(planned->from)
-                                .arg(planned->to));
+            noteNodeTrouble(
+                IndexerStatus::State::NodeUnreachable,
+                QStringLiteral("fetching %1..%2 timed out").arg(planned->from).arg(planned->to));
             return m_status;
         }
         if (outcome->truncatedBlock) {
