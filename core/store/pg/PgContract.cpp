@@ -82,10 +82,14 @@ QByteArray environmentsSelect()
 }
 
 // Since v9: rows with their own key and payload (retractions) beside rows rendered from
-// their log, and the times as SQLite writes them.
+// their log, and the times as SQLite writes them. Since v12 a row delivery has not touched
+// yet reads with id NULL, as in a file, where such a row is rendered from its log and has no
+// stored row (and so no id) until delivery stores it.
 QByteArray outboxSelect()
 {
-    return "SELECT o.id, o.environment_id, o.chain_id, o.block_number, coalesce(o.event_key, " +
+    return "SELECT CASE WHEN o.event_key IS NULL AND o.delivered_at IS NULL AND o.failed_at IS "
+           "NULL AND o.attempts = 0 AND o.last_error IS NULL THEN NULL ELSE o.id END AS id, "
+           "o.environment_id, o.chain_id, o.block_number, coalesce(o.event_key, " +
            pgOutboxEventKeySql() + ") AS event_key, coalesce(o.payload, " + pgOutboxPayloadSql() +
            ") AS payload, " + pgIsoUtcSql("o.delivered_at") +
            " AS delivered_at, o.attempts, o.last_error, " + pgIsoUtcSql("o.failed_at") +
