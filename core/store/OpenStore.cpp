@@ -2,7 +2,9 @@
 #include "SqliteIndexStore.h"
 #include "SqliteOutboxQueue.h"
 #include "audit/DatabaseInUse.h"
+#include "lab/EnvironmentBook.h"
 #include "pg/PgConnection.h"
+#include "pg/PgContract.h"
 #include "pg/PgIndexStore.h"
 #include "pg/PgOutboxQueue.h"
 
@@ -18,6 +20,24 @@ QString defaultOwner()
     return QStringLiteral("%1/%2")
         .arg(QHostInfo::localHostName())
         .arg(QCoreApplication::applicationPid());
+}
+
+std::unique_ptr<lab::EnvironmentBook> openEnvironmentBook(const QString& url,
+                                                          QString* restoredSurface)
+{
+    restoredSurface->clear();
+    if (pg::isPostgresUrl(url)) {
+        auto db = pg::PgConnection::open(url);
+        pg::requireCurrentPgContract(*db);
+        return lab::EnvironmentBook::shared(std::move(db));
+    }
+    if (!QFileInfo::exists(url))
+        throw StoreError(
+            StoreError::Kind::Io,
+            QStringLiteral("database %1 does not exist; `forkscope index` creates it").arg(url));
+    auto db = Database::open(url);
+    *restoredSurface = db->restoredSurface();
+    return lab::EnvironmentBook::sqlite(std::move(db));
 }
 
 QString describeDatabase(const QString& url)

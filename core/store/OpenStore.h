@@ -11,6 +11,9 @@ class IndexStore;
 namespace forkscope::outbox {
 class OutboxQueue;
 }
+namespace forkscope::lab {
+class EnvironmentBook;
+}
 
 namespace forkscope::store {
 
@@ -43,6 +46,13 @@ std::unique_ptr<outbox::OutboxQueue> openOutboxQueue(const QString& url,
                                                      const QString& environmentId,
                                                      std::uint64_t chainId,
                                                      const StoreOptions& options = {});
+
+// The environments of an existing database, as a lab reset changes them. `restoredSurface`
+// receives the line that says what opening restored of the read surface (empty: nothing).
+// Throws StoreError (PgError) naming the database; a file that is not there is refused
+// (archiving needs a history to archive: a missing file is a typo, not a new lab).
+std::unique_ptr<lab::EnvironmentBook> openEnvironmentBook(const QString& url,
+                                                          QString* restoredSurface);
 
 // The database a --db value names, for messages: a file path as given, a URL without its
 // password.
