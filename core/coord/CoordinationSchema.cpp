@@ -101,16 +101,23 @@ void ensureCoordinationSchema(store::pg::PgConnection& db)
         db.exec("CREATE INDEX IF NOT EXISTS completeness_alerts_open ON completeness_alerts"
                 " (environment_id, chain_id) WHERE resolved_at IS NULL");
         // The contract's names of the two tables, as views with the columns and text a file
-        // has (the coordination columns stay in the tables). Created when absent only:
-        // replacing a view takes an exclusive lock that waits for every reader of it, and a
-        // reader waiting here for the schema lock would deadlock. One altered by hand is
-        // restored with the rest of the surface (restorePgSurface).
-        for (const char* view : {"indexer_checkpoints", "backfill_ranges"})
-            if (db.run("coord_view_absent", "SELECT to_regclass($1) IS NULL", {view}).text(0, 0) ==
-                "t")
-                db.exec(QByteArray("CREATE VIEW " + QByteArray(view) + " AS " +
-                                   store::pg::pgViewSelect(QString::fromLatin1(view)))
-                            .constData());
+        // has (the coordination columns stay in the tables), made here while the contract's
+        // steps are still to run (they read them). On a current database a view dropped or
+        // altered by hand is restored, and said, with the rest of the surface
+        // (restorePgSurface); never replaced on every open: that takes an exclusive lock
+        // that waits for every reader of the view, and a reader waiting here for the schema
+        // lock would deadlock.
+        const bool current =
+            db.exec("SELECT to_regclass('schema_version') IS NOT NULL").text(0, 0) == "t" &&
+            db.exec("SELECT coalesce(max(version), 0) FROM schema_version").int64(0, 0) >=
+                store::pg::kPgContractVersion;
+        if (!current)
+            for (const char* view : {"indexer_checkpoints", "backfill_ranges"})
+                if (db.run("coord_view_absent", "SELECT to_regclass($1) IS NULL", {view})
+                        .text(0, 0) == "t")
+                    db.exec(QByteArray("CREATE VIEW " + QByteArray(view) + " AS " +
+                                       store::pg::pgViewSelect(QString::fromLatin1(view)))
+                                .constData());
         db.commit();
     } catch (...) {
         db.rollback();
