@@ -32,10 +32,14 @@ public:
             std::exchange(m_commit, {})();
         return m_inner.query(sql, args);
     }
-    std::optional<store::CheckpointFacts> checkpoint(const QString& env, qint64 chainId,
-                                                     const QString& source) override
+    store::OutboxTally outboxTally(const QString& env, qint64 chainId) override
     {
-        return m_inner.checkpoint(env, chainId, source);
+        return m_inner.outboxTally(env, chainId);
+    }
+    QString reorgDiffRecordedSql() const override { return m_inner.reorgDiffRecordedSql(); }
+    qint64 storedOutboxBelow(const QString& env, qint64 chainId) override
+    {
+        return m_inner.storedOutboxBelow(env, chainId);
     }
     QString describe() const override { return m_inner.describe(); }
     std::unique_ptr<store::ContractSnapshot> snapshot() override { return m_inner.snapshot(); }
