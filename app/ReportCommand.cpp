@@ -200,7 +200,8 @@ int runReportCommand(int& argc, char** argv, const QStringList& arguments)
         // refused with a message instead of being migrated).
         // (a read-only filesystem is read all the same: see the warning).
         const std::unique_ptr<store::ReadOnlyStore> store = store::ReadOnlyStore::open(o.db, true);
-        if (store->sqlite() && store->sqlite()->readOnlyPlace() != store::Database::ReadOnlyPlace::No)
+        if (store->sqlite() &&
+            store->sqlite()->readOnlyPlace() != store::Database::ReadOnlyPlace::No)
             warn(readOnlyPlaceWarning(o.db, store->sqlite()->readOnlyPlace()));
         store::ContractReader& reader = store->reader();
         QString envId = o.env;

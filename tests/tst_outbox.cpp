@@ -7,8 +7,8 @@
 #include "WebhookRecorder.h"
 #include "indexer/EnvironmentRegistry.h"
 #include "outbox/OutboxDispatcher.h"
-#include "store/SqliteOutboxQueue.h"
 #include "store/Database.h"
+#include "store/SqliteOutboxQueue.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

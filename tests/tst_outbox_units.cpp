@@ -5,9 +5,9 @@
 // RoundResult::retryAfter (what the dispatcher thread sleeps), never timed.
 #include "outbox/JsonLinesSink.h"
 #include "outbox/OutboxDispatcher.h"
-#include "store/SqliteOutboxQueue.h"
 #include "outbox/RetryBackoff.h"
 #include "store/Database.h"
+#include "store/SqliteOutboxQueue.h"
 
 #include <QFile>
 #include <QJsonDocument>

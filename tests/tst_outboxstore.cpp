@@ -18,9 +18,9 @@
 #include "indexer/ReorgReason.h"
 #include "indexer/ReorgRollback.h"
 #include "outbox/OutboxDispatcher.h"
-#include "store/SqliteOutboxQueue.h"
 #include "store/Database.h"
 #include "store/ReorgEventStore.h"
+#include "store/SqliteOutboxQueue.h"
 
 #include <QSqlQuery>
 #include <QTemporaryDir>

@@ -7,8 +7,8 @@
 #include "StoreLab.h"
 #include "indexer/ReorgReason.h"
 #include "outbox/OutboxDispatcher.h"
-#include "store/SqliteOutboxQueue.h"
 #include "store/PendingOutboxContract.h"
+#include "store/SqliteOutboxQueue.h"
 #include "store/StoreError.h"
 
 #include <QTemporaryDir>

@@ -44,9 +44,9 @@ AuditTarget AuditTarget::load(store::ContractReader& reader, const QString& envi
         if (e.id == environmentId)
             env = &e;
     if (!env)
-        throw AuditError(AuditError::Kind::UnknownEnvironment,
-                         indexer::EnvironmentRegistry::unknownMessage(environmentId,
-                                                                      reader.describe(), envs));
+        throw AuditError(
+            AuditError::Kind::UnknownEnvironment,
+            indexer::EnvironmentRegistry::unknownMessage(environmentId, reader.describe(), envs));
     if (!env->archivedAt.isEmpty())
         throw AuditError(AuditError::Kind::Archived,
                          QStringLiteral("environment %1 was archived at %2: it is read-only "

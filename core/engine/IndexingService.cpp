@@ -134,12 +134,12 @@ void IndexingService::createIndexer()
                                                       : QStringLiteral("whose lease ran out")));
     };
     l.indexer->onLeadChanged = [this, env = l.options.indexer.environmentId](bool leads) {
-        emit logMessage(QStringLiteral("info"),
-                        leads ? QStringLiteral("following the head of %1 (this writer leads it)")
-                                    .arg(env)
-                              : QStringLiteral("another writer follows the head of %1; this one "
-                                               "stands by")
-                                    .arg(env));
+        emit logMessage(
+            QStringLiteral("info"),
+            leads ? QStringLiteral("following the head of %1 (this writer leads it)").arg(env)
+                  : QStringLiteral("another writer follows the head of %1; this one "
+                                   "stands by")
+                        .arg(env));
     };
     l.snap.environmentId = l.options.indexer.environmentId;
     l.snap.contracts.clear();
@@ -289,9 +289,8 @@ void IndexingService::updateOutbox()
         // up indexing, and nothing is delivered above the safe height.
         l.outbox = std::make_unique<outbox::OutboxThread>(
             [url = l.options.indexer.dbPath, env = l.options.indexer.environmentId,
-             chainId = l.indexer->chainId(), o = storeOptions()] {
-                return store::openOutboxQueue(url, env, chainId, o);
-            },
+             chainId = l.indexer->chainId(),
+             o = storeOptions()] { return store::openOutboxQueue(url, env, chainId, o); },
             l.options.webhook, l.options.outboxFile, l.options.webhookTimeout,
             [this](const QString& m) {
                 emit logMessage(QStringLiteral("error"), QStringLiteral("outbox: %1").arg(m));

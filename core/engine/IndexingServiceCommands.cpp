@@ -151,12 +151,13 @@ void IndexingService::verifyStoredData()
             } else if (const auto first = r.firstHole()) {
                 // A hole in committed data: loud and persistent until repaired.
                 const audit::AuditHole& hole = r.holes.first();
-                l.store->recordAlert(l.snap.endpoint, *first, r.holes.last().block,
-                            QStringLiteral("stored data has %1 hole(s), the first %2 (found by "
-                                           "Verify stored data)")
-                                .arg(r.holeCount)
-                                .arg(hole.describe()),
-                            QStringLiteral("audit"));
+                l.store->recordAlert(
+                    l.snap.endpoint, *first, r.holes.last().block,
+                    QStringLiteral("stored data has %1 hole(s), the first %2 (found by "
+                                   "Verify stored data)")
+                        .arg(r.holeCount)
+                        .arg(hole.describe()),
+                    QStringLiteral("audit"));
                 emit logMessage(QStringLiteral("error"),
                                 QStringLiteral("verify: %1 hole(s) in blocks %2-%3, the first %4")
                                     .arg(r.holeCount)

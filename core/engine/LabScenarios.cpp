@@ -3,6 +3,7 @@
 // (The lost acknowledgement is the indexer's own knob: IndexingService::loseNextAck.)
 #include "LabController.h"
 #include "LabControllerLoop.h"
+#include "indexer/IndexStore.h"
 #include "indexer/Indexer.h"
 #include "lab/DemoToken.h"
 #include "lab/Devnet.h"
@@ -13,7 +14,6 @@
 #include "rpc/JsonRpcClient.h"
 #include "store/Database.h"
 #include "store/OpenStore.h"
-#include "indexer/IndexStore.h"
 
 #include <QDeadlineTimer>
 #include <QJsonArray>

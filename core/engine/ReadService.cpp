@@ -1,6 +1,6 @@
 #include "ReadService.h"
-#include "SummaryReader.h"
 #include "ReorgDiffReader.h"
+#include "SummaryReader.h"
 #include "TableQuery.h"
 #include "report/ReportBuilder.h"
 #include "rpc/EthClient.h"

@@ -4,13 +4,13 @@
 #include "TableQuery.h"
 #include "concurrency/WorkerThread.h"
 #include "health/NodeHealthMonitor.h"
-#include "store/pg/PgEnvironmentRegistry.h"
 #include "report/ReportBuilder.h"
 #include "rpc/EthClient.h"
 #include "rpc/JsonRpcClient.h"
 #include "store/pg/PgConnection.h"
 #include "store/pg/PgContract.h"
 #include "store/pg/PgContractReader.h"
+#include "store/pg/PgEnvironmentRegistry.h"
 
 #include <QElapsedTimer>
 

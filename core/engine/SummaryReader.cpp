@@ -5,8 +5,8 @@
 
 namespace forkscope::engine {
 
-DbSummary readSummary(store::ContractReader& reader, const QString& environmentId,
-                      quint64 chainId, const std::function<void()>& betweenReads)
+DbSummary readSummary(store::ContractReader& reader, const QString& environmentId, quint64 chainId,
+                      const std::function<void()>& betweenReads)
 {
     DbSummary s;
     s.environmentId = environmentId;

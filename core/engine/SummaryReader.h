@@ -18,7 +18,7 @@ namespace forkscope::engine {
 // rate and the schema version are the caller's to fill in. `betweenReads` runs after the
 // checkpoint is read, before the counts: a test commits there. `chainId` 0: the
 // environment's own.
-DbSummary readSummary(store::ContractReader& reader, const QString& environmentId,
-                      quint64 chainId, const std::function<void()>& betweenReads = {});
+DbSummary readSummary(store::ContractReader& reader, const QString& environmentId, quint64 chainId,
+                      const std::function<void()>& betweenReads = {});
 
 } // namespace forkscope::engine

@@ -1,5 +1,5 @@
-#include "Coordination.h"
 #include "IndexStore.h"
+#include "Coordination.h"
 
 namespace forkscope::indexer {
 

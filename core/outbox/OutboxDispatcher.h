@@ -17,11 +17,11 @@ namespace forkscope::outbox {
 struct RoundResult
 {
     int delivered = 0;
-    int failed = 0;        // permanently refused this round
-    bool blocked = false;  // rows must be retried: later rows wait (order is kept)
-    bool archived = false; // the environment is archived: nothing more goes out from it
+    int failed = 0;         // permanently refused this round
+    bool blocked = false;   // rows must be retried: later rows wait (order is kept)
+    bool archived = false;  // the environment is archived: nothing more goes out from it
     bool notHolder = false; // another writer delivers this environment's outbox now
-    int attempts = 0;      // deliver() calls this round
+    int attempts = 0;       // deliver() calls this round
     // When blocked: how long to wait before the next round, from the sink's failure
     // streak (RetryBackoff); 0 otherwise.
     std::chrono::milliseconds retryAfter{0};

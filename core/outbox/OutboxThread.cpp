@@ -13,8 +13,8 @@ OutboxThread::OutboxThread(QueueFactory openQueue, QUrl webhook, QString file,
                            std::chrono::milliseconds webhookTimeout, ErrorHandler onError,
                            int webhookBatch, HolderHandler onHolder)
     : m_openQueue(std::move(openQueue)), m_webhook(std::move(webhook)), m_file(std::move(file)),
-      m_webhookTimeout(webhookTimeout), m_webhookBatch(webhookBatch),
-      m_onError(std::move(onError)), m_onHolder(std::move(onHolder))
+      m_webhookTimeout(webhookTimeout), m_webhookBatch(webhookBatch), m_onError(std::move(onError)),
+      m_onHolder(std::move(onHolder))
 {
     m_thread.reset(QThread::create([this] { run(); }));
     m_thread->setObjectName(QStringLiteral("forkscope-outbox"));

@@ -17,7 +17,8 @@ PgCommitRows::PgCommitRows(const QByteArray& environmentId, qint64 chainId,
     }
     m_stats.blocks = batch.blocks.size();
     for (qsizetype i = 0; i < batch.logs.size(); ++i)
-        addLog(batch.logs[i], i < batch.decodings.size() ? batch.decodings[i] : abi::EventDecoding{});
+        addLog(batch.logs[i],
+               i < batch.decodings.size() ? batch.decodings[i] : abi::EventDecoding{});
 }
 
 void PgCommitRows::addLog(const chain::LogEntry& log, const abi::EventDecoding& abiDecoding)

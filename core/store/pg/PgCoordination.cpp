@@ -84,8 +84,7 @@ QList<indexer::RangeClaim> PgCoordination::claim(const std::optional<indexer::Ch
 
 bool PgCoordination::rangesOpen(std::uint64_t from)
 {
-    return m_db
-               .run("coord_open_from",
+    return m_db.run("coord_open_from",
                     "SELECT EXISTS (SELECT 1 FROM range_store WHERE environment_id = $1 AND "
                     "chain_id = $2 AND to_block >= $3)",
                     {m_env, m_chain, QByteArray::number(qulonglong(from))})

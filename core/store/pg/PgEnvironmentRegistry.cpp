@@ -52,9 +52,9 @@ QList<Environment> PgEnvironmentRegistry::list()
 
 QStringList PgEnvironmentRegistry::contracts(const QString& id)
 {
-    const auto r =
-        m_db.run("pg_env_contracts", "SELECT contracts FROM environment_store WHERE environment_id = $1",
-                 {id.toUtf8()});
+    const auto r = m_db.run("pg_env_contracts",
+                            "SELECT contracts FROM environment_store WHERE environment_id = $1",
+                            {id.toUtf8()});
     return r.rows() == 0
                ? QStringList()
                : QString::fromUtf8(r.text(0, 0)).split(QLatin1Char(' '), Qt::SkipEmptyParts);
@@ -66,8 +66,9 @@ void PgEnvironmentRegistry::archive(const QString& id, const QString& archivedAt
     if (!existing)
         throw indexer::IndexerError(QStringLiteral("environment %1 does not exist").arg(id));
     if (!existing->archivedAt.isEmpty())
-        throw indexer::EnvironmentArchivedError(QStringLiteral("environment %1 was already archived at %2")
-                                           .arg(id, existing->archivedAt));
+        throw indexer::EnvironmentArchivedError(
+            QStringLiteral("environment %1 was already archived at %2")
+                .arg(id, existing->archivedAt));
     m_db.run("pg_env_archive",
              "UPDATE environment_store SET archived_at = $2 WHERE environment_id = $1 AND "
              "archived_at IS NULL",
@@ -106,23 +107,26 @@ Environment PgEnvironmentRegistry::openForIndexing(const QString& id, std::uint6
               abiDigest.isEmpty() || wanted.isEmpty() ? QByteArray("") : abiDigest.toUtf8()});
     const auto existing = find(id);
     if (!existing)
-        throw indexer::IndexerError(QStringLiteral("environment %1 vanished while it was opened").arg(id));
+        throw indexer::IndexerError(
+            QStringLiteral("environment %1 vanished while it was opened").arg(id));
     if (!existing->archivedAt.isEmpty())
         throw indexer::EnvironmentArchivedError(
             QStringLiteral("environment %1 was archived at %2 and is read-only; index into a new "
                            "--env")
                 .arg(id, existing->archivedAt));
     if (existing->chainId != chainId || existing->genesisHash != genesisHash)
-        throw indexer::ChainResetError(indexer::chainResetMessage(*existing, rpcUrl, chainId, genesisHash, {}));
+        throw indexer::ChainResetError(
+            indexer::chainResetMessage(*existing, rpcUrl, chainId, genesisHash, {}));
     QStringList had = contracts(id);
     if (had.isEmpty() && !wanted.isEmpty()) {
         // Registered without contracts (a lab reset): the first indexer's set becomes it,
         // by compare-and-swap, so two first indexers cannot both set theirs.
-        m_db.run("pg_env_adopt",
-                 "UPDATE environment_store SET contracts = $2, abi_digest = $3 WHERE environment_id "
-                 "= $1 AND contracts = ''",
-                 {id.toUtf8(), wanted.toUtf8(),
-                  abiDigest.isEmpty() ? QByteArray("") : abiDigest.toUtf8()});
+        m_db.run(
+            "pg_env_adopt",
+            "UPDATE environment_store SET contracts = $2, abi_digest = $3 WHERE environment_id "
+            "= $1 AND contracts = ''",
+            {id.toUtf8(), wanted.toUtf8(),
+             abiDigest.isEmpty() ? QByteArray("") : abiDigest.toUtf8()});
         had = contracts(id);
     }
     if (had.join(QLatin1Char(' ')) != wanted) {

@@ -26,9 +26,9 @@ public:
     // ContractSetChangedError or EnvironmentArchivedError; nothing is written then. Commits
     // on its own (never inside a caller's transaction).
     indexer::Environment openForIndexing(const QString& id, std::uint64_t chainId,
-                                const chain::Hash32& genesisHash, const QUrl& rpcUrl,
-                                const QList<chain::Address>& contracts,
-                                const QString& abiDigest = {});
+                                         const chain::Hash32& genesisHash, const QUrl& rpcUrl,
+                                         const QList<chain::Address>& contracts,
+                                         const QString& abiDigest = {});
     // Marks a live environment archived (read-only history; every row is kept), in the
     // caller's transaction. Throws EnvironmentArchivedError if it already is, IndexerError
     // if it does not exist.

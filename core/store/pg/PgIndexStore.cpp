@@ -116,10 +116,9 @@ std::optional<PgIndexStore::Row> PgIndexStore::readRow(bool forUpdate)
         ", ''), coalesce(contracts, ''), version FROM checkpoint_store WHERE environment_id = $1 "
         "AND chain_id = $2 AND source_id = $3";
     static const QByteArray locked = columns + " FOR UPDATE";
-    const PgResult r = forUpdate ? m_db->run("store_cp_lock", locked.constData(),
-                                             {m_env, m_chain, m_source})
-                                 : m_db->run("store_cp_read", columns.constData(),
-                                             {m_env, m_chain, m_source});
+    const PgResult r =
+        forUpdate ? m_db->run("store_cp_lock", locked.constData(), {m_env, m_chain, m_source})
+                  : m_db->run("store_cp_read", columns.constData(), {m_env, m_chain, m_source});
     if (r.rows() == 0)
         return std::nullopt;
     Row row;
@@ -166,8 +165,7 @@ void PgIndexStore::markVerified(const indexer::Checkpoint& cp)
 bool PgIndexStore::adoptContracts(const QString& contractSet)
 {
     requireOpen();
-    return m_db
-               ->run("store_cp_adopt",
+    return m_db->run("store_cp_adopt",
                      "UPDATE checkpoint_store SET contracts = $4 WHERE environment_id = $1 AND "
                      "chain_id = $2 AND source_id = $3 AND contracts IS NULL",
                      {m_env, m_chain, m_source, contractSet.toUtf8()})
@@ -404,13 +402,13 @@ int PgIndexStore::resolveAlerts(const QList<qint64>& ids, const QString& resolut
     requireOpen();
     int resolved = 0;
     for (qint64 id : ids)
-        resolved += int(m_db->run("store_alert_resolve",
-                                  "UPDATE completeness_alerts SET resolved_at = $4, resolution = "
-                                  "$5 WHERE id = $3 AND environment_id = $1 AND chain_id = $2 AND "
-                                  "resolved_at IS NULL",
-                                  {m_env, m_chain, number(id), nowUtc().toUtf8(),
-                                   resolution.toUtf8()})
-                            .affected());
+        resolved +=
+            int(m_db->run("store_alert_resolve",
+                          "UPDATE completeness_alerts SET resolved_at = $4, resolution = "
+                          "$5 WHERE id = $3 AND environment_id = $1 AND chain_id = $2 AND "
+                          "resolved_at IS NULL",
+                          {m_env, m_chain, number(id), nowUtc().toUtf8(), resolution.toUtf8()})
+                    .affected());
     return resolved;
 }
 

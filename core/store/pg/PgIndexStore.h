@@ -81,8 +81,8 @@ private:
     // transaction. Returns where it stands after.
     qint64 advance(const Row& from);
     // rollBack's work inside the caller's transaction (a repair adds to it).
-    indexer::RollbackResult undoAbove(const indexer::Checkpoint& cp,
-                                      const indexer::ForkPoint& fork, const QString& reason);
+    indexer::RollbackResult undoAbove(const indexer::Checkpoint& cp, const indexer::ForkPoint& fork,
+                                      const QString& reason);
     // A Transfer delivered before a reorg and indexed again in the very same block (same
     // hash, same log index) renders the key its delivered row kept: that row names the log
     // again and no second, pending row is left. Returns the rows that were found again.

@@ -25,8 +25,8 @@ PgOutboxQueue::PgOutboxQueue(const QString& url, QString environmentId, std::uin
     PgConnection::Options options;
     options.applicationName = QStringLiteral("forkscope %1 (outbox)").arg(owner);
     m_db = PgConnection::open(url, options);
-    m_lock = std::make_unique<coord::SessionLock>(*m_db, QStringLiteral("outbox"),
-                                                  m_environmentId, qint64(chainId));
+    m_lock = std::make_unique<coord::SessionLock>(*m_db, QStringLiteral("outbox"), m_environmentId,
+                                                  qint64(chainId));
 }
 
 // The lock goes with its connection.
