@@ -424,8 +424,8 @@ void TestBackendsCrash::aReorgDeeperThanTheLimitChangesNothing()
 
 // PostgreSQL only (SQLite plans no ranges): a shared backfill planned its ranges up to the
 // head, then the chain got shorter (a rollback; a lagging replica looks the same). The
-// ranges above the new head are not at fault: they go back uncounted while the process
-// waits for the chain to grow past them, instead of failing five times and exiting.
+// ranges above the new head are not at fault: they are not claimed while the process stands
+// by for the chain to grow past them, instead of failing five times and exiting.
 void TestBackendsCrash::rangesPlannedAboveAShorterChainWaitForIt()
 {
     const QString db = m_cluster.url();
@@ -445,11 +445,10 @@ void TestBackendsCrash::rangesPlannedAboveAShorterChainWaitForIt()
     index.start(QStringLiteral(FORKSCOPE_BINARY), args);
     QVERIFY(index.waitForStarted());
     QString out;
-    QTRY_VERIFY2_WITH_TIMEOUT((out += QString::fromUtf8(index.readAllStandardOutput()),
-                               out.contains(QStringLiteral("is below the range: given back, not "
-                                                           "counted against the range")) ||
-                                   index.state() != QProcess::Running),
-                              qPrintable(out), 30'000);
+    QTRY_VERIFY2_WITH_TIMEOUT(
+        (out += QString::fromUtf8(index.readAllStandardOutput()),
+         out.contains(QStringLiteral("standing by")) || index.state() != QProcess::Running),
+        qPrintable(out), 30'000);
     QTest::qWait(2000); // more tries than a range may fail: still waiting
     QCOMPARE(index.state(), QProcess::Running);
     m_lab->sprayAll(8, 2, 10); // the chain grows past the plan
@@ -490,7 +489,7 @@ void TestBackendsCrash::aRangeStoredFromAnotherBranchIsFetchedAgain()
     QVERIFY2(first.exitStatus == QProcess::CrashExit, qPrintable(first.describe()));
     auto pg = store::pg::PgConnection::open(db);
     const QByteArray owner = pg->run("t_owner",
-                                     "SELECT owner FROM backfill_ranges WHERE environment_id = $1 "
+                                     "SELECT owner FROM range_store WHERE environment_id = $1 "
                                      "AND status = 'running'",
                                      {env.toUtf8()})
                                  .text(0, 0);

@@ -187,13 +187,13 @@ void TestSharedBackfill::threeProcessesOneKilledMidRange()
     }
     auto db = PgConnection::open(m_cluster.url());
     // The victim: the second process, once it holds a range (found by its owner name,
-    // host/pid, in backfill_ranges) and has stored at least one before.
+    // host/pid, in range_store) and has stored at least one before.
     QProcess& victim = *procs[1];
     const QByteArray owner = "%/" + QByteArray::number(victim.processId());
     const auto holds = [&] {
         try {
             return db->run("t_holds",
-                           "SELECT count(*) FROM backfill_ranges WHERE environment_id = $1 AND "
+                           "SELECT count(*) FROM range_store WHERE environment_id = $1 AND "
                            "status = 'running' AND owner LIKE $2",
                            {env.toUtf8(), owner})
                        .int64(0, 0) == 1;
@@ -217,7 +217,7 @@ void TestSharedBackfill::threeProcessesOneKilledMidRange()
     QVERIFY(holds());
     const qint64 victimRange =
         db->run("t_victim_range",
-                "SELECT from_block FROM backfill_ranges WHERE environment_id = $1 AND status = "
+                "SELECT from_block FROM range_store WHERE environment_id = $1 AND status = "
                 "'running' AND owner LIKE $2",
                 {env.toUtf8(), owner})
             .int64(0, 0);
@@ -285,7 +285,7 @@ void TestSharedBackfill::outboxDeliveredOncePerKeyAcrossProcessesWithAKill()
     second->start(QStringLiteral(FORKSCOPE_BINARY), args);
     auto db = PgConnection::open(m_cluster.url());
     // Once deliveries are under way, kill whichever process holds the outbox lock (its
-    // connection is named after it: "forkscope HOST/PID"), mid-delivery.
+    // connection is named after it), mid-delivery.
     const auto holderPid = [&]() -> qint64 {
         const auto r = db->run("t_holder",
                                "SELECT a.application_name FROM pg_locks l JOIN "
@@ -293,7 +293,8 @@ void TestSharedBackfill::outboxDeliveredOncePerKeyAcrossProcessesWithAKill()
                                "'advisory' AND l.granted AND l.classid = 1181445987 AND "
                                "l.objid = hashtext($1::text)::oid",
                                {"outbox/" + env.toUtf8() + "/31337"});
-        return r.rows() == 1 ? r.text(0, 0).split('/').last().toLongLong() : 0;
+        // "forkscope HOST/PID (outbox)": the delivery's own connection.
+        return r.rows() == 1 ? r.text(0, 0).split('/').last().split(' ').first().toLongLong() : 0;
     };
     QTRY_VERIFY_WITH_TIMEOUT(hook.acceptedKeys().size() >= 20 && holderPid() != 0, 120'000);
     const qint64 victim = holderPid();
