@@ -2,8 +2,10 @@
 // empty on this platform), Alt+1..7 for the tabs below the charts, Help > Getting started and
 // Help > Glossary, and tooltips that explain the jargon from the same glossary.
 #include "BottomDrawer.h"
+#include "EventLogView.h"
 #include "GuiLab.h"
 #include "MainWindow.h"
+#include "TableBrowser.h"
 #include "engine/EngineHost.h"
 #include "help/Glossary.h"
 #include "help/HelpDialog.h"

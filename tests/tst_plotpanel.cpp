@@ -10,6 +10,7 @@
 #include <QComboBox>
 #include <QScrollArea>
 #include <QScrollBar>
+#include <QSpontaneKeyEvent>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <QtTest>
@@ -235,10 +236,10 @@ void TestPlotPanel::legendsAreOffTheData()
     const QRect legend = panel.plot()->legend->outerRect();
     const QRect data = panel.plot()->axisRect()->rect();
     QVERIFY2(!legend.intersects(data), qPrintable(QStringLiteral("legend %1,%2 %3x%4")
-                                                     .arg(legend.x())
-                                                     .arg(legend.y())
-                                                     .arg(legend.width())
-                                                     .arg(legend.height())));
+                                                      .arg(legend.x())
+                                                      .arg(legend.y())
+                                                      .arg(legend.width())
+                                                      .arg(legend.height())));
     // The bar is drawn where the data is, visible at a day's span too (pixels, not seconds).
     panel.setRangeSecs(24 * 3600);
     panel.plot()->replot();
@@ -279,9 +280,12 @@ void TestPlotPanel::theWheelScrollsCtrlWheelZooms()
     const QCPRange before = plot->xAxis->range();
     const QPoint at = plot->axisRect()->rect().center();
     QWheelEvent wheel(QPointF(at), plot->mapToGlobal(QPointF(at)), {}, QPoint(0, -120),
-                      Qt::NoButton, ctrl ? Qt::ControlModifier : Qt::NoModifier,
-                      Qt::NoScrollPhase, false);
-    QApplication::sendEvent(plot, &wheel);
+                      Qt::NoButton, ctrl ? Qt::ControlModifier : Qt::NoModifier, Qt::NoScrollPhase,
+                      false);
+    // As the window system delivers it: only a spontaneous wheel event goes on to the
+    // parents of a widget that ignores it.
+    QSpontaneKeyEvent::setSpontaneous(&wheel);
+    qApp->notify(plot, &wheel);
     if (ctrl) {
         QVERIFY(plot->xAxis->range() != before);
         QVERIFY(!panel->followLive());
@@ -373,7 +377,7 @@ void TestPlotPanel::rangePresetsAndFit()
     QComboBox* spans = bar.spanBox();
     QCOMPARE(spans->count(), 5);
     QCOMPARE(spans->currentText(), QStringLiteral("last 5 min")); // the default
-    panel.setFollowLive(false);                                  // a preset follows again
+    panel.setFollowLive(false);                                   // a preset follows again
     spans->setCurrentIndex(preset);
     emit spans->activated(preset);
     QVERIFY(panel.followLive());

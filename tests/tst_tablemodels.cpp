@@ -57,15 +57,15 @@ public:
             const int block = r.descending ? total - i : i + 1;
             if (!r.filter.isEmpty() && !QString::number(block).contains(r.filter))
                 continue;
-            p.rows << QStringList{QString::number(block),
-                                  QDateTime::fromSecsSinceEpoch(1'796'169'025 + block, Qt::UTC)
-                                      .toString(Qt::ISODate),
-                                  "0",
-                                  "0xtx",
-                                  "0xtoken",
-                                  "0xfrom",
-                                  "0xto",
-                                  "1"};
+            p.rows << QStringList{
+                QString::number(block),
+                QDateTime::fromSecsSinceEpoch(1'796'169'025 + block, Qt::UTC).toString(Qt::ISODate),
+                "0",
+                "0xtx",
+                "0xtoken",
+                "0xfrom",
+                "0xto",
+                "1"};
         }
         if (realHex)
             for (QStringList& row : p.rows) {
@@ -135,7 +135,7 @@ void TestTableModels::loadsPageByPageAsTheViewScrolls()
     FakeEngine engine;
     connectModel(model, engine);
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    QCOMPARE(model.columnCount(), 7);
+    QCOMPARE(model.columnCount(), 8); // block, time, log, tx hash, token, from, to, value
     // The tester, like a view, asked for the first page; one page is in flight at a time.
     QVERIFY(model.isLoading());
     QVERIFY(!model.canFetchMore({}));
@@ -350,8 +350,8 @@ void TestTableModels::transfersSayWhen_data()
     QTest::addColumn<QByteArray>("zone");
     QTest::addColumn<QString>("shown");
     QTest::newRow("UTC") << QByteArray("UTC") << QString("2026-12-01\u00a023:57:52");
-    QTest::newRow("Berlin (UTC+1)") << QByteArray("Europe/Berlin")
-                                    << QString("2026-12-02\u00a000:57:52");
+    QTest::newRow("Berlin (UTC+1)")
+        << QByteArray("Europe/Berlin") << QString("2026-12-02\u00a000:57:52");
 }
 
 void TestTableModels::transfersSayWhen()

@@ -122,6 +122,12 @@ QJsonObject changedKnobs(const QJsonObject& before, const QJsonObject& requested
                                 : qint64(before.value(QLatin1String("logCap")).toDouble());
     if (capAfter == 0 && !changed.contains(QLatin1String("logCap")))
         changed.remove(QLatin1String("logCapMode"));
+    // A new cap is described with the mode it has, changed or not ("silently truncated").
+    const QLatin1String mode("logCapMode");
+    const QJsonValue modeAfter =
+        requested.contains(mode) ? requested.value(mode) : before.value(mode);
+    if (capAfter > 0 && changed.contains(QLatin1String("logCap")) && !modeAfter.isUndefined())
+        changed.insert(mode, modeAfter);
     // Receipts are only dropped from when logs are: the box alone changes nothing seen.
     const auto rateAfter = [&](const char* key) {
         const QLatin1String k(key);

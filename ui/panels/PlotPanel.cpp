@@ -45,6 +45,9 @@ PlotPanel::PlotPanel(const QString& title, const QString& valueAxisLabel, QWidge
     m_plot->setPlottingHint(QCP::phFastPolylines, true);
     m_plot->setMouseTracking(true);
     m_plot->installEventFilter(this);
+    // QCustomPlot keeps mouse and wheel events from its parents; the plain wheel must reach
+    // the scrolling page around the chart (eventFilter).
+    m_plot->setAttribute(Qt::WA_NoMousePropagation, false);
     connect(m_plot, &QCustomPlot::plottableClick, this,
             [this](QCPAbstractPlottable* p, int index, QMouseEvent*) {
                 if (auto* bars = qobject_cast<QCPBars*>(p))
