@@ -28,6 +28,15 @@ using test::actionNamed;
 
 namespace {
 
+// The part of `w` the window shows: its rectangle clipped by each of its parents.
+QRect onScreen(const QWidget* w)
+{
+    QRect seen(w->mapTo(w->window(), QPoint()), w->size());
+    for (const QWidget* p = w->parentWidget(); p; p = p->parentWidget())
+        seen &= QRect(p->mapTo(p->window(), QPoint()), p->size());
+    return seen;
+}
+
 } // namespace
 
 class TestHelpAndKeys : public QObject
@@ -215,8 +224,10 @@ void TestHelpAndKeys::tabReachesEveryControlAndFocusIsShown()
         trail << QString::fromLatin1(f->metaObject()->className()) + "/" + f->objectName();
         // Focus never sits on something the user cannot see.
         QVERIFY2(f->isVisible() && f->width() > 0 && f->height() > 0, qPrintable(trail.last()));
-        // (A tab that takes the focus comes to the front.)
-        QTRY_VERIFY2(f->visibleRegion().boundingRect().height() > 0, qPrintable(trail.last()));
+        // (A tab that takes the focus comes to the front.) Measured as the part of it inside
+        // every parent, not by visibleRegion(): that leaves out what opaque children cover,
+        // which is all of a frameless scroll area.
+        QTRY_VERIFY2(!onScreen(f).isEmpty(), qPrintable(trail.last()));
         // A focused control is drawn as focused: the style gets State_HasFocus for it.
         QVERIFY2(f->hasFocus(), qPrintable(trail.last()));
         if (visited.contains(f))
@@ -241,7 +252,8 @@ void TestHelpAndKeys::tabReachesEveryControlAndFocusIsShown()
     QVERIFY2(reached("QCheckBox", "followLive"), qPrintable(trail.join(", ")));
     QVERIFY2(reached("QTableView"), qPrintable(trail.join(", ")));
     // The cycle closes: Tab comes back to where it started instead of getting stuck.
-    QVERIFY2(visited.size() > 10 && visited.size() < 200, qPrintable(trail.join(", ")));
+    // (Ten stops: one time range bar, the drawer's tabs, the open table's controls.)
+    QVERIFY2(visited.size() >= 10 && visited.size() < 200, qPrintable(trail.join(", ")));
 }
 
 QTEST_MAIN(TestHelpAndKeys)

@@ -84,7 +84,7 @@ void TestMainWindow::showsNodeAndChainFromManagedDevnet()
     engine::EngineConfig config;
     config.dbPath = dir.filePath("app.sqlite");
     host.start(config);
-    QTRY_VERIFY_WITH_TIMEOUT(w.chainText() == QStringLiteral("chain id 31337"), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(w.chainText() == QStringLiteral("chain 31337"), 30000);
     QVERIFY2(w.nodeText().startsWith("managed anvil: http://127.0.0.1:"), qPrintable(w.nodeText()));
     QVERIFY(QFile::exists(config.dbPath));
     // The managed lab indexes its demo token: the cursor lag panel fills with real data.
@@ -136,7 +136,7 @@ void TestMainWindow::showsUnreachableNodeWithoutInventingData()
                                  statuses.last().at(0).value<engine::EngineStatus>().connection ==
                                      engine::EngineStatus::Connection::Unreachable,
                              10000);
-    QCOMPARE(w.chainText(), QStringLiteral("chain id unknown"));
+    QCOMPARE(w.chainText(), QStringLiteral("chain unknown"));
     host.shutdown();
 }
 
@@ -184,7 +184,7 @@ void TestMainWindow::injectedReorgAppearsAsOneBar()
     QVERIFY2(reorgs->hoverTextAt(at).contains("reorg #"), qPrintable(reorgs->hoverTextAt(at)));
     QTest::mouseClick(plot, Qt::LeftButton, {}, at);
     QTRY_VERIFY_WITH_TIMEOUT(w.reorgPanel()->lastDiffDialog() != nullptr, 10000);
-    QVERIFY2(w.reorgPanel()->lastDiffDialog()->summary().contains("depth 5"),
+    QVERIFY2(w.reorgPanel()->lastDiffDialog()->summary().contains("5 blocks replaced after block"),
              qPrintable(w.reorgPanel()->lastDiffDialog()->summary()));
     int removed = 0, balances = 0;
     for (int r = 0; r < w.reorgPanel()->lastDiffDialog()->table()->rowCount(); ++r) {
