@@ -149,7 +149,8 @@ void TestLabScenarios::faultLogSaysOnlyWhatChanged_data()
     QTest::newRow("a latency") << "latencyMs" << QJsonValue(200)
                                << "lab: node 2 now delays each reply by 200 ms";
     QTest::newRow("offline") << "offline" << QJsonValue(true) << "lab: node 2 now goes offline";
-    QTest::newRow("nothing") << QString() << QJsonValue() << "lab: node 2 unchanged";
+    QTest::newRow("nothing") << QString() << QJsonValue()
+                             << "lab: node 2 unchanged (its knobs were already so)";
 }
 
 void TestLabScenarios::faultLogSaysOnlyWhatChanged()
@@ -205,11 +206,13 @@ void TestLabScenarios::demoMovesAmountsATokenInUseWould()
             continue; // the mint
         ++payments;
         // 0.01 to 99.99 FSD: a payment, not a few base units.
-        const QString shown = chain::formatTokenAmount(row.value(at.amount), page.tokens.value(token));
+        const QString shown =
+            chain::formatTokenAmount(row.value(at.amount), page.tokens.value(token));
         const double fsd = shown.chopped(4).remove(',').toDouble();
         QVERIFY2(fsd >= 0.01 && fsd < 100, qPrintable(shown));
         // The block's time is there too.
-        QVERIFY2(QDateTime::fromString(row.value(1), Qt::ISODate).isValid(), qPrintable(row.value(1)));
+        QVERIFY2(QDateTime::fromString(row.value(1), Qt::ISODate).isValid(),
+                 qPrintable(row.value(1)));
     }
     QVERIFY(payments >= 3);
     // After a lab reset the archived environment's window still reads FSD: what was read
