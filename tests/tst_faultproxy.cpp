@@ -230,12 +230,22 @@ void TestFaultProxy::onlyWhatChangedIsNews_data()
     QTest::addColumn<QJsonObject>("before"); // the proxy's knobs
     QTest::addColumn<QJsonObject>("sent");   // what the Fault proxy dialog sends: every knob
     QTest::addColumn<QString>("words");
-    const QJsonObject normal{{"offline", false},  {"lagBlocks", 0},       {"latencyMs", 0},
-                             {"errorRate", 0.0},  {"logCap", 0},          {"dropLogs", false},
-                             {"logCapMode", "silent"}, {"lie", "none"},   {"dropLogRate", 0.0},
-                             {"dropBlockRate", 0.0},   {"dropInReceipts", true},
-                             {"noReceipts", false},    {"trickleBps", 0}, {"padReplyBytes", 0},
-                             {"upstream", "http://127.0.0.1:8545"},       {"requestsServed", 12}};
+    const QJsonObject normal{{"offline", false},
+                             {"lagBlocks", 0},
+                             {"latencyMs", 0},
+                             {"errorRate", 0.0},
+                             {"logCap", 0},
+                             {"dropLogs", false},
+                             {"logCapMode", "silent"},
+                             {"lie", "none"},
+                             {"dropLogRate", 0.0},
+                             {"dropBlockRate", 0.0},
+                             {"dropInReceipts", true},
+                             {"noReceipts", false},
+                             {"trickleBps", 0},
+                             {"padReplyBytes", 0},
+                             {"upstream", "http://127.0.0.1:8545"},
+                             {"requestsServed", 12}};
     const auto dialog = [](QJsonObject k) {
         QJsonObject sent;
         for (const char* key : {"offline", "latencyMs", "errorRate", "lagBlocks", "logCap",

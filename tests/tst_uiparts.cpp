@@ -2,14 +2,14 @@
 // part connects itself to the host's signals (the test emits them as the engine would),
 // renders what they carry, and the report exporter routes answers by ticket only.
 #include "CheckpointView.h"
-#include "MainWindow.h"
-#include "completeness/DataIncompleteBanner.h"
 #include "DiscardLabConfirm.h"
 #include "EngineToolBar.h"
 #include "EnvironmentWindow.h"
+#include "MainWindow.h"
 #include "Palette.h"
 #include "ReorgDiffDialog.h"
 #include "TrayStatus.h"
+#include "completeness/DataIncompleteBanner.h"
 #include "engine/EngineHost.h"
 #include "lab/LabToolBar.h"
 #include "lab/VerdictBadge.h"
@@ -299,10 +299,12 @@ void TestUiParts::reorgDiffSaysWhatItAmountsTo()
                             "dropped, 0 delivered rows retracted, 1 holder's balance changed"));
     engine::ReorgDiff moved = diff;
     moved.items[1].again = Again::OtherTransaction;
-    QCOMPARE(ui::ReorgDiffDialog::countsText(moved),
-             QStringLiteral("2 transfers removed (2 back in the re-indexed chain, 1 of them in "
-                            "other transactions), 1 outbox row dropped, 0 delivered rows retracted, 1 holder's "
-                            "balance changed"));
+    QCOMPARE(
+        ui::ReorgDiffDialog::countsText(moved),
+        QStringLiteral(
+            "2 transfers removed (2 back in the re-indexed chain, 1 of them in "
+            "other transactions), 1 outbox row dropped, 0 delivered rows retracted, 1 holder's "
+            "balance changed"));
     QCOMPARE(ui::ReorgDiffDialog::againText(Again::OtherTransaction),
              QStringLiteral("yes, in another transaction"));
     ui::ReorgDiffDialog dialog(diff);
@@ -709,9 +711,10 @@ void TestUiParts::cursorLagChartsTheHeadItsLagIsCountedFrom_data()
                              << "20 blocks";
     // The indexer stopped at 404 (data incomplete); its node ran on to 435.
     QTest::newRow("stalled indexer, the node runs on")
-        << quint64(404) << quint64(435) << quint64(404) << "block 435" << "31 blocks";
-    QTest::newRow("one block behind") << quint64(405) << quint64(405) << quint64(404)
-                                      << "block 405" << "1 block";
+        << quint64(404) << quint64(435) << quint64(404) << "block 435"
+        << "31 blocks";
+    QTest::newRow("one block behind") << quint64(405) << quint64(405) << quint64(404) << "block 405"
+                                      << "1 block";
 }
 
 void TestUiParts::cursorLagChartsTheHeadItsLagIsCountedFrom()
@@ -839,7 +842,8 @@ void TestUiParts::bannerDialogsKeepTheirOwnColours()
     // The banner's own text: white on red.
     auto* own = frame->findChild<QLabel*>(QString(), Qt::FindDirectChildrenOnly);
     QVERIFY(own);
-    QVERIFY2(labelContrast(own, frame) >= 4.5, qPrintable(QString::number(labelContrast(own, frame))));
+    QVERIFY2(labelContrast(own, frame) >= 4.5,
+             qPrintable(QString::number(labelContrast(own, frame))));
     // A dialog it opens (its child, as a confirmation is): the dialog's own colours.
     QDialog dialog(frame);
     auto* text = new QLabel("Roll back to block 404 and fetch again?", &dialog);

@@ -13,10 +13,10 @@
 #include "report/ReportExporter.h"
 #include "widgets/ElidedLabel.h"
 
+#include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
 #include <QScrollBar>
-#include <QHeaderView>
 #include <QStatusBar>
 #include <QStyle>
 #include <QTableView>
@@ -84,7 +84,8 @@ engine::EngineStatus labRun(int reorgs)
     s.managedDevnet = true;
     s.devnetRunning = true;
     s.labReady = true;
-    s.labNodes = {QStringLiteral("http://127.0.0.1:34787"), QStringLiteral("http://127.0.0.1:40257")};
+    s.labNodes = {QStringLiteral("http://127.0.0.1:34787"),
+                  QStringLiteral("http://127.0.0.1:40257")};
     s.endpoint = s.labNodes.first();
     s.chainId = 31337;
     s.headBlock = 404;
@@ -104,8 +105,8 @@ engine::EngineStatus labRun(int reorgs)
     s.health.at = s.updatedAt;
     s.health.readyHeight = 404;
     for (int i = 0; i < reorgs; ++i)
-        s.recentReorgs << engine::ReorgMark{i + 1, s.updatedAt.addSecs(-60 + i), 3,
-                                            QStringLiteral("hash mismatch"), 390 + i, 93};
+        s.recentReorgs << engine::ReorgMark{
+            i + 1, s.updatedAt.addSecs(-60 + i), 3, QStringLiteral("hash mismatch"), 390 + i, 93};
     return s;
 }
 
@@ -331,8 +332,10 @@ void TestWindowFit::statusBarFieldsAreWhole()
         auto* open = notice->findChild<QToolButton*>(QStringLiteral("openExport"));
         QVERIFY(open && open->isVisible());
         QCOMPARE(open->text(), QStringLiteral("forkscope-report-lab-20261201.pdf"));
-        QVERIFY2(open->width() >= open->sizeHint().width(),
-                 qPrintable(QStringLiteral("%1 of %2 px").arg(open->width()).arg(open->sizeHint().width())));
+        QVERIFY2(
+            open->width() >= open->sizeHint().width(),
+            qPrintable(
+                QStringLiteral("%1 of %2 px").arg(open->width()).arg(open->sizeHint().width())));
         verifyWhollyVisible(open, "the exported file's name");
     }
 }
@@ -352,20 +355,26 @@ void TestWindowFit::nodesTableShowsWholeUrlsAndHeaders()
     QCOMPARE(table->model()->rowCount(), 2);
     const QFontMetrics fm(table->font());
     const QFontMetrics header(table->horizontalHeader()->font());
-    const int margin = table->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, table) + 1;
+    const int margin =
+        table->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, table) + 1;
     // The two lab nodes differ only in their port: both URLs whole, and every header.
     for (int c = 0; c < table->model()->columnCount() - 1; ++c) {
         const QString title = table->model()->headerData(c, Qt::Horizontal).toString();
-        QVERIFY2(table->columnWidth(c) >= header.horizontalAdvance(title),
-                 qPrintable(QStringLiteral("header \"%1\" in %2 px").arg(title).arg(table->columnWidth(c))));
+        QVERIFY2(
+            table->columnWidth(c) >= header.horizontalAdvance(title),
+            qPrintable(
+                QStringLiteral("header \"%1\" in %2 px").arg(title).arg(table->columnWidth(c))));
         for (int r = 0; r < 2; ++r) {
             const QModelIndex cell = table->model()->index(r, c);
             const QString text = cell.data().toString();
             QVERIFY2(fm.horizontalAdvance(text) <= table->visualRect(cell).width() - 2 * margin,
-                     qPrintable(QStringLiteral("\"%1\" in %2 px").arg(text).arg(table->visualRect(cell).width())));
+                     qPrintable(QStringLiteral("\"%1\" in %2 px")
+                                    .arg(text)
+                                    .arg(table->visualRect(cell).width())));
         }
     }
-    QCOMPARE(table->model()->index(1, 0).data().toString(), QStringLiteral("http://127.0.0.1:40257"));
+    QCOMPARE(table->model()->index(1, 0).data().toString(),
+             QStringLiteral("http://127.0.0.1:40257"));
 }
 
 QTEST_MAIN(TestWindowFit)

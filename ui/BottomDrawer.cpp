@@ -106,8 +106,8 @@ void BottomDrawer::showPage(int index)
 
 int BottomDrawer::closedHeight() const
 {
-    return std::max({m_tabs->sizeHint().height(), m_hide->sizeHint().height(),
-                     m_note->sizeHint().height()});
+    return std::max(
+        {m_tabs->sizeHint().height(), m_hide->sizeHint().height(), m_note->sizeHint().height()});
 }
 
 void BottomDrawer::setSplitter(QSplitter* splitter)
@@ -169,9 +169,10 @@ void BottomDrawer::updateNote()
     // Pointless while its page is on screen.
     const bool pageShown = m_open && m_tabs->currentIndex() == m_notePage;
     m_note->setVisible(m_notePage >= 0 && !m_note->text().isEmpty() && !pageShown);
-    m_note->setToolTip(m_notePage >= 0 ? tr("%1\nClick to open %2")
-                                             .arg(m_note->text(), m_tabs->tabText(m_notePage))
-                                       : QString());
+    m_note->setToolTip(
+        m_notePage >= 0
+            ? tr("%1\nClick to open %2").arg(m_note->text(), m_tabs->tabText(m_notePage))
+            : QString());
 }
 
 void BottomDrawer::showEvent(QShowEvent* event)

@@ -1,11 +1,11 @@
 #include "MainWindow.h"
+#include "BottomDrawer.h"
 #include "CheckpointView.h"
 #include "DiscardLabConfirm.h"
 #include "EngineErrorBanner.h"
 #include "EngineToolBar.h"
 #include "EnvironmentWindow.h"
 #include "EventLogView.h"
-#include "BottomDrawer.h"
 #include "Palette.h"
 #include "SettingsDialog.h"
 #include "SharedDatabasePrompt.h"
@@ -44,8 +44,8 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QScreen>
-#include <QSplitter>
 #include <QSettings>
+#include <QSplitter>
 #include <QStatusBar>
 #include <QTableView>
 #include <QTime>
@@ -223,11 +223,12 @@ void MainWindow::buildMenus()
     auto* viewMenu = menuBar()->addMenu(tr("&View"));
     // Alt+1..7 open the drawer under the charts at a tab.
     for (int i = 0; i < m_drawer->pageCount() && i < 9; ++i) {
-        QAction* go = viewMenu->addAction(tr("Go to %1").arg(m_drawer->pageTitle(i)), this, [this, i] {
-            m_drawer->showPage(i);
-            if (QWidget* page = m_drawer->page(i))
-                page->setFocus();
-        });
+        QAction* go =
+            viewMenu->addAction(tr("Go to %1").arg(m_drawer->pageTitle(i)), this, [this, i] {
+                m_drawer->showPage(i);
+                if (QWidget* page = m_drawer->page(i))
+                    page->setFocus();
+            });
         go->setShortcut(QKeySequence(Qt::ALT | Qt::Key(Qt::Key_1 + i)));
     }
     QAction* drawer = viewMenu->addAction(tr("Show the tabs under the charts"));

@@ -1,7 +1,7 @@
 #include "ReorgDiffDialog.h"
+#include "chain/TokenAmount.h"
 #include "engine/DisplayState.h"
 #include "models/PagedTableModel.h"
-#include "chain/TokenAmount.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -42,7 +42,8 @@ QTableWidgetItem* amountCell(const QString& raw, const std::optional<chain::Toke
     if (raw.isEmpty() || !token)
         return cell(raw);
     auto* item = new QTableWidgetItem(chain::formatTokenAmount(raw, *token));
-    item->setToolTip(ReorgDiffDialog::tr("%1 raw units (%2 decimals)").arg(raw).arg(token->decimals));
+    item->setToolTip(
+        ReorgDiffDialog::tr("%1 raw units (%2 decimals)").arg(raw).arg(token->decimals));
     item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
     return item;
 }
@@ -107,13 +108,12 @@ ReorgDiffDialog::ReorgDiffDialog(const engine::ReorgDiff& diff, QWidget* parent)
     // One time zone everywhere: local, with UTC on hover.
     const QDateTime at = diff.reorg.detectedAt;
     // What it undid is the counts line below, in transfers and balances (not database rows).
-    m_summary->setText(
-        tr("Reorg %1 (%2): %3 replaced after block %4, detected %5")
-            .arg(diff.reorg.id)
-            .arg(diff.reorg.reason,
-                 engine::text::count(diff.reorg.depth, tr("block"), tr("blocks")))
-            .arg(diff.reorg.forkBlock)
-            .arg(at.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"))));
+    m_summary->setText(tr("Reorg %1 (%2): %3 replaced after block %4, detected %5")
+                           .arg(diff.reorg.id)
+                           .arg(diff.reorg.reason,
+                                engine::text::count(diff.reorg.depth, tr("block"), tr("blocks")))
+                           .arg(diff.reorg.forkBlock)
+                           .arg(at.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"))));
     m_summary->setToolTip(tr("detected %1").arg(at.toUTC().toString(Qt::ISODate)));
     m_counts->setObjectName(QStringLiteral("diffCounts"));
     m_counts->setText(countsText(diff));
@@ -155,13 +155,13 @@ ReorgDiffDialog::ReorgDiffDialog(const engine::ReorgDiff& diff, QWidget* parent)
                                 it.before,
                                 it.after};
         const auto token = diff.tokens.contains(it.contract)
-                                ? std::optional(diff.tokens.value(it.contract))
-                                : std::nullopt;
+                               ? std::optional(diff.tokens.value(it.contract))
+                               : std::nullopt;
         for (int c = 0; c < cells.size(); ++c)
             m_table->setItem(r, c,
                              c == ValueColumn || c == BeforeColumn || c == AfterColumn
                                  ? amountCell(cells[c], token)
-                                                                     : cell(cells[c]));
+                                 : cell(cells[c]));
         m_kinds << it.kind;
     }
     m_table->resizeColumnsToContents();

@@ -1,9 +1,9 @@
 #pragma once
 
+#include "chain/TokenAmount.h"
 #include "health/NodeHealth.h"
 #include "indexer/CompletenessAlert.h"
 #include "wire/CompletenessStats.h"
-#include "chain/TokenAmount.h"
 
 #include <QDateTime>
 #include <QJsonObject>

@@ -84,28 +84,28 @@ void IndexingService::repair(quint64 fromBlock, const QString& node)
             const audit::RepairPlan plan = repair.plan(ic.environmentId, fromBlock);
             const audit::RepairRollback done = repair.rollBack(plan);
             if (plan.rollbackNeeded)
-                emit logMessage(QStringLiteral("warning"),
-                                QStringLiteral("repair: rolled back to block %1 in one "
-                                               "transaction (reorg #%2: %3; %4 resolved); "
-                                               "indexing again from block %5 reading %6")
-                                    .arg(done.rollback.forkBlock)
-                                    .arg(done.rollback.reorgId)
-                                    .arg(done.rollback.undoneText(),
-                                         text::count(done.alertsResolved,
-                                                     QStringLiteral("completeness alert"),
-                                                     QStringLiteral("completeness alerts")))
-                                    .arg(plan.from)
-                                    .arg(node));
+                emit logMessage(
+                    QStringLiteral("warning"),
+                    QStringLiteral("repair: rolled back to block %1 in one "
+                                   "transaction (reorg #%2: %3; %4 resolved); "
+                                   "indexing again from block %5 reading %6")
+                        .arg(done.rollback.forkBlock)
+                        .arg(done.rollback.reorgId)
+                        .arg(done.rollback.undoneText(),
+                             text::count(done.alertsResolved, QStringLiteral("completeness alert"),
+                                         QStringLiteral("completeness alerts")))
+                        .arg(plan.from)
+                        .arg(node));
             else
-                emit logMessage(QStringLiteral("warning"),
-                                QStringLiteral("repair: nothing stored from block %1 on, nothing "
-                                               "to roll back (%2 resolved); fetching block %1 "
-                                               "again reading %3")
-                                    .arg(plan.from)
-                                    .arg(text::count(done.alertsResolved,
-                                                     QStringLiteral("completeness alert"),
-                                                     QStringLiteral("completeness alerts")))
-                                    .arg(node));
+                emit logMessage(
+                    QStringLiteral("warning"),
+                    QStringLiteral("repair: nothing stored from block %1 on, nothing "
+                                   "to roll back (%2 resolved); fetching block %1 "
+                                   "again reading %3")
+                        .arg(plan.from)
+                        .arg(text::count(done.alertsResolved, QStringLiteral("completeness alert"),
+                                         QStringLiteral("completeness alerts")))
+                        .arg(node));
             // The indexer reads the chosen node from now on.
             l.rpc = std::move(client);
             l.eth = std::move(eth);

@@ -1,5 +1,5 @@
-#include "DisplayState.h"
 #include "LabController.h"
+#include "DisplayState.h"
 #include "LabControllerLoop.h"
 #include "concurrency/WorkerThread.h"
 #include "indexer/Indexer.h"
@@ -194,8 +194,7 @@ void LabController::deployDemoToken()
     l.demo = std::make_unique<lab::DemoToken>(
         lab::DemoToken::deploy(*l.anvil, sender, QStringLiteral("Forkscope Demo"),
                                // A billion FSD: weeks of demo traffic at realistic amounts.
-                               QStringLiteral("FSD"),
-                               chain::U256("1000000000000000000000000000")));
+                               QStringLiteral("FSD"), chain::U256("1000000000000000000000000000")));
     l.demoOffset = 0;
     emit logMessage(QStringLiteral("info"),
                     QStringLiteral("demo token deployed at %1").arg(l.demo->address().toHex()));
@@ -330,8 +329,7 @@ void LabController::injectReorg(int depth, int txMode)
 void LabController::rollbackBlocks(int blocks)
 {
     m_thread.post([this, blocks] {
-        const QString n =
-            text::count(blocks, QStringLiteral("block"), QStringLiteral("blocks"));
+        const QString n = text::count(blocks, QStringLiteral("block"), QStringLiteral("blocks"));
         runAction(QStringLiteral("roll back %1").arg(n), [&] {
             const quint64 head = lab::ReorgInjector::rollback(*m_loop->anvil, blocks);
             return QStringLiteral("rolled back %1; head is now %2 (the next blocks mined "
@@ -370,14 +368,13 @@ void LabController::setProxyKnobs(int node, const QJsonObject& changes)
         // node that was never offline is news that did not happen.
         const QJsonObject changed = lab::changedKnobs(before, changes);
         if (changed.isEmpty())
-            emit logMessage(QStringLiteral("info"),
-                            QStringLiteral("lab: node %1 unchanged (its knobs were already so)")
-                                .arg(node + 1));
+            emit logMessage(
+                QStringLiteral("info"),
+                QStringLiteral("lab: node %1 unchanged (its knobs were already so)").arg(node + 1));
         else
-            emit logMessage(QStringLiteral("warning"),
-                            QStringLiteral("lab: node %1 now %2")
-                                .arg(node + 1)
-                                .arg(lab::describeKnobChanges(changed)));
+            emit logMessage(QStringLiteral("warning"), QStringLiteral("lab: node %1 now %2")
+                                                           .arg(node + 1)
+                                                           .arg(lab::describeKnobChanges(changed)));
         publishKnobs();
         const QString action = QStringLiteral("fault proxy change on node %1").arg(node + 1);
         dueVerdict(action);

@@ -38,8 +38,7 @@ public:
     // most `max`.
     static QStringList tokensToRead(const TablePage& page, const QSet<QString>& known, int max);
     // The same of a list of token addresses.
-    static QStringList tokensToRead(const QStringList& tokens, const QSet<QString>& known,
-                                    int max);
+    static QStringList tokensToRead(const QStringList& tokens, const QSet<QString>& known, int max);
     // Environments whose token metadata is remembered once they are no longer live (a lab
     // reset archives one): their windows show amounts as they were shown while live.
     static constexpr int kRememberedEnvironments = 32;

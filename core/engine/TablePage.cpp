@@ -6,9 +6,9 @@ QStringList tableColumns(TableRequest::Kind kind)
 {
     switch (kind) {
     case TableRequest::Kind::Transfers:
-        return {QStringLiteral("block"), QStringLiteral("time"), QStringLiteral("log"),
+        return {QStringLiteral("block"),   QStringLiteral("time"),  QStringLiteral("log"),
                 QStringLiteral("tx hash"), QStringLiteral("token"), QStringLiteral("from"),
-                QStringLiteral("to"), QStringLiteral("value")};
+                QStringLiteral("to"),      QStringLiteral("value")};
     case TableRequest::Kind::Balances:
         return {QStringLiteral("token"), QStringLiteral("holder"), QStringLiteral("balance"),
                 QStringLiteral("updated at block")};

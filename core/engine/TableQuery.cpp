@@ -29,21 +29,20 @@ Spec spec(TableRequest::Kind kind)
     case TableRequest::Kind::Transfers:
         // The block's time from the blocks of the same environment (every indexed transfer's
         // block is stored with it); time order is block order.
-        return {
-            QStringLiteral("block_number, (SELECT b.block_timestamp FROM blocks b WHERE "
-                           "b.environment_id = transfer_events.environment_id AND b.chain_id = "
-                           "transfer_events.chain_id AND b.block_number = "
-                           "transfer_events.block_number), log_index, tx_hash, contract, "
-                           "from_addr, to_addr, value"),
-            QStringLiteral("transfer_events"),
-            {QStringLiteral("block_number"), QStringLiteral("block_number"),
-             QStringLiteral("log_index"), QStringLiteral("tx_hash"), QStringLiteral("contract"),
-             QStringLiteral("from_addr"), QStringLiteral("to_addr"),
-             amountOrder(QStringLiteral("value"))},
-            {QStringLiteral("tx_hash"), QStringLiteral("contract"), QStringLiteral("from_addr"),
-             QStringLiteral("to_addr")},
-            QStringLiteral("block_number|log_index"),
-            1};
+        return {QStringLiteral("block_number, (SELECT b.block_timestamp FROM blocks b WHERE "
+                               "b.environment_id = transfer_events.environment_id AND b.chain_id = "
+                               "transfer_events.chain_id AND b.block_number = "
+                               "transfer_events.block_number), log_index, tx_hash, contract, "
+                               "from_addr, to_addr, value"),
+                QStringLiteral("transfer_events"),
+                {QStringLiteral("block_number"), QStringLiteral("block_number"),
+                 QStringLiteral("log_index"), QStringLiteral("tx_hash"), QStringLiteral("contract"),
+                 QStringLiteral("from_addr"), QStringLiteral("to_addr"),
+                 amountOrder(QStringLiteral("value"))},
+                {QStringLiteral("tx_hash"), QStringLiteral("contract"), QStringLiteral("from_addr"),
+                 QStringLiteral("to_addr")},
+                QStringLiteral("block_number|log_index"),
+                1};
     case TableRequest::Kind::Balances:
         return {QStringLiteral("contract, holder, balance, updated_at_block"),
                 QStringLiteral("token_balances"),

@@ -86,8 +86,7 @@ QString describeAbsence(const AbsenceFinding& finding)
     QStringList blocks;
     for (std::uint64_t n : finding.blocks)
         blocks << QString::number(n);
-    return QStringLiteral(
-               "ABSENCE: stored logs of %1 %2 are no longer returned by the node; %3")
+    return QStringLiteral("ABSENCE: stored logs of %1 %2 are no longer returned by the node; %3")
         .arg(blocks.size() == 1 ? QStringLiteral("block") : QStringLiteral("blocks"),
              blocks.join(QStringLiteral(", ")),
              finding.contradicted

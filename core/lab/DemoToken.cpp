@@ -138,9 +138,8 @@ const chain::U256& oneToken()
 
 QByteArray DemoToken::sprayAmountsCalldata(quint64 count, quint64 offset, quint64 holders)
 {
-    return selector("sprayAmounts(uint256,uint256,uint256,uint256)") +
-           word(chain::U256(count)) + word(chain::U256(offset)) + word(chain::U256(holders)) +
-           word(oneToken());
+    return selector("sprayAmounts(uint256,uint256,uint256,uint256)") + word(chain::U256(count)) +
+           word(chain::U256(offset)) + word(chain::U256(holders)) + word(oneToken());
 }
 
 chain::U256 DemoToken::sprayAmount(quint64 k)

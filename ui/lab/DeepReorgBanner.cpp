@@ -43,11 +43,11 @@ void DeepReorgBanner::apply(const engine::EngineStatus& s)
         return;
     }
     m_proposed = s.deepReorgLimit * 2;
-    m_text->setText(tr("Indexing stopped: the chain changed deeper than the reorg limit of %1 "
-                       "below checkpoint %2. Nothing was deleted. Choose how to go on.")
-                        .arg(engine::text::count(qint64(s.deepReorgLimit), tr("block"),
-                                                 tr("blocks")))
-                        .arg(s.deepReorgCheckpoint));
+    m_text->setText(
+        tr("Indexing stopped: the chain changed deeper than the reorg limit of %1 "
+           "below checkpoint %2. Nothing was deleted. Choose how to go on.")
+            .arg(engine::text::count(qint64(s.deepReorgLimit), tr("block"), tr("blocks")))
+            .arg(s.deepReorgCheckpoint));
     m_raise->setText(tr("Raise the limit to %1 and continue").arg(m_proposed));
     m_reset->setEnabled(s.managedDevnet);
     show();

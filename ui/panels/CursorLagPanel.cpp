@@ -44,9 +44,8 @@ CursorLagPanel::CursorLagPanel(engine::EngineApi* host, QWidget* parent)
     const auto block = [](double v) { return tr("block %1").arg(qint64(v)); };
     setValueText(Head, block);
     setValueText(Checkpoint, block);
-    setValueText(Lag, [](double v) {
-        return engine::text::count(qint64(v), tr("block"), tr("blocks"));
-    });
+    setValueText(
+        Lag, [](double v) { return engine::text::count(qint64(v), tr("block"), tr("blocks")); });
     connect(host, &engine::EngineApi::statusAvailable, this, &CursorLagPanel::apply);
 }
 

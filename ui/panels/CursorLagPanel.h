@@ -12,8 +12,8 @@ struct EngineStatus;
 namespace forkscope::ui {
 
 // Cursor lag: the node's head and the checkpoint, the gap between them shaded and, on the
-// right axis, counted, with the ETA and the freshness of the last commit in the summary. Fed by the host's
-// snapshots; draws nothing until an environment is indexing.
+// right axis, counted, with the ETA and the freshness of the last commit in the summary. Fed by the
+// host's snapshots; draws nothing until an environment is indexing.
 class CursorLagPanel : public PlotPanel
 {
     Q_OBJECT

@@ -25,8 +25,7 @@ NodeHealthPanel::NodeHealthPanel(engine::EngineApi* host, QWidget* parent)
     QStringList legend, meanings;
     for (auto s : Palette::nodeStates()) {
         legend << QStringLiteral("<span style=\"background:%1\">&nbsp;&nbsp;&nbsp;</span>&nbsp;%2")
-                      .arg(Palette::nodeState(s).name(),
-                           health::nodeStateName(s).toHtmlEscaped());
+                      .arg(Palette::nodeState(s).name(), health::nodeStateName(s).toHtmlEscaped());
         meanings << Palette::nodeStateMeaning(s);
     }
     auto* legendLabel = new QLabel(legend.join(QStringLiteral(" &nbsp; ")));

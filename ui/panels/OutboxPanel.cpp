@@ -23,9 +23,8 @@ OutboxPanel::OutboxPanel(engine::EngineApi* host, QWidget* parent)
               PlotPanel::Axis::Right);
     addSeries(tr("head"), Palette::series(Palette::Series::Head), PlotPanel::Axis::Right);
     setRightAxisLabel(tr("height (blocks)"));
-    setValueText(Pending, [](double v) {
-        return engine::text::count(qint64(v), tr("row"), tr("rows"));
-    });
+    setValueText(Pending,
+                 [](double v) { return engine::text::count(qint64(v), tr("row"), tr("rows")); });
     setValueText(DeliveredRate, [](double v) { return engine::text::rate(v, tr("rows")); });
     const auto block = [](double v) { return tr("block %1").arg(qint64(v)); };
     setValueText(SafeHeight, block);

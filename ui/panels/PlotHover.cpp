@@ -53,10 +53,10 @@ QString PlotPanel::hoverTextAt(const QPoint& pos) const
             qIsNaN(best->value)) // a gap has no value to show
             continue;
         const ValueText text = m_valueText.value(i);
-        const QString value = text ? text(best->value)
-                                   : QString::number(best->value, 'f',
-                                                     best->value == std::floor(best->value) ? 0
-                                                                                            : 2);
+        const QString value =
+            text
+                ? text(best->value)
+                : QString::number(best->value, 'f', best->value == std::floor(best->value) ? 0 : 2);
         lines << QStringLiteral("%1: %2").arg(g->name(), value);
     }
     return lines.size() > 1 ? lines.join(QLatin1Char('\n')) : QString();

@@ -134,7 +134,7 @@ private:
     QString m_problem;
     TimeRange* m_time;
     bool m_showingView = false; // the time axis moves to the TimeRange's view, not the user
-    QWidget* m_chartArea; // the chart and what is beside it
+    QWidget* m_chartArea;       // the chart and what is beside it
     QCustomPlot* m_plot;
     QHBoxLayout* m_chartRow;
     QHash<int, ValueText> m_valueText;
@@ -142,8 +142,8 @@ private:
     QList<QStringList> m_barLabels;
     QString m_environment; // the environment the series are of
     QList<QPair<QCPAbstractItem*, QCPAbstractItem*>> m_segmentMarks; // line and label
-    double m_latest = 0;   // newest time seen
-    double m_earliest = 0; // oldest time seen, for Fit and All
+    double m_latest = 0;                                             // newest time seen
+    double m_earliest = 0;     // oldest time seen, for Fit and All
     bool m_valuesDirty = true; // data or time range changed: value axes to rescale
 };
 

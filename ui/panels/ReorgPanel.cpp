@@ -100,12 +100,12 @@ void ReorgPanel::apply(const engine::EngineStatus& s)
                     .arg(it->detectedAt.toLocalTime().toString(QStringLiteral("HH:mm:ss")))
                     .arg(it->depth));
             item->setData(Qt::UserRole, it->id);
-            item->setToolTip(tr("%1: %2 replaced after block %3, detected %4 UTC; click for "
-                                "what it undid")
-                                 .arg(it->reason,
-                                      engine::text::count(it->depth, tr("block"), tr("blocks")))
-                                 .arg(it->forkBlock)
-                                 .arg(it->detectedAt.toUTC().toString(Qt::ISODate)));
+            item->setToolTip(
+                tr("%1: %2 replaced after block %3, detected %4 UTC; click for "
+                   "what it undid")
+                    .arg(it->reason, engine::text::count(it->depth, tr("block"), tr("blocks")))
+                    .arg(it->forkBlock)
+                    .arg(it->detectedAt.toUTC().toString(Qt::ISODate)));
             m_list->addItem(item);
         }
         m_list->setVisible(!ids.isEmpty());

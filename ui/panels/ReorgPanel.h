@@ -18,7 +18,8 @@ namespace forkscope::ui {
 class ReorgDiffDialog;
 
 // Reorg events: one bar per rollback, its depth, one bar set per reason (Palette's live
-// reasons, in that order; the legend names the reasons there are). Clicking a bar asks the host for that reorg's diff and opens it.
+// reasons, in that order; the legend names the reasons there are). Clicking a bar asks the host for
+// that reorg's diff and opens it.
 class ReorgPanel : public PlotPanel
 {
     Q_OBJECT

@@ -74,8 +74,8 @@ void TimeRange::follow()
 {
     // Before any data the view ends at the wall clock, so the empty charts already show
     // the span they will fill.
-    const double now = m_latest > 0 ? m_latest
-                                    : double(QDateTime::currentMSecsSinceEpoch()) / 1000.0;
+    const double now =
+        m_latest > 0 ? m_latest : double(QDateTime::currentMSecsSinceEpoch()) / 1000.0;
     const double from = m_span > 0 ? now - m_span : (m_earliest > 0 ? m_earliest - 2 : now - 60);
     show(from, now + kRightPadSecs);
 }
@@ -92,7 +92,8 @@ void TimeRange::show(double lower, double upper)
 QString TimeRange::describe() const
 {
     const auto at = [](double t) {
-        return QDateTime::fromMSecsSinceEpoch(qint64(t * 1000)).toString(QStringLiteral("HH:mm:ss"));
+        return QDateTime::fromMSecsSinceEpoch(qint64(t * 1000))
+            .toString(QStringLiteral("HH:mm:ss"));
     };
     return tr("%1 to %2").arg(at(m_lower), at(m_upper));
 }
