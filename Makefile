@@ -37,9 +37,10 @@ SANITIZE_CONFIGURE = cache=$(SANITIZE_BUILD_DIR)/CMakeCache.txt; \
     -DFORKSCOPE_BUILD_GUI=OFF -DFORKSCOPE_BUILD_BENCH=OFF $(CMAKE_FLAGS)
 SANITIZE_BUILD = cmake --build $(SANITIZE_BUILD_DIR) -j$(JOBS) --target sanitize_tests
 # ASAN/UBSAN/LSAN options come from CTest (tests/CMakeLists.txt) and make every report fail
-# its test.
+# its test. As many at once as the main suites: the bounded fuzz runs use the CPU while
+# tst_engine and tst_abi wait on anvil.
 SANITIZE_SUITES = cd $(SANITIZE_BUILD_DIR) && QT_QPA_PLATFORM=offscreen \
-  ctest -L sanitize -j$(JOBS) --output-on-failure --timeout 600
+  ctest -L sanitize -j$(TEST_JOBS) --output-on-failure --timeout 600
 
 all: build
 

@@ -16,9 +16,7 @@ EngineErrorBanner::EngineErrorBanner(QWidget* parent)
       m_retry(new QPushButton(tr("Retry"), this))
 {
     setObjectName(QStringLiteral("engineErrorBanner"));
-    setStyleSheet(QStringLiteral("#engineErrorBanner { background: %1; } "
-                                 "#engineErrorBanner QLabel { color: white; font-weight: bold; }")
-                      .arg(Palette::dataIncomplete().name()));
+    setStyleSheet(Palette::bannerStyle(objectName()));
     auto* layout = new QHBoxLayout(this);
     m_text->setObjectName(QStringLiteral("engineErrorText"));
     m_text->setWordWrap(true);

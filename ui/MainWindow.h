@@ -7,7 +7,6 @@
 #include <QMainWindow>
 #include <QPointer>
 
-class QDockWidget;
 class QLabel;
 class QMenu;
 
@@ -17,6 +16,7 @@ class EngineApi;
 
 namespace forkscope::ui {
 
+class BottomDrawer;
 class CheckpointView;
 class CursorLagPanel;
 class DataIncompleteBanner;
@@ -35,9 +35,11 @@ class PlotPanel;
 class ReorgPanel;
 class ReportExporter;
 class TableBrowser;
+class TimeRange;
 class TrayStatus;
 
-// The Forkscope main window: assembles the parts (panels, docks, toolbars, the report
+// The Forkscope main window: assembles the parts (panels, the drawer of tabs under them,
+// toolbars, the report
 // exporter), each of which takes the engine host and connects itself to its signals, and
 // keeps the menus and the status bar. It shows what the engine reports, by snapshot, and
 // nothing it did not receive. `host` must outlive the window.
@@ -68,6 +70,10 @@ public:
     DataIncompleteBanner* dataIncompleteBanner() const { return m_banner; }
     DeepReorgBanner* deepReorgBanner() const { return m_deepReorg; }
     EventLogView* eventLog() const { return m_log; }
+    // The tabs under the charts (event log, nodes, checkpoint, the tables, environments).
+    BottomDrawer* drawer() const { return m_drawer; }
+    // The one time range of the four charts.
+    TimeRange* timeRange() const { return m_timeRange; }
     TableBrowser* transfersBrowser() const { return m_transfers; }
     TrayStatus* trayStatus() const { return m_tray; }
     TableBrowser* balancesBrowser() const { return m_balances; }
@@ -118,8 +124,8 @@ private:
     EngineErrorBanner* m_engineError = nullptr;
     ExportNotice* m_exportNotice = nullptr;
     void buildCentral();
-    QList<QDockWidget*> buildDocks();
-    void buildMenus(const QList<QDockWidget*>& docks);
+    void buildDrawer();
+    void buildMenus();
     void buildStatusBar();
     void applyStatus(const engine::EngineStatus& s);
 
@@ -135,6 +141,8 @@ private:
     ReportExporter* m_reports = nullptr;
     CheckpointView* m_checkpoint = nullptr;
     EventLogView* m_log = nullptr;
+    BottomDrawer* m_drawer = nullptr;
+    TimeRange* m_timeRange = nullptr;
     NodeTableModel* m_nodeModel = nullptr;
     EnvironmentListModel* m_envModel = nullptr;
     TableBrowser* m_transfers = nullptr;

@@ -22,6 +22,22 @@ inline QByteArray bytes(const std::uint8_t* data, std::size_t size)
     return QByteArray(reinterpret_cast<const char*>(data), qsizetype(size));
 }
 
+// Inputs of two parts, a first line (a spec, an ABI, a block as JSON) and what follows it.
+// Without a newline the first line is empty and the rest is the whole input.
+struct TwoParts
+{
+    QByteArray firstLine;
+    QByteArray rest;
+    bool split = false;
+};
+inline TwoParts splitFirstLine(const QByteArray& input)
+{
+    const qsizetype newline = input.indexOf('\n');
+    if (newline < 0)
+        return {QByteArray(), input, false};
+    return {input.first(newline), input.mid(newline + 1), true};
+}
+
 // A property the code under test promised and broke: printed, then abort(), which libFuzzer
 // reports as a crash and saves the input for.
 [[noreturn]] inline void broken(const char* file, int line, const char* what, const QString& detail)

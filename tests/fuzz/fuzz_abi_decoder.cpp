@@ -134,14 +134,13 @@ FUZZ_INIT
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 {
-    const QByteArray input = forkscope::fuzz::bytes(data, size);
-    const qsizetype newline = input.indexOf('\n');
-    if (newline < 0)
+    const auto [abiLine, logData, split] =
+        forkscope::fuzz::splitFirstLine(forkscope::fuzz::bytes(data, size));
+    if (!split)
         return 0;
-    const QJsonDocument doc = QJsonDocument::fromJson(input.first(newline));
+    const QJsonDocument doc = QJsonDocument::fromJson(abiLine);
     if (!doc.isArray())
         return 0;
-    const QByteArray logData = input.mid(newline + 1);
     QList<abi::AbiParam> params;
     try {
         params = paramsOf(doc.array());

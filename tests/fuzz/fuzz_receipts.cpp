@@ -88,11 +88,11 @@ FUZZ_INIT
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 {
-    const QByteArray input = forkscope::fuzz::bytes(data, size);
-    const qsizetype newline = input.indexOf('\n');
-    if (newline < 0)
+    const auto [blockLine, receiptsText, split] =
+        forkscope::fuzz::splitFirstLine(forkscope::fuzz::bytes(data, size));
+    if (!split)
         return 0;
-    const QJsonDocument blockDoc = QJsonDocument::fromJson(input.first(newline));
+    const QJsonDocument blockDoc = QJsonDocument::fromJson(blockLine);
     const QJsonValue block =
         blockDoc.isObject() ? QJsonValue(blockDoc.object()) : QJsonValue(blockDoc.array());
     const proof::HeaderHashCheck hashCheck =
@@ -106,7 +106,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         // Still prove the receipts: against a zero header they fail, but they are read.
     }
 
-    const QByteArray receiptsText = input.mid(newline + 1);
     QString error;
     const chain::ParsedJson parsed = chain::ParsedJson::parse(receiptsText, &error);
     FUZZ_CHECK(parsed.isValid() != !error.isEmpty(), error);

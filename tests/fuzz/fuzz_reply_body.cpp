@@ -154,12 +154,11 @@ FUZZ_INIT
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 {
-    const QByteArray input = forkscope::fuzz::bytes(data, size);
-    const qsizetype newline = input.indexOf('\n');
-    const Spec spec = specOf(newline < 0 ? QByteArrayView() : QByteArrayView(input).first(newline));
+    auto [specLine, body, split] =
+        forkscope::fuzz::splitFirstLine(forkscope::fuzz::bytes(data, size));
+    const Spec spec = specOf(specLine);
     // JsonRpcClient leaves room past the body so simdjson parses it in place; a body without
     // that room is copied first. Both, by the input's parity.
-    QByteArray body = input.mid(newline + 1);
     if (size % 2 == 0)
         body.reserve(body.size() + chain::ParsedJson::kPaddingBytes);
     else
