@@ -318,7 +318,7 @@ int runIndexCommand(const QStringList& arguments)
             if (sink && (!snap.safeHeight || snap.outboxPendingAtOrBelowSafe != 0))
                 return;
             if (sink)
-                std::printf("outbox: %lld row(s) delivered to %s, %lld refused\n",
+                std::printf("outbox: %lld delivered to %s, %lld refused\n",
                             static_cast<long long>(snap.outboxDelivered),
                             qPrintable(snap.outboxSink),
                             static_cast<long long>(snap.outboxRefused));

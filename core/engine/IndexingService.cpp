@@ -146,6 +146,7 @@ void IndexingService::createIndexer()
     for (const auto& c : l.options.indexer.contracts)
         l.snap.contracts << c.toHex();
     l.snap.endpoint = l.options.indexer.rpcUrl.toString();
+    l.snap.outboxSink = m_snapshot.outboxSink; // the loop's snapshot replaces the first one
     l.snap.verifyReceipts = l.options.indexer.completeness.receipts;
     l.snap.fatal.clear();
     l.snap.fatalIsTruncation = false;
