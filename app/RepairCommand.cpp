@@ -130,10 +130,8 @@ int runRepairCommand(const QStringList& arguments)
             return ExitUsage;
         }
     }
-    bool stop = false;
+    // Ctrl-C stops the re-indexing between rounds: the repair asks, no event loop turns.
     UnixSignalWatcher signalWatcher;
-    QObject::connect(&signalWatcher, &UnixSignalWatcher::terminationRequested, qApp,
-                     [&stop](int) { stop = true; });
 
     // The repair is the only writer: a SQLite file no other process has open (a running
     // indexer would go on writing under it); on a shared database, the writer that holds the
@@ -237,10 +235,7 @@ int runRepairCommand(const QStringList& arguments)
                 std::fflush(stdout);
                 clock.restart();
             },
-            [&stop] {
-                QCoreApplication::processEvents(); // let Ctrl-C through between rounds
-                return stop;
-            });
+            [] { return UnixSignalWatcher::requested(); });
         std::printf("indexed again: %lld blocks, %lld logs, %lld transfers; synced: checkpoint "
                     "%llu at head %llu\n",
                     static_cast<long long>(ri.blocks), static_cast<long long>(ri.logs),

@@ -15,6 +15,7 @@
 #include "chain/U256.h"
 #include "indexer/CompletenessAlerts.h"
 #include "indexer/TransferDecoder.h"
+#include "lab/FaultProxy.h"
 #include "lab/ProxyLie.h"
 #include "store/ContractReader.h"
 #include "store/Database.h"
@@ -22,6 +23,7 @@
 #include <QProcess>
 #include <QSqlQuery>
 #include <QtTest>
+#include <csignal>
 
 using namespace forkscope;
 using test::IndexerLab;
@@ -107,6 +109,8 @@ private slots:
     void badArgumentsChangeNothing();
     void repairRefusesADatabaseOpenInAnotherProcess();
     void repairRefusesANodeOfAnotherChain();
+    void anInterruptedRepairSaysWhereItStopped_data();
+    void anInterruptedRepairSaysWhereItStopped();
     void repairOfAbiDecodedLogsDecodesThemAgain();
     void openCompletenessAlertsAreNamedAndRepaired();
     void receiptsProveEveryBlockWithOurLogs();
@@ -1292,6 +1296,41 @@ void TestVerify::repairRefusesADatabaseOpenInAnotherProcess()
         (QStringList{QStringLiteral("is open in another process (pid %1").arg(pid), "stop it first",
                      "nothing was changed"}));
     QCOMPARE(count("SELECT count(*) FROM reorg_events WHERE environment_id = 'clean'"), 0);
+}
+
+void TestVerify::anInterruptedRepairSaysWhereItStopped_data()
+{
+    QTest::addColumn<QString>("db");
+    storeRows("interrupted", [](QTestData& row, const QString& db) { row << db; });
+}
+
+// Ctrl-C while the repair indexes again: it stops between rounds (no event loop turns
+// there), says what is committed and how to finish, and the next repair does finish.
+void TestVerify::anInterruptedRepairSaysWhereItStopped()
+{
+    QFETCH(QString, db);
+    const QString env = isPg(db) ? "interrupted-pg" : "interrupted-file";
+    indexOn(db, env);
+    // A slow node, then none: the repair rolls back and keeps trying to index again.
+    lab::FaultProxy node(m_lab->devnet().url());
+    node.listen();
+    node.setLatencyMs(400);
+    QStringList args = commandOn("repair", db, env, {"--from", "5"});
+    args[args.indexOf("--rpc") + 1] = node.url().toString();
+    QProcess p;
+    p.start(QStringLiteral(FORKSCOPE_BINARY), args);
+    QString out;
+    QTRY_VERIFY_WITH_TIMEOUT((out += QString::fromUtf8(p.readAllStandardOutput()),
+                              out.contains("rolled back to block 4")),
+                             60000);
+    node.setOffline(true);
+    ::kill(pid_t(p.processId()), SIGINT);
+    const ProcessRun run = test::waitForProcess(p, 60000);
+    VERIFY_ONE_ERROR_LINE(run, 1,
+                          (QStringList{"the rollback to block 4 is committed", "stopped on request",
+                                       "forkscope repair"}));
+    VERIFY_EXIT_OK(runForkscope(commandOn("repair", db, env, {"--from", "5"})));
+    VERIFY_EXIT_OK(runForkscope(commandOn("verify", db, env)));
 }
 
 void TestVerify::repairRefusesANodeOfAnotherChain()
