@@ -3,12 +3,15 @@
 // renders what they carry, and the report exporter routes answers by ticket only.
 #include "CheckpointView.h"
 #include "DiscardLabConfirm.h"
+#include "EngineErrorBanner.h"
 #include "EngineToolBar.h"
 #include "EnvironmentWindow.h"
 #include "Palette.h"
 #include "ReorgDiffDialog.h"
 #include "TrayStatus.h"
 #include "engine/EngineHost.h"
+#include "lab/DeepReorgBanner.h"
+#include "lab/FaultProxyDialog.h"
 #include "lab/LabToolBar.h"
 #include "lab/VerdictBadge.h"
 #include "panels/CursorLagPanel.h"
@@ -92,6 +95,9 @@ private slots:
     void outboxSafeHeightInWords();
     void stateStripRowsAreLabelled();
     void trayFollowsTheOneState();
+    void labOffersOnlyWhatCanWork_data();
+    void labOffersOnlyWhatCanWork();
+    void bannersSayWhatIsTrue();
 
 private:
     QTemporaryDir m_config; // QSettings ("Don't ask again") go here, not to ~/.config
@@ -216,7 +222,10 @@ void TestUiParts::toolbarsFollowTheHost()
     s.verdict.state = engine::InvariantVerdict::State::Holds;
     emit host.statusAvailable(s);
     QVERIFY(engineBar.devnetAction()->isEnabled());
-    QVERIFY(engineBar.devnetAction()->isChecked());
+    // Named by what a click does, never a check mark beside "Stop devnet".
+    QCOMPARE(engineBar.devnetAction()->text(), QStringLiteral("Stop devnet"));
+    QVERIFY(!engineBar.devnetAction()->isCheckable());
+    QVERIFY(!engineBar.pauseAction()->isCheckable());
     QVERIFY(labBar.action("reorg")->isEnabled());
     QVERIFY(labBar.action("check")->isEnabled());
     QVERIFY(!labBar.action("proxy")->isEnabled()); // no lab nodes to put faults on
@@ -243,17 +252,20 @@ void TestUiParts::toolbarsFollowTheHost()
 
     // Pause follows the engine when the engine's state changes, not a snapshot that was
     // already on its way when the user clicked.
+    const QString resume = QStringLiteral("Resume indexing");
     s.indexingPaused = true;
     emit host.statusAvailable(s);
-    QVERIFY(engineBar.pauseAction()->isChecked());
-    engineBar.pauseAction()->setChecked(false); // the user resumes
-    emit host.statusAvailable(s);               // still says paused
-    QVERIFY(!engineBar.pauseAction()->isChecked());
+    QCOMPARE(engineBar.pauseAction()->text(), resume);
+    engineBar.pauseAction()->trigger(); // the user resumes
+    QCOMPARE(engineBar.pauseAction()->text(), QStringLiteral("Pause indexing"));
+    emit host.statusAvailable(s); // still says paused
+    QCOMPARE(engineBar.pauseAction()->text(), QStringLiteral("Pause indexing"));
     s.indexingPaused = false;
     emit host.statusAvailable(s);
     s.indexingPaused = true; // paused again by the engine (a crash, a reset)
     emit host.statusAvailable(s);
-    QVERIFY(engineBar.pauseAction()->isChecked());
+    QCOMPARE(engineBar.pauseAction()->text(), resume);
+    s.indexingPaused = false;
 
     // The engine stopped: the lab and the devnet control wait for it.
     s.connection = EngineStatus::Connection::Stopped;
@@ -482,7 +494,7 @@ void TestUiParts::engineActionsSayWhatTheyDoAndAskBeforeDiscardingTheLab()
     QVERIFY(!bar.stopAction()->isEnabled());
     bar.startAction()->trigger(); // nothing to discard: no question
     QCOMPARE(restart.size(), 2);
-    QVERIFY(!bar.pauseAction()->isChecked());
+    QCOMPARE(bar.pauseAction()->text(), QStringLiteral("Pause indexing"));
 }
 
 void TestUiParts::labToolBarTakesMoreActions()
@@ -675,6 +687,94 @@ void TestUiParts::trayFollowsTheOneState()
     QCOMPARE(announced.size(), 2);
     // The offscreen platform has no tray: no icon, the text still answers.
     QCOMPARE(tray.hasIcon(), QSystemTrayIcon::isSystemTrayAvailable());
+}
+
+void TestUiParts::labOffersOnlyWhatCanWork_data()
+{
+    // A lab that is set up, its indexer stopped for one reason or another: what changes the
+    // chain is offered only while something indexes it; the fault proxy (to remove the
+    // fault) and the reset stay.
+    QTest::addColumn<int>("halt");
+    QTest::addColumn<bool>("chain");
+    QTest::newRow("indexing") << int(EngineStatus::IndexerHalt::None) << true;
+    QTest::newRow("stopped at a deep reorg") << int(EngineStatus::IndexerHalt::DeepReorg) << false;
+    QTest::newRow("waiting at a block not fetched whole")
+        << int(EngineStatus::IndexerHalt::DataIncomplete) << false;
+}
+
+void TestUiParts::labOffersOnlyWhatCanWork()
+{
+    QFETCH(int, halt);
+    QFETCH(bool, chain);
+    EngineHost host;
+    ui::LabToolBar bar(&host);
+    EngineStatus s = withNode("http://127.0.0.1:1");
+    s.managedDevnet = true;
+    s.devnetRunning = true;
+    s.labReady = true;
+    s.environmentId = "lab-1";
+    s.labNodes = {"http://127.0.0.1:1", "http://127.0.0.1:2"};
+    s.indexerHalt = EngineStatus::IndexerHalt(halt);
+    emit host.statusAvailable(s);
+    for (const char* name : {"reorg", "rollback", "crash", "replica", "writers", "lostack",
+                             "outboxlostack", "deepreorg"})
+        QVERIFY2(bar.action(name)->isEnabled() == chain, name);
+    for (const char* name : {"proxy", "demo", "check", "reset"})
+        QVERIFY2(bar.action(name)->isEnabled(), name);
+}
+
+void TestUiParts::bannersSayWhatIsTrue()
+{
+    QVERIFY(m_config.isValid());
+    qputenv("XDG_CONFIG_HOME", m_config.path().toUtf8());
+    EngineHost host;
+    QSignalSpy logs(&host, &EngineHost::logMessage);
+
+    // The Fault proxy dialog marks the node the indexer reads now, not node 1 for ever.
+    const QStringList nodes{"http://127.0.0.1:1", "http://127.0.0.1:2"};
+    ui::FaultProxyDialog proxy(nodes, {QJsonObject{}, QJsonObject{}}, nodes[1]);
+    QVERIFY2(!proxy.nodeLabel(0).contains("indexed"), qPrintable(proxy.nodeLabel(0)));
+    QVERIFY2(proxy.nodeLabel(1).contains("indexed"), qPrintable(proxy.nodeLabel(1)));
+
+    // A devnet the user stopped: said as that, in caution colours, with Start devnet.
+    ui::EngineErrorBanner banner;
+    QSignalSpy startDevnet(&banner, &ui::EngineErrorBanner::startDevnetRequested);
+    EngineStatus s = withNode("http://127.0.0.1:1");
+    s.managedDevnet = true;
+    s.devnetStoppedByUser = true;
+    s.connection = EngineStatus::Connection::Unreachable;
+    s.message = "HTTP 502";
+    banner.apply(s);
+    QVERIFY2(banner.text().startsWith("DEVNET STOPPED"), qPrintable(banner.text()));
+    QVERIFY(!banner.text().contains("502"));
+    QVERIFY(banner.styleSheet().contains(ui::Palette::screen(ui::Palette::Tone::Caution).name()));
+    QVERIFY(!banner.button("retry")->isVisibleTo(&banner));
+    QVERIFY(banner.button("startDevnet")->isVisibleTo(&banner));
+    banner.button("startDevnet")->click();
+    QCOMPARE(startDevnet.size(), 1);
+
+    // The verdict after a real deep reorg says the stored blocks are not the node's chain.
+    ui::VerdictBadge badge(&host);
+    s.verdict.state = engine::InvariantVerdict::State::Diverged;
+    emit host.statusAvailable(s);
+    QCOMPARE(badge.text(), QStringLiteral("stored blocks are no longer the node's chain"));
+
+    // The deep-reorg banner's Reset asks first, as the Lab menu's does: Cancel does nothing.
+    ui::DeepReorgBanner deep(&host);
+    s.deepReorgLimit = 3;
+    s.deepReorgCheckpoint = 40;
+    s.environmentId = "lab-1";
+    emit host.statusAvailable(s);
+    QString title;
+    answerNextConfirmation("Cancel", false, &title);
+    deep.resetButton()->click();
+    QCOMPARE(title, QStringLiteral("Reset lab environment"));
+    QCOMPARE(logs.size(), 0); // nothing was asked of the engine
+    answerNextConfirmation("Reset", false, &title);
+    deep.resetButton()->click();
+    QTRY_COMPARE(logs.size(), 1); // asked (this host runs no lab, so it says why not)
+    QVERIFY2(logs.first().at(1).toString().startsWith("lab reset"),
+             qPrintable(logs.first().at(1).toString()));
 }
 
 QTEST_MAIN(TestUiParts)

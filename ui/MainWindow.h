@@ -1,6 +1,7 @@
 #pragma once
 
 #include "config/AppSettings.h"
+#include "engine/DisplayState.h"
 #include "engine/EngineStatus.h"
 
 #include <QList>
@@ -122,6 +123,7 @@ private:
     void buildMenus(const QList<QDockWidget*>& docks);
     void buildStatusBar();
     void applyStatus(const engine::EngineStatus& s);
+    void followErrorCause(const engine::DisplayState& state);
 
     engine::EngineApi* m_host;
     CursorLagPanel* m_lag = nullptr;
@@ -149,7 +151,9 @@ private:
     QLabel* m_headLabel = nullptr;
     QLabel* m_lagLabel = nullptr;
     QLabel* m_dbLabel = nullptr;
-    QLabel* m_errorLabel = nullptr; // the last error, until the next one
+    QLabel* m_errorLabel = nullptr; // the last error, until its cause is gone
+    engine::DisplayState::Kind m_errorState = engine::DisplayState::Kind::Starting;
+    bool m_errorSawTrouble = false; // a red state was seen since the error
     QString m_checkpointText;
     QString m_environment; // the one the tables show
 };

@@ -64,6 +64,10 @@ private:
     bool ensureOpen();
     void refreshSummary();
     void addTokens(TablePage& page);
+    // The report's amounts in the tokens' units: decimals() and symbol() of the contracts its
+    // diff items name, from the live environment's cache or read from `node` (bounded as a
+    // table page's reads are).
+    void addReportTokens(report::CheckpointReport& r, const QUrl& node);
 
     QString m_dbPath;
     concurrency::LoopThread m_thread;
