@@ -105,7 +105,7 @@ QString jsonTypeName(const QJsonValue& v)
         return QStringLiteral("the number %1")
             .arg(QString::number(v.toDouble(), 'g', QLocale::FloatingPointShortest));
     case QJsonValue::String:
-        return QStringLiteral("the string \"%1\"").arg(v.toString().left(80));
+        return QStringLiteral("the string \"%1\"").arg(chain::shownText(v.toString()));
     case QJsonValue::Array:
         return QStringLiteral("an array");
     case QJsonValue::Object:
@@ -260,7 +260,8 @@ IndexOptionsResult parseIndexOptions(const QStringList& arguments)
         }
         for (auto it = o.begin(); it != o.end(); ++it)
             if (!known.contains(it.key())) {
-                out.error = QStringLiteral("--config %1: unknown key \"%2\"").arg(path, it.key());
+                out.error = QStringLiteral("--config %1: unknown key \"%2\"")
+                                .arg(path, chain::shownText(it.key()));
                 return out;
             }
         const QJsonValue exit = o.value(QLatin1String("exitWhenSynced"));
@@ -421,7 +422,8 @@ IndexOptionsResult parseIndexOptions(const QStringList& arguments)
                                 : QString();
         out.error = key.isEmpty() ? e.message()
                                   : QStringLiteral("--config %1: \"%2\": %3, got %4")
-                                        .arg(configPath, key, e.reason(), e.value());
+                                        .arg(configPath, key, chain::shownText(e.reason(), -1),
+                                             chain::shownText(e.value()));
         return out;
     }
     out.config = c;

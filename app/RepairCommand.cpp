@@ -186,11 +186,16 @@ int runRepairCommand(const QStringList& arguments)
         const QString forkText = plan.forkBlock
                                      ? QStringLiteral("block %1").arg(*plan.forkBlock)
                                      : QStringLiteral("before the start block (no checkpoint)");
-        const QString rebuilt = rb.balancesRebuilt == 0
-                                    ? QString()
-                                    : QStringLiteral(", %1 rebuilt from the stored transfers "
-                                                     "(they were not their sum)")
-                                          .arg(rb.balancesRebuilt);
+        const QString rebuilt =
+            rb.balancesRebuilt == 0
+                ? QString()
+                : QStringLiteral(", %1 rebuilt from the stored transfers (they were not their "
+                                 "sum; the %2 stored transfers below block %3 of the %4 holders "
+                                 "concerned are the node's)")
+                      .arg(rb.balancesRebuilt)
+                      .arg(plan.transfersChecked)
+                      .arg(plan.from)
+                      .arg(plan.wrongBalances);
         if (!plan.rollbackNeeded)
             std::printf("nothing stored from block %llu on (indexing stopped there): nothing to "
                         "roll back\n",

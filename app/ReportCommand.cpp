@@ -24,7 +24,8 @@ namespace forkscope::app {
 
 namespace {
 
-constexpr std::chrono::milliseconds kNodeTimeout{5000};
+// Per call: the report asks the node for a few headers, small replies.
+constexpr std::chrono::milliseconds kReportNodeTimeout{5000};
 
 struct ReportOptions
 {
@@ -223,7 +224,7 @@ int runReportCommand(int& argc, char** argv, const QStringList& arguments)
         if (o.verify) {
             const QUrl url = o.rpc.isEmpty() ? QUrl(env.rpcUrl) : o.rpc;
             client = std::make_unique<rpc::JsonRpcClient>(url);
-            client->setTimeout(kNodeTimeout);
+            client->setTimeout(kReportNodeTimeout);
             eth = std::make_unique<rpc::EthClient>(*client);
         }
         const report::CheckpointReport r =

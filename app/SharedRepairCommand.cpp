@@ -2,13 +2,16 @@
 #include "CommandLine.h"
 #include "UnixSignalWatcher.h"
 #include "audit/AuditError.h"
+#include "audit/RebuildCheck.h"
 #include "audit/SharedAuditTarget.h"
 #include "indexer/IndexerErrors.h"
 #include "indexer/SharedHeadFollower.h"
+#include "rpc/EthClient.h"
 #include "rpc/RpcError.h"
 #include "store/StoreError.h"
 #include "store/pg/PgConnection.h"
 #include "store/pg/PgContract.h"
+#include "store/pg/PgContractReader.h"
 
 #include <QCoreApplication>
 #include <QHostInfo>
@@ -29,6 +32,14 @@ int runSharedRepair(const QString& url, const QString& environmentId, const QUrl
             const audit::AuditTarget target = audit::loadSharedAuditTarget(*db, environmentId);
             config.contracts = target.contracts;
             config.fromBlock = target.checkpoint.startBlock;
+            // The rollback keeps the Transfers below `from`: a balance they do not sum to
+            // must not hide one of them edited there (RebuildCheck.h).
+            rpc::JsonRpcClient client(rpc);
+            client.setTimeout(config.rpcTimeout);
+            rpc::EthClient eth(client);
+            target.checkNode(eth, rpc, QStringLiteral("nothing was changed"));
+            store::pg::PgContractReader reader(*db);
+            audit::checkRebuildBelow(reader, eth, target, from);
         }
         config.dbPath = url;
         // The environment's recorded ABI must match (PgEnvironmentRegistry), so repaired

@@ -30,8 +30,7 @@ std::optional<QString> TroubleDeadline::observe(const indexer::IndexerStatus& s)
                           "checkpoint stays at %4; fix or replace the node and run again")
         .arg(m_since.elapsed() / 1000)
         .arg(m_limit.count())
-        .arg(m_lastTrouble,
-             m_checkpoint ? QString::number(*m_checkpoint) : QStringLiteral("none"));
+        .arg(m_lastTrouble, m_checkpoint ? QString::number(*m_checkpoint) : QStringLiteral("none"));
 }
 
 } // namespace forkscope::app

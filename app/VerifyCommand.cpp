@@ -1,5 +1,7 @@
 #include "VerifyCommand.h"
 #include "CommandLine.h"
+#include "abi/AbiType.h"
+#include "abi/EventRegistry.h"
 #include "audit/AuditError.h"
 #include "audit/ReceiptsLogsProof.h"
 #include "audit/SharedAuditTarget.h"
@@ -8,6 +10,7 @@
 #include "config/SettingsValidation.h"
 #include "rpc/EthClient.h"
 #include "store/Database.h"
+#include "store/DatabaseFiles.h"
 #include "store/ReadOnlyStore.h"
 #include "store/pg/PgConnection.h"
 
@@ -20,7 +23,8 @@ namespace forkscope::app {
 
 namespace {
 
-constexpr std::chrono::milliseconds kNodeTimeout{10000};
+// Per call: verify asks for whole ranges of logs and blocks, larger replies.
+constexpr std::chrono::milliseconds kVerifyNodeTimeout{10000};
 
 struct VerifyOptions
 {
@@ -30,6 +34,8 @@ struct VerifyOptions
     std::optional<std::uint64_t> from;
     std::optional<std::uint64_t> to;
     bool receipts = false;
+    QString abi;
+    bool balanceOf = false;
 };
 
 // Returns the error line, or {} (with `help` set when --help was asked).
@@ -37,12 +43,13 @@ QString parse(const QStringList& arguments, VerifyOptions& o, QString* help)
 {
     QCommandLineParser p;
     p.setApplicationDescription(QStringLiteral(
-        "Audit one environment's stored data against a node: every stored block's hash and "
-        "parent link, every block's logsBloom against the contracts of the checkpoint, the "
-        "logs and transfers per block against eth_getLogs, and every stored log against its "
-        "block's bloom (with --receipts, against the block's receipts root too). Prints what "
-        "was checked and each hole; exit 1 on a hole. Never writes "
-        "to the database."));
+        "Audit one environment's stored data against a node: every stored block's hash, "
+        "parent link and timestamp, every block's logsBloom against the contracts of the "
+        "checkpoint, the logs and transfers per block against eth_getLogs (each stored column "
+        "against the node's log: a transfer's value and parties too), every stored log against "
+        "its block's bloom (with --receipts, against the block's receipts root too), and every "
+        "balance against the sum of its stored transfers. Prints what was checked and each "
+        "finding; exit 1 on one. Never writes to the database."));
     p.addHelpOption();
     p.addPositionalArgument(QStringLiteral("verify"), QStringLiteral("the subcommand"));
     const QCommandLineOption db(QStringLiteral("db"),
@@ -65,7 +72,18 @@ QString parse(const QStringList& arguments, VerifyOptions& o, QString* help)
         QStringLiteral("Also prove the logs of every block that has (or whose bloom admits) a "
                        "log of the contracts by its receipts root: eth_getBlockReceipts and the "
                        "header by hash, two calls more per such block."));
-    for (const auto* opt : {&db, &env, &rpc, &from, &to, &receipts})
+    const QCommandLineOption abi(
+        QStringLiteral("abi"),
+        QStringLiteral("The ABI file the environment was indexed with: each stored event_name "
+                       "and args_json is compared with the node's log decoded with it."),
+        QStringLiteral("FILE"));
+    const QCommandLineOption balanceOf(
+        QStringLiteral("balance-of"),
+        QStringLiteral("Also compare each balance with the token's balanceOf(holder) at the "
+                       "checkpoint block (eth_call, batches of 100): needs the node to hold that "
+                       "block's state, and holds only for tokens whose balances are the sum of "
+                       "their Transfer events since the start block."));
+    for (const auto* opt : {&db, &env, &rpc, &from, &to, &receipts, &abi, &balanceOf})
         p.addOption(*opt);
     if (!p.parse(arguments))
         return QStringLiteral("verify: ") + p.errorText();
@@ -73,7 +91,7 @@ QString parse(const QStringList& arguments, VerifyOptions& o, QString* help)
         *help = p.helpText();
         return {};
     }
-    if (const QString repeated = repeatedOption(p, {&db, &env, &rpc, &from, &to});
+    if (const QString repeated = repeatedOption(p, {&db, &env, &rpc, &from, &to, &abi});
         !repeated.isEmpty())
         return QStringLiteral("verify: ") + repeated;
     if (p.positionalArguments().size() > 1)
@@ -103,6 +121,16 @@ QString parse(const QStringList& arguments, VerifyOptions& o, QString* help)
     if (o.from && o.to && *o.from > *o.to)
         return QStringLiteral("verify: --from %1 is above --to %2").arg(*o.from).arg(*o.to);
     o.receipts = p.isSet(receipts);
+    o.balanceOf = p.isSet(balanceOf);
+    if (p.isSet(abi)) {
+        o.abi = p.value(abi);
+        if (o.abi.isEmpty())
+            return QStringLiteral("verify: --abi: expected an ABI file path");
+        if (store::isDatabaseFile(o.abi, o.db))
+            return QStringLiteral("verify: --abi %1 is the database (or one of its files); pass "
+                                  "the ABI file")
+                .arg(o.abi);
+    }
     return {};
 }
 
@@ -111,10 +139,11 @@ QString contractsText(const audit::AuditTarget& t)
     return t.checkpoint.contracts.split(QLatin1Char(' ')).join(QStringLiteral(", "));
 }
 
-void printResult(const audit::AuditResult& r, const VerifyOptions& o)
+void printChecked(const audit::AuditResult& r, const VerifyOptions& o, const audit::AuditTarget& t)
 {
-    std::printf("checked: %lld blocks (headers linked by parentHash, stored hashes equal to the "
-                "node's), %lld stored blocks, %lld stored logs against their blocks' logsBloom\n",
+    std::printf("checked: %lld blocks (headers linked by parentHash, stored hashes, parent hashes "
+                "and timestamps equal to the node's), %lld stored blocks, %lld stored logs against "
+                "their blocks' logsBloom\n",
                 static_cast<long long>(r.blocksChecked), static_cast<long long>(r.storedBlocks),
                 static_cast<long long>(r.storedLogs));
     std::printf("checked: logs per block against eth_getLogs: %lld on the node, %lld stored, in "
@@ -132,36 +161,124 @@ void printResult(const audit::AuditResult& r, const VerifyOptions& o)
     if (!r.proofName.isEmpty())
         std::printf("checked: %lld blocks' logs against their %s proof\n",
                     static_cast<long long>(r.provenBlocks), qPrintable(r.proofName));
+    std::printf("checked: %lld stored transfers' contract, parties and value against their "
+                "logs%s\n",
+                static_cast<long long>(r.transfersCompared),
+                qPrintable(!o.abi.isEmpty()
+                               ? QStringLiteral("; %1 stored logs' event_name and args_json "
+                                                "against their logs decoded with --abi")
+                                     .arg(r.decodingsCompared)
+                               : QString()));
+    if (r.decodedLogsUnchecked)
+        std::printf("not checked: event_name and args_json of the ABI-decoded logs (pass --abi "
+                    "FILE, the ABI the environment was indexed with, to check them)\n");
+    std::printf("checked: %lld token_balances rows against the sums of the %lld stored transfers "
+                "of blocks %llu..%llu%s\n",
+                static_cast<long long>(r.balancesChecked),
+                static_cast<long long>(r.transfersSummed),
+                static_cast<unsigned long long>(t.checkpoint.startBlock),
+                static_cast<unsigned long long>(t.checkpoint.number),
+                qPrintable(r.balanceOfCalls > 0
+                               ? QStringLiteral(", and %1 against the token's balanceOf at the "
+                                                "checkpoint")
+                                     .arg(r.balanceOfCalls)
+                               : QString()));
+}
+
+QString dbText(const VerifyOptions& o)
+{
+    return store::pg::isPostgresUrl(o.db) ? QUrl(o.db).toString(QUrl::RemovePassword) : o.db;
+}
+
+QString repairCommand(const VerifyOptions& o, std::uint64_t from)
+{
+    return QStringLiteral("forkscope repair --db %1 --env %2 --rpc %3 --from %4%5")
+        .arg(dbText(o), o.env, o.rpc.toString(QUrl::RemoveUserInfo))
+        .arg(from)
+        .arg(o.abi.isEmpty() ? QString() : QStringLiteral(" --abi ") + o.abi);
+}
+
+// Where a repair fixes every finding a repair can fix: the first hole (rolled back, the
+// balances rebuilt from the Transfers below it, indexed again), or, for balances alone, the
+// checkpoint (the cheapest rollback that rebuilds them).
+std::optional<std::uint64_t> repairFrom(const audit::AuditResult& r, std::uint64_t checkpoint)
+{
+    if (const auto first = r.firstHole())
+        return first;
+    for (const audit::BalanceFinding& f : r.balanceFindings)
+        if (f.kind != audit::BalanceFinding::Kind::NotBalanceOf)
+            return checkpoint;
+    return std::nullopt;
+}
+
+void printFindings(const audit::AuditResult& r, const VerifyOptions& o, const audit::AuditTarget& t)
+{
     for (const audit::AuditHole& h : r.holes)
         std::printf("HOLE %s\n", qPrintable(h.describe()));
     if (r.holeCount > r.holes.size())
         std::printf("... and %lld more holes\n",
                     static_cast<long long>(r.holeCount - r.holes.size()));
+    const auto from = repairFrom(r, t.checkpoint.number);
+    for (const audit::BalanceFinding& f : r.balanceFindings)
+        std::printf(
+            "BALANCE at checkpoint %llu: %s: %s\n",
+            static_cast<unsigned long long>(t.checkpoint.number), qPrintable(f.describe()),
+            qPrintable(
+                f.kind != audit::BalanceFinding::Kind::NotBalanceOf
+                    ? QStringLiteral("fixed by `%1`").arg(repairCommand(o, *from))
+                : r.holeCount > 0
+                    ? QStringLiteral("the holes above may be why: repair them, then verify "
+                                     "again")
+                    : QStringLiteral("the token's balances are not the sum of its Transfer "
+                                     "events from block %1 (Transfers before the start block, "
+                                     "or a token that moves balances without them): no repair "
+                                     "changes that")
+                          .arg(t.checkpoint.startBlock)));
+    if (r.balanceFindingCount > r.balanceFindings.size())
+        std::printf("... and %lld more balances\n",
+                    static_cast<long long>(r.balanceFindingCount - r.balanceFindings.size()));
     if (r.reorgedAt)
-        std::printf("reorged at %llu: the stored hash %s is not the node's %s; the chain moved on "
-                    "(%lld blocks up to %llu not compared): run `forkscope index` to roll back, "
-                    "then verify again\n",
+        std::printf("reorged at %llu: the stored hash %s is not the node's %s, and nothing "
+                    "stored above it links to the node's block; the chain moved on (%lld blocks "
+                    "up to %llu not compared): run `forkscope index` to roll back, then verify "
+                    "again\n",
                     static_cast<unsigned long long>(*r.reorgedAt), qPrintable(r.reorgedStoredHash),
                     qPrintable(r.reorgedNodeHash.toHex()), static_cast<long long>(r.reorgedBlocks),
                     static_cast<unsigned long long>(r.to));
+}
+
+void printVerdict(const audit::AuditResult& r, const VerifyOptions& o, const audit::AuditTarget& t)
+{
     if (r.clean()) {
         std::printf("verdict: clean: blocks %llu..%llu hold every log of the contracts the node "
-                    "has, and nothing else\n",
+                    "has, and nothing else; every balance is the sum of its transfers\n",
                     static_cast<unsigned long long>(r.from), static_cast<unsigned long long>(r.to));
-    } else if (r.holeCount > 0) {
-        std::printf(
-            "verdict: %lld hole(s), the first at block %llu: run `forkscope repair --db "
-            "%s --env %s --rpc %s --from %llu`\n",
-            static_cast<long long>(r.holeCount), static_cast<unsigned long long>(*r.firstHole()),
-            qPrintable(store::pg::isPostgresUrl(o.db) ? QUrl(o.db).toString(QUrl::RemovePassword)
-                                                      : o.db),
-            qPrintable(o.env), qPrintable(o.rpc.toString(QUrl::RemoveUserInfo)),
-            static_cast<unsigned long long>(*r.firstHole()));
-    } else {
+        return;
+    }
+    QStringList found;
+    if (r.holeCount > 0)
+        found << QStringLiteral("%1 hole(s), the first at block %2")
+                     .arg(r.holeCount)
+                     .arg(*r.firstHole());
+    if (r.balanceFindingCount > 0)
+        found << QStringLiteral("%1 balance(s) wrong").arg(r.balanceFindingCount);
+    if (r.reorgedAt && found.isEmpty()) {
         std::printf("verdict: no hole below block %llu, but the stored chain is not the node's "
                     "from there\n",
                     static_cast<unsigned long long>(*r.reorgedAt));
+        return;
     }
+    const auto from = repairFrom(r, t.checkpoint.number);
+    std::printf("verdict: %s: %s\n", qPrintable(found.join(QStringLiteral("; "))),
+                qPrintable(from ? QStringLiteral("run `%1`").arg(repairCommand(o, *from))
+                                : QStringLiteral("no repair changes the token's own balances")));
+}
+
+void printResult(const audit::AuditResult& r, const VerifyOptions& o, const audit::AuditTarget& t)
+{
+    printChecked(r, o, t);
+    printFindings(r, o, t);
+    printVerdict(r, o, t);
     std::fflush(stdout);
 }
 
@@ -179,6 +296,19 @@ int runVerifyCommand(const QStringList& arguments)
         std::fputs(qPrintable(help), stdout);
         return ExitOk;
     }
+    std::optional<abi::EventRegistry> registry;
+    if (!o.abi.isEmpty()) {
+        try {
+            registry = abi::EventRegistry::fromFile(o.abi);
+        } catch (const abi::AbiError& e) {
+            printError(QStringLiteral("verify: --abi: %1").arg(QString::fromUtf8(e.what())));
+            return ExitUsage;
+        }
+        if (registry->eventCount() == 0) {
+            printError(QStringLiteral("verify: --abi %1 declares no events").arg(o.abi));
+            return ExitUsage;
+        }
+    }
     const bool shared = store::pg::isPostgresUrl(o.db);
     if (!shared && !QFileInfo::exists(o.db)) {
         printError(QStringLiteral("database %1 does not exist").arg(o.db));
@@ -189,7 +319,7 @@ int runVerifyCommand(const QStringList& arguments)
         // transaction (the reader's snapshot) and never migrated.
         const std::unique_ptr<store::ReadOnlyStore> store = store::ReadOnlyStore::open(o.db);
         rpc::JsonRpcClient client(o.rpc);
-        client.setTimeout(kNodeTimeout);
+        client.setTimeout(kVerifyNodeTimeout);
         rpc::EthClient eth(client);
         const audit::AuditTarget target = shared
                                               ? audit::loadSharedAuditTarget(*store->pg(), o.env)
@@ -198,6 +328,19 @@ int runVerifyCommand(const QStringList& arguments)
         if (const QString error = target.resolveRange(o.from, o.to, &range); !error.isEmpty()) {
             printError(QStringLiteral("verify: environment %1: %2; nothing was checked")
                            .arg(target.environment.id, error));
+            return ExitFailure;
+        }
+        // Every log the ABI decodes would differ from a row that was never decoded.
+        if (registry && store->reader().scalar(
+                            QStringLiteral("SELECT count(*) FROM (SELECT 1 "
+                                           "FROM logs WHERE environment_id = "
+                                           "? AND chain_id = ? AND event_name "
+                                           "IS NOT NULL LIMIT 1) d"),
+                            {target.environment.id, qint64(target.environment.chainId)}) == 0) {
+            printError(QStringLiteral("verify: --abi %1: environment %2 was indexed without an "
+                                      "ABI (no stored log carries a decoded event name): verify "
+                                      "it without --abi; nothing was checked")
+                           .arg(o.abi, target.environment.id));
             return ExitFailure;
         }
         target.checkNode(eth, o.rpc, QStringLiteral("nothing was checked"));
@@ -237,6 +380,9 @@ int runVerifyCommand(const QStringList& arguments)
         audit::ReceiptsLogsProof receipts(eth);
         if (o.receipts)
             auditor.setProof(&receipts);
+        if (registry)
+            auditor.setAbi(&*registry);
+        auditor.setBalanceOf(o.balanceOf);
         QElapsedTimer clock;
         clock.start();
         auditor.onChunk = [&](const audit::AuditResult& r, std::uint64_t checkedTo) {
@@ -252,19 +398,30 @@ int runVerifyCommand(const QStringList& arguments)
             clock.restart();
         };
         const audit::AuditResult r = auditor.audit(target, range);
-        printResult(r, o);
+        printResult(r, o, target);
         if (r.clean())
             return ExitOk;
-        printError(r.holeCount > 0
-                       ? QStringLiteral("verify: %1 hole(s) in environment %2, the first at block "
-                                        "%3 (listed above)")
-                             .arg(r.holeCount)
-                             .arg(r.environmentId)
-                             .arg(*r.firstHole())
-                       : QStringLiteral("verify: environment %1 is reorged at block %2: run "
-                                        "`forkscope index` to roll back, then verify again")
-                             .arg(r.environmentId)
-                             .arg(*r.reorgedAt));
+        if (r.holeCount > 0)
+            printError(
+                QStringLiteral("verify: %1 hole(s) in environment %2, the first at block "
+                               "%3%4 (listed above)")
+                    .arg(r.holeCount)
+                    .arg(r.environmentId)
+                    .arg(*r.firstHole())
+                    .arg(
+                        r.balanceFindingCount > 0
+                            ? QStringLiteral(", and %1 wrong balance(s)").arg(r.balanceFindingCount)
+                            : QString()));
+        else if (r.balanceFindingCount > 0)
+            printError(QStringLiteral("verify: %1 wrong balance(s) in environment %2 (listed "
+                                      "above)")
+                           .arg(r.balanceFindingCount)
+                           .arg(r.environmentId));
+        else
+            printError(QStringLiteral("verify: environment %1 is reorged at block %2: run "
+                                      "`forkscope index` to roll back, then verify again")
+                           .arg(r.environmentId)
+                           .arg(*r.reorgedAt));
         return ExitFailure;
     } catch (const audit::AuditError& e) {
         printError(QStringLiteral("verify: ") + e.message());

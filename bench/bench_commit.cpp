@@ -12,7 +12,7 @@
 //                                      [--rollback DEPTH] [--pattern spray|pairs]
 //                                      [--plan-aside-from N]
 //
-// --rollback DEPTH then times a ReorgRollback of the top DEPTH blocks (issue #15: depth
+// --rollback DEPTH then times a ReorgRollback of the top DEPTH blocks (depth
 // 64 over 10,000 Transfers, e.g. --blocks 2000 --per-tx 53 --rollback 64), the whole
 // undo in its one transaction: rows deleted, balances recomputed, diff items recorded.
 // Twice: on a freshly opened connection, and again after a follower's commits of the same
@@ -145,8 +145,8 @@ int main(int argc, char** argv)
     const QCommandLineOption patternOpt(
         QStringLiteral("pattern"),
         QStringLiteral("Who pays whom: spray (one sender to holder after holder, as "
-                       "forkscope_bench_index's chain) or pairs (holder to holder, the pattern "
-                       "of figures before the twelfth sitting)."),
+                       "forkscope_bench_index's chain) or pairs (holder to holder, more "
+                       "distinct balances per block)."),
         QStringLiteral("PATTERN"), QStringLiteral("spray"));
     const QCommandLineOption planAsideOpt(
         QStringLiteral("plan-aside-from"),

@@ -1,4 +1,4 @@
-// Shared-backfill benchmark (issue #17): the same workload as forkscope_bench_index, synced
+// Shared-backfill benchmark: the same workload as forkscope_bench_index, synced
 // into PostgreSQL by 1, 2 and 3 `forkscope index --db postgresql://... --exit-when-synced`
 // processes at once (each into a fresh database of one throwaway cluster), next to one
 // SQLite sync. Prints events/s, each process's peak RSS, the database size, and the CPU

@@ -1,4 +1,4 @@
-// forkscope_bench_stop: how long Stop takes in the middle of a backfill (issue #14). The
+// forkscope_bench_stop: how long Stop takes in the middle of a backfill. The
 // engine indexes the 100k workload (2,000 blocks, ~102,000 Transfers) from an external
 // node; at 10%, 40% and 70% of the head, EngineHost::shutdown() is called on this (the
 // GUI's) thread. Printed: how long shutdown() took to return, and how long until every

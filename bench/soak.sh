@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The soak (issue #14; not CI): the desktop app on its defaults (managed anvil, two lab
+# The soak (not CI): the desktop app on its defaults (managed anvil, two lab
 # nodes, SQLite file) with demo traffic at TRANSFERS a second, for SECONDS. Samples the
 # process's RssAnon and RssFile every 10 s and prints them, then the growth of anonymous
 # memory over the first and the last third of the run: it must level off.

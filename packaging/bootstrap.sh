@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything Forkscope needs to build, test and run on Debian 12 (bookworm).
 # Idempotent: a second run installs nothing and takes a second or two.
-#   - Debian packages: compiler, CMake/Ninja, Qt 6, QCustomPlot (Qt 6 build), SQLite,
+#   - Debian packages: compiler, lld (the linker), CMake/Ninja, Qt 6, QCustomPlot (Qt 6 build), SQLite,
 #     Boost (header-only Multiprecision), Xvfb for screenshots, the tools the .deb
 #     packaging test uses (dpkg-dev, file, appstream, desktop-file-utils), the DejaVu fonts
 #     the PDF report is set in, poppler-utils (pdfinfo, pdftotext) for the report tests, and
@@ -15,7 +15,7 @@ ANVIL_PREFIX="${here}/.deps/anvil"
 ANVIL_BIN="${ANVIL_PREFIX}/node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil"
 
 APT_PACKAGES=(
-  g++ cmake ninja-build make
+  g++ lld cmake ninja-build make
   qt6-base-dev libqt6sql6-sqlite
   libqcustomplot-dev libsqlite3-dev libboost-dev libsimdjson-dev
   xvfb xauth
@@ -26,10 +26,13 @@ APT_PACKAGES=(
   dpkg-dev file appstream desktop-file-utils
   # The `format` test checks every source file against the committed .clang-format.
   clang-format
+  # `make test-sanitize` builds with clang for libFuzzer (tests/fuzz); its runtime is a
+  # Recommends that --no-install-recommends would skip.
+  clang libclang-rt-14-dev
   # Tests read the database from a second process, as a user or an outside checker would
   # (sqlite3), and the torture run's independent checker is a Python script.
   sqlite3 python3
-  # The team backend (issue #17): `forkscope pg-lab` and the tests run throwaway clusters
+  # The team backend: `forkscope pg-lab` and the tests run throwaway clusters
   # with PostgreSQL 15's initdb/pg_ctl, and the tests connect through libpq.
   postgresql-15 libpq-dev
 )

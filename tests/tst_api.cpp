@@ -5,6 +5,7 @@
 // and the ready-ratio gate holding deliveries while nodes disagree.
 #include "IndexerLab.h"
 #include "LocalApiClient.h"
+#include "RawHttpClient.h"
 #include "WebhookRecorder.h"
 #include "api/HttpServer.h"
 #include "api/JsonRpcEnvelope.h"
@@ -28,67 +29,12 @@ using test::checkPrometheusText;
 using test::http;
 using test::HttpResult;
 using test::IndexerLab;
+using test::rawExchange;
+using test::RawReply;
+using test::readResponse;
+using test::takeResponse;
 
 namespace {
-// What a raw client read: one HTTP response (1xx interim responses included, if asked).
-struct RawReply
-{
-    int status = 0; // 0: no complete response before the client gave up
-    QByteArray head;
-    QByteArray body;
-};
-
-// Takes one complete response off the front of `buf` (we always send Content-Length, but
-// for a 204).
-std::optional<RawReply> takeResponse(QByteArray& buf)
-{
-    const qsizetype end = buf.indexOf("\r\n\r\n");
-    if (end < 0)
-        return std::nullopt;
-    RawReply r;
-    r.head = buf.left(end);
-    r.status = r.head.mid(9, 3).toInt();
-    static const QRegularExpression length("(?im)^content-length:\\s*(\\d+)\\s*$");
-    const auto m = length.match(QString::fromLatin1(r.head));
-    const qsizetype size = m.hasMatch() ? m.captured(1).toLongLong() : 0;
-    if (buf.size() < end + 4 + size)
-        return std::nullopt;
-    r.body = buf.mid(end + 4, size);
-    buf.remove(0, end + 4 + size);
-    return r;
-}
-
-// The next response on `s`, waiting up to `waitMs` (the client's patience): a server that
-// has not answered by then counts as no answer (status 0).
-RawReply readResponse(QTcpSocket& s, QByteArray& buf, int waitMs = 15000, bool interim = false)
-{
-    QDeadlineTimer deadline(waitMs);
-    for (;;) {
-        if (auto r = takeResponse(buf); r && (interim || r->status >= 200))
-            return *r;
-        else if (r)
-            continue;
-        const bool moved = QTest::qWaitFor(
-            [&] { return s.bytesAvailable() > 0 || s.state() != QAbstractSocket::ConnectedState; },
-            int(deadline.remainingTime()));
-        if (!moved || s.bytesAvailable() == 0)
-            return {};
-        buf += s.readAll();
-    }
-}
-
-// Sends raw bytes on a new connection and reads the first final response.
-RawReply rawExchange(quint16 port, const QByteArray& request)
-{
-    QTcpSocket s;
-    s.connectToHost(QHostAddress::LocalHost, port);
-    if (!s.waitForConnected(5000))
-        return {};
-    s.write(request);
-    QByteArray buf;
-    return readResponse(s, buf);
-}
-
 // A reply compared as the spec allows: a batch in any order, an error by its code (its
 // message only has to say something).
 QJsonValue normalized(const QJsonValue& v)
@@ -220,7 +166,11 @@ void TestApi::metricsFollowTheFormatAndTheDatabase()
     QTRY_COMPARE_WITH_TIMEOUT(checkpointMetric(), head, 5000);
     QCOMPARE(samples.value("forkscope_outbox_pending"),
              double(m_lab->count("SELECT count(*) FROM outbox")));
-    QCOMPARE(samples.value("forkscope_reorgs_total{reason=\"hash mismatch\"}"), 0.0);
+    for (const char* reason : {"hash mismatch", "parent mismatch", "absence", "repair"}) {
+        const QString sample = QStringLiteral("forkscope_reorgs_total{reason=\"%1\"}").arg(reason);
+        QVERIFY2(samples.contains(sample), qPrintable(sample));
+        QCOMPARE(samples.value(sample), 0.0);
+    }
     QCOMPARE(samples.value("forkscope_reorg_depth_bucket{le=\"+Inf\"}"), 0.0);
     QCOMPARE(
         samples.value("forkscope_node_state{node=\"" + m_lab->devnet().url().toString() + "\"}"),
@@ -627,6 +577,8 @@ void TestApi::rawHttp_data()
     QTest::newRow("absolute-form target")
         << QByteArray("GET http://127.0.0.1/metrics HTTP/1.1\r\nHost: x\r\n\r\n") << 200
         << QByteArray("forkscope_head_block");
+    QTest::newRow("absolute-form target without a host")
+        << QByteArray("GET http:/metrics HTTP/1.1\r\nHost: x\r\n\r\n") << 404 << QByteArray("no such path");
     QTest::newRow("bare LF line ends")
         << "POST / HTTP/1.1\nHost: x\nContent-Length: " + QByteArray::number(call.size()) + "\n\n" + call << 200
         << QByteArray(R"("result")");

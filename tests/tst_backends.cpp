@@ -1,5 +1,5 @@
 // The same indexer behaviour on both stores, from the same test code with the backend as a
-// data row (issue #17): `forkscope index` into a SQLite file and into a shared PostgreSQL
+// data row: `forkscope index` into a SQLite file and into a shared PostgreSQL
 // index, then what a user does next: every log the node's, behind a failing, capping or
 // lagging node too; verify and the report; ABI decoding; the local API; a hole found and
 // repaired. Every check reads the contract's surface through store::ContractReader, so the
@@ -179,9 +179,10 @@ void TestBackends::aFaultyNodeStillGivesEveryLogOnce()
     VERIFY_EXIT_OK(test::runForkscope(verifyArgs(db, env)));
 }
 
-// One block holds more logs than the node's silent cap: no range can be proven complete,
-// so the index stops there in one line naming the block, with everything below committed
-// and nothing at or above it visible; with the cap gone, the same index completes.
+// One block holds more logs than the node's silent cap and the node refuses its receipts:
+// nothing can prove the block complete, so the index stops there in one line naming the
+// block, with everything below committed and nothing at or above it visible; once the node
+// serves the block's receipts, which prove its logs, the same index completes.
 void TestBackends::aBlockOnTheCapStopsLoudlyAndResumes()
 {
     QFETCH(QString, db);
@@ -194,6 +195,7 @@ void TestBackends::aBlockOnTheCapStopsLoudlyAndResumes()
     lab::FaultProxy proxy(m_lab->devnet().url());
     proxy.listen();
     proxy.setLogCap(50, lab::FaultProxy::CapMode::Silent);
+    proxy.setNoReceipts(true);
     QStringList args{QStringLiteral("index"),
                      QStringLiteral("--rpc"),
                      proxy.url().toString(),
@@ -234,9 +236,11 @@ void TestBackends::aBlockOnTheCapStopsLoudlyAndResumes()
                      open.what.contains(QStringLiteral("suspected truncation")),
                  qPrintable(open.summary()));
     }
-    // The node without its cap: the same index completes, every log once.
-    args[2] = m_lab->devnet().url().toString();
-    VERIFY_EXIT_OK(test::runForkscope(args + m_lab->contractArgs()));
+    // The same capped node with the block's receipts: the index completes, every log once.
+    proxy.setNoReceipts(false);
+    VERIFY_EXIT_OK(
+        test::runForkscope(args + QStringList{QStringLiteral("--log-cap"), QStringLiteral("50")} +
+                           m_lab->contractArgs()));
     expectSyncedWithEveryLog(b, env);
     const QJsonObject complete = completenessInReport(db, env);
     QCOMPARE(complete.value("state").toString(), QStringLiteral("complete"));
@@ -252,9 +256,11 @@ void TestBackends::aBlockOnTheCapAtTheHeadStopsTheFollower()
     const QString env = QStringLiteral("cap-at-head");
     lab::FaultProxy proxy(m_lab->devnet().url());
     proxy.listen();
-    // Synced below any block on the cap, then following behind a node that caps at 50.
+    // Synced below any block on the cap, then following behind a node that caps at 50 and
+    // withholds receipts.
     VERIFY_EXIT_OK(test::runForkscope(indexArgs(db, env) << QStringLiteral("--exit-when-synced")));
     proxy.setLogCap(50, lab::FaultProxy::CapMode::Silent);
+    proxy.setNoReceipts(true); // else the block's receipts prove its logs
     QProcess follower;
     follower.setProcessChannelMode(QProcess::MergedChannels);
     follower.start(QStringLiteral(FORKSCOPE_BINARY),

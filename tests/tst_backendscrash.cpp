@@ -1,4 +1,4 @@
-// The same indexer behaviour on both stores, continued (issue #17; see tst_backends): what
+// The same indexer behaviour on both stores, continued (see tst_backends): what
 // must survive a crash, a flapping receiver and a reorg, with the backend as a data row.
 // The outbox delivered exactly once per key, killed mid-delivery too; a row refused for
 // good; an indexer killed before and after its commit; a reorg rolled back and its diff
@@ -482,8 +482,11 @@ void TestBackendsCrash::aRangeStoredFromAnotherBranchIsFetchedAgain()
     const QStringList args = threeRangesBelow(head, db, env);
     // Killed at the first commit, holding the lowest range. Its owner lock, taken here,
     // makes it look alive (a machine gone without closing its connection), so the range
-    // stays claimed until its lease runs out.
-    const test::ProcessRun first = test::runForkscope(args, crashingAt("before-commit", 0));
+    // stays claimed until its lease runs out: a lease long enough for the next process to
+    // start and claim the two ranges above it first, however busy the machine.
+    QStringList longLease = args;
+    longLease[longLease.indexOf(QStringLiteral("--lease-ms")) + 1] = QStringLiteral("4000");
+    const test::ProcessRun first = test::runForkscope(longLease, crashingAt("before-commit", 0));
     QVERIFY2(first.exitStatus == QProcess::CrashExit, qPrintable(first.describe()));
     auto pg = store::pg::PgConnection::open(db);
     const QByteArray owner = pg->run("t_owner",

@@ -1,4 +1,5 @@
 // Strict parsing of the chain value types from JSON-RPC hex, and Keccak-256 vectors.
+#include "OneLine.h"
 #include "chain/Address.h"
 #include "chain/BlockHeader.h"
 #include "chain/BloomBitsCache.h"
@@ -126,6 +127,10 @@ void TestChainTypes::badQuantity_data()
     QTest::newRow("bool") << "true" << "true";
     QTest::newRow("object") << "{}" << "JSON object";
     QTest::newRow("whitespace") << "\" 0x1\"" << "0x-prefixed";
+    // A node's text is quoted escaped: it cannot forge the next log line nor drive a terminal.
+    QTest::newRow("a line break") << "\"0x1\\nforkscope: synced\"" << "'\\n' is not a hex digit, got \"0x1\\nforkscope: synced\"";
+    QTest::newRow("a terminal escape") << "\"0x\\u001b[2J\"" << "got \"0x\\u001b[2J\"";
+    QTest::newRow("a megabyte") << QString("\"0x" + QString(1000000, 'z') + "\"") << "(1000004 chars)";
     // clang-format on
 }
 
@@ -140,6 +145,7 @@ void TestChainTypes::badQuantity()
         QCOMPARE(e.field(), QStringLiteral("block.number"));
         QVERIFY2(e.message().contains("\"block.number\""), qPrintable(e.message()));
         QVERIFY2(e.message().contains(mentions), qPrintable(e.message()));
+        QVERIFY2(forkscope::test::isOneLine(e.message()), qPrintable(e.message()));
     }
 }
 

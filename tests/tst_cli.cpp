@@ -367,6 +367,9 @@ void TestCli::indexConfigRefusesWrongTypes_data()
     QTest::newRow("outboxFile empty") << "outboxFile" << QByteArray("\"\"") << "file path";
     QTest::newRow("webhook a number") << "webhook" << QByteArray("1") << "must be a JSON string";
     QTest::newRow("unknown key") << "fromblock" << QByteArray("5") << "unknown key";
+    // The file's text is quoted escaped: the error stays one line.
+    QTest::newRow("unknown key breaking the line") << "x\nforkscope: synced" << QByteArray("5") << "unknown key \"x\\nforkscope: synced\"";
+    QTest::newRow("contracts with a terminal escape") << "contracts" << QByteArray("[\"0x\\u001b[2J\"]") << "got \"0x\\u001b[2J\"";
     // clang-format on
 }
 
@@ -391,7 +394,9 @@ void TestCli::indexConfigRefusesWrongTypes()
     f.write(QJsonDocument(config).toJson());
     f.close();
     const Run r = runForkscope({"index", "--config", path});
-    verifyUsageError(r, {"--config " + path, QStringLiteral("\"%1\"").arg(key), mentions});
+    // A key that would break the line is named escaped.
+    const QString shownKey = QString(key).replace('\n', "\\n");
+    verifyUsageError(r, {"--config " + path, QStringLiteral("\"%1\"").arg(shownKey), mentions});
     QVERIFY(!QFile::exists(db));
 }
 

@@ -1,4 +1,4 @@
-// Completeness proven, not assumed (issue #13): a provider that drops or truncates logs
+// Completeness proven, not assumed: a provider that drops or truncates logs
 // without a word can never make `forkscope index` say "synced" over a gap. Through the
 // fault proxy, against a real anvil; every run is judged by the invariant checker plus an
 // independent balance sum from the node's own logs.

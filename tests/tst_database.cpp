@@ -507,7 +507,7 @@ void TestDatabase::pageCacheIsBoundedPerConnection_data()
 
 // A connection's page cache stays with it while it is open: the app's readers, lab and
 // health connections live as long as the window. Each must stop at its own bound however
-// much of the database it reads (issue #14 soak).
+// much of the database it reads (the soak).
 void TestDatabase::pageCacheIsBoundedPerConnection()
 {
     QFETCH(QString, role);

@@ -1,4 +1,4 @@
-// The engine under a storm of commands (issue #14): a managed lab whose indexer reads through
+// The engine under a storm of commands: a managed lab whose indexer reads through
 // a fault proxy that answers after 0-500 ms, and 1,000 random commands (pause, resume,
 // reset, restart, inject reorg, crash, stop, latency) arriving while steps are blocked on
 // it. No crash, no step ever runs inside another one or is abandoned half way, and at the

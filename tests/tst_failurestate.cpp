@@ -1,4 +1,4 @@
-// Failures look like failures (issue #16): a directory given as the database, an
+// Failures look like failures: a directory given as the database, an
 // unreachable --rpc and no contracts to index each show the error banner with the reason
 // and its actions, the panels say why no data comes, and actions that cannot work are
 // disabled. Driven through a real EngineHost, as the app runs it.

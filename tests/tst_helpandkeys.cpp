@@ -1,4 +1,4 @@
-// Keyboard and discoverability (issue #16): Settings on Ctrl+, (QKeySequence::Preferences is
+// Keyboard and discoverability: Settings on Ctrl+, (QKeySequence::Preferences is
 // empty on this platform), Alt+1..7 for the tabs below the charts, Help > Getting started and
 // Help > Glossary, and tooltips that explain the jargon from the same glossary.
 #include "GuiLab.h"

@@ -1,4 +1,4 @@
-// The app on a managed lab whose indexed node drops logs (issue #13): it cannot look green
+// The app on a managed lab whose indexed node drops logs: it cannot look green
 // over a gap. The red banner names the node and the block, the state says "data
 // incomplete", the node is marked "dropping logs", and Repair... rolls back and fetches
 // again from the healthy node, after which the invariants hold.

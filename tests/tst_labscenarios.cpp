@@ -1,4 +1,4 @@
-// The four lab scenarios of issue #14, each driven the way its Lab menu entry drives it
+// The four lab scenarios, each driven the way its Lab menu entry drives it
 // (one EngineHost call) against a managed lab, and checked in what the app shows (the
 // status) and in the database (the invariant verdict).
 #include "engine/EngineHost.h"

@@ -1,4 +1,4 @@
-// Several indexer processes on one PostgreSQL database (issue #17, point 2), against a real
+// Several indexer processes on one PostgreSQL database, against a real
 // throwaway cluster (lab::PgLab): backfill ranges claimed with SKIP LOCKED under leases
 // that a killed process loses, the checkpoint moved by compare-and-swap across the
 // finished prefix only, and exactly one head follower by advisory lock. The multi-process

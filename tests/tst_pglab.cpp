@@ -1,4 +1,4 @@
-// The team backend's throwaway PostgreSQL 15 cluster (issue #17, "set-up stays two
+// The team backend's throwaway PostgreSQL 15 cluster ("set-up stays two
 // commands"): lab::PgLab and `forkscope pg-lab` make one in a temporary directory, as the
 // postgres user when run as root (the server refuses root), on a free loopback port with
 // its socket in that directory; a client connects by the URL printed; stopping removes it.

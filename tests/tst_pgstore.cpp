@@ -1,4 +1,4 @@
-// The PostgreSQL store layer (issue #17) against a throwaway cluster: COPY rows in text
+// The PostgreSQL store layer against a throwaway cluster: COPY rows in text
 // format survive every awkward byte, replies are checked like a node's (a bytea of the
 // wrong size, a NULL, a missing column are errors naming the field), the contract's
 // hex views show only what the checkpoint covers, and a newer contract is refused.

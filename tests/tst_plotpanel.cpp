@@ -1,5 +1,5 @@
 // PlotPanel's memory: a series keeps a day at one point a second, whatever the rate of the
-// statuses that feed it (issue #14 soak: they arrive up to ten times a second).
+// statuses that feed it (they arrive up to ten times a second).
 #include "panels/PlotPanel.h"
 
 #include <QComboBox>

@@ -1,6 +1,7 @@
 // The receipts proof's building blocks, without a node: RLP and trie roots against the
 // consensus test vectors (tests/data/proof), receipt encodings against go-ethereum's, block
 // hashes recomputed from headers, log-list differences, and EthClient's odd replies.
+#include "OneLine.h"
 #include "RawHttpServer.h"
 #include "chain/ChainParseError.h"
 #include "chain/Hex.h"
@@ -196,6 +197,8 @@ private slots:
     void headerHash_data();
     void headerHash();
     void headerHashProblems();
+    void problemsAreOneLine_data();
+    void problemsAreOneLine();
 
     // EthClient
     void ethClientRejectsOddReplies_data();
@@ -702,6 +705,49 @@ void TestProofUnits::headerHashProblems()
 }
 
 // ---- EthClient ---------------------------------------------------------------------------
+
+void TestProofUnits::problemsAreOneLine_data()
+{
+    // What a node sends is quoted escaped and bounded: a problem line cannot be broken into a
+    // forged second line, nor run to megabytes.
+    QTest::addColumn<QJsonValue>("block");    // for verifyHeaderHash, unless undefined
+    QTest::addColumn<QJsonValue>("receipts"); // for verifyReceipts otherwise
+    QTest::addColumn<QString>("mentions");
+    const QJsonValue none(QJsonValue::Undefined);
+    QTest::newRow("receipts: a string breaking the line")
+        << none << QJsonValue("a\nforkscope: verified") << "got \"a\\nforkscope: verified\"";
+    QJsonObject breaking = withField(anvilGenesis(), "x\nforkscope: verified", 1);
+    breaking["hash"] = kBlockHash;
+    QTest::newRow("header: an unknown field breaking the line")
+        << QJsonValue(breaking) << none << "does not know: x\\nforkscope: verified";
+    QJsonObject many = anvilGenesis();
+    for (int i = 0; i < 1000; ++i)
+        many[QStringLiteral("unknown%1").arg(i, 4, 10, QLatin1Char('0'))] = i;
+    many["hash"] = kBlockHash;
+    QTest::newRow("header: a thousand unknown fields")
+        << QJsonValue(many) << none << "unknown0004, and 995 more";
+}
+
+void TestProofUnits::problemsAreOneLine()
+{
+    QFETCH(QJsonValue, block);
+    QFETCH(QJsonValue, receipts);
+    QFETCH(QString, mentions);
+    QString problem;
+    if (!block.isUndefined()) {
+        const proof::HeaderHashCheck c = proof::verifyHeaderHash(block, "block");
+        QVERIFY(!c.ok);
+        problem = c.problem;
+    } else {
+        chain::BlockHeader header;
+        header.number = 9;
+        const proof::ReceiptsVerdict v = proof::verifyReceipts(header, receipts);
+        QVERIFY(!v.ok);
+        problem = v.problem;
+    }
+    QVERIFY2(problem.contains(mentions), qPrintable(problem.left(300)));
+    QVERIFY2(test::isOneLine(problem), qPrintable(problem.left(300)));
+}
 
 void TestProofUnits::ethClientRejectsOddReplies_data()
 {

@@ -33,9 +33,12 @@ void TestSettings::rules_data()
     QTest::newRow("good endpoint") << "endpoint" << "http://127.0.0.1:8545" << "";
     QTest::newRow("https endpoint") << "endpoint" << "https://rpc.example.org/v1" << "";
     QTest::newRow("ftp endpoint") << "endpoint" << "ftp://x.org" << "must start with http";
-    QTest::newRow("no host") << "endpoint" << "http://" << "not a valid URL";
-    QTest::newRow("garbage endpoint") << "endpoint" << "localhost 8545" << "endpoint \"localhost 8545\"";
-    QTest::newRow("host-less endpoint") << "endpoint" << "http:8545" << "not a valid URL";
+    QTest::newRow("no host") << "endpoint" << "http://" << "is not an http(s) URL such as";
+    QTest::newRow("garbage endpoint") << "endpoint" << "localhost 8545" << "\"localhost 8545\" is not an http(s) URL";
+    QTest::newRow("host-less endpoint") << "endpoint" << "http:8545" << "is not an http(s) URL such as";
+    QTest::newRow("port 0 endpoint") << "endpoint" << "http://127.0.0.1:0" << "names port 0";
+    // Text from a file or a flag is quoted on one line: a NUL or a newline is escaped.
+    QTest::newRow("endpoint with control characters") << "endpoint" << QString("http://127." + QString(QChar(0)) + "\n1") << "\"http://127.\\u0000\\n1\" is not an http(s) URL";
     // config::httpUrl, shared by every --rpc flag: an http(s) URL with a host, or nothing.
     QTest::newRow("url http") << "url" << "http://127.0.0.1:8545" << "";
     QTest::newRow("url https with path") << "url" << "https://rpc.example.org/v1/key" << "";
@@ -43,6 +46,7 @@ void TestSettings::rules_data()
     QTest::newRow("url host-less") << "url" << "http:8545" << "rejected";
     QTest::newRow("url empty") << "url" << "" << "rejected";
     QTest::newRow("url spaces") << "url" << "http://127.0.0.1 :8545" << "rejected";
+    QTest::newRow("url port 0") << "url" << "http://127.0.0.1:0/" << "rejected";
     QTest::newRow("good address") << "address" << "0x5FbDB2315678afecb367f032d93F642f64180aa3" << "";
     QTest::newRow("short address") << "address" << "0x5fbdb2" << "expected 20 bytes";
     QTest::newRow("address without 0x") << "address" << "5fbdb2315678afecb367f032d93f642f64180aa3" << "0x-prefixed";

@@ -1,5 +1,5 @@
 // Several `forkscope index` processes backfilling one environment into one PostgreSQL
-// database (issue #17), end to end: a real anvil with token traffic, a throwaway cluster
+// database, end to end: a real anvil with token traffic, a throwaway cluster
 // (lab::PgLab), three processes behind a slow proxy, one killed with -9 while it holds a
 // range. The survivors take its range over, and the stored logs are checked against the
 // node by an independent query, through the contract's hex views.

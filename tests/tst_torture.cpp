@@ -6,13 +6,21 @@
 //
 // Seeded: the seed is printed first; FORKSCOPE_TORTURE_SEED=<seed> replays a failing run.
 #include "IndexerLab.h"
+#include "RawHttpClient.h"
 #include "TortureSeed.h"
+#include "lab/Devnet.h"
 #include "lab/FaultProxy.h"
 #include "lab/ReorgInjector.h"
 
+#include <QDir>
 #include <QRandomGenerator>
+#include <QRegularExpression>
+#include <QScopeGuard>
+#include <QStandardPaths>
 #include <QtTest>
+#include <algorithm>
 #include <csignal>
+#include <unistd.h>
 
 using namespace forkscope;
 using test::IndexerLab;
@@ -91,6 +99,8 @@ private slots:
     void aLyingNodeForEachLie();
     void silentCapsInEveryFetchMode();
     void identityChangesMidRun();
+    void aCarelessOperator();
+    void tampersAreFoundAndRepaired();
 };
 
 void TestTorture::initTestCase()
@@ -305,6 +315,8 @@ void TestTorture::identityChangesMidRun()
     follower.start(QStringLiteral(FORKSCOPE_BINARY),
                    lab.indexArgs("env", {"--poll-ms", "50"}, proxy.url()));
     QVERIFY(follower.waitForStarted());
+    // Mid-run: after a first commit (a change before any is the start-up check's case).
+    QTRY_VERIFY_WITH_TIMEOUT(checkpointOf(lab, "env") >= 0, 30000);
     for (int i = 0, n = int(rng.bounded(1, 6)); i < n; ++i) {
         lab.sprayAll(1, 3, 10);
         QTest::qWait(int(rng.bounded(20, 300)));
@@ -319,9 +331,217 @@ void TestTorture::identityChangesMidRun()
     }
     const ProcessRun run = test::waitForProcess(follower, 60000);
     QVERIFY2(run.finished && run.exitCode == 1 && run.out.contains("the chain was reset"),
-             qPrintable(run.describe()));
+             qPrintable(run.describe() + QStringLiteral("\nthe node's head: %1, at the change %2")
+                                             .arg(lab.eth().blockNumber())
+                                             .arg(headAtChange)));
     QVERIFY(checkpointOf(lab, "env") <= headAtChange);
     runChecker(lab, "env");
+}
+
+namespace {
+
+// `sqlite3 FILE SQL` as a user at a shell would run it: another process, SQLite's own CLI.
+// Its output, a line a row (empty on failure, which the caller's check then names).
+QStringList sqliteCli(const QString& db, const QString& sql)
+{
+    QProcess p;
+    p.start(QStringLiteral("sqlite3"), {db, sql});
+    if (!p.waitForFinished(30000) || p.exitCode() != 0) {
+        qWarning("sqlite3 %s: %s", qPrintable(sql), p.readAllStandardError().constData());
+        return {};
+    }
+    return QString::fromUtf8(p.readAllStandardOutput()).split('\n', Qt::SkipEmptyParts);
+}
+
+// Every client connects, then all send one call at once: each must get a JSON-RPC answer
+// with its id, or a JSON-RPC "server busy" error with HTTP 503; never plain text.
+void floodTheApi(quint16 port, int clients)
+{
+    std::vector<std::unique_ptr<QTcpSocket>> sockets;
+    for (int i = 0; i < clients; ++i) {
+        sockets.push_back(std::make_unique<QTcpSocket>());
+        sockets.back()->connectToHost(QHostAddress::LocalHost, port);
+    }
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            for (const auto& s : sockets)
+                if (s->state() != QAbstractSocket::ConnectedState)
+                    return false;
+            return true;
+        },
+        60000));
+    for (int i = 0; i < clients; ++i) {
+        const QByteArray body = QJsonDocument(QJsonObject{{"jsonrpc", "2.0"},
+                                                          {"id", i},
+                                                          {"method", "getLatestBlock"},
+                                                          {"params", QJsonArray{}}})
+                                    .toJson(QJsonDocument::Compact);
+        sockets[std::size_t(i)]->write("POST / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                                       "Content-Length: " +
+                                       QByteArray::number(body.size()) + "\r\n\r\n" + body);
+    }
+    int busy = 0;
+    for (int i = 0; i < clients; ++i) {
+        QByteArray buf;
+        const test::RawReply r = test::readResponse(*sockets[std::size_t(i)], buf, 60000);
+        QVERIFY2(r.status == 200 || r.status == 503, qPrintable(r.head));
+        const QJsonObject o = QJsonDocument::fromJson(r.body).object();
+        QVERIFY2(o.value("id").toInt(-1) == i, qPrintable(r.body));
+        QVERIFY2(r.status == 200 ? o.contains("result")
+                                 : o.value("error")["code"].toInt() == -32005,
+                 qPrintable(r.body));
+        busy += r.status == 503;
+    }
+    qInfo("%d clients: %d answered, %d told the server is busy", clients, clients - busy, busy);
+}
+
+} // namespace
+
+void TestTorture::aCarelessOperator()
+{
+    // What an operator does to a running lab by hand: views and triggers dropped with
+    // sqlite3, a flood of API clients, a node URL with port 0. Each is restored, answered or
+    // refused in one line, and the data stays the node's.
+    QRandomGenerator rng(tortureSeed() ^ 0x0fe7);
+    IndexerLab lab;
+    lab.deployToken("AAA");
+    lab.sprayAll(6, 4, 10);
+    VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced"}));
+    // Every tamper once, in an order and at rows the seed picks.
+    QList<int> order{0, 1, 2, 3, 4, 5, 6};
+    std::shuffle(order.begin(), order.end(), rng);
+    for (int round = 0; round < order.size(); ++round) {
+        const QStringList objects = sqliteCli(lab.dbPath(), "SELECT type || ' ' || name FROM "
+                                                            "sqlite_master WHERE type IN "
+                                                            "('view', 'trigger') ORDER BY name");
+        QVERIFY(!objects.isEmpty());
+        const QStringList picked = objects.at(int(rng.bounded(int(objects.size())))).split(' ');
+        const QString type = picked.value(0), name = picked.value(1);
+        qInfo("round %d: drop %s %s", round, qPrintable(type), qPrintable(name));
+        sqliteCli(lab.dbPath(), QStringLiteral("DROP %1 %2").arg(type.toUpper(), name));
+        const QString present =
+            QStringLiteral("SELECT count(*) FROM sqlite_master WHERE name = '%1'").arg(name);
+        QCOMPARE(sqliteCli(lab.dbPath(), present), QStringList{"0"});
+        lab.sprayAll(1 + int(rng.bounded(3)), 4, 10);
+        const ProcessRun run = lab.runIndex("env", {"--exit-when-synced"});
+        VERIFY_EXIT_OK(run);
+        QVERIFY2(run.err.contains("restored the contract's " + type + " " + name),
+                 qPrintable(run.err));
+        QCOMPARE(sqliteCli(lab.dbPath(), present), QStringList{"1"});
+    }
+    runChecker(lab, "env");
+
+    // A flood of API clients while the indexer follows the head.
+    const quint16 port = lab::Devnet::findFreePort();
+    QProcess follower;
+    follower.start(
+        QStringLiteral(FORKSCOPE_BINARY),
+        lab.indexArgs("env", {"--poll-ms", "50", "--metrics-port", QString::number(port)}));
+    QVERIFY(follower.waitForStarted());
+    QVERIFY(QTest::qWaitFor(
+        [&] { return QString::fromUtf8(follower.peek(1 << 20)).contains("api: http://"); }, 30000));
+    lab.sprayAll(2, 4, 10);
+    floodTheApi(port, 150 + int(rng.bounded(100)));
+    ::kill(pid_t(follower.processId()), SIGINT);
+    VERIFY_EXIT_OK(test::waitForProcess(follower, 20000));
+
+    // A copy of the file in a place the operator cannot write (root without
+    // CAP_DAC_OVERRIDE, as tst_report does): the report reads it as it is.
+    {
+        const QString ro = lab.tempPath("read-only");
+        QVERIFY(QDir().mkpath(ro));
+        QVERIFY(QFile::copy(lab.dbPath(), ro + "/copy.sqlite"));
+        QVERIFY(QFile::setPermissions(ro + "/copy.sqlite", QFileDevice::ReadOwner));
+        QVERIFY(QFile::setPermissions(ro, QFileDevice::ReadOwner | QFileDevice::ExeOwner));
+        const auto writableAgain = qScopeGuard([&] {
+            QFile::setPermissions(ro, QFileDevice::ReadOwner | QFileDevice::WriteOwner |
+                                          QFileDevice::ExeOwner);
+        });
+        QString program = QStringLiteral(FORKSCOPE_BINARY);
+        QStringList args;
+        if (::geteuid() == 0) {
+            args << "--inh-caps=-dac_override,-dac_read_search"
+                 << "--bounding-set=-dac_override,-dac_read_search" << program;
+            program = QStandardPaths::findExecutable("setpriv");
+            QVERIFY2(!program.isEmpty(), "setpriv (util-linux) is needed to drop root's override");
+        }
+        const QString format = QStringList{"json", "csv"}.at(int(rng.bounded(2)));
+        const QString out = lab.tempPath("careless." + format);
+        QProcess p;
+        p.start(program, args + QStringList{"report", "--db", ro + "/copy.sqlite", "--format",
+                                            format, "--out", out, "--no-verify"});
+        QVERIFY(p.waitForStarted());
+        VERIFY_EXIT_OK(test::waitForProcess(p, 60000));
+        QVERIFY(QFileInfo(out).size() > 0);
+    }
+
+    // A node URL naming port 0 is refused before anything is opened.
+    const ProcessRun refused =
+        lab.runIndex("env", {"--exit-when-synced"}, QUrl(QStringLiteral("http://127.0.0.1:0/")));
+    VERIFY_ONE_ERROR_LINE(refused, 2, QStringList{"port 0"});
+    runChecker(lab, "env");
+}
+
+void TestTorture::tampersAreFoundAndRepaired()
+{
+    // Rows edited by hand in the physical tables (a value, a party, a block's hash or
+    // timestamp, a balance deleted or altered): verify names each, its advice repairs it,
+    // and verify is clean again, judged by the independent checker too.
+    QRandomGenerator rng(tortureSeed() ^ 0x7a3e);
+    IndexerLab lab;
+    lab.deployToken("AAA");
+    lab.deployToken("BBB");
+    lab.sprayAll(8, 4, 12);
+    VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced"}));
+    const QString db = lab.dbPath();
+    const QString rpc = lab.devnet().url().toString();
+    // Every tamper once, in an order and at rows the seed picks.
+    QList<int> order{0, 1, 2, 3, 4, 5, 6};
+    std::shuffle(order.begin(), order.end(), rng);
+    for (int round = 0; round < order.size(); ++round) {
+        const QStringList logs = sqliteCli(
+            db, "SELECT block_number || ' ' || log_index FROM log_store WHERE environment_id = "
+                "'env' AND transfer_value IS NOT NULL ORDER BY block_number, log_index");
+        QVERIFY(!logs.isEmpty());
+        const QStringList at = logs.at(int(rng.bounded(int(logs.size())))).split(' ');
+        const QString log = QStringLiteral("WHERE environment_id = 'env' AND block_number = %1 AND "
+                                           "log_index = %2")
+                                .arg(at.value(0), at.value(1));
+        const QString block =
+            QStringLiteral("WHERE environment_id = 'env' AND block_number = %1").arg(at.value(0));
+        const QString balance =
+            QStringLiteral("WHERE (environment_id, contract, holder) IN (SELECT environment_id, "
+                           "contract, holder FROM balance_store WHERE environment_id = 'env' "
+                           "ORDER BY contract, holder LIMIT 1 OFFSET %1)")
+                .arg(rng.bounded(10));
+        const QList<QPair<const char*, QString>> tampers{
+            {"value", "UPDATE log_store SET transfer_value = '12345' " + log},
+            {"from", "UPDATE log_store SET topic1 = X'" + QString(60, '0') + "dead' " + log},
+            {"to", "UPDATE log_store SET topic2 = X'" + QString(60, '0') + "beef' " + log},
+            {"block hash",
+             "UPDATE block_store SET block_hash = X'" + QString(64, '1') + "' " + block},
+            {"block timestamp",
+             "UPDATE block_store SET block_timestamp = block_timestamp + 1 " + block},
+            {"balance deleted", "DELETE FROM balance_store " + balance},
+            {"balance altered", "UPDATE balance_store SET balance = '1' " + balance},
+        };
+        QCOMPARE(tampers.size(), order.size());
+        const auto& [what, sql] = tampers.at(order.at(round));
+        qInfo("round %d: %s (%s)", round, what, qPrintable(sql));
+        sqliteCli(db, sql);
+        const QStringList verify{"verify", "--db", db, "--env", "env", "--rpc", rpc};
+        const ProcessRun found = test::runForkscope(verify);
+        QVERIFY2(found.finished && found.exitCode == 1, qPrintable(found.describe()));
+        QVERIFY2(found.out.contains("HOLE block ") || found.out.contains("BALANCE at checkpoint"),
+                 qPrintable(found.out));
+        const auto advice =
+            QRegularExpression("verdict: .*`forkscope (repair [^`]+)`").match(found.out);
+        QVERIFY2(advice.hasMatch(), qPrintable(found.out));
+        const ProcessRun repaired = test::runForkscope(QProcess::splitCommand(advice.captured(1)));
+        VERIFY_EXIT_OK(repaired);
+        VERIFY_EXIT_OK(test::runForkscope(verify));
+        runChecker(lab, "env");
+    }
 }
 
 QTEST_GUILESS_MAIN(TestTorture)

@@ -3,14 +3,19 @@
 // clean again, the invariants and an independent balance sum hold, one reorg event with
 // reason "repair"); a bloom false positive is counted, not a hole; bad arguments and
 // refusals are one line and change nothing; the rules under them as tables.
+#include "BackendLab.h"
 #include "EnvironmentDump.h"
 #include "IndexerLab.h"
 #include "audit/AuditTarget.h"
 #include "audit/BlockComparison.h"
 #include "audit/EnvironmentRepair.h"
+#include "audit/LogDerivedColumns.h"
+#include "audit/SharedAuditTarget.h"
 #include "audit/StoredDataAuditor.h"
 #include "chain/LogsBloom.h"
+#include "chain/U256.h"
 #include "indexer/CompletenessAlerts.h"
+#include "indexer/TransferDecoder.h"
 #include "lab/ProxyLie.h"
 #include "store/ContractReader.h"
 #include "store/Database.h"
@@ -60,7 +65,9 @@ private:
 
 Q_DECLARE_METATYPE(forkscope::lab::ProxyLie)
 
-class TestVerify : public QObject
+// The suite's anvil and, for the rows that run on both stores, a PostgreSQL cluster
+// (BackendLab: m_lab, m_cluster).
+class TestVerify : public QObject, public test::BackendLab
 {
     Q_OBJECT
 private slots:
@@ -72,6 +79,20 @@ private slots:
     void blockComparison_data();
     void blockComparison();
     void policyConfirmations();
+    void hashMismatch_data();
+    void hashMismatch();
+    void transferColumns_data();
+    void transferColumns();
+
+    // Every column derived from the node, on both stores.
+    void aCleanDatabaseHasNoFinding_data();
+    void aCleanDatabaseHasNoFinding();
+    void tampersAreFoundAndTheAdviceFixesThem_data();
+    void tampersAreFoundAndTheAdviceFixesThem();
+    void aRepairFromALaterBlockKeepsTheTamperFound_data();
+    void aRepairFromALaterBlockKeepsTheTamperFound();
+    void balanceOfNamesWhatTheTransfersDoNotExplain_data();
+    void balanceOfNamesWhatTheTransfersDoNotExplain();
 
     // The commands.
     void cleanDatabaseVerifies();
@@ -114,13 +135,31 @@ private:
     // A block of `env` holding at least `minLogs` logs, the n-th such (by height).
     std::uint64_t blockWithLogs(const QString& env, int minLogs, int nth) const;
 
-    std::unique_ptr<IndexerLab> m_lab;
+    // Both stores as `--db` takes them: the suite's SQLite file and the cluster.
+    void storeRows(const char* name,
+                   const std::function<void(QTestData& row, const QString& db)>& fill) const;
+    static bool isPg(const QString& db) { return store::pg::isPostgresUrl(db); }
+    // `forkscope <command> --db db --env env --rpc <the lab's node>` + extra.
+    QStringList commandOn(const char* command, const QString& db, const QString& env,
+                          const QStringList& extra = {}) const
+    {
+        return QStringList{command, "--db", db, "--env", env, "--rpc", rpcUrl()} + extra;
+    }
+    void indexOn(const QString& db, const QString& env, const QStringList& extra = {});
+    // The first column of the first row, through the store's read surface.
+    QString textOn(const QString& db, const QString& sql, const QVariantList& args = {});
+    void execOn(const QString& db, const QString& sql);
+    // What a reader sees, to prove nothing changed: the whole file, or the row counts.
+    QString stateOn(const QString& db, const QString& env);
+
     std::unique_ptr<lab::DemoToken> m_other; // a token the environments do not index
     std::uint64_t m_busyOtherBlock = 0;      // one block of 50 of its Transfers, none of ours
+    QString m_badArgumentsState; // the dump the last row of badArgumentsChangeNothing proved
 };
 
 void TestVerify::initTestCase()
 {
+    m_cluster.start();
     m_lab = std::make_unique<IndexerLab>();
     m_lab->deployToken("AAA");
     m_lab->deployToken("BBB");
@@ -146,6 +185,42 @@ std::uint64_t TestVerify::blockWithLogs(const QString& env, int minLogs, int nth
     if (!q.next())
         qFatal("no block with %d logs in %s", minLogs, qPrintable(env));
     return q.value(0).toULongLong();
+}
+
+void TestVerify::storeRows(const char* name,
+                           const std::function<void(QTestData& row, const QString& db)>& fill) const
+{
+    for (const QString& db : {m_lab->dbPath(), m_cluster.url()})
+        fill(QTest::addRow("%s, %s", isPg(db) ? "postgresql" : "sqlite", name), db);
+}
+
+void TestVerify::indexOn(const QString& db, const QString& env, const QStringList& extra)
+{
+    VERIFY_EXIT_OK(runForkscope(commandOn(
+        "index", db, env, QStringList{"--exit-when-synced"} + m_lab->contractArgs() + extra)));
+}
+
+QString TestVerify::textOn(const QString& db, const QString& sql, const QVariantList& args)
+{
+    test::Backend b(db);
+    const auto q = b.open().query(sql, args);
+    return q->next() ? q->value(0).toString() : QString();
+}
+
+void TestVerify::execOn(const QString& db, const QString& sql)
+{
+    if (isPg(db))
+        store::pg::PgConnection::open(db)->exec(sql.toUtf8().constData());
+    else
+        exec(sql);
+}
+
+QString TestVerify::stateOn(const QString& db, const QString& env)
+{
+    if (!isPg(db))
+        return m_lab->dump();
+    test::Backend b(db);
+    return stateOf(b, env).join('\n');
 }
 
 // ---- rules -----------------------------------------------------------------------------
@@ -249,6 +324,115 @@ void TestVerify::policyConfirmations()
     QCOMPARE(audit::confirmationsOf("finalized"), std::nullopt);
 }
 
+using OptHash = std::optional<forkscope::chain::Hash32>;
+using OptText = std::optional<QString>;
+using OptBlock = std::optional<forkscope::audit::StoredBlock>;
+Q_DECLARE_METATYPE(OptHash)
+Q_DECLARE_METATYPE(OptText)
+Q_DECLARE_METATYPE(OptBlock)
+Q_DECLARE_METATYPE(forkscope::audit::HashMismatch)
+
+namespace {
+chain::Hash32 hashOf(char c)
+{
+    return chain::Hash32::fromBytes(QByteArray(32, c), QStringLiteral("test hash"));
+}
+} // namespace
+
+void TestVerify::hashMismatch_data()
+{
+    // Block N is stored with another hash than the node's `n`; `n1` is the node's N + 1.
+    QTest::addColumn<OptBlock>("storedAbove"); // the stored N + 1
+    QTest::addColumn<OptHash>("nodeAbove");
+    QTest::addColumn<OptText>("checkpointHash"); // when N is the checkpoint
+    QTest::addColumn<audit::HashMismatch>("verdict");
+    const chain::Hash32 n = hashOf('\x01');
+    const chain::Hash32 n1 = hashOf('\x02');
+    const chain::Hash32 other = hashOf('\x03');
+    using M = audit::HashMismatch;
+    QTest::newRow("the row above links to the node's block: edited")
+        << OptBlock(audit::StoredBlock{n1.toHex(), n.toHex(), 0}) << OptHash(n1) << OptText()
+        << M::RowEdited;
+    QTest::newRow("the row above links to the stored block: reorged")
+        << OptBlock(audit::StoredBlock{n1.toHex(), other.toHex(), 0}) << OptHash(n1) << OptText()
+        << M::Reorged;
+    QTest::newRow("the row above is not the node's either: reorged")
+        << OptBlock(audit::StoredBlock{other.toHex(), n.toHex(), 0}) << OptHash(n1) << OptText()
+        << M::Reorged;
+    QTest::newRow("the node has no block above: reorged")
+        << OptBlock(audit::StoredBlock{n1.toHex(), n.toHex(), 0}) << OptHash() << OptText()
+        << M::Reorged;
+    QTest::newRow("the checkpoint holds the node's hash: edited")
+        << OptBlock() << OptHash() << OptText(n.toHex()) << M::RowEdited;
+    QTest::newRow("the checkpoint holds the stored hash: reorged")
+        << OptBlock() << OptHash() << OptText(other.toHex()) << M::Reorged;
+    QTest::newRow("nothing above to tell: reorged")
+        << OptBlock() << OptHash() << OptText() << M::Reorged;
+}
+
+void TestVerify::hashMismatch()
+{
+    QFETCH(OptBlock, storedAbove);
+    QFETCH(OptHash, nodeAbove);
+    QFETCH(OptText, checkpointHash);
+    QFETCH(audit::HashMismatch, verdict);
+    QCOMPARE(audit::classifyHashMismatch(hashOf('\x01'), storedAbove, nodeAbove, checkpointHash),
+             verdict);
+}
+
+void TestVerify::transferColumns_data()
+{
+    QTest::addColumn<QStringList>("stored"); // contract, from, to, value
+    QTest::addColumn<bool>("transfer");      // the log is an ERC-20 Transfer
+    QTest::addColumn<QStringList>("differs");
+    QTest::addColumn<QString>("detail");
+    const QString c = "0x00000000000000000000000000000000000000cc";
+    const QString a = "0x00000000000000000000000000000000000000aa";
+    const QString b = "0x00000000000000000000000000000000000000bb";
+    QTest::newRow("the log's") << QStringList{c, a, b, "1000"} << true << QStringList{}
+                               << QString();
+    QTest::newRow("value") << QStringList{c, a, b, "12345"} << true << QStringList{"value"}
+                           << "stored value 12345, the log's 1000";
+    QTest::newRow("a value that is no number")
+        << QStringList{c, a, b, "10a0"} << true << QStringList{"value"}
+        << "stored value 10a0, the log's 1000";
+    QTest::newRow("from") << QStringList{c, b, b, "1000"} << true << QStringList{"from"}
+                          << QString();
+    QTest::newRow("to") << QStringList{c, a, a, "1000"} << true << QStringList{"to"} << QString();
+    QTest::newRow("contract and value")
+        << QStringList{a, a, b, "1"} << true << QStringList{"contract", "value"}
+        << "stored value 1, the log's 1000";
+    QTest::newRow("uppercase hex is not the surface's")
+        << QStringList{c.toUpper().replace("0X", "0x"), a, b, "1000"} << true
+        << QStringList{"contract"} << QString();
+    QTest::newRow("no Transfer: nothing to compare")
+        << QStringList{c, a, b, "5"} << false << QStringList{} << QString();
+}
+
+void TestVerify::transferColumns()
+{
+    QFETCH(QStringList, stored);
+    QFETCH(bool, transfer);
+    QFETCH(QStringList, differs);
+    QFETCH(QString, detail);
+    chain::LogEntry log;
+    log.address = chain::Address::fromHex("0x00000000000000000000000000000000000000cc", "a");
+    const auto word = [](const QString& address) {
+        return chain::Hash32::fromBytes(
+            QByteArray(12, '\0') + chain::Address::fromHex(address, "a").toByteArray(), "topic");
+    };
+    log.topics = {indexer::transferTopic(), word("0x00000000000000000000000000000000000000aa"),
+                  word("0x00000000000000000000000000000000000000bb")};
+    if (!transfer)
+        log.topics.append(hashOf('\x07')); // four topics: ERC-721's Transfer
+    log.data = chain::u256::toBigEndian32(chain::U256(1000));
+    QString got;
+    QCOMPARE(
+        audit::differingTransferFields({stored[0], stored[1], stored[2], stored[3]}, log, &got),
+        differs);
+    QCOMPARE(got, detail);
+}
+
 // ---- commands ----------------------------------------------------------------------------
 
 void TestVerify::cleanDatabaseVerifies()
@@ -318,7 +502,8 @@ void TestVerify::holesAreFoundAndRepaired_data()
         << QStringList{"HOLE block %1: missing 1 log (log index 3), missing 1 transfer",
                        "HOLE block %2: no blocks row, 1 stored log outside the block's logsBloom "
                        "(corrupt or tampered rows), 1 stored log altered (log index 4): topics "
-                       "not the node's"};
+                       "not the node's, 1 transfer altered (log index 4): to not what the node's "
+                       "log says"};
     QTest::newRow("a log's data edited in place")
         << "edited"
         << QStringList{"UPDATE log_store SET data = "
@@ -607,6 +792,387 @@ void TestVerify::aPluggedProofIsWhatBlocksAreComparedWith()
     QCOMPARE(r.holes.first().extraLogIndexes, Indexes{first});
 }
 
+// ---- every column derived from the node, on both stores ----------------------------------
+
+void TestVerify::aCleanDatabaseHasNoFinding_data()
+{
+    QTest::addColumn<QString>("db");
+    storeRows("decoded with an ABI", [](QTestData& r, const QString& db) { r << db; });
+}
+
+void TestVerify::aCleanDatabaseHasNoFinding()
+{
+    QFETCH(QString, db);
+    const QString env = "spotless";
+    indexOn(db, env, {"--abi", kDemoAbi});
+    const auto countOf = [&](const char* table) {
+        return textOn(db,
+                      QStringLiteral("SELECT count(*) FROM %1 WHERE environment_id = ?")
+                          .arg(QLatin1String(table)),
+                      {env});
+    };
+    const QString transfers = countOf("transfer_events");
+    const QString logs = countOf("logs");
+    const QString balances = countOf("token_balances");
+    test::Backend b(db);
+    const qint64 cp = checkpointOf(b.open(), env);
+    b.close();
+    QVERIFY(transfers.toLongLong() > 400 && balances.toLongLong() > 10);
+
+    const ProcessRun run =
+        runForkscope(commandOn("verify", db, env, {"--abi", kDemoAbi, "--balance-of"}));
+    VERIFY_EXIT_OK(run);
+    QVERIFY2(run.err.isEmpty(), qPrintable(run.err));
+    for (const QString& line :
+         {QStringLiteral("checked: %1 stored transfers' contract, parties and value against their "
+                         "logs; %2 stored logs' event_name and args_json against their logs "
+                         "decoded with --abi\n")
+              .arg(transfers, logs),
+          QStringLiteral("checked: %1 token_balances rows against the sums of the %2 stored "
+                         "transfers of blocks 0..%3, and %1 against the token's balanceOf at the "
+                         "checkpoint\n")
+              .arg(balances, transfers)
+              .arg(cp),
+          QStringLiteral("verdict: clean")})
+        QVERIFY2(run.out.contains(line), qPrintable(line + "\n" + run.out));
+    QVERIFY2(!run.out.contains("HOLE") && !run.out.contains("BALANCE"), qPrintable(run.out));
+
+    // Without the ABI the decoded columns are named as not checked, not called clean.
+    const ProcessRun plain = runForkscope(commandOn("verify", db, env));
+    VERIFY_EXIT_OK(plain);
+    QVERIFY2(plain.out.contains("not checked: event_name and args_json of the ABI-decoded logs "
+                                "(pass --abi FILE"),
+             qPrintable(plain.out));
+
+    // Pages of 3 rows, and a range inside the checkpoint (the Transfers outside it summed as
+    // stored): every row is read once, no more, no less.
+    store::ContractReader& reader = b.open();
+    const audit::AuditTarget target = isPg(db) ? audit::loadSharedAuditTarget(*b.pg, env)
+                                               : audit::AuditTarget::load(*b.sqlite, env);
+    for (const auto& [from, to] : {std::pair<qint64, qint64>{0, cp}, {20, 30}}) {
+        audit::AuditRange range;
+        QVERIFY(target.resolveRange(std::uint64_t(from), std::uint64_t(to), &range).isEmpty());
+        audit::StoredDataAuditor auditor(reader, m_lab->eth());
+        auditor.setRowsPerPage(3);
+        auditor.setBalanceOf(true);
+        const audit::AuditResult r = auditor.audit(target, range);
+        QVERIFY2(r.clean(), qPrintable(QStringLiteral("%1 holes, %2 balances")
+                                           .arg(r.holeCount)
+                                           .arg(r.balanceFindingCount)));
+        QCOMPARE(r.transfersSummed, transfers.toLongLong());
+        QCOMPARE(r.balancesChecked, balances.toLongLong());
+        QCOMPARE(r.balanceOfCalls, balances.toLongLong());
+    }
+    b.close();
+}
+
+void TestVerify::tampersAreFoundAndTheAdviceFixesThem_data()
+{
+    QTest::addColumn<QString>("db");
+    QTest::addColumn<QString>("env");
+    // SQL with %env, %block (a block of 10 logs, or the checkpoint with `atCheckpoint`).
+    QTest::addColumn<QStringList>("tamper");
+    QTest::addColumn<bool>("atCheckpoint");
+    // Lines (or their start) verify prints; %block, %cp, %token and %holder (the contract
+    // and the recipient of log 2 of the block) filled in.
+    QTest::addColumn<QStringList>("found");
+    QTest::addColumn<int>("holes");
+    QTest::addColumn<int>("balances"); // BALANCE lines
+    QTest::addColumn<bool>("abi");
+    QTest::addColumn<bool>("fromCheckpoint"); // the advice: repair from the checkpoint
+    const QString log = "WHERE environment_id = '%env' AND block_number = %block AND log_index = 2";
+    const auto bytes = [](const QString& db, const QString& hex) {
+        return isPg(db) ? QStringLiteral("decode('%1', 'hex')").arg(hex)
+                        : QStringLiteral("X'%1'").arg(hex);
+    };
+    const QString dead = QString(60, '0') + "dead";
+    const QString edited = "HOLE block %block: ";
+    // In SQLite balances are stored: a Transfer edited makes two of them wrong (its
+    // parties'). In PostgreSQL they are a view of the Transfers, which follows the edit.
+    const auto wrongBalances = [](const QString& db, int n) { return isPg(db) ? 0 : n; };
+
+    storeRows("transfer value", [&](QTestData& r, const QString& db) {
+        r << db << "t-value"
+          << QStringList{QStringLiteral("UPDATE log_store SET transfer_value "
+                                        "= %1 ")
+                             .arg(isPg(db) ? "12345" : "'12345'") +
+                         log}
+          << false
+          << QStringList{edited + "1 transfer altered (log index 2): value "
+                                  "not what the node's log says (stored "
+                                  "value 12345, the log's "}
+          << 1 << wrongBalances(db, 2) << false << false;
+    });
+    // A byte of the file flipped inside a value: no longer a number.
+    QTest::newRow("sqlite, a transfer value corrupted")
+        << m_lab->dbPath() << "t-corrupt"
+        << QStringList{"UPDATE log_store SET transfer_value = transfer_value || 'x' " + log}
+        << false
+        << QStringList{edited + "1 transfer altered (log index 2): value not what the node's log "
+                                "says (stored value ",
+                       "holder %holder: a stored Transfer of it has a value that is not a "
+                       "decimal amount; its balance "}
+        << 1 << 2 << false << false;
+    storeRows("transfer from", [&](QTestData& r, const QString& db) {
+        r << db << "t-from"
+          << QStringList{QStringLiteral("UPDATE log_store SET topic1 = %1 ").arg(bytes(db, dead)) +
+                         log}
+          << false
+          << QStringList{"1 stored log altered (log index 2): topics not the node's, 1 transfer "
+                         "altered (log index 2): from not what the node's log says\n"}
+          << 1 << wrongBalances(db, 2) << false << false;
+    });
+    storeRows("transfer to", [&](QTestData& r, const QString& db) {
+        r << db << "t-to"
+          << QStringList{QStringLiteral("UPDATE log_store SET topic2 = %1 ").arg(bytes(db, dead)) +
+                         log}
+          << false
+          << QStringList{"1 stored log altered (log index 2): topics not the node's, 1 transfer "
+                         "altered (log index 2): to not what the node's log says\n"}
+          << 1 << wrongBalances(db, 2) << false << false;
+    });
+    storeRows("an args_json field", [&](QTestData& r, const QString& db) {
+        // The value inside the decoded arguments, the Transfer's own value column untouched.
+        const QString args = isPg(db) ? QStringLiteral("args_json")
+                                      : QStringLiteral("(SELECT args_json FROM logs ") + log + ")";
+        r << db << "t-args"
+          << QStringList{QStringLiteral("UPDATE log_store SET args_json = replace(%1, "
+                                        "'\"value\":\"', '\"value\":\"9') ")
+                             .arg(args) +
+                         log}
+          << false
+          << QStringList{edited + "1 decoded log altered (log index 2): args_json not the "
+                                  "node's log decoded with the ABI\n"}
+          << 1 << 0 << true << false;
+    });
+    storeRows("a block hash", [&](QTestData& r, const QString& db) {
+        r << db << "t-hash"
+          << QStringList{QStringLiteral("UPDATE block_store SET block_hash = %1 WHERE "
+                                        "environment_id = '%env' AND block_number = %block")
+                             .arg(bytes(db, QString(64, '1')))}
+          << false
+          << QStringList{edited + "blocks row altered: block_hash not the node's header's (the "
+                                  "stored chain above it links to the node's block %block: "
+                                  "this row was edited, the chain did not reorg)\n"}
+          << 1 << 0 << false << false;
+    });
+    storeRows("a block timestamp", [&](QTestData& r, const QString& db) {
+        r << db << "t-time"
+          << QStringList{"UPDATE block_store SET block_timestamp = block_timestamp + 1 WHERE "
+                         "environment_id = '%env' AND block_number = %block"}
+          << false
+          << QStringList{edited + "blocks row altered: block_timestamp not the node's header's\n"}
+          << 1 << 0 << false << false;
+    });
+    storeRows("the checkpoint's block hash", [&](QTestData& r, const QString& db) {
+        r << db << "t-tip"
+          << QStringList{QStringLiteral("UPDATE block_store SET block_hash = %1 WHERE "
+                                        "environment_id = '%env' AND block_number = %block")
+                             .arg(bytes(db, QString(64, '1')))}
+          << true
+          << QStringList{edited + "blocks row altered: block_hash not the node's header's (the "
+                                  "stored chain above it links to the node's block %block: "
+                                  "this row was edited, the chain did not reorg)\n"}
+          << 1 << 0 << false << false;
+    });
+    // Stored balances: SQLite only (PostgreSQL's token_balances is a view of the Transfers,
+    // with no row to delete or alter: the server refuses a DELETE on it).
+    const QString db = m_lab->dbPath();
+    const QString holder = "(SELECT substr(topic2, 13) FROM log_store " + log + ")";
+    const QString token = "(SELECT address FROM log_store " + log + ")";
+    QTest::newRow("sqlite, a balance deleted through the view")
+        << db << "t-deleted"
+        << QStringList{"DELETE FROM token_balances WHERE environment_id = '%env' AND contract = "
+                       "'%token' AND holder = '%holder'"}
+        << false
+        << QStringList{"BALANCE at checkpoint %cp: token %token holder %holder: no "
+                       "token_balances row, its stored Transfers sum to "}
+        << 0 << 1 << false << true;
+    QTest::newRow("sqlite, a balance altered in the table")
+        << db << "t-altered"
+        << QStringList{"UPDATE balance_store SET balance = '1' WHERE environment_id = '%env' AND "
+                       "contract = " +
+                       token + " AND holder = " + holder}
+        << false
+        << QStringList{"BALANCE at checkpoint %cp: token %token holder %holder: balance 1 "
+                       "stored, its stored Transfers sum to "}
+        << 0 << 1 << false << true;
+    QTest::newRow("sqlite, a balance forged in the table")
+        << db << "t-forged"
+        << QStringList{"INSERT INTO balance_store VALUES ('%env', 31337, " + token + ", X'" +
+                       QString(36, '0') + "beef', '5', 1, 1)"}
+        << false
+        << QStringList{"BALANCE at checkpoint %cp: token %token holder 0x" + QString(36, '0') +
+                       "beef: token_balances row (balance 5) that no stored Transfer names: "}
+        << 0 << 1 << false << true;
+}
+
+void TestVerify::tampersAreFoundAndTheAdviceFixesThem()
+{
+    QFETCH(QString, db);
+    QFETCH(QString, env);
+    QFETCH(QStringList, tamper);
+    QFETCH(bool, atCheckpoint);
+    QFETCH(QStringList, found);
+    QFETCH(int, holes);
+    QFETCH(int, balances);
+    QFETCH(bool, abi);
+    QFETCH(bool, fromCheckpoint);
+    const QStringList abiArgs = abi ? QStringList{"--abi", kDemoAbi} : QStringList{};
+    indexOn(db, env, abiArgs);
+    VERIFY_EXIT_OK(runForkscope(commandOn("verify", db, env, abiArgs)));
+    test::Backend b(db);
+    const QString cp = QString::number(checkpointOf(b.open(), env));
+    b.close();
+    const QString block =
+        atCheckpoint ? cp
+                     : textOn(db,
+                              "SELECT block_number FROM logs WHERE environment_id = ? GROUP BY "
+                              "block_number HAVING count(*) >= 10 ORDER BY block_number LIMIT 1 "
+                              "OFFSET 3",
+                              {env});
+    const auto ofLog2 = [&](const char* column) {
+        return textOn(db,
+                      QStringLiteral("SELECT %1 FROM transfer_events WHERE environment_id = ? AND "
+                                     "block_number = ? AND log_index = 2")
+                          .arg(QLatin1String(column)),
+                      {env, block.toLongLong()});
+    };
+    const QString token = ofLog2("contract");
+    const QString holder = ofLog2("to_addr");
+    QVERIFY(!block.isEmpty() && !token.isEmpty() && !holder.isEmpty());
+    const auto fill = [&](QString text) {
+        return text.replace("%env", env)
+            .replace("%block", block)
+            .replace("%cp", cp)
+            .replace("%token", token)
+            .replace("%holder", holder);
+    };
+    for (const QString& sql : tamper)
+        execOn(db, fill(sql));
+
+    // Found: exit 1, each finding on its line, nothing written.
+    const QString tampered = stateOn(db, env);
+    const ProcessRun run = runForkscope(commandOn("verify", db, env, abiArgs));
+    QVERIFY2(run.finished && run.exitCode == 1, qPrintable(run.describe()));
+    for (const QString& line : found)
+        QVERIFY2(run.out.contains(fill(line)), qPrintable(fill(line) + "\n" + run.out));
+    QCOMPARE(run.out.count("\nHOLE "), holes);
+    QCOMPARE(run.out.count("\nBALANCE "), balances);
+    QVERIFY2(!run.out.contains("reorged at"), qPrintable(run.out));
+    QCOMPARE(run.err.trimmed().count('\n'), 0);
+    QCOMPARE(stateOn(db, env), tampered);
+
+    // The advice names a repair, from the block (or, for balances alone, the checkpoint);
+    // following it leaves nothing to find, the balances the token's own.
+    static const QRegularExpression advice("\nverdict: [^\n]*: run `forkscope (repair [^`]+)`\n");
+    const QRegularExpressionMatch m = advice.match(run.out);
+    QVERIFY2(m.hasMatch(), qPrintable(run.out));
+    const QStringList repair = m.captured(1).split(' ');
+    QCOMPARE(repair.mid(repair.indexOf("--from"), 2),
+             (QStringList{"--from", fromCheckpoint ? cp : block}));
+    VERIFY_EXIT_OK(runForkscope(repair));
+    const ProcessRun again =
+        runForkscope(commandOn("verify", db, env, abiArgs + QStringList{"--balance-of"}));
+    VERIFY_EXIT_OK(again);
+    QVERIFY2(again.out.contains("verdict: clean"), qPrintable(again.out));
+}
+
+void TestVerify::aRepairFromALaterBlockKeepsTheTamperFound_data()
+{
+    QTest::addColumn<QString>("db");
+    storeRows("a Transfer's value edited below --from",
+              [](QTestData& r, const QString& db) { r << db; });
+}
+
+void TestVerify::aRepairFromALaterBlockKeepsTheTamperFound()
+{
+    QFETCH(QString, db);
+    const QString env = "later";
+    indexOn(db, env);
+    const auto nth = [&](int n) {
+        return textOn(db,
+                      "SELECT block_number FROM logs WHERE environment_id = ? GROUP BY "
+                      "block_number HAVING count(*) >= 10 ORDER BY block_number LIMIT 1 OFFSET ?",
+                      {env, n});
+    };
+    const QString bad = nth(3);
+    const QString later = nth(12);
+    const QString value = textOn(db,
+                                 "SELECT value FROM transfer_events WHERE environment_id = ? AND "
+                                 "block_number = ? AND log_index = 2",
+                                 {env, bad.toLongLong()});
+    QVERIFY(!bad.isEmpty() && bad.toLongLong() < later.toLongLong() && !value.isEmpty());
+    execOn(db, QStringLiteral("UPDATE log_store SET transfer_value = %1 WHERE environment_id = "
+                              "'%2' AND block_number = %3 AND log_index = 2")
+                   .arg(isPg(db) ? "12345" : "'12345'", env, bad));
+    const QString edit =
+        QStringLiteral("is not the node's log: value (stored value 12345, the log's %1)")
+            .arg(value);
+
+    const QString before = stateOn(db, env);
+    const ProcessRun run = runForkscope(commandOn("repair", db, env, {"--from", later}));
+    if (isPg(db)) {
+        // The balances are a view of the Transfers: no stored balance to turn wrong, so the
+        // repair runs, and leaves the edit below it as it was.
+        VERIFY_EXIT_OK(run);
+    } else {
+        // A rebuild would make the two balances the edited Transfer's sum: refused, naming
+        // where to repair from.
+        VERIFY_ONE_ERROR_LINE(
+            run, 1,
+            (QStringList{
+                QStringLiteral("the stored Transfer at block %1 (log index 2) ").arg(bad) + edit,
+                QStringLiteral("a repair from block %1 would rebuild that balance").arg(later),
+                QStringLiteral("repair from block %1 instead").arg(bad), "nothing was changed"}));
+        QCOMPARE(stateOn(db, env), before);
+    }
+    // Either way the edit is still found, at its block.
+    const ProcessRun found = runForkscope(commandOn("verify", db, env));
+    QVERIFY2(found.finished && found.exitCode == 1, qPrintable(found.describe()));
+    QVERIFY2(found.out.contains(QStringLiteral("HOLE block %1: 1 transfer altered (log index 2): "
+                                               "value not what the node's log says (stored value "
+                                               "12345, the log's %2)\n")
+                                    .arg(bad, value)) &&
+                 found.out.contains(QStringLiteral("--from %1`\n").arg(bad)),
+             qPrintable(found.out));
+
+    VERIFY_EXIT_OK(runForkscope(commandOn("repair", db, env, {"--from", bad})));
+    const ProcessRun clean = runForkscope(commandOn("verify", db, env, {"--balance-of"}));
+    VERIFY_EXIT_OK(clean);
+    QVERIFY2(clean.out.contains("verdict: clean"), qPrintable(clean.out));
+}
+
+void TestVerify::balanceOfNamesWhatTheTransfersDoNotExplain_data()
+{
+    QTest::addColumn<QString>("db");
+    storeRows("indexed from block 20", [](QTestData& r, const QString& db) { r << db; });
+}
+
+void TestVerify::balanceOfNamesWhatTheTransfersDoNotExplain()
+{
+    QFETCH(QString, db);
+    const QString env = "partial";
+    indexOn(db, env, {"--from-block", "20"});
+    // The stored data is what the node has from block 20 on, balances their Transfers' sums.
+    VERIFY_EXIT_OK(runForkscope(commandOn("verify", db, env)));
+    // The token's own balances also count what came before block 20: named, and no repair
+    // is offered for them.
+    const QString before = stateOn(db, env);
+    const ProcessRun run = runForkscope(commandOn("verify", db, env, {"--balance-of"}));
+    QVERIFY2(run.finished && run.exitCode == 1, qPrintable(run.describe()));
+    QVERIFY2(run.out.contains("(the sum of its stored Transfers), the token's balanceOf at the "
+                              "checkpoint is ") &&
+                 run.out.contains("are not the sum of its Transfer events from block 20 "
+                                  "(Transfers before the start block, or a token that moves "
+                                  "balances without them): no repair changes that\n") &&
+                 run.out.contains("no repair changes the token's own balances\n") &&
+                 !run.out.contains("HOLE"),
+             qPrintable(run.out));
+    QVERIFY(run.out.count("\nBALANCE ") > 0);
+    QCOMPARE(stateOn(db, env), before);
+}
+
 void TestVerify::badArgumentsChangeNothing_data()
 {
     QTest::addColumn<QStringList>("args"); // %db, %rpc replaced
@@ -655,6 +1221,13 @@ void TestVerify::badArgumentsChangeNothing_data()
         << 1 << QStringList{"database /nonexistent/x.sqlite does not exist"};
     QTest::newRow("verify --receipts given a value")
         << verify + QStringList{"--receipts=yes"} << 2 << QStringList{"receipts"};
+    QTest::newRow("verify --abi of an environment indexed without one")
+        << verify + QStringList{"--abi", kDemoAbi} << 1
+        << QStringList{"environment clean was indexed without an ABI", "verify it without --abi",
+                       "nothing was checked"};
+    QTest::newRow("verify --abi that is no ABI")
+        << verify + QStringList{"--abi", QStringLiteral(FORKSCOPE_SOURCE_DIR "/README.md")} << 2
+        << QStringList{"--abi"};
     QTest::newRow("verify a PostgreSQL server that is not there")
         << QStringList{"verify", "--db",  "postgresql://postgres:secret@127.0.0.1:1/forkscope",
                        "--env",  "clean", "--rpc",
@@ -699,9 +1272,13 @@ void TestVerify::badArgumentsChangeNothing()
     }
     args.replaceInStrings("%db", m_lab->dbPath());
     args.replaceInStrings("%rpc", rpcUrl());
-    const QString before = m_lab->dump();
+    // Nothing runs between two rows, so the previous row's proven "after" is this row's
+    // "before": one dump of the whole file per row instead of two.
+    const QString before = m_badArgumentsState.isEmpty() ? m_lab->dump() : m_badArgumentsState;
+    m_badArgumentsState.clear();
     VERIFY_ONE_ERROR_LINE(runForkscope(args), exitCode, mentions);
     QCOMPARE(m_lab->dump(), before);
+    m_badArgumentsState = before;
 }
 
 void TestVerify::repairRefusesADatabaseOpenInAnotherProcess()
@@ -853,8 +1430,8 @@ void TestVerify::helpNamesTheCommands()
         qPrintable(top.out));
     const ProcessRun verify = runForkscope({"verify", "--help"});
     VERIFY_EXIT_OK(verify);
-    for (const char* flag :
-         {"--db <FILE|URL>", "--env <ID>", "--rpc <URL>", "--from <N>", "--to <M>", "--receipts"})
+    for (const char* flag : {"--db <FILE|URL>", "--env <ID>", "--rpc <URL>", "--from <N>",
+                             "--to <M>", "--receipts", "--abi <FILE>", "--balance-of"})
         QVERIFY2(verify.out.contains(flag), qPrintable(verify.out));
     const ProcessRun repair = runForkscope({"repair", "--help"});
     VERIFY_EXIT_OK(repair);

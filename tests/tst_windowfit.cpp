@@ -1,4 +1,4 @@
-// The main window fits a laptop (issue #16): at 1280x720 and 1366x768 every panel title,
+// The main window fits a laptop: at 1280x720 and 1366x768 every panel title,
 // the verdict badge and the status bar are inside the screen, however long the texts the
 // engine sends; and the window's minimum size is at most 960x640.
 #include "MainWindow.h"

@@ -27,6 +27,7 @@ private slots:
     void announcedCapIsSplit();
     void aRangeIsAskedInPartsOfAboutLogsPerCall();
     void aRefusedPartIsNotAskedAgain();
+    void aLoneBlockIsProvenByItsNeighbours();
     void singleBlockOnTheCapIsProvenOrRefused_data();
     void singleBlockOnTheCapIsProvenOrRefused();
     void resentBatchIsCorrectedNotDoubled();
@@ -281,6 +282,32 @@ void TestWire::aRefusedPartIsNotAskedAgain()
     // Once the node answers again, the same range comes back whole.
     f.proxy.setRefuseLogsFrom(-1);
     QCOMPARE(f.fetcher->fetch(0, head, head).toBlock, head);
+}
+
+void TestWire::aLoneBlockIsProvenByItsNeighbours()
+{
+    // A quiet chain, a node that serves no receipts and cuts nothing: the first reply of
+    // each size can still not be told from a cut one, and only a larger reply around the
+    // block can vouch for it. The mint's block has no log below it, but blocks above it do.
+    test::IndexerLab lab;
+    auto& token = lab.deployToken("AAA"); // its mint: the chain's only log for a while
+    lab.mine(10);
+    token.spray(3, 0, 3);
+    lab.mine(5);
+    const auto head = lab.eth().blockNumber();
+    CappedFetch f(lab, lab::FaultProxy::CapMode::Silent, 10000, 0);
+    f.proxy.setLogCap(0, lab::FaultProxy::CapMode::Silent); // no cap at all
+    f.proxy.setNoReceipts(true);
+    // One block at a time, as a follower at the head asks: each block with logs is the
+    // largest reply so far when it comes.
+    for (std::uint64_t n = 0; n <= head; ++n) {
+        const wire::WireBatch b = f.fetcher->fetch(n, n, head);
+        QCOMPARE(b.toBlock, n);
+        rpc::LogFilter all;
+        all.fromBlock = all.toBlock = n;
+        all.addresses = lab.contracts();
+        QCOMPARE(b.logs.size(), lab.eth().getLogs(all).size());
+    }
 }
 
 void TestWire::singleBlockOnTheCapIsProvenOrRefused_data()

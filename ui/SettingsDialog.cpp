@@ -154,8 +154,7 @@ void SettingsDialog::validate()
     errors[QStringLiteral("readyRatio")] = validateRatio(s.readyRatio);
     if (!s.webhook.trimmed().isEmpty())
         if (const auto e = validateEndpoint(s.webhook))
-            errors[QStringLiteral("webhook")] =
-                QString(*e).replace(QStringLiteral("endpoint"), QStringLiteral("webhook"));
+            errors[QStringLiteral("webhook")] = tr("webhook: ") + *e;
     if (!s.environment.trimmed().isEmpty()) {
         errors[QStringLiteral("environment")] =
             s.endpointList().isEmpty()

@@ -57,16 +57,20 @@ qsizetype jsonStringSize(const char* utf8, qsizetype len)
 qsizetype jsonStringSize(QStringView s)
 {
     qsizetype n = 2;
-    for (const QChar c : s) {
-        const char16_t u = c.unicode();
-        if (u < 0x80)
+    for (qsizetype i = 0; i < s.size(); ++i) {
+        const char16_t u = s[i].unicode();
+        if (u < 0x80) {
             n += escapedAscii(static_cast<unsigned char>(u));
-        else if (u < 0x800)
+        } else if (u < 0x800) {
             n += 2;
-        else if (c.isSurrogate())
-            n += 2; // a pair is 4 bytes of UTF-8
-        else
+        } else if (QChar::isHighSurrogate(u) && i + 1 < s.size() && s[i + 1].isLowSurrogate()) {
+            n += 4; // a pair is 4 bytes of UTF-8
+            ++i;
+        } else if (QChar::isSurrogate(u)) {
+            n += 6; // half a pair, which a name from JSON may hold: written as \uXXXX
+        } else {
             n += 3;
+        }
     }
     return n;
 }

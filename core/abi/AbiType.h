@@ -1,5 +1,7 @@
 #pragma once
 
+#include "chain/ChainParseError.h"
+
 #include <QJsonValue>
 #include <QList>
 #include <QString>
@@ -8,11 +10,15 @@
 
 namespace forkscope::abi {
 
-// A malformed ABI file or an undecodable log; the message names where.
+// A malformed ABI file or an undecodable log; the message names where, on one line
+// whatever names and types the file spells.
 class AbiError : public std::runtime_error
 {
 public:
-    explicit AbiError(const QString& message) : std::runtime_error(message.toStdString()) {}
+    explicit AbiError(const QString& message)
+        : std::runtime_error(chain::shownText(message, -1).toStdString())
+    {
+    }
     QString message() const { return QString::fromUtf8(what()); }
 };
 

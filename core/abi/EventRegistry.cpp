@@ -142,13 +142,18 @@ EventRegistry EventRegistry::fromFile(const QString& path)
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly))
         throw AbiError(QStringLiteral("cannot read ABI file %1: %2").arg(path, f.errorString()));
+    return fromBytes(f.readAll(), path);
+}
+
+EventRegistry EventRegistry::fromBytes(const QByteArray& bytes, const QString& origin)
+{
     QJsonParseError pe{};
-    const QJsonDocument doc = QJsonDocument::fromJson(f.readAll(), &pe);
+    const QJsonDocument doc = QJsonDocument::fromJson(bytes, &pe);
     if (pe.error != QJsonParseError::NoError)
         throw AbiError(QStringLiteral("ABI file %1 is not JSON: %2 at offset %3")
-                           .arg(path, pe.errorString())
+                           .arg(origin, pe.errorString())
                            .arg(pe.offset));
-    return fromJson(doc, path);
+    return fromJson(doc, origin);
 }
 
 const AbiEvent* EventRegistry::find(const chain::Hash32& topic0) const

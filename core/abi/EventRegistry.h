@@ -42,6 +42,8 @@ public:
     EventRegistry() = default;
     // A standard Solidity ABI JSON: an array, or an artefact object with an "abi" array.
     static EventRegistry fromJson(const QJsonDocument& doc, const QString& origin);
+    // The bytes of an ABI file; `origin` names it in errors. Throws AbiError.
+    static EventRegistry fromBytes(const QByteArray& bytes, const QString& origin);
     static EventRegistry fromFile(const QString& path); // throws AbiError naming the file
 
     bool isEmpty() const { return m_byTopic.isEmpty() && m_anonymous == 0; }

@@ -65,9 +65,10 @@ QByteArray HttpRequest::path() const
             end = hash;
         return end < 0 ? target : target.left(end);
     }
-    // Absolute form, which RFC 9112 §3.2.2 says a server must accept.
+    // Absolute form, which RFC 9112 §3.2.2 says a server must accept; without a host
+    // ("http:/metrics") it is invalid and must be rejected (RFC 9110 §4.2.1).
     const QUrl url = QUrl::fromEncoded(target, QUrl::StrictMode);
-    if (!url.isValid() || url.scheme().isEmpty())
+    if (!url.isValid() || url.scheme().isEmpty() || url.host().isEmpty())
         return {};
     const QByteArray p = url.path(QUrl::FullyEncoded).toLatin1();
     return p.isEmpty() ? QByteArray("/") : p;

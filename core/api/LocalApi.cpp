@@ -6,6 +6,7 @@
 #include "chain/ChainParseError.h"
 #include "chain/Hash32.h"
 #include "chain/Hex.h"
+#include "indexer/ReorgReason.h"
 #include "store/ContractReader.h"
 
 #include <QJsonArray>
@@ -211,8 +212,9 @@ void LocalApi::databaseFamilies(PrometheusText& p)
     }
     // Every reason is always exported, at 0 until it happens, so rates work from the start.
     QList<QPair<PrometheusText::Labels, double>> reorgs;
-    for (const QString& reason : {QStringLiteral("hash mismatch"),
-                                  QStringLiteral("parent mismatch"), QStringLiteral("absence")})
+    for (const QString& reason :
+         {indexer::reorg_reason::kHashMismatch, indexer::reorg_reason::kParentMismatch,
+          indexer::reorg_reason::kAbsence, indexer::reorg_reason::kRepair})
         reorgs.append({{{QStringLiteral("reason"), reason}}, double(byReason.value(reason, 0))});
     p.family(QStringLiteral("forkscope_reorgs_total"), QStringLiteral("counter"),
              QStringLiteral("Rollbacks committed, by what detected them."), reorgs);

@@ -10,6 +10,24 @@
 
 namespace forkscope::audit {
 
+// Rows of one block whose stored columns are not what the node's logs say: how many, the
+// first few log indexes and which columns.
+struct AlteredRows
+{
+    qint64 count = 0;
+    QList<std::uint64_t> indexes; // the first few, to name them
+    QStringList fields;           // each column that differs in one of them, once
+    // The first row's stored and expected text, when a field names one (a value).
+    QString firstDetail;
+
+    void add(std::uint64_t logIndex, const QStringList& differing, const QString& detail = {});
+    bool isEmpty() const { return count == 0; }
+};
+
+// How many missing or extra log indexes a hole names: enough to find the rows, short enough
+// for one line.
+inline constexpr int kIndexesNamed = 8;
+
 // One block whose stored rows are not what the node has: the indexer's claim "every
 // matching log up to the checkpoint" is false there.
 struct AuditHole
@@ -22,14 +40,45 @@ struct AuditHole
     qint64 extraTransfers = 0;     // transfer_events rows without a Transfer log on the node
     qint64 logsOutsideBloom = 0;   // stored logs the header's bloom rules out: corrupt rows
     qint64 logsOfAnotherBlock = 0; // stored logs whose block_hash is not the block's
-    qint64 alteredLogs = 0;        // stored logs whose content is not the node's log's
-    QList<std::uint64_t> alteredLogIndexes;
-    QStringList alteredFields;              // address, topics, data, tx_hash
+    AlteredRows alteredLogs;       // address, topics, data, tx_hash not the node's log's
+    AlteredRows alteredTransfers;  // contract, from, to, value not what the node's log says
+    AlteredRows alteredDecodings;  // event_name, args_json not the log decoded with the ABI
+    // The `blocks` row against the node's header: block_hash, parent_hash, block_timestamp.
+    QStringList alteredBlockFields;
+    // A block_hash that is not the node's while the row above links to the node's block
+    // (its parent_hash, or the checkpoint's hash): the row was edited, the chain did not move.
+    bool blockHashEdited = false;
     QList<std::uint64_t> missingLogIndexes; // the first few, to name them
     QList<std::uint64_t> extraLogIndexes;
     bool rangeAnswerShort = false; // the range answer lacked them too (found by hash or proof)
 
     // "block 57: missing 3 logs (log index 1, 2, 5), missing 3 transfers"
+    QString describe() const;
+    bool isEmpty() const;
+};
+
+// One token_balances row that is not the sum of its holder's stored Transfers (received
+// minus sent; the zero address is not a holder), or, with --balance-of, not what the
+// token's balanceOf(holder) answers at the checkpoint.
+struct BalanceFinding
+{
+    enum class Kind {
+        Missing,      // Transfers name the holder, yet there is no row
+        Extra,        // a row no stored Transfer names
+        Differs,      // the row is not the sum
+        SidesDiffer,  // the sum is right, transfer_sides is not the count of its sides
+        NotBalanceOf, // the row is the sum, but the token's balanceOf says otherwise
+        Unsummable,   // a Transfer of the holder has a value that is not a decimal amount
+    };
+    Kind kind = Kind::Differs;
+    QString contract; // 0x hex
+    QString holder;
+    QString stored;   // the row's balance (empty: no row)
+    QString expected; // the sum of the Transfers, or balanceOf's answer
+    qint64 storedSides = 0;
+    qint64 expectedSides = 0;
+
+    // "contract 0x.. holder 0x..: balance 5 stored, its stored Transfers sum to 7"
     QString describe() const;
 };
 
@@ -55,6 +104,13 @@ struct AuditResult
     qint64 byHashFetches = 0;       // eth_getLogs by blockHash (EIP-234)
     QString proofName;              // the BlockLogsProof used, if any
     qint64 provenBlocks = 0;        // blocks compared with that proof's logs
+    qint64 transfersCompared = 0; // stored transfers compared with the node's log (value, parties)
+    qint64 decodingsCompared = 0; // stored event_name/args_json compared with the ABI's decoding
+    bool decodedLogsUnchecked =
+        false;                  // decoded logs are stored, and no ABI was given to check them
+    qint64 transfersSummed = 0; // stored transfers summed per holder (the whole checkpoint)
+    qint64 balancesChecked = 0; // token_balances rows compared with those sums
+    qint64 balanceOfCalls = 0;  // balanceOf(holder) eth_calls at the checkpoint (--balance-of)
 
     static constexpr int kMaxHolesKept = 1000; // holes beyond are counted, not kept
     QList<AuditHole> holes;                    // by block, at most kMaxHolesKept
@@ -68,10 +124,15 @@ struct AuditResult
     chain::Hash32 reorgedNodeHash;
     qint64 reorgedBlocks = 0;
 
-    bool clean() const { return holeCount == 0 && !reorgedAt; }
+    static constexpr int kMaxBalanceFindingsKept = 1000;
+    QList<BalanceFinding> balanceFindings; // at most kMaxBalanceFindingsKept
+    qint64 balanceFindingCount = 0;
+
+    bool clean() const { return holeCount == 0 && !reorgedAt && balanceFindingCount == 0; }
     // Where a repair should start: the lowest block with a hole.
     std::optional<std::uint64_t> firstHole() const;
     void addHole(const AuditHole& hole);
+    void addBalanceFinding(const BalanceFinding& finding);
 };
 
 } // namespace forkscope::audit

@@ -5,8 +5,6 @@
 namespace forkscope::audit {
 
 namespace {
-constexpr int kIndexesNamed = 8; // enough to find the rows, short enough for one line
-
 QList<std::uint64_t> sorted(QList<std::uint64_t> v)
 {
     std::sort(v.begin(), v.end());
@@ -40,6 +38,20 @@ bool compareBlock(const BlockRows& stored, const BlockRows& node, AuditHole* hol
     hole->missingTransfers = missingTransfers;
     hole->extraTransfers = extraTransfers;
     return !missing.isEmpty() || !extra.isEmpty() || missingTransfers > 0 || extraTransfers > 0;
+}
+
+HashMismatch classifyHashMismatch(const chain::Hash32& nodeHash,
+                                  const std::optional<StoredBlock>& storedAbove,
+                                  const std::optional<chain::Hash32>& nodeAboveHash,
+                                  const std::optional<QString>& checkpointHash)
+{
+    if (storedAbove)
+        return nodeAboveHash && nodeHash.isHexOf(storedAbove->parentHash) &&
+                       nodeAboveHash->isHexOf(storedAbove->hash)
+                   ? HashMismatch::RowEdited
+                   : HashMismatch::Reorged;
+    return checkpointHash && nodeHash.isHexOf(*checkpointHash) ? HashMismatch::RowEdited
+                                                               : HashMismatch::Reorged;
 }
 
 } // namespace forkscope::audit

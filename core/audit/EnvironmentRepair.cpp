@@ -1,11 +1,15 @@
 #include "EnvironmentRepair.h"
 #include "AuditError.h"
 #include "BalanceRebuild.h"
+#include "RebuildCheck.h"
+#include "chain/ChainParseError.h"
+#include "chain/U256.h"
 #include "indexer/BalanceBook.h"
 #include "indexer/CheckpointStore.h"
 #include "indexer/Indexer.h"
 #include "indexer/IndexerErrors.h"
 #include "rpc/EthClient.h"
+#include "store/ContractReader.h"
 #include "store/Database.h"
 
 #include <QRegularExpression>
@@ -13,6 +17,26 @@
 #include <QThread>
 
 namespace forkscope::audit {
+
+namespace {
+
+// Whether a Transfer from block `from` on has a value that is not a decimal amount.
+bool anyValueUnparsable(store::Database& db, const indexer::Environment& env, std::uint64_t from)
+{
+    QSqlQuery q = db.run(QStringLiteral("SELECT value FROM transfer_events WHERE environment_id "
+                                        "= ? AND chain_id = ? AND block_number >= ?"),
+                         {env.id, qint64(env.chainId), qint64(from)});
+    while (q.next()) {
+        try {
+            chain::u256::fromDecimal(q.value(0).toString(), QStringLiteral("value"));
+        } catch (const chain::ChainParseError&) {
+            return true;
+        }
+    }
+    return false;
+}
+
+} // namespace
 
 std::optional<std::uint64_t> confirmationsOf(const QString& policyVersion)
 {
@@ -112,6 +136,12 @@ RepairPlan EnvironmentRepair::plan(const QString& environmentId, std::uint64_t f
         *out = q.next() ? q.value(0).toLongLong() : 0;
     }
     p.target.checkNode(m_eth, m_base.rpcUrl, QStringLiteral("nothing was changed"));
+    if (p.rollbackNeeded) {
+        store::SqliteContractReader reader(m_db);
+        const RebuildCheck check = checkRebuildBelow(reader, m_eth, p.target, from);
+        p.wrongBalances = check.wrongBalances;
+        p.transfersChecked = check.transfersChecked;
+    }
     return p;
 }
 
@@ -137,6 +167,9 @@ RepairRollback EnvironmentRepair::rollBack(const RepairPlan& plan)
     indexer::BalanceBook balances(m_db, env.id, env.chainId);
     indexer::ReorgRollback rollback(m_db, env.id, env.chainId, plan.target.sourceId, checkpoints,
                                     balances);
+    // A value that is no number (a corrupt page, an edit) cannot be taken back from its
+    // holders' balances: then the rebuild below computes every balance from what remains.
+    rollback.setRevertBalances(!anyValueUnparsable(m_db, env, plan.from));
     indexer::ForkPoint fork;
     fork.number = plan.forkBlock;
     fork.hash = plan.forkHash;

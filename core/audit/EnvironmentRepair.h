@@ -27,6 +27,10 @@ struct RepairPlan
     std::uint64_t confirmations = 0;        // the checkpoint's policy, kept as it was
     qint64 blocksAbove = 0;                 // stored rows the rollback removes
     qint64 logsAbove = 0;
+    // Balances that were not the sum of their stored Transfers, whose holders' Transfers
+    // below `from` were checked against the node (RebuildCheck.h) before anything changed.
+    qint64 wrongBalances = 0;
+    qint64 transfersChecked = 0;
     // False when `from` is the block right after the checkpoint, where indexing stopped on
     // an open completeness alert: nothing is stored there, so nothing is rolled back; the
     // alert is resolved and the range fetched (from another node, typically).
@@ -76,7 +80,9 @@ public:
     // indexed, `from` above the checkpoint or below the start block, block from - 1 not
     // stored, an open completeness alert that starts below `from` (its range would be
     // marked repaired without being fetched again), the node on another chain, an
-    // environment decoded with an ABI and no ABI file given. Throws AuditError.
+    // environment decoded with an ABI and no ABI file given, a balance that is not the sum
+    // of its stored Transfers while one of those below `from` is not the node's (the rebuild
+    // would make it wrong: checkRebuildBelow). Throws AuditError.
     RepairPlan plan(const QString& environmentId, std::uint64_t from);
 
     // The one-transaction rollback to plan.forkBlock, then (same transaction) the balances

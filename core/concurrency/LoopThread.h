@@ -16,7 +16,7 @@ namespace forkscope::concurrency {
 
 // A worker thread that runs one step at a time and takes commands only between steps.
 //
-// The rule (issue #14): no thread that receives commands ever runs them inside a nested
+// The rule: no thread that receives commands ever runs them inside a nested
 // event loop. Blocking RPC spins a nested QEventLoop to wait for its reply, and a queued
 // signal or invokeMethod to an object on that thread would run inside it, with the step
 // still on the stack (a lab reset destroying the indexer under its own step). So a

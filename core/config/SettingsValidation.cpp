@@ -29,14 +29,17 @@ std::optional<QString> validateEndpoint(const QString& text)
     if (httpUrl(t))
         return std::nullopt;
     const QUrl url(t, QUrl::StrictMode);
+    // Quoted on one line whatever it holds: it may come from a file or a flag.
+    const QString shown = chain::shownText(t);
     if (!url.isValid() || url.host().isEmpty())
-        return QStringLiteral("\"%1\" is not an http(s) URL such as http://127.0.0.1:8545").arg(t);
+        return QStringLiteral("\"%1\" is not an http(s) URL such as http://127.0.0.1:8545")
+            .arg(shown);
     if (url.port() == 0)
         return QStringLiteral("\"%1\" names port 0, where nothing can listen; give the node's "
                               "port (1-65535)")
-            .arg(t);
+            .arg(shown);
     return QStringLiteral("\"%1\" is not an http(s) URL: it must start with http:// or https://")
-        .arg(t);
+        .arg(shown);
 }
 
 std::optional<QString> validatePostgresUrl(const QString& text)

@@ -28,7 +28,7 @@ struct RangeCounts
     bool allDone() const { return pending == 0 && running == 0 && failed == 0; }
 };
 
-// Historical ranges shared by several indexer processes (issue #17). A process claims the
+// Historical ranges shared by several indexer processes. A process claims the
 // lowest range nobody holds with SELECT ... FOR UPDATE SKIP LOCKED, so claimers never
 // wait on each other, under a lease on the server's clock. It renews the lease while it
 // works. A claimer also holds a session advisory lock on its owner name: a range whose

@@ -6,8 +6,8 @@ class PgConnection;
 
 namespace forkscope::coord {
 
-// The tables several indexer processes coordinate through on a shared PostgreSQL database
-// (issue #17): `backfill_ranges` and `indexer_checkpoints`, with the columns the SQLite
+// The tables several indexer processes coordinate through on a shared PostgreSQL database:
+// `backfill_ranges` and `indexer_checkpoints`, with the columns the SQLite
 // contract documents plus what sharing needs (a range's owner and lease, the hashes that
 // chain finished ranges together, a checkpoint generation for compare-and-swap). Hashes
 // are bytea, as in contract v4. Idempotent: every process runs it at start, in one

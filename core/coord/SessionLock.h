@@ -10,7 +10,7 @@ namespace forkscope::coord {
 
 // Exactly one process does a job for an environment: follows its head and decides its
 // reorgs (role "head"), or delivers its outbox in order (role "outbox"). That process holds
-// a session-level advisory lock keyed by role, environment and chain (issue #17). The lock
+// a session-level advisory lock keyed by role, environment and chain. The lock
 // lives as long as the holder's session, so a holder killed with -9 loses it as soon as
 // the server sees its connection close, or, for a machine that vanished, when the server's
 // TCP keepalives give up (PgConnection sets them to about 9 s): that is the lease. Others

@@ -171,6 +171,13 @@ void IndexingService::verifyStoredData()
                                     .arg(*first)
                                     .arg(r.holes.last().block)
                                     .arg(hole.describe()));
+            } else if (r.balanceFindingCount > 0) {
+                emit logMessage(QStringLiteral("error"),
+                                QStringLiteral("verify: %1 balance(s) are not the sum of their "
+                                               "stored transfers, the first %2; a repair from "
+                                               "the checkpoint rebuilds them")
+                                    .arg(r.balanceFindingCount)
+                                    .arg(r.balanceFindings.first().describe()));
             } else {
                 emit logMessage(QStringLiteral("warning"),
                                 QStringLiteral("verify: the chain moved on at block %1 (a reorg "

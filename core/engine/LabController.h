@@ -86,7 +86,7 @@ public:
     // Indexing must be suspended: archives `environmentId`, resets anvil, deploys the demo
     // token again; answers resetDone or resetFailed.
     void reset(const QString& environmentId);
-    // Scenarios (issue #14): node 2 serves an anvil forked from the lab's at its head,
+    // Scenarios: node 2 serves an anvil forked from the lab's at its head,
     // with blocks of its own after it.
     void startForkedReplica(int extraBlocks);
     void stopForkedReplica();

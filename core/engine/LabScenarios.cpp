@@ -1,4 +1,4 @@
-// The lab scenarios of issue #14, each one click in the Lab menu: a forked replica behind
+// The lab scenarios, each one click in the Lab menu: a forked replica behind
 // node 2, a second writer on the live environment, and a reorg deeper than the limit.
 // (The lost acknowledgement is the indexer's own knob: IndexingService::loseNextAck.)
 #include "LabController.h"

@@ -13,7 +13,7 @@
 
 namespace forkscope::engine {
 
-// The app's view of a shared PostgreSQL index (issue #17): it watches, it never indexes or
+// The app's view of a shared PostgreSQL index: it watches, it never indexes or
 // writes. `forkscope index` processes, anywhere, do the indexing; this worker LISTENs for
 // their announcements (every checkpoint move and every outbox delivery, at commit) and
 // reads a fresh DbSummary when one arrives: live updates without polling, throttled to

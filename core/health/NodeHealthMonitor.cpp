@@ -101,11 +101,11 @@ void NodeHealthMonitor::poll()
                 // Then that block's hash, to tell "same height, other branch".
                 rpc::RpcCall* blockCall = client->call(QStringLiteral("eth_getBlockByNumber"),
                                                        {chain::hex::encodeQuantity(head), false});
-                connect(blockCall, &rpc::RpcCall::finished, this, [this, i, blockCall] {
+                connect(blockCall, &rpc::RpcCall::finished, this, [this, i, blockCall, head] {
                     blockCall->deleteLater();
                     try {
-                        const auto b = rpc::EthClient::parseBlock(blockCall->response(),
-                                                                  QStringLiteral("head block"));
+                        const auto b =
+                            rpc::EthClient::parseBlockNumbered(blockCall->response(), head);
                         m_observations[i].answered = true;
                         if (b)
                             m_observations[i].headHash = b->hash;

@@ -398,6 +398,12 @@ const IndexerStatus& Indexer::step()
             return m_status;
         }
 
+        // Block 0 is the genesis the environment was registered with: a batch that starts
+        // there under another hash comes from a node that changed identity since this round
+        // checked it, and must not be committed.
+        if (batch.fromBlock == 0)
+            checkNodeIdentity(m_chainId, batch.headers.first().hash);
+
         // 4. Data and checkpoint, one transaction.
         const Acceptance a = apply(cp, batch, backfill);
         if (m_status.state == IndexerStatus::State::Reorged)

@@ -71,7 +71,7 @@ RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fo
     // before step 2 (reorg_events, the diff, the outbox) is nothing the plan reads. Inside a
     // caller's transaction the plan must see the caller's writes: it is made here.
     std::future<BalanceRevertPlan> planAside;
-    if (tx && r.transfersRemoved >= m_planAsideFrom && isWalFile())
+    if (m_revertBalances && tx && r.transfersRemoved >= m_planAsideFrom && isWalFile())
         planAside = std::async(std::launch::async,
                                [path = m_db.path(), env = m_env, chainId = m_chainId, above] {
                                    store::Database::Options o;
@@ -183,7 +183,8 @@ RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fo
                  scope);
     }
 
-    const BalanceRevertPlan plan = takeBalancePlan(planAside, above, r);
+    const BalanceRevertPlan plan =
+        m_revertBalances ? takeBalancePlan(planAside, above, r) : BalanceRevertPlan{};
 
     // 2. Facts and blocks, by height.
     const qint64 logsRemoved =
@@ -200,9 +201,11 @@ RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fo
     crashPoint("mid-rollback");
 
     // 3. Derived table: take back what the removed facts added.
-    m_balances.applyRevert(plan);
-    recordBalanceChanges(m_db, r.reorgId, m_env, m_chainId, plan.changes);
-    r.balancesChanged = plan.changes.size();
+    if (m_revertBalances) {
+        m_balances.applyRevert(plan);
+        recordBalanceChanges(m_db, r.reorgId, m_env, m_chainId, plan.changes);
+        r.balancesChanged = plan.changes.size();
+    }
 
     // 4. The checkpoint goes back to the fork, conditional on still being where we found it.
     if (fork.number)

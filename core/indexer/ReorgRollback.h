@@ -75,6 +75,11 @@ public:
     static constexpr qint64 kPlanAsideFrom = 4000;
     void setPlanAsideFrom(qint64 transfers) { m_planAsideFrom = transfers; }
 
+    // false: the balances are left as they are for the caller to rebuild whole in the same
+    // transaction (a repair where a removed Transfer's value is no number, so what it added
+    // cannot be taken back).
+    void setRevertBalances(bool revert) { m_revertBalances = revert; }
+
 private:
     // Whether any outbox row above `above` is stored (touched by delivery, or naming no log).
     bool anyStoredOutboxRowAbove(qint64 above) const;
@@ -94,6 +99,7 @@ private:
     CheckpointStore& m_checkpoints;
     BalanceBook& m_balances;
     qint64 m_planAsideFrom = kPlanAsideFrom;
+    bool m_revertBalances = true;
     std::optional<bool> m_walFile;
 };
 

@@ -23,7 +23,7 @@ struct SharedBackfillResult
 };
 
 // One of several indexer processes backfilling one environment into a shared PostgreSQL
-// database (issue #17, `forkscope index --db postgresql://... --exit-when-synced`). Each
+// database (`forkscope index --db postgresql://... --exit-when-synced`). Each
 // claims the lowest free range (coord::BackfillClaims), fetches it through the same
 // LogFetcher and receiver checks as the SQLite indexer (linked headers, every log in range,
 // from an indexed contract, with its header's hash), writes blocks and logs with COPY, and

@@ -18,7 +18,7 @@ struct SharedFollowResult
     bool led = false;             // it held the head lock at some point
 };
 
-// The head of an environment on a shared PostgreSQL database (issue #17), followed by the
+// The head of an environment on a shared PostgreSQL database, followed by the
 // one process that holds its "head" session lock (coord::SessionLock); the others wait and
 // take over when the holder dies. Only once the backfill is complete (every range done):
 // until then the checkpoint is the backfill's.

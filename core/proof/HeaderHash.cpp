@@ -146,10 +146,17 @@ HeaderHashCheck verifyHeaderHash(const QJsonValue& block, const QString& context
         const auto known = [&](const Field& fd) { return key == fd.name; };
         if (!bodyKeys().contains(it.key()) && std::none_of(kBase.begin(), kBase.end(), known) &&
             std::none_of(kOptional.begin(), kOptional.end(), known))
-            unknown << it.key();
+            unknown << chain::shownText(it.key(), 40);
     }
     c.problem = QStringLiteral("%1: its fields hash to %2, not to its hash %3")
                     .arg(context, c.computed.toHex(), c.header.hash.toHex());
+    // The node's keys, a few of them: the line stays readable whatever the node sends.
+    constexpr qsizetype kNamed = 5;
+    if (unknown.size() > kNamed) {
+        const qsizetype more = unknown.size() - kNamed;
+        unknown.resize(kNamed);
+        unknown << QStringLiteral("and %1 more").arg(more);
+    }
     if (!unknown.isEmpty())
         c.problem += QStringLiteral(" (it has fields Forkscope does not know: %1; a newer fork "
                                     "or another chain's header layout?)")

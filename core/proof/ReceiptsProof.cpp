@@ -84,7 +84,7 @@ ReceiptsVerdict verifyRead(const chain::BlockHeader& header, const chain::json::
     if (!receipts.is(simdjson::dom::element_type::ARRAY))
         return failed(header, Failure::Malformed,
                       QStringLiteral("expected an array of receipts, got %1")
-                          .arg(chain::json::describe(receipts)));
+                          .arg(chain::shownText(chain::json::describe(receipts))));
     const simdjson::dom::array array = receipts.e.get_array().value_unsafe();
 
     QList<Receipt> parsed;

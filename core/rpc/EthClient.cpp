@@ -367,4 +367,44 @@ QByteArray EthClient::callContract(const chain::Address& to, const QByteArray& d
     }
 }
 
+QList<QByteArray>
+EthClient::callContractsAt(const QList<std::pair<chain::Address, QByteArray>>& calls,
+                           const chain::Hash32& blockHash)
+{
+    if (calls.isEmpty())
+        return {};
+    const QJsonObject block{{QStringLiteral("blockHash"), blockHash.toHex()},
+                            {QStringLiteral("requireCanonical"), true}};
+    QList<RpcRequest> reqs;
+    reqs.reserve(calls.size());
+    for (const auto& [to, data] : calls)
+        reqs.append({QStringLiteral("eth_call"),
+                     {QJsonObject{{QStringLiteral("to"), to.toHex()},
+                                  {QStringLiteral("data"), hex::encodeData(data)}},
+                      block}});
+    const QList<RpcResponse> replies = takeResponses(m_rpc.batch(reqs));
+    if (replies.size() != calls.size()) {
+        RpcError err;
+        err.kind = RpcError::Kind::Malformed;
+        err.method = QStringLiteral("eth_call");
+        err.endpoint = endpointText();
+        err.message = QStringLiteral("%1 replies to a batch of %2 calls")
+                          .arg(replies.size())
+                          .arg(calls.size());
+        throw RpcException(err);
+    }
+    QList<QByteArray> out;
+    out.reserve(replies.size());
+    for (qsizetype i = 0; i < replies.size(); ++i) {
+        const QString what = QStringLiteral("eth_call(%1)").arg(calls[i].first.toHex());
+        throwIfError(replies[i]);
+        try {
+            out.append(hex::parseData(replies[i].result, what));
+        } catch (const ChainParseError& e) {
+            throwMalformed(replies[i], what, e);
+        }
+    }
+    return out;
+}
+
 } // namespace forkscope::rpc

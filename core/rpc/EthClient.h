@@ -93,6 +93,10 @@ public:
     std::optional<QJsonObject> blockJsonByHash(const chain::Hash32& hash);
     // eth_call({to, data}, "latest"): the bytes the call returned (strict 0x data).
     QByteArray callContract(const chain::Address& to, const QByteArray& data);
+    // eth_call of each (to, data) at the block `blockHash` (EIP-1898: the state of that very
+    // block, whatever the head did since), in one batch: the bytes each returned, in order.
+    QList<QByteArray> callContractsAt(const QList<std::pair<chain::Address, QByteArray>>& calls,
+                                      const chain::Hash32& blockHash);
 
     // Parsers for replies obtained asynchronously (JsonRpcClient::call); they throw
     // RpcException on an error reply or malformed content.

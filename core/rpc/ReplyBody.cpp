@@ -1,4 +1,5 @@
 #include "ReplyBody.h"
+#include "chain/ChainParseError.h"
 #include "chain/JsonDom.h"
 
 #include <QHash>
@@ -18,7 +19,7 @@ namespace {
 QString snippet(const QByteArray& body)
 {
     constexpr int kMax = 120;
-    QString s = QString::fromUtf8(body.left(kMax)).simplified();
+    QString s = chain::shownText(QString::fromUtf8(body.left(kMax)).simplified(), -1);
     if (body.size() > kMax)
         s += QStringLiteral("... (%1 bytes)").arg(body.size());
     return s.isEmpty() ? QStringLiteral("(empty body)") : QLatin1Char('"') + s + QLatin1Char('"');
@@ -164,8 +165,8 @@ QList<RpcResponse> parse(const QByteArray& body, int httpStatus, const ReplyRequ
             r.error = proto;
             r.error->message =
                 QStringLiteral("reply id %1 does not match request id %2")
-                    .arg(QString::fromUtf8(
-                        QJsonDocument(QJsonArray{json::toQt(id)}).toJson(QJsonDocument::Compact)))
+                    .arg(chain::shownText(QString::fromUtf8(
+                        QJsonDocument(QJsonArray{json::toQt(id)}).toJson(QJsonDocument::Compact))))
                     .arg(to.ids.first());
             r.json = {};
         }

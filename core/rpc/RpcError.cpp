@@ -1,4 +1,5 @@
 #include "RpcError.h"
+#include "chain/ChainParseError.h"
 
 namespace forkscope::rpc {
 
@@ -28,12 +29,16 @@ QString RpcError::kindName() const
 QString RpcError::toString() const
 {
     QString s = QStringLiteral("%1 from %2 (%3)").arg(kindName(), endpoint, method);
+    // The node's own words, kept whole in `message` for the callers that read them (a
+    // provider's limit), are shown on one bounded line: a node could otherwise forge the next
+    // log line or print megabytes. A provider's advice runs to a few hundred characters.
+    const QString shown = chain::shownText(message, kind == Kind::Remote ? 1000 : -1);
     if (kind == Kind::Remote)
-        s += QStringLiteral(": code %1: %2").arg(code).arg(message);
+        s += QStringLiteral(": code %1: %2").arg(code).arg(shown);
     else if (kind == Kind::Http)
-        s += QStringLiteral(": HTTP %1: %2").arg(httpStatus).arg(message);
+        s += QStringLiteral(": HTTP %1: %2").arg(httpStatus).arg(shown);
     else
-        s += QStringLiteral(": ") + message;
+        s += QStringLiteral(": ") + shown;
     return s;
 }
 

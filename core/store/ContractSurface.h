@@ -9,8 +9,8 @@
 namespace forkscope::store {
 
 // The contract's read surface as the latest schema defines it, on either store: the views
-// under the names DESIGN.md documents and, on SQLite, the INSTEAD OF triggers that keep them
-// editable. They hold no data, and anyone with `sqlite3` or `psql` can drop or replace one;
+// under the names docs/design.md documents and, on SQLite, the INSTEAD OF triggers that keep
+// them editable. They hold no data, and anyone with `sqlite3` or `psql` can drop or replace one;
 // a reader would then fail on a missing name or, worse, read a wrong definition. So every
 // open compares the database with this list: a writable open recreates what differs in one
 // transaction and says so in one line, a read-only open refuses in one line naming it.

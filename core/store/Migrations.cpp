@@ -192,7 +192,7 @@ Migration v3()
             }};
 }
 
-// Completeness (issue #13): a range the indexer could not prove complete, and why. It is
+// Completeness: a range the indexer could not prove complete, and why. It is
 // what keeps the app and the report saying "data incomplete" after the run that found it
 // has ended, until the range is fetched whole: by `repair` (or the Repair button), or, for
 // a range indexing stopped at (kind 'fetch'), by indexing that commits past it. A hole

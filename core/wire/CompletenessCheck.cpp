@@ -1,5 +1,6 @@
 #include "CompletenessCheck.h"
 #include "LogReplyCheck.h"
+#include "ProviderLimit.h"
 #include "ReplyMismatchError.h"
 #include "SuspectedTruncationError.h"
 #include "chain/LogsBloom.h"
@@ -13,6 +14,24 @@
 #include <QSet>
 
 namespace forkscope::wire {
+
+namespace {
+// A node's logs of a block that its own proven receipts contradict (extra or altered): the
+// reply cannot be trusted, and nothing of its range is committed.
+SuspectedTruncationError contradictedByReceipts(const QString& node, std::uint64_t block,
+                                                const proof::LogDiff& diff)
+{
+    return SuspectedTruncationError(
+        block,
+        QStringLiteral("node %1 returned logs of block %2 that its receipts (proven against "
+                       "the block's receiptsRoot) do not have: %3. Nothing from this range "
+                       "was committed")
+            .arg(node)
+            .arg(block)
+            .arg(diff.describe()),
+        node);
+}
+} // namespace
 
 CompletenessStats& CompletenessStats::operator+=(const CompletenessStats& o)
 {
@@ -221,15 +240,7 @@ CompletenessCheck::Verdict CompletenessCheck::check(const QList<chain::LogEntry>
             if (diff.isEmpty())
                 continue;
             if (!diff.extra.isEmpty() || !diff.altered.isEmpty())
-                throw SuspectedTruncationError(
-                    h.number,
-                    QStringLiteral("node %1 returned logs of block %2 that its receipts (proven "
-                                   "against the block's receiptsRoot) do not have: %3. Nothing "
-                                   "from this range was committed")
-                        .arg(m_eth.endpointText())
-                        .arg(h.number)
-                        .arg(diff.describe()),
-                    m_eth.endpointText());
+                throw contradictedByReceipts(m_eth.endpointText(), h.number, diff);
             ++stats.receiptTruncations;
             stats.lastShortBlock = h.number;
             v.shortBlock = h.number;
@@ -241,7 +252,7 @@ CompletenessCheck::Verdict CompletenessCheck::check(const QList<chain::LogEntry>
 }
 
 bool CompletenessCheck::largerReplyAbove(const chain::BlockHeader& header,
-                                         const QList<chain::LogEntry>& got)
+                                         const QList<chain::LogEntry>& got, std::uint64_t head)
 {
     // A reply holding more of this block's logs of ours than `got` shows `got` short
     // (whatever cap cut it): no reply vouches for it then, only the receipts can.
@@ -262,29 +273,38 @@ bool CompletenessCheck::largerReplyAbove(const chain::BlockHeader& header,
     } catch (const SuspectedTruncationError&) {
         return false; // the block's logs by hash miss some the bloom has: cut as well
     }
-    // Windows ending at the block, doubling: on a chain whose only contract is ours, `got`
-    // holds every log of the block, but the blocks below add to a wider reply.
-    for (std::uint64_t below = 1;
-         shown == Shows::NotLarger && below <= kWidestWindow && below <= header.number;
-         below = below * 2 + 1) {
-        const rpc::LogFilter filter =
-            rpc::LogFilter::range(header.number - below, header.number, m_contracts);
-        const QList<chain::LogEntry> reply = m_eth.getLogs(filter);
-        checkLogsMatchFilter(reply, filter, m_eth.endpointText());
-        shown = judge(reply);
+    // Windows around the block, every contract's logs, doubling: on a chain whose only
+    // contract is ours `got` holds every log of the block, but its neighbours add to a wider
+    // reply; on a busy chain the first window already does.
+    for (std::uint64_t half = 1; shown == Shows::NotLarger && half <= kWidestHalfWindow;
+         half = half * 2 + 1) {
+        rpc::LogFilter filter;
+        filter.fromBlock = header.number > half ? header.number - half : 0;
+        filter.toBlock = std::min(head, header.number + half);
+        if (filter.toBlock < header.number)
+            filter.toBlock = header.number;
+        try {
+            const QList<chain::LogEntry> reply = m_eth.getLogs(filter);
+            checkLogsMatchFilter(reply, filter, m_eth.endpointText());
+            shown = judge(reply);
+        } catch (const rpc::RpcException& e) {
+            if (!isRangeLimit(e.error()))
+                throw;
+            break; // too much to count here: only the receipts can settle it
+        }
     }
     return shown == Shows::Larger;
 }
 
 QList<chain::LogEntry> CompletenessCheck::settle(const chain::BlockHeader& header,
                                                  const QList<chain::LogEntry>& got,
-                                                 CompletenessStats& stats)
+                                                 std::uint64_t head, CompletenessStats& stats)
 {
     ++stats.capProofs;
     // A reply the size of a cap already proven on this node is cut as far as any other
     // reply can tell: only the receipts can settle it.
     const std::optional<qint64> cap = m_capacity ? m_capacity->provenCap() : std::nullopt;
-    if (!(cap && *cap == got.size()) && largerReplyAbove(header, got))
+    if (!(cap && *cap == got.size()) && largerReplyAbove(header, got, head))
         return got;
     const QString node = m_eth.endpointText();
     QList<chain::LogEntry> proven;
@@ -300,7 +320,8 @@ QList<chain::LogEntry> CompletenessCheck::settle(const chain::BlockHeader& heade
                            "reply, so a silent cap at %2 cannot be ruled out: no wider query "
                            "returned more, and it does not serve eth_getBlockReceipts to prove "
                            "the block (%4). Nothing from this range was committed; index from a "
-                           "node without that cap, or one that serves eth_getBlockReceipts")
+                           "node without that cap, or one that serves eth_getBlockReceipts (or, "
+                           "if you know the node never cuts a reply, pass --log-cap 0)")
                 .arg(node)
                 .arg(got.size())
                 .arg(header.number)
@@ -310,15 +331,7 @@ QList<chain::LogEntry> CompletenessCheck::settle(const chain::BlockHeader& heade
     ++stats.receiptProofs;
     const proof::LogDiff diff = proof::diffLogs(proven, got);
     if (!diff.extra.isEmpty() || !diff.altered.isEmpty())
-        throw SuspectedTruncationError(
-            header.number,
-            QStringLiteral("node %1 returned logs of block %2 that its receipts (proven against "
-                           "the block's receiptsRoot) do not have: %3. Nothing from this range "
-                           "was committed")
-                .arg(node)
-                .arg(header.number)
-                .arg(diff.describe()),
-            node);
+        throw contradictedByReceipts(node, header.number, diff);
     if (!diff.missing.isEmpty()) { // cut: the proven logs stand in for the reply
         ++stats.receiptTruncations;
         stats.learnedCap = got.size();

@@ -66,11 +66,12 @@ public:
 
     // One block whose reply `got` (its logs of ours) may have been cut by a silent cap:
     // `got` itself once a larger reply shows the cap is above it (the block's every log by
-    // its hash, then queries over wider windows below it), else the block's logs of ours as
-    // its receipts prove them (ReplyCapacity.h). Throws SuspectedTruncationError when no
-    // proof is to be had, ReplyMismatchError when the proofs contradict `got`.
+    // its hash, then every log of wider windows around it, up to `head`), else the block's
+    // logs of ours as its receipts prove them (ReplyCapacity.h). Throws
+    // SuspectedTruncationError when no proof is to be had.
     QList<chain::LogEntry> settle(const chain::BlockHeader& header,
-                                  const QList<chain::LogEntry>& got, CompletenessStats& stats);
+                                  const QList<chain::LogEntry>& got, std::uint64_t head,
+                                  CompletenessStats& stats);
 
 private:
     // The block's every log, by its hash, checked against the header's bloom.
@@ -84,11 +85,12 @@ private:
     // Whether a reply of `logs` may have been cut by a silent cap (counted as seen).
     bool mayBeCut(qsizetype logs) const { return m_capacity && m_capacity->mayBeCut(logs); }
     // Whether a reply larger than `got` (`got` logs of ours in block `header`) comes back
-    // for a wider query: the block's every log, then windows of blocks ending at it.
-    bool largerReplyAbove(const chain::BlockHeader& header, const QList<chain::LogEntry>& got);
+    // for a wider query: the block's every log, then windows of blocks around it.
+    bool largerReplyAbove(const chain::BlockHeader& header, const QList<chain::LogEntry>& got,
+                          std::uint64_t head);
 
-    // How far below a block the widest window reaches (63 blocks: six calls at most).
-    static constexpr std::uint64_t kWidestWindow = 63;
+    // How far either side of a block the widest window reaches (31 blocks: five calls).
+    static constexpr std::uint64_t kWidestHalfWindow = 31;
 
     rpc::EthClient& m_eth;
     QList<chain::Address> m_contracts;

@@ -238,10 +238,10 @@ WireBatch LogFetcher::fetch(std::uint64_t fromBlock, std::uint64_t toBlock,
                     m_eth.endpointText());
             // One block, whose logs by hash reproduce its header's bloom: that is the block,
             // once that reply too is proven not cut by a silent cap.
-            logs =
-                verdict.wholeBlockMayBeCut
-                    ? m_check.settle(batch.headers.first(), *verdict.wholeBlock, batch.completeness)
-                    : *verdict.wholeBlock;
+            logs = verdict.wholeBlockMayBeCut
+                       ? m_check.settle(batch.headers.first(), *verdict.wholeBlock,
+                                        batch.latestBlock, batch.completeness)
+                       : *verdict.wholeBlock;
         }
         batch.logs = logs;
         break;
@@ -271,7 +271,7 @@ void LogFetcher::settleUnproven(QList<chain::LogEntry>& logs, const QSet<std::ui
                 got.append(l);
         QList<chain::LogEntry> proven;
         try {
-            proven = m_check.settle(h, got, batch.completeness);
+            proven = m_check.settle(h, got, batch.latestBlock, batch.completeness);
         } catch (const SuspectedTruncationError&) {
             if (h.number == batch.fromBlock)
                 throw;

@@ -33,11 +33,18 @@ void PartedLogReader::check(const QList<chain::LogEntry>& logs, std::uint64_t fr
         checkAnswer(logs, from, to);
 }
 
+rpc::LogFilter PartedLogReader::filter(std::uint64_t from, std::uint64_t to) const
+{
+    rpc::LogFilter f = rpc::LogFilter::range(from, to, m_contracts);
+    f.topics = m_topics;
+    return f;
+}
+
 QList<chain::LogEntry> PartedLogReader::readHalving(std::uint64_t from, std::uint64_t to)
 {
     try {
         ++m_calls;
-        QList<chain::LogEntry> logs = m_eth.getLogs(rpc::LogFilter::range(from, to, m_contracts));
+        QList<chain::LogEntry> logs = m_eth.getLogs(filter(from, to));
         check(logs, from, to);
         return logs;
     } catch (const rpc::RpcException& e) {
@@ -68,9 +75,7 @@ QList<chain::LogEntry> PartedLogReader::read(std::uint64_t from, std::uint64_t t
         std::vector<Part> parts;
         for (std::uint64_t a = from; a <= to; a += perCall) {
             const std::uint64_t b = std::min(to, a + perCall - 1);
-            parts.push_back({a, b,
-                             std::unique_ptr<rpc::RpcCall>(
-                                 m_eth.requestLogs(rpc::LogFilter::range(a, b, m_contracts)))});
+            parts.push_back({a, b, std::unique_ptr<rpc::RpcCall>(m_eth.requestLogs(filter(a, b)))});
         }
         for (Part& p : parts) {
             QList<chain::LogEntry> got;

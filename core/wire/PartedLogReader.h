@@ -8,7 +8,8 @@
 
 namespace forkscope::rpc {
 class EthClient;
-}
+struct LogFilter;
+} // namespace forkscope::rpc
 
 namespace forkscope::wire {
 
@@ -43,14 +44,19 @@ public:
 
     QList<chain::LogEntry> read(std::uint64_t from, std::uint64_t to);
 
+    // Asks only for logs with these topics (per position, as LogFilter::topics).
+    void setTopics(QList<QList<chain::Hash32>> topics) { m_topics = std::move(topics); }
+
     qint64 calls() const { return m_calls; }
 
 private:
     QList<chain::LogEntry> readHalving(std::uint64_t from, std::uint64_t to);
     void check(const QList<chain::LogEntry>& logs, std::uint64_t from, std::uint64_t to) const;
+    rpc::LogFilter filter(std::uint64_t from, std::uint64_t to) const;
 
     rpc::EthClient& m_eth;
     QList<chain::Address> m_contracts;
+    QList<QList<chain::Hash32>> m_topics;
     qint64 m_logsPerCall;
     std::uint64_t m_blocksSeen = 0;
     std::uint64_t m_logsSeen = 0;

@@ -1,6 +1,6 @@
 #pragma once
 
-// What the suites that run the same indexer tests on both stores share (issue #17): a
+// What the suites that run the same indexer tests on both stores share: a
 // store as a data row (`sqlite`, `postgresql`), a lab chain with two tokens on a real anvil,
 // a throwaway PostgreSQL cluster, and the checks every row makes through the contract's
 // surface (store::ContractReader). Header-only: test code is built with Qt's casts from

@@ -216,7 +216,7 @@ void LabToolBar::apply(const EngineStatus& s)
 
 void LabToolBar::addScenarioActions()
 {
-    // The scenarios a lab shows in one click (issue #14); menu entries only, the toolbar
+    // The scenarios a lab shows in one click; menu entries only, the toolbar
     // keeps the everyday actions.
     QAction* replica = addLabAction(
         {.name = QStringLiteral("replica"),

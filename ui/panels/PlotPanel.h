@@ -41,7 +41,7 @@ public:
     // immediate. A series keeps kHistorySecs at most one point per kMinSpacingSecs: samples
     // that come faster (statuses arrive up to ten times a second) move the newest point
     // instead of adding one, so a day of history is a day, not the last hours, and its
-    // memory is bounded by kMaxPoints whatever the status rate (issue #14 soak).
+    // memory is bounded by kMaxPoints whatever the status rate (the soak).
     // A series on the right axis has its own scale (e.g. lag next to absolute heights).
     enum class Axis { Left, Right };
     int addSeries(const QString& name, const QColor& color, Axis axis = Axis::Left);

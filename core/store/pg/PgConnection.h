@@ -13,7 +13,7 @@ struct pg_conn;
 
 namespace forkscope::store::pg {
 
-// One libpq connection to the team database (issue #17). Every statement that carries a
+// One libpq connection to the team database. Every statement that carries a
 // value is prepared once per connection and run with parameters, never spliced into SQL
 // text; exec() is for fixed text only (DDL, SET, BEGIN/COMMIT).
 //
