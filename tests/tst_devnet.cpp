@@ -1,6 +1,13 @@
-// The managed anvil: found, started on a free loopback port, answering, and stopped.
+// The managed anvil: found, started on a free loopback port, answering, and stopped; and
+// the demo token the lab drives on it.
+#include "chain/Hex.h"
+#include "chain/TokenAmount.h"
+#include "lab/DemoToken.h"
 #include "lab/Devnet.h"
 #include "rpc/EthClient.h"
+
+#include <QJsonArray>
+#include <QJsonObject>
 
 #include <QtTest>
 #include <csignal>
@@ -23,6 +30,8 @@ private slots:
     void explicitPortInUseIsClearError();
     void badAnvilOverrideIsClearError();
     void persistedStatesLeaveNothingBehind();
+    void demoTokenSpraysPaymentAmounts_data();
+    void demoTokenSpraysPaymentAmounts();
 };
 
 void TestDevnet::startsAnswersAndStops()
@@ -129,6 +138,45 @@ void TestDevnet::persistedStatesLeaveNothingBehind()
     QVERIFY(!QFileInfo::exists(cache));
     QVERIFY(!QFileInfo::exists(home.filePath(".foundry/anvil/tmp")) ||
             QDir(home.filePath(".foundry/anvil/tmp")).isEmpty());
+}
+
+void TestDevnet::demoTokenSpraysPaymentAmounts_data()
+{
+    QTest::addColumn<quint64>("offset");
+    QTest::addColumn<quint64>("count");
+    QTest::newRow("the first ten") << quint64(0) << quint64(10);
+    QTest::newRow("a day of demo traffic later") << quint64(864000) << quint64(10);
+    QTest::newRow("a single one") << quint64(12345) << quint64(1);
+}
+
+void TestDevnet::demoTokenSpraysPaymentAmounts()
+{
+    QFETCH(quint64, offset);
+    QFETCH(quint64, count);
+    lab::Devnet devnet;
+    devnet.start();
+    rpc::JsonRpcClient client(devnet.url());
+    const chain::Address sender = lab::DemoToken::defaultSender(client);
+    lab::DemoToken token = lab::DemoToken::deploy(client, sender, "Forkscope Demo", "FSD",
+                                                  chain::U256("1000000000000000000000000000"));
+    const chain::Hash32 tx = token.sprayAmounts(count, offset, 50);
+    const QJsonArray logs = client.callBlocking("eth_getTransactionReceipt", {tx.toHex()})
+                                .toObject()
+                                .value("logs")
+                                .toArray();
+    QCOMPARE(quint64(logs.size()), count);
+    for (quint64 i = 0; i < count; ++i) {
+        const QByteArray data =
+            chain::hex::parseData(logs[int(i)].toObject().value("data"), QStringLiteral("data"));
+        const chain::U256 value = chain::u256::fromBigEndian(data, QStringLiteral("value"));
+        // What the contract sent is what the lab says it sends (tests recompute balances)...
+        QCOMPARE(value, lab::DemoToken::sprayAmount(offset + i));
+        // ...and it reads as a payment: 0.01 to 99.99 FSD, not a few base units.
+        const QString shown = chain::formatUnits(QString::fromStdString(value.str()), 18);
+        QVERIFY2(value >= chain::U256("10000000000000000") &&
+                     value < chain::U256("100000000000000000000"),
+                 qPrintable(shown));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestDevnet)

@@ -19,6 +19,8 @@ class TestFaultProxy : public QObject
 private slots:
     void knobChangesInWords_data();
     void knobChangesInWords();
+    void onlyWhatChangedIsNews_data();
+    void onlyWhatChangedIsNews();
     void initTestCase();
     void init();
     void passesThrough();
@@ -221,6 +223,66 @@ void TestFaultProxy::knobChangesInWords()
     const QString got = lab::describeKnobChanges(changes);
     QCOMPARE(got, words);
     QVERIFY(!got.contains('{'));
+}
+
+void TestFaultProxy::onlyWhatChangedIsNews_data()
+{
+    QTest::addColumn<QJsonObject>("before"); // the proxy's knobs
+    QTest::addColumn<QJsonObject>("sent");   // what the Fault proxy dialog sends: every knob
+    QTest::addColumn<QString>("words");
+    const QJsonObject normal{{"offline", false},
+                             {"lagBlocks", 0},
+                             {"latencyMs", 0},
+                             {"errorRate", 0.0},
+                             {"logCap", 0},
+                             {"dropLogs", false},
+                             {"logCapMode", "silent"},
+                             {"lie", "none"},
+                             {"dropLogRate", 0.0},
+                             {"dropBlockRate", 0.0},
+                             {"dropInReceipts", true},
+                             {"noReceipts", false},
+                             {"trickleBps", 0},
+                             {"padReplyBytes", 0},
+                             {"upstream", "http://127.0.0.1:8545"},
+                             {"requestsServed", 12}};
+    const auto dialog = [](QJsonObject k) {
+        QJsonObject sent;
+        for (const char* key : {"offline", "latencyMs", "errorRate", "lagBlocks", "logCap",
+                                "logCapMode", "dropLogRate", "dropBlockRate", "dropInReceipts"})
+            sent.insert(key, k.value(key));
+        return sent;
+    };
+    const auto with = [](QJsonObject k, const char* key, const QJsonValue& v) {
+        k.insert(key, v);
+        return k;
+    };
+    // clang-format off
+    QTest::newRow("node 2 goes offline: only that")
+        << normal << dialog(with(normal, "offline", true)) << "goes offline";
+    QTest::newRow("a latency on a node never offline: no \"comes back online\"")
+        << normal << dialog(with(normal, "latencyMs", 200)) << "delays each reply by 200 ms";
+    QTest::newRow("back online")
+        << with(normal, "offline", true) << dialog(normal) << "comes back online";
+    QTest::newRow("a cap mode without a cap changes nothing")
+        << normal << dialog(with(normal, "logCapMode", "announced")) << "no change";
+    QTest::newRow("a silent cap")
+        << normal << dialog(with(with(normal, "logCap", 50), "logCapMode", "silent"))
+        << "caps eth_getLogs at 50 logs (silently truncated)";
+    QTest::newRow("the receipts box without drops changes nothing")
+        << normal << dialog(with(normal, "dropInReceipts", false)) << "no change";
+    QTest::newRow("OK without touching anything") << normal << dialog(normal) << "no change";
+    QTest::newRow("numbers by value: 5 is 5.0")
+        << with(normal, "latencyMs", 5) << dialog(with(normal, "latencyMs", 5.0)) << "no change";
+    // clang-format on
+}
+
+void TestFaultProxy::onlyWhatChangedIsNews()
+{
+    QFETCH(QJsonObject, before);
+    QFETCH(QJsonObject, sent);
+    QFETCH(QString, words);
+    QCOMPARE(lab::describeKnobChanges(lab::changedKnobs(before, sent)), words);
 }
 
 #include "tst_faultproxy.moc"

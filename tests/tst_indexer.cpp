@@ -188,7 +188,7 @@ void TestIndexer::absenceWithoutHashContradictionDeletesNothing()
     proxy.setDropLogs(true);
     const ProcessRun run = lab.runIndex("env", {"--exit-when-synced"}, proxy.url());
     VERIFY_EXIT_OK(run);
-    QVERIFY2(run.out.contains("ABSENCE: stored logs of block(s)") &&
+    QVERIFY2(run.out.contains("ABSENCE: stored logs of block") &&
                  run.out.contains("headers still match: nothing deleted"),
              qPrintable(run.out));
     QVERIFY2(run.out.contains("1 absence suspicions"), qPrintable(run.out));
@@ -203,7 +203,7 @@ void TestIndexer::absenceWithoutHashContradictionDeletesNothing()
                               "AND resolved_at IS NULL";
     QCOMPARE(lab.count(openAbsence), 1);
     const QString what = lab.text("SELECT what FROM completeness_alerts WHERE kind = 'absence'");
-    QVERIFY2(what.startsWith("the node no longer returns stored logs of block(s)") &&
+    QVERIFY2(what.startsWith("the node no longer returns stored logs of block") &&
                  what.contains("`forkscope repair --from"),
              qPrintable(what));
     VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced"}, proxy.url()));

@@ -192,7 +192,7 @@ void TestLab::rollBackAndDemoTraffic()
 
     answerNextDialog<QInputDialog>([](QInputDialog* d) { d->setIntValue(2); });
     lab.w.labAction("rollback")->trigger();
-    QTRY_VERIFY_WITH_TIMEOUT(lab.logged("rolled back 2 block(s); head is now"), 15000);
+    QTRY_VERIFY_WITH_TIMEOUT(lab.logged("rolled back 2 blocks; head is now"), 15000);
     // The node is now behind the checkpoint; new blocks replace the removed ones and the
     // indexer rolls back to the fork. Mine them with one more demo burst.
     lab.w.labAction("demo")->trigger();

@@ -10,6 +10,7 @@
 #include "report/ReportExporter.h"
 
 #include <QAbstractItemModelTester>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -146,7 +147,8 @@ void TestLabEnvironments::exportWritesWhatTheDatabaseHolds()
     for (const auto& f : finished)
         QVERIFY2(f.at(1).toBool(), qPrintable(f.at(2).toString()));
     // The window says where the last one went (with Open and Show in folder beside it).
-    QVERIFY2(lab.w.exportNoticeText() == "Exported " + finished.last().at(0).toString(),
+    QVERIFY2(lab.w.exportNoticeText() ==
+                 "Exported " + QFileInfo(finished.last().at(0).toString()).fileName(),
              qPrintable(lab.w.exportNoticeText()));
 
     // JSON: the checkpoint and reorgs as stored, the hash re-verified against the node now.

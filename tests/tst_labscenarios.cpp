@@ -2,12 +2,14 @@
 // (one EngineHost call) against a managed lab, and checked in what the app shows (the
 // status) and in the database (the invariant verdict).
 #include "engine/EngineHost.h"
+#include "engine/TablePage.h"
 #include "health/NodeHealthMonitor.h"
 #include "store/Database.h"
 
 #include <QRegularExpression>
 #include <QSqlQuery>
 
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -23,6 +25,9 @@ private slots:
     void lostAcknowledgementIsCorrectedByExpectedFromBlock();
     void outboxLostAcknowledgementIsSentAgainWithTheSameKey();
     void deepReorgStopsUntilTheUserChooses();
+    void faultLogSaysOnlyWhatChanged_data();
+    void faultLogSaysOnlyWhatChanged();
+    void demoMovesAmountsATokenInUseWould();
 };
 
 namespace {
@@ -190,6 +195,92 @@ void TestLabScenarios::deepReorgStopsUntilTheUserChooses()
     QTRY_COMPARE_WITH_TIMEOUT(lab.last.recentReorgs.size(), reorgs + 1, 30000);
     QVERIFY(lab.last.recentReorgs.last().depth > 3);
     QTRY_VERIFY_WITH_TIMEOUT(verdictHolds(lab.last, "raising the reorg limit"), 30000);
+}
+
+void TestLabScenarios::faultLogSaysOnlyWhatChanged_data()
+{
+    QTest::addColumn<QString>("knob");
+    QTest::addColumn<QJsonValue>("value");
+    QTest::addColumn<QString>("logged");
+    QTest::newRow("a latency") << "latencyMs" << QJsonValue(200)
+                               << "lab: node 2 now delays each reply by 200 ms";
+    QTest::newRow("offline") << "offline" << QJsonValue(true) << "lab: node 2 now goes offline";
+    QTest::newRow("nothing") << QString() << QJsonValue()
+                             << "lab: node 2 unchanged (its knobs were already so)";
+}
+
+void TestLabScenarios::faultLogSaysOnlyWhatChanged()
+{
+    QFETCH(QString, knob);
+    QFETCH(QJsonValue, value);
+    QFETCH(QString, logged);
+    Lab lab(2);
+    QTRY_VERIFY_WITH_TIMEOUT(lab.last.labReady && lab.last.proxyKnobs.size() == 2, 60000);
+    // What the Fault proxy dialog sends: every knob it shows, most of them unchanged.
+    QJsonObject sent;
+    for (const char* key : {"offline", "latencyMs", "errorRate", "lagBlocks", "logCap",
+                            "logCapMode", "dropLogRate", "dropBlockRate", "dropInReceipts"})
+        sent.insert(key, lab.last.proxyKnobs.at(1).value(key));
+    if (!knob.isEmpty())
+        sent.insert(knob, value);
+    lab.host.setProxyKnobs(1, sent);
+    QTRY_VERIFY2_WITH_TIMEOUT(lab.logged(logged), qPrintable(lab.log.join('\n')), 10000);
+    // Nothing it did not do: a node that was never offline does not "come back online".
+    for (const QString& line : std::as_const(lab.log))
+        if (line.startsWith("lab: node 2"))
+            QCOMPARE(line, logged);
+}
+
+void TestLabScenarios::demoMovesAmountsATokenInUseWould()
+{
+    Lab lab(0);
+    QTRY_VERIFY_WITH_TIMEOUT(lab.last.labReady && lab.last.checkpoint.value_or(0) >= 4, 60000);
+    QList<engine::TablePage> pages;
+    QObject::connect(&lab.host, &engine::EngineHost::tablePageAvailable, &lab.host,
+                     [&pages](const engine::TablePage& p) { pages << p; });
+    // Asks for a page of transfers as the Transfers tab does; returns its ticket.
+    const auto ask = [&](const QString& environment) {
+        engine::TableRequest r;
+        r.kind = engine::TableRequest::Kind::Transfers;
+        r.environmentId = environment;
+        r.limit = 50;
+        r.ticket = quint64(pages.size()) + 100;
+        lab.host.requestTablePage(r);
+        return r.ticket;
+    };
+    const quint64 live = ask(QString());
+    QTRY_VERIFY_WITH_TIMEOUT(!pages.isEmpty() && pages.last().request.ticket == live, 10000);
+    const engine::TablePage page = pages.last();
+    QVERIFY2(page.error.isEmpty(), qPrintable(page.error));
+    QVERIFY(page.rows.size() >= 4);
+    const engine::AmountColumns at = engine::amountColumns(page.request.kind);
+    const QString token = page.rows.first().value(at.token);
+    QCOMPARE(page.tokens.value(token), (chain::TokenInfo{18, "FSD"}));
+    int payments = 0;
+    for (const QStringList& row : page.rows) {
+        if (row.value(5) == "0x0000000000000000000000000000000000000000")
+            continue; // the mint
+        ++payments;
+        // 0.01 to 99.99 FSD: a payment, not a few base units.
+        const QString shown =
+            chain::formatTokenAmount(row.value(at.amount), page.tokens.value(token));
+        const double fsd = shown.chopped(4).remove(',').toDouble();
+        QVERIFY2(fsd >= 0.01 && fsd < 100, qPrintable(shown));
+        // The block's time is there too.
+        QVERIFY2(QDateTime::fromString(row.value(1), Qt::ISODate).isValid(),
+                 qPrintable(row.value(1)));
+    }
+    QVERIFY(payments >= 3);
+    // After a lab reset the archived environment's window still reads FSD: what was read
+    // while it was live.
+    const QString archived = lab.last.environmentId;
+    lab.host.resetLab();
+    QTRY_VERIFY_WITH_TIMEOUT(lab.last.labReady && lab.last.environmentId != archived, 60000);
+    const quint64 asked = ask(archived);
+    QTRY_VERIFY_WITH_TIMEOUT(pages.last().request.ticket == asked, 10000);
+    const engine::TablePage old = pages.last();
+    QVERIFY2(old.error.isEmpty(), qPrintable(old.error));
+    QCOMPARE(old.tokens.value(token), (chain::TokenInfo{18, "FSD"}));
 }
 
 QTEST_GUILESS_MAIN(TestLabScenarios)

@@ -1,9 +1,18 @@
-// PlotPanel's memory: a series keeps a day at one point a second, whatever the rate of the
-// statuses that feed it (they arrive up to ten times a second).
+// PlotPanel: a series keeps a day at one point a second, whatever the rate of the statuses
+// that feed it (they arrive up to ten times a second); every panel shows the one time range
+// the bar above them names; whole-number axes tick whole numbers; legends stay off the
+// data; the wheel scrolls and Ctrl+wheel zooms.
 #include "panels/PlotPanel.h"
+#include "panels/TimeRange.h"
+#include "panels/TimeRangeBar.h"
 
+#include <QCheckBox>
 #include <QComboBox>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSpontaneKeyEvent>
 #include <QToolButton>
+#include <QVBoxLayout>
 #include <QtTest>
 #include <qcustomplot.h>
 
@@ -16,7 +25,14 @@ private slots:
     void aDayOfSamplesAtAnyRateIsBounded_data();
     void aDayOfSamplesAtAnyRateIsBounded();
     void newestPointIsTheLatestSample();
-    void viewFitsYoungDataAndNeverGoesBelowZero();
+    void viewIsTheChosenSpanAndNeverGoesBelowZero();
+    void everyPanelShowsTheOneRange_data();
+    void everyPanelShowsTheOneRange();
+    void wholeNumberAxesTickWholeNumbers_data();
+    void wholeNumberAxesTickWholeNumbers();
+    void legendsAreOffTheData();
+    void theWheelScrollsCtrlWheelZooms_data();
+    void theWheelScrollsCtrlWheelZooms();
     void anOutageIsAGapNotARamp();
     void aNewEnvironmentStartsAMarkedSegment();
     void rangePresetsAndFit_data();
@@ -86,7 +102,7 @@ void TestPlotPanel::newestPointIsTheLatestSample()
     QCOMPARE((data.constEnd() - 1)->value, 125.0);
 }
 
-void TestPlotPanel::viewFitsYoungDataAndNeverGoesBelowZero()
+void TestPlotPanel::viewIsTheChosenSpanAndNeverGoesBelowZero()
 {
     ui::PlotPanel panel("Cursor lag", "height (blocks)");
     const int lag = panel.addSeries("lag", Qt::red);
@@ -94,25 +110,190 @@ void TestPlotPanel::viewFitsYoungDataAndNeverGoesBelowZero()
     // Nothing yet: 0..1, not -1..1.
     panel.plot()->replot();
     QCOMPARE(panel.plot()->yAxis->range().lower, 0.0);
-    // Ninety seconds of lag 0 and 1: the view is those seconds (not the right 30% of five
-    // minutes), and the value axis starts at 0.
+    // Ninety seconds of lag 0 and 1: "5 min" shows five minutes, the data at the right
+    // (not fitted to the ninety seconds, which would make "5 min" mean something else on
+    // every panel), and the value axis starts at 0.
     for (int i = 0; i <= 90; ++i)
         panel.appendPoint(lag, t0 + i, i % 2);
     panel.plot()->replot();
-    QCOMPARE(panel.plot()->xAxis->range().lower, t0 - 2);
-    QCOMPARE(panel.plot()->xAxis->range().upper, t0 + 90 + 5);
+    QCOMPARE(panel.plot()->xAxis->range().lower, t0 + 90 - ui::PlotPanel::kLiveWindowSecs);
+    QCOMPARE(panel.plot()->xAxis->range().upper, t0 + 90 + ui::TimeRange::kRightPadSecs);
     QCOMPARE(panel.plot()->yAxis->range().lower, 0.0);
     QVERIFY(panel.plot()->yAxis->range().upper >= 1.0);
-    // Ten seconds of data still get a minute's view.
-    ui::PlotPanel young("Outbox backlog", "rows");
-    const int rows = young.addSeries("rows", Qt::blue);
-    for (int i = 0; i <= 10; ++i)
-        young.appendPoint(rows, t0 + i, 5);
-    QCOMPARE(young.plot()->xAxis->range().lower, t0 + 10 - ui::PlotPanel::kMinFitSecs);
     // Once the data spans more than the live window, the window follows the newest.
     for (int i = 91; i <= 400; ++i)
         panel.appendPoint(lag, t0 + i, 3);
     QCOMPARE(panel.plot()->xAxis->range().lower, t0 + 400 - ui::PlotPanel::kLiveWindowSecs);
+}
+
+void TestPlotPanel::everyPanelShowsTheOneRange_data()
+{
+    QTest::addColumn<double>("span");
+    QTest::addColumn<double>("dataSecs"); // how long the line panel has had samples
+    QTest::newRow("5 min, 1 min of data") << 300.0 << 60.0;
+    QTest::newRow("5 min, 10 min of data") << 300.0 << 600.0;
+    QTest::newRow("1 min, 10 min of data") << 60.0 << 600.0;
+    QTest::newRow("1 h, 10 min of data") << 3600.0 << 600.0;
+}
+
+void TestPlotPanel::everyPanelShowsTheOneRange()
+{
+    QFETCH(double, span);
+    QFETCH(double, dataSecs);
+    // A line panel with samples every second, a bar panel with one bar and the clock, as
+    // the cursor lag and reorg panels are fed.
+    ui::TimeRange range;
+    ui::TimeRangeBar bar(&range);
+    ui::PlotPanel lines("Cursor lag", "height (blocks)");
+    ui::PlotPanel bars("Reorg events", "depth (blocks)");
+    lines.setTimeRange(&range);
+    bars.setTimeRange(&range);
+    const int head = lines.addSeries("head", Qt::blue);
+    const int reorgs = bars.addBars("hash mismatch", Qt::red);
+    const double t0 = 1'800'000'000, now = t0 + dataSecs;
+    bar.spanBox()->setCurrentIndex(int(ui::TimeRange::presets().indexOf(span)));
+    emit bar.spanBox()->activated(bar.spanBox()->currentIndex());
+    for (double t = t0; t <= now; t += 1) {
+        lines.appendPoint(head, t, 100 + (t - t0));
+        bars.advanceTo(t);
+    }
+    bars.setBars(reorgs, {now - 20}, {3});
+    // The same view on both, and it is the span the box names.
+    for (ui::PlotPanel* p : {&lines, &bars}) {
+        QCOMPARE(p->plot()->xAxis->range().lower, now - span);
+        QCOMPARE(p->plot()->xAxis->range().upper, now + ui::TimeRange::kRightPadSecs);
+    }
+    QCOMPARE(bar.spanBox()->currentData().toDouble(), span);
+    // A drag on one (its axis moved) is the view of both, and following stops, visibly.
+    lines.plot()->xAxis->setRange(now - 100, now - 40);
+    QCOMPARE(bars.plot()->xAxis->range(), QCPRange(now - 100, now - 40));
+    QVERIFY(!bar.followBox()->isChecked());
+    QVERIFY2(bar.viewText().contains("not live"), qPrintable(bar.viewText()));
+    lines.appendPoint(head, now + 1, 1);
+    QCOMPARE(bars.plot()->xAxis->range(), QCPRange(now - 100, now - 40));
+    // Follow live again: both jump to now.
+    bar.followBox()->click();
+    QCOMPARE(bars.plot()->xAxis->range().upper, now + 1 + ui::TimeRange::kRightPadSecs);
+    QCOMPARE(lines.plot()->xAxis->range().upper, now + 1 + ui::TimeRange::kRightPadSecs);
+    QVERIFY(bar.viewText().isEmpty());
+}
+
+void TestPlotPanel::wholeNumberAxesTickWholeNumbers_data()
+{
+    QTest::addColumn<double>("top"); // the largest value shown
+    QTest::newRow("nothing (0..1)") << 0.0;
+    QTest::newRow("lag 1") << 1.0;
+    QTest::newRow("3 reorgs") << 3.0;
+    QTest::newRow("depth 7") << 7.0;
+    QTest::newRow("lag 62") << 62.0;
+    QTest::newRow("height 404") << 404.0;
+    QTest::newRow("height 123456789") << 123456789.0;
+}
+
+void TestPlotPanel::wholeNumberAxesTickWholeNumbers()
+{
+    QFETCH(double, top);
+    ui::PlotPanel panel("Cursor lag", "height (blocks)");
+    const int head = panel.addSeries("head", Qt::blue);
+    const int lag = panel.addSeries("lag", Qt::red, ui::PlotPanel::Axis::Right);
+    const double t0 = 1'800'000'000;
+    for (int i = 0; i <= 10; ++i) {
+        panel.appendPoint(head, t0 + i, std::max(0.0, top - 10 + i));
+        panel.appendPoint(lag, t0 + i, top * i / 10);
+    }
+    panel.resize(600, 300);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    panel.plot()->replot();
+    for (QCPAxis* axis : {panel.plot()->yAxis, panel.plot()->yAxis2}) {
+        QVERIFY(axis->tickVector().size() >= 2);
+        for (double tick : axis->tickVector())
+            QVERIFY2(tick == std::floor(tick), qPrintable(QString::number(tick, 'g', 12)));
+        for (const QString& label : axis->tickVectorLabels())
+            QVERIFY2(!label.contains('.') && !label.contains('e'), qPrintable(label));
+    }
+}
+
+void TestPlotPanel::legendsAreOffTheData()
+{
+    ui::PlotPanel panel("Reorg events", "depth (blocks)");
+    QList<int> sets;
+    for (const char* reason : {"hash mismatch", "parent mismatch", "absence", "repair"})
+        sets << panel.addBars(reason, Qt::red);
+    for (int set : sets)
+        panel.setBarsInLegend(set, false);
+    const double t0 = 1'800'000'000;
+    panel.advanceTo(t0 + 60);
+    panel.setBars(sets[0], {t0 + 58}, {3}); // the newest bar, at the right edge
+    panel.setBarsInLegend(sets[0], true);
+    panel.resize(600, 300);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    panel.plot()->replot();
+    // Only the reason there is, and not over the plot.
+    QCOMPARE(panel.plot()->legend->itemCount(), 1);
+    QVERIFY(panel.plot()->legend->visible());
+    const QRect legend = panel.plot()->legend->outerRect();
+    const QRect data = panel.plot()->axisRect()->rect();
+    QVERIFY2(!legend.intersects(data), qPrintable(QStringLiteral("legend %1,%2 %3x%4")
+                                                      .arg(legend.x())
+                                                      .arg(legend.y())
+                                                      .arg(legend.width())
+                                                      .arg(legend.height())));
+    // The bar is drawn where the data is, visible at a day's span too (pixels, not seconds).
+    panel.setRangeSecs(24 * 3600);
+    panel.plot()->replot();
+    QCPBars* bars = qobject_cast<QCPBars*>(panel.plot()->plottable(sets[0]));
+    QVERIFY(bars);
+    QVERIFY(bars->widthType() == QCPBars::wtAbsolute && bars->width() >= 5);
+}
+
+void TestPlotPanel::theWheelScrollsCtrlWheelZooms_data()
+{
+    QTest::addColumn<bool>("ctrl");
+    QTest::newRow("wheel: the page scrolls, the chart stays") << false;
+    QTest::newRow("Ctrl+wheel: the chart zooms") << true;
+}
+
+void TestPlotPanel::theWheelScrollsCtrlWheelZooms()
+{
+    QFETCH(bool, ctrl);
+    // A chart in a scrolling column, as in a narrow window.
+    QScrollArea area;
+    auto* column = new QWidget;
+    auto* layout = new QVBoxLayout(column);
+    auto* panel = new ui::PlotPanel("Cursor lag", "height (blocks)");
+    panel->setMinimumHeight(400);
+    layout->addWidget(panel);
+    layout->addSpacing(800);
+    area.setWidget(column);
+    area.setWidgetResizable(true);
+    area.resize(600, 400);
+    area.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&area));
+    const int head = panel->addSeries("head", Qt::blue);
+    const double t0 = 1'800'000'000;
+    for (int i = 0; i <= 600; ++i)
+        panel->appendPoint(head, t0 + i, 100 + i);
+    QCustomPlot* plot = panel->plot();
+    plot->replot();
+    const QCPRange before = plot->xAxis->range();
+    const QPoint at = plot->axisRect()->rect().center();
+    QWheelEvent wheel(QPointF(at), plot->mapToGlobal(QPointF(at)), {}, QPoint(0, -120),
+                      Qt::NoButton, ctrl ? Qt::ControlModifier : Qt::NoModifier, Qt::NoScrollPhase,
+                      false);
+    // As the window system delivers it: only a spontaneous wheel event goes on to the
+    // parents of a widget that ignores it.
+    QSpontaneKeyEvent::setSpontaneous(&wheel);
+    qApp->notify(plot, &wheel);
+    if (ctrl) {
+        QVERIFY(plot->xAxis->range() != before);
+        QVERIFY(!panel->followLive());
+    } else {
+        QCOMPARE(plot->xAxis->range(), before);
+        QVERIFY(panel->followLive());
+        QVERIFY2(area.verticalScrollBar()->value() > 0, "the page did not scroll");
+    }
 }
 
 void TestPlotPanel::anOutageIsAGapNotARamp()
@@ -177,7 +358,7 @@ void TestPlotPanel::rangePresetsAndFit_data()
     QTest::newRow("1 min") << 0 << newest - 60;
     QTest::newRow("5 min") << 1 << newest - 300;
     QTest::newRow("1 h") << 2 << newest - 3600;
-    QTest::newRow("24 h: all there is") << 3 << t0 - 2;
+    QTest::newRow("24 h") << 3 << newest - 24 * 3600;
     QTest::newRow("All") << 4 << t0 - 2;
 }
 
@@ -185,18 +366,20 @@ void TestPlotPanel::rangePresetsAndFit()
 {
     QFETCH(int, preset);
     QFETCH(double, shownFrom);
+    ui::TimeRange range;
+    ui::TimeRangeBar bar(&range);
     ui::PlotPanel panel("Cursor lag", "height (blocks)");
+    panel.setTimeRange(&range);
     const int lag = panel.addSeries("lag", Qt::red);
     const double t0 = 1'800'000'000;
     for (int i = 0; i <= 7200; i += 1)
         panel.appendPoint(lag, t0 + i, 1);
-    auto* range = panel.findChild<QComboBox*>("timeRange");
-    QVERIFY(range);
-    QCOMPARE(range->count(), 5);
-    QCOMPARE(range->currentText(), QStringLiteral("5 min")); // the default
-    panel.setFollowLive(false);                              // a preset brings following back
-    range->setCurrentIndex(preset);
-    emit range->activated(preset);
+    QComboBox* spans = bar.spanBox();
+    QCOMPARE(spans->count(), 5);
+    QCOMPARE(spans->currentText(), QStringLiteral("last 5 min")); // the default
+    panel.setFollowLive(false);                                   // a preset follows again
+    spans->setCurrentIndex(preset);
+    emit spans->activated(preset);
     QVERIFY(panel.followLive());
     QCOMPARE(panel.plot()->xAxis->range().lower, shownFrom);
     QCOMPARE(panel.plot()->xAxis->range().upper, t0 + 7200 + 5);
@@ -205,9 +388,7 @@ void TestPlotPanel::rangePresetsAndFit()
     QCOMPARE(panel.plot()->xAxis->range().upper, t0 + 7210 + 5);
     // Fit: every sample kept, and no more following.
     panel.plot()->xAxis->setRange(t0 + 100, t0 + 110); // zoomed in somewhere
-    auto* fit = panel.findChild<QToolButton*>("fit");
-    QVERIFY(fit);
-    fit->click();
+    bar.fitButton()->click();
     QVERIFY(!panel.followLive());
     QCOMPARE(panel.plot()->xAxis->range().lower, t0 - 2);
     QCOMPARE(panel.plot()->xAxis->range().upper, t0 + 7210 + 5);

@@ -12,6 +12,7 @@
 #include <QPushButton>
 #include <QScrollBar>
 #include <QSignalSpy>
+#include <QStyle>
 #include <QTableView>
 #include <QtTest>
 
@@ -30,6 +31,7 @@ public:
     bool fail = false;
     QHash<QString, chain::TokenInfo> tokens; // sent with every page
     bool hold = false;                       // keep requests unanswered (answer() later)
+    bool realHex = false;                    // hashes and addresses of their real length
     QList<TableRequest> held;
 
     void serve(const TableRequest& r)
@@ -56,8 +58,22 @@ public:
             if (!r.filter.isEmpty() && !QString::number(block).contains(r.filter))
                 continue;
             p.rows << QStringList{
-                QString::number(block), "0", "0xtx", "0xtoken", "0xfrom", "0xto", "1"};
+                QString::number(block),
+                QDateTime::fromSecsSinceEpoch(1'796'169'025 + block, Qt::UTC).toString(Qt::ISODate),
+                "0",
+                "0xtx",
+                "0xtoken",
+                "0xfrom",
+                "0xto",
+                "1"};
         }
+        if (realHex)
+            for (QStringList& row : p.rows) {
+                row[3] = "0x47d7" + QString(56, 'c') + "2266";
+                row[4] = "0x5fbdb2315678afecb367f032d93f642f64180aa3";
+                row[5] = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266";
+                row[6] = "0x0000000000000000000000000000000000100021";
+            }
         p.atEnd = r.offset + r.limit >= total;
         p.tokens = tokens;
         return p;
@@ -88,6 +104,10 @@ private slots:
     void hashesElideInTheMiddle();
     void copyTakesWholeValues();
     void tokenAmountsUseDecimalsAndSymbol();
+    void transfersSayWhen_data();
+    void transfersSayWhen();
+    void hexIsShortenedOnce_data();
+    void hexIsShortenedOnce();
     void openInReorgDiffWhereItApplies_data();
     void openInReorgDiffWhereItApplies();
     void autoRefreshWaitsWhileARowIsSelected();
@@ -115,7 +135,7 @@ void TestTableModels::loadsPageByPageAsTheViewScrolls()
     FakeEngine engine;
     connectModel(model, engine);
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    QCOMPARE(model.columnCount(), 7);
+    QCOMPARE(model.columnCount(), 8); // block, time, log, tx hash, token, from, to, value
     // The tester, like a view, asked for the first page; one page is in flight at a time.
     QVERIFY(model.isLoading());
     QVERIFY(!model.canFetchMore({}));
@@ -216,7 +236,7 @@ void TestTableModels::columnsPerKind_data()
     QTest::addColumn<int>("kind");
     QTest::addColumn<QString>("firstColumn");
     QTest::addColumn<int>("count");
-    QTest::newRow("transfers") << int(TableRequest::Kind::Transfers) << "block" << 7;
+    QTest::newRow("transfers") << int(TableRequest::Kind::Transfers) << "block" << 8;
     QTest::newRow("balances") << int(TableRequest::Kind::Balances) << "token" << 4;
     QTest::newRow("backfill") << int(TableRequest::Kind::Backfill) << "from block" << 6;
     // clang-format on
@@ -294,7 +314,7 @@ void TestTableModels::copyTakesWholeValues()
     QCOMPARE(QGuiApplication::clipboard()->text(), QStringLiteral("447"));
     browser.copyRow(3);
     QCOMPARE(QGuiApplication::clipboard()->text(),
-             QStringLiteral("447\t0\t0xtx\t0xtoken\t0xfrom\t0xto\t1"));
+             QStringLiteral("447\t2026-12-01T23:57:52Z\t0\t0xtx\t0xtoken\t0xfrom\t0xto\t1"));
     // The display elides, the tooltip does not.
     QCOMPARE(browser.model()->data(cell, Qt::ToolTipRole).toString(), QStringLiteral("447"));
 }
@@ -309,7 +329,7 @@ void TestTableModels::tokenAmountsUseDecimalsAndSymbol()
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     model.fetchMore({});
     QTRY_COMPARE(model.rowCount(), 3);
-    const QModelIndex value = model.index(0, 6); // raw "1" at 3 decimals
+    const QModelIndex value = model.index(0, 7); // raw "1" at 3 decimals
     QCOMPARE(model.data(value).toString(), QStringLiteral("0.001 TOK"));
     QCOMPARE(model.data(value, Qt::ToolTipRole).toString(),
              QStringLiteral("1 raw units (3 decimals)"));
@@ -317,12 +337,88 @@ void TestTableModels::tokenAmountsUseDecimalsAndSymbol()
     QCOMPARE(model.data(value, Qt::TextAlignmentRole).value<Qt::Alignment>(),
              Qt::AlignRight | Qt::AlignVCenter);
     // The token column itself is not an amount.
-    QCOMPARE(model.data(model.index(0, 3)).toString(), QStringLiteral("0xtoken"));
+    QCOMPARE(model.data(model.index(0, 4)).toString(), QStringLiteral("0xtoken"));
     // Another environment: its tokens are read again (none here), amounts raw.
     engine.tokens.clear();
     model.setEnvironment("lab-archived");
     QTRY_COMPARE(model.rowCount(), 3);
-    QCOMPARE(model.data(model.index(0, 6)).toString(), QStringLiteral("1"));
+    QCOMPARE(model.data(model.index(0, 7)).toString(), QStringLiteral("1"));
+}
+
+void TestTableModels::transfersSayWhen_data()
+{
+    QTest::addColumn<QByteArray>("zone");
+    QTest::addColumn<QString>("shown");
+    QTest::newRow("UTC") << QByteArray("UTC") << QString("2026-12-01\u00a023:57:52");
+    QTest::newRow("Berlin (UTC+1)")
+        << QByteArray("Europe/Berlin") << QString("2026-12-02\u00a000:57:52");
+}
+
+void TestTableModels::transfersSayWhen()
+{
+    QFETCH(QByteArray, zone);
+    QFETCH(QString, shown);
+    const QByteArray savedZone = qgetenv("TZ");
+    qputenv("TZ", zone);
+    FakeEngine engine;
+    engine.total = 447;
+    ui::PagedTableModel model(TableRequest::Kind::Transfers);
+    connectModel(model, engine);
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.fetchMore({});
+    QTRY_VERIFY(model.rowCount() > 0);
+    // The block's time, second column: local on screen, UTC on hover, ISO in copies.
+    QCOMPARE(model.headerData(1, Qt::Horizontal).toString(), QStringLiteral("time"));
+    const QModelIndex time = model.index(0, 1); // block 447
+    QCOMPARE(model.data(time).toString(), shown);
+    QCOMPARE(model.data(time, Qt::ToolTipRole).toString(),
+             QStringLiteral("2026-12-01 23:57:52 UTC"));
+    QCOMPARE(model.fullText(time), QStringLiteral("2026-12-01T23:57:52Z"));
+    if (savedZone.isNull())
+        qunsetenv("TZ");
+    else
+        qputenv("TZ", savedZone);
+}
+
+void TestTableModels::hexIsShortenedOnce_data()
+{
+    QTest::addColumn<int>("width"); // the browser's width
+    QTest::newRow("the drawer at 1280") << 1270;
+    QTest::newRow("an environment window") << 880;
+}
+
+void TestTableModels::hexIsShortenedOnce()
+{
+    QFETCH(int, width);
+    // Real lengths: a 32-byte tx hash, 20-byte addresses.
+    FakeEngine engine;
+    engine.realHex = true;
+    engine.total = 30;
+    ui::TableBrowser browser(TableRequest::Kind::Transfers, "filter");
+    connectModel(*browser.model(), engine);
+    browser.resize(width, 300);
+    browser.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&browser));
+    QTRY_COMPARE(browser.model()->rowCount(), 30);
+    // Every shortened value fits its column: "0x47d7…2266", never "0x47d7……".
+    QTableView* view = browser.view();
+    const QFontMetrics fm(view->font());
+    // The delegate's text margin, each side.
+    const int margin = view->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, view) + 1;
+    for (int c = 0; c < browser.model()->columnCount(); ++c) {
+        const QModelIndex cell = browser.model()->index(0, c);
+        const QString text = browser.model()->data(cell).toString();
+        if (!text.startsWith("0x"))
+            continue;
+        QVERIFY2(text.contains(QChar(0x2026)), qPrintable(text));
+        const int room = view->visualRect(cell).width() - 2 * margin;
+        QVERIFY2(fm.horizontalAdvance(text) <= room,
+                 qPrintable(QStringLiteral("column %1: \"%2\" is %3 px in %4")
+                                .arg(c)
+                                .arg(text)
+                                .arg(fm.horizontalAdvance(text))
+                                .arg(room)));
+    }
 }
 
 void TestTableModels::openInReorgDiffWhereItApplies_data()

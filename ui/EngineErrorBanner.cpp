@@ -48,7 +48,7 @@ void EngineErrorBanner::setTone(engine::DisplayState::Tone tone)
                                   ? Palette::dataIncomplete()
                                   : Palette::screen(Palette::Tone::Caution);
     setStyleSheet(QStringLiteral("#engineErrorBanner { background: %1; } "
-                                 "#engineErrorBanner QLabel { color: white; font-weight: bold; }")
+                                 "#engineErrorBanner > QLabel { color: white; font-weight: bold; }")
                       .arg(background.name()));
 }
 
@@ -78,9 +78,10 @@ void EngineErrorBanner::apply(const engine::EngineStatus& s)
         text += QStringLiteral("\n") + tr("Also: %1").arg(other);
     // A retry that ends where it began still shows it happened, and when.
     if (s.startAttempt > 1 && s.startedAt.isValid() && state.kind != Kind::DevnetStopped)
-        text += QStringLiteral("\n") + tr("Started again at %1 (attempt %2).")
-                                           .arg(s.startedAt.toLocalTime().toString(QStringLiteral("HH:mm:ss")))
-                                           .arg(s.startAttempt);
+        text += QStringLiteral("\n") +
+                tr("Started again at %1 (attempt %2).")
+                    .arg(s.startedAt.toLocalTime().toString(QStringLiteral("HH:mm:ss")))
+                    .arg(s.startAttempt);
     m_text->setText(text);
     setTone(state.tone());
     const bool devnet = state.kind == Kind::DevnetStopped;

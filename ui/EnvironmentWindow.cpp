@@ -1,5 +1,6 @@
 #include "EnvironmentWindow.h"
 #include "TableBrowser.h"
+#include "engine/DisplayState.h"
 #include "models/PagedTableModel.h"
 
 #include <QHBoxLayout>
@@ -70,11 +71,12 @@ void EnvironmentWindow::applyReport(const report::CheckpointReport& r)
                                                              : c.verification.checkedAt);
     if (r.checkpoints.isEmpty())
         lines << tr("Nothing indexed in this environment.");
-    lines << tr("%1 blocks, %2 transfers, %3 balances, %4 reorgs, outbox %5 pending / %6 delivered")
-                 .arg(r.counts.blocks)
-                 .arg(r.counts.transfers)
-                 .arg(r.counts.balances)
-                 .arg(r.counts.reorgs)
+    using engine::text::count;
+    lines << tr("%1, %2, %3, %4, outbox %5 pending / %6 delivered")
+                 .arg(count(r.counts.blocks, tr("block"), tr("blocks")),
+                      count(r.counts.transfers, tr("transfer"), tr("transfers")),
+                      count(r.counts.balances, tr("balance"), tr("balances")),
+                      count(r.counts.reorgs, tr("reorg"), tr("reorgs")))
                  .arg(r.counts.outboxPending)
                  .arg(r.counts.outboxDelivered);
     m_summary->setText(lines.join(QLatin1Char('\n')));

@@ -1,4 +1,5 @@
 #include "MainWindow.h"
+#include "BottomDrawer.h"
 #include "CheckpointView.h"
 #include "DiscardLabConfirm.h"
 #include "EngineErrorBanner.h"
@@ -26,6 +27,8 @@
 #include "panels/OutboxPanel.h"
 #include "panels/PanelGrid.h"
 #include "panels/ReorgPanel.h"
+#include "panels/TimeRange.h"
+#include "panels/TimeRangeBar.h"
 #include "report/ExportNotice.h"
 #include "report/ReportExporter.h"
 #include "widgets/ElidedLabel.h"
@@ -33,8 +36,8 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDesktopServices>
-#include <QDockWidget>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QGridLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -42,8 +45,10 @@
 #include <QMessageBox>
 #include <QScreen>
 #include <QSettings>
+#include <QSplitter>
 #include <QStatusBar>
 #include <QTableView>
+#include <QTime>
 #include <QVBoxLayout>
 
 #include "forkscope_version.h"
@@ -71,8 +76,9 @@ MainWindow::MainWindow(EngineApi* host, QWidget* parent) : QMainWindow(parent), 
     connect(m_engineBar, &EngineToolBar::stopRequested, this, &MainWindow::engineStopRequested);
     m_reports = new ReportExporter(host, this);
     connect(m_reports, &ReportExporter::logMessage, this, &MainWindow::appendLog);
+    buildDrawer();
     buildStatusBar();
-    buildMenus(buildDocks());
+    buildMenus();
     m_tray = new TrayStatus(host, this);
     // Every part above connected itself to the host; the window keeps the status bar. The
     // host emits on this thread (it forwards the engine thread's signals queued), so direct
@@ -84,13 +90,17 @@ MainWindow::MainWindow(EngineApi* host, QWidget* parent) : QMainWindow(parent), 
 
 void MainWindow::buildCentral()
 {
-    auto* central = new QWidget(this);
-    auto* column = new QVBoxLayout(central);
+    // Banners, the time range bar and the four charts above; the tabs (event log, nodes,
+    // tables) in a drawer below that stays closed to its tab row until asked for, so the
+    // four charts and the node states fit a laptop's 1280x720 without scrolling.
+    auto* charts = new QWidget(this);
+    auto* column = new QVBoxLayout(charts);
     column->setContentsMargins(0, 0, 0, 0);
-    m_banner = new DataIncompleteBanner(central);
+    column->setSpacing(0);
+    m_banner = new DataIncompleteBanner(charts);
     connect(m_banner, &DataIncompleteBanner::repairRequested, m_host, &EngineApi::repair);
     column->addWidget(m_banner);
-    m_engineError = new EngineErrorBanner(central);
+    m_engineError = new EngineErrorBanner(charts);
     connect(m_engineError, &EngineErrorBanner::chooseDatabaseRequested, this,
             &MainWindow::chooseDatabase);
     connect(m_engineError, &EngineErrorBanner::settingsRequested, this, &MainWindow::openSettings);
@@ -101,26 +111,33 @@ void MainWindow::buildCentral()
     connect(m_engineError, &EngineErrorBanner::startDevnetRequested, m_host,
             [this] { m_host->setDevnetRunning(true); });
     column->addWidget(m_engineError);
-    m_deepReorg = new DeepReorgBanner(m_host, central);
+    m_deepReorg = new DeepReorgBanner(m_host, charts);
     column->addWidget(m_deepReorg);
-    m_lag = new CursorLagPanel(m_host, central);
-    m_reorgs = new ReorgPanel(m_host, central);
-    m_outbox = new OutboxPanel(m_host, central);
+    m_timeRange = new TimeRange(this);
+    column->addWidget(new TimeRangeBar(m_timeRange, charts));
+    m_lag = new CursorLagPanel(m_host, charts);
+    m_reorgs = new ReorgPanel(m_host, charts);
+    m_outbox = new OutboxPanel(m_host, charts);
     connect(m_outbox, &OutboxPanel::settingsRequested, this, &MainWindow::openSettings);
-    m_health = new NodeHealthPanel(m_host, central);
-    column->addWidget(new PanelGrid(panels(), central), 1);
-    setCentralWidget(central);
+    m_health = new NodeHealthPanel(m_host, charts);
+    for (PlotPanel* p : panels())
+        p->setTimeRange(m_timeRange);
+    column->addWidget(new PanelGrid(panels(), charts), 1);
+
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->setObjectName(QStringLiteral("chartsAndDrawer"));
+    split->setChildrenCollapsible(false);
+    split->addWidget(charts);
+    m_drawer = new BottomDrawer(split);
+    split->addWidget(m_drawer);
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 0);
+    m_drawer->setSplitter(split);
+    setCentralWidget(split);
 }
 
-QList<QDockWidget*> MainWindow::buildDocks()
+void MainWindow::buildDrawer()
 {
-    const auto dock = [this](const QString& title, const QString& name, QWidget* w) {
-        auto* d = new QDockWidget(title, this);
-        d->setObjectName(name);
-        d->setWidget(w);
-        addDockWidget(Qt::BottomDockWidgetArea, d);
-        return d;
-    };
     const auto table = [this](QAbstractItemModel* model, const QString& name, const QString& tip) {
         auto* view = new QTableView(this);
         view->setObjectName(name);
@@ -131,15 +148,18 @@ QList<QDockWidget*> MainWindow::buildDocks()
         return view;
     };
     m_log = new EventLogView(this);
-    QDockWidget* logDock = dock(tr("Event log"), QStringLiteral("eventLogDock"), m_log);
-    // Nodes: one row per watched endpoint, its state coloured as in the legend.
+    m_drawer->addPage(m_log, tr("Event log"));
+    // Nodes: one row per watched endpoint, its state coloured as in the legend. Every column
+    // as wide as its header and its cells: two lab nodes differ only in their port.
     m_nodeModel = new NodeTableModel(this);
     connect(m_host, &EngineApi::statusAvailable, m_nodeModel, &NodeTableModel::applyStatus);
-    QDockWidget* nodesDock =
-        dock(tr("Nodes"), QStringLiteral("nodesDock"),
-             table(m_nodeModel, QStringLiteral("nodeTable"), NodeTableModel::legend()));
+    QTableView* nodes = table(m_nodeModel, QStringLiteral("nodeTable"), NodeTableModel::legend());
+    nodes->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    nodes->horizontalHeader()->setStretchLastSection(true);
+    nodes->setTextElideMode(Qt::ElideNone);
+    m_drawer->addPage(nodes, tr("Nodes"));
     m_checkpoint = new CheckpointView(m_host, this);
-    QDockWidget* cpDock = dock(tr("Checkpoint"), QStringLiteral("checkpointDock"), m_checkpoint);
+    m_drawer->addPage(m_checkpoint, tr("Checkpoint"));
 
     m_transfers = new TableBrowser(engine::TableRequest::Kind::Transfers,
                                    tr("Filter by address or tx hash"), this);
@@ -151,11 +171,9 @@ QList<QDockWidget*> MainWindow::buildDocks()
         b->connectTo(m_host);
         connect(b, &TableBrowser::reorgDiffRequested, m_host, &EngineApi::requestReorgDiff);
     }
-    QDockWidget* transfersDock =
-        dock(tr("Transfers"), QStringLiteral("transfersDock"), m_transfers);
-    QDockWidget* balancesDock = dock(tr("Balances"), QStringLiteral("balancesDock"), m_balances);
-    QDockWidget* backfillDock =
-        dock(tr("Backfill ledger"), QStringLiteral("backfillDock"), m_backfill);
+    m_drawer->addPage(m_transfers, tr("Transfers"));
+    m_drawer->addPage(m_balances, tr("Balances"));
+    m_drawer->addPage(m_backfill, tr("Backfill ledger"));
 
     // Environments: the live one and every archived one; double-click opens it read-only.
     m_envModel = new EnvironmentListModel(this);
@@ -172,29 +190,10 @@ QList<QDockWidget*> MainWindow::buildDocks()
     connect(envView, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
         openEnvironment(m_envModel->environmentId(index.row()));
     });
-    QDockWidget* envDock = dock(tr("Environments"), QStringLiteral("environmentsDock"), envView);
-
-    const QList<QDockWidget*> docks{logDock,      nodesDock,    cpDock, transfersDock,
-                                    balancesDock, backfillDock, envDock};
-    for (qsizetype i = 1; i < docks.size(); ++i)
-        tabifyDockWidget(docks[i - 1], docks[i]);
-    logDock->raise();
-    resizeDocks({logDock}, {200}, Qt::Vertical); // the charts get most of the window
-    // Tab walks into every tab's contents, including the tabs not shown (Qt keeps them
-    // "visible" off-screen): the tab that takes the focus comes to the front, so the focus
-    // is never somewhere the user cannot see.
-    connect(qApp, &QApplication::focusChanged, this, [docks](QWidget*, QWidget* now) {
-        for (QWidget* w = now; w; w = w->parentWidget())
-            if (auto* d = qobject_cast<QDockWidget*>(w)) {
-                if (docks.contains(d) && d->visibleRegion().isEmpty())
-                    d->raise();
-                return;
-            }
-    });
-    return docks;
+    m_drawer->addPage(envView, tr("Environments"));
 }
 
-void MainWindow::buildMenus(const QList<QDockWidget*>& docks)
+void MainWindow::buildMenus()
 {
     auto* fileMenu = menuBar()->addMenu(tr("&File"));
     fileMenu->addAction(tr("&Open database..."), QKeySequence::Open, this,
@@ -225,26 +224,25 @@ void MainWindow::buildMenus(const QList<QDockWidget*>& docks)
     quit->setShortcut(QKeySequence::Quit);
 
     auto* viewMenu = menuBar()->addMenu(tr("&View"));
-    for (QDockWidget* d : docks)
-        viewMenu->addAction(d->toggleViewAction());
-    // Alt+1..7 bring a tab below the charts to the front (and show it if it was closed).
-    viewMenu->addSeparator();
-    for (qsizetype i = 0; i < docks.size() && i < 9; ++i) {
-        QDockWidget* d = docks[i];
-        QAction* raise = viewMenu->addAction(tr("Go to %1").arg(d->windowTitle()), this, [d] {
-            d->show();
-            d->raise();
-            if (d->widget())
-                d->widget()->setFocus();
-        });
-        raise->setShortcut(QKeySequence(Qt::ALT | Qt::Key(Qt::Key_1 + int(i))));
+    // Alt+1..7 open the drawer under the charts at a tab.
+    for (int i = 0; i < m_drawer->pageCount() && i < 9; ++i) {
+        QAction* go =
+            viewMenu->addAction(tr("Go to %1").arg(m_drawer->pageTitle(i)), this, [this, i] {
+                m_drawer->showPage(i);
+                if (QWidget* page = m_drawer->page(i))
+                    page->setFocus();
+            });
+        go->setShortcut(QKeySequence(Qt::ALT | Qt::Key(Qt::Key_1 + i)));
     }
+    QAction* drawer = viewMenu->addAction(tr("Show the tabs under the charts"));
+    drawer->setObjectName(QStringLiteral("toggleDrawer"));
+    drawer->setCheckable(true);
+    drawer->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_J));
+    connect(drawer, &QAction::toggled, m_drawer, &BottomDrawer::setOpen);
+    connect(m_drawer, &BottomDrawer::openChanged, drawer, &QAction::setChecked);
     viewMenu->addSeparator();
     viewMenu->addAction(tr("Follow live on all charts"), QKeySequence(Qt::CTRL | Qt::Key_L), this,
-                        [this] {
-                            for (PlotPanel* p : panels())
-                                p->setFollowLive(true);
-                        });
+                        [this] { m_timeRange->setFollowLive(true); });
     menuBar()->addMenu(m_engineBar->menu());
     menuBar()->addMenu(m_labBar->menu());
     auto* helpMenu = menuBar()->addMenu(tr("&Help"));
@@ -293,16 +291,17 @@ void MainWindow::exportReportOf(const QString& environmentId)
 
 void MainWindow::buildStatusBar()
 {
-    // Long texts give up width (the window must fit a laptop); the state, chain,
-    // environment and lag are short and always whole.
-    for (QLabel** l : {&m_connectionLabel, &m_chainLabel, &m_envLabel, &m_lagLabel})
+    // The state, the heights and the environment are short and always whole; the node's
+    // URL, an error and the database path give up width (with the whole text on hover), so
+    // the window fits a laptop however long they are.
+    for (QLabel** l : {&m_connectionLabel, &m_headLabel, &m_lagLabel, &m_envLabel, &m_chainLabel})
         *l = new QLabel(this);
-    for (QLabel** l : {&m_nodeLabel, &m_headLabel, &m_errorLabel, &m_dbLabel})
+    for (QLabel** l : {&m_nodeLabel, &m_errorLabel, &m_dbLabel})
         *l = new ElidedLabel(this);
     m_dbLabel->setObjectName(QStringLiteral("dbLabel"));
-    for (QLabel* l :
-         {m_connectionLabel, m_nodeLabel, m_chainLabel, m_envLabel, m_headLabel, m_lagLabel})
+    for (QLabel* l : {m_connectionLabel, m_headLabel, m_lagLabel, m_envLabel, m_chainLabel})
         statusBar()->addWidget(l);
+    statusBar()->addWidget(m_nodeLabel, 1);
     m_errorLabel->setObjectName(QStringLiteral("errorLabel"));
     m_errorLabel->setStyleSheet(
         QStringLiteral("color: %1").arg(Palette::screen(Palette::Tone::Bad).name()));
@@ -315,9 +314,12 @@ void MainWindow::buildStatusBar()
             m_exportNotice->showExported(path);
     });
     statusBar()->addPermanentWidget(m_exportNotice);
-    statusBar()->addPermanentWidget(m_errorLabel);
+    statusBar()->addPermanentWidget(m_errorLabel, 1);
     statusBar()->addPermanentWidget(m_dbLabel);
     m_connectionLabel->setObjectName(QStringLiteral("connectionLabel"));
+    m_headLabel->setObjectName(QStringLiteral("headLabel"));
+    m_chainLabel->setObjectName(QStringLiteral("chainLabel"));
+    m_nodeLabel->setObjectName(QStringLiteral("nodeLabel"));
     m_envLabel->setObjectName(QStringLiteral("envLabel"));
     m_lagLabel->setObjectName(QStringLiteral("lagLabel"));
 }
@@ -349,13 +351,25 @@ void MainWindow::applyStatus(const EngineStatus& s)
         rememberDatabase(s.dbPath);
     m_lastStatus = s;
     m_nodeLabel->setText(engine::text::nodeLabel(s));
-    m_chainLabel->setText(s.chainId ? tr("chain id %1").arg(*s.chainId) : tr("chain id unknown"));
+    // Squeezed, the node's explanation goes first, never its URL.
+    const QString url = m_nodeLabel->text().section(QStringLiteral(" ("), 0, 0);
+    m_nodeLabel->setMinimumWidth(
+        std::min(360, m_nodeLabel->fontMetrics().horizontalAdvance(url) + 4));
+    m_chainLabel->setText(s.chainId ? tr("chain %1").arg(*s.chainId) : tr("chain unknown"));
     m_envLabel->setText(s.environmentId.isEmpty() ? tr("no environment")
                                                   : tr("env %1").arg(s.environmentId));
-    QString head = s.headBlock ? tr("head %1").arg(*s.headBlock) : tr("head unknown");
-    if (s.connection == EngineStatus::Connection::Unreachable && s.headBlock)
-        head += tr(" (stale)");
-    m_dbLabel->setText(s.dbPath.isEmpty() ? QString() : tr("db: %1").arg(s.dbPath));
+    // The head the lag is counted from, as the cursor lag chart draws it; the last one seen
+    // while the node does not answer.
+    const std::optional<quint64> nodeHead = CursorLagPanel::chartedHead(s);
+    QString head = nodeHead      ? tr("head %1").arg(*nodeHead)
+                   : s.headBlock ? tr("head %1 (stale)").arg(*s.headBlock)
+                                 : tr("head unknown");
+    // The file's name; where it is, on hover (the whole path would push the rest away).
+    m_dbLabel->setText(s.dbPath.isEmpty() ? QString()
+                       : s.dbPath.contains(QLatin1String("://"))
+                           ? tr("db: %1").arg(s.dbPath)
+                           : tr("db: %1").arg(QFileInfo(s.dbPath).fileName()));
+    m_dbLabel->setToolTip(s.dbPath);
     // Never green over a gap: the banner, and the status bar's state, while any range is
     // not proven complete.
     m_banner->setAlerts(s.openAlerts, s.health.nodes);
@@ -375,7 +389,7 @@ void MainWindow::applyStatus(const EngineStatus& s)
     m_lagLabel->setText(engine::text::lag(engine::displayLag(s)));
     m_checkpointText =
         s.checkpoint ? tr("checkpoint %1").arg(*s.checkpoint) : tr("nothing indexed yet");
-    m_headLabel->setText(head + QStringLiteral(" | ") + m_checkpointText);
+    m_headLabel->setText(head + QStringLiteral(" \u00b7 ") + m_checkpointText);
 }
 
 void MainWindow::openEnvironment(const QString& environmentId)
@@ -400,6 +414,11 @@ QList<EnvironmentWindow*> MainWindow::environmentWindows() const
 void MainWindow::appendLog(const QString& level, const QString& text)
 {
     m_log->append(level, text);
+    // The newest message on the drawer's tab row, while the log is not on screen.
+    m_drawer->setNote(m_drawer->indexOfPage(m_log),
+                      QStringLiteral("%1 %2").arg(
+                          QTime::currentTime().toString(QStringLiteral("HH:mm:ss")), text),
+                      Palette::logLevel(level));
     if (level == QLatin1String("error")) {
         // Every error is visible where the user looks, not only in the log dock (or stderr),
         // until its cause is gone (followErrorCause).

@@ -8,7 +8,6 @@
 #include <QMainWindow>
 #include <QPointer>
 
-class QDockWidget;
 class QLabel;
 class QMenu;
 
@@ -18,6 +17,7 @@ class EngineApi;
 
 namespace forkscope::ui {
 
+class BottomDrawer;
 class CheckpointView;
 class CursorLagPanel;
 class DataIncompleteBanner;
@@ -36,9 +36,11 @@ class PlotPanel;
 class ReorgPanel;
 class ReportExporter;
 class TableBrowser;
+class TimeRange;
 class TrayStatus;
 
-// The Forkscope main window: assembles the parts (panels, docks, toolbars, the report
+// The Forkscope main window: assembles the parts (panels, the drawer of tabs under them,
+// toolbars, the report
 // exporter), each of which takes the engine host and connects itself to its signals, and
 // keeps the menus and the status bar. It shows what the engine reports, by snapshot, and
 // nothing it did not receive. `host` must outlive the window.
@@ -69,6 +71,10 @@ public:
     DataIncompleteBanner* dataIncompleteBanner() const { return m_banner; }
     DeepReorgBanner* deepReorgBanner() const { return m_deepReorg; }
     EventLogView* eventLog() const { return m_log; }
+    // The tabs under the charts (event log, nodes, checkpoint, the tables, environments).
+    BottomDrawer* drawer() const { return m_drawer; }
+    // The one time range of the four charts.
+    TimeRange* timeRange() const { return m_timeRange; }
     TableBrowser* transfersBrowser() const { return m_transfers; }
     TrayStatus* trayStatus() const { return m_tray; }
     TableBrowser* balancesBrowser() const { return m_balances; }
@@ -119,8 +125,8 @@ private:
     EngineErrorBanner* m_engineError = nullptr;
     ExportNotice* m_exportNotice = nullptr;
     void buildCentral();
-    QList<QDockWidget*> buildDocks();
-    void buildMenus(const QList<QDockWidget*>& docks);
+    void buildDrawer();
+    void buildMenus();
     void buildStatusBar();
     void applyStatus(const engine::EngineStatus& s);
     void followErrorCause(const engine::DisplayState& state);
@@ -137,6 +143,8 @@ private:
     ReportExporter* m_reports = nullptr;
     CheckpointView* m_checkpoint = nullptr;
     EventLogView* m_log = nullptr;
+    BottomDrawer* m_drawer = nullptr;
+    TimeRange* m_timeRange = nullptr;
     NodeTableModel* m_nodeModel = nullptr;
     EnvironmentListModel* m_envModel = nullptr;
     TableBrowser* m_transfers = nullptr;

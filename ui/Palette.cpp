@@ -87,6 +87,13 @@ QColor Palette::dataIncomplete()
     return QColor(0xb0, 0x00, 0x00);
 }
 
+QString Palette::bannerStyle(const QString& objectName)
+{
+    return QStringLiteral("#%1 { background: %2; } #%1 > QLabel { color: white; font-weight: "
+                          "bold; }")
+        .arg(objectName, dataIncomplete().name());
+}
+
 QString Palette::stateStyle(engine::DisplayState::Tone tone)
 {
     using T = engine::DisplayState::Tone;

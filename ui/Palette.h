@@ -33,6 +33,10 @@ public:
     // The indexer's "data incomplete" state (an open completeness alert): the banner, the
     // status bar, the repair warning and the report's title page.
     static QColor dataIncomplete();
+    // A red banner's style sheet: its background, and white bold text on its own labels
+    // only. Only the banner's direct children: a dialog the banner opens (Repair...) is its
+    // child too, and must keep its dark text on its own light background.
+    static QString bannerStyle(const QString& objectName);
 
     // The status bar's state label (engine/DisplayState.h): white on the tone's colour for
     // the states that need attention, plain text while starting or syncing.

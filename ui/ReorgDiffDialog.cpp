@@ -1,4 +1,5 @@
 #include "ReorgDiffDialog.h"
+#include "chain/TokenAmount.h"
 #include "engine/DisplayState.h"
 #include "models/PagedTableModel.h"
 
@@ -31,6 +32,19 @@ QTableWidgetItem* cell(const QString& text)
 {
     auto* item = new QTableWidgetItem(PagedTableModel::shortHex(text));
     item->setToolTip(text);
+    return item;
+}
+
+// An amount in the token's units when its metadata is known ("12.5 FSD"), right-aligned,
+// with the raw units on hover.
+QTableWidgetItem* amountCell(const QString& raw, const std::optional<chain::TokenInfo>& token)
+{
+    if (raw.isEmpty() || !token)
+        return cell(raw);
+    auto* item = new QTableWidgetItem(chain::formatTokenAmount(raw, *token));
+    item->setToolTip(
+        ReorgDiffDialog::tr("%1 raw units (%2 decimals)").arg(raw).arg(token->decimals));
+    item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
     return item;
 }
 
@@ -80,8 +94,8 @@ QString ReorgDiffDialog::countsText(const engine::ReorgDiff& diff)
                              .arg(elsewhere);
     return tr("%1 (%2), %3, %4 retracted, %5")
         .arg(count(transfers, tr("transfer removed"), tr("transfers removed")), back)
-        .arg(count(dropped, tr("outbox row dropped"), tr("outbox rows dropped")))
-        .arg(retracted)
+        .arg(count(dropped, tr("outbox row dropped"), tr("outbox rows dropped")),
+             count(retracted, tr("delivered row"), tr("delivered rows")))
         .arg(count(holders, tr("holder's balance changed"), tr("holders' balances changed")));
 }
 
@@ -93,17 +107,20 @@ ReorgDiffDialog::ReorgDiffDialog(const engine::ReorgDiff& diff, QWidget* parent)
     resize(1000, 500);
     // One time zone everywhere: local, with UTC on hover.
     const QDateTime at = diff.reorg.detectedAt;
-    m_summary->setText(tr("Reorg %1 (%2): fork at block %3, depth %4, %5 rows removed, detected %6")
+    // What it undid is the counts line below, in transfers and balances (not database rows).
+    m_summary->setText(tr("Reorg %1 (%2): %3 replaced after block %4, detected %5")
                            .arg(diff.reorg.id)
-                           .arg(diff.reorg.reason)
+                           .arg(diff.reorg.reason,
+                                engine::text::count(diff.reorg.depth, tr("block"), tr("blocks")))
                            .arg(diff.reorg.forkBlock)
-                           .arg(diff.reorg.depth)
-                           .arg(diff.reorg.rowsRemoved)
                            .arg(at.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"))));
     m_summary->setToolTip(tr("detected %1").arg(at.toUTC().toString(Qt::ISODate)));
     m_counts->setObjectName(QStringLiteral("diffCounts"));
     m_counts->setText(countsText(diff));
     m_counts->setStyleSheet(QStringLiteral("font-weight: bold"));
+    // Wrapped: one long line would make the dialog wider than a laptop's screen.
+    m_counts->setWordWrap(true);
+    m_summary->setWordWrap(true);
     m_filter->addItems({tr("All kinds"), tr("Transfers"), tr("Outbox rows"), tr("Balances")});
     connect(m_filter, &QComboBox::currentIndexChanged, this, &ReorgDiffDialog::applyFilter);
 
@@ -137,8 +154,14 @@ ReorgDiffDialog::ReorgDiffDialog(const engine::ReorgDiff& diff, QWidget* parent)
                                 transfer ? againText(it.again) : QString(),
                                 it.before,
                                 it.after};
+        const auto token = diff.tokens.contains(it.contract)
+                               ? std::optional(diff.tokens.value(it.contract))
+                               : std::nullopt;
         for (int c = 0; c < cells.size(); ++c)
-            m_table->setItem(r, c, cell(cells[c]));
+            m_table->setItem(r, c,
+                             c == ValueColumn || c == BeforeColumn || c == AfterColumn
+                                 ? amountCell(cells[c], token)
+                                 : cell(cells[c]));
         m_kinds << it.kind;
     }
     m_table->resizeColumnsToContents();

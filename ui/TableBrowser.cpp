@@ -1,4 +1,5 @@
 #include "TableBrowser.h"
+#include "engine/DisplayState.h"
 #include "engine/EngineApi.h"
 #include "models/PagedTableModel.h"
 
@@ -48,14 +49,9 @@ TableBrowser::TableBrowser(engine::TableRequest::Kind kind, const QString& filte
     connect(m_filterDelay, &QTimer::timeout, this,
             [this] { m_model->setFilter(m_filter->text()); });
     connect(refresh, &QPushButton::clicked, this, &TableBrowser::reloadKeepingSelection);
-    // Columns fit their contents once the first rows are in; after that the user's widths
-    // stay (a refresh must not move columns under the cursor).
-    connect(m_model, &QAbstractItemModel::rowsInserted, this, [this] {
-        if (!m_sized) {
-            m_sized = true;
-            m_view->resizeColumnsToContents();
-        }
-    });
+    // Only on screen: measured hidden (a tab not shown yet), a column can come out narrower
+    // than its text, and a shortened hash then loses its end too ("0x47d7……").
+    connect(m_model, &QAbstractItemModel::rowsInserted, this, &TableBrowser::fitColumnsOnce);
     m_view->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(m_view, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
         const QModelIndex at = m_view->indexAt(pos);
@@ -101,6 +97,20 @@ TableBrowser::TableBrowser(engine::TableRequest::Kind kind, const QString& filte
     updateStatus();
 }
 
+void TableBrowser::fitColumnsOnce()
+{
+    if (m_sized || !m_view->isVisible() || m_model->rowCount() == 0)
+        return;
+    m_sized = true;
+    m_view->resizeColumnsToContents();
+}
+
+void TableBrowser::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    fitColumnsOnce();
+}
+
 QString TableBrowser::statusText() const
 {
     return m_status->text();
@@ -109,14 +119,15 @@ QString TableBrowser::statusText() const
 void TableBrowser::updateStatus()
 {
     QString text;
+    const QString rows = engine::text::count(m_model->rowCount(), tr("row"), tr("rows"));
     if (!m_model->lastError().isEmpty())
         text = tr("could not load: %1").arg(m_model->lastError());
     else if (m_model->isLoading())
-        text = tr("%n row(s) loaded, loading more...", nullptr, m_model->rowCount());
+        text = tr("%1 loaded, loading more...").arg(rows);
     else if (m_model->atEnd())
-        text = tr("%n row(s)", nullptr, m_model->rowCount());
+        text = rows;
     else
-        text = tr("%n row(s) loaded; scroll for more", nullptr, m_model->rowCount());
+        text = tr("%1 loaded; scroll for more").arg(rows);
     if (!m_model->filter().isEmpty())
         text += tr(" matching \"%1\"").arg(m_model->filter());
     m_status->setText(text);

@@ -52,7 +52,13 @@ public:
 signals:
     void reorgDiffRequested(qint64 reorgId);
 
+protected:
+    void showEvent(QShowEvent* event) override;
+
 private:
+    // Columns fit their contents once, when rows are first on screen; after that the
+    // user's widths stay (a refresh must not move columns under the cursor).
+    void fitColumnsOnce();
     void updateStatus();
     // Refresh by the button: rows come back in place, and the selected row is found again
     // by its content wherever it moved.

@@ -293,13 +293,12 @@ void EngineHost::startIndexing(Session* s, const LabSetup& setup)
                 if (!live())
                     return;
                 log(QStringLiteral("warning"),
-                    QStringLiteral("reorg (%1): checkpoint %2 -> fork %3, depth %4, %5 rows "
-                                   "removed")
+                    QStringLiteral("reorg (%1): checkpoint %2 -> fork %3, depth %4: %5")
                         .arg(reason)
                         .arg(r.oldCheckpoint)
                         .arg(r.forkBlock)
                         .arg(r.depth)
-                        .arg(r.rowsRemoved));
+                        .arg(r.undoneText()));
                 s->read->refreshNow();
             });
     connect(svc, &IndexingService::restartedAfterCrash, this, [s, live](const QString& point) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "chain/TokenAmount.h"
 #include "health/NodeHealth.h"
 #include "indexer/CompletenessAlert.h"
 #include "wire/CompletenessStats.h"
@@ -44,6 +45,9 @@ struct ReorgDiff
         Again again = Again::No;
     };
     QList<Item> items;
+    // decimals() and symbol() of the items' tokens, by lowercase 0x address, as read for the
+    // tables (TablePage::tokens); a token absent here keeps raw units.
+    QHash<QString, chain::TokenInfo> tokens;
 };
 
 // The lab's reason to exist: after each lab action, the four invariants (docs/design.md,

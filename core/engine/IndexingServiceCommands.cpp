@@ -1,6 +1,7 @@
 // IndexingService's commands from the window (pause, crash points, repair, verify, a lab
 // reset's suspend and resume, ...): each is queued to the loop thread and runs there between
 // two steps, never inside one.
+#include "DisplayState.h"
 #include "IndexingServiceLoop.h"
 #include "audit/EnvironmentRepair.h"
 #include "audit/StoredDataAuditor.h"
@@ -83,25 +84,28 @@ void IndexingService::repair(quint64 fromBlock, const QString& node)
             const audit::RepairPlan plan = repair.plan(ic.environmentId, fromBlock);
             const audit::RepairRollback done = repair.rollBack(plan);
             if (plan.rollbackNeeded)
-                emit logMessage(QStringLiteral("warning"),
-                                QStringLiteral("repair: rolled back to block %1 in one "
-                                               "transaction (reorg #%2, %3 rows removed, %4 "
-                                               "completeness alert(s) resolved); indexing again "
-                                               "from block %5 reading %6")
-                                    .arg(done.rollback.forkBlock)
-                                    .arg(done.rollback.reorgId)
-                                    .arg(done.rollback.rowsRemoved)
-                                    .arg(done.alertsResolved)
-                                    .arg(plan.from)
-                                    .arg(node));
+                emit logMessage(
+                    QStringLiteral("warning"),
+                    QStringLiteral("repair: rolled back to block %1 in one "
+                                   "transaction (reorg #%2: %3; %4 resolved); "
+                                   "indexing again from block %5 reading %6")
+                        .arg(done.rollback.forkBlock)
+                        .arg(done.rollback.reorgId)
+                        .arg(done.rollback.undoneText(),
+                             text::count(done.alertsResolved, QStringLiteral("completeness alert"),
+                                         QStringLiteral("completeness alerts")))
+                        .arg(plan.from)
+                        .arg(node));
             else
-                emit logMessage(QStringLiteral("warning"),
-                                QStringLiteral("repair: nothing stored from block %1 on, nothing "
-                                               "to roll back (%2 completeness alert(s) "
-                                               "resolved); fetching block %1 again reading %3")
-                                    .arg(plan.from)
-                                    .arg(done.alertsResolved)
-                                    .arg(node));
+                emit logMessage(
+                    QStringLiteral("warning"),
+                    QStringLiteral("repair: nothing stored from block %1 on, nothing "
+                                   "to roll back (%2 resolved); fetching block %1 "
+                                   "again reading %3")
+                        .arg(plan.from)
+                        .arg(text::count(done.alertsResolved, QStringLiteral("completeness alert"),
+                                         QStringLiteral("completeness alerts")))
+                        .arg(node));
             // The indexer reads the chosen node from now on. What it caught on the node it
             // leaves is over with the alerts the repair resolved: nothing reads that node
             // any more to say it still drops logs.
@@ -230,9 +234,10 @@ void IndexingService::setMaxReorgDepth(quint64 depth)
         const quint64 before = l.options.indexer.maxReorgDepth;
         l.options.indexer.maxReorgDepth = std::max<quint64>(1, depth);
         emit logMessage(QStringLiteral("warning"),
-                        QStringLiteral("reorg limit raised from %1 to %2 block(s)%3")
+                        QStringLiteral("reorg limit raised from %1 to %2%3")
                             .arg(before)
-                            .arg(l.options.indexer.maxReorgDepth)
+                            .arg(text::count(qint64(l.options.indexer.maxReorgDepth),
+                                             QStringLiteral("block"), QStringLiteral("blocks")))
                             .arg(l.snap.deepReorgLimit > 0
                                      ? QStringLiteral("; indexing continues and rolls back "
                                                       "as far as the fork")

@@ -1,4 +1,5 @@
 #include "LabController.h"
+#include "DisplayState.h"
 #include "LabControllerLoop.h"
 #include "concurrency/WorkerThread.h"
 #include "indexer/Indexer.h"
@@ -192,7 +193,8 @@ void LabController::deployDemoToken()
     const auto sender = lab::DemoToken::defaultSender(*l.anvil);
     l.demo = std::make_unique<lab::DemoToken>(
         lab::DemoToken::deploy(*l.anvil, sender, QStringLiteral("Forkscope Demo"),
-                               QStringLiteral("FSD"), chain::U256("1000000000000000000000000")));
+                               // A billion FSD: weeks of demo traffic at realistic amounts.
+                               QStringLiteral("FSD"), chain::U256("1000000000000000000000000000")));
     l.demoOffset = 0;
     emit logMessage(QStringLiteral("info"),
                     QStringLiteral("demo token deployed at %1").arg(l.demo->address().toHex()));
@@ -218,7 +220,7 @@ int LabController::step()
         }
         try {
             const int n = std::max(1, l.snap.demoTransfersPerTick);
-            l.demo->spray(quint64(n), l.demoOffset, 50);
+            l.demo->sprayAmounts(quint64(n), l.demoOffset, 50);
             l.demoOffset += quint64(n);
         } catch (const std::exception& e) {
             if (!m_thread.stopToken()->stopRequested())
@@ -334,11 +336,12 @@ void LabController::injectReorg(int depth, int txMode)
 void LabController::rollbackBlocks(int blocks)
 {
     m_thread.post([this, blocks] {
-        runAction(QStringLiteral("roll back %1 block(s)").arg(blocks), [&] {
+        const QString n = text::count(blocks, QStringLiteral("block"), QStringLiteral("blocks"));
+        runAction(QStringLiteral("roll back %1").arg(n), [&] {
             const quint64 head = lab::ReorgInjector::rollback(*m_loop->anvil, blocks);
-            return QStringLiteral("rolled back %1 block(s); head is now %2 (the next blocks "
-                                  "mined replace them)")
-                .arg(blocks)
+            return QStringLiteral("rolled back %1; head is now %2 (the next blocks mined "
+                                  "replace them)")
+                .arg(n)
                 .arg(head);
         });
     });
@@ -354,17 +357,31 @@ void LabController::setProxyKnobs(int node, const QJsonObject& changes)
             return;
         }
         QString error;
+        QJsonObject before;
         // The proxies serve on their own thread; the change is applied there.
         QMetaObject::invokeMethod(
-            proxy, [&] { error = proxy->applyKnobs(changes); }, Qt::BlockingQueuedConnection);
+            proxy,
+            [&] {
+                before = proxy->knobs();
+                error = proxy->applyKnobs(changes);
+            },
+            Qt::BlockingQueuedConnection);
         if (!error.isEmpty()) {
             emit logMessage(QStringLiteral("error"),
                             QStringLiteral("fault proxy node %1: %2").arg(node + 1).arg(error));
             return;
         }
-        emit logMessage(QStringLiteral("warning"), QStringLiteral("lab: node %1 now %2")
-                                                       .arg(node + 1)
-                                                       .arg(lab::describeKnobChanges(changes)));
+        // What changed, not every knob the dialog sent: "node 2 now comes back online" of a
+        // node that was never offline is news that did not happen.
+        const QJsonObject changed = lab::changedKnobs(before, changes);
+        if (changed.isEmpty())
+            emit logMessage(
+                QStringLiteral("info"),
+                QStringLiteral("lab: node %1 unchanged (its knobs were already so)").arg(node + 1));
+        else
+            emit logMessage(QStringLiteral("warning"), QStringLiteral("lab: node %1 now %2")
+                                                           .arg(node + 1)
+                                                           .arg(lab::describeKnobChanges(changed)));
         publishKnobs();
         const QString action = QStringLiteral("fault proxy change on node %1").arg(node + 1);
         dueVerdict(action);
@@ -379,7 +396,7 @@ void LabController::sprayOne()
         if (!l.demo || l.snap.demoTraffic)
             return;
         try {
-            l.demo->spray(1, l.demoOffset++, 50);
+            l.demo->sprayAmounts(1, l.demoOffset++, 50);
         } catch (const std::exception& e) {
             emit logMessage(QStringLiteral("warning"),
                             QStringLiteral("demo transfer: %1").arg(QString::fromUtf8(e.what())));

@@ -1,6 +1,7 @@
 // The lab scenarios, each one click in the Lab menu: a forked replica behind
 // node 2, a second writer on the live environment, and a reorg deeper than the limit.
 // (The lost acknowledgement is the indexer's own knob: IndexingService::loseNextAck.)
+#include "DisplayState.h"
 #include "LabController.h"
 #include "LabControllerLoop.h"
 #include "indexer/Indexer.h"
@@ -208,11 +209,13 @@ void LabController::secondWriterStep()
         l.snap.demoTraffic = l.writerDemoWasOn;
         emit logMessage(
             l.snap.secondWriterRefusals > 0 ? QStringLiteral("ok") : QStringLiteral("warning"),
-            QStringLiteral("lab: the second writer stopped: %1 block(s) committed, %2 commit(s) "
-                           "refused by the compare-and-swap; nothing was written twice if the "
-                           "verdict holds")
-                .arg(s.blocksCommitted)
-                .arg(l.snap.secondWriterRefusals));
+            QStringLiteral("lab: the second writer stopped: %1 committed, %2 refused by the "
+                           "compare-and-swap; "
+                           "nothing was written twice if the verdict holds")
+                .arg(text::count(s.blocksCommitted, QStringLiteral("block"),
+                                 QStringLiteral("blocks")),
+                     text::count(l.snap.secondWriterRefusals, QStringLiteral("commit"),
+                                 QStringLiteral("commits"))));
         dueVerdict(QStringLiteral("two writers"));
         publish();
         return;

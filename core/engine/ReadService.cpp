@@ -32,6 +32,34 @@ struct ReadService::Loop
     QUrl tokenNode;
     QHash<QString, std::optional<chain::TokenInfo>> tokens;
     QDeadlineTimer tokenRetry{0};
+    // What was read while an earlier environment of this run was live, by environment (it
+    // holds for that environment's chain, which a lab reset replaced): its archived window
+    // shows the amounts as the live one did. Oldest first, bounded.
+    QList<QPair<QString, QHash<QString, chain::TokenInfo>>> earlier;
+    void rememberTokens()
+    {
+        if (environmentId.isEmpty())
+            return;
+        QHash<QString, chain::TokenInfo> known;
+        for (auto it = tokens.cbegin(); it != tokens.cend() && known.size() < kRememberedTokens;
+             ++it)
+            if (it.value())
+                known.insert(it.key(), *it.value());
+        for (qsizetype i = 0; i < earlier.size(); ++i)
+            if (earlier[i].first == environmentId)
+                earlier.removeAt(i--);
+        if (!known.isEmpty())
+            earlier.append({environmentId, known});
+        while (earlier.size() > kRememberedEnvironments)
+            earlier.removeFirst();
+    }
+    QHash<QString, chain::TokenInfo> remembered(const QString& env) const
+    {
+        for (const auto& e : earlier)
+            if (e.first == env)
+                return e.second;
+        return {};
+    }
 };
 
 ReadService::ReadService(QString dbPath, QObject* parent)
@@ -133,6 +161,8 @@ void ReadService::setScope(const QString& environmentId, quint64 chainId, const 
         // The same address on another chain, or in another lab environment, may be another
         // token: what was read holds for this scope only.
         if (l.environmentId != environmentId || l.chainId != chainId || l.tokenNode != node) {
+            if (l.environmentId != environmentId)
+                l.rememberTokens();
             l.tokens.clear();
             l.tokenRetry.setRemainingTime(0);
         }
@@ -162,8 +192,17 @@ void ReadService::requestTablePage(const TableRequest& request)
             try {
                 store::SqliteContractReader reader(*m_loop->db);
                 page = TableQuery::fetch(reader, env, request);
-                if (env == m_loop->environmentId)
+                if (env == m_loop->environmentId) {
                     addTokens(page);
+                } else {
+                    // An earlier environment of this run: what was read while it was live.
+                    const AmountColumns columns = amountColumns(page.request.kind);
+                    const QHash<QString, chain::TokenInfo> known = m_loop->remembered(env);
+                    for (const QStringList& row : std::as_const(page.rows))
+                        if (columns.isValid() && known.contains(row.value(columns.token)))
+                            page.tokens.insert(row.value(columns.token),
+                                               known.value(row.value(columns.token)));
+                }
             } catch (const std::exception& e) {
                 page.request = request;
                 page.atEnd = true;
@@ -179,11 +218,19 @@ void ReadService::requestTablePage(const TableRequest& request)
 QStringList ReadService::tokensToRead(const TablePage& page, const QSet<QString>& known, int max)
 {
     const AmountColumns columns = amountColumns(page.request.kind);
-    QStringList out;
     if (!columns.isValid())
-        return out;
-    for (const QStringList& row : page.rows) {
-        const QString token = row.value(columns.token);
+        return {};
+    QStringList tokens;
+    for (const QStringList& row : page.rows)
+        tokens << row.value(columns.token);
+    return tokensToRead(tokens, known, max);
+}
+
+QStringList ReadService::tokensToRead(const QStringList& tokens, const QSet<QString>& known,
+                                      int max)
+{
+    QStringList out;
+    for (const QString& token : tokens) {
         if (out.size() >= max)
             break;
         if (!token.isEmpty() && !known.contains(token) && !out.contains(token))
@@ -194,16 +241,34 @@ QStringList ReadService::tokensToRead(const TablePage& page, const QSet<QString>
 
 void ReadService::addTokens(TablePage& page)
 {
-    Loop& l = *m_loop;
     const AmountColumns columns = amountColumns(page.request.kind);
-    if (!columns.isValid() || !l.tokenNode.isValid())
+    if (!columns.isValid())
         return;
+    QStringList tokens;
+    for (const QStringList& row : std::as_const(page.rows))
+        tokens << row.value(columns.token);
+    page.tokens = readTokens(tokens);
+}
+
+void ReadService::addTokens(ReorgDiff& diff)
+{
+    QStringList tokens;
+    for (const ReorgDiff::Item& item : std::as_const(diff.items))
+        tokens << item.contract;
+    diff.tokens = readTokens(tokens);
+}
+
+QHash<QString, chain::TokenInfo> ReadService::readTokens(const QStringList& tokens)
+{
+    Loop& l = *m_loop;
+    if (!l.tokenNode.isValid())
+        return {};
     // A few reads per page at most: a page of 200 balances over 200 tokens must not wait
     // for 400 calls; the rest stay raw until a later refresh reads them. None while the
     // node did not answer lately.
     const QStringList toRead =
         l.tokenRetry.hasExpired()
-            ? tokensToRead(page, QSet<QString>(l.tokens.keyBegin(), l.tokens.keyEnd()),
+            ? tokensToRead(tokens, QSet<QString>(l.tokens.keyBegin(), l.tokens.keyEnd()),
                            kMaxTokenReadsPerPage)
             : QStringList();
     std::unique_ptr<rpc::JsonRpcClient> client;
@@ -248,11 +313,11 @@ void ReadService::addTokens(TablePage& page)
             break;
         }
     }
-    for (const QStringList& row : std::as_const(page.rows)) {
-        const QString token = row.value(columns.token);
+    QHash<QString, chain::TokenInfo> known;
+    for (const QString& token : tokens)
         if (const auto& info = l.tokens.value(token))
-            page.tokens.insert(token, *info);
-    }
+            known.insert(token, *info);
+    return known;
 }
 
 void ReadService::addReportTokens(report::CheckpointReport& r, const QUrl& node)
@@ -302,8 +367,10 @@ void ReadService::requestReorgDiff(qint64 id)
             return;
         try {
             store::SqliteContractReader reader(*l.db);
-            if (const auto diff = readReorgDiff(reader, l.environmentId, id))
+            if (auto diff = readReorgDiff(reader, l.environmentId, id)) {
+                addTokens(*diff); // amounts in the token's units, as in the tables
                 emit reorgDiffAvailable(*diff);
+            }
         } catch (const std::exception& e) {
             emit logMessage(QStringLiteral("error"),
                             QStringLiteral("reorg diff: %1").arg(QString::fromUtf8(e.what())));

@@ -37,6 +37,12 @@ public:
     // The tokens of `page` whose metadata is not `known` yet: distinct, in page order, at
     // most `max`.
     static QStringList tokensToRead(const TablePage& page, const QSet<QString>& known, int max);
+    // The same of a list of token addresses.
+    static QStringList tokensToRead(const QStringList& tokens, const QSet<QString>& known, int max);
+    // Environments whose token metadata is remembered once they are no longer live (a lab
+    // reset archives one): their windows show amounts as they were shown while live.
+    static constexpr int kRememberedEnvironments = 32;
+    static constexpr int kRememberedTokens = 1000; // per environment
 
     // Commands, from any thread.
     // The live environment: the summary follows it; empty requests read it.
@@ -68,6 +74,10 @@ private:
     // diff items name, from the live environment's cache or read from `node` (bounded as a
     // table page's reads are).
     void addReportTokens(report::CheckpointReport& r, const QUrl& node);
+    void addTokens(ReorgDiff& diff);
+    // The metadata of `tokens` known for the live environment, reading (a few, within the
+    // budget) those not asked yet.
+    QHash<QString, chain::TokenInfo> readTokens(const QStringList& tokens);
 
     QString m_dbPath;
     concurrency::LoopThread m_thread;

@@ -51,6 +51,10 @@ AmountColumns amountColumns(TableRequest::Kind kind);
 // Column titles per kind (what the models show; the sort column indexes into these).
 QStringList tableColumns(TableRequest::Kind kind);
 
+// The column holding a time (ISO-8601 UTC text, "2026-12-01T23:50:25Z"), or -1: the
+// transfers' block time, the backfill ledger's last update.
+int timeColumn(TableRequest::Kind kind);
+
 } // namespace forkscope::engine
 
 Q_DECLARE_METATYPE(forkscope::engine::TableRequest)

@@ -1,6 +1,8 @@
 #include "TableQuery.h"
 #include "store/ContractReader.h"
 
+#include <QDateTime>
+
 namespace forkscope::engine {
 
 namespace {
@@ -18,21 +20,29 @@ struct Spec
     QStringList orderBy;       // one SQL ordering per display column ('|' between keys)
     QStringList filterColumns; // matched with LIKE
     QString tieBreak;          // makes paging stable among equal sort keys
+    int epochColumn = -1;      // seconds since the epoch, shown as ISO-8601 UTC
 };
 
 Spec spec(TableRequest::Kind kind)
 {
     switch (kind) {
     case TableRequest::Kind::Transfers:
-        return {
-            QStringLiteral("block_number, log_index, tx_hash, contract, from_addr, to_addr, value"),
-            QStringLiteral("transfer_events"),
-            {QStringLiteral("block_number"), QStringLiteral("log_index"), QStringLiteral("tx_hash"),
-             QStringLiteral("contract"), QStringLiteral("from_addr"), QStringLiteral("to_addr"),
-             amountOrder(QStringLiteral("value"))},
-            {QStringLiteral("tx_hash"), QStringLiteral("contract"), QStringLiteral("from_addr"),
-             QStringLiteral("to_addr")},
-            QStringLiteral("block_number|log_index")};
+        // The block's time from the blocks of the same environment (every indexed transfer's
+        // block is stored with it); time order is block order.
+        return {QStringLiteral("block_number, (SELECT b.block_timestamp FROM blocks b WHERE "
+                               "b.environment_id = transfer_events.environment_id AND b.chain_id = "
+                               "transfer_events.chain_id AND b.block_number = "
+                               "transfer_events.block_number), log_index, tx_hash, contract, "
+                               "from_addr, to_addr, value"),
+                QStringLiteral("transfer_events"),
+                {QStringLiteral("block_number"), QStringLiteral("block_number"),
+                 QStringLiteral("log_index"), QStringLiteral("tx_hash"), QStringLiteral("contract"),
+                 QStringLiteral("from_addr"), QStringLiteral("to_addr"),
+                 amountOrder(QStringLiteral("value"))},
+                {QStringLiteral("tx_hash"), QStringLiteral("contract"), QStringLiteral("from_addr"),
+                 QStringLiteral("to_addr")},
+                QStringLiteral("block_number|log_index"),
+                1};
     case TableRequest::Kind::Balances:
         return {QStringLiteral("contract, holder, balance, updated_at_block"),
                 QStringLiteral("token_balances"),
@@ -94,7 +104,10 @@ TablePage TableQuery::fetch(store::ContractReader& db, const QString& environmen
         QStringList row;
         row.reserve(n);
         for (int i = 0; i < n; ++i)
-            row << q->value(i).toString();
+            row << (i == s.epochColumn && !q->value(i).isNull()
+                        ? QDateTime::fromSecsSinceEpoch(q->value(i).toLongLong(), Qt::UTC)
+                              .toString(Qt::ISODate)
+                        : q->value(i).toString());
         page.rows.append(row);
     }
     page.atEnd = page.rows.size() < limit;

@@ -50,14 +50,19 @@ QString absenceAlertText(const QList<std::uint64_t>& absentBlocks)
         blocks << QString::number(n);
     const std::uint64_t first = absentBlocks.isEmpty() ? 0 : absentBlocks.first();
     const std::uint64_t last = absentBlocks.isEmpty() ? 0 : absentBlocks.last();
-    return QStringLiteral("the node no longer returns stored logs of block(s) %1, while their "
-                          "headers still match the stored hashes, so nothing was deleted: "
+    const bool one = absentBlocks.size() == 1;
+    return QStringLiteral("the node no longer returns stored logs of %1 %2, while %3 still "
+                          "match%4 the stored %5, so nothing was deleted: "
                           "either the provider truncates its answers or the stored logs are "
                           "not the chain's. Check them against another node with `forkscope "
-                          "verify --from %2 --to %3 --rpc URL`; `forkscope repair --from %2` "
+                          "verify --from %6 --to %7 --rpc URL`; `forkscope repair --from %6` "
                           "indexes them again from the node and settles this alert, as does "
                           "the node returning them while they are among the last blocks")
-        .arg(blocks.join(QStringLiteral(", ")))
+        .arg(one ? QStringLiteral("block") : QStringLiteral("blocks"),
+             blocks.join(QStringLiteral(", ")),
+             one ? QStringLiteral("its header") : QStringLiteral("their headers"),
+             one ? QStringLiteral("es") : QString(),
+             one ? QStringLiteral("hash") : QStringLiteral("hashes"))
         .arg(first)
         .arg(last);
 }

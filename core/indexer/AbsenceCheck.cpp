@@ -86,9 +86,9 @@ QString describeAbsence(const AbsenceFinding& finding)
     QStringList blocks;
     for (std::uint64_t n : finding.blocks)
         blocks << QString::number(n);
-    return QStringLiteral(
-               "ABSENCE: stored logs of block(s) %1 are no longer returned by the node; %2")
-        .arg(blocks.join(QStringLiteral(", ")),
+    return QStringLiteral("ABSENCE: stored logs of %1 %2 are no longer returned by the node; %3")
+        .arg(blocks.size() == 1 ? QStringLiteral("block") : QStringLiteral("blocks"),
+             blocks.join(QStringLiteral(", ")),
              finding.contradicted
                  ? QStringLiteral("a header hash disagrees: rolling back (reason absence)")
                  : QStringLiteral("headers still match: nothing deleted (suspect truncation or "

@@ -58,12 +58,12 @@ void Indexer::rollBack(const Checkpoint& cp, const QString& reason,
     ++m_status.reorgs;
     m_status.state = IndexerStatus::State::Reorged;
     m_status.checkpoint = fork.number;
-    m_status.message = QStringLiteral("%1 at checkpoint %2: fork at %3, depth %4, %5 rows removed")
+    m_status.message = QStringLiteral("%1 at checkpoint %2: fork at %3, depth %4: %5")
                            .arg(reason)
                            .arg(r.oldCheckpoint)
                            .arg(r.forkBlock)
                            .arg(r.depth)
-                           .arg(r.rowsRemoved);
+                           .arg(r.undoneText());
     // Not an error (the balances were planned on this connection instead), but a second
     // connection to the file failing is worth seeing.
     if (!r.planAsideFallback.isEmpty())

@@ -38,6 +38,9 @@ struct RollbackResult
     // Why a plan started on a second connection was not used (and the balances were planned
     // on the rollback's own): its error. Empty when it was used or none was started.
     QString planAsideFallback;
+    // What it undid, in words for the log: "3 transfers removed, 2 balances recomputed,
+    // 3 outbox rows dropped" (not a count of database rows).
+    QString undoneText() const;
 };
 
 // Undoes everything above a fork point in ONE transaction, in the order docs/design.md gives

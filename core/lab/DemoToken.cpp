@@ -127,6 +127,33 @@ QByteArray DemoToken::sprayCalldata(quint64 count, quint64 offset, quint64 holde
            word(chain::U256(offset)) + word(chain::U256(holders));
 }
 
+namespace {
+// One whole token of DemoToken.sol (18 decimals).
+const chain::U256& oneToken()
+{
+    static const chain::U256 unit("1000000000000000000");
+    return unit;
+}
+} // namespace
+
+QByteArray DemoToken::sprayAmountsCalldata(quint64 count, quint64 offset, quint64 holders)
+{
+    return selector("sprayAmounts(uint256,uint256,uint256,uint256)") + word(chain::U256(count)) +
+           word(chain::U256(offset)) + word(chain::U256(holders)) + word(oneToken());
+}
+
+chain::U256 DemoToken::sprayAmount(quint64 k)
+{
+    // DemoToken.sol: (1 + (k * 2654435761) % 9999) * unit / 100, in 256-bit arithmetic.
+    const chain::U256 cents = 1 + (chain::U256(k) * 2654435761ULL) % 9999;
+    return cents * oneToken() / 100;
+}
+
+chain::Hash32 DemoToken::sprayAmounts(quint64 count, quint64 offset, quint64 holders)
+{
+    return send(sprayAmountsCalldata(count, offset, holders));
+}
+
 chain::Address DemoToken::sprayHolder(quint64 index)
 {
     return chain::Address::fromBytes(word(chain::U256(0x100000 + index)).mid(12),

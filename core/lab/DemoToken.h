@@ -46,12 +46,20 @@ public:
     // Each returns the transaction hash; with anvil's automine every call is one block.
     chain::Hash32 transfer(const chain::Address& to, const chain::U256& value);
     chain::Hash32 spray(quint64 count, quint64 offset, quint64 holders);
+    // Like spray, of the amounts a token in use moves: 0.01 to 99.99 whole tokens
+    // (sprayAmount), for the lab's demo traffic.
+    chain::Hash32 sprayAmounts(quint64 count, quint64 offset, quint64 holders);
+    // What sprayAmounts sends for index `k` (offset + i), in base units of an 18-decimal
+    // token.
+    static chain::U256 sprayAmount(quint64 k);
+
     chain::Hash32 emitTransferMissingTopic(const chain::Address& from, const chain::U256& value);
     chain::Hash32 emitTransferShortData(const chain::Address& from, const chain::Address& to);
 
     // Calldata, for batching many transactions into one JSON-RPC request.
     static QByteArray transferCalldata(const chain::Address& to, const chain::U256& value);
     static QByteArray sprayCalldata(quint64 count, quint64 offset, quint64 holders);
+    static QByteArray sprayAmountsCalldata(quint64 count, quint64 offset, quint64 holders);
     // The holder address spray() uses for index i.
     static chain::Address sprayHolder(quint64 index);
 

@@ -105,4 +105,40 @@ QString describeKnobChanges(const QJsonObject& c)
     return words.isEmpty() ? QStringLiteral("no change") : words.join(QStringLiteral("; "));
 }
 
+QJsonObject changedKnobs(const QJsonObject& before, const QJsonObject& requested)
+{
+    QJsonObject changed;
+    for (auto it = requested.constBegin(); it != requested.constEnd(); ++it) {
+        const QJsonValue was = before.value(it.key());
+        // Numbers compare by value: 0 and 0.0, or 5 and 5.0, are no change.
+        const bool same = it.value().isDouble() && was.isDouble()
+                              ? it.value().toDouble() == was.toDouble()
+                              : it.value() == was;
+        if (!same)
+            changed.insert(it.key(), it.value());
+    }
+    const qint64 capAfter = requested.contains(QLatin1String("logCap"))
+                                ? qint64(requested.value(QLatin1String("logCap")).toDouble())
+                                : qint64(before.value(QLatin1String("logCap")).toDouble());
+    if (capAfter == 0 && !changed.contains(QLatin1String("logCap")))
+        changed.remove(QLatin1String("logCapMode"));
+    // A new cap is described with the mode it has, changed or not ("silently truncated").
+    const QLatin1String mode("logCapMode");
+    const QJsonValue modeAfter =
+        requested.contains(mode) ? requested.value(mode) : before.value(mode);
+    if (capAfter > 0 && changed.contains(QLatin1String("logCap")) && !modeAfter.isUndefined())
+        changed.insert(mode, modeAfter);
+    // Receipts are only dropped from when logs are: the box alone changes nothing seen.
+    const auto rateAfter = [&](const char* key) {
+        const QLatin1String k(key);
+        return (requested.contains(k) ? requested.value(k) : before.value(k)).toDouble();
+    };
+    if (rateAfter("dropLogRate") == 0 && rateAfter("dropBlockRate") == 0 &&
+        !(requested.contains(QLatin1String("dropLogs")) ? requested : before)
+             .value(QLatin1String("dropLogs"))
+             .toBool())
+        changed.remove(QLatin1String("dropInReceipts"));
+    return changed;
+}
+
 } // namespace forkscope::lab

@@ -10,4 +10,9 @@ namespace forkscope::lab {
 // in a fixed order; a key this function does not know is shown as key = value.
 QString describeKnobChanges(const QJsonObject& changes);
 
+// The knobs of `requested` whose value differs from `before` (the proxy's knobs as they
+// were): a dialog sends every knob it shows, and only what it changes is news. A cap mode
+// without a cap is left out too: it changes nothing until a cap is set.
+QJsonObject changedKnobs(const QJsonObject& before, const QJsonObject& requested);
+
 } // namespace forkscope::lab

@@ -66,6 +66,17 @@ contract DemoToken {
         }
     }
 
+    // `count` transfers like spray, of the amounts payments have: 0.01 to 99.99 whole
+    // tokens (`unit` is one whole token), spread by a fixed hash of the index, so the lab's
+    // demo reads like a token in use while tests can still recompute every balance.
+    function sprayAmounts(uint256 count, uint256 offset, uint256 holders, uint256 unit) external {
+        for (uint256 i = 0; i < count; i++) {
+            uint256 k = offset + i;
+            address to = address(uint160(0x100000 + (k % holders)));
+            _move(msg.sender, to, ((1 + ((k * 2654435761) % 9999)) * unit) / 100);
+        }
+    }
+
     // A log with the Transfer topic but only two topics (like a non-standard token).
     function emitTransferMissingTopic(address from, uint256 value) external {
         bytes32 topic = Transfer.selector;

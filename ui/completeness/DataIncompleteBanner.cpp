@@ -12,10 +12,7 @@ DataIncompleteBanner::DataIncompleteBanner(QWidget* parent)
     : QFrame(parent), m_text(new QLabel(this)), m_repair(new QPushButton(tr("Repair..."), this))
 {
     setObjectName(QStringLiteral("dataIncompleteBanner"));
-    setStyleSheet(
-        QStringLiteral("#dataIncompleteBanner { background: %1; } "
-                       "#dataIncompleteBanner QLabel { color: white; font-weight: bold; }")
-            .arg(Palette::dataIncomplete().name()));
+    setStyleSheet(Palette::bannerStyle(objectName()));
     auto* layout = new QHBoxLayout(this);
     m_text->setWordWrap(true);
     m_text->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -63,7 +60,8 @@ void DataIncompleteBanner::openRepairDialog()
 {
     if (m_alerts.isEmpty())
         return;
-    RepairDialog dialog(m_alerts.first(), m_nodes, this);
+    // The window's child, not the banner's: a dialog of its own look, centred on the window.
+    RepairDialog dialog(m_alerts.first(), m_nodes, window());
     if (dialog.exec() == QDialog::Accepted)
         emit repairRequested(dialog.fromBlock(), dialog.node());
 }

@@ -1,6 +1,7 @@
 #include "DeepReorgBanner.h"
 #include "Palette.h"
 #include "ResetConfirm.h"
+#include "engine/DisplayState.h"
 #include "engine/EngineApi.h"
 
 #include <QHBoxLayout>
@@ -14,9 +15,7 @@ DeepReorgBanner::DeepReorgBanner(engine::EngineApi* host, QWidget* parent)
       m_reset(new QPushButton(tr("Reset the environment"), this))
 {
     setObjectName(QStringLiteral("deepReorgBanner"));
-    setStyleSheet(QStringLiteral("#deepReorgBanner { background: %1; } #deepReorgBanner QLabel "
-                                 "{ color: white; font-weight: bold; }")
-                      .arg(Palette::dataIncomplete().name()));
+    setStyleSheet(Palette::bannerStyle(objectName()));
     m_text->setWordWrap(true);
     auto* row = new QHBoxLayout(this);
     row->addWidget(m_text, 1);
@@ -50,10 +49,11 @@ void DeepReorgBanner::apply(const engine::EngineStatus& s)
     }
     m_proposed = s.deepReorgLimit * 2;
     m_environment = s.environmentId;
-    m_text->setText(tr("Indexing stopped: the chain changed deeper than the reorg limit of %1 "
-                       "block(s) below checkpoint %2. Nothing was deleted. Choose how to go on.")
-                        .arg(s.deepReorgLimit)
-                        .arg(s.deepReorgCheckpoint));
+    m_text->setText(
+        tr("Indexing stopped: the chain changed deeper than the reorg limit of %1 "
+           "below checkpoint %2. Nothing was deleted. Choose how to go on.")
+            .arg(engine::text::count(qint64(s.deepReorgLimit), tr("block"), tr("blocks")))
+            .arg(s.deepReorgCheckpoint));
     m_raise->setText(tr("Raise the limit to %1 and continue").arg(m_proposed));
     m_reset->setEnabled(s.managedDevnet);
     show();

@@ -30,8 +30,9 @@ QVariant PagedTableModel::data(const QModelIndex& index, int role) const
         return {};
     const QString& text = m_rows[index.row()].value(index.column());
     const std::optional<chain::TokenInfo> token = tokenOf(index);
-    // The backfill ledger's "updated at": local on screen, UTC on hover, stored text copied.
-    const bool time = m_kind == engine::TableRequest::Kind::Backfill && index.column() == 5;
+    // A time (a transfer's block, the backfill ledger's "updated at"): local on screen, UTC
+    // on hover, stored text copied.
+    const bool time = index.column() == engine::timeColumn(m_kind);
     switch (role) {
     case Qt::DisplayRole:
         if (time)

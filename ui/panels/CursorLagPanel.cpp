@@ -5,9 +5,21 @@
 #include "engine/EngineApi.h"
 #include "help/Glossary.h"
 
+#include <qcustomplot.h>
+
 namespace forkscope::ui {
 
 using engine::EngineStatus;
+
+std::optional<quint64> CursorLagPanel::chartedHead(const EngineStatus& s)
+{
+    // The head the lag is measured from (engine::displayLag takes the newer of the indexer's
+    // and node health's), so head - checkpoint on the chart is always the lag it shows: a
+    // stalled indexer's own head stops with it, the node's runs on.
+    if (const std::optional<quint64> lag = engine::displayLag(s))
+        return s.checkpoint.value_or(0) + *lag;
+    return std::nullopt; // unreachable: no head to draw, the line breaks
+}
 
 CursorLagPanel::CursorLagPanel(engine::EngineApi* host, QWidget* parent)
     : PlotPanel(tr("Cursor lag"), tr("height (blocks)"), parent)
@@ -20,6 +32,20 @@ CursorLagPanel::CursorLagPanel(engine::EngineApi* host, QWidget* parent)
     addSeries(tr("lag"), Palette::series(Palette::Series::Lag), PlotPanel::Axis::Right);
     setRightAxisLabel(tr("lag (blocks)"));
     setStepLine(Lag);
+    // While synced the two lines are one: the head is a wide, pale band under the thin
+    // checkpoint line, so it shows either way, and the gap between them is shaded.
+    QColor band = Palette::series(Palette::Series::Head);
+    band.setAlpha(110);
+    plot()->graph(Head)->setPen(QPen(band, 6, Qt::SolidLine, Qt::RoundCap));
+    QColor gap = Palette::series(Palette::Series::Lag);
+    gap.setAlpha(50);
+    plot()->graph(Checkpoint)->setBrush(gap);
+    plot()->graph(Checkpoint)->setChannelFillGraph(plot()->graph(Head));
+    const auto block = [](double v) { return tr("block %1").arg(qint64(v)); };
+    setValueText(Head, block);
+    setValueText(Checkpoint, block);
+    setValueText(
+        Lag, [](double v) { return engine::text::count(qint64(v), tr("block"), tr("blocks")); });
     connect(host, &engine::EngineApi::statusAvailable, this, &CursorLagPanel::apply);
 }
 
@@ -29,8 +55,8 @@ void CursorLagPanel::apply(const EngineStatus& s)
         return;
     const double t = statusTime(s);
     noteEnvironment(s.environmentId, t);
-    if (s.headBlock)
-        appendPoint(Head, t, double(*s.headBlock));
+    if (const std::optional<quint64> head = chartedHead(s))
+        appendPoint(Head, t, double(*head));
     if (s.checkpoint)
         appendPoint(Checkpoint, t, double(*s.checkpoint));
     const std::optional<quint64> lagBlocks = engine::displayLag(s);

@@ -2,6 +2,8 @@
 
 #include "PlotPanel.h"
 
+#include <optional>
+
 namespace forkscope::engine {
 class EngineApi;
 struct EngineStatus;
@@ -9,9 +11,9 @@ struct EngineStatus;
 
 namespace forkscope::ui {
 
-// Cursor lag: the node's head and the checkpoint, and the gap between them on the right
-// axis, with the ETA and the freshness of the last commit in the summary. Fed by the host's
-// snapshots; draws nothing until an environment is indexing.
+// Cursor lag: the node's head and the checkpoint, the gap between them shaded and, on the
+// right axis, counted, with the ETA and the freshness of the last commit in the summary. Fed by the
+// host's snapshots; draws nothing until an environment is indexing.
 class CursorLagPanel : public PlotPanel
 {
     Q_OBJECT
@@ -19,6 +21,8 @@ public:
     enum Series { Head, Checkpoint, Lag };
 
     explicit CursorLagPanel(engine::EngineApi* host, QWidget* parent = nullptr);
+    // The head the chart draws for a snapshot: the one its lag is counted from.
+    static std::optional<quint64> chartedHead(const engine::EngineStatus& s);
 
 private:
     void apply(const engine::EngineStatus& s);

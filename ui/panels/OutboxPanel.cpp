@@ -23,6 +23,12 @@ OutboxPanel::OutboxPanel(engine::EngineApi* host, QWidget* parent)
               PlotPanel::Axis::Right);
     addSeries(tr("head"), Palette::series(Palette::Series::Head), PlotPanel::Axis::Right);
     setRightAxisLabel(tr("height (blocks)"));
+    setValueText(Pending,
+                 [](double v) { return engine::text::count(qint64(v), tr("row"), tr("rows")); });
+    setValueText(DeliveredRate, [](double v) { return engine::text::rate(v, tr("rows")); });
+    const auto block = [](double v) { return tr("block %1").arg(qint64(v)); };
+    setValueText(SafeHeight, block);
+    setValueText(Head, block);
     m_noSink = new QLabel(
         tr("<p>No delivery sink is configured, so outbox rows are kept in the database and "
            "not sent. <a href=\"settings\">Configure a webhook or JSON-lines sink in "

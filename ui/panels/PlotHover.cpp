@@ -1,9 +1,11 @@
-// PlotPanel's hover: what the tooltip says at a point of the chart, and showing it.
+// PlotPanel's pointer: what the hover tooltip says at a point of the chart, and which wheel
+// events the chart takes.
 #include "PlotPanel.h"
 
 #include <QDateTime>
 #include <QHelpEvent>
 #include <QToolTip>
+#include <QWheelEvent>
 #include <qcustomplot.h>
 
 #include <cmath>
@@ -25,12 +27,10 @@ QString PlotPanel::hoverTextAt(const QPoint& pos) const
             const int i = sel.dataRange().begin();
             const auto it = m_bars[b]->data()->at(i);
             const QString label = m_barLabels.value(b).value(i);
-            return QStringLiteral("%1\n%2: %3 %4\n%5")
+            return QStringLiteral("%1\n%2\n%3")
                 .arg(QDateTime::fromMSecsSinceEpoch(qint64(it->key * 1000))
                          .toString(QStringLiteral("HH:mm:ss")),
-                     m_bars[b]->name())
-                .arg(it->value)
-                .arg(m_plot->yAxis->label(), label.isEmpty() ? tr("click for details") : label);
+                     m_bars[b]->name(), label.isEmpty() ? tr("click for details") : label);
         }
     }
     if (m_plot->graphCount() == 0 || !m_plot->axisRect()->rect().contains(pos))
@@ -52,17 +52,25 @@ QString PlotPanel::hoverTextAt(const QPoint& pos) const
         if (best == g->data()->constEnd() || std::abs(best->key - t) > tolerance ||
             qIsNaN(best->value)) // a gap has no value to show
             continue;
-        const QString unit = g->valueAxis()->label();
-        lines << QStringLiteral("%1: %2 %3")
-                     .arg(g->name())
-                     .arg(best->value, 0, 'f', best->value == std::floor(best->value) ? 0 : 2)
-                     .arg(unit);
+        const ValueText text = m_valueText.value(i);
+        const QString value =
+            text
+                ? text(best->value)
+                : QString::number(best->value, 'f', best->value == std::floor(best->value) ? 0 : 2);
+        lines << QStringLiteral("%1: %2").arg(g->name(), value);
     }
     return lines.size() > 1 ? lines.join(QLatin1Char('\n')) : QString();
 }
 
 bool PlotPanel::eventFilter(QObject* watched, QEvent* event)
 {
+    // The plain wheel scrolls the page, as everywhere else; Ctrl+wheel zooms the time axis.
+    // Ignored here, the event goes on to the panel's parents (the scrolling grid).
+    if (watched == m_plot && event->type() == QEvent::Wheel &&
+        !(static_cast<QWheelEvent*>(event)->modifiers() & Qt::ControlModifier)) {
+        event->ignore();
+        return true;
+    }
     if (watched == m_plot && event->type() == QEvent::ToolTip) {
         auto* help = static_cast<QHelpEvent*>(event);
         const QString text = hoverTextAt(help->pos());

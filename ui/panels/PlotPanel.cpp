@@ -1,12 +1,11 @@
 #include "PlotPanel.h"
+#include "WholeNumberTicker.h"
 #include "widgets/ElidedLabel.h"
 
-#include <QCheckBox>
-#include <QComboBox>
 #include <QDateTime>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QToolButton>
+#include <QScopedValueRollback>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
@@ -17,8 +16,8 @@ namespace forkscope::ui {
 
 PlotPanel::PlotPanel(const QString& title, const QString& valueAxisLabel, QWidget* parent)
     : QWidget(parent), m_title(title), m_header(new QLabel(this)), m_summary(new ElidedLabel(this)),
-      m_placeholder(new QLabel(this)), m_follow(new QCheckBox(tr("Follow live"), this)),
-      m_range(new QComboBox(this)), m_fit(new QToolButton(this)), m_plot(new QCustomPlot(this))
+      m_placeholder(new QLabel(this)), m_time(new TimeRange(this)), m_chartArea(new QWidget(this)),
+      m_plot(new QCustomPlot(m_chartArea)), m_chartRow(new QHBoxLayout(m_chartArea))
 {
     setObjectName(title);
     m_header->setObjectName(QStringLiteral("title"));
@@ -32,30 +31,28 @@ PlotPanel::PlotPanel(const QString& title, const QString& valueAxisLabel, QWidge
     auto timeTicker = QSharedPointer<QCPAxisTickerDateTime>::create();
     timeTicker->setDateTimeFormat(QStringLiteral("HH:mm:ss"));
     m_plot->xAxis->setTicker(timeTicker);
-    m_plot->xAxis->setLabel(tr("time (local)"));
+    // The time axis is unlabelled, as in Grafana: its ticks say what it is, and the time
+    // range bar says the times are local. Its height goes to the data.
     m_plot->yAxis->setLabel(valueAxisLabel);
+    setWholeNumbers(Axis::Left, true);
+    setWholeNumbers(Axis::Right, true);
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     // Pan and zoom the time axis only; values rescale to what is visible.
     m_plot->axisRect()->setRangeDrag(Qt::Horizontal);
     m_plot->axisRect()->setRangeZoom(Qt::Horizontal);
-    const double now = double(QDateTime::currentMSecsSinceEpoch()) / 1000.0;
-    m_plot->xAxis->setRange(now - kLiveWindowSecs, now + 5);
-    m_plot->setMinimumHeight(160);
+    m_plot->setMinimumHeight(90);
     // Lines as one polyline per series: the measured difference between ~4 and ~2 ms a replot.
     m_plot->setPlottingHint(QCP::phFastPolylines, true);
     m_plot->setMouseTracking(true);
     m_plot->installEventFilter(this);
+    // QCustomPlot keeps mouse and wheel events from its parents; the plain wheel must reach
+    // the scrolling page around the chart (eventFilter).
+    m_plot->setAttribute(Qt::WA_NoMousePropagation, false);
     connect(m_plot, &QCustomPlot::plottableClick, this,
             [this](QCPAbstractPlottable* p, int index, QMouseEvent*) {
                 if (auto* bars = qobject_cast<QCPBars*>(p))
                     emit barClicked(int(m_bars.indexOf(bars)), index);
             });
-    // A drag or wheel on the plot means the user wants to look at the past: stop following.
-    connect(m_plot, &QCustomPlot::mouseWheel, this, [this] { setFollowLive(false); });
-    connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
-        if (e->buttons() & Qt::LeftButton)
-            setFollowLive(false);
-    });
     // Value axes follow what is visible, computed once per (queued) replot rather than on
     // every appended point and every range change.
     // Only when data or the time range changed since the last replot (a repaint or a hover
@@ -64,26 +61,14 @@ PlotPanel::PlotPanel(const QString& title, const QString& valueAxisLabel, QWidge
         if (std::exchange(m_valuesDirty, false))
             rescaleValues();
     });
+    // A drag or Ctrl+wheel moved this chart's time axis: that is the view of every chart
+    // now, and following stops (the time range bar says so).
     connect(m_plot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
-            [this] { m_valuesDirty = true; });
-
-    m_follow->setObjectName(QStringLiteral("followLive"));
-    m_follow->setChecked(true);
-    m_follow->setToolTip(tr("Keep the newest data in view as it arrives"));
-    m_range->setObjectName(QStringLiteral("timeRange"));
-    m_range->setToolTip(tr("How much time the chart shows while following live"));
-    for (double secs : rangePresets())
-        m_range->addItem(secs == 0     ? tr("All")
-                         : secs < 3600 ? tr("%1 min").arg(int(secs / 60))
-                                       : tr("%1 h").arg(int(secs / 3600)),
-                         secs);
-    m_range->setCurrentIndex(int(rangePresets().indexOf(kLiveWindowSecs)));
-    connect(m_range, &QComboBox::activated, this,
-            [this](int i) { setRangeSecs(m_range->itemData(i).toDouble()); });
-    m_fit->setObjectName(QStringLiteral("fit"));
-    m_fit->setText(tr("Fit"));
-    m_fit->setToolTip(tr("Show every sample kept, oldest to newest (stops following live)"));
-    connect(m_fit, &QToolButton::clicked, this, &PlotPanel::fitToData);
+            [this](const QCPRange& r) {
+                m_valuesDirty = true;
+                if (!m_showingView)
+                    m_time->setView(r.lower, r.upper);
+            });
     // A click on a legend entry hides its series (and takes it out of the value scale);
     // another click brings it back.
     connect(m_plot, &QCustomPlot::legendClick, this,
@@ -91,29 +76,69 @@ PlotPanel::PlotPanel(const QString& title, const QString& valueAxisLabel, QWidge
                 if (auto* entry = qobject_cast<QCPPlottableLegendItem*>(item))
                     setSeriesVisible(entry->plottable()->name(), !entry->plottable()->visible());
             });
-    connect(m_follow, &QCheckBox::toggled, this, [this](bool on) {
-        if (on && m_latest > 0)
-            followTo(m_latest);
-        emit followLiveChanged(on);
-    });
 
     auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(4, 4, 4, 4);
+    layout->setContentsMargins(4, 2, 4, 2);
+    layout->setSpacing(2);
     auto* top = new QHBoxLayout;
     top->addWidget(m_header);
     m_summary->setObjectName(QStringLiteral("summary"));
     m_summary->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
     top->addWidget(m_summary, 1);
-    top->addWidget(m_range);
-    top->addWidget(m_fit);
-    top->addWidget(m_follow);
     layout->addLayout(top);
-    m_plot->legend->setVisible(false); // shown once there is a series to name
+    // The legend is a row under the chart, not a box on the data: its entries side by side
+    // from the left, an empty element taking the rest of the row. (Alone in the row, an
+    // empty legend's zero maximum width would narrow the chart above it to nothing.)
+    m_plot->axisRect()->insetLayout()->take(m_plot->legend);
+    auto* legendRow = new QCPLayoutGrid;
+    m_plot->plotLayout()->addElement(1, 0, legendRow);
+    legendRow->addElement(0, 0, m_plot->legend);
+    legendRow->addElement(0, 1, new QCPLayoutElement(m_plot));
+    legendRow->setColumnStretchFactor(0, 0.001);
+    legendRow->setColumnStretchFactor(1, 1);
+    legendRow->setMargins(QMargins(40, 0, 0, 0));
+    m_plot->plotLayout()->setRowStretchFactor(1, 0.001);
+    m_plot->plotLayout()->setRowSpacing(0);
+    m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    m_plot->legend->setBorderPen(Qt::NoPen);
+    m_plot->legend->setBrush(Qt::NoBrush);
+    m_plot->legend->setMargins(QMargins(0, 0, 0, 0));
     m_plot->legend->setFont(QFont(font().family(), 8));
-    m_plot->legend->setBrush(QColor(255, 255, 255, 200));
-    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    m_plot->legend->setVisible(false); // shown once there is a series to name
     layout->addWidget(m_placeholder);
-    layout->addWidget(m_plot, 1);
+    m_chartRow->setContentsMargins(0, 0, 0, 0);
+    m_chartRow->addWidget(m_plot, 1);
+    layout->addWidget(m_chartArea, 1);
+    showView(m_time->lower(), m_time->upper());
+    connect(m_time, &TimeRange::viewChanged, this, &PlotPanel::showView);
+}
+
+void PlotPanel::setTimeRange(TimeRange* range)
+{
+    if (!range || range == m_time)
+        return;
+    if (m_time->parent() == this)
+        m_time->deleteLater();
+    else
+        disconnect(m_time, nullptr, this, nullptr);
+    m_time = range;
+    connect(m_time, &TimeRange::viewChanged, this, &PlotPanel::showView);
+    noteData();
+    showView(m_time->lower(), m_time->upper());
+}
+
+void PlotPanel::showView(double lower, double upper)
+{
+    const QScopedValueRollback<bool> guard(m_showingView, true);
+    m_plot->xAxis->setRange(lower, upper);
+    m_valuesDirty = true;
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void PlotPanel::noteData()
+{
+    if (m_latest > 0)
+        m_time->noteData(m_earliest > 0 ? m_earliest : m_latest, m_latest);
 }
 
 void PlotPanel::setPlaceholderText(const QString& text)
@@ -159,12 +184,41 @@ QString PlotPanel::summary() const
 
 bool PlotPanel::followLive() const
 {
-    return m_follow->isChecked();
+    return m_time->followLive();
 }
 
 void PlotPanel::setFollowLive(bool on)
 {
-    m_follow->setChecked(on);
+    m_time->setFollowLive(on);
+}
+
+void PlotPanel::setRangeSecs(double secs)
+{
+    m_time->setSpanSecs(secs);
+}
+
+double PlotPanel::rangeSecs() const
+{
+    return m_time->spanSecs();
+}
+
+void PlotPanel::fitToData()
+{
+    m_time->fit();
+}
+
+void PlotPanel::setValueText(int series, ValueText text)
+{
+    m_valueText.insert(series, std::move(text));
+}
+
+void PlotPanel::setWholeNumbers(Axis axis, bool whole)
+{
+    QCPAxis* a = axis == Axis::Left ? m_plot->yAxis : m_plot->yAxis2;
+    if (whole)
+        a->setTicker(QSharedPointer<WholeNumberTicker>::create());
+    else
+        a->setTicker(QSharedPointer<QCPAxisTicker>::create());
 }
 
 int PlotPanel::addSeries(const QString& name, const QColor& color, Axis axis)
@@ -202,6 +256,36 @@ bool PlotPanel::isSeriesInLegend(int series) const
 {
     QCPGraph* g = m_plot->graph(series);
     return g && m_plot->legend->hasItemWithPlottable(g);
+}
+
+void PlotPanel::setBarsInLegend(int bars, bool shown)
+{
+    QCPBars* b = m_bars.value(bars);
+    if (!b || shown == m_plot->legend->hasItemWithPlottable(b))
+        return;
+    if (shown) {
+        // In the order the sets were added, whichever appears first.
+        b->addToLegend();
+        QList<QCPAbstractLegendItem*> items;
+        for (QCPBars* other : std::as_const(m_bars))
+            if (QCPPlottableLegendItem* item = m_plot->legend->itemWithPlottable(other))
+                items << item;
+        for (QCPAbstractLegendItem* item : items)
+            m_plot->legend->take(item);
+        m_plot->legend->simplify();
+        for (QCPAbstractLegendItem* item : items)
+            m_plot->legend->addItem(item);
+    } else {
+        b->removeFromLegend();
+    }
+    m_plot->legend->setVisible(m_plot->legend->itemCount() > 0);
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+bool PlotPanel::isBarsInLegend(int bars) const
+{
+    QCPBars* b = m_bars.value(bars);
+    return b && m_plot->legend->hasItemWithPlottable(b);
 }
 
 void PlotPanel::noteEnvironment(const QString& environmentId, double timeSecs)
@@ -286,31 +370,7 @@ void PlotPanel::appendPoint(int series, double timeSecs, double value)
     m_latest = std::max(m_latest, timeSecs);
     m_earliest = m_earliest > 0 ? std::min(m_earliest, timeSecs) : timeSecs;
     m_valuesDirty = true;
-    if (followLive())
-        followTo(m_latest);
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
-}
-
-void PlotPanel::setRangeSecs(double secs)
-{
-    m_rangeSecs = secs;
-    const int i = m_range->findData(secs);
-    if (i >= 0)
-        m_range->setCurrentIndex(i);
-    if (!followLive())
-        setFollowLive(true); // jumps to now
-    else if (m_latest > 0)
-        followTo(m_latest);
-}
-
-void PlotPanel::fitToData()
-{
-    if (m_latest <= 0)
-        return;
-    setFollowLive(false);
-    const double from = std::min(m_earliest > 0 ? m_earliest : m_latest, m_latest - kMinFitSecs);
-    m_plot->xAxis->setRange(from - 2, m_latest + 5);
-    m_valuesDirty = true;
+    noteData();
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -338,19 +398,6 @@ bool PlotPanel::isSeriesVisible(const QString& name) const
 {
     const QCPAbstractPlottable* p = plottableNamed(name);
     return p && p->visible();
-}
-
-void PlotPanel::followTo(double timeSecs)
-{
-    // Until the chosen range is full, the view fits the data (a minute at least) instead of
-    // packing it against the right edge of five empty minutes. "All" is every sample kept.
-    double from = m_rangeSecs > 0  ? timeSecs - m_rangeSecs
-                  : m_earliest > 0 ? std::numeric_limits<double>::lowest()
-                                   : timeSecs - kLiveWindowSecs;
-    if (m_earliest > 0 && m_earliest - 2 > from)
-        from = std::min(m_earliest - 2, timeSecs - kMinFitSecs);
-    m_plot->xAxis->setRange(from, timeSecs + 5);
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void PlotPanel::rescaleValues()
@@ -391,7 +438,10 @@ int PlotPanel::addBars(const QString& name, const QColor& color)
     bars->setName(name);
     bars->setPen(QPen(color.darker(130)));
     bars->setBrush(color);
-    bars->setWidth(4); // seconds: visible at the five-minute follow-live zoom
+    // Pixels, not seconds: a bar stays visible at a day's span and does not cover a minute
+    // at one minute's.
+    bars->setWidthType(QCPBars::wtAbsolute);
+    bars->setWidth(7);
     m_plot->legend->setVisible(true);
     m_bars.append(bars);
     m_barLabels.append(QStringList());
@@ -412,8 +462,7 @@ void PlotPanel::setBars(int index, const QList<double>& timeSecs, const QList<do
         m_earliest = m_earliest > 0 ? std::min(m_earliest, first) : first;
     }
     m_valuesDirty = true;
-    if (followLive() && m_latest > 0)
-        followTo(m_latest);
+    noteData();
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -428,27 +477,31 @@ void PlotPanel::advanceTo(double timeSecs)
     if (timeSecs <= m_latest)
         return;
     m_latest = timeSecs;
-    if (followLive())
-        followTo(m_latest);
+    m_time->noteNow(timeSecs);
 }
 
 void PlotPanel::setChartVisible(bool visible)
 {
-    m_plot->setVisible(visible);
-    m_follow->setVisible(visible);
-    m_range->setVisible(visible);
-    m_fit->setVisible(visible);
+    // The row goes with its chart (and whatever is beside it), so a footer that says why
+    // moves up under the summary instead of sitting under an empty space.
+    m_chartArea->setVisible(visible);
 }
 
 bool PlotPanel::isChartVisible() const
 {
-    return !m_plot->isHidden();
+    return !m_chartArea->isHidden();
 }
 
 void PlotPanel::addFooter(QWidget* widget)
 {
     widget->setParent(this);
     layout()->addWidget(widget);
+}
+
+void PlotPanel::addSide(QWidget* widget)
+{
+    widget->setParent(m_chartArea);
+    m_chartRow->addWidget(widget);
 }
 
 QList<double> PlotPanel::barValues(int index) const

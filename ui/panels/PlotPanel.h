@@ -1,11 +1,14 @@
 #pragma once
 
+#include "TimeRange.h"
+
+#include <QHash>
 #include <QWidget>
 
-class QCheckBox;
-class QComboBox;
+#include <functional>
+
 class QCustomPlot;
-class QToolButton;
+class QHBoxLayout;
 class QLabel;
 class QCPBars;
 class QCPGraph;
@@ -16,9 +19,9 @@ namespace forkscope::ui {
 
 class ElidedLabel;
 
-// One titled chart panel with a time axis, a legend, hover tooltips, pan/zoom and a
-// "follow live" toggle. Until data arrives the panel says plainly that it is waiting
-// rather than drawing invented numbers.
+// One titled chart panel with a time axis, a legend under the chart (never over the data),
+// hover tooltips and pan/zoom of the time axis it shares with the other panels. Until data
+// arrives the panel says plainly that it is waiting rather than drawing invented numbers.
 class PlotPanel : public QWidget
 {
     Q_OBJECT
@@ -51,6 +54,8 @@ public:
     // Only what is watched now is named: a node from an earlier run keeps its line.
     void setSeriesInLegend(int series, bool shown);
     bool isSeriesInLegend(int series) const;
+    void setBarsInLegend(int bars, bool shown);
+    bool isBarsInLegend(int bars) const;
     // Every snapshot names its environment; a different one starts a new, marked segment.
     void noteEnvironment(const QString& environmentId, double timeSecs);
     int segmentMarkCount() const;
@@ -63,25 +68,21 @@ public:
     static constexpr double kHistorySecs = 24 * 3600;
     static constexpr double kMinSpacingSecs = 1;
     static constexpr int kMaxPoints = int(kHistorySecs / kMinSpacingSecs);
-    // The visible window while following live.
-    static constexpr double kLiveWindowSecs = 300;
-    // The shortest view while the data is younger than the live window.
-    static constexpr double kMinFitSecs = 60;
+    // The visible window while following live, until another span is chosen.
+    static constexpr double kLiveWindowSecs = TimeRange::kDefaultSpanSecs;
     // Longer without a sample is an outage: the line breaks instead of ramping across.
     static constexpr double kGapSecs = 5;
     static constexpr int kMaxSegmentMarks = 50;
 
-    // Follow live: the x range tracks the newest data. Dragging or zooming turns it off;
-    // ticking the box again jumps back to now.
+    // The time axis shows the view of a TimeRange: the window's one, shared by every panel
+    // (setTimeRange), or the panel's own until then. A drag or Ctrl+wheel on the chart sets
+    // that view (and stops following live); the plain wheel scrolls the page instead.
+    void setTimeRange(TimeRange* range);
+    TimeRange* timeRange() const { return m_time; }
     bool followLive() const;
     void setFollowLive(bool on);
-    // The time range shown while following live: a preset (1 min, 5 min, 1 h, 24 h) or All
-    // (0: from the oldest sample kept). Choosing one turns Follow live on.
-    static QList<double> rangePresets() { return {60, 300, 3600, 24 * 3600, 0}; }
     void setRangeSecs(double secs);
-    double rangeSecs() const { return m_rangeSecs; }
-    // Fit: the view shows every sample kept, from the oldest to the newest, and stops
-    // following (a zoomed or panned view comes back to the whole picture).
+    double rangeSecs() const;
     void fitToData();
     // A series (or bar set) hidden from the chart and the value scale; its legend entry is
     // greyed, and a click on it brings the series back.
@@ -89,6 +90,13 @@ public:
     bool isSeriesVisible(const QString& name) const;
     // What the hover tooltip says at a widget position of the plot (empty: nothing near).
     QString hoverTextAt(const QPoint& plotPos) const;
+    // How a series' value reads on hover ("block 404", "31 blocks"); by default the bare
+    // number.
+    using ValueText = std::function<QString(double)>;
+    void setValueText(int series, ValueText text);
+    // An axis whose values are whole numbers (heights, counts) gets whole-number ticks,
+    // never 0.2 or 2.5; on by default, off for an axis that also carries a rate.
+    void setWholeNumbers(Axis axis, bool whole);
     // A plain-text name for a bar's tooltip, set by the owner (e.g. "reorg #3 ...").
     void setBarLabels(int bars, const QStringList& labels);
     // Moves "now" forward without a data point (a panel whose data is sparse, like reorg
@@ -96,6 +104,9 @@ public:
     void advanceTo(double timeSecs);
     // A widget shown under the chart (e.g. the node state strip and its legend).
     void addFooter(QWidget* widget);
+    // A widget beside the chart, on its right (e.g. the list of reorgs): it takes width,
+    // never height, so a panel that gains one does not push the panels below it away.
+    void addSide(QWidget* widget);
     // Hide the chart (and its Follow live) when it would only mislead, e.g. an outbox
     // backlog that grows because no sink is configured; a footer then says why.
     void setChartVisible(bool visible);
@@ -104,14 +115,14 @@ public:
 signals:
     // A bar (of addBars set `bars`) was clicked; `index` is its position in that set.
     void barClicked(int bars, int index);
-    void followLiveChanged(bool on);
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     void showPlaceholder();
-    void followTo(double timeSecs);
+    void showView(double lower, double upper);
+    void noteData();
     void rescaleValues();
     QCPAbstractPlottable* plottableNamed(const QString& name) const;
 
@@ -121,18 +132,18 @@ private:
     QLabel* m_placeholder;
     QString m_placeholderText; // "no data yet", until data arrives
     QString m_problem;
-    QCheckBox* m_follow;
-    QComboBox* m_range;
-    QToolButton* m_fit;
-    double m_rangeSecs = kLiveWindowSecs;
+    TimeRange* m_time;
+    bool m_showingView = false; // the time axis moves to the TimeRange's view, not the user
+    QWidget* m_chartArea;       // the chart and what is beside it
     QCustomPlot* m_plot;
+    QHBoxLayout* m_chartRow;
+    QHash<int, ValueText> m_valueText;
     QList<QCPBars*> m_bars;
     QList<QStringList> m_barLabels;
     QString m_environment; // the environment the series are of
     QList<QPair<QCPAbstractItem*, QCPAbstractItem*>> m_segmentMarks; // line and label
-    double m_latest = 0;       // newest time seen, for "follow live"
-    double m_earliest = 0;     // oldest time seen: the view fits the data until it spans
-                               // the live window
+    double m_latest = 0;                                             // newest time seen
+    double m_earliest = 0;     // oldest time seen, for Fit and All
     bool m_valuesDirty = true; // data or time range changed: value axes to rescale
 };
 

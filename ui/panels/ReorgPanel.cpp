@@ -6,7 +6,9 @@
 #include "engine/EngineApi.h"
 
 #include "help/Glossary.h"
+#include <QIcon>
 #include <QListWidget>
+#include <QPixmap>
 
 namespace forkscope::ui {
 
@@ -18,9 +20,11 @@ ReorgPanel::ReorgPanel(engine::EngineApi* host, QWidget* parent)
         {QStringLiteral("reorg"), QStringLiteral("fork point"), QStringLiteral("absence")}));
     setPlaceholderText(tr("Waiting for the indexer: no data yet."));
     for (const QString& reason : Palette::liveReorgReasons()) {
-        addBars(reason, Palette::reorgReason(reason));
+        // Named in the legend once a reorg of that reason is there to see.
+        setBarsInLegend(addBars(reason, Palette::reorgReason(reason)), false);
         m_reorgIds.append(QList<qint64>());
     }
+
     connect(this, &PlotPanel::barClicked, host, [this, host](int bars, int index) {
         const qint64 id = reorgIdAt(bars, index);
         if (id >= 0)
@@ -28,7 +32,10 @@ ReorgPanel::ReorgPanel(engine::EngineApi* host, QWidget* parent)
     });
     m_list = new QListWidget;
     m_list->setObjectName(QStringLiteral("reorgList"));
-    m_list->setMaximumHeight(72);
+    // Beside the chart, as tall as it: the list takes width, never the height of the panels
+    // below.
+    m_list->setFixedWidth(kListWidth);
+    m_list->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_list->setToolTip(tr("Every reorg of this environment, newest first; click one for what "
                           "it undid"));
     m_list->hide();
@@ -38,7 +45,7 @@ ReorgPanel::ReorgPanel(engine::EngineApi* host, QWidget* parent)
     };
     connect(m_list, &QListWidget::itemClicked, host, openDiff);
     connect(m_list, &QListWidget::itemActivated, host, openDiff);
-    addFooter(m_list);
+    addSide(m_list);
     connect(host, &engine::EngineApi::statusAvailable, this, &ReorgPanel::apply);
     connect(host, &engine::EngineApi::reorgDiffAvailable, this, &ReorgPanel::showDiff);
 }
@@ -66,14 +73,15 @@ void ReorgPanel::apply(const engine::EngineStatus& s)
             if (m.reason == reasons[r]) {
                 times << double(m.detectedAt.toMSecsSinceEpoch()) / 1000.0;
                 depths << double(m.depth);
-                labels << tr("reorg #%1: fork at block %2, %3 rows removed; click for the diff")
+                labels << tr("reorg #%1: %2 replaced after block %3; click for what it undid")
                               .arg(m.id)
-                              .arg(m.forkBlock)
-                              .arg(m.rowsRemoved);
+                              .arg(engine::text::count(m.depth, tr("block"), tr("blocks")))
+                              .arg(m.forkBlock);
                 m_reorgIds[r] << m.id;
             }
         setBars(r, times, depths);
         setBarLabels(r, labels);
+        setBarsInLegend(r, !times.isEmpty());
     }
     QList<qint64> ids;
     for (const auto& m : s.recentReorgs)
@@ -82,16 +90,22 @@ void ReorgPanel::apply(const engine::EngineStatus& s)
         m_listedIds = ids;
         m_list->clear();
         for (auto it = s.recentReorgs.crbegin(); it != s.recentReorgs.crend(); ++it) {
+            // The reason is the swatch's colour, as the bars', and is named on hover.
+            QPixmap swatch(10, 10);
+            swatch.fill(Palette::reorgReason(it->reason));
             auto* item = new QListWidgetItem(
-                tr("#%1  %2  %3, depth %4, fork at block %5")
+                QIcon(swatch),
+                tr("#%1 %2, depth %3")
                     .arg(it->id)
-                    .arg(it->detectedAt.toLocalTime().toString(QStringLiteral("HH:mm:ss")),
-                         it->reason)
-                    .arg(it->depth)
-                    .arg(it->forkBlock));
+                    .arg(it->detectedAt.toLocalTime().toString(QStringLiteral("HH:mm:ss")))
+                    .arg(it->depth));
             item->setData(Qt::UserRole, it->id);
-            item->setToolTip(tr("detected %1 UTC; click for the diff")
-                                 .arg(it->detectedAt.toUTC().toString(Qt::ISODate)));
+            item->setToolTip(
+                tr("%1: %2 replaced after block %3, detected %4 UTC; click for "
+                   "what it undid")
+                    .arg(it->reason, engine::text::count(it->depth, tr("block"), tr("blocks")))
+                    .arg(it->forkBlock)
+                    .arg(it->detectedAt.toUTC().toString(Qt::ISODate)));
             m_list->addItem(item);
         }
         m_list->setVisible(!ids.isEmpty());

@@ -18,11 +18,14 @@ namespace forkscope::ui {
 class ReorgDiffDialog;
 
 // Reorg events: one bar per rollback, its depth, one bar set per reason (Palette's live
-// reasons, in that order). Clicking a bar asks the host for that reorg's diff and opens it.
+// reasons, in that order; the legend names the reasons there are). Clicking a bar asks the host for
+// that reorg's diff and opens it.
 class ReorgPanel : public PlotPanel
 {
     Q_OBJECT
 public:
+    static constexpr int kListWidth = 190;
+
     explicit ReorgPanel(engine::EngineApi* host, QWidget* parent = nullptr);
 
     // The reorg id behind bar `index` of reason set `bars` (what a click opens), or -1.

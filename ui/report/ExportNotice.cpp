@@ -3,6 +3,8 @@
 
 #include <QFileInfo>
 #include <QHBoxLayout>
+#include <QLabel>
+#include <QStyle>
 #include <QToolButton>
 #include <QUrl>
 
@@ -15,13 +17,23 @@ ExportNotice::ExportNotice(QWidget* parent)
     setObjectName(QStringLiteral("exportNotice"));
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_text, 1);
-    m_open->setText(tr("Open"));
-    m_open->setObjectName(QStringLiteral("openExport"));
-    m_folder->setText(tr("Show in folder"));
-    m_folder->setObjectName(QStringLiteral("showExportFolder"));
+    layout->setSpacing(2);
+    // "Exported <file>": the file's name is the Open button, the folder an icon beside it,
+    // so the notice is short enough to stay whole next to the status bar's other fields.
+    auto* exported = new QLabel(tr("Exported"), this);
+    layout->addWidget(exported);
     layout->addWidget(m_open);
     layout->addWidget(m_folder);
+    m_text->hide(); // the whole sentence, for text() and the accessible name
+    m_open->setObjectName(QStringLiteral("openExport"));
+    m_open->setAutoRaise(true);
+    m_open->setCursor(Qt::PointingHandCursor);
+    m_open->setStyleSheet(QStringLiteral("QToolButton { color: palette(link); }"));
+    m_folder->setObjectName(QStringLiteral("showExportFolder"));
+    m_folder->setAutoRaise(true);
+    m_folder->setIcon(style()->standardIcon(QStyle::SP_DirOpenIcon));
+    m_folder->setToolTip(tr("Show in folder"));
+    m_folder->setAccessibleName(tr("Show in folder"));
     connect(m_open, &QToolButton::clicked, this,
             [this] { emit openRequested(QUrl::fromLocalFile(m_path)); });
     connect(m_folder, &QToolButton::clicked, this,
@@ -32,7 +44,11 @@ ExportNotice::ExportNotice(QWidget* parent)
 void ExportNotice::showExported(const QString& path)
 {
     m_path = QFileInfo(path).absoluteFilePath();
-    m_text->setText(tr("Exported %1").arg(m_path));
+    const QString name = QFileInfo(m_path).fileName();
+    m_open->setText(name);
+    m_open->setToolTip(tr("Open %1").arg(m_path));
+    m_text->setText(tr("Exported %1").arg(name));
+    m_text->setToolTip(m_path);
     show();
 }
 

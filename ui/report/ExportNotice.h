@@ -8,8 +8,9 @@ namespace forkscope::ui {
 
 class ElidedLabel;
 
-// After an export, the status bar says where the file is and offers Open and Show in
-// folder: before, the only trace of a successful export was a line in the event log.
+// After an export, the status bar says which file was written, opens it on a click of its
+// name, and shows its folder (the whole path on hover): before, the only trace of a
+// successful export was a line in the event log.
 class ExportNotice : public QWidget
 {
     Q_OBJECT
