@@ -28,6 +28,7 @@
 #include <QWheelEvent>
 
 #include <QJsonArray>
+#include <QRegularExpression>
 #include <QTableWidget>
 #include <qcustomplot.h>
 
@@ -201,6 +202,16 @@ void TestMainWindow::injectedReorgAppearsAsOneBar()
     // The summary says what it amounts to; the list beside the bars is another way in.
     QVERIFY2(w.reorgPanel()->lastDiffDialog()->counts().startsWith("9 transfers removed ("),
              qPrintable(w.reorgPanel()->lastDiffDialog()->counts()));
+    // The log says the same in the same words, not in database rows.
+    const QStringList logged = w.eventLog()->visibleLines();
+    bool said = false;
+    for (const QString& line : logged) {
+        QVERIFY2(!line.contains("rows removed"), qPrintable(line));
+        said = said || line.contains(QRegularExpression(
+                           "reorg \\(hash mismatch\\): checkpoint \\d+ -> fork \\d+, depth 5: 9 "
+                           "transfers removed, \\d+ balances recomputed, 9 outbox rows dropped"));
+    }
+    QVERIFY2(said, qPrintable(logged.join('\n')));
     QCOMPARE(w.reorgPanel()->reorgList()->count(), 1);
     host.shutdown();
 }
