@@ -83,7 +83,8 @@ void TestFailureState::directoryAsDatabase()
     // The indexer's panels say why, instead of "Waiting for the indexer" (node health polls
     // the node on its own and may well have data).
     for (ui::PlotPanel* p : w.panels().mid(0, 3))
-        QVERIFY2(p->placeholderText().startsWith("failed: "), qPrintable(p->placeholderText()));
+        QVERIFY2(p->placeholderText().startsWith("failed: "),
+                 qPrintable(p->title() + ": " + p->placeholderText()));
     QVERIFY(!actionNamed(w, "Pause indexing")->isEnabled());
     QVERIFY(!actionNamed(w, "Verify stored data against the node")->isEnabled());
     host.shutdown();
@@ -144,7 +145,8 @@ void TestFailureState::noContractsToIndex_data()
     // banner names. A dead node is the node's fault, not the missing contracts'.
     QTest::addColumn<bool>("nodeAnswers");
     QTest::addColumn<QString>("banner");
-    QTest::newRow("dead node") << false << "NODE UNREACHABLE - http://127.0.0.1:";
+    QTest::newRow("dead node") << false
+                               << "NODE UNREACHABLE - connection error from http://127.0.0.1:";
     QTest::newRow("live node") << true << "FAILED - no contracts configured";
 }
 
@@ -164,7 +166,8 @@ void TestFailureState::noContractsToIndex()
     w.show();
     QSignalSpy logs(&host, &engine::EngineHost::logMessage);
     host.start(config);
-    QTRY_VERIFY_WITH_TIMEOUT(w.engineErrorText().startsWith(banner), 20000);
+    QTRY_VERIFY2_WITH_TIMEOUT(w.engineErrorText().startsWith(banner),
+                              qPrintable(w.engineErrorText()), 20000);
     // The other problem is said beside it, never hidden by the first.
     if (!nodeAnswers) {
         QVERIFY2(w.engineErrorText().contains(config.rpcUrl.toString()),

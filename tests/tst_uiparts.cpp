@@ -796,231 +796,232 @@ void TestUiParts::bannersSayWhatIsTrue()
     QTRY_COMPARE(logs.size(), 1); // asked (this host runs no lab, so it says why not)
     QVERIFY2(logs.first().at(1).toString().startsWith("lab reset"),
              qPrintable(logs.first().at(1).toString()));
-    void TestUiParts::cursorLagChartsTheHeadItsLagIsCountedFrom_data()
-    {
-        QTest::addColumn<quint64>("indexerHead"); // the head the indexer saw last
-        QTest::addColumn<quint64>("nodeHead");    // the indexed node's head, from node health
-        QTest::addColumn<quint64>("checkpoint");
-        QTest::addColumn<QString>("head");
-        QTest::addColumn<QString>("lag");
-        QTest::newRow("synced") << quint64(404) << quint64(404) << quint64(404) << "block 404"
-                                << "0 blocks";
-        QTest::newRow("syncing") << quint64(420) << quint64(420) << quint64(400) << "block 420"
-                                 << "20 blocks";
-        // The indexer stopped at 404 (data incomplete); its node ran on to 435.
-        QTest::newRow("stalled indexer, the node runs on")
-            << quint64(404) << quint64(435) << quint64(404) << "block 435"
-            << "31 blocks";
-        QTest::newRow("one block behind")
-            << quint64(405) << quint64(405) << quint64(404) << "block 405"
-            << "1 block";
-    }
+}
 
-    void TestUiParts::cursorLagChartsTheHeadItsLagIsCountedFrom()
-    {
-        QFETCH(quint64, indexerHead);
-        QFETCH(quint64, nodeHead);
-        QFETCH(quint64, checkpoint);
-        QFETCH(QString, head);
-        QFETCH(QString, lag);
-        EngineHost host;
-        ui::CursorLagPanel panel(&host);
-        panel.resize(640, 300);
-        panel.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&panel));
-        EngineStatus s = withNode("http://a");
-        s.endpoint = "http://a";
-        s.environmentId = "env-x";
-        s.headBlock = indexerHead;
-        s.health.nodes[0].head = nodeHead;
-        s.checkpoint = checkpoint;
-        const QDateTime t0 = s.updatedAt;
-        for (int i = 0; i < 30; ++i) {
-            s.updatedAt = t0.addSecs(i);
-            emit host.statusAvailable(s);
-        }
-        QCustomPlot* plot = panel.plot();
-        plot->replot();
-        // The head drawn is the one the lag is counted from: head - checkpoint is the lag.
-        const auto newest = [plot](int series) {
-            return (plot->graph(series)->data()->constEnd() - 1)->value;
-        };
-        QCOMPARE(newest(ui::CursorLagPanel::Head) - newest(ui::CursorLagPanel::Checkpoint),
-                 newest(ui::CursorLagPanel::Lag));
-        // And the hover says it in blocks, not in an axis title.
-        const double t = double(t0.addSecs(25).toMSecsSinceEpoch()) / 1000.0;
-        const QPoint at(int(plot->xAxis->coordToPixel(t)), plot->axisRect()->rect().center().y());
-        const QString hover = panel.hoverTextAt(at);
-        QVERIFY2(hover.contains("head: " + head), qPrintable(hover));
-        QVERIFY2(hover.contains(QStringLiteral("checkpoint: block %1").arg(checkpoint)),
-                 qPrintable(hover));
-        QVERIFY2(hover.contains("lag: " + lag), qPrintable(hover));
-        QVERIFY2(!hover.contains("height"), qPrintable(hover));
-    }
+void TestUiParts::cursorLagChartsTheHeadItsLagIsCountedFrom_data()
+{
+    QTest::addColumn<quint64>("indexerHead"); // the head the indexer saw last
+    QTest::addColumn<quint64>("nodeHead");    // the indexed node's head, from node health
+    QTest::addColumn<quint64>("checkpoint");
+    QTest::addColumn<QString>("head");
+    QTest::addColumn<QString>("lag");
+    QTest::newRow("synced") << quint64(404) << quint64(404) << quint64(404) << "block 404"
+                            << "0 blocks";
+    QTest::newRow("syncing") << quint64(420) << quint64(420) << quint64(400) << "block 420"
+                             << "20 blocks";
+    // The indexer stopped at 404 (data incomplete); its node ran on to 435.
+    QTest::newRow("stalled indexer, the node runs on")
+        << quint64(404) << quint64(435) << quint64(404) << "block 435"
+        << "31 blocks";
+    QTest::newRow("one block behind") << quint64(405) << quint64(405) << quint64(404) << "block 405"
+                                      << "1 block";
+}
 
-    void TestUiParts::theHeadShowsWhileSynced()
-    {
-        // Synced, head and checkpoint are the same line; the head must still be seen on the
-        // chart (not only in its legend).
-        EngineHost host;
-        ui::CursorLagPanel panel(&host);
-        panel.resize(640, 300);
-        panel.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&panel));
-        EngineStatus s = withNode("http://a");
-        s.endpoint = "http://a";
-        s.environmentId = "env-x";
-        const QDateTime t0 = s.updatedAt;
-        for (int i = 0; i < 60; ++i) {
-            s.updatedAt = t0.addSecs(i);
-            s.headBlock = quint64(100 + i);
-            s.health.nodes[0].head = s.headBlock;
-            s.checkpoint = s.headBlock;
-            emit host.statusAvailable(s);
-        }
-        QCustomPlot* plot = panel.plot();
-        plot->replot();
-        const QImage image = plot->toPixmap().toImage();
-        const QRect data = plot->axisRect()->rect();
-        const QColor headColor = ui::Palette::series(ui::Palette::Series::Head);
-        int head = 0;
-        for (int x = data.left(); x <= data.right(); ++x)
-            for (int y = data.top(); y <= data.bottom(); ++y) {
-                const QColor c = image.pixelColor(x, y);
-                // The head's blue (pale where drawn translucently): blue well above red and
-                // green, as neither the checkpoint's green nor the lag's red are.
-                head += c.blue() > c.red() + 40 && c.blue() > c.green() + 15 ? 1 : 0;
-            }
-        QVERIFY2(head > 100, qPrintable(QStringLiteral("%1 pixels of the head's %2 in the chart")
-                                            .arg(head)
-                                            .arg(headColor.name())));
-    }
-
-    void TestUiParts::bannerDialogsKeepTheirOwnColours_data()
-    {
-        QTest::addColumn<QString>("banner");
-        QTest::newRow("data incomplete") << "dataIncompleteBanner";
-        QTest::newRow("engine error") << "engineErrorBanner";
-        QTest::newRow("deep reorg") << "deepReorgBanner";
-    }
-
-    namespace {
-    // WCAG's contrast ratio of two colours (1 to 21; 4.5 is the floor for text).
-    double contrast(const QColor& a, const QColor& b)
-    {
-        const auto luminance = [](const QColor& c) {
-            const auto channel = [](double v) {
-                return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4);
-            };
-            return 0.2126 * channel(c.redF()) + 0.7152 * channel(c.greenF()) +
-                   0.0722 * channel(c.blueF());
-        };
-        const double la = luminance(a), lb = luminance(b);
-        return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
-    }
-
-    // How `label` is drawn on `surface`: its text colour against the surface's background.
-    double labelContrast(QLabel* label, QWidget* surface)
-    {
-        surface->ensurePolished();
-        label->ensurePolished();
-        return contrast(label->palette().color(label->foregroundRole()),
-                        surface->palette().color(surface->backgroundRole()));
-    }
-    } // namespace
-
-    void TestUiParts::bannerDialogsKeepTheirOwnColours()
-    {
-        QFETCH(QString, banner);
-        EngineHost host;
-        ui::MainWindow w(&host);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        auto* frame = w.findChild<QFrame*>(banner);
-        QVERIFY(frame);
-        // The banner's own text: white on red.
-        auto* own = frame->findChild<QLabel*>(QString(), Qt::FindDirectChildrenOnly);
-        QVERIFY(own);
-        QVERIFY2(labelContrast(own, frame) >= 4.5,
-                 qPrintable(QString::number(labelContrast(own, frame))));
-        // A dialog it opens (its child, as a confirmation is): the dialog's own colours.
-        QDialog dialog(frame);
-        auto* text = new QLabel("Roll back to block 404 and fetch again?", &dialog);
-        dialog.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
-        const double ratio = labelContrast(text, &dialog);
-        QVERIFY2(ratio >= 4.5, qPrintable(QStringLiteral("contrast %1").arg(ratio)));
-    }
-
-    void TestUiParts::repairDialogIsReadable()
-    {
-        // The one recovery flow the red banner offers: its dialog reads as a dialog.
-        EngineHost host;
-        ui::MainWindow w(&host);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        EngineStatus s = withNode("http://a");
-        s.environmentId = "env-x";
-        indexer::CompletenessAlert alert;
-        alert.kind = "fetch";
-        alert.what = "eth_getLogs returned fewer logs than the block's bloom commits to";
-        alert.fromBlock = 405;
-        alert.toBlock = 405;
-        alert.node = "http://a";
-        s.openAlerts << alert;
+void TestUiParts::cursorLagChartsTheHeadItsLagIsCountedFrom()
+{
+    QFETCH(quint64, indexerHead);
+    QFETCH(quint64, nodeHead);
+    QFETCH(quint64, checkpoint);
+    QFETCH(QString, head);
+    QFETCH(QString, lag);
+    EngineHost host;
+    ui::CursorLagPanel panel(&host);
+    panel.resize(640, 300);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    EngineStatus s = withNode("http://a");
+    s.endpoint = "http://a";
+    s.environmentId = "env-x";
+    s.headBlock = indexerHead;
+    s.health.nodes[0].head = nodeHead;
+    s.checkpoint = checkpoint;
+    const QDateTime t0 = s.updatedAt;
+    for (int i = 0; i < 30; ++i) {
+        s.updatedAt = t0.addSecs(i);
         emit host.statusAvailable(s);
-        auto* repair = w.dataIncompleteBanner()->findChild<QPushButton*>("repairButton");
-        QVERIFY(repair && repair->isVisible());
-        double worst = 100;
-        int labels = 0;
-        QTimer::singleShot(0, [&] {
-            auto* dialog = qobject_cast<QDialog*>(QApplication::activeModalWidget());
-            if (!dialog)
-                return;
-            for (QLabel* l : dialog->findChildren<QLabel*>()) {
-                if (l->text().isEmpty())
-                    continue;
-                ++labels;
-                worst = std::min(worst, labelContrast(l, dialog));
-            }
-            dialog->reject();
-        });
-        repair->click();
-        QVERIFY(labels > 0);
-        QVERIFY2(worst >= 4.5, qPrintable(QStringLiteral("contrast %1").arg(worst)));
     }
+    QCustomPlot* plot = panel.plot();
+    plot->replot();
+    // The head drawn is the one the lag is counted from: head - checkpoint is the lag.
+    const auto newest = [plot](int series) {
+        return (plot->graph(series)->data()->constEnd() - 1)->value;
+    };
+    QCOMPARE(newest(ui::CursorLagPanel::Head) - newest(ui::CursorLagPanel::Checkpoint),
+             newest(ui::CursorLagPanel::Lag));
+    // And the hover says it in blocks, not in an axis title.
+    const double t = double(t0.addSecs(25).toMSecsSinceEpoch()) / 1000.0;
+    const QPoint at(int(plot->xAxis->coordToPixel(t)), plot->axisRect()->rect().center().y());
+    const QString hover = panel.hoverTextAt(at);
+    QVERIFY2(hover.contains("head: " + head), qPrintable(hover));
+    QVERIFY2(hover.contains(QStringLiteral("checkpoint: block %1").arg(checkpoint)),
+             qPrintable(hover));
+    QVERIFY2(hover.contains("lag: " + lag), qPrintable(hover));
+    QVERIFY2(!hover.contains("height"), qPrintable(hover));
+}
 
-    void TestUiParts::reorgDiffShowsTokenUnits()
-    {
-        engine::ReorgDiff diff;
-        diff.reorg = reorg(4, "hash mismatch", 1);
-        engine::ReorgDiff::Item transfer;
-        transfer.kind = "transfer_removed";
-        transfer.contract = "0x5fbdb2315678afecb367f032d93f642f64180aa3";
-        transfer.value = "12500000000000000000";
-        engine::ReorgDiff::Item balance;
-        balance.kind = "balance_changed";
-        balance.contract = transfer.contract;
-        balance.before = "999999987500000000000000000";
-        balance.after = "1000000000000000000000000000";
-        engine::ReorgDiff::Item other = transfer; // a token whose metadata was not read
-        other.contract = "0x" + QString(40, 'e');
-        diff.items = {transfer, balance, other};
-        diff.tokens.insert(transfer.contract, chain::TokenInfo{18, "FSD"});
-        ui::ReorgDiffDialog dialog(diff);
-        QTableWidget* t = dialog.table();
-        using D = ui::ReorgDiffDialog;
-        QCOMPARE(t->item(0, D::ValueColumn)->text(), QStringLiteral("12.5 FSD"));
-        QCOMPARE(t->item(0, D::ValueColumn)->toolTip(),
-                 QStringLiteral("12500000000000000000 raw units (18 decimals)"));
-        QCOMPARE(t->item(1, D::BeforeColumn)->text(), QStringLiteral("999,999,987.5 FSD"));
-        QCOMPARE(t->item(1, D::AfterColumn)->text(), QStringLiteral("1,000,000,000 FSD"));
-        QCOMPARE(t->item(2, D::ValueColumn)->text(), other.value); // raw, not guessed
-        // What it undid, in words: not a count of database rows.
-        QVERIFY2(!dialog.summary().contains("rows"), qPrintable(dialog.summary()));
-        QVERIFY2(dialog.summary().contains("1 block replaced after block 99"),
-                 qPrintable(dialog.summary()));
+void TestUiParts::theHeadShowsWhileSynced()
+{
+    // Synced, head and checkpoint are the same line; the head must still be seen on the
+    // chart (not only in its legend).
+    EngineHost host;
+    ui::CursorLagPanel panel(&host);
+    panel.resize(640, 300);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    EngineStatus s = withNode("http://a");
+    s.endpoint = "http://a";
+    s.environmentId = "env-x";
+    const QDateTime t0 = s.updatedAt;
+    for (int i = 0; i < 60; ++i) {
+        s.updatedAt = t0.addSecs(i);
+        s.headBlock = quint64(100 + i);
+        s.health.nodes[0].head = s.headBlock;
+        s.checkpoint = s.headBlock;
+        emit host.statusAvailable(s);
     }
+    QCustomPlot* plot = panel.plot();
+    plot->replot();
+    const QImage image = plot->toPixmap().toImage();
+    const QRect data = plot->axisRect()->rect();
+    const QColor headColor = ui::Palette::series(ui::Palette::Series::Head);
+    int head = 0;
+    for (int x = data.left(); x <= data.right(); ++x)
+        for (int y = data.top(); y <= data.bottom(); ++y) {
+            const QColor c = image.pixelColor(x, y);
+            // The head's blue (pale where drawn translucently): blue well above red and
+            // green, as neither the checkpoint's green nor the lag's red are.
+            head += c.blue() > c.red() + 40 && c.blue() > c.green() + 15 ? 1 : 0;
+        }
+    QVERIFY2(head > 100, qPrintable(QStringLiteral("%1 pixels of the head's %2 in the chart")
+                                        .arg(head)
+                                        .arg(headColor.name())));
+}
 
-    QTEST_MAIN(TestUiParts)
+void TestUiParts::bannerDialogsKeepTheirOwnColours_data()
+{
+    QTest::addColumn<QString>("banner");
+    QTest::newRow("data incomplete") << "dataIncompleteBanner";
+    QTest::newRow("engine error") << "engineErrorBanner";
+    QTest::newRow("deep reorg") << "deepReorgBanner";
+}
+
+namespace {
+// WCAG's contrast ratio of two colours (1 to 21; 4.5 is the floor for text).
+double contrast(const QColor& a, const QColor& b)
+{
+    const auto luminance = [](const QColor& c) {
+        const auto channel = [](double v) {
+            return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4);
+        };
+        return 0.2126 * channel(c.redF()) + 0.7152 * channel(c.greenF()) +
+               0.0722 * channel(c.blueF());
+    };
+    const double la = luminance(a), lb = luminance(b);
+    return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+}
+
+// How `label` is drawn on `surface`: its text colour against the surface's background.
+double labelContrast(QLabel* label, QWidget* surface)
+{
+    surface->ensurePolished();
+    label->ensurePolished();
+    return contrast(label->palette().color(label->foregroundRole()),
+                    surface->palette().color(surface->backgroundRole()));
+}
+} // namespace
+
+void TestUiParts::bannerDialogsKeepTheirOwnColours()
+{
+    QFETCH(QString, banner);
+    EngineHost host;
+    ui::MainWindow w(&host);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    auto* frame = w.findChild<QFrame*>(banner);
+    QVERIFY(frame);
+    // The banner's own text: white on red.
+    auto* own = frame->findChild<QLabel*>(QString(), Qt::FindDirectChildrenOnly);
+    QVERIFY(own);
+    QVERIFY2(labelContrast(own, frame) >= 4.5,
+             qPrintable(QString::number(labelContrast(own, frame))));
+    // A dialog it opens (its child, as a confirmation is): the dialog's own colours.
+    QDialog dialog(frame);
+    auto* text = new QLabel("Roll back to block 404 and fetch again?", &dialog);
+    dialog.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+    const double ratio = labelContrast(text, &dialog);
+    QVERIFY2(ratio >= 4.5, qPrintable(QStringLiteral("contrast %1").arg(ratio)));
+}
+
+void TestUiParts::repairDialogIsReadable()
+{
+    // The one recovery flow the red banner offers: its dialog reads as a dialog.
+    EngineHost host;
+    ui::MainWindow w(&host);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    EngineStatus s = withNode("http://a");
+    s.environmentId = "env-x";
+    indexer::CompletenessAlert alert;
+    alert.kind = "fetch";
+    alert.what = "eth_getLogs returned fewer logs than the block's bloom commits to";
+    alert.fromBlock = 405;
+    alert.toBlock = 405;
+    alert.node = "http://a";
+    s.openAlerts << alert;
+    emit host.statusAvailable(s);
+    auto* repair = w.dataIncompleteBanner()->findChild<QPushButton*>("repairButton");
+    QVERIFY(repair && repair->isVisible());
+    double worst = 100;
+    int labels = 0;
+    QTimer::singleShot(0, [&] {
+        auto* dialog = qobject_cast<QDialog*>(QApplication::activeModalWidget());
+        if (!dialog)
+            return;
+        for (QLabel* l : dialog->findChildren<QLabel*>()) {
+            if (l->text().isEmpty())
+                continue;
+            ++labels;
+            worst = std::min(worst, labelContrast(l, dialog));
+        }
+        dialog->reject();
+    });
+    repair->click();
+    QVERIFY(labels > 0);
+    QVERIFY2(worst >= 4.5, qPrintable(QStringLiteral("contrast %1").arg(worst)));
+}
+
+void TestUiParts::reorgDiffShowsTokenUnits()
+{
+    engine::ReorgDiff diff;
+    diff.reorg = reorg(4, "hash mismatch", 1);
+    engine::ReorgDiff::Item transfer;
+    transfer.kind = "transfer_removed";
+    transfer.contract = "0x5fbdb2315678afecb367f032d93f642f64180aa3";
+    transfer.value = "12500000000000000000";
+    engine::ReorgDiff::Item balance;
+    balance.kind = "balance_changed";
+    balance.contract = transfer.contract;
+    balance.before = "999999987500000000000000000";
+    balance.after = "1000000000000000000000000000";
+    engine::ReorgDiff::Item other = transfer; // a token whose metadata was not read
+    other.contract = "0x" + QString(40, 'e');
+    diff.items = {transfer, balance, other};
+    diff.tokens.insert(transfer.contract, chain::TokenInfo{18, "FSD"});
+    ui::ReorgDiffDialog dialog(diff);
+    QTableWidget* t = dialog.table();
+    using D = ui::ReorgDiffDialog;
+    QCOMPARE(t->item(0, D::ValueColumn)->text(), QStringLiteral("12.5 FSD"));
+    QCOMPARE(t->item(0, D::ValueColumn)->toolTip(),
+             QStringLiteral("12500000000000000000 raw units (18 decimals)"));
+    QCOMPARE(t->item(1, D::BeforeColumn)->text(), QStringLiteral("999,999,987.5 FSD"));
+    QCOMPARE(t->item(1, D::AfterColumn)->text(), QStringLiteral("1,000,000,000 FSD"));
+    QCOMPARE(t->item(2, D::ValueColumn)->text(), other.value); // raw, not guessed
+    // What it undid, in words: not a count of database rows.
+    QVERIFY2(!dialog.summary().contains("rows"), qPrintable(dialog.summary()));
+    QVERIFY2(dialog.summary().contains("1 block replaced after block 99"),
+             qPrintable(dialog.summary()));
+}
+
+QTEST_MAIN(TestUiParts)
 #include "tst_uiparts.moc"
