@@ -203,8 +203,8 @@ void TestDisplayState::everyProblemIsSaid_data()
 
     s = running();
     s.indexerFailure = QStringLiteral("reorg deeper than the limit");
-    QTest::newRow("one problem, nothing else") << s << "reorg deeper than the limit"
-                                               << QStringList();
+    QTest::newRow("one problem, nothing else")
+        << s << "reorg deeper than the limit" << QStringList();
 }
 
 void TestDisplayState::everyProblemIsSaid()
@@ -223,12 +223,10 @@ void TestDisplayState::lagHoldsForAMoment_data()
     QTest::addColumn<Feed>("feed");
     QTest::addColumn<QList<int>>("held");
     QTest::newRow("a block every second, polled a moment later: synced throughout")
-        << Feed{{0, 0},    {900, 1},  {1000, 0}, {1900, 1},
-                                      {2000, 0}, {2900, 1}, {3000, 0}, {3900, 1}}
+        << Feed{{0, 0}, {900, 1}, {1000, 0}, {1900, 1}, {2000, 0}, {2900, 1}, {3000, 0}, {3900, 1}}
         << QList<int>{0, 0, 0, 0, 0, 0, 0, 0};
     QTest::newRow("falling behind shows once it held for the moment")
-        << Feed{{0, 0}, {1000, 1}, {2000, 2}, {3000, 3}, {4000, 4},
-                                      {5000, 5}}
+        << Feed{{0, 0}, {1000, 1}, {2000, 2}, {3000, 3}, {4000, 4}, {5000, 5}}
         << QList<int>{0, 0, 0, 0, 1, 2};
     QTest::newRow("catching up shows at once")
         << Feed{{0, 50}, {4000, 40}, {4500, 0}} << QList<int>{50, 40, 0};

@@ -133,7 +133,8 @@ void TestLab::injectedReorgIsWhatAnvilDid()
         QCOMPARE(lab.last().recentReorgs.last().depth, qint64(depth));
         QCOMPARE(lab.last().recentReorgs.last().forkBlock, qint64(first - 1));
         QTRY_COMPARE_WITH_TIMEOUT(lab.w.verdictState(), V::Holds, 60000);
-        QVERIFY(lab.last().verdict.action.contains(QStringLiteral("inject reorg depth %1").arg(depth)));
+        QVERIFY(
+            lab.last().verdict.action.contains(QStringLiteral("inject reorg depth %1").arg(depth)));
         QTRY_COMPARE_WITH_TIMEOUT(lab.last().checkpoint.value_or(0), head, 30000);
         QCOMPARE(storedTransfers(), mode == 1 ? 0 : transfersBefore);
     }

@@ -294,9 +294,8 @@ void TestLabCompleteness::warningsEndWithTheirCause()
     QTRY_VERIFY_WITH_TIMEOUT(banner->isVisible(), 60000);
     lab.w.labAction("demo")->trigger();
     QTRY_VERIFY_WITH_TIMEOUT(node1().startsWith("dropping logs"), 15000);
-    answerNextDialog<ui::RepairDialog>([&](ui::RepairDialog* d) {
-        QCOMPARE(d->node(), lab.last().labNodes.value(1));
-    });
+    answerNextDialog<ui::RepairDialog>(
+        [&](ui::RepairDialog* d) { QCOMPARE(d->node(), lab.last().labNodes.value(1)); });
     banner->repairButton()->click();
     QTRY_VERIFY_WITH_TIMEOUT(!banner->isVisible(), 30000);
     QTRY_VERIFY2_WITH_TIMEOUT(!node1().startsWith("dropping logs"), qPrintable(node1()), 15000);

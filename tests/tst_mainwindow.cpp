@@ -35,8 +35,8 @@
 #include <QSqlQuery>
 
 #include <QLabel>
-#include <QPushButton>
 #include <QListWidget>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTcpServer>
 #include <QTcpSocket>
@@ -573,9 +573,8 @@ void TestMainWindow::stateHoldsStillWhileBlocksArrive()
     lab.w.labAction("demo")->trigger();
     // Ten seconds of traffic first: the rate is over a window of that.
     QTRY_VERIFY_WITH_TIMEOUT(lab.last().blocksCommitted >= 12, 60000);
-    QTRY_VERIFY_WITH_TIMEOUT(engine::displayState(lab.last()).kind ==
-                                 engine::DisplayState::Kind::Synced,
-                             30000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        engine::displayState(lab.last()).kind == engine::DisplayState::Kind::Synced, 30000);
     const qsizetype from = lab.statuses.size();
     const qint64 blocks = lab.last().blocksCommitted;
     QTRY_VERIFY_WITH_TIMEOUT(lab.last().blocksCommitted >= blocks + 10, 60000);

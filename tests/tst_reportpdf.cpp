@@ -5,8 +5,8 @@
 // tokens' units, pagination with the table header repeated, times never broken, and no
 // file at all when the path cannot be written.
 #include "report/CheckpointReport.h"
-#include "report/ReportError.h"
 #include "report/ReportCharts.h"
+#include "report/ReportError.h"
 #include "report/ReportPdfWriter.h"
 #include "widgets/LocalTime.h"
 
@@ -189,10 +189,9 @@ void TestReportPdf::chartsFromTheDatabaseSeries()
     // The checkpoint hashes whole, where a reader compares them with a node's.
     for (int i = 0; i < 3; ++i)
         QVERIFY2(text.contains(hashOf(100 + i)), qPrintable(text.left(4000)));
-    for (const char* s :
-         {"the node has the same block", "ANOTHER block", "did not answer", "Invariants VIOLATED",
-          "Environment lab-sample", "keeps no per-node history", "HTTP 503 from the node",
-          "Reorgs"})
+    for (const char* s : {"the node has the same block", "ANOTHER block", "did not answer",
+                          "Invariants VIOLATED", "Environment lab-sample",
+                          "keeps no per-node history", "HTTP 503 from the node", "Reorgs"})
         QVERIFY2(text.contains(QLatin1String(s)), s);
     QVERIFY(text.contains(hashOf(999))); // the node's hash of the reorged checkpoint
     // Charts of the report's own data: the cursor, the reorgs; no outbox rows, no chart.
@@ -208,10 +207,11 @@ void TestReportPdf::firstPageIsReadInAMinute()
     r.appState = QStringLiteral("synced");
     ui::ReportPdfWriter::write(r, path);
     const QString first = pageText(path, 1);
-    for (const char* s : {"Forkscope report", "Invariants VIOLATED", "At a glance",
-                          "The app said", "synced", "Checkpoint", "the node has the same block",
-                          "Reorgs", "3 (", "deepest", "Outbox", "Node at export", "answered"})
-        QVERIFY2(first.contains(QLatin1String(s)), qPrintable(QString::fromLatin1(s) + "\n" + first));
+    for (const char* s : {"Forkscope report", "Invariants VIOLATED", "At a glance", "The app said",
+                          "synced", "Checkpoint", "the node has the same block", "Reorgs", "3 (",
+                          "deepest", "Outbox", "Node at export", "answered"})
+        QVERIFY2(first.contains(QLatin1String(s)),
+                 qPrintable(QString::fromLatin1(s) + "\n" + first));
     QVERIFY2(!first.contains(kWholeHash), qPrintable(first));
     QVERIFY2(!first.contains("balance_changed") && !first.contains("transfer_removed"),
              qPrintable(first));
@@ -221,9 +221,9 @@ void TestReportPdf::amountsInTheTokensUnits_data()
 {
     QTest::addColumn<bool>("known");
     QTest::addColumn<QStringList>("shown");
-    QTest::newRow("decimals read") << true
-                                   << QStringList{"1.5 FSD", "12.5 FSD → 11 FSD",
-                                                  "transfer removed", "balance changed"};
+    QTest::newRow("decimals read")
+        << true
+        << QStringList{"1.5 FSD", "12.5 FSD → 11 FSD", "transfer removed", "balance changed"};
     QTest::newRow("no decimals") << false
                                  << QStringList{"1500000000000000000 base units",
                                                 "Amounts are in the tokens' base units"};
@@ -245,7 +245,8 @@ void TestReportPdf::amountsInTheTokensUnits()
     for (const QString& s : shown)
         QVERIFY2(text.contains(s), qPrintable(s + "\n" + text));
     // Addresses and transaction hashes of the diff are short; the kinds are words.
-    QVERIFY2(text.contains(QStringLiteral("0x1111\u20261111 → 0x2222\u20262222")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("0x1111\u20261111 → 0x2222\u20262222")),
+             qPrintable(text));
     QVERIFY(!text.contains(QStringLiteral("0x") + QString(40, QLatin1Char('1'))));
     QVERIFY(!text.contains("balance_changed"));
 }
@@ -366,7 +367,8 @@ void TestReportPdf::theWholePdfUsesTheAppsZone()
     QVERIFY2(text.contains(detected), qPrintable(detected));
     QVERIFY(!text.contains("2025-01-01T00:01:00"));
     // Never a date on one line and its time on the next, nor a time cut anywhere else.
-    static const QRegularExpression split(R"(\d{4}-\d\d-\d\d(?! \d\d:\d\d:\d\d)|(\d{4}-|\d\d:)\s*\n)");
+    static const QRegularExpression split(
+        R"(\d{4}-\d\d-\d\d(?! \d\d:\d\d:\d\d)|(\d{4}-|\d\d:)\s*\n)");
     QVERIFY2(!text.contains(split), qPrintable(text.left(3000)));
 }
 

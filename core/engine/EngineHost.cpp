@@ -265,8 +265,8 @@ void EngineHost::startIndexing(Session* s, const LabSetup& setup)
                     // The node answers again: what said it did not was these polls (with no
                     // indexer step to say otherwise), so they say it is back too.
                     if (m_status.connection == C::Unreachable)
-                        log(QStringLiteral("info"), QStringLiteral("%1 answers again")
-                                                        .arg(h.nodes.first().url));
+                        log(QStringLiteral("info"),
+                            QStringLiteral("%1 answers again").arg(h.nodes.first().url));
                     m_status.connection = C::Connected;
                     m_status.message.clear();
                     s->unreachableFromHealth = false;
@@ -377,8 +377,8 @@ void EngineHost::onIndexing(Session* s, const IndexingSnapshot& snap)
     using Halt = IndexingSnapshot::Halt;
     using H = EngineStatus::IndexerHalt;
     m_status.indexerFailure = !snap.fatal.isEmpty() && snap.halt != Halt::Truncation ? snap.fatal
-                              : s->noContracts ? kNoContracts
-                                               : QString();
+                              : s->noContracts                                       ? kNoContracts
+                                                                                     : QString();
     switch (snap.halt) {
     case Halt::None:
         m_status.indexerHalt = s->noContracts ? H::NoContracts : H::None;
@@ -420,8 +420,7 @@ void EngineHost::onIndexing(Session* s, const IndexingSnapshot& snap)
     // A verdict waiting for the indexer to catch up would wait for ever while it is stopped:
     // what stopped it settles it (LabController::indexerHalted). Not a stop a command has
     // lifted since (raise the limit, repair): its snapshots may still be on their way.
-    const bool halted =
-        !snap.fatal.isEmpty() && !snap.suspended && snap.haltCount > s->haltsLifted;
+    const bool halted = !snap.fatal.isEmpty() && !snap.suspended && snap.haltCount > s->haltsLifted;
     if (halted != s->haltForwarded) {
         s->haltForwarded = halted;
         s->lab->indexerHalted(snap.environmentId, halted ? int(m_status.indexerHalt) : 0,

@@ -116,7 +116,7 @@ struct EngineStatus
     // the lag of this one snapshot.
     bool lagHeldSet = false;
     std::optional<quint64> heldLag;
-    qint64 transfersCommitted = 0;     // by this session
+    qint64 transfersCommitted = 0; // by this session
     double eventsPerSecond = 0;
     qint64 reorgs = 0;
     QStringList contracts;

@@ -34,9 +34,9 @@ struct IndexingService::Loop
     QElapsedTimer rateClock;
     RateWindow rates;
     qint64 lastBlocks = -1;
-    qint64 lastTruncations = 0; // the indexer's caught truncations at the last step
-    std::optional<QDeadlineTimer> retryAt; // a truncation stop: try the node again then
-    bool retryingIncomplete = false;       // that try runs: the stop holds until a commit
+    qint64 lastTruncations = 0;              // the indexer's caught truncations at the last step
+    std::optional<QDeadlineTimer> retryAt;   // a truncation stop: try the node again then
+    bool retryingIncomplete = false;         // that try runs: the stop holds until a commit
     std::optional<QDeadlineTimer> restartAt; // a simulated crash: restart then
     QString crashedAt;
 };

@@ -28,7 +28,7 @@ struct LabSnapshot
     bool managed = false;
     bool devnetRunning = false;
     bool devnetStoppedByUser = false; // Stop devnet, not a crash: Start devnet is the way on
-    bool labReady = false; // set up, not resetting: lab actions act
+    bool labReady = false;            // set up, not resetting: lab actions act
     bool demoTraffic = false;
     int demoTransfersPerTick = 0;
     QStringList labNodes;

@@ -58,7 +58,7 @@ struct LabController::Loop
     // row to be sent again (then the verdict, with the outbox line).
     QPointer<lab::LabSink> sink; // on the proxies' thread
     std::optional<QDeadlineTimer> outboxAckUntil;
-    bool outboxAckChecked = false; // runVerdict adds the outbox line
+    bool outboxAckChecked = false;      // runVerdict adds the outbox line
     std::optional<quint64> deepReorgAt; // inject once the indexer's checkpoint reaches it
     int deepReorgDepth = 0;
     quint64 deepReorgLimit = 0;

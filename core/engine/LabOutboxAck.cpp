@@ -49,10 +49,9 @@ void LabController::loseNextOutboxAcknowledgement()
             // A row to deliver: a transfer, and blocks above it for its confirmations.
             if (l.demo && !l.snap.demoTraffic) {
                 l.demo->spray(1, l.demoOffset++, 50);
-                l.anvil->callBlocking(
-                    QStringLiteral("anvil_mine"),
-                    QJsonArray{QStringLiteral("0x%1").arg(m_config.indexer.confirmations + 1, 0,
-                                                          16)});
+                l.anvil->callBlocking(QStringLiteral("anvil_mine"),
+                                      QJsonArray{QStringLiteral("0x%1").arg(
+                                          m_config.indexer.confirmations + 1, 0, 16)});
             }
             l.outboxAckUntil = QDeadlineTimer(kOutboxAckWait);
             l.outboxAckChecked = false;
@@ -119,7 +118,8 @@ QString LabController::outboxAckCheck(bool* ok)
         .arg(arrivals)
         .arg(rows)
         .arg(delivered)
-        .arg(*ok ? QString() : QStringLiteral(" (expected 2 or more arrivals, 1 row, 1 delivered)"));
+        .arg(*ok ? QString()
+                 : QStringLiteral(" (expected 2 or more arrivals, 1 row, 1 delivered)"));
 }
 
 } // namespace forkscope::engine

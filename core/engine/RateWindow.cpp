@@ -6,8 +6,8 @@ namespace forkscope::engine {
 
 void RateWindow::add(qint64 nowMs, qint64 events, qint64 blocks)
 {
-    if (!m_samples.empty() && (std::get<1>(m_samples.back()) > events ||
-                               std::get<2>(m_samples.back()) > blocks))
+    if (!m_samples.empty() &&
+        (std::get<1>(m_samples.back()) > events || std::get<2>(m_samples.back()) > blocks))
         m_samples.clear();
     m_samples.emplace_back(nowMs, events, blocks);
     // Keep one sample at or before the window's start: the counts in force then.

@@ -41,9 +41,9 @@ public:
     ~LabSink() override;
     // On its thread. Throws DevnetError when it cannot listen.
     void listen();
-    QUrl url() const; // thread-safe once listening
-    void loseNextAcknowledgement();     // thread-safe
-    Stats stats() const;                // thread-safe
+    QUrl url() const;                          // thread-safe once listening
+    void loseNextAcknowledgement();            // thread-safe
+    Stats stats() const;                       // thread-safe
     int arrivals(const QByteArray& key) const; // thread-safe; 0: never seen
 
 private:

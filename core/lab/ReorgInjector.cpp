@@ -16,13 +16,14 @@ namespace {
 // eth_getBlockByNumber of `number`, checked against the request before any field is used.
 QJsonObject blockAt(rpc::JsonRpcClient& rpc, quint64 number, bool fullTransactions)
 {
-    const QJsonObject block = rpc.callBlocking(QStringLiteral("eth_getBlockByNumber"),
-                                               {chain::hex::encodeQuantity(number),
-                                                fullTransactions})
-                                  .toObject();
+    const QJsonObject block =
+        rpc.callBlocking(QStringLiteral("eth_getBlockByNumber"),
+                         {chain::hex::encodeQuantity(number), fullTransactions})
+            .toObject();
     const QString hash = block.value(QStringLiteral("hash")).toString();
     bool ok = false;
-    const quint64 got = block.value(QStringLiteral("number")).toString().mid(2).toULongLong(&ok, 16);
+    const quint64 got =
+        block.value(QStringLiteral("number")).toString().mid(2).toULongLong(&ok, 16);
     if (!ok || got != number || hash.size() != 66)
         throw DevnetError(QStringLiteral("the node answered eth_getBlockByNumber(%1) with "
                                          "something else than block %1")
@@ -105,7 +106,8 @@ ReorgInjection ReorgInjector::inject(rpc::JsonRpcClient& rpc, int depth, ReorgTx
     const quint64 first = r.oldHead - quint64(depth) + 1;
     const auto timestampOf = [](const QJsonObject& block) {
         bool ok = false;
-        const qint64 t = block.value(QStringLiteral("timestamp")).toString().mid(2).toLongLong(&ok, 16);
+        const qint64 t =
+            block.value(QStringLiteral("timestamp")).toString().mid(2).toLongLong(&ok, 16);
         if (!ok)
             throw DevnetError(QStringLiteral("the node's block has no usable timestamp"));
         return t;
@@ -156,11 +158,12 @@ ReorgInjection ReorgInjector::inject(rpc::JsonRpcClient& rpc, int depth, ReorgTx
             rpc.callBlocking(QStringLiteral("evm_mine"), {parentTime});
             const QJsonObject mined = blockAt(rpc, first + quint64(i), false);
             if (mined.value(QStringLiteral("transactions")).toArray().size() != txs.size())
-                throw DevnetError(QStringLiteral("the new block %1 holds %2 transaction(s), not "
-                                                 "the %3 sent for it")
-                                      .arg(first + quint64(i))
-                                      .arg(mined.value(QStringLiteral("transactions")).toArray().size())
-                                      .arg(txs.size()));
+                throw DevnetError(
+                    QStringLiteral("the new block %1 holds %2 transaction(s), not "
+                                   "the %3 sent for it")
+                        .arg(first + quint64(i))
+                        .arg(mined.value(QStringLiteral("transactions")).toArray().size())
+                        .arg(txs.size()));
         }
     } catch (...) {
         rpc.callBlocking(QStringLiteral("evm_setAutomine"), {true});

@@ -20,7 +20,7 @@ public:
                      const QString& indexedNode, QWidget* parent = nullptr);
     int node() const;
     QString nodeLabel(int node) const; // the list's text for it
-    QJsonObject changes() const; // every knob, as FaultProxy::applyKnobs takes them
+    QJsonObject changes() const;       // every knob, as FaultProxy::applyKnobs takes them
     void setNode(int node);
     QCheckBox* offlineBox() const { return m_offline; }
     QSpinBox* latencyBox() const { return m_latency; }

@@ -145,11 +145,10 @@ QImage nodeHealthChart(const report::CheckpointReport& r, const QSize& size, dou
             if (!m) {
                 m = plot.addGraph();
                 m->setLineStyle(QCPGraph::lsNone);
-                m->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc,
-                                                   Palette::nodeState(h.state), 5));
-                m->setName(QStringLiteral("node %1 %2")
-                               .arg(i + 1)
-                               .arg(health::nodeStateName(h.state)));
+                m->setScatterStyle(
+                    QCPScatterStyle(QCPScatterStyle::ssDisc, Palette::nodeState(h.state), 5));
+                m->setName(
+                    QStringLiteral("node %1 %2").arg(i + 1).arg(health::nodeStateName(h.state)));
             }
             m->addData(double(h.atMs) / 1000.0, double(h.height));
         }

@@ -127,10 +127,10 @@ void summary(Flow& f, const CheckpointReport& r, const QImage& cursorChart)
     f.text(QStringLiteral("Forkscope report"), sans(22, true));
     f.text(QStringLiteral("Environment %1 · chain %2").arg(env.id).arg(env.chainId),
            sans(12, true));
-    f.text(env.archived() ? QStringLiteral("Archived at %1 (read-only history); exported %2")
-                                .arg(LocalTime::format(env.archivedAt),
-                                     LocalTime::format(r.generatedAt))
-                          : QStringLiteral("Live; exported %1").arg(LocalTime::format(r.generatedAt)),
+    f.text(env.archived()
+               ? QStringLiteral("Archived at %1 (read-only history); exported %2")
+                     .arg(LocalTime::format(env.archivedAt), LocalTime::format(r.generatedAt))
+               : QStringLiteral("Live; exported %1").arg(LocalTime::format(r.generatedAt)),
            sans(10), env.archived() ? kGrey : kGreen);
     f.space(pt(8));
     f.verdict(verdictText(r.invariants), Palette::reportVerdict(r.invariants.state));
@@ -165,14 +165,13 @@ void summary(Flow& f, const CheckpointReport& r, const QImage& cursorChart)
                                   QStringLiteral("open gaps")) +
                                 QStringLiteral(": see above"),
                             kRed}});
-    rows.append({{QStringLiteral("Transfers")},
-                 {QStringLiteral("%1 of %2, %3 holding a balance")
-                      .arg(count(r.counts.transfers, QStringLiteral("transfer"),
-                                 QStringLiteral("transfers")),
-                           count(r.counts.contracts, QStringLiteral("token"),
-                                 QStringLiteral("tokens")),
-                           count(r.counts.holders, QStringLiteral("holder"),
-                                 QStringLiteral("holders")))}});
+    rows.append(
+        {{QStringLiteral("Transfers")},
+         {QStringLiteral("%1 of %2, %3 holding a balance")
+              .arg(count(r.counts.transfers, QStringLiteral("transfer"),
+                         QStringLiteral("transfers")),
+                   count(r.counts.contracts, QStringLiteral("token"), QStringLiteral("tokens")),
+                   count(r.counts.holders, QStringLiteral("holder"), QStringLiteral("holders")))}});
     rows.append({{QStringLiteral("Reorgs")}, {reorgsInWords(r)}});
     rows.append({{QStringLiteral("Outbox")},
                  {QStringLiteral("%1 waiting, %2 delivered, %3 refused for good")
@@ -216,17 +215,17 @@ void nodeHealth(Flow& f, const CheckpointReport& r, const QImage& chart)
     QList<QList<Cell>> rows;
     for (qsizetype i = 0; i < r.nodesAtExport.size(); ++i) {
         const health::NodeHealth& n = r.nodesAtExport[i];
-        rows.append({{QString::number(i + 1)},
-                     {n.url},
-                     {health::nodeStateName(n.state), Palette::nodeState(n.state).darker(140)},
-                     {n.head ? QString::number(*n.head) : QStringLiteral("–")},
-                     {n.droppedLogs > 0
-                          ? QStringLiteral("%1, last at block %2")
-                                .arg(count(n.droppedLogs, QStringLiteral("drop caught"),
-                                           QStringLiteral("drops caught")))
-                                .arg(n.lastDropBlock.value_or(0))
-                          : QStringLiteral("none caught")},
-                     {orDash(n.lastError)}});
+        rows.append(
+            {{QString::number(i + 1)},
+             {n.url},
+             {health::nodeStateName(n.state), Palette::nodeState(n.state).darker(140)},
+             {n.head ? QString::number(*n.head) : QStringLiteral("–")},
+             {n.droppedLogs > 0 ? QStringLiteral("%1, last at block %2")
+                                      .arg(count(n.droppedLogs, QStringLiteral("drop caught"),
+                                                 QStringLiteral("drops caught")))
+                                      .arg(n.lastDropBlock.value_or(0))
+                                : QStringLiteral("none caught")},
+             {orDash(n.lastError)}});
     }
     f.table({{QStringLiteral("Node"), 1, true},
              {QStringLiteral("URL"), 1, true},
@@ -253,10 +252,11 @@ void checkpoints(Flow& f, const CheckpointReport& r)
             rows.append({{QStringLiteral("Node's hash"), kRed}, {v.nodeHash, kRed}});
         if (v.status == VerificationStatus::Unreachable)
             rows.append({{QStringLiteral("Error")}, {v.error}});
-        rows.append({{QStringLiteral("Checked at export")},
-                     {v.checkedAt.isEmpty() ? QStringLiteral("no node given")
-                                            : QStringLiteral("%1 by %2").arg(
-                                                  LocalTime::format(v.checkedAt), v.method)}});
+        rows.append(
+            {{QStringLiteral("Checked at export")},
+             {v.checkedAt.isEmpty()
+                  ? QStringLiteral("no node given")
+                  : QStringLiteral("%1 by %2").arg(LocalTime::format(v.checkedAt), v.method)}});
         rows.append({{QStringLiteral("Last re-verified by the indexer")},
                      {orDash(LocalTime::format(c.verifiedAt))}});
         rows.append({{QStringLiteral("Updated")}, {LocalTime::format(c.updatedAt)}});

@@ -1,8 +1,8 @@
 #include "ReportPdfWriter.h"
 #include "Palette.h"
 #include "PdfFlow.h"
-#include "ReportPdfSections.h"
 #include "ReportCharts.h"
+#include "ReportPdfSections.h"
 #include "report/ReportError.h"
 #include "widgets/LocalTime.h"
 

@@ -66,9 +66,9 @@ QString undone(const report::ReorgEntry& e)
 QString itemDetail(const report::ReorgDiffItem& d, const report::CheckpointReport& r)
 {
     if (d.kind == QLatin1String("transfer_removed")) {
-        QString s = QStringLiteral("%1 → %2: %3")
-                        .arg(shortHex(d.fromAddr), shortHex(d.toAddr),
-                             amount(d.value, d.contract, r));
+        QString s =
+            QStringLiteral("%1 → %2: %3")
+                .arg(shortHex(d.fromAddr), shortHex(d.toAddr), amount(d.value, d.contract, r));
         if (!d.txHash.isEmpty())
             s += QStringLiteral(" (tx %1)").arg(shortHex(d.txHash));
         return s;
