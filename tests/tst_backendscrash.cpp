@@ -295,7 +295,11 @@ void TestBackendsCrash::aReorgIsRolledBackAndRecorded()
     if (!crash.isEmpty()) {
         // Killed with the rollback's deletes done and not committed: nothing of it stays,
         // and the next process rolls back from the same checkpoint.
-        QVERIFY(follower.waitForFinished(60'000));
+        QVERIFY2(follower.waitForFinished(60'000),
+                 qPrintable("the follower did not reach the rollback's crash point: " +
+                            QString::fromUtf8(follower.readAllStandardOutput() +
+                                              follower.readAllStandardError())
+                                .right(4000)));
         QCOMPARE(follower.exitStatus(), QProcess::CrashExit);
         QCOMPARE(reorgs(), 0);
         const auto after = b.open().checkpoint(env, 31337, QStringLiteral("default"));

@@ -67,6 +67,15 @@ EngineStatus withNode(const QString& url)
     return s;
 }
 
+// Environment env-x indexed through `url`, the one node watched.
+EngineStatus indexingThrough(const QString& url)
+{
+    EngineStatus s = withNode(url);
+    s.endpoint = url;
+    s.environmentId = QStringLiteral("env-x");
+    return s;
+}
+
 engine::ReorgMark reorg(qint64 id, const QString& reason, qint64 depth)
 {
     return {id, QDateTime::currentDateTimeUtc(), depth, reason, 100 - depth, depth * 2};
@@ -829,9 +838,7 @@ void TestUiParts::cursorLagChartsTheHeadItsLagIsCountedFrom()
     panel.resize(640, 300);
     panel.show();
     QVERIFY(QTest::qWaitForWindowExposed(&panel));
-    EngineStatus s = withNode("http://a");
-    s.endpoint = "http://a";
-    s.environmentId = "env-x";
+    EngineStatus s = indexingThrough("http://a");
     s.headBlock = indexerHead;
     s.health.nodes[0].head = nodeHead;
     s.checkpoint = checkpoint;
@@ -868,9 +875,7 @@ void TestUiParts::theHeadShowsWhileSynced()
     panel.resize(640, 300);
     panel.show();
     QVERIFY(QTest::qWaitForWindowExposed(&panel));
-    EngineStatus s = withNode("http://a");
-    s.endpoint = "http://a";
-    s.environmentId = "env-x";
+    EngineStatus s = indexingThrough("http://a");
     const QDateTime t0 = s.updatedAt;
     for (int i = 0; i < 60; ++i) {
         s.updatedAt = t0.addSecs(i);

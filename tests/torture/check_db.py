@@ -219,6 +219,10 @@ def watch(args):
                 snapshots += 1
             finally:
                 db.close()
+            # A torn state would last from one commit to the next, many milliseconds: a
+            # snapshot every 10 ms still sees it, and the reader stops taking a whole core
+            # from the writer it watches and from the suites beside it.
+            time.sleep(0.01)
         except sqlite3.OperationalError as e:
             # "no such table" before the first migration, or busy: readers retry.
             if "no such table" not in str(e) and "locked" not in str(e):
