@@ -130,6 +130,7 @@ void EngineHost::start(const EngineConfig& config)
         m_status.openAlerts.clear();
         m_status.verifiedAt.clear();
         m_status.outboxPending = m_status.outboxDelivered = m_status.outboxFailed = 0;
+        m_status.storedReadAt = {};
         if (m_status.indexingPaused)
             log(QStringLiteral("info"), QStringLiteral("indexing resumed by the lab reset"));
         publishSoon();
@@ -493,6 +494,7 @@ void EngineHost::onSummary(Session* s, const DbSummary& d)
     if (d.environmentId != s->liveEnvironment)
         return; // read before a reset: not the live environment any more
     m_status.schemaVersion = d.schemaVersion;
+    m_status.storedReadAt = d.readAt.isValid() ? d.readAt : QDateTime::currentDateTimeUtc();
     m_status.recentReorgs = d.recentReorgs;
     m_status.openAlerts = d.openAlerts;
     m_status.storedCheckpoint = d.checkpoint;

@@ -144,6 +144,10 @@ struct EngineStatus
     int demoTransfersPerTick = 0;
     // The outbox: rows wait for the safe height (head - confirmations, capped by the
     // ready-ratio gate) and, with a sink, go out from the dispatcher's own thread.
+    // When the counts below (and the stored checkpoint, reorgs and alerts) were last read
+    // from the database; null until then, and for good when it cannot be opened: zeros
+    // nobody read are not an empty outbox.
+    QDateTime storedReadAt;
     qint64 outboxPending = 0;
     qint64 outboxDelivered = 0;
     qint64 outboxFailed = 0;
