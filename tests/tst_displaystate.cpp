@@ -52,6 +52,8 @@ private slots:
     void nodeLabels();
     void everyProblemIsSaid_data();
     void everyProblemIsSaid();
+    void indexerCommands_data();
+    void indexerCommands();
     void lagHoldsForAMoment_data();
     void lagHoldsForAMoment();
     void ratesOverAWindow_data();
@@ -215,6 +217,47 @@ void TestDisplayState::everyProblemIsSaid()
     const DisplayState d = engine::displayState(status);
     QCOMPARE(d.reason, reason);
     QCOMPARE(d.also, also);
+}
+
+void TestDisplayState::indexerCommands_data()
+{
+    // Pause and Verify are offered only with an indexer to act on, whichever problem the
+    // state names first.
+    QTest::addColumn<EngineStatus>("status");
+    QTest::addColumn<bool>("offered");
+
+    EngineStatus s = running();
+    QTest::newRow("running") << s << true;
+    s.indexingPaused = true;
+    QTest::newRow("paused: Resume is the way on") << s << true;
+
+    s = running();
+    s.connection = C::Unreachable;
+    s.message = QStringLiteral("connection refused");
+    QTest::newRow("unreachable, the indexer retries") << s << true;
+    s.indexerFailure = QStringLiteral("no contracts configured: indexing is off");
+    s.indexerHalt = EngineStatus::IndexerHalt::NoContracts;
+    QTest::newRow("unreachable and no contracts: nothing to pause") << s << false;
+
+    s = running();
+    s.openAlerts << indexer::CompletenessAlert{};
+    QTest::newRow("data incomplete, retried") << s << true;
+    s.indexerFailure = QStringLiteral("reorg deeper than the limit");
+    s.indexerHalt = EngineStatus::IndexerHalt::DeepReorg;
+    QTest::newRow("data incomplete over a deep-reorg stop") << s << false;
+
+    s = running();
+    s.connection = C::Failed;
+    QTest::newRow("engine failed") << s << false;
+    s.connection = C::Stopped;
+    QTest::newRow("engine stopped") << s << false;
+}
+
+void TestDisplayState::indexerCommands()
+{
+    QFETCH(EngineStatus, status);
+    QFETCH(bool, offered);
+    QCOMPARE(engine::indexerCommandable(status), offered);
 }
 
 void TestDisplayState::lagHoldsForAMoment_data()

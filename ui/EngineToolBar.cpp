@@ -91,9 +91,7 @@ void EngineToolBar::apply(const EngineStatus& s)
     m_stop->setEnabled(!stopped);
     m_start->setEnabled(stopped);
     // What cannot work is not offered: pausing or verifying an indexer that is not there.
-    const auto kind = engine::displayState(s).kind;
-    const bool indexerUsable =
-        kind != engine::DisplayState::Kind::Failed && kind != engine::DisplayState::Kind::Stopped;
+    const bool indexerUsable = engine::indexerCommandable(s);
     m_pause->setEnabled(indexerUsable);
     m_verify->setEnabled(indexerUsable);
     m_devnet->setEnabled(m_discardsLab); // a managed anvil, engine not stopped

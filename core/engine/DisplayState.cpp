@@ -150,6 +150,11 @@ DisplayState displayState(const EngineStatus& s)
     return {K::Synced, {}, {}};
 }
 
+bool indexerCommandable(const EngineStatus& s)
+{
+    return s.connection != C::Failed && s.connection != C::Stopped && s.indexerFailure.isEmpty();
+}
+
 namespace text {
 
 QString count(qint64 n, const QString& singular, const QString& plural)

@@ -56,6 +56,12 @@ struct DisplayState
 // `also`, in the same order.
 DisplayState displayState(const EngineStatus& s);
 
+// Whether Pause indexing and Verify have an indexer to act on: not when the engine failed or
+// was stopped, nor when the indexer stopped for good (no contracts, a database it cannot
+// use, a deep reorg: EngineStatus::indexerFailure), even while another problem names the
+// state (a dead node without contracts reads "node unreachable").
+bool indexerCommandable(const EngineStatus& s);
+
 // The lag of this one snapshot: head - checkpoint, unknown without both or when the node is
 // unreachable (its last head is stale).
 std::optional<quint64> currentLag(const EngineStatus& s);
