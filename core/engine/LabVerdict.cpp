@@ -94,8 +94,10 @@ void LabController::indexerSynced(const QString& environmentId, quint64 checkpoi
             l.snap.deepReorgPending.clear();
             const int depth = l.deepReorgDepth;
             const quint64 limit = l.deepReorgLimit;
+            // A QString, not the QStringBuilder `+` makes: that would refer to the
+            // describe() temporary after the lambda returned (a double free).
             runAction(QStringLiteral("inject reorg depth %1 (deeper than the limit)").arg(depth),
-                      [&] {
+                      [&]() -> QString {
                           const lab::ReorgInjection r =
                               lab::ReorgInjector::inject(*l.anvil, depth, lab::ReorgTxMode::Keep);
                           // Said from what anvil did, not from what was asked.
