@@ -102,6 +102,7 @@ private slots:
     void engineActionsSayWhatTheyDoAndAskBeforeDiscardingTheLab();
     void nodeLegendNamesOnlyWatchedNodes();
     void reorgDiffSaysWhatItAmountsTo();
+    void reorgDiffShortensHashesOnce();
     void exportSuffixFollowsTheFilter_data();
     void exportSuffixFollowsTheFilter();
     void exportSaysWhereTheFileIs();
@@ -299,6 +300,56 @@ void TestUiParts::toolbarsFollowTheHost()
         if (a->text() == QLatin1String("Restart engine"))
             a->trigger();
     QCOMPARE(restart.size(), 1);
+}
+
+void TestUiParts::reorgDiffShortensHashesOnce()
+{
+    // Real lengths: a 32-byte tx hash, 20-byte addresses. Each shortened value fits its
+    // column as the dialog opens ("0x47d7…2266"), never shortened again by the view
+    // ("0x47d7……").
+    engine::ReorgDiff diff;
+    diff.reorg = reorg(4, "hash mismatch", 3);
+    engine::ReorgDiff::Item it;
+    it.kind = QStringLiteral("transfer_removed");
+    it.blockNumber = 405;
+    it.logIndex = 12;
+    it.txHash =
+        QStringLiteral("0x47d7c2f0e1b8a4d3c6e9f2a5b8c1d4e7f0a3b6c9d2e5f8a1b4c7d0e3f6a92266");
+    it.contract = QStringLiteral("0x5fbdb2315678afecb367f032d93f642f64180aa3");
+    it.from = QStringLiteral("0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266");
+    it.to = QStringLiteral("0x70997970c51812dc3a010c7d01b50e0d17dc79c8");
+    it.value = QStringLiteral("1000");
+    diff.items = {it};
+    ui::ReorgDiffDialog dialog(diff);
+    dialog.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+    QTableWidget* t = dialog.table();
+    const QFontMetrics fm(t->font());
+    // The delegate's text margin, each side.
+    const int margin = t->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, t) + 1;
+    int hashes = 0;
+    for (int c = 0; c < t->columnCount(); ++c) {
+        const QString text = t->item(0, c)->text();
+        if (!text.startsWith("0x"))
+            continue;
+        ++hashes;
+        QCOMPARE(text.count(QChar(0x2026)), 1);
+        const int room = t->visualItemRect(t->item(0, c)).width() - 2 * margin;
+        QVERIFY2(fm.horizontalAdvance(text) <= room,
+                 qPrintable(QStringLiteral("column %1: \"%2\" is %3 px in %4")
+                                .arg(c)
+                                .arg(text)
+                                .arg(fm.horizontalAdvance(text))
+                                .arg(room)));
+    }
+    QCOMPARE(hashes, 4);
+    // A column the user narrows: what the view paints keeps one ellipsis and the end.
+    const QString shown = t->item(0, 3)->text();
+    t->setColumnWidth(3, fm.horizontalAdvance(shown) / 2 + 2 * margin);
+    const QString painted = fm.elidedText(shown, t->textElideMode(),
+                                          t->visualItemRect(t->item(0, 3)).width() - 2 * margin);
+    QVERIFY2(painted.count(QChar(0x2026)) == 1 && painted.startsWith("0x") && painted.endsWith("6"),
+             qPrintable(painted));
 }
 
 void TestUiParts::reorgDiffSaysWhatItAmountsTo()

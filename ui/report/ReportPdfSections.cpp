@@ -2,6 +2,7 @@
 #include "Palette.h"
 #include "ReportCharts.h"
 #include "ReportText.h"
+#include "ShortHex.h"
 #include "widgets/LocalTime.h"
 
 #include <QDateTime>
@@ -13,7 +14,6 @@ using namespace forkscope::report;
 using namespace pdf;
 using reporttext::count;
 using reporttext::number;
-using reporttext::shortHex;
 
 namespace {
 

@@ -1,15 +1,9 @@
 #include "ReportText.h"
+#include "ShortHex.h"
 
 #include <QLocale>
 
 namespace forkscope::ui::reporttext {
-
-QString shortHex(const QString& hex)
-{
-    if (hex.size() <= 14)
-        return hex;
-    return hex.left(6) + QStringLiteral("\u2026") + hex.right(4);
-}
 
 QString amount(const QString& raw, const QString& contract, const report::CheckpointReport& r)
 {

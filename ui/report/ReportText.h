@@ -10,8 +10,6 @@ namespace forkscope::ui::reporttext {
 // schema reads it in a minute: short hashes, amounts in the token's units, kinds and
 // counts in words.
 
-// "0x5fbd…0aa3" for a hash or an address; anything short is kept whole.
-QString shortHex(const QString& hex);
 // `raw` base units of `contract` in its units ("1,234.5 FSD") when the report has its
 // metadata, else the raw number and "base units".
 QString amount(const QString& raw, const QString& contract, const report::CheckpointReport& r);
