@@ -157,11 +157,6 @@ bool indexerCommandable(const EngineStatus& s)
 
 namespace text {
 
-QString count(qint64 n, const QString& singular, const QString& plural)
-{
-    return QStringLiteral("%1 %2").arg(n).arg(n == 1 ? singular : plural);
-}
-
 QString lag(std::optional<quint64> blocks)
 {
     if (!blocks)

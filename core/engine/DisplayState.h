@@ -1,6 +1,7 @@
 #pragma once
 
 #include "EngineStatus.h"
+#include "text/Count.h"
 
 #include <QString>
 #include <optional>
@@ -76,7 +77,7 @@ std::optional<quint64> indexedNodeBehind(const EngineStatus& s);
 
 namespace text {
 // "1 block", "2 blocks", "0 blocks".
-QString count(qint64 n, const QString& singular, const QString& plural);
+using forkscope::text::count;
 // "lag 1 block", "lag 12 blocks", "lag unknown".
 QString lag(std::optional<quint64> blocks);
 // A rate never shown negative or as NaN (a reset restarts its counters): "0 events/s".
