@@ -96,6 +96,7 @@ class TestUiParts : public QObject
     Q_OBJECT
 private slots:
     void panelsFollowTheHost();
+    void outboxChartsOnlyCountsItRead();
     void toolbarsFollowTheHost();
     void labToolBarTakesMoreActions();
     void reportsAreRoutedByTicket();
@@ -124,6 +125,25 @@ private slots:
 private:
     QTemporaryDir m_config; // QSettings ("Don't ask again") go here, not to ~/.config
 };
+
+void TestUiParts::outboxChartsOnlyCountsItRead()
+{
+    // A database that cannot be opened: the environment is named, but its outbox counts
+    // were never read. Zeros nobody read are not an empty outbox: nothing charted, and the
+    // panel keeps saying why no data comes.
+    EngineHost host;
+    ui::OutboxPanel outbox(&host);
+    EngineStatus s = withNode("http://a");
+    s.environmentId = "env-x";
+    s.indexerFailure = "database /tmp is a directory";
+    emit host.statusAvailable(s);
+    QCOMPARE(outbox.pointCount(ui::OutboxPanel::Pending), 0);
+    QVERIFY(!outbox.placeholderText().isEmpty());
+    // Once read, even zero is a count.
+    s.storedReadAt = QDateTime::currentDateTimeUtc();
+    emit host.statusAvailable(s);
+    QCOMPARE(outbox.pointCount(ui::OutboxPanel::Pending), 1);
+}
 
 void TestUiParts::panelsFollowTheHost()
 {
@@ -157,6 +177,7 @@ void TestUiParts::panelsFollowTheHost()
     s.outboxPending = 4;
     s.recentReorgs = {reorg(7, "parent mismatch", 3), reorg(8, "absence", 5),
                       reorg(9, "repair", 12)};
+    s.storedReadAt = QDateTime::currentDateTimeUtc(); // the counts were read
     emit host.statusAvailable(s);
     QCOMPARE(lag.pointCount(ui::CursorLagPanel::Lag), 1);
     QVERIFY2(lag.summary().contains("syncing | lag 20 blocks"), qPrintable(lag.summary()));
