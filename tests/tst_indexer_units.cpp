@@ -648,7 +648,9 @@ void TestIndexerUnits::balanceRebuildCorrectsEveryRowAsText()
     // Transfers: a mint of 10 to holder 1, then holder 1 sends 4 to holder 2.
     const auto transfer = [&](int block, const QString& from, const QString& to,
                               const QString& value) {
-        const auto topic = [](const QString& a) { return "0x000000000000000000000000" + a.mid(2); };
+        const auto topic = [](const QString& a) -> QString {
+            return "0x000000000000000000000000" + a.mid(2);
+        };
         db->run(QStringLiteral(
                     "INSERT INTO log_store (environment_id, chain_id, block_number, log_index, "
                     "block_hash, tx_hash, address, topic0, topic1, topic2, data, transfer_value) "
