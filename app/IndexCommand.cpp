@@ -11,6 +11,7 @@
 #include "rpc/EthClient.h"
 #include "store/Database.h"
 #include "store/DatabaseFiles.h"
+#include "text/Count.h"
 #include "wire/SuspectedTruncationError.h"
 
 #include "LocalApiServer.h"
@@ -205,21 +206,12 @@ int runIndexCommand(const QStringList& arguments)
                      [&](int) { finish(ExitOk); });
     QObject::connect(&service, &engine::IndexingService::stopped, &loop, &QEventLoop::quit,
                      Qt::QueuedConnection);
-    QObject::connect(
-        &service, &engine::IndexingService::reorged, &loop,
-        [](const indexer::RollbackResult& r, const QString& reason) {
-            std::printf(
-                "REORG (%s): checkpoint %llu -> fork %lld, depth %llu, %lld rows "
-                "removed (%lld transfers, %lld pending outbox rows dropped, %lld "
-                "delivered rows affected, %lld balances changed), reorg id %lld\n",
-                qPrintable(reason), static_cast<unsigned long long>(r.oldCheckpoint),
-                static_cast<long long>(r.forkBlock), static_cast<unsigned long long>(r.depth),
-                static_cast<long long>(r.rowsRemoved), static_cast<long long>(r.transfersRemoved),
-                static_cast<long long>(r.outboxDropped),
-                static_cast<long long>(r.deliveredAffected),
-                static_cast<long long>(r.balancesChanged), static_cast<long long>(r.reorgId));
-            std::fflush(stdout);
-        });
+    QObject::connect(&service, &engine::IndexingService::reorged, &loop,
+                     [](const indexer::RollbackResult& r, const QString& reason) {
+                         std::printf("REORG (%s): %s\n", qPrintable(reason),
+                                     qPrintable(r.summary()));
+                         std::fflush(stdout);
+                     });
     QObject::connect(&service, &engine::IndexingService::absence, &loop,
                      [](const QList<quint64>& blocks, bool contradicted) {
                          indexer::AbsenceFinding finding{{}, contradicted};
@@ -318,8 +310,9 @@ int runIndexCommand(const QStringList& arguments)
             if (sink && (!snap.safeHeight || snap.outboxPendingAtOrBelowSafe != 0))
                 return;
             if (sink)
-                std::printf("outbox: %lld delivered to %s, %lld refused\n",
-                            static_cast<long long>(snap.outboxDelivered),
+                std::printf("outbox: %s delivered to %s, %lld refused\n",
+                            qPrintable(text::count(snap.outboxDelivered, QStringLiteral("row"),
+                                                   QStringLiteral("rows"))),
                             qPrintable(snap.outboxSink),
                             static_cast<long long>(snap.outboxRefused));
             progress.maybePrint(s, true);

@@ -212,12 +212,8 @@ int runRepairCommand(const QStringList& arguments)
         std::fflush(stdout);
 
         repair.onReorg = [](const indexer::RollbackResult& rr, const QString& reason) {
-            std::printf("REORG (%s) while indexing again: checkpoint %llu -> fork %lld, depth "
-                        "%llu, %lld rows removed, reorg id %lld\n",
-                        qPrintable(reason), static_cast<unsigned long long>(rr.oldCheckpoint),
-                        static_cast<long long>(rr.forkBlock),
-                        static_cast<unsigned long long>(rr.depth),
-                        static_cast<long long>(rr.rowsRemoved), static_cast<long long>(rr.reorgId));
+            std::printf("REORG (%s) while indexing again: %s\n", qPrintable(reason),
+                        qPrintable(rr.summary()));
             std::fflush(stdout);
         };
         QElapsedTimer clock;

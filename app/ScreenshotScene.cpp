@@ -95,8 +95,7 @@ bool ScreenshotScene::ready() const
     case Scene::Incomplete:
         return m_window.dataIncompleteBanner()->isVisible();
     case Scene::Unreachable:
-        return kind == engine::DisplayState::Kind::NodeUnreachable ||
-               kind == engine::DisplayState::Kind::Failed;
+        return kind == engine::DisplayState::Kind::NodeUnreachable;
     }
     return false;
 }

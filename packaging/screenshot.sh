@@ -27,9 +27,7 @@ shoot() { # scene, least delay in ms, then extra arguments
 shoot synced 30000 # half a minute of history in the charts
 shoot reorg 4000
 shoot incomplete 4000
-# A node on a closed port, indexing the demo token's address: the node, not a missing
-# contract, is what is wrong.
-mkdir -p "$XDG_CONFIG_HOME/Forkscope"
-printf '[indexer]\ncontracts=0x5fbdb2315678afecb367f032d93f642f64180aa3\n' \
-  > "$XDG_CONFIG_HOME/Forkscope/forkscope.conf"
+# What a first-time user gets from `forkscope --rpc URL` when nothing listens there (fresh
+# settings, no contracts yet): the node is named as what is wrong, the missing contracts
+# beside it.
 shoot unreachable 3000 --rpc http://127.0.0.1:9

@@ -372,10 +372,10 @@ void TestApi::jsonRpc_data()
 
     // The id is echoed as given when it is a string, a number or null; anything else is an
     // invalid request, answered with id null.
-    const auto withId = [](const char* id) {
+    const auto withId = [](const char* id) -> QByteArray {
         return QByteArray(R"({"jsonrpc":"2.0","method":"getBlockByHeight","params":[1],"id":)") + id + "}";
     };
-    const auto resultWithId = [](const char* id) {
+    const auto resultWithId = [](const char* id) -> QByteArray {
         return QByteArray(R"({"jsonrpc":"2.0","result":"$block1","id":)") + id + "}";
     };
     const QByteArray invalidRequest = R"({"jsonrpc":"2.0","error":{"code":-32600},"id":null})";
@@ -435,7 +435,7 @@ void TestApi::jsonRpc_data()
         << QByteArray(R"({"jsonrpc":"2.0","error":{"code":-32700},"id":null})");
 
     // Extra params are refused, by position and by name.
-    const auto call = [](const char* method, const char* params) {
+    const auto call = [](const char* method, const char* params) -> QByteArray {
         return QByteArray(R"({"jsonrpc":"2.0","id":1,"method":")") + method + R"(","params":)" + params + "}";
     };
     const QByteArray invalidParams = R"({"jsonrpc":"2.0","error":{"code":-32602},"id":1})";
@@ -619,7 +619,7 @@ void TestApi::pipelinedRequestsOnOneConnection()
     QVERIFY(s.waitForConnected(5000));
     const QByteArray call = R"({"jsonrpc":"2.0","method":"getBlockByHeight","params":[1],"id":42})";
     const QByteArray notification = R"({"jsonrpc":"2.0","method":"getCheckpoint"})";
-    const auto post = [](const QByteArray& body, const QByteArray& extra = {}) {
+    const auto post = [](const QByteArray& body, const QByteArray& extra = {}) -> QByteArray {
         return "POST / HTTP/1.1\r\nHost: x\r\n" + extra +
                "Content-Length: " + QByteArray::number(body.size()) + "\r\n\r\n" + body;
     };
@@ -667,7 +667,7 @@ void TestApi::connectionsOverTheLimit_data()
     QTest::addColumn<QByteArray>("request");
     QTest::addColumn<QByteArray>("contentType"); // empty: no body at all
     QTest::addColumn<QByteArray>("reply");       // JSON-RPC compared as jsonRpc() does; else contained
-    const auto post = [](const QByteArray& body) {
+    const auto post = [](const QByteArray& body) -> QByteArray {
         return "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: " + QByteArray::number(body.size()) +
                "\r\n\r\n" + body;
     };

@@ -3,6 +3,8 @@
 // issue saw contradict each other ("synced" with lag 1, "ETA" while paused, "-1353
 // events/s", "lag unknown blocks") are rows of their own.
 #include "engine/DisplayState.h"
+#include "engine/LagDamper.h"
+#include "engine/RateWindow.h"
 
 #include <QtTest>
 
@@ -32,6 +34,8 @@ EngineStatus running()
 
 const QDateTime kNow = QDateTime(QDate(2026, 12, 1), QTime(12, 0, 2), Qt::UTC);
 
+using Feed = QList<std::pair<int, int>>;
+
 } // namespace
 
 class TestDisplayState : public QObject
@@ -46,6 +50,14 @@ private slots:
     void plurals();
     void nodeLabels_data();
     void nodeLabels();
+    void everyProblemIsSaid_data();
+    void everyProblemIsSaid();
+    void indexerCommands_data();
+    void indexerCommands();
+    void lagHoldsForAMoment_data();
+    void lagHoldsForAMoment();
+    void ratesOverAWindow_data();
+    void ratesOverAWindow();
 };
 
 void TestDisplayState::states_data()
@@ -125,6 +137,187 @@ void TestDisplayState::states_data()
     s.connection = C::Stopped;
     QTest::newRow("stopped after it failed")
         << s << int(K::Stopped) << "stopped" << int(T::Warning) << false;
+
+    // A dead --rpc node is named as what is wrong, not the contracts nobody configured yet.
+    s = running();
+    s.connection = C::Unreachable;
+    s.endpoint = QStringLiteral("http://127.0.0.1:9");
+    s.message = QStringLiteral("connection refused");
+    s.indexerFailure = QStringLiteral("no contracts configured: indexing is off");
+    s.indexerHalt = EngineStatus::IndexerHalt::NoContracts;
+    QTest::newRow("dead node without contracts is unreachable")
+        << s << int(K::NodeUnreachable) << "node unreachable" << int(T::Bad) << false;
+
+    // A database the indexer cannot use is what to fix first: the node can wait.
+    s.indexerFailure = QStringLiteral("database /tmp is a directory");
+    s.indexerHalt = EngineStatus::IndexerHalt::Database;
+    QTest::newRow("unusable database outranks a dead node")
+        << s << int(K::Failed) << "failed: database /tmp is a directory" << int(T::Bad) << false;
+
+    // The user stopped the managed anvil: an outage chosen on purpose, not an error.
+    s = running();
+    s.managedDevnet = true;
+    s.devnetStoppedByUser = true;
+    s.connection = C::Unreachable;
+    s.message = QStringLiteral("HTTP 502");
+    QTest::newRow("devnet stopped on purpose")
+        << s << int(K::DevnetStopped) << "devnet stopped" << int(T::Warning) << false;
+
+    // The held lag decides: a block that arrived a moment ago is not "syncing".
+    s = running();
+    s.headBlock = 101;
+    s.lagHeldSet = true;
+    s.heldLag = 0;
+    QTest::newRow("held lag 0 with a new block is synced")
+        << s << int(K::Synced) << "synced" << int(T::Good) << false;
+    s.heldLag = 1;
+    QTest::newRow("held lag 1 is syncing")
+        << s << int(K::Syncing) << "syncing" << int(T::Neutral) << true;
+}
+
+void TestDisplayState::everyProblemIsSaid_data()
+{
+    QTest::addColumn<EngineStatus>("status");
+    QTest::addColumn<QString>("reason");
+    QTest::addColumn<QStringList>("also");
+
+    EngineStatus s = running();
+    s.connection = C::Unreachable;
+    s.endpoint = QStringLiteral("http://127.0.0.1:9");
+    s.message = QStringLiteral("connection refused");
+    s.indexerFailure = QStringLiteral("no contracts configured");
+    QTest::newRow("unreachable, and no contracts")
+        << s << "http://127.0.0.1:9: connection refused"
+        << QStringList{QStringLiteral("no contracts configured")};
+
+    s.message = QStringLiteral("http://127.0.0.1:9: connection refused");
+    QTest::newRow("a message naming the URL is not prefixed twice")
+        << s << "http://127.0.0.1:9: connection refused"
+        << QStringList{QStringLiteral("no contracts configured")};
+
+    s = running();
+    s.managedDevnet = true;
+    s.devnetStoppedByUser = true;
+    s.connection = C::Unreachable;
+    s.endpoint = QStringLiteral("http://127.0.0.1:8545");
+    QTest::newRow("the devnet stopped: the node not answering is not a problem of its own")
+        << s << QString() << QStringList();
+
+    s = running();
+    s.indexerFailure = QStringLiteral("reorg deeper than the limit");
+    QTest::newRow("one problem, nothing else")
+        << s << "reorg deeper than the limit" << QStringList();
+}
+
+void TestDisplayState::everyProblemIsSaid()
+{
+    QFETCH(EngineStatus, status);
+    QFETCH(QString, reason);
+    QFETCH(QStringList, also);
+    const DisplayState d = engine::displayState(status);
+    QCOMPARE(d.reason, reason);
+    QCOMPARE(d.also, also);
+}
+
+void TestDisplayState::indexerCommands_data()
+{
+    // Pause and Verify are offered only with an indexer to act on, whichever problem the
+    // state names first.
+    QTest::addColumn<EngineStatus>("status");
+    QTest::addColumn<bool>("offered");
+
+    EngineStatus s = running();
+    QTest::newRow("running") << s << true;
+    s.indexingPaused = true;
+    QTest::newRow("paused: Resume is the way on") << s << true;
+
+    s = running();
+    s.connection = C::Unreachable;
+    s.message = QStringLiteral("connection refused");
+    QTest::newRow("unreachable, the indexer retries") << s << true;
+    s.indexerFailure = QStringLiteral("no contracts configured: indexing is off");
+    s.indexerHalt = EngineStatus::IndexerHalt::NoContracts;
+    QTest::newRow("unreachable and no contracts: nothing to pause") << s << false;
+
+    s = running();
+    s.openAlerts << indexer::CompletenessAlert{};
+    QTest::newRow("data incomplete, retried") << s << true;
+    s.indexerFailure = QStringLiteral("reorg deeper than the limit");
+    s.indexerHalt = EngineStatus::IndexerHalt::DeepReorg;
+    QTest::newRow("data incomplete over a deep-reorg stop") << s << false;
+
+    s = running();
+    s.connection = C::Failed;
+    QTest::newRow("engine failed") << s << false;
+    s.connection = C::Stopped;
+    QTest::newRow("engine stopped") << s << false;
+}
+
+void TestDisplayState::indexerCommands()
+{
+    QFETCH(EngineStatus, status);
+    QFETCH(bool, offered);
+    QCOMPARE(engine::indexerCommandable(status), offered);
+}
+
+void TestDisplayState::lagHoldsForAMoment_data()
+{
+    // (ms, lag) fed in order; the held lag after each.
+    QTest::addColumn<Feed>("feed");
+    QTest::addColumn<QList<int>>("held");
+    QTest::newRow("a block every second, polled a moment later: synced throughout")
+        << Feed{{0, 0}, {900, 1}, {1000, 0}, {1900, 1}, {2000, 0}, {2900, 1}, {3000, 0}, {3900, 1}}
+        << QList<int>{0, 0, 0, 0, 0, 0, 0, 0};
+    QTest::newRow("falling behind shows once it held for the moment")
+        << Feed{{0, 0}, {1000, 1}, {2000, 2}, {3000, 3}, {4000, 4}, {5000, 5}}
+        << QList<int>{0, 0, 0, 0, 1, 2};
+    QTest::newRow("catching up shows at once")
+        << Feed{{0, 50}, {4000, 40}, {4500, 0}} << QList<int>{50, 40, 0};
+    QTest::newRow("unknown is said at once and starts again")
+        << Feed{{0, 0}, {100, -1}, {200, 5}} << QList<int>{0, -1, 5};
+}
+
+void TestDisplayState::lagHoldsForAMoment()
+{
+    QFETCH(Feed, feed);
+    QFETCH(QList<int>, held);
+    engine::LagDamper damper;
+    for (qsizetype i = 0; i < feed.size(); ++i) {
+        const auto [ms, lag] = feed[i];
+        const auto got = damper.hold(lag < 0 ? std::nullopt : std::optional<quint64>(lag), ms);
+        QCOMPARE(got ? int(*got) : -1, held[i]);
+    }
+}
+
+void TestDisplayState::ratesOverAWindow_data()
+{
+    // Ten transfers a second in one block a second, sampled every 250 ms: the rate is never
+    // 0 once a block is in the window, never twice the rate.
+    QTest::addColumn<int>("eventsPerBlock");
+    QTest::addColumn<int>("samples");
+    QTest::newRow("10 a second") << 10 << 60;
+    QTest::newRow("1 a second") << 1 << 60;
+}
+
+void TestDisplayState::ratesOverAWindow()
+{
+    QFETCH(int, eventsPerBlock);
+    QFETCH(int, samples);
+    engine::RateWindow w;
+    for (int i = 0; i < samples; ++i) {
+        const qint64 ms = qint64(i) * 250;
+        const qint64 blocks = ms / 1000; // a block at every whole second
+        w.add(ms, blocks * eventsPerBlock, blocks);
+        if (ms >= 2000) {
+            QVERIFY2(w.eventsPerSecond() >= eventsPerBlock * 0.5,
+                     qPrintable(QStringLiteral("%1 at %2 ms").arg(w.eventsPerSecond()).arg(ms)));
+            QVERIFY2(w.eventsPerSecond() <= eventsPerBlock * 1.5,
+                     qPrintable(QStringLiteral("%1 at %2 ms").arg(w.eventsPerSecond()).arg(ms)));
+        }
+    }
+    // A new indexer's counters start again: no negative rate, no burst.
+    w.add(samples * 250, 0, 0);
+    QCOMPARE(w.eventsPerSecond(), 0.0);
 }
 
 void TestDisplayState::states()

@@ -78,7 +78,7 @@ void TestEngineUnits::insertTransfer(const char* env, int block, int logIndex, i
                                      const QString& contract, const QString& from,
                                      const QString& to, const QString& value)
 {
-    const auto topic = [](const QString& address) {
+    const auto topic = [](const QString& address) -> QString {
         return "0x000000000000000000000000" + address.mid(2);
     };
     m_db->run("INSERT INTO log_store (environment_id, chain_id, block_number, log_index, "

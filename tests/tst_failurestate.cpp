@@ -7,6 +7,7 @@
 #include "GuiLab.h"
 #include "MainWindow.h"
 #include "engine/EngineHost.h"
+#include "lab/Devnet.h"
 #include "panels/PlotPanel.h"
 #include "store/Database.h"
 
@@ -57,7 +58,10 @@ private slots:
     void directoryAsDatabase();
     void readOnlyDatabase();
     void unreachableNode();
+    void noContractsToIndex_data();
     void noContractsToIndex();
+    void retrySaysWhatItFound();
+    void labWaitsForAUsableDatabase();
     void bannerActionsRestartAndRecoveryClearsIt();
 
 private:
@@ -79,7 +83,8 @@ void TestFailureState::directoryAsDatabase()
     // The indexer's panels say why, instead of "Waiting for the indexer" (node health polls
     // the node on its own and may well have data).
     for (ui::PlotPanel* p : w.panels().mid(0, 3))
-        QVERIFY2(p->placeholderText().startsWith("failed: "), qPrintable(p->placeholderText()));
+        QVERIFY2(p->placeholderText().startsWith("failed: "),
+                 qPrintable(p->title() + ": " + p->placeholderText()));
     QVERIFY(!actionNamed(w, "Pause indexing")->isEnabled());
     QVERIFY(!actionNamed(w, "Verify stored data against the node")->isEnabled());
     host.shutdown();
@@ -134,16 +139,112 @@ void TestFailureState::unreachableNode()
     host.shutdown();
 }
 
+void TestFailureState::noContractsToIndex_data()
+{
+    // `forkscope --rpc URL` with nothing configured yet: what is wrong first is what the
+    // banner names. A dead node is the node's fault, not the missing contracts'.
+    QTest::addColumn<bool>("nodeAnswers");
+    QTest::addColumn<QString>("banner");
+    QTest::newRow("dead node") << false
+                               << "NODE UNREACHABLE - connection error from http://127.0.0.1:";
+    QTest::newRow("live node") << true << "FAILED - no contracts configured";
+}
+
 void TestFailureState::noContractsToIndex()
 {
+    QFETCH(bool, nodeAnswers);
+    QFETCH(QString, banner);
+    lab::Devnet anvil;
+    engine::EngineConfig config = externalNode(m_dir.filePath("nocontracts.sqlite"), {});
+    if (nodeAnswers) {
+        anvil.start();
+        config.rpcUrl = anvil.url();
+    }
     engine::EngineHost host;
     ui::MainWindow w(&host);
+    w.resize(1280, 720);
     w.show();
-    host.start(externalNode(m_dir.filePath("nocontracts.sqlite"), {}));
-    QTRY_VERIFY_WITH_TIMEOUT(w.engineErrorText().startsWith("FAILED - no contracts configured"),
-                             20000);
+    QSignalSpy logs(&host, &engine::EngineHost::logMessage);
+    host.start(config);
+    QTRY_VERIFY2_WITH_TIMEOUT(w.engineErrorText().startsWith(banner),
+                              qPrintable(w.engineErrorText()), 20000);
+    // The other problem is said beside it, never hidden by the first.
+    if (!nodeAnswers) {
+        QVERIFY2(w.engineErrorText().contains(config.rpcUrl.toString()),
+                 qPrintable(w.engineErrorText()));
+        QVERIFY2(w.engineErrorText().contains("Also: no contracts configured"),
+                 qPrintable(w.engineErrorText()));
+        QCOMPARE(w.panels().first()->placeholderText(), QStringLiteral("node unreachable"));
+    }
     QVERIFY(w.findChild<QPushButton*>(QStringLiteral("settings"))->isVisible());
     QVERIFY(!actionNamed(w, "Pause indexing")->isEnabled());
+    // The status bar names the environment the log says is being indexed.
+    bool logged = false;
+    for (const auto& l : logs)
+        logged = logged || l.at(1).toString() == QLatin1String("indexing environment default");
+    QVERIFY(logged);
+    QTRY_COMPARE_WITH_TIMEOUT(w.environmentText(), QStringLiteral("env default"), 10000);
+    host.shutdown();
+}
+
+void TestFailureState::retrySaysWhatItFound()
+{
+    // Retry on a node that still does not answer: the banner says when it started again,
+    // and the log that the node still does not answer, instead of nothing visible at all.
+    engine::EngineHost host;
+    ui::MainWindow w(&host);
+    w.resize(1280, 720);
+    w.show();
+    const engine::EngineConfig config = externalNode(m_dir.filePath("retry.sqlite"), {kToken});
+    QObject::connect(&w, &ui::MainWindow::engineRestartRequested, &host,
+                     [&host, &config] { host.start(config); }); // as GuiApp does
+    QSignalSpy logs(&host, &engine::EngineHost::logMessage);
+    host.start(config);
+    QTRY_VERIFY_WITH_TIMEOUT(w.engineErrorText().startsWith("NODE UNREACHABLE"), 20000);
+    QVERIFY(!w.engineErrorText().contains("Started again"));
+    w.findChild<QPushButton*>(QStringLiteral("retry"))->click();
+    QTRY_VERIFY_WITH_TIMEOUT(w.engineErrorText().contains("Started again at"), 20000);
+    QVERIFY2(w.engineErrorText().startsWith("NODE UNREACHABLE") &&
+                 w.engineErrorText().contains("(attempt 2)"),
+             qPrintable(w.engineErrorText()));
+    const auto loggedStill = [&] {
+        for (const auto& l : logs)
+            if (l.at(1).toString().startsWith("retry: ") &&
+                l.at(1).toString().contains("still does not answer"))
+                return true;
+        return false;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(loggedStill(), 20000);
+    host.shutdown();
+}
+
+void TestFailureState::labWaitsForAUsableDatabase()
+{
+    // The managed lab on a database the indexer cannot open: the lab sets itself up, but
+    // nothing of it is offered, since nothing would index what it does.
+    engine::EngineHost host;
+    ui::MainWindow w(&host);
+    w.resize(1280, 720);
+    w.show();
+    QSignalSpy logs(&host, &engine::EngineHost::logMessage);
+    engine::EngineConfig config;
+    config.dbPath = m_dir.path(); // a directory
+    config.demoTraffic = false;
+    host.start(config);
+    QTRY_VERIFY_WITH_TIMEOUT(w.engineErrorText().startsWith("FAILED"), 30000);
+    const auto deployed = [&] {
+        for (const auto& l : logs)
+            if (l.at(1).toString().startsWith("demo token deployed"))
+                return true;
+        return false;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(deployed(), 60000);
+    // A few statuses after the lab said it is set up: still nothing to click.
+    QSignalSpy statuses(&host, &engine::EngineHost::statusAvailable);
+    QTRY_VERIFY_WITH_TIMEOUT(statuses.size() >= 5, 20000);
+    for (const char* name : {"reorg", "rollback", "crash", "reset", "proxy", "demo"})
+        QVERIFY2(!w.labAction(name)->isEnabled(), name);
+    QVERIFY(w.engineErrorText().startsWith("FAILED"));
     host.shutdown();
 }
 

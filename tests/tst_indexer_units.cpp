@@ -9,6 +9,7 @@
 #include "indexer/CheckpointStore.h"
 #include "indexer/FetchWindow.h"
 #include "indexer/IndexerErrors.h"
+#include "indexer/ReorgRollback.h"
 #include "indexer/TransferDecoder.h"
 #include "store/Database.h"
 #include "store/StoreError.h"
@@ -56,6 +57,8 @@ private slots:
     void balanceRevertStopsAtADamagedRowAndStartsAfresh();
     void balanceRowsAreSafeToReplace();
     void balanceRebuildCorrectsEveryRowAsText();
+    void rollbackSaysWhatItUndid_data();
+    void rollbackSaysWhatItUndid();
 };
 
 void TestIndexerUnits::fetchWindow_data()
@@ -622,7 +625,9 @@ void TestIndexerUnits::balanceRebuildCorrectsEveryRowAsText()
     // Transfers: a mint of 10 to holder 1, then holder 1 sends 4 to holder 2.
     const auto transfer = [&](int block, const QString& from, const QString& to,
                               const QString& value) {
-        const auto topic = [](const QString& a) { return "0x000000000000000000000000" + a.mid(2); };
+        const auto topic = [](const QString& a) -> QString {
+            return "0x000000000000000000000000" + a.mid(2);
+        };
         db->run(QStringLiteral(
                     "INSERT INTO log_store (environment_id, chain_id, block_number, log_index, "
                     "block_hash, tx_hash, address, topic0, topic1, topic2, data, transfer_value) "
@@ -662,6 +667,43 @@ void TestIndexerUnits::balanceRebuildCorrectsEveryRowAsText()
                                 holder(2) + QStringLiteral(" 4 text 2")}));
     // Right now: a second rebuild changes nothing.
     QVERIFY(audit::rebuildBalances(*db, QStringLiteral("env"), 31337).isEmpty());
+}
+
+void TestIndexerUnits::rollbackSaysWhatItUndid_data()
+{
+    // The reorg line of `index` and `repair`: what was undone in the words of the data, each
+    // count with its noun in the right number, never a count of database rows.
+    QTest::addColumn<RollbackResult>("rollback");
+    QTest::addColumn<QString>("said");
+    RollbackResult r;
+    r.reorgId = 3;
+    r.oldCheckpoint = 412;
+    r.forkBlock = 400;
+    r.depth = 12;
+    r.rowsRemoved = 362;
+    r.transfersRemoved = 155;
+    r.balancesChanged = 40;
+    r.outboxDropped = 155;
+    QTest::newRow("many") << r
+                          << "checkpoint 412 -> fork 400, depth 12, 155 transfers removed, 40 "
+                             "balances recomputed, 155 outbox rows dropped, reorg id 3";
+    r.transfersRemoved = r.balancesChanged = r.outboxDropped = r.deliveredAffected = 1;
+    QTest::newRow("one of each")
+        << r
+        << "checkpoint 412 -> fork 400, depth 12, 1 transfer removed, 1 balance recomputed, "
+           "1 outbox row dropped, 1 delivered row retracted, reorg id 3";
+    r.transfersRemoved = r.balancesChanged = r.outboxDropped = r.deliveredAffected = 0;
+    QTest::newRow("an empty block range")
+        << r
+        << "checkpoint 412 -> fork 400, depth 12, 0 transfers removed, 0 balances recomputed, "
+           "0 outbox rows dropped, reorg id 3";
+}
+
+void TestIndexerUnits::rollbackSaysWhatItUndid()
+{
+    QFETCH(RollbackResult, rollback);
+    QFETCH(QString, said);
+    QCOMPARE(rollback.summary(), said);
 }
 
 QTEST_GUILESS_MAIN(TestIndexerUnits)

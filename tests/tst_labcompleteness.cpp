@@ -8,8 +8,15 @@
 #include "completeness/RepairDialog.h"
 #include "lab/FaultProxyDialog.h"
 #include "models/NodeTableModel.h"
+#include "report/ReportExporter.h"
+
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QMessageBox>
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLabel>
 #include <QPushButton>
@@ -30,6 +37,7 @@ private slots:
     void droppingNodeShowsTheBannerAndRepairFetchesFromTheHealthyOne();
     void verifyReceiptsCatchesRandomDrops();
     void holeInCommittedDataIsFoundAndRepaired();
+    void warningsEndWithTheirCause();
 };
 
 void TestLabCompleteness::proposedRepairNode_data()
@@ -126,6 +134,13 @@ void TestLabCompleteness::droppingNodeShowsTheBannerAndRepairFetchesFromTheHealt
         QTRY_VERIFY_WITH_TIMEOUT(lab.logged("repair: nothing stored from block"), 30000);
     QTRY_VERIFY_WITH_TIMEOUT(!banner->isVisible(), 30000);
     QCOMPARE(lab.last().endpoint, node2);
+    // The Fault proxy dialog says which node the indexer reads now.
+    answerNextDialog<ui::FaultProxyDialog>([](ui::FaultProxyDialog* d) {
+        QVERIFY2(!d->nodeLabel(0).contains("indexed"), qPrintable(d->nodeLabel(0)));
+        QVERIFY2(d->nodeLabel(1).contains("indexed"), qPrintable(d->nodeLabel(1)));
+        d->setNode(1); // its own knobs again: nothing changes
+    });
+    lab.w.labAction("proxy")->trigger();
     QTRY_VERIFY_WITH_TIMEOUT(lab.last().checkpoint.value_or(0) >= bad, 30000);
     lab.w.labAction("check")->trigger();
     QTRY_COMPARE_WITH_TIMEOUT(lab.w.verdictState(), V::Holds, 60000);
@@ -217,6 +232,89 @@ void TestLabCompleteness::holeInCommittedDataIsFoundAndRepaired()
     lab.w.engineToolBar()->verifyStoredDataAction()->trigger();
     QTRY_VERIFY_WITH_TIMEOUT(lab.logged("verify: blocks"), 30000);
     QVERIFY(!banner->isVisible());
+    lab.host.shutdown();
+}
+
+void TestLabCompleteness::warningsEndWithTheirCause()
+{
+    // A silent eth_getLogs cap on the indexed node: a block it cannot get whole. Every
+    // warning of it ends when its cause does: the cap removed, the app tries the node again,
+    // gets the block whole, and the banner, the node's mark and the status bar's error go;
+    // an export at that moment reads the same state. After a reset onto a new chain nothing
+    // of the old one is left either.
+    Lab lab;
+    lab.start(2, [](engine::EngineConfig& c) { c.demoTransfersPerTick = 10; });
+    QTRY_VERIFY_WITH_TIMEOUT(lab.w.labAction("proxy")->isEnabled(), 30000);
+    test::settle(lab, 3);
+    auto* banner = lab.w.dataIncompleteBanner();
+    const auto setCap = [&](int cap) {
+        answerNextDialog<ui::FaultProxyDialog>([cap](ui::FaultProxyDialog* d) {
+            d->setNode(0);
+            d->logCapBox()->setValue(cap);
+            d->capModeBox()->setCurrentIndex(0); // silent
+        });
+        lab.w.labAction("proxy")->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(lab.last().proxyKnobs.value(0).value("logCap").toInt() == cap,
+                                 10000);
+    };
+    const auto node1 = [&] { return lab.w.nodeModel()->text(0, ui::NodeTableModel::State); };
+    setCap(3);
+    lab.w.labAction("demo")->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(banner->isVisible(), 60000);
+    lab.w.labAction("demo")->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(node1().startsWith("dropping logs"), 15000);
+    QVERIFY(!lab.w.lastErrorText().isEmpty());
+
+    // The cap removed: the node is asked again and answers whole.
+    setCap(0);
+    QTRY_VERIFY_WITH_TIMEOUT(!banner->isVisible(), 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(lab.last().openAlerts.isEmpty(), 10000);
+    QTRY_VERIFY2_WITH_TIMEOUT(!node1().startsWith("dropping logs"), qPrintable(node1()), 15000);
+    QTRY_COMPARE_WITH_TIMEOUT(lab.w.lastErrorText(), QString(), 15000);
+    QVERIFY(lab.logged("now returns the blocks it did not return whole"));
+    // The export at that moment: complete, and the state the window shows.
+    const QString json = lab.dir.filePath("now.json");
+    QSignalSpy exported(lab.w.reportExporter(), &ui::ReportExporter::exportFinished);
+    lab.w.reportExporter()->exportReport(json);
+    QVERIFY(exported.wait(30000));
+    QFile f(json);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonObject root = QJsonDocument::fromJson(f.readAll()).object();
+    QCOMPARE(root.value("completeness").toObject().value("state").toString(),
+             QStringLiteral("complete"));
+    QVERIFY2(!root.value("app_state").toString().contains("incomplete"),
+             qPrintable(root.value("app_state").toString()));
+    lab.w.labAction("check")->trigger();
+    QTRY_COMPARE_WITH_TIMEOUT(lab.w.verdictState(), V::Holds, 60000);
+
+    // Caught again; Repair reads node 2 from then on; then a reset onto a new chain. After
+    // each, nothing of the old trouble stays on screen.
+    setCap(3);
+    lab.w.labAction("demo")->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(banner->isVisible(), 60000);
+    lab.w.labAction("demo")->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(node1().startsWith("dropping logs"), 15000);
+    answerNextDialog<ui::RepairDialog>(
+        [&](ui::RepairDialog* d) { QCOMPARE(d->node(), lab.last().labNodes.value(1)); });
+    banner->repairButton()->click();
+    QTRY_VERIFY_WITH_TIMEOUT(!banner->isVisible(), 30000);
+    QTRY_VERIFY2_WITH_TIMEOUT(!node1().startsWith("dropping logs"), qPrintable(node1()), 15000);
+    QTRY_COMPARE_WITH_TIMEOUT(lab.w.lastErrorText(), QString(), 15000);
+    QTimer::singleShot(0, [] {
+        QTRY_VERIFY(QApplication::activeModalWidget() != nullptr);
+        auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+        QVERIFY(box);
+        for (QAbstractButton* b : box->buttons())
+            if (b->text() == QLatin1String("Reset"))
+                b->click();
+    });
+    const QString before = lab.last().environmentId;
+    lab.w.labAction("reset")->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(lab.last().environmentId != before, 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(lab.last().labReady, 60000);
+    QVERIFY(!banner->isVisible());
+    QVERIFY2(!node1().startsWith("dropping logs"), qPrintable(node1()));
+    QCOMPARE(lab.w.lastErrorText(), QString());
     lab.host.shutdown();
 }
 

@@ -44,7 +44,7 @@ void TestLabEnvironments::resetArchivesAndStartsANewEnvironment()
     // Hold still while the "before" picture is taken, and through the reset: demo traffic
     // keeps mining, and anything indexed after the picture would be a legitimate change.
     // The reset itself resumes indexing (its dialog promises the fresh chain is indexed).
-    lab.w.engineToolBar()->pauseAction()->setChecked(true);
+    lab.w.engineToolBar()->pauseAction()->trigger(); // Pause indexing
     QTRY_VERIFY_WITH_TIMEOUT(lab.last().indexingPaused, 10000);
     const QString before = environmentDump(lab.dir.filePath("lab.sqlite"), oldEnv);
     QVERIFY(before.contains("transfer_events:") && !before.contains("transfer_events:0 "));
@@ -68,7 +68,8 @@ void TestLabEnvironments::resetArchivesAndStartsANewEnvironment()
     const QString newEnv = lab.last().environmentId;
     QTRY_VERIFY_WITH_TIMEOUT(!lab.last().indexingPaused, 10000);
     // The toolbar agrees.
-    QTRY_VERIFY_WITH_TIMEOUT(!lab.w.engineToolBar()->pauseAction()->isChecked(), 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(lab.w.engineToolBar()->pauseAction()->text(),
+                              QStringLiteral("Pause indexing"), 10000);
     QCOMPARE(lab.w.environmentText(), "env " + newEnv);
     QTRY_COMPARE_WITH_TIMEOUT(lab.w.verdictState(), V::Holds, 60000);
     QCOMPARE(lab.last().verdict.action, QStringLiteral("lab reset"));
@@ -121,7 +122,7 @@ void TestLabEnvironments::exportWritesWhatTheDatabaseHolds()
     lab.host.injectReorg(3, 1); // a reorg for the report's history
     QTRY_VERIFY_WITH_TIMEOUT(lab.last().reorgs >= 1, 30000);
     settle(lab, 12);
-    lab.w.engineToolBar()->pauseAction()->setChecked(true);
+    lab.w.engineToolBar()->pauseAction()->trigger(); // Pause indexing
     QTRY_VERIFY_WITH_TIMEOUT(lab.last().indexingPaused, 10000);
     const QString env = lab.last().environmentId;
     QString hash;

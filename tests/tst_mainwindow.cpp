@@ -7,6 +7,7 @@
 #include "ReorgDiffDialog.h"
 #include "TableBrowser.h"
 #include "WebhookRecorder.h"
+#include "engine/DisplayState.h"
 #include "engine/EngineHost.h"
 #include "indexer/EnvironmentRegistry.h"
 #include "indexer/InvariantChecker.h"
@@ -35,6 +36,7 @@
 
 #include <QLabel>
 #include <QListWidget>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTcpServer>
 #include <QTcpSocket>
@@ -59,6 +61,8 @@ private slots:
     void eventLogFiltersByLevel();
     void tablesShowWhatTheDatabaseHolds();
     void devnetStopAndStartKeepsTheEnvironment();
+    void stateHoldsStillWhileBlocksArrive();
+    void anErrorLeavesWithItsCause();
     void outboxDeliversFromTheApp();
 };
 
@@ -498,21 +502,33 @@ void TestMainWindow::devnetStopAndStartKeepsTheEnvironment()
     QTRY_VERIFY_WITH_TIMEOUT(w.checkpointText().startsWith("checkpoint "), 30000);
     const auto first = lab.last();
     QVERIFY(w.engineToolBar()->devnetAction()->isEnabled());
-    QVERIFY(w.engineToolBar()->devnetAction()->isChecked());
+    QCOMPARE(w.engineToolBar()->devnetAction()->text(), QStringLiteral("Stop devnet"));
+    QVERIFY(!w.engineToolBar()->devnetAction()->isCheckable()); // no ✓ beside "Stop devnet"
 
     w.engineToolBar()->devnetAction()->trigger(); // Ctrl+D: stop the managed anvil
-    QTRY_VERIFY_WITH_TIMEOUT(!w.engineToolBar()->devnetAction()->isChecked(), 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(w.engineToolBar()->devnetAction()->text(),
+                              QStringLiteral("Start devnet"), 10000);
     QTRY_COMPARE_WITH_TIMEOUT(w.nodeModel()->text(0, ui::NodeTableModel::State),
                               QStringLiteral("offline"), 10000);
+    // Chosen on purpose: said as that, with the way back, never "NODE UNREACHABLE ... 502"
+    // with Retry. Not red.
+    QTRY_VERIFY2_WITH_TIMEOUT(w.engineErrorText().startsWith("DEVNET STOPPED"),
+                              qPrintable(w.engineErrorText()), 10000);
+    QTest::qWait(1500); // the nodes' polls fail meanwhile: the state stays what it is
+    QVERIFY2(w.engineErrorText().startsWith("DEVNET STOPPED"), qPrintable(w.engineErrorText()));
+    QCOMPARE(w.findChild<QLabel*>("connectionLabel")->text(), QStringLiteral("devnet stopped"));
+    QVERIFY(w.findChild<QPushButton*>("startDevnet")->isVisible());
+    QVERIFY(!w.findChild<QPushButton*>("retry")->isVisible());
     rpc::JsonRpcClient probe{QUrl(first.endpoint)};
     probe.setTimeout(std::chrono::milliseconds(500));
     QVERIFY_THROWS_EXCEPTION(rpc::RpcException, probe.callBlocking("eth_blockNumber", {}));
     const QString checkpointWhileDown = w.checkpointField("number");
 
-    w.engineToolBar()
-        ->devnetAction()
-        ->trigger(); // start it again: the same chain, the same environment
-    QTRY_VERIFY_WITH_TIMEOUT(w.engineToolBar()->devnetAction()->isChecked(), 30000);
+    // Start devnet, from the banner: the same chain, the same environment.
+    w.findChild<QPushButton*>("startDevnet")->click();
+    QTRY_COMPARE_WITH_TIMEOUT(w.engineToolBar()->devnetAction()->text(),
+                              QStringLiteral("Stop devnet"), 30000);
+    QTRY_COMPARE_WITH_TIMEOUT(w.engineErrorText(), QString(), 30000);
     QTRY_COMPARE_WITH_TIMEOUT(w.nodeModel()->text(0, ui::NodeTableModel::State),
                               QStringLiteral("caught up"), 15000);
     rpc::EthClient eth(probe);
@@ -544,6 +560,67 @@ void TestMainWindow::devnetStopAndStartKeepsTheEnvironment()
                           {first.environmentId});
     QVERIFY(q.next());
     QCOMPARE(q.value(0).toInt(), 0);
+}
+
+void TestMainWindow::stateHoldsStillWhileBlocksArrive()
+{
+    // Ten transfers a second in a block a second, indexed as they come: the window says
+    // "synced" throughout, not synced/syncing with every block, and never 0 events/s.
+    test::Lab lab;
+    lab.w.resize(1280, 720);
+    lab.start(0, [](engine::EngineConfig& c) { c.demoTransfersPerTick = 10; });
+    QTRY_VERIFY_WITH_TIMEOUT(lab.w.labAction("demo")->isEnabled(), 30000);
+    lab.w.labAction("demo")->trigger();
+    // Ten seconds of traffic first: the rate is over a window of that.
+    QTRY_VERIFY_WITH_TIMEOUT(lab.last().blocksCommitted >= 12, 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        engine::displayState(lab.last()).kind == engine::DisplayState::Kind::Synced, 30000);
+    const qsizetype from = lab.statuses.size();
+    const qint64 blocks = lab.last().blocksCommitted;
+    QTRY_VERIFY_WITH_TIMEOUT(lab.last().blocksCommitted >= blocks + 10, 60000);
+    QStringList seen;
+    for (qsizetype i = from; i < lab.statuses.size(); ++i) {
+        const auto s = lab.statuses.at(i).at(0).value<engine::EngineStatus>();
+        const QString header = engine::text::cursorHeader(s, QDateTime::currentDateTimeUtc());
+        if (!header.startsWith("synced | lag 0 blocks") || header.contains(" 0 events/s"))
+            seen << header;
+    }
+    QVERIFY2(seen.isEmpty(), qPrintable(seen.join('\n')));
+    lab.host.shutdown();
+}
+
+void TestMainWindow::anErrorLeavesWithItsCause()
+{
+    // The status bar's error stays while what caused it lasts, and leaves when it is over:
+    // not a red line about block 405 next to "synced" for the rest of the session.
+    engine::EngineHost host;
+    ui::MainWindow w(&host);
+    engine::EngineStatus s;
+    s.connection = engine::EngineStatus::Connection::Connected;
+    s.environmentId = "lab-1";
+    s.headBlock = 405;
+    s.checkpoint = 405;
+    emit host.statusAvailable(s);
+    auto* label = w.findChild<QLabel*>("errorLabel");
+    // The error is logged, then the state it causes arrives.
+    w.appendLog("error", "block 405: the node returned fewer logs than its bloom commits to");
+    QVERIFY(!label->isHidden());
+    s.openAlerts << indexer::CompletenessAlert{};
+    emit host.statusAvailable(s);
+    emit host.statusAvailable(s);
+    QVERIFY(!label->isHidden());
+    // The gap is filled: the error goes with it.
+    s.openAlerts.clear();
+    emit host.statusAvailable(s);
+    QVERIFY(label->isHidden());
+    QCOMPARE(w.lastErrorText(), QString());
+    // An action refused while all is well stays until the state changes.
+    w.appendLog("error", "inject reorg: depth 500 is out of range");
+    emit host.statusAvailable(s);
+    QVERIFY(!label->isHidden());
+    s.headBlock = 410; // syncing now
+    emit host.statusAvailable(s);
+    QVERIFY(label->isHidden());
 }
 
 void TestMainWindow::outboxDeliversFromTheApp()

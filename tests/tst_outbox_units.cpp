@@ -98,6 +98,7 @@ private slots:
     void batchesKeepOrderAndTheSafeHeight();
     void refusedBatchIsAskedAgainRowByRow();
     void jsonLinesSinkWritesOneBatch();
+    void jsonLinesSinkWriteFailureIsRetried_data();
     void jsonLinesSinkWriteFailureIsRetried();
 
 private:
@@ -236,15 +237,28 @@ void TestOutboxUnits::jsonLinesSinkWritesOneBatch()
     }
 }
 
+void TestOutboxUnits::jsonLinesSinkWriteFailureIsRetried_data()
+{
+    QTest::addColumn<int>("rows");
+    QTest::addColumn<QString>("said");
+    QTest::newRow("one row") << 1 << "write of 1 outbox row to /dev/full failed: ";
+    QTest::newRow("two rows") << 2 << "write of 2 outbox rows to /dev/full failed: ";
+}
+
 void TestOutboxUnits::jsonLinesSinkWriteFailureIsRetried()
 {
+    QFETCH(int, rows);
+    QFETCH(QString, said);
     // /dev/full takes the open and refuses every write (ENOSPC).
     if (!QFile::exists("/dev/full"))
         QSKIP("no /dev/full on this system");
     outbox::JsonLinesSink sink("/dev/full");
-    const DeliveryResult r = sink.deliver({{1, 1, "k1", "{}"}, {2, 1, "k2", "{}"}});
+    QList<outbox::OutboxRow> batch;
+    for (int i = 1; i <= rows; ++i)
+        batch.append({i, 1, "k" + QString::number(i), "{}"});
+    const DeliveryResult r = sink.deliver(batch);
     QCOMPARE(r.outcome, Outcome::Retry);
-    QVERIFY2(r.detail.startsWith("write of 2 row(s) to /dev/full failed: "), qPrintable(r.detail));
+    QVERIFY2(r.detail.startsWith(said), qPrintable(r.detail));
 }
 
 QTEST_GUILESS_MAIN(TestOutboxUnits)

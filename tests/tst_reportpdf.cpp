@@ -1,8 +1,11 @@
 // ReportPdfWriter as the app calls it: a CheckpointReport value (built here by hand, so
-// long tables and every status can be set up exactly), with and without the app's four
-// live chart images. Checked with poppler's pdfinfo/pdftotext: real text, pagination with
-// the table header repeated, and no file at all when the path cannot be written.
+// long tables and every status can be set up exactly), with and without the node health the
+// app polled. Checked with poppler's pdfinfo/pdftotext/pdfimages: a first page a reader
+// takes in at a glance, real text, charts of the report's own data only, amounts in the
+// tokens' units, pagination with the table header repeated, times never broken, and no
+// file at all when the path cannot be written.
 #include "report/CheckpointReport.h"
+#include "report/ReportCharts.h"
 #include "report/ReportError.h"
 #include "report/ReportPdfWriter.h"
 #include "widgets/LocalTime.h"
@@ -81,9 +84,19 @@ CheckpointReport sampleReport(int reorgCount)
             item.blockNumber = e.oldBlockNumber;
             item.fromAddr = QStringLiteral("0x") + QString(40, QLatin1Char('1'));
             item.toAddr = QStringLiteral("0x") + QString(40, QLatin1Char('2'));
-            item.value = QStringLiteral("1000");
+            item.value = QStringLiteral("1500000000000000000");
+            item.contract = QStringLiteral("0x5fbdb2315678afecb367f032d93f642f64180aa3");
+            item.txHash = hashOf(7000 + d);
             e.diffItems << item;
         }
+        report::ReorgDiffItem balance;
+        balance.kind = QStringLiteral("balance_changed");
+        balance.blockNumber = e.oldBlockNumber;
+        balance.contract = QStringLiteral("0x5fbdb2315678afecb367f032d93f642f64180aa3");
+        balance.holder = QStringLiteral("0x") + QString(40, QLatin1Char('3'));
+        balance.beforeValue = QStringLiteral("12500000000000000000");
+        balance.afterValue = QStringLiteral("11000000000000000000");
+        e.diffItems << balance;
         r.reorgs << e;
         r.series.reorgs << report::ReorgPoint{1735689600.0 + i * 60, e.depth, e.reason};
     }
@@ -120,6 +133,19 @@ int pages(const QString& pdf)
     return QRegularExpression("Pages:\\s+(\\d+)").match(tool("pdfinfo", {pdf})).captured(1).toInt();
 }
 
+QString pageText(const QString& pdf, int page)
+{
+    return tool("pdftotext",
+                {"-layout", "-f", QString::number(page), "-l", QString::number(page), pdf, "-"});
+}
+
+int images(const QString& pdf)
+{
+    return int(tool("pdfimages", {"-list", pdf}).count("\n")) - 2; // two header lines
+}
+
+const QRegularExpression kWholeHash(QStringLiteral("0x[0-9a-f]{40,64}"));
+
 } // namespace
 
 class TestReportPdf : public QObject
@@ -128,8 +154,12 @@ class TestReportPdf : public QObject
 private slots:
     void initTestCase();
     void chartsFromTheDatabaseSeries();
+    void firstPageIsReadInAMinute();
+    void amountsInTheTokensUnits_data();
+    void amountsInTheTokensUnits();
+    void noChartOfNothing();
+    void nodeHealthFromTheEnvironmentsOwnPolls();
     void longTablesPaginateWithTheirHeader();
-    void onlyNodeHealthComesFromTheLivePanels();
     void unwritablePathLeavesNoFile();
     void timesAreLocalAndNeverWrap_data();
     void timesAreLocalAndNeverWrap();
@@ -154,15 +184,122 @@ void TestReportPdf::chartsFromTheDatabaseSeries()
     const QString path = m_dir.filePath("small.pdf");
     ui::ReportPdfWriter::write(sampleReport(2), path);
     QVERIFY(QFile::exists(path));
-    QCOMPARE(pages(path), 4); // title, cursor + node, checkpoints + reorgs, outbox + backfill
+    QVERIFY(pages(path) >= 2);
     const QString text = tool("pdftotext", {"-layout", path, "-"});
+    // The checkpoint hashes whole, where a reader compares them with a node's.
     for (int i = 0; i < 3; ++i)
         QVERIFY2(text.contains(hashOf(100 + i)), qPrintable(text.left(4000)));
-    for (const char* s :
-         {"canonical", "reorged", "unreachable", "Invariants VIOLATED", "Environment lab-sample",
-          "Per-node history is not stored", "HTTP 503 from the node", "Reorg history"})
+    for (const char* s : {"the node has the same block", "ANOTHER block", "did not answer",
+                          "Invariants VIOLATED", "Environment lab-sample",
+                          "keeps no per-node history", "HTTP 503 from the node", "Reorgs"})
         QVERIFY2(text.contains(QLatin1String(s)), s);
     QVERIFY(text.contains(hashOf(999))); // the node's hash of the reorged checkpoint
+    // Charts of the report's own data: the cursor, the reorgs; no outbox rows, no chart.
+    QCOMPARE(images(path), 2);
+}
+
+void TestReportPdf::firstPageIsReadInAMinute()
+{
+    // A team lead reads page one: the verdict, the data, the environment at a glance in
+    // words. No wall of hex there: whole hashes are further on, where they are compared.
+    const QString path = m_dir.filePath("summary.pdf");
+    CheckpointReport r = sampleReport(3);
+    r.appState = QStringLiteral("synced");
+    ui::ReportPdfWriter::write(r, path);
+    const QString first = pageText(path, 1);
+    for (const char* s : {"Forkscope report", "Invariants VIOLATED", "At a glance", "The app said",
+                          "synced", "Checkpoint", "the node has the same block", "Reorgs", "3 (",
+                          "deepest", "Outbox", "Node at export", "answered"})
+        QVERIFY2(first.contains(QLatin1String(s)),
+                 qPrintable(QString::fromLatin1(s) + "\n" + first));
+    QVERIFY2(!first.contains(kWholeHash), qPrintable(first));
+    QVERIFY2(!first.contains("balance_changed") && !first.contains("transfer_removed"),
+             qPrintable(first));
+}
+
+void TestReportPdf::amountsInTheTokensUnits_data()
+{
+    QTest::addColumn<bool>("known");
+    QTest::addColumn<QStringList>("shown");
+    QTest::newRow("decimals read")
+        << true
+        << QStringList{"1.5 FSD", "12.5 FSD → 11 FSD", "transfer removed", "balance changed"};
+    QTest::newRow("no decimals") << false
+                                 << QStringList{"1500000000000000000 base units",
+                                                "Amounts are in the tokens' base units"};
+}
+
+void TestReportPdf::amountsInTheTokensUnits()
+{
+    QFETCH(bool, known);
+    QFETCH(QStringList, shown);
+    CheckpointReport r = sampleReport(1);
+    if (known) {
+        r.tokens.insert(QStringLiteral("0x5fbdb2315678afecb367f032d93f642f64180aa3"),
+                        chain::TokenInfo{18, QStringLiteral("FSD")});
+        r.tokensReadFrom = QStringLiteral("http://127.0.0.1:8545");
+    }
+    const QString path = m_dir.filePath("amounts.pdf");
+    ui::ReportPdfWriter::write(r, path);
+    const QString text = tool("pdftotext", {"-layout", path, "-"});
+    for (const QString& s : shown)
+        QVERIFY2(text.contains(s), qPrintable(s + "\n" + text));
+    // Addresses and transaction hashes of the diff are short; the kinds are words.
+    QVERIFY2(text.contains(QStringLiteral("0x1111\u20261111 → 0x2222\u20262222")),
+             qPrintable(text));
+    QVERIFY(!text.contains(QStringLiteral("0x") + QString(40, QLatin1Char('1'))));
+    QVERIFY(!text.contains("balance_changed"));
+}
+
+void TestReportPdf::noChartOfNothing()
+{
+    // No reorgs and no outbox rows: said in words, never an empty plot whose time axis
+    // starts in 1970 ("01-01 00:00:00").
+    const CheckpointReport r = sampleReport(0);
+    const QList<QImage> charts = ui::ReportCharts::render(r);
+    QVERIFY(!charts.value(ui::ReportCharts::Cursor).isNull());
+    QVERIFY(charts.value(ui::ReportCharts::Reorgs).isNull());
+    QVERIFY(charts.value(ui::ReportCharts::NodeHealth).isNull());
+    const QString path = m_dir.filePath("empty.pdf");
+    ui::ReportPdfWriter::write(r, path);
+    QCOMPARE(images(path), 1); // the cursor only
+    QVERIFY(tool("pdftotext", {path, "-"}).contains("No reorg was recorded"));
+}
+
+void TestReportPdf::nodeHealthFromTheEnvironmentsOwnPolls()
+{
+    // A live export carries node health as the app polled it for this environment: drawn
+    // from those samples (not a grab of the live panel), with each node's state at export.
+    CheckpointReport r = sampleReport(1);
+    const qint64 t0 = 1735689600000;
+    CheckpointReport::NodeTrack one{QStringLiteral("http://127.0.0.1:1"), {}};
+    CheckpointReport::NodeTrack two{QStringLiteral("http://127.0.0.1:2"), {}};
+    for (int i = 0; i < 20; ++i) {
+        one.samples << health::HealthSample{t0 + i * 1000, std::uint64_t(100 + i),
+                                            health::NodeState::CaughtUp};
+        two.samples << health::HealthSample{t0 + i * 1000, std::uint64_t(100 + std::min(i, 10)),
+                                            i > 10 ? health::NodeState::Forked
+                                                   : health::NodeState::CaughtUp};
+    }
+    r.nodeHistory = {one, two};
+    health::NodeHealth n1;
+    n1.url = one.url;
+    n1.state = health::NodeState::CaughtUp;
+    n1.head = 119;
+    health::NodeHealth n2;
+    n2.url = two.url;
+    n2.state = health::NodeState::Forked;
+    n2.head = 110;
+    r.nodesAtExport = {n1, n2};
+    QVERIFY(!ui::ReportCharts::render(r).value(ui::ReportCharts::NodeHealth).isNull());
+    const QString path = m_dir.filePath("nodes.pdf");
+    ui::ReportPdfWriter::write(r, path);
+    const QString text = tool("pdftotext", {"-layout", path, "-"});
+    QVERIFY2(text.contains("as the app polled it since this environment was created"),
+             qPrintable(text));
+    QVERIFY(text.contains("node 1 caught up, node 2 forked")); // page one
+    QVERIFY(!text.contains("keeps no per-node history"));
+    QCOMPARE(images(path), 3); // cursor, node health, reorgs
 }
 
 void TestReportPdf::longTablesPaginateWithTheirHeader()
@@ -175,24 +312,6 @@ void TestReportPdf::longTablesPaginateWithTheirHeader()
     QVERIFY(text.count("What the rollback undid") >= 2); // the header again on the next page
     QVERIFY(text.contains("page " + QString::number(n)));
     QVERIFY(text.contains("Reorg #150"));
-}
-
-void TestReportPdf::onlyNodeHealthComesFromTheLivePanels()
-{
-    QList<QImage> live;
-    for (const QColor& c :
-         {QColor(Qt::red), QColor(Qt::green), QColor(Qt::blue), QColor(Qt::yellow)}) {
-        QImage img(800, 300, QImage::Format_RGB32);
-        img.fill(c);
-        live << img;
-    }
-    const QString path = m_dir.filePath("live.pdf");
-    ui::ReportPdfWriter::write(sampleReport(2), path, live);
-    const QString text = tool("pdftotext", {path, "-"});
-    // Only node health comes from the live panel; the rest is the database's whole history.
-    QVERIFY(!text.contains("(live panel)"));
-    QVERIFY(text.contains("under the app's live node panel"));
-    QVERIFY(tool("pdfimages", {"-list", path}).count("\n") >= 4 + 2); // 4 images + 2 header lines
 }
 
 void TestReportPdf::unwritablePathLeavesNoFile()
@@ -247,8 +366,9 @@ void TestReportPdf::theWholePdfUsesTheAppsZone()
                                  .replace(QChar(0xa0), QLatin1Char(' '));
     QVERIFY2(text.contains(detected), qPrintable(detected));
     QVERIFY(!text.contains("2025-01-01T00:01:00"));
-    // Never a date on one line and its time on the next.
-    static const QRegularExpression split(R"(\d{4}-\d\d-\d\d\s*\n)");
+    // Never a date on one line and its time on the next, nor a time cut anywhere else.
+    static const QRegularExpression split(
+        R"(\d{4}-\d\d-\d\d(?! \d\d:\d\d:\d\d)|(\d{4}-|\d\d:)\s*\n)");
     QVERIFY2(!text.contains(split), qPrintable(text.left(3000)));
 }
 

@@ -3,6 +3,7 @@
 // renders what they carry, and the report exporter routes answers by ticket only.
 #include "CheckpointView.h"
 #include "DiscardLabConfirm.h"
+#include "EngineErrorBanner.h"
 #include "EngineToolBar.h"
 #include "EnvironmentWindow.h"
 #include "MainWindow.h"
@@ -11,6 +12,8 @@
 #include "TrayStatus.h"
 #include "completeness/DataIncompleteBanner.h"
 #include "engine/EngineHost.h"
+#include "lab/DeepReorgBanner.h"
+#include "lab/FaultProxyDialog.h"
 #include "lab/LabToolBar.h"
 #include "lab/VerdictBadge.h"
 #include "panels/CursorLagPanel.h"
@@ -93,12 +96,14 @@ class TestUiParts : public QObject
     Q_OBJECT
 private slots:
     void panelsFollowTheHost();
+    void outboxChartsOnlyCountsItRead();
     void toolbarsFollowTheHost();
     void labToolBarTakesMoreActions();
     void reportsAreRoutedByTicket();
     void engineActionsSayWhatTheyDoAndAskBeforeDiscardingTheLab();
     void nodeLegendNamesOnlyWatchedNodes();
     void reorgDiffSaysWhatItAmountsTo();
+    void reorgDiffShortensHashesOnce();
     void exportSuffixFollowsTheFilter_data();
     void exportSuffixFollowsTheFilter();
     void exportSaysWhereTheFileIs();
@@ -106,6 +111,9 @@ private slots:
     void outboxSafeHeightInWords();
     void stateStripRowsAreLabelled();
     void trayFollowsTheOneState();
+    void labOffersOnlyWhatCanWork_data();
+    void labOffersOnlyWhatCanWork();
+    void bannersSayWhatIsTrue();
     void cursorLagChartsTheHeadItsLagIsCountedFrom_data();
     void cursorLagChartsTheHeadItsLagIsCountedFrom();
     void theHeadShowsWhileSynced();
@@ -117,6 +125,25 @@ private slots:
 private:
     QTemporaryDir m_config; // QSettings ("Don't ask again") go here, not to ~/.config
 };
+
+void TestUiParts::outboxChartsOnlyCountsItRead()
+{
+    // A database that cannot be opened: the environment is named, but its outbox counts
+    // were never read. Zeros nobody read are not an empty outbox: nothing charted, and the
+    // panel keeps saying why no data comes.
+    EngineHost host;
+    ui::OutboxPanel outbox(&host);
+    EngineStatus s = withNode("http://a");
+    s.environmentId = "env-x";
+    s.indexerFailure = "database /tmp is a directory";
+    emit host.statusAvailable(s);
+    QCOMPARE(outbox.pointCount(ui::OutboxPanel::Pending), 0);
+    QVERIFY(!outbox.placeholderText().isEmpty());
+    // Once read, even zero is a count.
+    s.storedReadAt = QDateTime::currentDateTimeUtc();
+    emit host.statusAvailable(s);
+    QCOMPARE(outbox.pointCount(ui::OutboxPanel::Pending), 1);
+}
 
 void TestUiParts::panelsFollowTheHost()
 {
@@ -150,6 +177,7 @@ void TestUiParts::panelsFollowTheHost()
     s.outboxPending = 4;
     s.recentReorgs = {reorg(7, "parent mismatch", 3), reorg(8, "absence", 5),
                       reorg(9, "repair", 12)};
+    s.storedReadAt = QDateTime::currentDateTimeUtc(); // the counts were read
     emit host.statusAvailable(s);
     QCOMPARE(lag.pointCount(ui::CursorLagPanel::Lag), 1);
     QVERIFY2(lag.summary().contains("syncing | lag 20 blocks"), qPrintable(lag.summary()));
@@ -237,7 +265,10 @@ void TestUiParts::toolbarsFollowTheHost()
     s.verdict.state = engine::InvariantVerdict::State::Holds;
     emit host.statusAvailable(s);
     QVERIFY(engineBar.devnetAction()->isEnabled());
-    QVERIFY(engineBar.devnetAction()->isChecked());
+    // Named by what a click does, never a check mark beside "Stop devnet".
+    QCOMPARE(engineBar.devnetAction()->text(), QStringLiteral("Stop devnet"));
+    QVERIFY(!engineBar.devnetAction()->isCheckable());
+    QVERIFY(!engineBar.pauseAction()->isCheckable());
     QVERIFY(labBar.action("reorg")->isEnabled());
     QVERIFY(labBar.action("check")->isEnabled());
     QVERIFY(!labBar.action("proxy")->isEnabled()); // no lab nodes to put faults on
@@ -264,17 +295,20 @@ void TestUiParts::toolbarsFollowTheHost()
 
     // Pause follows the engine when the engine's state changes, not a snapshot that was
     // already on its way when the user clicked.
+    const QString resume = QStringLiteral("Resume indexing");
     s.indexingPaused = true;
     emit host.statusAvailable(s);
-    QVERIFY(engineBar.pauseAction()->isChecked());
-    engineBar.pauseAction()->setChecked(false); // the user resumes
-    emit host.statusAvailable(s);               // still says paused
-    QVERIFY(!engineBar.pauseAction()->isChecked());
+    QCOMPARE(engineBar.pauseAction()->text(), resume);
+    engineBar.pauseAction()->trigger(); // the user resumes
+    QCOMPARE(engineBar.pauseAction()->text(), QStringLiteral("Pause indexing"));
+    emit host.statusAvailable(s); // still says paused
+    QCOMPARE(engineBar.pauseAction()->text(), QStringLiteral("Pause indexing"));
     s.indexingPaused = false;
     emit host.statusAvailable(s);
     s.indexingPaused = true; // paused again by the engine (a crash, a reset)
     emit host.statusAvailable(s);
-    QVERIFY(engineBar.pauseAction()->isChecked());
+    QCOMPARE(engineBar.pauseAction()->text(), resume);
+    s.indexingPaused = false;
 
     // The engine stopped: the lab and the devnet control wait for it.
     s.connection = EngineStatus::Connection::Stopped;
@@ -287,6 +321,56 @@ void TestUiParts::toolbarsFollowTheHost()
         if (a->text() == QLatin1String("Restart engine"))
             a->trigger();
     QCOMPARE(restart.size(), 1);
+}
+
+void TestUiParts::reorgDiffShortensHashesOnce()
+{
+    // Real lengths: a 32-byte tx hash, 20-byte addresses. Each shortened value fits its
+    // column as the dialog opens ("0x47d7…2266"), never shortened again by the view
+    // ("0x47d7……").
+    engine::ReorgDiff diff;
+    diff.reorg = reorg(4, "hash mismatch", 3);
+    engine::ReorgDiff::Item it;
+    it.kind = QStringLiteral("transfer_removed");
+    it.blockNumber = 405;
+    it.logIndex = 12;
+    it.txHash =
+        QStringLiteral("0x47d7c2f0e1b8a4d3c6e9f2a5b8c1d4e7f0a3b6c9d2e5f8a1b4c7d0e3f6a92266");
+    it.contract = QStringLiteral("0x5fbdb2315678afecb367f032d93f642f64180aa3");
+    it.from = QStringLiteral("0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266");
+    it.to = QStringLiteral("0x70997970c51812dc3a010c7d01b50e0d17dc79c8");
+    it.value = QStringLiteral("1000");
+    diff.items = {it};
+    ui::ReorgDiffDialog dialog(diff);
+    dialog.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+    QTableWidget* t = dialog.table();
+    const QFontMetrics fm(t->font());
+    // The delegate's text margin, each side.
+    const int margin = t->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, t) + 1;
+    int hashes = 0;
+    for (int c = 0; c < t->columnCount(); ++c) {
+        const QString text = t->item(0, c)->text();
+        if (!text.startsWith("0x"))
+            continue;
+        ++hashes;
+        QCOMPARE(text.count(QChar(0x2026)), 1);
+        const int room = t->visualItemRect(t->item(0, c)).width() - 2 * margin;
+        QVERIFY2(fm.horizontalAdvance(text) <= room,
+                 qPrintable(QStringLiteral("column %1: \"%2\" is %3 px in %4")
+                                .arg(c)
+                                .arg(text)
+                                .arg(fm.horizontalAdvance(text))
+                                .arg(room)));
+    }
+    QCOMPARE(hashes, 4);
+    // A column the user narrows: what the view paints keeps one ellipsis and the end.
+    const QString shown = t->item(0, 3)->text();
+    t->setColumnWidth(3, fm.horizontalAdvance(shown) / 2 + 2 * margin);
+    const QString painted = fm.elidedText(shown, t->textElideMode(),
+                                          t->visualItemRect(t->item(0, 3)).width() - 2 * margin);
+    QVERIFY2(painted.count(QChar(0x2026)) == 1 && painted.startsWith("0x") && painted.endsWith("6"),
+             qPrintable(painted));
 }
 
 void TestUiParts::reorgDiffSaysWhatItAmountsTo()
@@ -512,7 +596,7 @@ void TestUiParts::engineActionsSayWhatTheyDoAndAskBeforeDiscardingTheLab()
     QVERIFY(!bar.stopAction()->isEnabled());
     bar.startAction()->trigger(); // nothing to discard: no question
     QCOMPARE(restart.size(), 2);
-    QVERIFY(!bar.pauseAction()->isChecked());
+    QCOMPARE(bar.pauseAction()->text(), QStringLiteral("Pause indexing"));
 }
 
 void TestUiParts::labToolBarTakesMoreActions()
@@ -705,6 +789,94 @@ void TestUiParts::trayFollowsTheOneState()
     QCOMPARE(announced.size(), 2);
     // The offscreen platform has no tray: no icon, the text still answers.
     QCOMPARE(tray.hasIcon(), QSystemTrayIcon::isSystemTrayAvailable());
+}
+
+void TestUiParts::labOffersOnlyWhatCanWork_data()
+{
+    // A lab that is set up, its indexer stopped for one reason or another: what changes the
+    // chain is offered only while something indexes it; the fault proxy (to remove the
+    // fault) and the reset stay.
+    QTest::addColumn<int>("halt");
+    QTest::addColumn<bool>("chain");
+    QTest::newRow("indexing") << int(EngineStatus::IndexerHalt::None) << true;
+    QTest::newRow("stopped at a deep reorg") << int(EngineStatus::IndexerHalt::DeepReorg) << false;
+    QTest::newRow("waiting at a block not fetched whole")
+        << int(EngineStatus::IndexerHalt::DataIncomplete) << false;
+}
+
+void TestUiParts::labOffersOnlyWhatCanWork()
+{
+    QFETCH(int, halt);
+    QFETCH(bool, chain);
+    EngineHost host;
+    ui::LabToolBar bar(&host);
+    EngineStatus s = withNode("http://127.0.0.1:1");
+    s.managedDevnet = true;
+    s.devnetRunning = true;
+    s.labReady = true;
+    s.environmentId = "lab-1";
+    s.labNodes = {"http://127.0.0.1:1", "http://127.0.0.1:2"};
+    s.indexerHalt = EngineStatus::IndexerHalt(halt);
+    emit host.statusAvailable(s);
+    for (const char* name : {"reorg", "rollback", "crash", "replica", "writers", "lostack",
+                             "outboxlostack", "deepreorg"})
+        QVERIFY2(bar.action(name)->isEnabled() == chain, name);
+    for (const char* name : {"proxy", "demo", "check", "reset"})
+        QVERIFY2(bar.action(name)->isEnabled(), name);
+}
+
+void TestUiParts::bannersSayWhatIsTrue()
+{
+    QVERIFY(m_config.isValid());
+    qputenv("XDG_CONFIG_HOME", m_config.path().toUtf8());
+    EngineHost host;
+    QSignalSpy logs(&host, &EngineHost::logMessage);
+
+    // The Fault proxy dialog marks the node the indexer reads now, not node 1 for ever.
+    const QStringList nodes{"http://127.0.0.1:1", "http://127.0.0.1:2"};
+    ui::FaultProxyDialog proxy(nodes, {QJsonObject{}, QJsonObject{}}, nodes[1]);
+    QVERIFY2(!proxy.nodeLabel(0).contains("indexed"), qPrintable(proxy.nodeLabel(0)));
+    QVERIFY2(proxy.nodeLabel(1).contains("indexed"), qPrintable(proxy.nodeLabel(1)));
+
+    // A devnet the user stopped: said as that, in caution colours, with Start devnet.
+    ui::EngineErrorBanner banner;
+    QSignalSpy startDevnet(&banner, &ui::EngineErrorBanner::startDevnetRequested);
+    EngineStatus s = withNode("http://127.0.0.1:1");
+    s.managedDevnet = true;
+    s.devnetStoppedByUser = true;
+    s.connection = EngineStatus::Connection::Unreachable;
+    s.message = "HTTP 502";
+    banner.apply(s);
+    QVERIFY2(banner.text().startsWith("DEVNET STOPPED"), qPrintable(banner.text()));
+    QVERIFY(!banner.text().contains("502"));
+    QVERIFY(banner.styleSheet().contains(ui::Palette::screen(ui::Palette::Tone::Caution).name()));
+    QVERIFY(!banner.button("retry")->isVisibleTo(&banner));
+    QVERIFY(banner.button("startDevnet")->isVisibleTo(&banner));
+    banner.button("startDevnet")->click();
+    QCOMPARE(startDevnet.size(), 1);
+
+    // The verdict after a real deep reorg says the stored blocks are not the node's chain.
+    ui::VerdictBadge badge(&host);
+    s.verdict.state = engine::InvariantVerdict::State::Diverged;
+    emit host.statusAvailable(s);
+    QCOMPARE(badge.text(), QStringLiteral("stored blocks are no longer the node's chain"));
+
+    // The deep-reorg banner's Reset asks first, as the Lab menu's does: Cancel does nothing.
+    ui::DeepReorgBanner deep(&host);
+    s.deepReorgLimit = 3;
+    s.deepReorgCheckpoint = 40;
+    s.environmentId = "lab-1";
+    emit host.statusAvailable(s);
+    QString title;
+    answerNextConfirmation("Cancel", false, &title);
+    deep.resetButton()->click();
+    QCOMPARE(title, QStringLiteral("Reset lab environment"));
+    QCOMPARE(logs.size(), 0); // nothing was asked of the engine
+    answerNextConfirmation("Reset", false, &title);
+    deep.resetButton()->click();
+    QTRY_COMPARE(logs.size(), 1); // asked (this host runs no lab, so it says why not)
+    QVERIFY2(logs.first().at(1).toString().startsWith("lab reset"),
+             qPrintable(logs.first().at(1).toString()));
 }
 
 void TestUiParts::cursorLagChartsTheHeadItsLagIsCountedFrom_data()

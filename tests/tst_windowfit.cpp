@@ -46,6 +46,7 @@ engine::EngineStatus longTexts()
     s.lastCommitAt = QDateTime::currentDateTimeUtc();
     s.updatedAt = s.lastCommitAt;
     s.message = QStringLiteral("a long error that a provider sent back to us, verbatim");
+    s.storedReadAt = s.lastCommitAt; // the outbox counts were read
     s.outboxPending = 1234567;
     s.safeHeight = 123456700;
     s.confirmations = 12;

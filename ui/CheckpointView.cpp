@@ -18,7 +18,8 @@ CheckpointView::CheckpointView(engine::EngineApi* host, QWidget* parent) : QWidg
              {QStringLiteral("hash"), tr("Hash")},
              {QStringLiteral("policy"), tr("Policy version")},
              {QStringLiteral("generation"), tr("Generation")},
-             {QStringLiteral("verified"), tr("Hash re-verified at")}}) {
+             {QStringLiteral("verified"), tr("Hash re-verified at")},
+             {QStringLiteral("refusals"), tr("Commits refused (compare-and-swap)")}}) {
         auto* value = new QLabel(QStringLiteral("-"), this);
         value->setObjectName(QStringLiteral("checkpoint_") + key);
         value->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -56,6 +57,15 @@ void CheckpointView::apply(const engine::EngineStatus& s)
     set(QStringLiteral("policy"), s.policyVersion);
     set(QStringLiteral("generation"), QString::number(s.generation));
     set(QStringLiteral("verified"), s.verifiedAt.isEmpty() ? tr("not yet") : s.verifiedAt);
+    // Every writer's refusals, this indexer's too: a second writer racing it (Lab > Second
+    // writer) is refused, and so is this one when the other won a block.
+    QString refusals = tr("this indexer: %1").arg(s.checkpointConflicts);
+    if (s.secondWriterRunning || s.secondWriterCommits > 0 || s.secondWriterRefusals > 0)
+        refusals += tr("; second writer: %1 (of %2 blocks it committed)%3")
+                        .arg(s.secondWriterRefusals)
+                        .arg(s.secondWriterCommits)
+                        .arg(s.secondWriterRunning ? tr(", racing now") : QString());
+    set(QStringLiteral("refusals"), refusals);
 }
 
 } // namespace forkscope::ui

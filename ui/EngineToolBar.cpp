@@ -17,20 +17,22 @@ EngineToolBar::EngineToolBar(EngineApi* host, QWidget* parent)
       m_devnet(new QAction(tr("Stop devnet"), this))
 {
     setObjectName(QStringLiteral("engineToolbar"));
-    m_pause->setCheckable(true);
+    m_pause->setObjectName(QStringLiteral("pauseIndexing"));
     m_pause->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
     m_pause->setToolTip(
         tr("Stop or resume indexing (Ctrl+I); the node, health and demo traffic go on"));
-    connect(m_pause, &QAction::toggled, host, &EngineApi::setIndexingPaused);
-    // Labelled by what a click does, not by the state it is in.
-    connect(m_pause, &QAction::toggled, this, &EngineToolBar::relabelToggles);
-    m_devnet->setCheckable(true);
+    connect(m_pause, &QAction::triggered, host, [this, host] {
+        m_paused = !m_paused;
+        host->setIndexingPaused(m_paused);
+        relabelToggles();
+    });
+    m_devnet->setObjectName(QStringLiteral("devnet"));
     m_devnet->setEnabled(false); // only for a managed anvil
     m_devnet->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
     m_devnet->setToolTip(tr("Stop or start the managed anvil (Ctrl+D). Its chain is kept, so "
                             "starting it again continues the same environment"));
-    connect(m_devnet, &QAction::triggered, host, &EngineApi::setDevnetRunning);
-    connect(m_devnet, &QAction::toggled, this, &EngineToolBar::relabelToggles);
+    connect(m_devnet, &QAction::triggered, host,
+            [this, host] { host->setDevnetRunning(!m_devnetRunning); });
     // Restart and Stop discard a managed lab's chain: asked first (DiscardLabConfirm.h).
     auto* restart = new QAction(tr("Restart engine"), this);
     restart->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
@@ -39,7 +41,8 @@ EngineToolBar::EngineToolBar(EngineApi* host, QWidget* parent)
     connect(restart, &QAction::triggered, this, [this] {
         if (m_discardsLab && !confirmDiscardLab(parentWidget(), tr("Restart the engine")))
             return;
-        m_pause->setChecked(false);
+        m_paused = false;
+        relabelToggles();
         emit restartRequested();
     });
     m_stop = new QAction(tr("Stop engine"), this);
@@ -56,7 +59,8 @@ EngineToolBar::EngineToolBar(EngineApi* host, QWidget* parent)
     m_start->setToolTip(tr("Start the engine again with the current settings"));
     m_start->setEnabled(false); // only once stopped
     connect(m_start, &QAction::triggered, this, [this] {
-        m_pause->setChecked(false);
+        m_paused = false;
+        relabelToggles();
         emit restartRequested();
     });
     for (QAction* a : {m_pause, m_devnet, restart, m_stop, m_start}) {
@@ -76,8 +80,8 @@ EngineToolBar::EngineToolBar(EngineApi* host, QWidget* parent)
 
 void EngineToolBar::relabelToggles()
 {
-    m_pause->setText(m_pause->isChecked() ? tr("Resume indexing") : tr("Pause indexing"));
-    m_devnet->setText(m_devnet->isChecked() ? tr("Stop devnet") : tr("Start devnet"));
+    m_pause->setText(m_paused ? tr("Resume indexing") : tr("Pause indexing"));
+    m_devnet->setText(m_devnetRunning ? tr("Stop devnet") : tr("Start devnet"));
 }
 
 void EngineToolBar::apply(const EngineStatus& s)
@@ -87,22 +91,16 @@ void EngineToolBar::apply(const EngineStatus& s)
     m_stop->setEnabled(!stopped);
     m_start->setEnabled(stopped);
     // What cannot work is not offered: pausing or verifying an indexer that is not there.
-    const auto kind = engine::displayState(s).kind;
-    const bool indexerUsable =
-        kind != engine::DisplayState::Kind::Failed && kind != engine::DisplayState::Kind::Stopped;
+    const bool indexerUsable = engine::indexerCommandable(s);
     m_pause->setEnabled(indexerUsable);
     m_verify->setEnabled(indexerUsable);
-    {
-        const QSignalBlocker block(m_devnet);
-        m_devnet->setEnabled(m_discardsLab); // a managed anvil, engine not stopped
-        m_devnet->setChecked(s.devnetRunning);
-    }
+    m_devnet->setEnabled(m_discardsLab); // a managed anvil, engine not stopped
+    m_devnetRunning = s.devnetRunning;
     if (m_enginePaused != s.indexingPaused) {
         m_enginePaused = s.indexingPaused;
-        const QSignalBlocker block(m_pause);
-        m_pause->setChecked(s.indexingPaused);
+        m_paused = s.indexingPaused;
     }
-    relabelToggles(); // the checks above were set with their signals blocked
+    relabelToggles();
 }
 
 } // namespace forkscope::ui

@@ -15,7 +15,9 @@ namespace forkscope::ui {
 
 // The engine's controls, as a toolbar and the Engine menu: pause indexing, stop/start the
 // managed anvil and verify stored data go to the host; restart and stop are the app's (it
-// holds the configuration), so they are signals. The checkable actions follow the snapshots.
+// holds the configuration), so they are signals. Pause/Resume indexing and Stop/Start devnet
+// are plain actions named by what a click does (never a check mark next to "Stop devnet"),
+// and their names follow the snapshots.
 class EngineToolBar : public QToolBar
 {
     Q_OBJECT
@@ -37,8 +39,10 @@ signals:
 
 private:
     void apply(const engine::EngineStatus& s);
-    // Toggles are labelled by what a click does: Pause/Resume indexing, Stop/Start devnet.
+    // Labelled by what a click does: Pause/Resume indexing, Stop/Start devnet.
     void relabelToggles();
+    bool m_paused = false;        // as shown: a click asks for the other
+    bool m_devnetRunning = false; // as the latest snapshot says
 
     QMenu* m_menu;
     QAction* m_pause;

@@ -75,7 +75,6 @@ MainWindow::MainWindow(EngineApi* host, QWidget* parent) : QMainWindow(parent), 
             &MainWindow::engineRestartRequested);
     connect(m_engineBar, &EngineToolBar::stopRequested, this, &MainWindow::engineStopRequested);
     m_reports = new ReportExporter(host, this);
-    m_reports->setLiveCharts(panels());
     connect(m_reports, &ReportExporter::logMessage, this, &MainWindow::appendLog);
     buildDrawer();
     buildStatusBar();
@@ -105,8 +104,12 @@ void MainWindow::buildCentral()
     connect(m_engineError, &EngineErrorBanner::chooseDatabaseRequested, this,
             &MainWindow::chooseDatabase);
     connect(m_engineError, &EngineErrorBanner::settingsRequested, this, &MainWindow::openSettings);
-    connect(m_engineError, &EngineErrorBanner::retryRequested, this,
-            &MainWindow::engineRestartRequested);
+    connect(m_engineError, &EngineErrorBanner::retryRequested, this, [this] {
+        appendLog(QStringLiteral("info"), tr("retry: starting the engine again"));
+        emit engineRestartRequested();
+    });
+    connect(m_engineError, &EngineErrorBanner::startDevnetRequested, m_host,
+            [this] { m_host->setDevnetRunning(true); });
     column->addWidget(m_engineError);
     m_deepReorg = new DeepReorgBanner(m_host, charts);
     column->addWidget(m_deepReorg);
@@ -327,16 +330,21 @@ void MainWindow::applyStatus(const EngineStatus& s)
     const engine::DisplayState state = engine::displayState(s);
     m_connectionLabel->setText(state.kind == engine::DisplayState::Kind::Failed ? tr("failed")
                                                                                 : state.text());
-    m_connectionLabel->setToolTip(state.kind == engine::DisplayState::Kind::DataIncomplete &&
-                                          !s.openAlerts.isEmpty()
-                                      ? s.openAlerts.first().summary()
-                                      : (state.reason.isEmpty() ? s.message : state.reason));
+    QStringList why;
+    if (state.kind == engine::DisplayState::Kind::DataIncomplete && !s.openAlerts.isEmpty())
+        why << s.openAlerts.first().summary();
+    else if (!state.reason.isEmpty())
+        why << state.reason;
+    why << state.also;
+    m_connectionLabel->setToolTip(why.join(QLatin1Char('\n')));
     m_connectionLabel->setStyleSheet(Palette::stateStyle(state.tone()));
     // A failure looks like one: the banner with what can fix it, and panels that say why no
     // data comes instead of "waiting".
-    m_engineError->setState(state);
+    m_engineError->apply(s);
+    followErrorCause(state);
     const bool blocked = state.kind == engine::DisplayState::Kind::Failed ||
-                         state.kind == engine::DisplayState::Kind::NodeUnreachable;
+                         state.kind == engine::DisplayState::Kind::NodeUnreachable ||
+                         state.kind == engine::DisplayState::Kind::DevnetStopped;
     for (PlotPanel* p : panels())
         p->setProblem(blocked ? state.text() : QString());
     if (!s.dbPath.isEmpty() && s.dbPath != m_lastStatus.dbPath)
@@ -412,10 +420,32 @@ void MainWindow::appendLog(const QString& level, const QString& text)
                           QTime::currentTime().toString(QStringLiteral("HH:mm:ss")), text),
                       Palette::logLevel(level));
     if (level == QLatin1String("error")) {
-        // Every error is visible where the user looks, not only in the log dock (or stderr).
+        // Every error is visible where the user looks, not only in the log dock (or stderr),
+        // until its cause is gone (followErrorCause).
         m_errorLabel->setText(QStringLiteral("\u26a0 ") + text);
         m_errorLabel->setToolTip(text);
         m_errorLabel->show();
+        m_errorState = engine::displayState(m_lastStatus).kind;
+        m_errorSawTrouble = false;
+    }
+}
+
+void MainWindow::followErrorCause(const engine::DisplayState& state)
+{
+    // An error is shown until the state it came with is over: once a state that is not
+    // red follows a red one seen since the error (the cap removed, the repair done, the
+    // limit raised, a new chain), or the calm state it was logged in changes. An action
+    // refused while all is well stays until then or the next error.
+    if (m_errorLabel->isHidden())
+        return;
+    if (state.tone() == engine::DisplayState::Tone::Bad) {
+        m_errorSawTrouble = true;
+        return;
+    }
+    if (m_errorSawTrouble || state.kind != m_errorState) {
+        m_errorLabel->hide();
+        m_errorLabel->clear();
+        m_errorLabel->setToolTip(QString());
     }
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "config/AppSettings.h"
+#include "engine/DisplayState.h"
 #include "engine/EngineStatus.h"
 
 #include <QList>
@@ -128,6 +129,7 @@ private:
     void buildMenus();
     void buildStatusBar();
     void applyStatus(const engine::EngineStatus& s);
+    void followErrorCause(const engine::DisplayState& state);
 
     engine::EngineApi* m_host;
     CursorLagPanel* m_lag = nullptr;
@@ -157,7 +159,9 @@ private:
     QLabel* m_headLabel = nullptr;
     QLabel* m_lagLabel = nullptr;
     QLabel* m_dbLabel = nullptr;
-    QLabel* m_errorLabel = nullptr; // the last error, until the next one
+    QLabel* m_errorLabel = nullptr; // the last error, until its cause is gone
+    engine::DisplayState::Kind m_errorState = engine::DisplayState::Kind::Starting;
+    bool m_errorSawTrouble = false; // a red state was seen since the error
     QString m_checkpointText;
     QString m_environment; // the one the tables show
 };

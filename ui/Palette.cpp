@@ -125,6 +125,7 @@ QColor Palette::verdict(engine::InvariantVerdict::State state)
     case V::Violated:
         return screen(Tone::Bad);
     case V::Unavailable:
+    case V::Diverged:
         return screen(Tone::Caution);
     }
     return screen(Tone::Muted);

@@ -1,7 +1,7 @@
 #include "ReorgDiffDialog.h"
+#include "ShortHex.h"
 #include "chain/TokenAmount.h"
 #include "engine/DisplayState.h"
-#include "models/PagedTableModel.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -30,7 +30,7 @@ QString kindLabel(const QString& kind)
 // A cell showing `text` (hashes elided in the middle) with the whole value on hover.
 QTableWidgetItem* cell(const QString& text)
 {
-    auto* item = new QTableWidgetItem(PagedTableModel::shortHex(text));
+    auto* item = new QTableWidgetItem(shortHex(text));
     item->setToolTip(text);
     return item;
 }
@@ -139,6 +139,8 @@ ReorgDiffDialog::ReorgDiffDialog(const engine::ReorgDiff& diff, QWidget* parent)
     m_table->setHorizontalHeaderLabels(headers);
     m_table->setRowCount(int(diff.items.size()));
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    // Elided in the middle, as shortHex is: a narrowed column keeps one ellipsis and the end.
+    m_table->setTextElideMode(Qt::ElideMiddle);
     m_table->setSortingEnabled(false);
     for (int r = 0; r < diff.items.size(); ++r) {
         const auto& it = diff.items[r];

@@ -38,6 +38,8 @@ TableBrowser::TableBrowser(engine::TableRequest::Kind kind, const QString& filte
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_view->setAlternatingRowColors(true);
+    // Elided in the middle, as shortHex is: a narrowed column keeps one ellipsis and the end.
+    m_view->setTextElideMode(Qt::ElideMiddle);
     m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 6);
     m_view->horizontalHeader()->setStretchLastSection(true);
     m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);

@@ -22,6 +22,8 @@ QString DisplayState::text() const
         return QStringLiteral("paused");
     case Kind::Stopped:
         return QStringLiteral("stopped");
+    case Kind::DevnetStopped:
+        return QStringLiteral("devnet stopped");
     case Kind::NodeUnreachable:
         return QStringLiteral("node unreachable");
     case Kind::DataIncomplete:
@@ -40,6 +42,7 @@ DisplayState::Tone DisplayState::tone() const
         return Tone::Good;
     case Kind::Paused:
     case Kind::Stopped:
+    case Kind::DevnetStopped:
         return Tone::Warning;
     case Kind::NodeUnreachable:
     case Kind::DataIncomplete:
@@ -58,6 +61,11 @@ bool DisplayState::showsRates() const
 }
 
 std::optional<quint64> displayLag(const EngineStatus& s)
+{
+    return s.lagHeldSet ? s.heldLag : currentLag(s);
+}
+
+std::optional<quint64> currentLag(const EngineStatus& s)
 {
     // The indexer's head stops with the indexer (a data-incomplete stop, a failure); node
     // health keeps polling the same node. The newer of the two, so a stalled indexer never
@@ -80,41 +88,74 @@ std::optional<quint64> indexedNodeBehind(const EngineStatus& s)
     return behind;
 }
 
+namespace {
+
+QString unreachableReason(const EngineStatus& s)
+{
+    const QString error = s.message.isEmpty() ? QStringLiteral("no answer") : s.message;
+    // The URL the user gave (or the lab's node), so a dead --rpc is named as such.
+    return s.endpoint.isEmpty() || error.contains(s.endpoint)
+               ? error
+               : QStringLiteral("%1: %2").arg(s.endpoint, error);
+}
+
+} // namespace
+
 DisplayState displayState(const EngineStatus& s)
 {
     using K = DisplayState::Kind;
     if (s.connection == C::Failed)
-        return {K::Failed, s.message};
-    if (!s.indexerFailure.isEmpty() && s.connection != C::Stopped)
-        return {K::Failed, s.indexerFailure};
+        return {K::Failed, s.message, {}};
     if (s.connection == C::Stopped)
-        return {K::Stopped, {}};
-    // Never green over a gap: an open completeness alert outranks everything that runs.
+        return {K::Stopped, {}, {}};
+    // Every problem true now, most pressing first: the first names the state, the others
+    // are said beside it (DisplayState::also).
+    const bool databaseFailed =
+        s.indexerHalt == EngineStatus::IndexerHalt::Database && !s.indexerFailure.isEmpty();
+    const bool unreachable = s.connection == C::Unreachable && !s.devnetStoppedByUser;
+    QList<std::pair<K, QString>> problems;
+    if (databaseFailed)
+        problems.append({K::Failed, s.indexerFailure});
     if (!s.openAlerts.isEmpty())
-        return {K::DataIncomplete, {}};
-    if (s.connection == C::Unreachable)
-        return {K::NodeUnreachable, s.message};
+        problems.append({K::DataIncomplete, s.openAlerts.first().summary()});
+    if (unreachable)
+        problems.append({K::NodeUnreachable, unreachableReason(s)});
+    if (!s.indexerFailure.isEmpty() && !databaseFailed)
+        problems.append({K::Failed, s.indexerFailure});
+    QStringList all;
+    for (const auto& p : problems)
+        all << p.second;
+    // The devnet the user stopped explains the node not answering: said as that.
+    if (s.devnetStoppedByUser)
+        return {K::DevnetStopped, {}, all};
+    if (!problems.isEmpty()) {
+        const auto& [kind, reason] = problems.first();
+        // Data incomplete names no reason of its own: the banner and its alert say it.
+        return {kind, kind == K::DataIncomplete ? QString() : reason, all.mid(1)};
+    }
     if (s.indexingPaused)
-        return {K::Paused, {}};
+        return {K::Paused, {}, {}};
     if (s.connection == C::Starting || s.environmentId.isEmpty() || !s.headBlock)
-        return {K::Starting, {}};
+        return {K::Starting, {}, {}};
     const std::optional<quint64> lag = displayLag(s);
     if (!lag || *lag > 0)
-        return {K::Syncing, {}};
+        return {K::Syncing, {}, {}};
     // Lag 0 against a node that is itself behind the others is not "synced".
     if (const auto behind = indexedNodeBehind(s))
-        return {K::Syncing, QStringLiteral("the indexed node is %1 behind the best watched node")
-                                .arg(text::count(qint64(*behind), QStringLiteral("block"),
-                                                 QStringLiteral("blocks")))};
-    return {K::Synced, {}};
+        return {K::Syncing,
+                QStringLiteral("the indexed node is %1 behind the best watched node")
+                    .arg(text::count(qint64(*behind), QStringLiteral("block"),
+                                     QStringLiteral("blocks"))),
+                {}};
+    return {K::Synced, {}, {}};
+}
+
+bool indexerCommandable(const EngineStatus& s)
+{
+    return s.connection != C::Failed && s.connection != C::Stopped && s.indexerFailure.isEmpty();
 }
 
 namespace text {
-
-QString count(qint64 n, const QString& singular, const QString& plural)
-{
-    return QStringLiteral("%1 %2").arg(n).arg(n == 1 ? singular : plural);
-}
 
 QString lag(std::optional<quint64> blocks)
 {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "EngineStatus.h"
+#include "text/Count.h"
 
 #include <QString>
 #include <optional>
@@ -19,6 +20,7 @@ struct DisplayState
         Synced,
         Paused,
         Stopped,
+        DevnetStopped, // the user stopped the managed anvil: an outage chosen on purpose
         NodeUnreachable,
         DataIncomplete,
         Failed,
@@ -27,10 +29,15 @@ struct DisplayState
     enum class Tone { Neutral, Good, Warning, Bad };
 
     Kind kind = Kind::Starting;
-    QString reason; // Failed: why; Syncing: why not synced when the lag is 0 (else empty)
+    // Failed: why; NodeUnreachable: the node and its error; Syncing: why not synced when the
+    // lag is 0 (else empty).
+    QString reason;
+    // Other problems true at the same time, below the one the kind names (an unreachable
+    // node that also has no contracts to index): said, never hidden by the first.
+    QStringList also;
 
-    // "starting", "syncing", "synced", "paused", "stopped", "node unreachable",
-    // "data incomplete", "failed: <reason>".
+    // "starting", "syncing", "synced", "paused", "stopped", "devnet stopped",
+    // "node unreachable", "data incomplete", "failed: <reason>".
     QString text() const;
     Tone tone() const;
     // An ETA is a promise of progress: only while syncing.
@@ -41,14 +48,26 @@ struct DisplayState
     friend bool operator==(const DisplayState&, const DisplayState&) = default;
 };
 
-// Precedence, first match wins: failed (the engine, or an indexer that will not retry),
-// stopped, data incomplete (never green over a gap),
-// node unreachable, paused, starting (no environment or nothing known yet), then synced
-// (lag 0 and the indexed node not behind the best watched node) or syncing.
+// Precedence, first match wins: failed (the engine itself), stopped, devnet stopped (on
+// purpose), failed (a database the indexer cannot use), data incomplete (never green over a
+// gap), node unreachable (before the indexer's other failures: a dead --rpc node is not
+// blamed on missing contracts), failed (an indexer that will not retry), paused, starting
+// (no environment or nothing known yet), then synced (the held lag 0 and the indexed node
+// not behind the best watched node) or syncing. The problems a higher state hides are in
+// `also`, in the same order.
 DisplayState displayState(const EngineStatus& s);
 
-// The lag the texts show: head - checkpoint, unknown without both or when the node is
+// Whether Pause indexing and Verify have an indexer to act on: not when the engine failed or
+// was stopped, nor when the indexer stopped for good (no contracts, a database it cannot
+// use, a deep reorg: EngineStatus::indexerFailure), even while another problem names the
+// state (a dead node without contracts reads "node unreachable").
+bool indexerCommandable(const EngineStatus& s);
+
+// The lag of this one snapshot: head - checkpoint, unknown without both or when the node is
 // unreachable (its last head is stale).
+std::optional<quint64> currentLag(const EngineStatus& s);
+// The lag the texts show: the held lag when the engine host damped it (EngineStatus::
+// heldLag), else currentLag.
 std::optional<quint64> displayLag(const EngineStatus& s);
 
 // How far the indexed node's head is behind the best head among the watched nodes, when it
@@ -58,7 +77,7 @@ std::optional<quint64> indexedNodeBehind(const EngineStatus& s);
 
 namespace text {
 // "1 block", "2 blocks", "0 blocks".
-QString count(qint64 n, const QString& singular, const QString& plural);
+using forkscope::text::count;
 // "lag 1 block", "lag 12 blocks", "lag unknown".
 QString lag(std::optional<quint64> blocks);
 // A rate never shown negative or as NaN (a reset restarts its counters): "0 events/s".

@@ -45,6 +45,8 @@ public:
     virtual void stopForkedReplica() = 0;
     virtual void startSecondWriter(int seconds = 8) = 0;
     virtual void loseNextAcknowledgement() = 0;
+    // The outbox's: the lab's own receiver applies the next row and drops its answer.
+    virtual void loseNextOutboxAcknowledgement() = 0;
     virtual void injectDeepReorg() = 0;
     virtual void raiseReorgLimit(quint64 depth) = 0;
     // A checkpoint report, built off the GUI thread; the answer (reportAvailable or

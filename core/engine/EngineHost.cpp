@@ -1,5 +1,6 @@
 #include "EngineHost.h"
 #include "DbSummary.h"
+#include "DisplayState.h"
 #include "EngineHostSession.h"
 #include "IndexingService.h"
 #include "LabController.h"
@@ -51,6 +52,16 @@ void EngineHost::publishSoon()
 void EngineHost::publishNow()
 {
     m_status.updatedAt = QDateTime::currentDateTimeUtc();
+    // One damped lag for every text of the window (LagDamper.h).
+    if (m_status.environmentId != m_dampedEnvironment) {
+        m_lagDamper.reset();
+        m_dampedEnvironment = m_status.environmentId;
+    }
+    m_status.heldLag = m_lagDamper.hold(currentLag(m_status),
+                                        std::chrono::duration_cast<std::chrono::milliseconds>(
+                                            std::chrono::steady_clock::now().time_since_epoch())
+                                            .count());
+    m_status.lagHeldSet = true;
     emit statusAvailable(m_status);
 }
 
@@ -66,6 +77,9 @@ void EngineHost::start(const EngineConfig& config)
     m_status.confirmations = config.indexer.confirmations;
     m_status.outboxSink = config.webhook.toString(QUrl::RemoveUserInfo);
     m_status.demoTransfersPerTick = config.demoTransfersPerTick;
+    m_status.startAttempt = ++m_starts;
+    m_status.startedAt = QDateTime::currentDateTimeUtc();
+    m_lagDamper.reset();
     m_resetting = false;
     m_session = std::make_unique<Session>();
     Session* s = m_session.get();
@@ -116,6 +130,7 @@ void EngineHost::start(const EngineConfig& config)
         m_status.openAlerts.clear();
         m_status.verifiedAt.clear();
         m_status.outboxPending = m_status.outboxDelivered = m_status.outboxFailed = 0;
+        m_status.storedReadAt = {};
         if (m_status.indexingPaused)
             log(QStringLiteral("info"), QStringLiteral("indexing resumed by the lab reset"));
         publishSoon();
@@ -146,7 +161,24 @@ void EngineHost::start(const EngineConfig& config)
                 if (live())
                     emit reorgDiffAvailable(diff);
             });
-    connect(s->read.get(), &ReadService::reportAvailable, this, &EngineHost::reportAvailable);
+    connect(s->read.get(), &ReadService::reportAvailable, this,
+            [this, s, live](quint64 ticket, const report::CheckpointReport& r) {
+                if (!live() || r.environment.id != s->liveEnvironment || !s->indexing) {
+                    emit reportAvailable(ticket, r);
+                    return;
+                }
+                // The live environment's: node health as this app polled it since the
+                // environment was created (the database does not keep it), and each node
+                // as the window shows it now.
+                report::CheckpointReport withNodes = r;
+                const QDateTime created =
+                    QDateTime::fromString(r.environment.createdAt, Qt::ISODateWithMs);
+                for (auto& [url, samples] : s->indexing->healthHistory(
+                         created.isValid() ? created.toMSecsSinceEpoch() : 0))
+                    withNodes.nodeHistory.append({url, samples});
+                withNodes.nodesAtExport = m_status.health.nodes;
+                emit reportAvailable(ticket, withNodes);
+            });
     connect(s->read.get(), &ReadService::reportFailed, this, &EngineHost::reportFailed);
     connect(s->read.get(), &ReadService::logMessage, this, &EngineHost::logMessage);
     connect(s->lab.get(), &LabController::stopped, this, &EngineHost::reap);
@@ -198,6 +230,9 @@ void EngineHost::startIndexing(Session* s, const LabSetup& setup)
     o.readyRatio = s->config.readyRatio;
     o.webhook = s->config.webhook;
     o.webhookTimeout = s->config.webhookTimeout;
+    // A block the node did not return whole is asked again: once the fault is gone (a cap
+    // removed) the alert and the node's mark clear by themselves.
+    o.retryIncompleteAfter = std::chrono::seconds(5);
     s->indexing = std::make_unique<IndexingService>(o);
     IndexingService* svc = s->indexing.get();
     LabController* lab = s->lab.get();
@@ -208,7 +243,7 @@ void EngineHost::startIndexing(Session* s, const LabSetup& setup)
                     onIndexing(s, snap);
             });
     connect(svc, &IndexingService::healthAvailable, this,
-            [this, live](const health::HealthSnapshot& h) {
+            [this, s, live](const health::HealthSnapshot& h) {
                 if (!live())
                     return;
                 m_status.health = h;
@@ -223,8 +258,19 @@ void EngineHost::startIndexing(Session* s, const LabSetup& setup)
                     (m_status.connection == C::Starting || m_status.connection == C::Connected)) {
                     m_status.connection = C::Unreachable;
                     m_status.message = h.nodes.first().lastError;
-                } else if (anyAnswered && m_status.connection == C::Starting) {
+                    s->unreachableFromHealth = true;
+                    noteStillUnreachable(s);
+                } else if (anyAnswered &&
+                           (m_status.connection == C::Starting ||
+                            (m_status.connection == C::Unreachable && s->unreachableFromHealth))) {
+                    // The node answers again: what said it did not was these polls (with no
+                    // indexer step to say otherwise), so they say it is back too.
+                    if (m_status.connection == C::Unreachable)
+                        log(QStringLiteral("info"),
+                            QStringLiteral("%1 answers again").arg(h.nodes.first().url));
                     m_status.connection = C::Connected;
+                    m_status.message.clear();
+                    s->unreachableFromHealth = false;
                 }
                 publishSoon();
             });
@@ -260,6 +306,14 @@ void EngineHost::startIndexing(Session* s, const LabSetup& setup)
         if (live())
             s->lab->requestVerdict(QStringLiteral("recovery from a crash at %1").arg(point));
     });
+    connect(svc, &IndexingService::acknowledgementResent, this,
+            [s, live](quint64 from, quint64 to) {
+                if (live())
+                    s->lab->requestVerdict(
+                        QStringLiteral("a lost acknowledgement (batch %1-%2 sent again)")
+                            .arg(from)
+                            .arg(to));
+            });
     connect(svc, &IndexingService::suspended, this, [this, s, live] {
         if (live() && m_resetting)
             s->lab->reset(s->liveEnvironment);
@@ -312,6 +366,7 @@ void EngineHost::onIndexing(Session* s, const IndexingSnapshot& snap)
     m_status.deepReorgCheckpoint = snap.deepReorgCheckpoint;
     m_status.deepReorgLimit = snap.deepReorgLimit;
     m_status.checkpointConflicts = st.checkpointConflicts;
+    s->haltCount = snap.haltCount;
     m_status.rejectedBatches = st.rejectedBatches;
     // Never green over a gap: an open completeness alert outranks "synced".
     m_status.indexerState = snap.paused                      ? QStringLiteral("paused")
@@ -320,13 +375,34 @@ void EngineHost::onIndexing(Session* s, const IndexingSnapshot& snap)
     if (!snap.fatal.isEmpty())
         m_status.message = snap.fatal;
     // A block not fetched whole is "data incomplete" (its alert), not a failure.
-    m_status.indexerFailure = !snap.fatal.isEmpty() && !snap.fatalIsTruncation ? snap.fatal
-                              : s->noContracts                                 ? kNoContracts
-                                                                               : QString();
+    using Halt = IndexingSnapshot::Halt;
+    using H = EngineStatus::IndexerHalt;
+    m_status.indexerFailure = !snap.fatal.isEmpty() && snap.halt != Halt::Truncation ? snap.fatal
+                              : s->noContracts                                       ? kNoContracts
+                                                                                     : QString();
+    switch (snap.halt) {
+    case Halt::None:
+        m_status.indexerHalt = s->noContracts ? H::NoContracts : H::None;
+        break;
+    case Halt::Database:
+        m_status.indexerHalt = H::Database;
+        break;
+    case Halt::DeepReorg:
+        m_status.indexerHalt = H::DeepReorg;
+        break;
+    case Halt::Truncation:
+        m_status.indexerHalt = H::DataIncomplete;
+        break;
+    case Halt::Other:
+        m_status.indexerHalt = H::Other;
+        break;
+    }
     if (st.state == State::NodeUnreachable) {
         if (m_status.connection != EngineStatus::Connection::Failed)
             m_status.connection = EngineStatus::Connection::Unreachable;
         m_status.message = st.message;
+        s->unreachableFromHealth = false;
+        noteStillUnreachable(s);
     } else if (snap.chainId != 0 && m_status.connection != EngineStatus::Connection::Failed) {
         if (m_status.connection != EngineStatus::Connection::Connected || !s->announced) {
             s->announced = true;
@@ -338,19 +414,49 @@ void EngineHost::onIndexing(Session* s, const IndexingSnapshot& snap)
         if (snap.fatal.isEmpty())
             m_status.message.clear();
     }
-    m_status.labReady = s->labReady && !m_resetting && !snap.suspended &&
-                        m_status.connection != EngineStatus::Connection::Failed &&
-                        s->config.managedDevnet;
-    if (st.state == State::Synced && !snap.paused && !snap.suspended)
+    s->indexingSuspended = snap.suspended;
+    updateLabReady(s);
+    if (st.state == State::Synced && !snap.paused && !snap.suspended && snap.fatal.isEmpty())
         s->lab->indexerSynced(snap.environmentId, st.checkpoint.value_or(0), snap.stepStartedNs);
+    // A verdict waiting for the indexer to catch up would wait for ever while it is stopped:
+    // what stopped it settles it (LabController::indexerHalted). Not a stop a command has
+    // lifted since (raise the limit, repair): its snapshots may still be on their way.
+    const bool halted = !snap.fatal.isEmpty() && !snap.suspended && snap.haltCount > s->haltsLifted;
+    if (halted != s->haltForwarded) {
+        s->haltForwarded = halted;
+        s->lab->indexerHalted(snap.environmentId, halted ? int(m_status.indexerHalt) : 0,
+                              snap.fatal);
+    }
     publishSoon();
+}
+
+void EngineHost::noteStillUnreachable(Session* s)
+{
+    // A Retry that ends where it began says so, once.
+    if (m_status.startAttempt > 1 && !s->retryAnswered) {
+        s->retryAnswered = true;
+        log(QStringLiteral("error"), QStringLiteral("retry: %1 still does not answer: %2")
+                                         .arg(m_status.endpoint, m_status.message));
+    }
+}
+
+void EngineHost::updateLabReady(Session* s)
+{
+    // One place decides whether the lab acts: set up, not resetting, an indexer that can
+    // write (not one whose database is unusable: reorgs nothing indexes would be injected).
+    using H = EngineStatus::IndexerHalt;
+    m_status.labReady = s->labReady && !m_resetting && s->indexing != nullptr &&
+                        !s->indexingSuspended && s->config.managedDevnet &&
+                        m_status.connection != EngineStatus::Connection::Failed &&
+                        m_status.indexerHalt != H::Database && m_status.indexerHalt != H::Other;
 }
 
 void EngineHost::onLab(Session* s, const LabSnapshot& snap)
 {
     s->labReady = snap.labReady;
     m_status.devnetRunning = snap.devnetRunning;
-    m_status.labReady = snap.labReady && !m_resetting && s->indexing != nullptr;
+    m_status.devnetStoppedByUser = snap.devnetStoppedByUser;
+    updateLabReady(s);
     m_status.demoTraffic = snap.demoTraffic;
     m_status.demoTransfersPerTick = snap.demoTransfersPerTick;
     if (!snap.labNodes.isEmpty())
@@ -358,10 +464,28 @@ void EngineHost::onLab(Session* s, const LabSnapshot& snap)
     m_status.proxyKnobs = snap.proxyKnobs;
     m_status.verdict = snap.verdict;
     m_status.replicaUrl = snap.replicaUrl;
+    // Two writers: both sides of the race in one line when it ends, this indexer's
+    // refusals too (they are counted in its own status, not the lab's).
+    if (snap.secondWriterRunning && !m_status.secondWriterRunning)
+        s->conflictsBeforeRace = m_status.checkpointConflicts;
+    if (!snap.secondWriterRunning && m_status.secondWriterRunning)
+        log(QStringLiteral("info"),
+            QStringLiteral("two writers: the second writer committed %1 and was refused %2 "
+                           "times; this indexer was refused %3 times while they raced (Checkpoint "
+                           "tab, \"Commits refused\")")
+                .arg(snap.secondWriterCommits)
+                .arg(snap.secondWriterRefusals)
+                .arg(m_status.checkpointConflicts - s->conflictsBeforeRace));
     m_status.secondWriterRunning = snap.secondWriterRunning;
     m_status.secondWriterRefusals = snap.secondWriterRefusals;
     m_status.secondWriterCommits = snap.secondWriterCommits;
     m_status.deepReorgPending = snap.deepReorgPending;
+    // A lab scenario started the lab's own outbox receiver: the outbox delivers there.
+    if (!snap.labSinkUrl.isEmpty() && snap.labSinkUrl != s->routedSink && s->indexing) {
+        s->routedSink = snap.labSinkUrl;
+        s->indexing->setOutboxWebhook(QUrl(snap.labSinkUrl));
+        m_status.outboxSink = snap.labSinkUrl;
+    }
     publishSoon();
 }
 
@@ -370,6 +494,7 @@ void EngineHost::onSummary(Session* s, const DbSummary& d)
     if (d.environmentId != s->liveEnvironment)
         return; // read before a reset: not the live environment any more
     m_status.schemaVersion = d.schemaVersion;
+    m_status.storedReadAt = d.readAt.isValid() ? d.readAt : QDateTime::currentDateTimeUtc();
     m_status.recentReorgs = d.recentReorgs;
     m_status.openAlerts = d.openAlerts;
     m_status.storedCheckpoint = d.checkpoint;
@@ -383,14 +508,20 @@ void EngineHost::onSummary(Session* s, const DbSummary& d)
     m_status.outboxDeliveredPerSecond = d.outboxDeliveredPerSecond;
     m_status.outboxOldestPendingAgeSecs = d.outboxOldestPendingAgeSecs;
     m_status.environments = d.environments;
-    if (!d.openAlerts.isEmpty()) {
-        if (!m_status.indexingPaused)
-            m_status.indexerState = QStringLiteral("data incomplete"); // never green over a gap
-        // The node that dropped logs stays marked in node health, across restarts too.
-        if (s->indexing) {
-            const auto& last = d.openAlerts.last();
-            s->indexing->reportDroppedLogs(last.node, qint64(d.openAlerts.size()), last.fromBlock);
+    if (!d.openAlerts.isEmpty() && !m_status.indexingPaused)
+        m_status.indexerState = QStringLiteral("data incomplete"); // never green over a gap
+    // The nodes the open alerts name are marked in node health, across restarts too, and
+    // unmarked once their alerts are resolved (a repair, a retry that got the blocks whole).
+    if (s->indexing) {
+        QHash<QString, QPair<qint64, quint64>> alerted;
+        for (const auto& a : d.openAlerts) {
+            auto it = alerted.find(a.node);
+            if (it == alerted.end())
+                alerted.insert(a.node, {1, a.fromBlock});
+            else
+                *it = {it->first + 1, std::min(it->second, quint64(a.fromBlock))};
         }
+        s->indexing->setAlertedNodes(alerted);
     }
     publishSoon();
 }

@@ -2,6 +2,7 @@
 
 #include "EngineApi.h"
 #include "EngineConfig.h"
+#include "LagDamper.h"
 #include "concurrency/LoopThread.h"
 
 #include <QMap>
@@ -66,6 +67,7 @@ public:
     void stopForkedReplica() override;
     void startSecondWriter(int seconds = 8) override;
     void loseNextAcknowledgement() override;
+    void loseNextOutboxAcknowledgement() override;
     void injectDeepReorg() override;
     void raiseReorgLimit(quint64 depth) override;
     quint64 requestReport(const QString& environmentId, bool verify) override;
@@ -85,6 +87,9 @@ private:
     void onIndexing(Session* s, const IndexingSnapshot& snap);
     void onLab(Session* s, const LabSnapshot& snap);
     void onSummary(Session* s, const DbSummary& summary);
+    void updateLabReady(Session* s);
+    void liftHalt(Session* s);
+    void noteStillUnreachable(Session* s);
     void startIndexing(Session* s, const LabSetup& setup);
     // A postgresql:// database: watch the shared index (EngineHostShared.cpp).
     void startShared(Session* s);
@@ -104,6 +109,9 @@ private:
     std::unique_ptr<Session> m_session;
     std::vector<std::unique_ptr<Session>> m_retiring; // stopping; deleted once joined
     QTimer m_publishTimer;
+    LagDamper m_lagDamper;
+    QString m_dampedEnvironment; // the environment m_lagDamper's history is of
+    int m_starts = 0;            // start() calls so far (EngineStatus::startAttempt)
     quint64 m_nextTicket = 1;
     bool m_resetting = false;
     QMap<QString, concurrency::LoopThread::Stats> m_pastStats; // of joined sessions

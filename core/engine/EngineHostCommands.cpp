@@ -6,6 +6,17 @@
 
 namespace forkscope::engine {
 
+void EngineHost::liftHalt(Session* s)
+{
+    // The stop the indexer is in is over once the command runs: a verdict asked for now
+    // waits for it to catch up, not for the snapshots still saying it is stopped.
+    s->haltsLifted = s->haltCount;
+    if (s->haltForwarded) {
+        s->haltForwarded = false;
+        s->lab->indexerHalted(s->liveEnvironment, 0, QString());
+    }
+}
+
 bool EngineHost::labAction(const QString& action)
 {
     if (refuseOnShared(action))
@@ -141,6 +152,7 @@ void EngineHost::repair(quint64 fromBlock, const QString& node)
         log(QStringLiteral("error"), QStringLiteral("repair needs a running indexer and database"));
         return;
     }
+    liftHalt(m_session.get());
     m_session->indexing->repair(fromBlock, node);
     m_status.endpoint = node;
     m_session->read->refreshNow();
@@ -187,11 +199,19 @@ void EngineHost::loseNextAcknowledgement()
 {
     if (refuseOnShared(QStringLiteral("lost acknowledgement")))
         return;
-    if (m_session && m_session->indexing)
+    if (m_session && m_session->indexing) {
         m_session->indexing->loseNextAcknowledgement();
-    else
+        if (m_session->lab)
+            m_session->lab->sprayOne(); // a batch to lose the acknowledgement of
+    } else
         log(QStringLiteral("error"),
             QStringLiteral("lost acknowledgement: nothing is being indexed"));
+}
+
+void EngineHost::loseNextOutboxAcknowledgement()
+{
+    if (labAction(QStringLiteral("lost outbox acknowledgement")))
+        m_session->lab->loseNextOutboxAcknowledgement();
 }
 
 void EngineHost::injectDeepReorg()
@@ -205,6 +225,7 @@ void EngineHost::raiseReorgLimit(quint64 depth)
 {
     if (!m_session || !m_session->indexing)
         return;
+    liftHalt(m_session.get());
     m_session->indexing->setMaxReorgDepth(depth);
     m_session->lab->requestVerdict(QStringLiteral("raising the reorg limit to %1").arg(depth));
 }

@@ -27,12 +27,22 @@ struct EngineHost::Session
     std::unique_ptr<SharedIndexWatcher> shared;
     LabSetup setup;
     bool labReady = false;
-    bool indexingSuspendedForReset = false;
+    bool indexingSuspended = false; // a lab reset took the environment away
     QString liveEnvironment;
     quint64 chainId = 0;
     QString tokenNode;        // the node the read side asks for token metadata
     bool announced = false;   // "connected to ..., chain id N" logged
     bool noContracts = false; // indexing is on but there is nothing to index
+    // Node health's polls, not an indexer step, last said the node does not answer.
+    bool unreachableFromHealth = false;
+    bool retryAnswered = false; // after a Retry: "still does not answer" logged once
+    // The indexer's stops (IndexingSnapshot::haltCount): the last seen, those a command
+    // lifted (raise the limit, repair), and whether the lab was told it is stopped.
+    quint64 haltCount = 0;
+    quint64 haltsLifted = 0;
+    bool haltForwarded = false;
+    qint64 conflictsBeforeRace = 0; // this indexer's refusals when a second writer started
+    QString routedSink;             // the lab's receiver the outbox was sent to
 
     void requestStop()
     {

@@ -54,7 +54,10 @@ struct ReorgDiff
 // "Invariants") checked against the node once the indexer has caught up.
 struct InvariantVerdict
 {
-    enum class State { None, Checking, Holds, Violated, Unavailable };
+    // Diverged: the indexer stopped at a reorg deeper than its limit, so the stored blocks
+    // are no longer the node's chain (by design, nothing deleted): not a violation, and not
+    // something waiting for the indexer would ever settle.
+    enum class State { None, Checking, Holds, Violated, Unavailable, Diverged };
     State state = State::None;
     QString action;  // what the check followed ("inject reorg depth 5", "crash at ...")
     QString summary; // InvariantReport::summary(), or why no check could run
@@ -64,6 +67,16 @@ struct InvariantVerdict
 struct EngineStatus
 {
     enum class Connection { Starting, Connected, Unreachable, Failed, Stopped };
+    // Why the indexer stopped and waits (None while it indexes): what the lab may still do
+    // and what a due verdict can say follow from it.
+    enum class IndexerHalt {
+        None,
+        NoContracts,    // nothing to index: indexing is off
+        Database,       // the database cannot be opened or written
+        DeepReorg,      // a reorg deeper than the limit; nothing deleted
+        DataIncomplete, // a block not fetched whole; retried, or Repair...
+        Other,          // any other fatal error
+    };
 
     Connection connection = Connection::Starting;
     QString endpoint; // the node's URL
@@ -77,7 +90,12 @@ struct EngineStatus
     // deep reorg, no contracts to index): the window's failed state. Empty while it runs;
     // a block not fetched whole is "data incomplete" instead (openAlerts).
     QString indexerFailure;
+    IndexerHalt indexerHalt = IndexerHalt::None;
     QDateTime updatedAt;
+    // How many times the engine was started in this app (Retry, Restart, new settings) and
+    // when the last start was: a retry that ends where it began still shows it happened.
+    int startAttempt = 0;
+    QDateTime startedAt;
 
     // The indexer, when it runs.
     QString environmentId;
@@ -92,7 +110,13 @@ struct EngineStatus
     int generation = 0;
     QString verifiedAt;
     std::optional<quint64> checkpoint; // nullopt: nothing indexed yet
-    qint64 transfersCommitted = 0;     // by this session
+    // The lag that has held for a moment (engine/LagDamper.h), set by the engine host for
+    // every status it publishes: a new block arriving before the indexer's next poll is not
+    // "syncing". Unset (lagHeldSet false) in a status nobody damped; then the texts use
+    // the lag of this one snapshot.
+    bool lagHeldSet = false;
+    std::optional<quint64> heldLag;
+    qint64 transfersCommitted = 0; // by this session
     double eventsPerSecond = 0;
     qint64 reorgs = 0;
     QStringList contracts;
@@ -110,6 +134,9 @@ struct EngineStatus
     wire::CompletenessStats completeness; // the completeness proofs of this session
     bool verifyReceipts = false;          // Lab > Verify receipts
     bool devnetRunning = false;           // the managed anvil (false for an external node)
+    // The user stopped the managed anvil (Engine > Stop devnet): an outage chosen on
+    // purpose, shown as such (not "node unreachable") with Start devnet as the way on.
+    bool devnetStoppedByUser = false;
     // The managed lab is set up (demo token deployed, its environment indexing): the lab
     // controls act only then. False while it starts and during a lab reset.
     bool labReady = false;
@@ -117,6 +144,10 @@ struct EngineStatus
     int demoTransfersPerTick = 0;
     // The outbox: rows wait for the safe height (head - confirmations, capped by the
     // ready-ratio gate) and, with a sink, go out from the dispatcher's own thread.
+    // When the counts below (and the stored checkpoint, reorgs and alerts) were last read
+    // from the database; null until then, and for good when it cannot be opened: zeros
+    // nobody read are not an empty outbox.
+    QDateTime storedReadAt;
     qint64 outboxPending = 0;
     qint64 outboxDelivered = 0;
     qint64 outboxFailed = 0;

@@ -9,6 +9,7 @@
 #include "outbox/SafeHeight.h"
 #include "rpc/EthClient.h"
 #include "store/OpenStore.h"
+#include "store/StoreError.h"
 #include "wire/SuspectedTruncationError.h"
 
 #include <QDeadlineTimer>
@@ -64,6 +65,21 @@ health::HealthSnapshot IndexingService::health() const
     return m_health;
 }
 
+QList<std::pair<QString, QList<health::HealthSample>>>
+IndexingService::healthHistory(qint64 sinceMs) const
+{
+    QMutexLocker lock(&m_mutex);
+    QList<std::pair<QString, QList<health::HealthSample>>> out;
+    if (!m_monitor)
+        return out;
+    for (const health::NodeHealth& n : m_health.nodes) {
+        QList<health::HealthSample> samples = m_monitor->history(n.url);
+        samples.removeIf([sinceMs](const health::HealthSample& h) { return h.atMs < sinceMs; });
+        out.append({n.url, samples});
+    }
+    return out;
+}
+
 void IndexingService::publish(bool force)
 {
     Loop& l = *m_loop;
@@ -72,13 +88,11 @@ void IndexingService::publish(bool force)
         return;
     l.sincePublish.start();
     const indexer::IndexerStatus& s = l.snap.status;
-    if (l.rateClock.isValid() && l.rateClock.elapsed() >= 1000) {
-        const double ms = double(l.rateClock.restart());
-        l.snap.eventsPerSecond = std::max(0.0, double(s.logsCommitted - l.rateBase) * 1000.0 / ms);
-        l.snap.blocksPerSecond =
-            std::max(0.0, double(s.blocksCommitted - l.blockRateBase) * 1000.0 / ms);
-        l.rateBase = s.logsCommitted;
-        l.blockRateBase = s.blocksCommitted;
+    if (l.rateClock.isValid()) {
+        // Over the last ten seconds (RateWindow.h), not the last one.
+        l.rates.add(l.rateClock.elapsed(), s.logsCommitted, s.blocksCommitted);
+        l.snap.eventsPerSecond = l.rates.eventsPerSecond();
+        l.snap.blocksPerSecond = l.rates.blocksPerSecond();
     }
     if (l.outbox) {
         l.snap.outboxDelivered = l.outbox->delivered();
@@ -117,6 +131,7 @@ void IndexingService::createIndexer()
                             .arg(to)
                             .arg(again.reason)
                             .arg(again.expectedFromBlock));
+        emit acknowledgementResent(quint64(from), quint64(to));
     };
     l.indexer->onAbsence = [this](const QList<std::uint64_t>& blocks, bool contradicted) {
         QList<quint64> out;
@@ -149,13 +164,15 @@ void IndexingService::createIndexer()
     l.snap.outboxSink = m_snapshot.outboxSink; // the loop's snapshot replaces the first one
     l.snap.verifyReceipts = l.options.indexer.completeness.receipts;
     l.snap.fatal.clear();
-    l.snap.fatalIsTruncation = false;
+    l.snap.halt = IndexingSnapshot::Halt::None;
     l.snap.deepReorgCheckpoint = 0;
     l.snap.deepReorgLimit = 0;
     l.snap.maxReorgDepth = l.options.indexer.maxReorgDepth;
     l.snap.status = {};
-    l.rateBase = 0;
-    l.blockRateBase = 0;
+    l.rates.reset();
+    l.lastTruncations = 0;
+    l.retryingIncomplete = false;
+    l.retryAt.reset();
     l.rateClock.start();
     if (l.monitor)
         l.monitor->setEnvironment(l.options.indexer.environmentId);
@@ -169,6 +186,10 @@ void IndexingService::start()
         [this] {
             Loop& l = *m_loop;
             l.snap.running = true;
+            // Named from the start, indexer or not: the window's status bar and the log say
+            // the same environment and node.
+            l.snap.environmentId = l.options.indexer.environmentId;
+            l.snap.endpoint = l.options.indexer.rpcUrl.toString();
             // The database first (the indexer creates and migrates it; health reads the
             // stored hashes from it), node health even when it cannot be opened.
             QString openError;
@@ -204,6 +225,10 @@ void IndexingService::start()
                         emit nodeStateChanged(url, from, to);
                     });
             l.monitor = l.healthThread.start(monitor, &health::NodeHealthMonitor::start);
+            {
+                QMutexLocker lock(&m_mutex);
+                m_monitor = monitor;
+            }
             if (l.options.indexer.dbPath.isEmpty()) {
                 publish(true); // node health only: nothing to index into
                 return;
@@ -212,6 +237,7 @@ void IndexingService::start()
                 emit logMessage(QStringLiteral("warning"), l.store->restoredSurface());
             if (!openError.isEmpty()) {
                 l.snap.fatal = openError;
+                l.snap.halt = IndexingSnapshot::Halt::Database;
                 l.snap.state = QStringLiteral("stopped");
                 emit logMessage(QStringLiteral("error"), l.snap.fatal);
                 publish(true);
@@ -231,6 +257,10 @@ void IndexingService::start()
             Loop& l = *m_loop;
             // Health first (its own thread), then the dispatcher, then the indexer (its fetch
             // threads see the stop token and end their requests at once).
+            {
+                QMutexLocker lock(&m_mutex);
+                m_monitor = nullptr;
+            }
             l.healthThread.stop(
                 [](QObject* m) { static_cast<health::NodeHealthMonitor*>(m)->stop(); });
             l.outbox.reset();
@@ -246,15 +276,24 @@ void IndexingService::start()
         });
 }
 
-void IndexingService::failed(const QString& message, bool truncation)
+void IndexingService::failed(const QString& message, IndexingSnapshot::Halt halt)
 {
     Loop& l = *m_loop;
     // Fatal for this indexer (deep reorg, chain reset, database, a block not fetched
-    // whole): shown, not retried; a repair or a new environment is the way on.
+    // whole): shown, not retried; a repair or a new environment is the way on. A block not
+    // fetched whole is tried again from the same node when retryIncompleteAfter says so,
+    // and said once, not at every try.
+    const bool truncation = halt == IndexingSnapshot::Halt::Truncation;
+    const bool again = l.retryingIncomplete && truncation && l.snap.fatal == message;
+    l.retryingIncomplete = false;
     l.snap.fatal = message;
-    l.snap.fatalIsTruncation = truncation;
+    l.snap.halt = halt;
+    ++l.snap.haltCount;
     l.snap.state = truncation ? QStringLiteral("data incomplete") : QStringLiteral("stopped");
-    emit logMessage(QStringLiteral("error"), message);
+    if (truncation && l.options.retryIncompleteAfter.count() > 0)
+        l.retryAt = QDeadlineTimer(l.options.retryIncompleteAfter);
+    if (!again)
+        emit logMessage(QStringLiteral("error"), message);
     publish(true);
 }
 
@@ -336,11 +375,26 @@ int IndexingService::step()
             emit restartedAfterCrash(l.crashedAt);
         } catch (const std::exception& e) {
             failed(QStringLiteral("indexer restart failed: %1").arg(QString::fromUtf8(e.what())),
-                   false);
+                   IndexingSnapshot::Halt::Database);
             return -1;
         }
     }
-    if (!l.indexer || l.snap.paused || l.snap.suspended || !l.snap.fatal.isEmpty()) {
+    if (l.retryAt && l.snap.halt == IndexingSnapshot::Halt::Truncation && l.indexer &&
+        !l.snap.paused && !l.snap.suspended) {
+        if (!l.retryAt->hasExpired())
+            return int(std::max<qint64>(1, l.retryAt->remainingTime()));
+        // The same node again, from the committed checkpoint: if it now returns the block
+        // whole, the commit resolves the alert and indexing goes on.
+        l.retryAt.reset();
+        const QString fatal = l.snap.fatal;
+        createIndexer();
+        l.snap.fatal = fatal; // until a commit or another error says otherwise
+        l.snap.halt = IndexingSnapshot::Halt::Truncation;
+        l.snap.state = QStringLiteral("data incomplete");
+        l.retryingIncomplete = true;
+    }
+    if (!l.indexer || l.snap.paused || l.snap.suspended ||
+        (!l.snap.fatal.isEmpty() && !l.retryingIncomplete)) {
         publish(true);
         return -1; // idle until a command
     }
@@ -350,19 +404,42 @@ int IndexingService::step()
                                  .count();
     try {
         const indexer::IndexerStatus& s = l.indexer->step();
+        if (l.retryingIncomplete) {
+            if (s.blocksCommitted == 0) {
+                publish(true);
+                return next; // not past the block yet: still data incomplete
+            }
+            // The node returned the range whole this time: the stop is over.
+            l.retryingIncomplete = false;
+            l.snap.fatal.clear();
+            l.snap.halt = IndexingSnapshot::Halt::None;
+            emit logMessage(QStringLiteral("ok"),
+                            QStringLiteral("%1 now returns the blocks it did not return whole; "
+                                           "indexing goes on")
+                                .arg(l.snap.endpoint));
+        }
         l.snap.stepStartedNs = startedNs;
         l.snap.status = s;
         l.snap.chainId = l.indexer->chainId();
         l.snap.state = indexer::IndexerStatus::stateName(s.state);
+        const bool committed = s.blocksCommitted != l.lastBlocks && l.lastBlocks >= 0;
         if (s.blocksCommitted != l.lastBlocks ||
             s.state == indexer::IndexerStatus::State::Reorged) {
             if (l.lastBlocks >= 0 || s.blocksCommitted > 0)
                 l.snap.lastCommitAt = QDateTime::currentDateTimeUtc();
             l.lastBlocks = s.blocksCommitted;
         }
-        if (l.monitor && s.completeness.truncations() > 0 && s.completeness.lastShortBlock)
-            l.monitor->reportDroppedLogs(l.snap.endpoint, s.completeness.truncations(),
-                                         *s.completeness.lastShortBlock);
+        // What the proofs caught on this node this step marks it "dropping logs"; blocks
+        // committed from it with nothing caught clear the mark: the fault is gone.
+        if (l.monitor) {
+            const qint64 caught = s.completeness.truncations();
+            if (caught > l.lastTruncations && s.completeness.lastShortBlock)
+                l.monitor->reportDroppedLogs(l.snap.endpoint, caught,
+                                             *s.completeness.lastShortBlock);
+            else if (committed)
+                l.monitor->clearDroppedLogs(l.snap.endpoint);
+            l.lastTruncations = caught;
+        }
         updateOutbox();
         using State = indexer::IndexerStatus::State;
         if (s.state == State::Syncing || s.state == State::Reorged)
@@ -389,7 +466,7 @@ int IndexingService::step()
         return 1000;
     } catch (const indexer::DeepReorgError& e) {
         // Nothing is deleted until the user chooses: raise the limit, or reset.
-        failed(e.message(), false);
+        failed(e.message(), IndexingSnapshot::Halt::DeepReorg);
         l.snap.state = QStringLiteral("stopped: reorg deeper than the limit");
         l.snap.deepReorgCheckpoint = e.checkpoint;
         l.snap.deepReorgLimit = e.maxDepth;
@@ -400,10 +477,13 @@ int IndexingService::step()
         if (l.monitor)
             l.monitor->reportDroppedLogs(e.node.isEmpty() ? l.snap.endpoint : e.node,
                                          l.snap.suspectedTruncations, e.block);
-        failed(e.message(), true);
+        failed(e.message(), IndexingSnapshot::Halt::Truncation);
+        return l.retryAt ? int(std::max<qint64>(1, l.retryAt->remainingTime())) : -1;
+    } catch (const store::StoreError& e) {
+        failed(QString::fromUtf8(e.what()), IndexingSnapshot::Halt::Database);
         return -1;
     } catch (const std::exception& e) {
-        failed(QString::fromUtf8(e.what()), false);
+        failed(QString::fromUtf8(e.what()), IndexingSnapshot::Halt::Other);
         return -1;
     }
     return next;

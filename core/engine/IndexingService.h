@@ -7,6 +7,7 @@
 #include "indexer/RollbackResult.h"
 
 #include <QDateTime>
+#include <QHash>
 #include <QMetaType>
 #include <QMutex>
 #include <QObject>
@@ -35,6 +36,11 @@ struct IndexingOptions
     QString outboxFile; // as JSON Lines (at most one of the two)
     std::chrono::milliseconds webhookTimeout{5000};
     int webhookBatch = 1;
+    // After a block the node did not return whole, try the same node again this long after
+    // (0: stop for good, as `forkscope index` does). The desktop retries, so a fault that
+    // goes away (a cap removed) clears its alert and its marks by itself; the open alert
+    // is kept, not recorded again.
+    std::chrono::milliseconds retryIncompleteAfter{0};
 };
 
 // What the indexing service is doing, as a value (one per step at most ~10 a second).
@@ -52,10 +58,18 @@ struct IndexingSnapshot
     bool verifyReceipts = false;
     QString crashArmed;
     int restarts = 0; // after simulated crashes
-    // The indexer stopped and is not retried: why, and whether it was a block that could
-    // not be fetched whole (a completeness alert, "data incomplete").
+    // The indexer stopped and is not retried (a block not fetched whole: retried only with
+    // retryIncompleteAfter): why, and what kind of stop it is.
+    enum class Halt {
+        None,
+        Database,   // the database could not be opened or written
+        DeepReorg,  // a reorg deeper than maxReorgDepth
+        Truncation, // a block not fetched whole (a completeness alert, "data incomplete")
+        Other,
+    };
     QString fatal;
-    bool fatalIsTruncation = false;
+    Halt halt = Halt::None;
+    quint64 haltCount = 0; // stops so far: tells a stop from one a command has since lifted
     // A reorg deeper than maxReorgDepth stopped the indexer, nothing deleted: the checkpoint
     // it stopped at and the limit (0: none). The user chooses: raise the limit and continue
     // (setMaxReorgDepth), or reset the environment.
@@ -112,15 +126,23 @@ public:
     // Raises (or sets) the reorg limit; after a deep reorg stop, indexing continues and the
     // rollback it refused happens now.
     void setMaxReorgDepth(quint64 depth);
+    // Delivers the outbox to `webhook` from now on (a lab scenario's receiver): a new
+    // dispatcher, from the rows not delivered yet.
+    void setOutboxWebhook(const QUrl& webhook);
     // The lab's "lost acknowledgement" (Indexer::loseNextAcknowledgement).
     void loseNextAcknowledgement();
-    // Marks a node as dropping logs in node health (an open completeness alert).
-    void reportDroppedLogs(const QString& node, qint64 count, quint64 block);
+    // The nodes named by the environment's open completeness alerts (url -> (alerts, first
+    // block)), replacing the last set: node health marks them "dropping logs" until their
+    // alerts are resolved.
+    void setAlertedNodes(const QHash<QString, QPair<qint64, quint64>>& nodes);
     void resumeWith(const QString& environmentId, const QList<chain::Address>& contracts);
 
     // Thread-safe copies of the latest values.
     IndexingSnapshot snapshot() const;
     health::HealthSnapshot health() const;
+    // Every watched node's health samples since `sinceMs` (ms since the epoch), in node
+    // order: a live report's node-health chart.
+    QList<std::pair<QString, QList<health::HealthSample>>> healthHistory(qint64 sinceMs) const;
     concurrency::LoopThread::Stats stats() const { return m_thread.stats(); }
 
 signals:
@@ -132,6 +154,9 @@ signals:
     void nodeStateChanged(const QString& url, int from, int to);
     void suspended();
     void restartedAfterCrash(const QString& point);
+    // A batch whose acknowledgement was lost was sent again and refused (the lab's lost
+    // acknowledgement): the verdict follows it.
+    void acknowledgementResent(quint64 fromBlock, quint64 toBlock);
     void stopped();
 
 private:
@@ -140,7 +165,7 @@ private:
     int step();
     void createIndexer();
     void restartAfterCrash(const QString& point);
-    void failed(const QString& message, bool truncation);
+    void failed(const QString& message, IndexingSnapshot::Halt halt);
     void updateOutbox();
     void publish(bool force);
     store::StoreOptions storeOptions() const;
@@ -149,6 +174,7 @@ private:
     concurrency::LoopThread m_thread;
     std::unique_ptr<Loop> m_loop;
     mutable QMutex m_mutex;
+    health::NodeHealthMonitor* m_monitor = nullptr; // under m_mutex; null once it stops
     IndexingSnapshot m_snapshot;
     health::HealthSnapshot m_health;
 };

@@ -104,7 +104,11 @@ void IndexingService::repair(quint64 fromBlock, const QString& node)
                         .arg(text::count(done.alertsResolved, QStringLiteral("completeness alert"),
                                          QStringLiteral("completeness alerts")))
                         .arg(node));
-            // The indexer reads the chosen node from now on.
+            // The indexer reads the chosen node from now on. What it caught on the node it
+            // leaves is over with the alerts the repair resolved: nothing reads that node
+            // any more to say it still drops logs.
+            if (l.monitor && url.toString() != l.snap.endpoint)
+                l.monitor->clearDroppedLogs(l.snap.endpoint);
             l.rpc = std::move(client);
             l.eth = std::move(eth);
             l.options.indexer = ic;
@@ -242,6 +246,19 @@ void IndexingService::setMaxReorgDepth(quint64 depth)
     });
 }
 
+void IndexingService::setOutboxWebhook(const QUrl& webhook)
+{
+    m_thread.post([this, webhook] {
+        Loop& l = *m_loop;
+        l.outbox.reset(); // joins the old dispatcher; updateOutbox starts the new one
+        l.options.webhook = webhook;
+        l.options.outboxFile.clear();
+        l.snap.outboxSink = webhook.toString(QUrl::RemoveUserInfo);
+        updateOutbox();
+        publish(true);
+    });
+}
+
 void IndexingService::loseNextAcknowledgement()
 {
     m_thread.post([this] {
@@ -258,11 +275,11 @@ void IndexingService::loseNextAcknowledgement()
     });
 }
 
-void IndexingService::reportDroppedLogs(const QString& node, qint64 count, quint64 block)
+void IndexingService::setAlertedNodes(const QHash<QString, QPair<qint64, quint64>>& nodes)
 {
-    m_thread.post([this, node, count, block] {
+    m_thread.post([this, nodes] {
         if (m_loop->monitor)
-            m_loop->monitor->reportDroppedLogs(node, count, block);
+            m_loop->monitor->setAlertedNodes(nodes);
     });
 }
 

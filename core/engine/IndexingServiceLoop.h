@@ -3,6 +3,7 @@
 // What IndexingService keeps on its thread (shared by IndexingService.cpp, the loop, and
 // IndexingServiceCommands.cpp, the window's commands; nothing else includes it).
 #include "IndexingService.h"
+#include "RateWindow.h"
 #include "concurrency/WorkerThread.h"
 #include "indexer/IndexStore.h"
 #include "indexer/Indexer.h"
@@ -31,9 +32,11 @@ struct IndexingService::Loop
     IndexingSnapshot snap;
     QElapsedTimer sincePublish;
     QElapsedTimer rateClock;
-    qint64 rateBase = 0;
-    qint64 blockRateBase = 0;
+    RateWindow rates;
     qint64 lastBlocks = -1;
+    qint64 lastTruncations = 0;              // the indexer's caught truncations at the last step
+    std::optional<QDeadlineTimer> retryAt;   // a truncation stop: try the node again then
+    bool retryingIncomplete = false;         // that try runs: the stop holds until a commit
     std::optional<QDeadlineTimer> restartAt; // a simulated crash: restart then
     QString crashedAt;
 };

@@ -208,6 +208,11 @@ int LabController::step()
         secondWriterStep();
         next = 0;
     }
+    if (l.outboxAckUntil) {
+        outboxAckStep();
+        if (l.outboxAckUntil && next != 0)
+            next = 200; // looks at the receiver's counts until the row came again
+    }
     if (l.demo && l.snap.demoTraffic && l.snap.devnetRunning && l.snap.labReady) {
         if (!l.nextDemoTick.isForever() && !l.nextDemoTick.hasExpired()) {
             const int wait = int(std::max<qint64>(1, l.nextDemoTick.remainingTime()));
@@ -271,6 +276,7 @@ void LabController::setDevnetRunning(bool running)
         if (!running) {
             l.devnet->stop();
             l.snap.devnetRunning = false;
+            l.snap.devnetStoppedByUser = true;
             emit logMessage(
                 QStringLiteral("warning"),
                 QStringLiteral("managed anvil stopped (its chain is kept for a restart); the "
@@ -278,6 +284,7 @@ void LabController::setDevnetRunning(bool running)
         } else {
             try {
                 startDevnet();
+                l.snap.devnetStoppedByUser = false;
             } catch (const std::exception& e) {
                 emit logMessage(QStringLiteral("error"),
                                 QStringLiteral("cannot start the managed anvil: %1")

@@ -27,7 +27,8 @@ struct LabSnapshot
 {
     bool managed = false;
     bool devnetRunning = false;
-    bool labReady = false; // set up, not resetting: lab actions act
+    bool devnetStoppedByUser = false; // Stop devnet, not a crash: Start devnet is the way on
+    bool labReady = false;            // set up, not resetting: lab actions act
     bool demoTraffic = false;
     int demoTransfersPerTick = 0;
     QStringList labNodes;
@@ -38,6 +39,9 @@ struct LabSnapshot
     qint64 secondWriterRefusals = 0; // compare-and-swap refusals the second writer met
     qint64 secondWriterCommits = 0;
     QString deepReorgPending; // what is waiting for the indexer before a deep reorg
+    // The lab's own outbox receiver (lab::LabSink), once a scenario started it: the engine
+    // routes the outbox there.
+    QString labSinkUrl;
 };
 
 // The lab's hands and eyes: the managed anvil, the fault proxies, demo traffic, reorg and
@@ -74,6 +78,11 @@ public:
     // found the indexer synced began (steady clock), so a verdict requested after an action
     // is checked only on a step that began after it.
     void indexerSynced(const QString& environmentId, quint64 checkpoint, qint64 stepStartedNs);
+    // From the coordinator, while the indexer is stopped and waits for the user
+    // (EngineStatus::IndexerHalt as an int, and what stopped it): a verdict due now, or
+    // asked for while it waits, is settled at once by what stopped it instead of waiting
+    // for a catch-up that will not come.
+    void indexerHalted(const QString& environmentId, int halt, const QString& why);
     // Indexing must be suspended: archives `environmentId`, resets anvil, deploys the demo
     // token again; answers resetDone or resetFailed.
     void reset(const QString& environmentId);
@@ -86,6 +95,9 @@ public:
     // Mines past the indexer's reorg limit, waits until it indexed that, then replaces
     // maxReorgDepth + 1 blocks.
     void injectDeepReorg(quint64 maxReorgDepth);
+    // The outbox's lost acknowledgement: the lab's receiver applies the next new row and
+    // drops its answer; the verdict follows once the dispatcher sent it again (same key).
+    void loseNextOutboxAcknowledgement();
 
 signals:
     void ready(const forkscope::engine::LabSetup& setup);
@@ -108,9 +120,12 @@ private:
     void runAction(const QString& action, const std::function<QString()>& act);
     void runVerdict();
     void dueVerdict(const QString& action); // checked once the indexer has caught up
+    void settleOnHalt();                    // a due verdict while the indexer is halted
     void publish();
     void publishKnobs();
     void secondWriterStep();
+    void outboxAckStep();
+    QString outboxAckCheck(bool* ok); // runVerdict's outbox line, when the scenario ran
     void archiveLiveEnvironment();
     QList<chain::Address> contracts() const;
 

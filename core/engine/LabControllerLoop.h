@@ -8,6 +8,7 @@
 #include "lab/DemoToken.h"
 #include "lab/Devnet.h"
 #include "lab/FaultProxy.h"
+#include "lab/LabSink.h"
 #include "rpc/EthClient.h"
 #include "rpc/JsonRpcClient.h"
 #include "store/Database.h"
@@ -39,6 +40,10 @@ struct LabController::Loop
     QDeadlineTimer nextDemoTick;
     QString verdictAction;     // non-empty: a check is due once the indexer is synced
     qint64 verdictAfterNs = 0; // ... on a step that began after this (steady clock)
+    // The indexer stopped and waits for the user (EngineStatus::IndexerHalt; 0: it runs),
+    // and why: a due verdict is settled by that, not by waiting.
+    int indexerHalt = 0;
+    QString haltedBecause;
     // Scenarios.
     std::unique_ptr<lab::Devnet> replica;
     std::unique_ptr<indexer::IndexStore> writerStore;
@@ -49,8 +54,14 @@ struct LabController::Loop
     QPointer<lab::FaultProxy> writerProxy; // its slow view of anvil (proxies' thread)
     qint64 writerRefusalsSeen = 0;
     bool writerDemoWasOn = false;
+    // The outbox's lost acknowledgement: the receiver, and until when the lab waits for the
+    // row to be sent again (then the verdict, with the outbox line).
+    QPointer<lab::LabSink> sink; // on the proxies' thread
+    std::optional<QDeadlineTimer> outboxAckUntil;
+    bool outboxAckChecked = false;      // runVerdict adds the outbox line
     std::optional<quint64> deepReorgAt; // inject once the indexer's checkpoint reaches it
     int deepReorgDepth = 0;
+    quint64 deepReorgLimit = 0;
 };
 
 } // namespace forkscope::engine

@@ -215,7 +215,7 @@ void LabController::secondWriterStep()
         emit logMessage(
             l.snap.secondWriterRefusals > 0 ? QStringLiteral("ok") : QStringLiteral("warning"),
             QStringLiteral("lab: the second writer stopped: %1 committed, %2 refused by the "
-                           "compare-and-swap (the first writer's refusals are in its status); "
+                           "compare-and-swap; "
                            "nothing was written twice if the verdict holds")
                 .arg(text::count(s.blocksCommitted, QStringLiteral("block"),
                                  QStringLiteral("blocks")),
@@ -254,9 +254,9 @@ void LabController::injectDeepReorg(quint64 maxReorgDepth)
         if (!available(action))
             return;
         try {
-            // Two past the limit: the first replacement block can come out identical to the
-            // one it replaces (same parent, transactions and second), which is no fork.
-            const int depth = int(std::min<quint64>(maxReorgDepth + 2, 10000));
+            // One past the limit: every replaced block carries a marker transaction of its
+            // own (ReorgInjector), so anvil replaces all of them.
+            const int depth = int(std::min<quint64>(maxReorgDepth + 1, 10000));
             quint64 head = headOf(*l.anvil);
             const quint64 need = quint64(depth) + 2;
             if (head < need) {
@@ -268,6 +268,7 @@ void LabController::injectDeepReorg(quint64 maxReorgDepth)
             // not deeper than anything it holds: inject once it has (indexerSynced).
             l.deepReorgAt = head;
             l.deepReorgDepth = depth;
+            l.deepReorgLimit = maxReorgDepth;
             l.snap.deepReorgPending = QStringLiteral("a reorg of depth %1 once the indexer has "
                                                      "block %2 (limit %3)")
                                           .arg(depth)

@@ -32,8 +32,51 @@ void LabController::requestVerdict(const QString& action)
 {
     m_thread.post([this, action] {
         dueVerdict(action);
+        if (m_loop->indexerHalt != 0)
+            settleOnHalt();
         publish();
     });
+}
+
+void LabController::indexerHalted(const QString& environmentId, int halt, const QString& why)
+{
+    m_thread.post([this, environmentId, halt, why] {
+        Loop& l = *m_loop;
+        if (environmentId != l.environmentId)
+            return; // a snapshot from before a reset
+        l.indexerHalt = halt;
+        l.haltedBecause = why;
+        if (halt != 0 && !l.verdictAction.isEmpty())
+            settleOnHalt();
+    });
+}
+
+void LabController::settleOnHalt()
+{
+    Loop& l = *m_loop;
+    using H = EngineStatus::IndexerHalt;
+    const H halt = H(l.indexerHalt);
+    if (halt == H::DataIncomplete) {
+        // Indexing waits at a block it could not get whole: what is stored can be checked
+        // now (the badge adds "data incomplete"); catching up would wait for the repair.
+        runVerdict();
+        return;
+    }
+    InvariantVerdict v;
+    v.action = std::exchange(l.verdictAction, QString());
+    v.at = QDateTime::currentDateTimeUtc();
+    if (halt == H::DeepReorg) {
+        v.state = InvariantVerdict::State::Diverged;
+        v.summary = QStringLiteral("the stored blocks are no longer the node's chain: %1")
+                        .arg(l.haltedBecause);
+    } else {
+        v.state = InvariantVerdict::State::Unavailable;
+        v.summary = QStringLiteral("not checked: indexing stopped: %1").arg(l.haltedBecause);
+    }
+    l.snap.verdict = v;
+    emit logMessage(QStringLiteral("warning"),
+                    QStringLiteral("invariants after %1: %2").arg(v.action, v.summary));
+    publish();
 }
 
 void LabController::indexerSynced(const QString& environmentId, quint64 checkpoint,
@@ -43,16 +86,27 @@ void LabController::indexerSynced(const QString& environmentId, quint64 checkpoi
         Loop& l = *m_loop;
         if (environmentId != l.environmentId)
             return; // a snapshot from before a reset
+        l.indexerHalt = 0;
         if (stepStartedNs <= l.verdictAfterNs)
             return; // that step may have begun before the action: wait for the next
         if (l.deepReorgAt && checkpoint >= *l.deepReorgAt) {
             l.deepReorgAt.reset();
             l.snap.deepReorgPending.clear();
             const int depth = l.deepReorgDepth;
+            const quint64 limit = l.deepReorgLimit;
+            // A QString, not the QStringBuilder `+` makes: that would refer to the
+            // describe() temporary after the lambda returned (a double free).
             runAction(QStringLiteral("inject reorg depth %1 (deeper than the limit)").arg(depth),
-                      [&] {
-                          return lab::ReorgInjector::inject(*l.anvil, depth, lab::ReorgTxMode::Keep)
-                              .describe();
+                      [&]() -> QString {
+                          const lab::ReorgInjection r =
+                              lab::ReorgInjector::inject(*l.anvil, depth, lab::ReorgTxMode::Keep);
+                          // Said from what anvil did, not from what was asked.
+                          return r.describe() +
+                                 (quint64(r.producedDepth) > limit
+                                      ? QStringLiteral("; deeper than the limit of %1").arg(limit)
+                                      : QStringLiteral("; NOT deeper than the limit of %1, so "
+                                                       "the indexer follows it as any reorg")
+                                            .arg(limit));
                       });
             return;
         }
@@ -80,6 +134,12 @@ void LabController::runVerdict()
                 .check(l.environmentId, m_config.indexer.sourceId, contracts());
         v.state = r.ok() ? InvariantVerdict::State::Holds : InvariantVerdict::State::Violated;
         v.summary = r.summary();
+        if (std::exchange(l.outboxAckChecked, false)) {
+            bool delivered = false;
+            v.summary += QStringLiteral("; ") + outboxAckCheck(&delivered);
+            if (!delivered)
+                v.state = InvariantVerdict::State::Violated;
+        }
     } catch (const std::exception& e) {
         v.state = InvariantVerdict::State::Unavailable;
         v.summary = QStringLiteral("could not check: %1").arg(QString::fromUtf8(e.what()));

@@ -321,6 +321,45 @@ QHash<QString, chain::TokenInfo> ReadService::readTokens(const QStringList& toke
     return known;
 }
 
+void ReadService::addReportTokens(report::CheckpointReport& r, const QUrl& node)
+{
+    Loop& l = *m_loop;
+    QStringList contracts;
+    for (const auto& e : r.reorgs)
+        for (const auto& d : e.diffItems)
+            if (!d.contract.isEmpty() && !contracts.contains(d.contract.toLower()))
+                contracts << d.contract.toLower();
+    std::unique_ptr<rpc::JsonRpcClient> client;
+    std::unique_ptr<rpc::EthClient> eth;
+    const QDeadlineTimer budget(kTokenReadBudget);
+    int reads = 0;
+    for (const QString& token : std::as_const(contracts)) {
+        if (node == l.tokenNode && l.tokens.contains(token)) {
+            if (const auto& info = l.tokens.value(token))
+                r.tokens.insert(token, *info);
+            continue;
+        }
+        if (!node.isValid() || budget.hasExpired() || ++reads > kMaxTokenReadsPerPage)
+            continue;
+        try {
+            const auto address = chain::Address::fromHex(token, QStringLiteral("token"));
+            if (!client) {
+                client = std::make_unique<rpc::JsonRpcClient>(node);
+                client->setStopToken(m_thread.stopToken());
+                eth = std::make_unique<rpc::EthClient>(*client);
+            }
+            client->setTimeout(std::max(std::chrono::milliseconds(100),
+                                        std::chrono::milliseconds(budget.remainingTime())));
+            if (const auto info = rpc::TokenMetadataReader::read(*eth, address))
+                r.tokens.insert(token, *info);
+        } catch (const std::exception&) {
+            break; // the node did not answer: raw units, said so in the report
+        }
+    }
+    if (!r.tokens.isEmpty())
+        r.tokensReadFrom = node.toString(QUrl::RemoveUserInfo);
+}
+
 void ReadService::requestReorgDiff(qint64 id)
 {
     m_thread.post([this, id] {
@@ -362,7 +401,9 @@ void ReadService::requestReport(quint64 ticket, const QString& environmentId, bo
                 eth = std::make_unique<rpc::EthClient>(*client);
             }
             store::SqliteContractReader reader(*l.db);
-            emit reportAvailable(ticket, report::ReportBuilder::build(reader, env, eth.get()));
+            report::CheckpointReport r = report::ReportBuilder::build(reader, env, eth.get());
+            addReportTokens(r, node);
+            emit reportAvailable(ticket, r);
         } catch (const std::exception& e) {
             emit reportFailed(ticket, QString::fromUtf8(e.what()));
         }

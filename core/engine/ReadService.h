@@ -70,6 +70,10 @@ private:
     bool ensureOpen();
     void refreshSummary();
     void addTokens(TablePage& page);
+    // The report's amounts in the tokens' units: decimals() and symbol() of the contracts its
+    // diff items name, from the live environment's cache or read from `node` (bounded as a
+    // table page's reads are).
+    void addReportTokens(report::CheckpointReport& r, const QUrl& node);
     void addTokens(ReorgDiff& diff);
     // The metadata of `tokens` known for the live environment, reading (a few, within the
     // budget) those not asked yet.

@@ -137,16 +137,46 @@ void NodeHealthMonitor::poll()
     }
 }
 
+void NodeHealthMonitor::searchFork(qsizetype i, std::uint64_t height, std::uint64_t steps)
+{
+    if (i >= m_clients.size())
+        return; // stopped meanwhile
+    const QString url = m_snapshot.nodes.value(i).url;
+    const auto canonical = canonicalHash(height);
+    if (!canonical || steps > kMaxForkSearch) {
+        m_forks[url].searching = false; // the indexer has no block there: agreement unknown
+        return;
+    }
+    rpc::RpcCall* call = m_clients[i]->call(QStringLiteral("eth_getBlockByNumber"),
+                                            {chain::hex::encodeQuantity(height), false});
+    connect(call, &rpc::RpcCall::finished, this, [this, i, call, url, height, steps, canonical] {
+        call->deleteLater();
+        ForkPoint& f = m_forks[url];
+        try {
+            const auto b = rpc::EthClient::parseBlockNumbered(call->response(), height);
+            if (b && b->hash == *canonical) {
+                f.agreedTo = height;
+                f.searching = false;
+                return;
+            }
+        } catch (const rpc::RpcException&) {
+            f.searching = false; // asked again at a later poll
+            return;
+        }
+        if (height == 0) {
+            f.searching = false;
+            return;
+        }
+        searchFork(i, height - 1, steps + 1);
+    });
+}
+
 void NodeHealthMonitor::finishPoll()
 {
     std::optional<std::uint64_t> best;
-    QList<std::optional<std::uint64_t>> heads;
-    for (const auto& o : m_observations) {
-        heads.append(o.answered ? std::optional<std::uint64_t>(o.head) : std::nullopt);
+    for (const auto& o : m_observations)
         if (o.answered)
             best = std::max(best.value_or(0), o.head);
-    }
-    const auto ready = health::readyHeight(heads, m_config.readyRatio);
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
     QList<std::tuple<QString, int, int>> changes;
     HealthSnapshot copy;
@@ -157,9 +187,15 @@ void NodeHealthMonitor::finishPoll()
             NodeHealth& n = m_snapshot.nodes[i];
             const NodeState before = n.state;
             const auto drops = m_drops.constFind(n.url);
+            const auto alerted = m_alerted.constFind(n.url);
+            n.droppedLogs = 0;
+            n.lastDropBlock.reset();
             if (drops != m_drops.cend()) {
                 n.droppedLogs = drops->first;
                 n.lastDropBlock = drops->second;
+            } else if (alerted != m_alerted.cend()) {
+                n.droppedLogs = alerted->first;
+                n.lastDropBlock = alerted->second;
             }
             n.state =
                 classify(o, best.value_or(0), m_config.lagThreshold,
@@ -183,10 +219,41 @@ void NodeHealthMonitor::finishPoll()
                 h.pop_front();
         }
         m_snapshot.bestHead = best;
-        m_snapshot.readyHeight = ready;
         m_snapshot.at = QDateTime::currentDateTimeUtc();
         copy = m_snapshot;
     }
+    // What each node agrees on, for the ready-ratio gate: its head, but a forked node only
+    // its fork (unknown until found: nothing).
+    QList<std::optional<std::uint64_t>> heads;
+    for (qsizetype i = 0; i < m_observations.size(); ++i) {
+        const auto& o = m_observations[i];
+        const NodeHealth& n = copy.nodes[i];
+        if (!o.answered) {
+            heads.append(std::nullopt);
+            continue;
+        }
+        if (n.state != NodeState::Forked || !o.headHash) {
+            m_forks.remove(n.url);
+            heads.append(o.head);
+            continue;
+        }
+        ForkPoint& f = m_forks[n.url];
+        if (f.headHash != *o.headHash) {
+            f = ForkPoint{*o.headHash, std::nullopt, false};
+        }
+        if (!f.agreedTo && !f.searching && o.head > 0) {
+            f.searching = true;
+            searchFork(i, o.head - 1, 1);
+        }
+        heads.append(f.agreedTo ? std::optional<std::uint64_t>(std::min(*f.agreedTo, o.head))
+                                : std::nullopt);
+    }
+    const auto ready = health::readyHeight(heads, m_config.readyRatio);
+    {
+        QMutexLocker lock(&m_mutex);
+        m_snapshot.readyHeight = ready;
+    }
+    copy.readyHeight = ready;
     m_ready = ready ? qint64(*ready) : -1;
     for (const auto& [url, from, to] : changes)
         emit nodeStateChanged(url, from, to);
@@ -195,8 +262,31 @@ void NodeHealthMonitor::finishPoll()
 
 void NodeHealthMonitor::setEnvironment(const QString& environmentId)
 {
-    QMutexLocker lock(&m_envMutex);
-    m_config.environmentId = environmentId;
+    {
+        QMutexLocker lock(&m_envMutex);
+        if (m_config.environmentId == environmentId)
+            return;
+        m_config.environmentId = environmentId;
+    }
+    QMutexLocker lock(&m_mutex);
+    m_drops.clear();
+    m_alerted.clear();
+}
+
+void NodeHealthMonitor::clearDroppedLogs(const QString& url)
+{
+    QMutexLocker lock(&m_mutex);
+    m_drops.remove(QUrl(url).toString());
+}
+
+void NodeHealthMonitor::setAlertedNodes(const QHash<QString, QPair<qint64, quint64>>& nodes)
+{
+    QHash<QString, QPair<qint64, std::uint64_t>> normalized;
+    for (auto it = nodes.cbegin(); it != nodes.cend(); ++it)
+        normalized.insert(QUrl(it.key()).toString(),
+                          {it.value().first, std::uint64_t(it.value().second)});
+    QMutexLocker lock(&m_mutex);
+    m_alerted = normalized;
 }
 
 void NodeHealthMonitor::reportDroppedLogs(const QString& url, qint64 count, std::uint64_t block)

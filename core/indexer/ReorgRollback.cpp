@@ -10,6 +10,7 @@
 #include "store/Database.h"
 #include "store/MultiRowInsert.h"
 #include "store/SqliteStatement.h"
+#include "text/Count.h"
 
 #include <QDateTime>
 #include <QSqlQuery>

@@ -1,21 +1,34 @@
 #include "RollbackResult.h"
 
-#include <QLatin1String>
+#include "text/Count.h"
+
 #include <QStringList>
 
 namespace forkscope::indexer {
 
 QString RollbackResult::undoneText() const
 {
-    const auto count = [](qint64 n, const char* one, const char* many) {
-        return QStringLiteral("%1 %2").arg(n).arg(QLatin1String(n == 1 ? one : many));
-    };
-    QStringList parts{count(transfersRemoved, "transfer removed", "transfers removed"),
-                      count(balancesChanged, "balance recomputed", "balances recomputed"),
-                      count(outboxDropped, "outbox row dropped", "outbox rows dropped")};
+    using text::count;
+    QStringList parts{count(transfersRemoved, QStringLiteral("transfer removed"),
+                            QStringLiteral("transfers removed")),
+                      count(balancesChanged, QStringLiteral("balance recomputed"),
+                            QStringLiteral("balances recomputed")),
+                      count(outboxDropped, QStringLiteral("outbox row dropped"),
+                            QStringLiteral("outbox rows dropped"))};
     if (deliveredAffected > 0)
-        parts << count(deliveredAffected, "delivered row retracted", "delivered rows retracted");
+        parts << count(deliveredAffected, QStringLiteral("delivered row retracted"),
+                       QStringLiteral("delivered rows retracted"));
     return parts.join(QStringLiteral(", "));
+}
+
+QString RollbackResult::summary() const
+{
+    return QStringLiteral("checkpoint %1 -> fork %2, depth %3, %4, reorg id %5")
+        .arg(oldCheckpoint)
+        .arg(forkBlock)
+        .arg(depth)
+        .arg(undoneText())
+        .arg(reorgId);
 }
 
 } // namespace forkscope::indexer

@@ -25,6 +25,9 @@ struct RollbackResult
     // What it undid, in words for the log: "3 transfers removed, 2 balances recomputed,
     // 3 outbox rows dropped" (not a count of database rows).
     QString undoneText() const;
+    // The command line's reorg line after "REORG (reason): ": "checkpoint 412 -> fork 400,
+    // depth 12, " then undoneText(), then ", reorg id 3".
+    QString summary() const;
 };
 
 } // namespace forkscope::indexer

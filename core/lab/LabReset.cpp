@@ -208,6 +208,14 @@ LabResetResult LabReset::reset(EnvironmentBook& book, rpc::JsonRpcClient& rpc, c
                             QStringLiteral("anvil_reset failed on %1 (%2); nothing was archived")
                                 .arg(url, err.toString()));
     }
+    // anvil's clock starts again from its first genesis: without this the new chain's blocks
+    // would carry the time anvil started, minutes before the environment was created. A
+    // node that refuses it keeps its own clock (nothing depends on it).
+    try {
+        rpc.callBlocking(QStringLiteral("evm_setNextBlockTimestamp"),
+                         {QDateTime::currentSecsSinceEpoch()});
+    } catch (const rpc::RpcException&) {
+    }
 
     const QString notUpdated =
         QStringLiteral("node %1 was reset, but the database was not updated (%2); the old "

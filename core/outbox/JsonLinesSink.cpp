@@ -1,4 +1,5 @@
 #include "JsonLinesSink.h"
+#include "text/Count.h"
 
 #include <QFileInfo>
 
@@ -40,9 +41,10 @@ DeliveryResult JsonLinesSink::deliver(const QList<OutboxRow>& rows)
     const bool cutBack = before >= 0 && m_file.resize(before);
     m_file.close();
     return {DeliveryResult::Outcome::Retry,
-            QStringLiteral("write of %1 row(s) to %2 failed: %3%4")
-                .arg(rows.size())
-                .arg(m_path, error,
+            QStringLiteral("write of %1 to %2 failed: %3%4")
+                .arg(text::count(rows.size(), QStringLiteral("outbox row"),
+                                 QStringLiteral("outbox rows")),
+                     m_path, error,
                      cutBack ? QString()
                              : QStringLiteral(" (and the partial write could not be cut back: "
                                               "the file may end in a torn line)"))};

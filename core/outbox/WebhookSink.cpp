@@ -1,4 +1,5 @@
 #include "WebhookSink.h"
+#include "text/Count.h"
 
 #include <QEventLoop>
 #include <QHostAddress>
@@ -41,7 +42,10 @@ DeliveryResult WebhookSink::deliver(const QList<OutboxRow>& rows)
         body += rowEnvelope(row);
     }
     body += ']';
-    return post(batchKey(rows), body, QStringLiteral("batch of %1 row(s)").arg(rows.size()));
+    return post(batchKey(rows), body,
+                QStringLiteral("batch of %1")
+                    .arg(text::count(rows.size(), QStringLiteral("outbox row"),
+                                     QStringLiteral("outbox rows"))));
 }
 
 DeliveryResult WebhookSink::post(const QByteArray& idempotencyKey, const QByteArray& body,

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "chain/TokenAmount.h"
+#include "health/NodeHealth.h"
 #include "indexer/CompletenessAlert.h"
 
 #include <QByteArray>
@@ -211,6 +213,22 @@ public:
     NodeSummary node;
     InvariantVerdict invariants;
     Completeness completeness;
+
+    // For the PDF only (not in the JSON or CSV, whose schema is the database's): what makes
+    // it readable in human units, and what the app saw that the database does not keep.
+    // Token metadata by contract (lower-case hex) for the amounts, as the node answered
+    // decimals() and symbol(); a token missing here is shown in raw units, said so.
+    QMap<QString, chain::TokenInfo> tokens;
+    QString tokensReadFrom; // the node they were read from (empty: none read)
+    // A live export from the app: node health as the app polled it since the environment
+    // was created (the database keeps no per-node history), and each node at export.
+    struct NodeTrack
+    {
+        QString url;
+        QList<health::HealthSample> samples;
+    };
+    QList<NodeTrack> nodeHistory;
+    QList<health::NodeHealth> nodesAtExport;
 };
 
 } // namespace forkscope::report

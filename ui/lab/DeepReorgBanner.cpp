@@ -1,5 +1,6 @@
 #include "DeepReorgBanner.h"
 #include "Palette.h"
+#include "ResetConfirm.h"
 #include "engine/DisplayState.h"
 #include "engine/EngineApi.h"
 
@@ -26,7 +27,11 @@ DeepReorgBanner::DeepReorgBanner(engine::EngineApi* host, QWidget* parent)
         if (m_proposed > 0)
             m_host->raiseReorgLimit(m_proposed);
     });
-    connect(m_reset, &QPushButton::clicked, this, [this] { m_host->resetLab(); });
+    // The same question as the Lab menu's Reset: a reset archives the environment.
+    connect(m_reset, &QPushButton::clicked, this, [this] {
+        if (confirmLabReset(this, m_environment))
+            m_host->resetLab();
+    });
     connect(host, &engine::EngineApi::statusAvailable, this, &DeepReorgBanner::apply);
     hide();
 }
@@ -43,6 +48,7 @@ void DeepReorgBanner::apply(const engine::EngineStatus& s)
         return;
     }
     m_proposed = s.deepReorgLimit * 2;
+    m_environment = s.environmentId;
     m_text->setText(
         tr("Indexing stopped: the chain changed deeper than the reorg limit of %1 "
            "below checkpoint %2. Nothing was deleted. Choose how to go on.")

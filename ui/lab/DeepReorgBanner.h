@@ -32,6 +32,7 @@ private:
     void apply(const engine::EngineStatus& s);
 
     engine::EngineApi* m_host;
+    QString m_environment;
     QLabel* m_text;
     QPushButton* m_raise;
     QPushButton* m_reset;

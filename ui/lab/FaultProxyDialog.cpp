@@ -11,7 +11,7 @@
 namespace forkscope::ui {
 
 FaultProxyDialog::FaultProxyDialog(const QStringList& nodes, const QList<QJsonObject>& knobs,
-                                   QWidget* parent)
+                                   const QString& indexedNode, QWidget* parent)
     : QDialog(parent), m_knobs(knobs), m_node(new QComboBox(this)),
       m_offline(new QCheckBox(tr("offline"), this)), m_latency(new QSpinBox(this)),
       m_errorRate(new QDoubleSpinBox(this)), m_lag(new QSpinBox(this)),
@@ -20,9 +20,11 @@ FaultProxyDialog::FaultProxyDialog(const QStringList& nodes, const QList<QJsonOb
       m_dropInReceipts(new QCheckBox(tr("also from eth_getBlockReceipts"), this))
 {
     setWindowTitle(tr("Fault proxy"));
+    // "indexed" where the indexer reads now: a repair may have switched it to another node.
     for (int i = 0; i < nodes.size(); ++i)
-        m_node->addItem(
-            tr("node %1 (%2)%3").arg(i + 1).arg(nodes[i], i == 0 ? tr(", indexed") : QString()));
+        m_node->addItem(tr("node %1 (%2)%3")
+                            .arg(i + 1)
+                            .arg(nodes[i], nodes[i] == indexedNode ? tr(", indexed") : QString()));
     m_latency->setRange(0, 60000);
     m_latency->setSuffix(tr(" ms"));
     m_errorRate->setRange(0, 1);
@@ -79,6 +81,11 @@ void FaultProxyDialog::load(int node)
     m_dropLogRate->setValue(k.value(QStringLiteral("dropLogRate")).toDouble());
     m_dropBlockRate->setValue(k.value(QStringLiteral("dropBlockRate")).toDouble());
     m_dropInReceipts->setChecked(k.value(QStringLiteral("dropInReceipts")).toBool(true));
+}
+
+QString FaultProxyDialog::nodeLabel(int node) const
+{
+    return m_node->itemText(node);
 }
 
 int FaultProxyDialog::node() const

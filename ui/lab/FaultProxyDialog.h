@@ -11,15 +11,16 @@ class QSpinBox;
 namespace forkscope::ui {
 
 // Lab > Fault proxy...: the knobs of one lab node (a FaultProxy in front of anvil),
-// prefilled with its current values.
+// prefilled with its current values; the node the indexer reads is marked "indexed".
 class FaultProxyDialog : public QDialog
 {
     Q_OBJECT
 public:
     FaultProxyDialog(const QStringList& nodes, const QList<QJsonObject>& knobs,
-                     QWidget* parent = nullptr);
+                     const QString& indexedNode, QWidget* parent = nullptr);
     int node() const;
-    QJsonObject changes() const; // every knob, as FaultProxy::applyKnobs takes them
+    QString nodeLabel(int node) const; // the list's text for it
+    QJsonObject changes() const;       // every knob, as FaultProxy::applyKnobs takes them
     void setNode(int node);
     QCheckBox* offlineBox() const { return m_offline; }
     QSpinBox* latencyBox() const { return m_latency; }

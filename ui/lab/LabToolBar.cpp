@@ -1,6 +1,7 @@
 #include "LabToolBar.h"
 #include "FaultProxyDialog.h"
 #include "InjectReorgDialog.h"
+#include "ResetConfirm.h"
 #include "VerdictBadge.h"
 #include "engine/EngineApi.h"
 #include "help/Glossary.h"
@@ -42,6 +43,11 @@ bool LabToolBar::labRunning(const EngineStatus& s)
 {
     return s.managedDevnet && s.devnetRunning && s.labReady &&
            s.connection != EngineStatus::Connection::Stopped;
+}
+
+bool LabToolBar::labIndexes(const EngineStatus& s)
+{
+    return labRunning(s) && s.indexerHalt == EngineStatus::IndexerHalt::None;
 }
 
 QAction* LabToolBar::addLabAction(const Spec& spec)
@@ -88,7 +94,8 @@ void LabToolBar::addChainActions()
         addLabAction({.name = QStringLiteral("reorg"),
                       .text = tr("Inject reorg..."),
                       .key = QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R),
-                      .tip = tr("Replace the newest blocks with a new branch (anvil_reorg)")});
+                      .tip = tr("Replace the newest blocks with a new branch (anvil_reorg)"),
+                      .enabledWhen = labIndexes});
     connect(reorg, &QAction::triggered, m_host, [this] {
         InjectReorgDialog d(this);
         if (d.exec() == QDialog::Accepted && m_host)
@@ -98,7 +105,8 @@ void LabToolBar::addChainActions()
         {.name = QStringLiteral("rollback"),
          .text = tr("Roll back N blocks..."),
          .key = QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_B),
-         .tip = tr("Remove the newest blocks (anvil_rollback); new blocks replace them")});
+         .tip = tr("Remove the newest blocks (anvil_rollback); new blocks replace them"),
+         .enabledWhen = labIndexes});
     connect(rollback, &QAction::triggered, m_host, [this] {
         bool ok = false;
         // The range is said, not only enforced: a 99 typed into the box becomes 64.
@@ -121,7 +129,7 @@ void LabToolBar::addProxyAndProofActions()
                           return labRunning(s) && !s.labNodes.isEmpty();
                       }});
     connect(proxy, &QAction::triggered, m_host, [this] {
-        FaultProxyDialog d(m_labNodes, m_proxyKnobs, this);
+        FaultProxyDialog d(m_labNodes, m_proxyKnobs, m_indexedNode, this);
         if (d.exec() == QDialog::Accepted && m_host)
             m_host->setProxyKnobs(d.node(), d.changes());
     });
@@ -144,7 +152,8 @@ void LabToolBar::addCrashAndCheckActions()
                       .key = QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K),
                       .tip = tr("Kill the indexer at a crash point and watch it recover from the "
                                 "database.\n\n") +
-                             explain({QStringLiteral("crash points")})});
+                             explain({QStringLiteral("crash points")}),
+                      .enabledWhen = labIndexes});
     connect(crash, &QAction::triggered, m_host, [this] {
         bool ok = false;
         const QString point = QInputDialog::getItem(this, tr("Crash the indexer"),
@@ -178,24 +187,7 @@ void LabToolBar::addResetAction()
 
 void LabToolBar::confirmReset()
 {
-    QMessageBox box(QMessageBox::Question, tr("Reset lab environment"),
-                    tr("Reset the lab environment %1?").arg(m_environment), QMessageBox::Cancel,
-                    this);
-    box.setInformativeText(
-        tr("This will:\n"
-           "1. stop indexing;\n"
-           "2. reset the managed anvil (anvil_reset): its chain starts again from genesis;\n"
-           "3. archive environment %1: its rows and checkpoint are kept, never deleted and "
-           "never "
-           "mixed with the new ones, and it becomes read-only (View > Environments opens it);\n"
-           "4. open a new environment, deploy a new demo token and index the fresh chain;\n"
-           "5. check the invariants once the new environment has caught up.\n\n"
-           "Nothing in the database is deleted.")
-            .arg(m_environment));
-    QPushButton* go = box.addButton(tr("Reset"), QMessageBox::AcceptRole);
-    box.setDefaultButton(QMessageBox::Cancel);
-    box.exec();
-    if (box.clickedButton() == go && m_host)
+    if (confirmLabReset(this, m_environment) && m_host)
         m_host->resetLab();
 }
 
@@ -218,6 +210,7 @@ void LabToolBar::apply(const EngineStatus& s)
     if (!s.environmentId.isEmpty())
         m_environment = s.environmentId;
     m_labNodes = s.labNodes;
+    m_indexedNode = s.endpoint;
     m_proxyKnobs = s.proxyKnobs;
 }
 
@@ -232,7 +225,7 @@ void LabToolBar::addScenarioActions()
                    "below the head, with blocks of its own: node health shows it forked, the "
                    "indexer (node 1) is unaffected. Click again to stop it."),
          .enabledWhen =
-             [](const EngineStatus& s) { return labRunning(s) && s.labNodes.size() >= 2; },
+             [](const EngineStatus& s) { return labIndexes(s) && s.labNodes.size() >= 2; },
          .checkedWhen = [](const EngineStatus& s) { return !s.replicaUrl.isEmpty(); },
          .menuOnly = true});
     connect(replica, &QAction::triggered, m_host, [this](bool on) {
@@ -247,6 +240,7 @@ void LabToolBar::addScenarioActions()
          .tip = tr("Starts a second indexer on this environment for 8 s, racing the first: "
                    "the compare-and-swap on the checkpoint refuses one of every two commits "
                    "of a block (the log says which), and the verdict checks nothing doubled"),
+         .enabledWhen = labIndexes,
          .checkedWhen = [](const EngineStatus& s) { return s.secondWriterRunning; },
          .menuOnly = true});
     connect(writers, &QAction::triggered, m_host, [this](bool on) {
@@ -259,14 +253,27 @@ void LabToolBar::addScenarioActions()
          .tip = tr("The answer to the next committed batch is dropped, so the batch is sent "
                    "again: the receiver refuses it and names expectedFromBlock (the log shows "
                    "the exchange); nothing is applied twice"),
+         .enabledWhen = labIndexes,
          .menuOnly = true});
     connect(lostAck, &QAction::triggered, m_host, [this] { m_host->loseNextAcknowledgement(); });
+    QAction* outboxAck = addLabAction(
+        {.name = QStringLiteral("outboxlostack"),
+         .text = tr("Lose the next outbox acknowledgement"),
+         .tip = tr("The outbox delivers to the lab's own receiver, which applies the next new "
+                   "row and drops its answer: the dispatcher must send it again with the same "
+                   "key, and the receiver must not apply it twice. The verdict says what "
+                   "arrived and what the database marked delivered"),
+         .enabledWhen = labIndexes,
+         .menuOnly = true});
+    connect(outboxAck, &QAction::triggered, m_host,
+            [this] { m_host->loseNextOutboxAcknowledgement(); });
     QAction* deep = addLabAction(
         {.name = QStringLiteral("deepreorg"),
          .text = tr("Reorg deeper than the limit"),
          .tip = tr("Mines past --max-reorg-depth, waits until the indexer stored it, then "
                    "replaces more blocks than the limit: the indexer stops, deletes nothing, "
                    "and asks you to raise the limit or reset the environment"),
+         .enabledWhen = labIndexes,
          .menuOnly = true});
     connect(deep, &QAction::triggered, m_host, [this] { m_host->injectDeepReorg(); });
 }

@@ -42,6 +42,10 @@ public:
     using Condition = std::function<bool(const engine::EngineStatus&)>;
     // The managed lab is set up (demo token deployed, indexing) and its engine runs.
     static bool labRunning(const engine::EngineStatus& s);
+    // ... and its indexer indexes (not stopped at a deep reorg or a block it could not get
+    // whole): what changes the chain is offered only then, so no action makes a change
+    // nothing will index.
+    static bool labIndexes(const engine::EngineStatus& s);
 
     // One lab action, e.g. addLabAction({.name = "replica", .text = tr("Forked replica"),
     // .checkedWhen = [](const EngineStatus& s) { return !s.replicaUrl.isEmpty(); }}).
@@ -81,6 +85,7 @@ private:
     int m_engineDemoRate = 0;
     QString m_environment;
     QStringList m_labNodes;
+    QString m_indexedNode; // the node the indexer reads (a repair may switch it)
     QList<QJsonObject> m_proxyKnobs;
 };
 

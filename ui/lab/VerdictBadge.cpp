@@ -33,6 +33,9 @@ void VerdictBadge::apply(const engine::EngineStatus& s)
     case V::Unavailable:
         text = tr("invariants: could not check");
         break;
+    case V::Diverged:
+        text = tr("stored blocks are no longer the node's chain");
+        break;
     }
     // Never green over a gap: what is stored may hold while the chain above a hole is not
     // indexed at all. The badge says both, in caution colours, until the alert is resolved.

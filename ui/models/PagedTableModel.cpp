@@ -1,4 +1,5 @@
 #include "PagedTableModel.h"
+#include "ShortHex.h"
 #include "engine/TablePage.h"
 #include "widgets/LocalTime.h"
 
@@ -37,7 +38,7 @@ QVariant PagedTableModel::data(const QModelIndex& index, int role) const
     case Qt::DisplayRole:
         if (time)
             return LocalTime::format(text);
-        return token ? chain::formatTokenAmount(text, *token) : shortHex(text);
+        return token ? chain::formatTokenAmount(text, *token) : ui::shortHex(text);
     case Qt::ToolTipRole:
         if (time)
             return LocalTime::utc(text);
@@ -62,17 +63,6 @@ std::optional<chain::TokenInfo> PagedTableModel::tokenOf(const QModelIndex& inde
         return std::nullopt;
     const auto it = m_tokens.constFind(m_rows[index.row()].value(m_amount.token));
     return it == m_tokens.constEnd() ? std::nullopt : std::optional(*it);
-}
-
-QString PagedTableModel::shortHex(const QString& value)
-{
-    // Only 0x hex longer than an elision saves; decimal amounts and words stay whole.
-    if (value.size() <= 14 || !value.startsWith(QLatin1String("0x")))
-        return value;
-    for (qsizetype i = 2; i < value.size(); ++i)
-        if (!isxdigit(value.at(i).toLatin1()))
-            return value;
-    return value.left(6) + QStringLiteral("\u2026") + value.right(4);
 }
 
 QString PagedTableModel::fullText(const QModelIndex& index) const

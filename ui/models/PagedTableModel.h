@@ -36,9 +36,6 @@ public:
     // Loads the first pages again and updates the rows in place (no model reset), so the
     // view keeps its selection and scroll position: the periodic refresh and the button.
     void reload();
-    // "0x5fbd...0aa3" for a hash or an address: the display form; the whole value is the
-    // tooltip, the copy and the export.
-    static QString shortHex(const QString& value);
     // A token amount's metadata, when the engine read it (the amount is shown scaled).
     std::optional<chain::TokenInfo> tokenOf(const QModelIndex& index) const;
     // The full text of a cell (what Copy takes): amounts in raw units.

@@ -47,7 +47,9 @@ OutboxPanel::OutboxPanel(engine::EngineApi* host, QWidget* parent)
 
 void OutboxPanel::apply(const engine::EngineStatus& s)
 {
-    if (s.environmentId.isEmpty())
+    // Counts nobody read (a database that cannot be opened) are not an empty outbox: the
+    // panel keeps saying why none come.
+    if (s.environmentId.isEmpty() || !s.storedReadAt.isValid())
         return;
     const double t = statusTime(s);
     noteEnvironment(s.environmentId, t);

@@ -39,6 +39,19 @@ void noData(QCustomPlot& plot, const QString& text)
     label->setColor(Qt::darkGray);
 }
 
+// The legend in a column right of the axis rect, so it never covers the data.
+void legendOutside(QCustomPlot& plot)
+{
+    plot.legend->setVisible(true);
+    plot.legend->setBorderPen(Qt::NoPen);
+    auto* column = new QCPLayoutGrid;
+    plot.plotLayout()->addElement(1, 1, column);
+    column->setMargins(QMargins(4, 0, 4, 4));
+    plot.axisRect()->insetLayout()->take(plot.legend);
+    column->addElement(0, 0, plot.legend);
+    plot.plotLayout()->setColumnStretchFactor(1, 0.001);
+}
+
 QImage finish(QCustomPlot& plot, const QSize& size, double scale)
 {
     plot.replot(QCustomPlot::rpImmediateRefresh);
@@ -54,8 +67,8 @@ QImage cursorChart(const report::CheckpointReport& r, const QSize& size, double 
     QCPGraph* g = plot.addGraph();
     g->setPen(QPen(Palette::series(Palette::Series::Checkpoint), 2));
     g->setLineStyle(QCPGraph::lsStepLeft);
-    for (const auto& p : r.series.blocks)
-        g->addData(p.x, p.y);
+    for (qsizetype i = ReportCharts::genesisApart(r) ? 1 : 0; i < r.series.blocks.size(); ++i)
+        g->addData(r.series.blocks[i].x, r.series.blocks[i].y);
     if (r.series.blocks.size() <= 200) // few points: show each, not just a line
         g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
     if (r.series.blocks.isEmpty())
@@ -69,11 +82,9 @@ QImage reorgChart(const report::CheckpointReport& r, const QSize& size, double s
 {
     QCustomPlot plot;
     setUp(plot, size, ReportCharts::title(ReportCharts::Reorgs), QStringLiteral("depth (blocks)"));
+    if (r.series.reorgs.isEmpty())
+        return {};
     useTimeAxis(plot);
-    if (r.series.reorgs.isEmpty()) {
-        noData(plot, QStringLiteral("no reorgs recorded"));
-        return finish(plot, size, scale);
-    }
     double lo = r.series.reorgs.first().time;
     double hi = lo;
     qint64 deepest = 1;
@@ -97,10 +108,56 @@ QImage reorgChart(const report::CheckpointReport& r, const QSize& size, double s
         }
         bars->addData(p.time, double(p.depth));
     }
-    plot.legend->setVisible(true);
-    plot.axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    // The legend beside the plot, not on the bars.
+    legendOutside(plot);
     plot.xAxis->setRange(lo - pad, hi + pad);
     plot.yAxis->setRange(0, double(deepest) * 1.2 + 1);
+    return finish(plot, size, scale);
+}
+
+QImage nodeHealthChart(const report::CheckpointReport& r, const QSize& size, double scale)
+{
+    if (r.nodeHistory.isEmpty())
+        return {};
+    QCustomPlot plot;
+    setUp(plot, size, ReportCharts::title(ReportCharts::NodeHealth), QStringLiteral("head"));
+    useTimeAxis(plot);
+    static const QList<QColor> nodeColors{QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e),
+                                          QColor(0x2c, 0xa0, 0x2c), QColor(0x94, 0x67, 0xbd),
+                                          QColor(0x8c, 0x56, 0x4b)};
+    bool any = false;
+    for (qsizetype i = 0; i < r.nodeHistory.size(); ++i) {
+        const auto& track = r.nodeHistory[i];
+        QCPGraph* g = plot.addGraph();
+        g->setName(QStringLiteral("node %1").arg(i + 1));
+        g->setPen(QPen(nodeColors.value(int(i % nodeColors.size())), 1.5));
+        g->setLineStyle(QCPGraph::lsStepLeft);
+        // Polls where the node was not caught up, marked in its state's colour.
+        QMap<health::NodeState, QCPGraph*> marks;
+        for (const health::HealthSample& h : track.samples) {
+            if (h.state == health::NodeState::Offline)
+                continue; // no head to draw: the line breaks there
+            g->addData(double(h.atMs) / 1000.0, double(h.height));
+            any = true;
+            if (h.state == health::NodeState::CaughtUp)
+                continue;
+            QCPGraph*& m = marks[h.state];
+            if (!m) {
+                m = plot.addGraph();
+                m->setLineStyle(QCPGraph::lsNone);
+                m->setScatterStyle(
+                    QCPScatterStyle(QCPScatterStyle::ssDisc, Palette::nodeState(h.state), 5));
+                m->setName(
+                    QStringLiteral("node %1 %2").arg(i + 1).arg(health::nodeStateName(h.state)));
+            }
+            m->addData(double(h.atMs) / 1000.0, double(h.height));
+        }
+    }
+    if (!any)
+        noData(plot, QStringLiteral("no node answered while this environment was live"));
+    else
+        plot.rescaleAxes();
+    legendOutside(plot);
     return finish(plot, size, scale);
 }
 
@@ -141,6 +198,12 @@ QImage outboxChart(const report::CheckpointReport& r, const QSize& size, double 
 
 } // namespace
 
+bool ReportCharts::genesisApart(const report::CheckpointReport& r)
+{
+    const auto& b = r.series.blocks;
+    return b.size() > 1 && b.first().y == 0 && b[1].x - b.first().x > 60;
+}
+
 QString ReportCharts::title(Chart chart)
 {
     switch (chart) {
@@ -150,6 +213,8 @@ QString ReportCharts::title(Chart chart)
         return QStringLiteral("Reorgs: depth by reason");
     case Outbox:
         return QStringLiteral("Outbox: rows delivered over time");
+    case NodeHealth:
+        return QStringLiteral("Node health: each node's head over time");
     case Count:
         break;
     }
@@ -160,7 +225,7 @@ QList<QImage> ReportCharts::render(const report::CheckpointReport& report, const
                                    double scale)
 {
     return {cursorChart(report, size, scale), reorgChart(report, size, scale),
-            outboxChart(report, size, scale)};
+            outboxChart(report, size, scale), nodeHealthChart(report, size, scale)};
 }
 
 } // namespace forkscope::ui

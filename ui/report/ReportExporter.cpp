@@ -3,12 +3,10 @@
 #include "ReportPdfWriter.h"
 #include "engine/DisplayState.h"
 #include "engine/EngineApi.h"
-#include "panels/PlotPanel.h"
 
 #include <QFileInfo>
 #include <QRegularExpression>
 #include <QSaveFile>
-#include <qcustomplot.h>
 
 #include <stdexcept>
 
@@ -24,13 +22,6 @@ ReportExporter::ReportExporter(engine::EngineApi* host, QObject* parent)
         m_appStateEnvironment = s.environmentId;
     });
     connect(host, &engine::EngineApi::reportFailed, this, &ReportExporter::applyFailure);
-}
-
-void ReportExporter::setLiveCharts(const QList<PlotPanel*>& panels)
-{
-    m_charts.clear();
-    for (PlotPanel* p : panels)
-        m_charts << p;
 }
 
 namespace {
@@ -91,7 +82,7 @@ void ReportExporter::applyReport(quint64 ticket, const report::CheckpointReport&
     if (job.environmentId.isEmpty() && r.environment.id == m_appStateEnvironment)
         exported.appState = m_appState;
     try {
-        write(job.exportPath, exported, job.environmentId.isEmpty());
+        write(job.exportPath, exported);
     } catch (const std::exception& e) {
         const QString msg = tr("export failed: %1").arg(QString::fromUtf8(e.what()));
         emit logMessage(QStringLiteral("error"), msg);
@@ -112,16 +103,11 @@ void ReportExporter::applyReport(quint64 ticket, const report::CheckpointReport&
     emit exportFinished(job.exportPath, true, msg);
 }
 
-void ReportExporter::write(const QString& path, const report::CheckpointReport& r, bool live)
+void ReportExporter::write(const QString& path, const report::CheckpointReport& r)
 {
     const QString format = QFileInfo(path).suffix().toLower();
     if (format == QLatin1String("pdf")) {
-        QList<QImage> charts;
-        // The live panels belong to the live environment; an archived one has none.
-        for (const auto& p : m_charts)
-            if (p && live)
-                charts << p->plot()->toPixmap(1200, 500, 1.0).toImage();
-        ReportPdfWriter::write(r, path, charts);
+        ReportPdfWriter::write(r, path);
         return;
     }
     QSaveFile f(path);

@@ -14,7 +14,6 @@ class EngineApi;
 namespace forkscope::ui {
 
 class EnvironmentWindow;
-class PlotPanel;
 
 // Checkpoint reports for the window: File > Export (JSON, CSV or PDF by suffix) and the
 // report an environment window shows. The engine builds each report on its thread
@@ -28,8 +27,6 @@ class ReportExporter : public QObject
 public:
     explicit ReportExporter(engine::EngineApi* host, QObject* parent = nullptr);
 
-    // The PDF carries these panels as they are on screen, not redrawn from the database.
-    void setLiveCharts(const QList<PlotPanel*>& panels);
     // The path the user typed, with the chosen filter's extension when its own suffix names
     // no format ("report" with "PDF report (*.pdf)" is report.pdf), instead of failing.
     static QString withFormatSuffix(const QString& path, const QString& selectedFilter);
@@ -58,11 +55,10 @@ private:
     };
     void applyReport(quint64 ticket, const report::CheckpointReport& report);
     void applyFailure(quint64 ticket, const QString& error);
-    void write(const QString& path, const report::CheckpointReport& report, bool live);
+    void write(const QString& path, const report::CheckpointReport& report);
 
     QPointer<engine::EngineApi> m_host;
     QHash<quint64, Job> m_jobs;
-    QList<QPointer<PlotPanel>> m_charts;
     QString m_appState; // the live environment's state text, from the latest status
     QString m_appStateEnvironment;
 };
