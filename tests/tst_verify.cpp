@@ -1328,7 +1328,7 @@ void TestVerify::anInterruptedRepairSaysWhereItStopped()
     const ProcessRun run = test::waitForProcess(p, 60000);
     VERIFY_ONE_ERROR_LINE(run, 1,
                           (QStringList{"the rollback to block 4 is committed", "stopped on request",
-                                       "forkscope repair"}));
+                                       "finish with `forkscope index"}));
     VERIFY_EXIT_OK(runForkscope(commandOn("repair", db, env, {"--from", "5"})));
     VERIFY_EXIT_OK(runForkscope(commandOn("verify", db, env)));
 }
