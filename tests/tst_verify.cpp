@@ -1326,9 +1326,11 @@ void TestVerify::anInterruptedRepairSaysWhereItStopped()
     node.setOffline(true);
     ::kill(pid_t(p.processId()), SIGINT);
     const ProcessRun run = test::waitForProcess(p, 60000);
-    VERIFY_ONE_ERROR_LINE(run, 1,
-                          (QStringList{"the rollback to block 4 is committed", "stopped on request",
-                                       "finish with `forkscope index"}));
+    VERIFY_ONE_ERROR_LINE(
+        run, 1,
+        (QStringList{
+            "the rollback to block 4 is committed, but indexing again stopped at checkpoint",
+            "stopped on request", "finish with `forkscope index"}));
     // Its advice finishes the job: nothing to repair any more, the index whole again.
     indexOn(db, env);
     VERIFY_EXIT_OK(runForkscope(commandOn("verify", db, env)));

@@ -192,8 +192,11 @@ EnvironmentRepair::reindex(const RepairPlan& plan,
                            "%2: %3; %4")
                 .arg(plan.forkBlock ? QString::number(*plan.forkBlock)
                                     : QStringLiteral("before the start block"),
-                     s.checkpoint ? QStringLiteral("checkpoint %1").arg(*s.checkpoint)
-                                  : QStringLiteral("no checkpoint"),
+                     // Before its first round the indexer has not read the checkpoint:
+                     // it is the one the rollback left.
+                     s.checkpoint     ? QStringLiteral("checkpoint %1").arg(*s.checkpoint)
+                     : plan.forkBlock ? QStringLiteral("checkpoint %1").arg(*plan.forkBlock)
+                                      : QStringLiteral("no checkpoint"),
                      why, finish));
     };
 
