@@ -1,7 +1,6 @@
 #include "IndexCommand.h"
 #include "CommandLine.h"
 #include "IndexOptions.h"
-#include "SharedIndexCommand.h"
 #include "TroubleDeadline.h"
 #include "UnixSignalWatcher.h"
 #include "abi/EventRegistry.h"
@@ -12,7 +11,6 @@
 #include "rpc/EthClient.h"
 #include "store/Database.h"
 #include "store/DatabaseFiles.h"
-#include "store/pg/PgConnection.h"
 #include "text/Count.h"
 #include "wire/SuspectedTruncationError.h"
 
@@ -149,13 +147,13 @@ int runIndexCommand(const QStringList& arguments)
         printError(parsed.error);
         return ExitUsage;
     }
-    const indexer::IndexerConfig config = *parsed.config;
+    indexer::IndexerConfig config = *parsed.config;
+    config.rangeLease = parsed.rangeLease;
     // Files read or written next to the database must not be the database: a raw open and
     // close of it drops the process's SQLite locks, and appending to it destroys it.
     for (const auto& [flag, path] :
          {std::pair{"--abi", config.abiPath}, std::pair{"--outbox-file", parsed.outboxFile}})
-        if (!store::pg::isPostgresUrl(config.dbPath) &&
-            store::isDatabaseFile(path, config.dbPath)) {
+        if (store::isDatabaseFile(path, config.dbPath)) {
             printError(QStringLiteral("%1 %2 is the database (or one of its files); pass "
                                       "another file")
                            .arg(QLatin1String(flag), path));
@@ -174,10 +172,8 @@ int runIndexCommand(const QStringList& arguments)
         }
     }
 
-    if (store::pg::isPostgresUrl(config.dbPath))
-        return runSharedIndexCommand(parsed);
-    // The indexer, node health and the outbox run in the IndexingService, as in the app;
-    // this thread only prints what it reports and decides when to exit.
+    // The indexer, node health and the outbox run in the IndexingService, as in the app, on
+    // either store; this thread only prints what it reports and decides when to exit.
     engine::IndexingOptions options;
     options.indexer = config;
     options.healthNodes = parsed.nodes;
@@ -238,14 +234,19 @@ int runIndexCommand(const QStringList& arguments)
     QObject::connect(&service, &engine::IndexingService::logMessage, &loop,
                      [](const QString& level, const QString& text) {
                          // Outbox trouble goes to stderr as before, and what opening the
-                         // database restored; the rest is in the state lines or the final
-                         // error.
+                         // database restored; who does what among the writers of a shared
+                         // database (the head, the outbox, ranges taken over) to stdout; the
+                         // rest is in the state lines or the final error.
                          if (level == QLatin1String("error") &&
                              text.startsWith(QLatin1String("outbox: ")))
                              printError(text);
                          else if (level == QLatin1String("warning") &&
                                   text.startsWith(QLatin1String("database ")))
                              printError(QStringLiteral("warning: ") + text);
+                         else if (level == QLatin1String("info")) {
+                             std::printf("%s\n", qPrintable(text));
+                             std::fflush(stdout);
+                         }
                      });
     api::LiveMetrics live;
     live.setIndexedNode(config.rpcUrl.toString());

@@ -5,12 +5,10 @@
 #include "lab/LabReset.h"
 #include "lab/LabResetError.h"
 #include "rpc/JsonRpcClient.h"
-#include "store/Database.h"
-#include "store/pg/PgConnection.h"
-#include "store/pg/PgContract.h"
+#include "store/OpenStore.h"
+#include "store/StoreError.h"
 
 #include <QCommandLineParser>
-#include <QFileInfo>
 #include <cstdio>
 
 namespace forkscope::app {
@@ -82,30 +80,12 @@ int runLabCommand(const QStringList& arguments)
         return ExitUsage;
     }
     const QString dbPath = p.value(db);
-    const bool shared = store::pg::isPostgresUrl(dbPath);
-    // Archiving needs a history to archive: a missing file is a typo, not a new lab.
-    if (!shared && !QFileInfo::exists(dbPath)) {
-        printError(
-            QStringLiteral("database %1 does not exist; `forkscope index` creates it").arg(dbPath));
-        return ExitFailure;
-    }
-
     try {
-        std::unique_ptr<store::Database> database;
-        std::unique_ptr<store::pg::PgConnection> pg;
-        std::unique_ptr<lab::EnvironmentBook> book;
-        if (shared) {
-            // A shared index: its environments are archived and registered the same way;
-            // processes still indexing the old chain stop on the changed genesis.
-            pg = store::pg::PgConnection::open(dbPath);
-            store::pg::requireCurrentPgContract(*pg);
-            book = lab::EnvironmentBook::shared(*pg);
-        } else {
-            database = store::Database::open(dbPath);
-            if (!database->restoredSurface().isEmpty())
-                printError(QStringLiteral("warning: ") + database->restoredSurface());
-            book = lab::EnvironmentBook::sqlite(*database);
-        }
+        QString restored;
+        const std::unique_ptr<lab::EnvironmentBook> book =
+            store::openEnvironmentBook(dbPath, &restored);
+        if (!restored.isEmpty())
+            printError(QStringLiteral("warning: ") + restored);
         rpc::JsonRpcClient client(url);
         const lab::LabResetResult r =
             lab::LabReset::reset(*book, client, url, p.value(env), p.value(archive));
@@ -133,8 +113,7 @@ int runLabCommand(const QStringList& arguments)
         std::printf("next: deploy your contracts on the fresh chain, then: forkscope index --rpc "
                     "%s --db %s --env %s --contract ADDR\n",
                     qPrintable(url.toString(QUrl::RemoveUserInfo)),
-                    qPrintable(shared ? QUrl(dbPath).toString(QUrl::RemovePassword) : dbPath),
-                    qPrintable(r.newEnvironmentId));
+                    qPrintable(store::describeDatabase(dbPath)), qPrintable(r.newEnvironmentId));
         std::fflush(stdout);
         return ExitOk;
     } catch (const lab::LabResetError& e) {

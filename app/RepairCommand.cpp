@@ -1,6 +1,5 @@
 #include "RepairCommand.h"
 #include "CommandLine.h"
-#include "SharedRepairCommand.h"
 #include "UnixSignalWatcher.h"
 #include "abi/AbiType.h"
 #include "abi/EventRegistry.h"
@@ -9,11 +8,12 @@
 #include "audit/EnvironmentRepair.h"
 #include "chain/ChainParseError.h"
 #include "config/SettingsValidation.h"
+#include "indexer/IndexStore.h"
 #include "indexer/IndexerErrors.h"
 #include "rpc/EthClient.h"
-#include "store/Database.h"
 #include "store/DatabaseFiles.h"
-#include "store/pg/PgConnection.h"
+#include "store/OpenStore.h"
+#include "store/StoreError.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -130,33 +130,28 @@ int runRepairCommand(const QStringList& arguments)
             return ExitUsage;
         }
     }
-    if (store::pg::isPostgresUrl(o.db))
-        return runSharedRepair(o.db, o.env, o.rpc, o.from, o.abi);
-    if (!QFileInfo::exists(o.db)) {
-        printError(QStringLiteral("database %1 does not exist; nothing to repair").arg(o.db));
-        return ExitFailure;
-    }
-    // Before this process opens the database (the probe must not run beside our own
-    // connection): a running indexer would go on writing under the repair.
-    if (const auto user = audit::otherDatabaseUser(o.db)) {
-        printError(QStringLiteral("repair: database %1 is open in another process (pid %2: a "
-                                  "running `forkscope index` or the app?); stop it first, then "
-                                  "repair; nothing was changed")
-                       .arg(o.db)
-                       .arg(user->pid));
-        return ExitFailure;
-    }
-
-    bool stop = false;
+    // Ctrl-C stops the re-indexing between rounds: the repair asks, no event loop turns.
     UnixSignalWatcher signalWatcher;
-    QObject::connect(&signalWatcher, &UnixSignalWatcher::terminationRequested, qApp,
-                     [&stop](int) { stop = true; });
 
+    // The repair is the only writer: a SQLite file no other process has open (a running
+    // indexer would go on writing under it); on a shared database, the writer that holds the
+    // environment's head (EnvironmentRepair::plan).
+    std::unique_ptr<indexer::IndexStore> indexStore;
+    try {
+        store::StoreOptions so;
+        so.existing = true;
+        so.alone = true;
+        so.owner = QStringLiteral("repair/") + store::defaultOwner();
+        indexStore = store::openIndexStore(o.db, so);
+    } catch (const store::StoreError& e) {
+        printError(QStringLiteral("repair: %1; nothing was changed").arg(e.message()));
+        return ExitFailure;
+    }
+    if (!indexStore->restoredSurface().isEmpty())
+        printError(QStringLiteral("warning: ") + indexStore->restoredSurface());
+    const QString database = indexStore->describe();
     bool rolledBack = false;
     try {
-        const auto db = store::Database::open(o.db, store::Database::Options::bulkWriter());
-        if (!db->restoredSurface().isEmpty())
-            printError(QStringLiteral("warning: ") + db->restoredSurface());
         indexer::IndexerConfig base;
         base.rpcUrl = o.rpc;
         base.dbPath = o.db;
@@ -165,7 +160,7 @@ int runRepairCommand(const QStringList& arguments)
         client.setTimeout(base.rpcTimeout);
         client.setMaxReplyBytes(base.maxReplyBytes);
         rpc::EthClient eth(client);
-        audit::EnvironmentRepair repair(*db, eth, base);
+        audit::EnvironmentRepair repair(*indexStore, eth, base);
         const audit::RepairPlan plan = repair.plan(o.env, o.from);
         const auto& cp = plan.target.checkpoint;
         std::printf("repair: environment %s (chain %llu), blocks %llu..%llu (checkpoint %llu, "
@@ -236,17 +231,14 @@ int runRepairCommand(const QStringList& arguments)
                 std::fflush(stdout);
                 clock.restart();
             },
-            [&stop] {
-                QCoreApplication::processEvents(); // let Ctrl-C through between rounds
-                return stop;
-            });
+            [] { return UnixSignalWatcher::requested(); });
         std::printf("indexed again: %lld blocks, %lld logs, %lld transfers; synced: checkpoint "
                     "%llu at head %llu\n",
                     static_cast<long long>(ri.blocks), static_cast<long long>(ri.logs),
                     static_cast<long long>(ri.transfers),
                     static_cast<unsigned long long>(ri.checkpoint),
                     static_cast<unsigned long long>(ri.head));
-        std::printf("next: forkscope verify --db %s --env %s --rpc %s\n", qPrintable(o.db),
+        std::printf("next: forkscope verify --db %s --env %s --rpc %s\n", qPrintable(database),
                     qPrintable(plan.target.environment.id),
                     qPrintable(o.rpc.toString(QUrl::RemoveUserInfo)));
         std::fflush(stdout);
@@ -264,7 +256,7 @@ int runRepairCommand(const QStringList& arguments)
         if (e.kind() == store::StoreError::Kind::Locked && !rolledBack)
             printError(QStringLiteral("repair: database %1 is locked by another process (a running "
                                       "indexer?); stop it first, then repair; nothing was changed")
-                           .arg(o.db));
+                           .arg(database));
         else
             printError(QStringLiteral("repair: ") + e.message());
     } catch (const chain::ChainParseError& e) {

@@ -3,13 +3,12 @@
 #include "ReportPdf.h"
 #include "chain/ChainParseError.h"
 #include "config/SettingsValidation.h"
-#include "report/PgReportBuilder.h"
 #include "report/ReportBuilder.h"
 #include "report/ReportError.h"
 #include "rpc/EthClient.h"
 #include "store/Database.h"
 #include "store/DatabaseFiles.h"
-#include "store/pg/PgConnection.h"
+#include "store/ReadOnlyStore.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -199,25 +198,16 @@ int runReportCommand(int& argc, char** argv, const QStringList& arguments)
     try {
         // Read-only: the report must not change a byte of the database (an older schema is
         // refused with a message instead of being migrated).
-        std::unique_ptr<store::Database> db;
-        std::unique_ptr<store::pg::PgConnection> pg;
-        if (store::pg::isPostgresUrl(o.db)) {
-            pg = store::pg::PgConnection::open(o.db);
-        } else {
-            store::Database::Options ro;
-            ro.readOnly = true;
-            ro.readInReadOnlyPlace = true; // a read-only filesystem: see the warning
-            db = store::Database::open(o.db, ro);
-            if (db->readOnlyPlace() != store::Database::ReadOnlyPlace::No)
-                warn(readOnlyPlaceWarning(o.db, db->readOnlyPlace()));
-        }
+        // (a read-only filesystem is read all the same: see the warning).
+        const std::unique_ptr<store::ReadOnlyStore> store = store::ReadOnlyStore::open(o.db, true);
+        if (store->sqlite() &&
+            store->sqlite()->readOnlyPlace() != store::Database::ReadOnlyPlace::No)
+            warn(readOnlyPlaceWarning(o.db, store->sqlite()->readOnlyPlace()));
+        store::ContractReader& reader = store->reader();
         QString envId = o.env;
         if (envId.isEmpty())
-            envId = pg ? report::PgReportBuilder::liveEnvironment(*pg)
-                       : report::ReportBuilder::liveEnvironment(*db);
-        const report::EnvironmentInfo env =
-            pg ? report::PgReportBuilder::findEnvironment(*pg, envId)
-               : report::ReportBuilder::findEnvironment(*db, envId);
+            envId = report::ReportBuilder::liveEnvironment(reader);
+        const report::EnvironmentInfo env = report::ReportBuilder::findEnvironment(reader, envId);
 
         std::unique_ptr<rpc::JsonRpcClient> client;
         std::unique_ptr<rpc::EthClient> eth;
@@ -227,9 +217,7 @@ int runReportCommand(int& argc, char** argv, const QStringList& arguments)
             client->setTimeout(kReportNodeTimeout);
             eth = std::make_unique<rpc::EthClient>(*client);
         }
-        const report::CheckpointReport r =
-            pg ? report::PgReportBuilder::build(*pg, envId, eth.get())
-               : report::ReportBuilder::build(*db, envId, eth.get());
+        const report::CheckpointReport r = report::ReportBuilder::build(reader, envId, eth.get());
 
         if (r.node.checked && !r.node.reachable)
             warn(QStringLiteral("node %1 is unreachable (%2); the report marks the checkpoints "

@@ -9,9 +9,11 @@
 namespace forkscope::app {
 
 int UnixSignalWatcher::s_fds[2] = {-1, -1};
+volatile std::sig_atomic_t UnixSignalWatcher::s_requested = 0;
 
 UnixSignalWatcher::UnixSignalWatcher(QObject* parent) : QObject(parent)
 {
+    s_requested = 0;
     if (::socketpair(AF_UNIX, SOCK_STREAM, 0, s_fds) != 0)
         return;
     m_notifier = new QSocketNotifier(s_fds[1], QSocketNotifier::Read, this);
@@ -38,6 +40,7 @@ UnixSignalWatcher::~UnixSignalWatcher()
 
 void UnixSignalWatcher::handler(int sig)
 {
+    s_requested = 1;
     const unsigned char b = static_cast<unsigned char>(sig);
     [[maybe_unused]] auto n = ::write(s_fds[0], &b, 1);
 }

@@ -4,15 +4,14 @@
 #include "abi/EventRegistry.h"
 #include "audit/AuditError.h"
 #include "audit/ReceiptsLogsProof.h"
-#include "audit/SharedAuditTarget.h"
 #include "audit/StoredDataAuditor.h"
 #include "chain/ChainParseError.h"
 #include "config/SettingsValidation.h"
 #include "rpc/EthClient.h"
 #include "store/Database.h"
 #include "store/DatabaseFiles.h"
+#include "store/OpenStore.h"
 #include "store/ReadOnlyStore.h"
-#include "store/pg/PgConnection.h"
 
 #include <QCommandLineParser>
 #include <QElapsedTimer>
@@ -187,7 +186,7 @@ void printChecked(const audit::AuditResult& r, const VerifyOptions& o, const aud
 
 QString dbText(const VerifyOptions& o)
 {
-    return store::pg::isPostgresUrl(o.db) ? QUrl(o.db).toString(QUrl::RemovePassword) : o.db;
+    return store::describeDatabase(o.db);
 }
 
 QString repairCommand(const VerifyOptions& o, std::uint64_t from)
@@ -309,11 +308,6 @@ int runVerifyCommand(const QStringList& arguments)
             return ExitUsage;
         }
     }
-    const bool shared = store::pg::isPostgresUrl(o.db);
-    if (!shared && !QFileInfo::exists(o.db)) {
-        printError(QStringLiteral("database %1 does not exist").arg(o.db));
-        return ExitFailure;
-    }
     try {
         // An audit never writes: SQLite is opened read-only, PostgreSQL read in a READ ONLY
         // transaction (the reader's snapshot) and never migrated.
@@ -321,9 +315,7 @@ int runVerifyCommand(const QStringList& arguments)
         rpc::JsonRpcClient client(o.rpc);
         client.setTimeout(kVerifyNodeTimeout);
         rpc::EthClient eth(client);
-        const audit::AuditTarget target = shared
-                                              ? audit::loadSharedAuditTarget(*store->pg(), o.env)
-                                              : audit::AuditTarget::load(*store->sqlite(), o.env);
+        const audit::AuditTarget target = audit::AuditTarget::load(store->reader(), o.env);
         audit::AuditRange range;
         if (const QString error = target.resolveRange(o.from, o.to, &range); !error.isEmpty()) {
             printError(QStringLiteral("verify: environment %1: %2; nothing was checked")
@@ -358,15 +350,6 @@ int runVerifyCommand(const QStringList& arguments)
         for (const indexer::CompletenessAlert& alert : target.openAlerts)
             if (alert.kind == QLatin1String("absence")) // its text says what settles it
                 std::printf("open alert: %s\n", qPrintable(alert.summary()));
-            else if (shared)
-                // A repair refuses while a range of a shared index has failed: the next
-                // `forkscope index` retries the range.
-                std::printf("open alert: %s (a backfill range failed: blocks %llu..%llu are not "
-                            "indexed and the checkpoint stays below them; start `forkscope "
-                            "index` again, which retries the range)\n",
-                            qPrintable(alert.summary()),
-                            static_cast<unsigned long long>(alert.fromBlock),
-                            static_cast<unsigned long long>(alert.toBlock));
             else
                 std::printf("open alert: %s (the indexer could not prove blocks %llu..%llu "
                             "complete; `forkscope repair --from %llu` fetches them again)\n",

@@ -12,8 +12,10 @@
 //                                      [--seed 1] [--batch 100,500] [--modes single,batch,file]
 //                                      [--max-seconds 60]
 #include "FlappingWebhook.h"
+#include "outbox/OutboxQueue.h"
 #include "outbox/OutboxThread.h"
 #include "store/Database.h"
+#include "store/OpenStore.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -75,7 +77,8 @@ Figures run(const QString& dbPath, std::uint64_t safe, const QUrl& webhook, cons
     QElapsedTimer clock;
     clock.start();
     outbox::OutboxThread thread(
-        dbPath, kEnv, kChain, webhook, file, std::chrono::milliseconds(5000),
+        [dbPath] { return store::openOutboxQueue(dbPath, kEnv, kChain); }, webhook, file,
+        std::chrono::milliseconds(5000),
         [](const QString& m) { std::fprintf(stderr, "outbox: %s\n", qPrintable(m)); }, batch);
     thread.setSafeHeight(safe);
     QEventLoop loop;

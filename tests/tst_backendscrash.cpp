@@ -428,8 +428,8 @@ void TestBackendsCrash::aReorgDeeperThanTheLimitChangesNothing()
 
 // PostgreSQL only (SQLite plans no ranges): a shared backfill planned its ranges up to the
 // head, then the chain got shorter (a rollback; a lagging replica looks the same). The
-// ranges above the new head are not at fault: they go back uncounted while the process
-// waits for the chain to grow past them, instead of failing five times and exiting.
+// ranges above the new head are not at fault: they are not claimed while the process stands
+// by for the chain to grow past them, instead of failing five times and exiting.
 void TestBackendsCrash::rangesPlannedAboveAShorterChainWaitForIt()
 {
     const QString db = m_cluster.url();
@@ -449,11 +449,10 @@ void TestBackendsCrash::rangesPlannedAboveAShorterChainWaitForIt()
     index.start(QStringLiteral(FORKSCOPE_BINARY), args);
     QVERIFY(index.waitForStarted());
     QString out;
-    QTRY_VERIFY2_WITH_TIMEOUT((out += QString::fromUtf8(index.readAllStandardOutput()),
-                               out.contains(QStringLiteral("is below the range: given back, not "
-                                                           "counted against the range")) ||
-                                   index.state() != QProcess::Running),
-                              qPrintable(out), 30'000);
+    QTRY_VERIFY2_WITH_TIMEOUT(
+        (out += QString::fromUtf8(index.readAllStandardOutput()),
+         out.contains(QStringLiteral("standing by")) || index.state() != QProcess::Running),
+        qPrintable(out), 30'000);
     QTest::qWait(2000); // more tries than a range may fail: still waiting
     QCOMPARE(index.state(), QProcess::Running);
     m_lab->sprayAll(8, 2, 10); // the chain grows past the plan
@@ -487,37 +486,64 @@ void TestBackendsCrash::aRangeStoredFromAnotherBranchIsFetchedAgain()
     // Killed at the first commit, holding the lowest range. Its owner lock, taken here,
     // makes it look alive (a machine gone without closing its connection), so the range
     // stays claimed until its lease runs out: a lease long enough for the next process to
-    // start and claim the two ranges above it first, however busy the machine.
+    // start and store the two ranges above it first, however busy the machine. The ranges
+    // it had claimed ahead go back, as if it had fetched one at a time.
     QStringList longLease = args;
     longLease[longLease.indexOf(QStringLiteral("--lease-ms")) + 1] = QStringLiteral("4000");
     const test::ProcessRun first = test::runForkscope(longLease, crashingAt("before-commit", 0));
     QVERIFY2(first.exitStatus == QProcess::CrashExit, qPrintable(first.describe()));
     auto pg = store::pg::PgConnection::open(db);
+    const QByteArray lowest = QByteArray::number(head - 20);
     const QByteArray owner = pg->run("t_owner",
-                                     "SELECT owner FROM backfill_ranges WHERE environment_id = $1 "
-                                     "AND status = 'running'",
-                                     {env.toUtf8()})
+                                     "SELECT owner FROM range_store WHERE environment_id = $1 "
+                                     "AND status = 'running' AND from_block = $2",
+                                     {env.toUtf8(), lowest})
                                  .text(0, 0);
+    QVERIFY(!owner.isEmpty());
+    pg->run("t_ahead_back",
+            "UPDATE range_store SET status = 'pending', owner = NULL, lease_until = NULL WHERE "
+            "environment_id = $1 AND status = 'running' AND from_block > $2",
+            {env.toUtf8(), lowest});
     pg->run("t_owner_lock", "SELECT pg_advisory_lock($2::int, hashtext($1::text))",
             {owner, QByteArray::number(coord::BackfillClaims::kOwnerLockClass)});
     // Stores the two ranges above it, then dies taking the lowest over.
     const test::ProcessRun second = test::runForkscope(args, crashingAt("before-commit", 2));
     QVERIFY2(second.exitStatus == QProcess::CrashExit &&
-                 second.out.count(QStringLiteral(" stored (")) == 2 &&
-                 second.out.contains(QStringLiteral("whose lease ran out")),
+                 second.out.contains(QStringLiteral("range %1-%2: taken over from %3, whose "
+                                                    "lease ran out")
+                                         .arg(head - 20)
+                                         .arg(head - 14)
+                                         .arg(QString::fromUtf8(owner))),
              qPrintable(second.describe()));
+    const auto status = [&](qint64 from) {
+        return pg
+            ->run("t_status",
+                  "SELECT status FROM range_store WHERE environment_id = $1 AND "
+                  "from_block = $2",
+                  {env.toUtf8(), QByteArray::number(from)})
+            .text(0, 0);
+    };
+    QCOMPARE(status(head - 13), QByteArray("done"));
+    QCOMPARE(status(head - 6), QByteArray("done"));
+    QVERIFY(status(head - 20) != "done");
     pg.reset();
     lab::ReorgInjector::inject(m_lab->rpc(), 15, lab::ReorgTxMode::Keep);
 
     const test::ProcessRun run = test::runForkscope(args);
     VERIFY_EXIT_OK(run);
-    QVERIFY2(run.out.contains(QStringLiteral("range %1-%2 was stored from another branch than "
-                                             "block %3, the checkpoint")
-                                  .arg(head - 13)
-                                  .arg(head - 7)
-                                  .arg(head - 14)),
-             qPrintable(run.out));
-    QVERIFY2(run.out.contains(QStringLiteral("synced: checkpoint %1 of target %1").arg(head)),
+    // The range above the checkpoint, stored from the old branch, was fetched again: its
+    // record says why.
+    const QByteArray why = store::pg::PgConnection::open(db)
+                               ->run("t_why",
+                                     "SELECT last_error FROM range_store WHERE environment_id = "
+                                     "$1 AND from_block = $2",
+                                     {env.toUtf8(), QByteArray::number(head - 13)})
+                               .text(0, 0);
+    QVERIFY2(
+        why.contains(
+            QStringLiteral("stored from another branch than block %1").arg(head - 14).toUtf8()),
+        why.constData());
+    QVERIFY2(run.out.contains(QStringLiteral("synced: checkpoint %1 at head %1").arg(head)),
              qPrintable(run.out));
     Backend b(db);
     qint64 rows = 0;
@@ -550,13 +576,11 @@ void TestBackendsCrash::aReorgBelowTheCheckpointMidBackfillIsRolledBackBeforeExi
 
     const test::ProcessRun run = test::runForkscope(args);
     VERIFY_EXIT_OK(run);
-    QVERIFY2(
-        run.out.contains(
-            QStringLiteral("backfilled: checkpoint %1 of target %2").arg(head - 7).arg(head)) &&
-            run.out.contains(QStringLiteral("synced: the target %1 reached after 1 "
-                                            "rollback(s)")
-                                 .arg(head)),
-        qPrintable(run.out));
+    // Rolled back, then indexed on to the node's head before calling it synced.
+    QVERIFY2(run.out.count(QStringLiteral("REORG (")) == 1 &&
+                 run.out.indexOf(QStringLiteral("REORG (")) <
+                     run.out.indexOf(QStringLiteral("synced: checkpoint")),
+             qPrintable(run.out));
     qint64 rows = 0;
     expectEveryLogOnce(b, env, rows, head - 20);
     QCOMPARE(checkpointOf(b.open(), env), head);

@@ -30,8 +30,12 @@ namespace {
 #define VERIFY_NO_GAP(lab, env)                                                                    \
     do {                                                                                           \
         if (checkpointOf(lab, env) < 0) {                                                          \
-            QCOMPARE((lab).count("SELECT count(*) FROM logs"), 0);                                 \
-            QCOMPARE((lab).count("SELECT count(*) FROM blocks"), 0);                               \
+            for (const char* table : {"logs", "blocks"})                                           \
+                QCOMPARE(                                                                          \
+                    (lab).count(QStringLiteral("SELECT count(*) FROM %1 WHERE environment_id "     \
+                                               "= '%2'")                                           \
+                                    .arg(table, env)),                                             \
+                    0);                                                                            \
             break;                                                                                 \
         }                                                                                          \
         const QStringList problems = (lab).verify(env);                                            \

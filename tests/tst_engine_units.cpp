@@ -1,10 +1,10 @@
 // Pure engine rules behind the desktop app: table pages (sorting, filtering, paging in
 // SQL), the lag panel's ETA and durations, and what saved settings mean for the engine.
 #include "config/AppSettings.h"
-#include "engine/FileSummary.h"
 #include "engine/ReadService.h"
 #include "engine/ReindexMatch.h"
 #include "engine/SettingsToConfig.h"
+#include "engine/SummaryReader.h"
 #include "engine/SyncProgress.h"
 #include "engine/TableQuery.h"
 #include "outbox/SafeHeight.h"
@@ -446,9 +446,10 @@ void TestEngineUnits::aSummaryReadsOneCommittedState()
     store::Database::Options o;
     o.readOnly = true;
     const auto reader = store::Database::open(path, o);
+    store::SqliteContractReader contract(*reader);
 
     int commitsMeanwhile = 0;
-    const engine::DbSummary s = engine::readFileSummary(*reader, "s", 31337, [&] {
+    const engine::DbSummary s = engine::readSummary(contract, "s", 31337, [&] {
         commitBlock(2);
         ++commitsMeanwhile;
     });
@@ -460,7 +461,7 @@ void TestEngineUnits::aSummaryReadsOneCommittedState()
     QVERIFY2(*s.outboxOldestPendingAgeSecs >= 7200 && *s.outboxOldestPendingAgeSecs < 7260,
              qPrintable(QString::number(*s.outboxOldestPendingAgeSecs)));
 
-    const engine::DbSummary next = engine::readFileSummary(*reader, "s", 31337);
+    const engine::DbSummary next = engine::readSummary(contract, "s", 31337);
     QCOMPARE(next.checkpoint, std::optional<quint64>(2));
     QCOMPARE(next.outboxPending, 6);
     QVERIFY(next.outboxOldestPendingAgeSecs && *next.outboxOldestPendingAgeSecs >= 7200);

@@ -9,6 +9,7 @@
 #include "lab/FaultProxyThread.h"
 #include "rpc/JsonRpcClient.h"
 #include "store/Database.h"
+#include "store/SqliteIndexStore.h"
 
 #include <QRegularExpression>
 #include <QSignalSpy>
@@ -35,8 +36,8 @@ struct DistantIndexer
 {
     DistantIndexer(IndexerLab& lab, int emptyBlocks)
         : built(buildChain(lab, emptyBlocks)), node(lab.devnet().url(), 30),
-          db(store::Database::open(lab.dbPath())), client(node.url()), eth(client),
-          indexer(config(lab), *db, eth)
+          db(store::Database::open(lab.dbPath())), store(*db), client(node.url()), eth(client),
+          indexer(config(lab), store, eth)
     {
     }
     static bool buildChain(IndexerLab& lab, int emptyBlocks)
@@ -61,6 +62,7 @@ struct DistantIndexer
     const bool built; // first: the chain exists before the indexer is configured for it
     lab::FaultProxyThread node;
     std::unique_ptr<store::Database> db;
+    store::SqliteIndexStore store;
     rpc::JsonRpcClient client;
     rpc::EthClient eth;
     indexer::Indexer indexer;

@@ -9,7 +9,6 @@
 #include "indexer/CheckpointStore.h"
 #include "indexer/FetchWindow.h"
 #include "indexer/IndexerErrors.h"
-#include "indexer/NodeWait.h"
 #include "indexer/ReorgRollback.h"
 #include "indexer/TransferDecoder.h"
 #include "store/Database.h"
@@ -39,8 +38,6 @@ class TestIndexerUnits : public QObject
 private slots:
     void fetchWindow_data();
     void fetchWindow();
-    void nodeBackoff_data();
-    void nodeBackoff();
     void absenceWindow_data();
     void absenceWindow();
     void blocksWithAbsentLogs_data();
@@ -105,26 +102,6 @@ void TestIndexerUnits::fetchWindow()
     QCOMPARE(fetch_window::depth(logs, 4), depth);
     // Before any range: two ahead.
     QCOMPARE(fetch_window::depth(fetch_window::kUnknownLogsPerRange, 4), 2);
-}
-
-void TestIndexerUnits::nodeBackoff_data()
-{
-    QTest::addColumn<int>("streak");
-    QTest::addColumn<qint64>("ms");
-    QTest::newRow("first") << 1 << qint64(200);
-    QTest::newRow("second") << 2 << qint64(400);
-    QTest::newRow("eighth") << 8 << qint64(25600);
-    QTest::newRow("ninth: capped") << 9 << qint64(30000);
-    QTest::newRow("long outage: still capped") << 40 << qint64(30000);
-    QTest::newRow("no streak: as the first") << 0 << qint64(200);
-}
-
-// A shared index's process waiting out the node: doubling from 0.2 s, never past 30 s.
-void TestIndexerUnits::nodeBackoff()
-{
-    QFETCH(int, streak);
-    QFETCH(qint64, ms);
-    QCOMPARE(qint64(indexer::nodeBackoff(streak).count()), ms);
 }
 
 void TestIndexerUnits::absenceWindow_data()

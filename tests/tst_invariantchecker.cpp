@@ -16,8 +16,8 @@ using namespace forkscope;
 using namespace forkscope::test;
 
 namespace {
-// Reads through `inner`, but runs `commit` once, just before the first query: by then the
-// check has read the checkpoint. As when the indexer commits while the lab's verdict runs.
+// Reads through `inner`, but runs `commit` once, just before the first query after the
+// checkpoint's. As when the indexer commits while the lab's verdict runs.
 class CommitMidCheckReader : public store::ContractReader
 {
 public:
@@ -28,14 +28,18 @@ public:
     std::unique_ptr<store::ContractRows> query(const QString& sql,
                                                const QVariantList& args) override
     {
-        if (m_commit)
+        if (m_commit && !sql.contains(QStringLiteral("FROM indexer_checkpoints")))
             std::exchange(m_commit, {})();
         return m_inner.query(sql, args);
     }
-    std::optional<store::CheckpointFacts> checkpoint(const QString& env, qint64 chainId,
-                                                     const QString& source) override
+    store::OutboxTally outboxTally(const QString& env, qint64 chainId) override
     {
-        return m_inner.checkpoint(env, chainId, source);
+        return m_inner.outboxTally(env, chainId);
+    }
+    QString reorgDiffRecordedSql() const override { return m_inner.reorgDiffRecordedSql(); }
+    qint64 storedOutboxBelow(const QString& env, qint64 chainId) override
+    {
+        return m_inner.storedOutboxBelow(env, chainId);
     }
     QString describe() const override { return m_inner.describe(); }
     std::unique_ptr<store::ContractSnapshot> snapshot() override { return m_inner.snapshot(); }

@@ -8,6 +8,7 @@
 #include "indexer/EnvironmentRegistry.h"
 #include "outbox/OutboxDispatcher.h"
 #include "store/Database.h"
+#include "store/SqliteOutboxQueue.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -120,7 +121,8 @@ void TestOutbox::archivedEnvironmentDeliversNothing()
             return {outbox::DeliveryResult::Outcome::Delivered, {}};
         }
     } sink;
-    outbox::OutboxDispatcher dispatcher(*db, "env", 31337, sink);
+    store::SqliteOutboxQueue queue(*db, "env", 31337);
+    outbox::OutboxDispatcher dispatcher(queue, sink);
     const outbox::RoundResult r = dispatcher.deliverRound(lab.eth().blockNumber());
     QVERIFY(r.archived);
     QCOMPARE(r.delivered, 0);

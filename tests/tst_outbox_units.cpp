@@ -7,6 +7,7 @@
 #include "outbox/OutboxDispatcher.h"
 #include "outbox/RetryBackoff.h"
 #include "store/Database.h"
+#include "store/SqliteOutboxQueue.h"
 
 #include <QFile>
 #include <QJsonDocument>
@@ -135,7 +136,8 @@ void TestOutboxUnits::backoffResetsAfterSuccess()
     sink.script = {Outcome::Retry, Outcome::Retry,     Outcome::Retry,
                    Outcome::Retry, Outcome::Retry,     Outcome::Delivered,
                    Outcome::Retry, Outcome::Delivered, Outcome::Retry};
-    outbox::OutboxDispatcher d(*db, kEnv, kChain, sink);
+    store::SqliteOutboxQueue queue(*db, kEnv, kChain);
+    outbox::OutboxDispatcher d(queue, sink);
     const QList<qint64> waits = waitsUntilIdle(d, 100);
     // Growing waits during the outage; after each success the next failure waits the first
     // step again (20 ms), not the sixth and seventh (152, 228 ms); then the rest goes in
@@ -155,7 +157,8 @@ void TestOutboxUnits::waitIgnoresTheRowsHistory()
                            "event_key = 'k1'"));
     ScriptedSink sink;
     sink.script = {Outcome::Retry};
-    outbox::OutboxDispatcher d(*db, kEnv, kChain, sink);
+    store::SqliteOutboxQueue queue(*db, kEnv, kChain);
+    outbox::OutboxDispatcher d(queue, sink);
     const outbox::RoundResult r = d.deliverRound(100);
     QVERIFY(r.blocked);
     QCOMPARE(r.retryAfter.count(), 20);
@@ -169,7 +172,8 @@ void TestOutboxUnits::batchesKeepOrderAndTheSafeHeight()
     ScriptedSink sink;
     sink.batch = 8;
     sink.script = {Outcome::Delivered, Outcome::Retry}; // the second batch is retried whole
-    outbox::OutboxDispatcher d(*db, kEnv, kChain, sink);
+    store::SqliteOutboxQueue queue(*db, kEnv, kChain);
+    outbox::OutboxDispatcher d(queue, sink);
     const QList<qint64> waits = waitsUntilIdle(d, 7);
     QCOMPARE(waits, (QList<qint64>{20, 0}));
     QStringList keys;
@@ -195,7 +199,8 @@ void TestOutboxUnits::refusedBatchIsAskedAgainRowByRow()
     sink.batch = 4;
     // The batch k1..k4 is refused; alone, only k2 is.
     sink.script = {Outcome::Failed, Outcome::Delivered, Outcome::Failed};
-    outbox::OutboxDispatcher d(*db, kEnv, kChain, sink);
+    store::SqliteOutboxQueue queue(*db, kEnv, kChain);
+    outbox::OutboxDispatcher d(queue, sink);
     const outbox::RoundResult r = d.deliverRound(100);
     QCOMPARE(r.delivered, 5);
     QCOMPARE(r.failed, 1);

@@ -20,6 +20,7 @@
 #include "outbox/OutboxDispatcher.h"
 #include "store/Database.h"
 #include "store/ReorgEventStore.h"
+#include "store/SqliteOutboxQueue.h"
 
 #include <QSqlQuery>
 #include <QTemporaryDir>
@@ -131,7 +132,8 @@ void TestOutboxStore::deliveredRowsOutliveTheirLogsAndAreNotEnqueuedTwice()
     QCOMPARE(test::queryRows(*db, "SELECT count(*) FROM outbox_store"), QStringList{"0"});
     QCOMPARE(test::queryRows(*db, "SELECT id IS NULL FROM outbox"), QStringList{"1"});
     RecordingSink sink;
-    outbox::OutboxDispatcher(*db, kEnv, kChain, sink).deliverRound(2);
+    store::SqliteOutboxQueue queue(*db, kEnv, kChain);
+    outbox::OutboxDispatcher(queue, sink).deliverRound(2);
     QCOMPARE(sink.sent.size(), 1);
     const QString sentA = QString::fromUtf8(sink.sent.first().payload);
 
@@ -191,7 +193,8 @@ void TestOutboxStore::aRowWithoutItsLogIsFailedNotSent()
     db->run("UPDATE outbox SET attempts = 1, last_error = 'timeout' WHERE block_number = 2");
     db->run("DELETE FROM logs WHERE block_number = 2");
     RecordingSink sink;
-    const outbox::RoundResult r = outbox::OutboxDispatcher(*db, kEnv, kChain, sink).deliverRound(2);
+    store::SqliteOutboxQueue queue(*db, kEnv, kChain);
+    const outbox::RoundResult r = outbox::OutboxDispatcher(queue, sink).deliverRound(2);
     QCOMPARE(sink.sent.size(), 0);
     QCOMPARE(r.failed, 1);
     QSqlQuery q = db->run("SELECT last_error, failed_at IS NOT NULL FROM outbox_store");

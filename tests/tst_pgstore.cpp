@@ -203,14 +203,14 @@ void TestPgStore::checkpointMovesAreAnnouncedAtCommit()
     // A move that rolls back is never announced.
     m_db->begin();
     m_db->run("t_cp_move",
-              "UPDATE indexer_checkpoints SET block_number = 12, block_hash = $2 "
+              "UPDATE checkpoint_store SET block_number = 12, block_hash = $2 "
               "WHERE environment_id = $1",
               {env, PgConnection::byteaParam(hash(12).toByteArray())});
     m_db->rollback();
     QVERIFY(next(300).isEmpty());
     // A move backwards is a reorg.
     m_db->run("t_cp_back",
-              "UPDATE indexer_checkpoints SET block_number = 7, block_hash = $2 "
+              "UPDATE checkpoint_store SET block_number = 7, block_hash = $2 "
               "WHERE environment_id = $1",
               {env, PgConnection::byteaParam(hash(7).toByteArray())});
     n = next(5000);

@@ -8,6 +8,7 @@
 #include "indexer/ReorgReason.h"
 #include "outbox/OutboxDispatcher.h"
 #include "store/PendingOutboxContract.h"
+#include "store/SqliteOutboxQueue.h"
 #include "store/StoreError.h"
 
 #include <QTemporaryDir>
@@ -83,7 +84,8 @@ void TestRenderedOutbox::deliveryStoresWhatItSendsAndMovesTheCursor()
     QCOMPARE(store::outboxCursor(db, kEnv, kChain), 0);
 
     RecordingSink sink;
-    outbox::OutboxDispatcher dispatcher(db, kEnv, kChain, sink);
+    store::SqliteOutboxQueue queue(db, kEnv, kChain);
+    outbox::OutboxDispatcher dispatcher(queue, sink);
     // Up to block 3: rows of block 4 stay rendered.
     for (int round = 0; round < 10 && sink.sent.size() < 4; ++round)
         dispatcher.deliverRound(3, limit);
@@ -136,7 +138,8 @@ void TestRenderedOutbox::aBatchBelowTheCursorBringsItDown()
     store::Database& db = *lab.db;
     lab.committer.commit(std::nullopt, branchOf("A", {3, 4}), 1, "test", 1);
     RecordingSink sink;
-    outbox::OutboxDispatcher dispatcher(db, kEnv, kChain, sink);
+    store::SqliteOutboxQueue queue(db, kEnv, kChain);
+    outbox::OutboxDispatcher dispatcher(queue, sink);
     dispatcher.deliverRound(2);
     QCOMPARE(sink.sent.size(), 2);
     QCOMPARE(store::outboxCursor(db, kEnv, kChain), 3);

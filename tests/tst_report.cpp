@@ -438,7 +438,7 @@ void TestReport::pdfWithoutADisplay()
     const QString info = runTool(pdfinfo, {out});
     const QRegularExpressionMatch pages = QRegularExpression("Pages:\\s+(\\d+)").match(info);
     QVERIFY2(pages.hasMatch(), qPrintable(info));
-    QVERIFY2(pages.captured(1).toInt() >= 3, qPrintable(info));
+    QVERIFY2(pages.captured(1).toInt() >= 2, qPrintable(info)); // a summary, then the detail
     QVERIFY(info.contains("A4"));
 
     const QString text = runTool(pdftotext, {"-layout", out, "-"});
@@ -447,10 +447,14 @@ void TestReport::pdfWithoutADisplay()
             .toString();
     QVERIFY2(text.contains(hash), qPrintable(text.left(3000)));
     QVERIFY(text.contains("Environment " + env));
-    QVERIFY(text.contains(env == "env-a" ? "reorged" : "canonical"));
+    QVERIFY2(text.contains(env == "env-a" ? "reorged" : "the node has the same block at export"),
+             qPrintable(text.left(3000)));
     QVERIFY(text.contains(env == "env-a" ? "Invariants not checked" : "Invariants hold"));
+    // What a rollback undid, in the data's words, not the diff's column names.
     if (env == "env-a")
-        QVERIFY(text.contains("transfer_removed"));
+        QVERIFY2(text.contains(QRegularExpression("\\d+ transfers? removed")) &&
+                     !text.contains("transfer_removed"),
+                 qPrintable(text.left(3000)));
 }
 
 void TestReport::badInputs_data()

@@ -187,13 +187,13 @@ void TestSharedBackfill::threeProcessesOneKilledMidRange()
     }
     auto db = PgConnection::open(m_cluster.url());
     // The victim: the second process, once it holds a range (found by its owner name,
-    // host/pid, in backfill_ranges) and has stored at least one before.
+    // host/pid, in range_store) and has stored at least one before.
     QProcess& victim = *procs[1];
     const QByteArray owner = "%/" + QByteArray::number(victim.processId());
     const auto holds = [&] {
         try {
             return db->run("t_holds",
-                           "SELECT count(*) FROM backfill_ranges WHERE environment_id = $1 AND "
+                           "SELECT count(*) FROM range_store WHERE environment_id = $1 AND "
                            "status = 'running' AND owner LIKE $2",
                            {env.toUtf8(), owner})
                        .int64(0, 0) == 1;
@@ -217,7 +217,7 @@ void TestSharedBackfill::threeProcessesOneKilledMidRange()
     QVERIFY(holds());
     const qint64 victimRange =
         db->run("t_victim_range",
-                "SELECT from_block FROM backfill_ranges WHERE environment_id = $1 AND status = "
+                "SELECT from_block FROM range_store WHERE environment_id = $1 AND status = "
                 "'running' AND owner LIKE $2",
                 {env.toUtf8(), owner})
             .int64(0, 0);
@@ -231,7 +231,7 @@ void TestSharedBackfill::threeProcessesOneKilledMidRange()
         const QString err = QString::fromUtf8(p.readAllStandardError());
         QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0,
                  qPrintable(out + err));
-        QVERIFY2(out.contains(QStringLiteral("synced: checkpoint %1 of target %1").arg(head)),
+        QVERIFY2(out.contains(QStringLiteral("synced: checkpoint %1 at head %1").arg(head)),
                  qPrintable(out));
         qInfo().noquote() << "process" << i << "said:\n" << out.trimmed();
     }
@@ -285,7 +285,7 @@ void TestSharedBackfill::outboxDeliveredOncePerKeyAcrossProcessesWithAKill()
     second->start(QStringLiteral(FORKSCOPE_BINARY), args);
     auto db = PgConnection::open(m_cluster.url());
     // Once deliveries are under way, kill whichever process holds the outbox lock (its
-    // connection is named after it: "forkscope HOST/PID"), mid-delivery.
+    // connection is named after it), mid-delivery.
     const auto holderPid = [&]() -> qint64 {
         const auto r = db->run("t_holder",
                                "SELECT a.application_name FROM pg_locks l JOIN "
@@ -293,7 +293,8 @@ void TestSharedBackfill::outboxDeliveredOncePerKeyAcrossProcessesWithAKill()
                                "'advisory' AND l.granted AND l.classid = 1181445987 AND "
                                "l.objid = hashtext($1::text)::oid",
                                {"outbox/" + env.toUtf8() + "/31337"});
-        return r.rows() == 1 ? r.text(0, 0).split('/').last().toLongLong() : 0;
+        // "forkscope HOST/PID (outbox)": the delivery's own connection.
+        return r.rows() == 1 ? r.text(0, 0).split('/').last().split(' ').first().toLongLong() : 0;
     };
     QTRY_VERIFY_WITH_TIMEOUT(hook.acceptedKeys().size() >= 20 && holderPid() != 0, 120'000);
     const qint64 victim = holderPid();
@@ -308,7 +309,7 @@ void TestSharedBackfill::outboxDeliveredOncePerKeyAcrossProcessesWithAKill()
     const QString out = QString::fromUtf8(survivor.readAllStandardOutput());
     QVERIFY2(survivor.exitStatus() == QProcess::NormalExit && survivor.exitCode() == 0,
              qPrintable(out + QString::fromUtf8(survivor.readAllStandardError())));
-    QVERIFY2(out.contains(QStringLiteral("delivers (it holds the outbox lock of %1)").arg(env)),
+    QVERIFY2(out.contains(QStringLiteral("outbox: this writer delivers the outbox of %1").arg(env)),
              qPrintable(out)); // it took over
     QVERIFY(hook.acceptedKeys().size() > acceptedAtKill);
 
@@ -364,11 +365,11 @@ void TestSharedBackfill::oneProcessFollowsTheHeadAnotherTakesOverAndAReorgIsUndo
     const auto checkpoint = [&]() -> std::pair<qint64, QByteArray> {
         try {
             const auto r = db->run("t_cp",
-                                   "SELECT block_number, encode(block_hash, 'hex') FROM "
+                                   "SELECT block_number, block_hash FROM "
                                    "indexer_checkpoints WHERE environment_id = $1",
                                    {env.toUtf8()});
-            if (r.rows() == 1)
-                return {r.int64(0, 0), "0x" + r.text(0, 1)};
+            if (r.rows() == 1) // the hash as the node writes it, "0x..." (as on a file)
+                return {r.int64(0, 0), r.text(0, 1)};
         } catch (const store::StoreError&) {
         }
         return {-2, {}};
@@ -535,17 +536,29 @@ void TestSharedBackfill::deliveredTransfersAreRetractedAfterAReorg()
 void TestSharedBackfill::outboxDeliveredDuringTheBackfill()
 {
     // Rows at or below the checkpoint are final once their ranges are done: the consumer
-    // need not wait for the whole history.
+    // need not wait for the whole history. A slow node keeps the backfill open long enough
+    // to see the first delivery arrive before the checkpoint reaches the head.
     test::WebhookRecorder hook;
+    lab::FaultProxy slow(m_lab->devnet().url());
+    slow.listen();
+    slow.setLatencyMs(250);
     const QString env = QStringLiteral("early-outbox");
-    const test::ProcessRun run =
-        test::runForkscope(indexArgs(env, m_lab->devnet().url()) +
-                           QStringList{QStringLiteral("--webhook"), hook.url().toString()});
-    VERIFY_EXIT_OK(run);
-    const qsizetype during = run.out.indexOf(QStringLiteral("during the backfill"));
-    const qsizetype synced = run.out.indexOf(QStringLiteral("synced: checkpoint"));
-    QVERIFY2(during >= 0 && synced > during, qPrintable(run.out));
+    const qint64 head = qint64(m_lab->eth().blockNumber());
+    QProcess p;
+    p.start(QStringLiteral(FORKSCOPE_BINARY),
+            indexArgs(env, slow.url()) +
+                QStringList{QStringLiteral("--webhook"), hook.url().toString()});
     auto db = PgConnection::open(m_cluster.url());
+    QTRY_VERIFY_WITH_TIMEOUT(!hook.acceptedKeys().isEmpty(), 120'000);
+    const qint64 checkpointAtFirst =
+        db->run("t_early_cp",
+                "SELECT block_number FROM indexer_checkpoints WHERE environment_id = $1",
+                {env.toUtf8()})
+            .int64(0, 0);
+    QVERIFY2(checkpointAtFirst < head, qPrintable(QString::number(checkpointAtFirst)));
+    QTRY_VERIFY_WITH_TIMEOUT(p.state() == QProcess::NotRunning, 180'000);
+    QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0,
+             p.readAllStandardError().constData());
     const qint64 rows = db->run("t_early_rows",
                                 "SELECT count(*) FROM outbox WHERE environment_id = $1 AND "
                                 "delivered_at IS NOT NULL",
@@ -555,6 +568,7 @@ void TestSharedBackfill::outboxDeliveredDuringTheBackfill()
     const QList<QByteArray> keys = hook.acceptedKeys();
     QCOMPARE(qint64(keys.size()), rows); // each once
     QCOMPARE(qint64(QSet<QByteArray>(keys.cbegin(), keys.cend()).size()), rows);
+    QCOMPARE(QSet<QByteArray>(keys.cbegin(), keys.cend()), transferKeys(0, std::uint64_t(head)));
 }
 
 void TestSharedBackfill::anEnvironmentOfAnotherChainOrContractSetIsRefused()
@@ -563,10 +577,10 @@ void TestSharedBackfill::anEnvironmentOfAnotherChainOrContractSetIsRefused()
     // node serves this one must not add a second history under the same id.
     auto db = PgConnection::open(m_cluster.url());
     store::pg::ensurePgContract(*db);
-    const QByteArray insert = "INSERT INTO environments (environment_id, chain_id, genesis_hash, "
-                              "rpc_url, created_at, contracts) VALUES ('old-chain', 31337, '0x" +
-                              QByteArray(64, 'a') +
-                              "', 'http://old', '2026-01-01T00:00:00.000Z', '')";
+    const QByteArray insert =
+        "INSERT INTO environment_store (environment_id, chain_id, genesis_hash, "
+        "rpc_url, created_at, contracts) VALUES ('old-chain', 31337, '0x" +
+        QByteArray(64, 'a') + "', 'http://old', '2026-01-01T00:00:00.000Z', '')";
     db->exec(insert.constData());
     const test::ProcessRun run =
         test::runForkscope(indexArgs(QStringLiteral("old-chain"), m_lab->devnet().url()));
@@ -711,9 +725,10 @@ void TestSharedBackfill::reportVerifiesTheSharedIndexAgainstTheNode()
          env, QStringLiteral("--rpc"), m_lab->devnet().url().toString(), QStringLiteral("--from"),
          QString::number(lost.int64(0, 0))});
     VERIFY_EXIT_OK(repaired);
-    QVERIFY2(repaired.out.contains(
-                 QStringLiteral("repair: rolled back to block %1").arg(lost.int64(0, 0) - 1)),
-             qPrintable(repaired.out));
+    QVERIFY2(
+        repaired.out.contains(
+            QStringLiteral("rolled back to block %1 in one transaction").arg(lost.int64(0, 0) - 1)),
+        qPrintable(repaired.out));
     QCOMPARE(db->run("t_repair_event",
                      "SELECT count(*) FROM reorg_events WHERE environment_id = $1 AND reason = "
                      "'repair'",

@@ -10,12 +10,12 @@
 #include "audit/BlockComparison.h"
 #include "audit/EnvironmentRepair.h"
 #include "audit/LogDerivedColumns.h"
-#include "audit/SharedAuditTarget.h"
 #include "audit/StoredDataAuditor.h"
 #include "chain/LogsBloom.h"
 #include "chain/U256.h"
 #include "indexer/CompletenessAlerts.h"
 #include "indexer/TransferDecoder.h"
+#include "lab/FaultProxy.h"
 #include "lab/ProxyLie.h"
 #include "store/ContractReader.h"
 #include "store/Database.h"
@@ -23,6 +23,7 @@
 #include <QProcess>
 #include <QSqlQuery>
 #include <QtTest>
+#include <csignal>
 
 using namespace forkscope;
 using test::IndexerLab;
@@ -108,6 +109,8 @@ private slots:
     void badArgumentsChangeNothing();
     void repairRefusesADatabaseOpenInAnotherProcess();
     void repairRefusesANodeOfAnotherChain();
+    void anInterruptedRepairSaysWhereItStopped_data();
+    void anInterruptedRepairSaysWhereItStopped();
     void repairOfAbiDecodedLogsDecodesThemAgain();
     void openCompletenessAlertsAreNamedAndRepaired();
     void receiptsProveEveryBlockWithOurLogs();
@@ -762,10 +765,10 @@ void TestVerify::aPluggedProofIsWhatBlocksAreComparedWith()
     store::Database::Options ro;
     ro.readOnly = true;
     auto db = store::Database::open(m_lab->dbPath(), ro);
-    const auto target = audit::AuditTarget::load(*db, "clean");
+    store::SqliteContractReader reader(*db);
+    const auto target = audit::AuditTarget::load(reader, "clean");
     audit::AuditRange range;
     QVERIFY(target.resolveRange(std::nullopt, std::nullopt, &range).isEmpty());
-    store::SqliteContractReader reader(*db);
     audit::StoredDataAuditor auditor(reader, m_lab->eth());
 
     ByHashProof truthful(m_lab->eth(), std::nullopt);
@@ -847,8 +850,7 @@ void TestVerify::aCleanDatabaseHasNoFinding()
     // Pages of 3 rows, and a range inside the checkpoint (the Transfers outside it summed as
     // stored): every row is read once, no more, no less.
     store::ContractReader& reader = b.open();
-    const audit::AuditTarget target = isPg(db) ? audit::loadSharedAuditTarget(*b.pg, env)
-                                               : audit::AuditTarget::load(*b.sqlite, env);
+    const audit::AuditTarget target = audit::AuditTarget::load(reader, env);
     for (const auto& [from, to] : {std::pair<qint64, qint64>{0, cp}, {20, 30}}) {
         audit::AuditRange range;
         QVERIFY(target.resolveRange(std::uint64_t(from), std::uint64_t(to), &range).isEmpty());
@@ -887,9 +889,9 @@ void TestVerify::tampersAreFoundAndTheAdviceFixesThem_data()
     };
     const QString dead = QString(60, '0') + "dead";
     const QString edited = "HOLE block %block: ";
-    // In SQLite balances are stored: a Transfer edited makes two of them wrong (its
-    // parties'). In PostgreSQL they are a view of the Transfers, which follows the edit.
-    const auto wrongBalances = [](const QString& db, int n) { return isPg(db) ? 0 : n; };
+    // Balances are stored on both stores: a Transfer edited makes two of them wrong (its
+    // parties').
+    const auto wrongBalances = [](const QString&, int n) { return n; };
 
     storeRows("transfer value", [&](QTestData& r, const QString& db) {
         r << db << "t-value"
@@ -1112,22 +1114,16 @@ void TestVerify::aRepairFromALaterBlockKeepsTheTamperFound()
 
     const QString before = stateOn(db, env);
     const ProcessRun run = runForkscope(commandOn("repair", db, env, {"--from", later}));
-    if (isPg(db)) {
-        // The balances are a view of the Transfers: no stored balance to turn wrong, so the
-        // repair runs, and leaves the edit below it as it was.
-        VERIFY_EXIT_OK(run);
-    } else {
-        // A rebuild would make the two balances the edited Transfer's sum: refused, naming
-        // where to repair from.
-        VERIFY_ONE_ERROR_LINE(
-            run, 1,
-            (QStringList{
-                QStringLiteral("the stored Transfer at block %1 (log index 2) ").arg(bad) + edit,
-                QStringLiteral("a repair from block %1 would rebuild that balance").arg(later),
-                QStringLiteral("repair from block %1 instead").arg(bad), "nothing was changed"}));
-        QCOMPARE(stateOn(db, env), before);
-    }
-    // Either way the edit is still found, at its block.
+    // A rebuild would make the two balances the edited Transfer's sum: refused, naming where
+    // to repair from.
+    VERIFY_ONE_ERROR_LINE(
+        run, 1,
+        (QStringList{
+            QStringLiteral("the stored Transfer at block %1 (log index 2) ").arg(bad) + edit,
+            QStringLiteral("a repair from block %1 would rebuild that balance").arg(later),
+            QStringLiteral("repair from block %1 instead").arg(bad), "nothing was changed"}));
+    QCOMPARE(stateOn(db, env), before);
+    // The edit is still found, at its block.
     const ProcessRun found = runForkscope(commandOn("verify", db, env));
     QVERIFY2(found.finished && found.exitCode == 1, qPrintable(found.describe()));
     QVERIFY2(found.out.contains(QStringLiteral("HOLE block %1: 1 transfer altered (log index 2): "
@@ -1300,6 +1296,44 @@ void TestVerify::repairRefusesADatabaseOpenInAnotherProcess()
         (QStringList{QStringLiteral("is open in another process (pid %1").arg(pid), "stop it first",
                      "nothing was changed"}));
     QCOMPARE(count("SELECT count(*) FROM reorg_events WHERE environment_id = 'clean'"), 0);
+}
+
+void TestVerify::anInterruptedRepairSaysWhereItStopped_data()
+{
+    QTest::addColumn<QString>("db");
+    storeRows("interrupted", [](QTestData& row, const QString& db) { row << db; });
+}
+
+// Ctrl-C while the repair indexes again: it stops between rounds (no event loop turns
+// there), says what is committed and how to finish, and its advice does finish.
+void TestVerify::anInterruptedRepairSaysWhereItStopped()
+{
+    QFETCH(QString, db);
+    const QString env = isPg(db) ? "interrupted-pg" : "interrupted-file";
+    indexOn(db, env);
+    // A slow node, then none: the repair rolls back and keeps trying to index again.
+    lab::FaultProxy node(m_lab->devnet().url());
+    node.listen();
+    node.setLatencyMs(400);
+    QStringList args = commandOn("repair", db, env, {"--from", "5"});
+    args[args.indexOf("--rpc") + 1] = node.url().toString();
+    QProcess p;
+    p.start(QStringLiteral(FORKSCOPE_BINARY), args);
+    QString out;
+    QTRY_VERIFY_WITH_TIMEOUT((out += QString::fromUtf8(p.readAllStandardOutput()),
+                              out.contains("rolled back to block 4")),
+                             60000);
+    node.setOffline(true);
+    ::kill(pid_t(p.processId()), SIGINT);
+    const ProcessRun run = test::waitForProcess(p, 60000);
+    VERIFY_ONE_ERROR_LINE(
+        run, 1,
+        (QStringList{
+            "the rollback to block 4 is committed, but indexing again stopped at checkpoint",
+            "stopped on request", "finish with `forkscope index"}));
+    // Its advice finishes the job: nothing to repair any more, the index whole again.
+    indexOn(db, env);
+    VERIFY_EXIT_OK(runForkscope(commandOn("verify", db, env)));
 }
 
 void TestVerify::repairRefusesANodeOfAnotherChain()

@@ -6,6 +6,7 @@
 #include "indexer/Indexer.h"
 #include "lab/FaultProxy.h"
 #include "store/Database.h"
+#include "store/SqliteIndexStore.h"
 #include "wire/LogFetcher.h"
 #include "wire/ProviderLimit.h"
 #include "wire/SuspectedTruncationError.h"
@@ -134,11 +135,13 @@ void addCallSizes()
 struct Receiver
 {
     std::unique_ptr<store::Database> db;
+    std::unique_ptr<store::SqliteIndexStore> store;
     std::unique_ptr<indexer::Indexer> indexer;
     wire::FetchSpec spec;
     void close()
     {
         indexer.reset();
+        store.reset();
         db.reset();
     }
 };
@@ -151,7 +154,8 @@ Receiver receiverFor(test::IndexerLab& lab, const QString& env)
     config.rpcUrl = lab.devnet().url();
     config.environmentId = env;
     config.contracts = lab.contracts();
-    r.indexer = std::make_unique<indexer::Indexer>(config, *r.db, lab.eth());
+    r.store = std::make_unique<store::SqliteIndexStore>(*r.db);
+    r.indexer = std::make_unique<indexer::Indexer>(config, *r.store, lab.eth());
     r.indexer->prepare();
     r.spec.context = r.indexer->wireContext();
     r.spec.contracts = lab.contracts();

@@ -23,6 +23,7 @@ public:
         AbiRequired,        // a repair of ABI-decoded logs needs the ABI file
         UnknownPolicy,      // a checkpoint policy this build cannot carry on
         Incomplete,         // a repair rolled back but could not finish indexing again
+        InUse,              // another writer follows the environment's head (a shared store)
     };
 
     AuditError(Kind kind, const QString& message)

@@ -1,11 +1,8 @@
 #include "AuditTarget.h"
 #include "AuditError.h"
 #include "chain/ChainParseError.h"
-#include "indexer/CheckpointStore.h"
 #include "rpc/EthClient.h"
-#include "store/Database.h"
-
-#include <QSqlQuery>
+#include "store/ContractReader.h"
 
 namespace forkscope::audit {
 
@@ -39,16 +36,17 @@ QString checkRange(std::uint64_t startBlock, std::uint64_t checkpoint,
     return {};
 }
 
-AuditTarget AuditTarget::load(store::Database& db, const QString& environmentId)
+AuditTarget AuditTarget::load(store::ContractReader& reader, const QString& environmentId)
 {
-    indexer::EnvironmentRegistry registry(db);
-    const auto env = registry.find(environmentId);
-    if (!env) {
-        const auto envs = registry.list();
+    const QList<indexer::Environment> envs = indexer::readEnvironments(reader);
+    const indexer::Environment* env = nullptr;
+    for (const indexer::Environment& e : envs)
+        if (e.id == environmentId)
+            env = &e;
+    if (!env)
         throw AuditError(
             AuditError::Kind::UnknownEnvironment,
-            indexer::EnvironmentRegistry::unknownMessage(environmentId, db.path(), envs));
-    }
+            indexer::EnvironmentRegistry::unknownMessage(environmentId, reader.describe(), envs));
     if (!env->archivedAt.isEmpty())
         throw AuditError(AuditError::Kind::Archived,
                          QStringLiteral("environment %1 was archived at %2: it is read-only "
@@ -58,17 +56,26 @@ AuditTarget AuditTarget::load(store::Database& db, const QString& environmentId)
     AuditTarget t;
     t.environment = *env;
     // One source per environment (Indexer::prepare refuses a second one).
-    QSqlQuery q = db.run(QStringLiteral("SELECT source_id FROM indexer_checkpoints WHERE "
-                                        "environment_id = ? AND chain_id = ? ORDER BY source_id"),
-                         {env->id, qint64(env->chainId)});
-    if (!q.next())
+    const auto source = reader.query(QStringLiteral("SELECT source_id, block_number, block_hash, "
+                                                    "start_block, policy_version, generation, "
+                                                    "verified_at, contracts FROM "
+                                                    "indexer_checkpoints WHERE environment_id = "
+                                                    "? AND chain_id = ? ORDER BY source_id"),
+                                     {env->id, qint64(env->chainId)});
+    if (!source->next())
         throw AuditError(AuditError::Kind::NothingIndexed,
                          QStringLiteral("environment %1 has nothing indexed yet (no checkpoint): "
-                                        "nothing to check; run `forkscope index` first")
-                             .arg(env->id));
-    t.sourceId = q.value(0).toString();
-    q.finish();
-    t.checkpoint = *indexer::CheckpointStore(db, env->id, env->chainId, t.sourceId).read();
+                                        "nothing to check; run `forkscope index --db %2` first")
+                             .arg(env->id, reader.describe()));
+    t.sourceId = source->value(0).toString();
+    t.checkpoint.number = source->value(1).toULongLong();
+    t.checkpoint.hash = chain::Hash32::fromHex(source->value(2).toString(),
+                                               QStringLiteral("indexer_checkpoints.block_hash"));
+    t.checkpoint.startBlock = source->value(3).toULongLong();
+    t.checkpoint.policyVersion = source->value(4).toString();
+    t.checkpoint.generation = source->value(5).toInt();
+    t.checkpoint.verifiedAt = source->value(6).toString();
+    t.checkpoint.contracts = source->value(7).toString();
     if (t.checkpoint.contracts.isEmpty())
         throw AuditError(AuditError::Kind::NothingIndexed,
                          QStringLiteral("the checkpoint of environment %1 does not record which "
@@ -79,7 +86,7 @@ AuditTarget AuditTarget::load(store::Database& db, const QString& environmentId)
     for (const QString& a : t.checkpoint.contracts.split(QLatin1Char(' '), Qt::SkipEmptyParts))
         t.contracts.append(
             chain::Address::fromHex(a, QStringLiteral("indexer_checkpoints.contracts")));
-    t.openAlerts = indexer::CompletenessAlerts(db, env->id, env->chainId).open();
+    t.openAlerts = indexer::openAlerts(reader, env->id, env->chainId);
     return t;
 }
 

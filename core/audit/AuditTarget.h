@@ -15,7 +15,7 @@ namespace forkscope::rpc {
 class EthClient;
 }
 namespace forkscope::store {
-class Database;
+class ContractReader;
 }
 
 namespace forkscope::audit {
@@ -40,10 +40,11 @@ struct AuditTarget
     // Ranges the indexer could not prove complete and nobody has repaired yet.
     QList<indexer::CompletenessAlert> openAlerts;
 
-    // Reads the environment and its checkpoint. Throws AuditError: unknown environment
-    // (the message lists the known ones), archived, nothing indexed yet, or a checkpoint
-    // that does not record its contract set (written before schema v3).
-    static AuditTarget load(store::Database& db, const QString& environmentId);
+    // Reads the environment and its checkpoint through the contract's read surface (either
+    // store). Throws AuditError: unknown environment (the message lists the known ones),
+    // archived, nothing indexed yet, or a checkpoint that does not record its contract set
+    // (written before schema v3).
+    static AuditTarget load(store::ContractReader& reader, const QString& environmentId);
 
     // The range to audit: `from` defaults to the checkpoint's start block, `to` to the
     // checkpoint. An empty string when the range is inside what the checkpoint covers,

@@ -2,41 +2,18 @@
 #include "AuditError.h"
 #include "BalanceRebuild.h"
 #include "RebuildCheck.h"
-#include "chain/ChainParseError.h"
-#include "chain/U256.h"
-#include "indexer/BalanceBook.h"
-#include "indexer/CheckpointStore.h"
+#include "indexer/IndexStore.h"
 #include "indexer/Indexer.h"
 #include "indexer/IndexerErrors.h"
+#include "indexer/SourceFetchSpec.h"
 #include "rpc/EthClient.h"
 #include "store/ContractReader.h"
-#include "store/Database.h"
+#include "store/StoreError.h"
 
 #include <QRegularExpression>
-#include <QSqlQuery>
 #include <QThread>
 
 namespace forkscope::audit {
-
-namespace {
-
-// Whether a Transfer from block `from` on has a value that is not a decimal amount.
-bool anyValueUnparsable(store::Database& db, const indexer::Environment& env, std::uint64_t from)
-{
-    QSqlQuery q = db.run(QStringLiteral("SELECT value FROM transfer_events WHERE environment_id "
-                                        "= ? AND chain_id = ? AND block_number >= ?"),
-                         {env.id, qint64(env.chainId), qint64(from)});
-    while (q.next()) {
-        try {
-            chain::u256::fromDecimal(q.value(0).toString(), QStringLiteral("value"));
-        } catch (const chain::ChainParseError&) {
-            return true;
-        }
-    }
-    return false;
-}
-
-} // namespace
 
 std::optional<std::uint64_t> confirmationsOf(const QString& policyVersion)
 {
@@ -47,16 +24,31 @@ std::optional<std::uint64_t> confirmationsOf(const QString& policyVersion)
     return m.captured(1).toULongLong();
 }
 
-EnvironmentRepair::EnvironmentRepair(store::Database& db, rpc::EthClient& eth,
+EnvironmentRepair::EnvironmentRepair(indexer::IndexStore& store, rpc::EthClient& eth,
                                      indexer::IndexerConfig base)
-    : m_db(db), m_eth(eth), m_base(std::move(base))
+    : m_store(store), m_eth(eth), m_base(std::move(base))
 {
+}
+
+void EnvironmentRepair::openEnvironment(const RepairPlan& plan)
+{
+    indexer::EnvironmentClaim claim;
+    claim.environmentId = plan.target.environment.id;
+    claim.sourceId = plan.target.sourceId;
+    claim.chainId = plan.target.environment.chainId;
+    claim.genesis = plan.target.environment.genesisHash;
+    claim.rpcUrl = m_base.rpcUrl;
+    claim.contracts = plan.target.contracts;
+    const auto registry = indexer::loadSourceAbi(m_base);
+    claim.abiDigest = registry ? registry->digest() : QString();
+    m_store.open(claim);
 }
 
 RepairPlan EnvironmentRepair::plan(const QString& environmentId, std::uint64_t from)
 {
     RepairPlan p;
-    p.target = AuditTarget::load(m_db, environmentId);
+    store::ContractReader& reader = m_store.reader();
+    p.target = AuditTarget::load(reader, environmentId);
     p.from = from;
     const indexer::Checkpoint& cp = p.target.checkpoint;
     // Where indexing stopped on a block it could not get whole: the alert names the block
@@ -91,17 +83,18 @@ RepairPlan EnvironmentRepair::plan(const QString& environmentId, std::uint64_t f
     const QVariantList scope{p.target.environment.id, qint64(p.target.environment.chainId)};
     if (from > cp.startBlock) {
         p.forkBlock = from - 1;
-        QSqlQuery q = m_db.run(QStringLiteral("SELECT block_hash FROM blocks WHERE environment_id "
-                                              "= ? AND chain_id = ? AND block_number = ?"),
-                               scope + QVariantList{qint64(from - 1)});
-        if (!q.next())
+        const auto q = reader.query(QStringLiteral("SELECT block_hash FROM blocks WHERE "
+                                                   "environment_id = ? AND chain_id = ? AND "
+                                                   "block_number = ?"),
+                                    scope + QVariantList{qint64(from - 1)});
+        if (!q->next())
             throw AuditError(AuditError::Kind::BadRange,
                              QStringLiteral("block %1, where the checkpoint would move to, has no "
                                             "stored row (a hole itself): repair from an earlier "
                                             "block (`forkscope verify` names the first hole); "
                                             "nothing was changed")
                                  .arg(from - 1));
-        p.forkHash = chain::Hash32::fromHex(q.value(0).toString(), QStringLiteral("blocks.hash"));
+        p.forkHash = chain::Hash32::fromHex(q->value(0).toString(), QStringLiteral("blocks.hash"));
     }
     for (const indexer::CompletenessAlert& alert : p.target.openAlerts)
         if (alert.fromBlock < from && alert.toBlock >= from)
@@ -116,10 +109,11 @@ RepairPlan EnvironmentRepair::plan(const QString& environmentId, std::uint64_t f
     // Logs decoded with an ABI must be decoded again the same way: a repair without it
     // would leave the repaired blocks raw among decoded ones.
     if (m_base.abiPath.isEmpty()) {
-        QSqlQuery q = m_db.run(QStringLiteral("SELECT 1 FROM logs WHERE environment_id = ? AND "
-                                              "chain_id = ? AND event_name IS NOT NULL LIMIT 1"),
-                               scope);
-        if (q.next())
+        if (reader
+                .query(QStringLiteral("SELECT 1 FROM logs WHERE environment_id = ? AND "
+                                      "chain_id = ? AND event_name IS NOT NULL LIMIT 1"),
+                       scope)
+                ->next())
             throw AuditError(AuditError::Kind::AbiRequired,
                              QStringLiteral("environment %1 was indexed with an ABI (its logs "
                                             "carry decoded event names): pass the same --abi FILE "
@@ -129,64 +123,43 @@ RepairPlan EnvironmentRepair::plan(const QString& environmentId, std::uint64_t f
     }
     for (auto [table, out] :
          {std::pair{"blocks", &p.blocksAbove}, std::pair{"logs", &p.logsAbove}}) {
-        QSqlQuery q = m_db.run(QStringLiteral("SELECT count(*) FROM %1 WHERE environment_id = ? "
-                                              "AND chain_id = ? AND block_number >= ?")
-                                   .arg(QLatin1String(table)),
-                               scope + QVariantList{qint64(from)});
-        *out = q.next() ? q.value(0).toLongLong() : 0;
+        *out = reader.scalar(QStringLiteral("SELECT count(*) FROM %1 WHERE environment_id = ? "
+                                            "AND chain_id = ? AND block_number >= ?")
+                                 .arg(QLatin1String(table)),
+                             scope + QVariantList{qint64(from)});
     }
     p.target.checkNode(m_eth, m_base.rpcUrl, QStringLiteral("nothing was changed"));
     if (p.rollbackNeeded) {
-        store::SqliteContractReader reader(m_db);
         const RebuildCheck check = checkRebuildBelow(reader, m_eth, p.target, from);
         p.wrongBalances = check.wrongBalances;
         p.transfersChecked = check.transfersChecked;
     }
+    // One writer decides what is rolled back: on a shared database, the one that follows the
+    // head. A repair beside it would race its commits.
+    openEnvironment(p);
+    if (!m_store.coordination().leadsHead())
+        throw AuditError(AuditError::Kind::InUse,
+                         QStringLiteral("another process follows the head of %1 (it holds the "
+                                        "head lock): stop it, repair, then start it again; "
+                                        "nothing was changed")
+                             .arg(p.target.environment.id));
     return p;
 }
 
 RepairRollback EnvironmentRepair::rollBack(const RepairPlan& plan)
 {
-    const auto& env = plan.target.environment;
-    if (!plan.rollbackNeeded) {
-        // Nothing stored to undo (and a depth-0 "reorg" is never recorded): the alerts of
-        // the range are resolved, and indexing fetches it next.
-        store::WriteTransaction tx(m_db);
-        RepairRollback r;
-        r.rollback.oldCheckpoint = plan.target.checkpoint.number;
-        r.rollback.forkBlock = qint64(plan.target.checkpoint.number);
-        r.alertsResolved =
-            indexer::CompletenessAlerts(m_db, env.id, env.chainId)
-                .resolveFrom(plan.from, QStringLiteral("fetched again from block %1 (nothing "
-                                                       "stored there to roll back)")
-                                            .arg(plan.from));
-        tx.commit();
-        return r;
+    openEnvironment(plan);
+    std::optional<indexer::ForkPoint> fork;
+    if (plan.rollbackNeeded) {
+        fork.emplace();
+        fork->number = plan.forkBlock;
+        fork->hash = plan.forkHash;
     }
-    indexer::CheckpointStore checkpoints(m_db, env.id, env.chainId, plan.target.sourceId);
-    indexer::BalanceBook balances(m_db, env.id, env.chainId);
-    indexer::ReorgRollback rollback(m_db, env.id, env.chainId, plan.target.sourceId, checkpoints,
-                                    balances);
-    // A value that is no number (a corrupt page, an edit) cannot be taken back from its
-    // holders' balances: then the rebuild below computes every balance from what remains.
-    rollback.setRevertBalances(!anyValueUnparsable(m_db, env, plan.from));
-    indexer::ForkPoint fork;
-    fork.number = plan.forkBlock;
-    fork.hash = plan.forkHash;
-    store::WriteTransaction tx(m_db);
+    const indexer::RepairOutcome done = m_store.repair(plan.target.checkpoint, fork, plan.from);
     RepairRollback r;
-    r.rollback = rollback.rollback(plan.target.checkpoint, fork, indexer::reorg_reason::kRepair);
-    const QList<indexer::BalanceChange> fixes = rebuildBalances(m_db, env.id, env.chainId);
-    indexer::ReorgRollback::recordBalanceChanges(m_db, r.rollback.reorgId, env.id, env.chainId,
-                                                 fixes);
-    r.balancesRebuilt = fixes.size();
-    r.alertsResolved = indexer::CompletenessAlerts(m_db, env.id, env.chainId)
-                           .resolveFrom(plan.from, QStringLiteral("repaired from block %1 (reorg "
-                                                                  "id %2): rolled back and "
-                                                                  "fetched again")
-                                                       .arg(plan.from)
-                                                       .arg(r.rollback.reorgId));
-    tx.commit();
+    r.rollback = done.rollback;
+    r.balancesRebuilt = done.balancesRebuilt;
+    r.alertsResolved = done.alertsResolved;
     return r;
 }
 
@@ -202,7 +175,7 @@ EnvironmentRepair::reindex(const RepairPlan& plan,
     c.fromBlock = plan.target.checkpoint.startBlock;
     c.confirmations = plan.confirmations;
     c.exitWhenSynced = true;
-    indexer::Indexer idx(c, m_db, m_eth);
+    indexer::Indexer idx(c, m_store, m_eth);
     idx.onReorg = onReorg;
 
     const QString finish =
@@ -219,8 +192,11 @@ EnvironmentRepair::reindex(const RepairPlan& plan,
                            "%2: %3; %4")
                 .arg(plan.forkBlock ? QString::number(*plan.forkBlock)
                                     : QStringLiteral("before the start block"),
-                     s.checkpoint ? QStringLiteral("checkpoint %1").arg(*s.checkpoint)
-                                  : QStringLiteral("no checkpoint"),
+                     // Before its first round the indexer has not read the checkpoint:
+                     // it is the one the rollback left.
+                     s.checkpoint     ? QStringLiteral("checkpoint %1").arg(*s.checkpoint)
+                     : plan.forkBlock ? QStringLiteral("checkpoint %1").arg(*plan.forkBlock)
+                                      : QStringLiteral("no checkpoint"),
                      why, finish));
     };
 

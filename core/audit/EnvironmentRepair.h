@@ -11,8 +11,8 @@
 namespace forkscope::rpc {
 class EthClient;
 }
-namespace forkscope::store {
-class Database;
+namespace forkscope::indexer {
+class IndexStore;
 }
 
 namespace forkscope::audit {
@@ -60,8 +60,8 @@ struct ReindexResult
     qint64 reorgs = 0; // rollbacks the indexer made meanwhile (the chain moved on)
 };
 
-// Repairs stored data from block N on: rolls the environment back to N - 1 in ONE
-// transaction exactly as a reorg rollback does (indexer::ReorgRollback, reason "repair":
+// Repairs stored data from block N on, on either store (indexer::IndexStore): rolls the
+// environment back to N - 1 in ONE transaction exactly as a reorg rollback does (reason "repair":
 // reorg_events and reorg_diff_items record every removed transfer, dropped or retracted
 // outbox row and changed balance; the checkpoint moves to N - 1; balances that do not equal
 // the sum of the remaining transfers are rebuilt in the same transaction), then indexes again with
@@ -74,7 +74,7 @@ public:
     // `base` carries how to reach the node (rpcUrl, timeouts, reply cap, log cap, fetch
     // workers, batch size, ABI file); the environment's own settings come from its
     // checkpoint.
-    EnvironmentRepair(store::Database& db, rpc::EthClient& eth, indexer::IndexerConfig base);
+    EnvironmentRepair(indexer::IndexStore& store, rpc::EthClient& eth, indexer::IndexerConfig base);
 
     // Every refusal, before anything is written: unknown or archived environment, nothing
     // indexed, `from` above the checkpoint or below the start block, block from - 1 not
@@ -82,7 +82,8 @@ public:
     // marked repaired without being fetched again), the node on another chain, an
     // environment decoded with an ABI and no ABI file given, a balance that is not the sum
     // of its stored Transfers while one of those below `from` is not the node's (the rebuild
-    // would make it wrong: checkRebuildBelow). Throws AuditError.
+    // would make it wrong: checkRebuildBelow), another writer of a shared environment
+    // following its head. Throws AuditError.
     RepairPlan plan(const QString& environmentId, std::uint64_t from);
 
     // The one-transaction rollback to plan.forkBlock, then (same transaction) the balances
@@ -106,7 +107,10 @@ public:
     std::function<void(const indexer::RollbackResult&, const QString& reason)> onReorg;
 
 private:
-    store::Database& m_db;
+    // Binds the store to the plan's environment (its chain, contracts and ABI).
+    void openEnvironment(const RepairPlan& plan);
+
+    indexer::IndexStore& m_store;
     rpc::EthClient& m_eth;
     indexer::IndexerConfig m_base;
 };

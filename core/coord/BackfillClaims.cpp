@@ -35,14 +35,14 @@ int BackfillClaims::plan(qint64 fromBlock, qint64 toBlock, qint64 size)
         // started when the head had moved on) only appends above the last range. Another
         // first block would leave a hole or an overlap: refused.
         const auto have = m_db.run("coord_plan_have",
-                                   "SELECT min(from_block), max(to_block) FROM backfill_ranges "
+                                   "SELECT min(from_block), max(to_block) FROM range_store "
                                    "WHERE environment_id = $1 AND chain_id = $2",
                                    {m_env, m_chain});
         qint64 next = fromBlock;
         if (!have.isNull(0, 0)) {
             if (have.int64(0, 0) != fromBlock)
                 throw CoordinationError(
-                    QStringLiteral("backfill_ranges of %1 start at block %2; this process was "
+                    QStringLiteral("range_store of %1 start at block %2; this process was "
                                    "started with --from-block %3: use the same first block in "
                                    "every process")
                         .arg(QString::fromUtf8(m_env))
@@ -52,7 +52,7 @@ int BackfillClaims::plan(qint64 fromBlock, qint64 toBlock, qint64 size)
         }
         const auto added = m_db.run(
             "coord_plan_insert",
-            "INSERT INTO backfill_ranges (environment_id, chain_id, from_block, to_block) "
+            "INSERT INTO range_store (environment_id, chain_id, from_block, to_block) "
             "SELECT $1::text, $2::bigint, f, LEAST(f + $5::bigint - 1, $4::bigint) FROM "
             "generate_series($3::bigint, $4::bigint, $5::bigint) AS f ON CONFLICT DO NOTHING",
             {m_env, m_chain, QByteArray::number(next), QByteArray::number(toBlock),
@@ -65,7 +65,7 @@ int BackfillClaims::plan(qint64 fromBlock, qint64 toBlock, qint64 size)
     }
 }
 
-std::optional<RangeClaim> BackfillClaims::claim()
+std::optional<RangeClaim> BackfillClaims::claim(qint64 maxTo)
 {
     if (!m_ownerLocked) {
         // Held for as long as this session lives: others see the owner as alive.
@@ -92,11 +92,12 @@ std::optional<RangeClaim> BackfillClaims::claim()
         // An owner whose session ended no longer holds its lock: the try succeeds (the
         // transaction-scoped lock it takes goes at this statement's commit). A live owner's
         // fails. Never this claimer's own ranges, whose lock its session holds.
-        "backfill_ranges WHERE environment_id = $1 AND chain_id = $2 AND (status = 'pending' "
-        "OR (status = 'running' AND (lease_until < clock_timestamp() OR (owner <> $3::text AND "
-        "pg_try_advisory_xact_lock($5::int, hashtext(owner)))))) ORDER BY from_block "
-        "LIMIT 1 FOR UPDATE SKIP LOCKED) "
-        "UPDATE backfill_ranges r SET status = 'running', owner = $3::text, lease_until = "
+        // A failed range is claimed too: marked and shown, never skipped.
+        "range_store WHERE environment_id = $1 AND chain_id = $2 AND to_block <= $6 AND (status "
+        "IN ('pending', 'failed') OR (status = 'running' AND (lease_until < clock_timestamp() OR "
+        "(owner <> $3::text AND pg_try_advisory_xact_lock($5::int, hashtext(owner)))))) ORDER BY "
+        "from_block LIMIT 1 FOR UPDATE SKIP LOCKED) "
+        "UPDATE range_store r SET status = 'running', owner = $3::text, lease_until = "
         "clock_timestamp() + $4::bigint * interval '1 millisecond', attempts = r.attempts + 1, "
         "updated_at = clock_timestamp(), last_error = CASE WHEN c.prev_status = 'running' THEN "
         "CASE WHEN c.owner_gone THEN 'the session of ' || c.prev_owner || ' ended (its process "
@@ -105,7 +106,8 @@ std::optional<RangeClaim> BackfillClaims::claim()
         "FROM c WHERE r.environment_id = $1 AND r.chain_id = $2 AND r.from_block = "
         "c.from_block RETURNING r.from_block, r.to_block, r.attempts, CASE WHEN "
         "c.prev_status = 'running' THEN c.prev_owner END, c.owner_gone",
-        {m_env, m_chain, m_owner8, m_leaseMs, QByteArray::number(kOwnerLockClass)});
+        {m_env, m_chain, m_owner8, m_leaseMs, QByteArray::number(kOwnerLockClass),
+         QByteArray::number(maxTo)});
     if (r.rows() == 0)
         return std::nullopt;
     RangeClaim c;
@@ -122,7 +124,7 @@ std::optional<RangeClaim> BackfillClaims::claim()
 bool BackfillClaims::renew(const RangeClaim& claim)
 {
     return m_db.run("coord_renew",
-                    "UPDATE backfill_ranges SET lease_until = clock_timestamp() + $5::bigint * "
+                    "UPDATE range_store SET lease_until = clock_timestamp() + $5::bigint * "
                     "interval '1 millisecond' WHERE environment_id = $1 AND chain_id = $2 AND "
                     "from_block = $3 AND status = 'running' AND owner = $4",
                     {m_env, m_chain, QByteArray::number(claim.fromBlock), m_owner8, m_leaseMs})
@@ -141,7 +143,7 @@ void BackfillClaims::finish(const RangeClaim& claim, const chain::Hash32& parent
     // this UPDATE waits for and then re-reads (READ COMMITTED), so exactly one side wins.
     const auto r = m_db.run(
         "coord_finish",
-        "UPDATE backfill_ranges SET status = 'done', owner = NULL, lease_until = NULL, "
+        "UPDATE range_store SET status = 'done', owner = NULL, lease_until = NULL, "
         "parent_hash = $5, last_hash = $6, updated_at = clock_timestamp() WHERE "
         "environment_id = $1 AND chain_id = $2 AND from_block = $3 AND status = 'running' AND "
         "owner = $4",
@@ -160,7 +162,7 @@ void BackfillClaims::finish(const RangeClaim& claim, const chain::Hash32& parent
 void BackfillClaims::fail(const RangeClaim& claim, const QString& error, int maxAttempts)
 {
     m_db.run("coord_fail",
-             "UPDATE backfill_ranges SET status = CASE WHEN attempts >= $6 THEN 'failed' ELSE "
+             "UPDATE range_store SET status = CASE WHEN attempts >= $6 THEN 'failed' ELSE "
              "'pending' END, owner = NULL, lease_until = NULL, last_error = $5, updated_at = "
              "clock_timestamp() WHERE environment_id = $1 AND chain_id = $2 AND from_block = $3 "
              "AND status = 'running' AND owner = $4",
@@ -171,7 +173,7 @@ void BackfillClaims::fail(const RangeClaim& claim, const QString& error, int max
 void BackfillClaims::release(const RangeClaim& claim)
 {
     m_db.run("coord_release",
-             "UPDATE backfill_ranges SET status = 'pending', owner = NULL, lease_until = NULL, "
+             "UPDATE range_store SET status = 'pending', owner = NULL, lease_until = NULL, "
              "attempts = attempts - 1, updated_at = clock_timestamp() WHERE environment_id = $1 "
              "AND chain_id = $2 AND from_block = $3 AND status = 'running' AND owner = $4",
              {m_env, m_chain, QByteArray::number(claim.fromBlock), m_owner8});
@@ -181,7 +183,7 @@ qint64 BackfillClaims::retryFailed()
 {
     return m_db
         .run("coord_retry_failed",
-             "UPDATE backfill_ranges SET status = 'pending', attempts = 0, updated_at = "
+             "UPDATE range_store SET status = 'pending', attempts = 0, updated_at = "
              "clock_timestamp() WHERE environment_id = $1 AND chain_id = $2 AND status = "
              "'failed'",
              {m_env, m_chain})
@@ -192,7 +194,7 @@ QString BackfillClaims::firstFailed()
 {
     const auto r = m_db.run("coord_first_failed",
                             "SELECT from_block, to_block, coalesce(last_error, '') FROM "
-                            "backfill_ranges WHERE environment_id = $1 AND chain_id = $2 AND "
+                            "range_store WHERE environment_id = $1 AND chain_id = $2 AND "
                             "status = 'failed' ORDER BY from_block LIMIT 1",
                             {m_env, m_chain});
     if (r.rows() == 0)
@@ -209,7 +211,7 @@ RangeCounts BackfillClaims::counts()
         "coord_counts",
         "SELECT count(*) FILTER (WHERE status = 'pending'), count(*) FILTER (WHERE status = "
         "'running'), count(*) FILTER (WHERE status = 'done'), count(*) FILTER (WHERE status = "
-        "'failed') FROM backfill_ranges WHERE environment_id = $1 AND chain_id = $2",
+        "'failed') FROM range_store WHERE environment_id = $1 AND chain_id = $2",
         {m_env, m_chain});
     return RangeCounts{r.int64(0, 0), r.int64(0, 1), r.int64(0, 2), r.int64(0, 3)};
 }

@@ -4,6 +4,7 @@
 
 #include <QString>
 #include <chrono>
+#include <limits>
 #include <optional>
 
 namespace forkscope::store::pg {
@@ -64,10 +65,11 @@ public:
     // were added. Every process must start at the same first block (CoordinationError).
     int plan(qint64 fromBlock, qint64 toBlock, qint64 size);
 
-    // The lowest pending range, or a running one whose lease ran out or whose owner's
-    // session has ended. Commits on its own. The first call takes this claimer's owner lock
-    // (CoordinationError if another live session holds it: two processes with one name).
-    std::optional<RangeClaim> claim();
+    // The lowest pending or failed range, or a running one whose lease ran out or whose
+    // owner's session has ended, none ending past `maxTo`. Commits on its own. The first
+    // call takes this claimer's owner lock (CoordinationError if another live session holds
+    // it: two processes with one name).
+    std::optional<RangeClaim> claim(qint64 maxTo = std::numeric_limits<qint64>::max());
 
     // Extends the lease; false when this process no longer owns the range.
     bool renew(const RangeClaim& claim);

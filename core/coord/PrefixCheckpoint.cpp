@@ -16,84 +16,93 @@ PrefixCheckpoint::PrefixCheckpoint(PgConnection& db, QString environmentId, qint
 void PrefixCheckpoint::initialise(qint64 blockNumber, const chain::Hash32& blockHash)
 {
     m_db.run("coord_cp_init",
-             "INSERT INTO indexer_checkpoints (environment_id, chain_id, source_id, "
+             "INSERT INTO checkpoint_store (environment_id, chain_id, source_id, "
              "block_number, block_hash) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
              {m_env, m_chain, m_source, QByteArray::number(blockNumber),
               PgConnection::byteaParam(blockHash.toByteArray())});
 }
 
-std::optional<SharedCheckpoint> PrefixCheckpoint::read()
+std::optional<StoredCheckpoint> PrefixCheckpoint::read()
 {
     const auto r = m_db.run("coord_cp_read",
-                            "SELECT block_number, block_hash, generation FROM "
-                            "indexer_checkpoints WHERE environment_id = $1 AND chain_id = $2 "
+                            "SELECT block_number, block_hash, version FROM "
+                            "checkpoint_store WHERE environment_id = $1 AND chain_id = $2 "
                             "AND source_id = $3",
                             {m_env, m_chain, m_source});
     if (r.rows() == 0)
         return std::nullopt;
-    SharedCheckpoint cp;
+    StoredCheckpoint cp;
     cp.blockNumber = r.int64(0, 0);
-    cp.blockHash = chain::Hash32::fromBytes(r.bytes(0, 1, 32),
-                                            QStringLiteral("indexer_checkpoints.block_hash"));
-    cp.generation = r.int64(0, 2);
+    cp.blockHash =
+        chain::Hash32::fromBytes(r.bytes(0, 1, 32), QStringLiteral("checkpoint_store.block_hash"));
+    cp.version = r.int64(0, 2);
     return cp;
 }
 
-bool PrefixCheckpoint::swap(const SharedCheckpoint& from, qint64 block, const chain::Hash32& hash)
+bool PrefixCheckpoint::swap(const StoredCheckpoint& from, qint64 block, const chain::Hash32& hash)
 {
     return m_db.run("coord_cp_swap",
-                    "UPDATE indexer_checkpoints SET block_number = $4, block_hash = $5, "
-                    "generation = generation + 1, updated_at = clock_timestamp() WHERE "
+                    "UPDATE checkpoint_store SET block_number = $4, block_hash = $5, "
+                    "version = version + 1, updated_at = clock_timestamp() WHERE "
                     "environment_id = $1 AND chain_id = $2 AND source_id = $3 AND "
-                    "generation = $6",
+                    "version = $6",
                     {m_env, m_chain, m_source, QByteArray::number(block),
                      PgConnection::byteaParam(hash.toByteArray()),
-                     QByteArray::number(from.generation)})
+                     QByteArray::number(from.version)})
                .affected() == 1;
 }
 
-SharedCheckpoint PrefixCheckpoint::advance()
+std::optional<std::pair<qint64, chain::Hash32>>
+PrefixCheckpoint::prefixEnd(const StoredCheckpoint& from)
+{
+    // The finished ranges that chain on from the checkpoint, one after another; the walk
+    // stops at the first gap, unfinished range or hash that does not follow.
+    const auto top =
+        m_db.run("coord_cp_prefix",
+                 "WITH RECURSIVE prefix(to_block, last_hash) AS ("
+                 " SELECT r.to_block, r.last_hash FROM range_store r WHERE r.environment_id = $1"
+                 " AND r.chain_id = $2 AND r.from_block = $3::bigint + 1 AND r.status = 'done' AND"
+                 " r.parent_hash = $4"
+                 " UNION ALL"
+                 " SELECT r.to_block, r.last_hash FROM range_store r JOIN prefix p ON"
+                 " r.from_block = p.to_block + 1 AND r.parent_hash = p.last_hash WHERE"
+                 " r.environment_id = $1 AND r.chain_id = $2 AND r.status = 'done')"
+                 " SELECT to_block, last_hash FROM prefix ORDER BY to_block DESC LIMIT 1",
+                 {m_env, m_chain, QByteArray::number(from.blockNumber),
+                  PgConnection::byteaParam(from.blockHash.toByteArray())});
+    if (top.rows() == 0)
+        return std::nullopt;
+    return std::pair{
+        top.int64(0, 0),
+        chain::Hash32::fromBytes(top.bytes(0, 1, 32), QStringLiteral("range_store.last_hash"))};
+}
+
+StoredCheckpoint PrefixCheckpoint::advance()
 {
     for (;;) {
-        const std::optional<SharedCheckpoint> cp = read();
+        const std::optional<StoredCheckpoint> cp = read();
         if (!cp)
             throw CoordinationError(
                 QStringLiteral("no checkpoint for %1 on chain %2 (source %3): plan the backfill "
                                "first")
                     .arg(QString::fromUtf8(m_env), QString::fromUtf8(m_chain),
                          QString::fromUtf8(m_source)));
-        // The finished ranges that chain on from the checkpoint, one after another; the
-        // walk stops at the first gap, unfinished range or hash that does not follow.
-        const auto top = m_db.run(
-            "coord_cp_prefix",
-            "WITH RECURSIVE prefix(to_block, last_hash) AS ("
-            " SELECT r.to_block, r.last_hash FROM backfill_ranges r WHERE r.environment_id = $1"
-            " AND r.chain_id = $2 AND r.from_block = $3::bigint + 1 AND r.status = 'done' AND"
-            " r.parent_hash = $4"
-            " UNION ALL"
-            " SELECT r.to_block, r.last_hash FROM backfill_ranges r JOIN prefix p ON"
-            " r.from_block = p.to_block + 1 AND r.parent_hash = p.last_hash WHERE"
-            " r.environment_id = $1 AND r.chain_id = $2 AND r.status = 'done')"
-            " SELECT to_block, last_hash FROM prefix ORDER BY to_block DESC LIMIT 1",
-            {m_env, m_chain, QByteArray::number(cp->blockNumber),
-             PgConnection::byteaParam(cp->blockHash.toByteArray())});
-        if (top.rows() == 0)
+        const std::optional<std::pair<qint64, chain::Hash32>> top = prefixEnd(*cp);
+        if (!top)
             return *cp;
-        const qint64 to = top.int64(0, 0);
-        const QByteArray hash = top.bytes(0, 1, 32);
+        const qint64 to = top->first;
+        const QByteArray hash = top->second.toByteArray();
         // Compare-and-swap: only from the generation read above. Another process that moved
         // it meanwhile made this UPDATE match nothing; read again and retry from there.
-        const auto swapped = m_db.run(
-            "coord_cp_cas",
-            "UPDATE indexer_checkpoints SET block_number = $5, block_hash = $6, generation = "
-            "generation + 1, updated_at = clock_timestamp() WHERE environment_id = $1 AND "
-            "chain_id = $2 AND source_id = $3 AND generation = $4 AND block_number < $5",
-            {m_env, m_chain, m_source, QByteArray::number(cp->generation), QByteArray::number(to),
-             PgConnection::byteaParam(hash)});
+        const auto swapped =
+            m_db.run("coord_cp_cas",
+                     "UPDATE checkpoint_store SET block_number = $5, block_hash = $6, version = "
+                     "version + 1, updated_at = clock_timestamp() WHERE environment_id = $1 AND "
+                     "chain_id = $2 AND source_id = $3 AND version = $4 AND block_number < $5",
+                     {m_env, m_chain, m_source, QByteArray::number(cp->version),
+                      QByteArray::number(to), PgConnection::byteaParam(hash)});
         if (swapped.affected() == 1)
-            return SharedCheckpoint{
-                to, chain::Hash32::fromBytes(hash, QStringLiteral("backfill_ranges.last_hash")),
-                cp->generation + 1};
+            return StoredCheckpoint{to, top->second, cp->version + 1};
         ++m_lostRaces;
     }
 }

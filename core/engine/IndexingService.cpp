@@ -1,18 +1,14 @@
 #include "IndexingService.h"
 #include "IndexingServiceLoop.h"
-#include "audit/EnvironmentRepair.h"
-#include "audit/StoredDataAuditor.h"
 #include "concurrency/WorkerThread.h"
-#include "indexer/CompletenessAlerts.h"
 #include "indexer/CrashPoints.h"
 #include "indexer/Indexer.h"
 #include "indexer/IndexerErrors.h"
-#include "outbox/OutboxDispatcher.h"
+#include "outbox/OutboxQueue.h"
 #include "outbox/OutboxThread.h"
 #include "outbox/SafeHeight.h"
 #include "rpc/EthClient.h"
-#include "store/ContractReader.h"
-#include "store/Database.h"
+#include "store/OpenStore.h"
 #include "store/StoreError.h"
 #include "wire/SuspectedTruncationError.h"
 
@@ -109,10 +105,18 @@ void IndexingService::publish(bool force)
     emit snapshotAvailable(l.snap);
 }
 
+store::StoreOptions IndexingService::storeOptions() const
+{
+    store::StoreOptions o;
+    o.owner = m_options.indexer.owner;
+    o.rangeLease = m_options.indexer.rangeLease;
+    return o;
+}
+
 void IndexingService::createIndexer()
 {
     Loop& l = *m_loop;
-    l.indexer = std::make_unique<indexer::Indexer>(l.options.indexer, *l.db, *l.eth);
+    l.indexer = std::make_unique<indexer::Indexer>(l.options.indexer, *l.store, *l.eth);
     l.indexer->onReorg = [this](const indexer::RollbackResult& r, const QString& reason) {
         emit reorged(r, reason);
     };
@@ -135,11 +139,29 @@ void IndexingService::createIndexer()
             out << quint64(b);
         emit absence(out, contradicted);
     };
+    l.indexer->onTakeover = [this](const indexer::RangeClaim& c) {
+        emit logMessage(QStringLiteral("info"),
+                        QStringLiteral("range %1-%2: taken over from %3, %4")
+                            .arg(c.from)
+                            .arg(c.to)
+                            .arg(c.takenOverFrom, c.ownerGone
+                                                      ? QStringLiteral("whose process is gone")
+                                                      : QStringLiteral("whose lease ran out")));
+    };
+    l.indexer->onLeadChanged = [this, env = l.options.indexer.environmentId](bool leads) {
+        emit logMessage(
+            QStringLiteral("info"),
+            leads ? QStringLiteral("following the head of %1 (this writer leads it)").arg(env)
+                  : QStringLiteral("another writer follows the head of %1; this one "
+                                   "stands by")
+                        .arg(env));
+    };
     l.snap.environmentId = l.options.indexer.environmentId;
     l.snap.contracts.clear();
     for (const auto& c : l.options.indexer.contracts)
         l.snap.contracts << c.toHex();
     l.snap.endpoint = l.options.indexer.rpcUrl.toString();
+    l.snap.outboxSink = m_snapshot.outboxSink; // the loop's snapshot replaces the first one
     l.snap.verifyReceipts = l.options.indexer.completeness.receipts;
     l.snap.fatal.clear();
     l.snap.halt = IndexingSnapshot::Halt::None;
@@ -173,8 +195,7 @@ void IndexingService::start()
             QString openError;
             if (!l.options.indexer.dbPath.isEmpty()) {
                 try {
-                    l.db = store::Database::open(l.options.indexer.dbPath,
-                                                 store::Database::Options::bulkWriter());
+                    l.store = store::openIndexStore(l.options.indexer.dbPath, storeOptions());
                 } catch (const std::exception& e) {
                     openError = QString::fromUtf8(e.what());
                 }
@@ -212,8 +233,8 @@ void IndexingService::start()
                 publish(true); // node health only: nothing to index into
                 return;
             }
-            if (l.db && !l.db->restoredSurface().isEmpty())
-                emit logMessage(QStringLiteral("warning"), l.db->restoredSurface());
+            if (l.store && !l.store->restoredSurface().isEmpty())
+                emit logMessage(QStringLiteral("warning"), l.store->restoredSurface());
             if (!openError.isEmpty()) {
                 l.snap.fatal = openError;
                 l.snap.halt = IndexingSnapshot::Halt::Database;
@@ -246,7 +267,7 @@ void IndexingService::start()
             l.indexer.reset();
             l.eth.reset();
             l.rpc.reset();
-            l.db.reset();
+            l.store.reset();
             l.snap.running = false;
             if (l.snap.state != QLatin1String("stopped") && l.snap.fatal.isEmpty())
                 l.snap.state = QStringLiteral("stopped");
@@ -288,8 +309,7 @@ void IndexingService::restartAfterCrash(const QString& point)
     ++l.snap.restarts;
     l.indexer.reset();
     l.outbox.reset();
-    l.db->rollback();
-    l.db.reset();
+    l.store.reset();
     l.restartAt = QDeadlineTimer(1000);
     l.snap.state = QStringLiteral("crashed, restarting");
     emit logMessage(QStringLiteral("warning"),
@@ -308,12 +328,23 @@ void IndexingService::updateOutbox()
         // Delivery runs on its own thread and connection: a slow or dead sink never holds
         // up indexing, and nothing is delivered above the safe height.
         l.outbox = std::make_unique<outbox::OutboxThread>(
-            l.options.indexer.dbPath, l.options.indexer.environmentId, l.indexer->chainId(),
+            [url = l.options.indexer.dbPath, env = l.options.indexer.environmentId,
+             chainId = l.indexer->chainId(),
+             o = storeOptions()] { return store::openOutboxQueue(url, env, chainId, o); },
             l.options.webhook, l.options.outboxFile, l.options.webhookTimeout,
             [this](const QString& m) {
                 emit logMessage(QStringLiteral("error"), QStringLiteral("outbox: %1").arg(m));
             },
-            l.options.webhookBatch);
+            l.options.webhookBatch,
+            [this, env = l.options.indexer.environmentId](bool delivers) {
+                emit logMessage(QStringLiteral("info"),
+                                delivers ? QStringLiteral("outbox: this writer delivers the "
+                                                          "outbox of %1")
+                                               .arg(env)
+                                         : QStringLiteral("outbox: another writer delivers the "
+                                                          "outbox of %1")
+                                               .arg(env));
+            });
     }
     const auto ready = l.monitor ? l.monitor->readyHeight() : std::nullopt;
     l.snap.safeHeight = outbox::safeHeight(s.head, l.options.indexer.confirmations, ready);
@@ -321,24 +352,22 @@ void IndexingService::updateOutbox()
         l.outbox->setSafeHeight(*l.snap.safeHeight);
     l.snap.outboxPendingAtOrBelowSafe = -1;
     if (l.outbox && l.snap.safeHeight && s.state == indexer::IndexerStatus::State::Synced)
-        l.snap.outboxPendingAtOrBelowSafe = outbox::pendingAtOrBelow(
-            *l.db, l.options.indexer.environmentId, l.indexer->chainId(), *l.snap.safeHeight);
+        l.snap.outboxPendingAtOrBelowSafe = l.store->outboxPendingAtOrBelow(*l.snap.safeHeight);
 }
 
 int IndexingService::step()
 {
     Loop& l = *m_loop;
-    if (!l.db && !l.restartAt)
+    if (!l.store && !l.restartAt)
         return -1; // the database could not be opened: nothing to do but wait for stop
     if (l.restartAt) {
         if (!l.restartAt->hasExpired())
             return int(std::max<qint64>(1, l.restartAt->remainingTime()));
         l.restartAt.reset();
         try {
-            l.db = store::Database::open(l.options.indexer.dbPath,
-                                         store::Database::Options::bulkWriter());
-            if (!l.db->restoredSurface().isEmpty())
-                emit logMessage(QStringLiteral("warning"), l.db->restoredSurface());
+            l.store = store::openIndexStore(l.options.indexer.dbPath, storeOptions());
+            if (!l.store->restoredSurface().isEmpty())
+                emit logMessage(QStringLiteral("warning"), l.store->restoredSurface());
             createIndexer();
             emit logMessage(
                 QStringLiteral("info"),

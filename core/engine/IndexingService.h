@@ -4,7 +4,7 @@
 #include "health/NodeHealthMonitor.h"
 #include "indexer/IndexerConfig.h"
 #include "indexer/IndexerStatus.h"
-#include "indexer/ReorgRollback.h"
+#include "indexer/RollbackResult.h"
 
 #include <QDateTime>
 #include <QHash>
@@ -15,6 +15,10 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+
+namespace forkscope::store {
+struct StoreOptions;
+}
 
 namespace forkscope::engine {
 
@@ -164,6 +168,7 @@ private:
     void failed(const QString& message, IndexingSnapshot::Halt halt);
     void updateOutbox();
     void publish(bool force);
+    store::StoreOptions storeOptions() const;
 
     IndexingOptions m_options;
     concurrency::LoopThread m_thread;

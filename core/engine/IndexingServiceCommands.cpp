@@ -5,10 +5,8 @@
 #include "IndexingServiceLoop.h"
 #include "audit/EnvironmentRepair.h"
 #include "audit/StoredDataAuditor.h"
-#include "indexer/CompletenessAlerts.h"
 #include "indexer/CrashPoints.h"
 #include "indexer/IndexerErrors.h"
-#include "outbox/OutboxDispatcher.h"
 #include "store/ContractReader.h"
 
 namespace forkscope::engine {
@@ -49,7 +47,7 @@ void IndexingService::setVerifyReceipts(bool on)
         l.options.indexer.completeness.receipts = on;
         l.snap.verifyReceipts = on;
         // The fetch policy is fixed per indexer: a new one, from the committed checkpoint.
-        if (l.indexer && l.db)
+        if (l.indexer && l.store)
             createIndexer();
         emit logMessage(QStringLiteral("info"),
                         on ? QStringLiteral("receipts proof on: every block with logs of ours is "
@@ -64,7 +62,7 @@ void IndexingService::repair(quint64 fromBlock, const QString& node)
 {
     m_thread.post([this, fromBlock, node] {
         Loop& l = *m_loop;
-        if (!l.db || !l.eth) {
+        if (!l.store || !l.eth) {
             emit logMessage(QStringLiteral("error"),
                             QStringLiteral("repair needs a running indexer and database"));
             return;
@@ -80,7 +78,7 @@ void IndexingService::repair(quint64 fromBlock, const QString& node)
             auto eth = std::make_unique<rpc::EthClient>(*client);
             indexer::IndexerConfig ic = l.options.indexer;
             ic.rpcUrl = url;
-            audit::EnvironmentRepair repair(*l.db, *eth, ic);
+            audit::EnvironmentRepair repair(*l.store, *eth, ic);
             const audit::RepairPlan plan = repair.plan(ic.environmentId, fromBlock);
             const audit::RepairRollback done = repair.rollBack(plan);
             if (plan.rollbackNeeded)
@@ -121,7 +119,7 @@ void IndexingService::repair(quint64 fromBlock, const QString& node)
                             QStringLiteral("repair from block %1 refused: %2")
                                 .arg(fromBlock)
                                 .arg(QString::fromUtf8(e.what())));
-            if (!l.indexer && l.db && l.eth)
+            if (!l.indexer && l.store && l.eth)
                 createIndexer();
         }
         publish(true);
@@ -132,23 +130,22 @@ void IndexingService::verifyStoredData()
 {
     m_thread.post([this] {
         Loop& l = *m_loop;
-        if (!l.db || !l.eth || !l.indexer) {
+        if (!l.store || !l.eth || !l.indexer) {
             emit logMessage(QStringLiteral("error"),
                             QStringLiteral("verify needs a running indexer and database"));
             return;
         }
         try {
             const QString env = l.options.indexer.environmentId;
-            const audit::AuditTarget target = audit::AuditTarget::load(*l.db, env);
+            const audit::AuditTarget target = audit::AuditTarget::load(l.store->reader(), env);
             audit::AuditRange range;
             if (const QString why = target.resolveRange(std::nullopt, std::nullopt, &range);
                 !why.isEmpty()) {
                 emit logMessage(QStringLiteral("info"), QStringLiteral("verify: %1").arg(why));
                 return;
             }
-            store::SqliteContractReader reader(*l.db);
             const audit::AuditResult r =
-                audit::StoredDataAuditor(reader, *l.eth).audit(target, range);
+                audit::StoredDataAuditor(l.store->reader(), *l.eth).audit(target, range);
             if (r.clean()) {
                 emit logMessage(QStringLiteral("ok"),
                                 QStringLiteral("verify: blocks %1-%2 hold exactly the node's "
@@ -162,13 +159,13 @@ void IndexingService::verifyStoredData()
             } else if (const auto first = r.firstHole()) {
                 // A hole in committed data: loud and persistent until repaired.
                 const audit::AuditHole& hole = r.holes.first();
-                indexer::CompletenessAlerts(*l.db, env, target.environment.chainId)
-                    .record(l.snap.endpoint, *first, r.holes.last().block,
-                            QStringLiteral("stored data has %1 hole(s), the first %2 (found by "
-                                           "Verify stored data)")
-                                .arg(r.holeCount)
-                                .arg(hole.describe()),
-                            QStringLiteral("audit"));
+                l.store->recordAlert(
+                    l.snap.endpoint, *first, r.holes.last().block,
+                    QStringLiteral("stored data has %1 hole(s), the first %2 (found by "
+                                   "Verify stored data)")
+                        .arg(r.holeCount)
+                        .arg(hole.describe()),
+                    QStringLiteral("audit"));
                 emit logMessage(QStringLiteral("error"),
                                 QStringLiteral("verify: %1 hole(s) in blocks %2-%3, the first %4")
                                     .arg(r.holeCount)
@@ -221,7 +218,7 @@ void IndexingService::resumeWith(const QString& environmentId,
         l.snap.paused = false; // a reset promises to index the fresh chain
         l.snap.chainId = 0;
         l.lastBlocks = -1;
-        if (l.db && l.eth && !contracts.isEmpty())
+        if (l.store && l.eth && !contracts.isEmpty())
             createIndexer();
         publish(true);
     });
@@ -243,7 +240,7 @@ void IndexingService::setMaxReorgDepth(quint64 depth)
                                                       "as far as the fork")
                                      : QString()));
         // The limit is part of the indexer's policy: a new one, from the committed checkpoint.
-        if (l.db && l.eth && !l.options.indexer.contracts.isEmpty() && !l.snap.suspended)
+        if (l.store && l.eth && !l.options.indexer.contracts.isEmpty() && !l.snap.suspended)
             createIndexer();
         publish(true);
     });

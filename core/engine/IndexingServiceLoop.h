@@ -5,11 +5,11 @@
 #include "IndexingService.h"
 #include "RateWindow.h"
 #include "concurrency/WorkerThread.h"
+#include "indexer/IndexStore.h"
 #include "indexer/Indexer.h"
 #include "outbox/OutboxThread.h"
 #include "rpc/EthClient.h"
 #include "rpc/JsonRpcClient.h"
-#include "store/Database.h"
 
 #include <QDeadlineTimer>
 #include <QElapsedTimer>
@@ -22,7 +22,7 @@ namespace forkscope::engine {
 struct IndexingService::Loop
 {
     IndexingOptions options;
-    std::unique_ptr<store::Database> db;
+    std::unique_ptr<indexer::IndexStore> store;
     std::unique_ptr<rpc::JsonRpcClient> rpc;
     std::unique_ptr<rpc::EthClient> eth;
     std::unique_ptr<indexer::Indexer> indexer;

@@ -410,7 +410,7 @@ void LabController::tearDown()
     l.writer.reset();
     l.writerEth.reset();
     l.writerRpc.reset();
-    l.writerDb.reset();
+    l.writerStore.reset();
     l.proxyThread.stop();
     l.proxies.clear();
     l.demo.reset();

@@ -46,7 +46,7 @@ struct LabController::Loop
     QString haltedBecause;
     // Scenarios.
     std::unique_ptr<lab::Devnet> replica;
-    std::unique_ptr<store::Database> writerDb;
+    std::unique_ptr<indexer::IndexStore> writerStore;
     std::unique_ptr<rpc::JsonRpcClient> writerRpc;
     std::unique_ptr<rpc::EthClient> writerEth;
     std::unique_ptr<indexer::Indexer> writer;

@@ -4,6 +4,7 @@
 #include "DisplayState.h"
 #include "LabController.h"
 #include "LabControllerLoop.h"
+#include "indexer/IndexStore.h"
 #include "indexer/Indexer.h"
 #include "lab/DemoToken.h"
 #include "lab/Devnet.h"
@@ -13,6 +14,7 @@
 #include "rpc/EthClient.h"
 #include "rpc/JsonRpcClient.h"
 #include "store/Database.h"
+#include "store/OpenStore.h"
 
 #include <QDeadlineTimer>
 #include <QJsonArray>
@@ -154,7 +156,10 @@ void LabController::startSecondWriter(const QString& environmentId, int seconds)
             if (!l.proxyThread.isRunning())
                 l.proxyThread.start(new QObject);
             l.writerProxy = lab::startFaultProxyOn(l.proxyThread.thread(), l.devnet->url(), 300);
-            l.writerDb = store::Database::open(m_config.dbPath);
+            store::StoreOptions so;
+            so.bulkWriter = false;
+            so.owner = QStringLiteral("second writer");
+            l.writerStore = store::openIndexStore(m_config.dbPath, so);
             l.writerRpc = std::make_unique<rpc::JsonRpcClient>(l.writerProxy->url());
             l.writerRpc->setTimeout(m_config.indexer.rpcTimeout);
             l.writerRpc->setStopToken(m_thread.stopToken());
@@ -166,7 +171,7 @@ void LabController::startSecondWriter(const QString& environmentId, int seconds)
             ic.contracts = contracts();
             ic.fetchWorkers = 1;
             ic.stopToken = m_thread.stopToken();
-            l.writer = std::make_unique<indexer::Indexer>(ic, *l.writerDb, *l.writerEth);
+            l.writer = std::make_unique<indexer::Indexer>(ic, *l.writerStore, *l.writerEth);
             l.writerUntil = QDeadlineTimer(std::chrono::seconds(std::max(2, seconds)));
             l.writerRefusalsSeen = 0;
             l.snap.secondWriterRunning = true;
@@ -185,7 +190,7 @@ void LabController::startSecondWriter(const QString& environmentId, int seconds)
             l.writer.reset();
             l.writerEth.reset();
             l.writerRpc.reset();
-            l.writerDb.reset();
+            l.writerStore.reset();
             releaseWriterProxy(l);
             emit logMessage(QStringLiteral("error"),
                             QStringLiteral("%1: %2").arg(action, QString::fromUtf8(e.what())));
@@ -203,7 +208,7 @@ void LabController::secondWriterStep()
         l.writer.reset();
         l.writerEth.reset();
         l.writerRpc.reset();
-        l.writerDb.reset();
+        l.writerStore.reset();
         releaseWriterProxy(l);
         l.snap.secondWriterRunning = false;
         l.snap.demoTraffic = l.writerDemoWasOn;

@@ -1,6 +1,6 @@
 #include "ReadService.h"
-#include "FileSummary.h"
 #include "ReorgDiffReader.h"
+#include "SummaryReader.h"
 #include "TableQuery.h"
 #include "report/ReportBuilder.h"
 #include "rpc/EthClient.h"
@@ -130,7 +130,8 @@ void ReadService::refreshSummary()
     Loop& l = *m_loop;
     DbSummary s;
     try {
-        s = readFileSummary(*l.db, l.environmentId, l.chainId);
+        store::SqliteContractReader reader(*l.db);
+        s = readSummary(reader, l.environmentId, l.chainId);
         if (l.outboxRateBase < 0 || !l.outboxRateClock.isValid()) {
             l.outboxRateClock.start();
             l.outboxRateBase = s.outboxDelivered;
@@ -399,7 +400,8 @@ void ReadService::requestReport(quint64 ticket, const QString& environmentId, bo
                 client->setStopToken(m_thread.stopToken());
                 eth = std::make_unique<rpc::EthClient>(*client);
             }
-            report::CheckpointReport r = report::ReportBuilder::build(*l.db, env, eth.get());
+            store::SqliteContractReader reader(*l.db);
+            report::CheckpointReport r = report::ReportBuilder::build(reader, env, eth.get());
             addReportTokens(r, node);
             emit reportAvailable(ticket, r);
         } catch (const std::exception& e) {

@@ -1,16 +1,16 @@
 #include "SharedIndexWatcher.h"
 #include "ReorgDiffReader.h"
-#include "SharedSummary.h"
+#include "SummaryReader.h"
 #include "TableQuery.h"
 #include "concurrency/WorkerThread.h"
 #include "health/NodeHealthMonitor.h"
-#include "indexer/PgEnvironmentRegistry.h"
-#include "report/PgReportBuilder.h"
+#include "report/ReportBuilder.h"
 #include "rpc/EthClient.h"
 #include "rpc/JsonRpcClient.h"
 #include "store/pg/PgConnection.h"
 #include "store/pg/PgContract.h"
 #include "store/pg/PgContractReader.h"
+#include "store/pg/PgEnvironmentRegistry.h"
 
 #include <QElapsedTimer>
 
@@ -99,10 +99,11 @@ bool SharedIndexWatcher::attach()
     store::pg::requireCurrentPgContract(*l.db);
     l.db->listen(store::pg::kCheckpointChannel);
     l.db->listen(store::pg::kOutboxChannel);
+    store::pg::PgContractReader reader(*l.db);
     const QString env = m_options.environmentId.isEmpty()
-                            ? report::PgReportBuilder::liveEnvironment(*l.db)
+                            ? report::ReportBuilder::liveEnvironment(reader)
                             : m_options.environmentId;
-    const report::EnvironmentInfo info = report::PgReportBuilder::findEnvironment(*l.db, env);
+    const report::EnvironmentInfo info = report::ReportBuilder::findEnvironment(reader, env);
     const bool first = l.environmentId.isEmpty();
     l.environmentId = info.id;
     l.chainId = info.chainId;
@@ -133,7 +134,9 @@ bool SharedIndexWatcher::attach()
 void SharedIndexWatcher::refresh()
 {
     Loop& l = *m_loop;
-    DbSummary s = readSharedSummary(*l.db, l.environmentId);
+    store::pg::PgContractReader reader(*l.db);
+    DbSummary s = readSummary(reader, l.environmentId, l.chainId);
+    s.schemaVersion = store::pg::kPgContractVersion;
     if (l.rateBase < 0 || !l.rateClock.isValid()) {
         l.rateClock.start();
         l.rateBase = s.outboxDelivered;
@@ -245,7 +248,8 @@ void SharedIndexWatcher::requestReport(quint64 ticket, const QString& environmen
                 client->setStopToken(m_thread.stopToken());
                 eth = std::make_unique<rpc::EthClient>(*client);
             }
-            emit reportAvailable(ticket, report::PgReportBuilder::build(*l.db, env, eth.get()));
+            store::pg::PgContractReader reader(*l.db);
+            emit reportAvailable(ticket, report::ReportBuilder::build(reader, env, eth.get()));
         } catch (const std::exception& e) {
             emit reportFailed(ticket, QString::fromUtf8(e.what()));
         }

@@ -1,9 +1,7 @@
 #pragma once
 
 #include "Checkpoint.h"
-#include "abi/EventRegistry.h"
-#include "chain/BlockHeader.h"
-#include "chain/LogEntry.h"
+#include "VerifiedBatch.h"
 
 #include <QList>
 #include <functional>
@@ -20,27 +18,6 @@ namespace forkscope::indexer {
 
 class BalanceBook;
 class CheckpointStore;
-
-// A contiguous run of blocks whose parent hashes link, with every matching log of those
-// blocks (each log's blockHash checked against its header).
-struct VerifiedBatch
-{
-    QList<chain::BlockHeader> blocks;
-    QList<chain::LogEntry> logs;
-    QList<abi::EventDecoding> decodings; // parallel to logs, or empty
-};
-
-struct CommitStats
-{
-    qint64 blocks = 0;
-    qint64 logs = 0;
-    qint64 transfers = 0;
-    qint64 decodeFailures = 0;
-    qint64 outboxRows = 0; // pending outbox rows the batch enqueued (rendered from its logs)
-    qint64 abiDecoded = 0;
-    qint64 abiUnmatched = 0; // anonymous events and logs no ABI entry describes: kept raw
-    qint64 abiFailures = 0;
-};
 
 // Writes a batch and moves the checkpoint in ONE transaction (docs/design.md, "Data and
 // checkpoint commit together"). Committing the checkpoint first would lose data forever on

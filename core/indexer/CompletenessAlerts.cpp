@@ -1,10 +1,34 @@
 #include "CompletenessAlerts.h"
+#include "store/ContractReader.h"
 #include "store/Database.h"
 
 #include <QSqlQuery>
 #include <optional>
 
 namespace forkscope::indexer {
+
+QList<CompletenessAlert> openAlerts(store::ContractReader& reader, const QString& environmentId,
+                                    std::uint64_t chainId)
+{
+    QList<CompletenessAlert> out;
+    for (auto q = reader.query(QStringLiteral("SELECT id, detected_at, node, from_block, to_block, "
+                                              "what, kind FROM completeness_alerts WHERE "
+                                              "environment_id = ? AND chain_id = ? AND "
+                                              "resolved_at IS NULL ORDER BY from_block, id"),
+                               {environmentId, qint64(chainId)});
+         q->next();) {
+        CompletenessAlert a;
+        a.id = q->value(0).toLongLong();
+        a.detectedAt = q->value(1).toString();
+        a.node = q->value(2).toString();
+        a.fromBlock = q->value(3).toULongLong();
+        a.toBlock = q->value(4).toULongLong();
+        a.what = q->value(5).toString();
+        a.kind = q->value(6).toString();
+        out.append(a);
+    }
+    return out;
+}
 
 qint64 CompletenessAlerts::record(const QString& node, std::uint64_t fromBlock,
                                   std::uint64_t toBlock, const QString& what, const QString& kind)

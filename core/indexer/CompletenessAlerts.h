@@ -7,10 +7,16 @@
 #include <cstdint>
 
 namespace forkscope::store {
+class ContractReader;
 class Database;
-}
+} // namespace forkscope::store
 
 namespace forkscope::indexer {
+
+// The open alerts of an environment as a reader of the contract sees them (either store), in
+// block order.
+QList<CompletenessAlert> openAlerts(store::ContractReader& reader, const QString& environmentId,
+                                    std::uint64_t chainId);
 
 // completeness_alerts of one environment. An alert outlives the run that raised it: the
 // app and the report keep saying "data incomplete" until it is resolved, never green over

@@ -1,5 +1,6 @@
 #include "EnvironmentRegistry.h"
 #include "IndexerErrors.h"
+#include "store/ContractReader.h"
 #include "store/Database.h"
 
 #include <QDateTime>
@@ -23,6 +24,29 @@ Environment fromRow(const QSqlQuery& q)
     return e;
 }
 } // namespace
+
+QList<Environment> readEnvironments(store::ContractReader& reader)
+{
+    // created_at is ISO 8601 UTC with milliseconds, so text order is time order; the id
+    // breaks ties between environments created in the same millisecond.
+    QList<Environment> out;
+    for (auto q = reader.query(QStringLiteral("SELECT %1 FROM environments ORDER BY created_at "
+                                              "DESC, environment_id DESC")
+                                   .arg(kColumns),
+                               {});
+         q->next();) {
+        Environment e;
+        e.id = q->value(0).toString();
+        e.chainId = q->value(1).toULongLong();
+        e.genesisHash =
+            chain::Hash32::fromHex(q->value(2).toString(), QStringLiteral("genesis_hash"));
+        e.rpcUrl = q->value(3).toString();
+        e.createdAt = q->value(4).toString();
+        e.archivedAt = q->value(5).toString();
+        out.append(e);
+    }
+    return out;
+}
 
 std::optional<Environment> EnvironmentRegistry::find(const QString& id)
 {

@@ -9,8 +9,9 @@
 #include <optional>
 
 namespace forkscope::store {
+class ContractReader;
 class Database;
-}
+} // namespace forkscope::store
 
 namespace forkscope::indexer {
 
@@ -28,6 +29,10 @@ struct Environment
 // for; `outcome` ends it (default, at start: "Nothing was written").
 QString chainResetMessage(const Environment& env, const QUrl& rpcUrl, std::uint64_t chainId,
                           const chain::Hash32& genesisHash, const QString& outcome);
+
+// Every environment as a reader of the contract sees it (`environments`, on either store),
+// newest (created_at) first.
+QList<Environment> readEnvironments(store::ContractReader& reader);
 
 // An environment is one self-contained history: a chain (id + genesis hash) observed under
 // one id. A lab devnet can be reset, so the genesis hash is what tells two "31337"s apart.

@@ -1,28 +1,8 @@
 #include "ForkFinder.h"
 #include "IndexerErrors.h"
 #include "rpc/EthClient.h"
-#include "store/Database.h"
-
-#include <QSqlQuery>
 
 namespace forkscope::indexer {
-
-ForkFinder::ForkFinder(rpc::EthClient& eth, store::Database& db, QString environmentId,
-                       std::uint64_t chainId)
-    : ForkFinder(eth, [&db, env = std::move(environmentId), chainId](std::uint64_t number) {
-          QSqlQuery& q = db.runCached(QStringLiteral("SELECT block_hash FROM blocks WHERE "
-                                                     "environment_id = ? AND chain_id = ? AND "
-                                                     "block_number = ?"),
-                                      {env, qint64(chainId), qint64(number)});
-          std::optional<chain::Hash32> h;
-          if (q.next())
-              h = chain::Hash32::fromHex(q.value(0).toString(),
-                                         QStringLiteral("blocks.block_hash"));
-          q.finish();
-          return h;
-      })
-{
-}
 
 ForkPoint ForkFinder::find(const Checkpoint& cp, std::uint64_t maxDepth,
                            std::optional<std::uint64_t> nodeHead)

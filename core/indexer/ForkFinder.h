@@ -9,9 +9,6 @@
 namespace forkscope::rpc {
 class EthClient;
 }
-namespace forkscope::store {
-class Database;
-}
 
 namespace forkscope::indexer {
 
@@ -36,9 +33,6 @@ public:
     using StoredHash = std::function<std::optional<chain::Hash32>(std::uint64_t)>;
 
     ForkFinder(rpc::EthClient& eth, StoredHash stored) : m_eth(eth), m_stored(std::move(stored)) {}
-    // The SQLite store: the `blocks` of the environment.
-    ForkFinder(rpc::EthClient& eth, store::Database& db, QString environmentId,
-               std::uint64_t chainId);
 
     // `nodeHead`: the node's head when it is below the checkpoint (a rollback with no new
     // block yet); the stored blocks above it are not on the node's chain, so the search

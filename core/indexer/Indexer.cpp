@@ -1,25 +1,39 @@
 #include "Indexer.h"
 #include "BatchLogCheck.h"
-#include "CompletenessAlerts.h"
 #include "IndexerErrors.h"
+#include "ReorgReason.h"
 #include "SourceFetchSpec.h"
 #include "rpc/EthClient.h"
-#include "store/Database.h"
 #include "wire/ReplyMismatchError.h"
 #include "wire/SuspectedTruncationError.h"
 
-#include <QSqlQuery>
+#include <QDeadlineTimer>
 #include <algorithm>
 #include <utility>
 
 namespace forkscope::indexer {
 
-Indexer::Indexer(IndexerConfig config, store::Database& db, rpc::EthClient& eth)
-    : m_config(std::move(config)), m_db(db), m_eth(eth)
+namespace {
+// How long a wait for a batch goes between two renewals of the ranges' leases.
+constexpr std::chrono::milliseconds kRenewSlice{2000};
+} // namespace
+
+Indexer::Indexer(IndexerConfig config, IndexStore& store, rpc::EthClient& eth)
+    : m_config(std::move(config)), m_store(store), m_eth(eth)
 {
 }
 
-Indexer::~Indexer() = default;
+Indexer::~Indexer()
+{
+    // Ranges held and not committed go back to the others at once, not after their lease.
+    if (m_prepared) {
+        try {
+            m_store.coordination().release();
+        } catch (const std::exception&) {
+            // the connection is gone: the lease (or the session) ends them
+        }
+    }
+}
 
 wire::FetchPool& Indexer::pool()
 {
@@ -32,6 +46,14 @@ wire::FetchPool& Indexer::pool()
     return *m_pool;
 }
 
+void Indexer::dropPlan()
+{
+    if (m_pool)
+        m_pool->cancel();
+    if (m_prepared)
+        m_store.coordination().release();
+}
+
 wire::WireContext Indexer::wireContext() const
 {
     return sourceFetchSpec(m_config, m_registry).context;
@@ -39,16 +61,8 @@ wire::WireContext Indexer::wireContext() const
 
 std::uint64_t Indexer::expectedFromBlock()
 {
-    const auto cp = m_checkpoints->read();
+    const auto cp = m_store.checkpoint();
     return cp ? cp->number + 1 : m_config.fromBlock;
-}
-
-bool Indexer::hasOpenFetchAlerts()
-{
-    for (const auto& a : CompletenessAlerts(m_db, m_config.environmentId, m_chainId).open())
-        if (a.kind == QLatin1String("fetch"))
-            return true;
-    return false;
 }
 
 bool Indexer::identityCheckDue() const
@@ -70,7 +84,7 @@ void Indexer::checkNodeIdentity(std::uint64_t chainId, const std::optional<chain
         throw NodeBehindError(QStringLiteral("node answered null for the genesis block"));
     if (chainId != m_chainId || *genesis != m_genesis) {
         // A lab reset archives the environment and resets the node: say that, if so.
-        m_checkpoints->ensureLive();
+        m_store.requireLive();
         Environment env;
         env.id = m_config.environmentId;
         env.chainId = m_chainId;
@@ -85,8 +99,7 @@ void Indexer::checkNodeIdentity(std::uint64_t chainId, const std::optional<chain
 
 void Indexer::noteNodeTrouble(IndexerStatus::State state, const QString& message)
 {
-    if (m_pool)
-        m_pool->cancel();
+    dropPlan();
     m_status.state = state;
     m_status.message = message;
     // Whatever the node did, it may come back as another node: check what chain it serves
@@ -108,14 +121,19 @@ Indexer::Acceptance Indexer::accept(const wire::WireBatch& batch)
 {
     if (!m_prepared)
         prepare();
-    return apply(m_checkpoints->read(), batch, false);
+    return apply(m_store.checkpoint(), batch, std::nullopt);
 }
 
 Indexer::Acceptance Indexer::apply(const std::optional<Checkpoint>& cp,
-                                   const wire::WireBatch& batch, bool backfill)
+                                   const wire::WireBatch& batch,
+                                   const std::optional<RangeClaim>& claim)
 {
     Acceptance result;
-    result.expectedFromBlock = cp ? cp->number + 1 : m_config.fromBlock;
+    const std::uint64_t next = cp ? cp->number + 1 : m_config.fromBlock;
+    // A claimed range starts where it was planned; it continues the checkpoint only when it
+    // starts right above it (with several writers ranges finish out of order).
+    result.expectedFromBlock = claim ? claim->from : next;
+    const bool continues = result.expectedFromBlock == next;
     const wire::WireContext expectedContext = wireContext();
     if (batch.context != expectedContext) {
         ++m_status.rejectedBatches;
@@ -138,7 +156,7 @@ Indexer::Acceptance Indexer::apply(const std::optional<Checkpoint>& cp,
     }
 
     VerifiedBatch verified;
-    const chain::Hash32* previous = cp ? &cp->hash : nullptr;
+    const chain::Hash32* previous = cp && continues ? &cp->hash : nullptr;
     for (const auto& h : batch.headers) {
         if (h.number != batch.fromBlock + std::uint64_t(verified.blocks.size()))
             throw rpc::RpcException(
@@ -174,6 +192,15 @@ Indexer::Acceptance Indexer::apply(const std::optional<Checkpoint>& cp,
                 result.reason = QStringLiteral("parent mismatch");
                 return result;
             }
+            if (claim) // a range is committed whole or not at all
+                throw NodeInconsistentError(
+                    QStringLiteral("node %1 serves block %2 that does not follow block %3; "
+                                   "nothing of range %4-%5 is stored")
+                        .arg(m_eth.endpointText())
+                        .arg(h.number)
+                        .arg(verified.blocks.last().number)
+                        .arg(claim->from)
+                        .arg(claim->to));
             break; // the head changed mid-fetch: keep the linked prefix
         }
         verified.blocks.append(h);
@@ -207,27 +234,24 @@ Indexer::Acceptance Indexer::apply(const std::optional<Checkpoint>& cp,
 
     // Far from the head, the next round's check of this batch's last block is asked now and
     // answered while the commit runs (HeadCheckAhead.h).
-    if (backfill) {
+    if (claim && continues) {
         if (!m_headAhead)
             m_headAhead = std::make_unique<HeadCheckAhead>(m_config.rpcUrl, m_config.rpcTimeout,
                                                            m_config.stopToken);
         m_headAhead->ask(last, verified.blocks.back().hash);
     }
-    const int attempts = m_rangeAttempts.value(batch.fromBlock, 0) + 1;
-    const bool fullRange = last == batch.toBlock;
-    const CommitStats stats = m_committer->commit(
-        cp, verified, m_config.fromBlock, m_config.policyVersion(), kProjectionGeneration, [&] {
-            if (backfill && fullRange)
-                m_ledger->markDone(batch.fromBlock, last, attempts);
-            if (m_ledgerOpen)
-                m_ledger->closeCovered(last);
-            // A range indexing stopped at, now committed with every check passed.
-            if (m_openFetchAlerts) {
-                CompletenessAlerts(m_db, m_config.environmentId, m_chainId).resolveCommitted(last);
-                m_openFetchAlerts = hasOpenFetchAlerts();
-            }
-        });
+    CommitPlacement placement;
+    placement.expected = cp;
+    placement.startBlock = m_config.fromBlock;
+    placement.policyVersion = m_config.policyVersion();
+    placement.generation = kProjectionGeneration;
+    if (claim) {
+        placement.range = *claim;
+        placement.range->attempts = m_rangeAttempts.value(claim->from, 0) + 1;
+    }
+    const CommitStats stats = m_store.commit(verified, placement);
     m_rangeAttempts.remove(batch.fromBlock);
+    m_takenOver.remove(batch.fromBlock);
     m_status.blocksCommitted += stats.blocks;
     m_status.logsCommitted += stats.logs;
     m_status.transfersCommitted += stats.transfers;
@@ -237,22 +261,62 @@ Indexer::Acceptance Indexer::apply(const std::optional<Checkpoint>& cp,
     m_status.abiFailures += stats.abiFailures;
     m_status.truncationHalvings += batch.halvings;
     m_status.completeness += batch.completeness;
-    m_status.checkpoint = last;
+    if (stats.checkpoint)
+        m_status.checkpoint = stats.checkpoint;
     m_troubleStreak = 0;
     result.accepted = true;
     result.expectedFromBlock = last + 1;
     return result;
 }
 
-void Indexer::onFetchFailure(std::uint64_t from, std::uint64_t to, const QString& error)
+void Indexer::onFetchFailure(const RangeClaim& range, const QString& error)
 {
     ++m_status.fetchFailures;
-    const int attempts = ++m_rangeAttempts[from];
+    const int attempts = ++m_rangeAttempts[range.from];
     const bool givenUp = attempts >= m_config.maxRangeAttempts;
-    if (to >= from)
-        m_ledger->markFailure(from, to, attempts, error, givenUp);
+    RangeClaim failed = range;
+    failed.attempts = attempts;
+    if (range.to >= range.from)
+        m_store.coordination().failed(failed, error, givenUp);
     // Capped exponential backoff; a range is never skipped, only retried later.
     m_status.retryDelayMs = int(std::min<qint64>(30000, 100LL << std::min(attempts, 9)));
+}
+
+std::optional<wire::FetchOutcome> Indexer::takeBatch(std::uint64_t from)
+{
+    QDeadlineTimer deadline(m_config.rpcTimeout * 3);
+    for (;;) {
+        const auto slice =
+            std::min<qint64>(kRenewSlice.count(), std::max<qint64>(0, deadline.remainingTime()));
+        auto outcome = pool().take(from, std::chrono::milliseconds(slice));
+        if (outcome || deadline.hasExpired() || !pool().isNext(from) ||
+            (m_config.stopToken && m_config.stopToken->stopRequested()))
+            return outcome;
+        // A slow node must not make the ranges in hand look abandoned to other writers.
+        m_store.coordination().keepAlive();
+    }
+}
+
+bool Indexer::leads()
+{
+    const bool now = m_store.coordination().leadsHead();
+    if (now != m_led && onLeadChanged)
+        onLeadChanged(now);
+    m_led = now;
+    return now;
+}
+
+const IndexerStatus& Indexer::standBy(const std::optional<Checkpoint>& cp, std::uint64_t head,
+                                      const QString& why)
+{
+    if (m_pool)
+        m_pool->cancel();
+    // At the head there is nothing to wait for: the index is synced, whoever moved it there.
+    const bool atHead = cp && cp->number >= head;
+    m_status.state = atHead ? IndexerStatus::State::Synced : IndexerStatus::State::StandingBy;
+    m_status.message = atHead ? QString() : why;
+    m_status.retryDelayMs = int(m_config.pollInterval.count());
+    return m_status;
 }
 
 const IndexerStatus& Indexer::step()
@@ -260,11 +324,13 @@ const IndexerStatus& Indexer::step()
     if (!m_prepared)
         prepare();
     m_status.retryDelayMs = 0;
-    std::uint64_t plannedTo = 0;
-    std::uint64_t from = 0;
-    bool planned = false;
+    std::optional<RangeClaim> planned; // the range this round waits for
+    Coordination& coordination = m_store.coordination();
     try {
-        auto cp = m_checkpoints->read();
+        // Every round, whatever it waits for (a commit, a backoff, the node): the ranges in
+        // hand must not look abandoned to other writers (throttled to a third of the lease).
+        coordination.keepAlive();
+        auto cp = m_store.checkpoint();
         m_status.checkpoint = cp ? std::optional<std::uint64_t>(cp->number) : std::nullopt;
         if (identityCheckDue())
             verifyNodeIdentity();
@@ -301,7 +367,7 @@ const IndexerStatus& Indexer::step()
                 return m_status;
             }
             if (!m_sinceVerifiedWrite.isValid() || m_sinceVerifiedWrite.elapsed() > 30000) {
-                m_checkpoints->markVerified(*cp);
+                m_store.markVerified(*cp);
                 m_sinceVerifiedWrite.start();
             }
         } else {
@@ -310,8 +376,22 @@ const IndexerStatus& Indexer::step()
         }
 
         // 2. The range the receiver expects next.
-        from = cp ? cp->number + 1 : m_config.fromBlock;
-        if (from > head) {
+        const std::uint64_t from = cp ? cp->number + 1 : m_config.fromBlock;
+        // Range size and depth follow the last range's log count (FetchWindow.h).
+        if (m_rangeBlocks == 0)
+            m_rangeBlocks = std::max<std::uint64_t>(1, m_config.batchSize);
+        if (m_nextRangeBlocks && *m_nextRangeBlocks != m_rangeBlocks) {
+            m_rangeBlocks = *m_nextRangeBlocks;
+            dropPlan(); // ranges planned at the old size would not start where expected
+        }
+        m_nextRangeBlocks.reset();
+        const std::uint64_t batchSize = m_rangeBlocks;
+        // Far behind: a backfill, fetched by several workers in parallel, its ranges handed
+        // out by the coordination (and leased to several writers on a shared store). Ranges
+        // still open above the checkpoint are the backfill's too, however near the head.
+        const bool backfill =
+            (from <= head && head - from + 1 > 2 * batchSize) || coordination.rangesOpen(from);
+        if (!backfill && from > head) {
             if (m_pool)
                 m_pool->cancel();
             if (!cp) {
@@ -324,8 +404,9 @@ const IndexerStatus& Indexer::step()
                                        .arg(from);
                 return m_status;
             }
-            if (cp &&
-                (m_recheckDue || !m_sinceRecheck.isValid() || m_sinceRecheck.elapsed() > 10000)) {
+            // The absence check may roll back: the head's leader's alone.
+            if ((m_recheckDue || !m_sinceRecheck.isValid() || m_sinceRecheck.elapsed() > 10000) &&
+                leads()) {
                 m_recheckDue = false;
                 m_sinceRecheck.start();
                 if (recheckForAbsence(*cp))
@@ -335,44 +416,59 @@ const IndexerStatus& Indexer::step()
             m_status.message.clear();
             return m_status;
         }
-        // Range size and depth follow the last range's log count (FetchWindow.h).
-        if (m_rangeBlocks == 0)
-            m_rangeBlocks = std::max<std::uint64_t>(1, m_config.batchSize);
-        if (m_nextRangeBlocks && *m_nextRangeBlocks != m_rangeBlocks) {
-            m_rangeBlocks = *m_nextRangeBlocks;
-            pool().cancel(); // ranges planned at the old size would not start where expected
-        }
-        m_nextRangeBlocks.reset();
-        const std::uint64_t batchSize = m_rangeBlocks;
-        // Far behind: a backfill, fetched by several workers in parallel and ledgered.
-        const bool backfill = head - from + 1 > 2 * batchSize;
-        const int depth = backfill ? fetch_window::depth(m_logsPerRange, pool().workers()) : 2;
-        pool().plan(from, head, batchSize, depth);
-        plannedTo = std::min(head, from + batchSize - 1);
-        planned = true;
+        bool whole = false;
         if (backfill) {
-            m_ledger->markRunning({{from, plannedTo}});
-            m_ledgerOpen = true;
+            const int depth = fetch_window::depth(m_logsPerRange, pool().workers());
+            const QList<RangeClaim> claims = coordination.claim(cp, from, head, batchSize, depth);
+            if (claims.isEmpty())
+                return standBy(cp, head,
+                               QStringLiteral("the backfill ranges left are other writers'; "
+                                              "waiting for them"));
+            QList<std::pair<std::uint64_t, std::uint64_t>> ranges;
+            for (const RangeClaim& c : claims) {
+                ranges.append({c.from, c.to});
+                if (!c.takenOverFrom.isEmpty() && !m_takenOver.contains(c.from)) {
+                    m_takenOver.insert(c.from);
+                    ++m_status.rangesTakenOver;
+                    if (onTakeover)
+                        onTakeover(c);
+                }
+            }
+            pool().planRanges(ranges, head);
+            planned = claims.first();
+            whole = true;
+        } else {
+            // Near the head one writer indexes, in block order, and decides the reorgs.
+            if (!leads())
+                return standBy(cp, head,
+                               QStringLiteral("another writer follows the head of %1")
+                                   .arg(m_config.environmentId));
+            pool().plan(from, head, batchSize, 2);
+            planned = RangeClaim{from, std::min(head, from + batchSize - 1), 0, {}, false};
         }
 
         // 3. Wait for the fetchers' batch for exactly that start.
-        const auto outcome = pool().take(from, m_config.rpcTimeout * 3);
+        const auto outcome = takeBatch(planned->from);
         if (!outcome) {
+            if (m_config.stopToken && m_config.stopToken->stopRequested()) {
+                dropPlan();
+                return m_status;
+            }
             ++m_status.timeouts;
-            onFetchFailure(from, plannedTo, QStringLiteral("no batch within the fetch timeout"));
-            noteNodeTrouble(IndexerStatus::State::NodeUnreachable,
-                            QStringLiteral("fetching %1..%2 timed out").arg(from).arg(plannedTo));
+            onFetchFailure(*planned, QStringLiteral("no batch within the fetch timeout"));
+            noteNodeTrouble(
+                IndexerStatus::State::NodeUnreachable,
+                QStringLiteral("fetching %1..%2 timed out").arg(planned->from).arg(planned->to));
             return m_status;
         }
         if (outcome->truncatedBlock) {
             // Recorded before stopping: the app and the report keep saying "data incomplete"
-            // after this run ends, until a repair fetches the block again.
+            // after this run ends, until a repair (or a run) fetches the block again.
             const QString node =
                 outcome->truncationNode.isEmpty() ? m_eth.endpointText() : outcome->truncationNode;
-            CompletenessAlerts(m_db, m_config.environmentId, m_chainId)
-                .record(node, *outcome->truncatedBlock, *outcome->truncatedBlock,
-                        outcome->truncationMessage);
-            m_openFetchAlerts = true;
+            dropPlan();
+            m_store.recordAlert(node, *outcome->truncatedBlock, *outcome->truncatedBlock,
+                                outcome->truncationMessage, QStringLiteral("fetch"));
             throw wire::SuspectedTruncationError(*outcome->truncatedBlock,
                                                  outcome->truncationMessage, node);
         }
@@ -381,7 +477,7 @@ const IndexerStatus& Indexer::step()
         if (outcome->rpcError) {
             if (outcome->rpcError->kind == rpc::RpcError::Kind::Timeout)
                 ++m_status.timeouts;
-            onFetchFailure(from, plannedTo, outcome->rpcError->toString());
+            onFetchFailure(*planned, outcome->rpcError->toString());
             noteNodeTrouble(IndexerStatus::State::NodeUnreachable, outcome->rpcError->toString());
             return m_status;
         }
@@ -390,10 +486,11 @@ const IndexerStatus& Indexer::step()
         if (backfill) // near the head ranges are short anyway: no estimate from them
             m_nextRangeBlocks = fetch_window::rangeBlocks(m_rangeBlocks, batch.logs.size(),
                                                           batch.headers.size(), m_config.batchSize);
-        if (batch.headers.isEmpty()) {
+        if (batch.headers.isEmpty() || (whole && batch.toBlock < planned->to)) {
+            dropPlan();
             m_status.state = IndexerStatus::State::NodeBehind;
             m_status.message = QStringLiteral("node answered null for block %1 below its head %2")
-                                   .arg(from)
+                                   .arg(batch.headers.isEmpty() ? planned->from : batch.toBlock + 1)
                                    .arg(head);
             return m_status;
         }
@@ -405,11 +502,18 @@ const IndexerStatus& Indexer::step()
             checkNodeIdentity(m_chainId, batch.headers.first().hash);
 
         // 4. Data and checkpoint, one transaction.
-        const Acceptance a = apply(cp, batch, backfill);
+        Acceptance a;
+        try {
+            a = apply(cp, batch, whole ? planned : std::nullopt);
+        } catch (const CheckpointMovedError&) {
+            if (whole && planned->from != from)
+                ++m_status.rangesLost; // taken over meanwhile: its rows here rolled back
+            throw;
+        }
         if (m_status.state == IndexerStatus::State::Reorged)
             return m_status;
         if (!a.accepted) {
-            m_pool->cancel();
+            dropPlan();
             m_status.state = IndexerStatus::State::Syncing;
             m_status.message = a.reason;
             return m_status;
@@ -417,11 +521,11 @@ const IndexerStatus& Indexer::step()
         if (std::exchange(m_loseNextAck, false)) {
             // The acknowledgement is lost: the same batch arrives again. The cursor is the
             // idempotency key, so it is refused with where to start, never applied twice.
-            const Acceptance again = apply(m_checkpoints->read(), batch, backfill);
+            const Acceptance again = apply(m_store.checkpoint(), batch, std::nullopt);
             if (onResentBatch)
                 onResentBatch(batch.fromBlock,
                               batch.fromBlock + std::uint64_t(batch.headers.size()) - 1, again);
-            m_pool->cancel(); // the fetcher resumes from again.expectedFromBlock
+            dropPlan(); // the fetcher resumes from again.expectedFromBlock
         }
         // Even at the head this is "syncing": "synced" is only said after the next round
         // re-checked the checkpoint against the node.
@@ -440,19 +544,17 @@ const IndexerStatus& Indexer::step()
         }
     } catch (const wire::ReplyMismatchError& e) {
         if (planned)
-            onFetchFailure(from, plannedTo, e.message());
+            onFetchFailure(*planned, e.message());
         noteNodeTrouble(IndexerStatus::State::NodeInconsistent, e.message());
     } catch (const NodeInconsistentError& e) {
         noteNodeTrouble(IndexerStatus::State::NodeInconsistent, e.message());
     } catch (const NodeBehindError& e) {
-        if (m_pool)
-            m_pool->cancel();
+        dropPlan();
         m_status.state = IndexerStatus::State::NodeBehind;
         m_status.message = e.message();
     } catch (const CheckpointMovedError& e) {
-        // Another writer moved the cursor; the next round re-reads it.
-        if (m_pool)
-            m_pool->cancel();
+        // Another writer moved the cursor (or took the range over); the next round re-reads.
+        dropPlan();
         ++m_status.checkpointConflicts;
         m_status.state = IndexerStatus::State::Syncing;
         m_status.message = e.message();

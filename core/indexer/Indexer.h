@@ -1,17 +1,13 @@
 #pragma once
 
-#include "BalanceBook.h"
-#include "BatchCommitter.h"
-#include "CheckpointStore.h"
-#include "EnvironmentRegistry.h"
+#include "Coordination.h"
 #include "FetchWindow.h"
 #include "ForkFinder.h"
 #include "HeadCheckAhead.h"
+#include "IndexStore.h"
 #include "IndexerConfig.h"
 #include "IndexerStatus.h"
-#include "ReorgRollback.h"
 
-#include "BackfillLedger.h"
 #include "rpc/EthClient.h"
 #include "wire/FetchPool.h"
 
@@ -20,25 +16,27 @@
 #include <memory>
 #include <optional>
 
-namespace forkscope::store {
-class Database;
-}
-
 namespace forkscope::indexer {
 
-// The reorg-safe loop (docs/design.md, "Indexing: one round"), one round per step():
+// The reorg-safe loop (docs/design.md, "Indexing: one round"), one round per step(), on
+// whichever store it is given (IndexStore): the same engine for a SQLite file and a shared
+// PostgreSQL database.
 //   1. read head and checkpoint; confirm the checkpoint is still on the node's chain
 //      (a mismatch finds the fork point and rolls back in one transaction);
 //   2. fetch headers cp+1 .. min(cp+batch, head) in one batch; keep only the prefix whose
 //      parent hashes link;
 //   3. fetch the contracts' logs for that prefix; check each against its header;
 //   4. commit blocks, logs, transfers, balances, outbox and checkpoint together.
+// Far behind the head the ranges come from the store's Coordination: in block order on
+// SQLite, leased among the processes on PostgreSQL (committed out of order, the checkpoint
+// following the finished prefix). Near the head only the writer that leads the head indexes
+// and decides reorgs; the others stand by.
 // An unreachable or lagging node never causes a rollback: the round ends and the
 // checkpoint stays. Blocking RPC: run it on a worker thread (or a headless main loop).
 class Indexer
 {
 public:
-    Indexer(IndexerConfig config, store::Database& db, rpc::EthClient& eth);
+    Indexer(IndexerConfig config, IndexStore& store, rpc::EthClient& eth);
     ~Indexer();
 
     // Reads the node's chain id and genesis, and opens (or checks) the environment.
@@ -58,6 +56,11 @@ public:
     // Called when stored logs are absent on the node; `contradicted` says whether a header
     // hash disagreed (then a rollback with reason "absence" follows).
     std::function<void(const QList<std::uint64_t>& blocks, bool contradicted)> onAbsence;
+    // Called with each backfill range taken over from another writer (a shared store).
+    std::function<void(const RangeClaim& claim)> onTakeover;
+    // Called when this writer starts or stops leading the head (following it, deciding
+    // reorgs); on SQLite once, at the start.
+    std::function<void(bool leads)> onLeadChanged;
 
     // The receiver side of the wire (docs/design.md, "The wire: the receiver owns the
     // cursor"): a batch is applied only if it starts at expectedFromBlock (the checkpoint +
@@ -84,55 +87,60 @@ public:
 private:
     bool m_loseNextAck = false;
     // `nodeHead`: set when the node's head is below the checkpoint (see ForkFinder::find).
-    void rollBack(const Checkpoint& cp, const QString& reason,
+    // Only the writer that leads the head rolls back; the others wait for it (false).
+    bool rollBack(const Checkpoint& cp, const QString& reason,
                   std::optional<std::uint64_t> nodeHead = std::nullopt);
     // Re-reads the node's chain id and genesis hash; ChainResetError if they changed.
     void verifyNodeIdentity();
     // The same for a chain id and genesis hash already read (the round's HeadCheck).
     void checkNodeIdentity(std::uint64_t chainId, const std::optional<chain::Hash32>& genesis);
     bool identityCheckDue() const;
-    bool hasOpenFetchAlerts();
     // The node is below the checkpoint: a hash that differs at its head proves a reorg
     // (rolled back now); the same hash means it is only lagging. Returns true on rollback.
     bool rollBackIfHeadDisagrees(const Checkpoint& cp, std::uint64_t head);
     // A failed round: counts it and sets the state, message and backoff.
     void noteNodeTrouble(IndexerStatus::State state, const QString& message);
+    // `claim`: the backfill range the batch completes, if it is one.
     Acceptance apply(const std::optional<Checkpoint>& cp, const wire::WireBatch& batch,
-                     bool backfill);
-    void onFetchFailure(std::uint64_t from, std::uint64_t to, const QString& error);
+                     const std::optional<RangeClaim>& claim);
+    void onFetchFailure(const RangeClaim& range, const QString& error);
     // At the head: re-fetch the logs of the last blocks and look for stored logs that are
     // now absent. Returns true if it rolled back.
     bool recheckForAbsence(const Checkpoint& cp);
+    // The round's wait for the batch starting at `from`, renewing the ranges' leases
+    // meanwhile; nullopt after the fetch timeout or a stop.
+    std::optional<wire::FetchOutcome> takeBatch(std::uint64_t from);
+    // Nothing to do this round but wait for other writers (their ranges, or their lead).
+    const IndexerStatus& standBy(const std::optional<Checkpoint>& cp, std::uint64_t head,
+                                 const QString& why);
+    void dropPlan();
+    // Whether this writer leads the head now (Coordination::leadsHead), saying so on change.
+    bool leads();
     wire::FetchPool& pool();
 
     IndexerConfig m_config;
-    store::Database& m_db;
+    IndexStore& m_store;
     rpc::EthClient& m_eth;
     bool m_prepared = false;
     std::uint64_t m_chainId = 0;
-    std::unique_ptr<CheckpointStore> m_checkpoints;
-    std::unique_ptr<BalanceBook> m_balances;
-    std::unique_ptr<BatchCommitter> m_committer;
-    std::unique_ptr<ReorgRollback> m_rollback;
     std::unique_ptr<ForkFinder> m_forkFinder;
-    std::unique_ptr<BackfillLedger> m_ledger;
     std::unique_ptr<wire::FetchPool> m_pool;
     std::unique_ptr<HeadCheckAhead> m_headAhead; // a backfill's next head check (its thread)
     std::shared_ptr<const abi::EventRegistry> m_registry;
-    QHash<std::uint64_t, int> m_rangeAttempts;
-    bool m_ledgerOpen = false; // some backfill range may still be open
-    bool m_recheckDue = true;  // new data since the last absence check
+    QHash<std::uint64_t, int> m_rangeAttempts; // consecutive failures per range start
+    bool m_recheckDue = true;                  // new data since the last absence check
     qint64 m_logsPerRange = fetch_window::kUnknownLogsPerRange; // in the last range taken
     std::uint64_t m_rangeBlocks = 0; // blocks per range now (0: --batch-size, at the start)
     std::optional<std::uint64_t> m_nextRangeBlocks; // what the last range suggests
-    QElapsedTimer m_sinceRecheck;                   // consecutive failures per range start
+    QElapsedTimer m_sinceRecheck;
     IndexerStatus m_status;
     QElapsedTimer m_sinceVerifiedWrite;
     chain::Hash32 m_genesis;            // the node's genesis when prepared
     QElapsedTimer m_sinceIdentityCheck; // chain id + genesis last confirmed
     bool m_identityCheckDue = false;    // after an outage: the node may have been swapped
     int m_troubleStreak = 0;            // consecutive rounds the node was inconsistent
-    bool m_openFetchAlerts = false;     // a range indexing stopped at is still unresolved
+    bool m_led = false;                 // this writer led the head last time it asked
+    QSet<std::uint64_t> m_takenOver;    // ranges whose takeover was reported
 };
 
 } // namespace forkscope::indexer

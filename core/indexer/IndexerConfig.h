@@ -63,6 +63,10 @@ struct IndexerConfig
     // A standard Solidity ABI JSON for the contracts: every matching log is decoded into
     // logs.event_name / logs.args_json. Empty: Transfer projection only.
     QString abiPath;
+    // This writer's name among the writers of a shared database (empty: HOST/PID), and how
+    // long a backfill range it holds stays its own without a renewal.
+    QString owner;
+    std::chrono::milliseconds rangeLease{30000};
 
     // Recorded with the checkpoint: which confirmation policy the cursor was computed under.
     QString policyVersion() const

@@ -2,14 +2,10 @@
 // environment's chain, one source per environment, the checkpoint's generation, start block
 // and contract set), so that a run never mixes two histories or two contract sets.
 #include "Checkpoint.h"
-#include "CompletenessAlerts.h"
 #include "Indexer.h"
 #include "IndexerErrors.h"
 #include "SourceFetchSpec.h"
 #include "rpc/EthClient.h"
-#include "store/Database.h"
-
-#include <QSqlQuery>
 
 namespace forkscope::indexer {
 
@@ -21,19 +17,24 @@ void Indexer::prepare()
     const auto genesis = m_eth.blockByNumber(0);
     if (!genesis)
         throw NodeBehindError(QStringLiteral("node answered null for the genesis block"));
-    EnvironmentRegistry(m_db).openForIndexing(m_config.environmentId, m_chainId, genesis->hash,
-                                              m_config.rpcUrl);
+    EnvironmentClaim claim;
+    claim.environmentId = m_config.environmentId;
+    claim.sourceId = m_config.sourceId;
+    claim.chainId = m_chainId;
+    claim.genesis = genesis->hash;
+    claim.rpcUrl = m_config.rpcUrl;
+    claim.contracts = m_config.contracts;
+    claim.abiDigest = m_registry ? m_registry->digest() : QString();
+    m_store.open(claim);
     m_genesis = genesis->hash;
     m_sinceIdentityCheck.start();
-    m_checkpoints = std::make_unique<CheckpointStore>(m_db, m_config.environmentId, m_chainId,
-                                                      m_config.sourceId);
-    const QStringList others = m_checkpoints->otherSources();
+    const QStringList others = m_store.otherSources();
     if (!others.isEmpty())
         throw IndexerError(QStringLiteral("environment %1 is already indexed by source %2; one "
                                           "source per environment (use another --env)")
                                .arg(m_config.environmentId, others.join(QStringLiteral(", "))));
     const QString wanted = contractSetText(m_config.contracts);
-    if (const auto cp = m_checkpoints->read()) {
+    if (const auto cp = m_store.checkpoint()) {
         if (cp->generation != kProjectionGeneration)
             throw GenerationMismatchError(
                 QStringLiteral("the checkpoint of %1 was computed by projection generation %2, "
@@ -49,7 +50,7 @@ void Indexer::prepare()
                                    .arg(m_config.fromBlock));
         m_config.fromBlock = cp->startBlock;
         if (cp->contracts.isEmpty()) {
-            m_checkpoints->adoptContracts(wanted); // written before schema v3: trust this run
+            m_store.adoptContracts(wanted); // written before schema v3: trust this run
         } else if (cp->contracts != wanted) {
             const QStringList had = cp->contracts.split(QLatin1Char(' '));
             throw ContractSetChangedError(
@@ -64,17 +65,9 @@ void Indexer::prepare()
                     .arg(contractSetChange(cp->contracts, wanted)));
         }
     }
-    m_checkpoints->setContracts(wanted);
-    m_balances = std::make_unique<BalanceBook>(m_db, m_config.environmentId, m_chainId);
-    m_committer = std::make_unique<BatchCommitter>(m_db, m_config.environmentId, m_chainId,
-                                                   *m_checkpoints, *m_balances);
-    m_rollback = std::make_unique<ReorgRollback>(m_db, m_config.environmentId, m_chainId,
-                                                 m_config.sourceId, *m_checkpoints, *m_balances);
-    m_forkFinder = std::make_unique<ForkFinder>(m_eth, m_db, m_config.environmentId, m_chainId);
-    m_ledger = std::make_unique<BackfillLedger>(m_db, m_config.environmentId, m_chainId);
-    m_ledger->resetRunning();
-    m_openFetchAlerts = hasOpenFetchAlerts();
-    m_ledgerOpen = !m_ledger->ranges().isEmpty();
+    m_forkFinder = std::make_unique<ForkFinder>(
+        m_eth, [this](std::uint64_t n) { return m_store.storedHash(n); });
+    m_store.coordination().start();
     m_prepared = true;
 }
 

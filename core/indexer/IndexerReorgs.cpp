@@ -3,19 +3,13 @@
 // acted on only when the blocks' headers corroborate it).
 #include "AbsenceAlertPlan.h"
 #include "AbsenceCheck.h"
-#include "CompletenessAlerts.h"
 #include "ForkFinder.h"
 #include "Indexer.h"
 #include "IndexerErrors.h"
 #include "ReorgReason.h"
-#include "ReorgRollback.h"
 #include "rpc/EthClient.h"
-#include "store/Database.h"
-#include "store/SqliteStatement.h"
 
-#include <QHash>
 #include <QSet>
-#include <QSqlQuery>
 #include <algorithm>
 
 namespace forkscope::indexer {
@@ -35,11 +29,20 @@ bool Indexer::rollBackIfHeadDisagrees(const Checkpoint& cp, std::uint64_t head)
     return true;
 }
 
-void Indexer::rollBack(const Checkpoint& cp, const QString& reason,
+bool Indexer::rollBack(const Checkpoint& cp, const QString& reason,
                        std::optional<std::uint64_t> nodeHead)
 {
-    if (m_pool)
-        m_pool->cancel();
+    dropPlan();
+    // One writer decides reorgs: two deciding at once would each roll back the other.
+    if (!leads()) {
+        m_status.state = IndexerStatus::State::StandingBy;
+        m_status.message = QStringLiteral("block %1 is no longer the node's (%2): the writer "
+                                          "that follows the head of %3 rolls it back")
+                               .arg(cp.number)
+                               .arg(reason, m_config.environmentId);
+        m_status.retryDelayMs = int(m_config.pollInterval.count());
+        return false;
+    }
     // Never roll back on another chain's word: a node swapped for another chain disagrees
     // with every stored hash.
     verifyNodeIdentity();
@@ -54,7 +57,7 @@ void Indexer::rollBack(const Checkpoint& cp, const QString& reason,
                 .arg(m_eth.endpointText())
                 .arg(cp.number)
                 .arg(reason));
-    const RollbackResult r = m_rollback->rollback(cp, fork, reason);
+    const RollbackResult r = m_store.rollBack(cp, fork, reason);
     ++m_status.reorgs;
     m_status.state = IndexerStatus::State::Reorged;
     m_status.checkpoint = fork.number;
@@ -72,6 +75,7 @@ void Indexer::rollBack(const Checkpoint& cp, const QString& reason,
                                 .arg(r.planAsideFallback);
     if (onReorg)
         onReorg(r, reason);
+    return true;
 }
 
 bool Indexer::recheckForAbsence(const Checkpoint& cp)
@@ -79,18 +83,7 @@ bool Indexer::recheckForAbsence(const Checkpoint& cp)
     const auto window = absenceWindow(m_config.absenceWindow, cp.startBlock, cp.number);
     if (m_config.contracts.isEmpty() || !window)
         return false;
-    QSet<LogAt> held;
-    {
-        store::SqliteStatement q(m_db, "SELECT block_number, log_index FROM log_store WHERE "
-                                       "environment_id = ?1 AND chain_id = ?2 AND block_number "
-                                       "BETWEEN ?3 AND ?4");
-        q.bind(1, m_config.environmentId.toUtf8());
-        q.bind(2, std::int64_t(m_chainId));
-        q.bind(3, std::int64_t(window->first));
-        q.bind(4, std::int64_t(window->second));
-        while (q.next())
-            held.insert({std::uint64_t(q.int64(0)), std::uint64_t(q.int64(1))});
-    }
+    QSet<LogAt> held = m_store.storedLogs(window->first, window->second);
     // RpcException: the node is unavailable, not a reorg.
     const AbsenceFinding finding =
         checkForAbsence(m_eth, *window, m_config.contracts, m_config.logCap, std::move(held),
@@ -105,12 +98,11 @@ bool Indexer::recheckForAbsence(const Checkpoint& cp)
         }
     }
     // Kept as an alert, so the app and the report say "data incomplete" until it is settled.
-    CompletenessAlerts alerts(m_db, m_config.environmentId, m_chainId);
-    const AbsenceAlertPlan plan = planAbsenceAlerts(*window, finding.blocks, alerts.open());
-    alerts.resolve(plan.resolve, absenceLogsReturnedResolution());
+    const AbsenceAlertPlan plan = planAbsenceAlerts(*window, finding.blocks, m_store.openAlerts());
+    m_store.resolveAlerts(plan.resolve, absenceLogsReturnedResolution());
     if (!plan.record.isEmpty())
-        alerts.record(m_eth.endpointText(), plan.record.first(), plan.record.last(),
-                      absenceAlertText(plan.record), QStringLiteral("absence"));
+        m_store.recordAlert(m_eth.endpointText(), plan.record.first(), plan.record.last(),
+                            absenceAlertText(plan.record), QStringLiteral("absence"));
     return false;
 }
 

@@ -24,6 +24,9 @@ struct IndexerStatus
         // wire::ReplyMismatchError): nothing committed, nothing rolled back, retried later
         NodeInconsistent,
         WaitingForStart, // nothing indexed yet: the node's head is below the start block
+        // Another writer of the shared environment follows the head (or holds the ranges
+        // left): nothing for this one to do until it goes
+        StandingBy,
     };
 
     State state = State::Starting;
@@ -49,6 +52,8 @@ struct IndexerStatus
     qint64 abiUnmatched = 0;              // anonymous or unknown events, kept raw
     qint64 abiFailures = 0;               // matched an event but did not decode
     qint64 headChecksAhead = 0; // rounds whose head check was answered during the last commit
+    qint64 rangesTakenOver = 0; // backfill ranges taken from a writer gone or past its lease
+    qint64 rangesLost = 0;      // ranges taken from this writer (its rows for them rolled back)
     int retryDelayMs = 0;       // how long to wait before the next round, if failing
 
     std::optional<std::uint64_t> lag() const
@@ -88,6 +93,8 @@ struct IndexerStatus
             return QStringLiteral("node inconsistent");
         case State::WaitingForStart:
             return QStringLiteral("waiting for the start block");
+        case State::StandingBy:
+            return QStringLiteral("standing by");
         }
         return {};
     }

@@ -1,9 +1,9 @@
 #include "EnvironmentBook.h"
-#include "indexer/PgEnvironmentRegistry.h"
 #include "store/ContractReader.h"
 #include "store/Database.h"
 #include "store/pg/PgConnection.h"
 #include "store/pg/PgContractReader.h"
+#include "store/pg/PgEnvironmentRegistry.h"
 
 #include <optional>
 
@@ -32,6 +32,10 @@ class SqliteBook : public EnvironmentBook
 {
 public:
     explicit SqliteBook(store::Database& db) : m_db(db), m_registry(db), m_reader(db) {}
+    explicit SqliteBook(std::unique_ptr<store::Database> owned)
+        : m_owned(std::move(owned)), m_db(*m_owned), m_registry(m_db), m_reader(m_db)
+    {
+    }
     // BEGIN IMMEDIATE: the write lock up front, with the usual busy timeout.
     void begin() override { m_tx.emplace(m_db); }
     void commit() override { m_tx->commit(); }
@@ -46,6 +50,7 @@ public:
     store::ContractReader& reader() override { return m_reader; }
 
 private:
+    std::unique_ptr<store::Database> m_owned; // first: the parts below refer to it
     store::Database& m_db;
     indexer::EnvironmentRegistry m_registry;
     store::SqliteContractReader m_reader;
@@ -56,6 +61,10 @@ class SharedBook : public EnvironmentBook
 {
 public:
     explicit SharedBook(store::pg::PgConnection& db) : m_db(db), m_registry(db), m_reader(db) {}
+    explicit SharedBook(std::unique_ptr<store::pg::PgConnection> owned)
+        : m_owned(std::move(owned)), m_db(*m_owned), m_registry(m_db), m_reader(m_db)
+    {
+    }
     void begin() override
     {
         m_db.begin();
@@ -75,8 +84,9 @@ public:
     store::ContractReader& reader() override { return m_reader; }
 
 private:
+    std::unique_ptr<store::pg::PgConnection> m_owned; // first: the parts below refer to it
     store::pg::PgConnection& m_db;
-    indexer::PgEnvironmentRegistry m_registry;
+    store::pg::PgEnvironmentRegistry m_registry;
     store::pg::PgContractReader m_reader;
 };
 
@@ -90,6 +100,17 @@ std::unique_ptr<EnvironmentBook> EnvironmentBook::sqlite(store::Database& db)
 std::unique_ptr<EnvironmentBook> EnvironmentBook::shared(store::pg::PgConnection& db)
 {
     return std::make_unique<SharedBook>(db);
+}
+
+std::unique_ptr<EnvironmentBook> EnvironmentBook::sqlite(std::unique_ptr<store::Database> db)
+{
+    return std::make_unique<SqliteBook>(std::move(db));
+}
+
+std::unique_ptr<EnvironmentBook>
+EnvironmentBook::shared(std::unique_ptr<store::pg::PgConnection> db)
+{
+    return std::make_unique<SharedBook>(std::move(db));
 }
 
 } // namespace forkscope::lab

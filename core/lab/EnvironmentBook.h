@@ -26,6 +26,9 @@ public:
     virtual ~EnvironmentBook();
     static std::unique_ptr<EnvironmentBook> sqlite(store::Database& db);
     static std::unique_ptr<EnvironmentBook> shared(store::pg::PgConnection& db);
+    // The same, owning its connection (store::openEnvironmentBook).
+    static std::unique_ptr<EnvironmentBook> sqlite(std::unique_ptr<store::Database> db);
+    static std::unique_ptr<EnvironmentBook> shared(std::unique_ptr<store::pg::PgConnection> db);
 
     // Opens the transaction and takes the lock; throws StoreError.
     virtual void begin() = 0;

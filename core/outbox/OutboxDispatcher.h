@@ -1,5 +1,6 @@
 #pragma once
 
+#include "OutboxQueue.h"
 #include "OutboxSink.h"
 #include "RetryBackoff.h"
 
@@ -16,10 +17,11 @@ namespace forkscope::outbox {
 struct RoundResult
 {
     int delivered = 0;
-    int failed = 0;        // permanently refused this round
-    bool blocked = false;  // rows must be retried: later rows wait (order is kept)
-    bool archived = false; // the environment is archived: nothing more goes out from it
-    int attempts = 0;      // deliver() calls this round
+    int failed = 0;         // permanently refused this round
+    bool blocked = false;   // rows must be retried: later rows wait (order is kept)
+    bool archived = false;  // the environment is archived: nothing more goes out from it
+    bool notHolder = false; // another writer delivers this environment's outbox now
+    int attempts = 0;       // deliver() calls this round
     // When blocked: how long to wait before the next round, from the sink's failure
     // streak (RetryBackoff); 0 otherwise.
     std::chrono::milliseconds retryAfter{0};
@@ -35,14 +37,13 @@ struct RoundResult
 // batch that must be retried stops the round, so nothing overtakes it. A batch of more
 // than one row that the sink refuses for good (4xx) is not blamed on all its rows: they
 // go again one per deliver() call, so only the row the sink refuses is marked failed.
-// Runs on the dispatcher's own thread with its own connection.
+// Runs on the dispatcher's own thread with its own connection, on either store
+// (OutboxQueue); with several writers only the one the queue lets deliver does.
 class OutboxDispatcher
 {
 public:
-    OutboxDispatcher(store::Database& db, QString environmentId, std::uint64_t chainId,
-                     OutboxSink& sink, RetryBackoff backoff = {})
-        : m_db(db), m_env(std::move(environmentId)), m_chainId(chainId), m_sink(sink),
-          m_backoff(backoff)
+    OutboxDispatcher(OutboxQueue& queue, OutboxSink& sink, RetryBackoff backoff = {})
+        : m_queue(queue), m_sink(sink), m_backoff(backoff)
     {
     }
 
@@ -54,13 +55,7 @@ public:
     int failureStreak() const { return m_failureStreak; }
 
 private:
-    void markDelivered(const QList<OutboxRow>& rows);
-    void markFailed(const OutboxRow& row, const QString& error);
-    void markRetry(const QList<OutboxRow>& rows, const QString& error);
-
-    store::Database& m_db;
-    QString m_env;
-    std::uint64_t m_chainId;
+    OutboxQueue& m_queue;
     OutboxSink& m_sink;
     RetryBackoff m_backoff;
     int m_failureStreak = 0;

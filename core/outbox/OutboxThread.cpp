@@ -1,19 +1,20 @@
 #include "OutboxThread.h"
 #include "JsonLinesSink.h"
 #include "OutboxDispatcher.h"
+#include "OutboxQueue.h"
 #include "WebhookSink.h"
-#include "store/Database.h"
+#include "store/StoreError.h"
 
 #include <QThread>
 
 namespace forkscope::outbox {
 
-OutboxThread::OutboxThread(QString dbPath, QString environmentId, std::uint64_t chainId,
-                           QUrl webhook, QString file, std::chrono::milliseconds webhookTimeout,
-                           ErrorHandler onError, int webhookBatch)
-    : m_dbPath(std::move(dbPath)), m_env(std::move(environmentId)), m_chainId(chainId),
-      m_webhook(std::move(webhook)), m_file(std::move(file)), m_webhookTimeout(webhookTimeout),
-      m_webhookBatch(webhookBatch), m_onError(std::move(onError))
+OutboxThread::OutboxThread(QueueFactory openQueue, QUrl webhook, QString file,
+                           std::chrono::milliseconds webhookTimeout, ErrorHandler onError,
+                           int webhookBatch, HolderHandler onHolder)
+    : m_openQueue(std::move(openQueue)), m_webhook(std::move(webhook)), m_file(std::move(file)),
+      m_webhookTimeout(webhookTimeout), m_webhookBatch(webhookBatch), m_onError(std::move(onError)),
+      m_onHolder(std::move(onHolder))
 {
     m_thread.reset(QThread::create([this] { run(); }));
     m_thread->setObjectName(QStringLiteral("forkscope-outbox"));
@@ -28,9 +29,9 @@ OutboxThread::~OutboxThread()
 
 void OutboxThread::run()
 {
-    std::unique_ptr<store::Database> db;
+    std::unique_ptr<OutboxQueue> queue;
     try {
-        db = store::Database::open(m_dbPath);
+        queue = m_openQueue();
     } catch (const store::StoreError& e) {
         m_onError(e.message());
         return;
@@ -40,13 +41,19 @@ void OutboxThread::run()
         sink = std::make_unique<WebhookSink>(m_webhook, m_webhookTimeout, m_webhookBatch);
     else
         sink = std::make_unique<JsonLinesSink>(m_file);
-    OutboxDispatcher dispatcher(*db, m_env, m_chainId, *sink);
+    OutboxDispatcher dispatcher(*queue, *sink);
+    bool delivering = false;
     while (!m_stop) {
         const qint64 safe = m_safe;
         int sleepMs = 100;
         if (safe >= 0) {
             try {
                 const RoundResult r = dispatcher.deliverRound(std::uint64_t(safe));
+                if (r.notHolder == delivering) {
+                    delivering = !r.notHolder;
+                    if (m_onHolder)
+                        m_onHolder(delivering);
+                }
                 if (r.archived) {
                     m_onError(r.lastError);
                     return; // for good: an archived environment never becomes live again
@@ -55,9 +62,12 @@ void OutboxThread::run()
                 m_failed += r.failed;
                 // A blocked round waits as long as the sink's failure streak says (the
                 // dispatcher resets it on any answer for good); indexing goes on meanwhile.
-                // A round that got answers goes straight on; an empty one polls.
+                // A round that got answers goes straight on; an empty one polls, and so does
+                // a writer waiting for another to stop delivering.
                 if (r.blocked)
                     sleepMs = int(r.retryAfter.count());
+                else if (r.notHolder)
+                    sleepMs = 200;
                 else
                     sleepMs = r.delivered + r.failed > 0 ? 0 : 100;
             } catch (const store::StoreError& e) {

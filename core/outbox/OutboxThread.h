@@ -12,20 +12,29 @@ class QThread;
 
 namespace forkscope::outbox {
 
+class OutboxQueue;
+
 // Runs the OutboxDispatcher on its own thread with its own database connection, so a slow
 // or dead sink never holds up indexing. The indexer publishes the safe height; the
-// dispatcher never delivers above it.
+// dispatcher never delivers above it. With several writers on one environment, the queue
+// lets one of them deliver at a time; the others wait here to take over.
 class OutboxThread
 {
 public:
     // `onError` is called on the outbox thread with a message naming what failed (the
     // command line prints it; the desktop engine forwards it to the event log).
     using ErrorHandler = std::function<void(const QString&)>;
+    // Called on the outbox thread: the queue it delivers from (its own connection). Throws
+    // StoreError when the database cannot be opened.
+    using QueueFactory = std::function<std::unique_ptr<OutboxQueue>()>;
+    // Called on the outbox thread when it starts or stops delivering (another writer had the
+    // right to, and lost it, or took it).
+    using HolderHandler = std::function<void(bool delivers)>;
     // `webhookBatch` > 1 turns on the webhook's batch mode (WebhookSink); a JSON Lines
     // file always takes whole batches.
-    OutboxThread(QString dbPath, QString environmentId, std::uint64_t chainId, QUrl webhook,
-                 QString file, std::chrono::milliseconds webhookTimeout, ErrorHandler onError,
-                 int webhookBatch = 1);
+    OutboxThread(QueueFactory openQueue, QUrl webhook, QString file,
+                 std::chrono::milliseconds webhookTimeout, ErrorHandler onError,
+                 int webhookBatch = 1, HolderHandler onHolder = {});
     ~OutboxThread(); // stops and joins
 
     void setSafeHeight(std::uint64_t h) { m_safe = qint64(h); }
@@ -36,9 +45,7 @@ public:
 private:
     void run();
 
-    QString m_dbPath;
-    QString m_env;
-    std::uint64_t m_chainId;
+    QueueFactory m_openQueue;
     QUrl m_webhook;
     QString m_file;
     std::chrono::milliseconds m_webhookTimeout;
@@ -48,6 +55,7 @@ private:
     std::atomic<qint64> m_delivered{0};
     std::atomic<qint64> m_failed{0};
     ErrorHandler m_onError;
+    HolderHandler m_onHolder;
     std::unique_ptr<QThread> m_thread;
 };
 

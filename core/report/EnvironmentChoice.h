@@ -6,10 +6,9 @@
 
 namespace forkscope::report {
 
-// Which environment a report (or the app watching a database) is about, one code over both
-// registries: indexer::EnvironmentRegistry on a file and indexer::PgEnvironmentRegistry on a
-// shared index list and find the same rows. `database` names it in messages (the file, or
-// the URL without its password).
+// Which environment a report (or the app) is about, over anything that lists and finds the
+// environments (EnvironmentRegistry, or the contract's `environments` through a reader).
+// `database` names it in messages (the file, or the URL without its password).
 
 inline QStringList environmentIds(const QList<indexer::Environment>& envs)
 {

@@ -15,11 +15,8 @@ class ContractRows;
 
 namespace forkscope::report {
 
-// The parts of a checkpoint report that read only the contract's read surface, so that
-// SQLite (ReportBuilder) and PostgreSQL (PgReportBuilder) build them with one code: the
-// counts, the chart series, the node's view of each checkpoint and the invariant verdict.
-// Each builder fills the environment, checkpoints, reorgs, outbox counts and completeness
-// itself, from tables that are not laid out alike, before calling these.
+// The parts of a checkpoint report that ReportBuilder reads section by section: the counts,
+// the chart series, the node's view of each checkpoint and the invariant verdict.
 class ReportSections
 {
 public:

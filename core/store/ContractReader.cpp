@@ -1,7 +1,10 @@
 #include "ContractReader.h"
 #include "Database.h"
 #include "PendingOutboxContract.h"
+#include "ReorgDiffContract.h"
 #include "SqliteStatement.h"
+#include "outbox/OutboxDispatcher.h"
+#include "outbox/RenderedOutbox.h"
 
 #include <QSqlQuery>
 
@@ -59,20 +62,20 @@ std::unique_ptr<ContractRows> SqliteContractReader::query(const QString& sql,
     return std::make_unique<SqliteRows>(m_db, sql, args);
 }
 
-std::optional<CheckpointFacts> SqliteContractReader::checkpoint(const QString& environmentId,
-                                                                qint64 chainId,
-                                                                const QString& sourceId)
+std::optional<CheckpointFacts> ContractReader::checkpoint(const QString& environmentId,
+                                                          qint64 chainId, const QString& sourceId)
 {
-    QSqlQuery q = m_db.run(QStringLiteral("SELECT block_number, block_hash, start_block, "
-                                          "generation, updated_at, policy_version, verified_at "
-                                          "FROM indexer_checkpoints WHERE environment_id = ? AND "
-                                          "chain_id = ? AND source_id = ?"),
-                           {environmentId, chainId, sourceId});
-    if (!q.next())
+    const auto q = query(QStringLiteral("SELECT block_number, block_hash, start_block, generation, "
+                                        "updated_at, policy_version, verified_at FROM "
+                                        "indexer_checkpoints WHERE environment_id = ? AND "
+                                        "chain_id = ? AND source_id = ?"),
+                         {environmentId, chainId, sourceId});
+    if (!q->next())
         return std::nullopt;
-    return CheckpointFacts{q.value(0).toLongLong(), q.value(1).toString(), q.value(2).toLongLong(),
-                           q.value(3).toLongLong(), q.value(4).toString(), q.value(5).toString(),
-                           q.value(6).toString()};
+    return CheckpointFacts{q->value(0).toLongLong(), q->value(1).toString(),
+                           q->value(2).toLongLong(), q->value(3).toLongLong(),
+                           q->value(4).toString(),   q->value(5).toString(),
+                           q->value(6).toString()};
 }
 
 namespace {
@@ -94,6 +97,32 @@ std::unique_ptr<ContractSnapshot> SqliteContractReader::snapshot()
 QString SqliteContractReader::describe() const
 {
     return m_db.path();
+}
+
+OutboxTally SqliteContractReader::outboxTally(const QString& environmentId, qint64 chainId)
+{
+    const outbox::OutboxCounts rows = outbox::countRows(m_db, environmentId, quint64(chainId));
+    OutboxTally t{rows.pending, rows.delivered, rows.failed, std::nullopt};
+    // The oldest row still waiting, aged by its block's time, from the binary tables: a
+    // pending row is stored (tried before) or rendered from its log (never touched).
+    const std::optional<std::int64_t> firstRendered =
+        outbox::firstRenderedBlock(m_db, environmentId, quint64(chainId));
+    QSqlQuery age = m_db.run(
+        QStringLiteral("SELECT b.block_timestamp FROM block_store b WHERE b.environment_id = ? "
+                       "AND b.chain_id = ? AND b.block_number = (SELECT min(n) FROM (SELECT "
+                       "min(o.block_number) AS n FROM outbox_store o WHERE o.environment_id = ? "
+                       "AND o.chain_id = ? AND o.delivered_at IS NULL AND o.failed_at IS NULL "
+                       "UNION ALL SELECT ?))"),
+        {environmentId, chainId, environmentId, chainId,
+         firstRendered ? QVariant(qint64(*firstRendered)) : QVariant()});
+    if (age.next())
+        t.oldestPendingBlockTime = age.value(0).toLongLong();
+    return t;
+}
+
+QString SqliteContractReader::reorgDiffRecordedSql() const
+{
+    return reorgDiffRowsSql();
 }
 
 qint64 ContractReader::storedOutboxBelow(const QString&, qint64)

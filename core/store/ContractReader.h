@@ -36,11 +36,20 @@ struct CheckpointFacts
     qint64 number = -1;
     QString hash;          // 0x hex
     qint64 startBlock = 0; // the first block the environment indexes
-    qint64 generation = 0; // the compare-and-swap token, bumped by every move
+    qint64 generation = 0; // the projection generation that wrote the rows
     QString updatedAt;     // UTC ISO 8601
-    // Not recorded on a shared index (each follower runs its own --confirmations): empty.
     QString policyVersion;
-    QString verifiedAt; // empty: never verified on chain, or not recorded (shared index)
+    QString verifiedAt; // empty: never verified on chain
+};
+
+// An environment's outbox rows by state (what the status bar, the panel and the report show),
+// and when the oldest row still waiting happened on chain (its block's time).
+struct OutboxTally
+{
+    qint64 pending = 0;   // neither delivered nor refused
+    qint64 delivered = 0; // delivered_at set
+    qint64 failed = 0;    // refused for good, never delivered
+    std::optional<qint64> oldestPendingBlockTime;
 };
 
 // The contract's read surface (docs/design.md, "Database contract": `blocks`, `logs`,
@@ -52,14 +61,19 @@ class ContractReader
 public:
     virtual ~ContractReader();
     virtual std::unique_ptr<ContractRows> query(const QString& sql, const QVariantList& args) = 0;
-    // The checkpoint row, which is not laid out alike: a contract table in SQLite, a
-    // coordination table in PostgreSQL.
-    virtual std::optional<CheckpointFacts> checkpoint(const QString& environmentId, qint64 chainId,
-                                                      const QString& sourceId) = 0;
+    // The checkpoint row of `indexer_checkpoints`; nullopt: nothing indexed yet.
+    std::optional<CheckpointFacts> checkpoint(const QString& environmentId, qint64 chainId,
+                                              const QString& sourceId);
     // The file or the URL (without a password), for messages.
     virtual QString describe() const = 0;
     // A read snapshot; inside one already open, it joins it.
     virtual std::unique_ptr<ContractSnapshot> snapshot() = 0;
+    // The outbox's counts, read from the store's own tables: rendering every row through the
+    // `outbox` view only to count it would cost what the view renders.
+    virtual OutboxTally outboxTally(const QString& environmentId, qint64 chainId) = 0;
+    // reorg_diff_items with two more columns, `id` and `phase`: ordered by phase, id, its rows
+    // are in the order the rollback recorded them (a view has no order of its own).
+    virtual QString reorgDiffRecordedSql() const = 0;
     // Below this block every Transfer's outbox row is stored, so a rendered (id NULL) row
     // there means a stored one was deleted (SQLite's outbox cursor,
     // PendingOutboxContract.h). 0 where every row is stored (PostgreSQL).
@@ -74,9 +88,9 @@ class SqliteContractReader : public ContractReader
 public:
     explicit SqliteContractReader(Database& db) : m_db(db) {}
     std::unique_ptr<ContractRows> query(const QString& sql, const QVariantList& args) override;
-    std::optional<CheckpointFacts> checkpoint(const QString& environmentId, qint64 chainId,
-                                              const QString& sourceId) override;
     QString describe() const override;
+    OutboxTally outboxTally(const QString& environmentId, qint64 chainId) override;
+    QString reorgDiffRecordedSql() const override;
     qint64 storedOutboxBelow(const QString& environmentId, qint64 chainId) override;
     std::unique_ptr<ContractSnapshot> snapshot() override;
 

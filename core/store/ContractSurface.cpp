@@ -21,6 +21,13 @@ const QList<SurfaceObject>& contractSurface()
         for (SurfaceObject& o : s)
             if (o.kind == SurfaceObject::Kind::View)
                 o.pgSelect = pg::pgViewSelect(o.name);
+        // Names that are tables in a file and views over PostgreSQL's own tables, where the
+        // writers' coordination needs columns a file has not.
+        for (const char* name : {"environments", "indexer_checkpoints", "backfill_ranges"}) {
+            SurfaceObject o = SurfaceObject::view(QString::fromLatin1(name), QString());
+            o.pgSelect = pg::pgViewSelect(o.name);
+            s.prepend(o);
+        }
         return s;
     }();
     return all;

@@ -6,7 +6,7 @@
 
 namespace forkscope::store {
 
-std::unique_ptr<ReadOnlyStore> ReadOnlyStore::open(const QString& db)
+std::unique_ptr<ReadOnlyStore> ReadOnlyStore::open(const QString& db, bool readOnlyPlace)
 {
     std::unique_ptr<ReadOnlyStore> s(new ReadOnlyStore);
     if (pg::isPostgresUrl(db)) {
@@ -16,6 +16,7 @@ std::unique_ptr<ReadOnlyStore> ReadOnlyStore::open(const QString& db)
     } else {
         Database::Options ro;
         ro.readOnly = true;
+        ro.readInReadOnlyPlace = readOnlyPlace;
         s->m_sqlite = Database::open(db, ro);
         s->m_reader = std::make_unique<SqliteContractReader>(*s->m_sqlite);
     }

@@ -19,8 +19,10 @@ class PgConnection;
 class ReadOnlyStore
 {
 public:
-    // Throws StoreError (PgError on PostgreSQL) naming the database.
-    static std::unique_ptr<ReadOnlyStore> open(const QString& db);
+    // Throws StoreError (PgError on PostgreSQL) naming the database. `readOnlyPlace`: a
+    // file in a place this user cannot write is read all the same
+    // (Database::Options::readInReadOnlyPlace).
+    static std::unique_ptr<ReadOnlyStore> open(const QString& db, bool readOnlyPlace = false);
     ~ReadOnlyStore();
 
     ContractReader& reader() { return *m_reader; }

@@ -60,6 +60,20 @@ void FetchPool::workerLoop(const QUrl& endpoint, std::chrono::milliseconds rpcTi
         out.attempts = 1;
         try {
             out.batch = fetcher.fetch(job.from, job.to, job.head);
+            // A whole range: on from where the fetcher stopped, the pieces joined in order.
+            while (job.whole && out.batch->toBlock < job.to && !out.batch->headers.isEmpty()) {
+                WireBatch more = fetcher.fetch(out.batch->toBlock + 1, job.to, job.head);
+                if (more.headers.isEmpty())
+                    break; // the node has nothing more: the receiver sees the short batch
+                WireBatch& b = *out.batch;
+                b.toBlock = more.toBlock;
+                b.headers += more.headers;
+                b.logs += more.logs;
+                b.decodings += more.decodings;
+                b.halvings += more.halvings;
+                b.logCalls += more.logCalls;
+                b.completeness += more.completeness;
+            }
         } catch (const rpc::RpcException& e) {
             if (e.error().kind == rpc::RpcError::Kind::Mismatch)
                 out.mismatch = e.error().toString(); // the node lies: not unavailability
@@ -80,25 +94,57 @@ void FetchPool::workerLoop(const QUrl& endpoint, std::chrono::milliseconds rpcTi
     }
 }
 
+void FetchPool::addJob(std::uint64_t from, std::uint64_t to, std::uint64_t head, bool whole)
+{
+    m_planned.append({from, to});
+    m_jobs.push_back(Job{from, to, head, m_generation, whole});
+    m_jobReady.wakeOne();
+}
+
 void FetchPool::plan(std::uint64_t from, std::uint64_t head, std::uint64_t rangeSize, int depth)
 {
     QMutexLocker lock(&m_mutex);
-    if (m_planned.isEmpty() || m_planned.first().first != from) {
+    if (m_planned.isEmpty() || m_planned.first().first != from || m_plannedWhole) {
         // The receiver expects something else than what is in flight: start over.
         ++m_generation;
         m_jobs.clear();
         m_results.clear();
         m_planned.clear();
     }
+    m_plannedWhole = false;
     // Drop a last range that the head has since outgrown, so it is re-planned full size.
     std::uint64_t next = m_planned.isEmpty() ? from : m_planned.last().second + 1;
     while (m_planned.size() < depth && next <= head) {
         const std::uint64_t to = std::min(head, next + std::max<std::uint64_t>(1, rangeSize) - 1);
-        m_planned.append({next, to});
-        m_jobs.push_back(Job{next, to, head, m_generation});
-        m_jobReady.wakeOne();
+        addJob(next, to, head, false);
         next = to + 1;
     }
+}
+
+void FetchPool::planRanges(const QList<std::pair<std::uint64_t, std::uint64_t>>& ranges,
+                           std::uint64_t head)
+{
+    QMutexLocker lock(&m_mutex);
+    // What is in flight stays if it is the start of the new plan, range for range.
+    const bool keeps = m_plannedWhole && !m_planned.isEmpty() && !ranges.isEmpty() &&
+                       m_planned.size() <= ranges.size() &&
+                       std::equal(m_planned.cbegin(), m_planned.cend(), ranges.cbegin());
+    if (!keeps) {
+        ++m_generation;
+        m_jobs.clear();
+        m_results.clear();
+        m_planned.clear();
+    }
+    m_plannedWhole = true;
+    for (qsizetype i = m_planned.size(); i < ranges.size(); ++i)
+        if (ranges[i].first <= head)
+            addJob(ranges[i].first, std::min(ranges[i].second, head), head, true);
+}
+
+bool FetchPool::isNext(std::uint64_t from) const
+{
+    QMutexLocker lock(&m_mutex);
+    return !m_planned.isEmpty() && m_planned.first().first == from;
 }
 
 std::optional<FetchOutcome> FetchPool::take(std::uint64_t from, std::chrono::milliseconds timeout)

@@ -53,6 +53,15 @@ public:
     // Keep up to `depth` consecutive ranges of `rangeSize` in flight starting at `from`,
     // never past `head`. A different `from` than planned drops the old plan.
     void plan(std::uint64_t from, std::uint64_t head, std::uint64_t rangeSize, int depth);
+    // Keep exactly these ranges in flight, lowest first (the backfill ranges a writer holds,
+    // which need not follow each other). Each is fetched whole: where the fetcher lowers
+    // toBlock (a provider's limit), the rest is fetched on and the pieces joined, because a
+    // range is committed with its "done" mark or not at all. A different first range than
+    // planned drops the old plan.
+    void planRanges(const QList<std::pair<std::uint64_t, std::uint64_t>>& ranges,
+                    std::uint64_t head);
+    // Whether the range starting at `from` is the next one planned (take() can still get it).
+    bool isNext(std::uint64_t from) const;
     // Waits for the outcome of the range starting at `from` (planned before). Returns
     // nullopt on timeout or after cancel().
     std::optional<FetchOutcome> take(std::uint64_t from, std::chrono::milliseconds timeout);
@@ -68,7 +77,9 @@ private:
         std::uint64_t to;
         std::uint64_t head;
         quint64 generation;
+        bool whole;
     };
+    void addJob(std::uint64_t from, std::uint64_t to, std::uint64_t head, bool whole);
     void workerLoop(const QUrl& endpoint, std::chrono::milliseconds rpcTimeout);
 
     FetchSpec m_spec;
@@ -80,6 +91,7 @@ private:
     std::deque<Job> m_jobs;
     QMap<std::uint64_t, FetchOutcome> m_results;
     QList<std::pair<std::uint64_t, std::uint64_t>> m_planned; // (from, to), current generation
+    bool m_plannedWhole = false; // the plan is of whole ranges (planRanges)
     quint64 m_generation = 0;
     bool m_stopping = false;
     std::vector<std::unique_ptr<QThread>> m_threads;

@@ -83,6 +83,30 @@ private:
     QHash<QByteArray, QByteArray> m_prepared; // name -> its SQL text
 };
 
+// A transaction that rolls back unless committed: an exception between BEGIN and COMMIT
+// leaves nothing half-written.
+class PgTransaction
+{
+public:
+    explicit PgTransaction(PgConnection& db) : m_db(db) { m_db.begin(); }
+    ~PgTransaction()
+    {
+        if (!m_done)
+            m_db.rollback();
+    }
+    void commit()
+    {
+        m_db.commit();
+        m_done = true;
+    }
+    PgTransaction(const PgTransaction&) = delete;
+    PgTransaction& operator=(const PgTransaction&) = delete;
+
+private:
+    PgConnection& m_db;
+    bool m_done = false;
+};
+
 // "postgresql://..." or "postgres://..." (the forms --db accepts for the team backend).
 bool isPostgresUrl(const QString& text);
 

@@ -7,9 +7,10 @@ namespace forkscope::store::pg {
 
 namespace {
 
-// Only rows at or below the environment's checkpoint are indexed (see the header).
+// Only rows at or below the environment's checkpoint are indexed (see the header). Before
+// anything is indexed, the checkpoint row sits just below the first block: nothing shows.
 constexpr const char* kBelowCheckpoint =
-    " WHERE s.block_number <= (SELECT max(c.block_number) FROM indexer_checkpoints c WHERE "
+    " WHERE s.block_number <= (SELECT max(c.block_number) FROM checkpoint_store c WHERE "
     "c.environment_id = s.environment_id AND c.chain_id = s.chain_id)";
 
 QByteArray hex(const char* column)
@@ -45,42 +46,57 @@ QByteArray transferEventsSelect()
            QByteArray(kBelowCheckpoint) + " AND s.transfer_value IS NOT NULL";
 }
 
-// Balances as a view over the Transfers below the checkpoint, not a table kept by each
-// writer: ranges finish out of order in several processes, and a sum over committed rows
-// cannot drift from them. Same columns and rules as SQLite: a row per (contract, holder)
-// with at least one Transfer side, the zero address never a holder. Computed on read (a scan
-// of the environment's Transfers); a table maintained per range is the next step for large
-// chains.
+// Since v12 balances are kept in balance_store, in the transaction that moves the checkpoint
+// across their Transfers (store/pg/PgBalances.h), as SQLite keeps them: the same columns and
+// rules, read without summing the environment's Transfers.
 QByteArray tokenBalancesSelect()
 {
-    return "SELECT t.environment_id, t.chain_id, '0x' || encode(t.contract, 'hex') AS contract, "
-           "'0x' || encode(t.holder, 'hex') AS holder, sum(t.delta)::text AS balance, "
-           "max(t.block_number) AS updated_at_block, count(*) AS transfer_sides FROM ("
-           " SELECT s.environment_id, s.chain_id, s.block_number, s.address AS "
-           " contract, substr(s.topic2, 13) AS holder, s.transfer_value AS delta FROM "
-           " log_store s WHERE s.transfer_value IS NOT NULL"
-           " UNION ALL"
-           " SELECT s.environment_id, s.chain_id, s.block_number, s.address, "
-           " substr(s.topic1, 13), -s.transfer_value FROM log_store s WHERE "
-           " s.transfer_value IS NOT NULL) t WHERE t.holder <> '\\x"
-           "0000000000000000000000000000000000000000'::bytea AND t.block_number <= "
-           "(SELECT max(c.block_number) FROM indexer_checkpoints c WHERE "
-           "c.environment_id = t.environment_id AND c.chain_id = t.chain_id) GROUP BY "
-           "t.environment_id, t.chain_id, t.contract, t.holder";
+    return "SELECT b.environment_id, b.chain_id, '0x' || encode(b.contract, 'hex') AS contract, "
+           "'0x' || encode(b.holder, 'hex') AS holder, b.balance::text AS balance, "
+           "b.updated_at_block, b.transfer_sides FROM balance_store b";
+}
+
+// The coordination tables and the environments under the contract's names, with exactly
+// the columns a file has and its text: hashes as 0x hex, times as UTC ISO 8601.
+QByteArray indexerCheckpointsSelect()
+{
+    return "SELECT c.environment_id, c.chain_id, c.source_id, c.block_number, '0x' || "
+           "encode(c.block_hash, 'hex') AS block_hash, c.policy_version, c.generation, " +
+           pgIsoUtcSql("c.updated_at") + " AS updated_at, c.start_block, " +
+           pgIsoUtcSql("c.verified_at") +
+           " AS verified_at, c.contracts FROM checkpoint_store c WHERE c.block_number >= "
+           "c.start_block";
+}
+
+QByteArray backfillRangesSelect()
+{
+    return "SELECT r.environment_id, r.chain_id, r.from_block, r.to_block, r.status, "
+           "r.attempts, r.last_error, " +
+           pgIsoUtcSql("r.updated_at") + " AS updated_at FROM range_store r";
+}
+
+QByteArray environmentsSelect()
+{
+    return "SELECT e.environment_id, e.chain_id, e.genesis_hash, e.rpc_url, e.created_at, "
+           "e.archived_at FROM environment_store e";
 }
 
 // Since v9: rows with their own key and payload (retractions) beside rows rendered from
-// their log, and the times as SQLite writes them.
+// their log, and the times as SQLite writes them. Since v12 a row delivery has not touched
+// yet reads with id NULL, as in a file, where such a row is rendered from its log and has no
+// stored row (and so no id) until delivery stores it.
 QByteArray outboxSelect()
 {
-    return "SELECT o.id, o.environment_id, o.chain_id, o.block_number, coalesce(o.event_key, " +
+    return "SELECT CASE WHEN o.event_key IS NULL AND o.delivered_at IS NULL AND o.failed_at IS "
+           "NULL AND o.attempts = 0 AND o.last_error IS NULL THEN NULL ELSE o.id END AS id, "
+           "o.environment_id, o.chain_id, o.block_number, coalesce(o.event_key, " +
            pgOutboxEventKeySql() + ") AS event_key, coalesce(o.payload, " + pgOutboxPayloadSql() +
            ") AS payload, " + pgIsoUtcSql("o.delivered_at") +
            " AS delivered_at, o.attempts, o.last_error, " + pgIsoUtcSql("o.failed_at") +
            " AS failed_at FROM outbox_store o LEFT JOIN log_store l ON "
            "l.environment_id = o.environment_id AND l.chain_id = o.chain_id AND "
            "l.block_number = o.block_number AND l.log_index = o.log_index WHERE "
-           "o.block_number <= (SELECT max(c.block_number) FROM indexer_checkpoints c "
+           "o.block_number <= (SELECT max(c.block_number) FROM checkpoint_store c "
            "WHERE c.environment_id = o.environment_id AND c.chain_id = o.chain_id)";
 }
 
@@ -110,6 +126,12 @@ QByteArray pgViewSelect(const QString& name)
         return outboxSelect();
     if (name == QLatin1String("reorg_diff_items"))
         return reorgDiffSelect();
+    if (name == QLatin1String("indexer_checkpoints"))
+        return indexerCheckpointsSelect();
+    if (name == QLatin1String("backfill_ranges"))
+        return backfillRangesSelect();
+    if (name == QLatin1String("environments"))
+        return environmentsSelect();
     return {};
 }
 
@@ -231,7 +253,10 @@ QString ensurePgContract(PgConnection& db)
                    {"2", "outbox_store, rendered at delivery through the outbox view"});
         }
         if (have < 3) {
-            db.exec(createView("CREATE VIEW", "token_balances", tokenBalancesSelect()).constData());
+            // A sum over the Transfers until v12 (balance_store since: see below).
+            db.exec("CREATE VIEW token_balances AS SELECT ''::text AS environment_id, 0::bigint "
+                    "AS chain_id, ''::text AS contract, ''::text AS holder, ''::text AS balance, "
+                    "0::bigint AS updated_at_block, 0::bigint AS transfer_sides WHERE false");
             db.run("pg_contract_version",
                    "INSERT INTO schema_version (version, description) VALUES ($1, $2)",
                    {"3", "token_balances as a view over the Transfers below the checkpoint"});
@@ -267,8 +292,10 @@ QString ensurePgContract(PgConnection& db)
                     "'source', NEW.source_id, 'block', NEW.block_number, 'hash', '0x' || "
                     "encode(NEW.block_hash, 'hex'), 'reorg', TG_OP = 'UPDATE' AND "
                     "NEW.block_number < OLD.block_number)::text); RETURN NEW; END $$");
+            // The checkpoints' table (its name since v12: ensureCoordinationSchema renames it
+            // before any step runs).
             db.exec("CREATE TRIGGER indexer_checkpoints_notify AFTER INSERT OR UPDATE ON "
-                    "indexer_checkpoints FOR EACH ROW EXECUTE FUNCTION "
+                    "checkpoint_store FOR EACH ROW EXECUTE FUNCTION "
                     "forkscope_notify_checkpoint()");
             db.run("pg_contract_version",
                    "INSERT INTO schema_version (version, description) VALUES ($1, $2)",
@@ -382,6 +409,44 @@ QString ensurePgContract(PgConnection& db)
             db.run("pg_contract_version",
                    "INSERT INTO schema_version (version, description) VALUES ($1, $2)",
                    {"11", "reorg_diff_items: what each rollback removed"});
+        }
+        if (have < 12) {
+            // The same read surface as a file, name for name and column for column: balances
+            // kept per checkpoint move (never summed on read), the environments' own
+            // columns (the contract set and ABI digest stay in environment_store). What the
+            // checkpoint covered so far is summed once, here.
+            db.exec("CREATE TABLE balance_store ("
+                    " environment_id text NOT NULL,"
+                    " chain_id bigint NOT NULL,"
+                    " contract bytea NOT NULL CHECK (octet_length(contract) = 20),"
+                    " holder bytea NOT NULL CHECK (octet_length(holder) = 20),"
+                    " balance numeric NOT NULL,"
+                    " updated_at_block bigint NOT NULL,"
+                    " transfer_sides bigint NOT NULL,"
+                    " PRIMARY KEY (environment_id, chain_id, contract, holder))");
+            db.exec("INSERT INTO balance_store SELECT t.environment_id, t.chain_id, t.contract, "
+                    "t.holder, sum(t.delta), max(t.block_number), count(*) FROM (SELECT "
+                    "s.environment_id, s.chain_id, s.block_number, s.address AS contract, "
+                    "substr(s.topic2, 13) AS holder, s.transfer_value AS delta FROM log_store s "
+                    "WHERE s.transfer_value IS NOT NULL UNION ALL SELECT s.environment_id, "
+                    "s.chain_id, s.block_number, s.address, substr(s.topic1, 13), "
+                    "-s.transfer_value FROM log_store s WHERE s.transfer_value IS NOT NULL) t "
+                    "WHERE t.holder <> '\\x0000000000000000000000000000000000000000'::bytea AND "
+                    "t.block_number <= (SELECT max(c.block_number) FROM checkpoint_store c WHERE "
+                    "c.environment_id = t.environment_id AND c.chain_id = t.chain_id) GROUP BY "
+                    "t.environment_id, t.chain_id, t.contract, t.holder");
+            db.exec("DROP VIEW token_balances");
+            db.exec(createView("CREATE VIEW", "token_balances", tokenBalancesSelect()).constData());
+            db.exec("ALTER TABLE environments RENAME TO environment_store");
+            db.exec(createView("CREATE VIEW", "environments", environmentsSelect()).constData());
+            for (const char* view : {"blocks", "logs", "transfer_events", "outbox"})
+                db.exec(createView("CREATE OR REPLACE VIEW", view,
+                                   pgViewSelect(QString::fromLatin1(view)))
+                            .constData());
+            db.run("pg_contract_version",
+                   "INSERT INTO schema_version (version, description) VALUES ($1, $2)",
+                   {"12", "the read surface of a file: balance_store, indexer_checkpoints, "
+                          "backfill_ranges and environments as views, alert times as text"});
         }
         restored = restorePgSurface(db);
         db.commit();

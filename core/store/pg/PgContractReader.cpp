@@ -61,33 +61,6 @@ std::unique_ptr<ContractRows> PgContractReader::query(const QString& sql, const 
     return std::make_unique<PgRows>(m_db.run(name.constData(), text.constData(), params));
 }
 
-std::optional<CheckpointFacts> PgContractReader::checkpoint(const QString& environmentId,
-                                                            qint64 chainId, const QString& sourceId)
-{
-    // The backfill starts the checkpoint just below its first range, so the first block
-    // indexed is the lowest range's first block.
-    static const QByteArray sql =
-        QByteArray("SELECT c.block_number, '0x' || encode(c.block_hash, 'hex'), coalesce((SELECT "
-                   "min(b.from_block) FROM backfill_ranges b WHERE b.environment_id = "
-                   "c.environment_id AND b.chain_id = c.chain_id), c.block_number + 1), "
-                   "c.generation, ") +
-        pgIsoUtcSql("c.updated_at") +
-        " FROM indexer_checkpoints c WHERE c.environment_id = $1 AND c.chain_id = $2 AND "
-        "c.source_id = $3";
-    const PgResult r =
-        m_db.run("cr_checkpoint", sql.constData(),
-                 {environmentId.toUtf8(), QByteArray::number(chainId), sourceId.toUtf8()});
-    if (r.rows() == 0)
-        return std::nullopt;
-    CheckpointFacts c;
-    c.number = r.int64(0, 0);
-    c.hash = QString::fromUtf8(r.text(0, 1));
-    c.startBlock = r.int64(0, 2);
-    c.generation = r.int64(0, 3);
-    c.updatedAt = QString::fromUtf8(r.text(0, 4));
-    return c;
-}
-
 namespace {
 class PgSnapshot : public ContractSnapshot
 {
@@ -114,6 +87,37 @@ private:
 std::unique_ptr<ContractSnapshot> PgContractReader::snapshot()
 {
     return std::make_unique<PgSnapshot>(m_db);
+}
+
+OutboxTally PgContractReader::outboxTally(const QString& environmentId, qint64 chainId)
+{
+    // Only rows the checkpoint covers, as the outbox view shows them; counted on the table,
+    // without rendering every payload.
+    const PgResult q = m_db.run(
+        "cr_outbox_tally",
+        "SELECT count(*) FILTER (WHERE delivered_at IS NULL AND failed_at IS NULL), count(*) "
+        "FILTER (WHERE delivered_at IS NOT NULL), count(*) FILTER (WHERE delivered_at IS NULL "
+        "AND failed_at IS NOT NULL), (SELECT b.block_timestamp FROM outbox_store p JOIN "
+        "block_store b USING (environment_id, chain_id, block_number) WHERE p.environment_id = "
+        "$1 AND p.chain_id = $2 AND p.delivered_at IS NULL AND p.failed_at IS NULL AND "
+        "p.block_number <= (SELECT max(block_number) FROM checkpoint_store c WHERE "
+        "c.environment_id = $1 AND c.chain_id = $2) ORDER BY p.block_number LIMIT 1) FROM "
+        "outbox_store o WHERE o.environment_id = $1 AND o.chain_id = $2 AND o.block_number <= "
+        "(SELECT max(block_number) FROM checkpoint_store c WHERE c.environment_id = $1 AND "
+        "c.chain_id = $2)",
+        {environmentId.toUtf8(), QByteArray::number(chainId)});
+    OutboxTally t{q.int64(0, 0), q.int64(0, 1), q.int64(0, 2), std::nullopt};
+    if (!q.isNull(0, 3))
+        t.oldestPendingBlockTime = q.int64(0, 3);
+    return t;
+}
+
+QString PgContractReader::reorgDiffRecordedSql() const
+{
+    return QStringLiteral("SELECT d.id AS id, CASE d.kind WHEN 'transfer_removed' THEN 0 WHEN "
+                          "'balance_changed' THEN 2 ELSE 1 END AS phase, ") +
+           QString::fromLatin1(pgReorgDiffColumnsSql()) +
+           QStringLiteral(" FROM reorg_diff_store d");
 }
 
 QString PgContractReader::describe() const

@@ -15,9 +15,9 @@ class PgContractReader : public ContractReader
 public:
     explicit PgContractReader(PgConnection& db) : m_db(db) {}
     std::unique_ptr<ContractRows> query(const QString& sql, const QVariantList& args) override;
-    std::optional<CheckpointFacts> checkpoint(const QString& environmentId, qint64 chainId,
-                                              const QString& sourceId) override;
     QString describe() const override;
+    OutboxTally outboxTally(const QString& environmentId, qint64 chainId) override;
+    QString reorgDiffRecordedSql() const override;
     // REPEATABLE READ, READ ONLY: one state of the database, and no write possible.
     std::unique_ptr<ContractSnapshot> snapshot() override;
 

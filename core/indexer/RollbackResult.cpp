@@ -1,0 +1,34 @@
+#include "RollbackResult.h"
+
+#include "text/Count.h"
+
+#include <QStringList>
+
+namespace forkscope::indexer {
+
+QString RollbackResult::undoneText() const
+{
+    using text::count;
+    QStringList parts{count(transfersRemoved, QStringLiteral("transfer removed"),
+                            QStringLiteral("transfers removed")),
+                      count(balancesChanged, QStringLiteral("balance recomputed"),
+                            QStringLiteral("balances recomputed")),
+                      count(outboxDropped, QStringLiteral("outbox row dropped"),
+                            QStringLiteral("outbox rows dropped"))};
+    if (deliveredAffected > 0)
+        parts << count(deliveredAffected, QStringLiteral("delivered row retracted"),
+                       QStringLiteral("delivered rows retracted"));
+    return parts.join(QStringLiteral(", "));
+}
+
+QString RollbackResult::summary() const
+{
+    return QStringLiteral("checkpoint %1 -> fork %2, depth %3, %4, reorg id %5")
+        .arg(oldCheckpoint)
+        .arg(forkBlock)
+        .arg(depth)
+        .arg(undoneText())
+        .arg(reorgId);
+}
+
+} // namespace forkscope::indexer

@@ -1,0 +1,7 @@
+#include "OutboxQueue.h"
+
+namespace forkscope::outbox {
+
+OutboxQueue::~OutboxQueue() = default;
+
+} // namespace forkscope::outbox

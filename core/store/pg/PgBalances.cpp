@@ -1,0 +1,120 @@
+#include "PgBalances.h"
+#include "PgConnection.h"
+
+namespace forkscope::store::pg {
+
+namespace {
+
+// Each Transfer's two sides in blocks ($3, $4], as (contract, holder, delta, block_number);
+// the zero address is no holder.
+constexpr const char* kSides =
+    "sides AS (SELECT contract, holder, delta, block_number FROM (SELECT s.address AS contract, "
+    "substr(s.topic2, 13) AS holder, s.transfer_value AS delta, s.block_number FROM log_store s "
+    "WHERE s.environment_id = $1 AND s.chain_id = $2 AND s.transfer_value IS NOT NULL AND "
+    "s.block_number > $3 AND s.block_number <= $4 UNION ALL SELECT s.address, substr(s.topic1, "
+    "13), -s.transfer_value, s.block_number FROM log_store s WHERE s.environment_id = $1 AND "
+    "s.chain_id = $2 AND s.transfer_value IS NOT NULL AND s.block_number > $3 AND "
+    "s.block_number <= $4) t WHERE holder <> '\\x0000000000000000000000000000000000000000'::bytea)";
+
+QByteArray with(const char* cte, const char* rest)
+{
+    return QByteArray("WITH ") + kSides + cte + ' ' + rest;
+}
+
+} // namespace
+
+void addBalances(PgConnection& db, const QByteArray& env, const QByteArray& chain, qint64 above,
+                 qint64 upTo)
+{
+    if (upTo <= above)
+        return;
+    static const QByteArray sql = with(
+        "", "INSERT INTO balance_store (environment_id, chain_id, contract, holder, balance, "
+            "updated_at_block, transfer_sides) SELECT $1, $2, contract, holder, sum(delta), "
+            "max(block_number), count(*) FROM sides GROUP BY contract, holder ORDER BY contract, "
+            "holder ON CONFLICT (environment_id, chain_id, contract, holder) DO UPDATE SET "
+            "balance = balance_store.balance + excluded.balance, updated_at_block = "
+            "greatest(balance_store.updated_at_block, excluded.updated_at_block), "
+            "transfer_sides = balance_store.transfer_sides + excluded.transfer_sides");
+    db.run("balances_add", sql.constData(),
+           {env, chain, QByteArray::number(above), QByteArray::number(upTo)});
+}
+
+qint64 revertBalances(PgConnection& db, const QByteArray& env, const QByteArray& chain,
+                      qint64 reorgId, qint64 fork, qint64 checkpoint)
+{
+    if (checkpoint <= fork)
+        return 0;
+    const QList<QByteArray> params{env, chain, QByteArray::number(fork),
+                                   QByteArray::number(checkpoint), QByteArray::number(reorgId)};
+    // What each holder's removed Transfers added; a holder whose sum does not change keeps
+    // its row as it was and is no change (as SQLite records it).
+    static const QByteArray diff =
+        with(", d AS (SELECT contract, holder, sum(delta) AS delta, count(*) AS sides FROM sides "
+             "GROUP BY contract, holder)",
+             "INSERT INTO reorg_diff_store (reorg_id, environment_id, chain_id, kind, contract, "
+             "holder, before_value, after_value) SELECT $5::bigint, $1, $2::bigint, "
+             "'balance_changed', b.contract, b.holder, b.balance::text, CASE WHEN "
+             "b.transfer_sides > d.sides THEN (b.balance - d.delta)::text END FROM d JOIN "
+             "balance_store b ON b.environment_id = $1 AND b.chain_id = $2 AND b.contract = "
+             "d.contract AND b.holder = d.holder WHERE b.transfer_sides <= d.sides OR d.delta <> "
+             "0 ORDER BY b.contract, b.holder");
+    const qint64 changed = db.run("balances_revert_diff", diff.constData(), params).affected();
+    static const QByteArray revert =
+        with(", d AS (SELECT contract, holder, sum(delta) AS delta, count(*) AS sides FROM sides "
+             "GROUP BY contract, holder)",
+             "UPDATE balance_store b SET balance = b.balance - d.delta, transfer_sides = "
+             "b.transfer_sides - d.sides, updated_at_block = least(b.updated_at_block, "
+             "greatest($3::bigint, 0)) FROM d WHERE b.environment_id = $1 AND b.chain_id = $2 "
+             "AND b.contract = d.contract AND b.holder = d.holder");
+    db.run("balances_revert", revert.constData(), params.mid(0, 4));
+    db.run("balances_drop_empty",
+           "DELETE FROM balance_store WHERE environment_id = $1 AND chain_id = $2 AND "
+           "transfer_sides <= 0",
+           {env, chain});
+    return changed;
+}
+
+qint64 rebuildBalances(PgConnection& db, const QByteArray& env, const QByteArray& chain,
+                       qint64 reorgId, qint64 checkpoint)
+{
+    // What every holder's Transfers up to the checkpoint sum to; each stored row that
+    // differs (or should not be, or is missing) is one correction, as SQLite's rebuild makes
+    // them (audit/BalanceRebuild.h).
+    constexpr const char* kWant =
+        ", w AS (SELECT contract, holder, sum(delta) AS balance, count(*) AS sides, "
+        "max(block_number) AS last FROM sides GROUP BY contract, holder)";
+    static const QByteArray diff =
+        with(", w AS (SELECT contract, holder, sum(delta) AS balance, count(*) AS sides, "
+             "max(block_number) AS last FROM sides GROUP BY contract, holder)",
+             "INSERT INTO reorg_diff_store (reorg_id, environment_id, chain_id, kind, contract, "
+             "holder, before_value, after_value) SELECT $5::bigint, $1, $2::bigint, "
+             "'balance_changed', coalesce(w.contract, b.contract), coalesce(w.holder, "
+             "b.holder), b.balance::text, w.balance::text FROM w FULL JOIN (SELECT * FROM "
+             "balance_store WHERE environment_id = $1 AND chain_id = $2) b ON b.contract = "
+             "w.contract AND b.holder = w.holder WHERE b.balance IS DISTINCT FROM w.balance OR "
+             "b.transfer_sides IS DISTINCT FROM w.sides ORDER BY 5, 6");
+    const QList<QByteArray> params{env, chain, QByteArray::number(-1),
+                                   QByteArray::number(checkpoint), QByteArray::number(reorgId)};
+    const qint64 fixed = db.run("balances_rebuild_diff", diff.constData(), params).affected();
+    if (fixed == 0)
+        return 0;
+    static const QByteArray drop =
+        with(kWant, "DELETE FROM balance_store b WHERE b.environment_id = $1 AND b.chain_id = $2 "
+                    "AND NOT EXISTS (SELECT 1 FROM w WHERE w.contract = b.contract AND w.holder "
+                    "= b.holder)");
+    db.run("balances_rebuild_drop", drop.constData(), params.mid(0, 4));
+    static const QByteArray put =
+        with(kWant, "INSERT INTO balance_store (environment_id, chain_id, contract, holder, "
+                    "balance, updated_at_block, transfer_sides) SELECT $1, $2, contract, holder, "
+                    "balance, last, sides FROM w ORDER BY contract, holder ON CONFLICT "
+                    "(environment_id, chain_id, contract, holder) DO UPDATE SET balance = "
+                    "excluded.balance, updated_at_block = excluded.updated_at_block, "
+                    "transfer_sides = excluded.transfer_sides WHERE balance_store.balance <> "
+                    "excluded.balance OR balance_store.transfer_sides <> "
+                    "excluded.transfer_sides");
+    db.run("balances_rebuild_put", put.constData(), params.mid(0, 4));
+    return fixed;
+}
+
+} // namespace forkscope::store::pg

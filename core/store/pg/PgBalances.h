@@ -1,0 +1,34 @@
+#pragma once
+
+#include <QByteArray>
+
+namespace forkscope::store::pg {
+
+class PgConnection;
+
+// balance_store on PostgreSQL: each (contract, holder)'s received minus sent, with the
+// Transfer sides it sums and its last Transfer's block, the same rules as SQLite's
+// BalanceBook (the zero address is no holder; no side left, no row). Kept in the
+// transaction that moves the checkpoint, for exactly the blocks it moves across: ranges
+// finish out of order in several processes, so a range's Transfers count only once the
+// checkpoint covers them, and `token_balances` always equals the sum of the Transfers it
+// shows (invariant 3).
+
+// Adds the Transfers of blocks (`above`, `upTo`].
+void addBalances(PgConnection& db, const QByteArray& env, const QByteArray& chain, qint64 above,
+                 qint64 upTo);
+
+// Takes back the Transfers of blocks (`fork`, `checkpoint`] before a rollback deletes them,
+// each changed balance recorded as a balance_changed row of reorg `reorgId`'s diff (its
+// value before and after, no after when the row goes). A rewritten row's updated_at_block
+// is capped at the fork, as SQLite's. Returns the balances changed.
+qint64 revertBalances(PgConnection& db, const QByteArray& env, const QByteArray& chain,
+                      qint64 reorgId, qint64 fork, qint64 checkpoint);
+
+// Recomputes every balance of the environment up to `checkpoint` from its Transfers and
+// corrects each row that differs (a repair, after rows were lost or edited), each
+// correction recorded in reorg `reorgId`'s diff. Returns the corrections.
+qint64 rebuildBalances(PgConnection& db, const QByteArray& env, const QByteArray& chain,
+                       qint64 reorgId, qint64 checkpoint);
+
+} // namespace forkscope::store::pg

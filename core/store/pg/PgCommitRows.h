@@ -1,0 +1,38 @@
+#pragma once
+
+#include "PgCopyRows.h"
+#include "indexer/VerifiedBatch.h"
+
+#include <QByteArray>
+
+namespace forkscope::store::pg {
+
+class PgConnection;
+
+// A verified batch as the COPY rows of the PostgreSQL store: its blocks, its logs (a
+// Transfer's value decoded, or why a Transfer-looking log is not one; with an ABI, each
+// log's event name and arguments as the fetch side decoded them) and one outbox row per
+// Transfer, its side effect, committed with it. The same projection BatchCommitter makes on
+// SQLite (TransferDecoder, storedDecodeError), counted the same way.
+class PgCommitRows
+{
+public:
+    PgCommitRows(const QByteArray& environmentId, qint64 chainId,
+                 const indexer::VerifiedBatch& batch);
+
+    // COPY the rows, inside the caller's transaction.
+    void copyInto(PgConnection& db) const;
+
+    // What the rows hold, as CommitStats counts it.
+    const indexer::CommitStats& stats() const { return m_stats; }
+
+private:
+    void addLog(const chain::LogEntry& log, const abi::EventDecoding& abiDecoding);
+
+    QByteArray m_env;
+    qint64 m_chainId;
+    PgCopyRows m_blocks, m_logs, m_outbox;
+    indexer::CommitStats m_stats;
+};
+
+} // namespace forkscope::store::pg

@@ -1,0 +1,107 @@
+#pragma once
+
+#include "indexer/IndexStore.h"
+
+#include <QByteArray>
+#include <chrono>
+#include <memory>
+
+namespace forkscope::coord {
+class PrefixCheckpoint;
+}
+
+namespace forkscope::store::pg {
+
+class PgConnection;
+class PgContractReader;
+class PgCoordination;
+
+// The engine's store on a shared PostgreSQL database (indexer::IndexStore), for any number
+// of writers on one environment (docs/postgresql.md): blocks and logs go in with COPY, a
+// range's rows and its "done" mark commit together, and the checkpoint moves only across
+// the contiguous prefix of finished ranges whose hashes chain on, in the transaction that
+// finishes the range that completes it, with the balances of the blocks it crosses
+// (PgBalances.h). The contract's views show only what the checkpoint covers.
+//
+// Before anything is indexed the checkpoint row sits just below the first block with that
+// block's parent hash, so the first range chains on from it like every other; checkpoint()
+// and the `indexer_checkpoints` view call that nothing.
+class PgIndexStore : public indexer::IndexStore
+{
+public:
+    // Opens a connection named "forkscope OWNER" (so pg_stat_activity shows who holds which
+    // lock) and ensures the contract; throws PgError.
+    PgIndexStore(const QString& url, QString owner, std::chrono::milliseconds rangeLease);
+    ~PgIndexStore() override;
+
+    QString describe() const override;
+    QString restoredSurface() const override { return m_restored; }
+    indexer::Environment open(const indexer::EnvironmentClaim& claim) override;
+    void requireLive() override;
+    QStringList otherSources() override;
+    std::optional<indexer::Checkpoint> checkpoint() override;
+    void markVerified(const indexer::Checkpoint& cp) override;
+    bool adoptContracts(const QString& contractSet) override;
+    indexer::CommitStats commit(const indexer::VerifiedBatch& batch,
+                                const indexer::CommitPlacement& placement) override;
+    indexer::RollbackResult rollBack(const indexer::Checkpoint& cp, const indexer::ForkPoint& fork,
+                                     const QString& reason) override;
+    indexer::RepairOutcome repair(const indexer::Checkpoint& cp,
+                                  const std::optional<indexer::ForkPoint>& fork,
+                                  std::uint64_t from) override;
+    std::optional<chain::Hash32> storedHash(std::uint64_t block) override;
+    QSet<indexer::LogAt> storedLogs(std::uint64_t from, std::uint64_t to) override;
+    qint64 recordAlert(const QString& node, std::uint64_t fromBlock, std::uint64_t toBlock,
+                       const QString& what, const QString& kind) override;
+    QList<indexer::CompletenessAlert> openAlerts() override;
+    int resolveAlerts(const QList<qint64>& ids, const QString& resolution) override;
+    qint64 outboxPendingAtOrBelow(std::uint64_t height) override;
+    indexer::Coordination& coordination() override;
+    ContractReader& reader() override;
+
+    PgConnection& connection() { return *m_db; }
+
+private:
+    // The checkpoint row as it is stored, the one below the first block included.
+    struct Row
+    {
+        qint64 number = 0;
+        chain::Hash32 hash;
+        qint64 startBlock = 0;
+        QString policyVersion;
+        int generation = 0;
+        QString verifiedAt;
+        QString contracts;
+        qint64 version = 0;
+    };
+    std::optional<Row> readRow(bool forUpdate);
+    void requireOpen() const;
+    // Moves the checkpoint `from` (locked) across the finished prefix above it, with the
+    // balances of the blocks crossed and the fetch alerts they settle. Inside the caller's
+    // transaction. Returns where it stands after.
+    qint64 advance(const Row& from);
+    // rollBack's work inside the caller's transaction (a repair adds to it).
+    indexer::RollbackResult undoAbove(const indexer::Checkpoint& cp, const indexer::ForkPoint& fork,
+                                      const QString& reason);
+    // A Transfer delivered before a reorg and indexed again in the very same block (same
+    // hash, same log index) renders the key its delivered row kept: that row names the log
+    // again and no second, pending row is left. Returns the rows that were found again.
+    qint64 keepDeliveredKeys(std::uint64_t first, std::uint64_t last);
+
+    std::unique_ptr<PgConnection> m_db;
+    QString m_restored;
+    QString m_owner;
+    std::chrono::milliseconds m_lease;
+    QString m_environmentId;
+    QString m_sourceId;
+    QString m_contracts;
+    QByteArray m_env;
+    QByteArray m_chain;
+    QByteArray m_source;
+    std::uint64_t m_chainId = 0;
+    std::unique_ptr<PgCoordination> m_coordination;
+    std::unique_ptr<coord::PrefixCheckpoint> m_checkpoint;
+    std::unique_ptr<PgContractReader> m_reader;
+};
+
+} // namespace forkscope::store::pg

@@ -1,0 +1,247 @@
+// PgIndexStore::rollBack: everything above a fork point undone in one transaction, in the
+// order docs/design.md gives ("Reorgs: the fork point and the one-transaction rollback"), as
+// SQLite's ReorgRollback does it, with what several writers add: the ranges above the fork
+// go too (a writer still fetching one finds at commit that it is no longer its own).
+#include "PgBalances.h"
+#include "PgConnection.h"
+#include "PgContract.h"
+#include "PgEnvironmentRegistry.h"
+#include "PgIndexStore.h"
+#include "indexer/AbsenceAlertPlan.h"
+#include "indexer/CrashPoints.h"
+#include "indexer/IndexerErrors.h"
+#include "indexer/ReorgReason.h"
+#include "store/Database.h"
+
+#include <limits>
+
+namespace forkscope::store::pg {
+
+namespace {
+
+// Records in reorg_diff_store what the rollback is about to remove, before anything above
+// the fork is deleted or rewritten: each removed Transfer the checkpoint covered, and each
+// outbox row above the fork (dropped, or delivered and so retracted). $1 environment, $2
+// chain, $3 the fork block (rows strictly above it go), $4 the reorg id, $5 the checkpoint.
+void recordDiff(PgConnection& db, const QList<QByteArray>& scope)
+{
+    db.run("rollback_diff_transfers",
+           "INSERT INTO reorg_diff_store (reorg_id, environment_id, chain_id, kind, "
+           "block_number, log_index, tx_hash, contract, from_addr, to_addr, value) SELECT "
+           "$4::bigint, environment_id, chain_id, 'transfer_removed', block_number, log_index, "
+           "tx_hash, address, substr(topic1, 13), substr(topic2, 13), transfer_value::text FROM "
+           "log_store WHERE environment_id = $1 AND chain_id = $2 AND block_number > $3::bigint "
+           "AND block_number <= $5::bigint AND transfer_value IS NOT NULL ORDER BY block_number, "
+           "log_index",
+           scope);
+    // Before the delivered rows are rewritten with their own key (log_index NULL): a row
+    // that names its log keeps the log's block hash, from which the view renders its key.
+    db.run("rollback_diff_outbox",
+           "INSERT INTO reorg_diff_store (reorg_id, environment_id, chain_id, kind, "
+           "block_number, log_index, block_hash, event_key, value) SELECT $4::bigint, "
+           "o.environment_id, o.chain_id, CASE WHEN o.delivered_at IS NULL THEN "
+           "'outbox_dropped' ELSE 'outbox_delivered_reorged' END, o.block_number, o.log_index, "
+           "l.block_hash, o.event_key, o.payload FROM outbox_store o LEFT JOIN log_store l ON "
+           "l.environment_id = o.environment_id AND l.chain_id = o.chain_id AND l.block_number "
+           "= o.block_number AND l.log_index = o.log_index WHERE o.environment_id = $1 AND "
+           "o.chain_id = $2 AND o.block_number > $3::bigint AND o.block_number <= $5::bigint "
+           "ORDER BY o.block_number, o.log_index",
+           scope);
+}
+
+} // namespace
+
+indexer::RollbackResult PgIndexStore::rollBack(const indexer::Checkpoint& cp,
+                                               const indexer::ForkPoint& fork,
+                                               const QString& reason)
+{
+    requireOpen();
+    PgTransaction tx(*m_db);
+    const indexer::RollbackResult r = undoAbove(cp, fork, reason);
+    tx.commit();
+    return r;
+}
+
+indexer::RepairOutcome PgIndexStore::repair(const indexer::Checkpoint& cp,
+                                            const std::optional<indexer::ForkPoint>& fork,
+                                            std::uint64_t from)
+{
+    requireOpen();
+    PgTransaction tx(*m_db);
+    indexer::RepairOutcome out;
+    QString resolution;
+    if (fork) {
+        out.rollback = undoAbove(cp, *fork, indexer::reorg_reason::kRepair);
+        // A rollback takes back what the removed Transfers added, exact only while each
+        // balance was the sum of its Transfers: a repair follows lost or edited rows, so the
+        // balances are computed again from what remains.
+        out.balancesRebuilt =
+            rebuildBalances(*m_db, m_env, m_chain, out.rollback.reorgId, out.rollback.forkBlock);
+        resolution = QStringLiteral("repaired from block %1 (reorg id %2): rolled back and "
+                                    "fetched again")
+                         .arg(from)
+                         .arg(out.rollback.reorgId);
+    } else {
+        out.rollback.oldCheckpoint = cp.number;
+        out.rollback.forkBlock = qint64(cp.number);
+        resolution = QStringLiteral("fetched again from block %1 (nothing stored there to roll "
+                                    "back)")
+                         .arg(from);
+    }
+    out.alertsResolved = int(m_db->run("repair_resolve",
+                                       "UPDATE completeness_alerts SET resolved_at = $4, "
+                                       "resolution = $5 WHERE environment_id = $1 AND chain_id = "
+                                       "$2 AND resolved_at IS NULL AND to_block >= $3",
+                                       {m_env, m_chain, QByteArray::number(qulonglong(from)),
+                                        nowUtc().toUtf8(), resolution.toUtf8()})
+                                 .affected());
+    tx.commit();
+    return out;
+}
+
+indexer::RollbackResult PgIndexStore::undoAbove(const indexer::Checkpoint& cp,
+                                                const indexer::ForkPoint& fork,
+                                                const QString& reason)
+{
+    indexer::RollbackResult r;
+    r.oldCheckpoint = cp.number;
+    // Everything strictly above `above` goes.
+    const qint64 above = fork.number ? qint64(*fork.number) : qint64(cp.startBlock) - 1;
+    r.forkBlock = above;
+    r.depth = std::uint64_t(qint64(cp.number) - above);
+    if (above >= qint64(cp.number))
+        throw indexer::IndexerError(QStringLiteral("refusing to record a rollback of depth 0 at "
+                                                   "block %1 (%2): nothing above the fork point")
+                                        .arg(cp.number)
+                                        .arg(reason));
+    const QByteArray aboveText = QByteArray::number(above);
+    const QByteArray cpText = QByteArray::number(qint64(cp.number));
+    // An archived environment's chain was reset on purpose: nothing of it is rolled back.
+    PgEnvironmentRegistry(*m_db).requireLive(m_environmentId);
+    const std::optional<Row> row = readRow(true);
+    if (!row || row->number != qint64(cp.number) || row->hash != cp.hash)
+        throw indexer::CheckpointMovedError(
+            QStringLiteral("the checkpoint of %1/%2 moved away from %3 before the rollback; "
+                           "re-reading it")
+                .arg(m_environmentId, m_sourceId)
+                .arg(cp.number));
+    // Back to just below the first block when nothing stays: the first block's parent.
+    chain::Hash32 forkHash = fork.hash;
+    if (!fork.number) {
+        const PgResult first = m_db->run("rollback_first_parent",
+                                         "SELECT parent_hash FROM block_store WHERE "
+                                         "environment_id = $1 AND chain_id = $2 AND block_number "
+                                         "= $3",
+                                         {m_env, m_chain, QByteArray::number(row->startBlock)});
+        if (first.rows() == 0)
+            throw indexer::IndexerError(
+                QStringLiteral("block %1, the first of %2, is not stored: nothing to roll back "
+                               "to")
+                    .arg(row->startBlock)
+                    .arg(m_environmentId));
+        forkHash = chain::Hash32::fromBytes(first.bytes(0, 0, 32),
+                                            QStringLiteral("block_store.parent_hash"));
+    }
+    const QList<QByteArray> scope{m_env, m_chain, aboveText};
+    r.transfersRemoved =
+        m_db->run("rollback_transfers",
+                  "SELECT count(*) FROM log_store WHERE environment_id = $1 AND chain_id = $2 "
+                  "AND block_number > $3 AND block_number <= $4 AND transfer_value IS NOT NULL",
+                  scope + QList<QByteArray>{cpText})
+            .int64(0, 0);
+    r.deliveredAffected =
+        m_db->run("rollback_delivered",
+                  "SELECT count(*) FROM outbox_store WHERE environment_id = $1 AND chain_id = $2 "
+                  "AND block_number > $3 AND delivered_at IS NOT NULL",
+                  scope)
+            .int64(0, 0);
+    r.reorgId = m_db->run("rollback_event",
+                          "INSERT INTO reorg_events (environment_id, chain_id, detected_at, "
+                          "old_block_number, fork_block_number, depth, reason, rows_removed, "
+                          "source_id, old_block_hash, fork_block_hash, delivered_outbox_rows) "
+                          "VALUES ($1, $2, $3, $4, $5, $6, $7, 0, $8, $9, $10, $11) RETURNING id",
+                          {m_env, m_chain, nowUtc().toUtf8(), cpText, aboveText,
+                           QByteArray::number(qulonglong(r.depth)), reason.toUtf8(), m_source,
+                           cp.hash.toHex().toUtf8(),
+                           fork.number ? fork.hash.toHex().toUtf8() : QByteArray(),
+                           QByteArray::number(r.deliveredAffected)})
+                    .int64(0, 0);
+    const QByteArray reorgText = QByteArray::number(r.reorgId);
+    recordDiff(*m_db, scope + QList<QByteArray>{reorgText, cpText});
+    if (r.deliveredAffected > 0) {
+        // A consumer already acted on those: a compensating "retracted" message for each,
+        // enqueued at the fork height so that it goes out as soon as the fork is safe; then
+        // the delivered rows outlive their logs, keeping as text the key and payload the
+        // consumer received.
+        m_db->run("rollback_retract",
+                  "INSERT INTO outbox_store (environment_id, chain_id, block_number, event_key, "
+                  "payload) SELECT environment_id, chain_id, greatest($3::bigint, 0), 'retract:' "
+                  "|| event_key, '{\"type\":\"retracted\",\"eventKey\":\"' || event_key || "
+                  "'\",\"reorgId\":' || $4::bigint || ',\"forkBlock\":' || $3::bigint || "
+                  "',\"original\":' || payload || '}' FROM outbox WHERE environment_id = $1 AND "
+                  "chain_id = $2 AND block_number > $3::bigint AND delivered_at IS NOT NULL AND "
+                  "event_key NOT LIKE 'retract:%' ON CONFLICT DO NOTHING",
+                  scope + QList<QByteArray>{reorgText});
+        static const QByteArray keep =
+            "UPDATE outbox_store o SET event_key = " + pgOutboxEventKeySql() +
+            ", payload = " + pgOutboxPayloadSql() +
+            ", log_index = NULL FROM log_store l WHERE o.environment_id = $1 AND o.chain_id = $2 "
+            "AND o.block_number > $3 AND o.delivered_at IS NOT NULL AND o.log_index IS NOT NULL "
+            "AND l.environment_id = o.environment_id AND l.chain_id = o.chain_id AND "
+            "l.block_number = o.block_number AND l.log_index = o.log_index";
+        m_db->run("rollback_keep_delivered", keep.constData(), scope);
+    }
+    // What the removed Transfers added to the balances, taken back while they are there.
+    r.balancesChanged = revertBalances(*m_db, m_env, m_chain, r.reorgId, above, row->number);
+    // Everything above the fork, the rows of ranges above the checkpoint included (another
+    // writer's, from a plan the reorg made wrong), and the ranges themselves: a writer that
+    // still holds one finds at its commit that it is gone. A range cut by the fork keeps what
+    // is below it, done or given back.
+    r.outboxDropped =
+        m_db->run("rollback_outbox",
+                  "DELETE FROM outbox_store WHERE environment_id = $1 AND chain_id = $2 AND "
+                  "block_number > $3 AND delivered_at IS NULL",
+                  scope)
+            .affected();
+    const qint64 logsRemoved = m_db->run("rollback_logs",
+                                         "DELETE FROM log_store WHERE environment_id = $1 AND "
+                                         "chain_id = $2 AND block_number > $3",
+                                         scope)
+                                   .affected();
+    const qint64 blocksRemoved = m_db->run("rollback_blocks",
+                                           "DELETE FROM block_store WHERE environment_id = $1 AND "
+                                           "chain_id = $2 AND block_number > $3",
+                                           scope)
+                                     .affected();
+    m_db->run("rollback_ranges",
+              "DELETE FROM range_store WHERE environment_id = $1 AND chain_id = $2 AND "
+              "from_block > $3",
+              scope);
+    m_db->run("rollback_cut_range",
+              "UPDATE range_store SET to_block = $3, last_hash = CASE WHEN status = 'done' THEN "
+              "$4::bytea "
+              "END, status = CASE WHEN status = 'done' THEN 'done' ELSE 'pending' END, owner = "
+              "NULL, lease_until = NULL, updated_at = clock_timestamp() WHERE environment_id = $1 "
+              "AND chain_id = $2 AND from_block <= $3 AND to_block > $3",
+              scope + QList<QByteArray>{PgConnection::byteaParam(forkHash.toByteArray())});
+    r.rowsRemoved = r.transfersRemoved + logsRemoved + blocksRemoved + r.outboxDropped;
+    m_db->run("rollback_removed", "UPDATE reorg_events SET rows_removed = $2 WHERE id = $1",
+              {reorgText, QByteArray::number(r.rowsRemoved)});
+    // An absence suspicion about blocks this removes is settled: they are indexed again.
+    m_db->run("rollback_absence",
+              "UPDATE completeness_alerts SET resolved_at = $4, resolution = $5 WHERE "
+              "environment_id = $1 AND chain_id = $2 AND resolved_at IS NULL AND kind = "
+              "'absence' AND from_block > $3",
+              scope + QList<QByteArray>{nowUtc().toUtf8(),
+                                        indexer::absenceRolledBackResolution(r.reorgId).toUtf8()});
+    indexer::crashPoint("mid-rollback");
+    m_db->run(
+        "rollback_cp",
+        "UPDATE checkpoint_store SET block_number = $4, block_hash = $5, version = version + "
+        "1, updated_at = clock_timestamp() WHERE environment_id = $1 AND chain_id = $2 AND "
+        "source_id = $3",
+        {m_env, m_chain, m_source, aboveText, PgConnection::byteaParam(forkHash.toByteArray())});
+    return r;
+}
+
+} // namespace forkscope::store::pg
