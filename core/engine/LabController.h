@@ -11,6 +11,10 @@
 #include <QUrl>
 #include <memory>
 
+namespace forkscope::lab {
+class EnvironmentBook;
+}
+
 namespace forkscope::engine {
 
 // Where the lab's chain is, once set up: the indexer reads `nodes.first()` (or anvil).
@@ -112,6 +116,8 @@ private:
     void publishKnobs();
     void secondWriterStep();
     void archiveLiveEnvironment();
+    // The database's environments, on either store (opened when first needed).
+    lab::EnvironmentBook& book();
     QList<chain::Address> contracts() const;
 
     EngineConfig m_config;
