@@ -39,7 +39,7 @@ int runGui(int& argc, char** argv)
     p.addHelpOption();
     QCommandLineOption db(QStringLiteral("db"),
                           QStringLiteral("SQLite database file, or the postgresql:// URL of a "
-                                         "shared index to watch."),
+                                         "PostgreSQL database."),
                           QStringLiteral("FILE|URL"));
     QCommandLineOption rpc(QStringLiteral("rpc"),
                            QStringLiteral("JSON-RPC endpoint to watch instead of a managed anvil."),
@@ -96,10 +96,15 @@ int runGui(int& argc, char** argv)
 
     engine::EngineConfig config;
     config.labNodes = 2; // the lab's "nodes": two fault proxies in front of the managed anvil
-    config.dbPath = p.isSet(db)
-                        ? p.value(db)
-                        : QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation))
-                              .absoluteFilePath(QStringLiteral("forkscope.sqlite"));
+    if (p.isSet(db)) {
+        config.dbPath = p.value(db);
+    } else {
+        // The default file's directory is the app's own, made on first start; a path the
+        // user names must exist already (the store says so if it does not).
+        const QString dataDir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+        QDir().mkpath(dataDir);
+        config.dbPath = QDir(dataDir).absoluteFilePath(QStringLiteral("forkscope.sqlite"));
+    }
     if (p.isSet(db) && p.value(db).startsWith(QLatin1String("postgres"), Qt::CaseInsensitive)) {
         if (const auto error = config::validatePostgresUrl(p.value(db))) {
             printError(QStringLiteral("--db: %1").arg(*error));

@@ -37,7 +37,7 @@ const char* kUsage =
     "  -h, --help     Show this help.\n"
     "  -v, --version  Show the version.\n"
     "  --db FILE|URL  (app) SQLite file (default: the user's data directory), or the\n"
-    "                 postgresql:// URL of a shared index to watch.\n"
+    "                 postgresql:// URL of a PostgreSQL database.\n"
     "  --rpc URL      (app) watch this endpoint instead of a managed anvil.\n"
     "  --env ID       (app) index into this environment (default: \"default\" for --rpc).\n";
 

@@ -472,7 +472,7 @@ void TestBackends::storedLogsTheNodeStopsReturningAreSaidNotDeleted()
                  QStringLiteral("the node no longer returns stored logs of block")),
              qPrintable(QJsonDocument(alert).toJson()));
     QCOMPARE(alert.value("kind").toString(), QStringLiteral("absence"));
-    { // what the app watching the index reads
+    { // what the app's read side reads
         const auto ro = store::ReadOnlyStore::open(db);
         const engine::DbSummary summary = engine::readSummary(ro->reader(), env, 0);
         QCOMPARE(summary.openAlerts.size(), 1);

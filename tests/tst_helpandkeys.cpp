@@ -48,7 +48,7 @@ private slots:
     void jargonIsExplained_data();
     void jargonIsExplained();
     void recentDatabases();
-    void openSharedDatabaseAsksUntilTheUrlIsOne();
+    void openPostgresDatabaseAsksUntilTheUrlIsOne();
     void tabReachesEveryControlAndFocusIsShown();
 
 private:
@@ -159,13 +159,13 @@ void TestHelpAndKeys::recentDatabases()
     QCOMPARE(actionNamed(w, "&Open database...")->shortcut(), QKeySequence(QKeySequence::Open));
 }
 
-// File > Open shared database (PostgreSQL)...: a URL that is not one is said in the dialog,
+// File > Open PostgreSQL database...: a URL that is not one is said in the dialog,
 // which asks again; a good one restarts the engine on it; cancelling changes nothing.
-void TestHelpAndKeys::openSharedDatabaseAsksUntilTheUrlIsOne()
+void TestHelpAndKeys::openPostgresDatabaseAsksUntilTheUrlIsOne()
 {
     engine::EngineHost host;
     ui::MainWindow w(&host);
-    QAction* open = w.findChild<QAction*>(QStringLiteral("openSharedDatabase"));
+    QAction* open = w.findChild<QAction*>(QStringLiteral("openPostgresDatabase"));
     QVERIFY(open);
     QSignalSpy chosen(&w, &ui::MainWindow::databaseChosen);
     // Answers the dialog each time it shows, as a user types; the last one cancels.
@@ -190,7 +190,9 @@ void TestHelpAndKeys::openSharedDatabaseAsksUntilTheUrlIsOne()
     driver.start();
     open->trigger(); // returns once a good URL was given
     QCOMPARE(labels.size(), 3);
-    QVERIFY2(labels.at(0).contains("PostgreSQL URL of a shared index"), qPrintable(labels.at(0)));
+    QVERIFY2(labels.at(0).contains("PostgreSQL URL of a database") &&
+                 labels.at(0).contains("indexes into it"),
+             qPrintable(labels.at(0)));
     QVERIFY2(labels.at(1).contains("/tmp/lab.sqlite is not a postgresql:// URL"),
              qPrintable(labels.at(1)));
     QVERIFY2(labels.at(2).contains("names no database"), qPrintable(labels.at(2)));

@@ -65,7 +65,7 @@ void TestSettings::rules_data()
     QTest::newRow("env with space") << "env" << "my env" << "\"my env\": use 1 to 64";
     QTest::newRow("env slash") << "env" << "a/b" << "use 1 to 64";
     QTest::newRow("env too long") << "env" << QString(65, 'a') << "use 1 to 64";
-    // config::validatePostgresUrl: File > Open shared database and `forkscope --db URL`.
+    // config::validatePostgresUrl: File > Open PostgreSQL database and `forkscope --db URL`.
     QTest::newRow("pg url") << "pg" << "postgresql://postgres@127.0.0.1:5432/forkscope" << "";
     QTest::newRow("pg postgres scheme") << "pg" << "postgres://u@db.example.org/idx" << "";
     QTest::newRow("pg unix socket") << "pg" << "postgresql:///forkscope?host=/tmp/pg" << "";

@@ -7,8 +7,8 @@
 #include "EnvironmentWindow.h"
 #include "EventLogView.h"
 #include "Palette.h"
+#include "PostgresDatabasePrompt.h"
 #include "SettingsDialog.h"
-#include "SharedDatabasePrompt.h"
 #include "TableBrowser.h"
 #include "TrayStatus.h"
 #include "completeness/DataIncompleteBanner.h"
@@ -199,12 +199,12 @@ void MainWindow::buildMenus()
     fileMenu->addAction(tr("&Open database..."), QKeySequence::Open, this,
                         &MainWindow::chooseDatabase);
     fileMenu
-        ->addAction(tr("Open s&hared database (PostgreSQL)..."), this,
+        ->addAction(tr("Open &PostgreSQL database..."), this,
                     [this] {
-                        if (const auto url = askSharedDatabaseUrl(this, m_lastStatus.dbPath))
+                        if (const auto url = askPostgresDatabaseUrl(this, m_lastStatus.dbPath))
                             openDatabase(*url);
                     })
-        ->setObjectName(QStringLiteral("openSharedDatabase"));
+        ->setObjectName(QStringLiteral("openPostgresDatabase"));
     m_recentMenu = fileMenu->addMenu(tr("Open &recent"));
     m_recentMenu->setObjectName(QStringLiteral("recentDatabases"));
     rebuildRecentMenu();

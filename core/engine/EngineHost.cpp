@@ -5,11 +5,9 @@
 #include "IndexingService.h"
 #include "LabController.h"
 #include "ReadService.h"
-#include "store/pg/PgConnection.h"
+#include "store/OpenStore.h"
 
 #include <QDeadlineTimer>
-#include <QDir>
-#include <QFileInfo>
 #include <QThread>
 
 namespace forkscope::engine {
@@ -72,7 +70,7 @@ void EngineHost::start(const EngineConfig& config)
     m_status = {};
     m_status.connection = EngineStatus::Connection::Starting;
     m_status.managedDevnet = config.managedDevnet;
-    m_status.dbPath = config.dbPath;
+    m_status.dbPath = store::describeDatabase(config.dbPath); // never a password
     m_status.endpoint = config.managedDevnet ? QString() : config.rpcUrl.toString();
     m_status.confirmations = config.indexer.confirmations;
     m_status.outboxSink = config.webhook.toString(QUrl::RemoveUserInfo);
@@ -84,12 +82,6 @@ void EngineHost::start(const EngineConfig& config)
     m_session = std::make_unique<Session>();
     Session* s = m_session.get();
     s->config = config;
-    if (store::pg::isPostgresUrl(config.dbPath)) {
-        startShared(s);
-        return;
-    }
-    if (!config.dbPath.isEmpty())
-        QDir().mkpath(QFileInfo(config.dbPath).absolutePath());
     s->lab = std::make_unique<LabController>(config);
     s->read = std::make_unique<ReadService>(config.dbPath);
     const auto live = [this, s] { return m_session.get() == s; };
@@ -545,7 +537,7 @@ void EngineHost::reap()
     for (auto it = m_retiring.begin(); it != m_retiring.end();) {
         Session* s = it->get();
         const auto finished = [](auto& w) { return !w || w->wait(std::chrono::milliseconds(0)); };
-        if (finished(s->indexing) && finished(s->lab) && finished(s->read) && finished(s->shared)) {
+        if (finished(s->indexing) && finished(s->lab) && finished(s->read)) {
             foldStats(*s);
             it = m_retiring.erase(it);
         } else
@@ -578,10 +570,8 @@ void fold(QMap<QString, concurrency::LoopThread::Stats>& into, const QString& na
     t.maxDepth = std::max(t.maxDepth, s.maxDepth);
 }
 void foldSession(QMap<QString, concurrency::LoopThread::Stats>& into, IndexingService* i,
-                 LabController* l, ReadService* r, SharedIndexWatcher* w = nullptr)
+                 LabController* l, ReadService* r)
 {
-    if (w)
-        fold(into, QStringLiteral("forkscope-shared"), w->stats());
     if (i)
         fold(into, QStringLiteral("forkscope-index"), i->stats());
     if (l)
@@ -593,17 +583,16 @@ void foldSession(QMap<QString, concurrency::LoopThread::Stats>& into, IndexingSe
 
 void EngineHost::foldStats(const Session& s)
 {
-    foldSession(m_pastStats, s.indexing.get(), s.lab.get(), s.read.get(), s.shared.get());
+    foldSession(m_pastStats, s.indexing.get(), s.lab.get(), s.read.get());
 }
 
 QList<EngineHost::WorkerStats> EngineHost::workerStats() const
 {
     QMap<QString, concurrency::LoopThread::Stats> all = m_pastStats;
     if (m_session)
-        foldSession(all, m_session->indexing.get(), m_session->lab.get(), m_session->read.get(),
-                    m_session->shared.get());
+        foldSession(all, m_session->indexing.get(), m_session->lab.get(), m_session->read.get());
     for (const auto& s : m_retiring)
-        foldSession(all, s->indexing.get(), s->lab.get(), s->read.get(), s->shared.get());
+        foldSession(all, s->indexing.get(), s->lab.get(), s->read.get());
     QList<WorkerStats> out;
     for (auto it = all.cbegin(); it != all.cend(); ++it)
         out.append({it.key(), it.value()});

@@ -27,8 +27,8 @@ struct DbSummary;
 //   IndexingService  the indexer, crash restart, node health, outbox, safe height;
 //   LabController    the managed anvil, fault proxies, demo traffic, lab actions, verdicts;
 //   ReadService      tables, diffs, reports and the summary, on a read-only connection.
-// On a shared PostgreSQL index (a postgresql:// URL) the app only watches: one
-// SharedIndexWatcher replaces the three, and the lab controls are refused.
+// The same three on either store: a SQLite file or a postgresql:// URL (the store opens by
+// its URL, store::openIndexStore and store::ReadOnlyStore).
 // Their snapshots arrive here as values by queued signal; the host merges them into one
 // EngineStatus and hands it on, at most ~10 times a second (Bitcoin Core's ClientModel:
 // the model polls on its own thread, the GUI only renders). Every method returns at once:
@@ -91,13 +91,6 @@ private:
     void liftHalt(Session* s);
     void noteStillUnreachable(Session* s);
     void startIndexing(Session* s, const LabSetup& setup);
-    // A postgresql:// database: watch the shared index (EngineHostShared.cpp).
-    void startShared(Session* s);
-    bool refuseOnShared(const QString& action);
-    // On a shared index: the invariants checked by a verified report of the watcher
-    // against the environment's node, shown as the lab's verdict.
-    void checkSharedInvariants(const QString& action);
-    quint64 m_verdictTickets = 0;
     void publishSoon();
     void publishNow();
     void reap();

@@ -19,8 +19,6 @@ void EngineHost::liftHalt(Session* s)
 
 bool EngineHost::labAction(const QString& action)
 {
-    if (refuseOnShared(action))
-        return false;
     if (!m_session || !m_config.managedDevnet) {
         log(QStringLiteral("error"),
             QStringLiteral("%1: the lab controls need the managed anvil running").arg(action));
@@ -38,41 +36,30 @@ bool EngineHost::labAction(const QString& action)
 
 void EngineHost::setIndexingPaused(bool paused)
 {
-    if (refuseOnShared(paused ? QStringLiteral("pause indexing") : QStringLiteral("resume")))
-        return;
     if (m_session && m_session->indexing)
         m_session->indexing->setPaused(paused);
 }
 
 void EngineHost::requestReorgDiff(qint64 id)
 {
-    if (m_session && m_session->shared)
-        m_session->shared->requestReorgDiff(id);
-    else if (m_session)
+    if (m_session)
         m_session->read->requestReorgDiff(id);
 }
 
 void EngineHost::requestTablePage(const TableRequest& request)
 {
-    if (m_session && m_session->shared)
-        m_session->shared->requestTablePage(request);
-    else if (m_session)
+    if (m_session)
         m_session->read->requestTablePage(request);
 }
 
 void EngineHost::setDevnetRunning(bool running)
 {
-    if (refuseOnShared(running ? QStringLiteral("start the devnet")
-                               : QStringLiteral("stop the devnet")))
-        return;
     if (m_session)
         m_session->lab->setDevnetRunning(running);
 }
 
 void EngineHost::setDemoTraffic(bool on, int transfersPerTick)
 {
-    if (refuseOnShared(QStringLiteral("demo traffic")))
-        return;
     if (m_session)
         m_session->lab->setDemoTraffic(on, transfersPerTick);
 }
@@ -91,8 +78,6 @@ void EngineHost::rollbackBlocks(int blocks)
 
 void EngineHost::setProxyKnobs(int node, const QJsonObject& changes)
 {
-    if (refuseOnShared(QStringLiteral("fault proxy")))
-        return;
     if (m_session)
         m_session->lab->setProxyKnobs(node, changes);
 }
@@ -105,8 +90,6 @@ void EngineHost::crashIndexer(const QString& point)
                 .arg(point, indexer::crashPointNames().join(QStringLiteral(", "))));
         return;
     }
-    if (refuseOnShared(QStringLiteral("crash the indexer")))
-        return;
     if (!m_session || !m_session->indexing) {
         log(QStringLiteral("error"), QStringLiteral("crash the indexer: nothing is being indexed"));
         return;
@@ -120,10 +103,6 @@ void EngineHost::crashIndexer(const QString& point)
 
 void EngineHost::checkInvariants(const QString& reason)
 {
-    if (m_session && m_session->shared) {
-        checkSharedInvariants(reason.isEmpty() ? QStringLiteral("a check on request") : reason);
-        return;
-    }
     if (!m_session || !m_session->indexing) {
         log(QStringLiteral("error"), QStringLiteral("invariant check: nothing is being indexed"));
         return;
@@ -146,8 +125,6 @@ void EngineHost::resetLab()
 
 void EngineHost::repair(quint64 fromBlock, const QString& node)
 {
-    if (refuseOnShared(QStringLiteral("repair")))
-        return;
     if (!m_session || !m_session->indexing) {
         log(QStringLiteral("error"), QStringLiteral("repair needs a running indexer and database"));
         return;
@@ -166,9 +143,6 @@ void EngineHost::setVerifyReceipts(bool on)
 
 void EngineHost::verifyStoredData()
 {
-    if (refuseOnShared(QStringLiteral("verify from the window (`forkscope verify --db URL` "
-                                      "audits a shared index)")))
-        return;
     if (!m_session || !m_session->indexing) {
         log(QStringLiteral("error"), QStringLiteral("verify needs a running indexer and database"));
         return;
@@ -197,8 +171,6 @@ void EngineHost::startSecondWriter(int seconds)
 
 void EngineHost::loseNextAcknowledgement()
 {
-    if (refuseOnShared(QStringLiteral("lost acknowledgement")))
-        return;
     if (m_session && m_session->indexing) {
         m_session->indexing->loseNextAcknowledgement();
         if (m_session->lab)
@@ -243,12 +215,8 @@ quint64 EngineHost::requestReport(const QString& environmentId, bool verify)
             Qt::QueuedConnection);
         return ticket;
     }
-    if (m_session->shared)
-        m_session->shared->requestReport(ticket, environmentId, verify,
-                                         m_config.indexer.rpcTimeout);
-    else
-        m_session->read->requestReport(ticket, environmentId, verify, QUrl(m_status.endpoint),
-                                       m_config.indexer.rpcTimeout);
+    m_session->read->requestReport(ticket, environmentId, verify, QUrl(m_status.endpoint),
+                                   m_config.indexer.rpcTimeout);
     return ticket;
 }
 

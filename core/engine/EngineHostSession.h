@@ -7,7 +7,6 @@
 #include "IndexingService.h"
 #include "LabController.h"
 #include "ReadService.h"
-#include "SharedIndexWatcher.h"
 
 #include <QDeadlineTimer>
 #include <memory>
@@ -23,8 +22,6 @@ struct EngineHost::Session
     std::unique_ptr<LabController> lab;
     std::unique_ptr<IndexingService> indexing;
     std::unique_ptr<ReadService> read;
-    // Instead of the three above, on a shared PostgreSQL index: the app only watches.
-    std::unique_ptr<SharedIndexWatcher> shared;
     LabSetup setup;
     bool labReady = false;
     bool indexingSuspended = false; // a lab reset took the environment away
@@ -54,8 +51,6 @@ struct EngineHost::Session
             lab->requestStop();
         if (read)
             read->requestStop();
-        if (shared)
-            shared->requestStop();
     }
     bool join(QDeadlineTimer deadline)
     {
@@ -68,9 +63,6 @@ struct EngineHost::Session
                     std::chrono::milliseconds(std::max<qint64>(0, deadline.remainingTime()))))
                 return false;
         }
-        if (shared &&
-            !shared->wait(std::chrono::milliseconds(std::max<qint64>(0, deadline.remainingTime()))))
-            return false;
         return !read ||
                read->wait(std::chrono::milliseconds(std::max<qint64>(0, deadline.remainingTime())));
     }

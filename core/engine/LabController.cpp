@@ -423,7 +423,8 @@ void LabController::tearDown()
         l.devnet->stop();
         l.devnet.reset();
     }
-    l.db.reset();
+    l.book.reset();
+    l.truth.reset();
     l.snap.devnetRunning = false;
     l.snap.labReady = false;
     publish();

@@ -11,6 +11,10 @@
 #include <QUrl>
 #include <memory>
 
+namespace forkscope::lab {
+class EnvironmentBook;
+}
+
 namespace forkscope::engine {
 
 // Where the lab's chain is, once set up: the indexer reads `nodes.first()` (or anvil).
@@ -127,6 +131,8 @@ private:
     void outboxAckStep();
     QString outboxAckCheck(bool* ok); // runVerdict's outbox line, when the scenario ran
     void archiveLiveEnvironment();
+    // The database's environments, on either store (opened when first needed).
+    lab::EnvironmentBook& book();
     QList<chain::Address> contracts() const;
 
     EngineConfig m_config;

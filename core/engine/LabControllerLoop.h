@@ -7,11 +7,12 @@
 #include "indexer/Indexer.h"
 #include "lab/DemoToken.h"
 #include "lab/Devnet.h"
+#include "lab/EnvironmentBook.h"
 #include "lab/FaultProxy.h"
 #include "lab/LabSink.h"
 #include "rpc/EthClient.h"
 #include "rpc/JsonRpcClient.h"
-#include "store/Database.h"
+#include "store/ReadOnlyStore.h"
 
 #include <QDeadlineTimer>
 #include <QPointer>
@@ -34,7 +35,10 @@ struct LabController::Loop
     // and the health monitor to cope with, not something that should break the workload or
     // the ground truth the verdict is checked against.
     std::unique_ptr<rpc::JsonRpcClient> anvil;
-    std::unique_ptr<store::Database> db; // opened when first needed (reset, verdict)
+    // Each opened when first needed, on either store, and dropped after a failure (a
+    // server that went away is connected to again next time).
+    std::unique_ptr<lab::EnvironmentBook> book;  // a reset, an archive
+    std::unique_ptr<store::ReadOnlyStore> truth; // the verdict's reads: committed rows only
     std::unique_ptr<lab::DemoToken> demo;
     quint64 demoOffset = 0;
     QDeadlineTimer nextDemoTick;

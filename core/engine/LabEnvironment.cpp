@@ -7,10 +7,21 @@
 #include "lab/LabReset.h"
 #include "rpc/JsonRpcClient.h"
 #include "store/Database.h"
+#include "store/OpenStore.h"
 
 #include <QDeadlineTimer>
 
 namespace forkscope::engine {
+
+lab::EnvironmentBook& LabController::book()
+{
+    Loop& l = *m_loop;
+    if (!l.book) {
+        QString restored; // the indexer's own opening says it
+        l.book = store::openEnvironmentBook(m_config.dbPath, &restored);
+    }
+    return *l.book;
+}
 
 void LabController::reset(const QString& environmentId)
 {
@@ -23,11 +34,9 @@ void LabController::reset(const QString& environmentId)
         l.snap.labReady = false; // no lab action, and no second reset, until this one is done
         publish();
         try {
-            if (!l.db)
-                l.db = store::Database::open(m_config.dbPath);
             // Straight to anvil (not through a lab proxy, whose knobs may be failing).
             const lab::LabResetResult r =
-                lab::LabReset::reset(*l.db, *l.anvil, l.devnet->url(), QString(), environmentId);
+                lab::LabReset::reset(book(), *l.anvil, l.devnet->url(), QString(), environmentId);
             emit logMessage(
                 QStringLiteral("warning"),
                 QStringLiteral(
@@ -47,6 +56,7 @@ void LabController::reset(const QString& environmentId)
             publish();
             emit resetDone(setup());
         } catch (const std::exception& e) {
+            l.book.reset();
             l.snap.labReady = true;
             publish();
             emit resetFailed(QString::fromUtf8(e.what()));
@@ -64,21 +74,28 @@ void LabController::archiveLiveEnvironment()
     if (l.environmentId.isEmpty())
         return;
     try {
-        if (!l.db)
-            l.db = store::Database::open(m_config.dbPath);
-        store::WriteTransaction tx(*l.db);
-        indexer::EnvironmentRegistry registry(*l.db);
-        const auto found = registry.find(l.environmentId);
-        if (!found || !found->archivedAt.isEmpty())
+        lab::EnvironmentBook& b = book();
+        b.begin();
+        bool live = false;
+        try {
+            for (const indexer::Environment& e : b.list())
+                live = live || (e.id == l.environmentId && e.archivedAt.isEmpty());
+            if (live)
+                b.archive(l.environmentId, store::nowUtc());
+            b.commit();
+        } catch (...) {
+            b.rollback();
+            throw;
+        }
+        if (!live)
             return;
-        registry.archive(l.environmentId, store::nowUtc());
-        tx.commit();
         emit logMessage(QStringLiteral("info"),
                         QStringLiteral("environment %1 archived: its managed anvil stopped with "
                                        "the engine (every row is kept; View > Environments "
                                        "opens it)")
                             .arg(l.environmentId));
     } catch (const std::exception& e) {
+        l.book.reset();
         emit logMessage(QStringLiteral("error"),
                         QStringLiteral("could not archive environment %1 as its managed anvil "
                                        "stopped: %2")

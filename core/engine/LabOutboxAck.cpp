@@ -6,10 +6,10 @@
 #include "LabControllerLoop.h"
 #include "lab/DemoToken.h"
 #include "lab/LabSink.h"
-#include "store/Database.h"
+#include "store/ReadOnlyStore.h"
+#include "text/Count.h"
 
 #include <QJsonArray>
-#include <QSqlQuery>
 
 namespace forkscope::engine {
 
@@ -102,21 +102,30 @@ QString LabController::outboxAckCheck(bool* ok)
             .arg(kOutboxAckWait.count());
     qint64 rows = 0;
     qint64 delivered = 0;
-    QSqlQuery q = l.db->run(QStringLiteral("SELECT count(*), count(delivered_at) FROM outbox "
-                                           "WHERE environment_id = ? AND event_key = ?"),
-                            {l.environmentId, QString::fromUtf8(st.lostKey)});
-    if (q.next()) {
-        rows = q.value(0).toLongLong();
-        delivered = q.value(1).toLongLong();
+    try {
+        if (!l.truth)
+            l.truth = store::ReadOnlyStore::open(m_config.dbPath);
+        const auto q = l.truth->reader().query(
+            QStringLiteral("SELECT count(*), count(delivered_at) FROM outbox WHERE "
+                           "environment_id = ? AND event_key = ?"),
+            {l.environmentId, QString::fromUtf8(st.lostKey)});
+        if (q->next()) {
+            rows = q->value(0).toLongLong();
+            delivered = q->value(1).toLongLong();
+        }
+    } catch (const std::exception& e) {
+        l.truth.reset(); // opened again next time
+        return QStringLiteral("outbox: the database could not be read: %1")
+            .arg(QString::fromUtf8(e.what()));
     }
     const int arrivals = l.sink->arrivals(st.lostKey);
     *ok = arrivals >= 2 && rows == 1 && delivered == 1;
     return QStringLiteral("outbox: row %1 was applied by the receiver and its acknowledgement "
                           "lost; it arrived %2 times with the same key, was applied once, and "
-                          "the database has %3 row(s) for it, %4 marked delivered%5")
+                          "the database has %3 for it, %4 marked delivered%5")
         .arg(QString::fromUtf8(st.lostKey))
         .arg(arrivals)
-        .arg(rows)
+        .arg(text::count(rows, QStringLiteral("row"), QStringLiteral("rows")))
         .arg(delivered)
         .arg(*ok ? QString()
                  : QStringLiteral(" (expected 2 or more arrivals, 1 row, 1 delivered)"));

@@ -9,7 +9,7 @@
 #include "rpc/EthClient.h"
 #include "rpc/JsonRpcClient.h"
 #include "store/ContractReader.h"
-#include "store/Database.h"
+#include "store/ReadOnlyStore.h"
 
 #include <chrono>
 #include <utility>
@@ -125,12 +125,11 @@ void LabController::runVerdict()
     v.action = action;
     v.at = QDateTime::currentDateTimeUtc();
     try {
-        if (!l.db)
-            l.db = store::Database::open(m_config.dbPath);
-        rpc::EthClient truth(*l.anvil);
-        store::SqliteContractReader reader(*l.db);
+        if (!l.truth)
+            l.truth = store::ReadOnlyStore::open(m_config.dbPath);
+        rpc::EthClient node(*l.anvil);
         const indexer::InvariantReport r =
-            indexer::InvariantChecker(reader, truth)
+            indexer::InvariantChecker(l.truth->reader(), node)
                 .check(l.environmentId, m_config.indexer.sourceId, contracts());
         v.state = r.ok() ? InvariantVerdict::State::Holds : InvariantVerdict::State::Violated;
         v.summary = r.summary();
@@ -141,6 +140,7 @@ void LabController::runVerdict()
                 v.state = InvariantVerdict::State::Violated;
         }
     } catch (const std::exception& e) {
+        l.truth.reset();
         v.state = InvariantVerdict::State::Unavailable;
         v.summary = QStringLiteral("could not check: %1").arg(QString::fromUtf8(e.what()));
     }

@@ -8,7 +8,7 @@
 #include "rpc/RpcError.h"
 #include "rpc/TokenMetadataReader.h"
 #include "store/ContractReader.h"
-#include "store/Database.h"
+#include "store/ReadOnlyStore.h"
 
 #include "chain/ChainParseError.h"
 
@@ -20,8 +20,9 @@ namespace forkscope::engine {
 // Everything below lives on the read thread only.
 struct ReadService::Loop
 {
-    std::unique_ptr<store::Database> db;
-    QString openError; // the last reason the file could not be opened (logged once)
+    std::unique_ptr<store::ReadOnlyStore> db;
+    QString openError; // the last reason the database could not be opened
+    QString readError; // the last reason a summary could not be read (logged once)
     QString environmentId;
     quint64 chainId = 0;
     QElapsedTimer outboxRateClock;
@@ -104,10 +105,8 @@ bool ReadService::ensureOpen()
         return true;
     try {
         // Read-only: this connection can never write, and it sees committed rows only. The
-        // indexer creates the file; until then there is nothing to read.
-        store::Database::Options o;
-        o.readOnly = true;
-        l.db = store::Database::open(m_dbPath, o);
+        // indexer creates (and migrates) the database; until then there is nothing to read.
+        l.db = store::ReadOnlyStore::open(m_dbPath);
         l.openError.clear();
         return true;
     } catch (const std::exception& e) {
@@ -130,8 +129,7 @@ void ReadService::refreshSummary()
     Loop& l = *m_loop;
     DbSummary s;
     try {
-        store::SqliteContractReader reader(*l.db);
-        s = readSummary(reader, l.environmentId, l.chainId);
+        s = readSummary(l.db->reader(), l.environmentId, l.chainId);
         if (l.outboxRateBase < 0 || !l.outboxRateClock.isValid()) {
             l.outboxRateClock.start();
             l.outboxRateBase = s.outboxDelivered;
@@ -142,11 +140,19 @@ void ReadService::refreshSummary()
         }
         s.outboxDeliveredPerSecond = l.outboxRate;
     } catch (const std::exception& e) {
-        emit logMessage(
-            QStringLiteral("error"),
-            QStringLiteral("reading the database: %1").arg(QString::fromUtf8(e.what())));
+        // Opened again on the next step: a server that went away and came back is read
+        // again. Said once per reason, not once a second.
+        const QString why = QString::fromUtf8(e.what());
+        if (why != l.readError)
+            emit logMessage(QStringLiteral("error"),
+                            QStringLiteral("reading the database: %1").arg(why));
+        l.readError = why;
+        l.db.reset();
         return;
     }
+    if (!l.readError.isEmpty())
+        emit logMessage(QStringLiteral("ok"), QStringLiteral("the database is read again"));
+    l.readError.clear();
     s.schemaVersion = l.db->schemaVersion();
     emit summaryAvailable(s);
 }
@@ -191,8 +197,7 @@ void ReadService::requestTablePage(const TableRequest& request)
             page.error = QStringLiteral("no environment is being indexed yet");
         } else {
             try {
-                store::SqliteContractReader reader(*m_loop->db);
-                page = TableQuery::fetch(reader, env, request);
+                page = TableQuery::fetch(m_loop->db->reader(), env, request);
                 if (env == m_loop->environmentId) {
                     addTokens(page);
                 } else {
@@ -367,8 +372,7 @@ void ReadService::requestReorgDiff(qint64 id)
         if (!ensureOpen() || l.environmentId.isEmpty())
             return;
         try {
-            store::SqliteContractReader reader(*l.db);
-            if (auto diff = readReorgDiff(reader, l.environmentId, id)) {
+            if (auto diff = readReorgDiff(l.db->reader(), l.environmentId, id)) {
                 addTokens(*diff); // amounts in the token's units, as in the tables
                 emit reorgDiffAvailable(*diff);
             }
@@ -400,8 +404,8 @@ void ReadService::requestReport(quint64 ticket, const QString& environmentId, bo
                 client->setStopToken(m_thread.stopToken());
                 eth = std::make_unique<rpc::EthClient>(*client);
             }
-            store::SqliteContractReader reader(*l.db);
-            report::CheckpointReport r = report::ReportBuilder::build(reader, env, eth.get());
+            report::CheckpointReport r =
+                report::ReportBuilder::build(l.db->reader(), env, eth.get());
             addReportTokens(r, node);
             emit reportAvailable(ticket, r);
         } catch (const std::exception& e) {

@@ -17,12 +17,15 @@ namespace forkscope::engine {
 
 // Every read the window asks for: table pages, reorg diffs, checkpoint reports, and the
 // once-a-second summary of the live environment. On a LoopThread of its own with a
-// read-only connection, so a read never waits behind a step, sees only committed rows,
-// and can never write. Answers are values; a report carries the caller's ticket.
+// read-only connection to either store (store::ReadOnlyStore), so a read never waits
+// behind a step, sees only committed rows, and can never write. A connection that fails a
+// read is opened again on the next step. Answers are values; a report carries the
+// caller's ticket.
 class ReadService : public QObject
 {
     Q_OBJECT
 public:
+    // `dbPath`: a SQLite file or a postgresql:// URL, as --db takes it.
     explicit ReadService(QString dbPath, QObject* parent = nullptr);
     ~ReadService() override;
 

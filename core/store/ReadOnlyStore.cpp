@@ -23,6 +23,11 @@ std::unique_ptr<ReadOnlyStore> ReadOnlyStore::open(const QString& db, bool readO
     return s;
 }
 
+int ReadOnlyStore::schemaVersion() const
+{
+    return m_sqlite ? m_sqlite->schemaVersion() : pg::kPgContractVersion;
+}
+
 // The reader refers to the connection, so it goes first.
 ReadOnlyStore::~ReadOnlyStore()
 {

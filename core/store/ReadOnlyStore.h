@@ -26,6 +26,9 @@ public:
     ~ReadOnlyStore();
 
     ContractReader& reader() { return *m_reader; }
+    // The version of the contract it reads: the file's schema, or the PostgreSQL contract
+    // (open() refused any other).
+    int schemaVersion() const;
     // The one that is open; the other is null.
     Database* sqlite() { return m_sqlite.get(); }
     pg::PgConnection* pg() { return m_pg.get(); }

@@ -1,4 +1,4 @@
-#include "SharedDatabasePrompt.h"
+#include "PostgresDatabasePrompt.h"
 #include "config/SettingsValidation.h"
 
 #include <QInputDialog>
@@ -6,7 +6,7 @@
 
 namespace forkscope::ui {
 
-std::optional<QString> askSharedDatabaseUrl(QWidget* parent, const QString& current)
+std::optional<QString> askPostgresDatabaseUrl(QWidget* parent, const QString& current)
 {
     QString text = current.startsWith(QLatin1String("postgres"), Qt::CaseInsensitive)
                        ? current
@@ -15,12 +15,13 @@ std::optional<QString> askSharedDatabaseUrl(QWidget* parent, const QString& curr
     for (;;) {
         bool ok = false;
         const QString label =
-            QObject::tr("The PostgreSQL URL of a shared index. This window watches it: "
-                        "`forkscope index --db URL` processes, on any machine, write it. The "
-                        "lab controls are off there.\nA password is better kept in ~/.pgpass "
-                        "than in the URL; it is never saved with the recent databases.") +
+            QObject::tr("The PostgreSQL URL of a database. This window indexes into it as "
+                        "into a file, the lab included; `forkscope index --db URL` processes "
+                        "on other machines may write it too.\nA password is better kept in "
+                        "~/.pgpass than in the URL; it is never saved with the recent "
+                        "databases.") +
             (problem.isEmpty() ? QString() : QStringLiteral("\n\n") + problem);
-        text = QInputDialog::getText(parent, QObject::tr("Open shared database"), label,
+        text = QInputDialog::getText(parent, QObject::tr("Open PostgreSQL database"), label,
                                      QLineEdit::Normal, text, &ok)
                    .trimmed();
         if (!ok)
