@@ -24,20 +24,29 @@ QString orDash(const QString& s)
     return s.isEmpty() ? QStringLiteral("–") : s;
 }
 
+// The checker's summary names its verdict first ("invariants hold: 36 blocks, ..."); the
+// headline says it once, in its own words.
+QString withoutVerdict(const QString& summary)
+{
+    for (const QLatin1String prefix :
+         {QLatin1String("invariants hold: "), QLatin1String("invariants violated: "),
+          QLatin1String("not checked: ")})
+        if (summary.startsWith(prefix, Qt::CaseInsensitive))
+            return summary.mid(prefix.size());
+    return summary;
+}
+
 QString verdictText(const InvariantVerdict& v)
 {
     switch (v.state) {
     case InvariantState::Hold:
-        return QStringLiteral("Invariants hold: ") + v.summary;
+        return QStringLiteral("Invariants hold: ") + withoutVerdict(v.summary);
     case InvariantState::Violated:
-        return QStringLiteral("Invariants VIOLATED: ") + v.summary;
+        return QStringLiteral("Invariants VIOLATED: ") + withoutVerdict(v.summary);
     case InvariantState::NotChecked:
         break;
     }
-    QString s = v.summary;
-    if (s.startsWith(QLatin1String("not checked: ")))
-        s = s.mid(13);
-    return QStringLiteral("Invariants not checked: ") + s;
+    return QStringLiteral("Invariants not checked: ") + withoutVerdict(v.summary);
 }
 
 QString checkpointInWords(const CheckpointEntry& c)
