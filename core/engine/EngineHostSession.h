@@ -1,8 +1,9 @@
 #pragma once
 
-// EngineHost's private parts, shared by its two source files: EngineHost.cpp (lifecycle and
-// the status it folds from the workers) and EngineHostCommands.cpp (the window's commands,
-// forwarded to the worker that carries them out). Nothing else includes it.
+// EngineHost's private parts, shared by its source files: EngineHost.cpp (starting a
+// session and its workers, and stopping them), EngineHostStatus.cpp (the status it folds
+// from the workers' snapshots) and EngineHostCommands.cpp (the window's commands, forwarded
+// to the worker that carries them out). Nothing else includes it.
 #include "EngineHost.h"
 #include "IndexingService.h"
 #include "LabController.h"
@@ -12,6 +13,10 @@
 #include <memory>
 
 namespace forkscope::engine {
+
+// What the engine says when there is nothing to index, at start and in the status.
+inline const QString kNoContracts =
+    QStringLiteral("no contracts configured: indexing is off (add them in Settings)");
 
 // The workers of one start(). Signals from a retired session are dropped: each connection
 // below checks that its session is still the live one (a stale answer never reaches the
