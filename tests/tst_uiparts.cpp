@@ -866,7 +866,15 @@ void TestUiParts::bannersSayWhatIsTrue()
     s.deepReorgLimit = 3;
     s.deepReorgCheckpoint = 40;
     s.environmentId = "lab-1";
+    s.indexerHalt = EngineStatus::IndexerHalt::DeepReorg;
+    s.indexerFailure = "reorg deeper than --max-reorg-depth 3";
+    s.devnetStoppedByUser = false;
+    s.connection = EngineStatus::Connection::Connected;
     emit host.statusAvailable(s);
+    QVERIFY(!deep.isHidden());
+    // One banner for the stop: the error banner's Retry would lead back to it.
+    banner.apply(s);
+    QVERIFY2(banner.isHidden(), qPrintable(banner.text()));
     QString title;
     answerNextConfirmation("Cancel", false, &title);
     deep.resetButton()->click();

@@ -58,6 +58,11 @@ void EngineErrorBanner::apply(const engine::EngineStatus& s)
     QString text;
     switch (state.kind) {
     case Kind::Failed:
+        // One banner per stop: the deep-reorg banner names this one and offers its choices.
+        if (engine::deepReorgChoicePending(s) && state.also.isEmpty()) {
+            hide();
+            return;
+        }
         text = tr("FAILED - %1. Nothing is being indexed.")
                    .arg(state.reason.isEmpty() ? tr("no reason given") : state.reason);
         break;

@@ -150,6 +150,11 @@ DisplayState displayState(const EngineStatus& s)
     return {K::Synced, {}, {}};
 }
 
+bool deepReorgChoicePending(const EngineStatus& s)
+{
+    return s.indexerHalt == EngineStatus::IndexerHalt::DeepReorg && s.deepReorgLimit > 0;
+}
+
 bool indexerCommandable(const EngineStatus& s)
 {
     return s.connection != C::Failed && s.connection != C::Stopped && s.indexerFailure.isEmpty();

@@ -63,6 +63,11 @@ DisplayState displayState(const EngineStatus& s);
 // state (a dead node without contracts reads "node unreachable").
 bool indexerCommandable(const EngineStatus& s);
 
+// The indexer stopped at a reorg deeper than its limit and waits for the user's choice
+// (raise the limit, or reset the environment): the deep-reorg banner offers it, and the
+// error banner's Retry or Choose database... would only lead back to the same stop.
+bool deepReorgChoicePending(const EngineStatus& s);
+
 // The lag of this one snapshot: head - checkpoint, unknown without both or when the node is
 // unreachable (its last head is stale).
 std::optional<quint64> currentLag(const EngineStatus& s);

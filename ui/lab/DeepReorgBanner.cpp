@@ -43,7 +43,7 @@ QString DeepReorgBanner::text() const
 
 void DeepReorgBanner::apply(const engine::EngineStatus& s)
 {
-    if (s.deepReorgLimit == 0) {
+    if (!engine::deepReorgChoicePending(s)) {
         hide();
         return;
     }
