@@ -14,6 +14,7 @@
 #include "store/DatabaseFiles.h"
 #include "store/OpenStore.h"
 #include "store/StoreError.h"
+#include "text/Count.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -206,9 +207,11 @@ int runRepairCommand(const QStringList& arguments)
                 static_cast<long long>(r.deliveredAffected),
                 static_cast<long long>(r.balancesChanged), qPrintable(rebuilt));
         if (rb.alertsResolved > 0)
-            std::printf("resolved %d completeness alert(s) from block %llu on (the range is "
-                        "fetched again now)\n",
-                        rb.alertsResolved, static_cast<unsigned long long>(plan.from));
+            std::printf(
+                "resolved %s from block %llu on (the range is fetched again now)\n",
+                qPrintable(text::count(rb.alertsResolved, QStringLiteral("completeness alert"),
+                                       QStringLiteral("completeness alerts"))),
+                static_cast<unsigned long long>(plan.from));
         std::fflush(stdout);
 
         repair.onReorg = [](const indexer::RollbackResult& rr, const QString& reason) {

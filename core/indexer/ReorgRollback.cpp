@@ -215,8 +215,8 @@ RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fo
         m_checkpoints.remove(cp);
 
     // An absence suspicion about blocks this removes is settled: they are indexed again.
-    CompletenessAlerts(m_db, m_env, m_chainId)
-        .resolveAbsenceAbove(above, absenceRolledBackResolution(r.reorgId));
+    r.alertsSettled = CompletenessAlerts(m_db, m_env, m_chainId)
+                          .resolveAbsenceAbove(above, absenceRolledBackResolution(r.reorgId));
 
     r.rowsRemoved = r.transfersRemoved + logsRemoved + blocksRemoved + r.outboxDropped;
     m_db.run(QStringLiteral("UPDATE reorg_events SET rows_removed = ?, delivered_outbox_rows = ? "

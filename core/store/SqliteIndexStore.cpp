@@ -220,10 +220,13 @@ indexer::RepairOutcome SqliteIndexStore::repair(const indexer::Checkpoint& cp,
     indexer::ReorgRollback::recordBalanceChanges(m_db, out.rollback.reorgId, m_env, m_chainId,
                                                  fixes);
     out.balancesRebuilt = fixes.size();
-    out.alertsResolved = alerts.resolveFrom(
-        from, QStringLiteral("repaired from block %1 (reorg id %2): rolled back and fetched again")
-                  .arg(from)
-                  .arg(out.rollback.reorgId));
+    out.alertsResolved =
+        out.rollback.alertsSettled +
+        alerts.resolveFrom(
+            from,
+            QStringLiteral("repaired from block %1 (reorg id %2): rolled back and fetched again")
+                .arg(from)
+                .arg(out.rollback.reorgId));
     tx.commit();
     m_openFetchAlerts = true;
     return out;

@@ -88,7 +88,8 @@ indexer::RepairOutcome PgIndexStore::repair(const indexer::Checkpoint& cp,
                                     "back)")
                          .arg(from);
     }
-    out.alertsResolved = int(m_db->run("repair_resolve",
+    out.alertsResolved = out.rollback.alertsSettled +
+                         int(m_db->run("repair_resolve",
                                        "UPDATE completeness_alerts SET resolved_at = $4, "
                                        "resolution = $5 WHERE environment_id = $1 AND chain_id = "
                                        "$2 AND resolved_at IS NULL AND to_block >= $3",
@@ -228,12 +229,15 @@ indexer::RollbackResult PgIndexStore::undoAbove(const indexer::Checkpoint& cp,
     m_db->run("rollback_removed", "UPDATE reorg_events SET rows_removed = $2 WHERE id = $1",
               {reorgText, QByteArray::number(r.rowsRemoved)});
     // An absence suspicion about blocks this removes is settled: they are indexed again.
-    m_db->run("rollback_absence",
-              "UPDATE completeness_alerts SET resolved_at = $4, resolution = $5 WHERE "
-              "environment_id = $1 AND chain_id = $2 AND resolved_at IS NULL AND kind = "
-              "'absence' AND from_block > $3",
-              scope + QList<QByteArray>{nowUtc().toUtf8(),
-                                        indexer::absenceRolledBackResolution(r.reorgId).toUtf8()});
+    r.alertsSettled = int(
+        m_db->run("rollback_absence",
+                  "UPDATE completeness_alerts SET resolved_at = $4, resolution = $5 WHERE "
+                  "environment_id = $1 AND chain_id = $2 AND resolved_at IS NULL AND kind = "
+                  "'absence' AND from_block > $3",
+                  scope +
+                      QList<QByteArray>{nowUtc().toUtf8(),
+                                        indexer::absenceRolledBackResolution(r.reorgId).toUtf8()})
+            .affected());
     indexer::crashPoint("mid-rollback");
     m_db->run(
         "rollback_cp",
