@@ -117,6 +117,8 @@ private slots:
     void cursorLagChartsTheHeadItsLagIsCountedFrom_data();
     void cursorLagChartsTheHeadItsLagIsCountedFrom();
     void theHeadShowsWhileSynced();
+    void dataIncompleteBannerCountsInWords_data();
+    void dataIncompleteBannerCountsInWords();
     void bannerDialogsKeepTheirOwnColours_data();
     void bannerDialogsKeepTheirOwnColours();
     void repairDialogIsReadable();
@@ -980,6 +982,37 @@ void TestUiParts::theHeadShowsWhileSynced()
     QVERIFY2(head > 100, qPrintable(QStringLiteral("%1 pixels of the head's %2 in the chart")
                                         .arg(head)
                                         .arg(headColor.name())));
+}
+
+void TestUiParts::dataIncompleteBannerCountsInWords_data()
+{
+    QTest::addColumn<int>("alerts");
+    QTest::addColumn<QString>("more"); // what the banner adds after the first alert
+    QTest::newRow("one") << 1 << QString();
+    QTest::newRow("two") << 2 << " (and 1 more range)";
+    QTest::newRow("many") << 27 << " (and 26 more ranges)";
+}
+
+void TestUiParts::dataIncompleteBannerCountsInWords()
+{
+    QFETCH(int, alerts);
+    QFETCH(QString, more);
+    QList<indexer::CompletenessAlert> list;
+    for (int i = 0; i < alerts; ++i) {
+        indexer::CompletenessAlert a;
+        a.id = i + 1;
+        a.node = "http://127.0.0.1:1";
+        a.fromBlock = a.toBlock = std::uint64_t(100 + i);
+        a.what = "missing logs";
+        list.append(a);
+    }
+    ui::DataIncompleteBanner banner;
+    banner.setAlerts(list, {});
+    QVERIFY2(!banner.text().contains("(s)"), qPrintable(banner.text()));
+    if (more.isEmpty())
+        QVERIFY2(!banner.text().contains("more"), qPrintable(banner.text()));
+    else
+        QVERIFY2(banner.text().contains(more), qPrintable(banner.text()));
 }
 
 void TestUiParts::bannerDialogsKeepTheirOwnColours_data()

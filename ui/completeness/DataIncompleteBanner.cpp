@@ -37,7 +37,8 @@ void DataIncompleteBanner::setAlerts(const QList<indexer::CompletenessAlert>& al
     const indexer::CompletenessAlert& first = alerts.first();
     QString text = tr("DATA INCOMPLETE - %1").arg(first.summary());
     if (alerts.size() > 1)
-        text += tr(" (and %n more range(s))", nullptr, int(alerts.size() - 1));
+        text += alerts.size() == 2 ? tr(" (and 1 more range)")
+                                   : tr(" (and %1 more ranges)").arg(alerts.size() - 1);
     // An absence suspicion stops nothing (AbsenceAlertPlan.h): only say what it holds back.
     if (first.kind == QLatin1String("absence"))
         text += tr(". Indexing goes on; blocks %1-%2 stay in doubt until they are repaired or "
