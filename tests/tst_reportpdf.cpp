@@ -275,8 +275,10 @@ void TestReportPdf::nodeHealthFromTheEnvironmentsOwnPolls()
     CheckpointReport::NodeTrack one{QStringLiteral("http://127.0.0.1:1"), {}};
     CheckpointReport::NodeTrack two{QStringLiteral("http://127.0.0.1:2"), {}};
     for (int i = 0; i < 20; ++i) {
+        // Node 1 dropped logs for a while (its count cleared since, as a repair does).
         one.samples << health::HealthSample{t0 + i * 1000, std::uint64_t(100 + i),
-                                            health::NodeState::CaughtUp};
+                                            i >= 5 && i <= 7 ? health::NodeState::DroppingLogs
+                                                             : health::NodeState::CaughtUp};
         two.samples << health::HealthSample{t0 + i * 1000, std::uint64_t(100 + std::min(i, 10)),
                                             i > 10 ? health::NodeState::Forked
                                                    : health::NodeState::CaughtUp};
@@ -299,7 +301,15 @@ void TestReportPdf::nodeHealthFromTheEnvironmentsOwnPolls()
              qPrintable(text));
     QVERIFY(text.contains("node 1 caught up, node 2 forked")); // page one
     QVERIFY(!text.contains("keeps no per-node history"));
-    QCOMPARE(images(path), 3); // cursor, node health, reorgs
+    const QString until =
+        QDateTime::fromMSecsSinceEpoch(t0 + 7000).toString(QStringLiteral("HH:mm:ss"));
+    // The cell wraps (its neighbour's dash may come between its lines): read in reading
+    // order, lines joined.
+    const QString cells = tool("pdftotext", {path, "-"}).simplified();
+    const QRegularExpression seen("none caught now; seen dropping (– )?logs until " + until);
+    QVERIFY2(cells.contains(seen), qPrintable(cells.mid(cells.indexOf("Dropped logs"), 400)));
+    QCOMPARE(cells.count("none caught"), 2); // node 2's plain "none caught" too
+    QCOMPARE(images(path), 3);               // cursor, node health, reorgs
 }
 
 void TestReportPdf::longTablesPaginateWithTheirHeader()

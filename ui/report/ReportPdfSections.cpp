@@ -205,6 +205,29 @@ void summary(Flow& f, const CheckpointReport& r, const QImage& cursorChart)
                sans(7.5), kGrey);
 }
 
+// What a node was caught dropping. Its count is cleared when blocks come whole again, or when
+// a repair moves reading to another node (nothing reads it any more to say so); the polls of
+// this environment still show when it was last seen dropping logs: "none caught" alone would
+// hide that.
+QString droppedLogsInWords(const CheckpointReport& r, const health::NodeHealth& n)
+{
+    if (n.droppedLogs > 0)
+        return QStringLiteral("%1, last at block %2")
+            .arg(
+                count(n.droppedLogs, QStringLiteral("drop caught"), QStringLiteral("drops caught")))
+            .arg(n.lastDropBlock.value_or(0));
+    qint64 lastSeen = 0;
+    for (const CheckpointReport::NodeTrack& t : r.nodeHistory)
+        if (t.url == n.url)
+            for (const health::HealthSample& sample : t.samples)
+                if (sample.state == health::NodeState::DroppingLogs)
+                    lastSeen = std::max(lastSeen, sample.atMs);
+    if (lastSeen == 0)
+        return QStringLiteral("none caught");
+    return QStringLiteral("none caught now; seen dropping logs until %1")
+        .arg(blockTime(double(lastSeen) / 1000.0));
+}
+
 void nodeHealth(Flow& f, const CheckpointReport& r, const QImage& chart)
 {
     f.heading(QStringLiteral("Node health"));
@@ -224,17 +247,12 @@ void nodeHealth(Flow& f, const CheckpointReport& r, const QImage& chart)
     QList<QList<Cell>> rows;
     for (qsizetype i = 0; i < r.nodesAtExport.size(); ++i) {
         const health::NodeHealth& n = r.nodesAtExport[i];
-        rows.append(
-            {{QString::number(i + 1)},
-             {n.url},
-             {health::nodeStateName(n.state), Palette::nodeState(n.state).darker(140)},
-             {n.head ? QString::number(*n.head) : QStringLiteral("–")},
-             {n.droppedLogs > 0 ? QStringLiteral("%1, last at block %2")
-                                      .arg(count(n.droppedLogs, QStringLiteral("drop caught"),
-                                                 QStringLiteral("drops caught")))
-                                      .arg(n.lastDropBlock.value_or(0))
-                                : QStringLiteral("none caught")},
-             {orDash(n.lastError)}});
+        rows.append({{QString::number(i + 1)},
+                     {n.url},
+                     {health::nodeStateName(n.state), Palette::nodeState(n.state).darker(140)},
+                     {n.head ? QString::number(*n.head) : QStringLiteral("–")},
+                     {droppedLogsInWords(r, n)},
+                     {orDash(n.lastError)}});
     }
     f.table({{QStringLiteral("Node"), 1, true},
              {QStringLiteral("URL"), 1, true},
