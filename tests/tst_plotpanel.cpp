@@ -180,25 +180,32 @@ void TestPlotPanel::everyPanelShowsTheOneRange()
 
 void TestPlotPanel::wholeNumberAxesTickWholeNumbers_data()
 {
-    QTest::addColumn<double>("top"); // the largest value shown
-    QTest::newRow("nothing (0..1)") << 0.0;
-    QTest::newRow("lag 1") << 1.0;
-    QTest::newRow("3 reorgs") << 3.0;
-    QTest::newRow("depth 7") << 7.0;
-    QTest::newRow("lag 62") << 62.0;
-    QTest::newRow("height 404") << 404.0;
-    QTest::newRow("height 123456789") << 123456789.0;
+    QTest::addColumn<double>("bottom"); // the smallest value of the left axis' series
+    QTest::addColumn<double>("top");    // the largest value shown
+    QTest::addColumn<int>("ticks");     // at least this many labelled ticks on the left axis
+    QTest::newRow("nothing (0..1)") << 0.0 << 0.0 << 2;
+    QTest::newRow("lag 1") << 0.0 << 1.0 << 2;
+    QTest::newRow("3 reorgs") << 0.0 << 3.0 << 2;
+    QTest::newRow("depth 7") << 0.0 << 7.0 << 2;
+    QTest::newRow("lag 62") << 52.0 << 62.0 << 2;
+    QTest::newRow("height 404") << 394.0 << 404.0 << 2;
+    QTest::newRow("height 123456789") << 123456779.0 << 123456789.0 << 2;
+    // A checkpoint held at 115 while the head ran to 960 (a deep-reorg stop): a step of 250
+    // is whole; rounding it up to 500 left one labelled tick on the axis.
+    QTest::newRow("heights 115..960") << 115.0 << 960.0 << 3;
 }
 
 void TestPlotPanel::wholeNumberAxesTickWholeNumbers()
 {
+    QFETCH(double, bottom);
     QFETCH(double, top);
+    QFETCH(int, ticks);
     ui::PlotPanel panel("Cursor lag", "height (blocks)");
     const int head = panel.addSeries("head", Qt::blue);
     const int lag = panel.addSeries("lag", Qt::red, ui::PlotPanel::Axis::Right);
     const double t0 = 1'800'000'000;
     for (int i = 0; i <= 10; ++i) {
-        panel.appendPoint(head, t0 + i, std::max(0.0, top - 10 + i));
+        panel.appendPoint(head, t0 + i, bottom + (top - bottom) * i / 10);
         panel.appendPoint(lag, t0 + i, top * i / 10);
     }
     panel.resize(600, 300);
@@ -212,6 +219,10 @@ void TestPlotPanel::wholeNumberAxesTickWholeNumbers()
         for (const QString& label : axis->tickVectorLabels())
             QVERIFY2(!label.contains('.') && !label.contains('e'), qPrintable(label));
     }
+    int shown = 0;
+    for (double tick : panel.plot()->yAxis->tickVector())
+        shown += panel.plot()->yAxis->range().contains(tick) ? 1 : 0;
+    QVERIFY2(shown >= ticks, qPrintable(QString::number(shown)));
 }
 
 void TestPlotPanel::legendsAreOffTheData()

@@ -15,7 +15,12 @@ double WholeNumberTicker::wholeStep(double step)
         return 1;
     const double magnitude = std::pow(10.0, std::floor(std::log10(step)));
     const double mantissa = step / magnitude;
-    const double nice = mantissa <= 1 ? 1 : mantissa <= 2 ? 2 : mantissa <= 5 ? 5 : 10;
+    // 2.5 is whole from 25 on; rounding it up to 5 halved the ticks (one label on an axis).
+    const double nice = mantissa <= 1                        ? 1
+                        : mantissa <= 2                      ? 2
+                        : mantissa <= 2.5 && magnitude >= 10 ? 2.5
+                        : mantissa <= 5                      ? 5
+                                                             : 10;
     return nice * magnitude;
 }
 
@@ -32,7 +37,7 @@ int WholeNumberTicker::getSubTickCount(double tickStep)
         return 0;
     if (std::abs(mantissa - 2) < 1e-9)
         return tickStep >= 10 ? 3 : 1;
-    if (std::abs(mantissa - 5) < 1e-9)
+    if (std::abs(mantissa - 5) < 1e-9 || std::abs(mantissa - 2.5) < 1e-9)
         return 4;
     return tickStep >= 10 ? 4 : 0;
 }
