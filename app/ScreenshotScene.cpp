@@ -92,8 +92,16 @@ bool ScreenshotScene::ready() const
             if (qobject_cast<QDialog*>(w) && w->isVisible())
                 return true;
         return false;
-    case Scene::Incomplete:
-        return m_window.dataIncompleteBanner()->isVisible();
+    case Scene::Incomplete: {
+        // The banner and the node it names shown as dropping logs: the picture says the same
+        // thing twice, as the window does a poll later.
+        if (!m_window.dataIncompleteBanner()->isVisible())
+            return false;
+        for (const health::NodeHealth& n : m_last.health.nodes)
+            if (n.state == health::NodeState::DroppingLogs)
+                return true;
+        return false;
+    }
     case Scene::Unreachable:
         return kind == engine::DisplayState::Kind::NodeUnreachable;
     }
