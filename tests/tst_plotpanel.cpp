@@ -355,6 +355,13 @@ void TestPlotPanel::aNewEnvironmentStartsAMarkedSegment()
     QCOMPARE((data.constEnd() - 1)->value, 0.0);
     QVERIFY(qIsNaN((data.constEnd() - 2)->value));
     QCOMPARE((data.constEnd() - 3)->value, 793.0);
+    // The value axis shows the new environment's heights, not the old chain's 793 above them.
+    for (int i = 1; i <= 5; ++i)
+        panel.appendPoint(head, t0 + 4 + i, i);
+    panel.advanceTo(t0 + 10);
+    panel.plot()->replot();
+    QVERIFY2(panel.plot()->yAxis->range().upper < 20,
+             qPrintable(QString::number(panel.plot()->yAxis->range().upper)));
     // Bounded.
     for (int i = 0; i < ui::PlotPanel::kMaxSegmentMarks + 5; ++i)
         panel.noteEnvironment(QStringLiteral("lab-%1").arg(i), t0 + 10 + i);

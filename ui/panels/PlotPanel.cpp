@@ -403,8 +403,15 @@ bool PlotPanel::isSeriesVisible(const QString& name) const
 void PlotPanel::rescaleValues()
 {
     // Scale each value axis to the data in the visible time range (not all 24 h), so a
-    // zoomed-in view is readable.
-    const QCPRange x = m_plot->xAxis->range();
+    // zoomed-in view is readable. With a new environment in view, to its data only: the old
+    // chain's heights (thousands) would flatten the new one's at the bottom of the axis.
+    QCPRange x = m_plot->xAxis->range();
+    if (!m_segmentMarks.isEmpty()) {
+        const double mark =
+            static_cast<QCPItemStraightLine*>(m_segmentMarks.last().first)->point1->coords().x();
+        if (mark > x.lower && mark < x.upper)
+            x.lower = mark;
+    }
     for (QCPAxis* axis : {m_plot->yAxis, m_plot->yAxis2}) {
         bool found = false;
         QCPRange r;
