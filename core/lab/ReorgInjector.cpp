@@ -3,6 +3,7 @@
 #include "chain/Hex.h"
 #include "rpc/EthClient.h"
 #include "rpc/JsonRpcClient.h"
+#include "text/Count.h"
 
 #include <QDateTime>
 #include <QJsonArray>
@@ -66,8 +67,10 @@ QString ReorgInjection::describe() const
         QStringLiteral("%1 %2 %3")
             .arg(transactions)
             .arg(transactions == 1 ? QStringLiteral("transaction") : QStringLiteral("transactions"))
-            .arg(mode == ReorgTxMode::Keep   ? QStringLiteral("kept at their offsets")
-                 : mode == ReorgTxMode::Drop ? QStringLiteral("dropped")
+            .arg(mode == ReorgTxMode::Keep   ? transactions == 1
+                                                   ? QStringLiteral("kept at its offset")
+                                                   : QStringLiteral("kept at their offsets")
+                   : mode == ReorgTxMode::Drop ? QStringLiteral("dropped")
                                              : QStringLiteral("moved one block later"));
     if (producedDepth == depth && changedBlocks == depth)
         return QStringLiteral("reorg of depth %1 below head %2 (blocks %3-%2 replaced), %4")
@@ -93,10 +96,10 @@ ReorgInjection ReorgInjector::inject(rpc::JsonRpcClient& rpc, int depth, ReorgTx
     r.oldHead = eth.blockNumber();
     if (depth < 1 || quint64(depth) > r.oldHead)
         throw DevnetError(
-            QStringLiteral(
-                "reorg depth %1 is out of range: the chain has %2 block(s) above genesis")
+            QStringLiteral("reorg depth %1 is out of range: the chain has %2 above genesis")
                 .arg(depth)
-                .arg(r.oldHead));
+                .arg(text::count(qint64(r.oldHead), QStringLiteral("block"),
+                                 QStringLiteral("blocks"))));
     if (mode == ReorgTxMode::Move && depth < 2)
         throw DevnetError(QStringLiteral("moving transactions needs a reorg depth of at least 2"));
     const QJsonArray accounts = rpc.callBlocking(QStringLiteral("eth_accounts")).toArray();
@@ -159,10 +162,11 @@ ReorgInjection ReorgInjector::inject(rpc::JsonRpcClient& rpc, int depth, ReorgTx
             const QJsonObject mined = blockAt(rpc, first + quint64(i), false);
             if (mined.value(QStringLiteral("transactions")).toArray().size() != txs.size())
                 throw DevnetError(
-                    QStringLiteral("the new block %1 holds %2 transaction(s), not "
-                                   "the %3 sent for it")
+                    QStringLiteral("the new block %1 holds %2, not the %3 sent for it")
                         .arg(first + quint64(i))
-                        .arg(mined.value(QStringLiteral("transactions")).toArray().size())
+                        .arg(text::count(
+                            mined.value(QStringLiteral("transactions")).toArray().size(),
+                            QStringLiteral("transaction"), QStringLiteral("transactions")))
                         .arg(txs.size()));
         }
     } catch (...) {
@@ -188,9 +192,9 @@ quint64 ReorgInjector::rollback(rpc::JsonRpcClient& rpc, int blocks)
     const quint64 head = eth.blockNumber();
     if (blocks < 1 || quint64(blocks) > head)
         throw DevnetError(
-            QStringLiteral("cannot roll back %1 block(s): the chain has %2 block(s) above genesis")
-                .arg(blocks)
-                .arg(head));
+            QStringLiteral("cannot roll back %1: the chain has %2 above genesis")
+                .arg(text::count(blocks, QStringLiteral("block"), QStringLiteral("blocks")),
+                     text::count(qint64(head), QStringLiteral("block"), QStringLiteral("blocks"))));
     rpc.callBlocking(QStringLiteral("anvil_rollback"), {blocks});
     return eth.blockNumber();
 }
