@@ -18,7 +18,7 @@ int runLabCommand(const QStringList& arguments)
     QCommandLineParser p;
     p.setApplicationDescription(QStringLiteral(
         "lab reset: reset the anvil devnet at --rpc to a fresh genesis, archive the "
-        "environment(s) of the old chain (every row is kept, read-only) and register a new "
+        "environments of the old chain (every row is kept, read-only) and register a new "
         "environment for the new chain, in one database transaction."));
     p.addHelpOption();
     p.addPositionalArgument(QStringLiteral("lab"), QStringLiteral("the command"));

@@ -12,6 +12,7 @@
 #include "store/DatabaseFiles.h"
 #include "store/OpenStore.h"
 #include "store/ReadOnlyStore.h"
+#include "text/Count.h"
 
 #include <QCommandLineParser>
 #include <QElapsedTimer>
@@ -21,6 +22,21 @@
 namespace forkscope::app {
 
 namespace {
+
+QString holes(qint64 n)
+{
+    return text::count(n, QStringLiteral("hole"), QStringLiteral("holes"));
+}
+
+QString balances(qint64 n)
+{
+    return text::count(n, QStringLiteral("balance"), QStringLiteral("balances"));
+}
+
+QString wrongBalances(qint64 n)
+{
+    return text::count(n, QStringLiteral("wrong balance"), QStringLiteral("wrong balances"));
+}
 
 // Per call: verify asks for whole ranges of logs and blocks, larger replies.
 constexpr std::chrono::milliseconds kVerifyNodeTimeout{10000};
@@ -146,17 +162,19 @@ void printChecked(const audit::AuditResult& r, const VerifyOptions& o, const aud
                 static_cast<long long>(r.blocksChecked), static_cast<long long>(r.storedBlocks),
                 static_cast<long long>(r.storedLogs));
     std::printf("checked: logs per block against eth_getLogs: %lld on the node, %lld stored, in "
-                "%lld blocks (%lld eth_getLogs range call(s), %lld by blockHash); %lld stored "
-                "transfers\n",
+                "%lld blocks (%s, %lld by blockHash); %lld stored transfers\n",
                 static_cast<long long>(r.nodeLogs), static_cast<long long>(r.storedLogs),
-                static_cast<long long>(r.blocksWithLogs), static_cast<long long>(r.getLogsCalls),
+                static_cast<long long>(r.blocksWithLogs),
+                qPrintable(text::count(r.getLogsCalls, QStringLiteral("eth_getLogs range call"),
+                                       QStringLiteral("eth_getLogs range calls"))),
                 static_cast<long long>(r.byHashFetches), static_cast<long long>(r.storedTransfers));
-    std::printf("checked: blooms admitting a contract with no stored log of it: %lld, of which "
-                "%lld bloom false positive(s) (none of the block's logs is ours) and %lld with "
-                "logs of ours\n",
-                static_cast<long long>(r.bloomSuspects),
-                static_cast<long long>(r.bloomFalsePositives),
-                static_cast<long long>(r.bloomSuspects - r.bloomFalsePositives));
+    std::printf(
+        "checked: blooms admitting a contract with no stored log of it: %lld, of which "
+        "%s (none of the block's logs is ours) and %lld with logs of ours\n",
+        static_cast<long long>(r.bloomSuspects),
+        qPrintable(text::count(r.bloomFalsePositives, QStringLiteral("bloom false positive"),
+                               QStringLiteral("bloom false positives"))),
+        static_cast<long long>(r.bloomSuspects - r.bloomFalsePositives));
     if (!r.proofName.isEmpty())
         std::printf("checked: %lld blocks' logs against their %s proof\n",
                     static_cast<long long>(r.provenBlocks), qPrintable(r.proofName));
@@ -256,11 +274,11 @@ void printVerdict(const audit::AuditResult& r, const VerifyOptions& o, const aud
     }
     QStringList found;
     if (r.holeCount > 0)
-        found << QStringLiteral("%1 hole(s), the first at block %2")
-                     .arg(r.holeCount)
+        found << QStringLiteral("%1, the first at block %2")
+                     .arg(holes(r.holeCount))
                      .arg(*r.firstHole());
     if (r.balanceFindingCount > 0)
-        found << QStringLiteral("%1 balance(s) wrong").arg(r.balanceFindingCount);
+        found << QStringLiteral("%1 wrong").arg(balances(r.balanceFindingCount));
     if (r.reorgedAt && found.isEmpty()) {
         std::printf("verdict: no hole below block %llu, but the stored chain is not the node's "
                     "from there\n",
@@ -371,12 +389,11 @@ int runVerifyCommand(const QStringList& arguments)
         auditor.onChunk = [&](const audit::AuditResult& r, std::uint64_t checkedTo) {
             if (clock.elapsed() < 1000 || checkedTo >= range.to)
                 return;
-            std::printf("progress: blocks %llu..%llu of %llu..%llu checked, %lld hole(s) so far\n",
+            std::printf("progress: blocks %llu..%llu of %llu..%llu checked, %s so far\n",
                         static_cast<unsigned long long>(range.from),
                         static_cast<unsigned long long>(checkedTo),
                         static_cast<unsigned long long>(range.from),
-                        static_cast<unsigned long long>(range.to),
-                        static_cast<long long>(r.holeCount));
+                        static_cast<unsigned long long>(range.to), qPrintable(holes(r.holeCount)));
             std::fflush(stdout);
             clock.restart();
         };
@@ -386,19 +403,17 @@ int runVerifyCommand(const QStringList& arguments)
             return ExitOk;
         if (r.holeCount > 0)
             printError(
-                QStringLiteral("verify: %1 hole(s) in environment %2, the first at block "
+                QStringLiteral("verify: %1 in environment %2, the first at block "
                                "%3%4 (listed above)")
-                    .arg(r.holeCount)
+                    .arg(holes(r.holeCount))
                     .arg(r.environmentId)
                     .arg(*r.firstHole())
-                    .arg(
-                        r.balanceFindingCount > 0
-                            ? QStringLiteral(", and %1 wrong balance(s)").arg(r.balanceFindingCount)
-                            : QString()));
+                    .arg(r.balanceFindingCount > 0
+                             ? QStringLiteral(", and %1").arg(wrongBalances(r.balanceFindingCount))
+                             : QString()));
         else if (r.balanceFindingCount > 0)
-            printError(QStringLiteral("verify: %1 wrong balance(s) in environment %2 (listed "
-                                      "above)")
-                           .arg(r.balanceFindingCount)
+            printError(QStringLiteral("verify: %1 in environment %2 (listed above)")
+                           .arg(wrongBalances(r.balanceFindingCount))
                            .arg(r.environmentId));
         else
             printError(QStringLiteral("verify: environment %1 is reorged at block %2: run "

@@ -116,7 +116,7 @@ CheckpointReport sampleReport(int reorgCount)
     r.node.sameChain = true;
     r.invariants.state = report::InvariantState::Violated;
     r.invariants.summary =
-        QStringLiteral("1 invariant violation(s): block 101 is not the node's block");
+        QStringLiteral("1 invariant violation: block 101 is not the node's block");
     return r;
 }
 

@@ -708,7 +708,7 @@ void TestSharedBackfill::reportVerifiesTheSharedIndexAgainstTheNode()
     // And `verify` finds the hole at that block, block by block against the node.
     const test::ProcessRun holed = test::runForkscope(verify);
     QVERIFY2(holed.finished && holed.exitCode == 1, qPrintable(holed.describe()));
-    QVERIFY2(holed.err.contains(QStringLiteral("1 hole(s) in environment %1, the first at block %2")
+    QVERIFY2(holed.err.contains(QStringLiteral("1 hole in environment %1, the first at block %2")
                                     .arg(env)
                                     .arg(lost.int64(0, 0))),
              qPrintable(holed.describe()));

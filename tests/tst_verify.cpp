@@ -635,8 +635,9 @@ void TestVerify::bloomFalsePositiveIsCountedNotAHole()
     const ProcessRun run = runForkscope(verifyArgs("lookalike"));
     VERIFY_EXIT_OK(run);
     QVERIFY2(run.out.contains(QStringLiteral("blooms admitting a contract with no stored log of "
-                                             "it: %1, of which %1 bloom false positive(s)")
-                                  .arg(falsePositives)),
+                                             "it: %1, of which %1 bloom false %2")
+                                  .arg(falsePositives)
+                                  .arg(falsePositives == 1 ? "positive" : "positives")),
              qPrintable(QString::number(falsePositives) + "\n" + run.out));
     QVERIFY2(run.out.contains("verdict: clean") && !run.out.contains("HOLE"), qPrintable(run.out));
 }
@@ -754,7 +755,7 @@ void TestVerify::aHoleTheRangeAnswerAlsoOmitsIsFoundByTheBloom()
                                   .arg(bad)),
              qPrintable(run.out));
     QVERIFY2(run.out.contains("blooms admitting a contract with no stored log of it: 1, of which 0 "
-                              "bloom false positive(s) (none of the block's logs is ours) and 1 "
+                              "bloom false positives (none of the block's logs is ours) and 1 "
                               "with logs of ours"),
              qPrintable(run.out));
     QCOMPARE(run.out.count("HOLE "), 1);

@@ -23,8 +23,10 @@ QString InvariantReport::summary() const
             .arg(transfers)
             .arg(balances)
             .arg(outboxRows);
-    return QStringLiteral("%1 invariant violation(s): %2")
-        .arg(violations.size())
+    return QStringLiteral("%1: %2")
+        .arg(violations.size() == 1
+                 ? QStringLiteral("1 invariant violation")
+                 : QStringLiteral("%1 invariant violations").arg(violations.size()))
         .arg(violations.mid(0, 5).join(QStringLiteral("; ")));
 }
 

@@ -252,13 +252,16 @@ void ReportSections::checkInvariants(rpc::EthClient& eth, const QStringList& dec
                                                     : violation);
         }
         v.state = v.violations.isEmpty() ? InvariantState::Hold : InvariantState::Violated;
-        v.summary = v.violations.isEmpty()
-                        ? QStringLiteral("%1, checked against %2 at %3")
-                              .arg(last.summary(), n.url, store::nowUtc())
-                        : QStringLiteral("%1 invariant violation(s) against %2: %3")
-                              .arg(v.violations.size())
-                              .arg(n.url)
-                              .arg(v.violations.mid(0, 3).join(QStringLiteral("; ")));
+        v.summary =
+            v.violations.isEmpty()
+                ? QStringLiteral("%1, checked against %2 at %3")
+                      .arg(last.summary(), n.url, store::nowUtc())
+                : QStringLiteral("%1 against %2: %3")
+                      .arg(v.violations.size() == 1
+                               ? QStringLiteral("1 invariant violation")
+                               : QStringLiteral("%1 invariant violations").arg(v.violations.size()))
+                      .arg(n.url)
+                      .arg(v.violations.mid(0, 3).join(QStringLiteral("; ")));
     } catch (const rpc::RpcException& e) {
         v = InvariantVerdict{};
         v.summary = QStringLiteral("not checked: the node failed during the check (%1)")
