@@ -4,6 +4,7 @@
 #include "indexer/Checkpoint.h"
 #include "indexer/CompletenessAlerts.h"
 #include "indexer/EnvironmentRegistry.h"
+#include "wire/FactorySource.h"
 
 #include <QList>
 #include <QString>
@@ -37,6 +38,8 @@ struct AuditTarget
     QString sourceId;
     indexer::Checkpoint checkpoint;
     QList<chain::Address> contracts;
+    // Factories whose children the checkpoint covers too (their addresses are in `contracts`).
+    QList<wire::FactorySource> factories;
     // Ranges the indexer could not prove complete and nobody has repaired yet.
     QList<indexer::CompletenessAlert> openAlerts;
 

@@ -65,7 +65,11 @@ checkForAbsence(rpc::EthClient& eth, std::pair<std::uint64_t, std::uint64_t> win
         return finding;
     QSet<LogAt> present;
     QSet<std::uint64_t> unprovable;
-    readWindow(eth, window.first, window.second, contracts, logCap, present, unprovable);
+    // A factory's children may be more than one filter takes (wire::PartedLogReader).
+    constexpr qsizetype kAddressesPerCall = 1000;
+    for (qsizetype i = 0; i < contracts.size(); i += kAddressesPerCall)
+        readWindow(eth, window.first, window.second, contracts.mid(i, kAddressesPerCall), logCap,
+                   present, unprovable);
     if (!unprovable.isEmpty())
         held.removeIf([&](const LogAt& at) { return unprovable.contains(at.first); });
     finding.blocks = blocksWithAbsentLogs(held, present);

@@ -18,6 +18,7 @@ struct RollbackResult
     qint64 outboxDropped = 0; // stored rows deleted and rendered rows gone with their logs
     qint64 deliveredAffected = 0;
     qint64 balancesChanged = 0;
+    qint64 childrenRemoved = 0;        // children of factories whose creation was rolled back
     bool balancesPlannedAside = false; // SQLite: on a second connection (BalanceRevertPlan.h)
     // Why a plan started on a second connection was not used (and the balances were planned
     // on the rollback's own): its error. Empty when it was used or none was started.
