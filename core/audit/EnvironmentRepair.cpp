@@ -39,6 +39,8 @@ void EnvironmentRepair::openEnvironment(const RepairPlan& plan)
     claim.genesis = plan.target.environment.genesisHash;
     claim.rpcUrl = m_base.rpcUrl;
     claim.contracts = plan.target.contracts;
+    for (const wire::FactorySource& f : plan.target.factories)
+        claim.factoryRules << f.ruleText();
     const auto registry = indexer::loadSourceAbi(m_base);
     claim.abiDigest = registry ? registry->digest() : QString();
     m_store.open(claim);
