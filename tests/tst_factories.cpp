@@ -52,6 +52,13 @@ struct NodeChild
     friend bool operator==(const NodeChild&, const NodeChild&) = default;
 };
 
+// How QCOMPARE shows one.
+char* toString(const NodeChild& c)
+{
+    return QTest::toString(
+        QStringLiteral("%1 at block %2, log index %3").arg(c.address).arg(c.block).arg(c.logIndex));
+}
+
 // The lab's factory: children at chosen blocks, each followed in its block by a Transfer
 // through it, and sprays through the children made before.
 class FactoryChain
@@ -352,7 +359,8 @@ void TestFactories::theFlagsRefuseABadFactoryInOneLine()
 {
     QFETCH(QStringList, flags);
     QFETCH(QStringList, mentions);
-    const QString db = m_dir.filePath(QStringLiteral("refused.sqlite"));
+    const QString db =
+        m_dir.filePath(QString::fromLatin1(QTest::currentDataTag()) + QStringLiteral(".sqlite"));
     const test::ProcessRun run = test::runForkscope(
         QStringList{"index", "--rpc", m_lab->devnet().url().toString(), "--db", db, "--env", "e"} +
         flags);

@@ -103,6 +103,17 @@ AuditTarget AuditTarget::load(store::ContractReader& reader, const QString& envi
     return t;
 }
 
+QString AuditTarget::sourcesText() const
+{
+    QStringList parts;
+    for (const chain::Address& a : contracts)
+        parts << a.toHex();
+    for (const wire::FactorySource& f : factories)
+        parts << QStringLiteral("children of factory %1 (%2, argument %3)")
+                     .arg(f.factory().toHex(), f.event().declaration(), f.childArg());
+    return parts.join(QStringLiteral(", "));
+}
+
 QString AuditTarget::resolveRange(std::optional<std::uint64_t> from,
                                   std::optional<std::uint64_t> to, AuditRange* range) const
 {

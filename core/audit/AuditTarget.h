@@ -49,6 +49,10 @@ struct AuditTarget
     // (written before schema v3).
     static AuditTarget load(store::ContractReader& reader, const QString& environmentId);
 
+    // "0x.., 0x.., children of factory 0x.. (PairCreated(...), argument pair)": what the
+    // checkpoint covers, as the commands say it.
+    QString sourcesText() const;
+
     // The range to audit: `from` defaults to the checkpoint's start block, `to` to the
     // checkpoint. An empty string when the range is inside what the checkpoint covers,
     // else the one line that says why not (see checkRange).
