@@ -1,6 +1,7 @@
 #include "AbsenceCheck.h"
 #include "rpc/EthClient.h"
 #include "wire/LogReplyCheck.h"
+#include "wire/ProviderLimit.h"
 
 #include <QStringList>
 #include <algorithm>
@@ -37,7 +38,20 @@ void readWindow(rpc::EthClient& eth, std::uint64_t from, std::uint64_t to,
                 QSet<std::uint64_t>& unprovable)
 {
     const rpc::LogFilter f = rpc::LogFilter::range(from, to, contracts);
-    const auto now = eth.getLogs(f);
+    QList<chain::LogEntry> now;
+    try {
+        now = eth.getLogs(f);
+    } catch (const rpc::RpcException& e) {
+        // A provider's limit on a filter's addresses (a factory's children): half the list
+        // at a time.
+        if (e.error().kind != rpc::RpcError::Kind::Remote || contracts.size() < 2 ||
+            !wire::parseAddressLimit(e.error().message))
+            throw;
+        const qsizetype half = contracts.size() / 2;
+        readWindow(eth, from, to, contracts.first(half), logCap, present, unprovable);
+        readWindow(eth, from, to, contracts.mid(half), logCap, present, unprovable);
+        return;
+    }
     wire::checkLogsMatchFilter(now, f, eth.endpointText());
     if (logCap > 0 && std::uint64_t(now.size()) >= logCap) {
         if (from == to) {

@@ -185,7 +185,8 @@ QList<chain::LogEntry> LogFetcher::rangeLogs(std::uint64_t from, std::uint64_t& 
         } catch (const rpc::RpcException& e) {
             // A limit or an oversized reply is completeLogs' to handle; anything else (a
             // rate limit too) is node trouble, as for one call, and is not asked again here.
-            if (!isRangeLimit(e.error()))
+            if (!isRangeLimit(e.error()) && !(e.error().kind == rpc::RpcError::Kind::Remote &&
+                                              parseAddressLimit(e.error().message)))
                 throw;
         }
         std::uint64_t partTo = p.filter.toBlock;
