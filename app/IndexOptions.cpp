@@ -1,8 +1,10 @@
 #include "IndexOptions.h"
 #include "CommandLine.h"
+#include "abi/EventRegistry.h"
 #include "chain/ChainParseError.h"
 #include "chain/Hex.h"
 #include "config/SettingsValidation.h"
+#include "wire/FactorySource.h"
 
 #include <QCommandLineParser>
 #include <QFile>
@@ -33,6 +35,15 @@ const Flag kFlags[] = {
     {"env", "env", "ID", "Environment id: one self-contained history."},
     {"source", "source", "NAME", "Source id of the checkpoint (default: default)."},
     {"contract", "contracts", "ADDR", "Contract address to index (repeatable)."},
+    {"factory", "factory", "ADDR",
+     "A factory whose children are indexed too, each from the block of its creation event "
+     "(with --factory-event and --child-arg)."},
+    {"factory-event", "factoryEvent", "SIGNATURE",
+     "The factory's creation event: its full signature, e.g. \"PairCreated(address indexed "
+     "token0, address indexed token1, address pair, uint256)\", or its name in --abi."},
+    {"child-arg", "childArg", "NAME",
+     "The creation event's argument that holds the child's address (its name, or its index "
+     "when unnamed)."},
     {"from-block", "fromBlock", "N", "First block to index (default 0)."},
     {"confirmations", "confirmations", "N",
      "Blocks below the head before data counts as safe (default 0)."},
@@ -286,9 +297,23 @@ IndexOptionsResult parseIndexOptions(const QStringList& arguments)
     const auto one = [&](const char* name) {
         return values.value(QString::fromLatin1(name)).value(0);
     };
-    for (const char* required : {"rpc", "db", "env", "contract"})
+    for (const char* required : {"rpc", "db", "env"})
         if (!values.contains(QString::fromLatin1(required))) {
             out.error = QStringLiteral("index: --%1 is required").arg(QLatin1String(required));
+            return out;
+        }
+    if (!values.contains(QStringLiteral("contract")) &&
+        !values.contains(QStringLiteral("factory"))) {
+        out.error = QStringLiteral("index: --contract (or --factory) is required");
+        return out;
+    }
+    // A factory is named by all three, or not at all.
+    const bool factory = values.contains(QStringLiteral("factory"));
+    for (const char* part : {"factory-event", "child-arg"})
+        if (values.contains(QString::fromLatin1(part)) != factory) {
+            out.error =
+                factory ? QStringLiteral("index: --factory needs --%1").arg(QLatin1String(part))
+                        : QStringLiteral("index: --%1 needs --factory").arg(QLatin1String(part));
             return out;
         }
 
@@ -373,6 +398,17 @@ IndexOptionsResult parseIndexOptions(const QStringList& arguments)
         c.exitWhenSynced = values.contains(QStringLiteral("exit-when-synced"));
         if (values.contains(QStringLiteral("abi")))
             c.abiPath = nonEmpty("abi", QStringLiteral("expected an ABI file path"));
+        if (factory) {
+            const auto address =
+                chain::Address::fromHex(one("factory"), QStringLiteral("--factory"));
+            // An event named without its signature is looked up in the ABI file now, so a
+            // wrong name is refused before anything is opened or written.
+            std::optional<abi::EventRegistry> abiFile;
+            if (!one("factory-event").contains(QLatin1Char('(')) && !c.abiPath.isEmpty())
+                abiFile = abi::EventRegistry::fromFile(c.abiPath);
+            c.factories.append(wire::FactorySource::resolve(
+                address, one("factory-event"), one("child-arg"), abiFile ? &*abiFile : nullptr));
+        }
         if (values.contains(QStringLiteral("webhook")) &&
             values.contains(QStringLiteral("outbox-file")))
             throw chain::ChainParseError(
@@ -414,6 +450,14 @@ IndexOptionsResult parseIndexOptions(const QStringList& arguments)
             out.giveUpAfter = std::chrono::milliseconds(ranged("give-up-after-ms", 0, 86400000));
         if (values.contains(QStringLiteral("lease-ms")))
             out.rangeLease = std::chrono::milliseconds(ranged("lease-ms", 100, 3600000));
+    } catch (const wire::FactorySourceError& e) {
+        out.error = configPath.isEmpty() || !fromConfig.contains(QStringLiteral("factory"))
+                        ? e.message()
+                        : QStringLiteral("--config %1: %2").arg(configPath, e.message());
+        return out;
+    } catch (const abi::AbiError& e) {
+        out.error = e.message();
+        return out;
     } catch (const chain::ChainParseError& e) {
         // A value that came from the file is named by its key there, not by a flag the
         // user never typed.

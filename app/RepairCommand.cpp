@@ -164,16 +164,15 @@ int runRepairCommand(const QStringList& arguments)
         audit::EnvironmentRepair repair(*indexStore, eth, base);
         const audit::RepairPlan plan = repair.plan(o.env, o.from);
         const auto& cp = plan.target.checkpoint;
-        std::printf("repair: environment %s (chain %llu), blocks %llu..%llu (checkpoint %llu, "
-                    "start block %llu), contracts %s, from %s\n",
-                    qPrintable(plan.target.environment.id),
-                    static_cast<unsigned long long>(plan.target.environment.chainId),
-                    static_cast<unsigned long long>(plan.from),
-                    static_cast<unsigned long long>(cp.number),
-                    static_cast<unsigned long long>(cp.number),
-                    static_cast<unsigned long long>(cp.startBlock),
-                    qPrintable(cp.contracts.split(QLatin1Char(' ')).join(QStringLiteral(", "))),
-                    qPrintable(o.rpc.toString(QUrl::RemoveUserInfo)));
+        std::printf(
+            "repair: environment %s (chain %llu), blocks %llu..%llu (checkpoint %llu, "
+            "start block %llu), contracts %s, from %s\n",
+            qPrintable(plan.target.environment.id),
+            static_cast<unsigned long long>(plan.target.environment.chainId),
+            static_cast<unsigned long long>(plan.from), static_cast<unsigned long long>(cp.number),
+            static_cast<unsigned long long>(cp.number),
+            static_cast<unsigned long long>(cp.startBlock), qPrintable(plan.target.sourcesText()),
+            qPrintable(o.rpc.toString(QUrl::RemoveUserInfo)));
         std::fflush(stdout);
 
         const audit::RepairRollback rb = repair.rollBack(plan);

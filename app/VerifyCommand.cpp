@@ -151,7 +151,7 @@ QString parse(const QStringList& arguments, VerifyOptions& o, QString* help)
 
 QString contractsText(const audit::AuditTarget& t)
 {
-    return t.checkpoint.contracts.split(QLatin1Char(' ')).join(QStringLiteral(", "));
+    return t.sourcesText();
 }
 
 void printChecked(const audit::AuditResult& r, const VerifyOptions& o, const audit::AuditTarget& t)

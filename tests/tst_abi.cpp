@@ -5,6 +5,7 @@
 #include "IndexerLab.h"
 #include "OneLine.h"
 #include "abi/AbiDecoder.h"
+#include "abi/EventDeclaration.h"
 #include "abi/EventRegistry.h"
 #include "chain/Keccak.h"
 
@@ -88,6 +89,8 @@ class TestAbi : public QObject
     Q_OBJECT
 private slots:
     void initTestCase();
+    void eventDeclarations_data();
+    void eventDeclarations();
     void scalars();
     void dynamicAndIndexedString();
     void nestedTuplesAndArrays();
@@ -637,6 +640,57 @@ void TestAbi::topicCountMismatchNamesTheTopics()
     const EventDecoding d = registry.decode(logWith(t, word(5)));
     QCOMPARE(d.status, EventDecoding::Status::Failed);
     QCOMPARE(d.error, error);
+}
+
+void TestAbi::eventDeclarations_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("signature"); // empty: refused
+    QTest::addColumn<QString>("mention");   // what the refusal names, or the declaration
+    QTest::newRow("uniswap v2")
+        << "PairCreated(address indexed token0, address indexed token1, address pair, uint256)"
+        << "PairCreated(address,address,address,uint256)"
+        << "PairCreated(address indexed token0, address indexed token1, address pair, uint256)";
+    QTest::newRow("arrays, spacing") << " Made ( uint8[2]  values ,address[] indexed kids ) "
+                                     << "Made(uint8[2],address[])"
+                                     << "Made(uint8[2] values, address[] indexed kids)";
+    QTest::newRow("no inputs") << "Ping()"
+                               << "Ping()"
+                               << "Ping()";
+    QTest::newRow("unclosed") << "Made(address child"
+                              << ""
+                              << "not an event signature";
+    QTest::newRow("unknown type") << "Made(adress child)"
+                                  << ""
+                                  << "adress";
+    QTest::newRow("tuple") << "Made((uint256,address) info)"
+                           << ""
+                           << "tuple";
+    QTest::newRow("two names") << "Made(address child parent)"
+                               << ""
+                               << "type [indexed] [name]";
+    QTest::newRow("four indexed")
+        << "Made(address indexed a, address indexed b, address indexed c, address indexed d)"
+        << ""
+        << "at most 3";
+}
+
+void TestAbi::eventDeclarations()
+{
+    QFETCH(QString, text);
+    QFETCH(QString, signature);
+    QFETCH(QString, mention);
+    try {
+        const abi::AbiEvent ev = abi::parseEventDeclaration(text, "--factory-event");
+        QVERIFY2(!signature.isEmpty(), qPrintable(ev.signature));
+        QCOMPARE(ev.signature, signature);
+        QCOMPARE(ev.topic0, chain::eventTopic(signature));
+        QCOMPARE(ev.declaration(), mention);
+    } catch (const abi::AbiError& e) {
+        QVERIFY2(signature.isEmpty(), qPrintable(e.message()));
+        QVERIFY2(e.message().startsWith("--factory-event") && e.message().contains(mention),
+                 qPrintable(e.message()));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestAbi)

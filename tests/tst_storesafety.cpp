@@ -3,6 +3,7 @@
 // process), and a damaged file is never written to. The contract's views and triggers, which
 // anyone with sqlite3 or psql can drop or replace, are checked at every open on either store.
 #include "BackendLab.h"
+#include "FactoryChain.h"
 #include "IndexerLab.h"
 #include "store/Database.h"
 #include "store/pg/PgContract.h"
@@ -110,6 +111,16 @@ private:
     // The lab chain indexed into both stores (environment "surface"), with a reorg so that
     // every view has rows.
     void indexSurfaceLab();
+    // `forkscope index` of the surface environment: the lab's tokens and a factory's child,
+    // so that factory_children has rows too.
+    QStringList surfaceArgs(const QString& db) const
+    {
+        return indexArgs(db, QStringLiteral("surface")) +
+               QStringList{QStringLiteral("--factory"),       m_factory->factory().toHex(),
+                           QStringLiteral("--factory-event"), test::kPairCreated,
+                           QStringLiteral("--child-arg"),     QStringLiteral("pair")};
+    }
+    std::unique_ptr<test::FactoryChain> m_factory;
     static QStringList schemaOf(const QString& db);
     static QStringList viewNames(const QString& db);
     static QStringList rowsOfEveryView(const QString& db);
@@ -124,6 +135,10 @@ void TestStoreSafety::initTestCase()
     QVERIFY2(!sqlite3Binary().isEmpty(),
              "the sqlite3 command line tool is needed (bash packaging/bootstrap.sh installs it)");
     startLab();
+    m_factory = std::make_unique<test::FactoryChain>(*m_lab);
+    QRandomGenerator random(7);
+    m_factory->block(1, 0, random);
+    m_lab->sprayAll(2, 3, 10); // Transfers for the surface lab's reorg to take, above the child
     indexSurfaceLab();
 }
 
@@ -335,14 +350,14 @@ void TestStoreSafety::indexSurfaceLab()
 {
     const QString sqlite = m_lab->tempPath(QStringLiteral("backends.sqlite"));
     for (const QString& db : {sqlite, m_cluster.url()}) {
-        VERIFY_EXIT_OK(test::runForkscope(indexArgs(db, QStringLiteral("surface")) +
+        VERIFY_EXIT_OK(test::runForkscope(surfaceArgs(db) +
                                           QStringList{QStringLiteral("--exit-when-synced")}));
     }
     // Blocks past the old head too: a shared backfill notices the reorg below its target.
     m_lab->reorg(2);
     m_lab->mine(3);
     for (const QString& db : {sqlite, m_cluster.url()}) {
-        VERIFY_EXIT_OK(test::runForkscope(indexArgs(db, QStringLiteral("surface")) +
+        VERIFY_EXIT_OK(test::runForkscope(surfaceArgs(db) +
                                           QStringList{QStringLiteral("--exit-when-synced")}));
         const QStringList rows = rowsOfEveryView(db);
         for (const QString& view : viewNames(db))
@@ -536,8 +551,7 @@ void TestStoreSafety::theCommandsSayWhatWasRestoredOrWhatToRun()
                           QStringList({"view transfer_events (missing)", "forkscope index --db"}));
 
     const test::ProcessRun index =
-        test::runForkscope(indexArgs(db, QStringLiteral("surface")) +
-                           QStringList{QStringLiteral("--exit-when-synced")});
+        test::runForkscope(surfaceArgs(db) + QStringList{QStringLiteral("--exit-when-synced")});
     VERIFY_EXIT_OK(index);
     const QStringList lines = index.err.trimmed().split(QLatin1Char('\n'));
     QCOMPARE(lines.size(), 1);

@@ -22,6 +22,8 @@ class TestWire : public QObject
 private slots:
     void providerLimits_data();
     void providerLimits();
+    void addressLimits_data();
+    void addressLimits();
     void silentCapIsHalvedUntilComplete_data();
     void silentCapIsHalvedUntilComplete();
     void announcedCapIsSplit_data();
@@ -69,6 +71,32 @@ void TestWire::providerLimits()
         return;
     QCOMPARE(limit->suggestedTo ? qint64(*limit->suggestedTo) : -1, suggestedTo);
     QCOMPARE(limit->maxBlocks ? qint64(*limit->maxBlocks) : -1, maxBlocks);
+}
+
+void TestWire::addressLimits_data()
+{
+    // clang-format off
+    QTest::addColumn<QString>("message");
+    QTest::addColumn<bool>("isLimit");
+    QTest::addColumn<qint64>("maxAddresses"); // -1: not named
+    QTest::newRow("geth") << "exceed max addresses" << true << qint64(-1);
+    QTest::newRow("erigon") << "query exceeds the maximum of 1000 addresses or topics per search position"
+                            << true << qint64(1000);
+    QTest::newRow("too many") << "too many addresses in filter (max 30)" << true << qint64(-1);
+    QTest::newRow("not one: results") << "query returned more than 10000 results" << false << qint64(-1);
+    QTest::newRow("not one: range") << "block range too large" << false << qint64(-1);
+    // clang-format on
+}
+
+void TestWire::addressLimits()
+{
+    QFETCH(QString, message);
+    QFETCH(bool, isLimit);
+    QFETCH(qint64, maxAddresses);
+    const auto limit = wire::parseAddressLimit(message);
+    QCOMPARE(limit.has_value(), isLimit);
+    if (limit)
+        QCOMPARE(limit->maxAddresses ? qint64(*limit->maxAddresses) : -1, maxAddresses);
 }
 
 namespace {

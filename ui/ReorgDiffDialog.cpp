@@ -24,6 +24,8 @@ QString kindLabel(const QString& kind)
         return ReorgDiffDialog::tr("outbox row already delivered: retracted");
     if (kind == QLatin1String("balance_changed"))
         return ReorgDiffDialog::tr("balance recomputed");
+    if (kind == QLatin1String("child_removed"))
+        return ReorgDiffDialog::tr("factory child removed (its creation was rolled back)");
     return kind;
 }
 

@@ -162,6 +162,15 @@ const AbiEvent* EventRegistry::find(const chain::Hash32& topic0) const
     return it == m_byTopic.cend() ? nullptr : &*it;
 }
 
+QList<AbiEvent> EventRegistry::findByName(const QString& name) const
+{
+    QList<AbiEvent> out;
+    for (const AbiEvent& e : m_byTopic)
+        if (e.name == name)
+            out.append(e);
+    return out;
+}
+
 EventDecoding EventRegistry::decode(const chain::LogEntry& log) const
 {
     EventDecoding d;

@@ -49,6 +49,8 @@ public:
     bool isEmpty() const { return m_byTopic.isEmpty() && m_anonymous == 0; }
     int eventCount() const { return int(m_byTopic.size()) + m_anonymous; }
     const AbiEvent* find(const chain::Hash32& topic0) const;
+    // The events of that name (overloads are several).
+    QList<AbiEvent> findByName(const QString& name) const;
     EventDecoding decode(const chain::LogEntry& log) const;
     // A short digest of the ABI (part of the wire context: the config the logs were decoded with).
     QString digest() const { return m_digest; }

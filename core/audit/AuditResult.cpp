@@ -81,6 +81,14 @@ QString AuditHole::describe() const
                     .arg(plural(alteredDecodings.count, "decoded log", "decoded logs"),
                          indexes(alteredDecodings.indexes, alteredDecodings.count),
                          alteredDecodings.fields.join(QStringLiteral(", ")));
+    if (!missingChildren.isEmpty())
+        what << QStringLiteral("missing %1 of the factory: %2")
+                    .arg(plural(missingChildren.size(), "child", "children"),
+                         missingChildren.join(QStringLiteral(", ")));
+    if (!extraChildren.isEmpty())
+        what << QStringLiteral("%1 the node's factory did not create here: %2")
+                    .arg(plural(extraChildren.size(), "stored child", "stored children"),
+                         extraChildren.join(QStringLiteral(", ")));
     if (logsOfAnotherBlock > 0)
         what << QStringLiteral("%1 with another block hash than the block's")
                     .arg(plural(logsOfAnotherBlock, "stored log", "stored logs"));
@@ -96,7 +104,7 @@ bool AuditHole::isEmpty() const
     return !blockRowMissing && alteredBlockFields.isEmpty() && missingLogs == 0 && extraLogs == 0 &&
            missingTransfers == 0 && extraTransfers == 0 && logsOutsideBloom == 0 &&
            logsOfAnotherBlock == 0 && alteredLogs.isEmpty() && alteredTransfers.isEmpty() &&
-           alteredDecodings.isEmpty();
+           alteredDecodings.isEmpty() && missingChildren.isEmpty() && extraChildren.isEmpty();
 }
 
 QString BalanceFinding::describe() const

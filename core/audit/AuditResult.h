@@ -51,6 +51,11 @@ struct AuditHole
     QList<std::uint64_t> missingLogIndexes; // the first few, to name them
     QList<std::uint64_t> extraLogIndexes;
     bool rangeAnswerShort = false; // the range answer lacked them too (found by hash or proof)
+    // Children of the source's factories the node's creation events announce here that
+    // `factory_children` lacks (or holds otherwise), and stored children the node's factory
+    // did not create here: "0x.. (log index 3)".
+    QStringList missingChildren;
+    QStringList extraChildren;
 
     // "block 57: missing 3 logs (log index 1, 2, 5), missing 3 transfers"
     QString describe() const;

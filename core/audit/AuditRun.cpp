@@ -124,7 +124,7 @@ void AuditRun::checkNodeLog(const chain::LogEntry& log, const chain::BlockHeader
 
 bool AuditRun::admitsContract(const chain::LogsBloom& bloom)
 {
-    for (const auto& a : m_target.contracts)
+    for (const auto& a : m_contracts)
         if (chain::bloom::mayContain(bloom, m_bloomBits.bitsOf(a)))
             return true;
     return false;
@@ -362,6 +362,61 @@ void AuditRun::compareBlock(const chain::BlockHeader& h, const QList<chain::LogE
     hole.rangeAnswerShort = rangeShort && hole.missingLogs > 0;
 }
 
+void AuditRun::askFor(std::uint64_t last)
+{
+    QList<chain::Address> list = m_target.contracts;
+    for (auto it = nodeChildren.cbegin(); it != nodeChildren.cend(); ++it)
+        if (it.value() <= last)
+            list.append(it.key());
+    m_contracts = QSet<chain::Address>(list.cbegin(), list.cend());
+    m_logs.setContracts(list);
+}
+
+void AuditRun::compareChildren(std::uint64_t a, std::uint64_t last,
+                               const QHash<std::uint64_t, QList<chain::LogEntry>>& node,
+                               QHash<std::uint64_t, AuditHole>& holes)
+{
+    const auto key = [](const QString& child, qint64 logIndex) {
+        return QStringLiteral("%1 (log index %2)").arg(child).arg(logIndex);
+    };
+    // block -> "child (log index i)" as the node's verified logs create them
+    QHash<std::uint64_t, QStringList> onNode;
+    for (std::uint64_t n = a; n <= last; ++n) {
+        const auto logs = node.constFind(n);
+        if (logs == node.cend())
+            continue;
+        for (const wire::ChildCreation& c : wire::creationsIn(*logs, m_target.factories)) {
+            const auto known = nodeChildren.constFind(c.child);
+            if (known == nodeChildren.cend() || *known > c.blockNumber)
+                untrusted(QStringLiteral("answered block %1 with a creation of child %2 its "
+                                         "answer for the factory's creation events lacked")
+                              .arg(n)
+                              .arg(c.child.toHex()));
+            if (*known < c.blockNumber)
+                continue; // created before: the first creation counts
+            onNode[n] << key(c.child.toHex(), qint64(c.logIndex));
+        }
+    }
+    QHash<std::uint64_t, QStringList> stored;
+    for (auto q = m_db.query(QStringLiteral("SELECT block_number, child, log_index FROM "
+                                            "factory_children WHERE environment_id = ? AND "
+                                            "chain_id = ? AND block_number BETWEEN ? AND ?"),
+                             {m_target.environment.id, qint64(m_target.environment.chainId),
+                              qint64(a), qint64(last)});
+         q->next();)
+        stored[q->value(0).toULongLong()] << key(q->value(1).toString(), q->value(2).toLongLong());
+    for (std::uint64_t n = a; n <= last; ++n) {
+        const QStringList want = onNode.value(n);
+        const QStringList have = stored.value(n);
+        for (const QString& c : want)
+            if (!have.contains(c))
+                holes[n].missingChildren << c;
+        for (const QString& c : have)
+            if (!want.contains(c))
+                holes[n].extraChildren << c;
+    }
+}
+
 bool AuditRun::chunk(std::uint64_t a, std::uint64_t b)
 {
     const QList<chain::BlockHeader> headers = fetchHeaders(a, b);
@@ -384,7 +439,11 @@ bool AuditRun::chunk(std::uint64_t a, std::uint64_t b)
 
     // 2. The node's logs of ours, and the stored rows, each stored log tested against its
     //    block's bloom and hash.
+    if (!m_target.factories.isEmpty())
+        askFor(last);
     const QHash<std::uint64_t, QList<chain::LogEntry>> node = nodeLogs(a, last, headers);
+    if (!m_target.factories.isEmpty())
+        compareChildren(a, last, node, holes);
     stored.readLogs(m_db, scope, a, last, abi != nullptr);
     m_r.storedLogs += stored.logRows;
     m_r.storedTransfers += stored.transferRows;

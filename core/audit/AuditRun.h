@@ -58,6 +58,9 @@ public:
 
     const abi::EventRegistry* abi = nullptr;
     TransferSums* sums = nullptr; // each chunk's stored transfers, summed per holder
+    // The children the node's factories created (child -> creation block), read up to the
+    // range's end before the walk: each chunk's logs are asked for them too.
+    QHash<chain::Address, std::uint64_t> nodeChildren;
 
 private:
     // The chunk's `blocks` rows against the headers; the last block whose stored chain is
@@ -87,6 +90,13 @@ private:
                         const QHash<std::uint64_t, StoredLog>& logs,
                         const QHash<std::uint64_t, StoredTransfer>& transfers, AuditHole& hole);
 
+    // The chunk's addresses: the contracts and the children created up to `last`.
+    void askFor(std::uint64_t last);
+    // The children the node's verified logs of [a, last] create, against the stored
+    // `factory_children` rows of those blocks; what differs goes into `holes`.
+    void compareChildren(std::uint64_t a, std::uint64_t last,
+                         const QHash<std::uint64_t, QList<chain::LogEntry>>& node,
+                         QHash<std::uint64_t, AuditHole>& holes);
     [[noreturn]] void untrusted(const QString& what) const;
     QList<chain::BlockHeader> fetchHeaders(std::uint64_t a, std::uint64_t b);
     // Every log of the block (EIP-234, no address filter), each checked against the request.

@@ -83,11 +83,35 @@ AuditTarget AuditTarget::load(store::ContractReader& reader, const QString& envi
                                         "`forkscope index` on it once with its contracts, then "
                                         "again")
                              .arg(env->id));
-    for (const QString& a : t.checkpoint.contracts.split(QLatin1Char(' '), Qt::SkipEmptyParts))
-        t.contracts.append(
-            chain::Address::fromHex(a, QStringLiteral("indexer_checkpoints.contracts")));
+    for (const QString& a : t.checkpoint.contracts.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+        std::optional<wire::FactorySource> factory;
+        try {
+            factory = wire::FactorySource::fromRuleText(a);
+        } catch (const wire::FactorySourceError& e) {
+            throw AuditError(AuditError::Kind::NothingIndexed,
+                             QStringLiteral("the checkpoint of environment %1 names a factory "
+                                            "this Forkscope cannot read: %2")
+                                 .arg(env->id, e.message()));
+        }
+        if (factory)
+            t.factories.append(*factory);
+        else
+            t.contracts.append(
+                chain::Address::fromHex(a, QStringLiteral("indexer_checkpoints.contracts")));
+    }
     t.openAlerts = indexer::openAlerts(reader, env->id, env->chainId);
     return t;
+}
+
+QString AuditTarget::sourcesText() const
+{
+    QStringList parts;
+    for (const chain::Address& a : contracts)
+        parts << a.toHex();
+    for (const wire::FactorySource& f : factories)
+        parts << QStringLiteral("children of factory %1 (%2, argument %3)")
+                     .arg(f.factory().toHex(), f.event().declaration(), f.childArg());
+    return parts.join(QStringLiteral(", "));
 }
 
 QString AuditTarget::resolveRange(std::optional<std::uint64_t> from,

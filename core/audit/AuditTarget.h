@@ -4,6 +4,7 @@
 #include "indexer/Checkpoint.h"
 #include "indexer/CompletenessAlerts.h"
 #include "indexer/EnvironmentRegistry.h"
+#include "wire/FactorySource.h"
 
 #include <QList>
 #include <QString>
@@ -37,6 +38,8 @@ struct AuditTarget
     QString sourceId;
     indexer::Checkpoint checkpoint;
     QList<chain::Address> contracts;
+    // Factories whose children the checkpoint covers too (their addresses are in `contracts`).
+    QList<wire::FactorySource> factories;
     // Ranges the indexer could not prove complete and nobody has repaired yet.
     QList<indexer::CompletenessAlert> openAlerts;
 
@@ -45,6 +48,10 @@ struct AuditTarget
     // archived, nothing indexed yet, or a checkpoint that does not record its contract set
     // (written before schema v3).
     static AuditTarget load(store::ContractReader& reader, const QString& environmentId);
+
+    // "0x.., 0x.., children of factory 0x.. (PairCreated(...), argument pair)": what the
+    // checkpoint covers, as the commands say it.
+    QString sourcesText() const;
 
     // The range to audit: `from` defaults to the checkpoint's start block, `to` to the
     // checkpoint. An empty string when the range is inside what the checkpoint covers,

@@ -39,6 +39,8 @@ void EnvironmentRepair::openEnvironment(const RepairPlan& plan)
     claim.genesis = plan.target.environment.genesisHash;
     claim.rpcUrl = m_base.rpcUrl;
     claim.contracts = plan.target.contracts;
+    for (const wire::FactorySource& f : plan.target.factories)
+        claim.factoryRules << f.ruleText();
     const auto registry = indexer::loadSourceAbi(m_base);
     claim.abiDigest = registry ? registry->digest() : QString();
     m_store.open(claim);
@@ -172,17 +174,25 @@ EnvironmentRepair::reindex(const RepairPlan& plan,
     c.environmentId = plan.target.environment.id;
     c.sourceId = plan.target.sourceId;
     c.contracts = plan.target.contracts;
+    c.factories = plan.target.factories;
     c.fromBlock = plan.target.checkpoint.startBlock;
     c.confirmations = plan.confirmations;
     c.exitWhenSynced = true;
     indexer::Indexer idx(c, m_store, m_eth);
     idx.onReorg = onReorg;
 
+    QStringList sourceArgs;
+    for (const chain::Address& a : c.contracts)
+        sourceArgs << QStringLiteral("--contract") << a.toHex();
+    for (const wire::FactorySource& f : c.factories) {
+        QStringList args = f.arguments();
+        args[3] = QLatin1Char('"') + args[3] + QLatin1Char('"'); // the signature has spaces
+        sourceArgs << args;
+    }
     const QString finish =
-        QStringLiteral("finish with `forkscope index --rpc %1 --db %2 --env %3 --contract %4%5`")
+        QStringLiteral("finish with `forkscope index --rpc %1 --db %2 --env %3 %4%5`")
             .arg(c.rpcUrl.toString(QUrl::RemoveUserInfo), c.dbPath, c.environmentId,
-                 plan.target.checkpoint.contracts.split(QLatin1Char(' '))
-                     .join(QStringLiteral(" --contract ")),
+                 sourceArgs.join(QLatin1Char(' ')),
                  c.abiPath.isEmpty() ? QString() : QStringLiteral(" --abi ") + c.abiPath);
     const auto incomplete = [&](const QString& why) {
         const auto& s = idx.status();

@@ -4,6 +4,9 @@
 #include "BalanceAudit.h"
 #include "rpc/EthClient.h"
 #include "store/ContractReader.h"
+#include "wire/PartedLogReader.h"
+
+#include <algorithm>
 
 namespace forkscope::audit {
 
@@ -28,6 +31,8 @@ AuditResult StoredDataAuditor::audit(const AuditTarget& target, const AuditRange
     // The blocks whose transfers the walk summed: [range.from, walked).
     std::uint64_t walked = range.from;
     try {
+        if (!target.factories.isEmpty())
+            run.nodeChildren = nodeChildren(target, range.to);
         for (; a <= range.to; a += m_chunk) {
             const std::uint64_t b = std::min(range.to, a + m_chunk - 1);
             const bool onChain = run.chunk(a, b);
@@ -53,6 +58,36 @@ AuditResult StoredDataAuditor::audit(const AuditTarget& target, const AuditRange
         r.reorgedBlocks = qint64(range.to - *r.reorgedAt + 1);
     checkBalancesOf(target, range, walked, sums, r);
     return r;
+}
+
+QHash<chain::Address, std::uint64_t> StoredDataAuditor::nodeChildren(const AuditTarget& target,
+                                                                     std::uint64_t to)
+{
+    wire::PartedLogReader reader(m_eth, wire::factoryAddresses(target.factories));
+    QList<chain::Hash32> topics;
+    for (const wire::FactorySource& f : target.factories)
+        if (!topics.contains(f.topic0()))
+            topics.append(f.topic0());
+    reader.setTopics({topics});
+    const std::uint64_t from = target.checkpoint.startBlock;
+    reader.checkAnswer = [&](const QList<chain::LogEntry>& logs, std::uint64_t a, std::uint64_t b) {
+        for (const chain::LogEntry& log : logs)
+            if (log.blockNumber < a || log.blockNumber > b)
+                throw AuditError(AuditError::Kind::NodeUntrusted,
+                                 QStringLiteral("node %1 answered eth_getLogs(%2..%3) with a log "
+                                                "of block %4; it cannot serve as the reference")
+                                     .arg(m_eth.endpointText())
+                                     .arg(a)
+                                     .arg(b)
+                                     .arg(log.blockNumber));
+    };
+    QList<chain::LogEntry> logs = reader.read(from, to);
+    std::sort(logs.begin(), logs.end(),
+              [](const auto& x, const auto& y) { return x.position() < y.position(); });
+    QHash<chain::Address, std::uint64_t> out;
+    for (const wire::ChildCreation& c : wire::creationsIn(logs, target.factories))
+        out.insert(c.child, c.blockNumber);
+    return out;
 }
 
 void StoredDataAuditor::checkBalancesOf(const AuditTarget& target, const AuditRange& range,

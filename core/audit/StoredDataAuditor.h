@@ -4,6 +4,9 @@
 #include "AuditTarget.h"
 #include "BlockLogsProof.h"
 
+#include "chain/Address.h"
+
+#include <QHash>
 #include <functional>
 
 namespace forkscope::abi {
@@ -81,6 +84,8 @@ public:
     std::function<void(const AuditResult&, std::uint64_t checkedTo)> onChunk;
 
 private:
+    // The children the node's factories created from the start block up to `to`.
+    QHash<chain::Address, std::uint64_t> nodeChildren(const AuditTarget& target, std::uint64_t to);
     // After the walk: every balance against the sum of its stored Transfers (those of the
     // blocks the walk did not read, [start, range.from) and [walked, checkpoint], read here).
     void checkBalancesOf(const AuditTarget& target, const AuditRange& range, std::uint64_t walked,

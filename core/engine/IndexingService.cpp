@@ -158,7 +158,7 @@ void IndexingService::createIndexer()
     };
     l.snap.environmentId = l.options.indexer.environmentId;
     l.snap.contracts.clear();
-    for (const auto& c : l.options.indexer.contracts)
+    for (const auto& c : l.options.indexer.sourceAddresses())
         l.snap.contracts << c.toHex();
     l.snap.endpoint = l.options.indexer.rpcUrl.toString();
     l.snap.outboxSink = m_snapshot.outboxSink; // the loop's snapshot replaces the first one
@@ -248,7 +248,7 @@ void IndexingService::start()
             l.rpc->setMaxReplyBytes(l.options.indexer.maxReplyBytes);
             l.rpc->setStopToken(m_thread.stopToken());
             l.eth = std::make_unique<rpc::EthClient>(*l.rpc);
-            if (!l.options.indexer.contracts.isEmpty())
+            if (l.options.indexer.hasSources())
                 createIndexer();
             publish(true);
         },

@@ -218,7 +218,7 @@ void IndexingService::resumeWith(const QString& environmentId,
         l.snap.paused = false; // a reset promises to index the fresh chain
         l.snap.chainId = 0;
         l.lastBlocks = -1;
-        if (l.store && l.eth && !contracts.isEmpty())
+        if (l.store && l.eth && l.options.indexer.hasSources())
             createIndexer();
         publish(true);
     });
@@ -240,7 +240,7 @@ void IndexingService::setMaxReorgDepth(quint64 depth)
                                                       "as far as the fork")
                                      : QString()));
         // The limit is part of the indexer's policy: a new one, from the committed checkpoint.
-        if (l.store && l.eth && !l.options.indexer.contracts.isEmpty() && !l.snap.suspended)
+        if (l.store && l.eth && l.options.indexer.hasSources() && !l.snap.suspended)
             createIndexer();
         publish(true);
     });

@@ -1,6 +1,7 @@
 #include "AbsenceCheck.h"
 #include "rpc/EthClient.h"
 #include "wire/LogReplyCheck.h"
+#include "wire/ProviderLimit.h"
 
 #include <QStringList>
 #include <algorithm>
@@ -37,7 +38,20 @@ void readWindow(rpc::EthClient& eth, std::uint64_t from, std::uint64_t to,
                 QSet<std::uint64_t>& unprovable)
 {
     const rpc::LogFilter f = rpc::LogFilter::range(from, to, contracts);
-    const auto now = eth.getLogs(f);
+    QList<chain::LogEntry> now;
+    try {
+        now = eth.getLogs(f);
+    } catch (const rpc::RpcException& e) {
+        // A provider's limit on a filter's addresses (a factory's children): half the list
+        // at a time.
+        if (e.error().kind != rpc::RpcError::Kind::Remote || contracts.size() < 2 ||
+            !wire::parseAddressLimit(e.error().message))
+            throw;
+        const qsizetype half = contracts.size() / 2;
+        readWindow(eth, from, to, contracts.first(half), logCap, present, unprovable);
+        readWindow(eth, from, to, contracts.mid(half), logCap, present, unprovable);
+        return;
+    }
     wire::checkLogsMatchFilter(now, f, eth.endpointText());
     if (logCap > 0 && std::uint64_t(now.size()) >= logCap) {
         if (from == to) {
@@ -65,7 +79,11 @@ checkForAbsence(rpc::EthClient& eth, std::pair<std::uint64_t, std::uint64_t> win
         return finding;
     QSet<LogAt> present;
     QSet<std::uint64_t> unprovable;
-    readWindow(eth, window.first, window.second, contracts, logCap, present, unprovable);
+    // A factory's children may be more than one filter takes (wire::PartedLogReader).
+    constexpr qsizetype kAddressesPerCall = 1000;
+    for (qsizetype i = 0; i < contracts.size(); i += kAddressesPerCall)
+        readWindow(eth, window.first, window.second, contracts.mid(i, kAddressesPerCall), logCap,
+                   present, unprovable);
     if (!unprovable.isEmpty())
         held.removeIf([&](const LogAt& at) { return unprovable.contains(at.first); });
     finding.blocks = blocksWithAbsentLogs(held, present);

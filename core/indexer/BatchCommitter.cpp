@@ -70,6 +70,10 @@ CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
             m_db, "SELECT id FROM args_templates WHERE template = ?1");
         m_insTemplate = std::make_unique<SqliteStatement>(
             m_db, "INSERT INTO args_templates (template) VALUES (?1)");
+        m_insChild = std::make_unique<SqliteStatement>(
+            m_db, "INSERT INTO child_store (environment_id, chain_id, child, factory, "
+                  "block_number, log_index, block_hash, tx_hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+                  "?7, ?8) ON CONFLICT (environment_id, chain_id, child) DO NOTHING");
         m_repointStoredKey = std::make_unique<SqliteStatement>(
             m_db, "UPDATE outbox_store SET log_index = ?4, event_key = NULL, payload = NULL "
                   "WHERE environment_id = ?1 AND chain_id = ?2 AND event_key = ?3");
@@ -245,6 +249,18 @@ CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
                 .arg(batch.blocks.last().number)
                 .arg(logRowsStored)
                 .arg(batch.logs.size()));
+    // The children the batch's creation events announce go with the blocks that hold them.
+    for (const wire::ChildCreation& c : batch.children) {
+        m_insChild->bind(1, m_envUtf8);
+        m_insChild->bind(2, chainId);
+        m_insChild->bindBytes(3, c.child);
+        m_insChild->bindBytes(4, c.factory);
+        m_insChild->bind(5, std::int64_t(c.blockNumber));
+        m_insChild->bind(6, std::int64_t(c.logIndex));
+        m_insChild->bindBytes(7, c.blockHash);
+        m_insChild->bindBytes(8, c.txHash);
+        stats.children += m_insChild->execute();
+    }
     // The dispatcher looks for rendered rows only from the outbox cursor up; a batch below it
     // (a repair, a backfill) brings it down to its first block, in this same transaction.
     m_lowerOutboxCursor->bind(1, m_envUtf8);

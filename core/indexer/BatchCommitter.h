@@ -45,7 +45,7 @@ private:
     BalanceBook& m_balances;
     QByteArray m_envUtf8;
     std::unique_ptr<store::SqliteStatement> m_insBlock, m_anyStoredKey, m_repointStoredKey,
-        m_findTemplate, m_lowerOutboxCursor, m_insTemplate, m_anyStoredLog;
+        m_findTemplate, m_lowerOutboxCursor, m_insTemplate, m_anyStoredLog, m_insChild;
     std::unique_ptr<store::MultiRowInsert> m_insLogs;
 };
 

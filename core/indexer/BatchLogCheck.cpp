@@ -5,7 +5,7 @@
 namespace forkscope::indexer {
 
 void checkBatchLog(const chain::LogEntry& log, std::uint64_t fromBlock, std::uint64_t toBlock,
-                   const QList<chain::BlockHeader>& headers, const QList<chain::Address>& contracts,
+                   const QList<chain::BlockHeader>& headers, const QSet<chain::Address>& contracts,
                    const QString& endpoint)
 {
     if (log.blockNumber < fromBlock || log.blockNumber - fromBlock >= std::uint64_t(headers.size()))

@@ -5,6 +5,7 @@
 #include "chain/LogEntry.h"
 
 #include <QList>
+#include <QSet>
 #include <QString>
 
 namespace forkscope::indexer {
@@ -16,7 +17,7 @@ namespace forkscope::indexer {
 // break invariant 2); one whose block hash is not its header's, or marked removed, belongs to
 // another branch: NodeInconsistentError. Either way nothing of the batch is committed.
 void checkBatchLog(const chain::LogEntry& log, std::uint64_t fromBlock, std::uint64_t toBlock,
-                   const QList<chain::BlockHeader>& headers, const QList<chain::Address>& contracts,
+                   const QList<chain::BlockHeader>& headers, const QSet<chain::Address>& contracts,
                    const QString& endpoint);
 
 } // namespace forkscope::indexer

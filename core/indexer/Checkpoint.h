@@ -25,8 +25,10 @@ struct Checkpoint
 };
 
 // A contract set as stored with a checkpoint: lowercase 0x addresses, sorted, one space
-// apart. The claim "every matching log up to the checkpoint" is only true for this set.
-QString contractSetText(const QList<chain::Address>& contracts);
+// apart, then each factory's rule (wire::FactorySource::ruleText: its children are part of
+// the set). The claim "every matching log up to the checkpoint" is only true for this set.
+QString contractSetText(const QList<chain::Address>& contracts,
+                        const QStringList& factoryRules = {});
 // How `now` differs from `had` (both contractSetText): "added X, Y; removed Z".
 QString contractSetChange(const QString& had, const QString& now);
 

@@ -7,14 +7,17 @@
 
 namespace forkscope::indexer {
 
-QString contractSetText(const QList<chain::Address>& contracts)
+QString contractSetText(const QList<chain::Address>& contracts, const QStringList& factoryRules)
 {
     QStringList hex;
     for (const chain::Address& a : contracts)
         hex << a.toHex();
     hex.sort();
     hex.removeDuplicates();
-    return hex.join(QLatin1Char(' '));
+    QStringList rules = factoryRules;
+    rules.sort();
+    rules.removeDuplicates();
+    return (hex + rules).join(QLatin1Char(' '));
 }
 
 QString contractSetChange(const QString& had, const QString& now)

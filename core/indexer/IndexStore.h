@@ -33,7 +33,8 @@ struct EnvironmentClaim
     chain::Hash32 genesis;
     QUrl rpcUrl;
     QList<chain::Address> contracts;
-    QString abiDigest; // empty: no ABI
+    QStringList factoryRules; // wire::FactorySource::ruleText of each factory
+    QString abiDigest;        // empty: no ABI
 };
 
 // How a commit relates to the checkpoint. The checkpoint the batch continues (nullopt: the
@@ -114,6 +115,11 @@ public:
     // range is fetched again). Throws as rollBack.
     virtual RepairOutcome repair(const Checkpoint& cp, const std::optional<ForkPoint>& fork,
                                  std::uint64_t from) = 0;
+
+    // The children of the source's factories stored (factory_children), oldest first, and
+    // how many there are (the engine reloads them when another writer changed them).
+    virtual QList<wire::ChildCreation> children() = 0;
+    virtual qint64 childCount() = 0;
 
     // The stored hash of a block at or below the checkpoint, nullopt when none is stored.
     virtual std::optional<chain::Hash32> storedHash(std::uint64_t block) = 0;

@@ -39,7 +39,7 @@ wire::FetchPool& Indexer::pool()
 {
     if (!m_pool) {
         m_pool = std::make_unique<wire::FetchPool>(
-            m_config.rpcUrl, sourceFetchSpec(m_config, m_registry),
+            m_config.rpcUrl, sourceFetchSpec(m_config, m_registry, m_directory),
             std::max(1, m_config.fetchWorkers), m_config.rpcTimeout, m_config.maxReplyBytes,
             m_config.stopToken);
     }
@@ -209,11 +209,13 @@ Indexer::Acceptance Indexer::apply(const std::optional<Checkpoint>& cp,
     const std::uint64_t last = verified.blocks.back().number;
     qsizetype kept = 0;
     const QString endpoint = m_eth.endpointText(); // a QUrl rendered: once, not per log
+    QSet<chain::Address> asked = m_own;
+    for (const chain::Address& child : batch.fetchedChildren)
+        asked.insert(child);
     for (const chain::LogEntry& log : batch.logs) {
         if (log.blockNumber > last)
             continue;
-        checkBatchLog(log, batch.fromBlock, batch.toBlock, verified.blocks, m_config.contracts,
-                      endpoint);
+        checkBatchLog(log, batch.fromBlock, batch.toBlock, verified.blocks, asked, endpoint);
         ++kept;
     }
     if (kept == batch.logs.size()) {
@@ -231,6 +233,9 @@ Indexer::Acceptance Indexer::apply(const std::optional<Checkpoint>& cp,
                 verified.decodings.append(batch.decodings[i]);
         }
     }
+
+    if (m_children && !admitChildren(verified, batch, last, result))
+        return result;
 
     // Far from the head, the next round's check of this batch's last block is asked now and
     // answered while the commit runs (HeadCheckAhead.h).
@@ -259,6 +264,12 @@ Indexer::Acceptance Indexer::apply(const std::optional<Checkpoint>& cp,
     m_status.abiDecoded += stats.abiDecoded;
     m_status.abiUnmatched += stats.abiUnmatched;
     m_status.abiFailures += stats.abiFailures;
+    if (m_children) {
+        m_children->committed(verified.children);
+        for (const wire::ChildCreation& c : verified.children)
+            m_directory->add(c.child, c.blockNumber);
+        m_status.childrenFound += qint64(verified.children.size());
+    }
     m_status.truncationHalvings += batch.halvings;
     m_status.completeness += batch.completeness;
     if (stats.checkpoint)

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "ChildBook.h"
 #include "Coordination.h"
 #include "FetchWindow.h"
 #include "ForkFinder.h"
@@ -104,6 +105,11 @@ private:
     Acceptance apply(const std::optional<Checkpoint>& cp, const wire::WireBatch& batch,
                      const std::optional<RangeClaim>& claim);
     void onFetchFailure(const RangeClaim& range, const QString& error);
+    // With factories: keeps the batch's logs that are the source's and records the children
+    // it creates, or refuses it (false, `result` saying why) when it was fetched without a
+    // child it needed; the fetch threads then know that child.
+    bool admitChildren(VerifiedBatch& verified, const wire::WireBatch& batch, std::uint64_t last,
+                       Acceptance& result);
     // At the head: re-fetch the logs of the last blocks and look for stored logs that are
     // now absent. Returns true if it rolled back.
     bool recheckForAbsence(const Checkpoint& cp);
@@ -117,6 +123,12 @@ private:
     // Whether this writer leads the head now (Coordination::leadsHead), saying so on change.
     bool leads();
     wire::FetchPool& pool();
+    // The addresses whose logs are the source's now: contracts, factories, children stored.
+    QList<chain::Address> watchedAddresses() const;
+    // After the store is open: the children stored, for the receiver and the fetch threads.
+    void prepareChildren();
+    // A rollback to `fork` (-1: nothing left) takes the children created above it.
+    void forgetChildrenAbove(qint64 fork);
 
     IndexerConfig m_config;
     IndexStore& m_store;
@@ -127,6 +139,10 @@ private:
     std::unique_ptr<wire::FetchPool> m_pool;
     std::unique_ptr<HeadCheckAhead> m_headAhead; // a backfill's next head check (its thread)
     std::shared_ptr<const abi::EventRegistry> m_registry;
+    QSet<chain::Address> m_own; // the contracts and the factories: their logs are always ours
+    // With factories: their children as the receiver knows them, and as the fetch threads do.
+    std::unique_ptr<ChildBook> m_children;
+    std::shared_ptr<wire::ChildDirectory> m_directory;
     QHash<std::uint64_t, int> m_rangeAttempts; // consecutive failures per range start
     bool m_recheckDue = true;                  // new data since the last absence check
     qint64 m_logsPerRange = fetch_window::kUnknownLogsPerRange; // in the last range taken

@@ -3,6 +3,7 @@
 #include "chain/Address.h"
 #include "concurrency/StopToken.h"
 #include "wire/CompletenessCheck.h"
+#include "wire/FactorySource.h"
 
 #include <QList>
 #include <QString>
@@ -26,6 +27,9 @@ struct IndexerConfig
     QString environmentId;
     QString sourceId = QStringLiteral("default");
     QList<chain::Address> contracts;
+    // Factories whose children are indexed like `contracts`, each from the block of its
+    // creation event (wire/FactorySource.h); the factories' own logs are indexed too.
+    QList<wire::FactorySource> factories;
     std::uint64_t fromBlock = 0;
     // The confirmation policy: blocks deeper than this below the head are "safe" (the
     // outbox delivers only those). The indexer itself follows the head so reorgs are seen.
@@ -67,6 +71,27 @@ struct IndexerConfig
     // long a backfill range it holds stays its own without a renewal.
     QString owner;
     std::chrono::milliseconds rangeLease{30000};
+
+    // The addresses every range is fetched for: the contracts and the factories (children
+    // come on top, range by range).
+    QList<chain::Address> sourceAddresses() const
+    {
+        QList<chain::Address> out = contracts;
+        for (const chain::Address& f : wire::factoryAddresses(factories))
+            if (!out.contains(f))
+                out.append(f);
+        return out;
+    }
+    // Whether there is anything to index: contracts, or factories whose children are.
+    bool hasSources() const { return !contracts.isEmpty() || !factories.isEmpty(); }
+    // The factories' rules, as the checkpoint's contract set records them.
+    QStringList factoryRules() const
+    {
+        QStringList out;
+        for (const wire::FactorySource& f : factories)
+            out << f.ruleText();
+        return out;
+    }
 
     // Recorded with the checkpoint: which confirmation policy the cursor was computed under.
     QString policyVersion() const

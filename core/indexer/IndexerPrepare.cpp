@@ -23,7 +23,8 @@ void Indexer::prepare()
     claim.chainId = m_chainId;
     claim.genesis = genesis->hash;
     claim.rpcUrl = m_config.rpcUrl;
-    claim.contracts = m_config.contracts;
+    claim.contracts = m_config.sourceAddresses();
+    claim.factoryRules = m_config.factoryRules();
     claim.abiDigest = m_registry ? m_registry->digest() : QString();
     m_store.open(claim);
     m_genesis = genesis->hash;
@@ -33,7 +34,7 @@ void Indexer::prepare()
         throw IndexerError(QStringLiteral("environment %1 is already indexed by source %2; one "
                                           "source per environment (use another --env)")
                                .arg(m_config.environmentId, others.join(QStringLiteral(", "))));
-    const QString wanted = contractSetText(m_config.contracts);
+    const QString wanted = contractSetText(m_config.sourceAddresses(), m_config.factoryRules());
     if (const auto cp = m_store.checkpoint()) {
         if (cp->generation != kProjectionGeneration)
             throw GenerationMismatchError(
@@ -68,6 +69,7 @@ void Indexer::prepare()
     m_forkFinder = std::make_unique<ForkFinder>(
         m_eth, [this](std::uint64_t n) { return m_store.storedHash(n); });
     m_store.coordination().start();
+    prepareChildren();
     m_prepared = true;
 }
 

@@ -58,6 +58,7 @@ bool Indexer::rollBack(const Checkpoint& cp, const QString& reason,
                 .arg(cp.number)
                 .arg(reason));
     const RollbackResult r = m_store.rollBack(cp, fork, reason);
+    forgetChildrenAbove(r.forkBlock);
     ++m_status.reorgs;
     m_status.state = IndexerStatus::State::Reorged;
     m_status.checkpoint = fork.number;
@@ -81,12 +82,13 @@ bool Indexer::rollBack(const Checkpoint& cp, const QString& reason,
 bool Indexer::recheckForAbsence(const Checkpoint& cp)
 {
     const auto window = absenceWindow(m_config.absenceWindow, cp.startBlock, cp.number);
-    if (m_config.contracts.isEmpty() || !window)
+    const QList<chain::Address> watched = watchedAddresses();
+    if (watched.isEmpty() || !window)
         return false;
     QSet<LogAt> held = m_store.storedLogs(window->first, window->second);
     // RpcException: the node is unavailable, not a reorg.
     const AbsenceFinding finding =
-        checkForAbsence(m_eth, *window, m_config.contracts, m_config.logCap, std::move(held),
+        checkForAbsence(m_eth, *window, watched, m_config.logCap, std::move(held),
                         [this](std::uint64_t n) { return m_forkFinder->storedHash(n); });
     if (!finding.blocks.isEmpty()) {
         ++m_status.absenceSuspicions; // loud and counted, whatever the headers say

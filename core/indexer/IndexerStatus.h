@@ -43,6 +43,8 @@ struct IndexerStatus
     qint64 checkpointConflicts = 0;
     qint64 truncationHalvings = 0; // ranges halved because of a result cap
     qint64 rejectedBatches = 0;    // wire batches that did not start at expectedFromBlock
+    qint64 childrenFound = 0;      // children of the factories committed
+    qint64 childRefetches = 0;     // batches fetched again because a child was not in them
     qint64 fetchFailures = 0;      // failed range fetches (retried)
     qint64 absenceSuspicions = 0;  // logs gone without a hash contradiction
     qint64 inconsistencies = 0;    // rounds the node answered self-contradicting or off-request

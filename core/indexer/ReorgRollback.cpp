@@ -187,7 +187,20 @@ RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fo
     const BalanceRevertPlan plan =
         m_revertBalances ? takeBalancePlan(planAside, above, r) : BalanceRevertPlan{};
 
-    // 2. Facts and blocks, by height.
+    // 2. Facts and blocks, by height; a child whose creation event goes goes with it (its
+    //    rows are all above its creation, so they go too), and the diff names it.
+    m_db.run(QStringLiteral("INSERT INTO reorg_diff_store (reorg_id, environment_id, chain_id, "
+                            "kind, block_number, log_index, tx_hash, contract, from_addr) SELECT "
+                            "?, environment_id, chain_id, 'child_removed', block_number, "
+                            "log_index, tx_hash, child, factory FROM child_store WHERE "
+                            "environment_id = ? AND chain_id = ? AND block_number > ? ORDER BY "
+                            "block_number, log_index"),
+             {r.reorgId, m_env, chainId, above});
+    r.childrenRemoved =
+        m_db.run(QStringLiteral("DELETE FROM child_store WHERE environment_id = ? AND chain_id = "
+                                "? AND block_number > ?"),
+                 scope)
+            .numRowsAffected();
     const qint64 logsRemoved =
         m_db.run(QStringLiteral("DELETE FROM log_store WHERE environment_id = ? AND chain_id = ? "
                                 "AND block_number > ?"),
@@ -218,7 +231,8 @@ RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fo
     r.alertsSettled = CompletenessAlerts(m_db, m_env, m_chainId)
                           .resolveAbsenceAbove(above, absenceRolledBackResolution(r.reorgId));
 
-    r.rowsRemoved = r.transfersRemoved + logsRemoved + blocksRemoved + r.outboxDropped;
+    r.rowsRemoved =
+        r.transfersRemoved + logsRemoved + blocksRemoved + r.outboxDropped + r.childrenRemoved;
     m_db.run(QStringLiteral("UPDATE reorg_events SET rows_removed = ?, delivered_outbox_rows = ? "
                             "WHERE id = ?"),
              {r.rowsRemoved, r.deliveredAffected, r.reorgId});

@@ -36,6 +36,9 @@ class CheckpointStore;
 //   being the transfer_removed row of that log; value holds a payload only for rows that
 //   store their own, such as a retraction.)
 //   balance_changed           a holder's balance before and after the recompute
+//   child_removed             a child of a factory whose creation event was above the fork
+//                             (contract: the child, from_addr: its factory; block, log index
+//                             and transaction of the creation event)
 class ReorgRollback
 {
 public:

@@ -15,6 +15,9 @@ QString RollbackResult::undoneText() const
                             QStringLiteral("balances recomputed")),
                       count(outboxDropped, QStringLiteral("outbox row dropped"),
                             QStringLiteral("outbox rows dropped"))};
+    if (childrenRemoved > 0)
+        parts << count(childrenRemoved, QStringLiteral("child contract removed"),
+                       QStringLiteral("child contracts removed"));
     if (deliveredAffected > 0)
         parts << count(deliveredAffected, QStringLiteral("delivered row retracted"),
                        QStringLiteral("delivered rows retracted"));

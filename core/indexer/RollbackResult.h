@@ -18,6 +18,7 @@ struct RollbackResult
     qint64 outboxDropped = 0; // stored rows deleted and rendered rows gone with their logs
     qint64 deliveredAffected = 0;
     qint64 balancesChanged = 0;
+    qint64 childrenRemoved = 0; // children of factories whose creation was rolled back
     // Suspicions of absence about the removed blocks, settled because they are indexed
     // again: a repair counts them with the alerts it resolves itself.
     int alertsSettled = 0;

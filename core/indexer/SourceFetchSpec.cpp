@@ -6,13 +6,16 @@ namespace forkscope::indexer {
 
 namespace {
 // The configuration the fetcher filtered by, as the wire context asserts it.
-QString configDigest(const QList<chain::Address>& contracts, const QString& abiDigest)
+QString configDigest(const QList<chain::Address>& contracts, const QStringList& factoryRules,
+                     const QString& abiDigest)
 {
     QStringList parts;
     for (const auto& a : contracts)
         parts << a.toHex();
     parts.sort();
-    parts << abiDigest;
+    QStringList rules = factoryRules;
+    rules.sort();
+    parts << rules << abiDigest;
     return QString::fromLatin1(
         QCryptographicHash::hash(parts.join(QLatin1Char(',')).toUtf8(), QCryptographicHash::Sha256)
             .toHex()
@@ -21,12 +24,14 @@ QString configDigest(const QList<chain::Address>& contracts, const QString& abiD
 } // namespace
 
 wire::FetchSpec sourceFetchSpec(const IndexerConfig& config,
-                                std::shared_ptr<const abi::EventRegistry> registry)
+                                std::shared_ptr<const abi::EventRegistry> registry,
+                                std::shared_ptr<wire::ChildDirectory> children)
 {
     wire::FetchSpec spec;
-    spec.context = {config.sourceId,
-                    configDigest(config.contracts, registry ? registry->digest() : QString())};
-    spec.contracts = config.contracts;
+    spec.context = {config.sourceId, configDigest(config.contracts, config.factoryRules(),
+                                                  registry ? registry->digest() : QString())};
+    spec.contracts = config.sourceAddresses();
+    spec.children = std::move(children);
     spec.logCap = config.logCap;
     spec.logsPerCall = config.logsPerCall;
     spec.completeness = config.completeness;

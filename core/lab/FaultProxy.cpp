@@ -124,6 +124,12 @@ void FaultProxy::handle(QTcpSocket* s, const QByteArray& header, const QByteArra
                 reply(socket, 200, injectedError(body));
             return;
         }
+        if (m_maxAddresses > 0) {
+            if (const auto refusal = refusedAddresses(body)) {
+                reply(socket, 200, *refusal);
+                return;
+            }
+        }
         if (m_refuseLogsFrom >= 0) {
             if (const auto refusal = refusedLogs(body)) {
                 reply(socket, 200, *refusal);
@@ -473,6 +479,28 @@ std::optional<QByteArray> FaultProxy::refusedLogs(const QByteArray& requestBody)
                                       QJsonObject{{QStringLiteral("code"), 429},
                                                   {QStringLiteral("message"),
                                                    QStringLiteral("rate limited, slow down")}}}})
+        .toJson(QJsonDocument::Compact);
+}
+
+std::optional<QByteArray> FaultProxy::refusedAddresses(const QByteArray& requestBody)
+{
+    const QJsonObject req = QJsonDocument::fromJson(requestBody).object(); // batches pass
+    if (req.value(QLatin1String("method")).toString() != QLatin1String("eth_getLogs"))
+        return std::nullopt;
+    const QJsonValue addresses = req.value(QLatin1String("params"))
+                                     .toArray()
+                                     .at(0)
+                                     .toObject()
+                                     .value(QLatin1String("address"));
+    if (!addresses.isArray() || addresses.toArray().size() <= m_maxAddresses)
+        return std::nullopt;
+    ++m_refusedAddressLists;
+    return QJsonDocument(QJsonObject{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
+                                     {QStringLiteral("id"), req.value(QLatin1String("id"))},
+                                     {QStringLiteral("error"),
+                                      QJsonObject{{QStringLiteral("code"), -32602},
+                                                  {QStringLiteral("message"),
+                                                   QStringLiteral("exceed max addresses")}}}})
         .toJson(QJsonDocument::Compact);
 }
 

@@ -89,6 +89,10 @@ public:
     // JSON-RPC rate-limit error (not a provider limit), the rest pass; -1 = none.
     void setRefuseLogsFrom(qint64 block) { m_refuseLogsFrom = block; }
     qint64 refusedLogCalls() const { return m_refusedLogCalls; }
+    // For tests: an eth_getLogs filter of more than `n` addresses is refused as geth refuses
+    // one past its --rpc.getlogmaxaddrs ("exceed max addresses"); 0 = no limit.
+    void setMaxAddresses(int n) { m_maxAddresses = n; }
+    qint64 refusedAddressLists() const { return m_refusedAddressLists; }
 
     QJsonObject knobs() const;
     // Applies the keys present in `changes`; returns an error text for a bad value.
@@ -111,6 +115,8 @@ private:
     QByteArray injectedError(const QByteArray& requestBody);
     // The refusal for a single eth_getLogs request from m_refuseLogsFrom, if this is one.
     std::optional<QByteArray> refusedLogs(const QByteArray& requestBody);
+    // The refusal for a single eth_getLogs request of more than m_maxAddresses, if this is one.
+    std::optional<QByteArray> refusedAddresses(const QByteArray& requestBody);
 
     QUrl m_upstream;
     QTcpServer m_server;
@@ -131,6 +137,8 @@ private:
     std::atomic<bool> m_dropInReceipts{true};
     std::atomic<bool> m_noReceipts{false};
     std::atomic<qint64> m_refuseLogsFrom{-1};
+    std::atomic<int> m_maxAddresses{0};
+    std::atomic<qint64> m_refusedAddressLists{0};
     qint64 m_refusedLogCalls = 0;
     quint32 m_seed = 0;
     QRandomGenerator m_random;

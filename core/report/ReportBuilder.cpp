@@ -120,6 +120,9 @@ public:
                                      m_scope);
              q->next();)
             names << q->value(0).toString().split(QLatin1Char(' '), Qt::SkipEmptyParts);
+        // A factory's rule names no address of its own (its address is listed beside it);
+        // its children are read from factory_children.
+        names.removeIf([](const QString& n) { return n.startsWith(QLatin1String("factory:")); });
         return names;
     }
 

@@ -226,7 +226,8 @@ void ReportSections::checkInvariants(rpc::EthClient& eth, const QStringList& dec
               "SELECT DISTINCT contract FROM transfer_events WHERE environment_id = ? AND "
               "chain_id = ?",
               "SELECT DISTINCT contract FROM token_balances WHERE environment_id = ? AND "
-              "chain_id = ?"}) {
+              "chain_id = ?",
+              "SELECT child FROM factory_children WHERE environment_id = ? AND chain_id = ?"}) {
             const auto q = m_reader.query(QString::fromLatin1(sql), m_scope);
             while (q->next())
                 names << q->value(0).toString();

@@ -1,5 +1,6 @@
 #include "ContractSurface.h"
 #include "BinaryContract.h"
+#include "ChildrenContract.h"
 #include "PendingOutboxContract.h"
 #include "ReorgDiffContract.h"
 #include "pg/PgContract.h"
@@ -12,8 +13,8 @@ namespace forkscope::store {
 const QList<SurfaceObject>& contractSurface()
 {
     static const QList<SurfaceObject> all = [] {
-        QList<SurfaceObject> s =
-            binaryContractSurface() + pendingOutboxSurface() + reorgDiffSurface();
+        QList<SurfaceObject> s = binaryContractSurface() + pendingOutboxSurface() +
+                                 reorgDiffSurface() + childrenSurface();
         std::stable_partition(s.begin(), s.end(), [](const SurfaceObject& o) {
             return o.kind == SurfaceObject::Kind::View;
         });

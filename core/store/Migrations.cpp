@@ -1,5 +1,6 @@
 #include "Migrations.h"
 #include "BinaryContract.h"
+#include "ChildrenContract.h"
 #include "PendingOutboxContract.h"
 #include "ReorgDiffContract.h"
 
@@ -230,7 +231,8 @@ const QList<Migration>& migrations()
                                       binaryContractMigration(),
                                       reorgDiffMigration(),
                                       reorgDiffFoldMigration(),
-                                      pendingOutboxMigration()};
+                                      pendingOutboxMigration(),
+                                      childrenMigration()};
     return all;
 }
 

@@ -77,7 +77,7 @@ indexer::Environment SqliteIndexStore::open(const indexer::EnvironmentClaim& cla
         claim.environmentId, claim.chainId, claim.genesis, claim.rpcUrl);
     if (m_checkpoints && m_env == claim.environmentId && m_chainId == claim.chainId &&
         m_source == claim.sourceId) {
-        m_checkpoints->setContracts(indexer::contractSetText(claim.contracts));
+        m_checkpoints->setContracts(indexer::contractSetText(claim.contracts, claim.factoryRules));
         return env; // open already: the same parts go on
     }
     m_source = claim.sourceId;
@@ -88,7 +88,7 @@ indexer::Environment SqliteIndexStore::open(const indexer::EnvironmentClaim& cla
     m_chainId = claim.chainId;
     m_checkpoints =
         std::make_unique<indexer::CheckpointStore>(m_db, m_env, m_chainId, claim.sourceId);
-    m_checkpoints->setContracts(indexer::contractSetText(claim.contracts));
+    m_checkpoints->setContracts(indexer::contractSetText(claim.contracts, claim.factoryRules));
     m_balances = std::make_unique<indexer::BalanceBook>(m_db, m_env, m_chainId);
     m_committer = std::make_unique<indexer::BatchCommitter>(m_db, m_env, m_chainId, *m_checkpoints,
                                                             *m_balances);
@@ -230,6 +230,38 @@ indexer::RepairOutcome SqliteIndexStore::repair(const indexer::Checkpoint& cp,
     tx.commit();
     m_openFetchAlerts = true;
     return out;
+}
+
+QList<wire::ChildCreation> SqliteIndexStore::children()
+{
+    requireOpen();
+    QList<wire::ChildCreation> out;
+    SqliteStatement q(m_db, "SELECT factory, child, block_number, log_index, block_hash, tx_hash "
+                            "FROM child_store WHERE environment_id = ?1 AND chain_id = ?2 ORDER "
+                            "BY block_number, log_index");
+    q.bind(1, m_env.toUtf8());
+    q.bind(2, std::int64_t(m_chainId));
+    while (q.next()) {
+        wire::ChildCreation c;
+        c.factory = q.fixedBytes<chain::Address>(0, "child_store.factory");
+        c.child = q.fixedBytes<chain::Address>(1, "child_store.child");
+        c.blockNumber = std::uint64_t(q.int64(2));
+        c.logIndex = std::uint64_t(q.int64(3));
+        c.blockHash = q.fixedBytes<chain::Hash32>(4, "child_store.block_hash");
+        c.txHash = q.fixedBytes<chain::Hash32>(5, "child_store.tx_hash");
+        out.append(c);
+    }
+    return out;
+}
+
+qint64 SqliteIndexStore::childCount()
+{
+    requireOpen();
+    SqliteStatement q(m_db, "SELECT count(*) FROM child_store WHERE environment_id = ?1 AND "
+                            "chain_id = ?2");
+    q.bind(1, m_env.toUtf8());
+    q.bind(2, std::int64_t(m_chainId));
+    return q.next() ? q.int64(0) : 0;
 }
 
 std::optional<chain::Hash32> SqliteIndexStore::storedHash(std::uint64_t block)

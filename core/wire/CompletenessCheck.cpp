@@ -55,7 +55,7 @@ QList<chain::LogEntry> CompletenessCheck::ours(const QList<chain::LogEntry>& log
 {
     QList<chain::LogEntry> out;
     for (const auto& l : logs)
-        if (m_contracts.contains(l.address))
+        if (m_contractSet.contains(l.address))
             out.append(l);
     return out;
 }
@@ -262,7 +262,7 @@ bool CompletenessCheck::largerReplyAbove(const chain::BlockHeader& header,
             m_capacity->saw(reply.size());
         qsizetype mine = 0;
         for (const auto& l : reply)
-            mine += l.blockNumber == header.number && m_contracts.contains(l.address);
+            mine += l.blockNumber == header.number && m_contractSet.contains(l.address);
         if (mine > got.size())
             return Shows::GotShort;
         return reply.size() > got.size() ? Shows::Larger : Shows::NotLarger;

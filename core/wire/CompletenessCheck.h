@@ -52,9 +52,16 @@ public:
     // `capacity`: the node's replies as a silent cap is judged by (null: not judged).
     CompletenessCheck(rpc::EthClient& eth, QList<chain::Address> contracts,
                       CompletenessPolicy policy, std::shared_ptr<ReplyCapacity> capacity = {})
-        : m_eth(eth), m_contracts(std::move(contracts)), m_policy(policy),
-          m_capacity(std::move(capacity))
+        : m_eth(eth), m_policy(policy), m_capacity(std::move(capacity))
     {
+        setContracts(std::move(contracts));
+    }
+
+    // The contracts a range's logs are of: a source's children change from range to range.
+    void setContracts(QList<chain::Address> contracts)
+    {
+        m_contracts = std::move(contracts);
+        m_contractSet = QSet<chain::Address>(m_contracts.cbegin(), m_contracts.cend());
     }
 
     // `logs`: the range's result (any order), `headers`: the range's headers, in order.
@@ -94,6 +101,7 @@ private:
 
     rpc::EthClient& m_eth;
     QList<chain::Address> m_contracts;
+    QSet<chain::Address> m_contractSet; // the same, to look a log's address up in
     CompletenessPolicy m_policy;
     std::shared_ptr<ReplyCapacity> m_capacity;
     mutable chain::BloomBitsCache m_bloomBits; // a memo of Keccak hashes

@@ -9,8 +9,40 @@
 
 namespace forkscope::wire {
 
+namespace {
+// A provider refused a filter's address list and addressesPerCall was lowered: the range's
+// calls start again with the smaller lists.
+struct AddressLimitLowered
+{
+};
+} // namespace
+
 QList<chain::LogEntry> LogFetcher::completeLogs(std::uint64_t from, std::uint64_t& to,
                                                 WireBatch& batch, QSet<std::uint64_t>& unproven)
+{
+    for (;;) {
+        const qsizetype perCall = qsizetype(std::max<qint64>(1, m_spec.addressesPerCall->load()));
+        QList<chain::LogEntry> logs;
+        try {
+            if (m_addresses.size() <= perCall)
+                return completeLogsOf(m_addresses, from, to, batch, unproven);
+            for (qsizetype i = 0; i < m_addresses.size(); i += perCall)
+                logs += completeLogsOf(m_addresses.mid(i, perCall), from, to, batch, unproven);
+        } catch (const AddressLimitLowered&) {
+            continue;
+        }
+        // A later list's limit lowered `to`: what the earlier ones got above it goes.
+        const std::uint64_t last = to;
+        logs.removeIf([last](const chain::LogEntry& l) { return l.blockNumber > last; });
+        for (auto it = unproven.begin(); it != unproven.end();)
+            it = *it > last ? unproven.erase(it) : std::next(it);
+        return logs;
+    }
+}
+
+QList<chain::LogEntry> LogFetcher::completeLogsOf(const QList<chain::Address>& addresses,
+                                                  std::uint64_t from, std::uint64_t& to,
+                                                  WireBatch& batch, QSet<std::uint64_t>& unproven)
 {
     int& halvings = batch.halvings;
     const auto halve = [&] {
@@ -18,11 +50,25 @@ QList<chain::LogEntry> LogFetcher::completeLogs(std::uint64_t from, std::uint64_
         ++halvings;
     };
     while (true) {
-        const rpc::LogFilter filter = rpc::LogFilter::range(from, to, m_spec.contracts);
+        const rpc::LogFilter filter = rpc::LogFilter::range(from, to, addresses);
         QList<chain::LogEntry> logs;
         try {
             logs = m_eth.getLogs(filter);
         } catch (const rpc::RpcException& e) {
+            if (const auto limit = e.error().kind == rpc::RpcError::Kind::Remote
+                                       ? parseAddressLimit(e.error().message)
+                                       : std::nullopt;
+                limit && addresses.size() > 1) {
+                // Fewer addresses per filter from now on, for every fetch thread.
+                const qint64 fewer =
+                    limit->maxAddresses
+                        ? std::clamp<qint64>(qint64(*limit->maxAddresses), 1, addresses.size() - 1)
+                        : std::max<qint64>(1, addresses.size() / 2);
+                qint64 now = m_spec.addressesPerCall->load();
+                while (fewer < now && !m_spec.addressesPerCall->compare_exchange_weak(now, fewer)) {
+                }
+                throw AddressLimitLowered{};
+            }
             if (e.error().kind == rpc::RpcError::Kind::TooLarge) {
                 // Over the reply-size cap: like a provider limit, fetch less at a time.
                 if (from == to)
@@ -108,7 +154,8 @@ QList<chain::LogEntry> LogFetcher::rangeLogs(std::uint64_t from, std::uint64_t& 
     const std::uint64_t blocks = to - from + 1;
     const std::uint64_t perCall = blocksPerLogsCall(
         blocks, m_spec.logsPerCall, m_spec.logsPerBlock ? m_spec.logsPerBlock->load() : 0);
-    if (perCall >= blocks) {
+    // More addresses than one filter takes: their lists one after the other, each whole.
+    if (perCall >= blocks || m_addresses.size() > m_spec.addressesPerCall->load()) {
         ++batch.logCalls;
         return completeLogs(from, to, batch, unproven);
     }
@@ -121,7 +168,7 @@ QList<chain::LogEntry> LogFetcher::rangeLogs(std::uint64_t from, std::uint64_t& 
     };
     std::vector<Part> parts;
     for (std::uint64_t a = from; a <= to; a += perCall) {
-        Part p{rpc::LogFilter::range(a, std::min(to, a + perCall - 1), m_spec.contracts), nullptr};
+        Part p{rpc::LogFilter::range(a, std::min(to, a + perCall - 1), m_addresses), nullptr};
         p.call.reset(m_eth.requestLogs(p.filter));
         parts.push_back(std::move(p));
     }
@@ -138,7 +185,8 @@ QList<chain::LogEntry> LogFetcher::rangeLogs(std::uint64_t from, std::uint64_t& 
         } catch (const rpc::RpcException& e) {
             // A limit or an oversized reply is completeLogs' to handle; anything else (a
             // rate limit too) is node trouble, as for one call, and is not asked again here.
-            if (!isRangeLimit(e.error()))
+            if (!isRangeLimit(e.error()) && !(e.error().kind == rpc::RpcError::Kind::Remote &&
+                                              parseAddressLimit(e.error().message)))
                 throw;
         }
         std::uint64_t partTo = p.filter.toBlock;
@@ -201,6 +249,15 @@ WireBatch LogFetcher::fetch(std::uint64_t fromBlock, std::uint64_t toBlock,
     batch.fromBlock = fromBlock;
     batch.latestBlock = latestBlock;
     std::uint64_t to = toBlock;
+    m_addresses = m_spec.contracts;
+    if (m_spec.children) {
+        // Every child created up to the range's end (ChildDirectory.h); the receiver checks
+        // this list against the creations the batch's own logs hold.
+        m_spec.children->scanThrough(m_eth, std::max(toBlock, latestBlock));
+        batch.fetchedChildren = m_spec.children->createdThrough(toBlock);
+        m_addresses += batch.fetchedChildren;
+    }
+    m_check.setContracts(m_addresses);
     while (true) {
         // The headers are asked for before the logs and read after them: a distant node
         // answers both in one round trip per range, not two. (Deleted unread, the call is
@@ -208,7 +265,7 @@ WireBatch LogFetcher::fetch(std::uint64_t fromBlock, std::uint64_t toBlock,
         std::unique_ptr<rpc::RpcCall> headerCall(m_eth.requestBlocks(fromBlock, to));
         QList<chain::LogEntry> logs;
         QSet<std::uint64_t> unproven;
-        if (!m_spec.contracts.isEmpty())
+        if (!m_addresses.isEmpty())
             logs = rangeLogs(fromBlock, to, batch, unproven);
         batch.headers = headers(fromBlock, to, std::move(headerCall));
         if (batch.headers.isEmpty()) {
@@ -247,7 +304,7 @@ WireBatch LogFetcher::fetch(std::uint64_t fromBlock, std::uint64_t toBlock,
         break;
     }
     batch.toBlock = batch.headers.last().number;
-    if (m_spec.logsPerBlock && !m_spec.contracts.isEmpty())
+    if (m_spec.logsPerBlock && !m_addresses.isEmpty())
         m_spec.logsPerBlock->store(double(batch.logs.size()) / double(batch.headers.size()));
     // Keep only the logs of blocks we have headers for: completeness is per block.
     const std::uint64_t last = batch.toBlock;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "ChildDirectory.h"
 #include "CompletenessCheck.h"
 #include "PartedLogReader.h"
 #include "ReplyCapacity.h"
@@ -50,6 +51,15 @@ struct FetchSpec
     // 0.1 s and 15 MiB of peak memory (bench/README.md); on a sparse chain it costs at most
     // three more calls per fetch thread, once.
     qint64 logsPerCall = 1000;
+    // The children of the source's factories (their addresses are in `contracts`): each range
+    // is fetched with every child created up to its end (ChildDirectory.h). Null: no factory.
+    std::shared_ptr<ChildDirectory> children;
+    // At most this many addresses in one eth_getLogs filter, shared by the pool's fetch
+    // threads: geth's and Erigon's default limit, lowered when a provider announces less
+    // (parseAddressLimit).
+    std::shared_ptr<std::atomic<qint64>> addressesPerCall =
+        std::make_shared<std::atomic<qint64>>(kDefaultAddressesPerCall);
+    static constexpr qint64 kDefaultAddressesPerCall = 1000;
     std::shared_ptr<std::atomic<double>> logsPerBlock = std::make_shared<std::atomic<double>>(-1);
     static constexpr std::uint64_t kMaxCallsPerRange = kMaxLogsCallsPerRange;
 };
@@ -63,7 +73,7 @@ class LogFetcher
 {
 public:
     LogFetcher(rpc::EthClient& eth, FetchSpec spec)
-        : m_eth(eth), m_spec(std::move(spec)),
+        : m_eth(eth), m_spec(std::move(spec)), m_addresses(m_spec.contracts),
           m_check(eth, m_spec.contracts, m_spec.completeness,
                   m_spec.logCap > 0 ? m_spec.capacity : nullptr)
     {
@@ -82,8 +92,12 @@ private:
     // A block whose own reply may have been cut by a silent cap goes into `unproven`.
     QList<chain::LogEntry> rangeLogs(std::uint64_t from, std::uint64_t& to, WireBatch& batch,
                                      QSet<std::uint64_t>& unproven);
+    // The same over every address of the range, in filters of at most addressesPerCall.
     QList<chain::LogEntry> completeLogs(std::uint64_t from, std::uint64_t& to, WireBatch& batch,
                                         QSet<std::uint64_t>& unproven);
+    QList<chain::LogEntry> completeLogsOf(const QList<chain::Address>& addresses,
+                                          std::uint64_t from, std::uint64_t& to, WireBatch& batch,
+                                          QSet<std::uint64_t>& unproven);
     // A reply of `replied` logs over [from, to] that a silent cap may have cut: both halves
     // instead, each proven the same way; halves holding more than `replied` prove the cut.
     QList<chain::LogEntry> splitLogs(std::uint64_t from, std::uint64_t& to, qsizetype replied,
@@ -105,6 +119,7 @@ private:
 
     rpc::EthClient& m_eth;
     FetchSpec m_spec;
+    QList<chain::Address> m_addresses; // of the range being fetched: contracts and children
     CompletenessCheck m_check;
 };
 

@@ -9,6 +9,12 @@
 
 namespace forkscope::wire {
 
+namespace {
+struct ReaderListsLowered
+{
+};
+} // namespace
+
 std::uint64_t blocksPerLogsCall(std::uint64_t blocks, qint64 logsPerCall, double logsPerBlock)
 {
     std::uint64_t perCall = blocks;
@@ -35,7 +41,7 @@ void PartedLogReader::check(const QList<chain::LogEntry>& logs, std::uint64_t fr
 
 rpc::LogFilter PartedLogReader::filter(std::uint64_t from, std::uint64_t to) const
 {
-    rpc::LogFilter f = rpc::LogFilter::range(from, to, m_contracts);
+    rpc::LogFilter f = rpc::LogFilter::range(from, to, m_asked);
     f.topics = m_topics;
     return f;
 }
@@ -48,6 +54,14 @@ QList<chain::LogEntry> PartedLogReader::readHalving(std::uint64_t from, std::uin
         check(logs, from, to);
         return logs;
     } catch (const rpc::RpcException& e) {
+        if (e.error().kind == rpc::RpcError::Kind::Remote && m_asked.size() > 1)
+            if (const auto limit = parseAddressLimit(e.error().message)) {
+                m_addressesPerCall = limit->maxAddresses
+                                         ? std::clamp<qsizetype>(qsizetype(*limit->maxAddresses), 1,
+                                                                 m_asked.size() - 1)
+                                         : std::max<qsizetype>(1, m_asked.size() / 2);
+                throw ReaderListsLowered{};
+            }
         if (!isRangeLimit(e.error()) || from == to)
             throw;
         const std::uint64_t mid = from + (to - from) / 2;
@@ -58,6 +72,22 @@ QList<chain::LogEntry> PartedLogReader::readHalving(std::uint64_t from, std::uin
 }
 
 QList<chain::LogEntry> PartedLogReader::read(std::uint64_t from, std::uint64_t to)
+{
+    for (;;) {
+        QList<chain::LogEntry> logs;
+        try {
+            for (qsizetype i = 0; i == 0 || i < m_contracts.size(); i += m_addressesPerCall) {
+                m_asked = m_contracts.mid(i, m_addressesPerCall);
+                logs += readParts(from, to);
+            }
+        } catch (const ReaderListsLowered&) {
+            continue;
+        }
+        return logs;
+    }
+}
+
+QList<chain::LogEntry> PartedLogReader::readParts(std::uint64_t from, std::uint64_t to)
 {
     const std::uint64_t blocks = to - from + 1;
     const std::uint64_t perCall = blocksPerLogsCall(
@@ -83,7 +113,7 @@ QList<chain::LogEntry> PartedLogReader::read(std::uint64_t from, std::uint64_t t
                 ++m_calls;
                 got = m_eth.takeLogs(p.call.release());
             } catch (const rpc::RpcException& e) {
-                if (!isRangeLimit(e.error()))
+                if (!isRangeLimit(e.error()) && !parseAddressLimit(e.error().message))
                     throw;
                 --m_calls; // counted again by readHalving
                 logs += readHalving(p.from, p.to);

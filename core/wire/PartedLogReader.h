@@ -42,7 +42,13 @@ public:
     std::function<void(const QList<chain::LogEntry>&, std::uint64_t from, std::uint64_t to)>
         checkAnswer;
 
+    // Addresses beyond what one filter takes (kDefaultAddressesPerCall, or less once a
+    // provider announced less: parseAddressLimit) are asked in lists one after the other.
     QList<chain::LogEntry> read(std::uint64_t from, std::uint64_t to);
+
+    // The addresses asked for from now on (a factory's children change from chunk to chunk).
+    void setContracts(QList<chain::Address> contracts) { m_contracts = std::move(contracts); }
+    static constexpr qsizetype kDefaultAddressesPerCall = 1000;
 
     // Asks only for logs with these topics (per position, as LogFilter::topics).
     void setTopics(QList<QList<chain::Hash32>> topics) { m_topics = std::move(topics); }
@@ -51,11 +57,15 @@ public:
 
 private:
     QList<chain::LogEntry> readHalving(std::uint64_t from, std::uint64_t to);
+    // read() of the addresses in m_asked.
+    QList<chain::LogEntry> readParts(std::uint64_t from, std::uint64_t to);
     void check(const QList<chain::LogEntry>& logs, std::uint64_t from, std::uint64_t to) const;
     rpc::LogFilter filter(std::uint64_t from, std::uint64_t to) const;
 
     rpc::EthClient& m_eth;
     QList<chain::Address> m_contracts;
+    QList<chain::Address> m_asked; // the list of m_contracts being asked
+    qsizetype m_addressesPerCall = kDefaultAddressesPerCall;
     QList<QList<chain::Hash32>> m_topics;
     qint64 m_logsPerCall;
     std::uint64_t m_blocksSeen = 0;

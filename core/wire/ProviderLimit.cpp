@@ -48,6 +48,21 @@ std::optional<ProviderLimit> parseProviderLimit(const QString& message)
     return limit;
 }
 
+std::optional<AddressLimit> parseAddressLimit(const QString& message)
+{
+    static const QRegularExpression kAddresses(
+        QStringLiteral("(?:exceeds? (?:the )?max(?:imum)?(?: of)?|too many|more than|at most|"
+                       "limit(?:ed)? (?:of|to))\\s*([\\d,]+k?)?\\s*addresses"),
+        QRegularExpression::CaseInsensitiveOption);
+    const auto m = kAddresses.match(message);
+    if (!m.hasMatch())
+        return std::nullopt;
+    AddressLimit limit;
+    if (!m.captured(1).isEmpty())
+        limit.maxAddresses = number(m.captured(1));
+    return limit;
+}
+
 bool isRangeLimit(const rpc::RpcError& error)
 {
     return error.kind == rpc::RpcError::Kind::TooLarge ||

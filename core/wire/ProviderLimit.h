@@ -24,6 +24,16 @@ struct ProviderLimit
 // message is not a limit (then the error is a real failure, not a reason to split).
 std::optional<ProviderLimit> parseProviderLimit(const QString& message);
 
+// A provider's announced limit on the addresses of one eth_getLogs filter: geth's and
+// Erigon's default is 1,000 ("exceed max addresses", "query exceeds the maximum of 1000
+// addresses or topics per search position"), some chains allow 10 or 30. nullopt when the
+// message is not one; `maxAddresses` when it names the number.
+struct AddressLimit
+{
+    std::optional<std::uint64_t> maxAddresses;
+};
+std::optional<AddressLimit> parseAddressLimit(const QString& message);
+
 // Whether an eth_getLogs error says the range was too big (a provider's announced limit, or
 // a reply over the client's cap): asked again in smaller parts, not node trouble.
 bool isRangeLimit(const rpc::RpcError& error);

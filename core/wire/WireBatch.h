@@ -37,6 +37,9 @@ struct WireBatch
     QList<chain::LogEntry> logs; // sorted by (blockNumber, logIndex)
     // The ABI decoding of each log (same index as `logs`); empty without an ABI.
     QList<abi::EventDecoding> decodings;
+    // The children of the source's factories the logs were fetched for (every one known to
+    // be created up to toBlock); the receiver refuses a batch that misses one.
+    QList<chain::Address> fetchedChildren;
     int halvings = 0;               // how often a result cap made the fetcher halve the range
     int logCalls = 0;               // eth_getLogs calls the range took (LogFetcher::rangeLogs)
     CompletenessStats completeness; // what proving the range complete took

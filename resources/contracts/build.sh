@@ -7,7 +7,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 npm install --prefix "$work" --no-audit --no-fund --loglevel=error solc@0.8.26 >/dev/null
-for name in DemoToken AbiZoo; do
+for name in DemoToken AbiZoo DemoFactory; do
   rm -rf "$work/out"
   (cd "$work" && node_modules/.bin/solcjs --optimize --bin --abi -o out "$here/$name.sol" >/dev/null)
   bin="$(cat "$work"/out/*"$name".bin)"

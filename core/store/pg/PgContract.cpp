@@ -100,6 +100,16 @@ QByteArray outboxSelect()
            "WHERE c.environment_id = o.environment_id AND c.chain_id = o.chain_id)";
 }
 
+// Since v13: the children of the factories, as a file serves them (store/ChildrenContract.h),
+// cut at the checkpoint like the rows they are indexed with.
+QByteArray factoryChildrenSelect()
+{
+    return "SELECT s.environment_id, s.chain_id, " + hex("factory") + " AS factory, " +
+           hex("child") + " AS child, s.block_number, s.log_index, " + hex("block_hash") +
+           " AS block_hash, " + hex("tx_hash") + " AS tx_hash FROM child_store s" +
+           kBelowCheckpoint;
+}
+
 QByteArray reorgDiffSelect()
 {
     return "SELECT " + pgReorgDiffColumnsSql() + " FROM reorg_diff_store d";
@@ -126,6 +136,8 @@ QByteArray pgViewSelect(const QString& name)
         return outboxSelect();
     if (name == QLatin1String("reorg_diff_items"))
         return reorgDiffSelect();
+    if (name == QLatin1String("factory_children"))
+        return factoryChildrenSelect();
     if (name == QLatin1String("indexer_checkpoints"))
         return indexerCheckpointsSelect();
     if (name == QLatin1String("backfill_ranges"))
@@ -447,6 +459,25 @@ QString ensurePgContract(PgConnection& db)
                    "INSERT INTO schema_version (version, description) VALUES ($1, $2)",
                    {"12", "the read surface of a file: balance_store, indexer_checkpoints, "
                           "backfill_ranges and environments as views, alert times as text"});
+        }
+        if (have < 13) {
+            db.exec("CREATE TABLE child_store ("
+                    " environment_id text NOT NULL,"
+                    " chain_id bigint NOT NULL,"
+                    " child bytea NOT NULL CHECK (octet_length(child) = 20),"
+                    " factory bytea NOT NULL CHECK (octet_length(factory) = 20),"
+                    " block_number bigint NOT NULL,"
+                    " log_index bigint NOT NULL,"
+                    " block_hash bytea NOT NULL,"
+                    " tx_hash bytea NOT NULL,"
+                    " PRIMARY KEY (environment_id, chain_id, child))");
+            db.exec("CREATE INDEX child_store_block ON child_store (environment_id, chain_id, "
+                    "block_number)");
+            db.exec(
+                createView("CREATE VIEW", "factory_children", factoryChildrenSelect()).constData());
+            db.run("pg_contract_version",
+                   "INSERT INTO schema_version (version, description) VALUES ($1, $2)",
+                   {"13", "factory sources: child_store and the factory_children view"});
         }
         restored = restorePgSurface(db);
         db.commit();

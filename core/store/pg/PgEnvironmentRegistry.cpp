@@ -92,9 +92,10 @@ Environment PgEnvironmentRegistry::openForIndexing(const QString& id, std::uint6
                                                    const chain::Hash32& genesisHash,
                                                    const QUrl& rpcUrl,
                                                    const QList<chain::Address>& contractList,
-                                                   const QString& abiDigest)
+                                                   const QString& abiDigest,
+                                                   const QStringList& factoryRules)
 {
-    const QString wanted = indexer::contractSetText(contractList);
+    const QString wanted = indexer::contractSetText(contractList, factoryRules);
     // ON CONFLICT: several processes start on one environment at once; the first row wins
     // and every process then checks its node against that row.
     m_db.run("pg_env_insert",

@@ -28,7 +28,8 @@ public:
     indexer::Environment openForIndexing(const QString& id, std::uint64_t chainId,
                                          const chain::Hash32& genesisHash, const QUrl& rpcUrl,
                                          const QList<chain::Address>& contracts,
-                                         const QString& abiDigest = {});
+                                         const QString& abiDigest = {},
+                                         const QStringList& factoryRules = {});
     // Marks a live environment archived (read-only history; every row is kept), in the
     // caller's transaction. Throws EnvironmentArchivedError if it already is, IndexerError
     // if it does not exist.

@@ -66,17 +66,17 @@ indexer::Environment PgIndexStore::open(const indexer::EnvironmentClaim& claim)
     // same chain; the first one's claim is the environment's.
     const indexer::Environment env = PgEnvironmentRegistry(*m_db).openForIndexing(
         claim.environmentId, claim.chainId, claim.genesis, claim.rpcUrl, claim.contracts,
-        claim.abiDigest);
+        claim.abiDigest, claim.factoryRules);
     if (m_coordination && m_environmentId == claim.environmentId && m_chainId == claim.chainId &&
         m_sourceId == claim.sourceId) {
-        m_contracts = indexer::contractSetText(claim.contracts);
+        m_contracts = indexer::contractSetText(claim.contracts, claim.factoryRules);
         return env; // open already: its ranges and locks stay this writer's
     }
     m_checkpoint.reset();
     m_coordination.reset();
     m_environmentId = claim.environmentId;
     m_sourceId = claim.sourceId;
-    m_contracts = indexer::contractSetText(claim.contracts);
+    m_contracts = indexer::contractSetText(claim.contracts, claim.factoryRules);
     m_env = claim.environmentId.toUtf8();
     m_chain = QByteArray::number(qulonglong(claim.chainId));
     m_source = claim.sourceId.toUtf8();
@@ -256,6 +256,19 @@ indexer::CommitStats PgIndexStore::commit(const indexer::VerifiedBatch& batch,
     PgTransaction tx(*m_db);
     // The rows first, outside any lock another writer waits for: writers COPY side by side.
     rows.copyInto(*m_db);
+    // The children the batch's creation events announce go with the blocks that hold them.
+    for (const wire::ChildCreation& c : batch.children)
+        stats.children +=
+            m_db->run("store_child",
+                      "INSERT INTO child_store (environment_id, chain_id, child, "
+                      "factory, block_number, log_index, block_hash, tx_hash) VALUES "
+                      "($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING",
+                      {m_env, m_chain, PgConnection::byteaParam(c.child.toByteArray()),
+                       PgConnection::byteaParam(c.factory.toByteArray()),
+                       number(qint64(c.blockNumber)), number(qint64(c.logIndex)),
+                       PgConnection::byteaParam(c.blockHash.toByteArray()),
+                       PgConnection::byteaParam(c.txHash.toByteArray())})
+                .affected();
     stats.outboxRows -= keepDeliveredKeys(first, last);
     // An archived environment's chain is gone; it holds the environment live until commit.
     PgEnvironmentRegistry(*m_db).requireLive(m_environmentId);
@@ -423,6 +436,41 @@ qint64 PgIndexStore::outboxPendingAtOrBelow(std::uint64_t height)
               "o.block_number <= (SELECT c.block_number FROM checkpoint_store c WHERE "
               "c.environment_id = $1 AND c.chain_id = $2 AND c.source_id = $4)",
               {m_env, m_chain, number(qint64(height)), m_source})
+        .int64(0, 0);
+}
+
+QList<wire::ChildCreation> PgIndexStore::children()
+{
+    requireOpen();
+    const PgResult r = m_db->run("store_children",
+                                 "SELECT factory, child, block_number, log_index, block_hash, "
+                                 "tx_hash FROM child_store WHERE environment_id = $1 AND chain_id "
+                                 "= $2 ORDER BY block_number, log_index",
+                                 {m_env, m_chain});
+    QList<wire::ChildCreation> out;
+    for (int i = 0; i < r.rows(); ++i) {
+        wire::ChildCreation c;
+        c.factory =
+            chain::Address::fromBytes(r.bytes(i, 0, 20), QStringLiteral("child_store.factory"));
+        c.child = chain::Address::fromBytes(r.bytes(i, 1, 20), QStringLiteral("child_store.child"));
+        c.blockNumber = std::uint64_t(r.int64(i, 2));
+        c.logIndex = std::uint64_t(r.int64(i, 3));
+        c.blockHash =
+            chain::Hash32::fromBytes(r.bytes(i, 4, 32), QStringLiteral("child_store.block_hash"));
+        c.txHash =
+            chain::Hash32::fromBytes(r.bytes(i, 5, 32), QStringLiteral("child_store.tx_hash"));
+        out.append(c);
+    }
+    return out;
+}
+
+qint64 PgIndexStore::childCount()
+{
+    requireOpen();
+    return m_db
+        ->run("store_child_count",
+              "SELECT count(*) FROM child_store WHERE environment_id = $1 AND chain_id = $2",
+              {m_env, m_chain})
         .int64(0, 0);
 }
 

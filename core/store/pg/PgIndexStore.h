@@ -49,6 +49,8 @@ public:
     indexer::RepairOutcome repair(const indexer::Checkpoint& cp,
                                   const std::optional<indexer::ForkPoint>& fork,
                                   std::uint64_t from) override;
+    QList<wire::ChildCreation> children() override;
+    qint64 childCount() override;
     std::optional<chain::Hash32> storedHash(std::uint64_t block) override;
     QSet<indexer::LogAt> storedLogs(std::uint64_t from, std::uint64_t to) override;
     qint64 recordAlert(const QString& node, std::uint64_t fromBlock, std::uint64_t toBlock,

@@ -204,6 +204,21 @@ indexer::RollbackResult PgIndexStore::undoAbove(const indexer::Checkpoint& cp,
                   "block_number > $3 AND delivered_at IS NULL",
                   scope)
             .affected();
+    // A child whose creation event goes goes with it (its rows are all above its creation,
+    // so they go too), and the diff names it.
+    m_db->run("rollback_diff_children",
+              "INSERT INTO reorg_diff_store (reorg_id, environment_id, chain_id, kind, "
+              "block_number, log_index, tx_hash, contract, from_addr) SELECT $4::bigint, "
+              "environment_id, chain_id, 'child_removed', block_number, log_index, tx_hash, "
+              "child, factory FROM child_store WHERE environment_id = $1 AND chain_id = $2 AND "
+              "block_number > $3::bigint AND block_number <= $5::bigint ORDER BY block_number, "
+              "log_index",
+              scope + QList<QByteArray>{reorgText, cpText});
+    r.childrenRemoved = m_db->run("rollback_children",
+                                  "DELETE FROM child_store WHERE environment_id = $1 AND chain_id "
+                                  "= $2 AND block_number > $3",
+                                  scope)
+                            .affected();
     const qint64 logsRemoved = m_db->run("rollback_logs",
                                          "DELETE FROM log_store WHERE environment_id = $1 AND "
                                          "chain_id = $2 AND block_number > $3",
@@ -225,7 +240,8 @@ indexer::RollbackResult PgIndexStore::undoAbove(const indexer::Checkpoint& cp,
               "NULL, lease_until = NULL, updated_at = clock_timestamp() WHERE environment_id = $1 "
               "AND chain_id = $2 AND from_block <= $3 AND to_block > $3",
               scope + QList<QByteArray>{PgConnection::byteaParam(forkHash.toByteArray())});
-    r.rowsRemoved = r.transfersRemoved + logsRemoved + blocksRemoved + r.outboxDropped;
+    r.rowsRemoved =
+        r.transfersRemoved + logsRemoved + blocksRemoved + r.outboxDropped + r.childrenRemoved;
     m_db->run("rollback_removed", "UPDATE reorg_events SET rows_removed = $2 WHERE id = $1",
               {reorgText, QByteArray::number(r.rowsRemoved)});
     // An absence suspicion about blocks this removes is settled: they are indexed again.
