@@ -6,6 +6,7 @@
 #include "chain/LogsBloom.h"
 #include "indexer/TransferDecoder.h"
 #include "rpc/EthClient.h"
+#include "store/ContractReader.h"
 
 #include <variant>
 
