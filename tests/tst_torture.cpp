@@ -2,11 +2,15 @@
 // reorgs and rollbacks of depth 1-64 while following the head behind a flapping fault
 // proxy, and a lying node for each lie the proxy knows, all while another process hammers
 // the database with reads. Judged by tests/torture/check_db.py, an independent checker
-// (Python, the contract's read surface only, its own balance sums) against the node.
+// (Python, the contract's read surface only, its own balance sums) against the node. One
+// indexer process at a time, on both stores: the backend is a data row (a SQLite file, or a
+// database of its own on the suite's throwaway PostgreSQL cluster). Several processes on one
+// PostgreSQL index are tst_sharedtorture's.
 //
 // Seeded: the seed is printed first; FORKSCOPE_TORTURE_SEED=<seed> replays a failing run.
 #include "IndexerLab.h"
 #include "RawHttpClient.h"
+#include "StoreRows.h"
 #include "TortureSeed.h"
 #include "lab/Devnet.h"
 #include "lab/FaultProxy.h"
@@ -37,7 +41,7 @@ void runChecker(IndexerLab& lab, const QString& env)
     QStringList args{kChecker,
                      QStringLiteral("check"),
                      QStringLiteral("--db"),
-                     lab.dbPath(),
+                     lab.db(),
                      QStringLiteral("--env"),
                      env,
                      QStringLiteral("--rpc"),
@@ -60,7 +64,7 @@ public:
     {
         QFile::remove(m_stop);
         m_process.start(QStringLiteral("python3"),
-                        {kChecker, QStringLiteral("watch"), QStringLiteral("--db"), lab.dbPath(),
+                        {kChecker, QStringLiteral("watch"), QStringLiteral("--db"), lab.db(),
                          QStringLiteral("--env"), env, QStringLiteral("--stop-file"), m_stop});
         m_process.waitForStarted();
     }
@@ -94,25 +98,36 @@ class TestTorture : public QObject
     Q_OBJECT
 private slots:
     void initTestCase();
+    void killsAtRandomInstantsOfASync_data() { test::StoreRows::backendRows(); }
     void killsAtRandomInstantsOfASync();
+    void reorgsAndRollbacksWhileFollowingAFlappingNode_data() { test::StoreRows::backendRows(); }
     void reorgsAndRollbacksWhileFollowingAFlappingNode();
+    void aLyingNodeForEachLie_data() { test::StoreRows::backendRows(); }
     void aLyingNodeForEachLie();
+    void silentCapsInEveryFetchMode_data() { test::StoreRows::backendRows(); }
     void silentCapsInEveryFetchMode();
+    void identityChangesMidRun_data() { test::StoreRows::backendRows(); }
     void identityChangesMidRun();
     void aCarelessOperator();
+    void tampersAreFoundAndRepaired_data() { test::StoreRows::backendRows(); }
     void tampersAreFoundAndRepaired();
+
+private:
+    test::StoreRows m_stores;
 };
 
 void TestTorture::initTestCase()
 {
     qInfo("torture seed %u (replay: FORKSCOPE_TORTURE_SEED=%u %s)", tortureSeed(), tortureSeed(),
           qPrintable(QCoreApplication::applicationFilePath()));
+    m_stores.startCluster();
 }
 
 void TestTorture::killsAtRandomInstantsOfASync()
 {
     QRandomGenerator rng(tortureSeed());
-    IndexerLab lab;
+    QFETCH(QString, backend);
+    IndexerLab lab(m_stores.freshDatabase(backend));
     lab.deployToken("AAA");
     lab.deployToken("BBB");
     lab.sprayAll(250, 8, 40); // 500 blocks behind: the first runs die mid-backfill
@@ -143,7 +158,8 @@ void TestTorture::killsAtRandomInstantsOfASync()
 void TestTorture::reorgsAndRollbacksWhileFollowingAFlappingNode()
 {
     QRandomGenerator rng(tortureSeed() ^ 0x5eed);
-    IndexerLab lab;
+    QFETCH(QString, backend);
+    IndexerLab lab(m_stores.freshDatabase(backend));
     lab.deployToken("AAA");
     lab.sprayAll(80, 4, 20); // taller than the deepest reorg
     lab::FaultProxy proxy(lab.devnet().url());
@@ -216,7 +232,8 @@ void TestTorture::reorgsAndRollbacksWhileFollowingAFlappingNode()
 void TestTorture::aLyingNodeForEachLie()
 {
     QRandomGenerator rng(tortureSeed() ^ 0x11e5);
-    IndexerLab lab;
+    QFETCH(QString, backend);
+    IndexerLab lab(m_stores.freshDatabase(backend));
     lab.deployToken("AAA");
     lab.sprayAll(5, 3, 10);
     lab::FaultProxy proxy(lab.devnet().url());
@@ -268,7 +285,8 @@ void TestTorture::silentCapsInEveryFetchMode()
     // show what is missing (many logs, 6 holders): each run indexes everything (the node
     // serves receipts) or stops before the first block it cannot prove, never past it.
     QRandomGenerator rng(tortureSeed() ^ 0xca95);
-    IndexerLab lab;
+    QFETCH(QString, backend);
+    IndexerLab lab(m_stores.freshDatabase(backend));
     lab.deployToken("AAA");
     lab.deployToken("BBB");
     for (int i = 0; i < 6; ++i) {
@@ -305,7 +323,8 @@ void TestTorture::identityChangesMidRun()
     // The node says it is another chain (chain id or genesis) while serving the same blocks:
     // the follower stops, and nothing mined after the change is committed.
     QRandomGenerator rng(tortureSeed() ^ 0x1d);
-    IndexerLab lab;
+    QFETCH(QString, backend);
+    IndexerLab lab(m_stores.freshDatabase(backend));
     lab.deployToken("AAA");
     lab.sprayAll(5, 3, 10);
     lab::FaultProxy proxy(lab.devnet().url());
@@ -340,17 +359,30 @@ void TestTorture::identityChangesMidRun()
 
 namespace {
 
-// `sqlite3 FILE SQL` as a user at a shell would run it: another process, SQLite's own CLI.
-// Its output, a line a row (empty on failure, which the caller's check then names).
+// `sqlite3 FILE SQL` (or `psql URL -c SQL`) as a user at a shell would run it: another
+// process, the store's own CLI. Its output, a line a row, columns joined by '|' (empty on
+// failure, which the caller's check then names).
 QStringList sqliteCli(const QString& db, const QString& sql)
 {
+    const bool pg = db.startsWith(QLatin1String("postgresql://"));
     QProcess p;
-    p.start(QStringLiteral("sqlite3"), {db, sql});
+    if (pg)
+        p.start(QStringLiteral("psql"), {db, "-XAtq", "-v", "ON_ERROR_STOP=1", "-c", sql});
+    else
+        p.start(QStringLiteral("sqlite3"), {db, sql});
     if (!p.waitForFinished(30000) || p.exitCode() != 0) {
-        qWarning("sqlite3 %s: %s", qPrintable(sql), p.readAllStandardError().constData());
+        qWarning("%s %s: %s", pg ? "psql" : "sqlite3", qPrintable(sql),
+                 p.readAllStandardError().constData());
         return {};
     }
     return QString::fromUtf8(p.readAllStandardOutput()).split('\n', Qt::SkipEmptyParts);
+}
+
+// A binary literal of `hex` in the store's SQL.
+QString blob(const QString& db, const QString& hex)
+{
+    return db.startsWith(QLatin1String("postgresql://")) ? "'\\x" + hex + "'::bytea"
+                                                         : "X'" + hex + "'";
 }
 
 // Every client connects, then all send one call at once: each must get a JSON-RPC answer
@@ -485,15 +517,17 @@ void TestTorture::aCarelessOperator()
 void TestTorture::tampersAreFoundAndRepaired()
 {
     // Rows edited by hand in the physical tables (a value, a party, a block's hash or
-    // timestamp, a balance deleted or altered): verify names each, its advice repairs it,
-    // and verify is clean again, judged by the independent checker too.
+    // timestamp, a balance deleted or altered), with the store's own CLI: verify names each,
+    // its advice repairs it, and verify is clean again, judged by the independent checker
+    // too.
     QRandomGenerator rng(tortureSeed() ^ 0x7a3e);
-    IndexerLab lab;
+    QFETCH(QString, backend);
+    IndexerLab lab(m_stores.freshDatabase(backend));
     lab.deployToken("AAA");
     lab.deployToken("BBB");
     lab.sprayAll(8, 4, 12);
     VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced"}));
-    const QString db = lab.dbPath();
+    const QString db = lab.db();
     const QString rpc = lab.devnet().url().toString();
     // Every tamper once, in an order and at rows the seed picks.
     QList<int> order{0, 1, 2, 3, 4, 5, 6};
@@ -516,10 +550,12 @@ void TestTorture::tampersAreFoundAndRepaired()
                 .arg(rng.bounded(10));
         const QList<QPair<const char*, QString>> tampers{
             {"value", "UPDATE log_store SET transfer_value = '12345' " + log},
-            {"from", "UPDATE log_store SET topic1 = X'" + QString(60, '0') + "dead' " + log},
-            {"to", "UPDATE log_store SET topic2 = X'" + QString(60, '0') + "beef' " + log},
+            {"from",
+             "UPDATE log_store SET topic1 = " + blob(db, QString(60, '0') + "dead") + ' ' + log},
+            {"to",
+             "UPDATE log_store SET topic2 = " + blob(db, QString(60, '0') + "beef") + ' ' + log},
             {"block hash",
-             "UPDATE block_store SET block_hash = X'" + QString(64, '1') + "' " + block},
+             "UPDATE block_store SET block_hash = " + blob(db, QString(64, '1')) + ' ' + block},
             {"block timestamp",
              "UPDATE block_store SET block_timestamp = block_timestamp + 1 " + block},
             {"balance deleted", "DELETE FROM balance_store " + balance},

@@ -1,5 +1,6 @@
 #include "EnvironmentDump.h"
 #include "store/Database.h"
+#include "store/pg/PgConnection.h"
 
 #include <QCryptographicHash>
 #include <QSqlQuery>
@@ -87,15 +88,53 @@ QString dump(const QString& dbPath, const QString& env, QStringList* lines = nul
 }
 } // namespace
 
-QString databaseDump(const QString& dbPath)
+namespace {
+// Every row of every table and view of a PostgreSQL database's public schema, as dump()
+// gives a file's (values as the server's text, bytea as \x hex).
+QString pgDump(const QString& url, QStringList* lines)
 {
-    return dump(dbPath, QString());
+    auto db = store::pg::PgConnection::open(url);
+    const store::pg::PgResult tables =
+        db->exec("SELECT table_name FROM information_schema.tables WHERE table_schema = "
+                 "'public' ORDER BY table_name");
+    QCryptographicHash h(QCryptographicHash::Sha256);
+    QString summary;
+    for (int t = 0; t < tables.rows(); ++t) {
+        const QString name = QString::fromUtf8(tables.text(t, 0));
+        const store::pg::PgResult r =
+            db->exec(QStringLiteral("SELECT * FROM %1").arg(name).toUtf8().constData());
+        QStringList rows;
+        for (int i = 0; i < r.rows(); ++i) {
+            QStringList values;
+            for (int c = 0; c < r.columns(); ++c)
+                values << (r.isNull(i, c) ? QStringLiteral("NULL")
+                                          : QString::fromUtf8(r.text(i, c)));
+            rows << values.join(QLatin1Char('|'));
+        }
+        rows.sort();
+        if (lines)
+            for (const QString& row : std::as_const(rows))
+                *lines << name + QLatin1Char(':') + row;
+        h.addData(name.toUtf8());
+        h.addData(rows.join(QLatin1Char('\n')).toUtf8());
+        summary += QStringLiteral("%1:%2 ").arg(name).arg(rows.size());
+    }
+    return summary + QString::fromLatin1(h.result().toHex());
+}
+} // namespace
+
+QString databaseDump(const QString& db)
+{
+    return store::pg::isPostgresUrl(db) ? pgDump(db, nullptr) : dump(db, QString());
 }
 
-QStringList databaseRows(const QString& dbPath)
+QStringList databaseRows(const QString& db)
 {
     QStringList lines;
-    dump(dbPath, QString(), &lines);
+    if (store::pg::isPostgresUrl(db))
+        pgDump(db, &lines);
+    else
+        dump(db, QString(), &lines);
     return lines;
 }
 
