@@ -34,6 +34,9 @@ using test::tortureSeed;
 namespace {
 
 const QString kChecker = QStringLiteral(FORKSCOPE_SOURCE_DIR "/tests/torture/check_db.py");
+// Debian's interpreter, whose modules packaging/bootstrap.sh installs (python3-psycopg2): a
+// python3 earlier on PATH (pyenv's, a virtualenv's) has not got them.
+const QString kPython = QStringLiteral("/usr/bin/python3");
 
 // The independent checker's verdict on `env` (its whole output on failure).
 void runChecker(IndexerLab& lab, const QString& env)
@@ -49,7 +52,7 @@ void runChecker(IndexerLab& lab, const QString& env)
     for (const auto& c : lab.contracts())
         args << QStringLiteral("--contract") << c.toHex();
     QProcess p;
-    p.start(QStringLiteral("python3"), args);
+    p.start(kPython, args);
     QVERIFY2(p.waitForFinished(300000), "check_db.py did not finish");
     const QString out = QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError());
     qInfo().noquote() << out.trimmed();
@@ -63,7 +66,7 @@ public:
     Reader(IndexerLab& lab, const QString& env) : m_stop(lab.tempPath(QStringLiteral("stop")))
     {
         QFile::remove(m_stop);
-        m_process.start(QStringLiteral("python3"),
+        m_process.start(kPython,
                         {kChecker, QStringLiteral("watch"), QStringLiteral("--db"), lab.db(),
                          QStringLiteral("--env"), env, QStringLiteral("--stop-file"), m_stop});
         m_process.waitForStarted();
@@ -133,7 +136,7 @@ void TestTorture::killsAtRandomInstantsOfASync()
     lab.sprayAll(250, 8, 40); // 500 blocks behind: the first runs die mid-backfill
     Reader reader(lab, "env");
     int progressed = 0;
-    for (int kill = 0; kill < 100; ++kill) {
+    for (int kill = 0; kill < 50; ++kill) {
         lab.sprayAll(int(rng.bounded(2, 12)), 8, 40); // always new blocks to commit
         const qint64 before = checkpointOf(lab, "env");
         QProcess p;
@@ -142,14 +145,15 @@ void TestTorture::killsAtRandomInstantsOfASync()
             lab.indexArgs("env", {"--batch-size", QString::number(2 + rng.bounded(30)), "--poll-ms",
                                   "20", "--fetch-workers", QString::number(1 + rng.bounded(4))}));
         QVERIFY(p.waitForStarted());
-        QTest::qWait(int(rng.bounded(20, 400)));
+        // Up to most of a second: a run on PostgreSQL takes longer to start committing.
+        QTest::qWait(int(rng.bounded(20, 900)));
         QVERIFY2(p.state() == QProcess::Running, qPrintable(p.readAllStandardError()));
         ::kill(pid_t(p.processId()), SIGKILL);
         p.waitForFinished(10000);
         if (checkpointOf(lab, "env") != before)
             ++progressed;
     }
-    qInfo("100 kill -9s, %d of them after the run had committed something", progressed);
+    qInfo("50 kill -9s, %d of them after the run had committed something", progressed);
     VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced"}));
     reader.finish();
     runChecker(lab, "env");
@@ -178,7 +182,7 @@ void TestTorture::reorgsAndRollbacksWhileFollowingAFlappingNode()
                       proxy.url()));
     QVERIFY(follower.waitForStarted());
     int reorgs = 0, rollbacks = 0;
-    for (int op = 0; op < 100; ++op) {
+    for (int op = 0; op < 50; ++op) {
         // The node flaps: errors, lag, short outages.
         proxy.setErrorRate(rng.bounded(4) == 0 ? 0.2 : 0.0);
         proxy.setLagBlocks(rng.bounded(3) == 0 ? rng.bounded(4) : 0);
@@ -256,19 +260,17 @@ void TestTorture::aLyingNodeForEachLie()
         {{"padReplyBytes", 2 * 1024 * 1024}},
     };
     const QJsonObject honest{{"lie", "none"}, {"trickleBps", 0}, {"padReplyBytes", 0}};
-    for (int round = 0; round < 2; ++round) {
-        for (const QJsonObject& lie : lies) {
-            QCOMPARE(proxy.applyKnobs(lie), QString());
-            lab.sprayAll(1 + int(rng.bounded(3)), 3, 10);
-            QTest::qWait(int(rng.bounded(600, 1500)));
-            QCOMPARE(proxy.applyKnobs(honest), QString());
-            QTRY_COMPARE_WITH_TIMEOUT(checkpointOf(lab, "env"), qint64(lab.eth().blockNumber()),
-                                      30000);
-            // (Read, not consumed: QVERIFY2 builds its message even when it passes, and
-            // the last check reads everything the follower said.)
-            QVERIFY2(follower.state() == QProcess::Running,
-                     qPrintable(QString::fromUtf8(follower.peek(1 << 24)).right(3000)));
-        }
+    // Each lie once, in the order listed, new blocks coming in under it.
+    for (const QJsonObject& lie : lies) {
+        QCOMPARE(proxy.applyKnobs(lie), QString());
+        lab.sprayAll(1 + int(rng.bounded(3)), 3, 10);
+        QTest::qWait(int(rng.bounded(600, 1500)));
+        QCOMPARE(proxy.applyKnobs(honest), QString());
+        QTRY_COMPARE_WITH_TIMEOUT(checkpointOf(lab, "env"), qint64(lab.eth().blockNumber()), 30000);
+        // (Read, not consumed: QVERIFY2 builds its message even when it passes, and
+        // the last check reads everything the follower said.)
+        QVERIFY2(follower.state() == QProcess::Running,
+                 qPrintable(QString::fromUtf8(follower.peek(1 << 24)).right(3000)));
     }
     ::kill(pid_t(follower.processId()), SIGINT);
     const ProcessRun run = test::waitForProcess(follower, 20000);
@@ -297,7 +299,7 @@ void TestTorture::silentCapsInEveryFetchMode()
                                    {"--logs-per-call", "0"},
                                    {"--batch-size", "7", "--fetch-workers", "4"},
                                    {"--batch-size", QString::number(1 + rng.bounded(40))}};
-    for (int run = 0; run < 4; ++run) {
+    for (int run = 0; run < 2; ++run) {
         const quint64 cap = QList<quint64>{7, 50, 135}.at(int(rng.bounded(3)));
         const QStringList mode = modes.at(int(rng.bounded(int(modes.size()))));
         const bool receipts = rng.bounded(2) == 0;

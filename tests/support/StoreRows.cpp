@@ -1,5 +1,6 @@
 #include "StoreRows.h"
 #include "store/pg/PgConnection.h"
+#include "store/pg/PgContract.h"
 
 #include <QtTest>
 
@@ -28,10 +29,23 @@ QString StoreRows::freshDatabase(const QString& backend)
         return {};
     if (!m_cluster.isRunning())
         throw std::logic_error("StoreRows: a postgresql row before startCluster()");
+    const auto urlOf = [this](const QString& database) {
+        return QStringLiteral("postgresql://postgres@127.0.0.1:%1/%2")
+            .arg(m_cluster.port())
+            .arg(database);
+    };
+    const auto cluster = store::pg::PgConnection::open(m_cluster.url());
+    // Each a copy of one database the contract was created in once: a test's first run
+    // then finds it current instead of migrating it from nothing again.
+    if (m_databases == 0) {
+        cluster->exec("CREATE DATABASE contract");
+        store::pg::ensurePgContract(
+            *store::pg::PgConnection::open(urlOf(QStringLiteral("contract"))));
+    }
     const QString name = QStringLiteral("t%1").arg(++m_databases);
-    store::pg::PgConnection::open(m_cluster.url())
-        ->exec(QStringLiteral("CREATE DATABASE %1").arg(name).toUtf8().constData());
-    return QStringLiteral("postgresql://postgres@127.0.0.1:%1/%2").arg(m_cluster.port()).arg(name);
+    cluster->exec(
+        QStringLiteral("CREATE DATABASE %1 TEMPLATE contract").arg(name).toUtf8().constData());
+    return urlOf(name);
 }
 
 } // namespace forkscope::test
