@@ -157,6 +157,10 @@ void TestOutboxStore::deliveredRowsOutliveTheirLogsAndAreNotEnqueuedTwice()
     QCOMPARE(rows.size(), 2);
     QCOMPARE(rows[0], keyA + '|' + sentA + "|1");
     QVERIFY(rows[1].startsWith("retract:" + keyA + '|'));
+    // Counted as the view shows them (the status bar's and the report's figures).
+    const store::OutboxTally tally = lab.index->reader().outboxTally(kEnv, kChain);
+    QCOMPARE(tally.delivered, 1);
+    QCOMPARE(tally.pending, 1);
     lab.commit(branch("B", 6));
     QCOMPARE(lab.outboxRows().size(), 3);
 

@@ -136,7 +136,7 @@ void TestTorture::killsAtRandomInstantsOfASync()
     lab.sprayAll(250, 8, 40); // 500 blocks behind: the first runs die mid-backfill
     Reader reader(lab, "env");
     int progressed = 0;
-    for (int kill = 0; kill < 50; ++kill) {
+    for (int kill = 0; kill < 35; ++kill) {
         lab.sprayAll(int(rng.bounded(2, 12)), 8, 40); // always new blocks to commit
         const qint64 before = checkpointOf(lab, "env");
         QProcess p;
@@ -153,7 +153,7 @@ void TestTorture::killsAtRandomInstantsOfASync()
         if (checkpointOf(lab, "env") != before)
             ++progressed;
     }
-    qInfo("50 kill -9s, %d of them after the run had committed something", progressed);
+    qInfo("35 kill -9s, %d of them after the run had committed something", progressed);
     VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced"}));
     reader.finish();
     runChecker(lab, "env");
@@ -182,7 +182,7 @@ void TestTorture::reorgsAndRollbacksWhileFollowingAFlappingNode()
                       proxy.url()));
     QVERIFY(follower.waitForStarted());
     int reorgs = 0, rollbacks = 0;
-    for (int op = 0; op < 50; ++op) {
+    for (int op = 0; op < 40; ++op) {
         // The node flaps: errors, lag, short outages.
         proxy.setErrorRate(rng.bounded(4) == 0 ? 0.2 : 0.0);
         proxy.setLagBlocks(rng.bounded(3) == 0 ? rng.bounded(4) : 0);
