@@ -2,10 +2,12 @@
 
 #include <QString>
 #include <QStringList>
+#include <QVariantList>
 
 namespace forkscope::store {
+class ContractReader;
 class Database;
-}
+} // namespace forkscope::store
 
 namespace forkscope::test {
 
@@ -22,5 +24,8 @@ QStringList databaseRows(const QString& db);
 // Each row `sql` returns on `db`, in its order, in the same form ("value|value|...", NULL and
 // BLOBs as the dumps write them).
 QStringList queryRows(store::Database& db, const QString& sql);
+// The same through a store's contract surface (`?` placeholders, values as text).
+QStringList queryRows(store::ContractReader& reader, const QString& sql,
+                      const QVariantList& args = {});
 
 } // namespace forkscope::test

@@ -4,6 +4,7 @@
 // (indexer::IndexStore, opened by store::openIndexStore) and read back through the store's
 // contract surface: the same test code for a SQLite file and a PostgreSQL database. For the
 // suites on the store's outbox and rollback (tst_outboxstore).
+#include "EnvironmentDump.h"
 #include "StoreLab.h"
 #include "indexer/IndexStore.h"
 #include "indexer/ReorgReason.h"
@@ -56,14 +57,7 @@ struct IndexStoreLab
     // '|' (NULL as "NULL").
     QStringList rows(const QString& sql, const QVariantList& args = {})
     {
-        QStringList out;
-        for (auto q = index->reader().query(sql, args); q->next();) {
-            QStringList values;
-            for (int i = 0; i < q->columns(); ++i)
-                values << (q->value(i).isNull() ? QStringLiteral("NULL") : q->value(i).toString());
-            out << values.join(QLatin1Char('|'));
-        }
-        return out;
+        return queryRows(index->reader(), sql, args);
     }
     // The outbox as the contract reads it: "key|payload|delivered?" per row: stored rows in
     // id order, then rendered ones (no id yet) by block and key.

@@ -225,14 +225,7 @@ QString IndexerLab::dump() const
 QStringList IndexerLab::rows(const QString& sql, const QVariantList& args) const
 {
     const auto store = store::ReadOnlyStore::open(db());
-    QStringList out;
-    for (auto q = store->reader().query(sql, args); q->next();) {
-        QStringList values;
-        for (int i = 0; i < q->columns(); ++i)
-            values << (q->value(i).isNull() ? QStringLiteral("NULL") : q->value(i).toString());
-        out << values.join(QLatin1Char('|'));
-    }
-    return out;
+    return queryRows(store->reader(), sql, args);
 }
 
 qint64 IndexerLab::count(const QString& sql, const QVariantList& args) const
