@@ -60,6 +60,9 @@ QList<QByteArray> jsonLinesKeys(const QString& path)
 }
 
 const QString kHookTimeout = QStringLiteral("2000");
+// A run with a sink is synced once its outbox is drained, which it sees at a round: rounds
+// 100 ms apart, not a second, end each run sooner.
+const QString kPollMs = QStringLiteral("100");
 } // namespace
 
 class TestOutbox : public QObject
@@ -99,7 +102,8 @@ void TestOutbox::refusedRowIsMarkedFailedAndShown()
     lab.deployToken("AAA");
     lab.sprayAll(2, 2, 10);
     WebhookRecorder hook({422}); // the receiver refuses the first row for good
-    VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced", "--webhook", hook.url().toString()}));
+    VERIFY_EXIT_OK(lab.runIndex(
+        "env", {"--exit-when-synced", "--poll-ms", kPollMs, "--webhook", hook.url().toString()}));
     QCOMPARE(lab.count("SELECT count(*) FROM outbox WHERE failed_at IS NOT NULL AND last_error "
                        "LIKE '%HTTP 422%'"),
              1);
@@ -114,7 +118,8 @@ void TestOutbox::archivedEnvironmentDeliversNothing()
     IndexerLab lab(m_stores.freshDatabase(backend));
     lab.deployToken("AAA");
     lab.sprayAll(2, 2, 10);
-    VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced"})); // no sink: rows wait
+    VERIFY_EXIT_OK(
+        lab.runIndex("env", {"--exit-when-synced", "--poll-ms", kPollMs})); // no sink: rows wait
     const qint64 rows = lab.count("SELECT count(*) FROM outbox WHERE delivered_at IS NULL");
     QVERIFY(rows > 0);
     {
@@ -155,8 +160,8 @@ void TestOutbox::deliversInOrderExactlyOnceBelowTheSafeHeight()
     // Three 500s, one request left hanging (a timeout), one 503, then all good.
     WebhookRecorder hook({500, 500, 500, 0, 503});
     const ProcessRun run =
-        lab.runIndex("env", {"--exit-when-synced", "--confirmations", "4", "--webhook",
-                             hook.url().toString(), "--webhook-timeout-ms", "300"});
+        lab.runIndex("env", {"--exit-when-synced", "--poll-ms", kPollMs, "--confirmations", "4",
+                             "--webhook", hook.url().toString(), "--webhook-timeout-ms", "300"});
     VERIFY_EXIT_OK(run);
     const qint64 head = qint64(lab.eth().blockNumber());
     const QString safe = QString::number(head - 4);
@@ -189,8 +194,9 @@ void TestOutbox::reorgDropsUndeliveredAndRetractsDelivered()
     lab.sprayAll(12, 2, 10);
     WebhookRecorder hook;
     // Confirmations 3: the last 3 blocks' rows are not delivered yet.
-    VERIFY_EXIT_OK(lab.runIndex(
-        "env", {"--exit-when-synced", "--confirmations", "3", "--webhook", hook.url().toString()}));
+    VERIFY_EXIT_OK(
+        lab.runIndex("env", {"--exit-when-synced", "--poll-ms", kPollMs, "--confirmations", "3",
+                             "--webhook", hook.url().toString()}));
     const QList<QByteArray> acceptedBefore = hook.acceptedKeys();
     const QSet<QByteArray> deliveredBefore(acceptedBefore.begin(), acceptedBefore.end());
     const QList<QByteArray> pendingBefore = keysInOutboxOrder(lab, "delivered_at IS NULL");
@@ -198,8 +204,9 @@ void TestOutbox::reorgDropsUndeliveredAndRetractsDelivered()
 
     // Depth 5: reorgs 3 undelivered blocks and 2 delivered ones.
     lab.reorg(5);
-    const ProcessRun run = lab.runIndex(
-        "env", {"--exit-when-synced", "--confirmations", "0", "--webhook", hook.url().toString()});
+    const ProcessRun run =
+        lab.runIndex("env", {"--exit-when-synced", "--poll-ms", kPollMs, "--confirmations", "0",
+                             "--webhook", hook.url().toString()});
     VERIFY_EXIT_OK(run);
     for (const QByteArray& k : pendingBefore)
         QVERIFY2(!hook.acceptedKeys().contains(k), k.constData()); // removed, never delivered
@@ -225,12 +232,14 @@ void TestOutbox::killBetweenConfirmationAndBookkeeping()
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert("FORKSCOPE_CRASH_AT", "mid-delivery");
     env.insert("FORKSCOPE_CRASH_AFTER", "5");
-    const ProcessRun crashed =
-        lab.runIndex("env", {"--exit-when-synced", "--webhook", hook.url().toString()}, {}, env);
+    const ProcessRun crashed = lab.runIndex(
+        "env", {"--exit-when-synced", "--poll-ms", kPollMs, "--webhook", hook.url().toString()}, {},
+        env);
     QVERIFY2(crashed.exitStatus == QProcess::CrashExit, qPrintable(crashed.describe()));
     QCOMPARE(hook.acceptedKeys().size(), 6); // the 6th was confirmed, then the process died
 
-    VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced", "--webhook", hook.url().toString()}));
+    VERIFY_EXIT_OK(lab.runIndex(
+        "env", {"--exit-when-synced", "--poll-ms", kPollMs, "--webhook", hook.url().toString()}));
     const QList<QByteArray> accepted = hook.acceptedKeys();
     const QList<QByteArray> all = keysInOutboxOrder(lab, "1 = 1");
     // At-least-once: every row accepted; only the one in flight at the crash twice, with
@@ -248,7 +257,8 @@ void TestOutbox::fileSinkAppendsJsonLines()
     lab.deployToken("AAA");
     lab.sprayAll(3, 2, 10);
     const QString file = lab.tempPath("events.jsonl");
-    VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced", "--outbox-file", file}));
+    VERIFY_EXIT_OK(
+        lab.runIndex("env", {"--exit-when-synced", "--poll-ms", kPollMs, "--outbox-file", file}));
     QFile f(file);
     QVERIFY(f.open(QIODevice::ReadOnly));
     const QList<QByteArray> lines = f.readAll().trimmed().split('\n');
@@ -295,8 +305,15 @@ void TestOutbox::flappingSinkGetsEveryKeyOnce()
     lab.sprayAll(20, 3, 10); // 61 rows over blocks 1..21
     WebhookRecorder hook(script);
     hook.setPattern(seed ? WebhookRecorder::flapping(seed) : WebhookRecorder::alternating());
-    QStringList args{"--exit-when-synced",  "--confirmations",      "2",         "--webhook",
-                     hook.url().toString(), "--webhook-timeout-ms", kHookTimeout};
+    QStringList args{"--exit-when-synced",
+                     "--poll-ms",
+                     kPollMs,
+                     "--confirmations",
+                     "2",
+                     "--webhook",
+                     hook.url().toString(),
+                     "--webhook-timeout-ms",
+                     kHookTimeout};
     if (batch > 1)
         args << "--webhook-batch" << QString::number(batch);
     // Before the failure streak drove the wait, the wait grew with every round that ended
@@ -353,8 +370,8 @@ void TestOutbox::killDuringWebhookBatchResendsThatBatch()
     lab.deployToken("AAA");
     lab.sprayAll(10, 3, 10); // 31 rows: batches of 5
     WebhookRecorder hook;
-    const QStringList args{"--exit-when-synced", "--webhook", hook.url().toString(),
-                           "--webhook-batch", "5"};
+    const QStringList args{"--exit-when-synced",  "--poll-ms",       kPollMs, "--webhook",
+                           hook.url().toString(), "--webhook-batch", "5"};
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert("FORKSCOPE_CRASH_AT", "mid-delivery");
     env.insert("FORKSCOPE_CRASH_AFTER", "2");
@@ -391,8 +408,8 @@ void TestOutbox::killDuringJsonLinesBatchRewritesThatBatch()
     lab.sprayAll(10, 3, 10); // 31 rows over blocks 1..11
     const QString file = lab.tempPath("events.jsonl");
     // First run: the rows 5 blocks deep go out (batch A).
-    VERIFY_EXIT_OK(
-        lab.runIndex("env", {"--exit-when-synced", "--confirmations", "5", "--outbox-file", file}));
+    VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced", "--poll-ms", kPollMs,
+                                        "--confirmations", "5", "--outbox-file", file}));
     const QString safe = QString::number(qint64(lab.eth().blockNumber()) - 5);
     const QList<QByteArray> a = keysInOutboxOrder(lab, "block_number <= " + safe);
     const QList<QByteArray> b = keysInOutboxOrder(lab, "block_number > " + safe);
@@ -404,7 +421,8 @@ void TestOutbox::killDuringJsonLinesBatchRewritesThatBatch()
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert("FORKSCOPE_CRASH_AT", "mid-delivery");
     env.insert("FORKSCOPE_CRASH_AFTER", "0");
-    const QStringList args{"--exit-when-synced", "--confirmations", "0", "--outbox-file", file};
+    const QStringList args{"--exit-when-synced", "--poll-ms", kPollMs, "--confirmations", "0",
+                           "--outbox-file",      file};
     const ProcessRun crashed = lab.runIndex("env", args, {}, env);
     QVERIFY2(crashed.exitStatus == QProcess::CrashExit, qPrintable(crashed.describe()));
     QCOMPARE(jsonLinesKeys(file), a + b);

@@ -158,7 +158,7 @@ ProcessRun IndexerLab::runIndex(const QString& env, const QStringList& extra, co
 QStringList IndexerLab::verify(const QString& env)
 {
     QStringList problems;
-    const auto store = store::ReadOnlyStore::open(db());
+    const auto store = readStore();
     store::ContractReader& reader = store->reader();
     indexer::InvariantChecker checker(reader, *m_eth);
     const auto report = checker.check(env, QStringLiteral("default"), contracts());
@@ -222,22 +222,33 @@ QString IndexerLab::dump() const
     return databaseDump(db());
 }
 
+std::shared_ptr<store::ReadOnlyStore> IndexerLab::readStore() const
+{
+    if (!onPostgres())
+        return store::ReadOnlyStore::open(db());
+    if (!m_pgReader || m_pgReaderDb != db()) {
+        m_pgReader = store::ReadOnlyStore::open(db());
+        m_pgReaderDb = db();
+    }
+    return m_pgReader;
+}
+
 QStringList IndexerLab::rows(const QString& sql, const QVariantList& args) const
 {
-    const auto store = store::ReadOnlyStore::open(db());
+    const auto store = readStore();
     return queryRows(store->reader(), sql, args);
 }
 
 qint64 IndexerLab::count(const QString& sql, const QVariantList& args) const
 {
-    const auto store = store::ReadOnlyStore::open(db());
+    const auto store = readStore();
     const auto q = store->reader().query(sql, args);
     return q->next() ? q->value(0).toLongLong() : -1;
 }
 
 QString IndexerLab::text(const QString& sql, const QVariantList& args) const
 {
-    const auto store = store::ReadOnlyStore::open(db());
+    const auto store = readStore();
     const auto q = store->reader().query(sql, args);
     return q->next() ? q->value(0).toString() : QString();
 }

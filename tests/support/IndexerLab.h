@@ -13,6 +13,10 @@
 #include <QVariantList>
 #include <memory>
 
+namespace forkscope::store {
+class ReadOnlyStore;
+}
+
 namespace forkscope::test {
 
 struct ProcessRun
@@ -96,8 +100,15 @@ public:
     bool checkpointOnTheNodesHead(const QString& env);
 
 private:
+    // What each read reads through: a SQLite file opened anew each time (a file held open
+    // here would make `repair` refuse it as in use), one PostgreSQL connection kept (it sees
+    // every commit, and opening one checks the whole contract again).
+    std::shared_ptr<store::ReadOnlyStore> readStore() const;
+
     QTemporaryDir m_dir;
     QString m_db;
+    mutable std::shared_ptr<store::ReadOnlyStore> m_pgReader;
+    mutable QString m_pgReaderDb;
     std::unique_ptr<lab::Devnet> m_devnet;
     std::unique_ptr<rpc::JsonRpcClient> m_rpc;
     std::unique_ptr<rpc::EthClient> m_eth;
