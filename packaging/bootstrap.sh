@@ -30,8 +30,9 @@ APT_PACKAGES=(
   # Recommends that --no-install-recommends would skip.
   clang libclang-rt-14-dev
   # Tests read the database from a second process, as a user or an outside checker would
-  # (sqlite3), and the torture run's independent checker is a Python script.
-  sqlite3 python3
+  # (sqlite3), and the torture run's independent checker is a Python script (psycopg2:
+  # its reads of a PostgreSQL index).
+  sqlite3 python3 python3-psycopg2
   # The team backend: `forkscope pg-lab` and the tests run throwaway clusters
   # with PostgreSQL 15's initdb/pg_ctl, and the tests connect through libpq.
   postgresql-15 libpq-dev

@@ -1,8 +1,11 @@
 // Completeness proven, not assumed: a provider that drops or truncates logs
 // without a word can never make `forkscope index` say "synced" over a gap. Through the
 // fault proxy, against a real anvil; every run is judged by the invariant checker plus an
-// independent balance sum from the node's own logs.
+// independent balance sum from the node's own logs. Each runs on both stores, the backend a
+// data row (a SQLite file, or a database of its own on the suite's throwaway PostgreSQL
+// cluster).
 #include "IndexerLab.h"
+#include "StoreRows.h"
 #include "chain/Hex.h"
 #include "chain/Keccak.h"
 #include "chain/LogsBloom.h"
@@ -81,15 +84,21 @@ private slots:
     void cleanupTestCase();
     void silentCapsTheIndexerIsNotToldAbout_data();
     void silentCapsTheIndexerIsNotToldAbout();
+    void blocksHiddenInEveryAnswerAreCaughtByTheBloom_data() { test::StoreRows::backendRows(); }
     void blocksHiddenInEveryAnswerAreCaughtByTheBloom();
+    void bloomFalsePositiveIsCountedNotAnAlarm_data() { test::StoreRows::backendRows(); }
     void bloomFalsePositiveIsCountedNotAnAlarm();
+    void aNodeThatDroppedLogsIsMarked_data() { test::StoreRows::backendRows(); }
     void aNodeThatDroppedLogsIsMarked();
+    void receiptsProveAnHonestNode_data() { test::StoreRows::backendRows(); }
     void receiptsProveAnHonestNode();
     void randomDropsAreCaughtByTheReceiptsProof_data();
     void randomDropsAreCaughtByTheReceiptsProof();
 
 private:
+    test::StoreRows m_stores;
     std::unique_ptr<IndexerLab> m_capLab; // the silent caps' chain, indexed once per row
+    QString m_capPg; // its PostgreSQL database (its SQLite file is the lab's own)
 };
 
 void TestCompleteness::initTestCase()
@@ -98,6 +107,8 @@ void TestCompleteness::initTestCase()
     // every bit its missing logs would set: the bloom cannot show what a cap left out.
     // Sizes around the caps (7, 50, 135), runs of empty blocks between, one block of
     // exactly 50 logs.
+    m_stores.startCluster();
+    m_capPg = m_stores.freshDatabase(QStringLiteral("postgresql"));
     m_capLab = std::make_unique<IndexerLab>();
     IndexerLab& lab = *m_capLab;
     lab.deployToken("AAA");
@@ -120,6 +131,7 @@ void TestCompleteness::cleanupTestCase()
 
 void TestCompleteness::silentCapsTheIndexerIsNotToldAbout_data()
 {
+    QTest::addColumn<QString>("backend");
     QTest::addColumn<int>("cap");
     QTest::addColumn<QStringList>("mode");
     QTest::addColumn<bool>("receipts"); // the node serves eth_getBlockReceipts
@@ -128,12 +140,13 @@ void TestCompleteness::silentCapsTheIndexerIsNotToldAbout_data()
         {"one call per range", {"--logs-per-call", "0"}},
         {"ranges of 7, 4 workers", {"--batch-size", "7", "--fetch-workers", "4"}},
     };
-    for (int cap : {7, 50, 135})
-        for (const auto& [name, mode] : modes)
-            for (bool receipts : {true, false})
-                QTest::addRow("cap %d, %s, %s", cap, name,
-                              receipts ? "receipts served" : "no receipts")
-                    << cap << mode << receipts;
+    for (const QString& backend : test::StoreRows::backends())
+        for (int cap : {7, 50, 135})
+            for (const auto& [name, mode] : modes)
+                for (bool receipts : {true, false})
+                    QTest::addRow("%s, cap %d, %s, %s", qPrintable(backend), cap, name,
+                                  receipts ? "receipts served" : "no receipts")
+                        << backend << cap << mode << receipts;
 }
 
 void TestCompleteness::silentCapsTheIndexerIsNotToldAbout()
@@ -144,10 +157,12 @@ void TestCompleteness::silentCapsTheIndexerIsNotToldAbout()
     // wider query, or proven by the block's receipts. With receipts, every log is indexed;
     // without, indexing stops naming the first block it cannot prove, and nothing before it
     // is short. Judged by the invariant checker and an independent sum of the node's logs.
+    QFETCH(QString, backend);
     QFETCH(int, cap);
     QFETCH(QStringList, mode);
     QFETCH(bool, receipts);
     IndexerLab& lab = *m_capLab;
+    lab.setDb(backend == QLatin1String("sqlite") ? QString() : m_capPg);
     const QString env = QStringLiteral("cap%1-%2-%3")
                             .arg(cap)
                             .arg(QString::number(qHash(mode.join(' ')), 16), receipts ? "r" : "n");
@@ -181,7 +196,8 @@ void TestCompleteness::blocksHiddenInEveryAnswerAreCaughtByTheBloom()
     // A provider that hides every log of some blocks in every answer, the by-hash re-fetch
     // included, the same way each time: with the default checks, the block's logs do not
     // reproduce the header's bloom, which is proof.
-    IndexerLab lab;
+    QFETCH(QString, backend);
+    IndexerLab lab(m_stores.freshDatabase(backend));
     buildWorkload(lab);
     lab::FaultProxy proxy(lab.devnet().url());
     proxy.listen();
@@ -212,7 +228,8 @@ void TestCompleteness::bloomFalsePositiveIsCountedNotAnAlarm()
     // admits our contract in a block that has no log of ours. Fetched whole by hash, the
     // block's logs reproduce the header's bloom and none is ours: a false positive,
     // counted, no alarm.
-    IndexerLab lab;
+    QFETCH(QString, backend);
+    IndexerLab lab(m_stores.freshDatabase(backend));
     auto& ours = lab.deployToken("AAA");
     auto& other = lab.deployToken("ZZZ");
     const QList<int> bits = bloomBits(ours.address().toByteArray());
@@ -249,7 +266,7 @@ void TestCompleteness::bloomFalsePositiveIsCountedNotAnAlarm()
                            "--rpc",
                            lab.devnet().url().toString(),
                            "--db",
-                           lab.dbPath(),
+                           lab.db(),
                            "--env",
                            "env",
                            "--contract",
@@ -268,7 +285,8 @@ void TestCompleteness::aNodeThatDroppedLogsIsMarked()
 {
     // A silent cap the indexer works around is still a lie: the node is marked "dropping
     // logs" in node health (and the metrics), with the count and the last block.
-    IndexerLab lab;
+    QFETCH(QString, backend);
+    IndexerLab lab(m_stores.freshDatabase(backend));
     buildWorkload(lab);
     lab::FaultProxy proxy(lab.devnet().url());
     proxy.listen();
@@ -313,7 +331,8 @@ void TestCompleteness::aNodeThatDroppedLogsIsMarked()
 
 void TestCompleteness::receiptsProveAnHonestNode()
 {
-    IndexerLab lab;
+    QFETCH(QString, backend);
+    IndexerLab lab(m_stores.freshDatabase(backend));
     buildWorkload(lab);
     const ProcessRun run = lab.runIndex("env", {"--exit-when-synced", "--verify", "receipts"});
     VERIFY_EXIT_OK(run);
@@ -323,12 +342,15 @@ void TestCompleteness::receiptsProveAnHonestNode()
 
 void TestCompleteness::randomDropsAreCaughtByTheReceiptsProof_data()
 {
+    QTest::addColumn<QString>("backend");
     QTest::addColumn<bool>("inReceipts");
     QTest::addColumn<QStringList>("named");
-    QTest::newRow("honest receipts: the missing logs named")
-        << false << QStringList{"cannot be fetched whole", "missing", "logIndex"};
-    QTest::newRow("receipts lying too: they do not prove out")
-        << true << QStringList{"cannot be proven complete", "receipts of block"};
+    for (const QString& backend : test::StoreRows::backends()) {
+        QTest::addRow("%s, honest receipts: the missing logs named", qPrintable(backend))
+            << backend << false << QStringList{"cannot be fetched whole", "missing", "logIndex"};
+        QTest::addRow("%s, receipts lying too: they do not prove out", qPrintable(backend))
+            << backend << true << QStringList{"cannot be proven complete", "receipts of block"};
+    }
 }
 
 void TestCompleteness::randomDropsAreCaughtByTheReceiptsProof()
@@ -339,7 +361,8 @@ void TestCompleteness::randomDropsAreCaughtByTheReceiptsProof()
     // receipts included: a block keeps some of its logs, so its bloom may still match. The
     // receipts root does not: with --verify receipts the first such block stops indexing,
     // named with the missing logs, and nothing from its batch is committed.
-    IndexerLab lab;
+    QFETCH(QString, backend);
+    IndexerLab lab(m_stores.freshDatabase(backend));
     // Two tokens, each paying 5 holders twice per transaction: every log's address and
     // topics also appear in another log of its block, so a single dropped log leaves the
     // bloom unchanged and only the receipts can tell.
@@ -362,7 +385,7 @@ void TestCompleteness::randomDropsAreCaughtByTheReceiptsProof()
     // The report says so, and names it.
     const QString json = lab.tempPath("report.json");
     VERIFY_EXIT_OK(test::runForkscope(
-        {"report", "--db", lab.dbPath(), "--env", "env", "--format", "json", "--out", json}));
+        {"report", "--db", lab.db(), "--env", "env", "--format", "json", "--out", json}));
     QFile f(json);
     QVERIFY(f.open(QIODevice::ReadOnly));
     const QJsonObject completeness =
@@ -377,7 +400,7 @@ void TestCompleteness::randomDropsAreCaughtByTheReceiptsProof()
     // resolves the alert when it commits the block.)
     if (checkpointOf(lab, "env") >= 0) {
         const ProcessRun repair =
-            test::runForkscope({"repair", "--db", lab.dbPath(), "--env", "env", "--rpc",
+            test::runForkscope({"repair", "--db", lab.db(), "--env", "env", "--rpc",
                                 lab.devnet().url().toString(), "--from", m.captured(1)});
         VERIFY_EXIT_OK(repair);
         QVERIFY2(repair.out.contains("nothing to roll back"), qPrintable(repair.out));

@@ -3,18 +3,20 @@
 // time still gets every row in a bounded number of attempts, one row or a batch per
 // request; reorgs drop undelivered rows and retract delivered ones; a kill -9 between the
 // sink's confirmation and the bookkeeping re-sends that one row or batch with the same keys.
+// Each runs on both stores, the backend a data row (a SQLite file, or a database of its own
+// on the suite's throwaway PostgreSQL cluster), read back through the contract's surface.
 #include "IndexerLab.h"
+#include "StoreRows.h"
 #include "WebhookRecorder.h"
-#include "indexer/EnvironmentRegistry.h"
+#include "lab/EnvironmentBook.h"
 #include "outbox/OutboxDispatcher.h"
-#include "store/Database.h"
-#include "store/SqliteOutboxQueue.h"
+#include "outbox/OutboxQueue.h"
+#include "store/OpenStore.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSet>
-#include <QSqlQuery>
 #include <QtTest>
 
 using namespace forkscope;
@@ -25,14 +27,10 @@ using test::WebhookRecorder;
 namespace {
 QList<QByteArray> keysInOutboxOrder(IndexerLab& lab, const QString& where)
 {
-    store::Database::Options ro;
-    ro.readOnly = true;
-    auto db = store::Database::open(lab.dbPath(), ro);
-    QSqlQuery q =
-        db->run("SELECT event_key FROM outbox WHERE " + where + " ORDER BY block_number, id");
     QList<QByteArray> out;
-    while (q.next())
-        out << q.value(0).toString().toUtf8();
+    for (const QString& key :
+         lab.rows("SELECT event_key FROM outbox WHERE " + where + " ORDER BY block_number, id"))
+        out << key.toUtf8();
     return out;
 }
 
@@ -62,33 +60,50 @@ QList<QByteArray> jsonLinesKeys(const QString& path)
 }
 
 const QString kHookTimeout = QStringLiteral("2000");
+// A run with a sink is synced once its outbox is drained, which it sees at a round: rounds
+// 100 ms apart, not a second, end each run sooner.
+const QString kPollMs = QStringLiteral("100");
 } // namespace
 
 class TestOutbox : public QObject
 {
     Q_OBJECT
 private slots:
+    void initTestCase() { m_stores.startCluster(); }
+    void deliversInOrderExactlyOnceBelowTheSafeHeight_data() { test::StoreRows::backendRows(); }
     void deliversInOrderExactlyOnceBelowTheSafeHeight();
+    void reorgDropsUndeliveredAndRetractsDelivered_data() { test::StoreRows::backendRows(); }
     void reorgDropsUndeliveredAndRetractsDelivered();
+    void killBetweenConfirmationAndBookkeeping_data() { test::StoreRows::backendRows(); }
     void killBetweenConfirmationAndBookkeeping();
+    void fileSinkAppendsJsonLines_data() { test::StoreRows::backendRows(); }
     void fileSinkAppendsJsonLines();
     void flappingSinkGetsEveryKeyOnce_data();
     void flappingSinkGetsEveryKeyOnce();
+    void killDuringWebhookBatchResendsThatBatch_data() { test::StoreRows::backendRows(); }
     void killDuringWebhookBatchResendsThatBatch();
+    void killDuringJsonLinesBatchRewritesThatBatch_data() { test::StoreRows::backendRows(); }
     void killDuringJsonLinesBatchRewritesThatBatch();
     void webhookBatchFlagIsChecked_data();
     void webhookBatchFlagIsChecked();
+    void refusedRowIsMarkedFailedAndShown_data() { test::StoreRows::backendRows(); }
     void refusedRowIsMarkedFailedAndShown();
+    void archivedEnvironmentDeliversNothing_data() { test::StoreRows::backendRows(); }
     void archivedEnvironmentDeliversNothing();
+
+private:
+    test::StoreRows m_stores;
 };
 
 void TestOutbox::refusedRowIsMarkedFailedAndShown()
 {
-    IndexerLab lab;
+    QFETCH(QString, backend);
+    IndexerLab lab(m_stores.freshDatabase(backend));
     lab.deployToken("AAA");
     lab.sprayAll(2, 2, 10);
     WebhookRecorder hook({422}); // the receiver refuses the first row for good
-    VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced", "--webhook", hook.url().toString()}));
+    VERIFY_EXIT_OK(lab.runIndex(
+        "env", {"--exit-when-synced", "--poll-ms", kPollMs, "--webhook", hook.url().toString()}));
     QCOMPARE(lab.count("SELECT count(*) FROM outbox WHERE failed_at IS NOT NULL AND last_error "
                        "LIKE '%HTTP 422%'"),
              1);
@@ -99,17 +114,21 @@ void TestOutbox::refusedRowIsMarkedFailedAndShown()
 
 void TestOutbox::archivedEnvironmentDeliversNothing()
 {
-    IndexerLab lab;
+    QFETCH(QString, backend);
+    IndexerLab lab(m_stores.freshDatabase(backend));
     lab.deployToken("AAA");
     lab.sprayAll(2, 2, 10);
-    VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced"})); // no sink: rows wait
+    VERIFY_EXIT_OK(
+        lab.runIndex("env", {"--exit-when-synced", "--poll-ms", kPollMs})); // no sink: rows wait
     const qint64 rows = lab.count("SELECT count(*) FROM outbox WHERE delivered_at IS NULL");
     QVERIFY(rows > 0);
-    auto db = store::Database::open(lab.dbPath());
     {
-        store::WriteTransaction tx(*db); // what a lab reset does to the old environment
-        indexer::EnvironmentRegistry(*db).archive("env", "2026-11-30T00:00:00.000Z");
-        tx.commit();
+        // What a lab reset does to the old environment.
+        QString restored;
+        const auto book = store::openEnvironmentBook(lab.db(), &restored);
+        book->begin();
+        book->archive("env", "2026-11-30T00:00:00.000Z");
+        book->commit();
     }
     struct CountingSink : outbox::OutboxSink
     {
@@ -121,8 +140,8 @@ void TestOutbox::archivedEnvironmentDeliversNothing()
             return {outbox::DeliveryResult::Outcome::Delivered, {}};
         }
     } sink;
-    store::SqliteOutboxQueue queue(*db, "env", 31337);
-    outbox::OutboxDispatcher dispatcher(queue, sink);
+    const auto queue = store::openOutboxQueue(lab.db(), "env", 31337);
+    outbox::OutboxDispatcher dispatcher(*queue, sink);
     const outbox::RoundResult r = dispatcher.deliverRound(lab.eth().blockNumber());
     QVERIFY(r.archived);
     QCOMPARE(r.delivered, 0);
@@ -134,14 +153,15 @@ void TestOutbox::archivedEnvironmentDeliversNothing()
 
 void TestOutbox::deliversInOrderExactlyOnceBelowTheSafeHeight()
 {
-    IndexerLab lab;
+    QFETCH(QString, backend);
+    IndexerLab lab(m_stores.freshDatabase(backend));
     lab.deployToken("AAA");
     lab.sprayAll(10, 3, 10); // 31 rows over blocks 1..11
     // Three 500s, one request left hanging (a timeout), one 503, then all good.
     WebhookRecorder hook({500, 500, 500, 0, 503});
     const ProcessRun run =
-        lab.runIndex("env", {"--exit-when-synced", "--confirmations", "4", "--webhook",
-                             hook.url().toString(), "--webhook-timeout-ms", "300"});
+        lab.runIndex("env", {"--exit-when-synced", "--poll-ms", kPollMs, "--confirmations", "4",
+                             "--webhook", hook.url().toString(), "--webhook-timeout-ms", "300"});
     VERIFY_EXIT_OK(run);
     const qint64 head = qint64(lab.eth().blockNumber());
     const QString safe = QString::number(head - 4);
@@ -168,13 +188,15 @@ void TestOutbox::deliversInOrderExactlyOnceBelowTheSafeHeight()
 
 void TestOutbox::reorgDropsUndeliveredAndRetractsDelivered()
 {
-    IndexerLab lab;
+    QFETCH(QString, backend);
+    IndexerLab lab(m_stores.freshDatabase(backend));
     lab.deployToken("AAA");
     lab.sprayAll(12, 2, 10);
     WebhookRecorder hook;
     // Confirmations 3: the last 3 blocks' rows are not delivered yet.
-    VERIFY_EXIT_OK(lab.runIndex(
-        "env", {"--exit-when-synced", "--confirmations", "3", "--webhook", hook.url().toString()}));
+    VERIFY_EXIT_OK(
+        lab.runIndex("env", {"--exit-when-synced", "--poll-ms", kPollMs, "--confirmations", "3",
+                             "--webhook", hook.url().toString()}));
     const QList<QByteArray> acceptedBefore = hook.acceptedKeys();
     const QSet<QByteArray> deliveredBefore(acceptedBefore.begin(), acceptedBefore.end());
     const QList<QByteArray> pendingBefore = keysInOutboxOrder(lab, "delivered_at IS NULL");
@@ -182,8 +204,9 @@ void TestOutbox::reorgDropsUndeliveredAndRetractsDelivered()
 
     // Depth 5: reorgs 3 undelivered blocks and 2 delivered ones.
     lab.reorg(5);
-    const ProcessRun run = lab.runIndex(
-        "env", {"--exit-when-synced", "--confirmations", "0", "--webhook", hook.url().toString()});
+    const ProcessRun run =
+        lab.runIndex("env", {"--exit-when-synced", "--poll-ms", kPollMs, "--confirmations", "0",
+                             "--webhook", hook.url().toString()});
     VERIFY_EXIT_OK(run);
     for (const QByteArray& k : pendingBefore)
         QVERIFY2(!hook.acceptedKeys().contains(k), k.constData()); // removed, never delivered
@@ -201,19 +224,22 @@ void TestOutbox::reorgDropsUndeliveredAndRetractsDelivered()
 
 void TestOutbox::killBetweenConfirmationAndBookkeeping()
 {
-    IndexerLab lab;
+    QFETCH(QString, backend);
+    IndexerLab lab(m_stores.freshDatabase(backend));
     lab.deployToken("AAA");
     lab.sprayAll(6, 3, 10);
     WebhookRecorder hook;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert("FORKSCOPE_CRASH_AT", "mid-delivery");
     env.insert("FORKSCOPE_CRASH_AFTER", "5");
-    const ProcessRun crashed =
-        lab.runIndex("env", {"--exit-when-synced", "--webhook", hook.url().toString()}, {}, env);
+    const ProcessRun crashed = lab.runIndex(
+        "env", {"--exit-when-synced", "--poll-ms", kPollMs, "--webhook", hook.url().toString()}, {},
+        env);
     QVERIFY2(crashed.exitStatus == QProcess::CrashExit, qPrintable(crashed.describe()));
     QCOMPARE(hook.acceptedKeys().size(), 6); // the 6th was confirmed, then the process died
 
-    VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced", "--webhook", hook.url().toString()}));
+    VERIFY_EXIT_OK(lab.runIndex(
+        "env", {"--exit-when-synced", "--poll-ms", kPollMs, "--webhook", hook.url().toString()}));
     const QList<QByteArray> accepted = hook.acceptedKeys();
     const QList<QByteArray> all = keysInOutboxOrder(lab, "1 = 1");
     // At-least-once: every row accepted; only the one in flight at the crash twice, with
@@ -226,11 +252,13 @@ void TestOutbox::killBetweenConfirmationAndBookkeeping()
 
 void TestOutbox::fileSinkAppendsJsonLines()
 {
-    IndexerLab lab;
+    QFETCH(QString, backend);
+    IndexerLab lab(m_stores.freshDatabase(backend));
     lab.deployToken("AAA");
     lab.sprayAll(3, 2, 10);
     const QString file = lab.tempPath("events.jsonl");
-    VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced", "--outbox-file", file}));
+    VERIFY_EXIT_OK(
+        lab.runIndex("env", {"--exit-when-synced", "--poll-ms", kPollMs, "--outbox-file", file}));
     QFile f(file);
     QVERIFY(f.open(QIODevice::ReadOnly));
     const QList<QByteArray> lines = f.readAll().trimmed().split('\n');
@@ -246,16 +274,24 @@ void TestOutbox::fileSinkAppendsJsonLines()
 
 void TestOutbox::flappingSinkGetsEveryKeyOnce_data()
 {
+    QTest::addColumn<QString>("backend");
     QTest::addColumn<int>("batch");
     QTest::addColumn<QList<int>>("script");
     QTest::addColumn<quint32>("seed"); // 0: alternating failures, else a seeded 50% pattern
-    // clang-format off
-    QTest::newRow("one row per request, every other one fails") << 1 << QList<int>{} << 0u;
-    QTest::newRow("one row per request, 5 failures then every other") << 1 << QList<int>{500, 500, 500, 500, 500} << 0u;
-    QTest::newRow("one row per request, 50% at random") << 1 << QList<int>{} << 2026u;
-    QTest::newRow("batches of 8, every other one fails") << 8 << QList<int>{} << 0u;
-    QTest::newRow("batches of 8, 50% at random") << 8 << QList<int>{} << 2026u;
-    // clang-format on
+    const QList<int> fiveFailures{500, 500, 500, 500, 500};
+    for (const QString& b : test::StoreRows::backends()) {
+        const QByteArray n = b.toLatin1();
+        QTest::addRow("%s, one row per request, every other one fails", n.constData())
+            << b << 1 << QList<int>{} << 0u;
+        QTest::addRow("%s, one row per request, 5 failures then every other", n.constData())
+            << b << 1 << fiveFailures << 0u;
+        QTest::addRow("%s, one row per request, 50%% at random", n.constData())
+            << b << 1 << QList<int>{} << 2026u;
+        QTest::addRow("%s, batches of 8, every other one fails", n.constData())
+            << b << 8 << QList<int>{} << 0u;
+        QTest::addRow("%s, batches of 8, 50%% at random", n.constData())
+            << b << 8 << QList<int>{} << 2026u;
+    }
 }
 
 void TestOutbox::flappingSinkGetsEveryKeyOnce()
@@ -263,13 +299,21 @@ void TestOutbox::flappingSinkGetsEveryKeyOnce()
     QFETCH(int, batch);
     QFETCH(QList<int>, script);
     QFETCH(quint32, seed);
-    IndexerLab lab;
+    QFETCH(QString, backend);
+    IndexerLab lab(m_stores.freshDatabase(backend));
     lab.deployToken("AAA");
     lab.sprayAll(20, 3, 10); // 61 rows over blocks 1..21
     WebhookRecorder hook(script);
     hook.setPattern(seed ? WebhookRecorder::flapping(seed) : WebhookRecorder::alternating());
-    QStringList args{"--exit-when-synced",  "--confirmations",      "2",         "--webhook",
-                     hook.url().toString(), "--webhook-timeout-ms", kHookTimeout};
+    QStringList args{"--exit-when-synced",
+                     "--poll-ms",
+                     kPollMs,
+                     "--confirmations",
+                     "2",
+                     "--webhook",
+                     hook.url().toString(),
+                     "--webhook-timeout-ms",
+                     kHookTimeout};
     if (batch > 1)
         args << "--webhook-batch" << QString::number(batch);
     // Before the failure streak drove the wait, the wait grew with every round that ended
@@ -321,12 +365,13 @@ void TestOutbox::flappingSinkGetsEveryKeyOnce()
 
 void TestOutbox::killDuringWebhookBatchResendsThatBatch()
 {
-    IndexerLab lab;
+    QFETCH(QString, backend);
+    IndexerLab lab(m_stores.freshDatabase(backend));
     lab.deployToken("AAA");
     lab.sprayAll(10, 3, 10); // 31 rows: batches of 5
     WebhookRecorder hook;
-    const QStringList args{"--exit-when-synced", "--webhook", hook.url().toString(),
-                           "--webhook-batch", "5"};
+    const QStringList args{"--exit-when-synced",  "--poll-ms",       kPollMs, "--webhook",
+                           hook.url().toString(), "--webhook-batch", "5"};
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert("FORKSCOPE_CRASH_AT", "mid-delivery");
     env.insert("FORKSCOPE_CRASH_AFTER", "2");
@@ -357,13 +402,14 @@ void TestOutbox::killDuringWebhookBatchResendsThatBatch()
 
 void TestOutbox::killDuringJsonLinesBatchRewritesThatBatch()
 {
-    IndexerLab lab;
+    QFETCH(QString, backend);
+    IndexerLab lab(m_stores.freshDatabase(backend));
     lab.deployToken("AAA");
     lab.sprayAll(10, 3, 10); // 31 rows over blocks 1..11
     const QString file = lab.tempPath("events.jsonl");
     // First run: the rows 5 blocks deep go out (batch A).
-    VERIFY_EXIT_OK(
-        lab.runIndex("env", {"--exit-when-synced", "--confirmations", "5", "--outbox-file", file}));
+    VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced", "--poll-ms", kPollMs,
+                                        "--confirmations", "5", "--outbox-file", file}));
     const QString safe = QString::number(qint64(lab.eth().blockNumber()) - 5);
     const QList<QByteArray> a = keysInOutboxOrder(lab, "block_number <= " + safe);
     const QList<QByteArray> b = keysInOutboxOrder(lab, "block_number > " + safe);
@@ -375,7 +421,8 @@ void TestOutbox::killDuringJsonLinesBatchRewritesThatBatch()
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert("FORKSCOPE_CRASH_AT", "mid-delivery");
     env.insert("FORKSCOPE_CRASH_AFTER", "0");
-    const QStringList args{"--exit-when-synced", "--confirmations", "0", "--outbox-file", file};
+    const QStringList args{"--exit-when-synced", "--poll-ms", kPollMs, "--confirmations", "0",
+                           "--outbox-file",      file};
     const ProcessRun crashed = lab.runIndex("env", args, {}, env);
     QVERIFY2(crashed.exitStatus == QProcess::CrashExit, qPrintable(crashed.describe()));
     QCOMPARE(jsonLinesKeys(file), a + b);

@@ -1,14 +1,20 @@
-// Contract v4's outbox (store/BinaryContract.h) through the indexer's own committer and
-// rollback, on a real SQLite file and no node: a Transfer's row renders its key and payload
-// from its log; a delivered row keeps exactly what was sent after a reorg removes its log;
-// when the chain comes back to that very block, the key is not enqueued again; a row whose
-// log was deleted by hand is failed with a reason, never sent; and a rollback's balances,
-// planned on its own connection or on a second one (indexer/BalanceRevertPlan.h), leave the
-// same file.
+// Contract v4's outbox (store/BinaryContract.h) through the indexer's own store, with no
+// node: a Transfer's row renders its key and payload from its log; a delivered row keeps
+// exactly what was sent after a reorg removes its log; when the chain comes back to that
+// very block, the key is not enqueued again; a row whose log was deleted by hand is failed
+// with a reason, never sent; a rollback records each balance change and each outbox row
+// once. Those run on both stores through indexer::IndexStore, the backend a data row (a
+// SQLite file, or a database of its own on the suite's throwaway PostgreSQL cluster). The
+// SQLite file's own mechanisms below that interface run on SQLite alone: the committer's
+// multi-row statements and re-projection, and a rollback's balances planned on its own
+// connection or on a second one (indexer/BalanceRevertPlan.h), which must leave the same file.
 #include "EnvironmentDump.h"
+#include "IndexStoreLab.h"
 #include "StoreLab.h"
+#include "StoreRows.h"
 #include "chain/Keccak.h"
 #include "chain/U256.h"
+#include "engine/ReorgDiffReader.h"
 #include "indexer/BalanceBook.h"
 #include "indexer/BatchCommitter.h"
 #include "indexer/CheckpointStore.h"
@@ -18,9 +24,8 @@
 #include "indexer/ReorgReason.h"
 #include "indexer/ReorgRollback.h"
 #include "outbox/OutboxDispatcher.h"
+#include "outbox/OutboxQueue.h"
 #include "store/Database.h"
-#include "store/ReorgEventStore.h"
-#include "store/SqliteOutboxQueue.h"
 
 #include <QSqlQuery>
 #include <QTemporaryDir>
@@ -95,7 +100,10 @@ class TestOutboxStore : public QObject
 {
     Q_OBJECT
 private slots:
+    void initTestCase() { m_stores.startCluster(); }
+    void deliveredRowsOutliveTheirLogsAndAreNotEnqueuedTwice_data() { StoreRows::backendRows(); }
     void deliveredRowsOutliveTheirLogsAndAreNotEnqueuedTwice();
+    void aRowWithoutItsLogIsFailedNotSent_data() { StoreRows::backendRows(); }
     void aRowWithoutItsLogIsFailedNotSent();
     void aBatchIsStoredOnceHoweverItsRowsAreGrouped_data();
     void aBatchIsStoredOnceHoweverItsRowsAreGrouped();
@@ -108,100 +116,116 @@ private slots:
     void aPlanAsideThatCannotOpenTheFileFallsBack();
 
 private:
+    // The --db of a new store on `backend`: a file named `name` here, or a new database.
+    QString storeOn(const QString& backend, const QString& name)
+    {
+        const QString db = m_stores.freshDatabase(backend);
+        return db.isEmpty() ? m_dir.filePath(name) : db;
+    }
+
     QTemporaryDir m_dir;
+    StoreRows m_stores;
 };
 
 void TestOutboxStore::deliveredRowsOutliveTheirLogsAndAreNotEnqueuedTwice()
 {
-    StoreLab lab(m_dir.filePath("abab.sqlite"));
-    store::Database* db = lab.db.get();
-    indexer::CheckpointStore& checkpoints = lab.checkpoints;
-    indexer::BatchCommitter& committer = lab.committer;
-    indexer::ReorgRollback& rollback = lab.rollback;
+    QFETCH(QString, backend);
+    IndexStoreLab lab(storeOn(backend, "abab.sqlite"));
     const indexer::ForkPoint atCommon{1, hashOf("common")};
 
     // Branch A: its Transfer's row is rendered from the log, and delivered.
-    committer.commit(std::nullopt, branch("A", 5), 1, "test", 1);
-    const QStringList pendingA = outboxRows(*db);
+    lab.commit(branch("A", 5));
+    const QStringList pendingA = lab.outboxRows();
     QCOMPARE(pendingA.size(), 1);
     const QString keyA = "transfer:2:" + hashOf("A").toHex() + ":0";
     QVERIFY2(pendingA.first().startsWith(keyA + "|{\"type\":\"transfer\""),
              qPrintable(pendingA.first()));
     QVERIFY(pendingA.first().contains("\"value\":\"5\"}|0"));
-    // Rendered, not stored: no id until delivery touches it.
-    QCOMPARE(test::queryRows(*db, "SELECT count(*) FROM outbox_store"), QStringList{"0"});
-    QCOMPARE(test::queryRows(*db, "SELECT id IS NULL FROM outbox"), QStringList{"1"});
+    // Rendered: no id until delivery touches it (in a file, not even a stored row).
+    QCOMPARE(lab.rows("SELECT count(*) FROM outbox WHERE id IS NULL"), QStringList{"1"});
+    if (!lab.onPostgres())
+        QCOMPARE(lab.rows("SELECT count(*) FROM outbox_store"), QStringList{"0"});
     RecordingSink sink;
-    store::SqliteOutboxQueue queue(*db, kEnv, kChain);
-    outbox::OutboxDispatcher(queue, sink).deliverRound(2);
+    const auto queue = store::openOutboxQueue(lab.db, kEnv, kChain);
+    outbox::OutboxDispatcher(*queue, sink).deliverRound(2);
     QCOMPARE(sink.sent.size(), 1);
     const QString sentA = QString::fromUtf8(sink.sent.first().payload);
 
     // Reorg to branch B: A's row stays as sent (its log is gone), a retraction is queued.
-    rollback.rollback(*checkpoints.read(), atCommon, indexer::reorg_reason::kParentMismatch);
-    QStringList rows = outboxRows(*db);
+    const qint64 reorgA = lab.rollBack(atCommon).reorgId;
+    QStringList rows = lab.outboxRows();
     QCOMPARE(rows.size(), 2);
     QCOMPARE(rows[0], keyA + '|' + sentA + "|1");
     QVERIFY(rows[1].startsWith("retract:" + keyA + '|'));
-    committer.commit(checkpoints.read(), branch("B", 6), 1, "test", 1);
-    QCOMPARE(outboxRows(*db).size(), 3);
+    // Counted as the view shows them (the status bar's and the report's figures).
+    const store::OutboxTally tally = lab.index->reader().outboxTally(kEnv, kChain);
+    QCOMPARE(tally.delivered, 1);
+    QCOMPARE(tally.pending, 1);
+    lab.commit(branch("B", 6));
+    QCOMPARE(lab.outboxRows().size(), 3);
 
     // And back to A's very block: B's undelivered row goes, A's key is not enqueued again.
-    rollback.rollback(*checkpoints.read(), atCommon, indexer::reorg_reason::kParentMismatch);
-    committer.commit(checkpoints.read(), branch("A", 5), 1, "test", 1);
-    rows = outboxRows(*db);
+    const qint64 reorgB = lab.rollBack(atCommon).reorgId;
+    lab.commit(branch("A", 5));
+    rows = lab.outboxRows();
     QCOMPARE(rows.size(), 2);
     QCOMPARE(rows[0], keyA + '|' + sentA + "|1");
-    QSqlQuery dup = db->run("SELECT count(*) FROM outbox GROUP BY event_key HAVING count(*) > 1");
-    QVERIFY(!dup.next());
+    QCOMPARE(lab.rows("SELECT count(*) FROM (SELECT event_key FROM outbox GROUP BY event_key "
+                      "HAVING count(*) > 1) twice"),
+             QStringList{"0"});
     // Each reorg's diff names the outbox rows it dropped or flagged by their keys, rendered
     // from the block hash the diff kept after the log was gone (ReorgDiffContract.h).
-    QSqlQuery diff = db->run("SELECT kind || '|' || event_key FROM reorg_diff_items WHERE kind "
-                             "LIKE 'outbox%' ORDER BY reorg_id, kind");
-    QStringList diffRows;
-    while (diff.next())
-        diffRows << diff.value(0).toString();
     const QString keyB = "transfer:2:" + hashOf("B").toHex() + ":0";
-    QCOMPARE(diffRows, (QStringList{"outbox_delivered_reorged|" + keyA,
-                                    "outbox_delivered_reorged|" + keyA, "outbox_dropped|" + keyB}));
+    QCOMPARE(lab.rows("SELECT kind || '|' || event_key FROM reorg_diff_items WHERE kind LIKE "
+                      "'outbox%' ORDER BY reorg_id, kind"),
+             (QStringList{"outbox_delivered_reorged|" + keyA, "outbox_delivered_reorged|" + keyA,
+                          "outbox_dropped|" + keyB}));
     // The log is back and its transfer counted once in the balances.
-    QSqlQuery bal = db->run("SELECT balance FROM token_balances ORDER BY balance");
-    QStringList values;
-    while (bal.next())
-        values << bal.value(0).toString();
-    QCOMPARE(values, (QStringList{"-5", "5"}));
-    // The diff view's "back in the re-indexed chain": A's transfer, removed by the second
-    // reorg, is stored again above the fork, once.
-    QSqlQuery t = db->run("SELECT tx_hash, contract, from_addr, to_addr, value FROM "
-                          "transfer_events");
-    QVERIFY(t.next());
-    const QString key = store::ReorgEventStore::transferKey(
-        t.value(0).toString(), t.value(1).toString(), t.value(2).toString(), t.value(3).toString(),
-        t.value(4).toString());
-    store::ReorgEventStore events(*db);
-    QCOMPARE(events.transfersAbove(kEnv, 1).value(key), 1);
-    QCOMPARE(events.transfersAbove(kEnv, 2).value(key), 0); // at block 2: not above it
+    QCOMPARE(lab.rows("SELECT balance FROM token_balances ORDER BY balance"),
+             (QStringList{"-5", "5"}));
+    // The diff as the app shows it: A's transfer, removed by the first reorg, is stored again
+    // above the fork (the same transaction); B's, removed by the second, is not.
+    const auto transferAgain = [&](qint64 reorg) {
+        const auto diff = engine::readReorgDiff(lab.index->reader(), kEnv, reorg);
+        QList<engine::ReorgDiff::Item::Again> again;
+        for (const auto& item : diff ? diff->items : QList<engine::ReorgDiff::Item>{})
+            if (item.kind == QLatin1String("transfer_removed"))
+                again << item.again;
+        return again;
+    };
+    using Again = engine::ReorgDiff::Item::Again;
+    QCOMPARE(transferAgain(reorgA), QList<Again>{Again::SameTransaction});
+    QCOMPARE(transferAgain(reorgB), QList<Again>{Again::No});
 }
 
 void TestOutboxStore::aRowWithoutItsLogIsFailedNotSent()
 {
-    StoreLab lab(m_dir.filePath("orphan.sqlite"));
-    store::Database* db = lab.db.get();
-    lab.committer.commit(std::nullopt, branch("A", 5), 1, "test", 1);
-    // A row is stored once delivery has tried it; its log then goes by hand, through the
-    // view (a rendered row would go with its log).
-    db->run("UPDATE outbox SET attempts = 1, last_error = 'timeout' WHERE block_number = 2");
-    db->run("DELETE FROM logs WHERE block_number = 2");
+    QFETCH(QString, backend);
+    IndexStoreLab lab(storeOn(backend, "orphan.sqlite"));
+    lab.commit(branch("A", 5));
+    // A row is stored once delivery has tried it; its log then goes by hand (a rendered row
+    // would go with its log). In a file, through the views; on PostgreSQL, whose outbox view
+    // is read-only, in its tables.
+    if (lab.onPostgres()) {
+        lab.exec("UPDATE outbox_store SET attempts = 1, last_error = 'timeout' WHERE "
+                 "block_number = 2");
+        lab.exec("DELETE FROM log_store WHERE block_number = 2");
+    } else {
+        lab.exec("UPDATE outbox SET attempts = 1, last_error = 'timeout' WHERE block_number = 2");
+        lab.exec("DELETE FROM logs WHERE block_number = 2");
+    }
     RecordingSink sink;
-    store::SqliteOutboxQueue queue(*db, kEnv, kChain);
-    const outbox::RoundResult r = outbox::OutboxDispatcher(queue, sink).deliverRound(2);
+    const auto queue = store::openOutboxQueue(lab.db, kEnv, kChain);
+    const outbox::RoundResult r = outbox::OutboxDispatcher(*queue, sink).deliverRound(2);
     QCOMPARE(sink.sent.size(), 0);
     QCOMPARE(r.failed, 1);
-    QSqlQuery q = db->run("SELECT last_error, failed_at IS NOT NULL FROM outbox_store");
-    QVERIFY(q.next());
-    QVERIFY2(q.value(0).toString().contains("names a log that is not in the database"),
-             qPrintable(q.value(0).toString()));
-    QVERIFY(q.value(1).toBool());
+    const QStringList failed =
+        lab.rows("SELECT last_error, CASE WHEN failed_at IS NULL THEN 0 ELSE 1 END FROM outbox "
+                 "WHERE block_number = 2");
+    QCOMPARE(failed.size(), 1);
+    QVERIFY2(failed.first().contains("names a log that is not in the database"),
+             qPrintable(failed.first()));
+    QVERIFY2(failed.first().endsWith("|1"), qPrintable(failed.first()));
 }
 
 void TestOutboxStore::aBatchIsStoredOnceHoweverItsRowsAreGrouped_data()
@@ -274,27 +298,39 @@ void TestOutboxStore::aBatchIsStoredOnceHoweverItsRowsAreGrouped()
 
 void TestOutboxStore::aRollbackRecordsEachBalanceChangeOnce_data()
 {
-    // The balance diff rows go in statements of 64 rows, the rest one by one
-    // (ReorgRollback::recordBalanceChanges): changes on each side of a group's edge.
-    // Each planned on the rollback's own connection and on a second one (BalanceRevertPlan.h).
+    // In a file the balance diff rows go in statements of 64 rows, the rest one by one
+    // (ReorgRollback::recordBalanceChanges): changes on each side of a group's edge. Each
+    // planned there on the rollback's own connection and on a second one
+    // (BalanceRevertPlan.h); PostgreSQL plans on its own.
+    QTest::addColumn<QString>("backend");
     QTest::addColumn<int>("holders");
     QTest::addColumn<bool>("aside");
-    for (const bool aside : {false, true}) {
-        const char* where = aside ? ", planned aside" : "";
-        QTest::addRow("one%s", where) << 1 << aside;
-        QTest::addRow("one group with the sender%s", where) << 63 << aside;
-        QTest::addRow("one past a group%s", where) << 64 << aside;
-        QTest::addRow("two groups and three%s", where) << 130 << aside;
-    }
+    for (const QString& backend : StoreRows::backends())
+        for (const bool aside : {false, true}) {
+            if (aside && backend == "postgresql")
+                continue;
+            const QByteArray b = backend.toLatin1();
+            const char* where = aside ? ", planned aside" : "";
+            QTest::addRow("%s, one%s", b.constData(), where) << backend << 1 << aside;
+            QTest::addRow("%s, one group with the sender%s", b.constData(), where)
+                << backend << 63 << aside;
+            QTest::addRow("%s, one past a group%s", b.constData(), where) << backend << 64 << aside;
+            QTest::addRow("%s, two groups and three%s", b.constData(), where)
+                << backend << 130 << aside;
+        }
 }
 
 void TestOutboxStore::aRollbackRecordsEachBalanceChangeOnce()
 {
+    QFETCH(QString, backend);
     QFETCH(int, holders);
     QFETCH(bool, aside);
     QTemporaryDir dir;
-    StoreLab lab(dir.filePath("db.sqlite"));
-    planAside(lab.rollback, aside);
+    IndexStoreLab lab(
+        storeOn(backend, QStringLiteral("balances-%1-%2.sqlite").arg(holders).arg(aside)));
+    if (!lab.onPostgres())
+        dynamic_cast<store::SqliteIndexStore&>(*lab.index)
+            .setPlanAsideFrom(aside ? 0 : std::numeric_limits<qint64>::max());
     // Block 2 mints to alice what she then pays, holder by holder: all of it is reorged away.
     indexer::VerifiedBatch b = branchOf("A", {});
     int minted = 0;
@@ -309,119 +345,132 @@ void TestOutboxStore::aRollbackRecordsEachBalanceChangeOnce()
     b.logs.prepend(
         transferLog(b.blocks.last(), 0, chain::Hash32(), topicOf("alice"), minted, "A-mint"));
     expected.insert("0x" + topicOf("alice").toByteArray().right(20).toHex(), QStringLiteral("0"));
-    lab.committer.commit(std::nullopt, b, 1, "test", 1);
+    lab.commit(b);
 
-    const indexer::RollbackResult r = lab.rollback.rollback(
-        *lab.checkpoints.read(), {1, hashOf("common")}, indexer::reorg_reason::kParentMismatch);
+    const indexer::RollbackResult r = lab.rollBack({1, hashOf("common")});
     QCOMPARE(r.balancesPlannedAside, aside);
     QCOMPARE(r.planAsideFallback, QString());
     // Each holder's row is gone, so each one is recorded once: before as it was, after none.
-    QSqlQuery q = lab.db->run("SELECT holder, before_value, after_value FROM reorg_diff_items "
-                              "WHERE kind = 'balance_changed'");
     QHash<QString, QString> recorded;
-    while (q.next()) {
-        QVERIFY2(!recorded.contains(q.value(0).toString()), qPrintable(q.value(0).toString()));
-        QVERIFY(q.value(2).isNull());
-        recorded.insert(q.value(0).toString(), q.value(1).toString());
+    for (const QString& row : lab.rows("SELECT holder, before_value, after_value FROM "
+                                       "reorg_diff_items WHERE kind = 'balance_changed'")) {
+        const QStringList v = row.split('|');
+        QVERIFY2(!recorded.contains(v[0]), qPrintable(v[0]));
+        QCOMPARE(v[2], QStringLiteral("NULL"));
+        recorded.insert(v[0], v[1]);
     }
     QCOMPARE(recorded.size(), holders + 1);
     QCOMPARE(recorded, expected);
-    QSqlQuery left = lab.db->run("SELECT count(*) FROM token_balances");
-    QVERIFY(left.next());
-    QCOMPARE(left.value(0).toInt(), 0);
+    QCOMPARE(lab.rows("SELECT count(*) FROM token_balances"), QStringList{"0"});
 }
 
 void TestOutboxStore::aRollbackRecordsEachOutboxRowOnce_data()
 {
+    QTest::addColumn<QString>("backend");
     QTest::addColumn<bool>("oneDelivered");
     QTest::addColumn<bool>("oneLogDeletedByHand");
     QTest::addColumn<bool>("oneTried");
     QTest::addColumn<bool>("oneRowNamingNoLog");
-    // Every row is rendered from its Transfer's log: each is recorded with its Transfer's
-    // diff row, and nothing is stored to look up.
-    QTest::newRow("all pending") << false << false << false << false;
-    // A stored row above the fork takes the join: delivered, or tried and still pending.
-    QTest::newRow("one delivered") << true << false << false << false;
-    QTest::newRow("one tried") << false << false << true << false;
-    // A stored row whose log is gone cannot be recorded with a Transfer: it is copied on its
-    // own (ReorgRollback step 1). A rendered row goes with its log.
-    QTest::newRow("a stored row whose log is gone") << false << true << true << false;
-    QTest::newRow("a rendered row's log gone") << false << true << false << false;
-    QTest::newRow("delivered, and a log gone") << true << true << false << false;
-    // A pending row with its own key (as a retraction has) beside the Transfers' rows.
-    QTest::newRow("a row naming no log") << false << false << false << true;
-    QTest::newRow("all of them") << true << true << true << true;
+    for (const QString& backend : StoreRows::backends()) {
+        const QByteArray b = backend.toLatin1();
+        const auto row = [&](const char* name) -> QTestData& {
+            return QTest::addRow("%s, %s", b.constData(), name) << backend;
+        };
+        // Every row is rendered from its Transfer's log: each is recorded with its Transfer's
+        // diff row, and nothing is stored to look up.
+        row("all pending") << false << false << false << false;
+        // A stored row above the fork takes the join: delivered, or tried and still pending.
+        row("one delivered") << true << false << false << false;
+        row("one tried") << false << false << true << false;
+        // A stored row whose log is gone cannot be recorded with a Transfer: it is copied on
+        // its own (ReorgRollback step 1). A rendered row goes with its log.
+        row("a stored row whose log is gone") << false << true << true << false;
+        row("a rendered row's log gone") << false << true << false << false;
+        row("delivered, and a log gone") << true << true << false << false;
+        // A pending row with its own key (as a retraction has) beside the Transfers' rows.
+        row("a row naming no log") << false << false << false << true;
+        row("all of them") << true << true << true << true;
+    }
 }
 
 void TestOutboxStore::aRollbackRecordsEachOutboxRowOnce()
 {
+    QFETCH(QString, backend);
     QFETCH(bool, oneDelivered);
     QFETCH(bool, oneLogDeletedByHand);
     QFETCH(bool, oneTried);
     QFETCH(bool, oneRowNamingNoLog);
-    StoreLab lab(m_dir.filePath(QStringLiteral("fold-%1-%2-%3-%4.sqlite")
-                                    .arg(int(oneDelivered))
-                                    .arg(int(oneLogDeletedByHand))
-                                    .arg(int(oneTried))
-                                    .arg(int(oneRowNamingNoLog))));
-    store::Database& db = *lab.db;
-    lab.committer.commit(std::nullopt, branchOf("A", {3, 4, 5}), 1, "test", 1);
-    const auto storedRows = [&db] {
-        QSqlQuery q = db.run("SELECT count(*) FROM outbox_store");
-        return q.next() ? q.value(0).toInt() : -1;
+    IndexStoreLab lab(storeOn(backend, QStringLiteral("fold-%1-%2-%3-%4.sqlite")
+                                           .arg(int(oneDelivered))
+                                           .arg(int(oneLogDeletedByHand))
+                                           .arg(int(oneTried))
+                                           .arg(int(oneRowNamingNoLog))));
+    lab.commit(branchOf("A", {3, 4, 5}));
+    // A file stores a row only once delivery touches it (it renders the others from their
+    // logs); PostgreSQL stores every row.
+    const auto storedRows = [&lab] {
+        return lab.rows("SELECT count(*) FROM outbox_store").value(0).toInt();
     };
-    QCOMPARE(storedRows(), 0); // all rendered
-    // Through the view, as a user would: updating a rendered row stores it.
+    const bool file = !lab.onPostgres();
+    if (file)
+        QCOMPARE(storedRows(), 0);
+    // By hand, as a user would: in a file through the views (updating a rendered row stores
+    // it); on PostgreSQL, whose outbox view is read-only, in its tables.
     if (oneDelivered)
-        db.run("UPDATE outbox SET delivered_at = '2026-12-02T00:00:00.000Z' WHERE event_key "
-               "LIKE '%:1'");
+        lab.exec(file ? "UPDATE outbox SET delivered_at = '2026-12-02T00:00:00.000Z' WHERE "
+                        "event_key LIKE '%:1'"
+                      : "UPDATE outbox_store SET delivered_at = '2026-12-02T00:00:00.000Z' "
+                        "WHERE log_index = 1");
     if (oneTried)
-        db.run("UPDATE outbox SET attempts = 1, last_error = 'timeout' WHERE event_key LIKE "
-               "'%:2'");
+        lab.exec(file ? "UPDATE outbox SET attempts = 1, last_error = 'timeout' WHERE event_key "
+                        "LIKE '%:2'"
+                      : "UPDATE outbox_store SET attempts = 1, last_error = 'timeout' WHERE "
+                        "log_index = 2");
     if (oneLogDeletedByHand)
-        db.run("DELETE FROM logs WHERE log_index = 2"); // through the view
+        lab.exec(file ? "DELETE FROM logs WHERE log_index = 2"
+                      : "DELETE FROM log_store WHERE log_index = 2");
     if (oneRowNamingNoLog)
-        db.run("INSERT INTO outbox (environment_id, chain_id, block_number, event_key, payload) "
-               "SELECT environment_id, chain_id, block_number, 'manual:1', '{}' FROM blocks "
-               "WHERE block_number = 2");
-    QCOMPARE(storedRows(), int(oneDelivered) + int(oneTried) + int(oneRowNamingNoLog));
+        lab.exec(QStringLiteral("INSERT INTO %1 (environment_id, chain_id, block_number, "
+                                "event_key, payload) SELECT environment_id, chain_id, "
+                                "block_number, 'manual:1', '{}' FROM blocks WHERE block_number "
+                                "= 2")
+                     .arg(file ? "outbox" : "outbox_store"));
+    if (file)
+        QCOMPARE(storedRows(), int(oneDelivered) + int(oneTried) + int(oneRowNamingNoLog));
     // What the rollback must record: each outbox row above the fork as the outbox view shows
     // it, once.
-    QStringList expected;
-    QSqlQuery before = db.run("SELECT CASE WHEN delivered_at IS NULL THEN 'outbox_dropped' ELSE "
-                              "'outbox_delivered_reorged' END || '|' || coalesce(event_key, "
-                              "'(none)') FROM outbox WHERE block_number > 1");
-    while (before.next())
-        expected << before.value(0).toString();
-    const int rows = 3 - int(oneLogDeletedByHand && !oneTried) + int(oneRowNamingNoLog);
+    QStringList expected = lab.rows(
+        "SELECT CASE WHEN delivered_at IS NULL THEN 'outbox_dropped' ELSE "
+        "'outbox_delivered_reorged' END || '|' || coalesce(event_key, '(none)') FROM outbox "
+        "WHERE block_number > 1");
+    // A rendered row goes with its log; a stored one stays.
+    const bool renderedRowGone = oneLogDeletedByHand && !oneTried && file;
+    const int rows = 3 - int(renderedRowGone) + int(oneRowNamingNoLog);
     QCOMPARE(expected.size(), rows);
     expected.sort();
 
-    const indexer::RollbackResult r = lab.rollback.rollback(
-        *lab.checkpoints.read(), {1, hashOf("common")}, indexer::reorg_reason::kParentMismatch);
+    const indexer::RollbackResult r = lab.rollBack({1, hashOf("common")});
     QCOMPARE(r.outboxDropped, oneDelivered ? rows - 1 : rows);
     QCOMPARE(r.deliveredAffected, oneDelivered ? 1 : 0);
 
-    QStringList recorded;
-    QSqlQuery diff = db.run("SELECT kind || '|' || coalesce(event_key, '(none)') FROM "
-                            "reorg_diff_items WHERE kind LIKE 'outbox%'");
-    while (diff.next())
-        recorded << diff.value(0).toString();
+    QStringList recorded = lab.rows("SELECT kind || '|' || coalesce(event_key, '(none)') FROM "
+                                    "reorg_diff_items WHERE kind LIKE 'outbox%'");
     recorded.sort();
     QCOMPARE(recorded, expected);
     // A Transfer's own diff row has no event key, as before the outbox rows were folded in.
-    QSqlQuery transfers = db.run("SELECT count(*), count(event_key) FROM reorg_diff_items WHERE "
-                                 "kind = 'transfer_removed'");
-    QVERIFY(transfers.next());
-    QCOMPARE(transfers.value(0).toInt(), oneLogDeletedByHand ? 2 : 3);
-    QCOMPARE(transfers.value(1).toInt(), 0);
+    QCOMPARE(lab.rows("SELECT count(*), count(event_key) FROM reorg_diff_items WHERE kind = "
+                      "'transfer_removed'"),
+             QStringList{QStringLiteral("%1|0").arg(oneLogDeletedByHand ? 2 : 3)});
     // In the order the rollback recorded them (the report's order): transfers, outbox rows,
     // balances.
     QStringList kinds;
-    for (const store::ReorgDiffRow& row :
-         store::ReorgEventStore(db).diffItems(kEnv, r.reorgId, 100, true))
-        if (kinds.isEmpty() || kinds.last() != row.kind.left(8))
-            kinds << row.kind.left(8);
+    for (const QString& kind :
+         lab.rows(QStringLiteral("SELECT kind FROM (%1) x WHERE reorg_id = ? AND environment_id "
+                                 "= ? ORDER BY phase, id")
+                      .arg(lab.index->reader().reorgDiffRecordedSql()),
+                  {r.reorgId, kEnv}))
+        if (kinds.isEmpty() || kinds.last() != kind.left(8))
+            kinds << kind.left(8);
     QCOMPARE(kinds, (QStringList{"transfer", "outbox_d", "balance_"}));
 }
 

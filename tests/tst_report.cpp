@@ -2,12 +2,20 @@
 // indexed on anvil with a real reorg and then archived by `forkscope lab reset`, env-b
 // indexed on the reset chain. Every figure in the JSON and CSV is compared with direct SQL,
 // every verification status with the node, the PDF with pdfinfo/pdftotext; bad inputs
-// leave one line and no file; and the database is byte-for-byte the same afterwards.
+// leave one line and no file; and the database is byte-for-byte the same afterwards. Each
+// runs on both stores, the backend a data row: the same chain and commands into a SQLite
+// file and into a database on the suite's throwaway PostgreSQL cluster, read back through
+// the store's contract surface.
 #include "IndexerLab.h"
+#include "StoreRows.h"
 #include "report/CheckpointReport.h"
 #include "report/ReportSections.h"
 #include "store/ContractReader.h"
 #include "store/Database.h"
+#include "store/ReadOnlyStore.h"
+#include "store/pg/PgConnection.h"
+#include "store/pg/PgContract.h"
+#include "store/pg/PgContractReader.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -15,7 +23,6 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSqlQuery>
-#include <QSqlRecord>
 #include <QStandardPaths>
 #include <QtTest>
 #include <unistd.h>
@@ -80,22 +87,32 @@ class TestReport : public QObject
     Q_OBJECT
 private slots:
     void initTestCase();
+    void jsonLiveEnvironmentMatchesTheDatabase_data() { test::StoreRows::backendRows(); }
     void jsonLiveEnvironmentMatchesTheDatabase();
+    void jsonArchivedEnvironmentIsReorgedOnTheResetChain_data() { test::StoreRows::backendRows(); }
     void jsonArchivedEnvironmentIsReorgedOnTheResetChain();
+    void csvHasOneRowPerCheckpointAndReorg_data() { test::StoreRows::backendRows(); }
     void csvHasOneRowPerCheckpointAndReorg();
     void pdfWithoutADisplay_data();
     void pdfWithoutADisplay();
     void badInputs_data();
     void badInputs();
+    void noVerifyAsksNoNode_data() { test::StoreRows::backendRows(); }
     void noVerifyAsksNoNode();
     void seriesStayWithinTheBound_data();
     void seriesStayWithinTheBound();
+    void databaseUnchanged_data() { test::StoreRows::backendRows(); }
     void databaseUnchanged();
     void reportFromAReadOnlyPlace_data();
     void reportFromAReadOnlyPlace();
+    void unreachableNodeStillWritesTheReport_data() { test::StoreRows::backendRows(); }
     void unreachableNodeStillWritesTheReport(); // stops anvil: keep last
 
 private:
+    // The row's lab (a chain and the store it was indexed into) is the one the helpers use.
+    void use(const QString& backend) { m_lab = m_labs.value(backend).get(); }
+    void buildLab(const QString& backend);
+    void badInputRows(const QString& backend);
     ProcessRun report(const QStringList& extra, const QString& out,
                       const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment());
     QJsonObject jsonReport(const QStringList& extra);
@@ -104,16 +121,18 @@ private:
 
     const QString& readOnlySource();
 
-    std::unique_ptr<IndexerLab> m_lab;
-    QString m_dumpBefore;
+    test::StoreRows m_stores;
+    QMap<QString, std::shared_ptr<IndexerLab>> m_labs; // by backend
+    QMap<QString, QString> m_dumpsBefore;              // by backend
+    IndexerLab* m_lab = nullptr;                       // the row's
     QString m_readOnlySource;
 };
 
 ProcessRun TestReport::report(const QStringList& extra, const QString& out,
                               const QProcessEnvironment& env)
 {
-    return test::runForkscope(QStringList{"report", "--db", m_lab->dbPath(), "--out", out} + extra,
-                              env, 60000);
+    return test::runForkscope(QStringList{"report", "--db", m_lab->db(), "--out", out} + extra, env,
+                              60000);
 }
 
 QJsonObject TestReport::jsonReport(const QStringList& extra)
@@ -135,14 +154,12 @@ QJsonObject TestReport::jsonReport(const QStringList& extra)
 
 QVariantList TestReport::row(const QString& sql, const QVariantList& args)
 {
-    store::Database::Options ro;
-    ro.readOnly = true;
-    auto db = store::Database::open(m_lab->dbPath(), ro);
-    QSqlQuery q = db->run(sql, args);
+    const auto store = store::ReadOnlyStore::open(m_lab->db());
+    const auto q = store->reader().query(sql, args);
     QVariantList out;
-    if (q.next())
-        for (int i = 0; i < q.record().count(); ++i)
-            out << q.value(i);
+    if (q->next())
+        for (int i = 0; i < q->columns(); ++i)
+            out << q->value(i);
     return out;
 }
 
@@ -157,8 +174,17 @@ const QString kSilentContract = QStringLiteral("0x000000000000000000000000000000
 
 void TestReport::initTestCase()
 {
-    m_lab = std::make_unique<IndexerLab>();
-    IndexerLab& lab = *m_lab;
+    m_stores.startCluster();
+    for (const QString& backend : test::StoreRows::backends())
+        buildLab(backend);
+    use(QStringLiteral("sqlite"));
+}
+
+void TestReport::buildLab(const QString& backend)
+{
+    const auto built = std::make_shared<IndexerLab>(m_stores.freshDatabase(backend));
+    m_labs.insert(backend, built);
+    IndexerLab& lab = *built;
     lab.deployToken("AAA");
     lab.sprayAll(6, 4, 8);
     VERIFY_EXIT_OK(lab.runIndex("env-a", {"--exit-when-synced"}));
@@ -168,7 +194,7 @@ void TestReport::initTestCase()
     QVERIFY(lab.count("SELECT count(*) FROM reorg_events WHERE environment_id = 'env-a'") >= 1);
     QVERIFY(lab.count("SELECT count(*) FROM reorg_diff_items WHERE environment_id = 'env-a'") > 0);
 
-    VERIFY_EXIT_OK(test::runForkscope({"lab", "reset", "--db", lab.dbPath(), "--rpc",
+    VERIFY_EXIT_OK(test::runForkscope({"lab", "reset", "--db", lab.db(), "--rpc",
                                        lab.devnet().url().toString(), "--env", "env-b"}));
     // The reset chain has no contracts: deploy again, then index the new environment. Mine
     // past env-a's checkpoint so that height exists on the new chain with another hash.
@@ -178,11 +204,13 @@ void TestReport::initTestCase()
     // env-b also indexes a contract that never logged: the report must check it too.
     VERIFY_EXIT_OK(lab.runIndex("env-b", {"--exit-when-synced", "--contract", kSilentContract}));
     lab.mine(30);
-    m_dumpBefore = lab.dump();
+    m_dumpsBefore.insert(backend, lab.dump());
 }
 
 void TestReport::jsonLiveEnvironmentMatchesTheDatabase()
 {
+    QFETCH(QString, backend);
+    use(backend);
     const QJsonObject r = jsonReport({}); // no --env: the newest live environment
     QCOMPARE(r.value("schema_version").toInt(), 1);
     const QJsonObject env = r.value("environment").toObject();
@@ -263,6 +291,8 @@ void TestReport::jsonLiveEnvironmentMatchesTheDatabase()
 
 void TestReport::jsonArchivedEnvironmentIsReorgedOnTheResetChain()
 {
+    QFETCH(QString, backend);
+    use(backend);
     const QJsonObject r = jsonReport({"--env", "env-a"});
     const QJsonObject env = r.value("environment").toObject();
     QCOMPARE(env.value("id").toString(), QString("env-a"));
@@ -295,36 +325,35 @@ void TestReport::jsonArchivedEnvironmentIsReorgedOnTheResetChain()
     const QJsonArray reorgs = r.value("reorgs").toArray();
     QCOMPARE(reorgs.size(),
              scalar("SELECT count(*) FROM reorg_events WHERE environment_id = ?", "env-a"));
-    store::Database::Options ro;
-    ro.readOnly = true;
-    auto db = store::Database::open(m_lab->dbPath(), ro);
-    QSqlQuery q =
-        db->run("SELECT id, detected_at, old_block_number, old_block_hash, fork_block_number, "
-                "fork_block_hash, depth, reason, rows_removed FROM reorg_events WHERE "
-                "environment_id = 'env-a' ORDER BY id");
+    const auto store = store::ReadOnlyStore::open(m_lab->db());
+    store::ContractReader& db = store->reader();
+    const auto q = db.query("SELECT id, detected_at, old_block_number, old_block_hash, "
+                            "fork_block_number, fork_block_hash, depth, reason, rows_removed FROM "
+                            "reorg_events WHERE environment_id = 'env-a' ORDER BY id",
+                            {});
     for (const QJsonValue& value : reorgs) {
-        QVERIFY(q.next());
+        QVERIFY(q->next());
         const QJsonObject e = value.toObject();
-        QCOMPARE(e.value("id").toInteger(), q.value(0).toLongLong());
-        QCOMPARE(e.value("detected_at").toString(), q.value(1).toString());
-        QCOMPARE(e.value("old_block_number").toInteger(), q.value(2).toLongLong());
-        QCOMPARE(e.value("old_block_hash").toString(), q.value(3).toString());
-        QCOMPARE(e.value("fork_block_number").toInteger(), q.value(4).toLongLong());
-        QCOMPARE(e.value("fork_block_hash").toString(), q.value(5).toString());
-        QCOMPARE(e.value("depth").toInteger(), q.value(6).toLongLong());
-        QCOMPARE(e.value("reason").toString(), q.value(7).toString());
-        QCOMPARE(e.value("rows_removed").toInteger(), q.value(8).toLongLong());
-        QSqlQuery kinds = db->run("SELECT kind, count(*) FROM reorg_diff_items WHERE reorg_id = ? "
-                                  "AND environment_id = 'env-a' GROUP BY kind",
-                                  {q.value(0)});
+        QCOMPARE(e.value("id").toInteger(), q->value(0).toLongLong());
+        QCOMPARE(e.value("detected_at").toString(), q->value(1).toString());
+        QCOMPARE(e.value("old_block_number").toInteger(), q->value(2).toLongLong());
+        QCOMPARE(e.value("old_block_hash").toString(), q->value(3).toString());
+        QCOMPARE(e.value("fork_block_number").toInteger(), q->value(4).toLongLong());
+        QCOMPARE(e.value("fork_block_hash").toString(), q->value(5).toString());
+        QCOMPARE(e.value("depth").toInteger(), q->value(6).toLongLong());
+        QCOMPARE(e.value("reason").toString(), q->value(7).toString());
+        QCOMPARE(e.value("rows_removed").toInteger(), q->value(8).toLongLong());
+        const auto kinds = db.query("SELECT kind, count(*) FROM reorg_diff_items WHERE reorg_id "
+                                    "= ? AND environment_id = 'env-a' GROUP BY kind",
+                                    {q->value(0)});
         qint64 total = 0;
         const QJsonObject counts = e.value("diff_counts").toObject();
         int kindsSeen = 0;
-        while (kinds.next()) {
+        while (kinds->next()) {
             ++kindsSeen;
-            QCOMPARE(counts.value(kinds.value(0).toString()).toInteger(),
-                     kinds.value(1).toLongLong());
-            total += kinds.value(1).toLongLong();
+            QCOMPARE(counts.value(kinds->value(0).toString()).toInteger(),
+                     kinds->value(1).toLongLong());
+            total += kinds->value(1).toLongLong();
         }
         QCOMPARE(counts.size(), kindsSeen);
         QCOMPARE(e.value("diff_items_total").toInteger(), total);
@@ -337,6 +366,8 @@ void TestReport::jsonArchivedEnvironmentIsReorgedOnTheResetChain()
 
 void TestReport::csvHasOneRowPerCheckpointAndReorg()
 {
+    QFETCH(QString, backend);
+    use(backend);
     const QString out = m_lab->tempPath("a.csv");
     VERIFY_EXIT_OK(report({"--format", "csv", "--env", "env-a"}, out));
     QFile f(out);
@@ -355,35 +386,34 @@ void TestReport::csvHasOneRowPerCheckpointAndReorg()
 
     int checkpoints = 0;
     int reorgs = 0;
-    store::Database::Options ro;
-    ro.readOnly = true;
-    auto db = store::Database::open(m_lab->dbPath(), ro);
+    const auto store = store::ReadOnlyStore::open(m_lab->db());
+    store::ContractReader& db = store->reader();
     for (const QStringList& r : rows.mid(1)) {
         QCOMPARE(r.size(), header.size());
         QCOMPARE(r[col("environment_id")], QString("env-a"));
         if (r[0] == "checkpoint") {
             ++checkpoints;
-            QSqlQuery q = db->run("SELECT block_number, block_hash FROM indexer_checkpoints WHERE "
-                                  "environment_id = 'env-a' AND source_id = ?",
-                                  {r[col("source_id")]});
-            QVERIFY(q.next());
-            QCOMPARE(r[col("block_number")], q.value(0).toString());
-            QCOMPARE(r[col("block_hash")], q.value(1).toString());
+            const auto q = db.query("SELECT block_number, block_hash FROM indexer_checkpoints "
+                                    "WHERE environment_id = 'env-a' AND source_id = ?",
+                                    {r[col("source_id")]});
+            QVERIFY(q->next());
+            QCOMPARE(r[col("block_number")], q->value(0).toString());
+            QCOMPARE(r[col("block_hash")], q->value(1).toString());
             QCOMPARE(r[col("status")], QString("reorged"));
             QVERIFY(r[col("check_method")].contains(", ") || !r[col("check_method")].isEmpty());
         } else {
             QCOMPARE(r[0], QString("reorg"));
             ++reorgs;
-            QSqlQuery q = db->run("SELECT depth, reason, rows_removed, (SELECT count(*) FROM "
-                                  "reorg_diff_items d WHERE d.reorg_id = e.id AND d.kind = "
-                                  "'transfer_removed') FROM reorg_events e WHERE id = ? AND "
-                                  "environment_id = 'env-a'",
-                                  {r[col("reorg_id")].toLongLong()});
-            QVERIFY(q.next());
-            QCOMPARE(r[col("depth")], q.value(0).toString());
-            QCOMPARE(r[col("reason")], q.value(1).toString());
-            QCOMPARE(r[col("rows_removed")], q.value(2).toString());
-            QCOMPARE(r[col("diff_transfer_removed")], q.value(3).toString());
+            const auto q = db.query("SELECT depth, reason, rows_removed, (SELECT count(*) FROM "
+                                    "reorg_diff_items d WHERE d.reorg_id = e.id AND d.kind = "
+                                    "'transfer_removed') FROM reorg_events e WHERE id = ? AND "
+                                    "environment_id = 'env-a'",
+                                    {r[col("reorg_id")].toLongLong()});
+            QVERIFY(q->next());
+            QCOMPARE(r[col("depth")], q->value(0).toString());
+            QCOMPARE(r[col("reason")], q->value(1).toString());
+            QCOMPARE(r[col("rows_removed")], q->value(2).toString());
+            QCOMPARE(r[col("diff_transfer_removed")], q->value(3).toString());
             QVERIFY(r[col("block_hash")].isEmpty()); // checkpoint columns stay empty
         }
     }
@@ -396,16 +426,19 @@ void TestReport::csvHasOneRowPerCheckpointAndReorg()
 
 void TestReport::pdfWithoutADisplay_data()
 {
-    // clang-format off
+    QTest::addColumn<QString>("backend");
     QTest::addColumn<QString>("env");
-    QTest::newRow("archived env with reorgs") << "env-a";
-    QTest::newRow("live env") << "env-b";
-    // clang-format on
+    for (const QString& backend : test::StoreRows::backends()) {
+        QTest::addRow("%s, archived env with reorgs", qPrintable(backend)) << backend << "env-a";
+        QTest::addRow("%s, live env", qPrintable(backend)) << backend << "env-b";
+    }
 }
 
 void TestReport::pdfWithoutADisplay()
 {
+    QFETCH(QString, backend);
     QFETCH(QString, env);
+    use(backend);
 #if !FORKSCOPE_HAS_GUI
     // A headless build has no PDF writer: one usage line, no file, no application object.
     const QString refused = m_lab->tempPath(env + "-headless.pdf");
@@ -464,33 +497,52 @@ void TestReport::pdfWithoutADisplay()
 void TestReport::badInputs_data()
 {
     // clang-format off
+    QTest::addColumn<QString>("backend");
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<int>("exitCode");
     QTest::addColumn<QStringList>("mentions");
-    QTest::newRow("unknown env") << QStringList{"--format", "json", "--env", "nope"} << 1
+    for (const QString& backend : test::StoreRows::backends())
+        badInputRows(backend);
+}
+
+void TestReport::badInputRows(const QString& backend)
+{
+    const QByteArray b = backend.toLatin1();
+    // clang-format off
+    const auto newRow = [&](const char* name) -> QTestData& {
+        return QTest::addRow("%s, %s", b.constData(), name) << backend;
+    };
+    newRow("unknown env") << QStringList{"--format", "json", "--env", "nope"} << 1
                                  << QStringList{"nope", "env-a (archived", "env-b (live)"};
-    QTest::newRow("bad format") << QStringList{"--format", "xml"} << 2
+    newRow("bad format") << QStringList{"--format", "xml"} << 2
                                 << QStringList{"--format", "xml", "json, csv, pdf"};
-    QTest::newRow("missing format") << QStringList{} << 2 << QStringList{"--format is required"};
-    QTest::newRow("missing db") << QStringList{"--format", "json", "--db", "/nonexistent/x.sqlite"}
-                                << 1 << QStringList{"/nonexistent/x.sqlite", "does not exist"};
-    QTest::newRow("unwritable out")
+    newRow("missing format") << QStringList{} << 2 << QStringList{"--format is required"};
+    if (backend == "sqlite")
+        newRow("missing db") << QStringList{"--format", "json", "--db", "/nonexistent/x.sqlite"}
+                             << 1 << QStringList{"/nonexistent/x.sqlite", "does not exist"};
+    else
+        newRow("unreachable db")
+            << QStringList{"--format", "json", "--db", "postgresql://postgres:secret@127.0.0.1:1/x"}
+            << 1 << QStringList{"127.0.0.1:1"};
+    newRow("unwritable out")
         << QStringList{"--format", "csv", "--out", "/nonexistent-dir/r.csv"} << 1
         << QStringList{"--out", "/nonexistent-dir"};
 #if FORKSCOPE_HAS_GUI
-    QTest::newRow("out is a directory")
+    newRow("out is a directory")
         << QStringList{"--format", "pdf", "--out", "/tmp"} << 1 << QStringList{"directory"};
 #else
-    QTest::newRow("out is a directory")
+    newRow("out is a directory")
         << QStringList{"--format", "csv", "--out", "/tmp"} << 1 << QStringList{"directory"};
 #endif
-    QTest::newRow("bad rpc") << QStringList{"--format", "json", "--rpc", "ftp://x"} << 2
+    newRow("bad rpc") << QStringList{"--format", "json", "--rpc", "ftp://x"} << 2
                              << QStringList{"--rpc"};
     // clang-format on
 }
 
 void TestReport::badInputs()
 {
+    QFETCH(QString, backend);
+    use(backend);
     QFETCH(QStringList, args);
     QFETCH(int, exitCode);
     QFETCH(QStringList, mentions);
@@ -498,7 +550,7 @@ void TestReport::badInputs()
     // The lab's database and a fresh output path, unless the row is about those.
     QStringList full{"report"};
     if (!args.contains("--db"))
-        full << "--db" << m_lab->dbPath();
+        full << "--db" << m_lab->db();
     if (!args.contains("--out"))
         full << "--out" << out;
     const QStringList before = QDir(m_lab->tempPath(".")).entryList(QDir::Files);
@@ -513,23 +565,69 @@ void TestReport::badInputs()
 void TestReport::seriesStayWithinTheBound_data()
 {
     // The charts' series are thinned in SQL to at most 2,000 rows each: never all rows read.
+    QTest::addColumn<QString>("backend");
     QTest::addColumn<int>("blocks");    // blocks 0..blocks-1
     QTest::addColumn<int>("delivered"); // outbox rows delivered, one second apart
     QTest::addColumn<int>("pending");   // undelivered rows, one every third block
-    QTest::newRow("under the bound") << 1999 << 1500 << 600;
-    QTest::newRow("at the bound") << 2000 << 2000 << 666;
-    QTest::newRow("one over") << 2001 << 2001 << 667;
-    QTest::newRow("several times over") << 7777 << 5003 << 2592;
+    for (const QString& backend : test::StoreRows::backends()) {
+        const QByteArray b = backend.toLatin1();
+        QTest::addRow("%s, under the bound", b.constData()) << backend << 1999 << 1500 << 600;
+        QTest::addRow("%s, at the bound", b.constData()) << backend << 2000 << 2000 << 666;
+        QTest::addRow("%s, one over", b.constData()) << backend << 2001 << 2001 << 667;
+        QTest::addRow("%s, several times over", b.constData()) << backend << 7777 << 5003 << 2592;
+    }
 }
+
+namespace {
+// Environment "big" of `blocks` blocks, `delivered` delivered outbox rows and `pending`
+// undelivered ones, written straight into a new PostgreSQL database's own tables (rows that
+// keep their own key and payload, as retractions do: no log needed), with a checkpoint on
+// the last block (the views are cut there). As the SQLite rows below.
+void fillPgSeries(store::pg::PgConnection& db, int blocks, int delivered, int pending)
+{
+    store::pg::ensurePgContract(db);
+    store::pg::PgTransaction tx(db);
+    const QByteArray n = QByteArray::number(blocks);
+    db.run("series_blocks",
+           "INSERT INTO block_store SELECT 'big', 31337, i, decode(repeat('00', 32), 'hex'), "
+           "decode(repeat('00', 32), 'hex'), 1700000000 + 2 * i FROM generate_series(0, $1::int "
+           "- 1) i",
+           {n});
+    db.run("series_delivered",
+           "INSERT INTO outbox_store (environment_id, chain_id, block_number, event_key, payload, "
+           "delivered_at) SELECT 'big', 31337, i % $2::int, 'd:' || i, '{}', to_timestamp("
+           "1700000000 + i) FROM generate_series(0, $1::int - 1) i",
+           {QByteArray::number(delivered), n});
+    db.run("series_pending",
+           "INSERT INTO outbox_store (environment_id, chain_id, block_number, event_key, payload) "
+           "SELECT 'big', 31337, 3 * i, 'p:' || i, '{}' FROM generate_series(0, $1::int - 1) i",
+           {QByteArray::number(pending)});
+    db.run("series_checkpoint",
+           "INSERT INTO checkpoint_store (environment_id, chain_id, source_id, block_number, "
+           "block_hash, start_block) VALUES ('big', 31337, 'default', $1::int - 1, "
+           "decode(repeat('00', 32), 'hex'), 0)",
+           {n});
+    tx.commit();
+}
+} // namespace
 
 void TestReport::seriesStayWithinTheBound()
 {
+    QFETCH(QString, backend);
     QFETCH(int, blocks);
     QFETCH(int, delivered);
     QFETCH(int, pending);
     QTemporaryDir dir;
-    auto db = store::Database::open(dir.filePath(QStringLiteral("series.sqlite")));
-    {
+    std::unique_ptr<store::pg::PgConnection> pg;
+    std::unique_ptr<store::Database> db;
+    std::unique_ptr<store::ContractReader> reader;
+    if (backend == "postgresql") {
+        pg = store::pg::PgConnection::open(m_stores.freshDatabase(backend));
+        fillPgSeries(*pg, blocks, delivered, pending);
+        reader = std::make_unique<store::pg::PgContractReader>(*pg);
+    } else {
+        db = store::Database::open(dir.filePath(QStringLiteral("series.sqlite")));
+        reader = std::make_unique<store::SqliteContractReader>(*db);
         store::WriteTransaction tx(*db);
         db->run(QStringLiteral("WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n "
                                "WHERE i + 1 < ?) INSERT INTO block_store SELECT 'big', 31337, i, "
@@ -552,8 +650,7 @@ void TestReport::seriesStayWithinTheBound()
     report::CheckpointReport r;
     r.environment.id = QStringLiteral("big");
     r.environment.chainId = 31337;
-    store::SqliteContractReader reader(*db);
-    report::ReportSections(reader, r).readSeries();
+    report::ReportSections(*reader, r).readSeries();
     const report::Series& s = r.series;
     const int bound = report::CheckpointReport::kMaxSeriesPoints;
 
@@ -584,6 +681,8 @@ void TestReport::seriesStayWithinTheBound()
 
 void TestReport::noVerifyAsksNoNode()
 {
+    QFETCH(QString, backend);
+    use(backend);
     const QJsonObject r = jsonReport({"--env", "env-b", "--no-verify"});
     const QJsonObject v =
         r.value("checkpoints").toArray().first().toObject().value("verification").toObject();
@@ -595,7 +694,9 @@ void TestReport::noVerifyAsksNoNode()
 
 void TestReport::databaseUnchanged()
 {
-    QCOMPARE(m_lab->dump(), m_dumpBefore);
+    QFETCH(QString, backend);
+    use(backend);
+    QCOMPARE(m_lab->dump(), m_dumpsBefore.value(backend));
 }
 
 namespace {
@@ -682,6 +783,7 @@ void TestReport::reportFromAReadOnlyPlace()
     // writing the -wal and -shm it needs beside the file. The report must still be written,
     // from the same data as from a writable copy of the same files, with one line when the
     // way it was read gives something up, and without changing a byte there.
+    use(QStringLiteral("sqlite"));
     QFETCH(QString, format);
     QFETCH(QStringList, beside);
     QFETCH(QString, warning);
@@ -782,6 +884,8 @@ void TestReport::reportFromAReadOnlyPlace()
 
 void TestReport::unreachableNodeStillWritesTheReport()
 {
+    QFETCH(QString, backend);
+    use(backend);
     m_lab->devnet().stop(); // the environment's stored rpc_url now refuses connections
     const QString out = m_lab->tempPath("unreachable.json");
     const ProcessRun run = report({"--format", "json", "--env", "env-b"}, out);
@@ -801,7 +905,7 @@ void TestReport::unreachableNodeStillWritesTheReport()
     const QJsonObject inv = r.value("invariants").toObject();
     QCOMPARE(inv.value("state").toString(), QString("not-checked"));
     QVERIFY(inv.value("summary").toString().startsWith("not checked: node unreachable"));
-    QCOMPARE(m_lab->dump(), m_dumpBefore);
+    QCOMPARE(m_lab->dump(), m_dumpsBefore.value(backend));
 }
 
 QTEST_GUILESS_MAIN(TestReport)

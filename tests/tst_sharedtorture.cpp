@@ -1,8 +1,9 @@
-// A bounded torture run of a shared PostgreSQL index (tst_torture is SQLite's). One to three
-// `forkscope index` processes on one environment, all killed with -9 at a random instant of
-// the backfill or of following the head, behind a node failing some requests, with reorgs
-// and rollbacks of depth 1-12 made between the kills; and two processes, one following and
-// one standing by, through 40 reorgs and rollbacks behind a flapping node. Each ends with
+// A bounded torture run of a shared PostgreSQL index with several writers (tst_torture runs
+// one process at a time on each store). One to three `forkscope index` processes on one
+// environment, all killed with -9 at a random instant of the backfill or of following the
+// head, behind a node failing some requests, with reorgs and rollbacks of depth 1-12 made
+// between the kills; and two processes, one following and one standing by, through 40
+// reorgs and rollbacks behind a flapping node. Each ends with
 // the index at the node's head, judged against the node independently of the indexer's
 // code: every log once, every balance the sum of the node's Transfers, `verify` clean.
 //

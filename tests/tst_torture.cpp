@@ -2,11 +2,15 @@
 // reorgs and rollbacks of depth 1-64 while following the head behind a flapping fault
 // proxy, and a lying node for each lie the proxy knows, all while another process hammers
 // the database with reads. Judged by tests/torture/check_db.py, an independent checker
-// (Python, the contract's read surface only, its own balance sums) against the node.
+// (Python, the contract's read surface only, its own balance sums) against the node. One
+// indexer process at a time, on both stores: the backend is a data row (a SQLite file, or a
+// database of its own on the suite's throwaway PostgreSQL cluster). Several processes on one
+// PostgreSQL index are tst_sharedtorture's.
 //
 // Seeded: the seed is printed first; FORKSCOPE_TORTURE_SEED=<seed> replays a failing run.
 #include "IndexerLab.h"
 #include "RawHttpClient.h"
+#include "StoreRows.h"
 #include "TortureSeed.h"
 #include "lab/Devnet.h"
 #include "lab/FaultProxy.h"
@@ -30,6 +34,9 @@ using test::tortureSeed;
 namespace {
 
 const QString kChecker = QStringLiteral(FORKSCOPE_SOURCE_DIR "/tests/torture/check_db.py");
+// Debian's interpreter, whose modules packaging/bootstrap.sh installs (python3-psycopg2): a
+// python3 earlier on PATH (pyenv's, a virtualenv's) has not got them.
+const QString kPython = QStringLiteral("/usr/bin/python3");
 
 // The independent checker's verdict on `env` (its whole output on failure).
 void runChecker(IndexerLab& lab, const QString& env)
@@ -37,7 +44,7 @@ void runChecker(IndexerLab& lab, const QString& env)
     QStringList args{kChecker,
                      QStringLiteral("check"),
                      QStringLiteral("--db"),
-                     lab.dbPath(),
+                     lab.db(),
                      QStringLiteral("--env"),
                      env,
                      QStringLiteral("--rpc"),
@@ -45,7 +52,7 @@ void runChecker(IndexerLab& lab, const QString& env)
     for (const auto& c : lab.contracts())
         args << QStringLiteral("--contract") << c.toHex();
     QProcess p;
-    p.start(QStringLiteral("python3"), args);
+    p.start(kPython, args);
     QVERIFY2(p.waitForFinished(300000), "check_db.py did not finish");
     const QString out = QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError());
     qInfo().noquote() << out.trimmed();
@@ -59,8 +66,8 @@ public:
     Reader(IndexerLab& lab, const QString& env) : m_stop(lab.tempPath(QStringLiteral("stop")))
     {
         QFile::remove(m_stop);
-        m_process.start(QStringLiteral("python3"),
-                        {kChecker, QStringLiteral("watch"), QStringLiteral("--db"), lab.dbPath(),
+        m_process.start(kPython,
+                        {kChecker, QStringLiteral("watch"), QStringLiteral("--db"), lab.db(),
                          QStringLiteral("--env"), env, QStringLiteral("--stop-file"), m_stop});
         m_process.waitForStarted();
     }
@@ -94,31 +101,42 @@ class TestTorture : public QObject
     Q_OBJECT
 private slots:
     void initTestCase();
+    void killsAtRandomInstantsOfASync_data() { test::StoreRows::backendRows(); }
     void killsAtRandomInstantsOfASync();
+    void reorgsAndRollbacksWhileFollowingAFlappingNode_data() { test::StoreRows::backendRows(); }
     void reorgsAndRollbacksWhileFollowingAFlappingNode();
+    void aLyingNodeForEachLie_data() { test::StoreRows::backendRows(); }
     void aLyingNodeForEachLie();
+    void silentCapsInEveryFetchMode_data() { test::StoreRows::backendRows(); }
     void silentCapsInEveryFetchMode();
+    void identityChangesMidRun_data() { test::StoreRows::backendRows(); }
     void identityChangesMidRun();
     void aCarelessOperator();
+    void tampersAreFoundAndRepaired_data() { test::StoreRows::backendRows(); }
     void tampersAreFoundAndRepaired();
+
+private:
+    test::StoreRows m_stores;
 };
 
 void TestTorture::initTestCase()
 {
     qInfo("torture seed %u (replay: FORKSCOPE_TORTURE_SEED=%u %s)", tortureSeed(), tortureSeed(),
           qPrintable(QCoreApplication::applicationFilePath()));
+    m_stores.startCluster();
 }
 
 void TestTorture::killsAtRandomInstantsOfASync()
 {
     QRandomGenerator rng(tortureSeed());
-    IndexerLab lab;
+    QFETCH(QString, backend);
+    IndexerLab lab(m_stores.freshDatabase(backend));
     lab.deployToken("AAA");
     lab.deployToken("BBB");
     lab.sprayAll(250, 8, 40); // 500 blocks behind: the first runs die mid-backfill
     Reader reader(lab, "env");
     int progressed = 0;
-    for (int kill = 0; kill < 100; ++kill) {
+    for (int kill = 0; kill < 35; ++kill) {
         lab.sprayAll(int(rng.bounded(2, 12)), 8, 40); // always new blocks to commit
         const qint64 before = checkpointOf(lab, "env");
         QProcess p;
@@ -127,14 +145,15 @@ void TestTorture::killsAtRandomInstantsOfASync()
             lab.indexArgs("env", {"--batch-size", QString::number(2 + rng.bounded(30)), "--poll-ms",
                                   "20", "--fetch-workers", QString::number(1 + rng.bounded(4))}));
         QVERIFY(p.waitForStarted());
-        QTest::qWait(int(rng.bounded(20, 400)));
+        // Up to most of a second: a run on PostgreSQL takes longer to start committing.
+        QTest::qWait(int(rng.bounded(20, 900)));
         QVERIFY2(p.state() == QProcess::Running, qPrintable(p.readAllStandardError()));
         ::kill(pid_t(p.processId()), SIGKILL);
         p.waitForFinished(10000);
         if (checkpointOf(lab, "env") != before)
             ++progressed;
     }
-    qInfo("100 kill -9s, %d of them after the run had committed something", progressed);
+    qInfo("35 kill -9s, %d of them after the run had committed something", progressed);
     VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced"}));
     reader.finish();
     runChecker(lab, "env");
@@ -143,7 +162,8 @@ void TestTorture::killsAtRandomInstantsOfASync()
 void TestTorture::reorgsAndRollbacksWhileFollowingAFlappingNode()
 {
     QRandomGenerator rng(tortureSeed() ^ 0x5eed);
-    IndexerLab lab;
+    QFETCH(QString, backend);
+    IndexerLab lab(m_stores.freshDatabase(backend));
     lab.deployToken("AAA");
     lab.sprayAll(80, 4, 20); // taller than the deepest reorg
     lab::FaultProxy proxy(lab.devnet().url());
@@ -162,7 +182,7 @@ void TestTorture::reorgsAndRollbacksWhileFollowingAFlappingNode()
                       proxy.url()));
     QVERIFY(follower.waitForStarted());
     int reorgs = 0, rollbacks = 0;
-    for (int op = 0; op < 100; ++op) {
+    for (int op = 0; op < 40; ++op) {
         // The node flaps: errors, lag, short outages.
         proxy.setErrorRate(rng.bounded(4) == 0 ? 0.2 : 0.0);
         proxy.setLagBlocks(rng.bounded(3) == 0 ? rng.bounded(4) : 0);
@@ -216,7 +236,8 @@ void TestTorture::reorgsAndRollbacksWhileFollowingAFlappingNode()
 void TestTorture::aLyingNodeForEachLie()
 {
     QRandomGenerator rng(tortureSeed() ^ 0x11e5);
-    IndexerLab lab;
+    QFETCH(QString, backend);
+    IndexerLab lab(m_stores.freshDatabase(backend));
     lab.deployToken("AAA");
     lab.sprayAll(5, 3, 10);
     lab::FaultProxy proxy(lab.devnet().url());
@@ -239,19 +260,17 @@ void TestTorture::aLyingNodeForEachLie()
         {{"padReplyBytes", 2 * 1024 * 1024}},
     };
     const QJsonObject honest{{"lie", "none"}, {"trickleBps", 0}, {"padReplyBytes", 0}};
-    for (int round = 0; round < 2; ++round) {
-        for (const QJsonObject& lie : lies) {
-            QCOMPARE(proxy.applyKnobs(lie), QString());
-            lab.sprayAll(1 + int(rng.bounded(3)), 3, 10);
-            QTest::qWait(int(rng.bounded(600, 1500)));
-            QCOMPARE(proxy.applyKnobs(honest), QString());
-            QTRY_COMPARE_WITH_TIMEOUT(checkpointOf(lab, "env"), qint64(lab.eth().blockNumber()),
-                                      30000);
-            // (Read, not consumed: QVERIFY2 builds its message even when it passes, and
-            // the last check reads everything the follower said.)
-            QVERIFY2(follower.state() == QProcess::Running,
-                     qPrintable(QString::fromUtf8(follower.peek(1 << 24)).right(3000)));
-        }
+    // Each lie once, in the order listed, new blocks coming in under it.
+    for (const QJsonObject& lie : lies) {
+        QCOMPARE(proxy.applyKnobs(lie), QString());
+        lab.sprayAll(1 + int(rng.bounded(3)), 3, 10);
+        QTest::qWait(int(rng.bounded(600, 1500)));
+        QCOMPARE(proxy.applyKnobs(honest), QString());
+        QTRY_COMPARE_WITH_TIMEOUT(checkpointOf(lab, "env"), qint64(lab.eth().blockNumber()), 30000);
+        // (Read, not consumed: QVERIFY2 builds its message even when it passes, and
+        // the last check reads everything the follower said.)
+        QVERIFY2(follower.state() == QProcess::Running,
+                 qPrintable(QString::fromUtf8(follower.peek(1 << 24)).right(3000)));
     }
     ::kill(pid_t(follower.processId()), SIGINT);
     const ProcessRun run = test::waitForProcess(follower, 20000);
@@ -268,7 +287,8 @@ void TestTorture::silentCapsInEveryFetchMode()
     // show what is missing (many logs, 6 holders): each run indexes everything (the node
     // serves receipts) or stops before the first block it cannot prove, never past it.
     QRandomGenerator rng(tortureSeed() ^ 0xca95);
-    IndexerLab lab;
+    QFETCH(QString, backend);
+    IndexerLab lab(m_stores.freshDatabase(backend));
     lab.deployToken("AAA");
     lab.deployToken("BBB");
     for (int i = 0; i < 6; ++i) {
@@ -279,7 +299,7 @@ void TestTorture::silentCapsInEveryFetchMode()
                                    {"--logs-per-call", "0"},
                                    {"--batch-size", "7", "--fetch-workers", "4"},
                                    {"--batch-size", QString::number(1 + rng.bounded(40))}};
-    for (int run = 0; run < 4; ++run) {
+    for (int run = 0; run < 2; ++run) {
         const quint64 cap = QList<quint64>{7, 50, 135}.at(int(rng.bounded(3)));
         const QStringList mode = modes.at(int(rng.bounded(int(modes.size()))));
         const bool receipts = rng.bounded(2) == 0;
@@ -305,7 +325,8 @@ void TestTorture::identityChangesMidRun()
     // The node says it is another chain (chain id or genesis) while serving the same blocks:
     // the follower stops, and nothing mined after the change is committed.
     QRandomGenerator rng(tortureSeed() ^ 0x1d);
-    IndexerLab lab;
+    QFETCH(QString, backend);
+    IndexerLab lab(m_stores.freshDatabase(backend));
     lab.deployToken("AAA");
     lab.sprayAll(5, 3, 10);
     lab::FaultProxy proxy(lab.devnet().url());
@@ -340,17 +361,30 @@ void TestTorture::identityChangesMidRun()
 
 namespace {
 
-// `sqlite3 FILE SQL` as a user at a shell would run it: another process, SQLite's own CLI.
-// Its output, a line a row (empty on failure, which the caller's check then names).
+// `sqlite3 FILE SQL` (or `psql URL -c SQL`) as a user at a shell would run it: another
+// process, the store's own CLI. Its output, a line a row, columns joined by '|' (empty on
+// failure, which the caller's check then names).
 QStringList sqliteCli(const QString& db, const QString& sql)
 {
+    const bool pg = db.startsWith(QLatin1String("postgresql://"));
     QProcess p;
-    p.start(QStringLiteral("sqlite3"), {db, sql});
+    if (pg)
+        p.start(QStringLiteral("psql"), {db, "-XAtq", "-v", "ON_ERROR_STOP=1", "-c", sql});
+    else
+        p.start(QStringLiteral("sqlite3"), {db, sql});
     if (!p.waitForFinished(30000) || p.exitCode() != 0) {
-        qWarning("sqlite3 %s: %s", qPrintable(sql), p.readAllStandardError().constData());
+        qWarning("%s %s: %s", pg ? "psql" : "sqlite3", qPrintable(sql),
+                 p.readAllStandardError().constData());
         return {};
     }
     return QString::fromUtf8(p.readAllStandardOutput()).split('\n', Qt::SkipEmptyParts);
+}
+
+// A binary literal of `hex` in the store's SQL.
+QString blob(const QString& db, const QString& hex)
+{
+    return db.startsWith(QLatin1String("postgresql://")) ? "'\\x" + hex + "'::bytea"
+                                                         : "X'" + hex + "'";
 }
 
 // Every client connects, then all send one call at once: each must get a JSON-RPC answer
@@ -485,15 +519,17 @@ void TestTorture::aCarelessOperator()
 void TestTorture::tampersAreFoundAndRepaired()
 {
     // Rows edited by hand in the physical tables (a value, a party, a block's hash or
-    // timestamp, a balance deleted or altered): verify names each, its advice repairs it,
-    // and verify is clean again, judged by the independent checker too.
+    // timestamp, a balance deleted or altered), with the store's own CLI: verify names each,
+    // its advice repairs it, and verify is clean again, judged by the independent checker
+    // too.
     QRandomGenerator rng(tortureSeed() ^ 0x7a3e);
-    IndexerLab lab;
+    QFETCH(QString, backend);
+    IndexerLab lab(m_stores.freshDatabase(backend));
     lab.deployToken("AAA");
     lab.deployToken("BBB");
     lab.sprayAll(8, 4, 12);
     VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced"}));
-    const QString db = lab.dbPath();
+    const QString db = lab.db();
     const QString rpc = lab.devnet().url().toString();
     // Every tamper once, in an order and at rows the seed picks.
     QList<int> order{0, 1, 2, 3, 4, 5, 6};
@@ -516,10 +552,12 @@ void TestTorture::tampersAreFoundAndRepaired()
                 .arg(rng.bounded(10));
         const QList<QPair<const char*, QString>> tampers{
             {"value", "UPDATE log_store SET transfer_value = '12345' " + log},
-            {"from", "UPDATE log_store SET topic1 = X'" + QString(60, '0') + "dead' " + log},
-            {"to", "UPDATE log_store SET topic2 = X'" + QString(60, '0') + "beef' " + log},
+            {"from",
+             "UPDATE log_store SET topic1 = " + blob(db, QString(60, '0') + "dead") + ' ' + log},
+            {"to",
+             "UPDATE log_store SET topic2 = " + blob(db, QString(60, '0') + "beef") + ' ' + log},
             {"block hash",
-             "UPDATE block_store SET block_hash = X'" + QString(64, '1') + "' " + block},
+             "UPDATE block_store SET block_hash = " + blob(db, QString(64, '1')) + ' ' + block},
             {"block timestamp",
              "UPDATE block_store SET block_timestamp = block_timestamp + 1 " + block},
             {"balance deleted", "DELETE FROM balance_store " + balance},

@@ -39,6 +39,19 @@ QString contractSetChange(const QString& had, const QString& now)
     return change.join(QStringLiteral("; "));
 }
 
+QString contractSetChangedMessage(const QString& environmentId, const QString& had,
+                                  const QString& now)
+{
+    return QStringLiteral("environment %1 indexes contracts %2; this run names other contracts "
+                          "(%3). The blocks it indexed would then miss the added contracts' "
+                          "logs and keep the removed ones' rows: index the new set into a new "
+                          "environment (--env), or run with the same contracts. Nothing was "
+                          "written")
+        .arg(environmentId,
+             had.split(QLatin1Char(' '), Qt::SkipEmptyParts).join(QStringLiteral(", ")),
+             contractSetChange(had, now));
+}
+
 CheckpointStore::CheckpointStore(store::Database& db, QString environmentId, std::uint64_t chainId,
                                  QString sourceId)
     : m_db(db), m_env(std::move(environmentId)), m_chainId(chainId), m_source(std::move(sourceId))

@@ -53,17 +53,8 @@ void Indexer::prepare()
         if (cp->contracts.isEmpty()) {
             m_store.adoptContracts(wanted); // written before schema v3: trust this run
         } else if (cp->contracts != wanted) {
-            const QStringList had = cp->contracts.split(QLatin1Char(' '));
             throw ContractSetChangedError(
-                QStringLiteral("environment %1 indexes contracts %2 from block %3 to its "
-                               "checkpoint %4; this run names other contracts (%5). Blocks "
-                               "%3..%4 would then miss the added contracts' logs and keep the "
-                               "removed ones' rows: index the new set into a new environment "
-                               "(--env), or run with the same contracts. Nothing was written")
-                    .arg(m_config.environmentId, had.join(QStringLiteral(", ")))
-                    .arg(cp->startBlock)
-                    .arg(cp->number)
-                    .arg(contractSetChange(cp->contracts, wanted)));
+                contractSetChangedMessage(m_config.environmentId, cp->contracts, wanted));
         }
     }
     m_forkFinder = std::make_unique<ForkFinder>(

@@ -1,5 +1,8 @@
 #include "EnvironmentDump.h"
+#include "store/ContractReader.h"
 #include "store/Database.h"
+#include "store/pg/PgConnection.h"
+#include "store/pg/PgContractReader.h"
 
 #include <QCryptographicHash>
 #include <QSqlQuery>
@@ -41,6 +44,30 @@ QString rowText(const QSqlQuery& q, const QList<int>& columns)
     return values.join(QLatin1Char('|'));
 }
 
+// A dump's tables: each one's rows sorted, hashed in table order, counted in the summary,
+// and listed in `lines` when it is given.
+class Dump
+{
+public:
+    explicit Dump(QStringList* lines) : m_lines(lines) {}
+    void add(const QString& table, QStringList rows)
+    {
+        rows.sort();
+        if (m_lines)
+            for (const QString& r : std::as_const(rows))
+                *m_lines << table + QLatin1Char(':') + r;
+        m_hash.addData(table.toUtf8());
+        m_hash.addData(rows.join(QLatin1Char('\n')).toUtf8());
+        m_summary += QStringLiteral("%1:%2 ").arg(table).arg(rows.size());
+    }
+    QString result() const { return m_summary + QString::fromLatin1(m_hash.result().toHex()); }
+
+private:
+    QStringList* m_lines;
+    QCryptographicHash m_hash{QCryptographicHash::Sha256};
+    QString m_summary;
+};
+
 // env empty: every row of every table. Otherwise every row carrying this environment_id
 // (the `environments` row without archived_at, which a lab reset legitimately sets).
 QString dump(const QString& dbPath, const QString& env, QStringList* lines = nullptr)
@@ -54,8 +81,7 @@ QString dump(const QString& dbPath, const QString& env, QStringList* lines = nul
     QStringList names;
     while (tables.next())
         names << tables.value(0).toString();
-    QCryptographicHash h(QCryptographicHash::Sha256);
-    QString summary;
+    Dump out(lines);
     for (const QString& t : names) {
         QSqlQuery q;
         if (env.isEmpty()) {
@@ -75,27 +101,38 @@ QString dump(const QString& dbPath, const QString& env, QStringList* lines = nul
         const QList<int> columns = columnsOf(q, skip);
         while (q.next())
             rows << rowText(q, columns);
-        rows.sort();
-        if (lines)
-            for (const QString& r : std::as_const(rows))
-                *lines << t + QLatin1Char(':') + r;
-        h.addData(t.toUtf8());
-        h.addData(rows.join(QLatin1Char('\n')).toUtf8());
-        summary += QStringLiteral("%1:%2 ").arg(t).arg(rows.size());
+        out.add(t, rows);
     }
-    return summary + QString::fromLatin1(h.result().toHex());
+    return out.result();
+}
+
+// Every row of every table and view of a PostgreSQL database's public schema, as dump()
+// gives a file's (values as the server's text, bytea as \x hex).
+QString pgDump(const QString& url, QStringList* lines)
+{
+    auto db = store::pg::PgConnection::open(url);
+    store::pg::PgContractReader reader(*db);
+    Dump out(lines);
+    for (const QString& table :
+         queryRows(reader, QStringLiteral("SELECT table_name FROM information_schema.tables "
+                                          "WHERE table_schema = 'public' ORDER BY table_name")))
+        out.add(table, queryRows(reader, QStringLiteral("SELECT * FROM %1").arg(table)));
+    return out.result();
 }
 } // namespace
 
-QString databaseDump(const QString& dbPath)
+QString databaseDump(const QString& db)
 {
-    return dump(dbPath, QString());
+    return store::pg::isPostgresUrl(db) ? pgDump(db, nullptr) : dump(db, QString());
 }
 
-QStringList databaseRows(const QString& dbPath)
+QStringList databaseRows(const QString& db)
 {
     QStringList lines;
-    dump(dbPath, QString(), &lines);
+    if (store::pg::isPostgresUrl(db))
+        pgDump(db, &lines);
+    else
+        dump(db, QString(), &lines);
     return lines;
 }
 
@@ -106,6 +143,19 @@ QStringList queryRows(store::Database& db, const QString& sql)
     QStringList rows;
     while (q.next())
         rows << rowText(q, columns);
+    return rows;
+}
+
+QStringList queryRows(store::ContractReader& reader, const QString& sql, const QVariantList& args)
+{
+    QStringList rows;
+    for (auto q = reader.query(sql, args); q->next();) {
+        QStringList values;
+        values.reserve(q->columns());
+        for (int i = 0; i < q->columns(); ++i)
+            values << valueText(q->value(i));
+        rows << values.join(QLatin1Char('|'));
+    }
     return rows;
 }
 

@@ -2,10 +2,12 @@
 
 #include <QString>
 #include <QStringList>
+#include <QVariantList>
 
 namespace forkscope::store {
+class ContractReader;
 class Database;
-}
+} // namespace forkscope::store
 
 namespace forkscope::test {
 
@@ -13,13 +15,17 @@ namespace forkscope::test {
 // archived_at, which a lab reset legitimately sets), sorted and hashed, with a row count
 // per table: "kept intact, never mixed" means equal dumps. Opens the file read-only.
 QString environmentDump(const QString& dbPath, const QString& env);
-// The same over every row of every table: "nothing was changed" means equal dumps.
-QString databaseDump(const QString& dbPath);
+// The same over every row of every table: "nothing was changed" means equal dumps. `db` is
+// a SQLite file or a postgresql:// URL (every table and view of its public schema).
+QString databaseDump(const QString& db);
 // Every row of every table as "table:value|value|...", for saying which rows differ when
 // two dumps do.
-QStringList databaseRows(const QString& dbPath);
+QStringList databaseRows(const QString& db);
 // Each row `sql` returns on `db`, in its order, in the same form ("value|value|...", NULL and
 // BLOBs as the dumps write them).
 QStringList queryRows(store::Database& db, const QString& sql);
+// The same through a store's contract surface (`?` placeholders, values as text).
+QStringList queryRows(store::ContractReader& reader, const QString& sql,
+                      const QVariantList& args = {});
 
 } // namespace forkscope::test

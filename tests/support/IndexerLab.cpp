@@ -5,15 +5,15 @@
 #include "indexer/TransferDecoder.h"
 #include "store/ContractReader.h"
 #include "store/Database.h"
+#include "store/ReadOnlyStore.h"
 #include "store/StoreError.h"
+#include "store/pg/PgConnection.h"
 
 #include <QCryptographicHash>
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QFileInfo>
 #include <QJsonArray>
-#include <QSqlQuery>
-#include <QSqlRecord>
 #include <QThread>
 #include <QTimer>
 
@@ -81,7 +81,17 @@ IndexerLab::IndexerLab(const lab::Devnet::Options& options)
     m_sender = lab::DemoToken::defaultSender(*m_rpc);
 }
 
+IndexerLab::IndexerLab(const QString& db, const lab::Devnet::Options& options) : IndexerLab(options)
+{
+    m_db = db;
+}
+
 IndexerLab::~IndexerLab() = default;
+
+bool IndexerLab::onPostgres() const
+{
+    return store::pg::isPostgresUrl(db());
+}
 
 lab::DemoToken& IndexerLab::deployToken(const QString& symbol)
 {
@@ -133,7 +143,7 @@ QStringList IndexerLab::indexArgs(const QString& env, const QStringList& extra,
                      QStringLiteral("--rpc"),
                      (rpcUrl.isEmpty() ? m_devnet->url() : rpcUrl).toString(),
                      QStringLiteral("--db"),
-                     dbPath(),
+                     db(),
                      QStringLiteral("--env"),
                      env};
     return args + contractArgs() + extra;
@@ -148,8 +158,8 @@ ProcessRun IndexerLab::runIndex(const QString& env, const QStringList& extra, co
 QStringList IndexerLab::verify(const QString& env)
 {
     QStringList problems;
-    auto db = store::Database::open(dbPath());
-    store::SqliteContractReader reader(*db);
+    const auto store = readStore();
+    store::ContractReader& reader = store->reader();
     indexer::InvariantChecker checker(reader, *m_eth);
     const auto report = checker.check(env, QStringLiteral("default"), contracts());
     problems << report.violations;
@@ -157,14 +167,14 @@ QStringList IndexerLab::verify(const QString& env)
     // Independent: balances from the node's logs, decoded here by hand.
     // From the block the environment was indexed from (--from-block): a run that starts
     // after the deploy blocks never saw their mints, and must not be held to them.
-    QSqlQuery cp = db->run(QStringLiteral("SELECT block_number, coalesce(start_block, 0) FROM "
+    auto cp = reader.query(QStringLiteral("SELECT block_number, coalesce(start_block, 0) FROM "
                                           "indexer_checkpoints WHERE environment_id = ?"),
                            {env});
-    if (!cp.next())
+    if (!cp->next())
         return problems << QStringLiteral("no checkpoint");
     rpc::LogFilter f;
-    f.fromBlock = cp.value(1).toULongLong();
-    f.toBlock = cp.value(0).toULongLong();
+    f.fromBlock = cp->value(1).toULongLong();
+    f.toBlock = cp->value(0).toULongLong();
     f.addresses = contracts();
     const auto logs = m_eth->getLogs(f);
     QHash<QString, Signed> sums;
@@ -184,18 +194,18 @@ QStringList IndexerLab::verify(const QString& env)
         if (to != zero)
             sums[log.address.toHex() + to] += v;
     }
-    QSqlQuery b = db->run(
+    auto b = reader.query(
         QStringLiteral(
             "SELECT contract, holder, balance FROM token_balances WHERE environment_id = ?"),
         {env});
     qint64 rows = 0;
-    while (b.next()) {
+    while (b->next()) {
         ++rows;
-        const QString key = b.value(0).toString() + b.value(1).toString();
+        const QString key = b->value(0).toString() + b->value(1).toString();
         if (!sums.contains(key) ||
-            QString::fromStdString(sums.value(key).str()) != b.value(2).toString())
+            QString::fromStdString(sums.value(key).str()) != b->value(2).toString())
             problems << QStringLiteral("independent check: balance %1 = %2, node's logs say %3")
-                            .arg(key, b.value(2).toString(),
+                            .arg(key, b->value(2).toString(),
                                  sums.contains(key) ? QString::fromStdString(sums.value(key).str())
                                                     : QStringLiteral("no transfers"));
     }
@@ -209,37 +219,64 @@ QStringList IndexerLab::verify(const QString& env)
 
 QString IndexerLab::dump() const
 {
-    return databaseDump(dbPath());
+    return databaseDump(db());
 }
 
-qint64 IndexerLab::count(const QString& sql) const
+std::shared_ptr<store::ReadOnlyStore> IndexerLab::readStore() const
 {
-    store::Database::Options ro;
-    ro.readOnly = true;
-    auto db = store::Database::open(dbPath(), ro);
-    QSqlQuery q = db->run(sql);
-    return q.next() ? q.value(0).toLongLong() : -1;
+    if (!onPostgres())
+        return store::ReadOnlyStore::open(db());
+    if (!m_pgReader || m_pgReaderDb != db()) {
+        m_pgReader = store::ReadOnlyStore::open(db());
+        m_pgReaderDb = db();
+    }
+    return m_pgReader;
 }
 
-QString IndexerLab::text(const QString& sql) const
+QStringList IndexerLab::rows(const QString& sql, const QVariantList& args) const
 {
-    store::Database::Options ro;
-    ro.readOnly = true;
-    auto db = store::Database::open(dbPath(), ro);
-    QSqlQuery q = db->run(sql);
-    return q.next() ? q.value(0).toString() : QString();
+    const auto store = readStore();
+    return queryRows(store->reader(), sql, args);
+}
+
+qint64 IndexerLab::count(const QString& sql, const QVariantList& args) const
+{
+    const auto store = readStore();
+    const auto q = store->reader().query(sql, args);
+    return q->next() ? q->value(0).toLongLong() : -1;
+}
+
+QString IndexerLab::text(const QString& sql, const QVariantList& args) const
+{
+    const auto store = readStore();
+    const auto q = store->reader().query(sql, args);
+    return q->next() ? q->value(0).toString() : QString();
+}
+
+void IndexerLab::exec(const QString& sql) const
+{
+    if (onPostgres())
+        store::pg::PgConnection::open(db())->exec(sql.toUtf8().constData());
+    else
+        store::Database::open(db())->run(sql);
+}
+
+QString IndexerLab::jsonText(const QString& column, const QString& key) const
+{
+    return onPostgres() ? QStringLiteral("(%1::json ->> '%2')").arg(column, key)
+                        : QStringLiteral("json_extract(%1, '$.%2')").arg(column, key);
 }
 
 qint64 IndexerLab::checkpointOf(const QString& env) const
 {
-    if (!QFileInfo::exists(dbPath()))
+    if (!onPostgres() && !QFileInfo::exists(db()))
         return -1;
     try {
         return count(QStringLiteral("SELECT coalesce(max(block_number), -1) FROM "
-                                    "indexer_checkpoints WHERE environment_id = '%1'")
-                         .arg(env));
+                                    "indexer_checkpoints WHERE environment_id = ?"),
+                     {env});
     } catch (const store::StoreError&) {
-        // Read-only opens refuse a file whose schema is not yet the latest: the indexer
+        // Read-only opens refuse a store whose schema is not yet the latest: the indexer
         // is still creating it.
         return -1;
     }
@@ -252,15 +289,12 @@ bool IndexerLab::checkpointOnTheNodesHead(const QString& env)
         return false;
     // The same height is not the same chain: a reorg can bring the head back to the height
     // the indexer stored on the old branch, until its next round notices.
-    store::Database::Options ro;
-    ro.readOnly = true;
     try {
-        auto db = store::Database::open(dbPath(), ro);
-        QSqlQuery q = db->run(QStringLiteral("SELECT block_hash FROM indexer_checkpoints WHERE "
-                                             "environment_id = ? AND block_number = ?"),
-                              {env, number});
+        const QString stored = text(QStringLiteral("SELECT block_hash FROM indexer_checkpoints "
+                                                   "WHERE environment_id = ? AND block_number = ?"),
+                                    {env, number});
         const auto header = eth().blockByNumber(quint64(number));
-        return q.next() && header && q.value(0).toString() == header->hash.toHex();
+        return header && !stored.isEmpty() && stored == header->hash.toHex();
     } catch (const store::StoreError&) {
         return false;
     }

@@ -10,7 +10,12 @@
 #include <QProcessEnvironment>
 #include <QStringList>
 #include <QTemporaryDir>
+#include <QVariantList>
 #include <memory>
+
+namespace forkscope::store {
+class ReadOnlyStore;
+}
 
 namespace forkscope::test {
 
@@ -24,19 +29,30 @@ struct ProcessRun
     QString describe() const;
 };
 
-// A lab for indexer tests: a fresh anvil, a temporary database, deployed DemoTokens, and
-// helpers to drive `forkscope index` as a user would (as a separate process) and to check
-// the result against the node independently of the indexer's own code.
+// A lab for indexer tests: a fresh anvil, a database (a temporary SQLite file, or a
+// PostgreSQL database a StoreRows row made for it), deployed DemoTokens, and helpers to drive
+// `forkscope index` as a user would (as a separate process) and to check the result against
+// the node independently of the indexer's own code. Every read goes through the store's
+// contract surface (store::ReadOnlyStore), so the same checks run on either store.
 class IndexerLab
 {
 public:
     explicit IndexerLab(const lab::Devnet::Options& options = {});
+    // `db`: the --db of the store to use; empty: the lab's own SQLite file.
+    explicit IndexerLab(const QString& db, const lab::Devnet::Options& options = {});
     ~IndexerLab();
 
     lab::Devnet& devnet() { return *m_devnet; }
     rpc::JsonRpcClient& rpc() { return *m_rpc; }
     rpc::EthClient& eth() { return *m_eth; }
+    // The lab's own SQLite file (what db() is unless the lab was given another store).
     QString dbPath() const { return m_dir.filePath(QStringLiteral("lab.sqlite")); }
+    // The store, as --db takes it.
+    QString db() const { return m_db.isEmpty() ? dbPath() : m_db; }
+    bool onPostgres() const;
+    // The store the following runs and reads use (empty: the lab's own SQLite file): one
+    // chain indexed into each store in turn.
+    void setDb(const QString& db) { m_db = db; }
     QString tempPath(const QString& name) const { return m_dir.filePath(name); }
 
     lab::DemoToken& deployToken(const QString& symbol);
@@ -67,9 +83,16 @@ public:
 
     // A logical dump of every table (sorted rows), to prove "nothing was changed".
     QString dump() const;
-    qint64 count(const QString& sql) const;
+    // Read through the contract's surface of the store (`?` placeholders on both).
+    qint64 count(const QString& sql, const QVariantList& args = {}) const;
     // The first column of the first row, as text (empty when there is no row).
-    QString text(const QString& sql) const;
+    QString text(const QString& sql, const QVariantList& args = {}) const;
+    // Every row, its columns as text joined by '|' (NULL as "NULL").
+    QStringList rows(const QString& sql, const QVariantList& args = {}) const;
+    // A statement that writes, as a user would run it by hand on the store (fixed text).
+    void exec(const QString& sql) const;
+    // The SQL for the text of `key` in the JSON text `column`, in the store's dialect.
+    QString jsonText(const QString& column, const QString& key) const;
     // The environment's checkpoint block, -1 while there is none: also while an indexer
     // that was just started has not yet created the file or finished its migrations.
     qint64 checkpointOf(const QString& env) const;
@@ -77,7 +100,15 @@ public:
     bool checkpointOnTheNodesHead(const QString& env);
 
 private:
+    // What each read reads through: a SQLite file opened anew each time (a file held open
+    // here would make `repair` refuse it as in use), one PostgreSQL connection kept (it sees
+    // every commit, and opening one checks the whole contract again).
+    std::shared_ptr<store::ReadOnlyStore> readStore() const;
+
     QTemporaryDir m_dir;
+    QString m_db;
+    mutable std::shared_ptr<store::ReadOnlyStore> m_pgReader;
+    mutable QString m_pgReaderDb;
     std::unique_ptr<lab::Devnet> m_devnet;
     std::unique_ptr<rpc::JsonRpcClient> m_rpc;
     std::unique_ptr<rpc::EthClient> m_eth;

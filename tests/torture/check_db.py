@@ -3,15 +3,16 @@
 
 Shares no code with Forkscope (not its InvariantChecker, not its decoder): it reads the
 database only through the contract's read surface of docs/design.md (names, hex text, decimal
-amounts) with Python's sqlite3 module, and asks the node over plain JSON-RPC.
+amounts), with Python's sqlite3 module or, for a postgresql:// URL, psycopg2, the same SQL on
+both, and asks the node over plain JSON-RPC.
 
-  check_db.py check  --db FILE --env ID --rpc URL --contract ADDR [--contract ADDR ...]
+  check_db.py check  --db DB --env ID --rpc URL --contract ADDR [--contract ADDR ...]
       The four invariants, against the node: blocks chain to the checkpoint and are the
       node's blocks; logs and transfers are exactly the node's matching logs up to it;
       balances equal the sum of transfers computed here from the node's logs; no undelivered
       outbox row above the checkpoint. Exit 1 and one line per violation.
 
-  check_db.py watch  --db FILE --env ID --stop-file PATH
+  check_db.py watch  --db DB --env ID --stop-file PATH
       A reader hammering the database until PATH exists: every snapshot (one read
       transaction) must show nothing above the checkpoint and a parent-linked top of the
       chain. Prints how many snapshots it took; exit 1 on a torn snapshot.
@@ -52,11 +53,52 @@ def rpc_batch(url, calls):
     return out
 
 
-def connect(path):
-    # Read-only, through SQLite: never a raw open of the file.
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
-    db.execute("PRAGMA busy_timeout = 30000")
-    return db
+def is_pg(db):
+    return db.startswith(("postgresql://", "postgres://"))
+
+
+class Store:
+    """A read-only connection to either store, `?` placeholders on both; begin() opens one
+    snapshot that lasts until rollback()."""
+
+    def __init__(self, db):
+        self.pg = is_pg(db)
+        if self.pg:
+            import psycopg2
+            self.conn = psycopg2.connect(db, connect_timeout=30)
+            self.conn.set_session(isolation_level="REPEATABLE READ", readonly=True)
+        else:
+            # Read-only, through SQLite: never a raw open of the file.
+            self.conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)
+            self.conn.execute("PRAGMA busy_timeout = 30000")
+
+    def execute(self, sql, params=()):
+        if not self.pg:
+            return self.conn.execute(sql, params)
+        cur = self.conn.cursor()
+        cur.execute(sql.replace("?", "%s"), params)
+        return cur
+
+    def begin(self):
+        # psycopg2 opens the transaction (the snapshot) at the first statement.
+        if not self.pg:
+            self.conn.execute("BEGIN")
+
+    def rollback(self):
+        self.conn.rollback()
+
+    def close(self):
+        self.conn.close()
+
+
+def connect(db):
+    return Store(db)
+
+
+def not_created_yet(e):
+    """The indexer has not created the store's tables yet, or holds the file: readers retry."""
+    text = str(e)
+    return "no such table" in text or "locked" in text or "does not exist" in text
 
 
 def check(args):
@@ -68,7 +110,7 @@ def check(args):
 
     db = connect(args.db)
     chain_id = int(rpc(args.rpc, "eth_chainId", []), 16)
-    db.execute("BEGIN")  # one snapshot for everything below
+    db.begin()  # one snapshot for everything below
     row = db.execute(
         "SELECT block_number, block_hash FROM indexer_checkpoints WHERE environment_id = ? "
         "AND chain_id = ?", (args.env, chain_id)).fetchone()
@@ -191,12 +233,12 @@ def watch(args):
     torn = []
     while not os.path.exists(args.stop_file):
         try:
-            if not os.path.exists(args.db):
+            if not is_pg(args.db) and not os.path.exists(args.db):
                 time.sleep(0.05)
                 continue
             db = connect(args.db)
             try:
-                db.execute("BEGIN")
+                db.begin()
                 row = db.execute(
                     "SELECT block_number, block_hash FROM indexer_checkpoints WHERE "
                     "environment_id = ?", (args.env,)).fetchone()
@@ -223,9 +265,9 @@ def watch(args):
             # snapshot every 10 ms still sees it, and the reader stops taking a whole core
             # from the writer it watches and from the suites beside it.
             time.sleep(0.01)
-        except sqlite3.OperationalError as e:
-            # "no such table" before the first migration, or busy: readers retry.
-            if "no such table" not in str(e) and "locked" not in str(e):
+        except Exception as e:  # sqlite3.OperationalError, psycopg2.Error
+            # No table before the first migration, or busy: readers retry.
+            if not not_created_yet(e):
                 torn.append(f"snapshot {snapshots}: {e}")
             time.sleep(0.02)
     for t in torn[:20]:

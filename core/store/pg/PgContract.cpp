@@ -84,7 +84,9 @@ QByteArray environmentsSelect()
 // Since v9: rows with their own key and payload (retractions) beside rows rendered from
 // their log, and the times as SQLite writes them. Since v12 a row delivery has not touched
 // yet reads with id NULL, as in a file, where such a row is rendered from its log and has no
-// stored row (and so no id) until delivery stores it.
+// stored row (and so no id) until delivery stores it. Since v13 a row with its own key is
+// shown above the checkpoint too, as in a file: the cut hides ranges that finished out of
+// order, and such a row is no range's but history (a delivered row a rollback kept).
 QByteArray outboxSelect()
 {
     return "SELECT CASE WHEN o.event_key IS NULL AND o.delivered_at IS NULL AND o.failed_at IS "
@@ -96,8 +98,9 @@ QByteArray outboxSelect()
            " AS failed_at FROM outbox_store o LEFT JOIN log_store l ON "
            "l.environment_id = o.environment_id AND l.chain_id = o.chain_id AND "
            "l.block_number = o.block_number AND l.log_index = o.log_index WHERE "
-           "o.block_number <= (SELECT max(c.block_number) FROM checkpoint_store c "
-           "WHERE c.environment_id = o.environment_id AND c.chain_id = o.chain_id)";
+           "o.event_key IS NOT NULL OR o.block_number <= (SELECT max(c.block_number) FROM "
+           "checkpoint_store c WHERE c.environment_id = o.environment_id AND c.chain_id = "
+           "o.chain_id)";
 }
 
 // Since v13: the children of the factories, as a file serves them (store/ChildrenContract.h),
@@ -478,6 +481,13 @@ QString ensurePgContract(PgConnection& db)
             db.run("pg_contract_version",
                    "INSERT INTO schema_version (version, description) VALUES ($1, $2)",
                    {"13", "factory sources: child_store and the factory_children view"});
+        }
+        if (have < 14) {
+            db.exec(createView("CREATE OR REPLACE VIEW", "outbox", outboxSelect()).constData());
+            db.run("pg_contract_version",
+                   "INSERT INTO schema_version (version, description) VALUES ($1, $2)",
+                   {"14", "outbox: a row with its own key shows above the checkpoint, as in a "
+                          "file"});
         }
         restored = restorePgSurface(db);
         db.commit();

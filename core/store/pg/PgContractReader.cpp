@@ -91,8 +91,9 @@ std::unique_ptr<ContractSnapshot> PgContractReader::snapshot()
 
 OutboxTally PgContractReader::outboxTally(const QString& environmentId, qint64 chainId)
 {
-    // Only rows the checkpoint covers, as the outbox view shows them; counted on the table,
-    // without rendering every payload.
+    // The rows the outbox view shows (those the checkpoint covers, and those with their own
+    // key: PgContract.cpp's outboxSelect); counted on the table, without rendering every
+    // payload.
     const PgResult q = m_db.run(
         "cr_outbox_tally",
         "SELECT count(*) FILTER (WHERE delivered_at IS NULL AND failed_at IS NULL), count(*) "
@@ -102,9 +103,9 @@ OutboxTally PgContractReader::outboxTally(const QString& environmentId, qint64 c
         "$1 AND p.chain_id = $2 AND p.delivered_at IS NULL AND p.failed_at IS NULL AND "
         "p.block_number <= (SELECT max(block_number) FROM checkpoint_store c WHERE "
         "c.environment_id = $1 AND c.chain_id = $2) ORDER BY p.block_number LIMIT 1) FROM "
-        "outbox_store o WHERE o.environment_id = $1 AND o.chain_id = $2 AND o.block_number <= "
-        "(SELECT max(block_number) FROM checkpoint_store c WHERE c.environment_id = $1 AND "
-        "c.chain_id = $2)",
+        "outbox_store o WHERE o.environment_id = $1 AND o.chain_id = $2 AND (o.event_key IS "
+        "NOT NULL OR o.block_number <= (SELECT max(block_number) FROM checkpoint_store c WHERE "
+        "c.environment_id = $1 AND c.chain_id = $2))",
         {environmentId.toUtf8(), QByteArray::number(chainId)});
     OutboxTally t{q.int64(0, 0), q.int64(0, 1), q.int64(0, 2), std::nullopt};
     if (!q.isNull(0, 3))

@@ -134,12 +134,7 @@ Environment PgEnvironmentRegistry::openForIndexing(const QString& id, std::uint6
         // Each process stores its ranges for its own contracts: a second set would leave the
         // ranges of one process without the other's logs, below one shared checkpoint.
         throw indexer::ContractSetChangedError(
-            QStringLiteral("environment %1 indexes contracts %2; this process names other "
-                           "contracts (%3). The ranges would then disagree on which logs they "
-                           "hold: index the new set into a new environment (--env), or run "
-                           "with the same contracts. Nothing was written")
-                .arg(id, had.join(QStringLiteral(", ")),
-                     indexer::contractSetChange(had.join(QLatin1Char(' ')), wanted)));
+            indexer::contractSetChangedMessage(id, had.join(QLatin1Char(' ')), wanted));
     }
     const auto recorded =
         m_db.run("pg_env_abi", "SELECT abi_digest FROM environment_store WHERE environment_id = $1",
