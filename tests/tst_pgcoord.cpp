@@ -98,6 +98,7 @@ private slots:
     void cleanupTestCase();
     void claimsAreExclusiveAndPlansMustAgree();
     void expiredLeaseIsTakenOverAndTheOldOwnerCannotFinish();
+    void claimsEndAtTheHeadAndAShorterChainEndsThePlan();
     void checkpointFollowsOnlyTheChainedFinishedPrefix_data();
     void checkpointFollowsOnlyTheChainedFinishedPrefix();
     void failedRangeStopsTheCheckpointBelowIt();
@@ -244,6 +245,68 @@ void TestPgCoord::expiredLeaseIsTakenOverAndTheOldOwnerCannotFinish()
                       {env.toUtf8()})
                 .text(0, 0)
                 .contains("lease of slow ran out; taken over by quick"));
+}
+
+// A claim never hands out blocks past the head it is given: a range across it is cut there,
+// the rest left pending as a range of its own. When the chain is shorter than the plan, the
+// pending ranges above both the head and every range done or held go, so the plan ends
+// where the chain does; the ranges stay contiguous throughout.
+void TestPgCoord::claimsEndAtTheHeadAndAShorterChainEndsThePlan()
+{
+    const QString env = QStringLiteral("shorter");
+    coord::BackfillClaims claims(*m_db, env, 31337, QStringLiteral("S"), 10s);
+    claims.plan(1, 60, 10);
+    QCOMPARE(claims.claim(15)->toBlock, 10);
+    const auto cut = claims.claim(15);
+    QVERIFY(cut);
+    QCOMPARE(cut->fromBlock, 11);
+    QCOMPARE(cut->toBlock, 15);
+    QVERIFY(!claims.claim(15)); // 16-20 starts past the head
+    const auto rest = claims.claim();
+    QVERIFY(rest);
+    QCOMPARE(rest->fromBlock, 16);
+    QCOMPARE(rest->toBlock, 20);
+    claims.release(*rest);
+    const auto held = claims.claim();
+    QCOMPARE(held->fromBlock, 16);
+    claims.release(*claims.claim()); // 21-30: claimed and given back, pending
+    // 31-40 stored (from a branch the chain may no longer have), 41-50 held.
+    m_db->run("t_shorter_mark",
+              "UPDATE range_store SET status = CASE from_block WHEN 31 THEN 'done' ELSE 'running' "
+              "END, owner = CASE from_block WHEN 31 THEN NULL ELSE 'T' END, lease_until = CASE "
+              "from_block WHEN 31 THEN NULL ELSE clock_timestamp() + interval '1 hour' END, "
+              "parent_hash = CASE from_block WHEN 31 THEN '\\x'||repeat('00', 32) END::bytea, "
+              "last_hash = CASE from_block WHEN 31 THEN '\\x'||repeat('00', 32) END::bytea "
+              "WHERE environment_id = $1 AND from_block IN (31, 41)",
+              {env.toUtf8()});
+    const auto layout = [&] {
+        QStringList out;
+        const auto r = m_db->run("t_shorter_layout",
+                                 "SELECT from_block, to_block, status FROM range_store WHERE "
+                                 "environment_id = $1 ORDER BY from_block",
+                                 {env.toUtf8()});
+        for (int i = 0; i < r.rows(); ++i)
+            out << QStringLiteral("%1-%2 %3")
+                       .arg(r.int64(i, 0))
+                       .arg(r.int64(i, 1))
+                       .arg(QString::fromUtf8(r.text(i, 2)));
+        return out.join(QLatin1String(", "));
+    };
+    // The chain ends at 18 now: 51-60 goes; 21-30, between the head and what is stored,
+    // stays (a hole there would never be planned again).
+    QCOMPARE(claims.dropAbove(18), 1);
+    QCOMPARE(layout(), QStringLiteral("1-10 running, 11-15 running, 16-20 running, 21-30 pending, "
+                                      "31-40 done, 41-50 running"));
+    // Nothing stored or held above 20 any more: the plan ends with the range held across
+    // the head; given back, that one ends at the head.
+    m_db->run("t_shorter_free",
+              "DELETE FROM range_store WHERE environment_id = $1 AND from_block >= 31",
+              {env.toUtf8()});
+    QCOMPARE(claims.dropAbove(18), 1);
+    QCOMPARE(layout(), QStringLiteral("1-10 running, 11-15 running, 16-20 running"));
+    claims.release(*held);
+    QCOMPARE(claims.dropAbove(18), 0);
+    QCOMPARE(layout(), QStringLiteral("1-10 running, 11-15 running, 16-18 pending"));
 }
 
 void TestPgCoord::checkpointFollowsOnlyTheChainedFinishedPrefix_data()
