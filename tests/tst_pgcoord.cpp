@@ -11,6 +11,7 @@
 #include "coord/PrefixCheckpoint.h"
 #include "lab/PgLab.h"
 #include "store/pg/PgConnection.h"
+#include "store/pg/PgCoordination.h"
 #include "store/pg/PgError.h"
 
 #include <QProcess>
@@ -99,6 +100,7 @@ private slots:
     void claimsAreExclusiveAndPlansMustAgree();
     void expiredLeaseIsTakenOverAndTheOldOwnerCannotFinish();
     void claimsEndAtTheHeadAndAShorterChainEndsThePlan();
+    void aClaimTakesAtMostTheClaimersRangeSize();
     void checkpointFollowsOnlyTheChainedFinishedPrefix_data();
     void checkpointFollowsOnlyTheChainedFinishedPrefix();
     void failedRangeStopsTheCheckpointBelowIt();
@@ -307,6 +309,43 @@ void TestPgCoord::claimsEndAtTheHeadAndAShorterChainEndsThePlan()
     claims.release(*held);
     QCOMPARE(claims.dropAbove(18), 0);
     QCOMPARE(layout(), QStringLiteral("1-10 running, 11-15 running, 16-18 pending"));
+}
+
+// Ranges are planned at the size a writer had before it saw any logs; a writer whose ranges
+// have since become smaller (dense blocks: fewer blocks per range) takes only that many
+// blocks of a planned range, the rest left pending for whoever comes next, so that no writer
+// fetches a range larger than it would plan itself.
+void TestPgCoord::aClaimTakesAtMostTheClaimersRangeSize()
+{
+    const QString env = QStringLiteral("smaller");
+    coord::BackfillClaims claims(*m_db, env, 31337, QStringLiteral("M"), 10s);
+    claims.plan(1, 20, 10);
+    const auto first = claims.claim(std::numeric_limits<qint64>::max(), 4);
+    QCOMPARE(first->fromBlock, 1);
+    QCOMPARE(first->toBlock, 4);
+    const auto second = claims.claim(std::numeric_limits<qint64>::max(), 4);
+    QCOMPARE(second->fromBlock, 5);
+    QCOMPARE(second->toBlock, 8);
+    const auto rest = claims.claim(std::numeric_limits<qint64>::max(), 4);
+    QCOMPARE(rest->fromBlock, 9);
+    QCOMPARE(rest->toBlock, 10); // the rest of the first planned range, not into the next
+    const auto whole = claims.claim();
+    QCOMPARE(whole->fromBlock, 11);
+    QCOMPARE(whole->toBlock, 20);
+    QCOMPARE(claims.counts().running, 4);
+    QCOMPARE(claims.counts().pending, 0);
+
+    // The engine's coordination claims at the range size the indexer asks for.
+    const QString engineEnv = QStringLiteral("smaller-engine");
+    coord::BackfillClaims(*m_db, engineEnv, 31337, QStringLiteral("P"), 10s).plan(1, 100, 10);
+    auto db = PgConnection::open(m_cluster.url());
+    store::pg::PgCoordination coordination(*db, engineEnv, 31337, QStringLiteral("E"), 10s);
+    const QList<indexer::RangeClaim> held = coordination.claim(std::nullopt, 1, 100, 4, 2);
+    QCOMPARE(held.size(), 2);
+    QCOMPARE(held[0].from, 1u);
+    QCOMPARE(held[0].to, 4u);
+    QCOMPARE(held[1].from, 5u);
+    QCOMPARE(held[1].to, 8u);
 }
 
 void TestPgCoord::checkpointFollowsOnlyTheChainedFinishedPrefix_data()

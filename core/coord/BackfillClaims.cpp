@@ -2,6 +2,8 @@
 #include "CoordinationErrors.h"
 #include "store/pg/PgConnection.h"
 
+#include <algorithm>
+
 namespace forkscope::coord {
 
 using store::pg::PgConnection;
@@ -65,7 +67,7 @@ int BackfillClaims::plan(qint64 fromBlock, qint64 toBlock, qint64 size)
     }
 }
 
-std::optional<RangeClaim> BackfillClaims::claim(qint64 maxTo)
+std::optional<RangeClaim> BackfillClaims::claim(qint64 maxTo, qint64 maxBlocks)
 {
     if (!m_ownerLocked) {
         // Held for as long as this session lives: others see the owner as alive.
@@ -79,6 +81,8 @@ std::optional<RangeClaim> BackfillClaims::claim(qint64 maxTo)
                                "its own owner name")
                     .arg(QString::fromUtf8(m_owner8)));
     }
+    // Blocks, not a block number: bounded so that from_block + it stays a bigint.
+    const qint64 blocks = std::clamp<qint64>(maxBlocks, 1, qint64(1) << 40);
     m_db.begin();
     try {
         // A claim that cuts a range adds one: under the planners' lock, so that a rollback
@@ -103,7 +107,7 @@ std::optional<RangeClaim> BackfillClaims::claim(qint64 maxTo)
             "clock_timestamp() OR (owner <> $3::text AND pg_try_advisory_xact_lock($5::int, "
             "hashtext(owner)))))) ORDER BY from_block LIMIT 1 FOR UPDATE SKIP LOCKED), "
             "t AS (UPDATE range_store r SET status = 'running', owner = $3::text, to_block = "
-            "LEAST(c.planned_to, $6::bigint), lease_until = "
+            "LEAST(c.planned_to, $6::bigint, r.from_block + $7::bigint - 1), lease_until = "
             "clock_timestamp() + $4::bigint * interval '1 millisecond', attempts = r.attempts + "
             "1, updated_at = clock_timestamp(), last_error = CASE WHEN c.prev_status = 'running' "
             "THEN CASE WHEN c.owner_gone THEN 'the session of ' || c.prev_owner || ' ended (its "
@@ -118,7 +122,7 @@ std::optional<RangeClaim> BackfillClaims::claim(qint64 maxTo)
             "t.planned_to > t.to_block) "
             "SELECT from_block, to_block, attempts, prev_owner, owner_gone FROM t",
             {m_env, m_chain, m_owner8, m_leaseMs, QByteArray::number(kOwnerLockClass),
-             QByteArray::number(maxTo)});
+             QByteArray::number(maxTo), QByteArray::number(blocks)});
         m_db.commit();
         if (r.rows() == 0)
             return std::nullopt;

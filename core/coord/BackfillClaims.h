@@ -69,10 +69,13 @@ public:
     // The lowest pending or failed range, or a running one whose lease ran out or whose
     // owner's session has ended, starting at or below `maxTo`. It is cut to end at `maxTo`
     // at the latest (the head: a chain that became shorter than the plan must not leave
-    // its ranges waiting for blocks it no longer has); the rest stays pending as a range of
-    // its own. Commits on its own. The first call takes this claimer's owner lock
+    // its ranges waiting for blocks it no longer has) and to hold at most `maxBlocks`
+    // blocks (the claimer's range size now: it follows the logs per block seen since the
+    // plan was cut, before any was seen); the rest stays pending as a range of its own.
+    // Commits on its own. The first call takes this claimer's owner lock
     // (CoordinationError if another live session holds it: two processes with one name).
-    std::optional<RangeClaim> claim(qint64 maxTo = std::numeric_limits<qint64>::max());
+    std::optional<RangeClaim> claim(qint64 maxTo = std::numeric_limits<qint64>::max(),
+                                    qint64 maxBlocks = std::numeric_limits<qint64>::max());
 
     // The chain is shorter than the plan: the pending and failed ranges that start above
     // `head` and above every range done or in hand go, and the one across `head` ends

@@ -76,7 +76,7 @@ QList<indexer::RangeClaim> PgCoordination::claim(const std::optional<indexer::Ch
         m_claims.dropAbove(qint64(head));
     bool reopened = false;
     while (m_held.size() < depth) {
-        const std::optional<coord::RangeClaim> c = m_claims.claim(qint64(head));
+        const std::optional<coord::RangeClaim> c = m_claims.claim(qint64(head), qint64(size));
         if (c) {
             m_held.append(fromCoord(*c));
             continue;
