@@ -11,6 +11,7 @@
 #include "coord/PrefixCheckpoint.h"
 #include "lab/PgLab.h"
 #include "store/pg/PgConnection.h"
+#include "store/pg/PgCoordination.h"
 #include "store/pg/PgError.h"
 
 #include <QProcess>
@@ -98,6 +99,8 @@ private slots:
     void cleanupTestCase();
     void claimsAreExclusiveAndPlansMustAgree();
     void expiredLeaseIsTakenOverAndTheOldOwnerCannotFinish();
+    void claimsEndAtTheHeadAndAShorterChainEndsThePlan();
+    void aClaimTakesAtMostTheClaimersRangeSize();
     void checkpointFollowsOnlyTheChainedFinishedPrefix_data();
     void checkpointFollowsOnlyTheChainedFinishedPrefix();
     void failedRangeStopsTheCheckpointBelowIt();
@@ -244,6 +247,105 @@ void TestPgCoord::expiredLeaseIsTakenOverAndTheOldOwnerCannotFinish()
                       {env.toUtf8()})
                 .text(0, 0)
                 .contains("lease of slow ran out; taken over by quick"));
+}
+
+// A claim never hands out blocks past the head it is given: a range across it is cut there,
+// the rest left pending as a range of its own. When the chain is shorter than the plan, the
+// pending ranges above both the head and every range done or held go, so the plan ends
+// where the chain does; the ranges stay contiguous throughout.
+void TestPgCoord::claimsEndAtTheHeadAndAShorterChainEndsThePlan()
+{
+    const QString env = QStringLiteral("shorter");
+    coord::BackfillClaims claims(*m_db, env, 31337, QStringLiteral("S"), 10s);
+    claims.plan(1, 60, 10);
+    QCOMPARE(claims.claim(15)->toBlock, 10);
+    const auto cut = claims.claim(15);
+    QVERIFY(cut);
+    QCOMPARE(cut->fromBlock, 11);
+    QCOMPARE(cut->toBlock, 15);
+    QVERIFY(!claims.claim(15)); // 16-20 starts past the head
+    const auto rest = claims.claim();
+    QVERIFY(rest);
+    QCOMPARE(rest->fromBlock, 16);
+    QCOMPARE(rest->toBlock, 20);
+    claims.release(*rest);
+    const auto held = claims.claim();
+    QCOMPARE(held->fromBlock, 16);
+    claims.release(*claims.claim()); // 21-30: claimed and given back, pending
+    // 31-40 stored (from a branch the chain may no longer have), 41-50 held.
+    m_db->run("t_shorter_mark",
+              "UPDATE range_store SET status = CASE from_block WHEN 31 THEN 'done' ELSE 'running' "
+              "END, owner = CASE from_block WHEN 31 THEN NULL ELSE 'T' END, lease_until = CASE "
+              "from_block WHEN 31 THEN NULL ELSE clock_timestamp() + interval '1 hour' END, "
+              "parent_hash = CASE from_block WHEN 31 THEN '\\x'||repeat('00', 32) END::bytea, "
+              "last_hash = CASE from_block WHEN 31 THEN '\\x'||repeat('00', 32) END::bytea "
+              "WHERE environment_id = $1 AND from_block IN (31, 41)",
+              {env.toUtf8()});
+    const auto layout = [&] {
+        QStringList out;
+        const auto r = m_db->run("t_shorter_layout",
+                                 "SELECT from_block, to_block, status FROM range_store WHERE "
+                                 "environment_id = $1 ORDER BY from_block",
+                                 {env.toUtf8()});
+        for (int i = 0; i < r.rows(); ++i)
+            out << QStringLiteral("%1-%2 %3")
+                       .arg(r.int64(i, 0))
+                       .arg(r.int64(i, 1))
+                       .arg(QString::fromUtf8(r.text(i, 2)));
+        return out.join(QLatin1String(", "));
+    };
+    // The chain ends at 18 now: 51-60 goes; 21-30, between the head and what is stored,
+    // stays (a hole there would never be planned again).
+    QCOMPARE(claims.dropAbove(18), 1);
+    QCOMPARE(layout(), QStringLiteral("1-10 running, 11-15 running, 16-20 running, 21-30 pending, "
+                                      "31-40 done, 41-50 running"));
+    // Nothing stored or held above 20 any more: the plan ends with the range held across
+    // the head; given back, that one ends at the head.
+    m_db->run("t_shorter_free",
+              "DELETE FROM range_store WHERE environment_id = $1 AND from_block >= 31",
+              {env.toUtf8()});
+    QCOMPARE(claims.dropAbove(18), 1);
+    QCOMPARE(layout(), QStringLiteral("1-10 running, 11-15 running, 16-20 running"));
+    claims.release(*held);
+    QCOMPARE(claims.dropAbove(18), 0);
+    QCOMPARE(layout(), QStringLiteral("1-10 running, 11-15 running, 16-18 pending"));
+}
+
+// Ranges are planned at the size a writer had before it saw any logs; a writer whose ranges
+// have since become smaller (dense blocks: fewer blocks per range) takes only that many
+// blocks of a planned range, the rest left pending for whoever comes next, so that no writer
+// fetches a range larger than it would plan itself.
+void TestPgCoord::aClaimTakesAtMostTheClaimersRangeSize()
+{
+    const QString env = QStringLiteral("smaller");
+    coord::BackfillClaims claims(*m_db, env, 31337, QStringLiteral("M"), 10s);
+    claims.plan(1, 20, 10);
+    const auto first = claims.claim(std::numeric_limits<qint64>::max(), 4);
+    QCOMPARE(first->fromBlock, 1);
+    QCOMPARE(first->toBlock, 4);
+    const auto second = claims.claim(std::numeric_limits<qint64>::max(), 4);
+    QCOMPARE(second->fromBlock, 5);
+    QCOMPARE(second->toBlock, 8);
+    const auto rest = claims.claim(std::numeric_limits<qint64>::max(), 4);
+    QCOMPARE(rest->fromBlock, 9);
+    QCOMPARE(rest->toBlock, 10); // the rest of the first planned range, not into the next
+    const auto whole = claims.claim();
+    QCOMPARE(whole->fromBlock, 11);
+    QCOMPARE(whole->toBlock, 20);
+    QCOMPARE(claims.counts().running, 4);
+    QCOMPARE(claims.counts().pending, 0);
+
+    // The engine's coordination claims at the range size the indexer asks for.
+    const QString engineEnv = QStringLiteral("smaller-engine");
+    coord::BackfillClaims(*m_db, engineEnv, 31337, QStringLiteral("P"), 10s).plan(1, 100, 10);
+    auto db = PgConnection::open(m_cluster.url());
+    store::pg::PgCoordination coordination(*db, engineEnv, 31337, QStringLiteral("E"), 10s);
+    const QList<indexer::RangeClaim> held = coordination.claim(std::nullopt, 1, 100, 4, 2);
+    QCOMPARE(held.size(), 2);
+    QCOMPARE(held[0].from, 1u);
+    QCOMPARE(held[0].to, 4u);
+    QCOMPARE(held[1].from, 5u);
+    QCOMPARE(held[1].to, 8u);
 }
 
 void TestPgCoord::checkpointFollowsOnlyTheChainedFinishedPrefix_data()

@@ -7,9 +7,14 @@
 #include "WebhookRecorder.h"
 #include "chain/SignedAmount.h"
 #include "chain/U256.h"
+#include "indexer/Indexer.h"
+#include "indexer/IndexerErrors.h"
 #include "indexer/TransferDecoder.h"
 #include "lab/FaultProxy.h"
 #include "lab/PgLab.h"
+#include "lab/ReorgInjector.h"
+#include "rpc/JsonRpcClient.h"
+#include "store/OpenStore.h"
 #include "store/StoreError.h"
 #include "store/pg/PgConnection.h"
 #include "store/pg/PgContract.h"
@@ -20,6 +25,63 @@
 
 using namespace forkscope;
 using store::pg::PgConnection;
+
+namespace {
+
+// A writer of a shared environment in this process: the engine's own Indexer on its own
+// store, stepped round by round by the test, in ranges of 4 blocks with one fetch thread
+// (two ranges in hand).
+struct InProcessWriter
+{
+    InProcessWriter(test::IndexerLab& lab, const QString& db, const QString& env,
+                    const QString& owner,
+                    std::chrono::milliseconds lease = std::chrono::milliseconds(30000))
+        : store(store::openIndexStore(db, storeOptions(owner, lease))), client(lab.devnet().url()),
+          eth(client), indexer(config(lab, db, env, owner), *store, eth)
+    {
+    }
+    static store::StoreOptions storeOptions(const QString& owner, std::chrono::milliseconds lease)
+    {
+        store::StoreOptions o;
+        o.owner = owner;
+        o.rangeLease = lease;
+        return o;
+    }
+    static indexer::IndexerConfig config(test::IndexerLab& lab, const QString& db,
+                                         const QString& env, const QString& owner)
+    {
+        indexer::IndexerConfig c;
+        c.rpcUrl = lab.devnet().url();
+        c.dbPath = db;
+        c.environmentId = env;
+        c.contracts = lab.contracts();
+        c.batchSize = 4;
+        c.fetchWorkers = 1;
+        c.owner = owner;
+        return c;
+    }
+    bool synced() const { return indexer.status().state == indexer::IndexerStatus::State::Synced; }
+
+    std::unique_ptr<indexer::IndexStore> store;
+    rpc::JsonRpcClient client;
+    rpc::EthClient eth;
+    indexer::Indexer indexer;
+};
+
+// Steps every writer in turn, round after round, until all say synced (at most `rounds`).
+bool stepUntilSynced(const std::vector<InProcessWriter*>& writers, int rounds = 40)
+{
+    for (int round = 0; round < rounds; ++round) {
+        bool all = true;
+        for (InProcessWriter* w : writers)
+            all = w->indexer.step().state == indexer::IndexerStatus::State::Synced && all;
+        if (all)
+            return true;
+    }
+    return false;
+}
+
+} // namespace
 
 class TestSharedBackfill : public QObject
 {
@@ -34,6 +96,8 @@ private slots:
     void outboxDeliveredDuringTheBackfill();
     void anEnvironmentOfAnotherChainOrContractSetIsRefused();
     void reportVerifiesTheSharedIndexAgainstTheNode();
+    void aChainShorterThanThePlanIsIndexedToItsHead();
+    void aRangeStoredByWhoeverTookItOverIsNotStoredAgain();
 
 private:
     QStringList indexArgs(const QString& env, const QUrl& rpc) const;
@@ -750,6 +814,173 @@ void TestSharedBackfill::reportVerifiesTheSharedIndexAgainstTheNode()
                             m_lab->devnet().url().toString(), QStringLiteral("--from"),
                             QString::number(checkpoint + 5)}),
         1, (QStringList{QStringLiteral("nothing was changed")}));
+}
+
+// Ranges planned up to a head the chain then loses (anvil_rollback above the checkpoint: no
+// stored block is wrong, so nothing is rolled back), one of them committed above the
+// checkpoint by another writer. Every writer must index up to the shorter head and say
+// synced, not stand by for blocks the chain no longer has; once the chain grows again on
+// another branch, the range stored from the old one is fetched again. Writers in this
+// process, stepped in turn: no timing decides what happens.
+void TestSharedBackfill::aChainShorterThanThePlanIsIndexedToItsHead()
+{
+    test::IndexerLab lab; // its own anvil: this chain is rolled back
+    lab.deployToken(QStringLiteral("CCC"));
+    lab.sprayAll(8, 3, 6);
+    const QString env = QStringLiteral("shorter");
+    InProcessWriter a(lab, m_cluster.url(), env, QStringLiteral("writer-a"));
+    QVERIFY(stepUntilSynced({&a}, 100));
+    const std::uint64_t base = lab.eth().blockNumber();
+    QCOMPARE(a.indexer.status().checkpoint.value_or(0), base);
+
+    // Far behind again: ranges of 4 planned up to base + 40. C commits the first (the
+    // checkpoint moves to base + 4), holding the second; B commits the third
+    // (base+9..base+12, above the checkpoint), holding the fourth, fetched. C stops, the
+    // range it held going back.
+    lab.mine(40);
+    auto c =
+        std::make_unique<InProcessWriter>(lab, m_cluster.url(), env, QStringLiteral("writer-c"));
+    QCOMPARE(c->indexer.step().checkpoint.value_or(0), base + 4);
+    InProcessWriter b(lab, m_cluster.url(), env, QStringLiteral("writer-b"));
+    QCOMPARE(b.indexer.step().checkpoint.value_or(0), base + 4);
+    c.reset();
+    auto db = PgConnection::open(m_cluster.url());
+    // How many of the ranges above `base` match `where` (a statement name per condition).
+    QHash<QByteArray, QByteArray> names;
+    const auto ranges = [&](const QByteArray& where) {
+        const QByteArray sql = "SELECT count(*) FROM backfill_ranges WHERE environment_id = $1 "
+                               "AND from_block > $2 AND " +
+                               where;
+        if (!names.contains(sql))
+            names.insert(sql, "t_ranges_" + QByteArray::number(names.size()));
+        const QByteArray name = names.value(sql);
+        return db
+            ->run(name.constData(), sql.constData(),
+                  {env.toUtf8(), QByteArray::number(qulonglong(base))})
+            .int64(0, 0);
+    };
+    QCOMPARE(ranges("status = 'done' AND from_block = $2 + 9 AND to_block = $2 + 12"), 1);
+    QCOMPARE(ranges("status = 'running' AND from_block = $2 + 13"), 1);
+    QCOMPARE(ranges("to_block = $2 + 40"), 1);
+
+    // The chain ends at base + 6 now: inside the range above the checkpoint, below the one
+    // committed.
+    lab::ReorgInjector::rollback(lab.rpc(), 34);
+    const std::uint64_t shorter = base + 6;
+    QCOMPARE(lab.eth().blockNumber(), shorter);
+    QVERIFY2(stepUntilSynced({&a, &b}),
+             qPrintable(QStringLiteral("A: %1 (checkpoint %2); B: %3")
+                            .arg(a.indexer.status().message)
+                            .arg(a.indexer.status().checkpoint.value_or(0))
+                            .arg(b.indexer.status().message)));
+    QCOMPARE(a.indexer.status().checkpoint.value_or(0), shorter);
+    QCOMPARE(b.indexer.status().checkpoint.value_or(0), shorter);
+    // The plan ends at the range stored above the head: nothing pending past it, nothing
+    // held, and the stored range stays (its blocks may come back; it is checked when the
+    // checkpoint reaches it).
+    QCOMPARE(ranges("status IN ('pending', 'failed') AND to_block > $2 + 12"), 0);
+    QCOMPARE(ranges("status = 'running'"), 0);
+    QCOMPARE(ranges("status = 'done' AND from_block = $2 + 9"), 1);
+    // The range B held past the head (fetched before the rollback) went back as a plan
+    // change: not committed from the branch it was fetched on, nor counted as a failure.
+    QCOMPARE(ranges("status = 'done' AND from_block > $2 + 12"), 0);
+    QCOMPARE(b.indexer.status().timeouts + b.indexer.status().fetchFailures, 0);
+
+    // Another branch grows past the old plan's first ranges: the range B stored from the old
+    // branch does not chain on, and is fetched again.
+    lab.sprayAll(12, 3, 6);
+    const std::uint64_t head = lab.eth().blockNumber();
+    QVERIFY(head > base + 12);
+    QVERIFY(stepUntilSynced({&a, &b}));
+    const auto onNode = lab.eth().blockByNumber(head);
+    QVERIFY(onNode);
+    const auto cp = db->run("t_shorter_cp",
+                            "SELECT block_number, block_hash FROM indexer_checkpoints WHERE "
+                            "environment_id = $1",
+                            {env.toUtf8()});
+    QCOMPARE(cp.int64(0, 0), qint64(head));
+    QCOMPARE(cp.text(0, 1), onNode->hash.toHex().toLatin1());
+    QCOMPARE(db->run("t_shorter_reorgs",
+                     "SELECT count(*) FROM reorg_events WHERE environment_id = $1", {env.toUtf8()})
+                 .int64(0, 0),
+             0);
+    // Every log of the node's chain once, and no other.
+    rpc::LogFilter f;
+    f.fromBlock = 0;
+    f.toBlock = head;
+    f.addresses = lab.contracts();
+    QSet<QString> expected;
+    for (const chain::LogEntry& l : lab.eth().getLogs(f))
+        expected.insert(
+            QStringLiteral("%1/%2/%3").arg(l.blockNumber).arg(l.logIndex).arg(l.blockHash.toHex()));
+    const auto stored = db->run("t_shorter_logs",
+                                "SELECT block_number, log_index, block_hash FROM logs WHERE "
+                                "environment_id = $1",
+                                {env.toUtf8()});
+    QSet<QString> got;
+    for (int i = 0; i < stored.rows(); ++i)
+        got.insert(QStringLiteral("%1/%2/%3")
+                       .arg(stored.int64(i, 0))
+                       .arg(stored.int64(i, 1))
+                       .arg(QString::fromUtf8(stored.text(i, 2))));
+    QCOMPARE(stored.rows(), expected.size());
+    QCOMPARE(got, expected);
+    QVERIFY(expected.size() > 40);
+}
+
+// A writer stalled past its lease (here: it never renews) keeps a fetched range in hand;
+// another writer takes that range over and stores it. When the stalled one commits it at
+// last, the blocks are already stored: that is the range taken over, looked at again
+// (CheckpointMovedError, nothing written), never a failure that stops the writer.
+void TestSharedBackfill::aRangeStoredByWhoeverTookItOverIsNotStoredAgain()
+{
+    test::IndexerLab lab;
+    lab.deployToken(QStringLiteral("DDD"));
+    lab.sprayAll(6, 3, 6);
+    lab.mine(20);
+    const QString env = QStringLiteral("taken-over");
+    InProcessWriter slow(lab, m_cluster.url(), env, QStringLiteral("writer-slow"),
+                         std::chrono::milliseconds(300));
+    InProcessWriter quick(lab, m_cluster.url(), env, QStringLiteral("writer-quick"));
+    QCOMPARE(slow.indexer.step().checkpoint.value_or(0), 3u); // holds 4-7 now
+    auto db = PgConnection::open(m_cluster.url());
+    const auto stored = [&] {
+        return db->run("t_taken_done",
+                       "SELECT owner IS NULL AND status = 'done' FROM range_store WHERE "
+                       "environment_id = $1 AND from_block = 4",
+                       {env.toUtf8()})
+                   .text(0, 0) == "t";
+    };
+    QTRY_VERIFY_WITH_TIMEOUT((quick.indexer.step(), stored()), 30'000);
+    QVERIFY(quick.indexer.status().rangesTakenOver >= 1);
+
+    // What the stalled writer fetched for 4-7, as its fetch threads would have.
+    indexer::VerifiedBatch batch;
+    for (std::uint64_t n = 4; n <= 7; ++n)
+        batch.blocks << *lab.eth().blockByNumber(n);
+    rpc::LogFilter f;
+    f.fromBlock = 4;
+    f.toBlock = 7;
+    f.addresses = lab.contracts();
+    batch.logs = lab.eth().getLogs(f);
+    QVERIFY(!batch.logs.isEmpty());
+    indexer::CommitPlacement placement;
+    placement.expected = slow.store->checkpoint();
+    placement.range = indexer::RangeClaim{4, 7, 1, {}, false};
+    placement.policyVersion =
+        InProcessWriter::config(lab, m_cluster.url(), env, {}).policyVersion();
+    placement.generation = indexer::kProjectionGeneration;
+    QVERIFY_THROWS_EXCEPTION(indexer::CheckpointMovedError, slow.store->commit(batch, placement));
+
+    // Both go on to the head, every log once.
+    QVERIFY(stepUntilSynced({&slow, &quick}, 100));
+    const std::uint64_t head = lab.eth().blockNumber();
+    f.fromBlock = 0;
+    f.toBlock = head;
+    QCOMPARE(db->run("t_taken_logs", "SELECT count(*) FROM logs WHERE environment_id = $1",
+                     {env.toUtf8()})
+                 .int64(0, 0),
+             qint64(lab.eth().getLogs(f).size()));
 }
 
 QTEST_GUILESS_MAIN(TestSharedBackfill)

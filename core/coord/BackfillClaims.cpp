@@ -2,6 +2,8 @@
 #include "CoordinationErrors.h"
 #include "store/pg/PgConnection.h"
 
+#include <algorithm>
+
 namespace forkscope::coord {
 
 using store::pg::PgConnection;
@@ -65,7 +67,7 @@ int BackfillClaims::plan(qint64 fromBlock, qint64 toBlock, qint64 size)
     }
 }
 
-std::optional<RangeClaim> BackfillClaims::claim(qint64 maxTo)
+std::optional<RangeClaim> BackfillClaims::claim(qint64 maxTo, qint64 maxBlocks)
 {
     if (!m_ownerLocked) {
         // Held for as long as this session lives: others see the owner as alive.
@@ -79,46 +81,97 @@ std::optional<RangeClaim> BackfillClaims::claim(qint64 maxTo)
                                "its own owner name")
                     .arg(QString::fromUtf8(m_owner8)));
     }
-    // clock_timestamp(), not now(): now() is the transaction's start, and the lease is a
-    // promise about wall time. SKIP LOCKED: a range another claimer is taking right now
-    // is simply not a candidate, so claimers never queue behind each other.
-    const auto r = m_db.run(
-        "coord_claim",
-        // A CTE, not a subquery in FROM: the planner may rescan a FROM subquery for each
-        // target row, and with SKIP LOCKED every rescan picks the next free range (one
-        // claim took them all). A locking CTE runs once.
-        "WITH c AS (SELECT from_block, status AS prev_status, owner AS prev_owner, "
-        "lease_until >= clock_timestamp() AS owner_gone FROM "
-        // An owner whose session ended no longer holds its lock: the try succeeds (the
-        // transaction-scoped lock it takes goes at this statement's commit). A live owner's
-        // fails. Never this claimer's own ranges, whose lock its session holds.
-        // A failed range is claimed too: marked and shown, never skipped.
-        "range_store WHERE environment_id = $1 AND chain_id = $2 AND to_block <= $6 AND (status "
-        "IN ('pending', 'failed') OR (status = 'running' AND (lease_until < clock_timestamp() OR "
-        "(owner <> $3::text AND pg_try_advisory_xact_lock($5::int, hashtext(owner)))))) ORDER BY "
-        "from_block LIMIT 1 FOR UPDATE SKIP LOCKED) "
-        "UPDATE range_store r SET status = 'running', owner = $3::text, lease_until = "
-        "clock_timestamp() + $4::bigint * interval '1 millisecond', attempts = r.attempts + 1, "
-        "updated_at = clock_timestamp(), last_error = CASE WHEN c.prev_status = 'running' THEN "
-        "CASE WHEN c.owner_gone THEN 'the session of ' || c.prev_owner || ' ended (its process "
-        "is gone)' ELSE 'lease of ' || c.prev_owner || ' ran out' END || '; taken over by ' || "
-        "$3 ELSE r.last_error END "
-        "FROM c WHERE r.environment_id = $1 AND r.chain_id = $2 AND r.from_block = "
-        "c.from_block RETURNING r.from_block, r.to_block, r.attempts, CASE WHEN "
-        "c.prev_status = 'running' THEN c.prev_owner END, c.owner_gone",
-        {m_env, m_chain, m_owner8, m_leaseMs, QByteArray::number(kOwnerLockClass),
-         QByteArray::number(maxTo)});
-    if (r.rows() == 0)
-        return std::nullopt;
-    RangeClaim c;
-    c.fromBlock = r.int64(0, 0);
-    c.toBlock = r.int64(0, 1);
-    c.attempts = int(r.int64(0, 2));
-    if (!r.isNull(0, 3)) {
-        c.takenOverFrom = QString::fromUtf8(r.text(0, 3));
-        c.ownerGone = r.text(0, 4) == "t";
+    // Blocks, not a block number: bounded so that from_block + it stays a bigint.
+    const qint64 blocks = std::clamp<qint64>(maxBlocks, 1, qint64(1) << 40);
+    m_db.begin();
+    try {
+        // A claim that cuts a range adds one: under the planners' lock, so that a rollback
+        // removing the ranges above its fork sees the cut range whole or both its parts.
+        lockPlanners(m_db, m_env, m_chain);
+        // clock_timestamp(), not now(): now() is the transaction's start, and the lease is a
+        // promise about wall time. SKIP LOCKED: a range another claimer is taking right now
+        // is simply not a candidate, so claimers never queue behind each other.
+        const auto r = m_db.run(
+            "coord_claim",
+            // A CTE, not a subquery in FROM: the planner may rescan a FROM subquery for each
+            // target row, and with SKIP LOCKED every rescan picks the next free range (one
+            // claim took them all). A locking CTE runs once.
+            "WITH c AS (SELECT from_block, to_block AS planned_to, status AS prev_status, owner "
+            "AS prev_owner, lease_until >= clock_timestamp() AS owner_gone FROM "
+            // An owner whose session ended no longer holds its lock: the try succeeds (the
+            // transaction-scoped lock it takes goes at this transaction's commit). A live
+            // owner's fails. Never this claimer's own ranges, whose lock its session holds.
+            // A failed range is claimed too: marked and shown, never skipped.
+            "range_store WHERE environment_id = $1 AND chain_id = $2 AND from_block <= $6 AND "
+            "(status IN ('pending', 'failed') OR (status = 'running' AND (lease_until < "
+            "clock_timestamp() OR (owner <> $3::text AND pg_try_advisory_xact_lock($5::int, "
+            "hashtext(owner)))))) ORDER BY from_block LIMIT 1 FOR UPDATE SKIP LOCKED), "
+            "t AS (UPDATE range_store r SET status = 'running', owner = $3::text, to_block = "
+            "LEAST(c.planned_to, $6::bigint, r.from_block + $7::bigint - 1), lease_until = "
+            "clock_timestamp() + $4::bigint * interval '1 millisecond', attempts = r.attempts + "
+            "1, updated_at = clock_timestamp(), last_error = CASE WHEN c.prev_status = 'running' "
+            "THEN CASE WHEN c.owner_gone THEN 'the session of ' || c.prev_owner || ' ended (its "
+            "process is gone)' ELSE 'lease of ' || c.prev_owner || ' ran out' END || '; taken "
+            "over by ' || $3 ELSE r.last_error END FROM c WHERE r.environment_id = $1 AND "
+            "r.chain_id = $2 AND r.from_block = c.from_block RETURNING r.from_block, r.to_block, "
+            "r.attempts, CASE WHEN c.prev_status = 'running' THEN c.prev_owner END AS "
+            "prev_owner, c.owner_gone, c.planned_to), "
+            // The blocks cut off stay to be claimed, as a range of their own.
+            "rest AS (INSERT INTO range_store (environment_id, chain_id, from_block, to_block) "
+            "SELECT $1::text, $2::bigint, t.to_block + 1, t.planned_to FROM t WHERE "
+            "t.planned_to > t.to_block) "
+            "SELECT from_block, to_block, attempts, prev_owner, owner_gone FROM t",
+            {m_env, m_chain, m_owner8, m_leaseMs, QByteArray::number(kOwnerLockClass),
+             QByteArray::number(maxTo), QByteArray::number(blocks)});
+        m_db.commit();
+        if (r.rows() == 0)
+            return std::nullopt;
+        RangeClaim c;
+        c.fromBlock = r.int64(0, 0);
+        c.toBlock = r.int64(0, 1);
+        c.attempts = int(r.int64(0, 2));
+        if (!r.isNull(0, 3)) {
+            c.takenOverFrom = QString::fromUtf8(r.text(0, 3));
+            c.ownerGone = r.text(0, 4) == "t";
+        }
+        return c;
+    } catch (...) {
+        m_db.rollback();
+        throw;
     }
-    return c;
+}
+
+int BackfillClaims::dropAbove(qint64 head)
+{
+    m_db.begin();
+    try {
+        lockPlanners(m_db, m_env, m_chain);
+        // Above every range done or in hand, so no hole opens between them and the head.
+        const QList<QByteArray> params{m_env, m_chain, QByteArray::number(head)};
+        const qint64 bound =
+            m_db.run("coord_drop_bound",
+                     "SELECT greatest($3::bigint, max(to_block)) FROM range_store WHERE "
+                     "environment_id = $1 AND chain_id = $2 AND status IN ('running', 'done')",
+                     params)
+                .int64(0, 0);
+        const QList<QByteArray> above{m_env, m_chain, QByteArray::number(bound)};
+        const qint64 dropped =
+            m_db.run("coord_drop_above",
+                     "DELETE FROM range_store WHERE environment_id = $1 AND chain_id = $2 AND "
+                     "from_block > $3 AND status IN ('pending', 'failed')",
+                     above)
+                .affected();
+        m_db.run("coord_drop_cut",
+                 "UPDATE range_store SET to_block = $3, updated_at = clock_timestamp() WHERE "
+                 "environment_id = $1 AND chain_id = $2 AND from_block <= $3 AND to_block > $3 "
+                 "AND status IN ('pending', 'failed')",
+                 above);
+        m_db.commit();
+        return int(dropped);
+    } catch (...) {
+        m_db.rollback();
+        throw;
+    }
 }
 
 bool BackfillClaims::renew(const RangeClaim& claim)

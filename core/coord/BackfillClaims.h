@@ -55,8 +55,9 @@ public:
     static constexpr int kOwnerLockClass = 1181446007;
 
     // Takes the planners' lock of an environment for the open transaction (released at its
-    // end): whoever adds, reopens or records ranges holds it, so no two see the table
-    // change under them (two first starts would otherwise both see it empty).
+    // end): whoever adds, cuts, removes, reopens or records ranges holds it, so no two see
+    // the table change under them (two first starts would otherwise both see it empty, and
+    // a range cut while a rollback removes ranges would leave a hole nobody plans again).
     static void lockPlanners(store::pg::PgConnection& db, const QByteArray& environmentId,
                              const QByteArray& chainId);
 
@@ -66,10 +67,22 @@ public:
     int plan(qint64 fromBlock, qint64 toBlock, qint64 size);
 
     // The lowest pending or failed range, or a running one whose lease ran out or whose
-    // owner's session has ended, none ending past `maxTo`. Commits on its own. The first
-    // call takes this claimer's owner lock (CoordinationError if another live session holds
-    // it: two processes with one name).
-    std::optional<RangeClaim> claim(qint64 maxTo = std::numeric_limits<qint64>::max());
+    // owner's session has ended, starting at or below `maxTo`. It is cut to end at `maxTo`
+    // at the latest (the head: a chain that became shorter than the plan must not leave
+    // its ranges waiting for blocks it no longer has) and to hold at most `maxBlocks`
+    // blocks (the claimer's range size now: it follows the logs per block seen since the
+    // plan was cut, before any was seen); the rest stays pending as a range of its own.
+    // Commits on its own. The first call takes this claimer's owner lock
+    // (CoordinationError if another live session holds it: two processes with one name).
+    std::optional<RangeClaim> claim(qint64 maxTo = std::numeric_limits<qint64>::max(),
+                                    qint64 maxBlocks = std::numeric_limits<qint64>::max());
+
+    // The chain is shorter than the plan: the pending and failed ranges that start above
+    // `head` and above every range done or in hand go, and the one across `head` ends
+    // there, so the plan ends at the head again and the head is followed, not waited for.
+    // Ranges done or in hand stay: a stale one is reopened (reopenStaleRange) or rolled
+    // back like any stored block. Returns how many ranges went.
+    int dropAbove(qint64 head);
 
     // Extends the lease; false when this process no longer owns the range.
     bool renew(const RangeClaim& claim);

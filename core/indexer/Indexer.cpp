@@ -296,9 +296,13 @@ void Indexer::onFetchFailure(const RangeClaim& range, const QString& error)
 std::optional<wire::FetchOutcome> Indexer::takeBatch(std::uint64_t from)
 {
     QDeadlineTimer deadline(m_config.rpcTimeout * 3);
+    // Renewed well within the lease (a short one included), or another writer takes the
+    // ranges over from a writer that is only waiting for its node.
+    const qint64 renewEvery =
+        std::max<qint64>(1, std::min<qint64>(kRenewSlice.count(), m_config.rangeLease.count() / 3));
     for (;;) {
         const auto slice =
-            std::min<qint64>(kRenewSlice.count(), std::max<qint64>(0, deadline.remainingTime()));
+            std::min<qint64>(renewEvery, std::max<qint64>(0, deadline.remainingTime()));
         auto outcome = pool().take(from, std::chrono::milliseconds(slice));
         if (outcome || deadline.hasExpired() || !pool().isNext(from) ||
             (m_config.stopToken && m_config.stopToken->stopRequested()))

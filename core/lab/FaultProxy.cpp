@@ -100,10 +100,42 @@ void FaultProxy::onReadyRead(QTcpSocket* s)
     }
 }
 
+FaultProxy::CallCounts FaultProxy::callCounts() const
+{
+    QMutexLocker lock(&m_countsMutex);
+    return m_counts;
+}
+
+void FaultProxy::count(const QByteArray& requestBody)
+{
+    const QJsonDocument doc = QJsonDocument::fromJson(requestBody);
+    const QJsonArray requests = doc.isArray() ? doc.array() : QJsonArray{doc.object()};
+    QMutexLocker lock(&m_countsMutex);
+    for (const QJsonValue& r : requests) {
+        const QString method = r.toObject().value(QLatin1String("method")).toString();
+        ++m_counts.calls[method.isEmpty() ? QStringLiteral("(not JSON-RPC)") : method];
+        if (method != QLatin1String("eth_getLogs"))
+            continue;
+        const QJsonObject filter =
+            r.toObject().value(QLatin1String("params")).toArray().first().toObject();
+        try {
+            const auto from = chain::hex::parseQuantityU63(filter.value(QLatin1String("fromBlock")),
+                                                           QStringLiteral("fromBlock"));
+            const auto to = chain::hex::parseQuantityU63(filter.value(QLatin1String("toBlock")),
+                                                         QStringLiteral("toBlock"));
+            m_counts.logsBlocks += to >= from ? qint64(to - from + 1) : 0;
+        } catch (const std::exception&) {
+            // a tag ("latest") or no range: a call, but no span to add
+        }
+    }
+}
+
 void FaultProxy::handle(QTcpSocket* s, const QByteArray& header, const QByteArray& body)
 {
     if (handleAdmin(s, header, body))
         return;
+    if (m_countCalls)
+        count(body);
     if (m_offline) {
         s->abort(); // a dead node: no reply at all
         return;

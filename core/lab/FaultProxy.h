@@ -4,6 +4,8 @@
 
 #include <QHash>
 #include <QJsonObject>
+#include <QMap>
+#include <QMutex>
 #include <QObject>
 #include <QPointer>
 #include <QRandomGenerator>
@@ -94,6 +96,17 @@ public:
     void setMaxAddresses(int n) { m_maxAddresses = n; }
     qint64 refusedAddressLists() const { return m_refusedAddressLists; }
 
+    // What the proxy was asked: requests per JSON-RPC method (each one of a batch), and the
+    // blocks its eth_getLogs calls spanned. Counted only once switched on (each request is
+    // parsed for it); read from any thread.
+    struct CallCounts
+    {
+        QMap<QString, qint64> calls;
+        qint64 logsBlocks = 0;
+    };
+    void setCountCalls(bool count) { m_countCalls = count; }
+    CallCounts callCounts() const;
+
     QJsonObject knobs() const;
     // Applies the keys present in `changes`; returns an error text for a bad value.
     QString applyKnobs(const QJsonObject& changes);
@@ -112,6 +125,7 @@ private:
     // Writes `data` a few bytes at a time, at m_trickleBps.
     void trickle(QTcpSocket* socket, const QByteArray& data);
     bool handleAdmin(QTcpSocket* socket, const QByteArray& header, const QByteArray& body);
+    void count(const QByteArray& requestBody);
     QByteArray injectedError(const QByteArray& requestBody);
     // The refusal for a single eth_getLogs request from m_refuseLogsFrom, if this is one.
     std::optional<QByteArray> refusedLogs(const QByteArray& requestBody);
@@ -146,6 +160,9 @@ private:
     qint64 m_injectedErrors = 0;
     qint64 m_cappedReplies = 0;
     int m_wording = 0;
+    std::atomic<bool> m_countCalls{false};
+    mutable QMutex m_countsMutex;
+    CallCounts m_counts;
 };
 
 } // namespace forkscope::lab

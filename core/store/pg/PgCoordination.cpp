@@ -55,15 +55,28 @@ QList<indexer::RangeClaim> PgCoordination::claim(const std::optional<indexer::Ch
                                                  std::uint64_t size, int depth)
 {
     const std::uint64_t start = cp ? cp->startBlock : from;
+    size = std::max<std::uint64_t>(1, size);
+    // Ranges in hand that end past the head were taken when the chain was taller (a
+    // rollback, a reorg to a shorter branch, a lagging node): given back, to be taken again
+    // cut at the head. Fetched as they were, the node would answer them short.
+    for (qsizetype i = m_held.size() - 1; i >= 0; --i)
+        if (m_held[i].to > head) {
+            m_claims.release(held(m_held[i]));
+            m_held.removeAt(i);
+        }
     // Far behind what is planned: the blocks up to the head are cut into ranges for every
     // writer to claim. The last stretch below the head is left to the writer that leads it.
+    // Planned past the head: the chain is shorter than when it was planned, and the plan is
+    // cut back to it, or every writer would wait for ranges the chain no longer has.
     const std::optional<qint64> planned = plannedTo(m_db, m_env, m_chain);
     const std::uint64_t next = planned ? std::uint64_t(*planned + 1) : start;
     if (head >= next && head - next + 1 > 2 * size)
-        m_claims.plan(qint64(start), qint64(head), qint64(std::max<std::uint64_t>(1, size)));
+        m_claims.plan(qint64(start), qint64(head), qint64(size));
+    else if (planned && std::uint64_t(*planned) > head)
+        m_claims.dropAbove(qint64(head));
     bool reopened = false;
     while (m_held.size() < depth) {
-        const std::optional<coord::RangeClaim> c = m_claims.claim(qint64(head));
+        const std::optional<coord::RangeClaim> c = m_claims.claim(qint64(head), qint64(size));
         if (c) {
             m_held.append(fromCoord(*c));
             continue;
@@ -84,11 +97,8 @@ QList<indexer::RangeClaim> PgCoordination::claim(const std::optional<indexer::Ch
 
 bool PgCoordination::rangesOpen(std::uint64_t from)
 {
-    return m_db.run("coord_open_from",
-                    "SELECT EXISTS (SELECT 1 FROM range_store WHERE environment_id = $1 AND "
-                    "chain_id = $2 AND to_block >= $3)",
-                    {m_env, m_chain, QByteArray::number(qulonglong(from))})
-               .text(0, 0) == "t";
+    const std::optional<qint64> planned = plannedTo(m_db, m_env, m_chain);
+    return planned && *planned >= qint64(from);
 }
 
 void PgCoordination::keepAlive()

@@ -255,7 +255,13 @@ indexer::CommitStats PgIndexStore::commit(const indexer::VerifiedBatch& batch,
     indexer::CommitStats stats = rows.stats();
     PgTransaction tx(*m_db);
     // The rows first, outside any lock another writer waits for: writers COPY side by side.
-    rows.copyInto(*m_db);
+    try {
+        copyRows(rows, first, last);
+    } catch (const indexer::CheckpointMovedError&) {
+        if (placement.range)
+            m_coordination->committed(*placement.range); // not this writer's any more
+        throw;
+    }
     // The children the batch's creation events announce go with the blocks that hold them.
     for (const wire::ChildCreation& c : batch.children)
         stats.children +=
@@ -345,6 +351,34 @@ indexer::CommitStats PgIndexStore::commit(const indexer::VerifiedBatch& batch,
     if (placement.range)
         m_coordination->committed(*placement.range);
     return stats;
+}
+
+void PgIndexStore::copyRows(const PgCommitRows& rows, std::uint64_t first, std::uint64_t last)
+{
+    try {
+        rows.copyInto(*m_db);
+    } catch (const PgError& e) {
+        if (e.sqlState() != "23505") // unique_violation
+            throw;
+        // The transaction is aborted: asked outside it. Rows no range done says whose are
+        // not another writer's: an inconsistency, left to stop this writer loudly.
+        m_db->rollback();
+        const bool another =
+            m_db->run("store_stored_meanwhile",
+                      "SELECT EXISTS (SELECT 1 FROM range_store WHERE environment_id = $1 AND "
+                      "chain_id = $2 AND status = 'done' AND from_block <= $4 AND to_block >= $3)",
+                      {m_env, m_chain, number(qint64(first)), number(qint64(last))})
+                .text(0, 0) == "t";
+        if (!another)
+            throw;
+        throw indexer::CheckpointMovedError(
+            QStringLiteral("blocks %1-%2 of %3 were stored by another writer meanwhile (a range "
+                           "taken over while this writer was slow, or planned while it followed "
+                           "the head); nothing of this batch written, looking again")
+                .arg(first)
+                .arg(last)
+                .arg(m_environmentId));
+    }
 }
 
 std::optional<chain::Hash32> PgIndexStore::storedHash(std::uint64_t block)

@@ -14,6 +14,7 @@ namespace forkscope::store::pg {
 
 class PgConnection;
 class PgContractReader;
+class PgCommitRows;
 class PgCoordination;
 
 // The engine's store on a shared PostgreSQL database (indexer::IndexStore), for any number
@@ -89,6 +90,11 @@ private:
     // hash, same log index) renders the key its delivered row kept: that row names the log
     // again and no second, pending row is left. Returns the rows that were found again.
     qint64 keepDeliveredKeys(std::uint64_t first, std::uint64_t last);
+    // The batch's rows, COPYed into the open transaction. Blocks another writer stored
+    // meanwhile (it took this writer's range over while this one was slow, or planned and
+    // stored them while this one followed the head) are CheckpointMovedError, the
+    // transaction rolled back: look again, as for any move of the checkpoint.
+    void copyRows(const PgCommitRows& rows, std::uint64_t first, std::uint64_t last);
 
     std::unique_ptr<PgConnection> m_db;
     QString m_restored;

@@ -6,11 +6,13 @@ namespace forkscope::store::pg {
 
 std::optional<qint64> plannedTo(PgConnection& db, const QByteArray& env, const QByteArray& chain)
 {
+    // Ranges never overlap, so the last one ends highest: one probe of the key, however many
+    // batches the head's follower has recorded.
     const PgResult r = db.run("ranges_planned_to",
-                              "SELECT max(to_block) FROM range_store WHERE environment_id = $1 "
-                              "AND chain_id = $2",
+                              "SELECT to_block FROM range_store WHERE environment_id = $1 AND "
+                              "chain_id = $2 ORDER BY from_block DESC LIMIT 1",
                               {env, chain});
-    if (r.isNull(0, 0))
+    if (r.rows() == 0)
         return std::nullopt;
     return r.int64(0, 0);
 }

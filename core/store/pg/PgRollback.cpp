@@ -7,6 +7,7 @@
 #include "PgContract.h"
 #include "PgEnvironmentRegistry.h"
 #include "PgIndexStore.h"
+#include "coord/BackfillClaims.h"
 #include "indexer/AbsenceAlertPlan.h"
 #include "indexer/CrashPoints.h"
 #include "indexer/IndexerErrors.h"
@@ -126,6 +127,10 @@ indexer::RollbackResult PgIndexStore::undoAbove(const indexer::Checkpoint& cp,
                            "re-reading it")
                 .arg(m_environmentId, m_sourceId)
                 .arg(cp.number));
+    // The ranges above the fork go with the rows: no range may be planned, cut or reopened
+    // meanwhile (a part added under this rollback's feet would outlive it as a hole nobody
+    // plans again). Taken before any stored row, as the planners that remove rows take it.
+    coord::BackfillClaims::lockPlanners(*m_db, m_env, m_chain);
     // Back to just below the first block when nothing stays: the first block's parent.
     chain::Hash32 forkHash = fork.hash;
     if (!fork.number) {
