@@ -58,10 +58,14 @@ public:
             // (so a node that keeps timing out is visible, not a silent "starting").
             QString counts;
             if (s.timeouts > 0)
-                counts += QStringLiteral(" [%1 timeout(s) so far]").arg(s.timeouts);
+                counts += QStringLiteral(" [%1 so far]")
+                              .arg(text::count(s.timeouts, QStringLiteral("timeout"),
+                                               QStringLiteral("timeouts")));
             if (s.inconsistencies > 0)
                 counts +=
-                    QStringLiteral(" [%1 inconsistent answer(s) so far]").arg(s.inconsistencies);
+                    QStringLiteral(" [%1 so far]")
+                        .arg(text::count(s.inconsistencies, QStringLiteral("inconsistent answer"),
+                                         QStringLiteral("inconsistent answers")));
             std::printf("state: %s: %s%s\n", qPrintable(indexer::IndexerStatus::stateName(s.state)),
                         qPrintable(s.message), qPrintable(counts));
             std::fflush(stdout);
@@ -102,14 +106,17 @@ private:
 void printSyncedSummary(const indexer::IndexerStatus& s, const indexer::IndexerConfig& config)
 {
     if (!config.abiPath.isEmpty())
-        std::printf("abi: %lld log(s) decoded, %lld unmatched or anonymous (kept raw), %lld failed "
-                    "to decode (kept raw, logs.decode_error)\n",
-                    static_cast<long long>(s.abiDecoded), static_cast<long long>(s.abiUnmatched),
-                    static_cast<long long>(s.abiFailures));
+        std::printf(
+            "abi: %s decoded, %lld unmatched or anonymous (kept raw), %lld failed "
+            "to decode (kept raw, logs.decode_error)\n",
+            qPrintable(text::count(s.abiDecoded, QStringLiteral("log"), QStringLiteral("logs"))),
+            static_cast<long long>(s.abiUnmatched), static_cast<long long>(s.abiFailures));
     if (s.decodeFailures > 0)
-        std::printf("note: %lld log(s) carried the Transfer topic but did not decode; kept raw in "
+        std::printf("note: %s the Transfer topic but did not decode; kept raw in "
                     "logs (decode_error), not counted as transfers\n",
-                    static_cast<long long>(s.decodeFailures));
+                    qPrintable(s.decodeFailures == 1
+                                   ? QStringLiteral("1 log carried")
+                                   : QStringLiteral("%1 logs carried").arg(s.decodeFailures)));
     std::printf("synced: checkpoint %llu at head %llu (%lld range halvings, %lld failed fetches "
                 "retried, %lld rejected batches, %lld absence suspicions, %lld timeouts, %lld "
                 "inconsistent answers)\n",

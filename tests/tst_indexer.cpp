@@ -158,7 +158,7 @@ void TestIndexer::abiDecodingOnTheFetchSide()
                              FORKSCOPE_SOURCE_DIR "/resources/contracts/DemoToken.json"});
     VERIFY_EXIT_OK(run);
     QVERIFY2(
-        run.out.contains("abi: 14 log(s) decoded, 0 unmatched or anonymous (kept raw), 2 failed"),
+        run.out.contains("abi: 14 logs decoded, 0 unmatched or anonymous (kept raw), 2 failed"),
         qPrintable(run.out));
     // One batch, well under a second: the progress line still reports the rate it had.
     QVERIFY2(run.out.contains(QRegularExpression("\\| [1-9]\\d* blocks/s [1-9]\\d* logs/s")),
@@ -483,7 +483,7 @@ void TestIndexer::syncFromScratch()
     VERIFY_EXIT_OK(run);
     QVERIFY2(run.out.contains(QRegularExpression("head \\d+ checkpoint \\d+ lag \\d+ \\|")),
              qPrintable(run.out));
-    QVERIFY2(run.out.contains("2 log(s) carried the Transfer topic but did not decode"),
+    QVERIFY2(run.out.contains("2 logs carried the Transfer topic but did not decode"),
              qPrintable(run.out));
     VERIFY_INVARIANTS(lab, "lab-1");
 

@@ -216,7 +216,7 @@ void TestUiModels::nodeRolesAndCounters()
     QCOMPARE(column(model, NodeTableModel::Timeouts), (QStringList{"5", "6"}));
     QCOMPARE(column(model, NodeTableModel::Latency), (QStringList{"5", "5"}));
     QCOMPARE(model.text(1, NodeTableModel::State),
-             QStringLiteral("dropping logs (2 time(s), last at block 77)"));
+             QStringLiteral("dropping logs (2 times, last at block 77)"));
     QCOMPARE(model.text(1, NodeTableModel::Error), QStringLiteral("fewer logs than the bloom"));
     // The state cell carries the Palette's colour and meaning; other cells do not.
     for (int r = 0; r < 2; ++r) {

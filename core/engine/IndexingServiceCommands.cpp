@@ -159,26 +159,30 @@ void IndexingService::verifyStoredData()
             } else if (const auto first = r.firstHole()) {
                 // A hole in committed data: loud and persistent until repaired.
                 const audit::AuditHole& hole = r.holes.first();
-                l.store->recordAlert(
-                    l.snap.endpoint, *first, r.holes.last().block,
-                    QStringLiteral("stored data has %1 hole(s), the first %2 (found by "
-                                   "Verify stored data)")
-                        .arg(r.holeCount)
-                        .arg(hole.describe()),
-                    QStringLiteral("audit"));
+                l.store->recordAlert(l.snap.endpoint, *first, r.holes.last().block,
+                                     QStringLiteral("stored data has %1, the first %2 (found by "
+                                                    "Verify stored data)")
+                                         .arg(text::count(r.holeCount, QStringLiteral("hole"),
+                                                          QStringLiteral("holes")))
+                                         .arg(hole.describe()),
+                                     QStringLiteral("audit"));
                 emit logMessage(QStringLiteral("error"),
-                                QStringLiteral("verify: %1 hole(s) in blocks %2-%3, the first %4")
-                                    .arg(r.holeCount)
+                                QStringLiteral("verify: %1 in blocks %2-%3, the first %4")
+                                    .arg(text::count(r.holeCount, QStringLiteral("hole"),
+                                                     QStringLiteral("holes")))
                                     .arg(*first)
                                     .arg(r.holes.last().block)
                                     .arg(hole.describe()));
             } else if (r.balanceFindingCount > 0) {
-                emit logMessage(QStringLiteral("error"),
-                                QStringLiteral("verify: %1 balance(s) are not the sum of their "
-                                               "stored transfers, the first %2; a repair from "
-                                               "the checkpoint rebuilds them")
-                                    .arg(r.balanceFindingCount)
-                                    .arg(r.balanceFindings.first().describe()));
+                emit logMessage(
+                    QStringLiteral("error"),
+                    QStringLiteral("verify: %1 not the sum of their "
+                                   "stored transfers, the first %2; a repair from "
+                                   "the checkpoint rebuilds them")
+                        .arg(r.balanceFindingCount == 1
+                                 ? QStringLiteral("1 balance is")
+                                 : QStringLiteral("%1 balances are").arg(r.balanceFindingCount))
+                        .arg(r.balanceFindings.first().describe()));
             } else {
                 emit logMessage(QStringLiteral("warning"),
                                 QStringLiteral("verify: the chain moved on at block %1 (a reorg "

@@ -9,6 +9,7 @@
 #include "proof/ReceiptsProof.h"
 #include "rpc/EthClient.h"
 #include "rpc/RpcError.h"
+#include "text/Count.h"
 
 #include <QHash>
 #include <QSet>
@@ -77,14 +78,14 @@ QList<chain::LogEntry> CompletenessCheck::wholeBlock(const chain::BlockHeader& h
     if (chain::bloom::of(logs) != header.logsBloom)
         throw SuspectedTruncationError(
             header.number,
-            QStringLiteral("node %1 does not return every log of block %2: the %3 log(s) it "
+            QStringLiteral("node %1 does not return every log of block %2: the %3 it "
                            "returns for the block's hash do not reproduce the header's "
                            "logsBloom, which the block hash commits to, so it is hiding logs "
                            "of that block. Nothing from this range was committed; index from "
                            "another node (forkscope repair --rpc OTHER) or ask the provider")
                 .arg(m_eth.endpointText())
                 .arg(header.number)
-                .arg(logs.size()),
+                .arg(text::count(logs.size(), QStringLiteral("log"), QStringLiteral("logs"))),
             m_eth.endpointText());
     return logs;
 }
@@ -143,11 +144,12 @@ CompletenessCheck::Verdict CompletenessCheck::check(const QList<chain::LogEntry>
         const chain::BlockHeader* h = byNumber.value(n);
         if (!h)
             throw ReplyMismatchError(
-                QStringLiteral("node %1 returned a log of block %2, outside the %3 header(s) "
+                QStringLiteral("node %1 returned a log of block %2, outside the %3 "
                                "of its range; nothing from this batch is committed")
                     .arg(m_eth.endpointText())
                     .arg(n)
-                    .arg(headers.size()));
+                    .arg(text::count(headers.size(), QStringLiteral("header"),
+                                     QStringLiteral("headers"))));
         return *h;
     };
 
@@ -315,7 +317,7 @@ QList<chain::LogEntry> CompletenessCheck::settle(const chain::BlockHeader& heade
             throw;
         throw SuspectedTruncationError(
             header.number,
-            QStringLiteral("suspected truncation: block %3: node %1 returned %2 log(s) of ours "
+            QStringLiteral("suspected truncation: block %3: node %1 returned %2 of ours "
                            "for it, as many as the most it has returned in one eth_getLogs "
                            "reply, so a silent cap at %2 cannot be ruled out: no wider query "
                            "returned more, and it does not serve eth_getBlockReceipts to prove "
@@ -323,7 +325,7 @@ QList<chain::LogEntry> CompletenessCheck::settle(const chain::BlockHeader& heade
                            "node without that cap, or one that serves eth_getBlockReceipts (or, "
                            "if you know the node never cuts a reply, pass --log-cap 0)")
                 .arg(node)
-                .arg(got.size())
+                .arg(text::count(got.size(), QStringLiteral("log"), QStringLiteral("logs")))
                 .arg(header.number)
                 .arg(e.error().message),
             node);

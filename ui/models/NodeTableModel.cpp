@@ -95,7 +95,9 @@ QList<NodeTableModel::Row> NodeTableModel::rowsOf(const engine::EngineStatus& s)
              n.state,
              {n.url,
               n.state == health::NodeState::DroppingLogs && n.lastDropBlock
-                  ? tr("dropping logs (%n time(s), last at block %1)", nullptr, int(n.droppedLogs))
+                  ? (n.droppedLogs == 1
+                         ? tr("dropping logs (once, last at block %1)")
+                         : tr("dropping logs (%1 times, last at block %2)").arg(n.droppedLogs))
                         .arg(*n.lastDropBlock)
                   : health::nodeStateName(n.state),
               n.head ? QString::number(*n.head) : tr("unknown"),
