@@ -81,6 +81,24 @@ bool stepUntilSynced(const std::vector<InProcessWriter*>& writers, int rounds = 
     return false;
 }
 
+// The environment's stored logs through the hex view, each as "block/index/<column>", and
+// how many rows there were (a set hides a row stored twice).
+std::pair<QSet<QString>, int> storedLogKeys(PgConnection& db, const QString& env,
+                                            const char* column)
+{
+    const QByteArray name = QByteArray("t_log_keys_") + column;
+    const QByteArray sql = QByteArray("SELECT block_number, log_index, ") + column +
+                           " FROM logs WHERE environment_id = $1";
+    const auto stored = db.run(name.constData(), sql.constData(), {env.toUtf8()});
+    QSet<QString> keys;
+    for (int i = 0; i < stored.rows(); ++i)
+        keys.insert(QStringLiteral("%1/%2/%3")
+                        .arg(stored.int64(i, 0))
+                        .arg(stored.int64(i, 1))
+                        .arg(QString::fromUtf8(stored.text(i, 2))));
+    return {keys, stored.rows()};
+}
+
 } // namespace
 
 class TestSharedBackfill : public QObject
@@ -177,18 +195,9 @@ void TestSharedBackfill::checkAgainstNode(PgConnection& db_, const QString& env,
             expectedValue[t->contract.toHex()] += t->value;
     }
     // Through the read surface: the hex views, which show only what the checkpoint covers.
-    const auto stored = db->run("t_logs",
-                                "SELECT block_number, log_index, tx_hash FROM logs WHERE "
-                                "environment_id = $1",
-                                {env.toUtf8()});
-    QSet<QString> got;
-    for (int i = 0; i < stored.rows(); ++i)
-        got.insert(QStringLiteral("%1/%2/%3")
-                       .arg(stored.int64(i, 0))
-                       .arg(stored.int64(i, 1))
-                       .arg(QString::fromUtf8(stored.text(i, 2))));
-    QCOMPARE(stored.rows(), nodeLogs.size()); // nothing doubled
-    QCOMPARE(got, expected);                  // nothing missing, nothing invented
+    const auto [got, rows] = storedLogKeys(*db, env, "tx_hash");
+    QCOMPARE(rows, nodeLogs.size()); // nothing doubled
+    QCOMPARE(got, expected);         // nothing missing, nothing invented
     const auto sums = db->run("t_sums",
                               "SELECT contract, sum(value::numeric)::text FROM transfer_events "
                               "WHERE environment_id = $1 GROUP BY contract",
@@ -913,17 +922,8 @@ void TestSharedBackfill::aChainShorterThanThePlanIsIndexedToItsHead()
     for (const chain::LogEntry& l : lab.eth().getLogs(f))
         expected.insert(
             QStringLiteral("%1/%2/%3").arg(l.blockNumber).arg(l.logIndex).arg(l.blockHash.toHex()));
-    const auto stored = db->run("t_shorter_logs",
-                                "SELECT block_number, log_index, block_hash FROM logs WHERE "
-                                "environment_id = $1",
-                                {env.toUtf8()});
-    QSet<QString> got;
-    for (int i = 0; i < stored.rows(); ++i)
-        got.insert(QStringLiteral("%1/%2/%3")
-                       .arg(stored.int64(i, 0))
-                       .arg(stored.int64(i, 1))
-                       .arg(QString::fromUtf8(stored.text(i, 2))));
-    QCOMPARE(stored.rows(), expected.size());
+    const auto [got, rows] = storedLogKeys(*db, env, "block_hash");
+    QCOMPARE(rows, expected.size());
     QCOMPARE(got, expected);
     QVERIFY(expected.size() > 40);
 }
