@@ -787,7 +787,7 @@ void TestIndexer::badArguments_data()
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("mentions");
     const QStringList base{"index", "--rpc", "http://127.0.0.1:1", "--db", "/tmp/x.sqlite", "--env", "e"};
-    QTest::newRow("no contract") << base << "--contract is required";
+    QTest::newRow("no contract") << base << "--contract (or --factory) is required";
     QTest::newRow("short address") << base + QStringList{"--contract", "0x1234"} << "--contract";
     QTest::newRow("negative from-block")
         << base + QStringList{"--contract", "0x5fbdb2315678afecb367f032d93f642f64180aa3", "--from-block", "-5"}
