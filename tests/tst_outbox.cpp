@@ -220,6 +220,23 @@ void TestOutbox::reorgDropsUndeliveredAndRetractsDelivered()
         QVERIFY(deliveredBefore.contains(k.mid(8))); // each names a row the consumer had
     const QStringList problems = lab.verify("env");
     QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
+
+    // A deeper reorg over the rows already retracted: it counts, and retracts, only the
+    // rows delivered since, never the earlier ones again.
+    lab.reorg(7);
+    VERIFY_EXIT_OK(
+        lab.runIndex("env", {"--exit-when-synced", "--poll-ms", kPollMs, "--confirmations", "0",
+                             "--webhook", hook.url().toString()}));
+    QSet<QByteArray> secondRetractions;
+    for (const auto& r : hook.requests())
+        if (r.idempotencyKey.startsWith("retract:") && r.status == 200 &&
+            !retractions.contains(r.idempotencyKey))
+            secondRetractions << r.idempotencyKey;
+    QVERIFY(!secondRetractions.isEmpty());
+    QCOMPARE(lab.count("SELECT delivered_outbox_rows FROM reorg_events ORDER BY id DESC LIMIT 1"),
+             qint64(secondRetractions.size()));
+    const QStringList after = lab.verify("env");
+    QVERIFY2(after.isEmpty(), qPrintable(after.join('\n')));
 }
 
 void TestOutbox::killBetweenConfirmationAndBookkeeping()

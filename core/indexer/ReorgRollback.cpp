@@ -153,9 +153,12 @@ RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fo
     }
     // The rendered rows go with their logs in step 2; they count as dropped like stored ones.
     r.outboxDropped += r.transfersRemoved - storedTransferRows;
+    // Delivered rows an earlier reorg already retracted have lost their log (log_index is
+    // NULL): they are not this reorg's to count again.
     r.deliveredAffected = int64Of(QStringLiteral("SELECT count(*) FROM outbox_store WHERE "
                                                  "environment_id = ? AND chain_id = ? AND "
-                                                 "block_number > ?"),
+                                                 "block_number > ? AND delivered_at IS NOT NULL "
+                                                 "AND log_index IS NOT NULL"),
                                   scope);
     if (r.deliveredAffected > 0) {
         // A consumer already acted on those: give it a compensating "retracted" message for

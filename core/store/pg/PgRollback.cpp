@@ -155,10 +155,12 @@ indexer::RollbackResult PgIndexStore::undoAbove(const indexer::Checkpoint& cp,
                   "AND block_number > $3 AND block_number <= $4 AND transfer_value IS NOT NULL",
                   scope + QList<QByteArray>{cpText})
             .int64(0, 0);
+    // Rows an earlier reorg already retracted have lost their log: not counted again.
     r.deliveredAffected =
         m_db->run("rollback_delivered",
                   "SELECT count(*) FROM outbox_store WHERE environment_id = $1 AND chain_id = $2 "
-                  "AND block_number > $3 AND delivered_at IS NOT NULL",
+                  "AND block_number > $3 AND delivered_at IS NOT NULL AND log_index IS NOT "
+                  "NULL",
                   scope)
             .int64(0, 0);
     r.reorgId = m_db->run("rollback_event",
