@@ -108,19 +108,6 @@ QString ReorgEventStore::transferKey(const QString& txHash, const QString& contr
     return QStringList{txHash, contract, from, to, value}.join(QLatin1Char('|'));
 }
 
-QHash<QString, int> ReorgEventStore::transfersAbove(const QString& environmentId, qint64 block)
-{
-    QSqlQuery q = m_db.run(QStringLiteral("SELECT tx_hash, contract, from_addr, to_addr, value "
-                                          "FROM transfer_events WHERE environment_id = ? AND "
-                                          "block_number > ?"),
-                           {environmentId, block});
-    QHash<QString, int> out;
-    while (q.next())
-        ++out[transferKey(q.value(0).toString(), q.value(1).toString(), q.value(2).toString(),
-                          q.value(3).toString(), q.value(4).toString())];
-    return out;
-}
-
 QHash<qint64, QHash<QString, qint64>> ReorgEventStore::diffCounts(const QString& environmentId,
                                                                   quint64 chainId)
 {

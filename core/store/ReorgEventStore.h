@@ -48,10 +48,8 @@ public:
     // In (kind, block, log index) order, or in insertion order with `insertionOrder`.
     QList<ReorgDiffRow> diffItems(const QString& environmentId, qint64 reorgId, int limit,
                                   bool insertionOrder = false);
-    // The Transfers stored now above `block`, each as "tx|contract|from|to|value": what a
-    // rollback's removed transfers are matched against to say whether the re-indexed chain
-    // has them again. A range scan of the fork's height and up, not of the table.
-    QHash<QString, int> transfersAbove(const QString& environmentId, qint64 block);
+    // A Transfer as "tx|contract|from|to|value": how a rollback's removed Transfers are
+    // matched against those stored now to say whether the re-indexed chain has them again.
     static QString transferKey(const QString& txHash, const QString& contract, const QString& from,
                                const QString& to, const QString& value);
     // reorg id -> kind -> rows, for every reorg of the environment.

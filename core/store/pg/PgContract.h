@@ -48,8 +48,6 @@ QByteArray pgViewSelect(const QString& name);
 // The channel every checkpoint move is announced on, at commit: a JSON object
 // {"env", "chainId", "source", "block", "hash", "reorg"} (reorg: it moved backwards).
 constexpr const char* kCheckpointChannel = "forkscope_checkpoint";
-// And every statement that marks outbox rows delivered or failed, at commit (no payload).
-constexpr const char* kOutboxChannel = "forkscope_outbox";
 
 // SQL over a log_store row aliased `l` (or any row with block_number, block_hash and
 // log_index under `alias`): a Transfer's outbox event key and JSON payload, the same text
