@@ -313,11 +313,11 @@ void PlotPanel::noteEnvironment(const QString& environmentId, double timeSecs)
     label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
     label->setText(tr("new environment"));
     label->setColor(Qt::gray);
-    m_segmentMarks.append({line, label});
+    m_segmentMarks.append({timeSecs, line, label});
     // Bounded, as everything that grows: the oldest marks go.
     while (m_segmentMarks.size() > kMaxSegmentMarks) {
-        m_plot->removeItem(m_segmentMarks.first().first);
-        m_plot->removeItem(m_segmentMarks.first().second);
+        m_plot->removeItem(m_segmentMarks.first().line);
+        m_plot->removeItem(m_segmentMarks.first().label);
         m_segmentMarks.removeFirst();
     }
     m_plot->replot(QCustomPlot::rpQueuedReplot);
@@ -407,8 +407,7 @@ void PlotPanel::rescaleValues()
     // chain's heights (thousands) would flatten the new one's at the bottom of the axis.
     QCPRange x = m_plot->xAxis->range();
     if (!m_segmentMarks.isEmpty()) {
-        const double mark =
-            static_cast<QCPItemStraightLine*>(m_segmentMarks.last().first)->point1->coords().x();
+        const double mark = m_segmentMarks.last().at;
         if (mark > x.lower && mark < x.upper)
             x.lower = mark;
     }

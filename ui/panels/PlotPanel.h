@@ -141,8 +141,14 @@ private:
     QList<QCPBars*> m_bars;
     QList<QStringList> m_barLabels;
     QString m_environment; // the environment the series are of
-    QList<QPair<QCPAbstractItem*, QCPAbstractItem*>> m_segmentMarks; // line and label
-    double m_latest = 0;                                             // newest time seen
+    struct SegmentMark
+    {
+        double at; // seconds, where the new environment starts
+        QCPAbstractItem* line;
+        QCPAbstractItem* label;
+    };
+    QList<SegmentMark> m_segmentMarks;
+    double m_latest = 0;       // newest time seen
     double m_earliest = 0;     // oldest time seen, for Fit and All
     bool m_valuesDirty = true; // data or time range changed: value axes to rescale
 };
