@@ -7,12 +7,16 @@
 #     the PDF report is set in, poppler-utils (pdfinfo, pdftotext) for the report tests, and
 #     PostgreSQL 15 with libpq for the team backend's throwaway clusters (no system cluster).
 #   - anvil (the devnet) from the npm registry into .deps/anvil/ inside the checkout.
+#   - Ponder, a third-party indexer the lab runs and audits, from the npm registry into
+#     .deps/ponder/, at the versions resources/indexers/ponder/package-lock.json pins.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ANVIL_VERSION="1.7.1"
 ANVIL_PREFIX="${here}/.deps/anvil"
 ANVIL_BIN="${ANVIL_PREFIX}/node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil"
+PONDER_SOURCE="${here}/resources/indexers/ponder"
+PONDER_PREFIX="${here}/.deps/ponder"
 
 APT_PACKAGES=(
   g++ lld cmake ninja-build make
@@ -74,4 +78,14 @@ if [[ ! -x "${ANVIL_BIN}" ]]; then
     "@foundry-rs/anvil-linux-amd64@${ANVIL_VERSION}"
 fi
 "${ANVIL_BIN}" --version >/dev/null
-echo "bootstrap: ok (anvil at ${ANVIL_BIN})"
+
+# Installed again only when the pinned lock changes.
+if ! cmp -s "${PONDER_SOURCE}/package-lock.json" "${PONDER_PREFIX}/package-lock.json" ||
+   [[ ! -x "${PONDER_PREFIX}/node_modules/.bin/ponder" ]]; then
+  echo "bootstrap: installing Ponder (pinned) from npm into ${PONDER_PREFIX}"
+  mkdir -p "${PONDER_PREFIX}"
+  cp "${PONDER_SOURCE}/package.json" "${PONDER_SOURCE}/package-lock.json" "${PONDER_PREFIX}/"
+  # In its folder: `npm ci --prefix` does not read the lock there.
+  (cd "${PONDER_PREFIX}" && npm ci --no-audit --no-fund --loglevel=error)
+fi
+echo "bootstrap: ok (anvil at ${ANVIL_BIN}, ponder at ${PONDER_PREFIX})"
