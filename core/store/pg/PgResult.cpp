@@ -53,6 +53,17 @@ void PgResult::check(int row, int column) const
                           .arg(column));
 }
 
+QByteArray PgResult::columnName(int column) const
+{
+    return column >= 0 && column < columns() ? QByteArray(PQfname(m_result, column)) : QByteArray();
+}
+
+bool PgResult::isBytea(int column) const
+{
+    constexpr Oid kByteaOid = 17; // pg_type.oid of bytea, fixed in every PostgreSQL
+    return column >= 0 && column < columns() && PQftype(m_result, column) == kByteaOid;
+}
+
 bool PgResult::isNull(int row, int column) const
 {
     check(row, column);

@@ -26,6 +26,10 @@ public:
     // Rows an INSERT/UPDATE/DELETE touched.
     qint64 affected() const;
 
+    // A column's name as the query spelled it, and whether it is bytea (its text is "\x...").
+    QByteArray columnName(int column) const;
+    bool isBytea(int column) const;
+
     bool isNull(int row, int column) const;
     QByteArray text(int row, int column) const;
     qint64 int64(int row, int column) const;
