@@ -1,5 +1,6 @@
 #include "LabCommand.h"
 #include "CommandLine.h"
+#include "LabRunCommand.h"
 #include "config/SettingsValidation.h"
 #include "lab/EnvironmentBook.h"
 #include "lab/LabReset.h"
@@ -15,6 +16,9 @@ namespace forkscope::app {
 
 int runLabCommand(const QStringList& arguments)
 {
+    const qsizetype at = arguments.indexOf(QStringLiteral("lab"));
+    if (at >= 0 && arguments.value(at + 1) == QLatin1String("run"))
+        return runLabRunCommand(arguments);
     QCommandLineParser p;
     p.setApplicationDescription(QStringLiteral(
         "lab reset: reset the anvil devnet at --rpc to a fresh genesis, archive the "
@@ -54,12 +58,14 @@ int runLabCommand(const QStringList& arguments)
     }
     const QStringList positional = p.positionalArguments();
     if (positional.size() < 2) {
-        printError(
-            QStringLiteral("lab: expected an action: `forkscope lab reset --db FILE --rpc URL`"));
+        printError(QStringLiteral("lab: expected an action: `forkscope lab reset --db FILE --rpc "
+                                  "URL` or `forkscope lab run --indexer COMMAND --scenario "
+                                  "NAME`"));
         return ExitUsage;
     }
     if (positional.at(1) != QLatin1String("reset") || positional.size() > 2) {
-        printError(QStringLiteral("lab: unknown action `%1`; the lab action is `reset`")
+        printError(QStringLiteral("lab: unknown action `%1`; the lab actions are `reset` and "
+                                  "`run`")
                        .arg(positional.mid(1).join(QLatin1Char(' '))));
         return ExitUsage;
     }

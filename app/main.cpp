@@ -25,6 +25,7 @@ const char* kUsage =
     "       forkscope report --db FILE|URL [--env ID] --format json|csv|pdf --out FILE [--rpc "
     "URL]\n"
     "       forkscope lab reset --db FILE|URL --rpc URL [--env NEW_ID] [--archive ID]\n"
+    "       forkscope lab run --indexer COMMAND --scenario NAME --query SQL|--preset NAME\n"
     "       forkscope devnet [--port P] [--nodes N]\n"
     "       forkscope pg-lab [--port P]\n"
     "       forkscope verify --db FILE|URL --env ID --rpc URL [--from N] [--to M] [--receipts]\n"

@@ -117,6 +117,13 @@ void ForeignIndexer::kill()
     endProcess(0);
 }
 
+bool ForeignIndexer::waitForExit(int ms)
+{
+    if (!m_process || m_process->state() == QProcess::NotRunning)
+        return true;
+    return m_process->waitForFinished(ms) || m_process->state() == QProcess::NotRunning;
+}
+
 bool ForeignIndexer::isRunning() const
 {
     return m_process && m_process->state() != QProcess::NotRunning;

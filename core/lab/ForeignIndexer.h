@@ -56,6 +56,9 @@ public:
     void kill();
 
     bool isRunning() const;
+    // Waits up to `ms` for it to exit: true if it has (or was not running). The lab's wait
+    // between polls, which also notices an indexer that died.
+    bool waitForExit(int ms);
     qint64 processId() const;
     QString command() const { return m_command; }
     QString logPath() const;

@@ -1,0 +1,186 @@
+#include "LabRunCommand.h"
+
+#include "AuditQueryFlags.h"
+#include "CommandLine.h"
+#include "UnixSignalWatcher.h"
+#include "chain/ChainParseError.h"
+#include "lab/DevnetError.h"
+#include "lab/ForeignIndexer.h"
+#include "lab/PgLab.h"
+#include "lab/run/LabRun.h"
+
+#include <QSaveFile>
+#include <cstdio>
+
+namespace forkscope::app {
+
+namespace {
+
+struct LabRunFlags
+{
+    QCommandLineOption indexer{QStringLiteral("indexer"),
+                               QStringLiteral("The command that starts the indexer. It gets the "
+                                              "node in FORKSCOPE_RPC and {rpc}, the contracts, "
+                                              "the database URL (see docs/lab-run.md)."),
+                               QStringLiteral("COMMAND")};
+    QCommandLineOption scenario{
+        QStringLiteral("scenario"),
+        QStringLiteral("One of: %1.").arg(lab::labScenarioNames().join(QStringLiteral(", "))),
+        QStringLiteral("NAME")};
+    QCommandLineOption seed{QStringLiteral("seed"),
+                            QStringLiteral("The scenario's seed (default 1): the same seed plays "
+                                           "the same steps."),
+                            QStringLiteral("N")};
+    QCommandLineOption database{QStringLiteral("database"),
+                                QStringLiteral("Where the indexer stores (DATABASE_URL): a "
+                                               "postgresql:// URL or a SQLite file. Default: a "
+                                               "throwaway PostgreSQL cluster."),
+                                QStringLiteral("URL|FILE")};
+    QCommandLineOption confirmations{QStringLiteral("confirmations"),
+                                     QStringLiteral("Blocks the indexer waits before storing "
+                                                    "one (default 0): it has caught up at the "
+                                                    "head minus these."),
+                                     QStringLiteral("N")};
+    QCommandLineOption timeout{QStringLiteral("catch-up-timeout-ms"),
+                               QStringLiteral("How long to wait for the indexer to catch up "
+                                              "before each audit (default 120000)."),
+                               QStringLiteral("MS")};
+    QCommandLineOption receipts{QStringLiteral("receipts"),
+                                QStringLiteral("Audit with the receipts-root proof too.")};
+    QCommandLineOption json{QStringLiteral("json"),
+                            QStringLiteral("Write the timeline, the audits and the verdict as "
+                                           "JSON to FILE."),
+                            QStringLiteral("FILE")};
+    QCommandLineOption junit{QStringLiteral("junit"),
+                             QStringLiteral("Write JUnit XML (one testcase per audit) to FILE."),
+                             QStringLiteral("FILE")};
+    AuditQueryFlags audit;
+};
+
+bool writeFile(const QString& path, const QByteArray& doc)
+{
+    QSaveFile f(path);
+    if (!f.open(QIODevice::WriteOnly) || f.write(doc) != doc.size() || !f.commit()) {
+        printError(QStringLiteral("lab run: cannot write %1: %2").arg(path, f.errorString()));
+        return false;
+    }
+    return true;
+}
+
+// The options, or an error line (without the command's name) in `error`.
+lab::LabRun::Options parse(const QCommandLineParser& p, const LabRunFlags& f, QString* error)
+{
+    lab::LabRun::Options o;
+    if (const QString repeated = repeatedOption(
+            p, {&f.indexer, &f.scenario, &f.seed, &f.database, &f.confirmations, &f.timeout,
+                &f.json, &f.junit, &f.audit.query, &f.audit.preset, &f.audit.table});
+        !repeated.isEmpty()) {
+        *error = repeated;
+        return o;
+    }
+    for (const QCommandLineOption* required : {&f.indexer, &f.scenario})
+        if (!p.isSet(*required)) {
+            *error = QStringLiteral("--%1 is required").arg(required->names().first());
+            return o;
+        }
+    o.indexerCommand = p.value(f.indexer).trimmed();
+    if (o.indexerCommand.isEmpty()) {
+        *error = QStringLiteral("--indexer: expected the command that starts the indexer");
+        return o;
+    }
+    const auto scenario = lab::labScenarioNamed(p.value(f.scenario));
+    if (!scenario) {
+        *error = QStringLiteral("--scenario: `%1` is none of %2")
+                     .arg(p.value(f.scenario), lab::labScenarioNames().join(QStringLiteral(", ")));
+        return o;
+    }
+    o.scenario = *scenario;
+    o.query = f.audit.resolve(p, error);
+    if (!error->isEmpty())
+        return o;
+    try {
+        if (p.isSet(f.seed))
+            o.seed = quint32(blockNumberValue(QStringLiteral("--seed"), p.value(f.seed)));
+        if (p.isSet(f.confirmations))
+            o.confirmations =
+                blockNumberValue(QStringLiteral("--confirmations"), p.value(f.confirmations));
+        if (p.isSet(f.timeout))
+            o.catchUpTimeoutMs = int(std::min<std::uint64_t>(
+                blockNumberValue(QStringLiteral("--catch-up-timeout-ms"), p.value(f.timeout)),
+                24 * 3600 * 1000));
+    } catch (const chain::ChainParseError& e) {
+        *error = e.message();
+        return o;
+    }
+    o.database = p.value(f.database);
+    o.receipts = p.isSet(f.receipts);
+    return o;
+}
+
+} // namespace
+
+int runLabRunCommand(const QStringList& arguments)
+{
+    QCommandLineParser p;
+    p.setApplicationDescription(QStringLiteral(
+        "lab run: start another indexer against the lab's anvil (behind a fault proxy), put it "
+        "through a seeded scenario of reorgs and faults, and audit its table against the chain "
+        "after each step."));
+    p.addHelpOption();
+    p.addPositionalArgument(QStringLiteral("lab"), QStringLiteral("the command"));
+    p.addPositionalArgument(QStringLiteral("run"), QStringLiteral("the lab action"));
+    const LabRunFlags f;
+    for (const QCommandLineOption* o :
+         {&f.indexer, &f.scenario, &f.seed, &f.database, &f.confirmations, &f.timeout, &f.receipts,
+          &f.json, &f.junit})
+        p.addOption(*o);
+    f.audit.addTo(p);
+    if (!p.parse(arguments)) {
+        printError(QStringLiteral("lab run: ") + p.errorText());
+        return ExitUsage;
+    }
+    if (p.isSet(QStringLiteral("help"))) {
+        std::fputs(qPrintable(p.helpText()), stdout);
+        return ExitOk;
+    }
+    if (p.positionalArguments().size() > 2) {
+        printError(
+            QStringLiteral("lab run: unexpected argument `%1`").arg(p.positionalArguments().at(2)));
+        return ExitUsage;
+    }
+    QString error;
+    lab::LabRun::Options o = parse(p, f, &error);
+    if (!error.isEmpty()) {
+        printError(QStringLiteral("lab run: ") + error);
+        return ExitUsage;
+    }
+    UnixSignalWatcher watcher;
+    o.stopRequested = [] { return UnixSignalWatcher::requested(); };
+    o.onEvent = [](const lab::LabRunEvent& e) {
+        std::printf("%s\n", qPrintable(lab::labRunEventLine(e)));
+        std::fflush(stdout);
+    };
+    lab::LabRunResult r;
+    try {
+        lab::LabRun run(o);
+        r = run.run();
+    } catch (const lab::DevnetError& e) {
+        printError(QStringLiteral("lab run: the lab could not start: ") + e.message());
+        return ExitUsage;
+    } catch (const lab::PgLabError& e) {
+        printError(QStringLiteral("lab run: the lab could not start: ") + e.message());
+        return ExitUsage;
+    } catch (const lab::ForeignIndexerError& e) {
+        printError(QStringLiteral("lab run: ") + e.message());
+        return ExitUsage;
+    }
+    std::fputs(qPrintable(lab::labRunText(r, false)), stdout);
+    std::fflush(stdout);
+    if (p.isSet(f.json) && !writeFile(p.value(f.json), lab::labRunJson(r)))
+        return ExitUsage;
+    if (p.isSet(f.junit) && !writeFile(p.value(f.junit), lab::labRunJunit(r)))
+        return ExitUsage;
+    return r.passed() ? ExitOk : ExitFailure;
+}
+
+} // namespace forkscope::app

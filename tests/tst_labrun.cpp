@@ -1,0 +1,228 @@
+// `forkscope lab run`: a foreign indexer (Ponder, pinned, from npm) put through seeded
+// scenarios on the lab's anvil and audited after each step, as a user runs it from the
+// command line; and the scenarios' plans themselves.
+#include "IndexerLab.h"
+#include "lab/run/LabScenario.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QUuid>
+#include <QXmlStreamReader>
+#include <QtTest>
+
+using namespace forkscope;
+using namespace forkscope::test;
+
+namespace {
+
+QString ponderCommand()
+{
+    return QStringLiteral("exec bash '%1/resources/indexers/ponder/run.sh'")
+        .arg(QStringLiteral(FORKSCOPE_SOURCE_DIR));
+}
+
+// The lab's Ponder project stores the contract and the block hash too, so every token and
+// every orphaned row can be told.
+const QString kPonderQuery = QStringLiteral(
+    "SELECT block_number, log_index, block_hash, contract, \"from\", \"to\", amount AS value "
+    "FROM ponder_lab.transfer_event");
+
+// The processes whose environment holds FORKSCOPE_TEST_RUN_TAG=tag.
+QStringList processesTagged(const QString& tag)
+{
+    const QByteArray needle = "FORKSCOPE_TEST_RUN_TAG=" + tag.toLatin1();
+    QStringList out;
+    for (const QString& pid : QDir(QStringLiteral("/proc")).entryList(QDir::Dirs)) {
+        QFile f(QStringLiteral("/proc/%1/environ").arg(pid));
+        if (pid.toInt() > 0 && f.open(QIODevice::ReadOnly) &&
+            f.readAll().split('\0').contains(needle))
+            out << pid;
+    }
+    return out;
+}
+
+} // namespace
+
+class TestLabRun : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void plansAreSeeded_data();
+    void plansAreSeeded();
+    void badArgumentsGetOneLine_data();
+    void badArgumentsGetOneLine();
+    void anIndexerThatDiesStopsTheRun();
+    void ponderThroughAScenario_data();
+    void ponderThroughAScenario();
+};
+
+void TestLabRun::plansAreSeeded_data()
+{
+    QTest::addColumn<QString>("name");
+    for (const QString& n : lab::labScenarioNames())
+        QTest::newRow(qPrintable(n)) << n;
+}
+
+void TestLabRun::plansAreSeeded()
+{
+    QFETCH(QString, name);
+    const auto scenario = lab::labScenarioNamed(name);
+    QVERIFY(scenario);
+    QCOMPARE(lab::labScenarioName(*scenario), name);
+    QStringList first, again, other;
+    for (const auto& s : lab::planLabScenario(*scenario, 7))
+        first << s.describe();
+    for (const auto& s : lab::planLabScenario(*scenario, 7))
+        again << s.describe();
+    QCOMPARE(again, first);
+    const QList<lab::LabStep> plan = lab::planLabScenario(*scenario, 7);
+    QVERIFY(plan.last().audit); // every scenario ends with a verdict on what it did
+    int chain = 0;              // blocks of transfers above the tokens' deployments
+    for (const lab::LabStep& s : plan) {
+        if (s.action == lab::LabStep::Action::Transfers)
+            chain += s.count;
+        if (s.action == lab::LabStep::Action::Reorg) {
+            QVERIFY2(s.count < chain, qPrintable(s.describe())); // never the deployments
+            QVERIFY(s.offset < s.count);
+            if (*scenario == lab::LabScenario::ReorgStorm)
+                QVERIFY(s.count >= 1 && s.count <= 12);
+            if (*scenario == lab::LabScenario::DeepReorg)
+                QVERIFY(s.count >= 24 && s.count <= 40);
+        }
+    }
+    // Other seeds play other steps (for the scenarios that draw anything).
+    for (quint32 seed = 8; seed < 40 && other.isEmpty(); ++seed) {
+        QStringList steps;
+        for (const auto& s : lab::planLabScenario(*scenario, seed))
+            steps << s.describe();
+        if (steps != first)
+            other = steps;
+    }
+    QVERIFY(!other.isEmpty());
+}
+
+void TestLabRun::badArgumentsGetOneLine_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("expected");
+    const QStringList base{"lab", "run", "--indexer", "true", "--scenario", "reorg-storm"};
+    QTest::newRow("no indexer") << QStringList{"lab",         "run",      "--scenario",
+                                               "reorg-storm", "--preset", "ponder"}
+                                << "--indexer is required";
+    QTest::newRow("unknown scenario") << QStringList{"lab",        "run",   "--indexer", "true",
+                                                     "--scenario", "storm", "--preset",  "ponder"}
+                                      << "--scenario: `storm` is none of reorg-storm";
+    QTest::newRow("no query") << base << "give --query or --preset";
+    QTest::newRow("query and preset")
+        << base + QStringList{"--query", "SELECT 1", "--preset", "ponder"}
+        << "give --query or --preset";
+    QTest::newRow("bad seed") << base + QStringList{"--preset", "ponder", "--seed", "-1"}
+                              << "--seed";
+    QTest::newRow("empty indexer")
+        << QStringList{"lab",        "run",         "--indexer", " ",
+                       "--scenario", "reorg-storm", "--preset",  "ponder"}
+        << "--indexer: expected the command";
+}
+
+void TestLabRun::badArgumentsGetOneLine()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, expected);
+    const ProcessRun run = runForkscope(args);
+    QCOMPARE(run.exitCode, 2);
+    const QStringList lines = run.err.trimmed().split('\n');
+    QCOMPARE(lines.size(), 1);
+    QVERIFY2(lines.first().contains(expected), qPrintable(run.err));
+    QVERIFY2(run.out.isEmpty(), qPrintable(run.out)); // nothing was started
+}
+
+void TestLabRun::anIndexerThatDiesStopsTheRun()
+{
+    QTemporaryDir dir;
+    const QString json = dir.filePath(QStringLiteral("run.json"));
+    const ProcessRun run =
+        runForkscope({"lab", "run", "--indexer", "echo no such project; exit 3", "--scenario",
+                      "kill-restart", "--query", kPonderQuery, "--json", json});
+    QCOMPARE(run.exitCode, 1);
+    QVERIFY2(run.out.contains("the indexer exited on its own"), qPrintable(run.out));
+    QVERIFY2(run.out.contains("no such project"), qPrintable(run.out)); // its own words
+    QVERIFY2(run.out.contains("everything the lab started is stopped"), qPrintable(run.out));
+    QFile f(json);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonObject o = QJsonDocument::fromJson(f.readAll()).object();
+    QCOMPARE(o.value("passed").toBool(true), false);
+    QVERIFY(o.value("aborted").toString().contains("exited on its own"));
+}
+
+void TestLabRun::ponderThroughAScenario_data()
+{
+    QTest::addColumn<QString>("scenario");
+    QTest::addColumn<int>("exitCode");
+    QTest::addColumn<QString>("finding");
+    // Ponder follows reorgs: every audit of the storm is clean.
+    QTest::newRow("reorg storm") << "reorg-storm" << 0 << QString();
+    // Ponder believes a provider that cuts eth_getLogs short without a word: the Transfers
+    // it never received are missing, and stay missing after the cap is lifted.
+    QTest::newRow("silent log cap") << "silent-log-cap" << 1 << "missing";
+}
+
+void TestLabRun::ponderThroughAScenario()
+{
+    QFETCH(QString, scenario);
+    QFETCH(int, exitCode);
+    QFETCH(QString, finding);
+    QTemporaryDir dir;
+    const QString json = dir.filePath(QStringLiteral("run.json"));
+    const QString junit = dir.filePath(QStringLiteral("run.xml"));
+    // A tag every process of this run inherits, to find any left behind.
+    const QString tag = QUuid::createUuid().toString(QUuid::WithoutBraces);
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("FORKSCOPE_TEST_RUN_TAG"), tag);
+    const ProcessRun run =
+        runForkscope({"lab", "run", "--indexer", ponderCommand(), "--scenario", scenario, "--query",
+                      kPonderQuery, "--json", json, "--junit", junit},
+                     env, 400000);
+    QVERIFY2(run.finished, qPrintable(run.describe()));
+    QCOMPARE(run.exitCode, exitCode);
+    QVERIFY2(run.out.contains("everything the lab started is stopped"), qPrintable(run.out));
+
+    QFile f(json);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonObject o = QJsonDocument::fromJson(f.readAll()).object();
+    QCOMPARE(o.value("scenario").toString(), scenario);
+    QCOMPARE(o.value("passed").toBool(), exitCode == 0);
+    const QJsonArray audits = o.value("audits").toArray();
+    QVERIFY(audits.size() >= 2);
+    qint64 found = 0;
+    for (const QJsonValue& a : audits) {
+        QVERIFY2(a["caught_up"].toBool() || exitCode != 0, qPrintable(run.out));
+        found += a["audit"]["counts"][finding.isEmpty() ? "missing" : finding].toInteger();
+        if (exitCode == 0)
+            QVERIFY2(a["clean"].toBool(), qPrintable(run.out));
+    }
+    if (!finding.isEmpty())
+        QVERIFY2(found > 0, qPrintable(run.out));
+
+    QFile x(junit);
+    QVERIFY(x.open(QIODevice::ReadOnly));
+    QXmlStreamReader xml(&x);
+    int cases = 0, failures = 0;
+    while (!xml.atEnd()) {
+        xml.readNext();
+        if (xml.isStartElement() && xml.name() == QLatin1String("testcase"))
+            ++cases;
+        if (xml.isStartElement() && xml.name() == QLatin1String("failure"))
+            ++failures;
+    }
+    QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+    QCOMPARE(cases, audits.size());
+    QCOMPARE(failures > 0, exitCode != 0);
+    // Nothing the lab started outlives it.
+    QCOMPARE(processesTagged(tag), QStringList());
+}
+
+QTEST_GUILESS_MAIN(TestLabRun)
+#include "tst_labrun.moc"
