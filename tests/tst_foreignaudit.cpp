@@ -8,7 +8,9 @@
 #include "foreign/ForeignComparison.h"
 #include "foreign/ForeignValue.h"
 #include "indexer/TransferDecoder.h"
+#include "lab/FaultProxy.h"
 #include "lab/PgLab.h"
+#include "lab/ProxyLie.h"
 #include "store/pg/PgConnection.h"
 
 #include <QJsonArray>
@@ -66,6 +68,7 @@ chain::Hash32 hash(char fill)
 } // namespace
 
 Q_DECLARE_METATYPE(Tamper)
+Q_DECLARE_METATYPE(forkscope::lab::ProxyLie)
 Q_DECLARE_METATYPE(ForeignFinding::Kind)
 
 class TestForeignAudit : public QObject
@@ -88,6 +91,9 @@ private slots:
     void badQueryOrValueIsOneLine_data();
     void badQueryOrValueIsOneLine();
     void junitCarriesTheFindings();
+    void receiptsProveEveryBlockWithTransfers();
+    void aNodeThatLiesIsNamedNotBelieved_data();
+    void aNodeThatLiesIsNamedNotBelieved();
     void balancesAreTheSumsOfTheNodesTransfers_data();
     void balancesAreTheSumsOfTheNodesTransfers();
     void rowsOfAReorgedBlockAreOrphaned(); // last: it reorgs the chain
@@ -646,6 +652,74 @@ void TestForeignAudit::junitCarriesTheFindings()
     QCOMPARE(testcases, ForeignFinding::kKinds);
     QCOMPARE(failures, QStringList{"altered"});
     QVERIFY2(text.contains(truth.at(2).txHash) && text.contains(kStranger), qPrintable(text));
+}
+
+void TestForeignAudit::receiptsProveEveryBlockWithTransfers()
+{
+    const QString db = dbOf(QStringLiteral("sqlite"));
+    const QList<Row> truth = nodeRows();
+    writeGeneric(db, QStringLiteral("transfers"), truth);
+    const ProcessRun r = runForkscope(
+        auditArgs(db, {"--query", "SELECT * FROM transfers", "--receipts", "--format", "json"}));
+    QVERIFY2(r.exitCode == 0, qPrintable(r.describe()));
+    const QJsonObject o = json(r);
+    QCOMPARE(o.value("proof").toString(), "receipts");
+    QSet<std::uint64_t> blocks;
+    for (const Row& row : truth)
+        blocks.insert(row.block);
+    QCOMPARE(o.value("checked").toObject().value("proven_blocks").toInteger(), blocks.size());
+}
+
+void TestForeignAudit::aNodeThatLiesIsNamedNotBelieved_data()
+{
+    QTest::addColumn<lab::ProxyLie>("lie");
+    QTest::addColumn<bool>("dropLogs");
+    QTest::addColumn<bool>("receipts");
+    QTest::addColumn<QString>("named"); // empty: the receipts prove the table clean
+    QTest::newRow("eth_getLogs answers nothing")
+        << lab::ProxyLie::None << true << false << "hides logs of block";
+    QTest::newRow("eth_getLogs answers nothing, receipts prove the rows")
+        << lab::ProxyLie::None << true << true << "";
+    QTest::newRow("headers that do not link")
+        << lab::ProxyLie::UnlinkedHeaders << false << false << "headers that do not link";
+    QTest::newRow("logs of another block")
+        << lab::ProxyLie::WrongLogHash << false << false << "carrying block hash";
+    QTest::newRow("a log of an address not asked")
+        << lab::ProxyLie::ForeignLog << false << false << "not a Transfer of the contracts asked";
+}
+
+void TestForeignAudit::aNodeThatLiesIsNamedNotBelieved()
+{
+    QFETCH(lab::ProxyLie, lie);
+    QFETCH(bool, dropLogs);
+    QFETCH(bool, receipts);
+    QFETCH(QString, named);
+    const QString db = dbOf(QStringLiteral("sqlite"));
+    writeGeneric(db, QStringLiteral("transfers"), nodeRows());
+    lab::FaultProxy proxy(m_lab->devnet().url());
+    proxy.listen();
+    proxy.setLie(lie);
+    proxy.setDropLogs(dropLogs);
+    QStringList args{"audit",
+                     "--target",
+                     db,
+                     "--rpc",
+                     proxy.url().toString(),
+                     "--contract",
+                     m_token,
+                     "--query",
+                     "SELECT * FROM transfers"};
+    if (receipts)
+        args << "--receipts";
+    const ProcessRun r = runForkscope(args);
+    if (named.isEmpty()) {
+        QVERIFY2(r.exitCode == 0, qPrintable(r.describe()));
+        return;
+    }
+    QVERIFY2(r.exitCode == 2, qPrintable(r.describe()));
+    QVERIFY2(test::isOneLine(r.err.trimmed()), qPrintable(r.err));
+    QVERIFY2(r.err.contains(named) && r.err.contains("cannot serve as the reference"),
+             qPrintable(r.err));
 }
 
 void TestForeignAudit::balancesAreTheSumsOfTheNodesTransfers_data()

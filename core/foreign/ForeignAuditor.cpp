@@ -266,13 +266,13 @@ void ForeignAuditor::chunk(const QString& query, const ForeignColumns& columns, 
     QHash<std::uint64_t, QList<chain::LogEntry>> node;
     QSet<QPair<std::uint64_t, std::uint64_t>> seen;
     for (const chain::LogEntry& log : logs) {
-        checkNodeLog(log, headers.at(qsizetype(log.blockNumber - a)), asked);
         if (!isOurTransfer(log))
             untrusted(QStringLiteral("answered %1 with log %2 of block %3, not a Transfer of the "
                                      "contracts asked")
                           .arg(asked)
                           .arg(log.logIndex)
                           .arg(log.blockNumber));
+        checkNodeLog(log, headers.at(qsizetype(log.blockNumber - a)), asked);
         if (seen.contains(log.position()))
             untrusted(QStringLiteral("answered %1 with log %2 of block %3 twice")
                           .arg(asked)
