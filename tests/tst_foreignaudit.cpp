@@ -600,6 +600,12 @@ void TestForeignAudit::badQueryOrValueIsOneLine_data()
         row("a short recipient")
             << "SELECT id, block_number, log_index, contract, '0x1234' AS \"to\" FROM transfers"
             << "column `to` \"0x1234\" holds 2 bytes, not the 20 of an address";
+        row("a value over two lines")
+            << QStringLiteral(
+                   "SELECT id, block_number, log_index, contract, 'lo' || %1(10) || 'ts' "
+                   "AS value FROM transfers")
+                   .arg(QString::fromLatin1(backend) == "sqlite" ? "char" : "chr")
+            << "column `value` \"lo?ts\" is not an amount";
         row("a write") << "DELETE FROM transfers"
                        << "transfers";
     }
