@@ -210,12 +210,12 @@ void printText(const foreign::ForeignAuditResult& r, bool balances)
                 qPrintable(count(r.rowsRead, "row", "rows")),
                 static_cast<long long>(r.rowsOfOtherContracts));
     std::printf(
-        "checked: %s on the node in %lld blocks (%s, %lld blocks by hash with their "
-        "bloom recomputed)\n",
+        "checked: %s on the node in %lld blocks (%s, %s read whole by hash, the bloom "
+        "recomputed)\n",
         qPrintable(count(r.nodeTransfers, "Transfer", "Transfers")),
         static_cast<long long>(r.blocksWithTransfers),
         qPrintable(count(r.getLogsCalls, "eth_getLogs range call", "eth_getLogs range calls")),
-        static_cast<long long>(r.byHashFetches));
+        qPrintable(count(r.byHashFetches, "block", "blocks")));
     std::printf(
         "checked: blooms admitting a contract's Transfer with nothing found: %lld, of "
         "which %s\n",
