@@ -90,6 +90,8 @@ private slots:
     void presetLayoutsAreAudited();
     void badQueryOrValueIsOneLine_data();
     void badQueryOrValueIsOneLine();
+    void aPositionInItsTransactionStandsForTheLogIndex_data();
+    void aPositionInItsTransactionStandsForTheLogIndex();
     void junitCarriesTheFindings();
     void receiptsProveEveryBlockWithTransfers();
     void aNodeThatLiesIsNamedNotBelieved_data();
@@ -627,6 +629,46 @@ void TestForeignAudit::badQueryOrValueIsOneLine()
     // The table is as it was: nothing was written.
     const ProcessRun again = runForkscope(auditArgs(db, {"--query", "SELECT * FROM transfers"}));
     QVERIFY2(again.exitCode == 0, qPrintable(again.describe()));
+}
+
+void TestForeignAudit::aPositionInItsTransactionStandsForTheLogIndex_data()
+{
+    QTest::addColumn<QString>("backend");
+    QTest::addColumn<int>("shift"); // added to the third row's position
+    for (const char* backend : {"sqlite", "postgresql"}) {
+        QTest::addRow("%s, right", backend) << QString::fromLatin1(backend) << 0;
+        QTest::addRow("%s, a position past the transaction's logs", backend)
+            << QString::fromLatin1(backend) << 10;
+    }
+}
+
+// On this chain every block holds one transaction whose logs start at index 0, so a log's
+// position in its transaction is its log index.
+void TestForeignAudit::aPositionInItsTransactionStandsForTheLogIndex()
+{
+    QFETCH(QString, backend);
+    QFETCH(int, shift);
+    const QString db = dbOf(backend);
+    const QList<Row> truth = nodeRows();
+    writeGeneric(db, QStringLiteral("transfers"), truth);
+    const QString query =
+        QStringLiteral("SELECT block_number, tx_hash, CASE WHEN id = %1 THEN log_index + %2 ELSE "
+                       "log_index END AS tx_position, contract, \"from\", \"to\", value FROM "
+                       "transfers")
+            .arg(sqlText(truth.at(2).id))
+            .arg(shift);
+    const ProcessRun r = runForkscope(auditArgs(db, {"--query", query, "--format", "json"}));
+    const QJsonObject o = json(r);
+    if (shift == 0) {
+        QVERIFY2(r.exitCode == 0, qPrintable(r.describe()));
+        QCOMPARE(o.value("checked").toObject().value("rows").toInteger(), truth.size());
+        return;
+    }
+    QVERIFY2(r.exitCode == 1, qPrintable(r.describe()));
+    QCOMPARE(o.value("counts").toObject().value("extra").toInteger(), 1);
+    QCOMPARE(o.value("counts").toObject().value("missing").toInteger(), 1);
+    for (const QJsonValue& v : o.value("findings").toArray())
+        QCOMPARE(v.toObject().value("tx_hash").toString(), truth.at(2).txHash);
 }
 
 void TestForeignAudit::junitCarriesTheFindings()
