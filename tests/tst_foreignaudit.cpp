@@ -88,6 +88,8 @@ private slots:
     void tampersAreFoundAndNamed();
     void presetLayoutsAreAudited_data();
     void presetLayoutsAreAudited();
+    void usageErrorsAreOneLine_data();
+    void usageErrorsAreOneLine();
     void badQueryOrValueIsOneLine_data();
     void badQueryOrValueIsOneLine();
     void aPositionInItsTransactionStandsForTheLogIndex_data();
@@ -580,6 +582,47 @@ void TestForeignAudit::presetLayoutsAreAudited()
     QCOMPARE(f.value("kind").toString(), kind);
     QCOMPARE(f.value("block").toInteger(), qint64(truth.at(2).block));
     QCOMPARE(f.value("log_index").toInteger(), qint64(truth.at(2).logIndex));
+}
+
+void TestForeignAudit::usageErrorsAreOneLine_data()
+{
+    QTest::addColumn<QStringList>("extra"); // after --target, --rpc and --contract
+    QTest::addColumn<QString>("mentions");
+    QTest::newRow("no query") << QStringList{} << "give --query or --preset";
+    QTest::newRow("query and preset")
+        << QStringList{"--query", "SELECT 1", "--preset", "ponder"} << "give --query or --preset";
+    QTest::newRow("unknown preset")
+        << QStringList{"--preset", "graph"} << "--preset: `graph` is none of ponder, subsquid";
+    QTest::newRow("table without preset")
+        << QStringList{"--query", "SELECT 1", "--table", "t"} << "--table goes with --preset";
+    QTest::newRow("a table that is SQL") << QStringList{"--preset", "ponder", "--table", "t; DROP"}
+                                         << "--table: `t; DROP` is not a table name";
+    QTest::newRow("unknown format") << QStringList{"--query", "SELECT 1", "--format", "xml"}
+                                    << "--format: `xml` is none of text, json, junit";
+    QTest::newRow("out with text") << QStringList{"--query", "SELECT 1", "--out", "x"}
+                                   << "--out: expected a file, with --format json or junit";
+    QTest::newRow("from above to")
+        << QStringList{"--query", "SELECT 1", "--from-block", "9", "--to-block", "3"}
+        << "--from-block 9 is above --to-block 3";
+    QTest::newRow("target twice") << QStringList{"--query", "SELECT 1", "--target",
+                                                 "/nonexistent/x.sqlite"}
+                                  << "--target given 2 times";
+    QTest::newRow("a missing file") << QStringList{"--query", "SELECT 1"} << "no such file";
+}
+
+void TestForeignAudit::usageErrorsAreOneLine()
+{
+    QFETCH(QStringList, extra);
+    QFETCH(QString, mentions);
+    const QString target = QString::fromLatin1(QTest::currentDataTag()) == "a missing file"
+                               ? m_lab->tempPath(QStringLiteral("absent.sqlite"))
+                               : dbOf(QStringLiteral("sqlite"));
+    const ProcessRun r = runForkscope(auditArgs(target, extra));
+    QVERIFY2(r.exitCode == 2, qPrintable(r.describe()));
+    QVERIFY2(test::isOneLine(r.err.trimmed()), qPrintable(r.err));
+    QVERIFY2(r.err.contains(mentions), qPrintable(r.err));
+    QVERIFY2(!QFileInfo::exists(m_lab->tempPath(QStringLiteral("absent.sqlite"))),
+             "an audit never creates its target");
 }
 
 void TestForeignAudit::badQueryOrValueIsOneLine_data()
