@@ -42,6 +42,89 @@ struct AuditOptions
     QString out;
 };
 
+// --query, or --preset with --table: the query to audit.
+QString readQuery(const QCommandLineParser& p, AuditOptions& o)
+{
+    if (p.isSet(QStringLiteral("query")) == p.isSet(QStringLiteral("preset")))
+        return QStringLiteral("give --query or --preset (one of them)");
+    if (p.isSet(QStringLiteral("table")) && !p.isSet(QStringLiteral("preset")))
+        return QStringLiteral("--table goes with --preset (a --query names its own tables)");
+    if (p.isSet(QStringLiteral("query"))) {
+        o.query = p.value(QStringLiteral("query")).trimmed();
+        if (o.query.isEmpty())
+            return QStringLiteral("--query: expected a SQL query");
+    } else {
+        const auto named = foreign::presetNamed(p.value(QStringLiteral("preset")));
+        if (!named)
+            return QStringLiteral("--preset: `%1` is none of %2")
+                .arg(p.value(QStringLiteral("preset")),
+                     foreign::presetNames().join(QStringLiteral(", ")));
+        const QString name = p.isSet(QStringLiteral("table")) ? p.value(QStringLiteral("table"))
+                                                              : foreign::defaultTable(*named);
+        o.query = foreign::presetQuery(*named, name);
+        if (o.query.isEmpty())
+            return QStringLiteral("--table: `%1` is not a table name (letters, digits and "
+                                  "_, optionally schema.table)")
+                .arg(name);
+    }
+    return {};
+}
+
+// The node, the contracts, the range and the output.
+QString readValues(const QCommandLineParser& p, AuditOptions& o)
+{
+    const QString cmd = QStringLiteral("audit: ");
+    const auto url = config::httpUrl(p.value(QStringLiteral("rpc")));
+    if (!url)
+        return cmd + QStringLiteral("--rpc: ") +
+               *config::validateEndpoint(p.value(QStringLiteral("rpc")));
+    o.rpc = *url;
+    try {
+        for (const QString& a : p.values(QStringLiteral("contract"))) {
+            const auto address =
+                chain::Address::fromHex(a.trimmed().toLower(), QStringLiteral("--contract"));
+            if (!o.contracts.contains(address))
+                o.contracts.append(address);
+        }
+        if (p.isSet(QStringLiteral("from-block")))
+            o.from = blockNumberValue(QStringLiteral("--from-block"),
+                                      p.value(QStringLiteral("from-block")));
+        if (p.isSet(QStringLiteral("to-block")))
+            o.to =
+                blockNumberValue(QStringLiteral("--to-block"), p.value(QStringLiteral("to-block")));
+        if (p.isSet(QStringLiteral("confirmations")))
+            o.confirmations = blockNumberValue(QStringLiteral("--confirmations"),
+                                               p.value(QStringLiteral("confirmations")));
+    } catch (const chain::ChainParseError& e) {
+        return cmd + e.message();
+    }
+    if (o.from && o.to && *o.from > *o.to)
+        return cmd +
+               QStringLiteral("--from-block %1 is above --to-block %2").arg(*o.from).arg(*o.to);
+    o.receipts = p.isSet(QStringLiteral("receipts"));
+    if (p.isSet(QStringLiteral("balances-query"))) {
+        o.balancesQuery = p.value(QStringLiteral("balances-query")).trimmed();
+        if (o.balancesQuery.isEmpty())
+            return cmd + QStringLiteral("--balances-query: expected a SQL query");
+    }
+    const QString f = p.isSet(QStringLiteral("format")) ? p.value(QStringLiteral("format"))
+                                                        : QStringLiteral("text");
+    if (f == QLatin1String("text"))
+        o.format = Format::Text;
+    else if (f == QLatin1String("json"))
+        o.format = Format::Json;
+    else if (f == QLatin1String("junit"))
+        o.format = Format::Junit;
+    else
+        return cmd + QStringLiteral("--format: `%1` is none of text, json, junit").arg(f);
+    if (p.isSet(QStringLiteral("out"))) {
+        o.out = p.value(QStringLiteral("out"));
+        if (o.out.isEmpty() || o.format == Format::Text)
+            return cmd + QStringLiteral("--out: expected a file, with --format json or junit");
+    }
+    return {};
+}
+
 QString parse(const QStringList& arguments, AuditOptions& o, QString* help)
 {
     QCommandLineParser p;
@@ -129,72 +212,9 @@ QString parse(const QStringList& arguments, AuditOptions& o, QString* help)
     o.target = p.value(target);
     if (o.target.isEmpty())
         return cmd + QStringLiteral("--target: expected a SQLite file or a postgresql:// URL");
-    if (p.isSet(query) == p.isSet(preset))
-        return cmd + QStringLiteral("give --query or --preset (one of them)");
-    if (p.isSet(table) && !p.isSet(preset))
-        return cmd + QStringLiteral("--table goes with --preset (a --query names its own tables)");
-    if (p.isSet(query)) {
-        o.query = p.value(query).trimmed();
-        if (o.query.isEmpty())
-            return cmd + QStringLiteral("--query: expected a SQL query");
-    } else {
-        const auto named = foreign::presetNamed(p.value(preset));
-        if (!named)
-            return cmd +
-                   QStringLiteral("--preset: `%1` is none of %2")
-                       .arg(p.value(preset), foreign::presetNames().join(QStringLiteral(", ")));
-        const QString name = p.isSet(table) ? p.value(table) : foreign::defaultTable(*named);
-        o.query = foreign::presetQuery(*named, name);
-        if (o.query.isEmpty())
-            return cmd + QStringLiteral("--table: `%1` is not a table name (letters, digits and "
-                                        "_, optionally schema.table)")
-                             .arg(name);
-    }
-    const auto url = config::httpUrl(p.value(rpc));
-    if (!url)
-        return cmd + QStringLiteral("--rpc: ") + *config::validateEndpoint(p.value(rpc));
-    o.rpc = *url;
-    try {
-        for (const QString& a : p.values(contract)) {
-            const auto address =
-                chain::Address::fromHex(a.trimmed().toLower(), QStringLiteral("--contract"));
-            if (!o.contracts.contains(address))
-                o.contracts.append(address);
-        }
-        if (p.isSet(from))
-            o.from = blockNumberValue(QStringLiteral("--from-block"), p.value(from));
-        if (p.isSet(to))
-            o.to = blockNumberValue(QStringLiteral("--to-block"), p.value(to));
-        if (p.isSet(confirmations))
-            o.confirmations =
-                blockNumberValue(QStringLiteral("--confirmations"), p.value(confirmations));
-    } catch (const chain::ChainParseError& e) {
-        return cmd + e.message();
-    }
-    if (o.from && o.to && *o.from > *o.to)
-        return cmd +
-               QStringLiteral("--from-block %1 is above --to-block %2").arg(*o.from).arg(*o.to);
-    o.receipts = p.isSet(receipts);
-    if (p.isSet(balances)) {
-        o.balancesQuery = p.value(balances).trimmed();
-        if (o.balancesQuery.isEmpty())
-            return cmd + QStringLiteral("--balances-query: expected a SQL query");
-    }
-    const QString f = p.isSet(format) ? p.value(format) : QStringLiteral("text");
-    if (f == QLatin1String("text"))
-        o.format = Format::Text;
-    else if (f == QLatin1String("json"))
-        o.format = Format::Json;
-    else if (f == QLatin1String("junit"))
-        o.format = Format::Junit;
-    else
-        return cmd + QStringLiteral("--format: `%1` is none of text, json, junit").arg(f);
-    if (p.isSet(out)) {
-        o.out = p.value(out);
-        if (o.out.isEmpty() || o.format == Format::Text)
-            return cmd + QStringLiteral("--out: expected a file, with --format json or junit");
-    }
-    return {};
+    if (const QString error = readQuery(p, o); !error.isEmpty())
+        return cmd + error;
+    return readValues(p, o);
 }
 
 QString count(qint64 n, const char* one, const char* many)
@@ -210,12 +230,12 @@ void printText(const foreign::ForeignAuditResult& r, bool balances)
                 qPrintable(count(r.rowsRead, "row", "rows")),
                 static_cast<long long>(r.rowsOfOtherContracts));
     std::printf(
-        "checked: %s on the node in %lld blocks (%s, %lld blocks by hash with their "
-        "bloom recomputed)\n",
+        "checked: %s on the node in %lld blocks (%s, %s read whole by hash, the bloom "
+        "recomputed)\n",
         qPrintable(count(r.nodeTransfers, "Transfer", "Transfers")),
         static_cast<long long>(r.blocksWithTransfers),
         qPrintable(count(r.getLogsCalls, "eth_getLogs range call", "eth_getLogs range calls")),
-        static_cast<long long>(r.byHashFetches));
+        qPrintable(count(r.byHashFetches, "block", "blocks")));
     std::printf(
         "checked: blooms admitting a contract's Transfer with nothing found: %lld, of "
         "which %s\n",

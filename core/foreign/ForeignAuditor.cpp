@@ -32,8 +32,18 @@ std::optional<NodeTransfer> transferOf(const chain::LogEntry& log)
 ForeignAuditor::ForeignAuditor(ForeignTable& table, rpc::EthClient& eth,
                                QList<chain::Address> contracts)
     : m_table(table), m_eth(eth), m_contractList(std::move(contracts)),
-      m_contracts(m_contractList.cbegin(), m_contractList.cend())
+      m_contracts(m_contractList.cbegin(), m_contractList.cend()), m_logs(eth, m_contractList)
 {
+    m_logs.setTopics({{indexer::transferTopic()}});
+    m_logs.checkAnswer = [this](const QList<chain::LogEntry>& logs, std::uint64_t from,
+                                std::uint64_t to) {
+        for (const chain::LogEntry& log : logs)
+            if (log.blockNumber < from || log.blockNumber > to)
+                untrusted(QStringLiteral("answered eth_getLogs(%1..%2) with a log of block %3")
+                              .arg(from)
+                              .arg(to)
+                              .arg(log.blockNumber));
+    };
 }
 
 void ForeignAuditor::untrusted(const QString& what) const
@@ -249,30 +259,20 @@ void ForeignAuditor::chunk(const QString& query, const ForeignColumns& columns, 
         rows[row.block].append(std::move(row));
     });
 
-    wire::PartedLogReader reader(m_eth, m_contractList);
-    reader.setTopics({{indexer::transferTopic()}});
-    reader.checkAnswer = [this](const QList<chain::LogEntry>& logs, std::uint64_t from,
-                                std::uint64_t to) {
-        for (const chain::LogEntry& log : logs)
-            if (log.blockNumber < from || log.blockNumber > to)
-                untrusted(QStringLiteral("answered eth_getLogs(%1..%2) with a log of block %3")
-                              .arg(from)
-                              .arg(to)
-                              .arg(log.blockNumber));
-    };
-    const QList<chain::LogEntry> logs = reader.read(a, b);
-    r.getLogsCalls += reader.calls();
+    const qint64 callsBefore = m_logs.calls();
+    const QList<chain::LogEntry> logs = m_logs.read(a, b);
+    r.getLogsCalls += m_logs.calls() - callsBefore;
     const QString asked = QStringLiteral("eth_getLogs(%1..%2)").arg(a).arg(b);
     QHash<std::uint64_t, QList<chain::LogEntry>> node;
     QSet<QPair<std::uint64_t, std::uint64_t>> seen;
     for (const chain::LogEntry& log : logs) {
-        checkNodeLog(log, headers.at(qsizetype(log.blockNumber - a)), asked);
         if (!isOurTransfer(log))
             untrusted(QStringLiteral("answered %1 with log %2 of block %3, not a Transfer of the "
                                      "contracts asked")
                           .arg(asked)
                           .arg(log.logIndex)
                           .arg(log.blockNumber));
+        checkNodeLog(log, headers.at(qsizetype(log.blockNumber - a)), asked);
         if (seen.contains(log.position()))
             untrusted(QStringLiteral("answered %1 with log %2 of block %3 twice")
                           .arg(asked)

@@ -6,6 +6,7 @@
 #include "chain/BlockHeader.h"
 #include "chain/BloomBitsCache.h"
 #include "chain/LogEntry.h"
+#include "wire/PartedLogReader.h"
 
 #include <QHash>
 #include <QSet>
@@ -98,6 +99,8 @@ private:
     rpc::EthClient& m_eth;
     QList<chain::Address> m_contractList;
     QSet<chain::Address> m_contracts;
+    // The contracts' Transfers of each chunk, its calls sized by the chunks before.
+    wire::PartedLogReader m_logs;
     audit::BlockLogsProof* m_proof = nullptr;
     std::uint64_t m_chunk = 100;
     std::optional<chain::Hash32> m_lastHash;
