@@ -243,10 +243,10 @@ void ContractsView::updateStatus()
     else if (list.environmentId.isEmpty())
         status = tr("No environment is live yet.");
     else
-        status = (list.sources.size() == 1 ? tr("Environment %1: 1 source")
-                                           : tr("Environment %1: %2 sources"))
-                     .arg(list.environmentId)
-                     .arg(list.sources.size());
+        status =
+            list.sources.size() == 1
+                ? tr("Environment %1: 1 source").arg(list.environmentId)
+                : tr("Environment %1: %2 sources").arg(list.environmentId).arg(list.sources.size());
     if (list.childrenTruncated)
         status += tr("; the first %1 children are listed").arg(engine::SourceList::kMaxChildren);
     m_status->setText(status);
