@@ -40,9 +40,9 @@ QString SourceTableModel::text(int row, Column column) const
         const double done =
             s.checkpoint >= s.startBlock ? double(s.checkpoint - s.startBlock) + 1.0 : 0.0;
         const quint64 behind = *m_head - s.checkpoint;
-        return (behind == 1 ? tr("%1 % (1 block behind)") : tr("%1 % (%2 blocks behind)"))
-            .arg(100.0 * done / span, 0, 'f', 1)
-            .arg(behind);
+        const QString percent = QString::number(100.0 * done / span, 'f', 1);
+        return behind == 1 ? tr("%1 % (1 block behind)").arg(percent)
+                           : tr("%1 % (%2 blocks behind)").arg(percent).arg(behind);
     }
     case Children:
         return factory ? QString::number(s.children) : QString();
