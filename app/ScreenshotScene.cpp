@@ -1,7 +1,10 @@
 #include "ScreenshotScene.h"
+#include "BottomDrawer.h"
 #include "CommandLine.h"
 #include "MainWindow.h"
 #include "completeness/DataIncompleteBanner.h"
+#include "contracts/ContractsView.h"
+#include "contracts/SourceTableModel.h"
 #include "engine/DisplayState.h"
 #include "engine/EngineApi.h"
 
@@ -24,7 +27,7 @@ std::optional<ScreenshotScene::Scene> ScreenshotScene::fromName(const QString& n
 QStringList ScreenshotScene::names()
 {
     return {QStringLiteral("synced"), QStringLiteral("reorg"), QStringLiteral("incomplete"),
-            QStringLiteral("unreachable")};
+            QStringLiteral("unreachable"), QStringLiteral("contracts")};
 }
 
 ScreenshotScene::ScreenshotScene(Scene scene, engine::EngineApi& host, ui::MainWindow& window,
@@ -64,6 +67,10 @@ void ScreenshotScene::onStatus(const engine::EngineStatus& s)
         if (m_scene == Scene::Reorg) {
             m_acted = true;
             m_host.injectReorg(3, 0);
+        } else if (m_scene == Scene::Contracts) {
+            m_acted = true;
+            ui::BottomDrawer* drawer = m_window.drawer();
+            drawer->showPage(drawer->indexOfPage(m_window.contractsView()));
         } else if (m_scene == Scene::Incomplete) {
             m_acted = true;
             // The indexed node (lab node 1) hides every log of half the blocks: the bloom
@@ -104,6 +111,10 @@ bool ScreenshotScene::ready() const
     }
     case Scene::Unreachable:
         return kind == engine::DisplayState::Kind::NodeUnreachable;
+    case Scene::Contracts:
+        // The tab open, with the sources its snapshot listed.
+        return m_window.contractsView()->isVisible() &&
+               m_window.contractsView()->sources()->rowCount() > 0;
     }
     return false;
 }

@@ -29,6 +29,7 @@ public:
         Reorg,       // after an injected reorg, its diff open
         Incomplete,  // the indexed node hides logs: the data-incomplete banner
         Unreachable, // --rpc to a closed port: the error state
+        Contracts,   // the Contracts tab open on the lab's sources
     };
     static std::optional<Scene> fromName(const QString& name);
     static QStringList names();

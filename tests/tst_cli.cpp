@@ -129,7 +129,7 @@ void TestCli::usageErrors_data()
     QTest::newRow("app bad env") << QStringList{"--env", "a b"} << "--env: environment \"a b\"";
     QTest::newRow("app bad screenshot scene")
         << QStringList{"--screenshot", "x.png", "--screenshot-scene", "sunset"}
-        << "--screenshot-scene: \"sunset\" is not one of synced, reorg, incomplete, unreachable";
+        << "--screenshot-scene: \"sunset\" is not one of synced, reorg, incomplete, unreachable, contracts";
     QTest::newRow("app bad screenshot delay")
         << QStringList{"--screenshot", "x.png", "--screenshot-after-ms", "soon"}
         << "--screenshot-after-ms: \"soon\"";

@@ -4,11 +4,13 @@
 // created at random blocks, in blocks with more Transfers through them, and every check reads
 // the contract's surface (store::ContractReader) against what the node says, decoded here by
 // hand: the children from the factory's events, every log of each child from its creation
-// block on, and each holder's balance summed from the node's Transfers. Then reorgs of depth
-// 1 to 12 that remove children and create them again at other blocks, a child and a child's
-// log lost and found by verify and put back by repair, and the flags' one-line refusals.
-#include "BackendLab.h"
-#include "FactoryChain.h"
+// block on, and each holder's balance summed from the node's Transfers, with 200 children.
+// Then reorgs of depth 1 to 12 that remove children and create them again at other blocks
+// (and the report's count of them), a child and a child's log lost and found by verify, with
+// and without the receipts proof, and put back by repair, and the flags' one-line refusals.
+// Killed mid-batch and mid-rollback: tst_factoriescrash.
+#include "CsvRows.h"
+#include "FactoryLab.h"
 #include "chain/Keccak.h"
 #include "lab/DemoToken.h"
 #include "lab/FaultProxy.h"
@@ -32,7 +34,7 @@ namespace {
 const QString& kEvent = test::kPairCreated;
 } // namespace
 
-class TestFactories : public QObject, public test::BackendLab
+class TestFactories : public QObject, public test::FactoryLab
 {
     Q_OBJECT
 private slots:
@@ -50,43 +52,8 @@ private slots:
     void aLostChildAndALostChildLogAreFoundAndRepaired();
 
 private:
-    // Each store; a file of its own per test function (each row runs on a chain of its own).
-    void rows()
-    {
-        QTest::addColumn<QString>("db");
-        QTest::newRow("sqlite") << m_dir.filePath(
-            QString::fromLatin1(QTest::currentTestFunction()) + QStringLiteral(".sqlite"));
-        QTest::newRow("postgresql") << m_cluster.url();
-    }
-
-    QStringList factoryArgs(const QString& db, const QString& env) const
-    {
-        return {QStringLiteral("index"),
-                QStringLiteral("--rpc"),
-                m_lab->devnet().url().toString(),
-                QStringLiteral("--db"),
-                db,
-                QStringLiteral("--env"),
-                env,
-                QStringLiteral("--factory"),
-                m_chain->factory().toHex(),
-                QStringLiteral("--factory-event"),
-                kEvent,
-                QStringLiteral("--child-arg"),
-                QStringLiteral("pair"),
-                QStringLiteral("--batch-size"),
-                QStringLiteral("3"),
-                QStringLiteral("--exit-when-synced")};
-    }
-
-    // The stored children, logs and balances of `env` are the node's, up to the checkpoint:
-    // each child from its creation event, each of its logs from that block on, each holder's
-    // balance the sum of the node's Transfers, and no row of any other contract.
-    void expectTheNodesChildren(Backend& b, const QString& env);
-
-    QTemporaryDir m_dir;
-    std::unique_ptr<FactoryChain> m_chain;
-    QRandomGenerator m_random;
+    // Spec scale: how many children the big row creates.
+    static constexpr int kManyChildren = 200;
 };
 
 void TestFactories::init()
@@ -94,97 +61,7 @@ void TestFactories::init()
     // The flags are refused before any node is asked: one lab for all of their rows.
     if (m_lab && QTest::currentTestFunction() == QByteArray("theFlagsRefuseABadFactoryInOneLine"))
         return;
-    // A chain of its own per row: the reorgs change it.
-    m_chain.reset();
-    m_lab = std::make_unique<test::IndexerLab>();
-    m_chain = std::make_unique<FactoryChain>(*m_lab);
-    m_random.seed(quint32(qHash(QString::fromLatin1(QTest::currentDataTag()))) + 51);
-}
-
-void TestFactories::expectTheNodesChildren(Backend& b, const QString& env)
-{
-    store::ContractReader& r = b.open();
-    const qint64 cp = checkpointOf(r, env);
-    QVERIFY(cp > 0);
-    const QList<NodeChild> node = m_chain->nodeChildren(quint64(cp));
-    QList<NodeChild> stored;
-    for (auto q = r.query(QStringLiteral("SELECT child, block_number, log_index, factory FROM "
-                                         "factory_children WHERE environment_id = ? ORDER BY "
-                                         "block_number, log_index"),
-                          {env});
-         q->next();) {
-        QCOMPARE(q->value(3).toString(), m_chain->factory().toHex());
-        stored << NodeChild{q->value(0).toString(), q->value(1).toLongLong(),
-                            q->value(2).toLongLong()};
-    }
-    QCOMPARE(stored, node);
-
-    // Every log of the factory and its children, once: a child's constructor mint, logged
-    // before the creation event, included.
-    QList<chain::Address> addresses{m_chain->factory()};
-    for (const NodeChild& c : node)
-        addresses << chain::Address::fromHex(c.address, QStringLiteral("child"));
-    rpc::LogFilter f = rpc::LogFilter::range(0, quint64(cp), addresses);
-    const QList<chain::LogEntry> nodeLogs = m_lab->eth().getLogs(f);
-    QSet<QString> expected;
-    // contract -> holder -> balance, summed from the node's Transfers
-    QHash<QString, QHash<QString, qint64>> sums;
-    const chain::Hash32 transfer = chain::eventTopic(QStringLiteral("Transfer(address,address,"
-                                                                    "uint256)"));
-    for (const chain::LogEntry& l : nodeLogs) {
-        expected << QStringLiteral("%1/%2/%3/%4")
-                        .arg(l.blockNumber)
-                        .arg(l.logIndex)
-                        .arg(l.address.toHex(), l.transactionHash.toHex());
-        if (l.topics.size() != 3 || l.topics[0] != transfer)
-            continue;
-        const qint64 value = l.data.right(8).toHex().toLongLong(nullptr, 16);
-        const QString from = QStringLiteral("0x") + l.topics[1].toByteArray().right(20).toHex();
-        const QString to = QStringLiteral("0x") + l.topics[2].toByteArray().right(20).toHex();
-        const QString zero = QStringLiteral("0x") + QString(40, QLatin1Char('0'));
-        if (from != zero)
-            sums[l.address.toHex()][from] -= value;
-        if (to != zero)
-            sums[l.address.toHex()][to] += value;
-    }
-    // The constructors' mints are there, each before its factory's event in the same block.
-    for (const NodeChild& c : node) {
-        bool mintBefore = false;
-        for (const chain::LogEntry& l : nodeLogs)
-            mintBefore =
-                mintBefore || (l.address.toHex() == c.address && qint64(l.blockNumber) == c.block &&
-                               qint64(l.logIndex) < c.logIndex);
-        QVERIFY2(mintBefore, qPrintable(c.address));
-    }
-    QSet<QString> got;
-    qint64 rows = 0;
-    for (auto q = r.query(QStringLiteral("SELECT block_number, log_index, address, tx_hash FROM "
-                                         "logs WHERE environment_id = ?"),
-                          {env});
-         q->next(); ++rows)
-        got << QStringLiteral("%1/%2/%3/%4")
-                   .arg(q->value(0).toLongLong())
-                   .arg(q->value(1).toLongLong())
-                   .arg(q->value(2).toString(), q->value(3).toString());
-    QCOMPARE(rows, qint64(nodeLogs.size()));
-    QCOMPARE(got, expected);
-
-    // Per child, each holder's balance is the node's sum; no balance of anything else.
-    qint64 balances = 0;
-    for (auto q = r.query(QStringLiteral("SELECT contract, holder, balance FROM token_balances "
-                                         "WHERE environment_id = ?"),
-                          {env});
-         q->next(); ++balances) {
-        const QString contract = q->value(0).toString();
-        QVERIFY2(sums.contains(contract), qPrintable(contract + " is no child on the node"));
-        QCOMPARE(q->value(2).toString(),
-                 QString::number(sums[contract].value(q->value(1).toString(), -1)));
-    }
-    qint64 holders = 0;
-    for (const auto& perChild : std::as_const(sums))
-        holders += perChild.size();
-    QCOMPARE(balances, holders);
-    b.close();
+    newChain(51);
 }
 
 void TestFactories::theFlagsRefuseABadFactoryInOneLine_data()
@@ -236,11 +113,13 @@ void TestFactories::everyChildIsIndexedFromItsCreationBlock()
 {
     QFETCH(QString, db);
     const QString env = QStringLiteral("children");
-    // Children at random blocks (some blocks with two, some with none), Transfers through
-    // them in their creation block and later; indexed in ranges of 3 blocks, so that most
-    // ranges create a child the ranges fetched beside them did not know yet.
-    for (int n = 0; n < 14; ++n)
-        m_chain->block(m_random.bounded(3), m_random.bounded(3), m_random);
+    // 200 children at random blocks (up to six in a block, some blocks with none), each with
+    // its constructor's mint and a Transfer in its creation block and sprays through it
+    // later; indexed in ranges of 3 blocks, so that most ranges create a child the ranges
+    // fetched beside them did not know yet.
+    while (m_chain->children() < kManyChildren)
+        m_chain->block(std::min(int(m_random.bounded(7)), kManyChildren - int(m_chain->children())),
+                       m_random.bounded(3), m_random);
     // The same flags from --config: {"factory", "factoryEvent", "childArg"}.
     const QString config = m_lab->tempPath(QStringLiteral("factory.json"));
     QFile f(config);
@@ -260,6 +139,11 @@ void TestFactories::everyChildIsIndexedFromItsCreationBlock()
     expectTheNodesChildren(b, env);
     if (QTest::currentTestFailed())
         return;
+    QCOMPARE(b.open().scalar(QStringLiteral("SELECT count(*) FROM factory_children WHERE "
+                                            "environment_id = ?"),
+                             {env}),
+             qint64(kManyChildren));
+    b.close();
 
     // More children while it follows: each run picks up where the checkpoint is.
     for (int n = 0; n < 4; ++n)
@@ -273,6 +157,18 @@ void TestFactories::everyChildIsIndexedFromItsCreationBlock()
                             {env}) >= 6);
     b.close();
     VERIFY_EXIT_OK(test::runForkscope(verifyArgs(db, env)));
+    // The receipts root proves every child's logs too.
+    const test::ProcessRun proven = test::runForkscope(verifyArgs(db, env) << "--receipts");
+    VERIFY_EXIT_OK(proven);
+    QVERIFY2(proven.out.contains("verdict: clean"), qPrintable(proven.out));
+    const qint64 blocksWithLogs = b.open().scalar(
+        QStringLiteral("SELECT count(DISTINCT block_number) FROM logs WHERE environment_id = ?"),
+        {env});
+    b.close();
+    QVERIFY2(proven.out.contains(
+                 QStringLiteral("checked: %1 blocks' logs against their receipts root proof")
+                     .arg(blocksWithLogs)),
+             qPrintable(proven.out));
     // The report's invariant check covers the children too, against the node.
     const QString report = m_dir.filePath(QStringLiteral("report.json"));
     VERIFY_EXIT_OK(test::runForkscope(
@@ -349,30 +245,35 @@ void TestFactories::reorgsRemoveChildrenAndCreateThemAgain()
     QVERIFY2(removedChildren > 0, "the reorgs removed no child");
 
     // What was delivered and then rolled back (the Transfers of vanished children among it)
-    // is retracted, and the retractions delivered: no delivered event whose log is gone
-    // lacks its retraction.
-    store::ContractReader& r = b.open();
-    const QString reorgedAway = QStringLiteral(
-        "FROM outbox o WHERE o.environment_id = ? AND o.delivered_at IS NOT NULL AND "
-        "o.event_key LIKE 'transfer:%' AND NOT EXISTS (SELECT 1 FROM logs l WHERE "
-        "l.environment_id = o.environment_id AND 'transfer:' || l.block_number || ':' || "
-        "l.block_hash || ':' || l.log_index = o.event_key)");
-    QVERIFY(r.scalar(QStringLiteral("SELECT count(*) ") + reorgedAway, {env}) > 0);
-    QCOMPARE(r.scalar(QStringLiteral("SELECT count(*) ") + reorgedAway +
-                          QStringLiteral(" AND NOT EXISTS (SELECT 1 FROM outbox x WHERE "
-                                         "x.environment_id = o.environment_id AND x.event_key = "
-                                         "'retract:' || o.event_key AND x.delivered_at IS NOT "
-                                         "NULL)"),
-                      {env}),
-             qint64(0));
-    const qint64 retracted = r.scalar(QStringLiteral("SELECT count(*) FROM outbox WHERE "
-                                                     "environment_id = ? AND event_key LIKE "
-                                                     "'retract:%'"),
-                                      {env});
-    b.close();
-    QFile lines(outbox);
-    QVERIFY(lines.open(QIODevice::ReadOnly));
-    QCOMPARE(qint64(lines.readAll().count("\"type\":\"retracted\"")), retracted);
+    // is retracted, and the retractions delivered.
+    QVERIFY(expectDeliveredRetracted(b, env, outbox) > 0);
+    expectNoOrphans(b, env);
+    if (QTest::currentTestFailed())
+        return;
+
+    // The report counts the removed children, per reorg, in its JSON and its CSV.
+    const QString json = m_dir.filePath(env + QStringLiteral(".json"));
+    const QString csv = m_dir.filePath(env + QStringLiteral(".csv"));
+    for (const auto& [format, out] : {std::pair{"json", json}, std::pair{"csv", csv}})
+        VERIFY_EXIT_OK(test::runForkscope(
+            {"report", "--db", db, "--env", env, "--format", format, "--out", out}));
+    QFile jsonFile(json);
+    QVERIFY(jsonFile.open(QIODevice::ReadOnly));
+    qint64 inJson = 0;
+    for (const QJsonValue& reorg :
+         QJsonDocument::fromJson(jsonFile.readAll()).object().value("reorgs").toArray())
+        inJson += reorg.toObject().value("diff_counts").toObject().value("child_removed").toInt();
+    QCOMPARE(inJson, removedChildren);
+    QFile csvFile(csv);
+    QVERIFY(csvFile.open(QIODevice::ReadOnly));
+    const QList<QStringList> records = test::parseCsv(csvFile.readAll());
+    const qsizetype column = records.value(0).indexOf("diff_child_removed");
+    QVERIFY2(column >= 0, qPrintable(records.value(0).join(',')));
+    qint64 inCsv = 0;
+    for (const QStringList& record : records)
+        if (record.value(0) == QLatin1String("reorg"))
+            inCsv += record.value(column).toLongLong();
+    QCOMPARE(inCsv, removedChildren);
     VERIFY_EXIT_OK(test::runForkscope(verifyArgs(db, env)));
 }
 
@@ -433,17 +334,21 @@ void TestFactories::aLostChildAndALostChildLogAreFoundAndRepaired()
             {env, lastBlock});
     b.close();
 
-    const test::ProcessRun found = test::runForkscope(verifyArgs(db, env));
-    QCOMPARE(found.exitCode, 1);
-    QVERIFY2(found.out.contains(QStringLiteral("HOLE block %1: missing 1 child of the factory: "
-                                               "%2 (log index %3)")
-                                    .arg(lost.block)
-                                    .arg(lost.address)
-                                    .arg(lost.logIndex)),
-             qPrintable(found.out));
-    QVERIFY2(found.out.contains(
-                 QStringLiteral("HOLE block %1: missing 1 log (log index 0)").arg(lastBlock)),
-             qPrintable(found.out));
+    // Found by the range answers and blooms, and by the receipts root alike.
+    for (const QStringList& proof : {QStringList{}, QStringList{"--receipts"}}) {
+        const test::ProcessRun found = test::runForkscope(verifyArgs(db, env) + proof);
+        QCOMPARE(found.exitCode, 1);
+        QVERIFY2(found.out.contains(QStringLiteral("HOLE block %1: missing 1 child of the "
+                                                   "factory: %2 (log index %3)")
+                                        .arg(lost.block)
+                                        .arg(lost.address)
+                                        .arg(lost.logIndex)),
+                 qPrintable(found.out));
+        QVERIFY2(found.out.contains(
+                     QStringLiteral("HOLE block %1: missing 1 log (log index 0)").arg(lastBlock)),
+                 qPrintable(found.out));
+        QCOMPARE(found.out.count("HOLE "), 2);
+    }
 
     VERIFY_EXIT_OK(test::runForkscope({"repair", "--db", db, "--env", env, "--rpc",
                                        m_lab->devnet().url().toString(), "--from",

@@ -7,6 +7,8 @@
 #include "ReorgDiffDialog.h"
 #include "TableBrowser.h"
 #include "WebhookRecorder.h"
+#include "contracts/AddSourceDialog.h"
+#include "contracts/ContractsView.h"
 #include "engine/DisplayState.h"
 #include "engine/EngineHost.h"
 #include "indexer/EnvironmentRegistry.h"
@@ -25,6 +27,8 @@
 
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
+#include <QDialogButtonBox>
+#include <QMessageBox>
 #include <QWheelEvent>
 
 #include <QJsonArray>
@@ -64,6 +68,7 @@ private slots:
     void stateHoldsStillWhileBlocksArrive();
     void anErrorLeavesWithItsCause();
     void outboxDeliversFromTheApp();
+    void addFactoryAsksTheEngineBeforeAnything();
 };
 
 void TestMainWindow::showsFourPanels()
@@ -653,6 +658,33 @@ void TestMainWindow::outboxDeliversFromTheApp()
     const QList<QByteArray> keys = hook.acceptedKeys();
     QCOMPARE(keys.size(),
              QSet<QByteArray>(keys.begin(), keys.end()).size()); // none delivered twice
+}
+
+void TestMainWindow::addFactoryAsksTheEngineBeforeAnything()
+{
+    // The Contracts tab's Add factory...: checked locally, then the code at the address is
+    // asked of the engine, which is not running here: said in the dialog, nothing accepted.
+    engine::EngineHost host;
+    ui::MainWindow w(&host);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.contractsView()->addFactoryButton()->click();
+    ui::AddSourceDialog* dialog = nullptr;
+    QTRY_VERIFY((dialog = w.findChild<ui::AddSourceDialog*>()) && dialog->isVisible());
+    QCOMPARE(dialog->windowTitle(), QStringLiteral("Add factory"));
+    dialog->addressEdit()->setText("0x5FbDB2315678afecb367f032d93F642f64180aa3");
+    dialog->eventEdit()->setText("Made(address indexed owner, uint256 child)");
+    dialog->childArgEdit()->setText("child");
+    dialog->buttons()->button(QDialogButtonBox::Ok)->click();
+    QVERIFY2(dialog->message().contains("uint256, not an address"), qPrintable(dialog->message()));
+    QVERIFY(!dialog->waitingForNode());
+    dialog->eventEdit()->setText("Made(address indexed owner, address child)");
+    dialog->buttons()->button(QDialogButtonBox::Ok)->click();
+    QTRY_VERIFY2(dialog->message().contains("could not be checked: the engine is not running"),
+                 qPrintable(dialog->message()));
+    QVERIFY(dialog->isVisible());
+    QVERIFY(!w.findChild<QMessageBox*>(QStringLiteral("sourceNotAdded")));
+    dialog->reject();
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -6,6 +6,7 @@
 // runs on both stores, the backend a data row: the same chain and commands into a SQLite
 // file and into a database on the suite's throwaway PostgreSQL cluster, read back through
 // the store's contract surface.
+#include "CsvRows.h"
 #include "IndexerLab.h"
 #include "StoreRows.h"
 #include "report/CheckpointReport.h"
@@ -29,48 +30,10 @@
 
 using namespace forkscope;
 using test::IndexerLab;
+using test::parseCsv;
 using test::ProcessRun;
 
 namespace {
-
-// RFC 4180: quoted fields may hold commas, doubled quotes and line breaks.
-QList<QStringList> parseCsv(const QByteArray& bytes)
-{
-    const QString text = QString::fromUtf8(bytes);
-    QList<QStringList> rows;
-    QStringList row;
-    QString field;
-    bool quoted = false;
-    for (qsizetype i = 0; i < text.size(); ++i) {
-        const QChar c = text.at(i);
-        if (quoted) {
-            if (c == '"' && i + 1 < text.size() && text.at(i + 1) == '"') {
-                field += '"';
-                ++i;
-            } else if (c == '"') {
-                quoted = false;
-            } else {
-                field += c;
-            }
-        } else if (c == '"') {
-            quoted = true;
-        } else if (c == ',') {
-            row << field;
-            field.clear();
-        } else if (c == '\r' && i + 1 < text.size() && text.at(i + 1) == '\n') {
-            row << field;
-            rows << row;
-            row.clear();
-            field.clear();
-            ++i;
-        } else {
-            field += c;
-        }
-    }
-    if (!field.isEmpty() || !row.isEmpty())
-        rows << (row << field);
-    return rows;
-}
 
 QString runTool(const QString& tool, const QStringList& args)
 {

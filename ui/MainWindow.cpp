@@ -12,6 +12,7 @@
 #include "TableBrowser.h"
 #include "TrayStatus.h"
 #include "completeness/DataIncompleteBanner.h"
+#include "contracts/ContractsView.h"
 #include "engine/DisplayState.h"
 #include "engine/EngineApi.h"
 #include "help/Glossary.h"
@@ -191,6 +192,15 @@ void MainWindow::buildDrawer()
         openEnvironment(m_envModel->environmentId(index.row()));
     });
     m_drawer->addPage(envView, tr("Environments"));
+
+    // Contracts: every source with its checkpoint, and a factory's children.
+    m_contracts = new ContractsView(this);
+    m_contracts->connectTo(m_host);
+    connect(m_contracts, &ContractsView::addContractRequested, this,
+            [this] { addSource(engine::SourceSpec::Kind::Contract); });
+    connect(m_contracts, &ContractsView::addFactoryRequested, this,
+            [this] { addSource(engine::SourceSpec::Kind::Factory); });
+    m_drawer->addPage(m_contracts, tr("Contracts"));
 }
 
 void MainWindow::buildMenus()

@@ -3,6 +3,7 @@
 #include "config/AppSettings.h"
 #include "engine/DisplayState.h"
 #include "engine/EngineStatus.h"
+#include "engine/SourceSpec.h"
 
 #include <QList>
 #include <QMainWindow>
@@ -19,6 +20,7 @@ namespace forkscope::ui {
 
 class BottomDrawer;
 class CheckpointView;
+class ContractsView;
 class CursorLagPanel;
 class DataIncompleteBanner;
 class DeepReorgBanner;
@@ -64,6 +66,7 @@ public:
     NodeHealthPanel* nodeHealthPanel() const { return m_health; }
     NodeTableModel* nodeModel() const { return m_nodeModel; }
     EnvironmentListModel* environmentModel() const { return m_envModel; }
+    ContractsView* contractsView() const { return m_contracts; }
     CheckpointView* checkpointView() const { return m_checkpoint; }
     EngineToolBar* engineToolBar() const { return m_engineBar; }
     LabToolBar* labToolBar() const { return m_labBar; }
@@ -126,6 +129,8 @@ private:
     ExportNotice* m_exportNotice = nullptr;
     void buildCentral();
     void buildDrawer();
+    // "Add contract..." and "Add factory...": the dialog, then what became of the source.
+    void addSource(engine::SourceSpec::Kind kind);
     void buildMenus();
     void buildStatusBar();
     void applyStatus(const engine::EngineStatus& s);
@@ -147,6 +152,7 @@ private:
     TimeRange* m_timeRange = nullptr;
     NodeTableModel* m_nodeModel = nullptr;
     EnvironmentListModel* m_envModel = nullptr;
+    ContractsView* m_contracts = nullptr;
     TableBrowser* m_transfers = nullptr;
     TableBrowser* m_balances = nullptr;
     TableBrowser* m_backfill = nullptr;

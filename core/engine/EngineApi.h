@@ -1,6 +1,8 @@
 #pragma once
 
 #include "EngineStatus.h"
+#include "SourceList.h"
+#include "SourceSpec.h"
 #include "TablePage.h"
 #include "report/CheckpointReport.h"
 
@@ -25,6 +27,10 @@ public:
     virtual void setIndexingPaused(bool paused) = 0;
     virtual void requestReorgDiff(qint64 id) = 0;
     virtual void requestTablePage(const forkscope::engine::TableRequest& request) = 0;
+    // The live environment's sources and children; answered by sourceListAvailable.
+    virtual void requestSourceList() = 0;
+    // Whether the node has code at `address`; answered by codeChecked with the ticket.
+    virtual quint64 requestCodeCheck(const QString& address) = 0;
     // Stops (state kept) or starts again the managed anvil; the engine and DB stay open.
     virtual void setDevnetRunning(bool running) = 0;
     // Lab controls; each answers through statusAvailable/logMessage.
@@ -59,6 +65,8 @@ signals:
     void logMessage(const QString& level, const QString& text);
     void reorgDiffAvailable(const forkscope::engine::ReorgDiff& diff);
     void tablePageAvailable(const forkscope::engine::TablePage& page);
+    void sourceListAvailable(const forkscope::engine::SourceList& sources);
+    void codeChecked(const forkscope::engine::CodeCheck& check);
     void reportAvailable(quint64 ticket, const forkscope::report::CheckpointReport& report);
     void reportFailed(quint64 ticket, const QString& error);
     void stopped();

@@ -16,6 +16,8 @@ EngineHost::EngineHost(QObject* parent) : EngineApi(parent)
 {
     qRegisterMetaType<EngineStatus>();
     qRegisterMetaType<ReorgDiff>();
+    qRegisterMetaType<SourceList>();
+    qRegisterMetaType<CodeCheck>();
     qRegisterMetaType<TableRequest>();
     qRegisterMetaType<TablePage>();
     qRegisterMetaType<report::CheckpointReport>();
@@ -143,6 +145,15 @@ void EngineHost::start(const EngineConfig& config)
                 if (live())
                     emit tablePageAvailable(page);
             });
+    connect(s->read.get(), &ReadService::sourceListAvailable, this,
+            [this, live](const SourceList& sources) {
+                if (live())
+                    emit sourceListAvailable(sources);
+            });
+    connect(s->read.get(), &ReadService::codeChecked, this, [this, live](const CodeCheck& c) {
+        if (live())
+            emit codeChecked(c);
+    });
     connect(s->read.get(), &ReadService::reorgDiffAvailable, this,
             [this, live](const ReorgDiff& diff) {
                 if (live())

@@ -52,6 +52,8 @@ public:
     void setIndexingPaused(bool paused) override;
     void requestReorgDiff(qint64 id) override;
     void requestTablePage(const forkscope::engine::TableRequest& request) override;
+    void requestSourceList() override;
+    quint64 requestCodeCheck(const QString& address) override;
     void setDevnetRunning(bool running) override;
     void setDemoTraffic(bool on, int transfersPerTick) override;
     void injectReorg(int depth, int txMode) override;

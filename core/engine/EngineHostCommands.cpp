@@ -52,6 +52,29 @@ void EngineHost::requestTablePage(const TableRequest& request)
         m_session->read->requestTablePage(request);
 }
 
+void EngineHost::requestSourceList()
+{
+    if (m_session)
+        m_session->read->requestSourceList();
+}
+
+quint64 EngineHost::requestCodeCheck(const QString& address)
+{
+    const quint64 ticket = m_nextTicket++;
+    if (m_session) {
+        m_session->read->requestCodeCheck(ticket, address);
+    } else {
+        CodeCheck c;
+        c.ticket = ticket;
+        c.address = address;
+        c.error = QStringLiteral("the engine is not running: start it first");
+        // Queued, as every answer: the caller stores its ticket before the answer arrives.
+        QMetaObject::invokeMethod(
+            this, [this, c] { emit codeChecked(c); }, Qt::QueuedConnection);
+    }
+    return ticket;
+}
+
 void EngineHost::setDevnetRunning(bool running)
 {
     if (m_session)

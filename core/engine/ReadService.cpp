@@ -1,5 +1,6 @@
 #include "ReadService.h"
 #include "ReorgDiffReader.h"
+#include "SourceListReader.h"
 #include "SummaryReader.h"
 #include "TableQuery.h"
 #include "report/ReportBuilder.h"
@@ -11,6 +12,7 @@
 #include "store/ReadOnlyStore.h"
 
 #include "chain/ChainParseError.h"
+#include "chain/Hex.h"
 
 #include <QDeadlineTimer>
 #include <QElapsedTimer>
@@ -69,6 +71,8 @@ ReadService::ReadService(QString dbPath, QObject* parent)
     qRegisterMetaType<DbSummary>();
     qRegisterMetaType<TablePage>();
     qRegisterMetaType<ReorgDiff>();
+    qRegisterMetaType<SourceList>();
+    qRegisterMetaType<CodeCheck>();
     qRegisterMetaType<report::CheckpointReport>();
 }
 
@@ -380,6 +384,70 @@ void ReadService::requestReorgDiff(qint64 id)
             emit logMessage(QStringLiteral("error"),
                             QStringLiteral("reorg diff: %1").arg(QString::fromUtf8(e.what())));
         }
+    });
+}
+
+void ReadService::requestSourceList()
+{
+    m_thread.post([this] {
+        Loop& l = *m_loop;
+        if (l.environmentId.isEmpty())
+            return;
+        SourceList list;
+        list.environmentId = l.environmentId;
+        if (!ensureOpen()) {
+            list.error = QStringLiteral("the database cannot be read: %1").arg(l.openError);
+            emit sourceListAvailable(list);
+            return;
+        }
+        try {
+            list = readSourceList(l.db->reader(), l.environmentId, l.chainId);
+        } catch (const std::exception& e) {
+            l.db.reset(); // opened again on the next read
+            list.error = QString::fromUtf8(e.what());
+        }
+        emit sourceListAvailable(list);
+    });
+}
+
+void ReadService::requestCodeCheck(quint64 ticket, const QString& address)
+{
+    m_thread.post([this, ticket, address] {
+        Loop& l = *m_loop;
+        CodeCheck c;
+        c.ticket = ticket;
+        c.address = address;
+        std::optional<chain::Address> a;
+        try {
+            a = chain::Address::fromHex(address, QStringLiteral("address"));
+        } catch (const chain::ChainParseError& e) {
+            c.error = e.message();
+        }
+        if (a && !l.tokenNode.isValid())
+            c.error = QStringLiteral("no node is connected yet: start the engine first");
+        if (a && c.error.isEmpty()) {
+            rpc::JsonRpcClient client(l.tokenNode);
+            client.setStopToken(m_thread.stopToken());
+            client.setTimeout(kCodeCheckTimeout);
+            try {
+                const QJsonValue reply = client.callBlocking(
+                    QStringLiteral("eth_getCode"), {a->toHex(), QStringLiteral("latest")});
+                // Strict 0x data: a null, a number or an odd digit is no answer, not "no code".
+                const QByteArray code =
+                    chain::hex::parseData(reply, QStringLiteral("eth_getCode(%1)").arg(a->toHex()));
+                c.codeBytes = code.size();
+                c.verdict =
+                    code.isEmpty() ? CodeCheck::Verdict::NoCode : CodeCheck::Verdict::HasCode;
+            } catch (const rpc::RpcException& e) {
+                c.error =
+                    QStringLiteral("the node %1 did not answer eth_getCode: %2")
+                        .arg(l.tokenNode.toString(QUrl::RemoveUserInfo), e.error().toString());
+            } catch (const chain::ChainParseError& e) {
+                c.error = QStringLiteral("the node %1 answered eth_getCode with no code data: %2")
+                              .arg(l.tokenNode.toString(QUrl::RemoveUserInfo), e.message());
+            }
+        }
+        emit codeChecked(c);
     });
 }
 

@@ -2,6 +2,8 @@
 
 #include "DbSummary.h"
 #include "EngineStatus.h"
+#include "SourceList.h"
+#include "SourceSpec.h"
 #include "TablePage.h"
 #include "concurrency/LoopThread.h"
 #include "report/CheckpointReport.h"
@@ -54,6 +56,13 @@ public:
     void refreshNow();
     void requestTablePage(const forkscope::engine::TableRequest& request);
     void requestReorgDiff(qint64 id);
+    // The live environment's sources and the factories' children (the Contracts tab).
+    void requestSourceList();
+    // Whether the live environment's node has code at `address` (the Add contract and Add
+    // factory dialogs); answered by codeChecked with `ticket`.
+    void requestCodeCheck(quint64 ticket, const QString& address);
+    // How long that may take.
+    static constexpr std::chrono::milliseconds kCodeCheckTimeout{5000};
     // With `verify`, each checkpoint is re-checked against `node`.
     void requestReport(quint64 ticket, const QString& environmentId, bool verify, const QUrl& node,
                        std::chrono::milliseconds rpcTimeout);
@@ -62,6 +71,8 @@ signals:
     void summaryAvailable(const forkscope::engine::DbSummary& summary);
     void tablePageAvailable(const forkscope::engine::TablePage& page);
     void reorgDiffAvailable(const forkscope::engine::ReorgDiff& diff);
+    void sourceListAvailable(const forkscope::engine::SourceList& sources);
+    void codeChecked(const forkscope::engine::CodeCheck& check);
     void reportAvailable(quint64 ticket, const forkscope::report::CheckpointReport& report);
     void reportFailed(quint64 ticket, const QString& error);
     void logMessage(const QString& level, const QString& text);

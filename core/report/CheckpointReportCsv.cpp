@@ -36,7 +36,7 @@ void appendRow(QByteArray& out, const QStringList& values)
 
 const QStringList kDiffKinds{QStringLiteral("transfer_removed"), QStringLiteral("outbox_dropped"),
                              QStringLiteral("outbox_delivered_reorged"),
-                             QStringLiteral("balance_changed")};
+                             QStringLiteral("balance_changed"), QStringLiteral("child_removed")};
 
 } // namespace
 

@@ -70,6 +70,8 @@ public:
     }
 
     const chain::Address& factory() const { return m_factory; }
+    // How many children the factory has made on the node's branch, as far as this knows.
+    qsizetype children() const { return m_children.size(); }
 
     // The address the factory's next CREATE gives (its nonce starts at 1, EIP-161).
     chain::Address nextChild() const
