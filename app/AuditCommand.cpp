@@ -1,4 +1,5 @@
 #include "AuditCommand.h"
+#include "AuditQueryFlags.h"
 #include "CommandLine.h"
 #include "audit/AuditError.h"
 #include "audit/ReceiptsLogsProof.h"
@@ -41,34 +42,6 @@ struct AuditOptions
     Format format = Format::Text;
     QString out;
 };
-
-// --query, or --preset with --table: the query to audit.
-QString readQuery(const QCommandLineParser& p, AuditOptions& o)
-{
-    if (p.isSet(QStringLiteral("query")) == p.isSet(QStringLiteral("preset")))
-        return QStringLiteral("give --query or --preset (one of them)");
-    if (p.isSet(QStringLiteral("table")) && !p.isSet(QStringLiteral("preset")))
-        return QStringLiteral("--table goes with --preset (a --query names its own tables)");
-    if (p.isSet(QStringLiteral("query"))) {
-        o.query = p.value(QStringLiteral("query")).trimmed();
-        if (o.query.isEmpty())
-            return QStringLiteral("--query: expected a SQL query");
-    } else {
-        const auto named = foreign::presetNamed(p.value(QStringLiteral("preset")));
-        if (!named)
-            return QStringLiteral("--preset: `%1` is none of %2")
-                .arg(p.value(QStringLiteral("preset")),
-                     foreign::presetNames().join(QStringLiteral(", ")));
-        const QString name = p.isSet(QStringLiteral("table")) ? p.value(QStringLiteral("table"))
-                                                              : foreign::defaultTable(*named);
-        o.query = foreign::presetQuery(*named, name);
-        if (o.query.isEmpty())
-            return QStringLiteral("--table: `%1` is not a table name (letters, digits and "
-                                  "_, optionally schema.table)")
-                .arg(name);
-    }
-    return {};
-}
 
 // The node, the contracts, the range and the output.
 QString readValues(const QCommandLineParser& p, AuditOptions& o)
@@ -141,21 +114,7 @@ QString parse(const QStringList& arguments, AuditOptions& o, QString* help)
         QStringLiteral("The indexer's SQLite file (opened read-only), or a postgresql:// URL "
                        "(read in a READ ONLY transaction)."),
         QStringLiteral("FILE|URL"));
-    const QCommandLineOption query(
-        QStringLiteral("query"),
-        QStringLiteral("SQL yielding one row per Transfer: block_number, log_index (or tx_hash "
-                       "and tx_position), contract, and any of from, to, value, tx_hash, "
-                       "block_hash, id."),
-        QStringLiteral("SQL"));
-    const QCommandLineOption preset(
-        QStringLiteral("preset"),
-        QStringLiteral("The query of a known indexer's Transfer table: ponder or subsquid."),
-        QStringLiteral("NAME"));
-    const QCommandLineOption table(
-        QStringLiteral("table"),
-        QStringLiteral("With --preset: the table's name (default transfer_event for ponder, "
-                       "transfer for subsquid)."),
-        QStringLiteral("NAME"));
+    const AuditQueryFlags queryFlags;
     const QCommandLineOption rpc(QStringLiteral("rpc"),
                                  QStringLiteral("The node to audit against (http or https)."),
                                  QStringLiteral("URL"));
@@ -190,9 +149,10 @@ QString parse(const QStringList& arguments, AuditOptions& o, QString* help)
                                  QStringLiteral("Write the json or junit output to FILE "
                                                 "(default: standard output)."),
                                  QStringLiteral("FILE"));
-    for (const auto* opt : {&target, &query, &preset, &table, &rpc, &contract, &from, &to,
-                            &confirmations, &receipts, &balances, &format, &out})
+    for (const auto* opt : {&target, &rpc, &contract, &from, &to, &confirmations, &receipts,
+                            &balances, &format, &out})
         p.addOption(*opt);
+    queryFlags.addTo(p);
     const QString cmd = QStringLiteral("audit: ");
     if (!p.parse(arguments))
         return cmd + p.errorText();
@@ -200,8 +160,9 @@ QString parse(const QStringList& arguments, AuditOptions& o, QString* help)
         *help = p.helpText();
         return {};
     }
-    if (const QString repeated = repeatedOption(p, {&target, &query, &preset, &table, &rpc, &from,
-                                                    &to, &confirmations, &balances, &format, &out});
+    if (const QString repeated =
+            repeatedOption(p, {&target, &queryFlags.query, &queryFlags.preset, &queryFlags.table,
+                               &rpc, &from, &to, &confirmations, &balances, &format, &out});
         !repeated.isEmpty())
         return cmd + repeated;
     if (p.positionalArguments().size() > 1)
@@ -212,7 +173,9 @@ QString parse(const QStringList& arguments, AuditOptions& o, QString* help)
     o.target = p.value(target);
     if (o.target.isEmpty())
         return cmd + QStringLiteral("--target: expected a SQLite file or a postgresql:// URL");
-    if (const QString error = readQuery(p, o); !error.isEmpty())
+    QString error;
+    o.query = queryFlags.resolve(p, &error);
+    if (!error.isEmpty())
         return cmd + error;
     return readValues(p, o);
 }

@@ -12,16 +12,18 @@ struct AuditQueryFlags
 {
     QCommandLineOption query{QStringLiteral("query"),
                              QStringLiteral("SQL yielding one row per Transfer: block_number, "
-                                            "log_index (or tx_hash and a position), from, to, "
-                                            "value (see docs/audit.md)."),
+                                            "log_index (or tx_hash and tx_position), contract, "
+                                            "and any of from, to, value, tx_hash, block_hash, "
+                                            "id (see docs/audit.md)."),
                              QStringLiteral("SQL")};
     QCommandLineOption preset{QStringLiteral("preset"),
                               QStringLiteral("The query of a known indexer's Transfer table: "
                                              "ponder or subsquid."),
                               QStringLiteral("NAME")};
     QCommandLineOption table{QStringLiteral("table"),
-                             QStringLiteral("With --preset: the table's name when it is not "
-                                            "the preset's (schema.table allowed)."),
+                             QStringLiteral("With --preset: the table's name (default "
+                                            "transfer_event for ponder, transfer for "
+                                            "subsquid; schema.table allowed)."),
                              QStringLiteral("NAME")};
 
     void addTo(QCommandLineParser& p) const;

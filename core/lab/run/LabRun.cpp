@@ -59,6 +59,7 @@ struct LabRun::Lab
     quint64 sprayOffset = 0;
     ForeignIndexer indexer;
     ForeignIndexer::Options indexerOptions;
+    bool indexerUp = false; // started and not killed by the scenario
 
     ~Lab()
     {
@@ -103,11 +104,12 @@ bool LabRun::pause(int ms)
 {
     if (m_options.stopRequested && m_options.stopRequested())
         return false;
-    if (m_lab->indexer.isRunning() && m_lab->indexer.waitForExit(ms))
+    // While it should run, the wait is on its process: an exit ends the wait and the run.
+    if (m_lab->indexerUp && m_lab->indexer.waitForExit(ms))
         throw ForeignIndexerError(
             QStringLiteral("the indexer exited on its own; its last lines:\n%1")
                 .arg(m_lab->indexer.logTail()));
-    if (!m_lab->indexer.isRunning())
+    if (!m_lab->indexerUp)
         QThread::msleep(ms);
     return !(m_options.stopRequested && m_options.stopRequested());
 }
@@ -149,6 +151,7 @@ void LabRun::setUp()
     lab.indexerOptions.contracts = contracts;
     lab.indexerOptions.databaseUrl = lab.database;
     lab.indexer.start(lab.indexerOptions);
+    lab.indexerUp = true;
     note(QStringLiteral("indexer started: %1").arg(lab.indexer.command()));
 
     m_result.node = lab.node->url().toString();
@@ -187,9 +190,11 @@ void LabRun::play(const LabStep& step, int index)
         break;
     case LabStep::Action::KillIndexer:
         lab.indexer.kill();
+        lab.indexerUp = false;
         break;
     case LabStep::Action::StartIndexer:
         lab.indexer.start(lab.indexerOptions);
+        lab.indexerUp = true;
         break;
     }
 }
