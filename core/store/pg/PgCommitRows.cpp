@@ -16,9 +16,15 @@ PgCommitRows::PgCommitRows(const QByteArray& environmentId, qint64 chainId,
         m_blocks.integer(qint64(h.timestamp)).endRow();
     }
     m_stats.blocks = batch.blocks.size();
+    if (!batch.blocks.isEmpty()) {
+        m_balances.first = qint64(batch.blocks.first().number);
+        m_balances.last = qint64(batch.blocks.last().number);
+    }
+    m_balances.deltas.reserve(std::size_t(batch.logs.size()) * 2);
     for (qsizetype i = 0; i < batch.logs.size(); ++i)
         addLog(batch.logs[i],
                i < batch.decodings.size() ? batch.decodings[i] : abi::EventDecoding{});
+    m_balances.deltas.merge();
 }
 
 void PgCommitRows::addLog(const chain::LogEntry& log, const abi::EventDecoding& abiDecoding)
@@ -62,6 +68,13 @@ void PgCommitRows::addLog(const chain::LogEntry& log, const abi::EventDecoding& 
         ++m_stats.transfers;
         ++m_stats.outboxRows;
         r.text(chain::u256::toDecimal(transfer->value).toLatin1());
+        // As log_store's sides read: the zero address is no holder.
+        const chain::SignedAmount amount(transfer->value);
+        if (!transfer->from.isZero())
+            m_balances.deltas.addSide({transfer->contract, transfer->from}, -amount,
+                                      log.blockNumber);
+        if (!transfer->to.isZero())
+            m_balances.deltas.addSide({transfer->contract, transfer->to}, amount, log.blockNumber);
         m_outbox.text(m_env).integer(m_chainId).integer(qint64(log.blockNumber));
         m_outbox.integer(qint64(log.logIndex)).endRow();
     } else {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "PgBalances.h"
 #include "PgCopyRows.h"
 #include "indexer/VerifiedBatch.h"
 
@@ -26,6 +27,9 @@ public:
     // What the rows hold, as CommitStats counts it.
     const indexer::CommitStats& stats() const { return m_stats; }
 
+    // What the batch's Transfers do to each holder, for the balance fold.
+    const BatchBalances& balances() const { return m_balances; }
+
 private:
     void addLog(const chain::LogEntry& log, const abi::EventDecoding& abiDecoding);
 
@@ -33,6 +37,7 @@ private:
     qint64 m_chainId;
     PgCopyRows m_blocks, m_logs, m_outbox;
     indexer::CommitStats m_stats;
+    BatchBalances m_balances;
 };
 
 } // namespace forkscope::store::pg

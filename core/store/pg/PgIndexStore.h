@@ -1,5 +1,6 @@
 #pragma once
 
+#include "PgBalances.h"
 #include "indexer/IndexStore.h"
 
 #include <QByteArray>
@@ -82,7 +83,7 @@ private:
     // Moves the checkpoint `from` (locked) across the finished prefix above it, with the
     // balances of the blocks crossed and the fetch alerts they settle. Inside the caller's
     // transaction. Returns where it stands after.
-    qint64 advance(const Row& from);
+    qint64 advance(const Row& from, const BatchBalances& batch);
     // rollBack's work inside the caller's transaction (a repair adds to it).
     indexer::RollbackResult undoAbove(const indexer::Checkpoint& cp, const indexer::ForkPoint& fork,
                                       const QString& reason);
