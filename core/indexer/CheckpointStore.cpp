@@ -170,6 +170,17 @@ bool CheckpointStore::adoptContracts(const QString& contractSet)
     return adopted;
 }
 
+void CheckpointStore::replaceContracts(const QString& contractSet)
+{
+    ensureLive();
+    QSqlQuery q = m_db.run(QStringLiteral("UPDATE indexer_checkpoints SET contracts = ? WHERE "
+                                          "environment_id = ? AND chain_id = ? AND source_id = ?"),
+                           {contractSet, m_env, qint64(m_chainId), m_source});
+    if (q.numRowsAffected() != 1)
+        throw CheckpointMovedError(
+            QStringLiteral("the checkpoint of %1/%2 is gone; re-reading it").arg(m_env, m_source));
+}
+
 QStringList CheckpointStore::otherSources()
 {
     QSqlQuery q = m_db.run(QStringLiteral("SELECT source_id FROM indexer_checkpoints WHERE "
