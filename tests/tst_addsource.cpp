@@ -68,6 +68,7 @@ private:
         qint64 rows;       // its logs the `logs` view shows
         qint64 highest;    // the highest block of those, -1: none
         qint64 transfers;  // its rows the `transfer_events` view shows
+        QString hash;      // its checkpoint's block hash
     };
 
     // What a reader sees of the added contract, in one statement (one snapshot).
@@ -82,20 +83,22 @@ private:
                 "environment_id = ? AND contract = ?), (SELECT count(*) FROM logs WHERE "
                 "environment_id = ? AND address = ?), (SELECT coalesce(max(block_number), -1) "
                 "FROM logs WHERE environment_id = ? AND address = ?), (SELECT count(*) FROM "
-                "transfer_events WHERE environment_id = ? AND contract = ?)"),
-            {env, a, env, a, env, a, env, a, env, a});
-        SourceView v{QString(), -1, 0, -1, 0};
+                "transfer_events WHERE environment_id = ? AND contract = ?), (SELECT "
+                "block_hash FROM contract_sources WHERE environment_id = ? AND contract = ?)"),
+            {env, a, env, a, env, a, env, a, env, a, env, a});
+        SourceView v{QString(), -1, 0, -1, 0, QString()};
         if (q->next())
-            v = SourceView{q->value(0).toString(), q->value(1).toLongLong(),
+            v = SourceView{q->value(0).toString(),   q->value(1).toLongLong(),
                            q->value(2).toLongLong(), q->value(3).toLongLong(),
-                           q->value(4).toLongLong()};
+                           q->value(4).toLongLong(), q->value(5).toString()};
         q.reset();
         b.close();
         return v;
     }
 
     // While pending, the added contract's rows are exactly the node's up to its own
-    // checkpoint, none above. Returns whether it was pending.
+    // checkpoint (while that is still the node's block: a reorg not rolled back yet leaves
+    // the old branch's), none above. Returns whether it was pending.
     bool expectNothingAboveItsCheckpoint(Backend& b, const QString& env)
     {
         const SourceView v = sourceView(b, env);
@@ -108,6 +111,9 @@ private:
             [&] { QCOMPARE(v.rows, qint64(0)); }();
             return true;
         }
+        const auto atCheckpoint = m_lab->eth().blockByNumber(quint64(v.checkpoint));
+        if (!atCheckpoint || atCheckpoint->hash.toHex() != v.hash)
+            return true;
         const auto nodeLogs = m_lab->eth().getLogs(
             rpc::LogFilter::range(0, quint64(v.checkpoint), QList<chain::Address>{added()}));
         qint64 nodeTransfers = 0;

@@ -31,14 +31,7 @@ QList<chain::Address> Indexer::splitAddedContracts(const Checkpoint& cp)
         if (s.state == SourceState::Pending && !wanted.contains(s.address.toHex()))
             left << s.address.toHex();
     if (!left.isEmpty())
-        throw ContractSetChangedError(
-            QStringLiteral("environment %1 indexes contracts %2; this run leaves out %3. A "
-                           "contract's rows are never dropped from an environment silently: run "
-                           "with every contract of the environment (adding others is fine), or "
-                           "index the new set into a new environment (--env). Nothing was "
-                           "written")
-                .arg(m_config.environmentId, had.join(QStringLiteral(", ")),
-                     left.join(QStringLiteral(", "))));
+        throw ContractSetChangedError(contractsLeftOutMessage(m_config.environmentId, had, left));
     QList<chain::Address> added;
     for (const QString& token : wanted) {
         if (had.contains(token))

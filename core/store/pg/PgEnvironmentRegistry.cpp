@@ -141,6 +141,12 @@ Environment PgEnvironmentRegistry::openForIndexing(const QString& id, std::uint6
         std::all_of(wantedTokens.cbegin(), wantedTokens.cend(), [&](const QString& t) {
             return had.contains(t) || (t.size() == 42 && t.startsWith(QLatin1String("0x")));
         });
+    QStringList left;
+    for (const QString& t : had)
+        if (!wantedTokens.contains(t))
+            left << t;
+    if (!left.isEmpty())
+        throw indexer::ContractSetChangedError(indexer::contractsLeftOutMessage(id, had, left));
     if (had.join(QLatin1Char(' ')) != wanted && !addsContracts) {
         // Each process stores its ranges for its own contracts: a second set would leave the
         // ranges of one process without the other's logs, below one shared checkpoint.
