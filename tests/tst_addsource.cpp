@@ -74,7 +74,12 @@ private:
     // What a reader sees of the added contract, in one statement (one snapshot).
     SourceView sourceView(Backend& b, const QString& env)
     {
-        store::ContractReader& r = b.open();
+        const SourceView v = sourceView(b.open(), env);
+        b.close();
+        return v;
+    }
+    SourceView sourceView(store::ContractReader& r, const QString& env)
+    {
         const QString a = added().toHex();
         auto q = r.query(
             QStringLiteral(
@@ -91,8 +96,6 @@ private:
             v = SourceView{q->value(0).toString(),   q->value(1).toLongLong(),
                            q->value(2).toLongLong(), q->value(3).toLongLong(),
                            q->value(4).toLongLong(), q->value(5).toString()};
-        q.reset();
-        b.close();
         return v;
     }
 
@@ -101,7 +104,13 @@ private:
     // the old branch's), none above. Returns whether it was pending.
     bool expectNothingAboveItsCheckpoint(Backend& b, const QString& env)
     {
-        const SourceView v = sourceView(b, env);
+        const bool pending = expectNothingAboveItsCheckpoint(b.open(), env);
+        b.close();
+        return pending;
+    }
+    bool expectNothingAboveItsCheckpoint(store::ContractReader& r, const QString& env)
+    {
+        const SourceView v = sourceView(r, env);
         if (v.state != QLatin1String("pending"))
             return false;
         if (v.highest > v.checkpoint)
@@ -155,22 +164,31 @@ private:
         index.start(QStringLiteral(FORKSCOPE_BINARY), argsWith(db, env, true, proxy.url()));
         if (!index.waitForStarted())
             return -1;
+        // One connection for every look: the proxy serves the indexer only while this thread
+        // waits, so a look must be short.
         Backend b(db);
+        store::ContractReader* r = nullptr;
         int pendingLooks = 0;
         const bool joined = QTest::qWaitFor(
             [&] {
                 if (index.state() == QProcess::NotRunning)
                     return true;
                 try {
-                    if (expectNothingAboveItsCheckpoint(b, env)) {
+                    if (!r)
+                        r = &b.open();
+                    if (expectNothingAboveItsCheckpoint(*r, env)) {
                         ++pendingLooks;
                         if (meanwhile)
-                            meanwhile(sourceView(b, env));
+                            meanwhile(sourceView(*r, env));
                         return false;
                     }
-                    return sourceView(b, env).state == QLatin1String("joined") && onHead(b, env);
+                    const auto cp = r->checkpoint(env, 31337, QStringLiteral("default"));
+                    const auto head = m_lab->eth().latestBlock();
+                    return sourceView(*r, env).state == QLatin1String("joined") && cp && head &&
+                           cp->number == qint64(head->number) && cp->hash == head->hash.toHex();
                 } catch (const std::exception&) {
-                    return false; // not migrated yet
+                    r = nullptr; // not migrated yet
+                    return false;
                 }
             },
             60'000);
