@@ -95,6 +95,24 @@ void addBalances(PgConnection& db, const QByteArray& env, const QByteArray& chai
          })});
 }
 
+void addContractBalances(PgConnection& db, const QByteArray& env, const QByteArray& chain,
+                         const QByteArray& contract, qint64 above, qint64 upTo)
+{
+    if (upTo <= above)
+        return;
+    static const QByteArray sql = with(
+        "", "INSERT INTO balance_store (environment_id, chain_id, contract, holder, balance, "
+            "updated_at_block, transfer_sides) SELECT $1, $2, contract, holder, sum(delta), "
+            "max(block_number), count(*) FROM sides WHERE contract = $5::bytea GROUP BY "
+            "contract, holder ORDER BY contract, holder ON CONFLICT (environment_id, chain_id, "
+            "contract, holder) DO UPDATE SET balance = balance_store.balance + "
+            "excluded.balance, updated_at_block = greatest(balance_store.updated_at_block, "
+            "excluded.updated_at_block), transfer_sides = balance_store.transfer_sides + "
+            "excluded.transfer_sides");
+    db.run("balances_add_contract", sql.constData(),
+           {env, chain, QByteArray::number(above), QByteArray::number(upTo), contract});
+}
+
 qint64 revertBalances(PgConnection& db, const QByteArray& env, const QByteArray& chain,
                       qint64 reorgId, qint64 fork, qint64 checkpoint)
 {

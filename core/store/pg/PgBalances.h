@@ -32,6 +32,11 @@ struct BatchBalances
 void addBalances(PgConnection& db, const QByteArray& env, const QByteArray& chain, qint64 above,
                  qint64 upTo, const BatchBalances& batch);
 
+// The same for one contract's Transfers only (an added contract's backfill, whose blocks the
+// checkpoint already covers); `contract` as a bytea parameter.
+void addContractBalances(PgConnection& db, const QByteArray& env, const QByteArray& chain,
+                         const QByteArray& contract, qint64 above, qint64 upTo);
+
 // Takes back the Transfers of blocks (`fork`, `checkpoint`] before a rollback deletes them,
 // each changed balance recorded as a balance_changed row of reorg `reorgId`'s diff (its
 // value before and after, no after when the row goes). A rewritten row's updated_at_block

@@ -18,8 +18,9 @@ class PgConnection;
 class PgCommitRows
 {
 public:
+    // `withBlocks` false: the blocks are stored already (an added contract's backfill).
     PgCommitRows(const QByteArray& environmentId, qint64 chainId,
-                 const indexer::VerifiedBatch& batch);
+                 const indexer::VerifiedBatch& batch, bool withBlocks = true);
 
     // COPY the rows, inside the caller's transaction.
     void copyInto(PgConnection& db) const;
