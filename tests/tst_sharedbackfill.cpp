@@ -687,7 +687,7 @@ void TestSharedBackfill::anEnvironmentOfAnotherChainOrContractSetIsRefused()
             .int64(0, 0);
     VERIFY_ONE_ERROR_LINE(
         test::runForkscope(fewer), 1,
-        (QStringList{QStringLiteral("removed ") + m_lab->contracts().last().toHex(),
+        (QStringList{QStringLiteral("leaves out ") + m_lab->contracts().last().toHex(),
                      QStringLiteral("Nothing was written")}));
     QCOMPARE(db->exec("SELECT count(*) FROM backfill_ranges WHERE environment_id = 'this-chain'")
                  .int64(0, 0),

@@ -8,6 +8,7 @@
 
 #include <QJsonObject>
 #include <QObject>
+#include <optional>
 
 namespace forkscope::engine {
 
@@ -51,6 +52,10 @@ public:
     virtual void stopForkedReplica() = 0;
     virtual void startSecondWriter(int seconds = 8) = 0;
     virtual void loseNextAcknowledgement() = 0;
+    // Adds a contract to the environment being indexed (docs/sources.md): backfilled from
+    // `fromBlock` (nullopt: its deployment block) next to the head, then it joins the
+    // contract set. Answers through logMessage ("Add contract..." calls it).
+    virtual void addSource(const QString& address, std::optional<quint64> fromBlock) = 0;
     // The outbox's: the lab's own receiver applies the next row and drops its answer.
     virtual void loseNextOutboxAcknowledgement() = 0;
     virtual void injectDeepReorg() = 0;

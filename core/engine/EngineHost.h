@@ -69,6 +69,7 @@ public:
     void stopForkedReplica() override;
     void startSecondWriter(int seconds = 8) override;
     void loseNextAcknowledgement() override;
+    void addSource(const QString& address, std::optional<quint64> fromBlock) override;
     void loseNextOutboxAcknowledgement() override;
     void injectDeepReorg() override;
     void raiseReorgLimit(quint64 depth) override;

@@ -203,6 +203,14 @@ void EngineHost::loseNextAcknowledgement()
             QStringLiteral("lost acknowledgement: nothing is being indexed"));
 }
 
+void EngineHost::addSource(const QString& address, std::optional<quint64> fromBlock)
+{
+    if (m_session && m_session->indexing)
+        m_session->indexing->addSource(address, fromBlock);
+    else
+        log(QStringLiteral("error"), QStringLiteral("add contract: nothing is being indexed"));
+}
+
 void EngineHost::loseNextOutboxAcknowledgement()
 {
     if (labAction(QStringLiteral("lost outbox acknowledgement")))

@@ -131,6 +131,8 @@ public:
     void setOutboxWebhook(const QUrl& webhook);
     // The lab's "lost acknowledgement" (Indexer::loseNextAcknowledgement).
     void loseNextAcknowledgement();
+    // Indexer::addSource on the indexer's thread; restarts keep the contract.
+    void addSource(const QString& address, std::optional<quint64> fromBlock);
     // The nodes named by the environment's open completeness alerts (url -> (alerts, first
     // block)), replacing the last set: node health marks them "dropping logs" until their
     // alerts are resolved.

@@ -5,6 +5,7 @@
 #include "IndexingServiceLoop.h"
 #include "audit/EnvironmentRepair.h"
 #include "audit/StoredDataAuditor.h"
+#include "chain/ChainParseError.h"
 #include "indexer/CrashPoints.h"
 #include "indexer/IndexerErrors.h"
 #include "store/ContractReader.h"
@@ -276,6 +277,38 @@ void IndexingService::loseNextAcknowledgement()
         emit logMessage(QStringLiteral("warning"),
                         QStringLiteral("lab: the answer to the next committed batch will be "
                                        "lost, so the batch is sent again"));
+    });
+}
+
+void IndexingService::addSource(const QString& address, std::optional<quint64> fromBlock)
+{
+    m_thread.post([this, address, fromBlock] {
+        Loop& l = *m_loop;
+        const QString what = QStringLiteral("add contract %1").arg(address);
+        if (!l.indexer) {
+            emit logMessage(QStringLiteral("error"),
+                            what + QStringLiteral(": nothing is being indexed"));
+            return;
+        }
+        try {
+            // The address is checked before anything is asked or written.
+            const auto a = chain::Address::fromHex(address, QStringLiteral("contract address"));
+            l.indexer->addSource(a, fromBlock);
+            // An indexer made again (after a crash, a resume) names it too.
+            if (!l.options.indexer.contracts.contains(a))
+                l.options.indexer.contracts.append(a);
+            emit logMessage(QStringLiteral("info"),
+                            what + QStringLiteral(": backfilled next to the head; it joins the "
+                                                  "contract set when it reaches the "
+                                                  "checkpoint"));
+        } catch (const chain::ChainParseError& e) {
+            emit logMessage(QStringLiteral("error"), what + QStringLiteral(": ") + e.message());
+        } catch (const indexer::IndexerError& e) {
+            emit logMessage(QStringLiteral("error"), what + QStringLiteral(": ") + e.message());
+        } catch (const rpc::RpcException& e) {
+            emit logMessage(QStringLiteral("error"),
+                            what + QStringLiteral(": ") + e.error().toString());
+        }
     });
 }
 

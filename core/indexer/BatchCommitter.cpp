@@ -42,6 +42,44 @@ CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
                                    const std::function<void()>& inTransaction)
 {
     Q_ASSERT(!batch.blocks.isEmpty());
+    store::WriteTransaction tx(m_db);
+    CommitStats stats = writeRows(batch);
+
+    // The checkpoint moves in the same transaction as the data it covers.
+    const auto& last = batch.blocks.last();
+    if (expected) {
+        m_checkpoints.advance(*expected, last.number, last.hash);
+    } else {
+        Checkpoint first;
+        first.number = last.number;
+        first.hash = last.hash;
+        first.startBlock = startBlock;
+        first.policyVersion = policyVersion;
+        first.generation = generation;
+        m_checkpoints.insertFirst(first);
+    }
+    if (inTransaction)
+        inTransaction();
+    crashPoint("before-commit");
+    tx.commit();
+    crashPoint("after-commit");
+    return stats;
+}
+
+CommitStats BatchCommitter::commitSource(const VerifiedBatch& batch,
+                                         const std::function<void()>& inTransaction)
+{
+    Q_ASSERT(!batch.blocks.isEmpty());
+    store::WriteTransaction tx(m_db);
+    inTransaction(); // checks first: nothing is written for a batch that no longer fits
+    CommitStats stats = writeRows(batch);
+    crashPoint("source-before-commit");
+    tx.commit();
+    return stats;
+}
+
+CommitStats BatchCommitter::writeRows(const VerifiedBatch& batch)
+{
     using store::SqliteStatement;
     // Contract v4 (store/BinaryContract.h): hashes, addresses and topics go in as BLOBs; a
     // Transfer is its log row plus a decimal value, and its pending outbox row is that log.
@@ -80,7 +118,6 @@ CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
     }
     CommitStats stats;
     const auto chainId = std::int64_t(m_chainId);
-    store::WriteTransaction tx(m_db);
 
     for (const auto& b : batch.blocks) {
         m_insBlock->bind(1, m_envUtf8);
@@ -268,25 +305,6 @@ CommitStats BatchCommitter::commit(const std::optional<Checkpoint>& expected,
     m_lowerOutboxCursor->bind(3, std::int64_t(batch.blocks.first().number));
     m_lowerOutboxCursor->execute();
     m_balances.apply(std::move(deltas));
-
-    // The checkpoint moves in the same transaction as the data it covers.
-    const auto& last = batch.blocks.last();
-    if (expected) {
-        m_checkpoints.advance(*expected, last.number, last.hash);
-    } else {
-        Checkpoint first;
-        first.number = last.number;
-        first.hash = last.hash;
-        first.startBlock = startBlock;
-        first.policyVersion = policyVersion;
-        first.generation = generation;
-        m_checkpoints.insertFirst(first);
-    }
-    if (inTransaction)
-        inTransaction();
-    crashPoint("before-commit");
-    tx.commit();
-    crashPoint("after-commit");
     return stats;
 }
 

@@ -37,7 +37,18 @@ public:
                        std::uint64_t startBlock, const QString& policyVersion, int generation,
                        const std::function<void()>& inTransaction = {});
 
+    // A batch of a contract added to the environment (docs/sources.md): the same rows and
+    // projection over blocks already stored, in ONE transaction; `inTransaction` runs first,
+    // checking the batch still fits and moving the source's checkpoint, not the
+    // environment's.
+    CommitStats commitSource(const VerifiedBatch& batch,
+                             const std::function<void()>& inTransaction);
+
 private:
+    // Blocks (those not stored yet), logs, Transfers, balances, outbox and children, inside
+    // the caller's transaction.
+    CommitStats writeRows(const VerifiedBatch& batch);
+
     store::Database& m_db;
     QString m_env;
     std::uint64_t m_chainId;

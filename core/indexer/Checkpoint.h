@@ -31,6 +31,10 @@ QString contractSetText(const QList<chain::Address>& contracts,
                         const QStringList& factoryRules = {});
 // How `now` differs from `had` (both contractSetText): "added X, Y; removed Z".
 QString contractSetChange(const QString& had, const QString& now);
+// Why a run that leaves the contracts `left` out of an environment indexing `had` is
+// refused: the same line whichever store notices first.
+QString contractsLeftOutMessage(const QString& environmentId, const QStringList& had,
+                                const QStringList& left);
 // Why a run naming the contracts `now` is refused on an environment that indexes `had`
 // (both contractSetText): the same line whichever store notices first.
 QString contractSetChangedMessage(const QString& environmentId, const QString& had,

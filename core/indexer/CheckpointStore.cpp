@@ -52,6 +52,17 @@ QString contractSetChangedMessage(const QString& environmentId, const QString& h
              contractSetChange(had, now));
 }
 
+QString contractsLeftOutMessage(const QString& environmentId, const QStringList& had,
+                                const QStringList& left)
+{
+    return QStringLiteral("environment %1 indexes contracts %2; this run leaves out %3. A "
+                          "contract's rows are never dropped from an environment silently: run "
+                          "with every contract of the environment (adding others is fine), or "
+                          "index the new set into a new environment (--env). Nothing was "
+                          "written")
+        .arg(environmentId, had.join(QStringLiteral(", ")), left.join(QStringLiteral(", ")));
+}
+
 CheckpointStore::CheckpointStore(store::Database& db, QString environmentId, std::uint64_t chainId,
                                  QString sourceId)
     : m_db(db), m_env(std::move(environmentId)), m_chainId(chainId), m_source(std::move(sourceId))
@@ -168,6 +179,17 @@ bool CheckpointStore::adoptContracts(const QString& contractSet)
     const bool adopted = q.numRowsAffected() == 1;
     tx.commit();
     return adopted;
+}
+
+void CheckpointStore::replaceContracts(const QString& contractSet)
+{
+    ensureLive();
+    QSqlQuery q = m_db.run(QStringLiteral("UPDATE indexer_checkpoints SET contracts = ? WHERE "
+                                          "environment_id = ? AND chain_id = ? AND source_id = ?"),
+                           {contractSet, m_env, qint64(m_chainId), m_source});
+    if (q.numRowsAffected() != 1)
+        throw CheckpointMovedError(
+            QStringLiteral("the checkpoint of %1/%2 is gone; re-reading it").arg(m_env, m_source));
 }
 
 QStringList CheckpointStore::otherSources()

@@ -37,6 +37,8 @@ public:
     // Records the set on a checkpoint written before schema v3 (contracts unknown); in its
     // own transaction. Returns false if the row already names a set.
     bool adoptContracts(const QString& contractSet);
+    // The set an added contract's joining makes it (SourceBook), in the caller's transaction.
+    void replaceContracts(const QString& contractSet);
 
     // Other sources already indexing this environment (blocks and logs are per environment,
     // so a second source would share and roll back the first one's rows).

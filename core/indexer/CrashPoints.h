@@ -11,6 +11,8 @@ namespace forkscope::indexer {
 //   after-commit    committed, but nothing after the commit has run
 //   mid-rollback    a rollback's deletes done, its transaction not yet committed
 //   mid-delivery    (outbox) a row is sent, its delivery not yet recorded
+//   source-before-commit  an added contract's backfill batch is written, not yet committed
+//                   (FORKSCOPE_CRASH_AT only: the lab's menu lists the others)
 //
 // Two ways to arm them:
 // - the environment: FORKSCOPE_CRASH_AT=<point> [FORKSCOPE_CRASH_AFTER=N] kills the process

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "AbsenceCheck.h"
+#include "AddedSource.h"
 #include "Checkpoint.h"
 #include "CompletenessAlert.h"
 #include "Coordination.h"
@@ -115,6 +116,25 @@ public:
     // range is fetched again). Throws as rollBack.
     virtual RepairOutcome repair(const Checkpoint& cp, const std::optional<ForkPoint>& fork,
                                  std::uint64_t from) = 0;
+
+    // Contracts added to the environment after it was indexed (docs/sources.md), in address
+    // order, whatever their state.
+    virtual QList<AddedSource> addedSources() = 0;
+    // Records `address` as pending from `startBlock`; nothing else is written. False when it
+    // was recorded already.
+    virtual bool addSource(const chain::Address& address, std::uint64_t startBlock) = 0;
+    // A batch of an added contract's backfill: its logs, Transfers, balances and outbox rows
+    // and its own checkpoint's move to the batch's last block, in ONE transaction. The
+    // batch's blocks are the environment's, stored at or below its checkpoint. Throws
+    // CheckpointMovedError, nothing written, when the source's checkpoint is no longer
+    // `source.checkpoint` or the batch's last block is no longer the stored one (a rollback
+    // meanwhile).
+    virtual CommitStats commitSource(const VerifiedBatch& batch, const AddedSource& source) = 0;
+    // The pending `source`, whose checkpoint is the environment's `cp`, joins the
+    // environment's contract set, which becomes `contracts` (contractSetText), in ONE
+    // transaction. Throws CheckpointMovedError when either checkpoint moved.
+    virtual void joinSource(const AddedSource& source, const Checkpoint& cp,
+                            const QString& contracts) = 0;
 
     // The children of the source's factories stored (factory_children), oldest first, and
     // how many there are (the engine reloads them when another writer changed them).

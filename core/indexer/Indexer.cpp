@@ -2,6 +2,7 @@
 #include "BatchLogCheck.h"
 #include "IndexerErrors.h"
 #include "ReorgReason.h"
+#include "SourceBackfill.h"
 #include "SourceFetchSpec.h"
 #include "rpc/EthClient.h"
 #include "wire/ReplyMismatchError.h"
@@ -328,9 +329,28 @@ const IndexerStatus& Indexer::standBy(const std::optional<Checkpoint>& cp, std::
         m_pool->cancel();
     // At the head there is nothing to wait for: the index is synced, whoever moved it there.
     const bool atHead = cp && cp->number >= head;
-    m_status.state = atHead ? IndexerStatus::State::Synced : IndexerStatus::State::StandingBy;
-    m_status.message = atHead ? QString() : why;
+    if (atHead) {
+        if (synced().state == IndexerStatus::State::Synced)
+            m_status.retryDelayMs = int(m_config.pollInterval.count());
+        return m_status;
+    }
+    m_status.state = IndexerStatus::State::StandingBy;
+    m_status.message = why;
     m_status.retryDelayMs = int(m_config.pollInterval.count());
+    return m_status;
+}
+
+const IndexerStatus& Indexer::synced()
+{
+    // Not synced while an added contract's backfill goes on: the next round goes on with it.
+    if (m_status.sourcesPending > 0) {
+        m_status.state = IndexerStatus::State::Syncing;
+        m_status.message =
+            QStringLiteral("backfilling %1 added contract(s)").arg(m_status.sourcesPending);
+        return m_status;
+    }
+    m_status.state = IndexerStatus::State::Synced;
+    m_status.message.clear();
     return m_status;
 }
 
@@ -385,6 +405,9 @@ const IndexerStatus& Indexer::step()
                 m_store.markVerified(*cp);
                 m_sinceVerifiedWrite.start();
             }
+            // An added contract's backfill: one batch a round, next to the head's, toward the
+            // checkpoint just confirmed.
+            backfillSources(*cp);
         } else {
             head = m_eth.blockNumber();
             m_status.head = head;
@@ -427,9 +450,7 @@ const IndexerStatus& Indexer::step()
                 if (recheckForAbsence(*cp))
                     return m_status;
             }
-            m_status.state = IndexerStatus::State::Synced;
-            m_status.message.clear();
-            return m_status;
+            return synced();
         }
         bool whole = false;
         if (backfill) {

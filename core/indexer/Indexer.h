@@ -19,6 +19,8 @@
 
 namespace forkscope::indexer {
 
+class SourceBackfill;
+
 // The reorg-safe loop (docs/design.md, "Indexing: one round"), one round per step(), on
 // whichever store it is given (IndexStore): the same engine for a SQLite file and a shared
 // PostgreSQL database.
@@ -62,6 +64,12 @@ public:
     // Called when this writer starts or stops leading the head (following it, deciding
     // reorgs); on SQLite once, at the start.
     std::function<void(bool leads)> onLeadChanged;
+
+    // Adds a contract to the environment (docs/sources.md): it is backfilled from
+    // `fromBlock` (nullopt: its deployment block) up to the checkpoint by the next rounds,
+    // next to the head, then joins the contract set. Throws IndexerError when nothing is
+    // indexed yet or the address has no code; RpcException when the node cannot be asked.
+    void addSource(const chain::Address& address, std::optional<std::uint64_t> fromBlock);
 
     // The receiver side of the wire (docs/design.md, "The wire: the receiver owns the
     // cursor"): a batch is applied only if it starts at expectedFromBlock (the checkpoint +
@@ -120,11 +128,24 @@ private:
     const IndexerStatus& standBy(const std::optional<Checkpoint>& cp, std::uint64_t head,
                                  const QString& why);
     void dropPlan();
+    // At the head: synced, unless an added contract is still being backfilled.
+    const IndexerStatus& synced();
     // Whether this writer leads the head now (Coordination::leadsHead), saying so on change.
     bool leads();
     wire::FetchPool& pool();
     // The addresses whose logs are the source's now: contracts, factories, children stored.
     QList<chain::Address> watchedAddresses() const;
+    // The contracts this run names beyond the checkpoint's set (refused when it leaves one
+    // out); the head goes on with the checkpoint's set.
+    QList<chain::Address> splitAddedContracts(const Checkpoint& cp);
+    // Records the added contracts not recorded yet, each from its start block.
+    void prepareSources(const Checkpoint& cp, const QList<chain::Address>& added,
+                        std::uint64_t fromBlock);
+    void startSource(const Checkpoint& cp, const chain::Address& address,
+                     std::optional<std::uint64_t> fromBlock);
+    // One batch of an added contract's backfill toward `cp` (or its joining); true if it did
+    // any work.
+    bool backfillSources(const Checkpoint& cp);
     // After the store is open: the children stored, for the receiver and the fetch threads.
     void prepareChildren();
     // A rollback to `fork` (-1: nothing left) takes the children created above it.
@@ -141,6 +162,7 @@ private:
     std::shared_ptr<const abi::EventRegistry> m_registry;
     QSet<chain::Address> m_own; // the contracts and the factories: their logs are always ours
     // With factories: their children as the receiver knows them, and as the fetch threads do.
+    std::unique_ptr<SourceBackfill> m_sources; // contracts added to the environment
     std::unique_ptr<ChildBook> m_children;
     std::shared_ptr<wire::ChildDirectory> m_directory;
     QHash<std::uint64_t, int> m_rangeAttempts; // consecutive failures per range start

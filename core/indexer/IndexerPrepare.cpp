@@ -35,7 +35,11 @@ void Indexer::prepare()
                                           "source per environment (use another --env)")
                                .arg(m_config.environmentId, others.join(QStringLiteral(", "))));
     const QString wanted = contractSetText(m_config.sourceAddresses(), m_config.factoryRules());
-    if (const auto cp = m_store.checkpoint()) {
+    const auto cp = m_store.checkpoint();
+    // Contracts this run names beyond the checkpoint's set are added, each with a backfill
+    // of its own (IndexerSources.cpp); the others are fetched at the head as before.
+    const QList<chain::Address> added = cp ? splitAddedContracts(*cp) : QList<chain::Address>{};
+    if (cp) {
         if (cp->generation != kProjectionGeneration)
             throw GenerationMismatchError(
                 QStringLiteral("the checkpoint of %1 was computed by projection generation %2, "
@@ -43,19 +47,17 @@ void Indexer::prepare()
                     .arg(m_config.environmentId)
                     .arg(cp->generation)
                     .arg(kProjectionGeneration));
-        if (cp->startBlock != m_config.fromBlock && m_config.fromBlock != 0)
+        if (cp->startBlock != m_config.fromBlock && m_config.fromBlock != 0 && added.isEmpty())
             throw IndexerError(QStringLiteral("environment %1 was started at block %2, not %3; "
                                               "use another --env for another start block")
                                    .arg(m_config.environmentId)
                                    .arg(cp->startBlock)
                                    .arg(m_config.fromBlock));
+        const std::uint64_t addedFrom = m_config.fromBlock;
         m_config.fromBlock = cp->startBlock;
-        if (cp->contracts.isEmpty()) {
+        if (cp->contracts.isEmpty())
             m_store.adoptContracts(wanted); // written before schema v3: trust this run
-        } else if (cp->contracts != wanted) {
-            throw ContractSetChangedError(
-                contractSetChangedMessage(m_config.environmentId, cp->contracts, wanted));
-        }
+        prepareSources(*cp, added, addedFrom);
     }
     m_forkFinder = std::make_unique<ForkFinder>(
         m_eth, [this](std::uint64_t n) { return m_store.storedHash(n); });

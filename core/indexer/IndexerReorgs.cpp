@@ -3,6 +3,7 @@
 // acted on only when the blocks' headers corroborate it).
 #include "AbsenceAlertPlan.h"
 #include "AbsenceCheck.h"
+#include "AddedSource.h"
 #include "ForkFinder.h"
 #include "Indexer.h"
 #include "IndexerErrors.h"
@@ -82,7 +83,13 @@ bool Indexer::rollBack(const Checkpoint& cp, const QString& reason,
 bool Indexer::recheckForAbsence(const Checkpoint& cp)
 {
     const auto window = absenceWindow(m_config.absenceWindow, cp.startBlock, cp.number);
-    const QList<chain::Address> watched = watchedAddresses();
+    QList<chain::Address> watched = watchedAddresses();
+    // An added contract's rows are stored too, up to its own checkpoint: asked with the
+    // others, or they would look absent.
+    if (m_status.sourcesPending > 0)
+        for (const AddedSource& s : m_store.addedSources())
+            if (!watched.contains(s.address))
+                watched.append(s.address);
     if (watched.isEmpty() || !window)
         return false;
     QSet<LogAt> held = m_store.storedLogs(window->first, window->second);

@@ -53,10 +53,13 @@ struct IndexerStatus
     qint64 abiDecoded = 0;                // logs decoded by the source's ABI
     qint64 abiUnmatched = 0;              // anonymous or unknown events, kept raw
     qint64 abiFailures = 0;               // matched an event but did not decode
-    qint64 headChecksAhead = 0; // rounds whose head check was answered during the last commit
-    qint64 rangesTakenOver = 0; // backfill ranges taken from a writer gone or past its lease
-    qint64 rangesLost = 0;      // ranges taken from this writer (its rows for them rolled back)
-    int retryDelayMs = 0;       // how long to wait before the next round, if failing
+    qint64 headChecksAhead = 0;     // rounds whose head check was answered during the last commit
+    qint64 rangesTakenOver = 0;     // backfill ranges taken from a writer gone or past its lease
+    qint64 rangesLost = 0;          // ranges taken from this writer (its rows for them rolled back)
+    int sourcesPending = 0;         // added contracts whose backfill has not joined yet
+    qint64 sourceLogsCommitted = 0; // logs their backfill committed
+    qint64 sourcesJoined = 0;       // added contracts that joined the contract set
+    int retryDelayMs = 0;           // how long to wait before the next round, if failing
 
     std::optional<std::uint64_t> lag() const
     {

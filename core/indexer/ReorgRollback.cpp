@@ -6,6 +6,7 @@
 #include "CompletenessAlerts.h"
 #include "CrashPoints.h"
 #include "IndexerErrors.h"
+#include "SourceBook.h"
 #include "store/BinaryContract.h"
 #include "store/Database.h"
 #include "store/MultiRowInsert.h"
@@ -229,6 +230,9 @@ RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fo
         m_checkpoints.advance(cp, *fork.number, fork.hash);
     else
         m_checkpoints.remove(cp);
+    // An added contract's backfill above the fork goes back with the head, in this same
+    // transaction: its rows above the fork were among the rows deleted above.
+    SourceBook(m_db, m_env, m_chainId).rollBackAbove(above, fork.hash);
 
     // An absence suspicion about blocks this removes is settled: they are indexed again.
     r.alertsSettled = CompletenessAlerts(m_db, m_env, m_chainId)

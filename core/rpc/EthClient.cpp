@@ -352,6 +352,19 @@ std::optional<QJsonObject> EthClient::blockJsonByHash(const chain::Hash32& hash)
     return r.result.toObject();
 }
 
+QByteArray EthClient::codeAt(const chain::Address& address, std::uint64_t block)
+{
+    const QString what = QStringLiteral("eth_getCode(%1, %2)").arg(address.toHex()).arg(block);
+    const RpcResponse r =
+        call(QStringLiteral("eth_getCode"), {address.toHex(), hex::encodeQuantity(block)});
+    throwIfError(r);
+    try {
+        return hex::parseData(r.result, what);
+    } catch (const ChainParseError& e) {
+        throwMalformed(r, what, e);
+    }
+}
+
 QByteArray EthClient::callContract(const chain::Address& to, const QByteArray& data)
 {
     const QString what = QStringLiteral("eth_call(%1)").arg(to.toHex());

@@ -91,6 +91,9 @@ public:
     std::optional<QJsonArray> takeBlockReceipts(RpcCall* call, const chain::Hash32& blockHash);
     // eth_getBlockByHash(hash, false): the whole header object.
     std::optional<QJsonObject> blockJsonByHash(const chain::Hash32& hash);
+    // eth_getCode(address, block): the code at the address in that block's state (strict 0x
+    // data; empty before the contract was deployed).
+    QByteArray codeAt(const chain::Address& address, std::uint64_t block);
     // eth_call({to, data}, "latest"): the bytes the call returned (strict 0x data).
     QByteArray callContract(const chain::Address& to, const QByteArray& data);
     // eth_call of each (to, data) at the block `blockHash` (EIP-1898: the state of that very

@@ -16,7 +16,18 @@ QString blocksView()
            QStringLiteral(" AS parent_hash, block_timestamp FROM block_store");
 }
 
-QString logsView()
+// Since schema 10 the logs of a pending added contract (docs/sources.md) show only up to its
+// own checkpoint: its backfill has not reached the environment's yet.
+QString pendingSourceCut()
+{
+    return QStringLiteral(
+        "NOT EXISTS (SELECT 1 FROM source_store s WHERE s.environment_id = "
+        "log_store.environment_id AND s.chain_id = log_store.chain_id AND s.address = "
+        "log_store.address AND s.state = 'pending' AND log_store.block_number > "
+        "coalesce(s.block_number, -1))");
+}
+
+QString logsView(bool cut)
 {
     return QStringLiteral("CREATE VIEW logs AS SELECT environment_id, chain_id, block_number, ") +
            hexSql(QStringLiteral("block_hash")) + QStringLiteral(" AS block_hash, log_index, ") +
@@ -30,12 +41,13 @@ QString logsView()
            QStringLiteral(" AS data, decode_error, event_name, coalesce(args_json, ") +
            argsFromTemplateSql() +
            QStringLiteral(") AS args_json FROM log_store LEFT JOIN args_templates a ON a.id = "
-                          "args_template_id");
+                          "args_template_id") +
+           (cut ? QStringLiteral(" WHERE ") + pendingSourceCut() : QString());
 }
 
 // An ERC-20 Transfer's contract is the log's address and its parties are the low 20 bytes of
 // topics 1 and 2 (TransferDecoder accepts nothing else), so they are not stored twice.
-QString transferEventsView()
+QString transferEventsView(bool cut)
 {
     return QStringLiteral("CREATE VIEW transfer_events AS SELECT environment_id, chain_id, "
                           "block_number, log_index, ") +
@@ -44,7 +56,8 @@ QString transferEventsView()
            hexSql(QStringLiteral("substr(topic1, 13)")) + QStringLiteral(" AS from_addr, ") +
            hexSql(QStringLiteral("substr(topic2, 13)")) +
            QStringLiteral(" AS to_addr, transfer_value AS value FROM log_store "
-                          "WHERE transfer_value IS NOT NULL");
+                          "WHERE transfer_value IS NOT NULL") +
+           (cut ? QStringLiteral(" AND ") + pendingSourceCut() : QString());
 }
 
 QString tokenBalancesView()
@@ -182,8 +195,8 @@ QList<SurfaceObject> binaryContractSurface()
 {
     return QList<SurfaceObject>{
                SurfaceObject::view(QStringLiteral("blocks"), blocksView()),
-               SurfaceObject::view(QStringLiteral("logs"), logsView()),
-               SurfaceObject::view(QStringLiteral("transfer_events"), transferEventsView()),
+               SurfaceObject::view(QStringLiteral("logs"), logsView(true)),
+               SurfaceObject::view(QStringLiteral("transfer_events"), transferEventsView(true)),
                SurfaceObject::view(QStringLiteral("token_balances"), tokenBalancesView()),
            } +
            deleteTriggers();
@@ -289,7 +302,7 @@ Migration binaryContractMigration()
       // Only undelivered rows: the dispatcher's scan, and a rollback's, stay small.
       << QStringLiteral("CREATE INDEX outbox_store_pending ON outbox_store (environment_id, "
                         "chain_id, block_number) WHERE delivered_at IS NULL");
-    s << blocksView() << logsView() << transferEventsView() << tokenBalancesView()
+    s << blocksView() << logsView(false) << transferEventsView(false) << tokenBalancesView()
       << schema5OutboxView();
     for (const SurfaceObject& t : deleteTriggers())
         s << t.sqlite;

@@ -33,7 +33,7 @@ namespace forkscope::store {
 Migration binaryContractMigration();
 
 // Schema 5's views and INSTEAD OF triggers that the latest schema still has (all but the
-// outbox's, which schema 8 replaced).
+// outbox's, which schema 8 replaced); logs and transfer_events as schema 10 cuts them.
 QList<SurfaceObject> binaryContractSurface();
 
 // SQL expressions over a log_store row aliased `l`, rendering a Transfer's outbox event key

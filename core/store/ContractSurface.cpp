@@ -3,6 +3,7 @@
 #include "ChildrenContract.h"
 #include "PendingOutboxContract.h"
 #include "ReorgDiffContract.h"
+#include "SourcesContract.h"
 #include "pg/PgContract.h"
 
 #include <QStringList>
@@ -14,7 +15,7 @@ const QList<SurfaceObject>& contractSurface()
 {
     static const QList<SurfaceObject> all = [] {
         QList<SurfaceObject> s = binaryContractSurface() + pendingOutboxSurface() +
-                                 reorgDiffSurface() + childrenSurface();
+                                 reorgDiffSurface() + childrenSurface() + sourcesSurface();
         std::stable_partition(s.begin(), s.end(), [](const SurfaceObject& o) {
             return o.kind == SurfaceObject::Kind::View;
         });

@@ -3,6 +3,7 @@
 #include "ChildrenContract.h"
 #include "PendingOutboxContract.h"
 #include "ReorgDiffContract.h"
+#include "SourcesContract.h"
 
 namespace forkscope::store {
 
@@ -232,7 +233,8 @@ const QList<Migration>& migrations()
                                       reorgDiffMigration(),
                                       reorgDiffFoldMigration(),
                                       pendingOutboxMigration(),
-                                      childrenMigration()};
+                                      childrenMigration(),
+                                      sourcesMigration()};
     return all;
 }
 

@@ -13,6 +13,7 @@
 #include "indexer/IndexerErrors.h"
 #include "indexer/ReorgReason.h"
 #include "indexer/ReorgRollback.h"
+#include "indexer/SourceBook.h"
 #include "outbox/OutboxDispatcher.h"
 
 #include <QSqlQuery>
@@ -230,6 +231,71 @@ indexer::RepairOutcome SqliteIndexStore::repair(const indexer::Checkpoint& cp,
     tx.commit();
     m_openFetchAlerts = true;
     return out;
+}
+
+QList<indexer::AddedSource> SqliteIndexStore::addedSources()
+{
+    requireOpen();
+    return indexer::SourceBook(m_db, m_env, m_chainId).list();
+}
+
+bool SqliteIndexStore::addSource(const chain::Address& address, std::uint64_t startBlock)
+{
+    requireOpen();
+    WriteTransaction tx(m_db);
+    m_checkpoints->ensureLive();
+    const bool added = indexer::SourceBook(m_db, m_env, m_chainId).add(address, startBlock);
+    tx.commit();
+    return added;
+}
+
+indexer::CommitStats SqliteIndexStore::commitSource(const indexer::VerifiedBatch& batch,
+                                                    const indexer::AddedSource& source)
+{
+    requireOpen();
+    const chain::BlockHeader& first = batch.blocks.first();
+    const chain::BlockHeader& last = batch.blocks.last();
+    if (first.number != source.nextBlock())
+        throw indexer::CheckpointMovedError(
+            QStringLiteral("blocks %1-%2 do not continue the backfill of %3 (block %4 is next)")
+                .arg(first.number)
+                .arg(last.number)
+                .arg(source.address.toHex())
+                .arg(source.nextBlock()));
+    indexer::SourceBook book(m_db, m_env, m_chainId);
+    return m_committer->commitSource(batch, [&] {
+        m_checkpoints->ensureLive();
+        // The batch's blocks are the environment's: the same hash at its last block, at or
+        // below the checkpoint. Otherwise a rollback took them since they were fetched.
+        const auto cp = m_checkpoints->read();
+        const auto stored = storedHash(last.number);
+        if (!cp || cp->number < last.number || !stored || *stored != last.hash)
+            throw indexer::CheckpointMovedError(
+                QStringLiteral("block %1 of %2 is no longer the stored block the backfill of %3 "
+                               "fetched against; nothing written")
+                    .arg(last.number)
+                    .arg(m_env, source.address.toHex()));
+        book.advance(source, first.number, last.number, last.hash);
+    });
+}
+
+void SqliteIndexStore::joinSource(const indexer::AddedSource& source, const indexer::Checkpoint& cp,
+                                  const QString& contracts)
+{
+    requireOpen();
+    WriteTransaction tx(m_db);
+    m_checkpoints->ensureLive();
+    const auto now = m_checkpoints->read();
+    if (!now || now->number != cp.number || now->hash != cp.hash)
+        throw indexer::CheckpointMovedError(
+            QStringLiteral("the checkpoint of %1 moved from %2 before %3 joined; not joined")
+                .arg(m_env)
+                .arg(cp.number)
+                .arg(source.address.toHex()));
+    indexer::SourceBook(m_db, m_env, m_chainId).join(source.address, cp);
+    m_checkpoints->replaceContracts(contracts);
+    tx.commit();
+    m_checkpoints->setContracts(contracts);
 }
 
 QList<wire::ChildCreation> SqliteIndexStore::children()

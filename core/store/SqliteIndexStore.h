@@ -48,6 +48,12 @@ public:
     indexer::RepairOutcome repair(const indexer::Checkpoint& cp,
                                   const std::optional<indexer::ForkPoint>& fork,
                                   std::uint64_t from) override;
+    QList<indexer::AddedSource> addedSources() override;
+    bool addSource(const chain::Address& address, std::uint64_t startBlock) override;
+    indexer::CommitStats commitSource(const indexer::VerifiedBatch& batch,
+                                      const indexer::AddedSource& source) override;
+    void joinSource(const indexer::AddedSource& source, const indexer::Checkpoint& cp,
+                    const QString& contracts) override;
     QList<wire::ChildCreation> children() override;
     qint64 childCount() override;
     std::optional<chain::Hash32> storedHash(std::uint64_t block) override;

@@ -23,21 +23,94 @@ QByteArray with(const char* cte, const char* rest)
 
 } // namespace
 
+namespace {
+
+// The sides of blocks ($lo, $hi] (the parameters' numbers), as kSides gives them.
+QByteArray sidesIn(const char* lo, const char* hi)
+{
+    const QByteArray range = QByteArray("s.environment_id = $1 AND s.chain_id = $2 AND "
+                                        "s.transfer_value IS NOT NULL AND s.block_number > ") +
+                             lo + " AND s.block_number <= " + hi;
+    return "SELECT s.address AS contract, substr(s.topic2, 13) AS holder, s.transfer_value AS "
+           "delta, s.block_number FROM log_store s WHERE " +
+           range +
+           " UNION ALL SELECT s.address, substr(s.topic1, 13), -s.transfer_value, "
+           "s.block_number FROM log_store s WHERE " +
+           range;
+}
+
+// One text array of a batch's column, in PostgreSQL's array syntax.
+template <typename Each> QByteArray textArray(std::size_t n, Each each)
+{
+    QByteArray out;
+    out.reserve(qsizetype(n) * 44 + 2);
+    out += '{';
+    for (std::size_t i = 0; i < n; ++i) {
+        if (i)
+            out += ',';
+        out += each(i);
+    }
+    out += '}';
+    return out;
+}
+
+} // namespace
+
 void addBalances(PgConnection& db, const QByteArray& env, const QByteArray& chain, qint64 above,
-                 qint64 upTo)
+                 qint64 upTo, const BatchBalances& batch)
+{
+    if (upTo <= above)
+        return;
+    // Blocks (above, upTo] are (above, $5] from log_store, then the batch, then ($6, upTo]
+    // from log_store; a batch outside them is none of theirs (both scans then cover all).
+    const bool inside = batch.first > above && batch.last <= upTo && batch.first <= batch.last;
+    const qint64 lowEnd = inside ? batch.first - 1 : upTo;
+    const qint64 highStart = inside ? batch.last : upTo;
+    const indexer::HolderDeltas& d = batch.deltas;
+    const std::size_t n = inside ? d.size() : 0;
+    static const QByteArray sql =
+        "WITH sides AS (SELECT contract, holder, delta, 1::bigint AS sides, block_number AS "
+        "last FROM (" +
+        sidesIn("$3", "$5") + " UNION ALL " + sidesIn("$6", "$4") +
+        ") t WHERE holder <> '\\x0000000000000000000000000000000000000000'::bytea UNION ALL "
+        "SELECT decode(u.c, 'hex'), decode(u.h, 'hex'), u.d, u.n, u.b FROM unnest($7::text[], "
+        "$8::text[], $9::numeric[], $10::bigint[], $11::bigint[]) AS u(c, h, d, n, b)) INSERT "
+        "INTO balance_store (environment_id, chain_id, contract, holder, balance, "
+        "updated_at_block, transfer_sides) SELECT $1, $2, contract, holder, sum(delta), "
+        "max(last), sum(sides)::bigint FROM sides GROUP BY contract, holder ORDER BY contract, "
+        "holder ON CONFLICT (environment_id, chain_id, contract, holder) DO UPDATE SET balance "
+        "= balance_store.balance + excluded.balance, updated_at_block = "
+        "greatest(balance_store.updated_at_block, excluded.updated_at_block), transfer_sides = "
+        "balance_store.transfer_sides + excluded.transfer_sides";
+    db.run(
+        "balances_add", sql.constData(),
+        {env, chain, QByteArray::number(above), QByteArray::number(upTo),
+         QByteArray::number(lowEnd), QByteArray::number(highStart),
+         textArray(n, [&](std::size_t i) { return d.key(i).contract.toByteArray().toHex(); }),
+         textArray(n, [&](std::size_t i) { return d.key(i).holder.toByteArray().toHex(); }),
+         textArray(n, [&](std::size_t i) { return QByteArray(d.delta(i).amount.str().c_str()); }),
+         textArray(n, [&](std::size_t i) { return QByteArray::number(d.delta(i).sides); }),
+         textArray(n, [&](std::size_t i) {
+             return QByteArray::number(qulonglong(d.delta(i).lastBlock));
+         })});
+}
+
+void addContractBalances(PgConnection& db, const QByteArray& env, const QByteArray& chain,
+                         const QByteArray& contract, qint64 above, qint64 upTo)
 {
     if (upTo <= above)
         return;
     static const QByteArray sql = with(
         "", "INSERT INTO balance_store (environment_id, chain_id, contract, holder, balance, "
             "updated_at_block, transfer_sides) SELECT $1, $2, contract, holder, sum(delta), "
-            "max(block_number), count(*) FROM sides GROUP BY contract, holder ORDER BY contract, "
-            "holder ON CONFLICT (environment_id, chain_id, contract, holder) DO UPDATE SET "
-            "balance = balance_store.balance + excluded.balance, updated_at_block = "
-            "greatest(balance_store.updated_at_block, excluded.updated_at_block), "
-            "transfer_sides = balance_store.transfer_sides + excluded.transfer_sides");
-    db.run("balances_add", sql.constData(),
-           {env, chain, QByteArray::number(above), QByteArray::number(upTo)});
+            "max(block_number), count(*) FROM sides WHERE contract = $5::bytea GROUP BY "
+            "contract, holder ORDER BY contract, holder ON CONFLICT (environment_id, chain_id, "
+            "contract, holder) DO UPDATE SET balance = balance_store.balance + "
+            "excluded.balance, updated_at_block = greatest(balance_store.updated_at_block, "
+            "excluded.updated_at_block), transfer_sides = balance_store.transfer_sides + "
+            "excluded.transfer_sides");
+    db.run("balances_add_contract", sql.constData(),
+           {env, chain, QByteArray::number(above), QByteArray::number(upTo), contract});
 }
 
 qint64 revertBalances(PgConnection& db, const QByteArray& env, const QByteArray& chain,

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "indexer/HolderDeltas.h"
+
 #include <QByteArray>
 
 namespace forkscope::store::pg {
@@ -14,9 +16,26 @@ class PgConnection;
 // checkpoint covers them, and `token_balances` always equals the sum of the Transfers it
 // shows (invariant 3).
 
-// Adds the Transfers of blocks (`above`, `upTo`].
+// What the committing writer's own batch, blocks `first` to `last`, does to each holder, as
+// it decoded them. The fold takes these blocks' sides from here rather than reading them
+// back from log_store: scanning the Transfers again and splitting each into its two sides
+// was most of the fold's cost.
+struct BatchBalances
+{
+    qint64 first = 0;
+    qint64 last = -1;
+    indexer::HolderDeltas deltas; // merged
+};
+
+// Adds the Transfers of blocks (`above`, `upTo`]: those of `batch` from it when it lies
+// within them, every other block's from log_store.
 void addBalances(PgConnection& db, const QByteArray& env, const QByteArray& chain, qint64 above,
-                 qint64 upTo);
+                 qint64 upTo, const BatchBalances& batch);
+
+// The same for one contract's Transfers only (an added contract's backfill, whose blocks the
+// checkpoint already covers); `contract` as a bytea parameter.
+void addContractBalances(PgConnection& db, const QByteArray& env, const QByteArray& chain,
+                         const QByteArray& contract, qint64 above, qint64 upTo);
 
 // Takes back the Transfers of blocks (`fork`, `checkpoint`] before a rollback deletes them,
 // each changed balance recorded as a balance_changed row of reorg `reorgId`'s diff (its

@@ -7,18 +7,24 @@
 namespace forkscope::store::pg {
 
 PgCommitRows::PgCommitRows(const QByteArray& environmentId, qint64 chainId,
-                           const indexer::VerifiedBatch& batch)
+                           const indexer::VerifiedBatch& batch, bool withBlocks)
     : m_env(environmentId), m_chainId(chainId)
 {
-    for (const chain::BlockHeader& h : batch.blocks) {
+    for (const chain::BlockHeader& h : withBlocks ? batch.blocks : QList<chain::BlockHeader>{}) {
         m_blocks.text(m_env).integer(m_chainId).integer(qint64(h.number));
         m_blocks.bytea(h.hash.toByteArray()).bytea(h.parentHash.toByteArray());
         m_blocks.integer(qint64(h.timestamp)).endRow();
     }
-    m_stats.blocks = batch.blocks.size();
+    m_stats.blocks = withBlocks ? batch.blocks.size() : 0;
+    if (!batch.blocks.isEmpty()) {
+        m_balances.first = qint64(batch.blocks.first().number);
+        m_balances.last = qint64(batch.blocks.last().number);
+    }
+    m_balances.deltas.reserve(std::size_t(batch.logs.size()) * 2);
     for (qsizetype i = 0; i < batch.logs.size(); ++i)
         addLog(batch.logs[i],
                i < batch.decodings.size() ? batch.decodings[i] : abi::EventDecoding{});
+    m_balances.deltas.merge();
 }
 
 void PgCommitRows::addLog(const chain::LogEntry& log, const abi::EventDecoding& abiDecoding)
@@ -62,6 +68,13 @@ void PgCommitRows::addLog(const chain::LogEntry& log, const abi::EventDecoding& 
         ++m_stats.transfers;
         ++m_stats.outboxRows;
         r.text(chain::u256::toDecimal(transfer->value).toLatin1());
+        // As log_store's sides read: the zero address is no holder.
+        const chain::SignedAmount amount(transfer->value);
+        if (!transfer->from.isZero())
+            m_balances.deltas.addSide({transfer->contract, transfer->from}, -amount,
+                                      log.blockNumber);
+        if (!transfer->to.isZero())
+            m_balances.deltas.addSide({transfer->contract, transfer->to}, amount, log.blockNumber);
         m_outbox.text(m_env).integer(m_chainId).integer(qint64(log.blockNumber));
         m_outbox.integer(qint64(log.logIndex)).endRow();
     } else {
@@ -82,9 +95,10 @@ void PgCommitRows::addLog(const chain::LogEntry& log, const abi::EventDecoding& 
 
 void PgCommitRows::copyInto(PgConnection& db) const
 {
-    db.copyIn("COPY block_store (environment_id, chain_id, block_number, block_hash, "
-              "parent_hash, block_timestamp) FROM STDIN",
-              m_blocks.data());
+    if (m_stats.blocks > 0)
+        db.copyIn("COPY block_store (environment_id, chain_id, block_number, block_hash, "
+                  "parent_hash, block_timestamp) FROM STDIN",
+                  m_blocks.data());
     db.copyIn("COPY log_store (environment_id, chain_id, block_number, log_index, block_hash, "
               "tx_hash, address, topic0, topic1, topic2, topic3, data, decode_error, "
               "transfer_value, event_name, args_json) FROM STDIN",

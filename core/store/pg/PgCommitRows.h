@@ -1,5 +1,6 @@
 #pragma once
 
+#include "PgBalances.h"
 #include "PgCopyRows.h"
 #include "indexer/VerifiedBatch.h"
 
@@ -17,14 +18,18 @@ class PgConnection;
 class PgCommitRows
 {
 public:
+    // `withBlocks` false: the blocks are stored already (an added contract's backfill).
     PgCommitRows(const QByteArray& environmentId, qint64 chainId,
-                 const indexer::VerifiedBatch& batch);
+                 const indexer::VerifiedBatch& batch, bool withBlocks = true);
 
     // COPY the rows, inside the caller's transaction.
     void copyInto(PgConnection& db) const;
 
     // What the rows hold, as CommitStats counts it.
     const indexer::CommitStats& stats() const { return m_stats; }
+
+    // What the batch's Transfers do to each holder, for the balance fold.
+    const BatchBalances& balances() const { return m_balances; }
 
 private:
     void addLog(const chain::LogEntry& log, const abi::EventDecoding& abiDecoding);
@@ -33,6 +38,7 @@ private:
     qint64 m_chainId;
     PgCopyRows m_blocks, m_logs, m_outbox;
     indexer::CommitStats m_stats;
+    BatchBalances m_balances;
 };
 
 } // namespace forkscope::store::pg

@@ -18,14 +18,22 @@ QByteArray hex(const char* column)
     return QByteArrayLiteral("'0x' || encode(s.") + column + QByteArrayLiteral(", 'hex')");
 }
 
+// Since v15 a pending added contract's rows show only up to its own checkpoint, as in a
+// file (store/SourcesContract.h).
+constexpr const char* kPendingSourceCut =
+    " AND NOT EXISTS (SELECT 1 FROM source_store p WHERE p.environment_id = s.environment_id "
+    "AND p.chain_id = s.chain_id AND p.address = s.address AND p.state = 'pending' AND "
+    "s.block_number > coalesce(p.block_number, -1))";
+
 // The `logs` read surface; later versions add columns at its end.
-QByteArray logsSelect(const char* addedColumns)
+QByteArray logsSelect(const char* addedColumns, bool cut = false)
 {
     return "SELECT s.environment_id, s.chain_id, s.block_number, " + hex("block_hash") +
            " AS block_hash, s.log_index, " + hex("tx_hash") + " AS tx_hash, " + hex("address") +
            " AS address, " + hex("topic0") + " AS topic0, " + hex("topic1") + " AS topic1, " +
            hex("topic2") + " AS topic2, " + hex("topic3") + " AS topic3, " + hex("data") +
-           " AS data, s.decode_error" + addedColumns + " FROM log_store s" + kBelowCheckpoint;
+           " AS data, s.decode_error" + addedColumns + " FROM log_store s" + kBelowCheckpoint +
+           (cut ? kPendingSourceCut : "");
 }
 constexpr const char* kLogsDecodedColumns = ", s.event_name, s.args_json"; // since v10
 
@@ -36,14 +44,31 @@ QByteArray blocksSelect()
            " AS parent_hash, s.block_timestamp FROM block_store s" + kBelowCheckpoint;
 }
 
-QByteArray transferEventsSelect()
+QByteArray transferEventsSelect(bool cut = false)
 {
     return "SELECT s.environment_id, s.chain_id, s.block_number, s.log_index, " + hex("tx_hash") +
            " AS tx_hash, " + hex("address") +
            " AS contract, '0x' || encode(substr(s.topic1, 13), 'hex') AS from_addr, '0x' || "
            "encode(substr(s.topic2, 13), 'hex') AS to_addr, s.transfer_value::text AS value "
            "FROM log_store s" +
-           QByteArray(kBelowCheckpoint) + " AND s.transfer_value IS NOT NULL";
+           QByteArray(kBelowCheckpoint) + " AND s.transfer_value IS NOT NULL" +
+           (cut ? kPendingSourceCut : "");
+}
+
+// Since v15: contracts added to an environment and their backfill ranges, as a file serves
+// them (store/SourcesContract.h).
+QByteArray contractSourcesSelect()
+{
+    return "SELECT s.environment_id, s.chain_id, " + hex("address") +
+           " AS contract, s.start_block, s.block_number, " + hex("block_hash") +
+           " AS block_hash, s.state, s.added_at, s.joined_at FROM source_store s";
+}
+
+QByteArray sourceRangesSelect()
+{
+    return "SELECT s.environment_id, s.chain_id, " + hex("address") +
+           " AS contract, s.from_block, s.to_block, s.status, s.attempts, s.updated_at FROM "
+           "source_range_store s";
 }
 
 // Since v12 balances are kept in balance_store, in the transaction that moves the checkpoint
@@ -130,9 +155,13 @@ QByteArray pgViewSelect(const QString& name)
     if (name == QLatin1String("blocks"))
         return blocksSelect();
     if (name == QLatin1String("logs"))
-        return logsSelect(kLogsDecodedColumns);
+        return logsSelect(kLogsDecodedColumns, true);
     if (name == QLatin1String("transfer_events"))
-        return transferEventsSelect();
+        return transferEventsSelect(true);
+    if (name == QLatin1String("contract_sources"))
+        return contractSourcesSelect();
+    if (name == QLatin1String("source_ranges"))
+        return sourceRangesSelect();
     if (name == QLatin1String("token_balances"))
         return tokenBalancesSelect();
     if (name == QLatin1String("outbox"))
@@ -454,10 +483,12 @@ QString ensurePgContract(PgConnection& db)
             db.exec(createView("CREATE VIEW", "token_balances", tokenBalancesSelect()).constData());
             db.exec("ALTER TABLE environments RENAME TO environment_store");
             db.exec(createView("CREATE VIEW", "environments", environmentsSelect()).constData());
-            for (const char* view : {"blocks", "logs", "transfer_events", "outbox"})
-                db.exec(createView("CREATE OR REPLACE VIEW", view,
-                                   pgViewSelect(QString::fromLatin1(view)))
-                            .constData());
+            db.exec(createView("CREATE OR REPLACE VIEW", "blocks", blocksSelect()).constData());
+            db.exec(createView("CREATE OR REPLACE VIEW", "logs", logsSelect(kLogsDecodedColumns))
+                        .constData());
+            db.exec(createView("CREATE OR REPLACE VIEW", "transfer_events", transferEventsSelect())
+                        .constData());
+            db.exec(createView("CREATE OR REPLACE VIEW", "outbox", outboxSelect()).constData());
             db.run("pg_contract_version",
                    "INSERT INTO schema_version (version, description) VALUES ($1, $2)",
                    {"12", "the read surface of a file: balance_store, indexer_checkpoints, "
@@ -488,6 +519,53 @@ QString ensurePgContract(PgConnection& db)
                    "INSERT INTO schema_version (version, description) VALUES ($1, $2)",
                    {"14", "outbox: a row with its own key shows above the checkpoint, as in a "
                           "file"});
+        }
+        if (have < 15) {
+            // Every checkpoint move rewrites the row of nearly every holder its Transfers
+            // touch: with room on its page, the new version stays there (a heap-only update,
+            // no new key index entry) and the versions the move before left are pruned as the
+            // page is read, instead of the key index growing a dead entry per fold.
+            db.exec("ALTER TABLE balance_store SET (fillfactor = 50)");
+            db.run("pg_contract_version",
+                   "INSERT INTO schema_version (version, description) VALUES ($1, $2)",
+                   {"15", "balance_store pages kept half free for in-place balance updates"});
+        }
+        if (have < 16) {
+            db.exec("CREATE TABLE source_store ("
+                    " environment_id text NOT NULL,"
+                    " chain_id bigint NOT NULL,"
+                    " address bytea NOT NULL CHECK (octet_length(address) = 20),"
+                    " start_block bigint NOT NULL,"
+                    " block_number bigint,"
+                    " block_hash bytea,"
+                    " state text NOT NULL CHECK (state IN ('pending', 'joined', 'archived')),"
+                    " added_at text NOT NULL,"
+                    " joined_at text,"
+                    " CHECK ((block_number IS NULL) = (block_hash IS NULL)),"
+                    " PRIMARY KEY (environment_id, chain_id, address))");
+            db.exec("CREATE TABLE source_range_store ("
+                    " environment_id text NOT NULL,"
+                    " chain_id bigint NOT NULL,"
+                    " address bytea NOT NULL,"
+                    " from_block bigint NOT NULL,"
+                    " to_block bigint NOT NULL,"
+                    " status text NOT NULL,"
+                    " attempts bigint NOT NULL,"
+                    " updated_at text NOT NULL,"
+                    " PRIMARY KEY (environment_id, chain_id, address, from_block))");
+            db.exec(
+                createView("CREATE OR REPLACE VIEW", "logs", logsSelect(kLogsDecodedColumns, true))
+                    .constData());
+            db.exec(
+                createView("CREATE OR REPLACE VIEW", "transfer_events", transferEventsSelect(true))
+                    .constData());
+            db.exec(
+                createView("CREATE VIEW", "contract_sources", contractSourcesSelect()).constData());
+            db.exec(createView("CREATE VIEW", "source_ranges", sourceRangesSelect()).constData());
+            db.run("pg_contract_version",
+                   "INSERT INTO schema_version (version, description) VALUES ($1, $2)",
+                   {"16", "contracts added to an environment: source_store, source_range_store, "
+                          "their views, and logs cut at a pending contract's checkpoint"});
         }
         restored = restorePgSurface(db);
         db.commit();

@@ -172,7 +172,7 @@ bool PgIndexStore::adoptContracts(const QString& contractSet)
                .affected() == 1;
 }
 
-qint64 PgIndexStore::advance(const Row& from)
+qint64 PgIndexStore::advance(const Row& from, const BatchBalances& batch)
 {
     coord::StoredCheckpoint at;
     at.blockNumber = from.number;
@@ -189,7 +189,7 @@ qint64 PgIndexStore::advance(const Row& from)
                PgConnection::byteaParam(top->second.toByteArray())});
     // The Transfers the checkpoint now covers count in the balances, and a range indexing
     // stopped at, now committed with every check passed, is no longer an open alert.
-    addBalances(*m_db, m_env, m_chain, from.number, to);
+    addBalances(*m_db, m_env, m_chain, from.number, to, batch);
     m_db->run("store_alerts_committed",
               "UPDATE completeness_alerts SET resolved_at = $4, resolution = 'fetched whole when "
               "indexing reached it (every check passed)' WHERE environment_id = $1 AND chain_id = "
@@ -341,7 +341,7 @@ indexer::CommitStats PgIndexStore::commit(const indexer::VerifiedBatch& batch,
         row = readRow(true);
     }
     if (row) {
-        const qint64 now = advance(*row);
+        const qint64 now = advance(*row, rows.balances());
         if (now >= row->startBlock)
             stats.checkpoint = std::uint64_t(now);
     }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "PgBalances.h"
 #include "indexer/IndexStore.h"
 
 #include <QByteArray>
@@ -50,6 +51,12 @@ public:
     indexer::RepairOutcome repair(const indexer::Checkpoint& cp,
                                   const std::optional<indexer::ForkPoint>& fork,
                                   std::uint64_t from) override;
+    QList<indexer::AddedSource> addedSources() override;
+    bool addSource(const chain::Address& address, std::uint64_t startBlock) override;
+    indexer::CommitStats commitSource(const indexer::VerifiedBatch& batch,
+                                      const indexer::AddedSource& source) override;
+    void joinSource(const indexer::AddedSource& source, const indexer::Checkpoint& cp,
+                    const QString& contracts) override;
     QList<wire::ChildCreation> children() override;
     qint64 childCount() override;
     std::optional<chain::Hash32> storedHash(std::uint64_t block) override;
@@ -82,7 +89,7 @@ private:
     // Moves the checkpoint `from` (locked) across the finished prefix above it, with the
     // balances of the blocks crossed and the fetch alerts they settle. Inside the caller's
     // transaction. Returns where it stands after.
-    qint64 advance(const Row& from);
+    qint64 advance(const Row& from, const BatchBalances& batch);
     // rollBack's work inside the caller's transaction (a repair adds to it).
     indexer::RollbackResult undoAbove(const indexer::Checkpoint& cp, const indexer::ForkPoint& fork,
                                       const QString& reason);

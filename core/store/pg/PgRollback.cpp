@@ -261,6 +261,22 @@ indexer::RollbackResult PgIndexStore::undoAbove(const indexer::Checkpoint& cp,
                       QList<QByteArray>{nowUtc().toUtf8(),
                                         indexer::absenceRolledBackResolution(r.reorgId).toUtf8()})
             .affected());
+    // An added contract's backfill above the fork goes back with the head: its rows above
+    // the fork were deleted above, and its ranges there are given back.
+    m_db->run("rollback_sources",
+              "UPDATE source_store SET block_number = CASE WHEN $3::bigint >= start_block THEN "
+              "$3::bigint END, block_hash = CASE WHEN $3::bigint >= start_block THEN $4::bytea "
+              "END WHERE environment_id = $1 AND chain_id = $2 AND state = 'pending' AND "
+              "block_number > $3::bigint",
+              scope + QList<QByteArray>{PgConnection::byteaParam(forkHash.toByteArray())});
+    m_db->run("rollback_source_ranges",
+              "DELETE FROM source_range_store WHERE environment_id = $1 AND chain_id = $2 AND "
+              "from_block > $3",
+              scope);
+    m_db->run("rollback_cut_source_range",
+              "UPDATE source_range_store SET to_block = $3, updated_at = $4 WHERE environment_id "
+              "= $1 AND chain_id = $2 AND to_block > $3",
+              scope + QList<QByteArray>{nowUtc().toUtf8()});
     indexer::crashPoint("mid-rollback");
     m_db->run(
         "rollback_cp",

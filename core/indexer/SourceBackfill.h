@@ -1,0 +1,62 @@
+#pragma once
+
+#include "AddedSource.h"
+#include "IndexStore.h"
+#include "IndexerConfig.h"
+#include "IndexerStatus.h"
+
+#include "abi/EventRegistry.h"
+#include "rpc/EthClient.h"
+
+#include <functional>
+#include <memory>
+#include <optional>
+
+namespace forkscope::indexer {
+
+// The backfill of contracts added to an environment that was already indexed
+// (docs/sources.md). It runs on the indexer's thread, one batch per round next to the
+// round at the head, so the head keeps being followed for the contracts already indexed:
+//   1. the blocks it fills are the environment's own, already stored at or below its
+//      checkpoint: their headers are fetched and each must carry the stored hash (another
+//      hash means the chain moved under the batch; the head's check rolls back first);
+//   2. the added contract's logs of those blocks are fetched and each checked against its
+//      request and its header, as the head's are;
+//   3. its rows and its own checkpoint commit in one transaction (IndexStore::commitSource).
+// When its checkpoint is the environment's, it joins the contract set in one transaction;
+// a rollback moves its checkpoint back with the environment's (the stores do it).
+class SourceBackfill
+{
+public:
+    SourceBackfill(const IndexerConfig& config, IndexStore& store, rpc::EthClient& eth,
+                   std::shared_ptr<const abi::EventRegistry> registry);
+
+    // Where the backfill of `address` starts: `fromBlock` when given (not before the
+    // environment's `startBlock`), else the block the contract was deployed in, found by
+    // binary search on eth_getCode between `startBlock` and `top` (the environment's
+    // checkpoint or the node's head). Throws IndexerError when it has no code at `top`.
+    std::uint64_t startBlockFor(const chain::Address& address, std::uint64_t startBlock,
+                                std::uint64_t top, std::optional<std::uint64_t> fromBlock);
+
+    struct Outcome
+    {
+        bool worked = false;                  // a batch committed (or a source joined)
+        std::optional<chain::Address> joined; // the source that joined this round
+    };
+    // One batch of the first pending source toward `cp`, the environment's checkpoint just
+    // confirmed on the node, or its joining once it reached `cp`; `joinedSet` is the
+    // environment's contract set with it (contractSetText). Throws what the store throws;
+    // RpcException and NodeInconsistentError when the node did not answer consistently.
+    Outcome step(const Checkpoint& cp,
+                 const std::function<QString(const chain::Address&)>& joinedSet,
+                 IndexerStatus& status);
+
+private:
+    const IndexerConfig& m_config;
+    IndexStore& m_store;
+    rpc::EthClient& m_eth;
+    std::shared_ptr<const abi::EventRegistry> m_registry;
+    std::uint64_t m_rangeBlocks = 0; // 0: --batch-size
+};
+
+} // namespace forkscope::indexer

@@ -1,0 +1,361 @@
+// A contract added to an environment that follows the head, on both stores (the store a data
+// row): `forkscope index` naming one more contract than the environment indexes backfills it
+// from its deployment block (found on the node) next to the head, which keeps being followed
+// for the other contract; readers never see the added contract's rows above its own
+// checkpoint before it joins; then the environment holds both contracts' whole history,
+// checked against the node (every log once, every balance summed here from the node's
+// Transfers). The same with a reorg during the backfill, and with the process killed in the
+// backfill and started again.
+#include "BackendLab.h"
+#include "lab/FaultProxy.h"
+
+#include <QtTest>
+
+using namespace forkscope;
+using test::Backend;
+
+class TestAddSource : public QObject, public test::BackendLab
+{
+    Q_OBJECT
+private slots:
+    void initTestCase() { startLab(); }
+    void anAddedContractIsBackfilledNextToTheHead_data() { backends(); }
+    void anAddedContractIsBackfilledNextToTheHead();
+    void aReorgDuringTheBackfillRollsBothBack_data() { backends(); }
+    void aReorgDuringTheBackfillRollsBothBack();
+    void aBackfillKilledMidwayFinishesOnRestart_data() { backends(); }
+    void aBackfillKilledMidwayFinishesOnRestart();
+    void leavingAContractOutIsRefused_data() { backends(); }
+    void leavingAContractOutIsRefused();
+
+private:
+    chain::Address first() const { return m_lab->contracts().at(0); }
+    chain::Address added() const { return m_lab->contracts().at(1); }
+
+    // `forkscope index` of `env` with the first contract only, or with both.
+    QStringList argsWith(const QString& db, const QString& env, bool both,
+                         const QUrl& rpc = {}) const
+    {
+        QStringList args{QStringLiteral("index"),
+                         QStringLiteral("--rpc"),
+                         (rpc.isEmpty() ? m_lab->devnet().url() : rpc).toString(),
+                         QStringLiteral("--db"),
+                         db,
+                         QStringLiteral("--env"),
+                         env,
+                         QStringLiteral("--batch-size"),
+                         QStringLiteral("2"),
+                         QStringLiteral("--poll-ms"),
+                         QStringLiteral("50"),
+                         QStringLiteral("--contract"),
+                         first().toHex()};
+        if (both)
+            args << QStringLiteral("--contract") << added().toHex();
+        return args;
+    }
+
+    // The environment indexes the first contract, synced at the head.
+    void indexTheFirstContract(const QString& db, const QString& env)
+    {
+        VERIFY_EXIT_OK(
+            test::runForkscope(argsWith(db, env, false) << QStringLiteral("--exit-when-synced")));
+    }
+
+    struct SourceView
+    {
+        QString state;     // empty: not recorded
+        qint64 checkpoint; // -1: nothing backfilled
+        qint64 rows;       // its logs the `logs` view shows
+        qint64 highest;    // the highest block of those, -1: none
+        qint64 transfers;  // its rows the `transfer_events` view shows
+        QString hash;      // its checkpoint's block hash
+    };
+
+    // What a reader sees of the added contract, in one statement (one snapshot).
+    SourceView sourceView(Backend& b, const QString& env)
+    {
+        const SourceView v = sourceView(b.open(), env);
+        b.close();
+        return v;
+    }
+    SourceView sourceView(store::ContractReader& r, const QString& env)
+    {
+        const QString a = added().toHex();
+        auto q = r.query(
+            QStringLiteral(
+                "SELECT (SELECT state FROM contract_sources WHERE environment_id = ? AND "
+                "contract = ?), (SELECT coalesce(block_number, -1) FROM contract_sources WHERE "
+                "environment_id = ? AND contract = ?), (SELECT count(*) FROM logs WHERE "
+                "environment_id = ? AND address = ?), (SELECT coalesce(max(block_number), -1) "
+                "FROM logs WHERE environment_id = ? AND address = ?), (SELECT count(*) FROM "
+                "transfer_events WHERE environment_id = ? AND contract = ?), (SELECT "
+                "block_hash FROM contract_sources WHERE environment_id = ? AND contract = ?)"),
+            {env, a, env, a, env, a, env, a, env, a, env, a});
+        SourceView v{QString(), -1, 0, -1, 0, QString()};
+        if (q->next())
+            v = SourceView{q->value(0).toString(),   q->value(1).toLongLong(),
+                           q->value(2).toLongLong(), q->value(3).toLongLong(),
+                           q->value(4).toLongLong(), q->value(5).toString()};
+        return v;
+    }
+
+    // While pending, the added contract's rows are exactly the node's up to its own
+    // checkpoint (while that is still the node's block: a reorg not rolled back yet leaves
+    // the old branch's), none above. Returns whether it was pending.
+    bool expectNothingAboveItsCheckpoint(Backend& b, const QString& env)
+    {
+        const bool pending = expectNothingAboveItsCheckpoint(b.open(), env);
+        b.close();
+        return pending;
+    }
+    bool expectNothingAboveItsCheckpoint(store::ContractReader& r, const QString& env)
+    {
+        const SourceView v = sourceView(r, env);
+        if (v.state != QLatin1String("pending"))
+            return false;
+        if (v.highest > v.checkpoint)
+            qWarning("pending at %lld, a row at block %lld", v.checkpoint, v.highest);
+        [&] { QVERIFY(v.highest <= v.checkpoint); }();
+        if (v.checkpoint < 0) {
+            [&] { QCOMPARE(v.rows, qint64(0)); }();
+            return true;
+        }
+        const auto atCheckpoint = m_lab->eth().blockByNumber(quint64(v.checkpoint));
+        if (!atCheckpoint || atCheckpoint->hash.toHex() != v.hash)
+            return true;
+        const auto nodeLogs = m_lab->eth().getLogs(
+            rpc::LogFilter::range(0, quint64(v.checkpoint), QList<chain::Address>{added()}));
+        qint64 nodeTransfers = 0;
+        for (const chain::LogEntry& l : nodeLogs)
+            nodeTransfers += l.topics.size() == 3 ? 1 : 0;
+        [&] {
+            QCOMPARE(v.rows, qint64(nodeLogs.size()));
+            QCOMPARE(v.transfers, nodeTransfers);
+        }();
+        return true;
+    }
+
+    // Both contracts' whole history is the node's: every log once, the invariants, and each
+    // holder's balance summed from the node's Transfers.
+    void expectBothContractsWhole(Backend& b, const QString& db, const QString& env)
+    {
+        const SourceView v = sourceView(b, env);
+        QCOMPARE(v.state, QStringLiteral("joined"));
+        qint64 rows = 0;
+        expectEveryLogOnce(b, env, rows);
+        b.close();
+        QVERIFY(rows > 0);
+        m_lab->setDb(db);
+        const QStringList problems = m_lab->verify(env);
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
+    }
+
+    // Runs `index` with both contracts through a slow proxy until the added one joined and
+    // the checkpoint is the node's head, calling `meanwhile` on each look while it is
+    // pending; returns how many looks found it pending.
+    int followUntilJoined(const QString& db, const QString& env,
+                          const std::function<void(const SourceView&)>& meanwhile = {})
+    {
+        lab::FaultProxy proxy(m_lab->devnet().url());
+        proxy.listen();
+        proxy.setLatencyMs(8); // a backfill of a second or two: the head moves meanwhile
+        QProcess index;
+        index.setProcessChannelMode(QProcess::MergedChannels);
+        index.start(QStringLiteral(FORKSCOPE_BINARY), argsWith(db, env, true, proxy.url()));
+        if (!index.waitForStarted())
+            return -1;
+        // One connection for every look: the proxy serves the indexer only while this thread
+        // waits, so a look must be short.
+        Backend b(db);
+        store::ContractReader* r = nullptr;
+        int pendingLooks = 0;
+        const bool joined = QTest::qWaitFor(
+            [&] {
+                if (index.state() == QProcess::NotRunning)
+                    return true;
+                try {
+                    if (!r)
+                        r = &b.open();
+                    if (expectNothingAboveItsCheckpoint(*r, env)) {
+                        ++pendingLooks;
+                        if (meanwhile)
+                            meanwhile(sourceView(*r, env));
+                        return false;
+                    }
+                    const auto cp = r->checkpoint(env, 31337, QStringLiteral("default"));
+                    const auto head = m_lab->eth().latestBlock();
+                    return sourceView(*r, env).state == QLatin1String("joined") && cp && head &&
+                           cp->number == qint64(head->number) && cp->hash == head->hash.toHex();
+                } catch (const std::exception&) {
+                    r = nullptr; // not migrated yet
+                    return false;
+                }
+            },
+            60'000);
+        b.close();
+        const QString out = QString::fromUtf8(index.readAll());
+        index.kill();
+        index.waitForFinished(5000);
+        if (!joined || QTest::currentTestFailed())
+            qWarning("%s", qPrintable(out.right(3000)));
+        return joined ? pendingLooks : -1;
+    }
+};
+
+// The added contract is backfilled from its deployment block while the head goes on for the
+// first: the environment's checkpoint moves during the backfill, and the added contract joins
+// above where the run started.
+void TestAddSource::anAddedContractIsBackfilledNextToTheHead()
+{
+    QFETCH(QString, db);
+    const QString env = QStringLiteral("added-%1").arg(QTest::currentDataTag());
+    indexTheFirstContract(db, env);
+    Backend b(db);
+    const qint64 before = checkpointOf(b.open(), env);
+    b.close();
+    int sprays = 0;
+    const int looks = followUntilJoined(db, env, [&](const SourceView&) {
+        if (sprays++ < 4) // the head moves for both contracts while the backfill runs
+            m_lab->sprayAll(1, 2, 10);
+    });
+    QVERIFY2(looks > 0, "the added contract never joined, or was never seen pending");
+    QVERIFY(sprays > 0);
+    // It joined where the environment's checkpoint was then: above where the run started,
+    // so the head was followed during the backfill.
+    store::ContractReader& r = b.open();
+    const qint64 joinedAt = r.scalar(QStringLiteral("SELECT block_number FROM contract_sources "
+                                                    "WHERE environment_id = ?"),
+                                     {env});
+    QVERIFY2(joinedAt > before,
+             qPrintable(
+                 QStringLiteral("joined at %1, the run started at %2").arg(joinedAt).arg(before)));
+    // Its deployment block, found on the node: the block of its first log (its mint).
+    const auto nodeLogs = m_lab->eth().getLogs(
+        rpc::LogFilter::range(0, quint64(joinedAt), QList<chain::Address>{added()}));
+    QVERIFY(!nodeLogs.isEmpty());
+    QCOMPARE(r.scalar(QStringLiteral("SELECT start_block FROM contract_sources WHERE "
+                                     "environment_id = ?"),
+                      {env}),
+             qint64(nodeLogs.first().blockNumber));
+    QVERIFY(r.scalar(QStringLiteral("SELECT count(*) FROM source_ranges WHERE environment_id = ? "
+                                    "AND status = 'done'"),
+                     {env}) > 1);
+    b.close();
+    expectBothContractsWhole(b, db, env);
+}
+
+// A reorg while the added contract's backfill has reached near the head: the rollback takes
+// its rows above the fork with the head's and moves its checkpoint back with the
+// environment's, in one transaction; the backfill fetches that part again.
+void TestAddSource::aReorgDuringTheBackfillRollsBothBack()
+{
+    QFETCH(QString, db);
+    const QString env = QStringLiteral("reorged-%1").arg(QTest::currentDataTag());
+    m_lab->sprayAll(3, 2, 10);
+    indexTheFirstContract(db, env);
+    Backend b(db);
+    const qint64 head = qint64(m_lab->eth().blockNumber());
+    bool reorged = false;
+    const int looks = followUntilJoined(db, env, [&](const SourceView& v) {
+        // Once the backfill is within the reorg's depth of the head: every block above the
+        // fork holds Transfers of both contracts, none of them mined again.
+        if (!reorged && v.checkpoint >= head - 3) {
+            reorged = true;
+            m_lab->reorg(5);
+            m_lab->sprayAll(1, 2, 10);
+        }
+    });
+    QVERIFY2(looks > 0, "the added contract never joined, or was never seen pending");
+    QVERIFY2(reorged, "the backfill never came near the head");
+    store::ContractReader& r = b.open();
+    QVERIFY(r.scalar(QStringLiteral("SELECT count(*) FROM reorg_events WHERE environment_id = ?"),
+                     {env}) >= 1);
+    QCOMPARE(r.scalar(QStringLiteral("SELECT count(*) FROM source_ranges WHERE environment_id = "
+                                     "? AND to_block > (SELECT block_number FROM "
+                                     "contract_sources WHERE environment_id = ?)"),
+                      {env, env}),
+             qint64(0));
+    b.close();
+    expectBothContractsWhole(b, db, env);
+}
+
+// Killed with its batch written and not committed: nothing of it is visible, a row stored
+// above the added contract's checkpoint (as another writer's range would be) is not shown
+// either, and the next run finishes the backfill from the checkpoint.
+void TestAddSource::aBackfillKilledMidwayFinishesOnRestart()
+{
+    QFETCH(QString, db);
+    const QString env = QStringLiteral("killed-%1").arg(QTest::currentDataTag());
+    indexTheFirstContract(db, env);
+    const test::ProcessRun killed =
+        test::runForkscope(argsWith(db, env, true) << QStringLiteral("--exit-when-synced"),
+                           crashingAt("source-before-commit", 2));
+    QVERIFY2(killed.finished && killed.exitStatus == QProcess::CrashExit,
+             qPrintable(killed.describe()));
+    Backend b(db);
+    QVERIFY(expectNothingAboveItsCheckpoint(b, env));
+    const SourceView atKill = sourceView(b, env);
+    QVERIFY(atKill.checkpoint >= 0);
+    QVERIFY(atKill.checkpoint < checkpointOf(b.open(), env));
+    b.close();
+
+    // A copy of one of its logs, stored above its checkpoint: the views do not show it.
+    const QString sqlAddress = store::pg::isPostgresUrl(db)
+                                   ? QStringLiteral("'\\x%1'::bytea").arg(added().toHex().mid(2))
+                                   : QStringLiteral("X'%1'").arg(added().toHex().mid(2));
+    const auto exec = [&](const QString& sql) {
+        b.open();
+        if (b.pg)
+            b.pg->exec(sql.toUtf8().constData());
+        else
+            b.sqlite->run(sql);
+    };
+    b.open();
+    const QStringList copy{
+        QStringLiteral("CREATE TEMP TABLE stray AS SELECT * FROM log_store WHERE environment_id = "
+                       "'%1' AND address = %2 AND transfer_value IS NOT NULL LIMIT 1")
+            .arg(env, sqlAddress),
+        QStringLiteral("UPDATE stray SET block_number = %1, log_index = 9999")
+            .arg(atKill.checkpoint + 1),
+        QStringLiteral("INSERT INTO log_store SELECT * FROM stray")};
+    for (const QString& sql : copy) {
+        if (b.pg)
+            b.pg->exec(sql.toUtf8().constData());
+        else
+            b.sqlite->run(sql);
+    }
+    b.close();
+    const SourceView withStray = sourceView(b, env);
+    QCOMPARE(withStray.rows, atKill.rows);
+    QCOMPARE(withStray.transfers, atKill.transfers);
+    QCOMPARE(withStray.highest, atKill.highest);
+    exec(QStringLiteral("DELETE FROM log_store WHERE environment_id = '%1' AND log_index = 9999")
+             .arg(env));
+    b.close();
+
+    VERIFY_EXIT_OK(
+        test::runForkscope(argsWith(db, env, true) << QStringLiteral("--exit-when-synced")));
+    expectBothContractsWhole(b, db, env);
+}
+
+// Leaving a contract out of the environment's set is never a silent delete: refused in one
+// line, nothing written.
+void TestAddSource::leavingAContractOutIsRefused()
+{
+    QFETCH(QString, db);
+    const QString env = QStringLiteral("left-out-%1").arg(QTest::currentDataTag());
+    VERIFY_EXIT_OK(
+        test::runForkscope(argsWith(db, env, true) << QStringLiteral("--exit-when-synced")));
+    Backend b(db);
+    const QStringList before = stateOf(b, env);
+    QStringList withoutFirst = argsWith(db, env, true);
+    withoutFirst.removeAt(withoutFirst.indexOf(first().toHex()) - 1);
+    withoutFirst.removeAll(first().toHex());
+    const QStringList mentions{QStringLiteral("leaves out"), first().toHex()};
+    VERIFY_ONE_ERROR_LINE(test::runForkscope(withoutFirst << QStringLiteral("--exit-when-synced")),
+                          1, mentions);
+    QCOMPARE(stateOf(b, env), before);
+}
+
+QTEST_GUILESS_MAIN(TestAddSource)
+#include "tst_addsource.moc"
