@@ -14,8 +14,6 @@ namespace forkscope::audit {
 
 namespace {
 
-constexpr std::uint64_t kHeadersPerBatch = 100;
-
 bool isTransfer(const chain::LogEntry& log)
 {
     return std::holds_alternative<indexer::Transfer>(indexer::decodeTransfer(log));
@@ -36,53 +34,7 @@ BlockRows rowsOf(const QList<chain::LogEntry>& logs)
 
 void AuditRun::untrusted(const QString& what) const
 {
-    throw AuditError(AuditError::Kind::NodeUntrusted,
-                     QStringLiteral("node %1 %2; it cannot serve as the reference, nothing "
-                                    "was concluded (a reorg while verifying looks the same: "
-                                    "run verify again)")
-                         .arg(m_eth.endpointText(), what));
-}
-
-QList<chain::BlockHeader> AuditRun::fetchHeaders(std::uint64_t a, std::uint64_t b)
-{
-    QList<chain::BlockHeader> out;
-    out.reserve(qsizetype(b - a + 1));
-    for (std::uint64_t s = a; s <= b; s += kHeadersPerBatch) {
-        const std::uint64_t e = std::min(b, s + kHeadersPerBatch - 1);
-        const auto headers = m_eth.blocksByNumber(s, e);
-        if (std::uint64_t(headers.size()) != e - s + 1)
-            untrusted(QStringLiteral("answered %1 headers for blocks %2..%3")
-                          .arg(headers.size())
-                          .arg(s)
-                          .arg(e));
-        for (qsizetype i = 0; i < headers.size(); ++i) {
-            const std::uint64_t n = s + std::uint64_t(i);
-            if (!headers[i])
-                throw AuditError(AuditError::Kind::NodeUnavailable,
-                                 QStringLiteral("node %1 answered null for block %2, which the "
-                                                "checkpoint covers: it has not reached it (a "
-                                                "lagging node) or lost it; verify against a "
-                                                "synced node, or run `forkscope index` if the "
-                                                "chain was rolled back")
-                                     .arg(m_eth.endpointText())
-                                     .arg(n));
-            const chain::BlockHeader& h = *headers[i];
-            if (h.number != n)
-                untrusted(QStringLiteral("answered block %1 when asked for block %2")
-                              .arg(h.number)
-                              .arg(n));
-            if (m_lastHash && h.parentHash != *m_lastHash)
-                untrusted(QStringLiteral("serves block %1 with parentHash %2, but its block %3 "
-                                         "is %4: headers that do not link")
-                              .arg(n)
-                              .arg(h.parentHash.toHex())
-                              .arg(n - 1)
-                              .arg(m_lastHash->toHex()));
-            m_lastHash = h.hash;
-            out.append(h);
-        }
-    }
-    return out;
+    throwUntrustedNode(m_eth, what, kRerun);
 }
 
 QList<chain::LogEntry> AuditRun::logsByHash(const chain::BlockHeader& h)
@@ -420,7 +372,7 @@ void AuditRun::compareChildren(std::uint64_t a, std::uint64_t last,
 
 bool AuditRun::chunk(std::uint64_t a, std::uint64_t b)
 {
-    const QList<chain::BlockHeader> headers = fetchHeaders(a, b);
+    const QList<chain::BlockHeader> headers = m_headers.fetch(a, b);
     const auto header = [&](std::uint64_t n) -> const chain::BlockHeader& {
         return headers.at(qsizetype(n - a));
     };

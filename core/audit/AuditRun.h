@@ -5,6 +5,7 @@
 #include "AuditTarget.h"
 #include "BlockComparison.h"
 #include "BlockLogsProof.h"
+#include "LinkedHeaders.h"
 #include "LogDerivedColumns.h"
 #include "chain/BloomBitsCache.h"
 #include "wire/PartedLogReader.h"
@@ -38,6 +39,10 @@ public:
              AuditResult& r, BlockLogsProof* proof)
         : m_db(db), m_eth(eth), m_target(target), m_r(r), m_proof(proof),
           m_contracts(target.contracts.cbegin(), target.contracts.cend()),
+          m_headers(eth, kRerun,
+                    QStringLiteral(", which the checkpoint covers: it has not reached it (a "
+                                   "lagging node) or lost it; verify against a synced node, or "
+                                   "run `forkscope index` if the chain was rolled back")),
           m_logs(eth, target.contracts)
     {
         // Each call's answer against its own blocks: a log of the next call's blocks is a
@@ -98,7 +103,6 @@ private:
                          const QHash<std::uint64_t, QList<chain::LogEntry>>& node,
                          QHash<std::uint64_t, AuditHole>& holes);
     [[noreturn]] void untrusted(const QString& what) const;
-    QList<chain::BlockHeader> fetchHeaders(std::uint64_t a, std::uint64_t b);
     // Every log of the block (EIP-234, no address filter), each checked against the request.
     QList<chain::LogEntry> logsByHash(const chain::BlockHeader& h);
     void checkNodeLog(const chain::LogEntry& log, const chain::BlockHeader& h,
@@ -112,7 +116,9 @@ private:
     AuditResult& m_r;
     BlockLogsProof* m_proof;
     QSet<chain::Address> m_contracts;
-    std::optional<chain::Hash32> m_lastHash; // the node's block below the next chunk
+    static inline const QString kRerun =
+        QStringLiteral("a reorg while verifying looks the same: run verify again");
+    LinkedHeaders m_headers; // carried across chunks: the range is one linked chain
     // The contracts' logs of each chunk, in calls of about 1,000 logs.
     wire::PartedLogReader m_logs;
     // Each log's address and topics against its block's bloom: four Keccak-256 hashes per

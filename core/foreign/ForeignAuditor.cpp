@@ -15,8 +15,7 @@
 namespace forkscope::foreign {
 
 namespace {
-
-constexpr std::uint64_t kHeadersPerBatch = 100;
+const QString kRerun = QStringLiteral("a reorg while auditing looks the same: run the audit again");
 
 std::optional<NodeTransfer> transferOf(const chain::LogEntry& log)
 {
@@ -32,7 +31,11 @@ std::optional<NodeTransfer> transferOf(const chain::LogEntry& log)
 ForeignAuditor::ForeignAuditor(ForeignTable& table, rpc::EthClient& eth,
                                QList<chain::Address> contracts)
     : m_table(table), m_eth(eth), m_contractList(std::move(contracts)),
-      m_contracts(m_contractList.cbegin(), m_contractList.cend()), m_logs(eth, m_contractList)
+      m_contracts(m_contractList.cbegin(), m_contractList.cend()),
+      m_headers(eth, kRerun,
+                QStringLiteral(": it has not reached it (a lagging node?); audit against a "
+                               "synced node")),
+      m_logs(eth, m_contractList)
 {
     m_logs.setTopics({{indexer::transferTopic()}});
     m_logs.checkAnswer = [this](const QList<chain::LogEntry>& logs, std::uint64_t from,
@@ -48,11 +51,7 @@ ForeignAuditor::ForeignAuditor(ForeignTable& table, rpc::EthClient& eth,
 
 void ForeignAuditor::untrusted(const QString& what) const
 {
-    throw audit::AuditError(audit::AuditError::Kind::NodeUntrusted,
-                            QStringLiteral("node %1 %2; it cannot serve as the reference, nothing "
-                                           "was concluded (a reorg while auditing looks the "
-                                           "same: run the audit again)")
-                                .arg(m_eth.endpointText(), what));
+    audit::throwUntrustedNode(m_eth, what, kRerun);
 }
 
 ForeignRange ForeignAuditor::resolveRange(ForeignTable& table, const QString& query,
@@ -104,46 +103,6 @@ ForeignRange ForeignAuditor::resolveRange(ForeignTable& table, const QString& qu
                                .arg(head)
                                .arg(confirmations));
     return range;
-}
-
-QList<chain::BlockHeader> ForeignAuditor::fetchHeaders(std::uint64_t a, std::uint64_t b)
-{
-    QList<chain::BlockHeader> out;
-    out.reserve(qsizetype(b - a + 1));
-    for (std::uint64_t s = a; s <= b; s += kHeadersPerBatch) {
-        const std::uint64_t e = std::min(b, s + kHeadersPerBatch - 1);
-        const auto headers = m_eth.blocksByNumber(s, e);
-        if (std::uint64_t(headers.size()) != e - s + 1)
-            untrusted(QStringLiteral("answered %1 headers for blocks %2..%3")
-                          .arg(headers.size())
-                          .arg(s)
-                          .arg(e));
-        for (qsizetype i = 0; i < headers.size(); ++i) {
-            const std::uint64_t n = s + std::uint64_t(i);
-            if (!headers[i])
-                throw audit::AuditError(audit::AuditError::Kind::NodeUnavailable,
-                                        QStringLiteral("node %1 answered null for block %2: it "
-                                                       "has not reached it (a lagging node?); "
-                                                       "audit against a synced node")
-                                            .arg(m_eth.endpointText())
-                                            .arg(n));
-            const chain::BlockHeader& h = *headers[i];
-            if (h.number != n)
-                untrusted(QStringLiteral("answered block %1 when asked for block %2")
-                              .arg(h.number)
-                              .arg(n));
-            if (m_lastHash && h.parentHash != *m_lastHash)
-                untrusted(QStringLiteral("serves block %1 with parentHash %2, but its block %3 "
-                                         "is %4: headers that do not link")
-                              .arg(n)
-                              .arg(h.parentHash.toHex())
-                              .arg(n - 1)
-                              .arg(m_lastHash->toHex()));
-            m_lastHash = h.hash;
-            out.append(h);
-        }
-    }
-    return out;
 }
 
 bool ForeignAuditor::isOurTransfer(const chain::LogEntry& log) const
@@ -245,7 +204,7 @@ ForeignAuditor::referenceLogs(const chain::BlockHeader& h, const QList<chain::Lo
 void ForeignAuditor::chunk(const QString& query, const ForeignColumns& columns, std::uint64_t a,
                            std::uint64_t b, ForeignAuditResult& r)
 {
-    const QList<chain::BlockHeader> headers = fetchHeaders(a, b);
+    const QList<chain::BlockHeader> headers = m_headers.fetch(a, b);
     r.blocksChecked += headers.size();
 
     QHash<std::uint64_t, QList<ForeignRow>> rows;
@@ -328,7 +287,7 @@ ForeignAuditResult ForeignAuditor::audit(const QString& query, const ForeignRang
                                                              : std::nullopt);
     r.compared = columns.compared();
     m_sum = sumTransfers;
-    m_lastHash.reset();
+    m_headers.reset();
     std::uint64_t a = range.from;
     try {
         if (m_sum)

@@ -3,6 +3,7 @@
 #include "ForeignAuditResult.h"
 #include "ForeignComparison.h"
 
+#include "audit/LinkedHeaders.h"
 #include "chain/BlockHeader.h"
 #include "chain/BloomBitsCache.h"
 #include "chain/LogEntry.h"
@@ -78,7 +79,6 @@ public:
 private:
     void chunk(const QString& query, const ForeignColumns& columns, std::uint64_t a,
                std::uint64_t b, ForeignAuditResult& r);
-    QList<chain::BlockHeader> fetchHeaders(std::uint64_t a, std::uint64_t b);
     QList<chain::LogEntry> logsByHash(const chain::BlockHeader& h, ForeignAuditResult& r);
     // The block's Transfers of ours, proven as the class comment says; `positions` gets
     // (tx hash, place among the transaction's logs) -> log index when the block's every log
@@ -99,11 +99,11 @@ private:
     rpc::EthClient& m_eth;
     QList<chain::Address> m_contractList;
     QSet<chain::Address> m_contracts;
+    audit::LinkedHeaders m_headers; // carried across chunks: the range is one linked chain
     // The contracts' Transfers of each chunk, its calls sized by the chunks before.
     wire::PartedLogReader m_logs;
     audit::BlockLogsProof* m_proof = nullptr;
     std::uint64_t m_chunk = 100;
-    std::optional<chain::Hash32> m_lastHash;
     chain::BloomBitsCache m_bloomBits;
     bool m_sum = false;
     std::uint64_t m_summedTo = 0;
