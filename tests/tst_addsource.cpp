@@ -7,6 +7,7 @@
 // Transfers). The same with a reorg during the backfill, and with the process killed in the
 // backfill and started again.
 #include "BackendLab.h"
+#include "engine/SourceListReader.h"
 #include "lab/FaultProxy.h"
 
 #include <QtTest>
@@ -153,8 +154,9 @@ private:
     // Runs `index` with both contracts through a slow proxy until the added one joined and
     // the checkpoint is the node's head, calling `meanwhile` on each look while it is
     // pending; returns how many looks found it pending.
-    int followUntilJoined(const QString& db, const QString& env,
-                          const std::function<void(const SourceView&)>& meanwhile = {})
+    int followUntilJoined(
+        const QString& db, const QString& env,
+        const std::function<void(store::ContractReader&, const SourceView&)>& meanwhile = {})
     {
         lab::FaultProxy proxy(m_lab->devnet().url());
         proxy.listen();
@@ -179,7 +181,7 @@ private:
                     if (expectNothingAboveItsCheckpoint(*r, env)) {
                         ++pendingLooks;
                         if (meanwhile)
-                            meanwhile(sourceView(*r, env));
+                            meanwhile(*r, sourceView(*r, env));
                         return false;
                     }
                     const auto cp = r->checkpoint(env, 31337, QStringLiteral("default"));
@@ -214,12 +216,22 @@ void TestAddSource::anAddedContractIsBackfilledNextToTheHead()
     const qint64 before = checkpointOf(b.open(), env);
     b.close();
     int sprays = 0;
-    const int looks = followUntilJoined(db, env, [&](const SourceView&) {
-        if (sprays++ < 4) // the head moves for both contracts while the backfill runs
-            m_lab->sprayAll(1, 2, 10);
-    });
+    int listed = 0;
+    const int looks =
+        followUntilJoined(db, env, [&](store::ContractReader& r, const SourceView& v) {
+            // The Contracts tab's snapshot lists it as backfilling, at its own checkpoint.
+            const engine::SourceList list = engine::readSourceList(r, env, 31337, 10);
+            for (const engine::SourceList::Source& s : list.sources)
+                if (s.address == added().toHex() && s.backfilling &&
+                    s.hasCheckpoint == (v.checkpoint >= 0) &&
+                    (v.checkpoint < 0 || s.checkpoint == quint64(v.checkpoint)))
+                    ++listed;
+            if (sprays++ < 4) // the head moves for both contracts while the backfill runs
+                m_lab->sprayAll(1, 2, 10);
+        });
     QVERIFY2(looks > 0, "the added contract never joined, or was never seen pending");
     QVERIFY(sprays > 0);
+    QCOMPARE(listed, looks);
     // It joined where the environment's checkpoint was then: above where the run started,
     // so the head was followed during the backfill.
     store::ContractReader& r = b.open();
@@ -256,7 +268,7 @@ void TestAddSource::aReorgDuringTheBackfillRollsBothBack()
     Backend b(db);
     const qint64 head = qint64(m_lab->eth().blockNumber());
     bool reorged = false;
-    const int looks = followUntilJoined(db, env, [&](const SourceView& v) {
+    const int looks = followUntilJoined(db, env, [&](store::ContractReader&, const SourceView& v) {
         // Once the backfill is within the reorg's depth of the head: every block above the
         // fork holds Transfers of both contracts, none of them mined again.
         if (!reorged && v.checkpoint >= head - 3) {

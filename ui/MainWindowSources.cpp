@@ -31,22 +31,23 @@ void MainWindow::addSource(engine::SourceSpec::Kind kind)
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(m_host, &EngineApi::codeChecked, dialog, &AddSourceDialog::applyCodeCheck);
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
-        // Checked, and nothing written: a source joins a running environment only with a
-        // backfill of its own history, which this version does not have.
         const engine::SourceSpec spec = dialog->spec();
+        if (spec.kind == engine::SourceSpec::Kind::Contract) {
+            // The engine backfills it next to the head; the Contracts tab shows its progress
+            // and the log says when it joins.
+            m_host->addSource(spec.normalizedAddress(), std::nullopt);
+            return;
+        }
+        // A factory is checked, and nothing written: a factory joins a running environment
+        // only with a backfill of its children's history, which this version does not have.
         auto* box = new QMessageBox(
-            QMessageBox::Information, tr("Source checked, not added"),
-            tr("%1 %2 is checked: it has code on the node%3.\n\nNothing was added to the "
-               "running environment: adding a source to it arrives with the backfill that "
-               "indexes the source's own history. To index it now, start a new environment "
-               "from the command line:\n\nforkscope index --env NEW ... %4")
-                .arg(spec.kind == engine::SourceSpec::Kind::Factory ? tr("Factory")
-                                                                    : tr("Contract"),
-                     spec.address,
-                     spec.kind == engine::SourceSpec::Kind::Factory
-                         ? tr(", and its creation event names the child's address")
-                         : QString(),
-                     shellWords(spec.indexArguments())),
+            QMessageBox::Information, tr("Factory checked, not added"),
+            tr("Factory %1 is checked: it has code on the node, and its creation event names "
+               "the child's address.\n\nNothing was added to the running environment: a "
+               "factory cannot join an indexed environment yet (a plain contract can). To "
+               "index it now, start a new environment from the command line:\n\nforkscope "
+               "index --env NEW ... %2")
+                .arg(spec.address, shellWords(spec.indexArguments())),
             QMessageBox::Ok, this);
         box->setObjectName(QStringLiteral("sourceNotAdded"));
         box->setAttribute(Qt::WA_DeleteOnClose);

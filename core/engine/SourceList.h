@@ -23,6 +23,12 @@ struct SourceList
         quint64 checkpoint = 0;
         quint64 startBlock = 0;
         qint64 children = 0; // a factory's children (all of them, not only those listed)
+        // A contract added to the indexed environment, in its own backfill: `checkpoint` is
+        // its own (none yet: `hasCheckpoint` false) and it joins the others when that reaches
+        // `joinAt`, the environment's checkpoint.
+        bool backfilling = false;
+        bool hasCheckpoint = true;
+        quint64 joinAt = 0;
     };
     struct Child
     {

@@ -7,6 +7,34 @@
 
 namespace forkscope::engine {
 
+namespace {
+
+// The contracts added to the environment and still in their own backfill, each with its own
+// checkpoint, after the sources it indexes.
+void appendBackfilling(store::ContractReader& reader, const QVariantList& scope, SourceList& out)
+{
+    quint64 joinAt = 0;
+    for (const SourceList::Source& s : std::as_const(out.sources))
+        joinAt = std::max(joinAt, s.checkpoint);
+    for (auto q = reader.query(QStringLiteral("SELECT contract, start_block, block_number FROM "
+                                              "contract_sources WHERE environment_id = ? AND "
+                                              "chain_id = ? AND state = 'pending' ORDER BY "
+                                              "contract"),
+                               scope);
+         q->next();) {
+        SourceList::Source s;
+        s.address = q->value(0).toString().toLower();
+        s.startBlock = q->value(1).toULongLong();
+        s.backfilling = true;
+        s.hasCheckpoint = !q->value(2).isNull();
+        s.checkpoint = s.hasCheckpoint ? q->value(2).toULongLong() : 0;
+        s.joinAt = joinAt;
+        out.sources.append(s);
+    }
+}
+
+} // namespace
+
 SourceList readSourceList(store::ContractReader& reader, const QString& environmentId,
                           quint64 chainId, int maxChildren)
 {
@@ -56,6 +84,7 @@ SourceList readSourceList(store::ContractReader& reader, const QString& environm
         return s.kind == SourceList::Kind::Contract &&
                factories.contains(s.sourceId + QLatin1Char('/') + s.address);
     });
+    appendBackfilling(reader, scope, out);
     for (auto q = reader.query(QStringLiteral("SELECT factory, child, block_number, log_index, "
                                               "tx_hash FROM factory_children WHERE "
                                               "environment_id = ? AND chain_id = ? ORDER BY "

@@ -24,14 +24,26 @@ QString SourceTableModel::text(int row, Column column) const
     const bool factory = s.kind == SourceList::Kind::Factory;
     switch (column) {
     case Kind:
-        return factory ? tr("factory") : tr("contract");
+        return factory         ? tr("factory")
+               : s.backfilling ? tr("contract, backfilling")
+                               : tr("contract");
     case Address:
         return s.address;
     case CreationEvent:
         return factory ? tr("%1, child: %2").arg(s.event, s.childArg) : QString();
     case Checkpoint:
-        return QString::number(s.checkpoint);
+        return s.hasCheckpoint ? QString::number(s.checkpoint) : tr("none yet");
     case Progress: {
+        if (s.backfilling) {
+            // Towards the environment's checkpoint, where it joins the others.
+            const double span = double(s.joinAt - std::min(s.startBlock, s.joinAt)) + 1.0;
+            const double done = s.hasCheckpoint && s.checkpoint >= s.startBlock
+                                    ? double(s.checkpoint - s.startBlock) + 1.0
+                                    : 0.0;
+            return tr("backfilling: %1 % (joins at block %2)")
+                .arg(QString::number(std::min(100.0, 100.0 * done / span), 'f', 1))
+                .arg(s.joinAt);
+        }
         if (!m_head)
             return tr("head unknown");
         if (s.checkpoint >= *m_head)
