@@ -2,12 +2,14 @@
 
 #include "AuditQueryFlags.h"
 #include "CommandLine.h"
+#include "ReportPdf.h"
 #include "UnixSignalWatcher.h"
 #include "chain/ChainParseError.h"
 #include "lab/DevnetError.h"
 #include "lab/ForeignIndexer.h"
 #include "lab/PgLab.h"
 #include "lab/run/LabRun.h"
+#include "report/ReportError.h"
 
 #include <QSaveFile>
 #include <cstdio>
@@ -54,6 +56,10 @@ struct LabRunFlags
     QCommandLineOption junit{QStringLiteral("junit"),
                              QStringLiteral("Write JUnit XML (one testcase per audit) to FILE."),
                              QStringLiteral("FILE")};
+    QCommandLineOption pdf{QStringLiteral("pdf"),
+                           QStringLiteral("Write the verdict, the audits, the first findings "
+                                          "and the timeline as a PDF to FILE."),
+                           QStringLiteral("FILE")};
     AuditQueryFlags audit;
 };
 
@@ -73,7 +79,7 @@ lab::LabRun::Options parse(const QCommandLineParser& p, const LabRunFlags& f, QS
     lab::LabRun::Options o;
     if (const QString repeated = repeatedOption(
             p, {&f.indexer, &f.scenario, &f.seed, &f.database, &f.confirmations, &f.timeout,
-                &f.json, &f.junit, &f.audit.query, &f.audit.preset, &f.audit.table});
+                &f.json, &f.junit, &f.pdf, &f.audit.query, &f.audit.preset, &f.audit.table});
         !repeated.isEmpty()) {
         *error = repeated;
         return o;
@@ -112,6 +118,10 @@ lab::LabRun::Options parse(const QCommandLineParser& p, const LabRunFlags& f, QS
         *error = e.message();
         return o;
     }
+    if (p.isSet(f.pdf) && !pdfUnavailableReason().isEmpty()) {
+        *error = QStringLiteral("--pdf: ") + pdfUnavailableReason();
+        return o;
+    }
     o.database = p.value(f.database);
     o.receipts = p.isSet(f.receipts);
     return o;
@@ -132,7 +142,7 @@ int runLabRunCommand(const QStringList& arguments)
     const LabRunFlags f;
     for (const QCommandLineOption* o :
          {&f.indexer, &f.scenario, &f.seed, &f.database, &f.confirmations, &f.timeout, &f.receipts,
-          &f.json, &f.junit})
+          &f.json, &f.junit, &f.pdf})
         p.addOption(*o);
     f.audit.addTo(p);
     if (!p.parse(arguments)) {
@@ -180,6 +190,14 @@ int runLabRunCommand(const QStringList& arguments)
         return ExitUsage;
     if (p.isSet(f.junit) && !writeFile(p.value(f.junit), lab::labRunJunit(r)))
         return ExitUsage;
+    if (p.isSet(f.pdf)) {
+        try {
+            writeLabRunPdf(r, p.value(f.pdf));
+        } catch (const report::ReportError& e) {
+            printError(QStringLiteral("lab run: ") + e.message());
+            return ExitUsage;
+        }
+    }
     return r.passed() ? ExitOk : ExitFailure;
 }
 

@@ -35,4 +35,10 @@ void writePdfReport(const report::CheckpointReport&, const QString&)
     std::abort();
 }
 
+// Unreachable: lab run refuses --pdf while parsing.
+void writeLabRunPdf(const lab::LabRunResult&, const QString&)
+{
+    std::abort();
+}
+
 } // namespace forkscope::app

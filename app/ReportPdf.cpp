@@ -1,5 +1,6 @@
 #include "ReportPdf.h"
 #include "report/CheckpointReport.h"
+#include "report/LabRunPdfWriter.h"
 #include "report/ReportPdfWriter.h"
 
 #include <QApplication>
@@ -38,6 +39,11 @@ std::unique_ptr<QCoreApplication> makePdfApplication(int& argc, char** argv)
 void writePdfReport(const report::CheckpointReport& report, const QString& path)
 {
     ui::ReportPdfWriter::write(report, path);
+}
+
+void writeLabRunPdf(const lab::LabRunResult& run, const QString& path)
+{
+    ui::LabRunPdfWriter::write(run, path);
 }
 
 } // namespace forkscope::app

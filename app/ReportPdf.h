@@ -8,6 +8,9 @@ class QCoreApplication;
 namespace forkscope::report {
 class CheckpointReport;
 }
+namespace forkscope::lab {
+struct LabRunResult;
+}
 
 namespace forkscope::app {
 
@@ -24,5 +27,7 @@ std::unique_ptr<QCoreApplication> makePdfApplication(int& argc, char** argv);
 
 // Throws report::ReportError when the file cannot be written.
 void writePdfReport(const report::CheckpointReport& report, const QString& path);
+// `forkscope lab run --pdf`; the same.
+void writeLabRunPdf(const lab::LabRunResult& run, const QString& path);
 
 } // namespace forkscope::app

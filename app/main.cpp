@@ -8,6 +8,7 @@
 #include "PgLabCommand.h"
 #include "RepairCommand.h"
 #include "ReportCommand.h"
+#include "ReportPdf.h"
 #include "VerifyCommand.h"
 
 #include <QCoreApplication>
@@ -81,7 +82,11 @@ int main(int argc, char** argv)
     if (command == QLatin1String("report"))
         return runReportCommand(argc, argv, args);
 
-    QCoreApplication app(argc, argv);
+    // A lab run's PDF needs fonts, as the report's does.
+    const bool labPdf = command == QLatin1String("lab") && args.contains(QStringLiteral("--pdf")) &&
+                        pdfUnavailableReason().isEmpty();
+    const std::unique_ptr<QCoreApplication> app =
+        labPdf ? makePdfApplication(argc, argv) : std::make_unique<QCoreApplication>(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("forkscope"));
     QCoreApplication::setApplicationVersion(QStringLiteral(FORKSCOPE_VERSION));
     if (command == QLatin1String("devnet"))

@@ -43,6 +43,15 @@ QStringList processesTagged(const QString& tag)
     return out;
 }
 
+// The PDF's text as pdftotext reads it (empty when it cannot).
+QString pdfText(const QString& path)
+{
+    QProcess p;
+    p.start(QStringLiteral("pdftotext"), {QStringLiteral("-layout"), path, QStringLiteral("-")});
+    p.waitForFinished(30000);
+    return QString::fromUtf8(p.readAllStandardOutput()).simplified();
+}
+
 } // namespace
 
 class TestLabRun : public QObject
@@ -143,9 +152,10 @@ void TestLabRun::anIndexerThatDiesStopsTheRun()
 {
     QTemporaryDir dir;
     const QString json = dir.filePath(QStringLiteral("run.json"));
+    const QString pdf = dir.filePath(QStringLiteral("run.pdf"));
     const ProcessRun run =
         runForkscope({"lab", "run", "--indexer", "echo no such project; exit 3", "--scenario",
-                      "kill-restart", "--query", kPonderQuery, "--json", json});
+                      "kill-restart", "--query", kPonderQuery, "--json", json, "--pdf", pdf});
     QCOMPARE(run.exitCode, 1);
     QVERIFY2(run.out.contains("the indexer exited on its own"), qPrintable(run.out));
     QVERIFY2(run.out.contains("no such project"), qPrintable(run.out)); // its own words
@@ -155,6 +165,12 @@ void TestLabRun::anIndexerThatDiesStopsTheRun()
     const QJsonObject o = QJsonDocument::fromJson(f.readAll()).object();
     QCOMPARE(o.value("passed").toBool(true), false);
     QVERIFY(o.value("aborted").toString().contains("exited on its own"));
+    // The PDF says the same, first.
+    const QString text = pdfText(pdf);
+    QVERIFY2(text.contains("Lab run: kill-restart, seed 1"), qPrintable(text));
+    QVERIFY2(text.contains("verdict: FAIL (the run stopped: the indexer exited on its own"),
+             qPrintable(text));
+    QVERIFY2(text.contains("indexer started: echo no such project"), qPrintable(text));
 }
 
 void TestLabRun::ponderThroughAScenario_data()
@@ -177,13 +193,14 @@ void TestLabRun::ponderThroughAScenario()
     QTemporaryDir dir;
     const QString json = dir.filePath(QStringLiteral("run.json"));
     const QString junit = dir.filePath(QStringLiteral("run.xml"));
+    const QString pdf = dir.filePath(QStringLiteral("run.pdf"));
     // A tag every process of this run inherits, to find any left behind.
     const QString tag = QUuid::createUuid().toString(QUuid::WithoutBraces);
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert(QStringLiteral("FORKSCOPE_TEST_RUN_TAG"), tag);
     const ProcessRun run =
         runForkscope({"lab", "run", "--indexer", ponderCommand(), "--scenario", scenario, "--query",
-                      kPonderQuery, "--json", json, "--junit", junit},
+                      kPonderQuery, "--json", json, "--junit", junit, "--pdf", pdf},
                      env, 400000);
     QVERIFY2(run.finished, qPrintable(run.describe()));
     QCOMPARE(run.exitCode, exitCode);
@@ -220,6 +237,9 @@ void TestLabRun::ponderThroughAScenario()
     QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
     QCOMPARE(cases, audits.size());
     QCOMPARE(failures > 0, exitCode != 0);
+    // The PDF leads with the same verdict the JSON gives.
+    const QString text = pdfText(pdf);
+    QVERIFY2(text.contains(o.value("verdict").toString()), qPrintable(text));
     // Nothing the lab started outlives it.
     QCOMPARE(processesTagged(tag), QStringList());
 }

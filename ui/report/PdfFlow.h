@@ -2,7 +2,7 @@
 
 // The PDF report's page flow: fonts and sizes at the writer's resolution, and Flow, a
 // vertical flow of text, tables and images over A4 pages that breaks pages by row and
-// draws the footer. Only ReportPdfWriter.cpp includes it.
+// draws the footer. Only the PDF writers (ReportPdfWriter, LabRunPdfWriter) include it.
 #include "Palette.h"
 
 #include <QFontMetricsF>
