@@ -5,6 +5,7 @@
 #include "SourceBackfill.h"
 #include "SourceFetchSpec.h"
 #include "rpc/EthClient.h"
+#include "text/Count.h"
 #include "wire/ReplyMismatchError.h"
 #include "wire/SuspectedTruncationError.h"
 
@@ -346,7 +347,9 @@ const IndexerStatus& Indexer::synced()
     if (m_status.sourcesPending > 0) {
         m_status.state = IndexerStatus::State::Syncing;
         m_status.message =
-            QStringLiteral("backfilling %1 added contract(s)").arg(m_status.sourcesPending);
+            QStringLiteral("backfilling %1")
+                .arg(text::count(m_status.sourcesPending, QStringLiteral("added contract"),
+                                 QStringLiteral("added contracts")));
         return m_status;
     }
     m_status.state = IndexerStatus::State::Synced;
