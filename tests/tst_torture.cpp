@@ -181,6 +181,10 @@ void TestTorture::reorgsAndRollbacksWhileFollowingAFlappingNode()
                       {"--poll-ms", "50", "--rpc-timeout-ms", "2000", "--max-reorg-depth", "1000"},
                       proxy.url()));
     QVERIFY(follower.waitForStarted());
+    // Following first: on a busy machine a follower still starting would see only the
+    // chain the storm left behind, and none of its reorgs.
+    QVERIFY2(QTest::qWaitFor([&] { return lab.checkpointOnTheNodesHead("env"); }, 60000),
+             qPrintable(QString::fromUtf8(follower.readAll()).right(6000)));
     int reorgs = 0, rollbacks = 0;
     for (int op = 0; op < 40; ++op) {
         // The node flaps: errors, lag, short outages.
