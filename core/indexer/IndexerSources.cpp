@@ -76,6 +76,9 @@ void Indexer::startSource(const Checkpoint& cp, const chain::Address& address,
                                .arg(*fromBlock)
                                .arg(address.toHex(), m_config.environmentId)
                                .arg(cp.number));
+    // An indexer prepared with nothing to add (the app's, adding one later) has none yet.
+    if (!m_sources)
+        m_sources = std::make_unique<SourceBackfill>(m_config, m_store, m_eth, m_registry);
     const std::uint64_t start =
         m_sources->startBlockFor(address, cp.startBlock, cp.number, fromBlock);
     m_store.addSource(address, start);
