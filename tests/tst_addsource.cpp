@@ -220,11 +220,13 @@ void TestAddSource::anAddedContractIsBackfilledNextToTheHead()
     const int looks =
         followUntilJoined(db, env, [&](store::ContractReader& r, const SourceView& v) {
             // The Contracts tab's snapshot lists it as backfilling, at its own checkpoint.
+            // Read after `v`: the backfill may have gone on since (never back, without a
+            // reorg) or joined.
             const engine::SourceList list = engine::readSourceList(r, env, 31337, 10);
             for (const engine::SourceList::Source& s : list.sources)
-                if (s.address == added().toHex() && s.backfilling &&
-                    s.hasCheckpoint == (v.checkpoint >= 0) &&
-                    (v.checkpoint < 0 || s.checkpoint == quint64(v.checkpoint)))
+                if (s.address == added().toHex() &&
+                    (!s.backfilling || v.checkpoint < 0 ||
+                     (s.hasCheckpoint && s.checkpoint >= quint64(v.checkpoint))))
                     ++listed;
             if (sprays++ < 4) // the head moves for both contracts while the backfill runs
                 m_lab->sprayAll(1, 2, 10);
