@@ -194,6 +194,7 @@ int runIndexCommand(const QStringList& arguments)
     options.outboxFile = parsed.outboxFile;
     options.webhookTimeout = parsed.webhookTimeout;
     options.webhookBatch = parsed.webhookBatch;
+    options.retryIncompleteAfter = parsed.retryIncomplete;
     const bool sink = !parsed.webhook.isEmpty() || !parsed.outboxFile.isEmpty();
     engine::IndexingService service(options);
 
@@ -262,6 +263,8 @@ int runIndexCommand(const QStringList& arguments)
     std::unique_ptr<LocalApiServer> apiServer;
     ProgressPrinter progress;
     TroubleDeadline trouble(parsed.giveUpAfter);
+    QString incomplete;          // the block not fetched whole, said once while retried
+    QElapsedTimer incompleteFor; // since it was first said
     indexer::IndexerStatus last;
     QObject::connect(
         &service, &engine::IndexingService::snapshotAvailable, &loop,
@@ -272,10 +275,28 @@ int runIndexCommand(const QStringList& arguments)
             last = s;
             live.setIndexer(s);
             if (!snap.fatal.isEmpty()) {
-                printError(snap.fatal);
-                finish(ExitFailure);
+                const bool retried = snap.halt == engine::IndexingSnapshot::Halt::Truncation &&
+                                     parsed.retryIncomplete.count() > 0;
+                if (!retried) {
+                    printError(snap.fatal);
+                    finish(ExitFailure);
+                } else if (incomplete != snap.fatal) {
+                    incomplete = snap.fatal;
+                    incompleteFor.start();
+                    printError(QStringLiteral("%1; trying the node again every %2 ms")
+                                   .arg(snap.fatal)
+                                   .arg(parsed.retryIncomplete.count()));
+                } else if (config.exitWhenSynced && parsed.giveUpAfter.count() > 0 &&
+                           incompleteFor.hasExpired(parsed.giveUpAfter.count())) {
+                    printError(QStringLiteral("gave up after %1 ms of data incomplete "
+                                              "(--give-up-after-ms): %2")
+                                   .arg(parsed.giveUpAfter.count())
+                                   .arg(snap.fatal));
+                    finish(ExitFailure);
+                }
                 return;
             }
+            incomplete.clear();
             if (parsed.metricsPort && !apiServer && snap.chainId != 0) {
                 apiServer = std::make_unique<LocalApiServer>(parsed.metricsPort, config.dbPath,
                                                              config.environmentId, snap.chainId,

@@ -34,7 +34,7 @@ const Flag kFlags[] = {
      "by several indexer processes."},
     {"env", "env", "ID", "Environment id: one self-contained history."},
     {"source", "source", "NAME", "Source id of the checkpoint (default: default)."},
-    {"contract", "contracts", "ADDR", "Contract address to index (repeatable)."},
+    {"contract", "contracts", "ADDR", "Contract address to index (repeatable, or comma-separated)."},
     {"factory", "factory", "ADDR",
      "A factory whose children are indexed too, each from the block of its creation event "
      "(with --factory-event and --child-arg)."},
@@ -83,6 +83,9 @@ const Flag kFlags[] = {
     {"give-up-after-ms", "giveUpAfterMs", "N",
      "With --exit-when-synced: exit 1 once the node has been unreachable, inconsistent or "
      "behind this long without the checkpoint moving (default 120000; 0 = wait for ever)."},
+    {"retry-incomplete-ms", "retryIncompleteMs", "N",
+     "A block the node did not return whole is tried again from it after N ms, instead of "
+     "exiting 1 (default 0: exit). With --exit-when-synced, --give-up-after-ms bounds it."},
     {"lease-ms", "leaseMs", "N",
      "PostgreSQL only: lease of a claimed backfill range; a process silent this long loses "
      "it to another (default 30000)."},
@@ -356,11 +359,14 @@ IndexOptionsResult parseIndexOptions(const QStringList& arguments)
                                          QStringLiteral("expected a non-empty id"));
         if (values.contains(QStringLiteral("source")))
             c.sourceId = nonEmpty("source", QStringLiteral("expected a non-empty source id"));
-        for (const QString& a : values.value(QStringLiteral("contract"))) {
-            const auto addr = chain::Address::fromHex(a, QStringLiteral("--contract"));
-            if (!c.contracts.contains(addr))
-                c.contracts.append(addr);
-        }
+        // Repeated, or comma-separated as `lab run` hands them over in {contracts}.
+        for (const QString& list : values.value(QStringLiteral("contract")))
+            for (const QString& a : list.split(QLatin1Char(','))) {
+                const auto addr =
+                    chain::Address::fromHex(a.trimmed(), QStringLiteral("--contract"));
+                if (!c.contracts.contains(addr))
+                    c.contracts.append(addr);
+            }
         if (values.contains(QStringLiteral("from-block")))
             c.fromBlock = ranged(
                 "from-block", 0, kMaxFromBlock,
@@ -448,6 +454,9 @@ IndexOptionsResult parseIndexOptions(const QStringList& arguments)
                                              QStringLiteral("expected a port from 1 to 65535")));
         if (values.contains(QStringLiteral("give-up-after-ms")))
             out.giveUpAfter = std::chrono::milliseconds(ranged("give-up-after-ms", 0, 86400000));
+        if (values.contains(QStringLiteral("retry-incomplete-ms")))
+            out.retryIncomplete =
+                std::chrono::milliseconds(ranged("retry-incomplete-ms", 0, 3600000));
         if (values.contains(QStringLiteral("lease-ms")))
             out.rangeLease = std::chrono::milliseconds(ranged("lease-ms", 100, 3600000));
     } catch (const wire::FactorySourceError& e) {

@@ -27,7 +27,8 @@ struct IndexOptionsResult
     std::chrono::milliseconds rangeLease{30000};
     // --exit-when-synced: how long a node in trouble is waited on (TroubleDeadline.h).
     std::chrono::milliseconds giveUpAfter{120000};
-    QString error; // one line, names the bad flag or key
+    std::chrono::milliseconds retryIncomplete{0}; // 0: a block not fetched whole exits 1
+    QString error;                                // one line, names the bad flag or key
     bool helpRequested = false;
     QString helpText;
 };

@@ -215,6 +215,18 @@ void TestCompleteness::blocksHiddenInEveryAnswerAreCaughtByTheBloom()
     VERIFY_NO_GAP(lab, "env");
 
     QCOMPARE(lab.count("SELECT count(*) FROM completeness_alerts WHERE resolved_at IS NULL"), 1);
+    // Asked to wait it out, the run says it once, asks the node again, and gives up after
+    // --give-up-after-ms with nothing more committed.
+    const qint64 before = checkpointOf(lab, "env");
+    const ProcessRun waited = lab.runIndex(
+        "env", {"--exit-when-synced", "--retry-incomplete-ms", "100", "--give-up-after-ms", "1500"},
+        proxy.url());
+    QCOMPARE(waited.exitCode, 1);
+    QCOMPARE(waited.err.count("trying the node again every 100 ms"), 1);
+    QVERIFY2(waited.err.contains("gave up after 1500 ms of data incomplete") &&
+                 waited.err.contains("does not return every log of block"),
+             qPrintable(waited.err));
+    QCOMPARE(checkpointOf(lab, "env"), before);
     // The same database, an honest node: it goes on and completes, and the alert is
     // resolved by the commit that covers its block.
     VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced"}));

@@ -1,6 +1,7 @@
-// `forkscope lab run`: a foreign indexer (Ponder, pinned, from npm) put through seeded
-// scenarios on the lab's anvil and audited after each step, as a user runs it from the
-// command line; and the scenarios' plans themselves.
+// `forkscope lab run`: a foreign indexer put through seeded scenarios on the lab's anvil and
+// audited after each step, as a user runs it from the command line: Ponder (pinned, from
+// npm), our own `forkscope index`, and a deliberately careless script; and the scenarios'
+// plans themselves.
 #include "IndexerLab.h"
 #include "lab/run/LabScenario.h"
 
@@ -28,6 +29,35 @@ QString ponderCommand()
 const QString kPonderQuery = QStringLiteral(
     "SELECT block_number, log_index, block_hash, contract, \"from\", \"to\", amount AS value "
     "FROM ponder_lab.transfer_event");
+
+// Our own indexer as the foreign command: the lab's tokens, its node, its database.
+QString ownIndexerCommand()
+{
+    return QStringLiteral("exec '%1' index --rpc {rpc} --db {database} --env lab "
+                          "--contract {contracts} --poll-ms 200 --retry-incomplete-ms 200")
+        .arg(QStringLiteral(FORKSCOPE_BINARY));
+}
+
+// Our Transfers, with the hash of the block each is stored under.
+const QString kOwnQuery = QStringLiteral(
+    "SELECT t.block_number, t.log_index, t.tx_hash, b.block_hash, t.contract, "
+    "t.from_addr AS \"from\", t.to_addr AS \"to\", t.value FROM transfer_events t "
+    "JOIN blocks b ON b.environment_id = t.environment_id AND b.chain_id = t.chain_id "
+    "AND b.block_number = t.block_number");
+
+// tests/data/careless-indexer.py's table.
+const QString kCarelessQuery =
+    QStringLiteral("SELECT block_number, log_index, block_hash, contract, \"from\", \"to\", value "
+                   "FROM transfer");
+
+// The run's JSON, read back.
+QJsonObject runJson(const QString& path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return QJsonDocument::fromJson(f.readAll()).object();
+}
 
 // The processes whose environment holds FORKSCOPE_TEST_RUN_TAG=tag.
 QStringList processesTagged(const QString& tag)
@@ -66,6 +96,10 @@ private slots:
     void anIndexerThatDiesStopsTheRun();
     void ponderThroughAScenario_data();
     void ponderThroughAScenario();
+    void ourIndexerPassesEveryScenario_data();
+    void ourIndexerPassesEveryScenario();
+    void aCarelessIndexerIsCaught_data();
+    void aCarelessIndexerIsCaught();
 };
 
 void TestLabRun::plansAreSeeded_data()
@@ -242,6 +276,91 @@ void TestLabRun::ponderThroughAScenario()
     QVERIFY2(text.contains(o.value("verdict").toString()), qPrintable(text));
     // Nothing the lab started outlives it.
     QCOMPARE(processesTagged(tag), QStringList());
+}
+
+void TestLabRun::ourIndexerPassesEveryScenario_data()
+{
+    QTest::addColumn<QString>("scenario");
+    QTest::addColumn<bool>("postgres"); // else a SQLite file
+    for (const QString& s : lab::labScenarioNames())
+        QTest::newRow(qPrintable(s + QStringLiteral(", sqlite"))) << s << false;
+    QTest::newRow("reorg-storm, postgresql") << QStringLiteral("reorg-storm") << true;
+}
+
+void TestLabRun::ourIndexerPassesEveryScenario()
+{
+    // `forkscope index` follows every reorg, proves what each reply holds, and waits while
+    // its only node withholds logs rather than store a hole: zero findings everywhere.
+    QFETCH(QString, scenario);
+    QFETCH(bool, postgres);
+    QTemporaryDir dir;
+    const QString json = dir.filePath(QStringLiteral("run.json"));
+    QStringList args{"lab",
+                     "run",
+                     "--indexer",
+                     ownIndexerCommand(),
+                     "--scenario",
+                     scenario,
+                     "--query",
+                     kOwnQuery,
+                     "--json",
+                     json,
+                     "--catch-up-timeout-ms",
+                     "60000"};
+    if (!postgres)
+        args << "--database" << dir.filePath(QStringLiteral("own.sqlite"));
+    const ProcessRun run = runForkscope(args, QProcessEnvironment::systemEnvironment(), 300000);
+    QVERIFY2(run.finished, qPrintable(run.describe()));
+    QVERIFY2(run.exitCode == 0, qPrintable(run.out + run.err));
+    const QJsonObject o = runJson(json);
+    QVERIFY(o.value("passed").toBool());
+    const QJsonArray audits = o.value("audits").toArray();
+    QVERIFY(audits.size() >= 2);
+    for (const QJsonValue& a : audits)
+        QVERIFY2(a["clean"].toBool() && a["audit"]["findings"].toArray().isEmpty(),
+                 qPrintable(run.out));
+    // The last audit, after every fault has cleared, finds it caught up.
+    QVERIFY2(audits.last()["caught_up"].toBool(), qPrintable(run.out));
+}
+
+void TestLabRun::aCarelessIndexerIsCaught_data()
+{
+    QTest::addColumn<QString>("flag");
+    QTest::addColumn<QString>("finding");
+    QTest::newRow("skips every tenth block") << "--skip-tenth"
+                                             << "missing";
+    QTest::newRow("ignores reorgs") << "--ignore-reorgs"
+                                    << "orphaned";
+}
+
+void TestLabRun::aCarelessIndexerIsCaught()
+{
+    QFETCH(QString, flag);
+    QFETCH(QString, finding);
+    QTemporaryDir dir;
+    const QString json = dir.filePath(QStringLiteral("run.json"));
+    const QString script =
+        QStringLiteral(FORKSCOPE_SOURCE_DIR) + QStringLiteral("/tests/data/careless-indexer.py");
+    const ProcessRun run = runForkscope(
+        {"lab", "run", "--indexer", QStringLiteral("exec python3 '%1' %2").arg(script, flag),
+         "--scenario", "reorg-storm", "--database", dir.filePath(QStringLiteral("careless.sqlite")),
+         "--query", kCarelessQuery, "--json", json, "--catch-up-timeout-ms", "30000"},
+        QProcessEnvironment::systemEnvironment(), 300000);
+    QVERIFY2(run.finished, qPrintable(run.describe()));
+    QCOMPARE(run.exitCode, 1);
+    const QJsonObject o = runJson(json);
+    QCOMPARE(o.value("passed").toBool(true), false);
+    qint64 found = 0;
+    for (const QJsonValue& a : o.value("audits").toArray()) {
+        found += a["audit"]["counts"][finding].toInteger();
+        // Each finding names its block; skipped blocks are 5, 15, 25...
+        for (const QJsonValue& f : a["audit"]["findings"].toArray())
+            if (flag == QLatin1String("--skip-tenth"))
+                QVERIFY2(f["kind"].toString() == QLatin1String("missing") &&
+                             f["block"].toInteger() % 10 == 5,
+                         qPrintable(QJsonDocument(f.toObject()).toJson()));
+    }
+    QVERIFY2(found > 0, qPrintable(run.out));
 }
 
 QTEST_GUILESS_MAIN(TestLabRun)

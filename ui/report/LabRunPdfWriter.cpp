@@ -24,12 +24,14 @@ QList<QList<pdf::Cell>> auditRows(const lab::LabRunResult& run)
 {
     QList<QList<pdf::Cell>> rows;
     for (const lab::LabRunAudit& a : run.audits) {
-        QList<pdf::Cell> row{
-            {QString::number(a.step)},
-            {a.stepDescription},
-            {QString::number(a.head)},
-            {a.caughtUp ? QStringLiteral("yes") : QStringLiteral("no (%1 ms)").arg(a.waitedMs),
-             a.caughtUp ? Qt::black : pdf::kRed}};
+        QList<pdf::Cell> row{{QString::number(a.step)},
+                             {a.stepDescription},
+                             {QString::number(a.head)},
+                             {a.caughtUp ? QStringLiteral("yes")
+                              : a.heldBack
+                                  ? QStringLiteral("held back by the node (%1 ms)").arg(a.waitedMs)
+                                  : QStringLiteral("no (%1 ms)").arg(a.waitedMs),
+                              a.caughtUp || a.heldBack ? Qt::black : pdf::kRed}};
         for (ForeignFinding::Kind k : kKinds)
             row << pdf::Cell{a.result ? QString::number(a.result->count(k)) : QStringLiteral("-")};
         row << (a.clean()

@@ -19,9 +19,12 @@ QString auditSummary(const LabRunAudit& a)
         return QStringLiteral("could not audit: %1").arg(a.error);
     QStringList parts;
     if (!a.caughtUp)
-        parts << QStringLiteral("did not catch up with head %1 within %2 ms")
+        parts << QStringLiteral("did not catch up with head %1 within %2 ms%3")
                      .arg(a.head)
-                     .arg(a.waitedMs);
+                     .arg(a.waitedMs)
+                     .arg(a.heldBack ? QStringLiteral(" while the node withheld logs (waiting "
+                                                      "is right then)")
+                                     : QString());
     if (a.result) {
         const qint64 n = a.result->findingCount();
         parts << (n == 0
@@ -81,7 +84,8 @@ QByteArray labRunJson(const LabRunResult& r)
         QJsonObject o{
             {QStringLiteral("step"), a.step},          {QStringLiteral("after"), a.stepDescription},
             {QStringLiteral("head"), qint64(a.head)},  {QStringLiteral("caught_up"), a.caughtUp},
-            {QStringLiteral("waited_ms"), a.waitedMs}, {QStringLiteral("clean"), a.clean()}};
+            {QStringLiteral("held_back"), a.heldBack}, {QStringLiteral("waited_ms"), a.waitedMs},
+            {QStringLiteral("clean"), a.clean()}};
         if (a.result)
             o.insert(QStringLiteral("audit"),
                      QJsonDocument::fromJson(foreign::auditJson(*a.result)).object());

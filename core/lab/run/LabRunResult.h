@@ -31,10 +31,16 @@ struct LabRunAudit
     // Whether the table reached the head (minus the confirmations) before the timeout: an
     // indexer that did not catch up is a finding of its own.
     bool caughtUp = false;
+    // Not caught up while the node withheld logs: waiting is right then, so long as what it
+    // stored is clean; the audit after the fault clears must catch up.
+    bool heldBack = false;
     qint64 waitedMs = 0;
     std::optional<foreign::ForeignAuditResult> result; // none when nothing could be audited
     QString error;                                     // why, then
-    bool clean() const { return caughtUp && result && result->clean() && error.isEmpty(); }
+    bool clean() const
+    {
+        return (caughtUp || heldBack) && result && result->clean() && error.isEmpty();
+    }
 };
 
 // What `forkscope lab run` did and found. The verdict passes only when every audit is clean.

@@ -108,6 +108,16 @@ QString LabStep::describe() const
     return {};
 }
 
+bool LabStep::withholdsLogs() const
+{
+    if (action != Action::Fault)
+        return false;
+    for (const char* k : {"logCap", "dropLogRate", "dropBlockRate", "dropLogs"})
+        if (knobs.value(QLatin1String(k)).toDouble() > 0 || knobs.value(QLatin1String(k)).toBool())
+            return true;
+    return false;
+}
+
 QList<LabStep> planLabScenario(LabScenario scenario, quint32 seed)
 {
     QRandomGenerator rng(seed);

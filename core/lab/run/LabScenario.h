@@ -44,6 +44,9 @@ struct LabStep
 
     // One line for the timeline, e.g. "reorg of depth 7, a transfer moved to offset 2".
     QString describe() const;
+    // A Fault that makes the node withhold logs (a cap, dropped logs): an indexer that cannot
+    // prove what it gets complete is right to wait until the fault clears.
+    bool withholdsLogs() const;
 };
 
 // The steps of `scenario` for `seed`: the same seed gives the same plan.
