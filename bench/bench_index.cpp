@@ -14,6 +14,8 @@
 #include "CpuTimeline.h"
 #include "ProcessStats.h"
 #include "RunSeries.h"
+#include "concurrency/WorkerThread.h"
+#include "lab/FaultProxy.h"
 #include "lab/FaultProxyThread.h"
 #include "rpc/EthClient.h"
 #include "store/Database.h"
@@ -35,6 +37,15 @@
 using namespace forkscope;
 
 using bench::processCpuSeconds;
+
+namespace {
+// The synced Transfers as `forkscope audit` reads another indexer's table.
+const QString kOwnTransfersQuery = QStringLiteral(
+    "SELECT t.block_number, t.log_index, t.tx_hash, b.block_hash, t.contract, "
+    "t.from_addr AS \"from\", t.to_addr AS \"to\", t.value FROM transfer_events t JOIN blocks b "
+    "ON b.environment_id = t.environment_id AND b.chain_id = t.chain_id AND b.block_number = "
+    "t.block_number");
+} // namespace
 
 int main(int argc, char** argv)
 {
@@ -60,7 +71,8 @@ int main(int argc, char** argv)
         QStringLiteral(
             "After each sync, time `forkscope verify` of the whole database against "
             "the node, in each mode in turn: default, receipts (with --receipts); report times "
-            "`forkscope report` with its invariant check instead."),
+            "`forkscope report` with its invariant check instead; foreign times `forkscope "
+            "audit` of the synced Transfers as another indexer's table."),
         QStringLiteral("MODES"));
     p.addOption(auditOpt);
     const QCommandLineOption latencyOpt(
@@ -122,6 +134,11 @@ int main(int argc, char** argv)
     const std::unique_ptr<lab::FaultProxyThread> proxy =
         latencyMs > 0 ? std::make_unique<lab::FaultProxyThread>(devnet.url(), latencyMs) : nullptr;
     const QString syncUrl = (proxy ? proxy->url() : devnet.url()).toString();
+    // The audits ask the node through a proxy that counts their calls.
+    concurrency::WorkerThread countingThread(QStringLiteral("forkscope-bench-count"));
+    countingThread.start(new QObject); // the proxy is deleted when the thread finishes
+    lab::FaultProxy* countingProxy = lab::startFaultProxyOn(countingThread.thread(), devnet.url());
+    countingProxy->setCountCalls(true);
     const auto measure = [&]() -> bool {
         // The raw ceiling: pull every log (eth_getLogs, 10-block chunks) and every header
         // (batches of 50) with one request in flight, parsing into chain types, storing nothing.
@@ -178,16 +195,27 @@ int main(int argc, char** argv)
             QProcess command;
             command.setProcessChannelMode(QProcess::ForwardedErrorChannel);
             QTemporaryDir out;
+            const QString auditRpc = countingProxy->url().toString();
             QStringList args{QStringLiteral("--db"),  dbPath,
                              QStringLiteral("--env"), QStringLiteral("bench"),
-                             QStringLiteral("--rpc"), devnet.url().toString()};
-            if (mode == QLatin1String("report"))
+                             QStringLiteral("--rpc"), auditRpc};
+            if (mode == QLatin1String("foreign"))
+                args = QStringList{QStringLiteral("audit"),
+                                   QStringLiteral("--target"),
+                                   dbPath,
+                                   QStringLiteral("--rpc"),
+                                   auditRpc,
+                                   QStringLiteral("--query"),
+                                   kOwnTransfersQuery} +
+                       contractArgs;
+            else if (mode == QLatin1String("report"))
                 args = QStringList{QStringLiteral("report"), QStringLiteral("--format"),
                                    QStringLiteral("json"), QStringLiteral("--out"),
                                    out.filePath(QStringLiteral("report.json"))} +
                        args;
             else
                 args.prepend(QStringLiteral("verify"));
+            const lab::FaultProxy::CallCounts callsBefore = countingProxy->callCounts();
             if (mode == QLatin1String("receipts"))
                 args << QStringLiteral("--receipts");
             const QString name =
@@ -206,6 +234,10 @@ int main(int argc, char** argv)
             const double anvilCpu = processCpuSeconds(devnet.processId()) - anvilCpuBefore;
             const double cpu = childCpuSince();
             const QByteArray said = command.readAllStandardOutput();
+            const lab::FaultProxy::CallCounts callsAfter = countingProxy->callCounts();
+            qint64 calls = 0;
+            for (auto it = callsAfter.calls.cbegin(); it != callsAfter.calls.cend(); ++it)
+                calls += it.value() - callsBefore.calls.value(it.key());
             if (command.exitCode() != 0) {
                 std::fprintf(stderr, "%s failed (%d): %s\n", qPrintable(name), command.exitCode(),
                              said.right(2000).constData());
@@ -215,6 +247,8 @@ int main(int argc, char** argv)
                         "%.2f s + anvil %.2f s\n",
                         qPrintable(name), secs, double(events) / secs, double(peakKiB) / 1024.0,
                         cpu, anvilCpu);
+            std::printf("  calls to the node: %lld, %.1f per 1,000 blocks\n",
+                        static_cast<long long>(calls), double(calls) * 1000.0 / double(head + 1));
             for (const QByteArray& line : said.split('\n'))
                 if (line.startsWith("verdict:"))
                     std::printf("  %s\n", line.left(120).constData());
