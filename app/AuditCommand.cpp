@@ -13,6 +13,7 @@
 #include "rpc/EthClient.h"
 #include "store/StoreError.h"
 #include "text/Count.h"
+#include "wire/FactorySource.h"
 
 #include <QCommandLineParser>
 #include <QElapsedTimer>
@@ -35,6 +36,7 @@ struct AuditOptions
     QString balancesQuery;
     QUrl rpc;
     QList<chain::Address> contracts;
+    std::optional<wire::FactorySource> factory;
     std::optional<std::uint64_t> from;
     std::optional<std::uint64_t> to;
     std::uint64_t confirmations = 0;
@@ -59,6 +61,16 @@ QString readValues(const QCommandLineParser& p, AuditOptions& o)
             if (!o.contracts.contains(address))
                 o.contracts.append(address);
         }
+        const bool factory = p.isSet(QStringLiteral("factory"));
+        if (factory != p.isSet(QStringLiteral("factory-event")) ||
+            factory != p.isSet(QStringLiteral("child-arg")))
+            return cmd + QStringLiteral("--factory, --factory-event and --child-arg go together");
+        if (factory)
+            o.factory = wire::FactorySource::resolve(
+                chain::Address::fromHex(p.value(QStringLiteral("factory")).trimmed().toLower(),
+                                        QStringLiteral("--factory")),
+                p.value(QStringLiteral("factory-event")), p.value(QStringLiteral("child-arg")),
+                nullptr);
         if (p.isSet(QStringLiteral("from-block")))
             o.from = blockNumberValue(QStringLiteral("--from-block"),
                                       p.value(QStringLiteral("from-block")));
@@ -69,6 +81,8 @@ QString readValues(const QCommandLineParser& p, AuditOptions& o)
             o.confirmations = blockNumberValue(QStringLiteral("--confirmations"),
                                                p.value(QStringLiteral("confirmations")));
     } catch (const chain::ChainParseError& e) {
+        return cmd + e.message();
+    } catch (const wire::FactorySourceError& e) {
         return cmd + e.message();
     }
     if (o.from && o.to && *o.from > *o.to)
@@ -121,6 +135,21 @@ QString parse(const QStringList& arguments, AuditOptions& o, QString* help)
     const QCommandLineOption contract(QStringLiteral("contract"),
                                       QStringLiteral("A token contract to audit (repeatable)."),
                                       QStringLiteral("ADDR"));
+    const QCommandLineOption factory(
+        QStringLiteral("factory"),
+        QStringLiteral("A factory whose children are audited too, each from its creation event "
+                       "(with --factory-event and --child-arg)."),
+        QStringLiteral("ADDR"));
+    const QCommandLineOption factoryEvent(
+        QStringLiteral("factory-event"),
+        QStringLiteral("The factory's creation event, as a full signature, e.g. "
+                       "\"PairCreated(address indexed token0, address indexed token1, address "
+                       "pair, uint256)\"."),
+        QStringLiteral("SIGNATURE"));
+    const QCommandLineOption childArg(
+        QStringLiteral("child-arg"),
+        QStringLiteral("The creation event's argument that holds the child's address."),
+        QStringLiteral("NAME"));
     const QCommandLineOption from(
         QStringLiteral("from-block"),
         QStringLiteral("First block to audit (default: the table's lowest block)."),
@@ -149,8 +178,8 @@ QString parse(const QStringList& arguments, AuditOptions& o, QString* help)
                                  QStringLiteral("Write the json or junit output to FILE "
                                                 "(default: standard output)."),
                                  QStringLiteral("FILE"));
-    for (const auto* opt : {&target, &rpc, &contract, &from, &to, &confirmations, &receipts,
-                            &balances, &format, &out})
+    for (const auto* opt : {&target, &rpc, &contract, &factory, &factoryEvent, &childArg, &from,
+                            &to, &confirmations, &receipts, &balances, &format, &out})
         p.addOption(*opt);
     queryFlags.addTo(p);
     const QString cmd = QStringLiteral("audit: ");
@@ -160,16 +189,18 @@ QString parse(const QStringList& arguments, AuditOptions& o, QString* help)
         *help = p.helpText();
         return {};
     }
-    if (const QString repeated =
-            repeatedOption(p, {&target, &queryFlags.query, &queryFlags.preset, &queryFlags.table,
-                               &rpc, &from, &to, &confirmations, &balances, &format, &out});
+    if (const QString repeated = repeatedOption(
+            p, {&target, &queryFlags.query, &queryFlags.preset, &queryFlags.table, &rpc, &factory,
+                &factoryEvent, &childArg, &from, &to, &confirmations, &balances, &format, &out});
         !repeated.isEmpty())
         return cmd + repeated;
     if (p.positionalArguments().size() > 1)
         return cmd + QStringLiteral("unexpected argument `%1`").arg(p.positionalArguments().at(1));
-    for (const auto* required : {&target, &rpc, &contract})
+    for (const auto* required : {&target, &rpc})
         if (!p.isSet(*required))
             return cmd + QStringLiteral("--%1 is required").arg(required->names().first());
+    if (!p.isSet(contract) && !p.isSet(factory))
+        return cmd + QStringLiteral("--contract or --factory is required");
     o.target = p.value(target);
     if (o.target.isEmpty())
         return cmd + QStringLiteral("--target: expected a SQLite file or a postgresql:// URL");
@@ -187,6 +218,11 @@ QString count(qint64 n, const char* one, const char* many)
 
 void printText(const foreign::ForeignAuditResult& r, bool balances)
 {
+    if (!r.factory.isEmpty())
+        std::printf("checked: %s of factory %s, from its creation events up to block %llu (those "
+                    "in the range against their headers)\n",
+                    qPrintable(count(r.children, "child", "children")), qPrintable(r.factory),
+                    static_cast<unsigned long long>(r.to));
     std::printf("checked: %lld blocks (headers linked by parentHash), %s (%lld of other "
                 "contracts, left alone)\n",
                 static_cast<long long>(r.blocksChecked),
@@ -294,6 +330,9 @@ int runAuditCommand(const QStringList& arguments)
             QStringList contracts;
             for (const auto& c : o.contracts)
                 contracts << c.toHex();
+            if (o.factory)
+                contracts << QStringLiteral("the children of factory %1")
+                                 .arg(o.factory->factory().toHex());
             std::printf("audit: %s, blocks %llu..%llu, contracts %s, against %s\n",
                         qPrintable(table->describe()), static_cast<unsigned long long>(range.from),
                         static_cast<unsigned long long>(range.to),
@@ -302,6 +341,8 @@ int runAuditCommand(const QStringList& arguments)
             std::fflush(stdout);
         }
         foreign::ForeignAuditor auditor(*table, eth, o.contracts);
+        if (o.factory)
+            auditor.setFactory(*o.factory);
         audit::ReceiptsLogsProof receipts(eth);
         if (o.receipts)
             auditor.setProof(&receipts);

@@ -180,6 +180,51 @@ void TestFactories::everyChildIsIndexedFromItsCreationBlock()
     QVERIFY2(invariants.value("state").toString() == "hold",
              qPrintable(QJsonDocument(invariants).toJson()));
     QVERIFY(invariants.value("contracts_checked").toArray().size() > 2);
+
+    // The same table as another indexer's, for `forkscope audit --factory`: whole, then with
+    // one child's Transfer left out of what the query yields.
+    const QString query = QStringLiteral(
+        "SELECT t.block_number, t.log_index, t.tx_hash, b.block_hash, t.contract, "
+        "t.from_addr AS \"from\", t.to_addr AS \"to\", t.value FROM transfer_events t JOIN "
+        "blocks b ON b.environment_id = t.environment_id AND b.chain_id = t.chain_id AND "
+        "b.block_number = t.block_number WHERE t.environment_id = 'children'");
+    const QStringList audit{"audit",
+                            "--target",
+                            db,
+                            "--rpc",
+                            m_lab->devnet().url().toString(),
+                            "--factory",
+                            m_chain->factory().toHex(),
+                            "--factory-event",
+                            kEvent,
+                            "--child-arg",
+                            "pair"};
+    const test::ProcessRun whole = test::runForkscope(audit + QStringList{"--query", query});
+    VERIFY_EXIT_OK(whole);
+    QVERIFY2(whole.out.contains(QStringLiteral("checked: %1 children of factory %2")
+                                    .arg(m_chain->children())
+                                    .arg(m_chain->factory().toHex())) &&
+                 whole.out.contains("verdict: clean"),
+             qPrintable(whole.out));
+    store::ContractReader& r = b.open();
+    const qint64 block = r.scalar(
+        QStringLiteral("SELECT max(block_number) FROM transfer_events WHERE environment_id = ?"),
+        {env});
+    const qint64 logIndex =
+        r.scalar(QStringLiteral("SELECT min(log_index) FROM transfer_events WHERE "
+                                "environment_id = ? AND block_number = ?"),
+                 {env, block});
+    b.close();
+    const test::ProcessRun lacking = test::runForkscope(
+        audit + QStringList{"--query", query + QStringLiteral(" AND NOT (t.block_number = %1 AND "
+                                                              "t.log_index = %2)")
+                                                   .arg(block)
+                                                   .arg(logIndex)});
+    QCOMPARE(lacking.exitCode, 1);
+    QVERIFY2(lacking.out.contains(QStringLiteral("MISSING block %1, tx ").arg(block)) &&
+                 lacking.out.contains(QStringLiteral("log %1, contract ").arg(logIndex)) &&
+                 lacking.out.contains("verdict: 1 finding: 1 missing"),
+             qPrintable(lacking.out));
 }
 
 void TestFactories::reorgsRemoveChildrenAndCreateThemAgain()

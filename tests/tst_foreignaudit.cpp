@@ -607,6 +607,16 @@ void TestForeignAudit::usageErrorsAreOneLine_data()
     QTest::newRow("target twice") << QStringList{"--query", "SELECT 1", "--target",
                                                  "/nonexistent/x.sqlite"}
                                   << "--target given 2 times";
+    QTest::newRow("a factory without its event")
+        << QStringList{"--query", "SELECT 1", "--factory",
+                       "0x5fbdb2315678afecb367f032d93f642f64180aa3"}
+        << "--factory, --factory-event and --child-arg go together";
+    QTest::newRow("a factory event that does not read")
+        << QStringList{"--query",         "SELECT 1",
+                       "--factory",       "0x5fbdb2315678afecb367f032d93f642f64180aa3",
+                       "--factory-event", "PairCreated(address",
+                       "--child-arg",     "pair"}
+        << "--factory-event";
     QTest::newRow("a missing file") << QStringList{"--query", "SELECT 1"} << "no such file";
 }
 

@@ -26,6 +26,8 @@ struct ForeignAuditResult
     std::optional<std::uint64_t> rowsAboveTo;
     QStringList compared; // the row fields compared with each Transfer
     QString proofName;    // "receipts root" with --receipts
+    QString factory;      // with --factory: its address, and the children it created
+    qint64 children = 0;
 
     qint64 blocksChecked = 0;
     qint64 rowsRead = 0;

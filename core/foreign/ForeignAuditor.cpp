@@ -31,7 +31,7 @@ std::optional<NodeTransfer> transferOf(const chain::LogEntry& log)
 ForeignAuditor::ForeignAuditor(ForeignTable& table, rpc::EthClient& eth,
                                QList<chain::Address> contracts)
     : m_table(table), m_eth(eth), m_contractList(std::move(contracts)),
-      m_contracts(m_contractList.cbegin(), m_contractList.cend()),
+      m_contracts(m_contractList.cbegin(), m_contractList.cend()), m_audited(m_contractList),
       m_headers(eth, kRerun,
                 QStringLiteral(": it has not reached it (a lagging node?); audit against a "
                                "synced node")),
@@ -115,10 +115,49 @@ bool ForeignAuditor::admitsOurTransfer(const chain::LogsBloom& bloom)
 {
     if (!chain::bloom::mayContain(bloom, m_bloomBits.bitsOf(indexer::transferTopic())))
         return false;
-    for (const chain::Address& a : m_contractList)
+    for (const chain::Address& a : m_audited)
         if (chain::bloom::mayContain(bloom, m_bloomBits.bitsOf(a)))
             return true;
     return false;
+}
+
+void ForeignAuditor::learnChildren(std::uint64_t to, ForeignAuditResult& r)
+{
+    wire::PartedLogReader reader(m_eth, {m_factory->factory()});
+    reader.setTopics({{m_factory->topic0()}});
+    reader.checkAnswer = m_logs.checkAnswer;
+    m_creations.clear();
+    m_childBlock.clear();
+    m_audited = m_contractList;
+    m_contracts = QSet<chain::Address>(m_contractList.cbegin(), m_contractList.cend());
+    for (const chain::LogEntry& log : reader.read(0, to)) {
+        if (log.address != m_factory->factory())
+            untrusted(QStringLiteral("answered eth_getLogs for the factory %1 with a log of %2")
+                          .arg(m_factory->factory().toHex(), log.address.toHex()));
+        const auto c = m_factory->creationOf(log);
+        if (!c)
+            continue; // the topic, without the creation event's layout
+        m_creations.append(log);
+        if (m_childBlock.contains(c->child))
+            continue;
+        m_childBlock.insert(c->child, c->blockNumber);
+        if (!m_contracts.contains(c->child)) {
+            m_contracts.insert(c->child);
+            m_audited.append(c->child);
+        }
+    }
+    r.getLogsCalls += reader.calls();
+    r.factory = m_factory->factory().toHex();
+    r.children = m_childBlock.size();
+}
+
+QList<chain::Address> ForeignAuditor::askedThrough(std::uint64_t block) const
+{
+    QList<chain::Address> out = m_contractList;
+    for (auto it = m_childBlock.cbegin(); it != m_childBlock.cend(); ++it)
+        if (it.value() <= block && !out.contains(it.key()))
+            out.append(it.key());
+    return out;
 }
 
 void ForeignAuditor::checkNodeLog(const chain::LogEntry& log, const chain::BlockHeader& h,
@@ -206,6 +245,14 @@ void ForeignAuditor::chunk(const QString& query, const ForeignColumns& columns, 
 {
     const QList<chain::BlockHeader> headers = m_headers.fetch(a, b);
     r.blocksChecked += headers.size();
+    if (m_factory) {
+        // The creation events of these blocks are the chain's too, or nothing is concluded.
+        for (const chain::LogEntry& log : m_creations)
+            if (log.blockNumber >= a && log.blockNumber <= b)
+                checkNodeLog(log, headers.at(qsizetype(log.blockNumber - a)),
+                             QStringLiteral("eth_getLogs for the factory's creation events"));
+        m_logs.setContracts(askedThrough(b));
+    }
 
     QHash<std::uint64_t, QList<ForeignRow>> rows;
     m_table.rowsBetween(query, a, b, kMaxRowsPerChunk, [&](const ForeignCells& cells) {
@@ -282,7 +329,8 @@ ForeignAuditResult ForeignAuditor::audit(const QString& query, const ForeignRang
     r.rowsAboveTo = range.rowsAbove;
     if (m_proof)
         r.proofName = m_proof->name();
-    const ForeignColumns columns(m_table.columns(query), m_contractList.size() == 1
+    // With one contract the query may leave `contract` out; never with a factory's children.
+    const ForeignColumns columns(m_table.columns(query), m_contractList.size() == 1 && !m_factory
                                                              ? std::optional(m_contractList.first())
                                                              : std::nullopt);
     r.compared = columns.compared();
@@ -290,6 +338,8 @@ ForeignAuditResult ForeignAuditor::audit(const QString& query, const ForeignRang
     m_headers.reset();
     std::uint64_t a = range.from;
     try {
+        if (m_factory)
+            learnChildren(range.to, r);
         if (m_sum)
             sumBelow(range.from, r);
         for (; a <= range.to; a += m_chunk) {

@@ -7,6 +7,7 @@
 #include "chain/BlockHeader.h"
 #include "chain/BloomBitsCache.h"
 #include "chain/LogEntry.h"
+#include "wire/FactorySource.h"
 #include "wire/PartedLogReader.h"
 
 #include <QHash>
@@ -54,6 +55,10 @@ public:
 
     void setChunkBlocks(std::uint64_t blocks) { m_chunk = std::max<std::uint64_t>(1, blocks); }
     void setProof(audit::BlockLogsProof* proof) { m_proof = proof; }
+    // A factory whose children are audited as contracts too, each from its creation event:
+    // the events are read from block 0 up to the range's end, and those inside the range
+    // are checked against the linked headers like any log.
+    void setFactory(wire::FactorySource factory) { m_factory = std::move(factory); }
     // Rows one chunk may hold before the audit asks for a narrower range.
     static constexpr qsizetype kMaxRowsPerChunk = 200'000;
 
@@ -90,6 +95,9 @@ private:
     void checkNodeLog(const chain::LogEntry& log, const chain::BlockHeader& h,
                       const QString& asked);
     bool isOurTransfer(const chain::LogEntry& log) const;
+    void learnChildren(std::uint64_t to, ForeignAuditResult& r);
+    // The contracts and the children created at or below `block`: what a range up to it asks.
+    QList<chain::Address> askedThrough(std::uint64_t block) const;
     bool admitsOurTransfer(const chain::LogsBloom& bloom);
     void sumTransfer(const NodeTransfer& t);
     void sumBelow(std::uint64_t from, ForeignAuditResult& r);
@@ -98,7 +106,11 @@ private:
     ForeignTable& m_table;
     rpc::EthClient& m_eth;
     QList<chain::Address> m_contractList;
-    QSet<chain::Address> m_contracts;
+    QSet<chain::Address> m_contracts; // with the factory's children
+    QList<chain::Address> m_audited;  // the same, in order: the given contracts first
+    std::optional<wire::FactorySource> m_factory;
+    QHash<chain::Address, std::uint64_t> m_childBlock; // child -> its creation block
+    QList<chain::LogEntry> m_creations;                // the factory's creation events
     audit::LinkedHeaders m_headers; // carried across chunks: the range is one linked chain
     // The contracts' Transfers of each chunk, its calls sized by the chunks before.
     wire::PartedLogReader m_logs;

@@ -50,7 +50,7 @@ void ForeignAuditor::sumBelow(std::uint64_t from, ForeignAuditResult& r)
     m_sums.clear();
     if (from == 0)
         return;
-    wire::PartedLogReader reader(m_eth, m_contractList);
+    wire::PartedLogReader reader(m_eth, askedThrough(from - 1));
     reader.setTopics({{indexer::transferTopic()}});
     reader.checkAnswer = [this](const QList<chain::LogEntry>& logs, std::uint64_t a,
                                 std::uint64_t b) {
@@ -89,7 +89,7 @@ void ForeignAuditor::checkBalances(const QString& balancesQuery, ForeignAuditRes
                            QStringLiteral("the balances query yields no `holder` and `balance` "
                                           "columns%1")
                                .arg(yields));
-    if (contractColumn < 0 && m_contractList.size() != 1)
+    if (contractColumn < 0 && (m_contractList.size() != 1 || m_factory))
         throw ForeignError(ForeignError::Kind::BadQuery,
                            QStringLiteral("the balances query yields no `contract` column (it "
                                           "may be left out when exactly one --contract is "

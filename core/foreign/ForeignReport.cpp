@@ -77,6 +77,10 @@ QByteArray auditJson(const ForeignAuditResult& r)
     };
     if (r.rowsAboveTo)
         o.insert(QStringLiteral("rows_above_not_audited"), qint64(*r.rowsAboveTo));
+    if (!r.factory.isEmpty()) {
+        o.insert(QStringLiteral("factory"), r.factory);
+        o.insert(QStringLiteral("children"), r.children);
+    }
     return QJsonDocument(o).toJson(QJsonDocument::Indented);
 }
 
