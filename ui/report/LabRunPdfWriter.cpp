@@ -1,10 +1,8 @@
 #include "LabRunPdfWriter.h"
 
-#include "PdfFlow.h"
+#include "PdfDocument.h"
 #include "report/ReportError.h"
 #include "widgets/LocalTime.h"
-
-#include <QSaveFile>
 
 namespace forkscope::ui {
 
@@ -72,58 +70,43 @@ void findings(pdf::Flow& flow, const lab::LabRunResult& run)
 
 void LabRunPdfWriter::write(const lab::LabRunResult& run, const QString& path)
 {
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        throw ReportError(QStringLiteral("cannot write %1: %2; check that the directory exists "
-                                         "and is writable")
-                              .arg(path, file.errorString()));
-    {
-        QPdfWriter writer(&file);
-        writer.setResolution(pdf::kDpi);
-        writer.setPageSize(QPageSize(QPageSize::A4));
-        writer.setPageMargins(QMarginsF(15, 15, 15, 12), QPageLayout::Millimeter);
-        writer.setTitle(QStringLiteral("Forkscope lab run: %1").arg(run.scenario));
-        QPainter painter;
-        if (!painter.begin(&writer))
-            throw ReportError(QStringLiteral("cannot start a PDF at %1").arg(path));
-        const QString started =
-            run.timeline.isEmpty()
-                ? QString()
-                : LocalTime::format(run.timeline.first().at.toString(Qt::ISODateWithMs));
-        pdf::Flow flow(writer, painter,
-                       QStringLiteral("Forkscope lab run · %1, seed %2 · %3")
-                           .arg(run.scenario)
-                           .arg(run.seed)
-                           .arg(started));
-        flow.heading(QStringLiteral("Lab run: %1, seed %2").arg(run.scenario).arg(run.seed));
-        flow.verdict(run.verdictLine(), run.passed() ? pdf::kGreen : pdf::kRed);
-        flow.table({{QStringLiteral("what"), 1, true}, {QStringLiteral("value"), 1}},
-                   {{{QStringLiteral("indexer")}, {run.indexerCommand}},
-                    {{QStringLiteral("its node")}, {run.node}},
-                    {{QStringLiteral("its database")}, {run.database}},
-                    {{QStringLiteral("audit query")}, {run.query}}});
-        flow.heading(QStringLiteral("Audits"));
-        QList<pdf::Column> columns{{QStringLiteral("step"), 1, true},
-                                   {QStringLiteral("since the audit before"), 3},
-                                   {QStringLiteral("head"), 1, true},
-                                   {QStringLiteral("caught up"), 1, true}};
-        for (ForeignFinding::Kind k : kKinds)
-            columns << pdf::Column{foreign::kindName(k), 1, true};
-        columns << pdf::Column{QStringLiteral("result"), 1.5};
-        flow.table(columns, auditRows(run));
-        findings(flow, run);
-        flow.heading(QStringLiteral("Timeline"));
-        QList<QList<pdf::Cell>> timeline;
-        for (const lab::LabRunEvent& e : run.timeline)
-            timeline << QList<pdf::Cell>{{LocalTime::format(e.at.toString(Qt::ISODateWithMs))},
-                                         {e.what}};
-        flow.table({{QStringLiteral("at"), 1, true}, {QStringLiteral("what"), 1}}, timeline, 6.5);
-        flow.finish();
-        if (!painter.end())
-            throw ReportError(QStringLiteral("could not finish the PDF at %1").arg(path));
-    }
-    if (!file.commit())
-        throw ReportError(QStringLiteral("cannot write %1: %2").arg(path, file.errorString()));
+    const QString started =
+        run.timeline.isEmpty()
+            ? QString()
+            : LocalTime::format(run.timeline.first().at.toString(Qt::ISODateWithMs));
+    pdf::writeDocument(
+        path,
+        {QStringLiteral("Forkscope lab run: %1").arg(run.scenario), QString(),
+         QStringLiteral("Forkscope lab run · %1, seed %2 · %3")
+             .arg(run.scenario)
+             .arg(run.seed)
+             .arg(started)},
+        [&](pdf::Flow& flow) {
+            flow.heading(QStringLiteral("Lab run: %1, seed %2").arg(run.scenario).arg(run.seed));
+            flow.verdict(run.verdictLine(), run.passed() ? pdf::kGreen : pdf::kRed);
+            flow.table({{QStringLiteral("what"), 1, true}, {QStringLiteral("value"), 1}},
+                       {{{QStringLiteral("indexer")}, {run.indexerCommand}},
+                        {{QStringLiteral("its node")}, {run.node}},
+                        {{QStringLiteral("its database")}, {run.database}},
+                        {{QStringLiteral("audit query")}, {run.query}}});
+            flow.heading(QStringLiteral("Audits"));
+            QList<pdf::Column> columns{{QStringLiteral("step"), 1, true},
+                                       {QStringLiteral("since the audit before"), 3},
+                                       {QStringLiteral("head"), 1, true},
+                                       {QStringLiteral("caught up"), 1, true}};
+            for (ForeignFinding::Kind k : kKinds)
+                columns << pdf::Column{foreign::kindName(k), 1, true};
+            columns << pdf::Column{QStringLiteral("result"), 1.5};
+            flow.table(columns, auditRows(run));
+            findings(flow, run);
+            flow.heading(QStringLiteral("Timeline"));
+            QList<QList<pdf::Cell>> timeline;
+            for (const lab::LabRunEvent& e : run.timeline)
+                timeline << QList<pdf::Cell>{{LocalTime::format(e.at.toString(Qt::ISODateWithMs))},
+                                             {e.what}};
+            flow.table({{QStringLiteral("at"), 1, true}, {QStringLiteral("what"), 1}}, timeline,
+                       6.5);
+        });
 }
 
 } // namespace forkscope::ui
