@@ -297,15 +297,8 @@ bool writeDocument(const AuditOptions& o, const QByteArray& doc)
 int runAuditCommand(const QStringList& arguments)
 {
     AuditOptions o;
-    QString help;
-    if (const QString error = parse(arguments, o, &help); !error.isEmpty()) {
-        printError(error);
-        return ExitUsage;
-    }
-    if (!help.isEmpty()) {
-        std::fputs(qPrintable(help), stdout);
-        return ExitOk;
-    }
+    if (const auto exit = parseOrExit(arguments, o, parse))
+        return *exit;
     try {
         const std::unique_ptr<foreign::ForeignTable> table = foreign::ForeignTable::open(o.target);
         rpc::JsonRpcClient client(o.rpc);

@@ -5,6 +5,8 @@
 #include <QString>
 #include <QStringList>
 #include <cstdint>
+#include <cstdio>
+#include <optional>
 
 namespace forkscope::app {
 
@@ -31,5 +33,22 @@ std::uint64_t blockNumberValue(const QString& flag, const QString& text);
 // A TCP port given as `flag`: a whole decimal number from 1 to 65535. Throws
 // chain::ChainParseError naming the flag and what was wrong.
 quint16 portValue(const QString& flag, const QString& text);
+
+// The start every subcommand shares: `parse(arguments, options, &help)` returns a usage error
+// (said in one line, exit 2) or fills `help` (printed, exit 0). nullopt: go on.
+template <typename Options, typename Parse>
+std::optional<int> parseOrExit(const QStringList& arguments, Options& options, Parse parse)
+{
+    QString help;
+    if (const QString error = parse(arguments, options, &help); !error.isEmpty()) {
+        printError(error);
+        return ExitUsage;
+    }
+    if (!help.isEmpty()) {
+        std::fputs(qPrintable(help), stdout);
+        return ExitOk;
+    }
+    return std::nullopt;
+}
 
 } // namespace forkscope::app

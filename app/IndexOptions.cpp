@@ -34,7 +34,8 @@ const Flag kFlags[] = {
      "by several indexer processes."},
     {"env", "env", "ID", "Environment id: one self-contained history."},
     {"source", "source", "NAME", "Source id of the checkpoint (default: default)."},
-    {"contract", "contracts", "ADDR", "Contract address to index (repeatable, or comma-separated)."},
+    {"contract", "contracts", "ADDR",
+     "Contract address to index (repeatable, or comma-separated)."},
     {"factory", "factory", "ADDR",
      "A factory whose children are indexed too, each from the block of its creation event "
      "(with --factory-event and --child-arg)."},

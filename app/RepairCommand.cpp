@@ -111,15 +111,8 @@ QString parse(const QStringList& arguments, RepairOptions& o, QString* help)
 int runRepairCommand(const QStringList& arguments)
 {
     RepairOptions o;
-    QString help;
-    if (const QString error = parse(arguments, o, &help); !error.isEmpty()) {
-        printError(error);
-        return ExitUsage;
-    }
-    if (!help.isEmpty()) {
-        std::fputs(qPrintable(help), stdout);
-        return ExitOk;
-    }
+    if (const auto exit = parseOrExit(arguments, o, parse))
+        return *exit;
     if (!o.abi.isEmpty()) {
         try {
             if (abi::EventRegistry::fromFile(o.abi).eventCount() == 0) {

@@ -174,15 +174,8 @@ QString readOnlyPlaceWarning(const QString& db, store::Database::ReadOnlyPlace p
 int runReportCommand(int& argc, char** argv, const QStringList& arguments)
 {
     ReportOptions o;
-    QString help;
-    if (const QString error = parse(arguments, o, &help); !error.isEmpty()) {
-        printError(error);
-        return ExitUsage;
-    }
-    if (!help.isEmpty()) {
-        std::fputs(qPrintable(help), stdout);
-        return ExitOk;
-    }
+    if (const auto exit = parseOrExit(arguments, o, parse))
+        return *exit;
 
     // A PDF needs fonts and QCustomPlot (a widget), so a QApplication (see ReportPdf.h).
     const std::unique_ptr<QCoreApplication> app =

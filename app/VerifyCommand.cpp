@@ -304,15 +304,8 @@ void printResult(const audit::AuditResult& r, const VerifyOptions& o, const audi
 int runVerifyCommand(const QStringList& arguments)
 {
     VerifyOptions o;
-    QString help;
-    if (const QString error = parse(arguments, o, &help); !error.isEmpty()) {
-        printError(error);
-        return ExitUsage;
-    }
-    if (!help.isEmpty()) {
-        std::fputs(qPrintable(help), stdout);
-        return ExitOk;
-    }
+    if (const auto exit = parseOrExit(arguments, o, parse))
+        return *exit;
     std::optional<abi::EventRegistry> registry;
     if (!o.abi.isEmpty()) {
         try {
