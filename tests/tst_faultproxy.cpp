@@ -27,6 +27,7 @@ private slots:
     void latency();
     void errorRate();
     void lag();
+    void aBalancerAlternatesItsNodes();
     void offline();
     void silentLogCap();
     void announcedLogCap();
@@ -118,6 +119,27 @@ void TestFaultProxy::lag()
     QVERIFY(eth.blockByNumber(head - 3).has_value());
     const auto batch = eth.blocksByNumber(head - 4, head);
     QVERIFY(batch[0] && batch[1] && !batch[4]);
+}
+
+void TestFaultProxy::aBalancerAlternatesItsNodes()
+{
+    // A replica 3 blocks behind beside the node: a round-robin balancer sends one request to
+    // each in turn, so a client sees the head go back and forth.
+    lab::FaultProxy replica(m_lab->devnet().url());
+    replica.listen();
+    replica.setLagBlocks(3);
+    QCOMPARE(m_proxy->applyKnobs({{"balanceWith", "ftp://127.0.0.1:1"}}),
+             QStringLiteral("balanceWith must be an http URL, or empty"));
+    QCOMPARE(m_proxy->applyKnobs({{"balanceWith", replica.url().toString()}}), QString());
+    const auto head = m_lab->eth().blockNumber();
+    rpc::EthClient eth(*m_client);
+    QList<quint64> seen;
+    for (int i = 0; i < 4; ++i)
+        seen << eth.blockNumber();
+    QCOMPARE(seen, (QList<quint64>{head, head - 3, head, head - 3}));
+    QCOMPARE(m_proxy->applyKnobs({{"balanceWith", ""}}), QString());
+    QCOMPARE(eth.blockNumber(), head);
+    QCOMPARE(eth.blockNumber(), head);
 }
 
 void TestFaultProxy::offline()

@@ -204,7 +204,9 @@ void FaultProxy::handle(QTcpSocket* s, const QByteArray& header, const QByteArra
 
 void FaultProxy::forward(QTcpSocket* s, const QByteArray& body, qint64 lagHead)
 {
-    QNetworkRequest req(m_upstream);
+    const bool balanced = m_toBalanced && !m_balanceWith.isEmpty();
+    m_toBalanced = !m_balanceWith.isEmpty() && !m_toBalanced;
+    QNetworkRequest req(balanced ? m_balanceWith : m_upstream);
     req.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/json"));
     QNetworkReply* r = m_nam->post(req, body);
     QPointer<QTcpSocket> socket(s);
@@ -360,6 +362,7 @@ QJsonObject FaultProxy::knobs() const
                        {QStringLiteral("trickleBps"), int(m_trickleBps)},
                        {QStringLiteral("padReplyBytes"), qint64(m_padReplyBytes.load())},
                        {QStringLiteral("upstream"), m_upstream.toString()},
+                       {QStringLiteral("balanceWith"), m_balanceWith.toString()},
                        {QStringLiteral("requestsServed"), m_served},
                        {QStringLiteral("injectedErrors"), m_injectedErrors},
                        {QStringLiteral("cappedReplies"), m_cappedReplies}};
@@ -395,14 +398,20 @@ QString FaultProxy::applyKnobs(const QJsonObject& c)
         (!upstream.isValid() || upstream.scheme() != QLatin1String("http") ||
          upstream.host().isEmpty()))
         return QStringLiteral("upstream must be an http URL");
+    const QUrl balanceWith(c.value(QLatin1String("balanceWith")).toString());
+    if (c.contains(QLatin1String("balanceWith")) && !balanceWith.isEmpty() &&
+        (!balanceWith.isValid() || balanceWith.scheme() != QLatin1String("http") ||
+         balanceWith.host().isEmpty()))
+        return QStringLiteral("balanceWith must be an http URL, or empty");
     for (auto it = c.begin(); it != c.end(); ++it)
-        if (!QStringList{
-                QStringLiteral("offline"), QStringLiteral("lagBlocks"), QStringLiteral("latencyMs"),
-                QStringLiteral("errorRate"), QStringLiteral("logCap"), QStringLiteral("logCapMode"),
-                QStringLiteral("dropLogs"), QStringLiteral("lie"), QStringLiteral("trickleBps"),
-                QStringLiteral("padReplyBytes"), QStringLiteral("upstream"),
-                QStringLiteral("dropLogRate"), QStringLiteral("dropBlockRate"),
-                QStringLiteral("dropInReceipts"), QStringLiteral("noReceipts")}
+        if (!QStringList{QStringLiteral("offline"), QStringLiteral("lagBlocks"),
+                         QStringLiteral("latencyMs"), QStringLiteral("errorRate"),
+                         QStringLiteral("logCap"), QStringLiteral("logCapMode"),
+                         QStringLiteral("dropLogs"), QStringLiteral("lie"),
+                         QStringLiteral("trickleBps"), QStringLiteral("padReplyBytes"),
+                         QStringLiteral("upstream"), QStringLiteral("balanceWith"),
+                         QStringLiteral("dropLogRate"), QStringLiteral("dropBlockRate"),
+                         QStringLiteral("dropInReceipts"), QStringLiteral("noReceipts")}
                  .contains(it.key()))
             return QStringLiteral("unknown knob \"%1\"").arg(it.key());
     if (lie)
@@ -417,6 +426,8 @@ QString FaultProxy::applyKnobs(const QJsonObject& c)
         m_noReceipts = c.value(QLatin1String("noReceipts")).toBool();
     if (c.contains(QLatin1String("upstream")))
         m_upstream = upstream;
+    if (c.contains(QLatin1String("balanceWith")))
+        m_balanceWith = balanceWith;
     if (c.contains(QLatin1String("trickleBps")))
         m_trickleBps = int(c.value(QLatin1String("trickleBps")).toDouble());
     if (c.contains(QLatin1String("padReplyBytes")))

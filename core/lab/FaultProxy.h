@@ -36,6 +36,8 @@ namespace forkscope::lab {
 //   trickleBps   sends each reply at N bytes a second (a node that never quite answers)
 //   padReplyBytes  appends N bytes of whitespace to each reply (a huge but valid reply)
 //   upstream     another node to forward to (a provider switched to another chain)
+//   balanceWith  a second node: requests go to it and to upstream in turn, one each, as a
+//                round-robin load balancer sends them ("" for upstream alone)
 //   noReceipts   eth_getBlockReceipts is refused as a method the node does not serve
 //   dropLogRate, dropBlockRate  drops random logs, or every log of random blocks, from
 //                eth_getLogs and (unless dropInReceipts is false) eth_getBlockReceipts, the
@@ -133,6 +135,8 @@ private:
     std::optional<QByteArray> refusedAddresses(const QByteArray& requestBody);
 
     QUrl m_upstream;
+    QUrl m_balanceWith;        // empty: every request to m_upstream
+    bool m_toBalanced = false; // where the next request goes, with m_balanceWith
     QTcpServer m_server;
     QNetworkAccessManager* m_nam;
     QHash<QTcpSocket*, QByteArray> m_buffers;
