@@ -4,6 +4,10 @@
 #include <QCommandLineParser>
 #include <QString>
 
+namespace forkscope::foreign {
+struct AuditQueryChoice;
+}
+
 namespace forkscope::app {
 
 // --query, --preset and --table: how `forkscope audit` and `forkscope lab run` are told
@@ -27,6 +31,8 @@ struct AuditQueryFlags
                              QStringLiteral("NAME")};
 
     void addTo(QCommandLineParser& p) const;
+    // The flags as given (foreign::resolveAuditQuery checks them).
+    foreign::AuditQueryChoice choice(const QCommandLineParser& p) const;
     // The query the flags give, or empty with `error` set to what was wrong (one line,
     // without the command's name).
     QString resolve(const QCommandLineParser& p, QString* error) const;

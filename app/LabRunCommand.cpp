@@ -4,11 +4,12 @@
 #include "CommandLine.h"
 #include "ReportPdf.h"
 #include "UnixSignalWatcher.h"
-#include "chain/ChainParseError.h"
+#include "foreign/AuditQueryChoice.h"
 #include "lab/DevnetError.h"
 #include "lab/ForeignIndexer.h"
 #include "lab/PgLab.h"
 #include "lab/run/LabRun.h"
+#include "lab/run/LabRunInput.h"
 #include "report/ReportError.h"
 
 #include <QSaveFile>
@@ -84,46 +85,29 @@ lab::LabRun::Options parse(const QCommandLineParser& p, const LabRunFlags& f, QS
         *error = repeated;
         return o;
     }
-    for (const QCommandLineOption* required : {&f.indexer, &f.scenario})
-        if (!p.isSet(*required)) {
-            *error = QStringLiteral("--%1 is required").arg(required->names().first());
-            return o;
-        }
-    o.indexerCommand = p.value(f.indexer).trimmed();
-    if (o.indexerCommand.isEmpty()) {
-        *error = QStringLiteral("--indexer: expected the command that starts the indexer");
+    lab::LabRunInput in;
+    const auto given = [&p](const QCommandLineOption& o) {
+        return p.isSet(o) ? std::optional(p.value(o)) : std::nullopt;
+    };
+    in.indexer = given(f.indexer);
+    in.scenario = given(f.scenario);
+    in.seed = given(f.seed);
+    in.confirmations = given(f.confirmations);
+    in.catchUpTimeoutMs = given(f.timeout);
+    const foreign::AuditQueryChoice query = f.audit.choice(p);
+    in.query = query.query;
+    in.preset = query.preset;
+    in.table = query.table;
+    in.database = given(f.database);
+    in.receipts = p.isSet(f.receipts);
+    const std::optional<lab::LabRunSpec> spec = in.check(error);
+    if (!spec)
         return o;
-    }
-    const auto scenario = lab::labScenarioNamed(p.value(f.scenario));
-    if (!scenario) {
-        *error = QStringLiteral("--scenario: `%1` is none of %2")
-                     .arg(p.value(f.scenario), lab::labScenarioNames().join(QStringLiteral(", ")));
-        return o;
-    }
-    o.scenario = *scenario;
-    o.query = f.audit.resolve(p, error);
-    if (!error->isEmpty())
-        return o;
-    try {
-        if (p.isSet(f.seed))
-            o.seed = quint32(blockNumberValue(QStringLiteral("--seed"), p.value(f.seed)));
-        if (p.isSet(f.confirmations))
-            o.confirmations =
-                blockNumberValue(QStringLiteral("--confirmations"), p.value(f.confirmations));
-        if (p.isSet(f.timeout))
-            o.catchUpTimeoutMs = int(std::min<std::uint64_t>(
-                blockNumberValue(QStringLiteral("--catch-up-timeout-ms"), p.value(f.timeout)),
-                24 * 3600 * 1000));
-    } catch (const chain::ChainParseError& e) {
-        *error = e.message();
-        return o;
-    }
+    static_cast<lab::LabRunSpec&>(o) = *spec;
     if (p.isSet(f.pdf) && !pdfUnavailableReason().isEmpty()) {
         *error = QStringLiteral("--pdf: ") + pdfUnavailableReason();
         return o;
     }
-    o.database = p.value(f.database);
-    o.receipts = p.isSet(f.receipts);
     return o;
 }
 
@@ -166,8 +150,10 @@ int runLabRunCommand(const QStringList& arguments)
     }
     UnixSignalWatcher watcher;
     o.stopRequested = [] { return UnixSignalWatcher::requested(); };
-    o.onEvent = [](const lab::LabRunEvent& e) {
-        std::printf("%s\n", qPrintable(lab::labRunEventLine(e)));
+    o.onProgress = [](const lab::LabRunProgress& progress) {
+        if (!progress.event)
+            return;
+        std::printf("%s\n", qPrintable(lab::labRunEventLine(*progress.event)));
         std::fflush(stdout);
     };
     lab::LabRunResult r;

@@ -3,6 +3,7 @@
 #include "BottomDrawer.h"
 #include "GuiLab.h"
 #include "MainWindow.h"
+#include "ShortHex.h"
 #include "contracts/AddSourceDialog.h"
 #include "contracts/ContractsView.h"
 #include "contracts/SourceTableModel.h"
@@ -16,6 +17,7 @@
 #include "lab/LabToolBar.h"
 #include "lab/VerdictBadge.h"
 #include "models/NodeTableModel.h"
+#include "panels/CursorLagPanel.h"
 #include "panels/PlotPanel.h"
 #include "rpc/EthClient.h"
 #include "rpc/JsonRpcClient.h"
@@ -35,6 +37,7 @@
 #include <QTemporaryDir>
 #include <QTimer>
 #include <QtTest>
+#include <qcustomplot.h>
 
 using namespace forkscope;
 using V = engine::InvariantVerdict::State;
@@ -331,17 +334,37 @@ void TestLab::deepReorgBannerWaitsForTheUsersChoice()
 void TestLab::addContractJoinsTheRunningLab()
 {
     Lab lab;
-    lab.start();
+    // A block a batch, from a node behind a proxy that delays every reply: the backfill
+    // takes rounds enough for the cursor lag panel to show it going down.
+    lab.start(1, [](engine::EngineConfig& c) { c.indexer.batchSize = 1; });
     QTRY_VERIFY_WITH_TIMEOUT(lab.w.labAction("rollback")->isEnabled(), 30000);
     QTRY_VERIFY_WITH_TIMEOUT(
         lab.last().checkpoint > 0 && lab.last().checkpoint == lab.last().headBlock, 30000);
     rpc::JsonRpcClient node{QUrl(lab.last().endpoint)};
+    rpc::EthClient eth(node);
     lab::DemoToken token = lab::DemoToken::deploy(
         node, lab::DemoToken::defaultSender(node), QStringLiteral("Added token"),
         QStringLiteral("ADD"), chain::U256("1000000000000000000000000"));
     for (int i = 0; i < 6; ++i)
         token.spray(3, quint64(3 * i), 10);
     const QString address = token.address().toHex();
+    QTRY_VERIFY_WITH_TIMEOUT(lab.last().checkpoint == lab.last().headBlock &&
+                                 lab.last().headBlock == eth.blockNumber(),
+                             30000);
+    lab.host.setProxyKnobs(0, {{"latencyMs", 100}});
+    QTRY_VERIFY_WITH_TIMEOUT(!lab.last().proxyKnobs.isEmpty() &&
+                                 lab.last().proxyKnobs.first().value("latencyMs").toInt() == 100,
+                             10000);
+
+    // The cursor lag panel's series of this backfill, as each status leaves it.
+    auto* lagPanel = lab.w.findChild<ui::CursorLagPanel*>();
+    QVERIFY(lagPanel);
+    QList<double> toGo;
+    connect(&lab.host, &engine::EngineApi::statusAvailable, lagPanel, [&] {
+        const int series = lagPanel->backfillSeries(address);
+        if (series >= 0 && !lagPanel->plot()->graph(series)->data()->isEmpty())
+            toGo << (lagPanel->plot()->graph(series)->data()->end() - 1)->value;
+    });
 
     lab.w.drawer()->showPage(lab.w.drawer()->indexOfPage(lab.w.contractsView()));
     lab.w.contractsView()->addContractButton()->click();
@@ -363,13 +386,38 @@ void TestLab::addContractJoinsTheRunningLab()
     QTRY_VERIFY_WITH_TIMEOUT(rowOf() >= 0 && sources->text(rowOf(), ui::SourceTableModel::Kind) ==
                                                  QStringLiteral("contract"),
                              60000);
+    // The panel drew the backfill as a series of its own, named for the contract: its blocks
+    // to go went down, batch by batch, and the line ended at 0 when it joined.
+    QTRY_VERIFY_WITH_TIMEOUT(lagPanel->backfillSeries(address) >= 0, 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(!lagPanel->isBackfilling(address), 60000);
+    const int series = lagPanel->backfillSeries(address);
+    const QString name = lagPanel->plot()->graph(series)->name();
+    QVERIFY2(name.contains(ui::shortHex(address)) && name.contains("joined"), qPrintable(name));
+    const auto seen = [&] {
+        QStringList values;
+        for (double v : toGo)
+            values << QString::number(v);
+        return values.join(' ');
+    };
+    QVERIFY(!toGo.isEmpty());
+    QCOMPARE(toGo.last(), 0.0);
+    QSet<double> distinct;
+    for (int i = 0; i < toGo.size(); ++i) {
+        QVERIFY2(i == 0 || toGo[i] <= toGo[i - 1], qPrintable(seen()));
+        distinct.insert(toGo[i]);
+    }
+    QVERIFY2(distinct.size() >= 3, qPrintable(seen())); // more than start, end
+    const int points = lagPanel->pointCount(series);
+    QSignalSpy more(&lab.host, &engine::EngineApi::statusAvailable);
+    QTRY_VERIFY_WITH_TIMEOUT(more.size() >= 5, 10000);
+    QCOMPARE(lagPanel->pointCount(series), points); // ended: nothing drawn after the join
+
     const auto db = store::Database::open(lab.dbPath());
     QSqlQuery q = db->run(QStringLiteral("SELECT count(*) FROM transfer_events WHERE contract = "
                                          "? AND block_number <= (SELECT block_number FROM "
                                          "indexer_checkpoints)"),
                           {address});
     QVERIFY(q.next());
-    rpc::EthClient eth(node);
     rpc::LogFilter f =
         rpc::LogFilter::range(0, lab.last().checkpoint.value_or(0), {token.address()});
     f.topics = {{indexer::transferTopic()}};

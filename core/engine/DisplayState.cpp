@@ -65,6 +65,16 @@ std::optional<quint64> displayLag(const EngineStatus& s)
     return s.lagHeldSet ? s.heldLag : currentLag(s);
 }
 
+std::optional<quint64> backfillBlocksToGo(const EngineStatus& s,
+                                          const indexer::SourceBackfillProgress& b)
+{
+    if (!s.checkpoint)
+        return std::nullopt;
+    // Blocks done: up to its checkpoint, or none below its first block.
+    const quint64 done = b.checkpoint ? *b.checkpoint + 1 : b.startBlock;
+    return *s.checkpoint + 1 > done ? *s.checkpoint + 1 - done : 0;
+}
+
 std::optional<quint64> currentLag(const EngineStatus& s)
 {
     // The indexer's head stops with the indexer (a data-incomplete stop, a failure); node

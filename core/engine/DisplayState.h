@@ -74,6 +74,10 @@ std::optional<quint64> currentLag(const EngineStatus& s);
 // The lag the texts show: the held lag when the engine host damped it (EngineStatus::
 // heldLag), else currentLag.
 std::optional<quint64> displayLag(const EngineStatus& s);
+// The blocks an added contract's backfill still has to go before it joins: up to the
+// environment's checkpoint, from its own (or from its first block, before its first batch).
+std::optional<quint64> backfillBlocksToGo(const EngineStatus& s,
+                                          const indexer::SourceBackfillProgress& b);
 
 // How far the indexed node's head is behind the best head among the watched nodes, when it
 // is more than kNodeBehindTolerance (polls of two nodes are not simultaneous).

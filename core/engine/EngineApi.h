@@ -4,6 +4,9 @@
 #include "SourceList.h"
 #include "SourceSpec.h"
 #include "TablePage.h"
+#include "lab/run/LabRunProgress.h"
+#include "lab/run/LabRunResult.h"
+#include "lab/run/LabRunSpec.h"
 #include "report/CheckpointReport.h"
 
 #include <QJsonObject>
@@ -65,6 +68,16 @@ public:
     // answers it no longer waits for (hotspot's job tracker).
     virtual quint64 requestReport(const QString& environmentId, bool verify) = 0;
 
+    // Lab > Run lab scenario...: `forkscope lab run` (docs/lab-run.md) on a worker of its
+    // own, independent of the environment being indexed. Answers with labRunProgress as it
+    // goes, then labRunFinished once everything it started is stopped. False, and nothing
+    // started, while a run goes on.
+    virtual bool startLabRun(const forkscope::lab::LabRunSpec& spec) = 0;
+    // The run stops at its next check (between steps, or while it waits for the indexer),
+    // stops everything it started, and labRunFinished follows, aborted.
+    virtual void cancelLabRun() = 0;
+    virtual bool isLabRunRunning() const = 0;
+
 signals:
     void statusAvailable(const forkscope::engine::EngineStatus& status);
     void logMessage(const QString& level, const QString& text);
@@ -74,6 +87,8 @@ signals:
     void codeChecked(const forkscope::engine::CodeCheck& check);
     void reportAvailable(quint64 ticket, const forkscope::report::CheckpointReport& report);
     void reportFailed(quint64 ticket, const QString& error);
+    void labRunProgress(const forkscope::lab::LabRunProgress& progress);
+    void labRunFinished(const forkscope::lab::LabRunResult& result);
     void stopped();
 };
 

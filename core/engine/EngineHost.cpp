@@ -4,6 +4,7 @@
 #include "EngineHostSession.h"
 #include "IndexingService.h"
 #include "LabController.h"
+#include "LabRunService.h"
 #include "ReadService.h"
 #include "store/OpenStore.h"
 

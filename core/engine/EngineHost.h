@@ -14,6 +14,7 @@
 namespace forkscope::engine {
 
 class IndexingService;
+class LabRunService;
 class LabController;
 class ReadService;
 struct IndexingSnapshot;
@@ -74,6 +75,9 @@ public:
     void injectDeepReorg() override;
     void raiseReorgLimit(quint64 depth) override;
     quint64 requestReport(const QString& environmentId, bool verify) override;
+    bool startLabRun(const forkscope::lab::LabRunSpec& spec) override;
+    void cancelLabRun() override;
+    bool isLabRunRunning() const override;
 
     // What tst_engine checks: each worker's steps ran once each, never nested.
     struct WorkerStats
@@ -112,6 +116,7 @@ private:
     bool m_resetting = false;
     QMap<QString, concurrency::LoopThread::Stats> m_pastStats; // of joined sessions
     void foldStats(const Session& s);
+    std::unique_ptr<LabRunService> m_labRun; // Lab > Run lab scenario..., apart from sessions
 };
 
 } // namespace forkscope::engine

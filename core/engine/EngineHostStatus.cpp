@@ -33,6 +33,7 @@ void EngineHost::onIndexing(Session* s, const IndexingSnapshot& snap)
     m_status.truncationHalvings = st.truncationHalvings;
     m_status.indexerTimeouts = st.timeouts;
     m_status.inconsistencies = st.inconsistencies;
+    m_status.backfills = st.backfills;
     m_status.completeness = st.completeness;
     m_status.blocksCommitted = st.blocksCommitted;
     m_status.eventsPerSecond = snap.eventsPerSecond;

@@ -3,6 +3,7 @@
 #include "chain/TokenAmount.h"
 #include "health/NodeHealth.h"
 #include "indexer/CompletenessAlert.h"
+#include "indexer/IndexerStatus.h"
 #include "wire/CompletenessStats.h"
 
 #include <QDateTime>
@@ -128,6 +129,9 @@ struct EngineStatus
     qint64 suspectedTruncations = 0; // SuspectedTruncationError stops (indexed node)
     qint64 indexerTimeouts = 0;      // the indexer's requests that hit their deadline
     qint64 inconsistencies = 0;      // rounds the indexed node contradicted itself/the request
+    // Contracts added to the environment and still in their own backfill, as the indexer's
+    // last round left them (docs/sources.md); each leaves the list when it joins.
+    QList<indexer::SourceBackfillProgress> backfills;
     // Ranges a provider did not return whole, unresolved (completeness_alerts): while any is
     // open the window shows the red "data incomplete" banner and offers Repair...
     QList<indexer::CompletenessAlert> openAlerts;

@@ -2,12 +2,22 @@
 
 #include "wire/CompletenessStats.h"
 
+#include <QList>
 #include <QMetaType>
 #include <QString>
 #include <cstdint>
 #include <optional>
 
 namespace forkscope::indexer {
+
+// Where the backfill of one contract added to the environment stands, as its last round
+// left it: it joins once `checkpoint` reaches the environment's.
+struct SourceBackfillProgress
+{
+    QString contract;                        // 0x, lowercase
+    std::uint64_t startBlock = 0;            // its backfill's first block
+    std::optional<std::uint64_t> checkpoint; // nullopt: nothing backfilled yet
+};
 
 // What one round of the loop did, and the state it left; a value for progress lines and
 // (later) the GUI.
@@ -59,7 +69,9 @@ struct IndexerStatus
     int sourcesPending = 0;         // added contracts whose backfill has not joined yet
     qint64 sourceLogsCommitted = 0; // logs their backfill committed
     qint64 sourcesJoined = 0;       // added contracts that joined the contract set
-    int retryDelayMs = 0;           // how long to wait before the next round, if failing
+    // The added contracts still backfilling, each where its last batch left it.
+    QList<SourceBackfillProgress> backfills;
+    int retryDelayMs = 0; // how long to wait before the next round, if failing
 
     std::optional<std::uint64_t> lag() const
     {

@@ -52,6 +52,11 @@ SourceBackfill::step(const Checkpoint& cp,
         if (s.state == SourceState::Pending)
             pending.append(s);
     status.sourcesPending = int(pending.size());
+    status.backfills.clear();
+    for (const AddedSource& s : pending)
+        status.backfills.append(
+            {s.address.toHex(), s.startBlock,
+             s.checkpoint ? std::optional(s.checkpoint->number) : std::nullopt});
     if (pending.isEmpty())
         return out;
     const AddedSource& source = pending.first();
@@ -60,6 +65,7 @@ SourceBackfill::step(const Checkpoint& cp,
         m_store.joinSource(source, cp, joinedSet(source.address));
         ++status.sourcesJoined;
         --status.sourcesPending;
+        status.backfills.removeFirst();
         out.worked = true;
         out.joined = source.address;
         return out;
@@ -135,6 +141,7 @@ SourceBackfill::step(const Checkpoint& cp,
     const CommitStats stats = m_store.commitSource(batch, source);
     status.sourceLogsCommitted += stats.logs;
     status.transfersCommitted += stats.transfers;
+    status.backfills.first().checkpoint = to;
     out.worked = true;
     return out;
 }

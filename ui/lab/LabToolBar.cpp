@@ -1,6 +1,7 @@
 #include "LabToolBar.h"
 #include "FaultProxyDialog.h"
 #include "InjectReorgDialog.h"
+#include "LabRunDialog.h"
 #include "ResetConfirm.h"
 #include "VerdictBadge.h"
 #include "engine/EngineApi.h"
@@ -276,6 +277,20 @@ void LabToolBar::addScenarioActions()
          .enabledWhen = labIndexes,
          .menuOnly = true});
     connect(deep, &QAction::triggered, m_host, [this] { m_host->injectDeepReorg(); });
+    // Another indexer in a lab of its own: needs nothing of the lab above, so always offered.
+    QAction* run = addLabAction(
+        {.name = QStringLiteral("labrun"),
+         .text = tr("Run lab scenario..."),
+         .tip = tr("Start another indexer against a lab of its own, play a seeded scenario of "
+                   "reorgs and faults, and audit its table after each step (forkscope lab run)"),
+         .enabledWhen = [](const EngineStatus&) { return true; },
+         .menuOnly = true});
+    run->setEnabled(true);
+    connect(run, &QAction::triggered, this, [this] {
+        auto* dialog = new LabRunDialog(m_host, window());
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        dialog->show();
+    });
 }
 
 } // namespace forkscope::ui

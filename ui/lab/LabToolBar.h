@@ -34,7 +34,7 @@ public:
 
     QMenu* menu() const { return m_menu; }
     // By name: demo, reorg, rollback, proxy, receipts, crash, check, reset, and the
-    // scenarios replica, writers, lostack, deepreorg.
+    // scenarios replica, writers, lostack, deepreorg, and labrun (Run lab scenario...).
     QAction* action(const QString& name) const { return m_actions.value(name); }
     VerdictBadge* verdictBadge() const { return m_badge; }
 

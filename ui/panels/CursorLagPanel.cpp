@@ -1,5 +1,6 @@
 #include "CursorLagPanel.h"
 #include "Palette.h"
+#include "ShortHex.h"
 #include "StatusTime.h"
 #include "engine/DisplayState.h"
 #include "engine/EngineApi.h"
@@ -62,8 +63,44 @@ void CursorLagPanel::apply(const EngineStatus& s)
     const std::optional<quint64> lagBlocks = engine::displayLag(s);
     if (lagBlocks)
         appendPoint(Lag, t, double(*lagBlocks));
+    applyBackfills(s, t);
     // One state drives every status text (engine/DisplayState.h).
     setSummary(engine::text::cursorHeader(s, QDateTime::currentDateTimeUtc()));
+}
+
+} // namespace forkscope::ui
+
+namespace forkscope::ui {
+
+void CursorLagPanel::applyBackfills(const EngineStatus& s, double t)
+{
+    QSet<QString> now;
+    for (const indexer::SourceBackfillProgress& b : s.backfills) {
+        now.insert(b.contract);
+        int series = m_backfillSeries.value(b.contract, -1);
+        if (series < 0) {
+            series = addSeries(QString(), Palette::nodeSeries(int(m_backfillSeries.size()) + 3),
+                               PlotPanel::Axis::Right);
+            setStepLine(series);
+            setValueText(series, [](double v) {
+                return engine::text::count(qint64(v), tr("block"), tr("blocks")) + tr(" to go");
+            });
+            m_backfillSeries.insert(b.contract, series);
+        }
+        plot()->graph(series)->setName(tr("%1 backfill").arg(shortHex(b.contract)));
+        if (const std::optional<quint64> toGo = engine::backfillBlocksToGo(s, b))
+            appendPoint(series, t, double(*toGo));
+    }
+    // Gone from the list of the same environment: it joined, and its line ends here at 0,
+    // nothing left to go. (Another environment's lines just stop.)
+    for (const QString& contract : std::as_const(m_backfilling))
+        if (!now.contains(contract) && s.environmentId == m_backfillEnvironment) {
+            const int series = m_backfillSeries.value(contract);
+            appendPoint(series, t, 0);
+            plot()->graph(series)->setName(tr("%1 backfill (joined)").arg(shortHex(contract)));
+        }
+    m_backfilling = now;
+    m_backfillEnvironment = s.environmentId;
 }
 
 } // namespace forkscope::ui

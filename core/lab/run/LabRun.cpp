@@ -100,13 +100,26 @@ void LabRun::note(const QString& what)
 {
     const LabRunEvent e{QDateTime::currentDateTimeUtc(), what};
     m_result.timeline << e;
-    if (m_options.onEvent)
-        m_options.onEvent(e);
+    report(e);
+}
+
+void LabRun::report(std::optional<LabRunEvent> event)
+{
+    m_progress.event = std::move(event);
+    m_progress.audits = int(m_result.audits.size());
+    m_progress.cleanAudits = 0;
+    m_progress.findings = 0;
+    for (const LabRunAudit& a : m_result.audits) {
+        m_progress.cleanAudits += a.clean() ? 1 : 0;
+        m_progress.findings += a.result ? a.result->findingCount() : 0;
+    }
+    if (m_options.onProgress)
+        m_options.onProgress(m_progress);
 }
 
 bool LabRun::pause(int ms)
 {
-    if (m_options.stopRequested && m_options.stopRequested())
+    if (stopRequested())
         return false;
     // While it should run, the wait is on its process: an exit ends the wait and the run.
     if (m_lab->indexerUp && m_lab->indexer.waitForExit(ms))
@@ -115,7 +128,7 @@ bool LabRun::pause(int ms)
                 .arg(m_lab->indexer.logTail()));
     if (!m_lab->indexerUp)
         QThread::msleep(ms);
-    return !(m_options.stopRequested && m_options.stopRequested());
+    return !stopRequested();
 }
 
 void LabRun::setUp()
@@ -218,6 +231,10 @@ LabRunAudit LabRun::waitAndAudit(int index, const QString& steps)
     const qint64 timeout = lab.withholding
                                ? std::min<qint64>(m_options.catchUpTimeoutMs, kWithheldWaitMs)
                                : m_options.catchUpTimeoutMs;
+    m_progress.waiting = true;
+    m_progress.targetBlock = want;
+    m_progress.indexerBlock.reset();
+    report(std::nullopt);
     QElapsedTimer waited;
     waited.start();
     while (waited.elapsed() < timeout) {
@@ -226,8 +243,13 @@ LabRunAudit LabRun::waitAndAudit(int index, const QString& steps)
             const auto table = foreign::ForeignTable::open(lab.database);
             const auto span = table->blockSpan(m_options.query);
             QString why;
+            const std::optional<std::uint64_t> before = highest;
             if (span)
                 highest = foreign::blockNumberOf(span->second, &why);
+            if (highest != before) {
+                m_progress.indexerBlock = highest;
+                report(std::nullopt);
+            }
             if (highest && *highest >= want) {
                 a.caughtUp = true;
                 break;
@@ -241,6 +263,7 @@ LabRunAudit LabRun::waitAndAudit(int index, const QString& steps)
             throw ForeignIndexerError(QStringLiteral("stopped by request"));
     }
     a.waitedMs = waited.elapsed();
+    m_progress.waiting = false;
     a.heldBack = !a.caughtUp && lab.withholding;
     note(
         a.caughtUp
@@ -286,15 +309,21 @@ LabRunResult LabRun::run()
     m_result.seed = m_options.seed;
     m_result.indexerCommand = m_options.indexerCommand;
     m_result.query = m_options.query;
-    setUp();
     const QList<LabStep> plan = planLabScenario(m_options.scenario, m_options.seed);
+    m_progress = {};
+    m_progress.steps = int(plan.size());
+    setUp();
     QStringList since; // the steps since the last audit
     try {
         for (int i = 0; i < plan.size(); ++i) {
+            if (stopRequested())
+                throw ForeignIndexerError(QStringLiteral("stopped by request"));
+            m_progress.step = i + 1;
             play(plan[i], i + 1);
             since << plan[i].describe();
             if (plan[i].audit) {
                 m_result.audits << waitAndAudit(i + 1, since.join(QStringLiteral("; ")));
+                report(std::nullopt); // the counts with this audit, still at its step
                 since.clear();
             }
         }

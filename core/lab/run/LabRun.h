@@ -1,7 +1,8 @@
 #pragma once
 
+#include "LabRunProgress.h"
 #include "LabRunResult.h"
-#include "LabScenario.h"
+#include "LabRunSpec.h"
 
 #include <QString>
 #include <functional>
@@ -17,23 +18,16 @@ namespace forkscope::lab {
 // confirmations (or the timeout), and audits the table against anvil itself with
 // `forkscope audit`'s proofs (foreign::ForeignAuditor). It stops everything it started.
 //
-// Blocking, for the command line or a worker thread: it waits on the node, the database and
-// the indexer's process, never on an event loop.
+// Blocking, for the command line or a worker thread (the app's, engine/LabRunService.h): it
+// waits on the node, the database and the indexer's process, never on an event loop, and
+// checks stopRequested between steps and while it waits.
 class LabRun
 {
 public:
-    struct Options
+    struct Options : LabRunSpec
     {
-        QString indexerCommand;
-        LabScenario scenario = LabScenario::ReorgStorm;
-        quint32 seed = 1;
-        QString query;    // one row per Transfer, as `forkscope audit --query` takes it
-        QString database; // a postgresql:// URL or SQLite file; empty: a throwaway cluster
-        quint64 confirmations = 0;
-        int catchUpTimeoutMs = 120000;
-        bool receipts = false;                           // audit with the receipts-root proof
-        std::function<bool()> stopRequested;             // Ctrl-C: the run ends early, cleaning up
-        std::function<void(const LabRunEvent&)> onEvent; // live progress
+        std::function<bool()> stopRequested; // Ctrl-C, Cancel: the run ends early, cleaning up
+        std::function<void(const LabRunProgress&)> onProgress; // live progress
     };
 
     explicit LabRun(Options options);
@@ -48,6 +42,8 @@ public:
 private:
     struct Lab;
     void note(const QString& what);
+    void report(std::optional<LabRunEvent> event);
+    bool stopRequested() const { return m_options.stopRequested && m_options.stopRequested(); }
     void setUp();
     void play(const LabStep& step, int index);
     LabRunAudit waitAndAudit(int index, const QString& steps);
@@ -55,6 +51,7 @@ private:
 
     Options m_options;
     LabRunResult m_result;
+    LabRunProgress m_progress;
     std::unique_ptr<Lab> m_lab;
 };
 

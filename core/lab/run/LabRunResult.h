@@ -7,6 +7,7 @@
 #include <QByteArray>
 #include <QDateTime>
 #include <QList>
+#include <QMetaType>
 #include <QString>
 #include <optional>
 
@@ -69,3 +70,5 @@ QByteArray labRunJunit(const LabRunResult& r);
 QString labRunText(const LabRunResult& r, bool withTimeline = true);
 
 } // namespace forkscope::lab
+
+Q_DECLARE_METATYPE(forkscope::lab::LabRunResult)
