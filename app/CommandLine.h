@@ -36,8 +36,11 @@ quint16 portValue(const QString& flag, const QString& text);
 
 // The start every subcommand shares: `parse(arguments, options, &help)` returns a usage error
 // (said in one line, exit 2) or fills `help` (printed, exit 0). nullopt: go on.
-template <typename Options, typename Parse>
-std::optional<int> parseOrExit(const QStringList& arguments, Options& options, Parse parse)
+// (A function pointer, not a deduced callable: each command's `parse` is an overload of the
+// others' in a unity build, picked here by its options type.)
+template <typename Options>
+std::optional<int> parseOrExit(const QStringList& arguments, Options& options,
+                               QString (*parse)(const QStringList&, Options&, QString*))
 {
     QString help;
     if (const QString error = parse(arguments, options, &help); !error.isEmpty()) {
