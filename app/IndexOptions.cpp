@@ -50,6 +50,8 @@ const Flag kFlags[] = {
      "Blocks below the head before data counts as safe (default 0)."},
     {"max-reorg-depth", "maxReorgDepth", "N",
      "Deepest reorg rolled back automatically (default 64)."},
+    {"orphan-retention", "orphanRetention", "N",
+     "Keep the blocks of the last N rollbacks for the fork tree (default 10000; 0 = none)."},
     {"batch-size", "batchSize", "N", "Blocks per round and per transaction (default 200)."},
     {"poll-ms", "pollMs", "N", "Wait between rounds at the head, in ms (default 1000)."},
     {"log-cap", "logCap", "N",
@@ -376,6 +378,8 @@ IndexOptionsResult parseIndexOptions(const QStringList& arguments)
             c.confirmations = number(one("confirmations"), QStringLiteral("--confirmations"));
         if (values.contains(QStringLiteral("max-reorg-depth")))
             c.maxReorgDepth = number(one("max-reorg-depth"), QStringLiteral("--max-reorg-depth"));
+        if (values.contains(QStringLiteral("orphan-retention")))
+            c.orphanRetention = qint64(ranged("orphan-retention", 0, 1000000));
         if (values.contains(QStringLiteral("batch-size")))
             c.batchSize = ranged("batch-size", 1, 10000);
         if (values.contains(QStringLiteral("poll-ms")))

@@ -156,9 +156,10 @@ private:
             out << view + QStringLiteral(": ") + columns.join(QLatin1Char(','));
             // Which ranges are recorded says how the work was shared, not what the chain
             // holds: PostgreSQL records every committed range (its writers' leases), SQLite
-            // its backfill's. Its columns are compared, its rows are not.
+            // its backfill's. Which heads a node was seen at says when its health polls ran
+            // beside the indexer. Their columns are compared, their rows are not.
             if (!columns.contains(QStringLiteral("environment_id")) ||
-                view == QLatin1String("backfill_ranges"))
+                view == QLatin1String("backfill_ranges") || view == QLatin1String("node_sightings"))
                 continue;
             QStringList select;
             for (const QString& c : columns)

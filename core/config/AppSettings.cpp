@@ -24,6 +24,8 @@ AppSettings AppSettings::load(QSettings& s)
     a.confirmations = s.value(QStringLiteral("indexer/confirmations"), d.confirmations).toString();
     a.batchSize = s.value(QStringLiteral("indexer/batchSize"), d.batchSize).toString();
     a.maxReorgDepth = s.value(QStringLiteral("indexer/maxReorgDepth"), d.maxReorgDepth).toString();
+    a.orphanRetention =
+        s.value(QStringLiteral("indexer/orphanRetention"), d.orphanRetention).toString();
     a.pollMs = s.value(QStringLiteral("indexer/pollMs"), d.pollMs).toString();
     a.readyRatio = s.value(QStringLiteral("health/readyRatio"), d.readyRatio).toString();
     a.webhook = s.value(QStringLiteral("outbox/webhook"), d.webhook).toString();
@@ -40,6 +42,7 @@ void AppSettings::save(QSettings& s) const
     s.setValue(QStringLiteral("indexer/confirmations"), confirmations);
     s.setValue(QStringLiteral("indexer/batchSize"), batchSize);
     s.setValue(QStringLiteral("indexer/maxReorgDepth"), maxReorgDepth);
+    s.setValue(QStringLiteral("indexer/orphanRetention"), orphanRetention);
     s.setValue(QStringLiteral("indexer/pollMs"), pollMs);
     s.setValue(QStringLiteral("health/readyRatio"), readyRatio);
     s.setValue(QStringLiteral("outbox/webhook"), webhook);

@@ -16,6 +16,7 @@ struct AppSettings
     QString confirmations = QStringLiteral("0");
     QString batchSize = QStringLiteral("200");
     QString maxReorgDepth = QStringLiteral("64");
+    QString orphanRetention = QStringLiteral("10000"); // rollbacks whose branches are kept
     QString pollMs = QStringLiteral("1000");
     QString readyRatio = QStringLiteral("0.8");
     QString webhook;

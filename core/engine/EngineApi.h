@@ -4,6 +4,9 @@
 #include "SourceList.h"
 #include "SourceSpec.h"
 #include "TablePage.h"
+#include "chain/Hash32.h"
+#include "forktree/ForkBlockRows.h"
+#include "forktree/ForkTreeWindow.h"
 #include "lab/run/LabRunProgress.h"
 #include "lab/run/LabRunResult.h"
 #include "lab/run/LabRunSpec.h"
@@ -30,6 +33,13 @@ public:
     virtual bool isRunning() const = 0;
     virtual void setIndexingPaused(bool paused) = 0;
     virtual void requestReorgDiff(qint64 id) = 0;
+    // The fork tree over a window of blocks, read in pages off the GUI thread; answered by
+    // forkTreeAvailable. While one is read, later requests replace each other: the latest
+    // is answered next.
+    virtual void requestForkTree(const forkscope::forktree::ForkTreeRequest& request) = 0;
+    // The rows of one block of the tree (canonical or orphaned); answered by
+    // forkBlockAvailable, not at all for a hash the environment does not hold.
+    virtual void requestForkBlock(const forkscope::chain::Hash32& hash) = 0;
     virtual void requestTablePage(const forkscope::engine::TableRequest& request) = 0;
     // The live environment's sources and children; answered by sourceListAvailable.
     virtual void requestSourceList() = 0;
@@ -82,6 +92,8 @@ signals:
     void statusAvailable(const forkscope::engine::EngineStatus& status);
     void logMessage(const QString& level, const QString& text);
     void reorgDiffAvailable(const forkscope::engine::ReorgDiff& diff);
+    void forkTreeAvailable(const forkscope::forktree::ForkTreeWindow& window);
+    void forkBlockAvailable(const forkscope::forktree::ForkBlockRows& rows);
     void tablePageAvailable(const forkscope::engine::TablePage& page);
     void sourceListAvailable(const forkscope::engine::SourceList& sources);
     void codeChecked(const forkscope::engine::CodeCheck& check);

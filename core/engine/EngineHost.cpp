@@ -17,6 +17,9 @@ EngineHost::EngineHost(QObject* parent) : EngineApi(parent)
 {
     qRegisterMetaType<EngineStatus>();
     qRegisterMetaType<ReorgDiff>();
+    qRegisterMetaType<forktree::ForkTreeRequest>();
+    qRegisterMetaType<forktree::ForkTreeWindow>();
+    qRegisterMetaType<forktree::ForkBlockRows>();
     qRegisterMetaType<SourceList>();
     qRegisterMetaType<CodeCheck>();
     qRegisterMetaType<TableRequest>();
@@ -159,6 +162,16 @@ void EngineHost::start(const EngineConfig& config)
             [this, live](const ReorgDiff& diff) {
                 if (live())
                     emit reorgDiffAvailable(diff);
+            });
+    connect(s->read.get(), &ReadService::forkTreeAvailable, this,
+            [this, live](const forktree::ForkTreeWindow& window) {
+                if (live())
+                    emit forkTreeAvailable(window);
+            });
+    connect(s->read.get(), &ReadService::forkBlockAvailable, this,
+            [this, live](const forktree::ForkBlockRows& rows) {
+                if (live())
+                    emit forkBlockAvailable(rows);
             });
     connect(s->read.get(), &ReadService::reportAvailable, this,
             [this, s, live](quint64 ticket, const report::CheckpointReport& r) {

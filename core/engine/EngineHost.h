@@ -52,6 +52,8 @@ public:
     bool isRunning() const override;
     void setIndexingPaused(bool paused) override;
     void requestReorgDiff(qint64 id) override;
+    void requestForkTree(const forktree::ForkTreeRequest& request) override;
+    void requestForkBlock(const chain::Hash32& hash) override;
     void requestTablePage(const forkscope::engine::TableRequest& request) override;
     void requestSourceList() override;
     quint64 requestCodeCheck(const QString& address) override;

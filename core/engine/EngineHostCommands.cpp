@@ -46,6 +46,18 @@ void EngineHost::requestReorgDiff(qint64 id)
         m_session->read->requestReorgDiff(id);
 }
 
+void EngineHost::requestForkTree(const forktree::ForkTreeRequest& request)
+{
+    if (m_session)
+        m_session->read->requestForkTree(request);
+}
+
+void EngineHost::requestForkBlock(const chain::Hash32& hash)
+{
+    if (m_session)
+        m_session->read->requestForkBlock(hash);
+}
+
 void EngineHost::requestTablePage(const TableRequest& request)
 {
     if (m_session)

@@ -110,6 +110,7 @@ store::StoreOptions IndexingService::storeOptions() const
     store::StoreOptions o;
     o.owner = m_options.indexer.owner;
     o.rangeLease = m_options.indexer.rangeLease;
+    o.orphanRetention = m_options.indexer.orphanRetention;
     return o;
 }
 
@@ -117,6 +118,7 @@ void IndexingService::createIndexer()
 {
     Loop& l = *m_loop;
     l.indexer = std::make_unique<indexer::Indexer>(l.options.indexer, *l.store, *l.eth);
+    l.storedHeads.clear();
     l.indexer->onReorg = [this](const indexer::RollbackResult& r, const QString& reason) {
         emit reorged(r, reason);
     };
@@ -355,6 +357,40 @@ void IndexingService::updateOutbox()
         l.snap.outboxPendingAtOrBelowSafe = l.store->outboxPendingAtOrBelow(*l.snap.safeHeight);
 }
 
+void IndexingService::recordSightings()
+{
+    Loop& l = *m_loop;
+    if (!l.store || !l.indexer || l.indexer->chainId() == 0)
+        return; // the store is bound to the environment once the indexer prepared it
+    health::HealthSnapshot h;
+    {
+        QMutexLocker lock(&m_mutex);
+        h = m_health;
+    }
+    QList<forktree::NodeSighting> changed;
+    for (const health::NodeHealth& n : std::as_const(h.nodes)) {
+        // The node's name without credentials a URL may carry.
+        const QString node = QUrl(n.url).toString(QUrl::RemoveUserInfo);
+        if (n.head && n.headHash && l.storedHeads.value(node) != *n.headHash)
+            changed.append({node, *n.head, *n.headHash, h.at});
+    }
+    if (changed.isEmpty())
+        return;
+    try {
+        l.store->recordSightings(changed);
+        for (const forktree::NodeSighting& s : std::as_const(changed))
+            l.storedHeads.insert(s.node, s.hash);
+        l.sightingError.clear();
+    } catch (const std::exception& e) {
+        // The fork tree misses these heads; indexing goes on (the next change is tried).
+        const QString why = QString::fromUtf8(e.what());
+        if (why != l.sightingError)
+            emit logMessage(QStringLiteral("warning"),
+                            QStringLiteral("node heads not stored: %1").arg(why));
+        l.sightingError = why;
+    }
+}
+
 int IndexingService::step()
 {
     Loop& l = *m_loop;
@@ -441,6 +477,7 @@ int IndexingService::step()
             l.lastTruncations = caught;
         }
         updateOutbox();
+        recordSightings();
         using State = indexer::IndexerStatus::State;
         if (s.state == State::Syncing || s.state == State::Reorged)
             next = 0;

@@ -169,6 +169,8 @@ private:
     void restartAfterCrash(const QString& point);
     void failed(const QString& message, IndexingSnapshot::Halt halt);
     void updateOutbox();
+    // Each node's head since the last step, where its hash changed, into node_sightings.
+    void recordSightings();
     void publish(bool force);
     store::StoreOptions storeOptions() const;
 

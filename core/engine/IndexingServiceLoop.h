@@ -39,6 +39,10 @@ struct IndexingService::Loop
     bool retryingIncomplete = false;         // that try runs: the stop holds until a commit
     std::optional<QDeadlineTimer> restartAt; // a simulated crash: restart then
     QString crashedAt;
+    // The head hash last stored per node (the store stores only changes; this spares it the
+    // look when nothing changed). Cleared with each new indexer: the environment may be new.
+    QHash<QString, chain::Hash32> storedHeads;
+    QString sightingError; // the last failure to store them, said once
 };
 
 } // namespace forkscope::engine

@@ -3,6 +3,9 @@
 #include "SourceListReader.h"
 #include "SummaryReader.h"
 #include "TableQuery.h"
+#include "forktree/ForkBlockReader.h"
+#include "forktree/ForkTreeLimits.h"
+#include "forktree/ForkTreeReader.h"
 #include "report/ReportBuilder.h"
 #include "rpc/EthClient.h"
 #include "rpc/JsonRpcClient.h"
@@ -39,6 +42,9 @@ struct ReadService::Loop
     // holds for that environment's chain, which a lab reset replaced): its archived window
     // shows the amounts as the live one did. Oldest first, bounded.
     QList<QPair<QString, QHash<QString, chain::TokenInfo>>> earlier;
+    // The number of each block of the last fork tree window served: a click on one of them
+    // finds it by number (the stores index blocks by number, not by hash).
+    QHash<chain::Hash32, quint64> treeNumbers;
     void rememberTokens()
     {
         if (environmentId.isEmpty())
@@ -71,6 +77,9 @@ ReadService::ReadService(QString dbPath, QObject* parent)
     qRegisterMetaType<DbSummary>();
     qRegisterMetaType<TablePage>();
     qRegisterMetaType<ReorgDiff>();
+    qRegisterMetaType<forktree::ForkTreeRequest>();
+    qRegisterMetaType<forktree::ForkTreeWindow>();
+    qRegisterMetaType<forktree::ForkBlockRows>();
     qRegisterMetaType<SourceList>();
     qRegisterMetaType<CodeCheck>();
     qRegisterMetaType<report::CheckpointReport>();
@@ -177,6 +186,8 @@ void ReadService::setScope(const QString& environmentId, quint64 chainId, const 
             l.tokens.clear();
             l.tokenRetry.setRemainingTime(0);
         }
+        if (l.environmentId != environmentId)
+            l.treeNumbers.clear();
         l.tokenNode = node;
         l.environmentId = environmentId;
         l.chainId = chainId;
@@ -383,6 +394,64 @@ void ReadService::requestReorgDiff(qint64 id)
         } catch (const std::exception& e) {
             emit logMessage(QStringLiteral("error"),
                             QStringLiteral("reorg diff: %1").arg(QString::fromUtf8(e.what())));
+        }
+    });
+}
+
+void ReadService::requestForkTree(const forktree::ForkTreeRequest& request)
+{
+    {
+        QMutexLocker lock(&m_forkTreeMutex);
+        const bool queued = m_forkTreeNext.has_value();
+        m_forkTreeNext = request;
+        if (queued)
+            return; // the read already queued takes this request instead
+    }
+    m_thread.post([this] {
+        std::optional<forktree::ForkTreeRequest> request;
+        {
+            QMutexLocker lock(&m_forkTreeMutex);
+            request.swap(m_forkTreeNext);
+        }
+        Loop& l = *m_loop;
+        if (!request || !ensureOpen() || l.environmentId.isEmpty())
+            return;
+        try {
+            const forktree::ForkTreeWindow w =
+                forktree::readForkTree(l.db->reader(), l.environmentId, *request);
+            l.treeNumbers.clear();
+            for (const forktree::TreeBlock& b : w.canonical)
+                l.treeNumbers.insert(b.hash, b.number);
+            for (const forktree::OrphanBranch& branch : w.branches)
+                for (const forktree::TreeBlock& b : branch.blocks)
+                    l.treeNumbers.insert(b.hash, b.number);
+            for (const forktree::NodeSighting& s : w.sightings)
+                l.treeNumbers.insert(s.hash, s.number);
+            emit forkTreeAvailable(w);
+        } catch (const std::exception& e) {
+            emit logMessage(QStringLiteral("error"),
+                            QStringLiteral("fork tree: %1").arg(QString::fromUtf8(e.what())));
+        }
+    });
+}
+
+void ReadService::requestForkBlock(const chain::Hash32& hash)
+{
+    m_thread.post([this, hash] {
+        Loop& l = *m_loop;
+        if (!ensureOpen() || l.environmentId.isEmpty())
+            return;
+        try {
+            const auto known = l.treeNumbers.constFind(hash);
+            const auto rows = forktree::readForkBlock(
+                l.db->reader(), l.environmentId, hash,
+                known != l.treeNumbers.cend() ? std::optional<quint64>(*known) : std::nullopt,
+                forktree::kMaxBlockRows);
+            if (rows)
+                emit forkBlockAvailable(*rows);
+        } catch (const std::exception& e) {
+            emit logMessage(QStringLiteral("error"),
+                            QStringLiteral("fork tree block: %1").arg(QString::fromUtf8(e.what())));
         }
     });
 }

@@ -6,6 +6,8 @@
 #include "SourceSpec.h"
 #include "TablePage.h"
 #include "concurrency/LoopThread.h"
+#include "forktree/ForkBlockRows.h"
+#include "forktree/ForkTreeWindow.h"
 #include "report/CheckpointReport.h"
 
 #include <QMutex>
@@ -14,6 +16,7 @@
 #include <QUrl>
 #include <chrono>
 #include <memory>
+#include <optional>
 
 namespace forkscope::engine {
 
@@ -56,6 +59,12 @@ public:
     void refreshNow();
     void requestTablePage(const forkscope::engine::TableRequest& request);
     void requestReorgDiff(qint64 id);
+    // The live environment's fork tree over a window (forktree/ForkTreeReader.h). Requests
+    // made while one is read replace each other: only the latest is read next.
+    void requestForkTree(const forkscope::forktree::ForkTreeRequest& request);
+    // The rows of one block (forktree/ForkBlockReader.h); a block of a window this service
+    // answered is found by its number, any other by its hash alone.
+    void requestForkBlock(const forkscope::chain::Hash32& hash);
     // The live environment's sources and the factories' children (the Contracts tab).
     void requestSourceList();
     // Whether the live environment's node has code at `address` (the Add contract and Add
@@ -71,6 +80,8 @@ signals:
     void summaryAvailable(const forkscope::engine::DbSummary& summary);
     void tablePageAvailable(const forkscope::engine::TablePage& page);
     void reorgDiffAvailable(const forkscope::engine::ReorgDiff& diff);
+    void forkTreeAvailable(const forkscope::forktree::ForkTreeWindow& window);
+    void forkBlockAvailable(const forkscope::forktree::ForkBlockRows& rows);
     void sourceListAvailable(const forkscope::engine::SourceList& sources);
     void codeChecked(const forkscope::engine::CodeCheck& check);
     void reportAvailable(quint64 ticket, const forkscope::report::CheckpointReport& report);
@@ -94,6 +105,9 @@ private:
     QHash<QString, chain::TokenInfo> readTokens(const QStringList& tokens);
 
     QString m_dbPath;
+    // The latest fork tree request not read yet (any thread), and whether a read is queued.
+    QMutex m_forkTreeMutex;
+    std::optional<forktree::ForkTreeRequest> m_forkTreeNext;
     concurrency::LoopThread m_thread;
     std::unique_ptr<Loop> m_loop;
 };

@@ -32,6 +32,8 @@ EngineConfig configFromSettings(const config::AppSettings& s, EngineConfig c)
     c.indexer.batchSize = std::max<quint64>(1, number(s.batchSize, c.indexer.batchSize));
     c.indexer.maxReorgDepth =
         std::max<quint64>(1, number(s.maxReorgDepth, c.indexer.maxReorgDepth));
+    c.indexer.orphanRetention = qint64(
+        std::min<quint64>(1000000, number(s.orphanRetention, quint64(c.indexer.orphanRetention))));
     c.indexer.pollInterval = std::chrono::milliseconds(
         std::max<quint64>(50, number(s.pollMs, quint64(c.indexer.pollInterval.count()))));
     bool ok = false;

@@ -20,6 +20,7 @@ struct ForkBlockRow
     QString to;            // Transfers only
     QString value;         // decimal, Transfers only
     bool cameBack = false; // orphaned blocks: back in the re-indexed chain (the diff's answer)
+    QString eventKey;      // outbox rows: the key the consumer received
 };
 
 // What a click on a block shows: a canonical block's stored rows, or an orphaned block's

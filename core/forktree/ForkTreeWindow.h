@@ -59,6 +59,7 @@ struct ForkTreeWindow
     QVector<OrphanBranch> branches;
     QVector<NodeSighting> sightings; // the latest sighting per node and head hash
     qint64 reorgCount = 0;           // every rollback kept, for "jump to reorg #K"
+    bool truncated = false;          // more branches, blocks or sightings than one reply holds
 };
 
 } // namespace forkscope::forktree

@@ -18,6 +18,7 @@ struct NodeHealth
     QString url;
     NodeState state = NodeState::Offline;
     std::optional<std::uint64_t> head;
+    std::optional<chain::Hash32> headHash; // the hash of `head`'s block, as the node answered
     int latencyMs = -1;
     QString lastError;
     qint64 polls = 0;

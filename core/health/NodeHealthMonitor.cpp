@@ -207,6 +207,8 @@ void NodeHealthMonitor::finishPoll()
                 n.lastError.clear();
             n.head =
                 o.answered ? std::optional<std::uint64_t>(o.head) : n.head; // keep the last known
+            if (o.answered)
+                n.headHash = o.headHash;
             n.latencyMs = o.answered ? int(m_started[i]) : -1;
             // The first poll reports the initial state as from == to (not a transition).
             if (n.polls == 1)

@@ -10,6 +10,7 @@
 #include "RollbackResult.h"
 #include "VerifiedBatch.h"
 #include "chain/Address.h"
+#include "forktree/ForkTreeWindow.h"
 
 #include <QList>
 #include <QSet>
@@ -151,6 +152,15 @@ public:
                                const QString& what, const QString& kind) = 0;
     virtual QList<CompletenessAlert> openAlerts() = 0;
     virtual int resolveAlerts(const QList<qint64>& ids, const QString& resolution) = 0;
+
+    // The fork tree (docs/design.md, "The fork tree"): every rollback keeps the headers of the
+    // blocks it removes (orphaned_blocks) in its transaction, for the latest `rollbacks`
+    // rollbacks (forktree::kDefaultOrphanRetention unless set; 0 keeps none).
+    virtual void setOrphanRetention(qint64 rollbacks) = 0;
+    // What the nodes report as their heads (node_sightings): each head whose hash is not its
+    // node's last stored one is stored, in one transaction; a node keeps its latest heads
+    // within the same retention. Returns how many were stored.
+    virtual int recordSightings(const QList<forktree::NodeSighting>& heads) = 0;
 
     // Outbox rows at or below `height` not yet delivered or refused (what --exit-when-synced
     // waits for).

@@ -2,6 +2,7 @@
 
 #include "chain/Address.h"
 #include "concurrency/StopToken.h"
+#include "forktree/ForkTreeLimits.h"
 #include "wire/CompletenessCheck.h"
 #include "wire/FactorySource.h"
 
@@ -35,6 +36,8 @@ struct IndexerConfig
     // outbox delivers only those). The indexer itself follows the head so reorgs are seen.
     std::uint64_t confirmations = 0;
     std::uint64_t maxReorgDepth = 64;
+    // The fork tree keeps the branches of this many latest rollbacks (0: none).
+    qint64 orphanRetention = forktree::kDefaultOrphanRetention;
     // Blocks per range (and per commit); a backfill shrinks its ranges on dense blocks toward
     // fetch_window::kMaxLogsPerRange logs.
     std::uint64_t batchSize = 200;

@@ -10,6 +10,7 @@
 #include "store/BinaryContract.h"
 #include "store/Database.h"
 #include "store/MultiRowInsert.h"
+#include "store/SqliteForkTree.h"
 #include "store/SqliteStatement.h"
 #include "text/Count.h"
 
@@ -62,6 +63,9 @@ RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fo
          m_source, cp.hash.toHex(),
          fork.number ? QVariant(fork.hash.toHex()) : QVariant(QMetaType(QMetaType::QString))});
     r.reorgId = ins.lastInsertId().toLongLong();
+    // The branch this removes stays visible in the fork tree, within the retention.
+    store::keepOrphanedBlocks(m_db, m_env, chainId, r.reorgId, above, qint64(cp.number),
+                              m_orphanRetention);
 
     // 0. How many Transfers go: that decides where their balances are planned.
     r.transfersRemoved = countTransfersAbove(above);

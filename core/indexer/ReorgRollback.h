@@ -4,6 +4,7 @@
 #include "ForkFinder.h"
 #include "ReorgReason.h"
 #include "RollbackResult.h"
+#include "forktree/ForkTreeLimits.h"
 
 #include <QString>
 #include <future>
@@ -66,6 +67,8 @@ public:
     // transaction (a repair where a removed Transfer's value is no number, so what it added
     // cannot be taken back).
     void setRevertBalances(bool revert) { m_revertBalances = revert; }
+    // The branches of this many latest rollbacks are kept (store/SqliteForkTree.h).
+    void setOrphanRetention(qint64 rollbacks) { m_orphanRetention = rollbacks; }
 
 private:
     // Whether any outbox row above `above` is stored (touched by delivery, or naming no log).
@@ -87,6 +90,7 @@ private:
     BalanceBook& m_balances;
     qint64 m_planAsideFrom = kPlanAsideFrom;
     bool m_revertBalances = true;
+    qint64 m_orphanRetention = forktree::kDefaultOrphanRetention;
     std::optional<bool> m_walFile;
 };
 

@@ -114,6 +114,7 @@ struct Counts
     qint64 balances = 0;  // token_balances rows
     qint64 holders = 0;   // distinct holders with a non-zero balance
     qint64 reorgs = 0;
+    qint64 orphanedBlocks = 0; // orphaned_blocks rows: blocks rollbacks removed, kept
     qint64 outboxPending = 0;
     qint64 outboxDelivered = 0;
     qint64 outboxFailed = 0; // refused for good (failed_at)

@@ -155,6 +155,7 @@ QByteArray CheckpointReport::toJson() const
                                  {QStringLiteral("balances"), counts.balances},
                                  {QStringLiteral("holders"), counts.holders},
                                  {QStringLiteral("reorgs"), counts.reorgs},
+                                 {QStringLiteral("orphaned_blocks"), counts.orphanedBlocks},
                                  {QStringLiteral("outbox"),
                                   QJsonObject{{QStringLiteral("pending"), counts.outboxPending},
                                               {QStringLiteral("delivered"), counts.outboxDelivered},

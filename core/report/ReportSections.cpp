@@ -71,6 +71,8 @@ void ReportSections::readCounts()
     c.holders = scalar("SELECT count(DISTINCT holder) FROM token_balances WHERE "
                        "environment_id = ? AND chain_id = ? AND balance <> '0'");
     c.reorgs = m_r.reorgs.size();
+    c.orphanedBlocks =
+        scalar("SELECT count(*) FROM orphaned_blocks WHERE environment_id = ? AND chain_id = ?");
     const auto b =
         m_reader.query(QStringLiteral("SELECT status, count(*), sum(to_block - from_block "
                                       "+ 1), sum(attempts) FROM backfill_ranges WHERE "

@@ -1,6 +1,7 @@
 #include "ContractSurface.h"
 #include "BinaryContract.h"
 #include "ChildrenContract.h"
+#include "ForkTreeContract.h"
 #include "PendingOutboxContract.h"
 #include "ReorgDiffContract.h"
 #include "SourcesContract.h"
@@ -15,7 +16,8 @@ const QList<SurfaceObject>& contractSurface()
 {
     static const QList<SurfaceObject> all = [] {
         QList<SurfaceObject> s = binaryContractSurface() + pendingOutboxSurface() +
-                                 reorgDiffSurface() + childrenSurface() + sourcesSurface();
+                                 reorgDiffSurface() + childrenSurface() + sourcesSurface() +
+                                 forkTreeSurface();
         std::stable_partition(s.begin(), s.end(), [](const SurfaceObject& o) {
             return o.kind == SurfaceObject::Kind::View;
         });

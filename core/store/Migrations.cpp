@@ -1,6 +1,7 @@
 #include "Migrations.h"
 #include "BinaryContract.h"
 #include "ChildrenContract.h"
+#include "ForkTreeContract.h"
 #include "PendingOutboxContract.h"
 #include "ReorgDiffContract.h"
 #include "SourcesContract.h"
@@ -234,7 +235,8 @@ const QList<Migration>& migrations()
                                       reorgDiffFoldMigration(),
                                       pendingOutboxMigration(),
                                       childrenMigration(),
-                                      sourcesMigration()};
+                                      sourcesMigration(),
+                                      forkTreeMigration()};
     return all;
 }
 

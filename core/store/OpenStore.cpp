@@ -48,8 +48,11 @@ QString describeDatabase(const QString& url)
 std::unique_ptr<indexer::IndexStore> openIndexStore(const QString& url, const StoreOptions& options)
 {
     const QString owner = options.owner.isEmpty() ? defaultOwner() : options.owner;
-    if (pg::isPostgresUrl(url))
-        return std::make_unique<pg::PgIndexStore>(url, owner, options.rangeLease);
+    if (pg::isPostgresUrl(url)) {
+        auto store = std::make_unique<pg::PgIndexStore>(url, owner, options.rangeLease);
+        store->setOrphanRetention(options.orphanRetention);
+        return store;
+    }
     if (options.existing && !QFileInfo::exists(url))
         throw StoreError(StoreError::Kind::Io,
                          QStringLiteral("database %1 does not exist").arg(url));
@@ -62,8 +65,10 @@ std::unique_ptr<indexer::IndexStore> openIndexStore(const QString& url, const St
                                             "first")
                                  .arg(url)
                                  .arg(user->pid));
-    return SqliteIndexStore::open(url, options.bulkWriter ? Database::Options::bulkWriter()
-                                                          : Database::Options{});
+    auto store = SqliteIndexStore::open(url, options.bulkWriter ? Database::Options::bulkWriter()
+                                                                : Database::Options{});
+    store->setOrphanRetention(options.orphanRetention);
+    return store;
 }
 
 std::unique_ptr<outbox::OutboxQueue> openOutboxQueue(const QString& url,

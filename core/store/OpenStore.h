@@ -1,5 +1,7 @@
 #pragma once
 
+#include "forktree/ForkTreeLimits.h"
+
 #include <QString>
 #include <chrono>
 #include <cstdint>
@@ -33,6 +35,8 @@ struct StoreOptions
     // No other process may have the file open (a repair must not run under an indexer). A
     // shared database's writers decide that among themselves instead (Coordination).
     bool alone = false;
+    // Rollbacks whose removed blocks the fork tree keeps (IndexStore::setOrphanRetention).
+    qint64 orphanRetention = forktree::kDefaultOrphanRetention;
 };
 
 // The one place that tells the stores apart by their URL: a postgresql:// (or postgres://)

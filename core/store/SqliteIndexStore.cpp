@@ -1,6 +1,7 @@
 #include "SqliteIndexStore.h"
 #include "ContractReader.h"
 #include "SingleWriter.h"
+#include "SqliteForkTree.h"
 #include "SqliteStatement.h"
 #include "audit/BalanceRebuild.h"
 #include "chain/ChainParseError.h"
@@ -97,6 +98,7 @@ indexer::Environment SqliteIndexStore::open(const indexer::EnvironmentClaim& cla
                                                           *m_checkpoints, *m_balances);
     if (m_planAsideFrom)
         m_rollback->setPlanAsideFrom(*m_planAsideFrom);
+    m_rollback->setOrphanRetention(m_orphanRetention);
     m_ledger = std::make_unique<indexer::BackfillLedger>(m_db, m_env, m_chainId);
     m_coordination = std::make_unique<SingleWriter>(*m_ledger);
     m_ledgerOpen = !m_ledger->ranges().isEmpty();
@@ -111,6 +113,19 @@ void SqliteIndexStore::setPlanAsideFrom(qint64 transfers)
     m_planAsideFrom = transfers;
     if (m_rollback)
         m_rollback->setPlanAsideFrom(transfers);
+}
+
+void SqliteIndexStore::setOrphanRetention(qint64 rollbacks)
+{
+    m_orphanRetention = rollbacks;
+    if (m_rollback)
+        m_rollback->setOrphanRetention(rollbacks);
+}
+
+int SqliteIndexStore::recordSightings(const QList<forktree::NodeSighting>& heads)
+{
+    requireOpen();
+    return recordNodeSightings(m_db, m_env, qint64(m_chainId), heads, m_orphanRetention);
 }
 
 void SqliteIndexStore::requireLive()

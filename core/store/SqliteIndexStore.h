@@ -1,6 +1,7 @@
 #pragma once
 
 #include "Database.h"
+#include "forktree/ForkTreeLimits.h"
 #include "indexer/IndexStore.h"
 
 #include <memory>
@@ -56,6 +57,8 @@ public:
                     const QString& contracts) override;
     QList<wire::ChildCreation> children() override;
     qint64 childCount() override;
+    void setOrphanRetention(qint64 rollbacks) override;
+    int recordSightings(const QList<forktree::NodeSighting>& heads) override;
     std::optional<chain::Hash32> storedHash(std::uint64_t block) override;
     QSet<indexer::LogAt> storedLogs(std::uint64_t from, std::uint64_t to) override;
     qint64 recordAlert(const QString& node, std::uint64_t fromBlock, std::uint64_t toBlock,
@@ -88,6 +91,7 @@ private:
     std::unique_ptr<SingleWriter> m_coordination;
     std::unique_ptr<ContractReader> m_reader;
     std::optional<qint64> m_planAsideFrom;
+    qint64 m_orphanRetention = forktree::kDefaultOrphanRetention;
     bool m_ledgerOpen = false;      // some backfill range may still be open
     bool m_openFetchAlerts = false; // a range indexing stopped at is still unresolved
 };

@@ -103,11 +103,17 @@ QString reorgsInWords(const CheckpointReport& r)
     QStringList byReason;
     for (auto it = reasons.cbegin(); it != reasons.cend(); ++it)
         byReason << QStringLiteral("%1 %2").arg(it.value()).arg(it.key());
-    return QStringLiteral("%1 (%2), the deepest %3; %4 rolled back")
-        .arg(r.reorgs.size())
-        .arg(byReason.join(QStringLiteral(", ")))
-        .arg(count(deepest, QStringLiteral("block"), QStringLiteral("blocks")))
-        .arg(count(transfers, QStringLiteral("transfer"), QStringLiteral("transfers")));
+    QString words =
+        QStringLiteral("%1 (%2), the deepest %3; %4 rolled back")
+            .arg(r.reorgs.size())
+            .arg(byReason.join(QStringLiteral(", ")))
+            .arg(count(deepest, QStringLiteral("block"), QStringLiteral("blocks")))
+            .arg(count(transfers, QStringLiteral("transfer"), QStringLiteral("transfers")));
+    if (r.counts.orphanedBlocks > 0)
+        words += QStringLiteral("; %1 kept")
+                     .arg(count(r.counts.orphanedBlocks, QStringLiteral("orphaned block"),
+                                QStringLiteral("orphaned blocks")));
+    return words;
 }
 
 QString nodeInWords(const NodeSummary& n)

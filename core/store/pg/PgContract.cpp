@@ -138,6 +138,21 @@ QByteArray factoryChildrenSelect()
            kBelowCheckpoint;
 }
 
+// Since v17: the blocks rollbacks removed and the nodes' heads, as a file serves them
+// (store/ForkTreeContract.h).
+QByteArray orphanedBlocksSelect()
+{
+    return "SELECT s.environment_id, s.chain_id, s.block_number, " + hex("block_hash") +
+           " AS block_hash, " + hex("parent_hash") +
+           " AS parent_hash, s.reorg_id, s.removed_at FROM orphan_block_store s";
+}
+
+QByteArray nodeSightingsSelect()
+{
+    return "SELECT s.id, s.environment_id, s.chain_id, s.node, s.block_number, " +
+           hex("block_hash") + " AS block_hash, s.seen_at FROM node_sighting_store s";
+}
+
 QByteArray reorgDiffSelect()
 {
     return "SELECT " + pgReorgDiffColumnsSql() + " FROM reorg_diff_store d";
@@ -176,6 +191,10 @@ QByteArray pgViewSelect(const QString& name)
         return backfillRangesSelect();
     if (name == QLatin1String("environments"))
         return environmentsSelect();
+    if (name == QLatin1String("orphaned_blocks"))
+        return orphanedBlocksSelect();
+    if (name == QLatin1String("node_sightings"))
+        return nodeSightingsSelect();
     return {};
 }
 
@@ -566,6 +585,39 @@ QString ensurePgContract(PgConnection& db)
                    "INSERT INTO schema_version (version, description) VALUES ($1, $2)",
                    {"16", "contracts added to an environment: source_store, source_range_store, "
                           "their views, and logs cut at a pending contract's checkpoint"});
+        }
+        if (have < 17) {
+            // Keyed by rollback first: pruning removes the oldest rollbacks' rows as a range.
+            db.exec("CREATE TABLE orphan_block_store ("
+                    " environment_id text NOT NULL,"
+                    " chain_id bigint NOT NULL,"
+                    " reorg_id bigint NOT NULL,"
+                    " block_number bigint NOT NULL,"
+                    " block_hash bytea NOT NULL CHECK (octet_length(block_hash) = 32),"
+                    " parent_hash bytea NOT NULL CHECK (octet_length(parent_hash) = 32),"
+                    " removed_at text NOT NULL,"
+                    " PRIMARY KEY (environment_id, chain_id, reorg_id, block_number))");
+            db.exec("CREATE INDEX orphan_block_store_number ON orphan_block_store "
+                    "(environment_id, chain_id, block_number)");
+            db.exec("CREATE TABLE node_sighting_store ("
+                    " id bigserial PRIMARY KEY,"
+                    " environment_id text NOT NULL,"
+                    " chain_id bigint NOT NULL,"
+                    " node text NOT NULL,"
+                    " block_number bigint NOT NULL,"
+                    " block_hash bytea NOT NULL CHECK (octet_length(block_hash) = 32),"
+                    " seen_at text NOT NULL)");
+            db.exec("CREATE INDEX node_sighting_store_node ON node_sighting_store "
+                    "(environment_id, chain_id, node, id)");
+            db.exec("CREATE INDEX node_sighting_store_number ON node_sighting_store "
+                    "(environment_id, chain_id, block_number)");
+            db.exec(
+                createView("CREATE VIEW", "orphaned_blocks", orphanedBlocksSelect()).constData());
+            db.exec(createView("CREATE VIEW", "node_sightings", nodeSightingsSelect()).constData());
+            db.run("pg_contract_version",
+                   "INSERT INTO schema_version (version, description) VALUES ($1, $2)",
+                   {"17", "the fork tree: orphan_block_store, node_sighting_store and their "
+                          "views"});
         }
         restored = restorePgSurface(db);
         db.commit();

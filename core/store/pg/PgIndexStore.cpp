@@ -7,6 +7,7 @@
 #include "PgCoordination.h"
 #include "PgEnvironmentRegistry.h"
 #include "PgError.h"
+#include "PgForkTree.h"
 #include "coord/BackfillClaims.h"
 #include "coord/CoordinationErrors.h"
 #include "coord/PrefixCheckpoint.h"
@@ -379,6 +380,17 @@ void PgIndexStore::copyRows(const PgCommitRows& rows, std::uint64_t first, std::
                 .arg(last)
                 .arg(m_environmentId));
     }
+}
+
+int PgIndexStore::recordSightings(const QList<forktree::NodeSighting>& heads)
+{
+    requireOpen();
+    if (heads.isEmpty())
+        return 0;
+    PgTransaction tx(*m_db);
+    const int stored = recordNodeSightings(*m_db, m_env, m_chain, heads, m_orphanRetention);
+    tx.commit();
+    return stored;
 }
 
 std::optional<chain::Hash32> PgIndexStore::storedHash(std::uint64_t block)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "PgBalances.h"
+#include "forktree/ForkTreeLimits.h"
 #include "indexer/IndexStore.h"
 
 #include <QByteArray>
@@ -59,6 +60,8 @@ public:
                     const QString& contracts) override;
     QList<wire::ChildCreation> children() override;
     qint64 childCount() override;
+    void setOrphanRetention(qint64 rollbacks) override { m_orphanRetention = rollbacks; }
+    int recordSightings(const QList<forktree::NodeSighting>& heads) override;
     std::optional<chain::Hash32> storedHash(std::uint64_t block) override;
     QSet<indexer::LogAt> storedLogs(std::uint64_t from, std::uint64_t to) override;
     qint64 recordAlert(const QString& node, std::uint64_t fromBlock, std::uint64_t toBlock,
@@ -114,6 +117,7 @@ private:
     QByteArray m_chain;
     QByteArray m_source;
     std::uint64_t m_chainId = 0;
+    qint64 m_orphanRetention = forktree::kDefaultOrphanRetention;
     std::unique_ptr<PgCoordination> m_coordination;
     std::unique_ptr<coord::PrefixCheckpoint> m_checkpoint;
     std::unique_ptr<PgContractReader> m_reader;

@@ -6,6 +6,7 @@
 #include "PgConnection.h"
 #include "PgContract.h"
 #include "PgEnvironmentRegistry.h"
+#include "PgForkTree.h"
 #include "PgIndexStore.h"
 #include "coord/BackfillClaims.h"
 #include "indexer/AbsenceAlertPlan.h"
@@ -175,6 +176,9 @@ indexer::RollbackResult PgIndexStore::undoAbove(const indexer::Checkpoint& cp,
                            QByteArray::number(r.deliveredAffected)})
                     .int64(0, 0);
     const QByteArray reorgText = QByteArray::number(r.reorgId);
+    // The branch this removes stays visible in the fork tree, within the retention.
+    keepOrphanedBlocks(*m_db, m_env, m_chain, r.reorgId, above, qint64(cp.number),
+                       m_orphanRetention);
     recordDiff(*m_db, scope + QList<QByteArray>{reorgText, cpText});
     if (r.deliveredAffected > 0) {
         // A consumer already acted on those: a compensating "retracted" message for each,
