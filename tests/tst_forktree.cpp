@@ -5,7 +5,6 @@
 #include "ForkTreeSim.h"
 #include "forktree/ForkTreeLayout.h"
 
-#include <QRandomGenerator>
 #include <QtTest>
 #include <algorithm>
 
@@ -124,24 +123,6 @@ void checkLanes(const ForkTreeLayout& l)
             QCOMPARE(b.lane, l.branches[b.branch].lane);
 }
 
-QString randomScript(quint32 seed, int reorgs)
-{
-    QRandomGenerator rng(seed);
-    QStringList steps{QStringLiteral("commit 80")};
-    quint64 head = 80;
-    static const QStringList reasons{QStringLiteral("hash"), QStringLiteral("parent"),
-                                     QStringLiteral("absence"), QStringLiteral("repair")};
-    for (int i = 0; i < reorgs; ++i) {
-        const quint64 depth = 1 + rng.bounded(12);
-        const quint64 fork = head - std::min<quint64>(depth, head - 1);
-        steps.append(QStringLiteral("rollback %1 %2").arg(fork).arg(reasons[rng.bounded(4)]));
-        const int grow = 1 + int(rng.bounded(20));
-        steps.append(QStringLiteral("commit %1").arg(grow));
-        head = fork + quint64(grow);
-    }
-    return steps.join(QStringLiteral("; "));
-}
-
 } // namespace
 
 class TestForkTree : public QObject
@@ -228,7 +209,7 @@ void TestForkTree::lanes_data()
         << "1:1 2:3 3:2";
     for (const quint32 seed : {7u, 11u, 1234u})
         QTest::newRow(qPrintable(QStringLiteral("random storm %1").arg(seed)))
-            << randomScript(seed, 60) << QString();
+            << lab::ForkTreeSim::stormScript(seed, 60) << QString();
 }
 
 void TestForkTree::lanes()

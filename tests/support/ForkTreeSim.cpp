@@ -1,5 +1,6 @@
 #include "ForkTreeSim.h"
 
+#include <QRandomGenerator>
 #include <QStringList>
 #include <algorithm>
 #include <array>
@@ -116,6 +117,24 @@ forktree::ForkTreeWindow ForkTreeSim::window() const
     for (const forktree::NodeSighting& s : m_sightings)
         top = std::max(top, s.number);
     return window(0, top);
+}
+
+QString ForkTreeSim::stormScript(quint32 seed, int reorgs)
+{
+    QRandomGenerator rng(seed);
+    QStringList steps{QStringLiteral("commit 80")};
+    quint64 head = 80;
+    static const QStringList reasons{QStringLiteral("hash"), QStringLiteral("parent"),
+                                     QStringLiteral("absence"), QStringLiteral("repair")};
+    for (int i = 0; i < reorgs; ++i) {
+        const quint64 depth = 1 + rng.bounded(12);
+        const quint64 fork = head - std::min<quint64>(depth, head - 1);
+        steps.append(QStringLiteral("rollback %1 %2").arg(fork).arg(reasons[rng.bounded(4)]));
+        const int grow = 1 + int(rng.bounded(20));
+        steps.append(QStringLiteral("commit %1").arg(grow));
+        head = fork + quint64(grow);
+    }
+    return steps.join(QStringLiteral("; "));
 }
 
 bool ForkTreeSim::run(const QString& script, QString* error)

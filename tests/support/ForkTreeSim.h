@@ -42,6 +42,10 @@ public:
     // From block 0 to the head, or to the highest head a node reported.
     forktree::ForkTreeWindow window() const;
 
+    // A storm: `reorgs` rollbacks of 1 to 12 blocks with random reasons, each followed by
+    // 1 to 20 new blocks, the same for the same seed.
+    static QString stormScript(quint32 seed, int reorgs);
+
     // A hash nobody else has: the simulator's blocks are numbered by a counter.
     chain::Hash32 freshHash();
 
