@@ -12,6 +12,8 @@
 #include <QAbstractItemModelTester>
 #include <QImage>
 #include <QLabel>
+#include <QPainter>
+#include <QSet>
 #include <QSignalSpy>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
@@ -69,6 +71,7 @@ private slots:
     void zoomKeys();
     void exports_data();
     void exports();
+    void reportPicture();
 
 private:
     lab::ForkTreeSim m_sim;
@@ -322,6 +325,32 @@ void TestForkTreeView::exports()
     QVERIFY(!(format == QLatin1String("png") ? view.exportPng(bad, &error)
                                              : view.exportSvg(bad, &error)));
     QVERIFY2(error.contains(bad), qPrintable(error));
+}
+
+// The report's picture: the whole window fitted into a page rectangle at 300 dpi, every branch
+// drawn (zoomed out, as lines in their reasons' colours).
+void TestForkTreeView::reportPicture()
+{
+    QImage page(2400, 900, QImage::Format_RGB32);
+    page.setDotsPerMeterX(11811); // 300 dpi
+    page.setDotsPerMeterY(11811);
+    page.fill(Qt::black);
+    const QRectF rect(100, 100, 2200, 700);
+    {
+        QPainter p(&page);
+        ui::ForkTreePainter::paintWindow(p, rect, m_sim.window());
+    }
+    QCOMPARE(page.pixelColor(50, 50), QColor(Qt::black)); // nothing outside the rectangle
+    QSet<QRgb> colours; // right of the legend, which shows the same colours
+    for (int y = 100; y < 800; y += 2)
+        for (int x = 1000; x < 2300; x += 2)
+            colours.insert(page.pixel(x, y));
+    QVERIFY(colours.contains(QColor(Qt::white).rgb()));
+    for (const forktree::BranchReason r :
+         {forktree::BranchReason::HashMismatch, forktree::BranchReason::ParentMismatch,
+          forktree::BranchReason::Absence, forktree::BranchReason::Repair})
+        QVERIFY2(colours.contains(ui::Palette::branchReason(r).rgb()),
+                 qPrintable(ui::Palette::branchReasonName(r)));
 }
 
 QTEST_MAIN(TestForkTreeView)

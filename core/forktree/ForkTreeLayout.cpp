@@ -170,13 +170,22 @@ ForkTreeLayout layoutForkTree(const ForkTreeWindow& window)
     numbers += spine;
     buildColumns(layout, numbers);
 
-    // Spine boxes.
+    // Spine boxes: both lists ascend, so one walk finds each block's column.
     QVector<LayoutBox> boxes;
+    qsizetype orphanBlocks = 0;
+    for (const QVector<TreeBlock>& blocks : branchBlocks)
+        orphanBlocks += blocks.size();
+    boxes.reserve(spine.size() + orphanBlocks + qsizetype(stubs.size()));
+    int sc = 0;
     for (const TreeBlock& b : window.canonical) {
-        const int c = layout.columnAtOrBefore(b.number);
-        if (c < 0 || layout.columns[c].collapsed() || layout.columns[c].first != b.number)
+        while (sc < layout.columns.size() && layout.columns[sc].last < b.number)
+            ++sc;
+        if (sc == layout.columns.size())
+            break;
+        if (layout.columns[sc].collapsed() || layout.columns[sc].first != b.number)
             continue;
-        boxes.append({b.number, b.hash, BoxKind::Spine, c, 0, -1, marks.value(b.hash)});
+        boxes.append({b.number, b.hash, BoxKind::Spine, sc, 0, -1,
+                      marks.isEmpty() ? QVector<int>() : marks.value(b.hash)});
     }
 
     // Branches: parents first (a child forks at a later number than its parent), lanes in
@@ -184,10 +193,12 @@ ForkTreeLayout layoutForkTree(const ForkTreeWindow& window)
     QVector<int> order(kept.size());
     for (int i = 0; i < order.size(); ++i)
         order[i] = i;
-    const auto forkColumn = [&](int i) { return layout.columnAtOrBefore(kept[i]->forkPoint); };
+    QVector<int> forkColumns(kept.size());
+    for (int i = 0; i < kept.size(); ++i)
+        forkColumns[i] = layout.columnAtOrBefore(kept[i]->forkPoint);
     std::sort(order.begin(), order.end(), [&](int a, int b) {
-        const int ca = forkColumn(a), cb = forkColumn(b);
-        return ca != cb ? ca < cb : kept[a]->reorgId < kept[b]->reorgId;
+        return forkColumns[a] != forkColumns[b] ? forkColumns[a] < forkColumns[b]
+                                                : kept[a]->reorgId < kept[b]->reorgId;
     });
     QVector<int> position(kept.size()); // kept index -> layout.branches index
     for (int i = 0; i < order.size(); ++i)
@@ -202,18 +213,19 @@ ForkTreeLayout layoutForkTree(const ForkTreeWindow& window)
         lb.forkPoint = br.forkPoint;
         lb.forkHash = br.forkHash;
         lb.depth = int(blocks.size());
-        lb.forkColumn = forkColumn(k);
+        lb.forkColumn = forkColumns[k];
         lb.lastColumn = layout.columnAtOrBefore(blocks.back().number);
         const auto parent = known.constFind(br.forkHash);
         lb.parentKnown = parent != known.constEnd() && parent->number == br.forkPoint;
         lb.parentBranch = lb.parentKnown && parent->branch >= 0 ? position[parent->branch] : -1;
         lb.lane = 1 + takeLane(laneEnds, lb.forkColumn, lb.lastColumn);
         const int index = int(layout.branches.size());
+        int column = layout.columnAtOrBefore(blocks.front().number); // then one per block
         for (const TreeBlock& b : blocks) {
             // A hash the spine also holds (a repair) is marked on the spine only.
-            const bool owner = known.value(b.hash).branch == k;
-            boxes.append({b.number, b.hash, BoxKind::Orphan, layout.columnAtOrBefore(b.number),
-                          lb.lane, index, owner ? marks.value(b.hash) : QVector<int>()});
+            const bool owner = !marks.isEmpty() && known.value(b.hash).branch == k;
+            boxes.append({b.number, b.hash, BoxKind::Orphan, column++, lb.lane, index,
+                          owner ? marks.value(b.hash) : QVector<int>()});
         }
         layout.maxLane = std::max(layout.maxLane, lb.lane);
         layout.maxBranchSpan = std::max(layout.maxBranchSpan, lb.lastColumn - lb.forkColumn + 1);

@@ -110,3 +110,7 @@ struct ForkTreeLayout
 ForkTreeLayout layoutForkTree(const ForkTreeWindow& window);
 
 } // namespace forkscope::forktree
+
+Q_DECLARE_TYPEINFO(forkscope::forktree::LayoutBox, Q_RELOCATABLE_TYPE);
+Q_DECLARE_TYPEINFO(forkscope::forktree::LayoutBranch, Q_RELOCATABLE_TYPE);
+Q_DECLARE_TYPEINFO(forkscope::forktree::LayoutColumn, Q_RELOCATABLE_TYPE);

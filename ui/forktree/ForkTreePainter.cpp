@@ -2,9 +2,11 @@
 #include "Palette.h"
 #include "ShortHex.h"
 
+#include <QFont>
 #include <QFontMetricsF>
+#include <QHash>
 #include <QLocale>
-#include <QPainterPath>
+#include <QPaintDevice>
 #include <algorithm>
 #include <cmath>
 
@@ -65,7 +67,12 @@ void paintSpine(QPainter& p, const QRectF& t, const ForkTreeLayout& l, const For
     p.setPen(QPen(kSpineLine, 2));
     if (x1 > x0)
         p.drawLine(QPointF(x0, y), QPointF(x1, y));
+    // Zoomed out, a collapsed run is a few pixels: the spine line alone says enough, and
+    // visiting tens of thousands of them would cost more than the rest of the picture.
+    if (v.columnPx * ForkTreeLayout::kCollapsedWidth < 3)
+        return;
     const QFontMetricsF fm(p.font());
+    const QColor gap = kSpineLine.lighter(170);
     for (int c = c0; c < c1; ++c) {
         const forktree::LayoutColumn& col = l.columns[c];
         if (!col.collapsed())
@@ -73,8 +80,10 @@ void paintSpine(QPainter& p, const QRectF& t, const ForkTreeLayout& l, const For
         const QRectF r(v.screenX(t, col.x), y - v.lanePx * kBoxHeight / 2, col.width * v.columnPx,
                        v.lanePx * kBoxHeight);
         p.fillRect(r, Qt::white);
-        p.setPen(QPen(kSpineLine, 1.5, Qt::DotLine));
+        p.setPen(QPen(gap, 2));
         p.drawLine(QPointF(r.left(), y), QPointF(r.right(), y));
+        if (r.width() < 60)
+            continue;
         const QString text =
             QStringLiteral("… %1 blocks …").arg(ForkTreePainter::grouped(col.count()));
         if (fm.horizontalAdvance(text) + 4 <= r.width()) {
@@ -88,20 +97,29 @@ void paintSpine(QPainter& p, const QRectF& t, const ForkTreeLayout& l, const For
 void paintBranchLines(QPainter& p, const QRectF& t, const ForkTreeLayout& l,
                       const ForkTreeViewport& v, int c0, int c1, bool linesOnly)
 {
+    // Zoomed out, many branches fall on the same pixels: one line per lane and pixel span.
+    QHash<int, std::pair<int, int>> drawn; // lane -> the last pixel span drawn in it
     for (const int i : l.branchesOverlapping(c0, c1)) {
         const forktree::LayoutBranch& b = l.branches[i];
         const int parentLane = b.parentBranch >= 0 ? l.branches[b.parentBranch].lane : 0;
-        const QColor c = Palette::branchReason(b.reason);
         const double forkX = v.screenX(t, l.columns[b.forkColumn].x + 0.5);
         const double firstX =
             v.screenX(t, l.columns[std::min(b.forkColumn + 1, b.lastColumn)].x + 0.5);
         const double lastX = v.screenX(t, l.columns[b.lastColumn].x + 0.5);
+        if (linesOnly) {
+            const std::pair<int, int> span{int(forkX), int(lastX)};
+            const auto it = drawn.constFind(b.lane);
+            if (it != drawn.constEnd() && it->first == span.first && it->second >= span.second)
+                continue;
+            drawn.insert(b.lane, span);
+        }
         const double y = v.screenY(t, b.lane);
-        p.setPen(QPen(c, linesOnly ? 2 : 1.5, b.parentKnown ? Qt::SolidLine : Qt::DashLine));
-        QPainterPath path(QPointF(forkX, v.screenY(t, parentLane)));
-        path.lineTo(std::max(forkX, firstX - v.columnPx * 0.5), y);
-        path.lineTo(std::max(firstX, lastX), y);
-        p.drawPath(path);
+        p.setPen(QPen(Palette::branchReason(b.reason), linesOnly ? 2 : 1.5,
+                      b.parentKnown ? Qt::SolidLine : Qt::DashLine));
+        const QPointF points[3] = {QPointF(forkX, v.screenY(t, parentLane)),
+                                   QPointF(std::max(forkX, firstX - v.columnPx * 0.5), y),
+                                   QPointF(std::max(firstX, lastX), y)};
+        p.drawPolyline(points, 3);
     }
 }
 
@@ -218,12 +236,13 @@ void ForkTreePainter::paint(QPainter& p, const QRectF& target, const ForkTreeLay
     p.save();
     p.setClipRect(target);
     p.fillRect(target, Qt::white);
-    p.setRenderHint(QPainter::Antialiasing, true);
     if (!l.columns.isEmpty()) {
         // One column of margin either side: a connector leaving the screen is still drawn.
         const int c0 = std::max(0, l.firstColumnFrom(v.left) - 1);
         const int c1 = std::min(int(l.columns.size()), l.firstColumnFrom(v.right(target)) + 1);
         const bool linesOnly = v.columnPx < kBoxMinPx;
+        // Smooth edges when boxes are drawn; zoomed out, thousands of lines go faster without.
+        p.setRenderHint(QPainter::Antialiasing, !linesOnly);
         paintSpine(p, target, l, v, c0, c1);
         paintBranchLines(p, target, l, v, c0, c1, linesOnly);
         if (!linesOnly)
@@ -266,8 +285,19 @@ ForkTreeViewport ForkTreePainter::fit(const QRectF& target, const ForkTreeLayout
 void ForkTreePainter::paintWindow(QPainter& p, const QRectF& pageRect,
                                   const forktree::ForkTreeWindow& window)
 {
+    // Drawn at screen scale (96 per inch) whatever the device's resolution, so lines and text
+    // on a 300 dpi page have the weight they have on screen.
+    const double scale = p.device() ? std::max(1.0, p.device()->logicalDpiX() / 96.0) : 1.0;
+    const QRectF target(QPointF(0, 0), pageRect.size() / scale);
     const ForkTreeLayout l = forktree::layoutForkTree(window);
-    paint(p, pageRect, l, fit(pageRect, l));
+    p.save();
+    p.translate(pageRect.topLeft());
+    p.scale(scale, scale);
+    QFont font = p.font();
+    font.setPixelSize(11);
+    p.setFont(font);
+    paint(p, target, l, fit(target, l));
+    p.restore();
 }
 
 } // namespace forkscope::ui
