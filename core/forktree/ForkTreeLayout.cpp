@@ -242,10 +242,19 @@ ForkTreeLayout layoutForkTree(const ForkTreeWindow& window)
         layout.minLane = std::min(layout.minLane, lane);
     }
 
-    std::stable_sort(boxes.begin(), boxes.end(), [](const LayoutBox& a, const LayoutBox& b) {
-        return a.column != b.column ? a.column < b.column : a.lane < b.lane;
+    // Sorted through an index: a box is large, and a stable sort's buffer would build as many.
+    QVector<int> byPlace(boxes.size());
+    for (int i = 0; i < byPlace.size(); ++i)
+        byPlace[i] = i;
+    std::sort(byPlace.begin(), byPlace.end(), [&](int a, int b) {
+        const LayoutBox &x = boxes[a], &y = boxes[b];
+        return x.column != y.column ? x.column < y.column
+               : x.lane != y.lane   ? x.lane < y.lane
+                                    : a < b;
     });
-    layout.boxes = std::move(boxes);
+    layout.boxes.reserve(boxes.size());
+    for (const int i : byPlace)
+        layout.boxes.append(std::move(boxes[i]));
     layout.columnFirstBox.resize(layout.columns.size() + 1);
     int b = 0;
     for (int c = 0; c <= int(layout.columns.size()); ++c) {
