@@ -84,25 +84,41 @@ int takeLane(QVector<int>& laneEnds, int first, int last)
     return int(laneEnds.size()) - 1;
 }
 
-} // namespace
-
-ForkTreeLayout layoutForkTree(const ForkTreeWindow& window)
+// One layout in the making: the window's blocks indexed by hash, then each step below in
+// turn (they share what the earlier ones found).
+class TreeBuilder
 {
-    ForkTreeLayout layout;
-    layout.fromBlock = window.fromBlock;
-    layout.toBlock = window.toBlock;
-    layout.checkpoint = window.checkpoint;
-    layout.reorgCount = window.reorgCount;
+public:
+    TreeBuilder(const ForkTreeWindow& window, ForkTreeLayout& layout) : w(window), l(layout) {}
 
+    void indexBlocks();
+    void readSightings();
+    QVector<quint64> placeColumns();
+    void addSpine(const QVector<quint64>& spine);
+    void addBranches();
+    void addStubs();
+    void finish();
+
+private:
+    const ForkTreeWindow& w;
+    ForkTreeLayout& l;
     // Every block we know, by hash. A hash is matched with its number too: a sighting that
     // names a known hash at another height matches nothing.
     QHash<chain::Hash32, BlockRef> known;
-    known.reserve(window.canonical.size());
-    for (const TreeBlock& b : window.canonical)
-        known.insert(b.hash, {-1, b.number});
+    QVector<const OrphanBranch*> kept; // branches with blocks, and their blocks in order
     QVector<QVector<TreeBlock>> branchBlocks;
-    QVector<const OrphanBranch*> kept;
-    for (const OrphanBranch& br : window.branches) {
+    QHash<chain::Hash32, QVector<int>> marks;                        // known hash -> nodes
+    std::map<std::pair<quint64, chain::Hash32>, QVector<int>> stubs; // (number, hash) -> nodes
+    QVector<quint64> interest;
+    QVector<LayoutBox> boxes;
+};
+
+void TreeBuilder::indexBlocks()
+{
+    known.reserve(w.canonical.size());
+    for (const TreeBlock& b : w.canonical)
+        known.insert(b.hash, {-1, b.number});
+    for (const OrphanBranch& br : w.branches) {
         QVector<TreeBlock> blocks;
         for (const TreeBlock& b : br.blocks)
             if (b.number > br.forkPoint)
@@ -120,39 +136,43 @@ ForkTreeLayout layoutForkTree(const ForkTreeWindow& window)
         kept.append(&br);
         branchBlocks.append(blocks);
     }
+}
 
-    // Sightings: on a known block, or a stub of the node's own.
+// Sightings: on a known block, or a stub of the node's own.
+void TreeBuilder::readSightings()
+{
     QStringList names;
-    for (const NodeSighting& s : window.sightings)
+    for (const NodeSighting& s : w.sightings)
         names.append(s.node);
     names.sort();
     names.removeDuplicates();
     for (const QString& n : names)
-        layout.nodes.append({n, 0, false, 0});
-    QHash<chain::Hash32, QVector<int>> marks;                        // known hash -> nodes
-    std::map<std::pair<quint64, chain::Hash32>, QVector<int>> stubs; // (number, hash) -> nodes
-    QVector<quint64> interest;
+        l.nodes.append({n, 0, false, 0});
     QVector<bool> highestOnSpine(names.size(), false);
-    for (const NodeSighting& s : window.sightings) {
+    for (const NodeSighting& s : w.sightings) {
         const int node = int(names.indexOf(s.node));
         const auto it = known.constFind(s.hash);
         const bool isKnown = it != known.constEnd() && it->number == s.number;
         QVector<int>& list = isKnown ? marks[s.hash] : stubs[{s.number, s.hash}];
         if (!list.contains(node))
             list.append(node);
+        LayoutNode& n = l.nodes[node];
         if (!isKnown)
-            ++layout.nodes[node].stubs;
+            ++n.stubs;
         interest.append(s.number);
-        LayoutNode& n = layout.nodes[node];
         if (s.number >= n.highest) {
             n.highest = s.number;
             highestOnSpine[node] = isKnown && it->branch == -1;
         }
     }
-    for (qsizetype n = 0; n < layout.nodes.size(); ++n)
-        layout.nodes[n].lagging = highestOnSpine[n] && layout.nodes[n].highest < window.checkpoint;
+    for (qsizetype n = 0; n < l.nodes.size(); ++n)
+        l.nodes[n].lagging = highestOnSpine[n] && l.nodes[n].highest < w.checkpoint;
+}
 
-    // Columns: the spine near what is interesting, every orphaned block, every stub.
+// Columns: the spine near what is interesting, every orphaned block, every stub. Returns the
+// spine numbers shown.
+QVector<quint64> TreeBuilder::placeColumns()
+{
     QVector<quint64> numbers;
     for (qsizetype i = 0; i < kept.size(); ++i) {
         interest.append(kept[i]->forkPoint);
@@ -164,43 +184,49 @@ ForkTreeLayout layoutForkTree(const ForkTreeWindow& window)
     }
     for (const auto& [key, nodes] : stubs)
         numbers.append(key.first);
-    if (window.checkpoint > 0)
-        interest.append(window.checkpoint);
-    const QVector<quint64> spine = shownSpine(window.canonical, interest);
+    if (w.checkpoint > 0)
+        interest.append(w.checkpoint);
+    const QVector<quint64> spine = shownSpine(w.canonical, interest);
     numbers += spine;
-    buildColumns(layout, numbers);
+    buildColumns(l, numbers);
+    return spine;
+}
 
-    // Spine boxes: both lists ascend, so one walk finds each block's column.
-    QVector<LayoutBox> boxes;
+// Spine boxes: both lists ascend, so one walk finds each block's column.
+void TreeBuilder::addSpine(const QVector<quint64>& spine)
+{
     qsizetype orphanBlocks = 0;
     for (const QVector<TreeBlock>& blocks : branchBlocks)
         orphanBlocks += blocks.size();
     boxes.reserve(spine.size() + orphanBlocks + qsizetype(stubs.size()));
-    int sc = 0;
-    for (const TreeBlock& b : window.canonical) {
-        while (sc < layout.columns.size() && layout.columns[sc].last < b.number)
-            ++sc;
-        if (sc == layout.columns.size())
+    int c = 0;
+    for (const TreeBlock& b : w.canonical) {
+        while (c < l.columns.size() && l.columns[c].last < b.number)
+            ++c;
+        if (c == l.columns.size())
             break;
-        if (layout.columns[sc].collapsed() || layout.columns[sc].first != b.number)
+        if (l.columns[c].collapsed() || l.columns[c].first != b.number)
             continue;
-        boxes.append({b.number, b.hash, BoxKind::Spine, sc, 0, -1,
+        boxes.append({b.number, b.hash, BoxKind::Spine, c, 0, -1,
                       marks.isEmpty() ? QVector<int>() : marks.value(b.hash)});
     }
+}
 
-    // Branches: parents first (a child forks at a later number than its parent), lanes in
-    // the order of their fork columns.
+// Branches: parents first (a child forks at a later number than its parent), lanes in the
+// order of their fork columns.
+void TreeBuilder::addBranches()
+{
     QVector<int> order(kept.size());
-    for (int i = 0; i < order.size(); ++i)
-        order[i] = i;
     QVector<int> forkColumns(kept.size());
-    for (int i = 0; i < kept.size(); ++i)
-        forkColumns[i] = layout.columnAtOrBefore(kept[i]->forkPoint);
+    for (int i = 0; i < kept.size(); ++i) {
+        order[i] = i;
+        forkColumns[i] = l.columnAtOrBefore(kept[i]->forkPoint);
+    }
     std::sort(order.begin(), order.end(), [&](int a, int b) {
         return forkColumns[a] != forkColumns[b] ? forkColumns[a] < forkColumns[b]
                                                 : kept[a]->reorgId < kept[b]->reorgId;
     });
-    QVector<int> position(kept.size()); // kept index -> layout.branches index
+    QVector<int> position(kept.size()); // kept index -> l.branches index
     for (int i = 0; i < order.size(); ++i)
         position[order[i]] = i;
     QVector<int> laneEnds;
@@ -214,34 +240,41 @@ ForkTreeLayout layoutForkTree(const ForkTreeWindow& window)
         lb.forkHash = br.forkHash;
         lb.depth = int(blocks.size());
         lb.forkColumn = forkColumns[k];
-        lb.lastColumn = layout.columnAtOrBefore(blocks.back().number);
+        lb.lastColumn = l.columnAtOrBefore(blocks.back().number);
         const auto parent = known.constFind(br.forkHash);
         lb.parentKnown = parent != known.constEnd() && parent->number == br.forkPoint;
         lb.parentBranch = lb.parentKnown && parent->branch >= 0 ? position[parent->branch] : -1;
         lb.lane = 1 + takeLane(laneEnds, lb.forkColumn, lb.lastColumn);
-        const int index = int(layout.branches.size());
-        int column = layout.columnAtOrBefore(blocks.front().number); // then one per block
+        const int index = int(l.branches.size());
+        int column = l.columnAtOrBefore(blocks.front().number); // then one per block
         for (const TreeBlock& b : blocks) {
             // A hash the spine also holds (a repair) is marked on the spine only.
             const bool owner = !marks.isEmpty() && known.value(b.hash).branch == k;
             boxes.append({b.number, b.hash, BoxKind::Orphan, column++, lb.lane, index,
                           owner ? marks.value(b.hash) : QVector<int>()});
         }
-        layout.maxLane = std::max(layout.maxLane, lb.lane);
-        layout.maxBranchSpan = std::max(layout.maxBranchSpan, lb.lastColumn - lb.forkColumn + 1);
-        layout.branches.append(lb);
+        l.maxLane = std::max(l.maxLane, lb.lane);
+        l.maxBranchSpan = std::max(l.maxBranchSpan, lb.lastColumn - lb.forkColumn + 1);
+        l.branches.append(lb);
     }
+}
 
-    // Stubs below the spine, in column order.
+// Stubs below the spine, in column order.
+void TreeBuilder::addStubs()
+{
     QVector<int> stubEnds;
     for (const auto& [key, nodes] : stubs) {
-        const int c = layout.columnAtOrBefore(key.first);
+        const int c = l.columnAtOrBefore(key.first);
         const int lane = -1 - takeLane(stubEnds, c, c);
-        const BoxKind kind = key.first > window.checkpoint ? BoxKind::Ahead : BoxKind::Stub;
+        const BoxKind kind = key.first > w.checkpoint ? BoxKind::Ahead : BoxKind::Stub;
         boxes.append({key.first, key.second, kind, c, lane, -1, nodes});
-        layout.minLane = std::min(layout.minLane, lane);
+        l.minLane = std::min(l.minLane, lane);
     }
+}
 
+// Boxes by column, then lane, and where each column's boxes start.
+void TreeBuilder::finish()
+{
     // Sorted through an index: a box is large, and a stable sort's buffer would build as many.
     QVector<int> byPlace(boxes.size());
     for (int i = 0; i < byPlace.size(); ++i)
@@ -252,16 +285,34 @@ ForkTreeLayout layoutForkTree(const ForkTreeWindow& window)
                : x.lane != y.lane   ? x.lane < y.lane
                                     : a < b;
     });
-    layout.boxes.reserve(boxes.size());
+    l.boxes.reserve(boxes.size());
     for (const int i : byPlace)
-        layout.boxes.append(std::move(boxes[i]));
-    layout.columnFirstBox.resize(layout.columns.size() + 1);
+        l.boxes.append(std::move(boxes[i]));
+    l.columnFirstBox.resize(l.columns.size() + 1);
     int b = 0;
-    for (int c = 0; c <= int(layout.columns.size()); ++c) {
-        while (b < layout.boxes.size() && layout.boxes[b].column < c)
+    for (int c = 0; c <= int(l.columns.size()); ++c) {
+        while (b < l.boxes.size() && l.boxes[b].column < c)
             ++b;
-        layout.columnFirstBox[c] = b;
+        l.columnFirstBox[c] = b;
     }
+}
+
+} // namespace
+
+ForkTreeLayout layoutForkTree(const ForkTreeWindow& window)
+{
+    ForkTreeLayout layout;
+    layout.fromBlock = window.fromBlock;
+    layout.toBlock = window.toBlock;
+    layout.checkpoint = window.checkpoint;
+    layout.reorgCount = window.reorgCount;
+    TreeBuilder build(window, layout);
+    build.indexBlocks();
+    build.readSightings();
+    build.addSpine(build.placeColumns());
+    build.addBranches();
+    build.addStubs();
+    build.finish();
     return layout;
 }
 

@@ -68,25 +68,9 @@ ForkTreeView::ForkTreeView(QWidget* parent) : QWidget(parent)
         bar->addWidget(w);
     bar->addWidget(m_status, 1);
 
-    auto* side = new QWidget(this);
-    auto* sideLayout = new QVBoxLayout(side);
-    sideLayout->setContentsMargins(0, 0, 0, 0);
-    m_blockTitle = new QLabel(tr("Click a block to list its rows."), side);
-    m_blockTitle->setObjectName(QStringLiteral("forkTreeBlockTitle"));
-    m_blockTitle->setWordWrap(true);
-    m_blockTitle->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_table = new QTableView(side);
-    m_table->setObjectName(QStringLiteral("forkTreeBlockRows"));
-    m_table->setModel(m_rows);
-    m_table->setTextElideMode(Qt::ElideMiddle);
-    m_table->verticalHeader()->hide();
-    m_table->horizontalHeader()->setStretchLastSection(true);
-    sideLayout->addWidget(m_blockTitle);
-    sideLayout->addWidget(m_table, 1);
-
     auto* split = new QSplitter(Qt::Horizontal, this);
     split->addWidget(m_canvas);
-    split->addWidget(side);
+    split->addWidget(buildSidePanel());
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 1);
 
@@ -137,6 +121,26 @@ ForkTreeView::ForkTreeView(QWidget* parent) : QWidget(parent)
 }
 
 ForkTreeView::~ForkTreeView() = default;
+
+QWidget* ForkTreeView::buildSidePanel()
+{
+    auto* side = new QWidget(this);
+    auto* sideLayout = new QVBoxLayout(side);
+    sideLayout->setContentsMargins(0, 0, 0, 0);
+    m_blockTitle = new QLabel(tr("Click a block to list its rows."), side);
+    m_blockTitle->setObjectName(QStringLiteral("forkTreeBlockTitle"));
+    m_blockTitle->setWordWrap(true);
+    m_blockTitle->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_table = new QTableView(side);
+    m_table->setObjectName(QStringLiteral("forkTreeBlockRows"));
+    m_table->setModel(m_rows);
+    m_table->setTextElideMode(Qt::ElideMiddle);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    sideLayout->addWidget(m_blockTitle);
+    sideLayout->addWidget(m_table, 1);
+    return side;
+}
 
 const forktree::ForkTreeLayout& ForkTreeView::treeLayout() const
 {

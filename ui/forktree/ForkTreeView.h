@@ -59,6 +59,7 @@ signals:
     void blockWanted(chain::Hash32 hash);
 
 private:
+    QWidget* buildSidePanel();
     void ask(const forktree::ForkTreeRequest& request);
     void askForVisible();
     void onBoxClicked(int box);
