@@ -1,12 +1,16 @@
-// GUI benchmark (issue: the desktop monitor). Two figures:
+// GUI benchmark (issue: the desktop monitor). Three figures:
 //  1. replot time of the four panels, each series holding 86,400 points (24 h at 1/s), at
 //     the follow-live zoom (5 min) and zoomed out to the whole day;
 //  2. the longest GUI-thread stall while the engine backfills the indexer workload
 //     (default 2,000 blocks, ~102,000 Transfers) with the main window open: a 2 ms
-//     heartbeat timer on the GUI thread records the largest gap between its ticks.
+//     heartbeat timer on the GUI thread records the largest gap between its ticks;
+//  3. the Fork tree tab on 10,000 synthetic reorgs over 1M blocks: opening, panning, and the
+//     whole chain zoomed out (ForkTreeBench.cpp).
 //
 //   QT_QPA_PLATFORM=offscreen build/bench/forkscope_bench_gui [--blocks N] [--skip-backfill]
+//                                                             [--forktree-only]
 #include "BenchWorkload.h"
+#include "ForkTreeBench.h"
 #include "MainWindow.h"
 #include "engine/EngineHost.h"
 #include "panels/PlotPanel.h"
@@ -84,8 +88,13 @@ int main(int argc, char** argv)
         QStringLiteral("N"), QString::number(bench::WorkloadShape{}.blocks));
     const QCommandLineOption skipOpt(QStringLiteral("skip-backfill"),
                                      QStringLiteral("Only the replot figure."));
-    p.addOptions({blocksOpt, skipOpt});
+    const QCommandLineOption forkTreeOpt(QStringLiteral("forktree-only"),
+                                         QStringLiteral("Only the fork tree figures."));
+    p.addOptions({blocksOpt, skipOpt, forkTreeOpt});
     p.process(app);
+    bench::runForkTreeBench(10000, 1000000);
+    if (p.isSet(forkTreeOpt))
+        return 0;
 
     {
         engine::EngineHost idle; // never started: the window only needs a host to connect to

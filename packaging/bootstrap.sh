@@ -21,6 +21,8 @@ PONDER_PREFIX="${here}/.deps/ponder"
 APT_PACKAGES=(
   g++ lld cmake ninja-build make
   qt6-base-dev libqt6sql6-sqlite
+  # The fork tree's SVG export (QSvgGenerator).
+  qt6-svg-dev
   libqcustomplot-dev libsqlite3-dev libboost-dev libsimdjson-dev
   xvfb xauth
   fonts-dejavu-core poppler-utils

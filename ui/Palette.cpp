@@ -194,6 +194,27 @@ QColor Palette::reorgReason(const QString& reason)
     return QColor(0x7f, 0x7f, 0x7f);
 }
 
+QColor Palette::branchReason(forktree::BranchReason reason)
+{
+    return reorgReason(branchReasonName(reason));
+}
+
+QString Palette::branchReasonName(forktree::BranchReason reason)
+{
+    namespace r = indexer::reorg_reason;
+    switch (reason) {
+    case forktree::BranchReason::HashMismatch:
+        return r::kHashMismatch;
+    case forktree::BranchReason::ParentMismatch:
+        return r::kParentMismatch;
+    case forktree::BranchReason::Absence:
+        return r::kAbsence;
+    case forktree::BranchReason::Repair:
+        return r::kRepair;
+    }
+    return QString();
+}
+
 QColor Palette::series(Series s)
 {
     switch (s) {

@@ -2,6 +2,7 @@
 
 #include "engine/DisplayState.h"
 #include "engine/EngineStatus.h"
+#include "forktree/ForkTreeWindow.h"
 #include "health/NodeState.h"
 #include "report/CheckpointReport.h"
 
@@ -54,6 +55,10 @@ public:
     // order, and each one's colour (grey for any other reason).
     static const QStringList& liveReorgReasons();
     static QColor reorgReason(const QString& reason);
+    // The same colours for a fork tree branch, by the reason of the rollback that removed it,
+    // and the words its legend uses.
+    static QColor branchReason(forktree::BranchReason reason);
+    static QString branchReasonName(forktree::BranchReason reason);
 
     // Chart series, live and printed.
     enum class Series {
