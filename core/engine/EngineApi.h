@@ -4,6 +4,9 @@
 #include "SourceList.h"
 #include "SourceSpec.h"
 #include "TablePage.h"
+#include "foreign/ForeignBlockView.h"
+#include "foreign/ForeignWatchSnapshot.h"
+#include "foreign/ForeignWatchSpec.h"
 #include "report/CheckpointReport.h"
 
 #include <QJsonObject>
@@ -65,6 +68,16 @@ public:
     // answers it no longer waits for (hotspot's job tracker).
     virtual quint64 requestReport(const QString& environmentId, bool verify) = 0;
 
+    // Another indexer's database watched against the lab's node ("Watch another indexer...",
+    // docs/audit.md): checked every spec.intervalMs on a worker of its own. Returns the
+    // watch's id; each check answers by foreignWatchAvailable with it, and a refusal or the
+    // end of the watch by a final() one. Empty spec.contracts: the environment's contracts.
+    virtual quint64 watchForeignIndexer(const forkscope::foreign::ForeignWatchSpec& spec) = 0;
+    virtual void stopWatchingForeignIndexer(quint64 id) = 0;
+    // One block of a watch: the table's rows next to the node's Transfers of the contracts;
+    // answered by foreignBlockAvailable.
+    virtual void requestForeignBlock(quint64 watchId, quint64 block) = 0;
+
 signals:
     void statusAvailable(const forkscope::engine::EngineStatus& status);
     void logMessage(const QString& level, const QString& text);
@@ -74,6 +87,8 @@ signals:
     void codeChecked(const forkscope::engine::CodeCheck& check);
     void reportAvailable(quint64 ticket, const forkscope::report::CheckpointReport& report);
     void reportFailed(quint64 ticket, const QString& error);
+    void foreignWatchAvailable(const forkscope::foreign::ForeignWatchSnapshot& snapshot);
+    void foreignBlockAvailable(const forkscope::foreign::ForeignBlockView& view);
     void stopped();
 };
 

@@ -13,6 +13,7 @@
 
 namespace forkscope::engine {
 
+class ForeignWatchService;
 class IndexingService;
 class LabController;
 class ReadService;
@@ -75,6 +76,10 @@ public:
     void raiseReorgLimit(quint64 depth) override;
     quint64 requestReport(const QString& environmentId, bool verify) override;
 
+    quint64 watchForeignIndexer(const forkscope::foreign::ForeignWatchSpec& spec) override;
+    void stopWatchingForeignIndexer(quint64 id) override;
+    void requestForeignBlock(quint64 watchId, quint64 block) override;
+
     // What tst_engine checks: each worker's steps ran once each, never nested.
     struct WorkerStats
     {
@@ -94,6 +99,8 @@ private:
     void liftHalt(Session* s);
     void noteStillUnreachable(Session* s);
     void startIndexing(Session* s, const LabSetup& setup);
+    void startForeignWatches(Session* s);
+    void refuseForeignWatch(quint64 id, const QString& target, const QString& why);
     void publishSoon();
     void publishNow();
     void reap();
