@@ -7,6 +7,7 @@
 // next to the chain's Transfers.
 #include "ForeignTableWriter.h"
 #include "IndexerLab.h"
+#include "engine/EngineHost.h"
 #include "engine/ForeignWatchService.h"
 #include "lab/PgLab.h"
 
@@ -48,6 +49,7 @@ private slots:
     void aCheckThatCannotRunSaysSo_data();
     void aCheckThatCannotRunSaysSo();
     void aBadSpecIsRefused();
+    void theEngineWatchesAgainstItsNode();
 
 private:
     QString dbOf(const QString& backend) const
@@ -314,6 +316,80 @@ void TestForeignWatch::aBadSpecIsRefused()
     QCOMPARE(got.state, ForeignWatchSnapshot::State::Refused);
     QCOMPARE(got.problem, QStringLiteral("give a query or a preset (one of them)"));
     QVERIFY(got.final());
+}
+
+// Through EngineApi, as the window asks: refused before the engine has a node; then
+// watched against the node the engine indexes from, with the environment's contracts; a
+// finding's block read back; the watch ended with the engine.
+void TestForeignWatch::theEngineWatchesAgainstItsNode()
+{
+    const QString db = dbOf(QStringLiteral("sqlite"));
+    test::writeGenericTable(db, QStringLiteral("transfers"), m_rows);
+    engine::EngineHost host;
+    QSignalSpy snapshots(&host, &engine::EngineApi::foreignWatchAvailable);
+    QSignalSpy blocks(&host, &engine::EngineApi::foreignBlockAvailable);
+    const auto next = [&](quint64 id,
+                          const std::function<bool(const ForeignWatchSnapshot&)>& pred) {
+        QDeadlineTimer deadline(20000);
+        while (!deadline.hasExpired()) {
+            while (!snapshots.isEmpty()) {
+                const auto s = snapshots.takeFirst().at(0).value<ForeignWatchSnapshot>();
+                if (s.id == id && pred(s))
+                    return s;
+            }
+            snapshots.wait(int(std::max<qint64>(1, deadline.remainingTime())));
+        }
+        return ForeignWatchSnapshot{};
+    };
+    foreign::ForeignWatchSpec w = spec(db, 12);
+    const quint64 early = host.watchForeignIndexer(w);
+    const ForeignWatchSnapshot refused = next(early, [](const auto&) { return true; });
+    QCOMPARE(refused.state, ForeignWatchSnapshot::State::Refused);
+    QVERIFY2(refused.problem.startsWith(QStringLiteral("the engine has no node yet")),
+             qPrintable(refused.problem));
+
+    engine::EngineConfig config;
+    config.managedDevnet = false;
+    config.rpcUrl = m_lab->devnet().url();
+    config.dbPath = m_lab->tempPath(QStringLiteral("engine.sqlite"));
+    config.contracts = {m_token};
+    config.indexing = false;
+    QSignalSpy statuses(&host, &engine::EngineApi::statusAvailable);
+    host.start(config);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        !statuses.isEmpty() &&
+            !statuses.last().at(0).value<engine::EngineStatus>().environmentId.isEmpty(),
+        20000);
+    const quint64 id = host.watchForeignIndexer(w);
+    QVERIFY(id != early);
+    ForeignWatchSnapshot s = next(id, [](const auto& s) { return s.checkRan() || s.final(); });
+    QVERIFY2(s.state == ForeignWatchSnapshot::State::Watching, qPrintable(s.problem));
+    QCOMPARE(s.node, m_lab->devnet().url().toString());
+    QCOMPARE(s.contracts, QStringList{m_token});
+    QCOMPARE(s.labHead, std::optional(m_head));
+    QCOMPARE(s.findingCount(), 0);
+
+    host.requestForeignBlock(id, m_rows.first().block);
+    QVERIFY(blocks.wait(10000));
+    const auto view = blocks.first().at(0).value<foreign::ForeignBlockView>();
+    QVERIFY2(view.error.isEmpty(), qPrintable(view.error));
+    QCOMPARE(view.watchId, id);
+    QVERIFY(!view.rows.isEmpty());
+    QCOMPARE(view.rows.size(), view.chain.size());
+
+    host.shutdown();
+    s = next(id, [](const auto& s) { return s.final(); });
+    QCOMPARE(s.state, ForeignWatchSnapshot::State::Stopped);
+    QCOMPARE(s.problem, QStringLiteral("the engine stopped"));
+    QVERIFY(host.waitForStopped(20000));
+    bool sawWorker = false;
+    for (const auto& worker : host.workerStats())
+        if (worker.name == QLatin1String("forkscope-foreign")) {
+            sawWorker = true;
+            QCOMPARE(worker.stats.maxDepth, 1); // checks never nested
+            QVERIFY(worker.stats.stepsCompleted >= 1);
+        }
+    QVERIFY(sawWorker);
 }
 
 QTEST_GUILESS_MAIN(TestForeignWatch)

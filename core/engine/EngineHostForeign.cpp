@@ -40,7 +40,9 @@ quint64 EngineHost::watchForeignIndexer(const foreign::ForeignWatchSpec& spec)
         refuseForeignWatch(id, spec.target, why);
         return id;
     }
-    if (!m_session || !m_session->labReady || m_status.endpoint.isEmpty()) {
+    // The node is known once the environment is (onLabReady), managed lab or not.
+    if (!m_session || m_session->liveEnvironment.isEmpty() || m_resetting ||
+        m_status.endpoint.isEmpty()) {
         refuseForeignWatch(id, spec.target,
                            QStringLiteral("the engine has no node yet: start it (or wait until "
                                           "it is connected) and watch again"));
