@@ -3,6 +3,7 @@
 // from snapshots, says loudly when a check could not run (never a clean state over the
 // gap); the findings table (checked by QAbstractItemModelTester) opens a finding next to
 // what the chain holds; the Lab menu has the entry.
+#include "GuiLab.h"
 #include "MainWindow.h"
 #include "engine/EngineHost.h"
 #include "foreign/ForeignFindingDialog.h"
@@ -305,6 +306,20 @@ void TestForeignWatchPanel::theLabMenuHasTheEntry()
     auto* entry = w.findChild<QAction*>(QStringLiteral("watchAnotherIndexer"));
     QVERIFY(entry);
     QCOMPARE(entry->text(), QStringLiteral("Watch another indexer..."));
+    // The entry asks, then opens the panel of the watch it asked the engine for: an engine
+    // with no node refuses it, and the panel says so.
+    test::answerNextDialog<ui::WatchIndexerDialog>([](ui::WatchIndexerDialog* d) {
+        d->targetEdit()->setText(QStringLiteral("indexer.sqlite"));
+        d->queryEdit()->setPlainText(QStringLiteral("SELECT * FROM transfers"));
+    });
+    entry->trigger();
+    auto* panel = w.findChild<ForeignWatchPanel*>();
+    QVERIFY(panel);
+    QVERIFY(panel->isWindow());
+    QTRY_VERIFY2(
+        panel->bannerText().startsWith(QStringLiteral("NOT WATCHED: the engine has no node yet")),
+        qPrintable(panel->bannerText()));
+    QCOMPARE(ForeignWatchPanel::tone(ForeignWatchSnapshot{}), ui::Palette::Tone::Muted);
 }
 
 QTEST_MAIN(TestForeignWatchPanel)
