@@ -3,6 +3,7 @@
 // row), audited clean; then rows deleted, duplicated, altered, invented, and left behind by a
 // reorg, each found and named; the Ponder and Subsquid layouts; bad queries and values as one
 // line; the JSON and JUnit outputs; the balances. The comparison's rules as a table first.
+#include "ForeignTableWriter.h"
 #include "IndexerLab.h"
 #include "OneLine.h"
 #include "foreign/ForeignComparison.h"
@@ -31,28 +32,12 @@ using test::runForkscope;
 
 namespace {
 
-// One row of a foreign table, every column as text (the writer encodes it per layout).
-struct Row
-{
-    QString id;
-    std::uint64_t block = 0;
-    QString blockHash;
-    std::uint64_t logIndex = 0;
-    QString txHash;
-    QString contract;
-    QString from;
-    QString to;
-    QString value;
-};
+using Row = test::ForeignTableRow;
+using test::sqlText;
 
 enum class Tamper { None, Delete, Duplicate, AlterValue, AlterTo, Invent };
 
 const QString kStranger = QStringLiteral("0x00000000000000000000000000000000000000aa");
-
-QString sqlText(const QString& s)
-{
-    return QStringLiteral("'%1'").arg(QString(s).replace(QLatin1Char('\''), QStringLiteral("''")));
-}
 
 chain::Address address(const QString& hex)
 {
@@ -145,27 +130,7 @@ void TestForeignAudit::initTestCase()
 
 QList<Row> TestForeignAudit::nodeRows() const
 {
-    const std::uint64_t head = m_lab->eth().latestBlock()->number;
-    rpc::LogFilter f = rpc::LogFilter::range(0, head, {address(m_token)});
-    QList<Row> rows;
-    for (const chain::LogEntry& log : m_lab->eth().getLogs(f)) {
-        const auto d = indexer::decodeTransfer(log);
-        const auto* t = std::get_if<indexer::Transfer>(&d);
-        if (!t)
-            continue;
-        Row r;
-        r.id = QStringLiteral("%1-%2").arg(log.blockNumber).arg(log.logIndex);
-        r.block = log.blockNumber;
-        r.blockHash = log.blockHash.toHex();
-        r.logIndex = log.logIndex;
-        r.txHash = log.transactionHash.toHex();
-        r.contract = t->contract.toHex();
-        r.from = t->from.toHex();
-        r.to = t->to.toHex();
-        r.value = chain::u256::toDecimal(t->value);
-        rows << r;
-    }
-    return rows;
+    return test::nodeTransferRows(m_lab->eth(), m_token);
 }
 
 // The tamper is applied to the third row: a spray Transfer, not the mint.
@@ -204,53 +169,13 @@ QList<Row> TestForeignAudit::tampered(QList<Row> rows, Tamper tamper) const
 
 void TestForeignAudit::run(const QString& db, const QStringList& sql) const
 {
-    if (store::pg::isPostgresUrl(db)) {
-        auto pg = store::pg::PgConnection::open(db);
-        for (const QString& s : sql)
-            pg->exec(s.toUtf8().constData());
-        return;
-    }
-    {
-        QSqlDatabase sqlite =
-            QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("foreign"));
-        sqlite.setDatabaseName(db);
-        QVERIFY(sqlite.open());
-        QSqlQuery q(sqlite);
-        for (const QString& s : sql)
-            QVERIFY2(q.exec(s), qPrintable(q.lastError().text() + QStringLiteral(": ") + s));
-    }
-    QSqlDatabase::removeDatabase(QStringLiteral("foreign"));
+    test::runForeignSql(db, sql);
 }
 
 void TestForeignAudit::writeGeneric(const QString& db, const QString& table,
                                     const QList<Row>& rows) const
 {
-    const bool pg = store::pg::isPostgresUrl(db);
-    // The encodings an indexer may choose: bytes and numbers differ per store.
-    const auto bytes = [&](const QString& hex) {
-        return pg ? QStringLiteral("'\\x%1'::bytea").arg(hex.mid(2))
-                  : QStringLiteral("X'%1'").arg(hex.mid(2));
-    };
-    QStringList values;
-    for (const Row& r : rows)
-        values << QStringLiteral("(%1, %2, %3, %4, %5, %6, %7, %8, %9)")
-                      .arg(sqlText(r.id))
-                      .arg(r.block)
-                      .arg(sqlText(r.blockHash))
-                      .arg(r.logIndex)
-                      .arg(bytes(r.txHash), sqlText(r.contract),
-                           pg ? bytes(r.from) : sqlText(r.from),
-                           sqlText(
-                               r.to.toUpper().replace(QStringLiteral("0X"), QStringLiteral("0x"))),
-                           pg ? r.value : sqlText(r.value));
-    run(db,
-        {QStringLiteral("DROP TABLE IF EXISTS %1").arg(table),
-         QStringLiteral("CREATE TABLE %1 (id TEXT, block_number BIGINT, block_hash TEXT, "
-                        "log_index BIGINT, tx_hash %2, contract TEXT, \"from\" %2, \"to\" TEXT, "
-                        "value %3)")
-             .arg(table, pg ? QStringLiteral("BYTEA") : QStringLiteral("BLOB"),
-                  pg ? QStringLiteral("NUMERIC(78)") : QStringLiteral("TEXT")),
-         QStringLiteral("INSERT INTO %1 VALUES %2").arg(table, values.join(QStringLiteral(", ")))});
+    test::writeGenericTable(db, table, rows);
 }
 
 // Ponder's onchainTable: id = event.id, the checkpoint (block timestamp 10 digits, chain id

@@ -15,6 +15,7 @@
 #include "contracts/ContractsView.h"
 #include "engine/DisplayState.h"
 #include "engine/EngineApi.h"
+#include "foreign/ForeignWatchPanel.h"
 #include "help/Glossary.h"
 #include "help/HelpDialog.h"
 #include "lab/DeepReorgBanner.h"
@@ -255,6 +256,10 @@ void MainWindow::buildMenus()
                         [this] { m_timeRange->setFollowLive(true); });
     menuBar()->addMenu(m_engineBar->menu());
     menuBar()->addMenu(m_labBar->menu());
+    m_labBar->menu()
+        ->addAction(tr("Watch another indexer..."), this,
+                    [this] { ForeignWatchPanel::askAndWatch(m_host, this); })
+        ->setObjectName(QStringLiteral("watchAnotherIndexer"));
     auto* helpMenu = menuBar()->addMenu(tr("&Help"));
     helpMenu->addAction(tr("&Getting started"), QKeySequence::HelpContents, this, [this] {
         (new HelpDialog(tr("Getting started"), gettingStartedHtml(), this))->show();

@@ -5,6 +5,9 @@
 #include "SourceSpec.h"
 #include "TablePage.h"
 #include "chain/Hash32.h"
+#include "foreign/ForeignBlockView.h"
+#include "foreign/ForeignWatchSnapshot.h"
+#include "foreign/ForeignWatchSpec.h"
 #include "forktree/ForkBlockRows.h"
 #include "forktree/ForkTreeWindow.h"
 #include "lab/run/LabRunProgress.h"
@@ -87,6 +90,15 @@ public:
     // stops everything it started, and labRunFinished follows, aborted.
     virtual void cancelLabRun() = 0;
     virtual bool isLabRunRunning() const = 0;
+    // Another indexer's database watched against the lab's node ("Watch another indexer...",
+    // docs/audit.md): checked every spec.intervalMs on a worker of its own. Returns the
+    // watch's id; each check answers by foreignWatchAvailable with it, and a refusal or the
+    // end of the watch by a final() one. Empty spec.contracts: the environment's contracts.
+    virtual quint64 watchForeignIndexer(const forkscope::foreign::ForeignWatchSpec& spec) = 0;
+    virtual void stopWatchingForeignIndexer(quint64 id) = 0;
+    // One block of a watch: the table's rows next to the node's Transfers of the contracts;
+    // answered by foreignBlockAvailable.
+    virtual void requestForeignBlock(quint64 watchId, quint64 block) = 0;
 
 signals:
     void statusAvailable(const forkscope::engine::EngineStatus& status);
@@ -101,6 +113,8 @@ signals:
     void reportFailed(quint64 ticket, const QString& error);
     void labRunProgress(const forkscope::lab::LabRunProgress& progress);
     void labRunFinished(const forkscope::lab::LabRunResult& result);
+    void foreignWatchAvailable(const forkscope::foreign::ForeignWatchSnapshot& snapshot);
+    void foreignBlockAvailable(const forkscope::foreign::ForeignBlockView& view);
     void stopped();
 };
 

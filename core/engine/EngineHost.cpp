@@ -25,6 +25,8 @@ EngineHost::EngineHost(QObject* parent) : EngineApi(parent)
     qRegisterMetaType<TableRequest>();
     qRegisterMetaType<TablePage>();
     qRegisterMetaType<report::CheckpointReport>();
+    qRegisterMetaType<foreign::ForeignWatchSnapshot>();
+    qRegisterMetaType<foreign::ForeignBlockView>();
     // At most ~10 statuses a second reach the window, however fast the workers report.
     m_publishTimer.setSingleShot(true);
     m_publishTimer.setInterval(100);
@@ -359,7 +361,8 @@ void EngineHost::reap()
     for (auto it = m_retiring.begin(); it != m_retiring.end();) {
         Session* s = it->get();
         const auto finished = [](auto& w) { return !w || w->wait(std::chrono::milliseconds(0)); };
-        if (finished(s->indexing) && finished(s->lab) && finished(s->read)) {
+        if (finished(s->indexing) && finished(s->lab) && finished(s->read) &&
+            finished(s->foreign)) {
             foldStats(*s);
             it = m_retiring.erase(it);
         } else
@@ -392,8 +395,10 @@ void fold(QMap<QString, concurrency::LoopThread::Stats>& into, const QString& na
     t.maxDepth = std::max(t.maxDepth, s.maxDepth);
 }
 void foldSession(QMap<QString, concurrency::LoopThread::Stats>& into, IndexingService* i,
-                 LabController* l, ReadService* r)
+                 LabController* l, ReadService* r, ForeignWatchService* f = nullptr)
 {
+    if (f)
+        fold(into, QStringLiteral("forkscope-foreign"), f->stats());
     if (i)
         fold(into, QStringLiteral("forkscope-index"), i->stats());
     if (l)
@@ -405,16 +410,17 @@ void foldSession(QMap<QString, concurrency::LoopThread::Stats>& into, IndexingSe
 
 void EngineHost::foldStats(const Session& s)
 {
-    foldSession(m_pastStats, s.indexing.get(), s.lab.get(), s.read.get());
+    foldSession(m_pastStats, s.indexing.get(), s.lab.get(), s.read.get(), s.foreign.get());
 }
 
 QList<EngineHost::WorkerStats> EngineHost::workerStats() const
 {
     QMap<QString, concurrency::LoopThread::Stats> all = m_pastStats;
     if (m_session)
-        foldSession(all, m_session->indexing.get(), m_session->lab.get(), m_session->read.get());
+        foldSession(all, m_session->indexing.get(), m_session->lab.get(), m_session->read.get(),
+                    m_session->foreign.get());
     for (const auto& s : m_retiring)
-        foldSession(all, s->indexing.get(), s->lab.get(), s->read.get());
+        foldSession(all, s->indexing.get(), s->lab.get(), s->read.get(), s->foreign.get());
     QList<WorkerStats> out;
     for (auto it = all.cbegin(); it != all.cend(); ++it)
         out.append({it.key(), it.value()});

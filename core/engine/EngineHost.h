@@ -13,6 +13,7 @@
 
 namespace forkscope::engine {
 
+class ForeignWatchService;
 class IndexingService;
 class LabRunService;
 class LabController;
@@ -81,6 +82,10 @@ public:
     void cancelLabRun() override;
     bool isLabRunRunning() const override;
 
+    quint64 watchForeignIndexer(const forkscope::foreign::ForeignWatchSpec& spec) override;
+    void stopWatchingForeignIndexer(quint64 id) override;
+    void requestForeignBlock(quint64 watchId, quint64 block) override;
+
     // What tst_engine checks: each worker's steps ran once each, never nested.
     struct WorkerStats
     {
@@ -100,6 +105,8 @@ private:
     void liftHalt(Session* s);
     void noteStillUnreachable(Session* s);
     void startIndexing(Session* s, const LabSetup& setup);
+    void startForeignWatches(Session* s);
+    void refuseForeignWatch(quint64 id, const QString& target, const QString& why);
     void publishSoon();
     void publishNow();
     void reap();

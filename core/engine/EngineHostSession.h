@@ -5,6 +5,7 @@
 // from the workers' snapshots) and EngineHostCommands.cpp (the window's commands, forwarded
 // to the worker that carries them out). Nothing else includes it.
 #include "EngineHost.h"
+#include "ForeignWatchService.h"
 #include "IndexingService.h"
 #include "LabController.h"
 #include "ReadService.h"
@@ -27,6 +28,7 @@ struct EngineHost::Session
     std::unique_ptr<LabController> lab;
     std::unique_ptr<IndexingService> indexing;
     std::unique_ptr<ReadService> read;
+    std::unique_ptr<ForeignWatchService> foreign; // made at the first watch
     LabSetup setup;
     bool labReady = false;
     bool indexingSuspended = false; // a lab reset took the environment away
@@ -56,6 +58,8 @@ struct EngineHost::Session
             lab->requestStop();
         if (read)
             read->requestStop();
+        if (foreign)
+            foreign->requestStop();
     }
     bool join(QDeadlineTimer deadline)
     {
@@ -68,6 +72,9 @@ struct EngineHost::Session
                     std::chrono::milliseconds(std::max<qint64>(0, deadline.remainingTime()))))
                 return false;
         }
+        if (foreign && !foreign->wait(std::chrono::milliseconds(
+                           std::max<qint64>(0, deadline.remainingTime()))))
+            return false;
         return !read ||
                read->wait(std::chrono::milliseconds(std::max<qint64>(0, deadline.remainingTime())));
     }
