@@ -33,6 +33,8 @@ private slots:
     void leavingAContractOutIsRefused();
     void anArchivedContractsRowsAreKeptOutOfTheLiveViews_data() { backends(); }
     void anArchivedContractsRowsAreKeptOutOfTheLiveViews();
+    void anAddedContractsBackfillIsProvenComplete_data() { backends(); }
+    void anAddedContractsBackfillIsProvenComplete();
 
 private:
     chain::Address first() const { return m_lab->contracts().at(0); }
@@ -474,6 +476,24 @@ void TestAddSource::anArchivedContractsRowsAreKeptOutOfTheLiveViews()
         test::runForkscope(argsWith(db, env, true) << QStringLiteral("--exit-when-synced")));
     expectBothContractsWhole(b, db, env);
     QCOMPARE(rowsOf(archive), before); // the archive is untouched
+}
+
+// The added contract's backfill proves its ranges complete as the head does: a provider
+// that silently cuts every eth_getLogs reply to 7 logs does not leave a hole in it.
+void TestAddSource::anAddedContractsBackfillIsProvenComplete()
+{
+    QFETCH(QString, db);
+    const QString env = QStringLiteral("capped-%1").arg(QTest::currentDataTag());
+    indexTheFirstContract(db, env);
+    lab::FaultProxy proxy(m_lab->devnet().url());
+    proxy.listen();
+    proxy.setLogCap(7, lab::FaultProxy::CapMode::Silent);
+    QStringList args = argsWith(db, env, true, proxy.url());
+    args[args.indexOf(QStringLiteral("--batch-size")) + 1] = QStringLiteral("40");
+    VERIFY_EXIT_OK(test::runForkscope(args << QStringLiteral("--exit-when-synced")));
+    QVERIFY(proxy.cappedReplies() > 0);
+    Backend b(db);
+    expectBothContractsWhole(b, db, env);
 }
 
 QTEST_GUILESS_MAIN(TestAddSource)
