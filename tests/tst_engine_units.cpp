@@ -310,12 +310,12 @@ void TestEngineUnits::settingsMapToTheEngine()
                   "token0, address indexed token1, address pair, uint256) pair \n";
     c = engine::configFromSettings(s, base);
     QCOMPARE(c.factories.size(), 1);
-    QCOMPARE(c.factories.first().arguments(),
-             (QStringList{"--factory", "0x00000000000000000000000000000000000000bb",
-                          "--factory-event",
-                          "PairCreated(address indexed token0, address indexed token1, address "
-                          "pair, uint256)",
-                          "--child-arg", "pair"}));
+    QCOMPARE(
+        c.factories.first().arguments(),
+        (QStringList{"--factory", "0x00000000000000000000000000000000000000bb", "--factory-event",
+                     "PairCreated(address indexed token0, address indexed token1, address "
+                     "pair, uint256)",
+                     "--child-arg", "pair"}));
     s.factories.clear();
     s.environment = " usdc-v2 ";
     QCOMPARE(engine::configFromSettings(s, base).indexer.environmentId, QStringLiteral("usdc-v2"));
