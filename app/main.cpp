@@ -1,4 +1,5 @@
 // forkscope: the desktop app by default, or a headless subcommand (see docs/cli.md).
+#include "ArchiveCommand.h"
 #include "AuditCommand.h"
 #include "CommandLine.h"
 #include "DevnetCommand.h"
@@ -32,6 +33,7 @@ const char* kUsage =
     "       forkscope verify --db FILE|URL --env ID --rpc URL [--from N] [--to M] [--receipts]\n"
     "                        [--abi FILE] [--balance-of]\n"
     "       forkscope repair --db FILE|URL --env ID --rpc URL --from N [--abi FILE]\n"
+    "       forkscope archive-contract --db FILE|URL --env ID --contract ADDR [--abi FILE]\n"
     "       forkscope audit --target FILE|URL (--query SQL | --preset ponder|subsquid)\n"
     "                       --rpc URL --contract ADDR ... [--format text|json|junit]\n"
     "\n"
@@ -101,6 +103,8 @@ int main(int argc, char** argv)
         return runVerifyCommand(args);
     if (command == QLatin1String("repair"))
         return runRepairCommand(args);
+    if (command == QLatin1String("archive-contract"))
+        return runArchiveCommand(args);
     if (command == QLatin1String("audit"))
         return runAuditCommand(args);
     printError(QStringLiteral("unknown command `%1`; see `forkscope --help`").arg(command));

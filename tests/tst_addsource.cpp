@@ -10,6 +10,9 @@
 #include "engine/SourceListReader.h"
 #include "lab/FaultProxy.h"
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QtTest>
 
 using namespace forkscope;
@@ -28,6 +31,10 @@ private slots:
     void aBackfillKilledMidwayFinishesOnRestart();
     void leavingAContractOutIsRefused_data() { backends(); }
     void leavingAContractOutIsRefused();
+    void anArchivedContractsRowsAreKeptOutOfTheLiveViews_data() { backends(); }
+    void anArchivedContractsRowsAreKeptOutOfTheLiveViews();
+    void anAddedContractsBackfillIsProvenComplete_data() { backends(); }
+    void anAddedContractsBackfillIsProvenComplete();
 
 private:
     chain::Address first() const { return m_lab->contracts().at(0); }
@@ -369,6 +376,124 @@ void TestAddSource::leavingAContractOutIsRefused()
     VERIFY_ONE_ERROR_LINE(test::runForkscope(withoutFirst << QStringLiteral("--exit-when-synced")),
                           1, mentions);
     QCOMPARE(stateOf(b, env), before);
+}
+
+// Archiving a contract (forkscope archive-contract) is the explicit way to take one out of
+// the set: in one transaction every row of it leaves the live views, kept under an archived
+// environment of its own; the environment then verifies without it, indexes without it, and
+// its report says when; naming it again backfills it again.
+void TestAddSource::anArchivedContractsRowsAreKeptOutOfTheLiveViews()
+{
+    QFETCH(QString, db);
+    const QString env = QStringLiteral("archive-%1").arg(QTest::currentDataTag());
+    VERIFY_EXIT_OK(
+        test::runForkscope(argsWith(db, env, true) << QStringLiteral("--exit-when-synced")));
+    Backend b(db);
+    const QString a = added().toHex();
+    const auto rowsOf = [&](const QString& inEnv) {
+        store::ContractReader& r = b.open();
+        QStringList out;
+        for (const auto& [table, column] :
+             {std::pair{"logs", "address"}, std::pair{"transfer_events", "contract"},
+              std::pair{"token_balances", "contract"}})
+            out << QStringLiteral("%1 %2")
+                       .arg(QLatin1String(table))
+                       .arg(r.scalar(
+                           QStringLiteral(
+                               "SELECT count(*) FROM %1 WHERE environment_id = ? AND %2 = ?")
+                               .arg(QLatin1String(table), QLatin1String(column)),
+                           {inEnv, a}));
+        out << QStringLiteral("outbox %1")
+                   .arg(r.scalar(
+                       QStringLiteral("SELECT count(*) FROM outbox WHERE environment_id = ? AND "
+                                      "payload LIKE ?"),
+                       {inEnv, QStringLiteral("%") + a + QStringLiteral("%")}));
+        b.close();
+        return out;
+    };
+    const QStringList before = rowsOf(env);
+    QVERIFY2(!before.contains(QStringLiteral("logs 0")), qPrintable(before.join(", ")));
+
+    const test::ProcessRun run =
+        test::runForkscope({QStringLiteral("archive-contract"), QStringLiteral("--db"), db,
+                            QStringLiteral("--env"), env, QStringLiteral("--contract"), a});
+    VERIFY_EXIT_OK(run);
+    QVERIFY2(run.out.contains(QStringLiteral("archived %1 from environment %2").arg(a, env)),
+             qPrintable(run.out));
+
+    // Out of the live views, every row kept under the archive, which reads like any other
+    // (archived) environment.
+    QCOMPARE(rowsOf(env),
+             (QStringList{"logs 0", "transfer_events 0", "token_balances 0", "outbox 0"}));
+    store::ContractReader& r = b.open();
+    QString archive, archivedAt;
+    for (auto q = r.query(QStringLiteral("SELECT environment_id, archived_at FROM environments "
+                                         "WHERE environment_id <> ? AND archived_at IS NOT NULL"),
+                          {env});
+         q->next();)
+        if (q->value(0).toString().startsWith(env + QStringLiteral("~archive~"))) {
+            archive = q->value(0).toString();
+            archivedAt = q->value(1).toString();
+        }
+    QVERIFY(!archive.isEmpty() && !archivedAt.isEmpty());
+    {
+        auto q = r.query(QStringLiteral("SELECT contracts FROM indexer_checkpoints WHERE "
+                                        "environment_id = ?"),
+                         {env});
+        QVERIFY(q->next());
+        QCOMPARE(q->value(0).toString(), first().toHex()); // out of the set
+    }
+    b.close();
+    QCOMPARE(rowsOf(archive), before);
+
+    // The environment without it: verified against the node, indexed on, and its report
+    // says what was archived, and when.
+    const test::ProcessRun verified = test::runForkscope(verifyArgs(db, env));
+    VERIFY_EXIT_OK(verified);
+    QVERIFY2(!verified.out.contains(a), qPrintable(verified.out));
+    VERIFY_EXIT_OK(
+        test::runForkscope(argsWith(db, env, false) << QStringLiteral("--exit-when-synced")));
+    const QString json =
+        m_lab->tempPath(QStringLiteral("archive-%1.json").arg(QTest::currentDataTag()));
+    VERIFY_EXIT_OK(test::runForkscope({QStringLiteral("report"), QStringLiteral("--db"), db,
+                                       QStringLiteral("--env"), env, QStringLiteral("--format"),
+                                       QStringLiteral("json"), QStringLiteral("--out"), json}));
+    QFile f(json);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonArray archived = QJsonDocument::fromJson(f.readAll())
+                                    .object()
+                                    .value("environment")
+                                    .toObject()
+                                    .value("archived_contracts")
+                                    .toArray();
+    QCOMPARE(archived.size(), 1);
+    QCOMPARE(archived[0].toObject().value("contract").toString(), a);
+    QCOMPARE(archived[0].toObject().value("archived_at").toString(), archivedAt);
+    QCOMPARE(archived[0].toObject().value("archive_environment").toString(), archive);
+
+    // Named again, it is backfilled again, from its deployment block, and joins.
+    VERIFY_EXIT_OK(
+        test::runForkscope(argsWith(db, env, true) << QStringLiteral("--exit-when-synced")));
+    expectBothContractsWhole(b, db, env);
+    QCOMPARE(rowsOf(archive), before); // the archive is untouched
+}
+
+// The added contract's backfill proves its ranges complete as the head does: a provider
+// that silently cuts every eth_getLogs reply to 7 logs does not leave a hole in it.
+void TestAddSource::anAddedContractsBackfillIsProvenComplete()
+{
+    QFETCH(QString, db);
+    const QString env = QStringLiteral("capped-%1").arg(QTest::currentDataTag());
+    indexTheFirstContract(db, env);
+    lab::FaultProxy proxy(m_lab->devnet().url());
+    proxy.listen();
+    proxy.setLogCap(7, lab::FaultProxy::CapMode::Silent);
+    QStringList args = argsWith(db, env, true, proxy.url());
+    args[args.indexOf(QStringLiteral("--batch-size")) + 1] = QStringLiteral("40");
+    VERIFY_EXIT_OK(test::runForkscope(args << QStringLiteral("--exit-when-synced")));
+    QVERIFY(proxy.cappedReplies() > 0);
+    Backend b(db);
+    expectBothContractsWhole(b, db, env);
 }
 
 QTEST_GUILESS_MAIN(TestAddSource)

@@ -305,6 +305,18 @@ void TestEngineUnits::settingsMapToTheEngine()
     QCOMPARE(c.nodes.size(), 2);
     QCOMPARE(c.contracts, QStringList{"0x00000000000000000000000000000000000000aa"});
     QCOMPARE(c.indexer.environmentId, base.indexer.environmentId); // empty: the engine's "default"
+    // A factory, as `index --factory ... --factory-event ... --child-arg ...` names it.
+    s.factories = " 0x00000000000000000000000000000000000000bb PairCreated(address indexed "
+                  "token0, address indexed token1, address pair, uint256) pair \n";
+    c = engine::configFromSettings(s, base);
+    QCOMPARE(c.factories.size(), 1);
+    QCOMPARE(
+        c.factories.first().arguments(),
+        (QStringList{"--factory", "0x00000000000000000000000000000000000000bb", "--factory-event",
+                     "PairCreated(address indexed token0, address indexed token1, address "
+                     "pair, uint256)",
+                     "--child-arg", "pair"}));
+    s.factories.clear();
     s.environment = " usdc-v2 ";
     QCOMPARE(engine::configFromSettings(s, base).indexer.environmentId, QStringLiteral("usdc-v2"));
     s.endpoints.clear(); // the managed lab: a new environment each launch, whatever is saved

@@ -4,6 +4,7 @@
 #include "GuiLab.h"
 #include "MainWindow.h"
 #include "ShortHex.h"
+#include "chain/Keccak.h"
 #include "contracts/AddSourceDialog.h"
 #include "contracts/ContractsView.h"
 #include "contracts/SourceTableModel.h"
@@ -11,6 +12,7 @@
 #include "health/NodeHealthMonitor.h"
 #include "indexer/TransferDecoder.h"
 #include "lab/DeepReorgBanner.h"
+#include "lab/DemoFactory.h"
 #include "lab/DemoToken.h"
 #include "lab/FaultProxyDialog.h"
 #include "lab/InjectReorgDialog.h"
@@ -58,6 +60,7 @@ private slots:
     void scenariosAreOneClickInTheLabMenu();
     void deepReorgBannerWaitsForTheUsersChoice();
     void addContractJoinsTheRunningLab();
+    void demoFactoryChildVanishesWithItsCreation();
 };
 
 void TestLab::injectedReorgIsWhatAnvilDid_data()
@@ -423,6 +426,99 @@ void TestLab::addContractJoinsTheRunningLab()
     f.topics = {{indexer::transferTopic()}};
     QCOMPARE(q.value(0).toLongLong(), qint64(eth.getLogs(f).size())); // its mint and 18 sprays
     QCOMPARE(q.value(0).toLongLong(), qint64(1 + 6 * 3));
+    lab.host.shutdown();
+}
+
+// The lab's demo factory, indexed by the app's engine: the Contracts tab lists it and its
+// children from a real run, and a reorg that drops the last creation event (one click:
+// inject reorg) takes that child away, every row of it, until the factory makes it again.
+void TestLab::demoFactoryChildVanishesWithItsCreation()
+{
+    Lab lab;
+    lab.start(0, [](engine::EngineConfig& c) {
+        c.demoInterval = std::chrono::milliseconds(100);
+        c.demoTransfersPerTick = 1;
+        c.demoChildEveryTicks = 2;
+    });
+    QTRY_VERIFY_WITH_TIMEOUT(lab.w.labAction("reorg")->isEnabled(), 30000);
+    lab.w.drawer()->showPage(lab.w.drawer()->indexOfPage(lab.w.contractsView()));
+    ui::SourceTableModel* sources = lab.w.contractsView()->sources();
+    const auto factoryRow = [&]() -> const engine::SourceList::Source* {
+        for (const auto& s : sources->sources().sources)
+            if (s.kind == engine::SourceList::Kind::Factory)
+                return &s;
+        return nullptr;
+    };
+    lab.w.labAction("demo")->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(factoryRow() && factoryRow()->children >= 3, 30000);
+    lab.w.labAction("demo")->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(!lab.last().demoTraffic, 10000);
+    QTest::qWait(1200); // the last demo tick may still be mining
+    QTRY_VERIFY_WITH_TIMEOUT(lab.last().checkpoint && lab.last().checkpoint == lab.last().headBlock,
+                             30000);
+
+    // The tab's children are the node's, decoded here from the factory's own logs.
+    rpc::JsonRpcClient node{QUrl(lab.last().endpoint)};
+    rpc::EthClient eth(node);
+    const chain::Address factory =
+        chain::Address::fromHex(factoryRow()->address, QStringLiteral("factory"));
+    const auto nodeChildren = [&] {
+        rpc::LogFilter f = rpc::LogFilter::range(0, eth.blockNumber(), {factory});
+        f.topics = {{chain::eventTopic(QStringLiteral("PairCreated(address,address,address,"
+                                                      "uint256)"))}};
+        QList<QPair<QString, quint64>> out;
+        for (const chain::LogEntry& log : eth.getLogs(f))
+            out << qMakePair(QStringLiteral("0x") +
+                                 QString::fromLatin1(log.data.mid(12, 20).toHex()),
+                             log.blockNumber);
+        return out;
+    };
+    const auto tabChildren = [&] {
+        QList<QPair<QString, quint64>> out;
+        for (const auto& c : sources->sources().children)
+            out << qMakePair(c.child, c.block);
+        return out;
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(tabChildren(), nodeChildren(), 15000);
+    const auto before = nodeChildren();
+    const QString last = before.last().first;
+    const quint64 head = eth.blockNumber();
+    const int depth = int(head - before.last().second) + 1;
+    QVERIFY(depth <= 12);
+
+    // Drop every transaction of the replaced blocks: the last creation is gone.
+    answerNextDialog<ui::InjectReorgDialog>([depth](ui::InjectReorgDialog* d) {
+        d->setDepth(depth);
+        d->setTxMode(1);
+    });
+    lab.w.labAction("reorg")->trigger();
+    QTRY_COMPARE_WITH_TIMEOUT(nodeChildren(), before.mid(0, before.size() - 1), 30000);
+    QTRY_COMPARE_WITH_TIMEOUT(tabChildren(), before.mid(0, before.size() - 1), 30000);
+    QTRY_COMPARE_WITH_TIMEOUT(factoryRow() ? factoryRow()->children : -1, qint64(before.size() - 1),
+                              15000);
+    QTRY_COMPARE_WITH_TIMEOUT(lab.w.verdictState(), V::Holds, 60000);
+    {
+        const auto db = store::Database::open(lab.dbPath());
+        QSqlQuery q = db->run(QStringLiteral("SELECT (SELECT count(*) FROM logs WHERE address = "
+                                             "?) + (SELECT count(*) FROM token_balances WHERE "
+                                             "contract = ?)"),
+                              {last, last});
+        QVERIFY(q.next());
+        QCOMPARE(q.value(0).toLongLong(), 0); // no orphan row of the vanished child
+    }
+
+    // The factory's nonce went back with the chain: its next child has the same address,
+    // a new discovery at a later block.
+    lab.w.labAction("demo")->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            const auto now = tabChildren();
+            return now.size() >= before.size() && now.at(before.size() - 1).first == last &&
+                   now.at(before.size() - 1).second > before.last().second;
+        }(),
+        30000);
+    lab.w.labAction("demo")->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(!lab.last().demoTraffic, 10000);
     lab.host.shutdown();
 }
 

@@ -120,6 +120,11 @@ void TestSettings::dialogShowsErrorsInline_data()
     QTest::addColumn<QString>("mentions");
     QTest::newRow("bad URL") << "endpoints" << "http://127.0.0.1:8545\nnot a url" << "endpoints" << "not a url";
     QTest::newRow("bad address") << "contracts" << "0x1234" << "contracts" << "expected 20 bytes";
+    QTest::newRow("factory without an address argument") << "factories"
+        << "0x5fbdb2315678afecb367f032d93f642f64180aa3 PairCreated(address indexed token0, uint256 n) n"
+        << "factories" << "child argument n";
+    QTest::newRow("factory without its event") << "factories"
+        << "0x5fbdb2315678afecb367f032d93f642f64180aa3" << "factories" << "separated by spaces";
     QTest::newRow("unreadable ABI") << "abi" << "/no/such.json" << "abi" << "/no/such.json";
     QTest::newRow("bad webhook") << "webhook" << "mailto:me" << "webhook" << "webhook";
     QTest::newRow("environment for the lab") << "environment" << "mine" << "environment"
@@ -154,6 +159,8 @@ void TestSettings::roundTripThroughQSettings()
     config::AppSettings s;
     s.endpoints = "http://127.0.0.1:8545\nhttp://127.0.0.1:8546";
     s.contracts = "0x5fbdb2315678afecb367f032d93f642f64180aa3";
+    s.factories = "0xe7f1725e7734ce288f8367e1bb143e90bb3f0512 PairCreated(address indexed token0, "
+                  "address indexed token1, address pair, uint256) pair";
     s.readyRatio = "0.6";
     s.webhook = "http://127.0.0.1:9999/hook";
     s.environment = "usdc-v2";

@@ -48,6 +48,10 @@ SettingsDialog::SettingsDialog(const config::AppSettings& s, QWidget* parent) : 
     text(QStringLiteral("endpoints"), tr("Endpoints"), s.endpoints,
          tr("one JSON-RPC URL per line; empty: a managed anvil lab"));
     text(QStringLiteral("contracts"), tr("Contracts"), s.contracts, tr("one 0x address per line"));
+    text(QStringLiteral("factories"), tr("Factories"), s.factories,
+         tr("one per line: address, creation event signature, child argument; e.g. 0x5c69... "
+            "PairCreated(address indexed token0, address indexed token1, address pair, uint256) "
+            "pair"));
     {
         // The ABI file: typed, or chosen with Browse...
         auto* e = new QLineEdit(s.abiPath, this);
@@ -114,6 +118,7 @@ config::AppSettings SettingsDialog::settings() const
     config::AppSettings s;
     s.endpoints = m_texts.value(QStringLiteral("endpoints"))->toPlainText();
     s.contracts = m_texts.value(QStringLiteral("contracts"))->toPlainText();
+    s.factories = m_texts.value(QStringLiteral("factories"))->toPlainText();
     s.abiPath = m_lines.value(QStringLiteral("abi"))->text();
     s.startBlock = m_lines.value(QStringLiteral("startBlock"))->text();
     s.confirmations = m_lines.value(QStringLiteral("confirmations"))->text();
@@ -137,9 +142,12 @@ void SettingsDialog::validate()
     for (const QString& c : s.contractList())
         if (!errors.value(QStringLiteral("contracts")))
             errors[QStringLiteral("contracts")] = validateAddress(c);
-    if (!s.endpointList().isEmpty() && s.contractList().isEmpty())
+    for (const QString& f : s.factoryList())
+        if (!errors.value(QStringLiteral("factories")))
+            errors[QStringLiteral("factories")] = validateFactory(f);
+    if (!s.endpointList().isEmpty() && s.contractList().isEmpty() && s.factoryList().isEmpty())
         errors[QStringLiteral("contracts")] =
-            tr("contracts: an external endpoint needs at least one contract");
+            tr("contracts: an external endpoint needs at least one contract or factory");
     errors[QStringLiteral("abi")] = validateAbiFile(s.abiPath);
     errors[QStringLiteral("startBlock")] =
         validateWholeNumber(s.startBlock, tr("start block"), 0, quint64(1) << 62);

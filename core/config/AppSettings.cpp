@@ -19,6 +19,7 @@ AppSettings AppSettings::load(QSettings& s)
     AppSettings a;
     a.endpoints = s.value(QStringLiteral("indexer/endpoints"), d.endpoints).toString();
     a.contracts = s.value(QStringLiteral("indexer/contracts"), d.contracts).toString();
+    a.factories = s.value(QStringLiteral("indexer/factories"), d.factories).toString();
     a.abiPath = s.value(QStringLiteral("indexer/abi"), d.abiPath).toString();
     a.startBlock = s.value(QStringLiteral("indexer/startBlock"), d.startBlock).toString();
     a.confirmations = s.value(QStringLiteral("indexer/confirmations"), d.confirmations).toString();
@@ -37,6 +38,7 @@ void AppSettings::save(QSettings& s) const
 {
     s.setValue(QStringLiteral("indexer/endpoints"), endpoints);
     s.setValue(QStringLiteral("indexer/contracts"), contracts);
+    s.setValue(QStringLiteral("indexer/factories"), factories);
     s.setValue(QStringLiteral("indexer/abi"), abiPath);
     s.setValue(QStringLiteral("indexer/startBlock"), startBlock);
     s.setValue(QStringLiteral("indexer/confirmations"), confirmations);
@@ -57,6 +59,11 @@ QStringList AppSettings::endpointList() const
 QStringList AppSettings::contractList() const
 {
     return lines(contracts);
+}
+
+QStringList AppSettings::factoryList() const
+{
+    return lines(factories);
 }
 
 } // namespace forkscope::config

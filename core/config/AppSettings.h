@@ -11,6 +11,9 @@ struct AppSettings
 {
     QString endpoints; // one URL per line; empty: a managed anvil lab
     QString contracts; // one 0x address per line
+    // One factory per line: address, creation event signature, child argument
+    // (FactorySetting.h); its children are indexed from their creation blocks.
+    QString factories;
     QString abiPath;
     QString startBlock = QStringLiteral("0");
     QString confirmations = QStringLiteral("0");
@@ -29,6 +32,7 @@ struct AppSettings
     void save(QSettings& s) const;
     QStringList endpointList() const;
     QStringList contractList() const;
+    QStringList factoryList() const;
     friend bool operator==(const AppSettings&, const AppSettings&) = default;
 };
 

@@ -16,6 +16,8 @@ std::optional<QString> validateEndpoint(const QString& text); // http(s) URL wit
 // database name. The error never repeats a password.
 std::optional<QString> validatePostgresUrl(const QString& text);
 std::optional<QString> validateAddress(const QString& text); // 0x + 40 hex digits
+// One line of the settings' factories (FactorySetting.h): address, event signature, argument.
+std::optional<QString> validateFactory(const QString& line);
 std::optional<QString> validateAbiFile(const QString& path); // readable ABI JSON with events
 std::optional<QString> validateWholeNumber(const QString& text, const QString& field, quint64 min,
                                            quint64 max);

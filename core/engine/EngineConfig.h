@@ -28,13 +28,18 @@ struct EngineConfig
     indexer::IndexerConfig indexer;
     bool indexing = true;
     QStringList contracts; // 0x addresses, for an external node (the lab adds its token)
-    QList<QUrl> nodes;     // watched for health; empty: the indexed node itself
+    // Factories whose children are indexed too (the lab adds its demo factory).
+    QList<wire::FactorySource> factories;
+    QList<QUrl> nodes; // watched for health; empty: the indexed node itself
     double readyRatio = 0.8;
     // A managed lab always gets the demo token; demo traffic (a spray of transfers every
     // demoInterval) is what makes the panels move with nothing configured.
     bool demoTraffic = true;
     std::chrono::milliseconds demoInterval{1000};
     int demoTransfersPerTick = 10;
+    // The lab's demo factory makes a child every this many demo ticks (0: no demo factory),
+    // and each tick sends a Transfer through one of its children.
+    int demoChildEveryTicks = 5;
     // Fault proxies in front of the managed anvil: the lab's "nodes". The indexer reads
     // through the first, health watches all; each one's knobs are live (Lab > Fault proxy).
     int labNodes = 0;

@@ -115,7 +115,7 @@ void EngineHost::start(const EngineConfig& config)
         s->chainId = 0;
         m_resetting = false;
         if (s->indexing)
-            s->indexing->resumeWith(setup.environmentId, setup.contracts);
+            s->indexing->resumeWith(setup.environmentId, setup.contracts, setup.factories);
         s->read->setScope(setup.environmentId, 0);
         m_status.environmentId = setup.environmentId;
         m_status.checkpoint.reset();
@@ -138,7 +138,8 @@ void EngineHost::start(const EngineConfig& config)
                 log(QStringLiteral("error"), QStringLiteral("lab reset failed: %1").arg(message));
                 // Index again whatever happened: the indexer then says what state it is in.
                 if (s->indexing)
-                    s->indexing->resumeWith(s->setup.environmentId, s->setup.contracts);
+                    s->indexing->resumeWith(s->setup.environmentId, s->setup.contracts,
+                                            s->setup.factories);
                 publishSoon();
             });
     connect(s->read.get(), &ReadService::summaryAvailable, this,
@@ -216,8 +217,10 @@ void EngineHost::onLabReady(Session* s, const LabSetup& setup)
     m_status.contracts.clear();
     for (const auto& c : setup.contracts)
         m_status.contracts << c.toHex();
+    for (const auto& f : wire::factoryAddresses(setup.factories))
+        m_status.contracts << f.toHex();
     s->read->setScope(setup.environmentId, 0);
-    s->noContracts = s->config.indexing && setup.contracts.isEmpty();
+    s->noContracts = s->config.indexing && setup.contracts.isEmpty() && setup.factories.isEmpty();
     if (s->noContracts) {
         // Nothing will ever be indexed: a failure to show, not a wait.
         m_status.indexerFailure = kNoContracts;
@@ -236,6 +239,7 @@ void EngineHost::startIndexing(Session* s, const LabSetup& setup)
     o.indexer.dbPath = s->config.dbPath;
     o.indexer.environmentId = setup.environmentId;
     o.indexer.contracts = s->config.indexing ? setup.contracts : QList<chain::Address>{};
+    o.indexer.factories = s->config.indexing ? setup.factories : QList<wire::FactorySource>{};
     o.healthNodes = !setup.nodes.isEmpty()       ? setup.nodes
                     : !s->config.nodes.isEmpty() ? s->config.nodes
                                                  : QList<QUrl>{o.indexer.rpcUrl};

@@ -137,7 +137,8 @@ public:
     // block)), replacing the last set: node health marks them "dropping logs" until their
     // alerts are resolved.
     void setAlertedNodes(const QHash<QString, QPair<qint64, quint64>>& nodes);
-    void resumeWith(const QString& environmentId, const QList<chain::Address>& contracts);
+    void resumeWith(const QString& environmentId, const QList<chain::Address>& contracts,
+                    const QList<wire::FactorySource>& factories);
 
     // Thread-safe copies of the latest values.
     IndexingSnapshot snapshot() const;

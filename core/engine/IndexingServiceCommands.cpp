@@ -213,12 +213,14 @@ void IndexingService::suspend()
 }
 
 void IndexingService::resumeWith(const QString& environmentId,
-                                 const QList<chain::Address>& contracts)
+                                 const QList<chain::Address>& contracts,
+                                 const QList<wire::FactorySource>& factories)
 {
-    m_thread.post([this, environmentId, contracts] {
+    m_thread.post([this, environmentId, contracts, factories] {
         Loop& l = *m_loop;
         l.options.indexer.environmentId = environmentId;
         l.options.indexer.contracts = contracts;
+        l.options.indexer.factories = factories;
         l.snap.suspended = false;
         l.snap.paused = false; // a reset promises to index the fresh chain
         l.snap.chainId = 0;

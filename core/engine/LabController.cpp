@@ -67,6 +67,14 @@ QList<chain::Address> LabController::contracts() const
     return out;
 }
 
+QList<wire::FactorySource> LabController::factories() const
+{
+    QList<wire::FactorySource> out = m_config.factories;
+    if (m_loop->factory)
+        out.append(m_loop->factory->source());
+    return out;
+}
+
 LabSetup LabController::setup() const
 {
     const Loop& l = *m_loop;
@@ -77,6 +85,7 @@ LabSetup LabController::setup() const
             s.nodes << p->url();
     s.environmentId = l.environmentId;
     s.contracts = contracts();
+    s.factories = factories();
     return s;
 }
 
@@ -198,6 +207,17 @@ void LabController::deployDemoToken()
     l.demoOffset = 0;
     emit logMessage(QStringLiteral("info"),
                     QStringLiteral("demo token deployed at %1").arg(l.demo->address().toHex()));
+    l.factory.reset();
+    l.demoTicks = 0;
+    if (m_config.demoChildEveryTicks > 0) {
+        // A factory whose children come and go with the chain: a reorg that drops a
+        // creation event takes its child (and every row of it) away.
+        l.factory = std::make_unique<lab::DemoFactory>(lab::DemoFactory::deploy(*l.anvil, sender));
+        emit logMessage(QStringLiteral("info"),
+                        QStringLiteral("demo factory deployed at %1: a child every %2 demo ticks")
+                            .arg(l.factory->address().toHex())
+                            .arg(m_config.demoChildEveryTicks));
+    }
 }
 
 int LabController::step()
@@ -222,6 +242,7 @@ int LabController::step()
             const int n = std::max(1, l.snap.demoTransfersPerTick);
             l.demo->sprayAmounts(quint64(n), l.demoOffset, 50);
             l.demoOffset += quint64(n);
+            demoFactoryTick();
         } catch (const std::exception& e) {
             if (!m_thread.stopToken()->stopRequested())
                 emit logMessage(
@@ -232,6 +253,20 @@ int LabController::step()
         next = next == 0 ? 0 : int(m_config.demoInterval.count());
     }
     return next;
+}
+
+void LabController::demoFactoryTick()
+{
+    Loop& l = *m_loop;
+    if (!l.factory)
+        return;
+    const quint64 tick = l.demoTicks++;
+    if (tick % quint64(m_config.demoChildEveryTicks) == 0) {
+        const chain::Address child = l.factory->createChild(1000000);
+        emit logMessage(QStringLiteral("info"),
+                        QStringLiteral("demo factory: child %1 created").arg(child.toHex()));
+    }
+    l.factory->transferThroughChild(tick);
 }
 
 bool LabController::available(const QString& action)
@@ -414,6 +449,7 @@ void LabController::tearDown()
     l.proxyThread.stop();
     l.proxies.clear();
     l.demo.reset();
+    l.factory.reset();
     l.anvil.reset();
     if (l.replica)
         l.replica->stop();

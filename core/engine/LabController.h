@@ -4,6 +4,7 @@
 #include "EngineStatus.h"
 #include "chain/Address.h"
 #include "concurrency/LoopThread.h"
+#include "wire/FactorySource.h"
 
 #include <QJsonObject>
 #include <QMetaType>
@@ -23,7 +24,8 @@ struct LabSetup
     QUrl anvilUrl;     // the managed anvil itself (ground truth of the verdicts)
     QList<QUrl> nodes; // fault proxies in front of it, the lab's "nodes" (may be empty)
     QString environmentId;
-    QList<chain::Address> contracts; // the demo token and the configured contracts
+    QList<chain::Address> contracts;      // the demo token and the configured contracts
+    QList<wire::FactorySource> factories; // the demo factory and the configured ones
 };
 
 // What the lab is doing, as a value.
@@ -134,6 +136,8 @@ private:
     // The database's environments, on either store (opened when first needed).
     lab::EnvironmentBook& book();
     QList<chain::Address> contracts() const;
+    QList<wire::FactorySource> factories() const;
+    void demoFactoryTick();
 
     EngineConfig m_config;
     concurrency::LoopThread m_thread;

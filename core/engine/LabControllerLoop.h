@@ -5,6 +5,7 @@
 #include "LabController.h"
 #include "concurrency/WorkerThread.h"
 #include "indexer/Indexer.h"
+#include "lab/DemoFactory.h"
 #include "lab/DemoToken.h"
 #include "lab/Devnet.h"
 #include "lab/EnvironmentBook.h"
@@ -41,6 +42,8 @@ struct LabController::Loop
     std::unique_ptr<store::ReadOnlyStore> truth; // the verdict's reads: committed rows only
     std::unique_ptr<lab::DemoToken> demo;
     quint64 demoOffset = 0;
+    std::unique_ptr<lab::DemoFactory> factory; // next to the demo token
+    quint64 demoTicks = 0;
     QDeadlineTimer nextDemoTick;
     QString verdictAction;     // non-empty: a check is due once the indexer is synced
     qint64 verdictAfterNs = 0; // ... on a step that began after this (steady clock)

@@ -169,6 +169,7 @@ void LabController::startSecondWriter(const QString& environmentId, int seconds)
             ic.dbPath = m_config.dbPath;
             ic.environmentId = environmentId;
             ic.contracts = contracts();
+            ic.factories = factories();
             ic.fetchWorkers = 1;
             ic.stopToken = m_thread.stopToken();
             l.writer = std::make_unique<indexer::Indexer>(ic, *l.writerStore, *l.writerEth);

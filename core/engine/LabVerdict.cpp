@@ -128,9 +128,25 @@ void LabController::runVerdict()
         if (!l.truth)
             l.truth = store::ReadOnlyStore::open(m_config.dbPath);
         rpc::EthClient node(*l.anvil);
+        // The factories and every child the store holds: a child the node no longer has
+        // (its creation event rolled back) is checked, and any row left of it is a violation.
+        QList<chain::Address> checked = contracts();
+        for (const chain::Address& f : wire::factoryAddresses(factories()))
+            if (!checked.contains(f))
+                checked.append(f);
+        for (auto q = l.truth->reader().query(
+                 QStringLiteral("SELECT DISTINCT child FROM factory_children WHERE "
+                                "environment_id = ?"),
+                 {l.environmentId});
+             q->next();) {
+            const auto child =
+                chain::Address::fromHex(q->value(0).toString(), QStringLiteral("stored child"));
+            if (!checked.contains(child))
+                checked.append(child);
+        }
         const indexer::InvariantReport r =
             indexer::InvariantChecker(l.truth->reader(), node)
-                .check(l.environmentId, m_config.indexer.sourceId, contracts());
+                .check(l.environmentId, m_config.indexer.sourceId, checked);
         v.state = r.ok() ? InvariantVerdict::State::Holds : InvariantVerdict::State::Violated;
         v.summary = r.summary();
         if (std::exchange(l.outboxAckChecked, false)) {

@@ -1,4 +1,5 @@
 #include "SettingsToConfig.h"
+#include "config/FactorySetting.h"
 
 namespace forkscope::engine {
 
@@ -26,6 +27,15 @@ EngineConfig configFromSettings(const config::AppSettings& s, EngineConfig c)
             c.indexer.environmentId = s.environment.trimmed();
     }
     c.contracts = s.contractList();
+    c.factories.clear();
+    for (const QString& line : s.factoryList()) {
+        // As a number above: the dialog refuses a bad line, so one here was edited by hand;
+        // it is left out rather than stopping the engine (the indexer names what it indexes).
+        try {
+            c.factories.append(config::factoryFromSetting(line));
+        } catch (const wire::FactorySourceError&) {
+        }
+    }
     c.indexer.abiPath = s.abiPath.trimmed();
     c.indexer.fromBlock = number(s.startBlock, c.indexer.fromBlock);
     c.indexer.confirmations = number(s.confirmations, c.indexer.confirmations);

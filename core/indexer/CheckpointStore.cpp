@@ -57,9 +57,9 @@ QString contractsLeftOutMessage(const QString& environmentId, const QStringList&
 {
     return QStringLiteral("environment %1 indexes contracts %2; this run leaves out %3. A "
                           "contract's rows are never dropped from an environment silently: run "
-                          "with every contract of the environment (adding others is fine), or "
-                          "index the new set into a new environment (--env). Nothing was "
-                          "written")
+                          "with every contract of the environment (adding others is fine), "
+                          "archive the contract first (forkscope archive-contract), or index "
+                          "the new set into a new environment (--env). Nothing was written")
         .arg(environmentId, had.join(QStringLiteral(", ")), left.join(QStringLiteral(", ")));
 }
 

@@ -1,6 +1,8 @@
 #include "SourceBackfill.h"
 #include "BatchLogCheck.h"
 #include "IndexerErrors.h"
+#include "SourceFetchSpec.h"
+#include "wire/LogFetcher.h"
 
 #include <algorithm>
 
@@ -77,54 +79,51 @@ SourceBackfill::step(const Checkpoint& cp,
         m_rangeBlocks = std::max<std::uint64_t>(1, m_config.batchSize);
     const std::uint64_t to = std::min(cp.number, from + m_rangeBlocks - 1);
 
-    // 1. The environment's blocks, as stored: the node must serve the same ones.
-    const QList<std::optional<chain::BlockHeader>> headers = m_eth.blocksByNumber(from, to);
+    // 1. Its logs and their blocks, fetched and proven complete as the head's are (the
+    //    result cap, the bloom and recount checks, receipts when asked, a silent cap): the
+    //    fetcher may shorten the range to what it could prove.
+    wire::FetchSpec spec = sourceFetchSpec(m_config, m_registry);
+    spec.contracts = {source.address};
+    spec.capacity = m_capacity;
+    wire::LogFetcher fetcher(m_eth, std::move(spec));
+    wire::WireBatch fetched = fetcher.fetch(from, to, cp.number);
+    status.truncationHalvings += fetched.halvings;
+    status.completeness += fetched.completeness;
+    if (fetched.headers.isEmpty())
+        return out;
+
+    // 2. The blocks are the environment's, as stored: the node must serve the same ones.
     VerifiedBatch batch;
-    for (qsizetype i = 0; i < headers.size(); ++i) {
+    for (qsizetype i = 0; i < fetched.headers.size(); ++i) {
+        const chain::BlockHeader& header = fetched.headers[i];
         const std::uint64_t n = from + std::uint64_t(i);
-        if (!headers[i])
-            throw NodeBehindError(
-                QStringLiteral("node answered null for block %1 below its head").arg(n));
+        if (header.number != n)
+            throw NodeInconsistentError(QStringLiteral("node %1 answered block %2 for block %3")
+                                            .arg(m_eth.endpointText())
+                                            .arg(header.number)
+                                            .arg(n));
         const auto stored = m_store.storedHash(n);
-        if (!stored || *stored != headers[i]->hash)
+        if (!stored || *stored != header.hash)
             return out; // the chain moved under the stored blocks: the head's check first
-        if (i == 0 && source.checkpoint && headers[i]->parentHash != source.checkpoint->hash)
+        if (i == 0 && source.checkpoint && header.parentHash != source.checkpoint->hash)
             return out;
-        if (i > 0 && headers[i]->parentHash != batch.blocks.last().hash)
+        if (i > 0 && header.parentHash != batch.blocks.last().hash)
             throw NodeInconsistentError(
                 QStringLiteral("node %1 serves block %2 that does not follow block %3")
                     .arg(m_eth.endpointText())
                     .arg(n)
                     .arg(n - 1));
-        batch.blocks.append(*headers[i]);
+        batch.blocks.append(header);
     }
-    if (std::uint64_t(batch.blocks.size()) != to - from + 1)
-        throw NodeInconsistentError(QStringLiteral("node %1 answered %2 headers for blocks "
-                                                   "%3-%4")
-                                        .arg(m_eth.endpointText())
-                                        .arg(batch.blocks.size())
-                                        .arg(from)
-                                        .arg(to));
+    const std::uint64_t last = batch.blocks.last().number;
+    batch.logs = fetched.logs;
+    batch.decodings = fetched.decodings;
 
-    // 2. Its logs, each checked against the request and its header.
-    batch.logs = m_eth.getLogs(rpc::LogFilter::range(from, to, {source.address}));
-    if (std::uint64_t(batch.logs.size()) >= m_config.logCap && to > from) {
-        m_rangeBlocks = std::max<std::uint64_t>(1, (to - from + 1) / 2);
-        ++status.truncationHalvings;
-        return out; // possibly cut by the provider: fetched again in halves
-    }
-    if (std::uint64_t(batch.logs.size()) >= m_config.logCap)
-        throw NodeInconsistentError(
-            QStringLiteral("node %1 answered %2 logs of %3 for block %4 alone, the result cap; "
-                           "they may be truncated, nothing stored")
-                .arg(m_eth.endpointText())
-                .arg(batch.logs.size())
-                .arg(source.address.toHex())
-                .arg(from));
+    // 3. Each log checked against the request and its header.
     const QSet<chain::Address> asked{source.address};
     const QString endpoint = m_eth.endpointText();
     for (const chain::LogEntry& log : batch.logs)
-        checkBatchLog(log, from, to, batch.blocks, asked, endpoint);
+        checkBatchLog(log, from, last, batch.blocks, asked, endpoint);
     std::sort(batch.logs.begin(), batch.logs.end(),
               [](const auto& a, const auto& b) { return a.position() < b.position(); });
     for (qsizetype i = 1; i < batch.logs.size(); ++i)
@@ -133,11 +132,13 @@ SourceBackfill::step(const Checkpoint& cp,
                                             .arg(endpoint)
                                             .arg(batch.logs[i].logIndex)
                                             .arg(batch.logs[i].blockNumber));
-    if (m_registry)
+    if (m_registry && batch.decodings.size() != batch.logs.size()) {
+        batch.decodings.clear();
         for (const chain::LogEntry& log : batch.logs)
             batch.decodings.append(m_registry->decode(log));
+    }
 
-    // 3. Its rows and its checkpoint, one transaction.
+    // 4. Its rows and its checkpoint, one transaction.
     const CommitStats stats = m_store.commitSource(batch, source);
     status.sourceLogsCommitted += stats.logs;
     status.transfersCommitted += stats.transfers;

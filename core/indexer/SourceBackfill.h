@@ -7,6 +7,7 @@
 
 #include "abi/EventRegistry.h"
 #include "rpc/EthClient.h"
+#include "wire/ReplyCapacity.h"
 
 #include <functional>
 #include <memory>
@@ -57,6 +58,8 @@ private:
     rpc::EthClient& m_eth;
     std::shared_ptr<const abi::EventRegistry> m_registry;
     std::uint64_t m_rangeBlocks = 0; // 0: --batch-size
+    // What the node's replies showed of a silent cap, across batches (wire::ReplyCapacity).
+    std::shared_ptr<wire::ReplyCapacity> m_capacity = std::make_shared<wire::ReplyCapacity>();
 };
 
 } // namespace forkscope::indexer

@@ -45,6 +45,15 @@ struct EnvironmentInfo
     QString createdAt;
     QString archivedAt; // empty while live
     bool archived() const { return !archivedAt.isEmpty(); }
+    // Contracts archived out of this environment (forkscope archive-contract): when, and the
+    // archived environment that holds their rows.
+    struct ArchivedContract
+    {
+        QString contract;
+        QString archivedAt;
+        QString archiveEnvironmentId;
+    };
+    QList<ArchivedContract> archivedContracts;
 };
 
 struct CheckpointEntry

@@ -85,13 +85,20 @@ QJsonObject reorgJson(const ReorgEntry& e)
 QByteArray CheckpointReport::toJson() const
 {
     const EnvironmentInfo& env = environment;
+    QJsonArray archivedContracts;
+    for (const EnvironmentInfo::ArchivedContract& a : env.archivedContracts)
+        archivedContracts.append(
+            QJsonObject{{QStringLiteral("contract"), a.contract},
+                        {QStringLiteral("archived_at"), a.archivedAt},
+                        {QStringLiteral("archive_environment"), a.archiveEnvironmentId}});
     const QJsonObject envJson{{QStringLiteral("id"), env.id},
                               {QStringLiteral("chain_id"), qint64(env.chainId)},
                               {QStringLiteral("genesis_hash"), env.genesisHash},
                               {QStringLiteral("rpc_url"), env.rpcUrl},
                               {QStringLiteral("created_at"), env.createdAt},
                               {QStringLiteral("archived_at"), text(env.archivedAt)},
-                              {QStringLiteral("archived"), env.archived()}};
+                              {QStringLiteral("archived"), env.archived()},
+                              {QStringLiteral("archived_contracts"), archivedContracts}};
 
     const QJsonObject nodeJson{{QStringLiteral("url"), text(node.url)},
                                {QStringLiteral("checked"), node.checked},

@@ -185,6 +185,18 @@ CheckpointReport ReportBuilder::build(store::ContractReader& reader, const QStri
     const auto snapshot = reader.snapshot();
     r.environment = findEnvironment(reader, environmentId);
     const QVariantList scope{r.environment.id, qint64(r.environment.chainId)};
+    // Contracts archived out of it: each archive is an environment of their rows, named
+    // after this one (indexer/ArchivedSource.h), whose checkpoint names the contract.
+    const QString archivePrefix = r.environment.id + QStringLiteral("~archive~");
+    for (auto q = reader.query(
+             QStringLiteral("SELECT c.contracts, e.archived_at, c.environment_id FROM "
+                            "indexer_checkpoints c JOIN environments e ON e.environment_id = "
+                            "c.environment_id WHERE substr(c.environment_id, 1, ?) = ? AND "
+                            "c.chain_id = ? ORDER BY e.archived_at"),
+             {qint64(archivePrefix.size()), archivePrefix, qint64(r.environment.chainId)});
+         q->next();)
+        r.environment.archivedContracts.append(
+            {q->value(0).toString(), q->value(1).toString(), q->value(2).toString()});
 
     Builder b(reader, r);
     b.readCheckpoints();

@@ -56,6 +56,8 @@ public:
     bool addSource(const chain::Address& address, std::uint64_t startBlock) override;
     indexer::CommitStats commitSource(const indexer::VerifiedBatch& batch,
                                       const indexer::AddedSource& source) override;
+    indexer::ArchivedSource archiveSource(const chain::Address& address,
+                                          const QString& contracts) override;
     void joinSource(const indexer::AddedSource& source, const indexer::Checkpoint& cp,
                     const QString& contracts) override;
     QList<wire::ChildCreation> children() override;

@@ -1,0 +1,32 @@
+#pragma once
+
+#include "chain/Address.h"
+
+#include <QString>
+
+namespace forkscope::indexer {
+
+// What archiving one contract of an environment did (docs/sources.md, "Archiving a
+// contract"): its rows left the environment's live tables, every one kept, under an
+// archived environment of their own on the same chain that reads like any other
+// (View > Environments, `--env` of `report`).
+struct ArchivedSource
+{
+    chain::Address address;
+    QString environmentId;        // the environment it left
+    QString archiveEnvironmentId; // where its rows are now, archived (read-only)
+    QString archivedAt;           // UTC ISO 8601
+    std::uint64_t checkpoint = 0; // the environment's checkpoint when it was archived
+    qint64 logs = 0;
+    qint64 transfers = 0;
+    qint64 balances = 0;
+    qint64 outboxRows = 0;
+    bool wasPending = false; // an added contract whose backfill had not joined yet
+};
+
+// The archived environment's id: the environment's, "~archive~", the contract's first 8 hex
+// digits and the time, so that archiving it again after a re-add never collides.
+QString archiveEnvironmentId(const QString& environmentId, const chain::Address& address,
+                             const QString& archivedAt);
+
+} // namespace forkscope::indexer

@@ -1,0 +1,113 @@
+// SqliteIndexStore::archiveSource: one contract's rows out of the live environment, every
+// one kept under an archived environment of their own (indexer/ArchivedSource.h).
+#include "SqliteIndexStore.h"
+#include "indexer/CheckpointStore.h"
+#include "indexer/IndexerErrors.h"
+
+#include <QSqlQuery>
+
+namespace forkscope::store {
+
+namespace {
+
+qint64 countRows(Database& db, const QString& sql, const QVariantList& args)
+{
+    QSqlQuery q = db.run(sql, args);
+    return q.next() ? q.value(0).toLongLong() : 0;
+}
+
+} // namespace
+
+indexer::ArchivedSource SqliteIndexStore::archiveSource(const chain::Address& address,
+                                                        const QString& contracts)
+{
+    requireOpen();
+    WriteTransaction tx(m_db);
+    m_checkpoints->ensureLive();
+    const auto cp = m_checkpoints->read();
+    if (!cp)
+        throw indexer::IndexerError(
+            QStringLiteral("environment %1 has indexed nothing yet: there is nothing of %2 to "
+                           "archive; nothing was changed")
+                .arg(m_env, address.toHex()));
+    indexer::ArchivedSource a;
+    a.address = address;
+    a.environmentId = m_env;
+    a.archivedAt = nowUtc();
+    a.archiveEnvironmentId = indexer::archiveEnvironmentId(m_env, address, a.archivedAt);
+    a.checkpoint = cp->number;
+    const QByteArray addr = address.toByteArray();
+    const qint64 chain = qint64(m_chainId);
+    const QVariantList mine{m_env, chain, addr};
+    a.logs = countRows(m_db,
+                       QStringLiteral("SELECT count(*) FROM log_store WHERE environment_id = ? AND "
+                                      "chain_id = ? AND address = ?"),
+                       mine);
+    a.transfers =
+        countRows(m_db,
+                  QStringLiteral("SELECT count(*) FROM log_store WHERE environment_id = ? "
+                                 "AND chain_id = ? AND address = ? AND transfer_value IS "
+                                 "NOT NULL"),
+                  mine);
+    a.balances =
+        countRows(m_db,
+                  QStringLiteral("SELECT count(*) FROM balance_store WHERE environment_id = "
+                                 "? AND chain_id = ? AND contract = ?"),
+                  mine);
+    a.wasPending =
+        countRows(m_db,
+                  QStringLiteral("SELECT count(*) FROM source_store WHERE environment_id "
+                                 "= ? AND chain_id = ? AND address = ? AND state = "
+                                 "'pending'"),
+                  mine) > 0;
+    const QString archive = a.archiveEnvironmentId;
+    // The archive: an environment of the same chain, archived from the start, with the
+    // checkpoint the rows were indexed up to, so its views read like any other's.
+    m_db.run(QStringLiteral("INSERT INTO environments (environment_id, chain_id, genesis_hash, "
+                            "rpc_url, created_at, archived_at) SELECT ?, chain_id, genesis_hash, "
+                            "rpc_url, ?, ? FROM environments WHERE environment_id = ?"),
+             {archive, a.archivedAt, a.archivedAt, m_env});
+    m_db.run(QStringLiteral("INSERT INTO indexer_checkpoints (environment_id, chain_id, "
+                            "source_id, block_number, block_hash, policy_version, generation, "
+                            "updated_at, start_block, verified_at, contracts) SELECT ?, "
+                            "chain_id, source_id, block_number, block_hash, policy_version, "
+                            "generation, ?, start_block, verified_at, ? FROM "
+                            "indexer_checkpoints WHERE environment_id = ? AND chain_id = ? AND "
+                            "source_id = ?"),
+             {archive, a.archivedAt, address.toHex(), m_env, chain, m_source});
+    m_db.run(QStringLiteral("INSERT INTO block_store (environment_id, chain_id, block_number, "
+                            "block_hash, parent_hash, block_timestamp) SELECT ?, chain_id, "
+                            "block_number, block_hash, parent_hash, block_timestamp FROM "
+                            "block_store WHERE environment_id = ? AND chain_id = ? AND "
+                            "block_number IN (SELECT block_number FROM log_store WHERE "
+                            "environment_id = ? AND chain_id = ? AND address = ?)"),
+             {archive, m_env, chain, m_env, chain, addr});
+    // The outbox rows of its logs, delivered or not: an archived contract is delivered no
+    // more (and a delivered event happened: it is not retracted).
+    a.outboxRows =
+        m_db.run(QStringLiteral("UPDATE outbox_store SET environment_id = ? WHERE environment_id "
+                                "= ? AND chain_id = ? AND log_index IS NOT NULL AND EXISTS "
+                                "(SELECT 1 FROM log_store l WHERE l.environment_id = "
+                                "outbox_store.environment_id AND l.chain_id = "
+                                "outbox_store.chain_id AND l.block_number = "
+                                "outbox_store.block_number AND l.log_index = "
+                                "outbox_store.log_index AND l.address = ?)"),
+                 {archive, m_env, chain, addr})
+            .numRowsAffected();
+    for (const char* sql :
+         {"UPDATE log_store SET environment_id = ? WHERE environment_id = ? AND chain_id = ? AND "
+          "address = ?",
+          "UPDATE balance_store SET environment_id = ? WHERE environment_id = ? AND chain_id = ? "
+          "AND contract = ?",
+          "UPDATE source_range_store SET environment_id = ? WHERE environment_id = ? AND "
+          "chain_id = ? AND address = ?",
+          "UPDATE source_store SET environment_id = ?, state = 'archived' WHERE environment_id "
+          "= ? AND chain_id = ? AND address = ?"})
+        m_db.run(QString::fromLatin1(sql), {archive, m_env, chain, addr});
+    m_checkpoints->replaceContracts(contracts);
+    tx.commit();
+    m_checkpoints->setContracts(contracts);
+    return a;
+}
+
+} // namespace forkscope::store
