@@ -9,6 +9,7 @@
 #include "contracts/ContractsView.h"
 #include "contracts/SourceTableModel.h"
 #include "engine/EngineHost.h"
+#include "forktree/ForkTreeView.h"
 #include "health/NodeHealthMonitor.h"
 #include "indexer/TransferDecoder.h"
 #include "lab/DeepReorgBanner.h"
@@ -61,6 +62,7 @@ private slots:
     void deepReorgBannerWaitsForTheUsersChoice();
     void addContractJoinsTheRunningLab();
     void demoFactoryChildVanishesWithItsCreation();
+    void theForkTreeShowsTheLabsReorgs();
 };
 
 void TestLab::injectedReorgIsWhatAnvilDid_data()
@@ -523,4 +525,75 @@ void TestLab::demoFactoryChildVanishesWithItsCreation()
 }
 
 QTEST_MAIN(TestLab)
+void TestLab::theForkTreeShowsTheLabsReorgs()
+{
+    // Reorgs injected on the lab: the Fork tree tab, fed by the engine, shows a branch per
+    // rollback with its fork point and depth, and an orphaned block's rows are the ones the
+    // reorg diff says that rollback removed.
+    Lab lab;
+    lab.start(0, [](engine::EngineConfig& c) {
+        c.demoInterval = std::chrono::milliseconds(100);
+        c.demoTransfersPerTick = 2;
+    });
+    QTRY_VERIFY_WITH_TIMEOUT(lab.w.labAction("reorg")->isEnabled(), 30000);
+    test::settle(lab, 16);
+    for (const int depth : {3, 1, 5}) {
+        const qsizetype before = lab.last().recentReorgs.size();
+        lab.host.injectReorg(depth, 0);
+        QTRY_COMPARE_WITH_TIMEOUT(lab.last().recentReorgs.size(), before + 1, 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(lab.last().checkpoint, lab.last().headBlock, 30000);
+    }
+    const QList<engine::ReorgMark> reorgs = lab.last().recentReorgs;
+    QCOMPARE(reorgs.size(), 3);
+
+    ui::ForkTreeView* view = lab.w.forkTreeView();
+    QSignalSpy windows(&lab.host, &engine::EngineHost::forkTreeAvailable);
+    view->jumpToBlock(quint64(reorgs.first().forkBlock)); // asks for what is not loaded yet
+    view->jumpToReorg(reorgs.last().id);
+    QTRY_VERIFY_WITH_TIMEOUT(!windows.isEmpty(), 15000);
+    QTRY_VERIFY_WITH_TIMEOUT(view->treeLayout().branches.size() >= 3, 15000);
+    const forktree::ForkTreeWindow window = windows.last().at(0).value<forktree::ForkTreeWindow>();
+    for (const engine::ReorgMark& r : reorgs) {
+        const auto b =
+            std::find_if(window.branches.cbegin(), window.branches.cend(),
+                         [&](const forktree::OrphanBranch& o) { return o.reorgId == r.id; });
+        QVERIFY2(b != window.branches.cend(),
+                 qPrintable(QString("no branch of reorg %1").arg(r.id)));
+        QCOMPARE(qint64(b->forkPoint), r.forkBlock);
+        QCOMPARE(qint64(b->blocks.size()), r.depth);
+    }
+
+    // The deepest rollback's first removed block: its rows against the diff's.
+    const engine::ReorgMark deepest = reorgs.last();
+    const auto branch = std::find_if(window.branches.cbegin(), window.branches.cend(),
+                                     [&](const auto& o) { return o.reorgId == deepest.id; });
+    QSignalSpy diffs(&lab.host, &engine::EngineHost::reorgDiffAvailable);
+    QSignalSpy blocks(&lab.host, &engine::EngineHost::forkBlockAvailable);
+    lab.host.requestReorgDiff(deepest.id);
+    QTRY_VERIFY_WITH_TIMEOUT(!diffs.isEmpty(), 15000);
+    const auto diff = diffs.last().at(0).value<engine::ReorgDiff>();
+    qint64 checkedRows = 0;
+    for (const forktree::TreeBlock& tb : branch->blocks) {
+        blocks.clear();
+        emit view->blockWanted(tb.hash);
+        QTRY_VERIFY_WITH_TIMEOUT(!blocks.isEmpty(), 15000);
+        const auto rows = blocks.last().at(0).value<forktree::ForkBlockRows>();
+        QVERIFY(rows.orphaned);
+        QCOMPARE(rows.reorgId, deepest.id);
+        QSet<QPair<QString, qint64>> removed;
+        for (const auto& item : diff.items)
+            if (item.kind == QLatin1String("transfer_removed") &&
+                item.blockNumber == qint64(tb.number))
+                removed.insert({item.txHash.toLower(), item.logIndex});
+        QSet<QPair<QString, qint64>> shown;
+        for (const auto& row : rows.rows)
+            if (row.kind == forktree::ForkBlockRow::Kind::Transfer)
+                shown.insert({row.txHash.toHex().toLower(), qint64(row.logIndex)});
+        QCOMPARE(shown, removed);
+        checkedRows += shown.size();
+    }
+    QVERIFY2(checkedRows > 0, "the rollback removed no Transfer to compare");
+    lab.host.shutdown();
+}
+
 #include "tst_lab.moc"

@@ -16,6 +16,7 @@
 #include "engine/DisplayState.h"
 #include "engine/EngineApi.h"
 #include "foreign/ForeignWatchPanel.h"
+#include "forktree/ForkTreeView.h"
 #include "help/Glossary.h"
 #include "help/HelpDialog.h"
 #include "lab/DeepReorgBanner.h"
@@ -202,6 +203,16 @@ void MainWindow::buildDrawer()
     connect(m_contracts, &ContractsView::addFactoryRequested, this,
             [this] { addSource(engine::SourceSpec::Kind::Factory); });
     m_drawer->addPage(m_contracts, tr("Contracts"));
+
+    // Fork tree: the branches rollbacks removed and each node's heads, read in pages by the
+    // engine's read service; the view only asks and draws.
+    m_forkTree = new ForkTreeView(this);
+    m_forkTree->setObjectName(QStringLiteral("forkTree"));
+    connect(m_forkTree, &ForkTreeView::windowWanted, m_host, &EngineApi::requestForkTree);
+    connect(m_host, &EngineApi::forkTreeAvailable, m_forkTree, &ForkTreeView::showWindow);
+    connect(m_forkTree, &ForkTreeView::blockWanted, m_host, &EngineApi::requestForkBlock);
+    connect(m_host, &EngineApi::forkBlockAvailable, m_forkTree, &ForkTreeView::showBlock);
+    m_drawer->addPage(m_forkTree, tr("Fork tree"));
 }
 
 void MainWindow::buildMenus()
@@ -341,6 +352,8 @@ void MainWindow::buildStatusBar()
 
 void MainWindow::applyStatus(const EngineStatus& s)
 {
+    if (s.checkpoint)
+        m_forkTree->showCheckpoint(*s.checkpoint);
     // The same state the cursor panel's header shows (engine/DisplayState.h).
     const engine::DisplayState state = engine::displayState(s);
     m_connectionLabel->setText(state.kind == engine::DisplayState::Kind::Failed ? tr("failed")

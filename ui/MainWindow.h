@@ -21,6 +21,7 @@ namespace forkscope::ui {
 class BottomDrawer;
 class CheckpointView;
 class ContractsView;
+class ForkTreeView;
 class CursorLagPanel;
 class DataIncompleteBanner;
 class DeepReorgBanner;
@@ -67,6 +68,7 @@ public:
     NodeTableModel* nodeModel() const { return m_nodeModel; }
     EnvironmentListModel* environmentModel() const { return m_envModel; }
     ContractsView* contractsView() const { return m_contracts; }
+    ForkTreeView* forkTreeView() const { return m_forkTree; }
     CheckpointView* checkpointView() const { return m_checkpoint; }
     EngineToolBar* engineToolBar() const { return m_engineBar; }
     LabToolBar* labToolBar() const { return m_labBar; }
@@ -153,6 +155,7 @@ private:
     NodeTableModel* m_nodeModel = nullptr;
     EnvironmentListModel* m_envModel = nullptr;
     ContractsView* m_contracts = nullptr;
+    ForkTreeView* m_forkTree = nullptr;
     TableBrowser* m_transfers = nullptr;
     TableBrowser* m_balances = nullptr;
     TableBrowser* m_backfill = nullptr;

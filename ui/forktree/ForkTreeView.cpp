@@ -82,7 +82,7 @@ ForkTreeView::ForkTreeView(QWidget* parent) : QWidget(parent)
     m_settle.setInterval(kSettleMs);
     m_replyTimeout.setSingleShot(true);
     m_replyTimeout.setInterval(kReplyTimeoutMs);
-    connect(&m_settle, &QTimer::timeout, this, &ForkTreeView::askForVisible);
+    connect(&m_settle, &QTimer::timeout, this, [this] { askForVisible(); });
     connect(&m_replyTimeout, &QTimer::timeout, this, [this] {
         m_inFlight.reset();
         m_note = tr("the tree did not come back in time; pan to ask again");
@@ -159,7 +159,7 @@ void ForkTreeView::ask(const forktree::ForkTreeRequest& request)
     emit windowWanted(request);
 }
 
-void ForkTreeView::askForVisible()
+void ForkTreeView::askForVisible(bool again)
 {
     if (!m_haveWindow && m_checkpoint == 0)
         return;
@@ -171,7 +171,7 @@ void ForkTreeView::askForVisible()
                          l.toBlock >= std::min(last, m_checkpoint);
     // Zoomed in from a collapsed window: ask again for every block.
     const bool coarser = loadedSpan > kReaderFullSpan && 3 * (last - first) <= kReaderFullSpan;
-    if (covered && !coarser)
+    if (covered && !coarser && !again)
         return;
     // One screen either side, so a short pan needs no new read.
     const quint64 span = last - first + 1;
@@ -184,10 +184,16 @@ void ForkTreeView::askForVisible()
 void ForkTreeView::showCheckpoint(quint64 checkpoint)
 {
     const bool first = m_checkpoint == 0 && !m_haveWindow;
-    m_checkpoint = std::max(m_checkpoint, checkpoint);
+    const bool moved = checkpoint != m_checkpoint;
+    m_checkpoint = checkpoint; // a rollback moves it back: new branches to show
     if (first && checkpoint > 0) {
         m_canvas->centreOn(checkpoint, 0.8);
+        m_lastRefresh.start();
         askForVisible();
+    } else if (moved && isVisible() &&
+               (!m_lastRefresh.isValid() || m_lastRefresh.hasExpired(2000))) {
+        m_lastRefresh.start();
+        askForVisible(true); // the same blocks may have new branches since
     }
 }
 

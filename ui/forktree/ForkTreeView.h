@@ -5,6 +5,7 @@
 #include "forktree/ForkTreeLayout.h"
 #include "forktree/ForkTreeWindow.h"
 
+#include <QElapsedTimer>
 #include <QTimer>
 #include <QWidget>
 #include <optional>
@@ -61,7 +62,8 @@ signals:
 private:
     QWidget* buildSidePanel();
     void ask(const forktree::ForkTreeRequest& request);
-    void askForVisible();
+    // `again`: ask even when the loaded window covers the screen (the chain moved).
+    void askForVisible(bool again = false);
     void onBoxClicked(int box);
     void updateStatus();
     void exportAs(const QString& format);
@@ -80,6 +82,7 @@ private:
     std::optional<qint64> m_pendingReorg;
     std::optional<chain::Hash32> m_wantedBlock;
     quint64 m_checkpoint = 0;
+    QElapsedTimer m_lastRefresh; // the view on screen asks again as the chain moves, not faster
     quint64 m_firstBlock = 0;
     bool m_haveWindow = false;
     QString m_note;
