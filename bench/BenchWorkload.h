@@ -1,5 +1,6 @@
 #pragma once
 
+#include "lab/DemoFactory.h"
 #include "lab/DemoToken.h"
 #include "lab/Devnet.h"
 #include "rpc/JsonRpcClient.h"
@@ -7,6 +8,7 @@
 #include <QCommandLineOption>
 #include <QStringList>
 #include <memory>
+#include <optional>
 
 class QCommandLineParser;
 
@@ -20,6 +22,12 @@ struct WorkloadShape
     int tokens = 3;
     int holders = 5000;
     int batchSize = 200; // forkscope index's default
+    // With more than 0: a DemoFactory whose children, created evenly over the blocks, get
+    // as many sprays of perTx as the tokens in every block (the "factory workload").
+    int factoryChildren = 0;
+    // With more than 0: one more token with about this many Transfers spread evenly over
+    // the blocks, for a run that adds it to an environment already indexed.
+    int addedEvents = 0;
 };
 
 class WorkloadOptions
@@ -34,7 +42,8 @@ private:
 };
 
 // The indexer benchmarks' workload: `tokens` DemoTokens on a managed anvil, each with
-// `perTx` Transfers in every one of `blocks` blocks, spread over `holders` holders.
+// `perTx` Transfers in every one of `blocks` blocks, spread over `holders` holders. The
+// factory's children and the added token, when the shape asks for them, share those blocks.
 struct Workload
 {
     std::unique_ptr<lab::Devnet> devnet;
@@ -42,7 +51,11 @@ struct Workload
     QList<lab::DemoToken> tokens;
     QStringList contracts; // 0x addresses
     std::uint64_t head = 0;
-    qint64 events = 0;
+    qint64 events = 0; // the tokens' Transfers
+    std::optional<lab::DemoFactory> factory;
+    qint64 factoryEvents = 0; // its children's Transfers, their mints included
+    std::optional<lab::DemoToken> added;
+    qint64 addedEvents = 0;
     double buildSecs = 0;
 
     static Workload build(const WorkloadShape& shape);

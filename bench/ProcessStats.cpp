@@ -3,6 +3,7 @@
 #include <QDir>
 #include <QFile>
 #include <QList>
+#include <sys/resource.h>
 #include <unistd.h>
 
 namespace forkscope::bench {
@@ -22,6 +23,14 @@ double processCpuSeconds(qint64 pid, bool withReapedChildren)
     if (withReapedChildren)
         ticks += fields[13].toLongLong() + fields[14].toLongLong();
     return double(ticks) / double(sysconf(_SC_CLK_TCK));
+}
+
+double reapedChildrenCpuSeconds()
+{
+    rusage ru{};
+    getrusage(RUSAGE_CHILDREN, &ru);
+    return double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+           double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
 ChildrenCpu::ChildrenCpu(qint64 parent) : m_parent(parent), m_first(children()) {}

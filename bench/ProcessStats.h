@@ -28,6 +28,10 @@ private:
     QHash<qint64, double> m_first, m_last;
 };
 
+// CPU seconds (user + system) of this process's children that it has waited for
+// (RUSAGE_CHILDREN): the difference across one child's run is that child's CPU.
+double reapedChildrenCpuSeconds();
+
 // The process's peak resident set so far (VmHWM), in KiB; 0 when it is gone. Sampled while
 // it runs: the last sample before it exits is its peak, to within one sampling interval.
 qint64 peakRssKiB(qint64 pid);

@@ -4,11 +4,10 @@
 #include "chain/Hex.h"
 #include "chain/Keccak.h"
 #include "chain/U256.h"
+#include "proof/Rlp.h"
 #include "rpc/JsonRpcClient.h"
 
-#include <QFile>
 #include <QJsonArray>
-#include <QJsonDocument>
 #include <QJsonObject>
 
 namespace forkscope::lab {
@@ -43,19 +42,42 @@ quint64 uintWord(const QByteArray& data, const QString& what)
 }
 } // namespace
 
-QString DemoFactory::creationEvent()
+const QString& DemoFactory::pairCreatedDeclaration()
 {
-    return QStringLiteral(
+    static const QString declaration = QStringLiteral(
         "PairCreated(address indexed token0, address indexed token1, address pair, uint256)");
+    return declaration;
 }
 
 QByteArray DemoFactory::creationBytecode()
 {
-    QFile f(QStringLiteral(":/forkscope/contracts/DemoFactory.json"));
-    if (!f.open(QIODevice::ReadOnly))
-        throw DevnetError(QStringLiteral("the DemoFactory artefact is missing from the resources"));
-    const QJsonObject o = QJsonDocument::fromJson(f.readAll()).object();
-    return chain::hex::parseData(o.value(QLatin1String("bytecode")), QStringLiteral("bytecode"));
+    return DemoToken::artefactBytecode(QStringLiteral("DemoFactory"));
+}
+
+chain::Address DemoFactory::childAddress(quint64 nonce) const
+{
+    // CREATE: the last 20 bytes of keccak256(rlp([factory, nonce])).
+    const QByteArray rlp = proof::rlp::encodeList(
+        {proof::rlp::encodeBytes(m_address.toByteArray()), proof::rlp::encodeUint(nonce)});
+    return chain::Address::fromBytes(chain::keccak256(rlp).toByteArray().right(20),
+                                     QStringLiteral("child"));
+}
+
+QByteArray DemoFactory::createPairCalldata(quint64 token0, quint64 token1,
+                                           const chain::U256& supply)
+{
+    return callSelector("createPair(address,address,uint256)") + abiWord(token0) + abiWord(token1) +
+           chain::u256::toBigEndian32(supply);
+}
+
+QJsonObject DemoFactory::createPairRequest(quint64 token0, quint64 token1,
+                                           const chain::U256& supply) const
+{
+    return QJsonObject{
+        {QStringLiteral("to"), m_address.toHex()},
+        {QStringLiteral("data"),
+         chain::hex::encodeData(createPairCalldata(token0, token1, supply))},
+        {QStringLiteral("gas"), QStringLiteral("0x1e8480")}}; // 2M: a DemoPair's deployment
 }
 
 DemoFactory DemoFactory::deploy(rpc::JsonRpcClient& rpc, const chain::Address& from)

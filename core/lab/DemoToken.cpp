@@ -1,4 +1,5 @@
 #include "DemoToken.h"
+#include "BatchedBlocks.h"
 #include "DevnetError.h"
 #include "chain/Hex.h"
 #include "chain/Keccak.h"
@@ -55,13 +56,19 @@ chain::Hash32 waitMined(rpc::JsonRpcClient& rpc, const QJsonValue& txHash)
 }
 } // namespace
 
-QByteArray DemoToken::creationBytecode()
+QByteArray DemoToken::artefactBytecode(const QString& contract)
 {
-    QFile f(QStringLiteral(":/forkscope/contracts/DemoToken.json"));
+    QFile f(QStringLiteral(":/forkscope/contracts/%1.json").arg(contract));
     if (!f.open(QIODevice::ReadOnly))
-        throw DevnetError(QStringLiteral("the DemoToken artefact is missing from the resources"));
+        throw DevnetError(
+            QStringLiteral("the %1 artefact is missing from the resources").arg(contract));
     const QJsonObject o = QJsonDocument::fromJson(f.readAll()).object();
     return chain::hex::parseData(o.value(QLatin1String("bytecode")), QStringLiteral("bytecode"));
+}
+
+QByteArray DemoToken::creationBytecode()
+{
+    return artefactBytecode(QStringLiteral("DemoToken"));
 }
 
 chain::Address DemoToken::defaultSender(rpc::JsonRpcClient& rpc)
@@ -165,38 +172,14 @@ quint64 DemoToken::sprayBlocks(rpc::JsonRpcClient& rpc, const QList<DemoToken>& 
 {
     if (tokens.isEmpty())
         return offset;
-    const chain::Address sender = tokens.first().sender();
-    quint64 nonce =
-        chain::hex::parseQuantityU63(rpc.callBlocking(QStringLiteral("eth_getTransactionCount"),
-                                                      {sender.toHex(), QStringLiteral("pending")}),
-                                     QStringLiteral("nonce"));
-    rpc.callBlocking(QStringLiteral("evm_setAutomine"), {false});
-    for (int i = 0; i < blocks; ++i) {
-        QList<rpc::RpcRequest> reqs;
+    mineBatchedBlocks(rpc, tokens.first().sender(), blocks, [&](int) {
+        QList<QJsonObject> txs;
         for (const auto& t : tokens) {
-            QJsonObject tx = t.txRequest(sprayCalldata(quint64(perTx), offset, holders));
+            txs << t.txRequest(sprayCalldata(quint64(perTx), offset, holders));
             offset += quint64(perTx);
-            tx.insert(QStringLiteral("nonce"), chain::hex::encodeQuantity(nonce++));
-            reqs.append({QStringLiteral("eth_sendTransaction"), {tx}});
         }
-        for (const auto& r : rpc.batchBlocking(reqs))
-            if (!r.ok()) {
-                rpc.callBlocking(QStringLiteral("evm_setAutomine"), {true});
-                throw rpc::RpcException(*r.error);
-            }
-        // A separate call: batch entries may be served in any order, and the block must
-        // come after its transactions reached the pool.
-        rpc.callBlocking(QStringLiteral("evm_mine"));
-    }
-    rpc.callBlocking(QStringLiteral("evm_setAutomine"), {true});
-    const auto mined =
-        chain::hex::parseQuantityU63(rpc.callBlocking(QStringLiteral("eth_getTransactionCount"),
-                                                      {sender.toHex(), QStringLiteral("latest")}),
-                                     QStringLiteral("nonce"));
-    if (mined != nonce)
-        throw DevnetError(QStringLiteral("spray transactions were not all mined (%1 of %2)")
-                              .arg(mined)
-                              .arg(nonce));
+        return txs;
+    });
     return offset;
 }
 

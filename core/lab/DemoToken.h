@@ -68,12 +68,14 @@ public:
     chain::Hash32 send(const QByteArray& calldata);
 
     static QByteArray creationBytecode();
+    // The creation code of resources/contracts/<contract>.json, as the engine's resources
+    // hold it.
+    static QByteArray artefactBytecode(const QString& contract);
 
     // The lab's workload: `blocks` blocks, each holding one spray(perTx) per token, so the
     // shape is exact (blocks x tokens x perTx Transfers). Holders cycle through
-    // sprayHolder(0 .. holders-1) starting at `offset`; returns the next offset. Uses
-    // evm_setAutomine(false) + evm_mine, and explicit nonces (anvil serves batch entries
-    // concurrently). All tokens must share one sender.
+    // sprayHolder(0 .. holders-1) starting at `offset`; returns the next offset. Mined by
+    // mineBatchedBlocks: all tokens must share one sender.
     static quint64 sprayBlocks(rpc::JsonRpcClient& rpc, const QList<DemoToken>& tokens, int blocks,
                                int perTx, quint64 holders, quint64 offset);
 

@@ -6,11 +6,10 @@
 #include "IndexerLab.h"
 #include "chain/Keccak.h"
 #include "chain/U256.h"
+#include "lab/DemoFactory.h"
 #include "lab/DemoToken.h"
-#include "proof/Rlp.h"
 #include "rpc/JsonRpcClient.h"
 
-#include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRandomGenerator>
@@ -18,23 +17,7 @@
 
 namespace forkscope::test {
 
-inline const QString kPairCreated = QStringLiteral(
-    "PairCreated(address indexed token0, address indexed token1, address pair, uint256)");
-
-inline QByteArray factorySelector(const char* signature)
-{
-    return chain::keccak256(QByteArray(signature)).toByteArray().left(4);
-}
-
-inline QByteArray factoryWord(quint64 v)
-{
-    return chain::u256::toBigEndian32(chain::U256(v));
-}
-
-inline QByteArray factoryWord(const chain::Address& a)
-{
-    return QByteArray(12, '\0') + a.toByteArray();
-}
+inline const QString& kPairCreated = lab::DemoFactory::pairCreatedDeclaration();
 
 // A child of DemoFactory, as the node's logs say it (decoded here, not by the engine).
 struct NodeChild
@@ -57,30 +40,18 @@ inline char* toString(const NodeChild& c)
 class FactoryChain
 {
 public:
-    explicit FactoryChain(IndexerLab& lab) : m_lab(lab)
+    explicit FactoryChain(IndexerLab& lab)
+        : m_lab(lab), m_sender(lab::DemoToken::defaultSender(lab.rpc())),
+          m_factory(lab::DemoFactory::deploy(lab.rpc(), m_sender))
     {
-        QFile f(QStringLiteral(FORKSCOPE_SOURCE_DIR "/resources/contracts/DemoFactory.json"));
-        if (!f.open(QIODevice::ReadOnly))
-            qFatal("DemoFactory.json is missing");
-        const QJsonObject o = QJsonDocument::fromJson(f.readAll()).object();
-        const QByteArray code =
-            QByteArray::fromHex(o.value(QStringLiteral("bytecode")).toString().mid(2).toLatin1());
-        m_sender = lab::DemoToken::defaultSender(lab.rpc());
-        m_factory = lab::DemoToken::deployBytecode(lab.rpc(), m_sender, code);
     }
 
-    const chain::Address& factory() const { return m_factory; }
+    const chain::Address& factory() const { return m_factory.address(); }
     // How many children the factory has made on the node's branch, as far as this knows.
     qsizetype children() const { return m_children.size(); }
 
-    // The address the factory's next CREATE gives (its nonce starts at 1, EIP-161).
-    chain::Address nextChild() const
-    {
-        const QByteArray rlp = proof::rlp::encodeList(
-            {proof::rlp::encodeBytes(m_factory.toByteArray()), proof::rlp::encodeUint(m_nonce)});
-        return chain::Address::fromBytes(chain::keccak256(rlp).toByteArray().right(20),
-                                         QStringLiteral("child"));
-    }
+    // The address the factory's next CREATE gives.
+    chain::Address nextChild() const { return m_factory.childAddress(m_nonce); }
 
     // One block: `creations` children, each with a Transfer through it right after its
     // creation, then `sprays` spray transactions through children made before.
@@ -100,24 +71,23 @@ public:
         const QList<chain::Address> before = m_children;
         for (int c = 0; c < creations; ++c) {
             const chain::Address child = nextChild();
-            send(m_factory,
-                 factorySelector("createPair(address,address,uint256)") +
-                     factoryWord(quint64(m_children.size()) + 1) +
-                     factoryWord(quint64(m_children.size()) + 2) + factoryWord(quint64(1000000)),
+            send(m_factory.address(),
+                 lab::DemoFactory::createPairCalldata(quint64(m_children.size()) + 1,
+                                                      quint64(m_children.size()) + 2,
+                                                      chain::U256(1000000)),
                  2000000);
             ++m_nonce;
             m_children << child;
             send(child,
-                 factorySelector("transfer(address,uint256)") +
-                     factoryWord(lab::DemoToken::sprayHolder(quint64(random.bounded(5)))) +
-                     factoryWord(quint64(1 + random.bounded(9))),
+                 lab::DemoToken::transferCalldata(
+                     lab::DemoToken::sprayHolder(quint64(random.bounded(5))),
+                     chain::U256(quint64(1 + random.bounded(9)))),
                  200000);
         }
         for (int s = 0; s < sprays && !before.isEmpty(); ++s)
             send(before.at(random.bounded(int(before.size()))),
-                 factorySelector("spray(uint256,uint256,uint256)") +
-                     factoryWord(quint64(1 + random.bounded(4))) +
-                     factoryWord(quint64(random.bounded(100))) + factoryWord(quint64(7)),
+                 lab::DemoToken::sprayCalldata(quint64(1 + random.bounded(4)),
+                                               quint64(random.bounded(100)), 7),
                  500000);
         m_lab.rpc().callBlocking(QStringLiteral("evm_mine"));
         m_lab.rpc().callBlocking(QStringLiteral("evm_setAutomine"), {true});
@@ -145,7 +115,7 @@ public:
     // indexed tokens, the pair in the first data word.
     QList<NodeChild> nodeChildren(quint64 to)
     {
-        rpc::LogFilter f = rpc::LogFilter::range(0, to, {m_factory});
+        rpc::LogFilter f = rpc::LogFilter::range(0, to, {m_factory.address()});
         f.topics = {{chain::eventTopic(QStringLiteral("PairCreated(address,address,address,"
                                                       "uint256)"))}};
         QList<NodeChild> out;
@@ -159,7 +129,7 @@ public:
 private:
     IndexerLab& m_lab;
     chain::Address m_sender;
-    chain::Address m_factory;
+    lab::DemoFactory m_factory;
     QList<chain::Address> m_children;
     quint64 m_nonce = 1;
 };
