@@ -96,6 +96,7 @@ int runGui(int& argc, char** argv)
 
     engine::EngineConfig config;
     config.labNodes = 2; // the lab's "nodes": two fault proxies in front of the managed anvil
+    config.demoChildEveryTicks = 5; // the demo factory next to the demo token
     if (p.isSet(db)) {
         config.dbPath = p.value(db);
     } else {

@@ -276,10 +276,10 @@ void TestWindowFit::fourChartsAndNodeStatesWithoutScrolling()
     // The tabs under the charts cost one row until asked for; the newest message is on it.
     QVERIFY(!w.drawer()->isOpen());
     QVERIFY2(w.drawer()->height() <= 40, qPrintable(QString::number(w.drawer()->height())));
-    QCOMPARE(w.drawer()->tabBar()->count(), 8);
+    QCOMPARE(w.drawer()->tabBar()->count(), 9);
     verifyWhollyVisible(w.drawer()->tabBar(), "the tabs under the charts");
     QCOMPARE(w.drawer()->tabBar()->x(), 0);
-    QVERIFY2(w.drawer()->tabBar()->tabRect(7).right() < w.drawer()->tabBar()->width(),
+    QVERIFY2(w.drawer()->tabBar()->tabRect(8).right() < w.drawer()->tabBar()->width(),
              "the last tab is cut");
     if (logged)
         QVERIFY2(w.drawer()->noteText().contains("node 2 now goes offline"),

@@ -22,8 +22,10 @@ BottomDrawer::BottomDrawer(QWidget* parent)
     m_tabs->setObjectName(QStringLiteral("drawerTabs"));
     m_tabs->setDrawBase(false);
     m_tabs->setExpanding(false);
-    // Every tab readable: the newest message beside them gives up width, not they.
-    m_tabs->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
+    // Every tab readable: the newest message beside them gives up width first; only a
+    // window too narrow for all of them scrolls the tabs.
+    m_tabs->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
+    m_tabs->setUsesScrollButtons(true);
     m_note->setObjectName(QStringLiteral("drawerNote"));
     m_note->setCursor(Qt::PointingHandCursor);
     m_note->installEventFilter(this);

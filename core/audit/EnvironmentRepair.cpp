@@ -53,12 +53,16 @@ RepairPlan EnvironmentRepair::plan(const QString& environmentId, std::uint64_t f
     p.target = AuditTarget::load(reader, environmentId);
     p.from = from;
     const indexer::Checkpoint& cp = p.target.checkpoint;
-    // Where indexing stopped on a block it could not get whole: the alert names the block
-    // after the checkpoint, and "repairing" it means fetching it, from another node.
+    // Where indexing stopped on a block it could not get whole: the alert names that block,
+    // above the checkpoint (the range it ended was not committed, so blocks before it in that
+    // range are not stored either), and "repairing" it means fetching from the checkpoint on,
+    // from another node.
     bool atTheStop = false;
     for (const indexer::CompletenessAlert& alert : p.target.openAlerts)
-        atTheStop = atTheStop || (from == cp.number + 1 && alert.fromBlock == from);
+        atTheStop = atTheStop || (from > cp.number && alert.fromBlock == from);
     p.rollbackNeeded = !atTheStop;
+    if (atTheStop)
+        p.from = cp.number + 1;
     if (from > cp.number && !atTheStop)
         throw AuditError(AuditError::Kind::BadRange,
                          QStringLiteral("--from %1 is above the checkpoint %2 of environment %3: "

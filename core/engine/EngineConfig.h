@@ -38,8 +38,8 @@ struct EngineConfig
     std::chrono::milliseconds demoInterval{1000};
     int demoTransfersPerTick = 10;
     // The lab's demo factory makes a child every this many demo ticks (0: no demo factory),
-    // and each tick sends a Transfer through one of its children.
-    int demoChildEveryTicks = 5;
+    // and each tick sends a Transfer through one of its children. The app turns it on.
+    int demoChildEveryTicks = 0;
     // Fault proxies in front of the managed anvil: the lab's "nodes". The indexer reads
     // through the first, health watches all; each one's knobs are live (Lab > Fault proxy).
     int labNodes = 0;

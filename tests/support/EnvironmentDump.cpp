@@ -68,6 +68,13 @@ private:
     QString m_summary;
 };
 
+// What the health polls saw of each node's head: an observation of the nodes, which moves
+// whenever a node's head does, not indexed data a dump compares.
+bool isObservation(const QString& table)
+{
+    return table.startsWith(QLatin1String("node_sighting"));
+}
+
 // env empty: every row of every table. Otherwise every row carrying this environment_id
 // (the `environments` row without archived_at, which a lab reset legitimately sets).
 QString dump(const QString& dbPath, const QString& env, QStringList* lines = nullptr)
@@ -80,7 +87,8 @@ QString dump(const QString& dbPath, const QString& env, QStringList* lines = nul
                        "name"));
     QStringList names;
     while (tables.next())
-        names << tables.value(0).toString();
+        if (!isObservation(tables.value(0).toString()))
+            names << tables.value(0).toString();
     Dump out(lines);
     for (const QString& t : names) {
         QSqlQuery q;
@@ -116,7 +124,8 @@ QString pgDump(const QString& url, QStringList* lines)
     for (const QString& table :
          queryRows(reader, QStringLiteral("SELECT table_name FROM information_schema.tables "
                                           "WHERE table_schema = 'public' ORDER BY table_name")))
-        out.add(table, queryRows(reader, QStringLiteral("SELECT * FROM %1").arg(table)));
+        if (!isObservation(table))
+            out.add(table, queryRows(reader, QStringLiteral("SELECT * FROM %1").arg(table)));
     return out.result();
 }
 } // namespace
