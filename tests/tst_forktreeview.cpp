@@ -42,7 +42,7 @@ public:
     void answer(const forktree::ForkTreeRequest& r)
     {
         ++answered;
-        m_view.showWindow(m_sim.window(r.fromBlock, r.toBlock));
+        m_view.showTree(forktree::laidOut(m_sim.window(r.fromBlock, r.toBlock)));
     }
     int asked = 0;
     int answered = 0;

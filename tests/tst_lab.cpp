@@ -554,7 +554,8 @@ void TestLab::theForkTreeShowsTheLabsReorgs()
     view->jumpToReorg(reorgs.last().id);
     QTRY_VERIFY_WITH_TIMEOUT(!windows.isEmpty(), 15000);
     QTRY_VERIFY_WITH_TIMEOUT(view->treeLayout().branches.size() >= 3, 15000);
-    const forktree::ForkTreeWindow window = windows.last().at(0).value<forktree::ForkTreeWindow>();
+    const forktree::ForkTreeWindow window =
+        windows.last().at(0).value<forktree::ForkTreeSnapshot>().window;
     for (const engine::ReorgMark& r : reorgs) {
         const auto b =
             std::find_if(window.branches.cbegin(), window.branches.cend(),

@@ -209,7 +209,7 @@ void MainWindow::buildDrawer()
     m_forkTree = new ForkTreeView(this);
     m_forkTree->setObjectName(QStringLiteral("forkTree"));
     connect(m_forkTree, &ForkTreeView::windowWanted, m_host, &EngineApi::requestForkTree);
-    connect(m_host, &EngineApi::forkTreeAvailable, m_forkTree, &ForkTreeView::showWindow);
+    connect(m_host, &EngineApi::forkTreeAvailable, m_forkTree, &ForkTreeView::showTree);
     connect(m_forkTree, &ForkTreeView::blockWanted, m_host, &EngineApi::requestForkBlock);
     connect(m_host, &EngineApi::forkBlockAvailable, m_forkTree, &ForkTreeView::showBlock);
     m_drawer->addPage(m_forkTree, tr("Fork tree"));

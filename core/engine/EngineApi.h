@@ -9,7 +9,7 @@
 #include "foreign/ForeignWatchSnapshot.h"
 #include "foreign/ForeignWatchSpec.h"
 #include "forktree/ForkBlockRows.h"
-#include "forktree/ForkTreeWindow.h"
+#include "forktree/ForkTreeSnapshot.h"
 #include "lab/run/LabRunProgress.h"
 #include "lab/run/LabRunResult.h"
 #include "lab/run/LabRunSpec.h"
@@ -104,7 +104,7 @@ signals:
     void statusAvailable(const forkscope::engine::EngineStatus& status);
     void logMessage(const QString& level, const QString& text);
     void reorgDiffAvailable(const forkscope::engine::ReorgDiff& diff);
-    void forkTreeAvailable(const forkscope::forktree::ForkTreeWindow& window);
+    void forkTreeAvailable(const forkscope::forktree::ForkTreeSnapshot& tree);
     void forkBlockAvailable(const forkscope::forktree::ForkBlockRows& rows);
     void tablePageAvailable(const forkscope::engine::TablePage& page);
     void sourceListAvailable(const forkscope::engine::SourceList& sources);

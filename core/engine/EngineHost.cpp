@@ -18,7 +18,7 @@ EngineHost::EngineHost(QObject* parent) : EngineApi(parent)
     qRegisterMetaType<EngineStatus>();
     qRegisterMetaType<ReorgDiff>();
     qRegisterMetaType<forktree::ForkTreeRequest>();
-    qRegisterMetaType<forktree::ForkTreeWindow>();
+    qRegisterMetaType<forktree::ForkTreeSnapshot>();
     qRegisterMetaType<forktree::ForkBlockRows>();
     qRegisterMetaType<SourceList>();
     qRegisterMetaType<CodeCheck>();
@@ -167,9 +167,9 @@ void EngineHost::start(const EngineConfig& config)
                     emit reorgDiffAvailable(diff);
             });
     connect(s->read.get(), &ReadService::forkTreeAvailable, this,
-            [this, live](const forktree::ForkTreeWindow& window) {
+            [this, live](const forktree::ForkTreeSnapshot& tree) {
                 if (live())
-                    emit forkTreeAvailable(window);
+                    emit forkTreeAvailable(tree);
             });
     connect(s->read.get(), &ReadService::forkBlockAvailable, this,
             [this, live](const forktree::ForkBlockRows& rows) {

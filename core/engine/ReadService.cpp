@@ -78,7 +78,7 @@ ReadService::ReadService(QString dbPath, QObject* parent)
     qRegisterMetaType<TablePage>();
     qRegisterMetaType<ReorgDiff>();
     qRegisterMetaType<forktree::ForkTreeRequest>();
-    qRegisterMetaType<forktree::ForkTreeWindow>();
+    qRegisterMetaType<forktree::ForkTreeSnapshot>();
     qRegisterMetaType<forktree::ForkBlockRows>();
     qRegisterMetaType<SourceList>();
     qRegisterMetaType<CodeCheck>();
@@ -427,7 +427,7 @@ void ReadService::requestForkTree(const forktree::ForkTreeRequest& request)
                     l.treeNumbers.insert(b.hash, b.number);
             for (const forktree::NodeSighting& s : w.sightings)
                 l.treeNumbers.insert(s.hash, s.number);
-            emit forkTreeAvailable(w);
+            emit forkTreeAvailable(forktree::laidOut(w));
         } catch (const std::exception& e) {
             emit logMessage(QStringLiteral("error"),
                             QStringLiteral("fork tree: %1").arg(QString::fromUtf8(e.what())));

@@ -7,7 +7,7 @@
 #include "TablePage.h"
 #include "concurrency/LoopThread.h"
 #include "forktree/ForkBlockRows.h"
-#include "forktree/ForkTreeWindow.h"
+#include "forktree/ForkTreeSnapshot.h"
 #include "report/CheckpointReport.h"
 
 #include <QMutex>
@@ -80,7 +80,7 @@ signals:
     void summaryAvailable(const forkscope::engine::DbSummary& summary);
     void tablePageAvailable(const forkscope::engine::TablePage& page);
     void reorgDiffAvailable(const forkscope::engine::ReorgDiff& diff);
-    void forkTreeAvailable(const forkscope::forktree::ForkTreeWindow& window);
+    void forkTreeAvailable(const forkscope::forktree::ForkTreeSnapshot& tree);
     void forkBlockAvailable(const forkscope::forktree::ForkBlockRows& rows);
     void sourceListAvailable(const forkscope::engine::SourceList& sources);
     void codeChecked(const forkscope::engine::CodeCheck& check);

@@ -35,7 +35,7 @@ quint64 forkTreeSatSub(quint64 a, quint64 b)
 ForkTreeView::ForkTreeView(QWidget* parent) : QWidget(parent)
 {
     qRegisterMetaType<forktree::ForkTreeRequest>();
-    qRegisterMetaType<forktree::ForkTreeWindow>();
+    qRegisterMetaType<forktree::ForkTreeSnapshot>();
     qRegisterMetaType<forktree::ForkBlockRows>();
     qRegisterMetaType<chain::Hash32>();
 
@@ -197,14 +197,15 @@ void ForkTreeView::showCheckpoint(quint64 checkpoint)
     }
 }
 
-void ForkTreeView::showWindow(const forktree::ForkTreeWindow& window)
+void ForkTreeView::showTree(const forktree::ForkTreeSnapshot& tree)
 {
+    const forktree::ForkTreeWindow& window = tree.window;
     m_inFlight.reset();
     m_replyTimeout.stop();
     const quint64 anchor = m_canvas->centreNumber();
     m_checkpoint = std::max(m_checkpoint, window.checkpoint);
     m_firstBlock = window.firstBlock;
-    m_canvas->setTreeLayout(forktree::layoutForkTree(window), anchor);
+    m_canvas->setTreeLayout(tree.layout, anchor);
     m_haveWindow = true;
     m_note.clear();
     if (m_pendingReorg) {

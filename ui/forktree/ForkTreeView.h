@@ -3,7 +3,7 @@
 #include "chain/Hash32.h"
 #include "forktree/ForkBlockRows.h"
 #include "forktree/ForkTreeLayout.h"
-#include "forktree/ForkTreeWindow.h"
+#include "forktree/ForkTreeSnapshot.h"
 
 #include <QElapsedTimer>
 #include <QTimer>
@@ -22,8 +22,8 @@ class ForkTreeCanvas;
 // The Fork tree tab: the canonical chain as a spine, every orphaned branch off it, each node's
 // heads, a side table with the clicked block's rows. It reads nothing itself: it asks for a
 // window of blocks (windowWanted) as the view pans and zooms, at most one request at a time
-// and only once the view has settled, and draws what showWindow() brings; a click on a block
-// asks for its rows (blockWanted) and showBlock() lists them.
+// and only once the view has settled, and draws what showTree() brings, laid out already; a click
+// on a block asks for its rows (blockWanted) and showBlock() lists them.
 class ForkTreeView : public QWidget
 {
     Q_OBJECT
@@ -52,7 +52,7 @@ public:
 public slots:
     // Where the spine ends now; the first call asks for the tree at the head.
     void showCheckpoint(quint64 checkpoint);
-    void showWindow(const forktree::ForkTreeWindow& window);
+    void showTree(const forktree::ForkTreeSnapshot& tree);
     void showBlock(const forktree::ForkBlockRows& rows);
 
 signals:
