@@ -22,7 +22,9 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
 #include <QSignalSpy>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -448,7 +450,7 @@ void TestForkTreeStore::blockRowsAreTheStoredOrTheRemovedRows()
     QSignalSpy blocks(&read, &engine::ReadService::forkBlockAvailable);
     read.requestForkTree({1, 2});
     QVERIFY(windows.wait(10000));
-    const auto w = windows.first().first().value<forktree::ForkTreeWindow>();
+    const auto w = windows.first().first().value<forktree::ForkTreeSnapshot>().window;
     QCOMPARE(w.branches.size(), 1);
     QCOMPARE(w.branches.first().reorgId, reorg);
     QCOMPARE(numbersOf(w.canonical), (QList<std::uint64_t>{1, 2}));
@@ -531,6 +533,20 @@ void TestForkTreeStore::aRealReorgKeepsItsBranchAndVerifyStaysClean()
     QCOMPARE(report.value("counts").toObject().value("orphaned_blocks").toInteger(), 3);
     QCOMPARE(report.value("invariants").toObject().value("state").toString(),
              QStringLiteral("hold"));
+
+    // The PDF draws the tree of the indexed range, read from the store: its one branch.
+    const QString pdf = lab.tempPath(QStringLiteral("report.pdf"));
+    VERIFY_EXIT_OK(test::runForkscope({QStringLiteral("report"), QStringLiteral("--db"), lab.db(),
+                                       QStringLiteral("--env"), env, QStringLiteral("--format"),
+                                       QStringLiteral("pdf"), QStringLiteral("--out"), pdf}));
+    QProcess text;
+    text.start(QStandardPaths::findExecutable(QStringLiteral("pdftotext")),
+               {pdf, QStringLiteral("-")});
+    QVERIFY(text.waitForFinished(30000));
+    const QString words = QString::fromUtf8(text.readAllStandardOutput()).simplified();
+    QVERIFY2(words.contains(QStringLiteral("Fork tree")) &&
+                 words.contains(QStringLiteral("1 branch kept")),
+             qPrintable(words));
 }
 
 QTEST_GUILESS_MAIN(TestForkTreeStore)

@@ -4,6 +4,7 @@
 // takes in at a glance, real text, charts of the report's own data only, amounts in the
 // tokens' units, pagination with the table header repeated, times never broken, and no
 // file at all when the path cannot be written.
+#include "ForkTreeSim.h"
 #include "report/CheckpointReport.h"
 #include "report/ReportCharts.h"
 #include "report/ReportError.h"
@@ -38,6 +39,7 @@ CheckpointReport sampleReport(int reorgCount)
                      hashOf(0),
                      QStringLiteral("http://127.0.0.1:8545"),
                      QStringLiteral("2025-01-01T00:00:00.000Z"),
+                     {},
                      {}};
     const report::VerificationStatus statuses[] = {report::VerificationStatus::Canonical,
                                                    report::VerificationStatus::Reorged,
@@ -164,6 +166,7 @@ private slots:
     void timesAreLocalAndNeverWrap_data();
     void timesAreLocalAndNeverWrap();
     void theWholePdfUsesTheAppsZone();
+    void forkTreeOfTheReportsRange();
 
 private:
     QTemporaryDir m_dir;
@@ -263,7 +266,9 @@ void TestReportPdf::noChartOfNothing()
     const QString path = m_dir.filePath("empty.pdf");
     ui::ReportPdfWriter::write(r, path);
     QCOMPARE(images(path), 1); // the cursor only
-    QVERIFY(tool("pdftotext", {path, "-"}).contains("No reorg was recorded"));
+    const QString text = tool("pdftotext", {path, "-"});
+    QVERIFY(text.contains("No reorg was recorded"));
+    QVERIFY(text.contains("No rollback, so no branch to draw."));
 }
 
 void TestReportPdf::nodeHealthFromTheEnvironmentsOwnPolls()
@@ -380,6 +385,42 @@ void TestReportPdf::theWholePdfUsesTheAppsZone()
     static const QRegularExpression split(
         R"(\d{4}-\d\d-\d\d(?! \d\d:\d\d:\d\d)|(\d{4}-|\d\d:)\s*\n)");
     QVERIFY2(!text.contains(split), qPrintable(text.left(3000)));
+}
+
+// The tree of the report's range, drawn as the Fork tree tab draws it: vector text, so the
+// picture's words are in the PDF's text.
+void TestReportPdf::forkTreeOfTheReportsRange()
+{
+    lab::ForkTreeSim sim;
+    QString error;
+    QVERIFY2(sim.run(QStringLiteral("commit 300; rollback 250 hash; commit 40; rollback 270 "
+                                    "parent; commit 30; poll steady-node 290; own stray-node 280"),
+                     &error),
+             qPrintable(error));
+    CheckpointReport r = sampleReport(2);
+    r.forkTree = sim.window();
+    const QString path = m_dir.filePath("forktree.pdf");
+    const int withoutTree = [&] {
+        const QString plain = m_dir.filePath("no-forktree.pdf");
+        ui::ReportPdfWriter::write(sampleReport(2), plain);
+        return images(plain);
+    }();
+    ui::ReportPdfWriter::write(r, path);
+    // The heading, its words and the picture (its legend) on one page.
+    QString page;
+    for (int i = 1; i <= pages(path) && page.isEmpty(); ++i)
+        if (const QString t = pageText(path, i).simplified(); t.contains("Fork tree"))
+            page = t;
+    for (const QString& s :
+         {QStringLiteral("2 branches kept"), QStringLiteral("hash mismatch parent mismatch"),
+          QStringLiteral("stray-node (1 head(s) of its own)"),
+          QStringLiteral("steady-node (behind, at 290)")})
+        QVERIFY2(page.contains(s), qPrintable(s + "\n" + page));
+    QCOMPARE(images(path), withoutTree); // drawn as vectors, not as a bitmap
+
+    r.forkTree.branches.clear(); // past the retention
+    ui::ReportPdfWriter::write(r, path);
+    QVERIFY(tool("pdftotext", {path, "-"}).simplified().contains("No branch is kept"));
 }
 
 QTEST_MAIN(TestReportPdf)

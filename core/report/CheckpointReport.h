@@ -1,6 +1,7 @@
 #pragma once
 
 #include "chain/TokenAmount.h"
+#include "forktree/ForkTreeWindow.h"
 #include "health/NodeHealth.h"
 #include "indexer/CompletenessAlert.h"
 
@@ -239,6 +240,9 @@ public:
     };
     QList<NodeTrack> nodeHistory;
     QList<health::NodeHealth> nodesAtExport;
+    // The fork tree of the indexed range as the Fork tree tab reads it: the spine, the
+    // branches kept and the node heads, bounded (forktree/ForkTreeLimits.h).
+    forktree::ForkTreeWindow forkTree;
 };
 
 } // namespace forkscope::report

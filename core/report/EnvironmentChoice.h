@@ -49,8 +49,14 @@ EnvironmentInfo environmentIn(Registry&& registry, const QString& database,
             indexer::EnvironmentRegistry::unknownMessage(environmentId, database, envs),
             environmentIds(envs));
     }
-    return {env->id,     env->chainId,   env->genesisHash.toHex(),
-            env->rpcUrl, env->createdAt, env->archivedAt};
+    EnvironmentInfo info;
+    info.id = env->id;
+    info.chainId = env->chainId;
+    info.genesisHash = env->genesisHash.toHex();
+    info.rpcUrl = env->rpcUrl;
+    info.createdAt = env->createdAt;
+    info.archivedAt = env->archivedAt;
+    return info;
 }
 
 } // namespace forkscope::report

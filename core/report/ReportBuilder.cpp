@@ -2,6 +2,7 @@
 #include "EnvironmentChoice.h"
 #include "ReportError.h"
 #include "ReportSections.h"
+#include "forktree/ForkTreeReader.h"
 #include "indexer/CompletenessAlerts.h"
 #include "indexer/EnvironmentRegistry.h"
 #include "store/ContractReader.h"
@@ -201,6 +202,17 @@ CheckpointReport ReportBuilder::build(store::ContractReader& reader, const QStri
     Builder b(reader, r);
     b.readCheckpoints();
     b.readReorgs();
+    // The tree of the whole indexed range, for the PDF's picture.
+    const QVariantList env{r.environment.id};
+    const qint64 lowest = reader.scalar(
+        QStringLiteral("SELECT min(block_number) FROM blocks WHERE environment_id = ?"), env);
+    const qint64 top = reader.scalar(
+        QStringLiteral(
+            "SELECT max(block_number) FROM indexer_checkpoints WHERE environment_id = ?"),
+        env);
+    r.forkTree = forktree::readForkTree(
+        reader, r.environment.id,
+        {quint64(std::max<qint64>(0, lowest)), quint64(std::max<qint64>(0, top))});
     ReportSections sections(reader, r);
     sections.readCounts();
     const store::OutboxTally outbox = reader.outboxTally(r.environment.id, r.environment.chainId);

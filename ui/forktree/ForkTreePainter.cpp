@@ -285,11 +285,15 @@ ForkTreeViewport ForkTreePainter::fit(const QRectF& target, const ForkTreeLayout
 void ForkTreePainter::paintWindow(QPainter& p, const QRectF& pageRect,
                                   const forktree::ForkTreeWindow& window)
 {
+    paintLayout(p, pageRect, forktree::layoutForkTree(window));
+}
+
+void ForkTreePainter::paintLayout(QPainter& p, const QRectF& pageRect, const ForkTreeLayout& l)
+{
     // Drawn at screen scale (96 per inch) whatever the device's resolution, so lines and text
     // on a 300 dpi page have the weight they have on screen.
     const double scale = p.device() ? std::max(1.0, p.device()->logicalDpiX() / 96.0) : 1.0;
     const QRectF target(QPointF(0, 0), pageRect.size() / scale);
-    const ForkTreeLayout l = forktree::layoutForkTree(window);
     p.save();
     p.translate(pageRect.topLeft());
     p.scale(scale, scale);

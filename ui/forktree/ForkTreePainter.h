@@ -26,9 +26,12 @@ public:
                                     const ForkTreeViewport& view, const QPointF& pos);
     // A viewport that shows the whole layout in target.
     static ForkTreeViewport fit(const QRectF& target, const forktree::ForkTreeLayout& layout);
-    // The report's picture: the whole window laid out and fitted into pageRect.
+    // The report's picture: the whole window laid out (or its layout) fitted into pageRect,
+    // drawn at screen scale whatever the device's resolution.
     static void paintWindow(QPainter& p, const QRectF& pageRect,
                             const forktree::ForkTreeWindow& window);
+    static void paintLayout(QPainter& p, const QRectF& pageRect,
+                            const forktree::ForkTreeLayout& layout);
     // A block number or count as the tree writes it: "1,204".
     static QString grouped(quint64 n);
     // The box's rectangle on screen.

@@ -140,6 +140,20 @@ public:
         m_y += h + pt(6);
     }
 
+    // A vector picture `height` high across the page: draw(painter, its rectangle).
+    template <typename Draw> void drawing(double height, Draw&& draw)
+    {
+        ensure(height);
+        const QRectF box(0, m_y, m_width, height);
+        m_p.save();
+        m_p.setClipRect(box);
+        draw(m_p, box);
+        m_p.restore();
+        m_p.setPen(QPen(kGrey, pt(0.5)));
+        m_p.drawRect(box);
+        m_y += height + pt(6);
+    }
+
     void table(const QList<Column>& columns, const QList<QList<Cell>>& rows, double fontSize = 7.5)
     {
         const QFont body = sans(fontSize);

@@ -3,6 +3,7 @@
 #include "ReportCharts.h"
 #include "ReportText.h"
 #include "ShortHex.h"
+#include "forktree/ForkTreePainter.h"
 #include "widgets/LocalTime.h"
 
 #include <QDateTime>
@@ -360,6 +361,42 @@ void reorgs(Flow& f, const CheckpointReport& r, const QImage& chart)
     if (r.tokens.isEmpty())
         f.text(QStringLiteral("Amounts are in the tokens' base units: their decimals could not be "
                               "read from a node."),
+               sans(7.5), kGrey);
+}
+
+void forkTree(Flow& f, const CheckpointReport& r)
+{
+    const forktree::ForkTreeWindow& w = r.forkTree;
+    if (w.branches.isEmpty()) {
+        f.heading(QStringLiteral("Fork tree"));
+        f.text(r.reorgs.isEmpty()
+                   ? QStringLiteral("No rollback, so no branch to draw.")
+                   : QStringLiteral("No branch is kept: the rollbacks' removed blocks are past "
+                                    "the retention (--orphan-retention, or the app's setting)."),
+               sans(9), kGrey);
+        return;
+    }
+    const forktree::ForkTreeLayout layout = forktree::layoutForkTree(w);
+    // As tall as the lanes at their screen size and the legend need (the painter draws at
+    // 96 pixels per inch: a pixel is 0.75 pt).
+    const double lanes = double(layout.maxLane - layout.minLane) + 1.6;
+    const double legend = double(4 + layout.nodes.size()) * 16 + 16;
+    const double height = pt(0.75 * std::clamp(std::max(lanes * 36, legend), 120.0, 640.0));
+    f.ensure(pt(110) + height); // the heading, its words and the picture on one page
+    f.heading(QStringLiteral("Fork tree"));
+    f.text(QStringLiteral("Blocks %1 to %2, %3 kept. The canonical chain runs along the "
+                          "middle; each branch forks off where its rollback began, coloured by "
+                          "the rollback's reason. A node's head on no branch the indexer knew "
+                          "is drawn below the chain, as that node's own view.")
+               .arg(ForkTreePainter::grouped(w.fromBlock), ForkTreePainter::grouped(w.toBlock),
+                    count(w.branches.size(), QStringLiteral("branch"), QStringLiteral("branches"))),
+           sans(8.5));
+    f.drawing(height, [&](QPainter& p, const QRectF& box) {
+        ForkTreePainter::paintLayout(p, box, layout);
+    });
+    if (w.truncated)
+        f.text(QStringLiteral("More than one picture holds: the newest branches and node heads "
+                              "are drawn. The app's Fork tree tab walks them all."),
                sans(7.5), kGrey);
 }
 

@@ -21,6 +21,9 @@ void checkpoints(pdf::Flow& f, const report::CheckpointReport& r);
 // The reorg chart (only when there is one to draw), the reorgs in words, and each one's
 // first diff items in the token's units.
 void reorgs(pdf::Flow& f, const report::CheckpointReport& r, const QImage& chart);
+// The fork tree of the indexed range (the Fork tree tab's picture, fitted to the page), or
+// why there is none to draw.
+void forkTree(pdf::Flow& f, const report::CheckpointReport& r);
 void outboxAndBackfill(pdf::Flow& f, const report::CheckpointReport& r, const QImage& chart);
 // The identifiers a support request needs, last: genesis hash, stored RPC URL, database,
 // exporter, time zone.

@@ -33,6 +33,7 @@ void ReportPdfWriter::write(const CheckpointReport& report, const QString& path)
             flow.newPage();
             pdfsections::nodeHealth(flow, report, charts.value(ReportCharts::NodeHealth));
             pdfsections::reorgs(flow, report, charts.value(ReportCharts::Reorgs));
+            pdfsections::forkTree(flow, report);
             pdfsections::checkpoints(flow, report);
             pdfsections::outboxAndBackfill(flow, report, charts.value(ReportCharts::Outbox));
             pdfsections::technicalDetails(flow, report);
