@@ -173,9 +173,17 @@ QString readOnlyPlaceWarning(const QString& db, store::Database::ReadOnlyPlace p
 
 int runReportCommand(int& argc, char** argv, const QStringList& arguments)
 {
+    // The help names the executable only when an application object exists; the real one
+    // waits for the format (a PDF needs a QApplication).
+    std::unique_ptr<QCoreApplication> forHelp;
+    for (const QString& a : arguments)
+        if (!forHelp && (a == QLatin1String("--help") || a == QLatin1String("-h") ||
+                         a == QLatin1String("--help-all")))
+            forHelp = std::make_unique<QCoreApplication>(argc, argv);
     ReportOptions o;
     if (const auto exit = parseOrExit(arguments, o, parse))
         return *exit;
+    forHelp.reset();
 
     // A PDF needs fonts and QCustomPlot (a widget), so a QApplication (see ReportPdf.h).
     const std::unique_ptr<QCoreApplication> app =

@@ -7,6 +7,9 @@
 #include "contracts/SourceTableModel.h"
 #include "engine/DisplayState.h"
 #include "engine/EngineApi.h"
+#include "forktree/ForkTreeCanvas.h"
+#include "forktree/ForkTreePainter.h"
+#include "forktree/ForkTreeView.h"
 
 #include <QApplication>
 #include <QDialog>
@@ -26,8 +29,9 @@ std::optional<ScreenshotScene::Scene> ScreenshotScene::fromName(const QString& n
 
 QStringList ScreenshotScene::names()
 {
-    return {QStringLiteral("synced"), QStringLiteral("reorg"), QStringLiteral("incomplete"),
-            QStringLiteral("unreachable"), QStringLiteral("contracts")};
+    return {QStringLiteral("synced"),     QStringLiteral("reorg"),
+            QStringLiteral("incomplete"), QStringLiteral("unreachable"),
+            QStringLiteral("contracts"),  QStringLiteral("forktree")};
 }
 
 ScreenshotScene::ScreenshotScene(Scene scene, engine::EngineApi& host, ui::MainWindow& window,
@@ -71,6 +75,10 @@ void ScreenshotScene::onStatus(const engine::EngineStatus& s)
             m_acted = true;
             ui::BottomDrawer* drawer = m_window.drawer();
             drawer->showPage(drawer->indexOfPage(m_window.contractsView()));
+        } else if (m_scene == Scene::ForkTree) {
+            m_acted = true;
+            ui::BottomDrawer* drawer = m_window.drawer();
+            drawer->showPage(drawer->indexOfPage(m_window.forkTreeView()));
         } else if (m_scene == Scene::Incomplete) {
             m_acted = true;
             // The indexed node (lab node 1) hides every log of half the blocks: the bloom
@@ -78,6 +86,8 @@ void ScreenshotScene::onStatus(const engine::EngineStatus& s)
             m_host.setProxyKnobs(0, QJsonObject{{QStringLiteral("dropBlockRate"), 0.5}});
         }
     }
+    if (m_scene == Scene::ForkTree && m_acted)
+        injectNextReorg(s);
     // Once the new chain is indexed past the old head, so the diff can say what came back.
     if (m_scene == Scene::Reorg && m_acted && !m_diffAsked && !s.recentReorgs.isEmpty()) {
         const engine::ReorgMark& r = s.recentReorgs.last();
@@ -86,6 +96,21 @@ void ScreenshotScene::onStatus(const engine::EngineStatus& s)
             m_host.requestReorgDiff(r.id);
         }
     }
+}
+
+// Three reorgs of different depths a few blocks apart, each once the indexer has followed the
+// one before past its old head, so the tree shows three separate branches.
+void ScreenshotScene::injectNextReorg(const engine::EngineStatus& s)
+{
+    static constexpr int kDepths[] = {2, 4, 3};
+    if (m_reorgsSent >= int(std::size(kDepths)) || s.recentReorgs.size() < m_reorgsSent)
+        return;
+    if (m_reorgsSent > 0) {
+        const engine::ReorgMark& r = s.recentReorgs.last();
+        if (s.checkpoint.value_or(0) < quint64(r.forkBlock + r.depth + 3))
+            return;
+    }
+    m_host.injectReorg(kDepths[m_reorgsSent++], 0);
 }
 
 bool ScreenshotScene::ready() const
@@ -111,6 +136,10 @@ bool ScreenshotScene::ready() const
     }
     case Scene::Unreachable:
         return kind == engine::DisplayState::Kind::NodeUnreachable;
+    case Scene::ForkTree:
+        // Every reorg's branch on screen, in the tab's latest window.
+        return m_window.forkTreeView()->isVisible() && m_reorgsSent == 3 &&
+               m_window.forkTreeView()->treeLayout().branches.size() >= 3;
     case Scene::Contracts:
         // The tab open, with the sources its snapshot listed.
         return m_window.contractsView()->isVisible() &&
@@ -123,6 +152,10 @@ void ScreenshotScene::grab()
 {
     if (std::exchange(m_done, true))
         return;
+    if (m_scene == Scene::ForkTree) { // every branch in the picture, as "fit" would show it
+        ui::ForkTreeCanvas* canvas = m_window.forkTreeView()->canvas();
+        canvas->setViewport(ui::ForkTreePainter::fit(canvas->rect(), canvas->treeLayout()));
+    }
     QPixmap shot = m_window.grab();
     // A dialog the scene opened is drawn over the window, centred as a window manager would.
     QPainter p(&shot);

@@ -30,6 +30,7 @@ public:
         Incomplete,  // the indexed node hides logs: the data-incomplete banner
         Unreachable, // --rpc to a closed port: the error state
         Contracts,   // the Contracts tab open on the lab's sources
+        ForkTree,    // the Fork tree tab after three injected reorgs
     };
     static std::optional<Scene> fromName(const QString& name);
     static QStringList names();
@@ -53,9 +54,12 @@ private:
     int m_minMs;
     engine::EngineStatus m_last;
     QElapsedTimer m_clock; // since start(): the least delay and the time-out
-    bool m_acted = false;  // the scene's action (reorg, fault) was sent
+    void injectNextReorg(const engine::EngineStatus& status);
+
+    bool m_acted = false; // the scene's action (reorg, fault) was sent
     bool m_diffAsked = false;
     bool m_done = false;
+    int m_reorgsSent = 0; // the fork tree scene's, one at a time
 };
 
 } // namespace forkscope::app

@@ -8,6 +8,7 @@
 #   incomplete.png   the indexed node hides logs: the data-incomplete banner
 #   unreachable.png  a node that does not answer: the error state
 #   contracts.png    the Contracts tab: the lab's sources with their checkpoints
+#   forktree.png     the Fork tree tab after three injected reorgs
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="${1:-$here/resources/screenshots}"
@@ -29,6 +30,7 @@ shoot synced 30000 # half a minute of history in the charts
 shoot reorg 4000
 shoot incomplete 4000
 shoot contracts 4000
+shoot forktree 4000
 # What a first-time user gets from `forkscope --rpc URL` when nothing listens there (fresh
 # settings, no contracts yet): the node is named as what is wrong, the missing contracts
 # beside it.

@@ -76,8 +76,11 @@ class TestCli : public QObject
 private slots:
     void version();
     void help();
+    void commandHelp_data();
+    void commandHelp();
     void usageErrors_data();
     void usageErrors();
+    void screenshotSceneWritesALaptopSizedPng_data();
     void screenshotSceneWritesALaptopSizedPng();
     void indexRefusesBadValues_data();
     void indexRefusesBadValues();
@@ -102,9 +105,39 @@ void TestCli::help()
     QCOMPARE(r.code, 0);
     for (const char* cmd : {"index", "report", "lab reset", "devnet"})
         QVERIFY2(r.out.contains(QLatin1String(cmd)), cmd);
-    const Run d = runForkscope({"devnet", "--help"});
-    QCOMPARE(d.code, 0);
-    QVERIFY(d.out.contains("--port"));
+}
+
+void TestCli::commandHelp_data()
+{
+    QTest::addColumn<QString>("command");
+    QTest::addColumn<QString>("option");
+    QTest::newRow("devnet") << "devnet"
+                            << "--port";
+    QTest::newRow("index") << "index"
+                           << "--rpc";
+    QTest::newRow("verify") << "verify"
+                            << "--receipts";
+    QTest::newRow("repair") << "repair"
+                            << "--from";
+    QTest::newRow("audit") << "audit"
+                           << "--target";
+    QTest::newRow("archive-contract") << "archive-contract"
+                                      << "--contract";
+    QTest::newRow("report") << "report"
+                            << "--format"; // parsed before its application exists
+}
+
+void TestCli::commandHelp()
+{
+    QFETCH(QString, command);
+    QFETCH(QString, option);
+    const Run r = runForkscope({command, "--help"});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.out.contains(option), qPrintable(r.out));
+    // "Usage: /path/to/forkscope [options] report", never Qt's placeholder.
+    QVERIFY2(r.out.startsWith("Usage: ") && r.out.contains("forkscope [options] " + command) &&
+                 !r.out.contains("<executable_name>"),
+             qPrintable(r.out.left(200)));
 }
 
 void TestCli::usageErrors_data()
@@ -129,7 +162,8 @@ void TestCli::usageErrors_data()
     QTest::newRow("app bad env") << QStringList{"--env", "a b"} << "--env: environment \"a b\"";
     QTest::newRow("app bad screenshot scene")
         << QStringList{"--screenshot", "x.png", "--screenshot-scene", "sunset"}
-        << "--screenshot-scene: \"sunset\" is not one of synced, reorg, incomplete, unreachable, contracts";
+        << "--screenshot-scene: \"sunset\" is not one of synced, reorg, incomplete, unreachable, "
+           "contracts, forktree";
     QTest::newRow("app bad screenshot delay")
         << QStringList{"--screenshot", "x.png", "--screenshot-after-ms", "soon"}
         << "--screenshot-after-ms: \"soon\"";
@@ -167,19 +201,29 @@ void TestCli::usageErrors_data()
     // clang-format on
 }
 
+void TestCli::screenshotSceneWritesALaptopSizedPng_data()
+{
+    QTest::addColumn<QString>("scene");
+    QTest::newRow("synced") << QStringLiteral("synced");
+    // Three reorgs injected one after the other, their branches in the Fork tree tab.
+    QTest::newRow("forktree") << QStringLiteral("forktree");
+}
+
 void TestCli::screenshotSceneWritesALaptopSizedPng()
 {
 #if FORKSCOPE_HAS_GUI
-    // packaging/screenshot.sh's path: the real app, a managed anvil, grabbed once synced.
+    // packaging/screenshot.sh's path: the real app, a managed anvil, grabbed once the scene
+    // is true of the window.
+    QFETCH(QString, scene);
     QTemporaryDir dir;
-    const QString png = dir.filePath("synced.png");
+    const QString png = dir.filePath(scene + ".png");
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert("XDG_CONFIG_HOME", dir.filePath("config")); // no user settings
     env.insert("XDG_DATA_HOME", dir.filePath("data"));
     QProcess p;
     p.setProcessEnvironment(env);
     p.start(QStringLiteral(FORKSCOPE_BINARY),
-            {"--db", dir.filePath("s.sqlite"), "--screenshot", png, "--screenshot-scene", "synced",
+            {"--db", dir.filePath("s.sqlite"), "--screenshot", png, "--screenshot-scene", scene,
              "--screenshot-after-ms", "1000"});
     QVERIFY(p.waitForFinished(120000));
     QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
