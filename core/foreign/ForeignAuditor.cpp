@@ -62,24 +62,16 @@ ForeignRange ForeignAuditor::resolveRange(ForeignTable& table, const QString& qu
     ForeignRange range;
     std::optional<std::uint64_t> highest;
     if (!from || !to) {
-        const auto span = table.blockSpan(query);
+        const auto span = table.blockNumberSpan(query);
         if (!span)
             throw ForeignError(ForeignError::Kind::BadQuery,
                                QStringLiteral("the query yields no row on %1: give --from-block "
                                               "and --to-block to audit a range that should hold "
                                               "none")
                                    .arg(table.describe()));
-        QString why;
-        const auto low = blockNumberOf(span->first, &why);
-        const auto high = blockNumberOf(span->second, &why);
-        if (!low || !high)
-            throw ForeignError(ForeignError::Kind::BadValue,
-                               badCell(QStringLiteral("with the lowest or highest block"),
-                                       QStringLiteral("block_number"),
-                                       low ? span->second : span->first, why));
         if (!from)
-            from = low;
-        highest = high;
+            from = span->first;
+        highest = span->second;
     }
     const std::uint64_t safe = head >= confirmations ? head - confirmations : 0;
     range.from = *from;

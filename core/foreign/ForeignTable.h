@@ -31,6 +31,8 @@ public:
     virtual QStringList columns(const QString& query) = 0;
     // The smallest and largest `block_number` the query yields; nullopt when it yields none.
     virtual std::optional<std::pair<ForeignCell, ForeignCell>> blockSpan(const QString& query) = 0;
+    // blockSpan() as block numbers; throws BadValue naming the cell that is not one.
+    std::optional<std::pair<std::uint64_t, std::uint64_t>> blockNumberSpan(const QString& query);
     // Each row of `query` whose block_number is in [from, to], in block order, its cells in
     // the order of columns(). Stops and throws BadQuery past `maxRows` rows.
     virtual void rowsBetween(const QString& query, std::uint64_t from, std::uint64_t to,

@@ -80,7 +80,7 @@ ForeignWatchSnapshot ForeignWatcher::check()
         }
         ForeignWatchSnapshot s = base();
         s.labHead = head;
-        const auto span = table->blockSpan(m_o.query);
+        const auto span = table->blockNumberSpan(m_o.query);
         if (!span) {
             s.state = S::Waiting;
             m_lastRan = s.at;
@@ -88,16 +88,8 @@ ForeignWatchSnapshot ForeignWatcher::check()
             fill(s);
             return s;
         }
-        QString why;
-        const auto low = blockNumberOf(span->first, &why);
-        const auto high = blockNumberOf(span->second, &why);
-        if (!low || !high)
-            throw ForeignError(ForeignError::Kind::BadValue,
-                               badCell(QStringLiteral("with the lowest or highest block"),
-                                       QStringLiteral("block_number"),
-                                       low ? span->second : span->first, why));
-        s.foreignHead = *high;
-        audit(*table, head, *high, *low, s);
+        s.foreignHead = span->second;
+        audit(*table, head, span->second, span->first, s);
         s.state = S::Watching;
         m_lastRan = s.at = QDateTime::currentDateTimeUtc();
         s.lastCheckRan = m_lastRan;
