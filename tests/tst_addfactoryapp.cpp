@@ -36,8 +36,9 @@ void TestAddFactoryApp::addFactoryJoinsTheRunningLab()
 {
     Lab lab;
     lab.start(1, [](engine::EngineConfig& c) { c.indexer.batchSize = 2; });
-    QTRY_VERIFY_WITH_TIMEOUT(
-        lab.last().checkpoint > 0 && lab.last().checkpoint == lab.last().headBlock, 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(!lab.statuses.isEmpty() && lab.last().checkpoint > 0 &&
+                                 lab.last().checkpoint == lab.last().headBlock,
+                             60000);
     rpc::JsonRpcClient node{QUrl(lab.last().endpoint)};
     rpc::EthClient eth(node);
     lab::DemoFactory factory = lab::DemoFactory::deploy(node, lab::DemoToken::defaultSender(node));
@@ -83,11 +84,15 @@ void TestAddFactoryApp::addFactoryJoinsTheRunningLab()
                              30000);
     const QString env = lab.last().environmentId;
     const quint64 cp = *lab.last().checkpoint;
+    // The node's logs of each child (the node goes with the engine).
+    QHash<chain::Address, QList<chain::LogEntry>> nodeLogs;
+    for (const chain::Address& child : children)
+        nodeLogs.insert(child, eth.getLogs(rpc::LogFilter::range(0, cp, {child})));
     lab.host.shutdown();
 
     auto db = store::Database::open(lab.dbPath());
     for (const chain::Address& child : children) {
-        const auto logs = eth.getLogs(rpc::LogFilter::range(0, cp, {child}));
+        const QList<chain::LogEntry>& logs = nodeLogs[child];
         QVERIFY(!logs.isEmpty()); // its constructor's mint, at least
         QSqlQuery q = db->run("SELECT count(*), min(block_number) FROM logs WHERE environment_id "
                               "= ? AND address = ?",
