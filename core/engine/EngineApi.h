@@ -72,6 +72,10 @@ public:
     // `fromBlock` (nullopt: its deployment block) next to the head, then it joins the
     // contract set. Answers through logMessage ("Add contract..." calls it).
     virtual void addSource(const QString& address, std::optional<quint64> fromBlock) = 0;
+    // The same for a factory (`spec` of Kind::Factory, check() holding): its children are
+    // backfilled with it, each from its creation block, and join with it ("Add factory..."
+    // calls it).
+    virtual void addFactory(const SourceSpec& spec, std::optional<quint64> fromBlock) = 0;
     // The outbox's: the lab's own receiver applies the next row and drops its answer.
     virtual void loseNextOutboxAcknowledgement() = 0;
     virtual void injectDeepReorg() = 0;

@@ -74,6 +74,7 @@ public:
     void startSecondWriter(int seconds = 8) override;
     void loseNextAcknowledgement() override;
     void addSource(const QString& address, std::optional<quint64> fromBlock) override;
+    void addFactory(const SourceSpec& spec, std::optional<quint64> fromBlock) override;
     void loseNextOutboxAcknowledgement() override;
     void injectDeepReorg() override;
     void raiseReorgLimit(quint64 depth) override;

@@ -223,6 +223,14 @@ void EngineHost::addSource(const QString& address, std::optional<quint64> fromBl
         log(QStringLiteral("error"), QStringLiteral("add contract: nothing is being indexed"));
 }
 
+void EngineHost::addFactory(const SourceSpec& spec, std::optional<quint64> fromBlock)
+{
+    if (m_session && m_session->indexing)
+        m_session->indexing->addFactory(spec, fromBlock);
+    else
+        log(QStringLiteral("error"), QStringLiteral("add factory: nothing is being indexed"));
+}
+
 void EngineHost::loseNextOutboxAcknowledgement()
 {
     if (labAction(QStringLiteral("lost outbox acknowledgement")))

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "SourceSpec.h"
 #include "concurrency/LoopThread.h"
 #include "health/NodeHealthMonitor.h"
 #include "indexer/IndexerConfig.h"
@@ -133,6 +134,8 @@ public:
     void loseNextAcknowledgement();
     // Indexer::addSource on the indexer's thread; restarts keep the contract.
     void addSource(const QString& address, std::optional<quint64> fromBlock);
+    // Indexer::addFactory, the same way (`spec` of Kind::Factory).
+    void addFactory(const SourceSpec& spec, std::optional<quint64> fromBlock);
     // The nodes named by the environment's open completeness alerts (url -> (alerts, first
     // block)), replacing the last set: node health marks them "dropping logs" until their
     // alerts are resolved.

@@ -314,6 +314,43 @@ void IndexingService::addSource(const QString& address, std::optional<quint64> f
     });
 }
 
+void IndexingService::addFactory(const SourceSpec& spec, std::optional<quint64> fromBlock)
+{
+    m_thread.post([this, spec, fromBlock] {
+        Loop& l = *m_loop;
+        const QString what = QStringLiteral("add factory %1").arg(spec.address.trimmed());
+        if (!l.indexer) {
+            emit logMessage(QStringLiteral("error"),
+                            what + QStringLiteral(": nothing is being indexed"));
+            return;
+        }
+        try {
+            // The address and the rule are checked before anything is asked or written.
+            const auto a =
+                chain::Address::fromHex(spec.address.trimmed(), QStringLiteral("factory address"));
+            const wire::FactorySource factory = wire::FactorySource::resolve(
+                a, spec.event.trimmed(), spec.childArg.trimmed(), nullptr);
+            l.indexer->addFactory(factory, fromBlock);
+            // An indexer made again (after a crash, a resume) names it too.
+            if (!l.options.indexer.factories.contains(factory))
+                l.options.indexer.factories.append(factory);
+            emit logMessage(QStringLiteral("info"),
+                            what + QStringLiteral(": it and its children are backfilled next to "
+                                                  "the head; they join the contract set when "
+                                                  "the backfill reaches the checkpoint"));
+        } catch (const chain::ChainParseError& e) {
+            emit logMessage(QStringLiteral("error"), what + QStringLiteral(": ") + e.message());
+        } catch (const wire::FactorySourceError& e) {
+            emit logMessage(QStringLiteral("error"), what + QStringLiteral(": ") + e.message());
+        } catch (const indexer::IndexerError& e) {
+            emit logMessage(QStringLiteral("error"), what + QStringLiteral(": ") + e.message());
+        } catch (const rpc::RpcException& e) {
+            emit logMessage(QStringLiteral("error"),
+                            what + QStringLiteral(": ") + e.error().toString());
+        }
+    });
+}
+
 void IndexingService::setAlertedNodes(const QHash<QString, QPair<qint64, quint64>>& nodes)
 {
     m_thread.post([this, nodes] {

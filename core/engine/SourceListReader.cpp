@@ -9,18 +9,20 @@ namespace forkscope::engine {
 
 namespace {
 
-// The contracts added to the environment and still in their own backfill, each with its own
-// checkpoint, after the sources it indexes.
-void appendBackfilling(store::ContractReader& reader, const QVariantList& scope, SourceList& out)
+// The contracts and factories added to the environment and still in their own backfill,
+// each with its own checkpoint, after the sources it indexes.
+void appendBackfilling(store::ContractReader& reader, const QVariantList& scope,
+                       const QHash<QString, qint64>& childCount, SourceList& out)
 {
     quint64 joinAt = 0;
     for (const SourceList::Source& s : std::as_const(out.sources))
         joinAt = std::max(joinAt, s.checkpoint);
-    for (auto q = reader.query(QStringLiteral("SELECT contract, start_block, block_number FROM "
-                                              "contract_sources WHERE environment_id = ? AND "
-                                              "chain_id = ? AND state = 'pending' ORDER BY "
-                                              "contract"),
-                               scope);
+    for (auto q = reader.query(
+             QStringLiteral("SELECT contract, start_block, block_number, "
+                            "factory_rule FROM contract_sources WHERE environment_id = ? AND "
+                            "chain_id = ? AND state = 'pending' ORDER BY "
+                            "contract"),
+             scope);
          q->next();) {
         SourceList::Source s;
         s.address = q->value(0).toString().toLower();
@@ -29,6 +31,12 @@ void appendBackfilling(store::ContractReader& reader, const QVariantList& scope,
         s.hasCheckpoint = !q->value(2).isNull();
         s.checkpoint = s.hasCheckpoint ? q->value(2).toULongLong() : 0;
         s.joinAt = joinAt;
+        if (const auto factory = wire::FactorySource::fromRuleText(q->value(3).toString())) {
+            s.kind = SourceList::Kind::Factory;
+            s.event = factory->event().declaration();
+            s.childArg = factory->childArg();
+            s.children = childCount.value(s.address); // found so far by its backfill
+        }
         out.sources.append(s);
     }
 }
@@ -84,7 +92,7 @@ SourceList readSourceList(store::ContractReader& reader, const QString& environm
         return s.kind == SourceList::Kind::Contract &&
                factories.contains(s.sourceId + QLatin1Char('/') + s.address);
     });
-    appendBackfilling(reader, scope, out);
+    appendBackfilling(reader, scope, childCount, out);
     for (auto q = reader.query(QStringLiteral("SELECT factory, child, block_number, log_index, "
                                               "tx_hash FROM factory_children WHERE "
                                               "environment_id = ? AND chain_id = ? ORDER BY "

@@ -21,9 +21,14 @@ public:
 
     const QList<wire::FactorySource>& sources() const { return m_sources; }
 
-    // The children stored (all of them: a rollback or another writer may have changed them).
+    // The children stored (all of them: a rollback or another writer may have changed them);
+    // those of factories not among its sources (an added factory still backfilled on its
+    // own) are not its.
     void load(const QList<wire::ChildCreation>& stored);
     qsizetype size() const { return m_children.size(); }
+    // How many children the store held when loaded, with those committed since (-1 after a
+    // rollback): another number in the store means it changed underneath.
+    qint64 storedRows() const { return m_storedRows; }
     QList<chain::Address> addresses() const { return m_children.keys(); }
 
     struct Judgement
@@ -51,6 +56,7 @@ public:
 private:
     QList<wire::FactorySource> m_sources;
     QHash<chain::Address, wire::ChildCreation> m_children;
+    qint64 m_storedRows = 0;
 };
 
 template <typename Own>

@@ -119,14 +119,16 @@ public:
     virtual RepairOutcome repair(const Checkpoint& cp, const std::optional<ForkPoint>& fork,
                                  std::uint64_t from) = 0;
 
-    // Contracts added to the environment after it was indexed (docs/sources.md), in address
-    // order, whatever their state.
+    // Contracts and factories added to the environment after it was indexed
+    // (docs/sources.md), in address order, whatever their state.
     virtual QList<AddedSource> addedSources() = 0;
-    // Records `address` as pending from `startBlock`; nothing else is written. False when it
-    // was recorded already.
-    virtual bool addSource(const chain::Address& address, std::uint64_t startBlock) = 0;
-    // A batch of an added contract's backfill: its logs, Transfers, balances and outbox rows
-    // and its own checkpoint's move to the batch's last block, in ONE transaction. The
+    // Records `address` as pending from `startBlock`, a factory with its rule (empty: a plain
+    // contract); nothing else is written. False when it was recorded already.
+    virtual bool addSource(const chain::Address& address, std::uint64_t startBlock,
+                           const QString& factoryRule = {}) = 0;
+    // A batch of an added source's backfill: its logs, Transfers, balances and outbox rows
+    // (a factory's: with the children the batch creates and their rows) and its own
+    // checkpoint's move to the batch's last block, in ONE transaction. The
     // batch's blocks are the environment's, stored at or below its checkpoint. Throws
     // CheckpointMovedError, nothing written, when the source's checkpoint is no longer
     // `source.checkpoint` or the batch's last block is no longer the stored one (a rollback

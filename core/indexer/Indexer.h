@@ -70,6 +70,9 @@ public:
     // next to the head, then joins the contract set. Throws IndexerError when nothing is
     // indexed yet or the address has no code; RpcException when the node cannot be asked.
     void addSource(const chain::Address& address, std::optional<std::uint64_t> fromBlock);
+    // The same for a factory: its children, each from its creation block, are backfilled
+    // with it and join with it.
+    void addFactory(const wire::FactorySource& factory, std::optional<std::uint64_t> fromBlock);
 
     // The receiver side of the wire (docs/design.md, "The wire: the receiver owns the
     // cursor"): a batch is applied only if it starts at expectedFromBlock (the checkpoint +
@@ -135,17 +138,22 @@ private:
     wire::FetchPool& pool();
     // The addresses whose logs are the source's now: contracts, factories, children stored.
     QList<chain::Address> watchedAddresses() const;
-    // The contracts this run names beyond the checkpoint's set (refused when it leaves one
-    // out); the head goes on with the checkpoint's set.
-    QList<chain::Address> splitAddedContracts(const Checkpoint& cp);
-    // Records the added contracts not recorded yet, each from its start block.
-    void prepareSources(const Checkpoint& cp, const QList<chain::Address>& added,
+    // The contracts and factories this run names beyond the checkpoint's set (refused when
+    // it leaves one out); the head goes on with the checkpoint's set.
+    QList<AddedSource> splitAddedContracts(const Checkpoint& cp);
+    // Records the added sources not recorded yet, each from its start block.
+    void prepareSources(const Checkpoint& cp, const QList<AddedSource>& added,
                         std::uint64_t fromBlock);
     void startSource(const Checkpoint& cp, const chain::Address& address,
-                     std::optional<std::uint64_t> fromBlock);
-    // One batch of an added contract's backfill toward `cp` (or its joining); true if it did
+                     std::optional<std::uint64_t> fromBlock, const QString& factoryRule);
+    // `factoryRule`: an added factory's (empty: a plain contract).
+    void addSource(const chain::Address& address, std::optional<std::uint64_t> fromBlock,
+                   const QString& factoryRule);
+    // One batch of an added source's backfill toward `cp` (or its joining); true if it did
     // any work.
     bool backfillSources(const Checkpoint& cp);
+    // An added source joined the set: the head fetches it (and a factory's children) now.
+    void joined(const AddedSource& source);
     // After the store is open: the children stored, for the receiver and the fetch threads.
     void prepareChildren();
     // A rollback to `fork` (-1: nothing left) takes the children created above it.

@@ -50,7 +50,7 @@ bool Indexer::admitChildren(VerifiedBatch& verified, const wire::WireBatch& batc
                             std::uint64_t last, Acceptance& result)
 {
     // Another writer (or a repair) may have stored or removed children since they were read.
-    if (m_store.childCount() != m_children->size())
+    if (m_store.childCount() != m_children->storedRows())
         m_children->load(m_store.children());
     const ChildBook::Judgement j =
         m_children->judge(verified.logs, last, batch.fetchedChildren,

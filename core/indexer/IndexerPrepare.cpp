@@ -38,7 +38,7 @@ void Indexer::prepare()
     const auto cp = m_store.checkpoint();
     // Contracts this run names beyond the checkpoint's set are added, each with a backfill
     // of its own (IndexerSources.cpp); the others are fetched at the head as before.
-    const QList<chain::Address> added = cp ? splitAddedContracts(*cp) : QList<chain::Address>{};
+    const QList<AddedSource> added = cp ? splitAddedContracts(*cp) : QList<AddedSource>{};
     if (cp) {
         if (cp->generation != kProjectionGeneration)
             throw GenerationMismatchError(

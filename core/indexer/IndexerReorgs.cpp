@@ -84,12 +84,21 @@ bool Indexer::recheckForAbsence(const Checkpoint& cp)
 {
     const auto window = absenceWindow(m_config.absenceWindow, cp.startBlock, cp.number);
     QList<chain::Address> watched = watchedAddresses();
-    // An added contract's rows are stored too, up to its own checkpoint: asked with the
-    // others, or they would look absent.
-    if (m_status.sourcesPending > 0)
-        for (const AddedSource& s : m_store.addedSources())
+    // An added contract's rows (an added factory's children's) are stored too, up to its own
+    // checkpoint: asked with the others, or they would look absent.
+    if (m_status.sourcesPending > 0) {
+        QList<chain::Address> pendingFactories;
+        for (const AddedSource& s : m_store.addedSources()) {
             if (!watched.contains(s.address))
                 watched.append(s.address);
+            if (!s.factoryRule.isEmpty() && s.state == SourceState::Pending)
+                pendingFactories.append(s.address);
+        }
+        if (!pendingFactories.isEmpty())
+            for (const wire::ChildCreation& c : m_store.children())
+                if (pendingFactories.contains(c.factory) && !watched.contains(c.child))
+                    watched.append(c.child);
+    }
     if (watched.isEmpty() || !window)
         return false;
     QSet<LogAt> held = m_store.storedLogs(window->first, window->second);

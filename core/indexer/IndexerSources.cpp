@@ -5,6 +5,8 @@
 #include "IndexerErrors.h"
 #include "SourceBackfill.h"
 
+#include <algorithm>
+
 namespace forkscope::indexer {
 
 namespace {
@@ -16,7 +18,7 @@ bool isAddressToken(const QString& token)
 
 } // namespace
 
-QList<chain::Address> Indexer::splitAddedContracts(const Checkpoint& cp)
+QList<AddedSource> Indexer::splitAddedContracts(const Checkpoint& cp)
 {
     if (cp.contracts.isEmpty())
         return {}; // written before schema v3: this run's set is adopted
@@ -28,26 +30,47 @@ QList<chain::Address> Indexer::splitAddedContracts(const Checkpoint& cp)
         if (!wanted.contains(token))
             left << token;
     for (const AddedSource& s : m_store.addedSources())
-        if (s.state == SourceState::Pending && !wanted.contains(s.address.toHex()))
-            left << s.address.toHex();
+        if (s.state == SourceState::Pending && !wanted.contains(s.setToken()))
+            left << s.setToken();
     if (!left.isEmpty())
         throw ContractSetChangedError(contractsLeftOutMessage(m_config.environmentId, had, left));
-    QList<chain::Address> added;
+    // The set records a factory's address beside its rule: an added factory is one source,
+    // its rule's.
+    const QList<chain::Address> factories = wire::factoryAddresses(m_config.factories);
+    QList<AddedSource> added;
     for (const QString& token : wanted) {
         if (had.contains(token))
             continue;
-        if (!isAddressToken(token)) // a factory added later: not supported yet
-            throw ContractSetChangedError(
-                contractSetChangedMessage(m_config.environmentId, cp.contracts, wantedText));
-        added.append(chain::Address::fromHex(token, QStringLiteral("contract")));
+        AddedSource a;
+        if (isAddressToken(token)) {
+            a.address = chain::Address::fromHex(token, QStringLiteral("contract"));
+            if (factories.contains(a.address))
+                continue;
+        } else {
+            const auto rule = wire::FactorySource::fromRuleText(token);
+            if (!rule) // a word this build does not know
+                throw ContractSetChangedError(
+                    contractSetChangedMessage(m_config.environmentId, cp.contracts, wantedText));
+            a.address = rule->factory();
+            a.factoryRule = token;
+        }
+        added.append(a);
     }
     // The head goes on with the checkpoint's set; the added ones join it when their
     // backfill reaches the checkpoint.
-    m_config.contracts.removeIf([&](const chain::Address& a) { return added.contains(a); });
+    m_config.contracts.removeIf([&](const chain::Address& c) {
+        return std::any_of(added.cbegin(), added.cend(), [&](const AddedSource& a) {
+            return a.factoryRule.isEmpty() && a.address == c;
+        });
+    });
+    m_config.factories.removeIf([&](const wire::FactorySource& f) {
+        return std::any_of(added.cbegin(), added.cend(),
+                           [&](const AddedSource& a) { return a.factoryRule == f.ruleText(); });
+    });
     return added;
 }
 
-void Indexer::prepareSources(const Checkpoint& cp, const QList<chain::Address>& added,
+void Indexer::prepareSources(const Checkpoint& cp, const QList<AddedSource>& added,
                              std::uint64_t fromBlock)
 {
     m_sources = std::make_unique<SourceBackfill>(m_config, m_store, m_eth, m_registry);
@@ -57,17 +80,18 @@ void Indexer::prepareSources(const Checkpoint& cp, const QList<chain::Address>& 
         recorded.append(s.address);
         pending += s.state == SourceState::Pending ? 1 : 0;
     }
-    for (const chain::Address& a : added) {
-        if (recorded.contains(a))
+    for (const AddedSource& a : added) {
+        if (recorded.contains(a.address))
             continue; // its backfill goes on from its own checkpoint
-        startSource(cp, a, fromBlock == 0 ? std::nullopt : std::optional(fromBlock));
+        startSource(cp, a.address, fromBlock == 0 ? std::nullopt : std::optional(fromBlock),
+                    a.factoryRule);
         ++pending;
     }
     m_status.sourcesPending = pending;
 }
 
 void Indexer::startSource(const Checkpoint& cp, const chain::Address& address,
-                          std::optional<std::uint64_t> fromBlock)
+                          std::optional<std::uint64_t> fromBlock, const QString& factoryRule)
 {
     if (fromBlock && *fromBlock > cp.number)
         throw IndexerError(QStringLiteral("--from-block %1 for %2 is above the checkpoint of %3 "
@@ -81,25 +105,36 @@ void Indexer::startSource(const Checkpoint& cp, const chain::Address& address,
         m_sources = std::make_unique<SourceBackfill>(m_config, m_store, m_eth, m_registry);
     const std::uint64_t start =
         m_sources->startBlockFor(address, cp.startBlock, cp.number, fromBlock);
-    m_store.addSource(address, start);
+    m_store.addSource(address, start, factoryRule);
 }
 
-void Indexer::addSource(const chain::Address& address, std::optional<std::uint64_t> fromBlock)
+void Indexer::addSource(const chain::Address& address, std::optional<std::uint64_t> fromBlock,
+                        const QString& factoryRule)
 {
     if (!m_prepared)
         prepare();
     const auto cp = m_store.checkpoint();
     if (!cp)
         throw IndexerError(QStringLiteral("environment %1 has nothing indexed yet: start it with "
-                                          "%2 among its contracts instead")
+                                          "%2 among its sources instead")
                                .arg(m_config.environmentId, address.toHex()));
     if (m_config.sourceAddresses().contains(address))
         return; // indexed already
     for (const AddedSource& s : m_store.addedSources())
         if (s.address == address)
             return; // added already: its backfill goes on
-    startSource(*cp, address, fromBlock);
+    startSource(*cp, address, fromBlock, factoryRule);
     ++m_status.sourcesPending;
+}
+
+void Indexer::addSource(const chain::Address& address, std::optional<std::uint64_t> fromBlock)
+{
+    addSource(address, fromBlock, QString());
+}
+
+void Indexer::addFactory(const wire::FactorySource& factory, std::optional<std::uint64_t> fromBlock)
+{
+    addSource(factory.factory(), fromBlock, factory.ruleText());
 }
 
 bool Indexer::backfillSources(const Checkpoint& cp)
@@ -108,24 +143,35 @@ bool Indexer::backfillSources(const Checkpoint& cp)
         return false;
     const SourceBackfill::Outcome o = m_sources->step(
         cp,
-        [this](const chain::Address& a) {
-            QList<chain::Address> joined = m_config.contracts;
-            joined.append(a);
-            QList<chain::Address> all = joined;
-            for (const chain::Address& f : wire::factoryAddresses(m_config.factories))
-                if (!all.contains(f))
-                    all.append(f);
-            return contractSetText(all, m_config.factoryRules());
+        [this](const AddedSource& a) {
+            QList<chain::Address> all = m_config.sourceAddresses();
+            all.append(a.address); // a factory's too, beside its rule
+            QStringList rules = m_config.factoryRules();
+            if (!a.factoryRule.isEmpty())
+                rules.append(a.factoryRule);
+            return contractSetText(all, rules);
         },
         m_status);
-    if (o.joined) {
-        // From now on the head fetches it with the others: ranges planned without it go.
-        m_config.contracts.append(*o.joined);
-        m_own.insert(*o.joined);
-        dropPlan();
-        m_pool.reset();
-    }
+    if (o.joined)
+        joined(*o.joined);
     return o.worked;
+}
+
+void Indexer::joined(const AddedSource& source)
+{
+    // From now on the head fetches it with the others: ranges planned without it go.
+    if (source.factoryRule.isEmpty()) {
+        m_config.contracts.append(source.address);
+        m_own.insert(source.address);
+    } else {
+        // The rule read when its backfill did; the children it found are the head's now.
+        m_config.factories.append(*wire::FactorySource::fromRuleText(source.factoryRule));
+        m_children.reset();
+        m_directory.reset();
+        prepareChildren();
+    }
+    dropPlan();
+    m_pool.reset();
 }
 
 } // namespace forkscope::indexer

@@ -12,9 +12,10 @@ SourceBook::SourceBook(store::Database& db, QString environmentId, std::uint64_t
 
 QList<AddedSource> SourceBook::list()
 {
-    store::SqliteStatement q(m_db, "SELECT address, start_block, block_number, block_hash, state "
-                                   "FROM source_store WHERE environment_id = ?1 AND chain_id = ?2 "
-                                   "ORDER BY address");
+    store::SqliteStatement q(
+        m_db, "SELECT address, start_block, block_number, block_hash, state, "
+              "factory_rule FROM source_store WHERE environment_id = ?1 AND chain_id = ?2 "
+              "ORDER BY address");
     q.bind(1, m_env.toUtf8());
     q.bind(2, std::int64_t(m_chainId));
     QList<AddedSource> out;
@@ -36,21 +37,28 @@ QList<AddedSource> SourceBook::list()
                                               "build does not know; upgrade Forkscope")
                                    .arg(state, s.address.toHex()));
         s.state = *known;
+        if (!q.value(5).isNull())
+            s.factoryRule = QString::fromUtf8(q.text(5));
         out.append(s);
     }
     return out;
 }
 
-bool SourceBook::add(const chain::Address& address, std::uint64_t startBlock)
+bool SourceBook::add(const chain::Address& address, std::uint64_t startBlock,
+                     const QString& factoryRule)
 {
     store::SqliteStatement q(m_db, "INSERT INTO source_store (environment_id, chain_id, address, "
-                                   "start_block, state, added_at) VALUES (?1, ?2, ?3, ?4, "
-                                   "'pending', ?5) ON CONFLICT DO NOTHING");
+                                   "start_block, state, added_at, factory_rule) VALUES (?1, ?2, "
+                                   "?3, ?4, 'pending', ?5, ?6) ON CONFLICT DO NOTHING");
     q.bind(1, m_env.toUtf8());
     q.bind(2, std::int64_t(m_chainId));
     q.bindBytes(3, address);
     q.bind(4, std::int64_t(startBlock));
     q.bind(5, store::nowUtc().toUtf8());
+    if (factoryRule.isEmpty())
+        q.bindNull(6);
+    else
+        q.bind(6, factoryRule.toUtf8());
     return q.execute() == 1;
 }
 

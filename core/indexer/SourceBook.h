@@ -19,8 +19,9 @@ public:
     SourceBook(store::Database& db, QString environmentId, std::uint64_t chainId);
 
     QList<AddedSource> list();
-    // Records `address` as pending from `startBlock`; false when it is already recorded.
-    bool add(const chain::Address& address, std::uint64_t startBlock);
+    // Records `address` as pending from `startBlock` (a factory with its rule); false when it
+    // is already recorded.
+    bool add(const chain::Address& address, std::uint64_t startBlock, const QString& factoryRule);
     // Moves the source's checkpoint from where `expected` has it to `to`/`hash` and records
     // the range `from`..`to` done. Throws CheckpointMovedError when it is no longer there.
     void advance(const AddedSource& expected, std::uint64_t from, std::uint64_t to,

@@ -17,14 +17,20 @@ QString blocksView()
 }
 
 // Since schema 10 the logs of a pending added contract (docs/sources.md) show only up to its
-// own checkpoint: its backfill has not reached the environment's yet.
+// own checkpoint: its backfill has not reached the environment's yet. Since schema 12 the
+// same holds for the children of a pending added factory (two key lookups, not an OR, so
+// each stays one index probe per log).
 QString pendingSourceCut()
 {
     return QStringLiteral(
         "NOT EXISTS (SELECT 1 FROM source_store s WHERE s.environment_id = "
         "log_store.environment_id AND s.chain_id = log_store.chain_id AND s.address = "
         "log_store.address AND s.state = 'pending' AND log_store.block_number > "
-        "coalesce(s.block_number, -1))");
+        "coalesce(s.block_number, -1)) AND NOT EXISTS (SELECT 1 FROM child_store c JOIN "
+        "source_store s ON s.environment_id = c.environment_id AND s.chain_id = c.chain_id AND "
+        "s.address = c.factory WHERE c.environment_id = log_store.environment_id AND "
+        "c.chain_id = log_store.chain_id AND c.child = log_store.address AND s.state = "
+        "'pending' AND log_store.block_number > coalesce(s.block_number, -1))");
 }
 
 QString logsView(bool cut)

@@ -236,7 +236,8 @@ const QList<Migration>& migrations()
                                       pendingOutboxMigration(),
                                       childrenMigration(),
                                       sourcesMigration(),
-                                      forkTreeMigration()};
+                                      forkTreeMigration(),
+                                      sourceFactoriesMigration()};
     return all;
 }
 

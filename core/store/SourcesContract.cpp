@@ -5,13 +5,16 @@ namespace forkscope::store {
 
 namespace {
 
-QString contractSourcesViewSql()
+// Since schema 12 with each added factory's rule (NULL for a plain contract).
+QString contractSourcesViewSql(bool withRule)
 {
     return QStringLiteral("CREATE VIEW contract_sources AS SELECT environment_id, chain_id, ") +
            hexSql(QStringLiteral("address")) +
            QStringLiteral(" AS contract, start_block, block_number, ") +
            nullableHexSql(QStringLiteral("block_hash")) +
-           QStringLiteral(" AS block_hash, state, added_at, joined_at FROM source_store");
+           QStringLiteral(" AS block_hash, state, added_at, joined_at") +
+           (withRule ? QStringLiteral(", factory_rule") : QString()) +
+           QStringLiteral(" FROM source_store");
 }
 
 QString sourceRangesViewSql()
@@ -26,7 +29,7 @@ QString sourceRangesViewSql()
 
 QList<SurfaceObject> sourcesSurface()
 {
-    return {SurfaceObject::view(QStringLiteral("contract_sources"), contractSourcesViewSql()),
+    return {SurfaceObject::view(QStringLiteral("contract_sources"), contractSourcesViewSql(true)),
             SurfaceObject::view(QStringLiteral("source_ranges"), sourceRangesViewSql())};
 }
 
@@ -71,8 +74,28 @@ Migration sourcesMigration()
             o.name == QLatin1String("logs_delete") ||
             o.name == QLatin1String("transfer_events_delete"))
             m.statements << o.sqlite;
-    for (const SurfaceObject& o : sourcesSurface())
-        m.statements << o.sqlite;
+    m.statements << contractSourcesViewSql(false) << sourceRangesViewSql();
+    return m;
+}
+
+Migration sourceFactoriesMigration()
+{
+    Migration m{12,
+                QStringLiteral("factories added to an indexed environment: their rule, and "
+                               "their children's rows cut at the factory's checkpoint"),
+                {},
+                {},
+                {}};
+    // The views go first and come back over the new column; their DELETE triggers with them.
+    m.statements << QStringLiteral("DROP VIEW contract_sources") << QStringLiteral("DROP VIEW logs")
+                 << QStringLiteral("DROP VIEW transfer_events")
+                 << QStringLiteral("ALTER TABLE source_store ADD COLUMN factory_rule TEXT");
+    for (const SurfaceObject& o : binaryContractSurface())
+        if (o.name == QLatin1String("logs") || o.name == QLatin1String("transfer_events") ||
+            o.name == QLatin1String("logs_delete") ||
+            o.name == QLatin1String("transfer_events_delete"))
+            m.statements << o.sqlite;
+    m.statements << contractSourcesViewSql(true);
     return m;
 }
 

@@ -16,7 +16,13 @@ namespace forkscope::store {
 // tables as lowercase 0x hex.
 Migration sourcesMigration();
 
-// Schema 10's contract_sources and source_ranges views.
+// Schema 12: factories added the same way. `source_store.factory_rule` holds an added
+// factory's rule (wire::FactorySource::ruleText; NULL for a plain contract), and the `logs`
+// and `transfer_events` views show the rows of a pending factory's children, as its own,
+// only up to its checkpoint.
+Migration sourceFactoriesMigration();
+
+// The contract_sources and source_ranges views as the latest schema has them.
 QList<SurfaceObject> sourcesSurface();
 
 } // namespace forkscope::store

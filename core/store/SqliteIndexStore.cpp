@@ -254,12 +254,14 @@ QList<indexer::AddedSource> SqliteIndexStore::addedSources()
     return indexer::SourceBook(m_db, m_env, m_chainId).list();
 }
 
-bool SqliteIndexStore::addSource(const chain::Address& address, std::uint64_t startBlock)
+bool SqliteIndexStore::addSource(const chain::Address& address, std::uint64_t startBlock,
+                                 const QString& factoryRule)
 {
     requireOpen();
     WriteTransaction tx(m_db);
     m_checkpoints->ensureLive();
-    const bool added = indexer::SourceBook(m_db, m_env, m_chainId).add(address, startBlock);
+    const bool added =
+        indexer::SourceBook(m_db, m_env, m_chainId).add(address, startBlock, factoryRule);
     tx.commit();
     return added;
 }

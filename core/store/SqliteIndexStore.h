@@ -50,7 +50,8 @@ public:
                                   const std::optional<indexer::ForkPoint>& fork,
                                   std::uint64_t from) override;
     QList<indexer::AddedSource> addedSources() override;
-    bool addSource(const chain::Address& address, std::uint64_t startBlock) override;
+    bool addSource(const chain::Address& address, std::uint64_t startBlock,
+                   const QString& factoryRule) override;
     indexer::CommitStats commitSource(const indexer::VerifiedBatch& batch,
                                       const indexer::AddedSource& source) override;
     indexer::ArchivedSource archiveSource(const chain::Address& address,

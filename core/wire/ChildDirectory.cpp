@@ -10,10 +10,12 @@ namespace forkscope::wire {
 void ChildDirectory::reset(const QList<ChildCreation>& stored,
                            std::optional<std::uint64_t> scannedThrough)
 {
+    const QList<chain::Address> factories = factoryAddresses(m_sources);
     QMutexLocker lock(&m_mutex);
     m_created.clear();
     for (const ChildCreation& c : stored)
-        m_created.insert(c.child, c.blockNumber);
+        if (factories.contains(c.factory)) // another's: a factory added and still backfilled
+            m_created.insert(c.child, c.blockNumber);
     m_scanned = scannedThrough;
 }
 

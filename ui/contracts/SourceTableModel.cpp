@@ -24,9 +24,9 @@ QString SourceTableModel::text(int row, Column column) const
     const bool factory = s.kind == SourceList::Kind::Factory;
     switch (column) {
     case Kind:
-        return factory         ? tr("factory")
-               : s.backfilling ? tr("contract, backfilling")
-                               : tr("contract");
+        if (s.backfilling)
+            return factory ? tr("factory, backfilling") : tr("contract, backfilling");
+        return factory ? tr("factory") : tr("contract");
     case Address:
         return s.address;
     case CreationEvent:

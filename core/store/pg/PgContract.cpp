@@ -20,10 +20,15 @@ QByteArray hex(const char* column)
 
 // Since v15 a pending added contract's rows show only up to its own checkpoint, as in a
 // file (store/SourcesContract.h).
+// Since v18 the same holds for the children of a pending added factory.
 constexpr const char* kPendingSourceCut =
     " AND NOT EXISTS (SELECT 1 FROM source_store p WHERE p.environment_id = s.environment_id "
     "AND p.chain_id = s.chain_id AND p.address = s.address AND p.state = 'pending' AND "
-    "s.block_number > coalesce(p.block_number, -1))";
+    "s.block_number > coalesce(p.block_number, -1)) AND NOT EXISTS (SELECT 1 FROM child_store "
+    "c JOIN source_store p ON p.environment_id = c.environment_id AND p.chain_id = c.chain_id "
+    "AND p.address = c.factory WHERE c.environment_id = s.environment_id AND c.chain_id = "
+    "s.chain_id AND c.child = s.address AND p.state = 'pending' AND s.block_number > "
+    "coalesce(p.block_number, -1))";
 
 // The `logs` read surface; later versions add columns at its end.
 QByteArray logsSelect(const char* addedColumns, bool cut = false)
@@ -56,12 +61,13 @@ QByteArray transferEventsSelect(bool cut = false)
 }
 
 // Since v15: contracts added to an environment and their backfill ranges, as a file serves
-// them (store/SourcesContract.h).
-QByteArray contractSourcesSelect()
+// them (store/SourcesContract.h); since v18 with an added factory's rule.
+QByteArray contractSourcesSelect(bool withRule = true)
 {
     return "SELECT s.environment_id, s.chain_id, " + hex("address") +
            " AS contract, s.start_block, s.block_number, " + hex("block_hash") +
-           " AS block_hash, s.state, s.added_at, s.joined_at FROM source_store s";
+           " AS block_hash, s.state, s.added_at, s.joined_at" +
+           (withRule ? QByteArray(", s.factory_rule") : QByteArray()) + " FROM source_store s";
 }
 
 QByteArray sourceRangesSelect()
@@ -578,8 +584,8 @@ QString ensurePgContract(PgConnection& db)
             db.exec(
                 createView("CREATE OR REPLACE VIEW", "transfer_events", transferEventsSelect(true))
                     .constData());
-            db.exec(
-                createView("CREATE VIEW", "contract_sources", contractSourcesSelect()).constData());
+            db.exec(createView("CREATE VIEW", "contract_sources", contractSourcesSelect(false))
+                        .constData());
             db.exec(createView("CREATE VIEW", "source_ranges", sourceRangesSelect()).constData());
             db.run("pg_contract_version",
                    "INSERT INTO schema_version (version, description) VALUES ($1, $2)",
@@ -618,6 +624,22 @@ QString ensurePgContract(PgConnection& db)
                    "INSERT INTO schema_version (version, description) VALUES ($1, $2)",
                    {"17", "the fork tree: orphan_block_store, node_sighting_store and their "
                           "views"});
+        }
+        if (have < 18) {
+            db.exec("ALTER TABLE source_store ADD COLUMN factory_rule text");
+            db.exec(
+                createView("CREATE OR REPLACE VIEW", "logs", logsSelect(kLogsDecodedColumns, true))
+                    .constData());
+            db.exec(
+                createView("CREATE OR REPLACE VIEW", "transfer_events", transferEventsSelect(true))
+                    .constData());
+            db.exec(
+                createView("CREATE OR REPLACE VIEW", "contract_sources", contractSourcesSelect())
+                    .constData());
+            db.run("pg_contract_version",
+                   "INSERT INTO schema_version (version, description) VALUES ($1, $2)",
+                   {"18", "factories added to an environment: source_store.factory_rule, and "
+                          "their children's rows cut at the factory's checkpoint"});
         }
         restored = restorePgSurface(db);
         db.commit();

@@ -132,27 +132,17 @@ Environment PgEnvironmentRegistry::openForIndexing(const QString& id, std::uint6
              abiDigest.isEmpty() ? QByteArray("") : abiDigest.toUtf8()});
         had = contracts(id);
     }
-    // A run naming more contracts adds them (docs/sources.md): the engine backfills each and
-    // it joins the set when it reaches the checkpoint. Leaving one out is refused there.
+    // A run naming more contracts or factories adds them (docs/sources.md): the engine
+    // backfills each and it joins the set when it reaches the checkpoint. Leaving one out is
+    // refused: each process stores its ranges for its own contracts, and a smaller set would
+    // leave the ranges of one process without the other's logs, below one shared checkpoint.
     const QStringList wantedTokens = wanted.split(QLatin1Char(' '), Qt::SkipEmptyParts);
-    const bool addsContracts =
-        std::all_of(had.cbegin(), had.cend(),
-                    [&](const QString& t) { return wantedTokens.contains(t); }) &&
-        std::all_of(wantedTokens.cbegin(), wantedTokens.cend(), [&](const QString& t) {
-            return had.contains(t) || (t.size() == 42 && t.startsWith(QLatin1String("0x")));
-        });
     QStringList left;
     for (const QString& t : had)
         if (!wantedTokens.contains(t))
             left << t;
     if (!left.isEmpty())
         throw indexer::ContractSetChangedError(indexer::contractsLeftOutMessage(id, had, left));
-    if (had.join(QLatin1Char(' ')) != wanted && !addsContracts) {
-        // Each process stores its ranges for its own contracts: a second set would leave the
-        // ranges of one process without the other's logs, below one shared checkpoint.
-        throw indexer::ContractSetChangedError(
-            indexer::contractSetChangedMessage(id, had.join(QLatin1Char(' ')), wanted));
-    }
     const auto recorded =
         m_db.run("pg_env_abi", "SELECT abi_digest FROM environment_store WHERE environment_id = $1",
                  {id.toUtf8()});

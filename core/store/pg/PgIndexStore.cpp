@@ -264,18 +264,7 @@ indexer::CommitStats PgIndexStore::commit(const indexer::VerifiedBatch& batch,
         throw;
     }
     // The children the batch's creation events announce go with the blocks that hold them.
-    for (const wire::ChildCreation& c : batch.children)
-        stats.children +=
-            m_db->run("store_child",
-                      "INSERT INTO child_store (environment_id, chain_id, child, "
-                      "factory, block_number, log_index, block_hash, tx_hash) VALUES "
-                      "($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING",
-                      {m_env, m_chain, PgConnection::byteaParam(c.child.toByteArray()),
-                       PgConnection::byteaParam(c.factory.toByteArray()),
-                       number(qint64(c.blockNumber)), number(qint64(c.logIndex)),
-                       PgConnection::byteaParam(c.blockHash.toByteArray()),
-                       PgConnection::byteaParam(c.txHash.toByteArray())})
-                .affected();
+    stats.children += insertChildren(batch.children);
     stats.outboxRows -= keepDeliveredKeys(first, last);
     // An archived environment's chain is gone; it holds the environment live until commit.
     PgEnvironmentRegistry(*m_db).requireLive(m_environmentId);
@@ -483,6 +472,23 @@ qint64 PgIndexStore::outboxPendingAtOrBelow(std::uint64_t height)
               "c.environment_id = $1 AND c.chain_id = $2 AND c.source_id = $4)",
               {m_env, m_chain, number(qint64(height)), m_source})
         .int64(0, 0);
+}
+
+qint64 PgIndexStore::insertChildren(const QList<wire::ChildCreation>& children)
+{
+    qint64 inserted = 0;
+    for (const wire::ChildCreation& c : children)
+        inserted += m_db->run("store_child",
+                              "INSERT INTO child_store (environment_id, chain_id, child, "
+                              "factory, block_number, log_index, block_hash, tx_hash) VALUES "
+                              "($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING",
+                              {m_env, m_chain, PgConnection::byteaParam(c.child.toByteArray()),
+                               PgConnection::byteaParam(c.factory.toByteArray()),
+                               number(qint64(c.blockNumber)), number(qint64(c.logIndex)),
+                               PgConnection::byteaParam(c.blockHash.toByteArray()),
+                               PgConnection::byteaParam(c.txHash.toByteArray())})
+                        .affected();
+    return inserted;
 }
 
 QList<wire::ChildCreation> PgIndexStore::children()

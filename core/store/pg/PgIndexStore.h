@@ -53,7 +53,8 @@ public:
                                   const std::optional<indexer::ForkPoint>& fork,
                                   std::uint64_t from) override;
     QList<indexer::AddedSource> addedSources() override;
-    bool addSource(const chain::Address& address, std::uint64_t startBlock) override;
+    bool addSource(const chain::Address& address, std::uint64_t startBlock,
+                   const QString& factoryRule) override;
     indexer::CommitStats commitSource(const indexer::VerifiedBatch& batch,
                                       const indexer::AddedSource& source) override;
     indexer::ArchivedSource archiveSource(const chain::Address& address,
@@ -102,6 +103,9 @@ private:
     // hash, same log index) renders the key its delivered row kept: that row names the log
     // again and no second, pending row is left. Returns the rows that were found again.
     qint64 keepDeliveredKeys(std::uint64_t first, std::uint64_t last);
+    // The children a batch's creation events announce, in the caller's transaction; returns
+    // how many were new.
+    qint64 insertChildren(const QList<wire::ChildCreation>& children);
     // The batch's rows, COPYed into the open transaction. Blocks another writer stored
     // meanwhile (it took this writer's range over while this one was slow, or planned and
     // stored them while this one followed the head) are CheckpointMovedError, the

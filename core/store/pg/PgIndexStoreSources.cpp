@@ -9,6 +9,8 @@
 #include "indexer/IndexerErrors.h"
 #include "store/Database.h"
 
+#include <QSet>
+
 namespace forkscope::store::pg {
 
 namespace {
@@ -23,11 +25,12 @@ QByteArray sourceNumber(qint64 n)
 QList<indexer::AddedSource> PgIndexStore::addedSources()
 {
     requireOpen();
-    const PgResult r = m_db->run("store_sources",
-                                 "SELECT address, start_block, block_number, block_hash, state "
-                                 "FROM source_store WHERE environment_id = $1 AND chain_id = $2 "
-                                 "ORDER BY address",
-                                 {m_env, m_chain});
+    const PgResult r =
+        m_db->run("store_sources",
+                  "SELECT address, start_block, block_number, block_hash, state, "
+                  "factory_rule FROM source_store WHERE environment_id = $1 AND chain_id = $2 "
+                  "ORDER BY address",
+                  {m_env, m_chain});
     QList<indexer::AddedSource> out;
     for (int i = 0; i < r.rows(); ++i) {
         indexer::AddedSource s;
@@ -50,12 +53,15 @@ QList<indexer::AddedSource> PgIndexStore::addedSources()
                                "know; upgrade Forkscope")
                     .arg(state, s.address.toHex()));
         s.state = *known;
+        if (!r.isNull(i, 5))
+            s.factoryRule = QString::fromUtf8(r.text(i, 5));
         out.append(s);
     }
     return out;
 }
 
-bool PgIndexStore::addSource(const chain::Address& address, std::uint64_t startBlock)
+bool PgIndexStore::addSource(const chain::Address& address, std::uint64_t startBlock,
+                             const QString& factoryRule)
 {
     requireOpen();
     PgTransaction tx(*m_db);
@@ -63,9 +69,11 @@ bool PgIndexStore::addSource(const chain::Address& address, std::uint64_t startB
     const bool added =
         m_db->run("store_source_add",
                   "INSERT INTO source_store (environment_id, chain_id, address, start_block, "
-                  "state, added_at) VALUES ($1, $2, $3, $4, 'pending', $5) ON CONFLICT DO NOTHING",
+                  "state, added_at, factory_rule) VALUES ($1, $2, $3, $4, 'pending', $5, $6) ON "
+                  "CONFLICT DO NOTHING",
                   {m_env, m_chain, PgConnection::byteaParam(address.toByteArray()),
-                   sourceNumber(qint64(startBlock)), nowUtc().toUtf8()})
+                   sourceNumber(qint64(startBlock)), nowUtc().toUtf8(),
+                   factoryRule.isEmpty() ? QByteArray() : factoryRule.toUtf8()})
             .affected() == 1;
     tx.commit();
     return added;
@@ -132,8 +140,16 @@ indexer::CommitStats PgIndexStore::commitSource(const indexer::VerifiedBatch& ba
               {m_env, m_chain, address, sourceNumber(qint64(first)), sourceNumber(qint64(last)),
                nowUtc().toUtf8()});
     rows.copyInto(*m_db);
+    stats.children += insertChildren(batch.children);
     stats.outboxRows -= keepDeliveredKeys(first, last);
-    addContractBalances(*m_db, m_env, m_chain, address, qint64(first) - 1, qint64(last));
+    // The balances of every contract the batch holds Transfers of: the source's, and an
+    // added factory's children's.
+    QSet<chain::Address> tokens{source.address};
+    for (const chain::LogEntry& log : batch.logs)
+        tokens.insert(log.address);
+    for (const chain::Address& token : tokens)
+        addContractBalances(*m_db, m_env, m_chain, PgConnection::byteaParam(token.toByteArray()),
+                            qint64(first) - 1, qint64(last));
     indexer::crashPoint("source-before-commit");
     tx.commit();
     return stats;
