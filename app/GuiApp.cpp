@@ -173,6 +173,9 @@ int runGui(int& argc, char** argv)
                          config.dbPath = path;
                          host.start(config);
                      });
+    QObject::connect(
+        &window, &ui::MainWindow::settingsSaved, &host,
+        [&config, &fromSettings](const config::AppSettings& s) { config = fromSettings(s); });
     QObject::connect(&window, &ui::MainWindow::settingsChanged, &host,
                      [&host, &config, &fromSettings](const config::AppSettings& s) {
                          config = fromSettings(s);

@@ -1,5 +1,6 @@
 // The main window against a real engine (managed anvil on a worker thread): it shows the
 // node and the chain id it read, and shuts the worker and anvil down cleanly.
+#include "BottomDrawer.h"
 #include "EngineToolBar.h"
 #include "EventLogView.h"
 #include "GuiLab.h"
@@ -7,10 +8,13 @@
 #include "ReorgDiffDialog.h"
 #include "TableBrowser.h"
 #include "WebhookRecorder.h"
+#include "config/AppSettings.h"
 #include "contracts/AddSourceDialog.h"
 #include "contracts/ContractsView.h"
+#include "contracts/SourceTableModel.h"
 #include "engine/DisplayState.h"
 #include "engine/EngineHost.h"
+#include "engine/SettingsToConfig.h"
 #include "indexer/EnvironmentRegistry.h"
 #include "indexer/InvariantChecker.h"
 #include "lab/DemoToken.h"
@@ -41,6 +45,7 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QPushButton>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QTcpServer>
 #include <QTcpSocket>
@@ -69,6 +74,7 @@ private slots:
     void anErrorLeavesWithItsCause();
     void outboxDeliversFromTheApp();
     void addFactoryAsksTheEngineBeforeAnything();
+    void anAddedContractIsIndexedAtTheNextStart();
 };
 
 void TestMainWindow::showsFourPanels()
@@ -685,6 +691,93 @@ void TestMainWindow::addFactoryAsksTheEngineBeforeAnything()
     QVERIFY(dialog->isVisible());
     QVERIFY(!w.findChild<QMessageBox*>(QStringLiteral("sourceNotAdded")));
     dialog->reject();
+}
+
+// A token indexed on the user's node, a second one added from the Contracts tab: the next
+// start, on the settings as saved, indexes both (an environment refuses a run that leaves
+// one of its sources out, so the window saved it).
+void TestMainWindow::anAddedContractIsIndexedAtTheNextStart()
+{
+    QTemporaryDir dir;
+    lab::Devnet devnet;
+    devnet.start();
+    rpc::JsonRpcClient node{devnet.url()};
+    const chain::Address sender = lab::DemoToken::defaultSender(node);
+    const lab::DemoToken first = lab::DemoToken::deploy(
+        node, sender, QStringLiteral("First"), QStringLiteral("ONE"), chain::U256("1000000"));
+    lab::DemoToken added = lab::DemoToken::deploy(node, sender, QStringLiteral("Added"),
+                                                  QStringLiteral("TWO"), chain::U256("1000000"));
+    added.spray(3, 0, 10);
+    const QString address = added.address().toHex();
+    {
+        QSettings store;
+        store.clear();
+        config::AppSettings s;
+        s.endpoints = devnet.url().toString();
+        s.contracts = first.address().toHex();
+        s.environment = QStringLiteral("kept");
+        s.save(store);
+    }
+    engine::EngineConfig base;
+    base.dbPath = dir.filePath("kept.sqlite");
+    base.demoTraffic = false;
+    const auto startFromSettings = [&](engine::EngineHost& host) {
+        QSettings store;
+        host.start(engine::configFromSettings(config::AppSettings::load(store), base));
+    };
+    const auto synced = [](const QSignalSpy& statuses) {
+        if (statuses.isEmpty())
+            return false;
+        const auto s = statuses.last().at(0).value<engine::EngineStatus>();
+        return engine::displayState(s).kind == engine::DisplayState::Kind::Synced;
+    };
+    {
+        engine::EngineHost host;
+        ui::MainWindow w(&host);
+        QSignalSpy statuses(&host, &engine::EngineHost::statusAvailable);
+        w.show();
+        startFromSettings(host);
+        QTRY_VERIFY_WITH_TIMEOUT(synced(statuses), 60000);
+        w.drawer()->showPage(w.drawer()->indexOfPage(w.contractsView()));
+        w.contractsView()->addContractButton()->click();
+        QPointer<ui::AddSourceDialog> dialog;
+        QTRY_VERIFY((dialog = w.findChild<ui::AddSourceDialog*>()) && dialog->isVisible());
+        dialog->addressEdit()->setText(address);
+        dialog->buttons()->button(QDialogButtonBox::Ok)->click();
+        QTRY_VERIFY_WITH_TIMEOUT(!dialog || !dialog->isVisible(), 15000);
+        QSettings store;
+        QVERIFY(
+            config::AppSettings::load(store).contractList().contains(address, Qt::CaseInsensitive));
+        // Joined: listed as a contract of the environment, no longer backfilling.
+        ui::SourceTableModel* sources = w.contractsView()->sources();
+        const auto joined = [&] {
+            for (int r = 0; r < sources->rowCount(); ++r)
+                if (sources->text(r, ui::SourceTableModel::Address) == address)
+                    return sources->text(r, ui::SourceTableModel::Kind) ==
+                           QStringLiteral("contract");
+            return false;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(joined() && synced(statuses), 60000);
+        host.shutdown();
+        QVERIFY(host.waitForStopped(30000));
+    }
+    engine::EngineHost host;
+    ui::MainWindow w(&host);
+    QSignalSpy statuses(&host, &engine::EngineHost::statusAvailable);
+    startFromSettings(host);
+    QTRY_VERIFY_WITH_TIMEOUT(synced(statuses), 60000);
+    const auto s = statuses.last().at(0).value<engine::EngineStatus>();
+    QVERIFY2(s.indexerFailure.isEmpty(), qPrintable(s.indexerFailure));
+    QCOMPARE(s.environmentId, QStringLiteral("kept"));
+    QVERIFY(s.contracts.contains(address, Qt::CaseInsensitive));
+    auto db = store::Database::open(base.dbPath);
+    QSqlQuery q = db->run(QStringLiteral("SELECT count(*) FROM transfer_events WHERE "
+                                         "environment_id = 'kept' AND contract = ?"),
+                          {address.toLower()});
+    QVERIFY(q.next());
+    QCOMPARE(q.value(0).toInt(), 1 + 3); // its mint and the spray
+    host.shutdown();
+    QVERIFY(host.waitForStopped(30000));
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -105,6 +105,9 @@ signals:
     void closing();
     // The user accepted new settings (already saved with QSettings).
     void settingsChanged(const forkscope::config::AppSettings& settings);
+    // Settings saved without a restart (a source added to the running environment): the
+    // next start, and Engine > Restart, use them.
+    void settingsSaved(const forkscope::config::AppSettings& settings);
     void engineRestartRequested();
     void engineStopRequested();
     // File > Open database... or the error banner's Choose database...: start on this file.
@@ -133,6 +136,7 @@ private:
     void buildDrawer();
     // "Add contract..." and "Add factory...": the dialog, then what became of the source.
     void addSource(engine::SourceSpec::Kind kind);
+    void rememberSource(const engine::SourceSpec& spec);
     void buildMenus();
     void buildStatusBar();
     void applyStatus(const engine::EngineStatus& s);
