@@ -95,9 +95,10 @@ void checkTheTree(Storm& storm, ui::ForkTreeView* view, forktree::ForkTreeWindow
     QSignalSpy windows(&storm.lab.host, &engine::EngineHost::forkTreeAvailable);
     storm.lab.host.requestForkTree({0, storm.head}); // what "Go to reorg" asks when needed
     QTRY_VERIFY_WITH_TIMEOUT(
-        !windows.isEmpty() && windows.last().at(0).value<forktree::ForkTreeWindow>().fromBlock == 0,
+        !windows.isEmpty() &&
+            windows.last().at(0).value<forktree::ForkTreeSnapshot>().window.fromBlock == 0,
         15000);
-    window = windows.last().at(0).value<forktree::ForkTreeWindow>();
+    window = windows.last().at(0).value<forktree::ForkTreeSnapshot>().window;
     QVERIFY(!window.truncated);
     QCOMPARE(window.checkpoint, storm.head);
     QCOMPARE(window.reorgCount, qint64(storm.recorded.size()));
