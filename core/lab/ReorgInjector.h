@@ -14,7 +14,8 @@ struct ReorgInjection
 {
     int depth = 0; // asked for
     ReorgTxMode mode = ReorgTxMode::Keep;
-    int transactions = 0; // the replaced blocks' transactions (kept, moved or dropped)
+    // The replaced blocks' transactions (kept, moved or dropped), earlier markers left out.
+    int transactions = 0;
     quint64 oldHead = 0;
     // What anvil did, from the block hashes before and after: the replaced blocks whose
     // hash changed, and the depth that makes (head - first changed block + 1). Every
@@ -30,6 +31,7 @@ struct ReorgInjection
 // transactions as the block it replaces comes out identical to it (no fork at all): each
 // one also gets a marker transaction of its own (a zero-value transfer between anvil's
 // last unlocked account and itself, with random data), so every replaced block differs.
+// The markers of earlier injections are not carried over: a block reorged again holds one.
 // Throws DevnetError naming the problem (depth out of range, not an anvil node).
 class ReorgInjector
 {
