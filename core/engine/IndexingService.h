@@ -14,6 +14,7 @@
 #include <QObject>
 #include <QUrl>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -167,6 +168,7 @@ signals:
 
 private:
     struct Loop; // what lives on the loop thread
+    void addSourceOnLoop(const QString& what, std::function<QString(Loop&)> add);
     // On the loop thread only.
     int step();
     void createIndexer();

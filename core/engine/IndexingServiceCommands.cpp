@@ -284,69 +284,58 @@ void IndexingService::loseNextAcknowledgement()
 
 void IndexingService::addSource(const QString& address, std::optional<quint64> fromBlock)
 {
-    m_thread.post([this, address, fromBlock] {
-        Loop& l = *m_loop;
-        const QString what = QStringLiteral("add contract %1").arg(address);
-        if (!l.indexer) {
-            emit logMessage(QStringLiteral("error"),
-                            what + QStringLiteral(": nothing is being indexed"));
-            return;
-        }
-        try {
-            // The address is checked before anything is asked or written.
-            const auto a = chain::Address::fromHex(address, QStringLiteral("contract address"));
-            l.indexer->addSource(a, fromBlock);
-            // An indexer made again (after a crash, a resume) names it too.
-            if (!l.options.indexer.contracts.contains(a))
-                l.options.indexer.contracts.append(a);
-            emit logMessage(QStringLiteral("info"),
-                            what + QStringLiteral(": backfilled next to the head; it joins the "
-                                                  "contract set when it reaches the "
-                                                  "checkpoint"));
-        } catch (const chain::ChainParseError& e) {
-            emit logMessage(QStringLiteral("error"), what + QStringLiteral(": ") + e.message());
-        } catch (const indexer::IndexerError& e) {
-            emit logMessage(QStringLiteral("error"), what + QStringLiteral(": ") + e.message());
-        } catch (const rpc::RpcException& e) {
-            emit logMessage(QStringLiteral("error"),
-                            what + QStringLiteral(": ") + e.error().toString());
-        }
+    addSourceOnLoop(QStringLiteral("add contract %1").arg(address), [address, fromBlock](Loop& l) {
+        // The address is checked before anything is asked or written.
+        const auto a = chain::Address::fromHex(address, QStringLiteral("contract address"));
+        l.indexer->addSource(a, fromBlock);
+        // An indexer made again (after a crash, a resume) names it too.
+        if (!l.options.indexer.contracts.contains(a))
+            l.options.indexer.contracts.append(a);
+        return QStringLiteral("backfilled next to the head; it joins the contract set when it "
+                              "reaches the checkpoint");
     });
 }
 
 void IndexingService::addFactory(const SourceSpec& spec, std::optional<quint64> fromBlock)
 {
-    m_thread.post([this, spec, fromBlock] {
+    addSourceOnLoop(QStringLiteral("add factory %1").arg(spec.address.trimmed()), [spec, fromBlock](
+                                                                                      Loop& l) {
+        // The address and the rule are checked before anything is asked or written.
+        const auto a =
+            chain::Address::fromHex(spec.address.trimmed(), QStringLiteral("factory address"));
+        const wire::FactorySource factory =
+            wire::FactorySource::resolve(a, spec.event.trimmed(), spec.childArg.trimmed(), nullptr);
+        l.indexer->addFactory(factory, fromBlock);
+        // An indexer made again (after a crash, a resume) names it too.
+        if (!l.options.indexer.factories.contains(factory))
+            l.options.indexer.factories.append(factory);
+        return QStringLiteral("it and its children are backfilled next to the head; they "
+                              "join the contract set when the backfill reaches the "
+                              "checkpoint");
+    });
+}
+
+// On the loop's thread: `add` adds the source and says what happens next; what went wrong is
+// one line of the log naming the source.
+void IndexingService::addSourceOnLoop(const QString& what, std::function<QString(Loop&)> add)
+{
+    m_thread.post([this, what, add = std::move(add)] {
         Loop& l = *m_loop;
-        const QString what = QStringLiteral("add factory %1").arg(spec.address.trimmed());
-        if (!l.indexer) {
-            emit logMessage(QStringLiteral("error"),
-                            what + QStringLiteral(": nothing is being indexed"));
-            return;
-        }
+        const auto fail = [&](const QString& why) {
+            emit logMessage(QStringLiteral("error"), what + QStringLiteral(": ") + why);
+        };
+        if (!l.indexer)
+            return fail(QStringLiteral("nothing is being indexed"));
         try {
-            // The address and the rule are checked before anything is asked or written.
-            const auto a =
-                chain::Address::fromHex(spec.address.trimmed(), QStringLiteral("factory address"));
-            const wire::FactorySource factory = wire::FactorySource::resolve(
-                a, spec.event.trimmed(), spec.childArg.trimmed(), nullptr);
-            l.indexer->addFactory(factory, fromBlock);
-            // An indexer made again (after a crash, a resume) names it too.
-            if (!l.options.indexer.factories.contains(factory))
-                l.options.indexer.factories.append(factory);
-            emit logMessage(QStringLiteral("info"),
-                            what + QStringLiteral(": it and its children are backfilled next to "
-                                                  "the head; they join the contract set when "
-                                                  "the backfill reaches the checkpoint"));
+            emit logMessage(QStringLiteral("info"), what + QStringLiteral(": ") + add(l));
         } catch (const chain::ChainParseError& e) {
-            emit logMessage(QStringLiteral("error"), what + QStringLiteral(": ") + e.message());
+            fail(e.message());
         } catch (const wire::FactorySourceError& e) {
-            emit logMessage(QStringLiteral("error"), what + QStringLiteral(": ") + e.message());
+            fail(e.message());
         } catch (const indexer::IndexerError& e) {
-            emit logMessage(QStringLiteral("error"), what + QStringLiteral(": ") + e.message());
+            fail(e.message());
         } catch (const rpc::RpcException& e) {
-            emit logMessage(QStringLiteral("error"),
-                            what + QStringLiteral(": ") + e.error().toString());
+            fail(e.error().toString());
         }
     });
 }

@@ -1,6 +1,20 @@
 #include "ChildBook.h"
+#include "VerifiedBatch.h"
 
 namespace forkscope::indexer {
+
+void ChildBook::Judgement::applyTo(VerifiedBatch& batch) const
+{
+    if (kept.size() != batch.logs.size()) {
+        QList<abi::EventDecoding> decodings;
+        if (!batch.decodings.isEmpty())
+            for (qsizetype i : kept)
+                decodings.append(batch.decodings.at(i));
+        batch.logs = logs;
+        batch.decodings = decodings;
+    }
+    batch.children = created;
+}
 
 void ChildBook::load(const QList<wire::ChildCreation>& stored)
 {

@@ -9,6 +9,8 @@
 
 namespace forkscope::indexer {
 
+struct VerifiedBatch;
+
 // The receiver's account of a source's children (docs/design.md, "The wire: the receiver
 // owns the cursor"): the children stored, and for each verified batch the creation events
 // its own logs hold. A fetch thread's list of children is only what it knew when it asked
@@ -38,6 +40,10 @@ public:
                                               // logs were not fetched for
         QList<chain::LogEntry> logs;          // the batch's logs that are the source's
         QList<qsizetype> kept;                // their indexes in the batch's logs
+
+        // The batch as the source keeps it: its logs (and their decodings) only, and the
+        // children it creates.
+        void applyTo(VerifiedBatch& batch) const;
     };
     // `logs`: a verified batch's (sorted), of blocks up to `last`; `fetched`: the children
     // the fetch asked for; `own(address)`: whether an address is a plain contract of the

@@ -73,15 +73,7 @@ bool Indexer::admitChildren(VerifiedBatch& verified, const wire::WireBatch& batc
                                      : QString());
         return false;
     }
-    if (j.kept.size() != verified.logs.size()) {
-        QList<abi::EventDecoding> decodings;
-        if (!verified.decodings.isEmpty())
-            for (qsizetype i : j.kept)
-                decodings.append(verified.decodings.at(i));
-        verified.logs = j.logs;
-        verified.decodings = decodings;
-    }
-    verified.children = j.created;
+    j.applyTo(verified);
     return true;
 }
 

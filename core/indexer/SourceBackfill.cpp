@@ -224,15 +224,7 @@ bool SourceBackfill::admitChildren(VerifiedBatch& batch, const AddedSource& sour
         ++status.childRefetches;
         return false;
     }
-    if (j.kept.size() != batch.logs.size()) {
-        QList<abi::EventDecoding> decodings;
-        if (!batch.decodings.isEmpty())
-            for (qsizetype i : j.kept)
-                decodings.append(batch.decodings.at(i));
-        batch.logs = j.logs;
-        batch.decodings = decodings;
-    }
-    batch.children = j.created;
+    j.applyTo(batch);
     return true;
 }
 
