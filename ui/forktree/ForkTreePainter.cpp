@@ -173,10 +173,9 @@ void paintBoxes(QPainter& p, const QRectF& t, const ForkTreeLayout& l, const For
     }
 }
 
-// Reason colours and node colours, top left, over the tree.
-void paintLegend(QPainter& p, const QRectF& t, const ForkTreeLayout& l)
+// The legend's rows: the reasons' colours, then each node's.
+QList<QPair<QColor, QString>> legendRows(const ForkTreeLayout& l)
 {
-    const QFontMetricsF fm(p.font());
     QList<QPair<QColor, QString>> rows;
     for (const forktree::BranchReason r :
          {forktree::BranchReason::HashMismatch, forktree::BranchReason::ParentMismatch,
@@ -191,9 +190,23 @@ void paintLegend(QPainter& p, const QRectF& t, const ForkTreeLayout& l)
             text += QStringLiteral(" (%1 head(s) of its own)").arg(node.stubs);
         rows.append({Palette::nodeSeries(n), text});
     }
+    return rows;
+}
+
+double legendTextWidth(const QFontMetricsF& fm, const QList<QPair<QColor, QString>>& rows)
+{
     double w = 0;
     for (const auto& row : rows)
         w = std::max(w, fm.horizontalAdvance(row.second));
+    return w;
+}
+
+// Reason colours and node colours, top left, over the tree.
+void paintLegend(QPainter& p, const QRectF& t, const ForkTreeLayout& l)
+{
+    const QFontMetricsF fm(p.font());
+    const QList<QPair<QColor, QString>> rows = legendRows(l);
+    const double w = legendTextWidth(fm, rows);
     const double lineH = fm.height() + 2;
     const QRectF box(t.left() + 6, t.top() + 6, w + 26, lineH * double(rows.size()) + 6);
     p.setPen(QPen(QColor(0xbb, 0xbb, 0xbb), 1));
@@ -300,7 +313,12 @@ void ForkTreePainter::paintLayout(QPainter& p, const QRectF& pageRect, const For
     QFont font = p.font();
     font.setPixelSize(11);
     p.setFont(font);
-    paint(p, target, l, fit(target, l));
+    // A picture is not panned: the tree is fitted right of the legend, which it would
+    // otherwise hide in part.
+    const double legend = legendTextWidth(QFontMetricsF(font), legendRows(l)) + 26 + 12;
+    ForkTreeViewport v = fit(target.adjusted(legend, 0, 0, 0), l);
+    v.left -= legend / v.columnPx;
+    paint(p, target, l, v);
     p.restore();
 }
 
