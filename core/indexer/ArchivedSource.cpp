@@ -11,4 +11,16 @@ QString archiveEnvironmentId(const QString& environmentId, const chain::Address&
            QLatin1Char('~') + compact;
 }
 
+ArchivedSource archiveOf(const chain::Address& address, const QString& environmentId,
+                         std::uint64_t checkpoint, const QString& archivedAt)
+{
+    ArchivedSource a;
+    a.address = address;
+    a.environmentId = environmentId;
+    a.archivedAt = archivedAt;
+    a.archiveEnvironmentId = archiveEnvironmentId(environmentId, address, archivedAt);
+    a.checkpoint = checkpoint;
+    return a;
+}
+
 } // namespace forkscope::indexer

@@ -28,5 +28,9 @@ struct ArchivedSource
 // digits and the time, so that archiving it again after a re-add never collides.
 QString archiveEnvironmentId(const QString& environmentId, const chain::Address& address,
                              const QString& archivedAt);
+// The archive of `address` out of `environmentId` at `archivedAt`, named as above; the
+// store fills in the counts.
+ArchivedSource archiveOf(const chain::Address& address, const QString& environmentId,
+                         std::uint64_t checkpoint, const QString& archivedAt);
 
 } // namespace forkscope::indexer

@@ -30,12 +30,7 @@ indexer::ArchivedSource SqliteIndexStore::archiveSource(const chain::Address& ad
             QStringLiteral("environment %1 has indexed nothing yet: there is nothing of %2 to "
                            "archive; nothing was changed")
                 .arg(m_env, address.toHex()));
-    indexer::ArchivedSource a;
-    a.address = address;
-    a.environmentId = m_env;
-    a.archivedAt = nowUtc();
-    a.archiveEnvironmentId = indexer::archiveEnvironmentId(m_env, address, a.archivedAt);
-    a.checkpoint = cp->number;
+    indexer::ArchivedSource a = indexer::archiveOf(address, m_env, cp->number, nowUtc());
     const QByteArray addr = address.toByteArray();
     const qint64 chain = qint64(m_chainId);
     const QVariantList mine{m_env, chain, addr};

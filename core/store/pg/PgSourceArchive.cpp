@@ -22,12 +22,8 @@ indexer::ArchivedSource PgIndexStore::archiveSource(const chain::Address& addres
             QStringLiteral("environment %1 has indexed nothing yet: there is nothing of %2 to "
                            "archive; nothing was changed")
                 .arg(m_environmentId, address.toHex()));
-    indexer::ArchivedSource a;
-    a.address = address;
-    a.environmentId = m_environmentId;
-    a.archivedAt = nowUtc();
-    a.archiveEnvironmentId = indexer::archiveEnvironmentId(m_environmentId, address, a.archivedAt);
-    a.checkpoint = std::uint64_t(row->number);
+    indexer::ArchivedSource a =
+        indexer::archiveOf(address, m_environmentId, std::uint64_t(row->number), nowUtc());
     const QByteArray addr = PgConnection::byteaParam(address.toByteArray());
     const QByteArray archive = a.archiveEnvironmentId.toUtf8();
     const QByteArray at = a.archivedAt.toUtf8();
