@@ -2,15 +2,20 @@
 // bad input with one line naming the field; the panel draws the lag and the findings count
 // from snapshots, says loudly when a check could not run (never a clean state over the
 // gap); the findings table (checked by QAbstractItemModelTester) opens a finding next to
-// what the chain holds; the Lab menu has the entry.
+// what the chain holds, and a finding in a block the lab's reorg replaced opens that reorg's
+// diff (against a real lab); the Lab menu has the entry.
+#include "ForeignTableWriter.h"
 #include "GuiLab.h"
 #include "MainWindow.h"
+#include "ReorgDiffDialog.h"
 #include "engine/EngineHost.h"
 #include "foreign/ForeignFindingDialog.h"
 #include "foreign/ForeignFindingsModel.h"
 #include "foreign/ForeignWatchPanel.h"
 #include "foreign/WatchIndexerDialog.h"
+#include "lab/ReorgTxMode.h"
 #include "panels/PlotPanel.h"
+#include "panels/ReorgPanel.h"
 
 #include <QAbstractItemModelTester>
 #include <QAction>
@@ -90,6 +95,9 @@ private slots:
     void panelDrawsLagAndFindings();
     void aGapIsSaidNeverGreen();
     void aFindingOpensNextToTheChain();
+    void theReorgThatReplacedABlock_data();
+    void theReorgThatReplacedABlock();
+    void aFindingInAReplacedBlockOpensItsReorg();
     void theLabMenuHasTheEntry();
 };
 
@@ -297,6 +305,113 @@ void TestForeignWatchPanel::aFindingOpensNextToTheChain()
     panel.findingsView()->activated(panel.findings()->index(0, 0));
     panel.applyBlock(v);
     QCOMPARE(opened.size(), 2);
+}
+
+void TestForeignWatchPanel::theReorgThatReplacedABlock_data()
+{
+    QTest::addColumn<quint64>("block");
+    QTest::addColumn<qint64>("reorg"); // -1: none
+    // #1 replaced 11-13, #2 replaced 13-14 (after 12), #3 depth 0 replaced nothing.
+    QTest::newRow("the fork block itself") << quint64(10) << qint64(-1);
+    QTest::newRow("first replaced") << quint64(11) << qint64(1);
+    QTest::newRow("replaced twice: the newest") << quint64(13) << qint64(2);
+    QTest::newRow("last replaced") << quint64(14) << qint64(2);
+    QTest::newRow("above") << quint64(15) << qint64(-1);
+    QTest::newRow("a zero-depth mark") << quint64(31) << qint64(-1);
+}
+
+void TestForeignWatchPanel::theReorgThatReplacedABlock()
+{
+    QFETCH(quint64, block);
+    QFETCH(qint64, reorg);
+    const auto mark = [](qint64 id, qint64 fork, qint64 depth) {
+        engine::ReorgMark m;
+        m.id = id;
+        m.forkBlock = fork;
+        m.depth = depth;
+        return m;
+    };
+    // Oldest first, as the status lists them.
+    const QList<engine::ReorgMark> reorgs{mark(1, 10, 3), mark(2, 12, 2), mark(3, 30, 0)};
+    const auto found = ForeignWatchPanel::reorgThatReplaced(reorgs, block);
+    QCOMPARE(found ? found->id : -1, reorg);
+}
+
+void TestForeignWatchPanel::aFindingInAReplacedBlockOpensItsReorg()
+{
+    // A careless indexer keeps the rows of blocks a reorg replaced: its table is the lab's
+    // Transfers as they stood before the reorg. Watched from the Lab menu, the finding in a
+    // replaced block names the lab's reorg, and its button opens that reorg's diff.
+    test::Lab lab;
+    lab.start(0, [](engine::EngineConfig& c) {
+        c.demoInterval = std::chrono::milliseconds(100);
+        c.demoTransfersPerTick = 2;
+    });
+    QTRY_VERIFY_WITH_TIMEOUT(lab.w.labAction("reorg")->isEnabled(), 30000);
+    test::settle(lab, 8);
+    rpc::JsonRpcClient anvil{QUrl(lab.last().endpoint)};
+    rpc::EthClient eth(anvil);
+    const quint64 head = eth.blockNumber();
+    QList<test::ForeignTableRow> rows;
+    for (const QString& c : lab.last().contracts)
+        rows << test::nodeTransferRows(eth, c);
+    const auto inTop = [&](const test::ForeignTableRow& r) { return r.block + 3 > head; };
+    QVERIFY2(std::any_of(rows.cbegin(), rows.cend(), inTop), "no Transfer in the top 3 blocks");
+    const QString table = lab.dir.filePath(QStringLiteral("careless.sqlite"));
+    test::writeGenericTable(table, QStringLiteral("transfers"), rows);
+
+    const qsizetype reorgsBefore = lab.last().recentReorgs.size();
+    lab.host.injectReorg(3, int(lab::ReorgTxMode::Drop));
+    QTRY_COMPARE_WITH_TIMEOUT(lab.last().recentReorgs.size(), reorgsBefore + 1, 60000);
+    const engine::ReorgMark mark = lab.last().recentReorgs.last();
+    QCOMPARE(mark.forkBlock, qint64(head - 3));
+
+    test::answerNextDialog<ui::WatchIndexerDialog>([&](ui::WatchIndexerDialog* d) {
+        d->targetEdit()->setText(table);
+        d->queryEdit()->setPlainText(QStringLiteral("SELECT * FROM transfers"));
+    });
+    lab.w.findChild<QAction*>(QStringLiteral("watchAnotherIndexer"))->trigger();
+    auto* panel = lab.w.findChild<ForeignWatchPanel*>();
+    QVERIFY(panel);
+    const auto orphanedRow = [&] {
+        for (int i = 0; i < panel->findings()->rowCount(); ++i) {
+            const ForeignFinding f = panel->findings()->finding(i);
+            if (f.kind == ForeignFinding::Kind::Orphaned && f.block > head - 3)
+                return i;
+        }
+        return -1;
+    };
+    QTRY_VERIFY2_WITH_TIMEOUT(orphanedRow() >= 0, qPrintable(panel->bannerText()), 60000);
+
+    QSignalSpy opened(panel, &ForeignWatchPanel::findingOpened);
+    panel->openFinding(orphanedRow());
+    QVERIFY(opened.wait(20000));
+    auto* dialog = qobject_cast<ui::ForeignFindingDialog*>(opened.first().at(0).value<QDialog*>());
+    QVERIFY(dialog);
+    QVERIFY2(dialog->summary().contains(QStringLiteral("in reorg #%1").arg(mark.id)),
+             qPrintable(dialog->summary()));
+    QVERIFY(dialog->openReorgButton());
+    QCOMPARE(dialog->openReorgButton()->text(), QStringLiteral("Open reorg #%1").arg(mark.id));
+
+    QSignalSpy diffs(&lab.host, &engine::EngineApi::reorgDiffAvailable);
+    dialog->openReorgButton()->click();
+    QVERIFY(diffs.wait(20000));
+    const auto diff = diffs.first().at(0).value<engine::ReorgDiff>();
+    QCOMPARE(diff.reorg.id, mark.id);
+    // Every Transfer the careless table kept in the replaced blocks is one the reorg took.
+    const qint64 kept = std::count_if(rows.cbegin(), rows.cend(), inTop);
+    const qint64 removed =
+        std::count_if(diff.items.cbegin(), diff.items.cend(), [](const auto& item) {
+            return item.kind == QLatin1String("transfer_removed");
+        });
+    QVERIFY2(removed >= kept, qPrintable(QStringLiteral("%1 < %2").arg(removed).arg(kept)));
+    // The diff opens in the window's reorg diff view.
+    QTRY_VERIFY(lab.w.reorgPanel()->lastDiffDialog() &&
+                lab.w.reorgPanel()->lastDiffDialog()->isVisible());
+    QVERIFY2(lab.w.reorgPanel()->lastDiffDialog()->counts().startsWith(
+                 QStringLiteral("%1 transfer").arg(removed)),
+             qPrintable(lab.w.reorgPanel()->lastDiffDialog()->counts()));
+    lab.host.shutdown();
 }
 
 void TestForeignWatchPanel::theLabMenuHasTheEntry()

@@ -268,8 +268,9 @@ void MainWindow::buildMenus()
     menuBar()->addMenu(m_engineBar->menu());
     menuBar()->addMenu(m_labBar->menu());
     m_labBar->menu()
-        ->addAction(tr("Watch another indexer..."), this,
-                    [this] { ForeignWatchPanel::askAndWatch(m_host, this); })
+        ->addAction(
+            tr("Watch another indexer..."), this,
+            [this] { ForeignWatchPanel::askAndWatch(m_host, m_lastStatus.recentReorgs, this); })
         ->setObjectName(QStringLiteral("watchAnotherIndexer"));
     auto* helpMenu = menuBar()->addMenu(tr("&Help"));
     helpMenu->addAction(tr("&Getting started"), QKeySequence::HelpContents, this, [this] {

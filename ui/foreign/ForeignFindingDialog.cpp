@@ -6,6 +6,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QPushButton>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -56,7 +57,9 @@ QTableWidget* eventTable(const QList<foreign::ForeignBlockView::Event>& events,
 } // namespace
 
 ForeignFindingDialog::ForeignFindingDialog(const foreign::ForeignFinding& finding,
-                                           const foreign::ForeignBlockView& view, QWidget* parent)
+                                           const foreign::ForeignBlockView& view,
+                                           const std::optional<engine::ReorgMark>& replacedBy,
+                                           QWidget* parent)
     : QDialog(parent), m_summary(new QLabel(this))
 {
     setWindowTitle(tr("%1 in block %2").arg(foreign::kindName(finding.kind)).arg(finding.block));
@@ -70,6 +73,14 @@ ForeignFindingDialog::ForeignFindingDialog(const foreign::ForeignFinding& findin
     else if (!view.canonicalHash.isEmpty())
         text += QLatin1Char('\n') +
                 tr("Block %1 on the lab's node now: %2").arg(view.block).arg(view.canonicalHash);
+    if (replacedBy)
+        text += QLatin1Char('\n') +
+                tr("This environment's indexer rolled block %1 back in reorg #%2 (%3 blocks "
+                   "replaced after block %4): its diff shows what that reorg undid.")
+                    .arg(view.block)
+                    .arg(replacedBy->id)
+                    .arg(replacedBy->depth)
+                    .arg(replacedBy->forkBlock);
     m_summary->setText(text);
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -93,6 +104,13 @@ ForeignFindingDialog::ForeignFindingDialog(const foreign::ForeignFinding& findin
     layout->addLayout(sides, 1);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    if (replacedBy) {
+        m_openReorg = buttons->addButton(tr("Open reorg #%1").arg(replacedBy->id),
+                                         QDialogButtonBox::ActionRole);
+        m_openReorg->setObjectName(QStringLiteral("openReorg"));
+        connect(m_openReorg, &QPushButton::clicked, this,
+                [this, id = replacedBy->id] { emit reorgDiffRequested(id); });
+    }
     layout->addWidget(buttons);
     resize(1100, 480);
 }

@@ -66,6 +66,10 @@ ForeignWatchPanel::ForeignWatchPanel(engine::EngineApi* host, quint64 watchId,
 
     connect(host, &engine::EngineApi::foreignWatchAvailable, this, &ForeignWatchPanel::apply);
     connect(host, &engine::EngineApi::foreignBlockAvailable, this, &ForeignWatchPanel::applyBlock);
+    connect(host, &engine::EngineApi::statusAvailable, this, [this](const engine::EngineStatus& s) {
+        if (!s.environmentId.isEmpty())
+            m_reorgs = s.recentReorgs;
+    });
     m_banner->setText(tr("Starting the watch of %1...").arg(target));
     resize(1000, 700);
 }
@@ -76,7 +80,9 @@ ForeignWatchPanel::~ForeignWatchPanel()
         m_host->stopWatchingForeignIndexer(m_id);
 }
 
-ForeignWatchPanel* ForeignWatchPanel::askAndWatch(engine::EngineApi* host, QWidget* parent)
+ForeignWatchPanel* ForeignWatchPanel::askAndWatch(engine::EngineApi* host,
+                                                  const QList<engine::ReorgMark>& reorgs,
+                                                  QWidget* parent)
 {
     WatchIndexerDialog dialog(parent);
     if (dialog.exec() != QDialog::Accepted)
@@ -85,6 +91,7 @@ ForeignWatchPanel* ForeignWatchPanel::askAndWatch(engine::EngineApi* host, QWidg
     // Connected before the watch starts: its first answer (a refusal) is not missed.
     auto* panel = new ForeignWatchPanel(host, 0, displayTarget(spec.target), parent);
     panel->m_id = host->watchForeignIndexer(spec);
+    panel->m_reorgs = reorgs;
     panel->setWindowFlag(Qt::Window);
     panel->setAttribute(Qt::WA_DeleteOnClose);
     panel->show();
@@ -195,6 +202,19 @@ void ForeignWatchPanel::apply(const ForeignWatchSnapshot& s)
                                          "cannot run now"));
 }
 
+std::optional<engine::ReorgMark>
+ForeignWatchPanel::reorgThatReplaced(const QList<engine::ReorgMark>& reorgs, quint64 block)
+{
+    std::optional<engine::ReorgMark> newest;
+    for (const engine::ReorgMark& r : reorgs) {
+        const bool replaced =
+            r.depth > 0 && qint64(block) > r.forkBlock && qint64(block) <= r.forkBlock + r.depth;
+        if (replaced && (!newest || r.id > newest->id))
+            newest = r;
+    }
+    return newest;
+}
+
 void ForeignWatchPanel::openFinding(int row)
 {
     if (row < 0 || row >= m_model->rowCount())
@@ -208,8 +228,12 @@ void ForeignWatchPanel::applyBlock(const foreign::ForeignBlockView& view)
 {
     if (view.watchId != m_id || !m_pending || m_pending->block != view.block)
         return;
-    auto* dialog = new ForeignFindingDialog(*m_pending, view, this);
+    auto* dialog =
+        new ForeignFindingDialog(*m_pending, view, reorgThatReplaced(m_reorgs, view.block), this);
     m_pending.reset();
+    if (m_host)
+        connect(dialog, &ForeignFindingDialog::reorgDiffRequested, m_host.data(),
+                &engine::EngineApi::requestReorgDiff);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->show();
     emit findingOpened(dialog);

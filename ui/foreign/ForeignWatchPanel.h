@@ -1,6 +1,7 @@
 #pragma once
 
 #include "Palette.h"
+#include "engine/EngineStatus.h"
 #include "foreign/ForeignBlockView.h"
 #include "foreign/ForeignWatchSnapshot.h"
 #include "foreign/ForeignWatchSpec.h"
@@ -40,8 +41,11 @@ public:
                       QWidget* parent = nullptr);
     ~ForeignWatchPanel() override;
     // "Watch another indexer...": asks for the spec (WatchIndexerDialog) and opens the panel
-    // in a window of its own; nullptr when the dialog was cancelled.
-    static ForeignWatchPanel* askAndWatch(engine::EngineApi* host, QWidget* parent);
+    // in a window of its own; nullptr when the dialog was cancelled. `reorgs`: the
+    // environment's recent rollbacks as its last status listed them (later statuses update
+    // them).
+    static ForeignWatchPanel* askAndWatch(engine::EngineApi* host,
+                                          const QList<engine::ReorgMark>& reorgs, QWidget* parent);
 
     quint64 watchId() const { return m_id; }
     PlotPanel* chart() const { return m_chart; }
@@ -51,6 +55,10 @@ public:
     // The banner's tone for a snapshot, and its words. Pure, for the tests.
     static Palette::Tone tone(const foreign::ForeignWatchSnapshot& s);
     static QString describe(const foreign::ForeignWatchSnapshot& s);
+    // The newest of `reorgs` whose replaced blocks (after its fork block, its depth of them)
+    // hold `block`. Pure, for the tests.
+    static std::optional<engine::ReorgMark>
+    reorgThatReplaced(const QList<engine::ReorgMark>& reorgs, quint64 block);
 
 public slots:
     void apply(const forkscope::foreign::ForeignWatchSnapshot& snapshot);
@@ -71,6 +79,7 @@ private:
     ForeignFindingsModel* m_model;
     QTableView* m_view;
     std::optional<foreign::ForeignFinding> m_pending; // the finding whose block was asked for
+    QList<engine::ReorgMark> m_reorgs; // the environment's recent rollbacks, from its status
 };
 
 } // namespace forkscope::ui
