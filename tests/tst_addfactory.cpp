@@ -6,7 +6,8 @@
 // children's rows above its own checkpoint before it joins; then the head follows it. The
 // environment then holds every child's whole history, counted against the node child by
 // child (eth_getLogs per child, decoded here, never by the engine). The same with a reorg
-// during the factory's backfill that removes children it had found.
+// during the factory's backfill that removes children it had found, and with the process
+// killed in the middle of the backfill.
 #include "FactoryLab.h"
 #include "lab/DemoToken.h"
 #include "lab/FaultProxy.h"
@@ -28,6 +29,8 @@ private slots:
     void anAddedFactoryBringsEveryChildsHistory();
     void aReorgDuringTheFactorysBackfillRollsBothBack_data() { rows(); }
     void aReorgDuringTheFactorysBackfillRollsBothBack();
+    void aFactoryBackfillKilledMidwayFinishesOnRestart_data() { rows(); }
+    void aFactoryBackfillKilledMidwayFinishesOnRestart();
 
 private:
     chain::Address m_token;
@@ -355,6 +358,40 @@ void TestAddFactory::aReorgDuringTheFactorysBackfillRollsBothBack()
                                      "?)"),
                       {env, env, m_chain->factory().toHex()}),
              qint64(0));
+    b.close();
+    aChildAfterItJoined(db, env);
+    expectEveryChildWhole(b, db, env);
+}
+
+// Killed with a backfill batch written and not committed, after earlier batches committed
+// children: nothing of the killed batch is visible, the factory is still pending with
+// exactly the node's rows up to its checkpoint, and the next run finishes the backfill from
+// there, every child whole and none twice.
+void TestAddFactory::aFactoryBackfillKilledMidwayFinishesOnRestart()
+{
+    QFETCH(QString, db);
+    const QString env = QStringLiteral("killed-%1").arg(QTest::currentDataTag());
+    startTheTokenEnvironment(db, env);
+    const test::ProcessRun killed =
+        test::runForkscope(withFactory(tokenArgs(db, env)) << QStringLiteral("--exit-when-synced"),
+                           crashingAt(QStringLiteral("source-before-commit"), 3));
+    QVERIFY2(killed.finished && killed.exitStatus == QProcess::CrashExit,
+             qPrintable(killed.describe()));
+    Backend b(db);
+    store::ContractReader& r = b.open();
+    QVERIFY2(expectNothingAboveItsCheckpoint(r, env), "the factory is not pending after the kill");
+    const FactoryView atKill = factoryView(r, env);
+    QVERIFY(atKill.checkpoint >= 0);
+    QVERIFY(atKill.checkpoint < checkpointOf(r, env));
+    // Its committed batches had found children already: the kill came mid-way.
+    QVERIFY(r.scalar(QStringLiteral("SELECT count(*) FROM factory_children WHERE environment_id "
+                                    "= ? AND factory = ?"),
+                     {env, m_chain->factory().toHex()}) > 0);
+    b.close();
+
+    VERIFY_EXIT_OK(test::runForkscope(withFactory(tokenArgs(db, env))
+                                      << QStringLiteral("--exit-when-synced")));
+    QCOMPARE(factoryView(b.open(), env).state, QStringLiteral("joined"));
     b.close();
     aChildAfterItJoined(db, env);
     expectEveryChildWhole(b, db, env);
