@@ -32,10 +32,10 @@ QString parse(const QStringList& arguments, ArchiveOptions& o, QString* help)
 {
     QCommandLineParser p;
     p.setApplicationDescription(QStringLiteral(
-        "Archive one contract of an environment: in one transaction it leaves the contract "
-        "set, and its logs, Transfers, balances and outbox rows move, every one kept, under "
-        "an archived environment of their own. Nothing is deleted. Stop any indexer on the "
-        "environment first."));
+        "Archive one contract or factory of an environment: in one transaction it leaves the "
+        "contract set, and its logs, Transfers, balances and outbox rows (a factory's with its "
+        "children and all of theirs) move, every one kept, under an archived environment of "
+        "their own. Nothing is deleted. Stop any indexer on the environment first."));
     p.addHelpOption();
     p.addPositionalArgument(QStringLiteral("archive-contract"), QStringLiteral("the subcommand"));
     const QCommandLineOption db(QStringLiteral("db"),
@@ -43,9 +43,9 @@ QString parse(const QStringList& arguments, ArchiveOptions& o, QString* help)
                                 QStringLiteral("FILE|URL"));
     const QCommandLineOption env(QStringLiteral("env"), QStringLiteral("Environment id."),
                                  QStringLiteral("ID"));
-    const QCommandLineOption contract(QStringLiteral("contract"),
-                                      QStringLiteral("The contract to archive (0x address)."),
-                                      QStringLiteral("ADDR"));
+    const QCommandLineOption contract(
+        QStringLiteral("contract"),
+        QStringLiteral("The contract or factory to archive (0x address)."), QStringLiteral("ADDR"));
     const QCommandLineOption abi(QStringLiteral("abi"),
                                  QStringLiteral("The ABI file the environment is indexed with "
                                                 "(needed when its logs are ABI-decoded)."),
@@ -88,31 +88,32 @@ QString parse(const QStringList& arguments, ArchiveOptions& o, QString* help)
     return {};
 }
 
-// What the archive leaves as the environment's set, or the line that refuses it.
+// What the archive leaves as the environment's set, or the line that refuses it;
+// `archivedSet` is what the archive indexes: the contract, or the factory's rule.
 QString contractsAfter(const audit::AuditTarget& target, const QList<indexer::AddedSource>& added,
-                       const chain::Address& address, QString* refusal)
+                       const chain::Address& address, QString* archivedSet, QString* refusal)
 {
     const QString id = target.environment.id;
-    if (wire::factoryAddresses(target.factories).contains(address)) {
-        *refusal = QStringLiteral("%1 is a factory of environment %2: archiving a factory (and "
-                                  "its children) is not supported; nothing was changed")
-                       .arg(address.toHex(), id);
-        return {};
+    QStringList rules;
+    for (const wire::FactorySource& f : target.factories) {
+        if (f.factory() == address)
+            *archivedSet = f.ruleText();
+        else
+            rules << f.ruleText();
     }
-    bool pending = false;
     for (const indexer::AddedSource& s : added)
-        pending = pending || (s.address == address && s.state == indexer::SourceState::Pending);
-    if (!target.contracts.contains(address) && !pending) {
-        *refusal = QStringLiteral("%1 is not a contract of environment %2 (it indexes %3); "
-                                  "nothing was changed")
+        if (s.address == address && s.state == indexer::SourceState::Pending)
+            *archivedSet = s.setToken();
+    if (archivedSet->isEmpty() && target.contracts.contains(address))
+        *archivedSet = address.toHex();
+    if (archivedSet->isEmpty()) {
+        *refusal = QStringLiteral("%1 is not a contract nor a factory of environment %2 (it "
+                                  "indexes %3); nothing was changed")
                        .arg(address.toHex(), id, target.sourcesText());
         return {};
     }
     QList<chain::Address> left = target.contracts;
     left.removeAll(address);
-    QStringList rules;
-    for (const wire::FactorySource& f : target.factories)
-        rules << f.ruleText();
     return indexer::contractSetText(left, rules);
 }
 
@@ -155,24 +156,31 @@ int runArchiveCommand(const QStringList& arguments)
         if (!o.abi.isEmpty())
             claim.abiDigest = abi::EventRegistry::fromFile(o.abi).digest();
         store->open(claim);
-        QString refusal;
-        const QString after = contractsAfter(target, store->addedSources(), *o.contract, &refusal);
+        QString refusal, archivedSet;
+        const QString after =
+            contractsAfter(target, store->addedSources(), *o.contract, &archivedSet, &refusal);
         if (!refusal.isEmpty()) {
             printError(QStringLiteral("archive-contract: ") + refusal);
             return ExitFailure;
         }
-        const indexer::ArchivedSource a = store->archiveSource(*o.contract, after);
-        std::printf("archived %s from environment %s at %s (checkpoint %llu%s): %lld logs, %lld "
-                    "transfers, %lld balances and %lld outbox rows moved, every one kept, to "
-                    "archived environment %s; nothing was deleted\n",
+        const indexer::ArchivedSource a = store->archiveSource(*o.contract, after, archivedSet);
+        const QString children =
+            archivedSet.startsWith(QLatin1String("factory:"))
+                ? QStringLiteral("factory with %1 %2: ")
+                      .arg(a.children)
+                      .arg(a.children == 1 ? QStringLiteral("child") : QStringLiteral("children"))
+                : QString();
+        std::printf("archived %s from environment %s at %s (checkpoint %llu%s): %s%lld logs, "
+                    "%lld transfers, %lld balances and %lld outbox rows moved, every one kept, "
+                    "to archived environment %s; nothing was deleted\n",
                     qPrintable(a.address.toHex()), qPrintable(a.environmentId),
                     qPrintable(a.archivedAt), static_cast<unsigned long long>(a.checkpoint),
-                    a.wasPending ? ", its own backfill not joined yet" : "",
+                    a.wasPending ? ", its own backfill not joined yet" : "", qPrintable(children),
                     static_cast<long long>(a.logs), static_cast<long long>(a.transfers),
                     static_cast<long long>(a.balances), static_cast<long long>(a.outboxRows),
                     qPrintable(a.archiveEnvironmentId));
-        std::printf("next: index the environment without it; naming it again with --contract "
-                    "backfills it again from its start block\n");
+        std::printf("next: index the environment without it; naming it again (--contract, "
+                    "--factory) backfills it again from its start block\n");
         std::fflush(stdout);
         return ExitOk;
     } catch (const audit::AuditError& e) {

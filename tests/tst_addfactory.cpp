@@ -7,7 +7,8 @@
 // environment then holds every child's whole history, counted against the node child by
 // child (eth_getLogs per child, decoded here, never by the engine). The same with a reorg
 // during the factory's backfill that removes children it had found, and with the process
-// killed in the middle of the backfill.
+// killed in the middle of the backfill. Archiving the factory takes it and its children out
+// of the environment, every row kept; naming it again backfills it again.
 #include "FactoryLab.h"
 #include "lab/DemoToken.h"
 #include "lab/FaultProxy.h"
@@ -31,6 +32,8 @@ private slots:
     void aReorgDuringTheFactorysBackfillRollsBothBack();
     void aFactoryBackfillKilledMidwayFinishesOnRestart_data() { rows(); }
     void aFactoryBackfillKilledMidwayFinishesOnRestart();
+    void anArchivedFactoryTakesItsChildrenAlong_data() { rows(); }
+    void anArchivedFactoryTakesItsChildrenAlong();
 
 private:
     chain::Address m_token;
@@ -395,6 +398,105 @@ void TestAddFactory::aFactoryBackfillKilledMidwayFinishesOnRestart()
     b.close();
     aChildAfterItJoined(db, env);
     expectEveryChildWhole(b, db, env);
+}
+
+// forkscope archive-contract on a factory: in one transaction its rows and every child's
+// (logs, Transfers, balances, outbox rows, the children themselves) leave the live views, all
+// kept under an archived environment of their own; the token's rows stay. The environment
+// then verifies and indexes without the factory, and naming it again backfills it again.
+void TestAddFactory::anArchivedFactoryTakesItsChildrenAlong()
+{
+    QFETCH(QString, db);
+    const QString env = QStringLiteral("archived-%1").arg(QTest::currentDataTag());
+    startTheTokenEnvironment(db, env);
+    VERIFY_EXIT_OK(test::runForkscope(withFactory(tokenArgs(db, env))
+                                      << QStringLiteral("--exit-when-synced")));
+    Backend b(db);
+    const QString f = m_chain->factory().toHex();
+    // Rows of the factory and its children (`ours`), and of the token, in an environment.
+    const auto rowsOf = [&](const QString& inEnv) {
+        store::ContractReader& r = b.open();
+        const QString ours = QStringLiteral(" IN (SELECT ? UNION SELECT child FROM "
+                                            "factory_children WHERE environment_id = ?)");
+        QStringList out;
+        for (const auto& [table, column] :
+             {std::pair{"logs", "address"}, std::pair{"transfer_events", "contract"},
+              std::pair{"token_balances", "contract"}}) {
+            const QString count =
+                QStringLiteral("SELECT count(*) FROM %1 WHERE environment_id = ? AND %2")
+                    .arg(QLatin1String(table), QLatin1String(column));
+            out << QStringLiteral("%1 %2 / token %3")
+                       .arg(QLatin1String(table))
+                       .arg(r.scalar(count + ours, {inEnv, f, inEnv}))
+                       .arg(r.scalar(count + QStringLiteral(" = ?"), {inEnv, m_token.toHex()}));
+        }
+        out << QStringLiteral("children %1")
+                   .arg(r.scalar(QStringLiteral("SELECT count(*) FROM factory_children WHERE "
+                                                "environment_id = ?"),
+                                 {inEnv}));
+        out << QStringLiteral("outbox %1")
+                   .arg(r.scalar(QStringLiteral("SELECT count(*) FROM outbox WHERE "
+                                                "environment_id = ?"),
+                                 {inEnv}));
+        b.close();
+        return out;
+    };
+    const QStringList before = rowsOf(env);
+    const qint64 children = m_chain->nodeChildren(m_lab->eth().blockNumber()).size();
+    QVERIFY(children >= 9);
+    QCOMPARE(before.at(3), QStringLiteral("children %1").arg(children));
+
+    const test::ProcessRun run =
+        test::runForkscope({QStringLiteral("archive-contract"), QStringLiteral("--db"), db,
+                            QStringLiteral("--env"), env, QStringLiteral("--contract"), f});
+    VERIFY_EXIT_OK(run);
+    QVERIFY2(run.out.contains(QStringLiteral("archived %1 from environment %2").arg(f, env)) &&
+                 run.out.contains(QStringLiteral("factory with %1 children").arg(children)),
+             qPrintable(run.out));
+
+    // The live environment keeps the token's rows only; the archive holds everything else.
+    const QStringList after = rowsOf(env);
+    const auto tokenPart = [](const QString& line) {
+        return line.section(QStringLiteral(" / "), 1);
+    };
+    for (int i = 0; i < 3; ++i) {
+        QCOMPARE(after.at(i).section(QLatin1Char(' '), 1, 1), QStringLiteral("0"));
+        QCOMPARE(tokenPart(after.at(i)), tokenPart(before.at(i)));
+    }
+    QCOMPARE(after.at(3), QStringLiteral("children 0"));
+    store::ContractReader& r = b.open();
+    QString archiveId;
+    for (auto q = r.query(QStringLiteral("SELECT environment_id FROM environments WHERE "
+                                         "archived_at IS NOT NULL"),
+                          {});
+         q->next();)
+        if (q->value(0).toString().startsWith(env + QStringLiteral("~archive~")))
+            archiveId = q->value(0).toString();
+    QVERIFY(!archiveId.isEmpty());
+    QCOMPARE(r.scalar(QStringLiteral("SELECT count(*) FROM indexer_checkpoints WHERE "
+                                     "environment_id = ? AND contracts = ?"),
+                      {env, m_token.toHex()}),
+             qint64(1)); // the factory's rule left the set
+    b.close();
+    const QStringList archived = rowsOf(archiveId);
+    for (int i = 0; i < 3; ++i) // every row of the factory's, none of the token's
+        QCOMPARE(archived.at(i),
+                 before.at(i).section(QStringLiteral(" / "), 0, 0) + QStringLiteral(" / token 0"));
+    QCOMPARE(archived.at(3), before.at(3));
+    QCOMPARE(after.at(4).section(QLatin1Char(' '), 1).toLongLong() +
+                 archived.at(4).section(QLatin1Char(' '), 1).toLongLong(),
+             before.at(4).section(QLatin1Char(' '), 1).toLongLong());
+
+    // Without the factory: verified against the node and indexed on, no child coming back.
+    VERIFY_EXIT_OK(test::runForkscope(verifyArgs(db, env)));
+    m_chain->block(1, 1, m_random);
+    VERIFY_EXIT_OK(test::runForkscope(tokenArgs(db, env) << QStringLiteral("--exit-when-synced")));
+    QCOMPARE(rowsOf(env).at(3), QStringLiteral("children 0"));
+
+    // Named again, it is backfilled again and joins, the archive untouched.
+    aChildAfterItJoined(db, env);
+    expectEveryChildWhole(b, db, env);
+    QCOMPARE(rowsOf(archiveId), archived);
 }
 
 QTEST_GUILESS_MAIN(TestAddFactory)

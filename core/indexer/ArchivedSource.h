@@ -21,6 +21,7 @@ struct ArchivedSource
     qint64 transfers = 0;
     qint64 balances = 0;
     qint64 outboxRows = 0;
+    qint64 children = 0;     // a factory's children (factory_children rows), archived with it
     bool wasPending = false; // an added contract whose backfill had not joined yet
 };
 

@@ -139,14 +139,16 @@ public:
     // transaction. Throws CheckpointMovedError when either checkpoint moved.
     virtual void joinSource(const AddedSource& source, const Checkpoint& cp,
                             const QString& contracts) = 0;
-    // Archives `address`, a plain contract of the environment (joined, pending, or of the
-    // first set), in ONE transaction: its logs, Transfers, balances, outbox rows and backfill
-    // records move under a new archived environment of the same chain (with a copy of the
-    // checkpoint and of the blocks its logs are in), so every row stays readable and none is
-    // live; the contract set becomes `contracts`. Nothing is deleted. Throws IndexerError
-    // when the environment has no checkpoint, EnvironmentArchivedError, StoreError.
-    virtual ArchivedSource archiveSource(const chain::Address& address,
-                                         const QString& contracts) = 0;
+    // Archives `address`, a contract or a factory of the environment (joined, pending, or of
+    // the first set), in ONE transaction: its logs, Transfers, balances, outbox rows and
+    // backfill records, and a factory's children with all of theirs, move under a new
+    // archived environment of the same chain (with a copy of the checkpoint and of the blocks
+    // its logs are in) that indexes `archivedSet` (contractSetText), so every row stays
+    // readable and none is live; the contract set becomes `contracts`. Nothing is deleted.
+    // Throws IndexerError when the environment has no checkpoint, EnvironmentArchivedError,
+    // StoreError.
+    virtual ArchivedSource archiveSource(const chain::Address& address, const QString& contracts,
+                                         const QString& archivedSet) = 0;
 
     // The children of the source's factories stored (factory_children), oldest first, and
     // how many there are (the engine reloads them when another writer changed them).

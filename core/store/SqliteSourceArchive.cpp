@@ -1,5 +1,6 @@
-// SqliteIndexStore::archiveSource: one contract's rows out of the live environment, every
-// one kept under an archived environment of their own (indexer/ArchivedSource.h).
+// SqliteIndexStore::archiveSource: one contract's rows (a factory's with its children's) out
+// of the live environment, every one kept under an archived environment of their own
+// (indexer/ArchivedSource.h).
 #include "SqliteIndexStore.h"
 #include "indexer/CheckpointStore.h"
 #include "indexer/IndexerErrors.h"
@@ -19,7 +20,8 @@ qint64 countRows(Database& db, const QString& sql, const QVariantList& args)
 } // namespace
 
 indexer::ArchivedSource SqliteIndexStore::archiveSource(const chain::Address& address,
-                                                        const QString& contracts)
+                                                        const QString& contracts,
+                                                        const QString& archivedSet)
 {
     requireOpen();
     WriteTransaction tx(m_db);
@@ -33,28 +35,39 @@ indexer::ArchivedSource SqliteIndexStore::archiveSource(const chain::Address& ad
     indexer::ArchivedSource a = indexer::archiveOf(address, m_env, cp->number, nowUtc());
     const QByteArray addr = address.toByteArray();
     const qint64 chain = qint64(m_chainId);
-    const QVariantList mine{m_env, chain, addr};
+    // The addresses whose rows move: the contract, and a factory's children.
+    m_db.run(QStringLiteral("CREATE TEMP TABLE IF NOT EXISTS archived_address (address BLOB "
+                            "PRIMARY KEY) WITHOUT ROWID"));
+    m_db.run(QStringLiteral("DELETE FROM temp.archived_address"));
+    m_db.run(QStringLiteral("INSERT INTO temp.archived_address VALUES (?)"), {addr});
+    m_db.run(QStringLiteral("INSERT OR IGNORE INTO temp.archived_address SELECT child FROM "
+                            "child_store WHERE environment_id = ? AND chain_id = ? AND factory = "
+                            "?"),
+             {m_env, chain, addr});
+    const QString ofThem = QStringLiteral(" IN (SELECT address FROM temp.archived_address)");
+    const QVariantList mine{m_env, chain};
     a.logs = countRows(m_db,
                        QStringLiteral("SELECT count(*) FROM log_store WHERE environment_id = ? AND "
-                                      "chain_id = ? AND address = ?"),
+                                      "chain_id = ? AND address") +
+                           ofThem,
                        mine);
-    a.transfers =
-        countRows(m_db,
-                  QStringLiteral("SELECT count(*) FROM log_store WHERE environment_id = ? "
-                                 "AND chain_id = ? AND address = ? AND transfer_value IS "
-                                 "NOT NULL"),
-                  mine);
-    a.balances =
-        countRows(m_db,
-                  QStringLiteral("SELECT count(*) FROM balance_store WHERE environment_id = "
-                                 "? AND chain_id = ? AND contract = ?"),
-                  mine);
+    a.transfers = countRows(m_db,
+                            QStringLiteral("SELECT count(*) FROM log_store WHERE environment_id = "
+                                           "? AND chain_id = ? AND transfer_value IS NOT NULL "
+                                           "AND address") +
+                                ofThem,
+                            mine);
+    a.balances = countRows(m_db,
+                           QStringLiteral("SELECT count(*) FROM balance_store WHERE "
+                                          "environment_id = ? AND chain_id = ? AND contract") +
+                               ofThem,
+                           mine);
     a.wasPending =
         countRows(m_db,
                   QStringLiteral("SELECT count(*) FROM source_store WHERE environment_id "
                                  "= ? AND chain_id = ? AND address = ? AND state = "
                                  "'pending'"),
-                  mine) > 0;
+                  {m_env, chain, addr}) > 0;
     const QString archive = a.archiveEnvironmentId;
     // The archive: an environment of the same chain, archived from the start, with the
     // checkpoint the rows were indexed up to, so its views read like any other's.
@@ -69,14 +82,15 @@ indexer::ArchivedSource SqliteIndexStore::archiveSource(const chain::Address& ad
                             "generation, ?, start_block, verified_at, ? FROM "
                             "indexer_checkpoints WHERE environment_id = ? AND chain_id = ? AND "
                             "source_id = ?"),
-             {archive, a.archivedAt, address.toHex(), m_env, chain, m_source});
+             {archive, a.archivedAt, archivedSet, m_env, chain, m_source});
     m_db.run(QStringLiteral("INSERT INTO block_store (environment_id, chain_id, block_number, "
                             "block_hash, parent_hash, block_timestamp) SELECT ?, chain_id, "
                             "block_number, block_hash, parent_hash, block_timestamp FROM "
                             "block_store WHERE environment_id = ? AND chain_id = ? AND "
                             "block_number IN (SELECT block_number FROM log_store WHERE "
-                            "environment_id = ? AND chain_id = ? AND address = ?)"),
-             {archive, m_env, chain, m_env, chain, addr});
+                            "environment_id = ? AND chain_id = ? AND address") +
+                 ofThem + QLatin1Char(')'),
+             {archive, m_env, chain, m_env, chain});
     // The outbox rows of its logs, delivered or not: an archived contract is delivered no
     // more (and a delivered event happened: it is not retracted).
     a.outboxRows =
@@ -86,19 +100,27 @@ indexer::ArchivedSource SqliteIndexStore::archiveSource(const chain::Address& ad
                                 "outbox_store.environment_id AND l.chain_id = "
                                 "outbox_store.chain_id AND l.block_number = "
                                 "outbox_store.block_number AND l.log_index = "
-                                "outbox_store.log_index AND l.address = ?)"),
-                 {archive, m_env, chain, addr})
+                                "outbox_store.log_index AND l.address") +
+                     ofThem + QLatin1Char(')'),
+                 {archive, m_env, chain})
             .numRowsAffected();
     for (const char* sql :
          {"UPDATE log_store SET environment_id = ? WHERE environment_id = ? AND chain_id = ? AND "
-          "address = ?",
+          "address",
           "UPDATE balance_store SET environment_id = ? WHERE environment_id = ? AND chain_id = ? "
-          "AND contract = ?",
-          "UPDATE source_range_store SET environment_id = ? WHERE environment_id = ? AND "
+          "AND contract"})
+        m_db.run(QString::fromLatin1(sql) + ofThem, {archive, m_env, chain});
+    a.children = m_db.run(QStringLiteral("UPDATE child_store SET environment_id = ? WHERE "
+                                         "environment_id = ? AND chain_id = ? AND factory = ?"),
+                          {archive, m_env, chain, addr})
+                     .numRowsAffected();
+    for (const char* sql :
+         {"UPDATE source_range_store SET environment_id = ? WHERE environment_id = ? AND "
           "chain_id = ? AND address = ?",
           "UPDATE source_store SET environment_id = ?, state = 'archived' WHERE environment_id "
           "= ? AND chain_id = ? AND address = ?"})
         m_db.run(QString::fromLatin1(sql), {archive, m_env, chain, addr});
+    m_db.run(QStringLiteral("DELETE FROM temp.archived_address"));
     m_checkpoints->replaceContracts(contracts);
     tx.commit();
     m_checkpoints->setContracts(contracts);

@@ -58,7 +58,8 @@ public:
     indexer::CommitStats commitSource(const indexer::VerifiedBatch& batch,
                                       const indexer::AddedSource& source) override;
     indexer::ArchivedSource archiveSource(const chain::Address& address,
-                                          const QString& contracts) override;
+                                          const QString& contracts,
+                                          const QString& archivedSet) override;
     void joinSource(const indexer::AddedSource& source, const indexer::Checkpoint& cp,
                     const QString& contracts) override;
     QList<wire::ChildCreation> children() override;

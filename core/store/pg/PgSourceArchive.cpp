@@ -1,6 +1,6 @@
-// PgIndexStore::archiveSource: one contract's rows out of the live environment, every one
-// kept under an archived environment of their own, as in a file
-// (store/SqliteSourceArchive.cpp).
+// PgIndexStore::archiveSource: one contract's rows (a factory's with its children's) out of
+// the live environment, every one kept under an archived environment of their own, as in a
+// file (store/SqliteSourceArchive.cpp).
 #include "PgConnection.h"
 #include "PgEnvironmentRegistry.h"
 #include "PgIndexStore.h"
@@ -9,8 +9,18 @@
 
 namespace forkscope::store::pg {
 
+namespace {
+// The addresses whose rows move, for statements whose $1, $2 and $3 are the live
+// environment, the chain and the contract: the contract, and a factory's children (while
+// child_store still holds them under the live environment).
+#define FORKSCOPE_ARCHIVED_ADDRESSES                                                               \
+    " IN (SELECT $3::bytea UNION SELECT child FROM child_store WHERE environment_id = $1 AND "     \
+    "chain_id = $2 AND factory = $3)"
+} // namespace
+
 indexer::ArchivedSource PgIndexStore::archiveSource(const chain::Address& address,
-                                                    const QString& contracts)
+                                                    const QString& contracts,
+                                                    const QString& archivedSet)
 {
     requireOpen();
     PgTransaction tx(*m_db);
@@ -30,11 +40,12 @@ indexer::ArchivedSource PgIndexStore::archiveSource(const chain::Address& addres
     const PgResult counted = m_db->run(
         "archive_counts",
         "SELECT (SELECT count(*) FROM log_store WHERE environment_id = $1 AND chain_id = $2 AND "
-        "address = $3), (SELECT count(*) FROM log_store WHERE environment_id = $1 AND chain_id = "
-        "$2 AND address = $3 AND transfer_value IS NOT NULL), (SELECT count(*) FROM "
-        "balance_store WHERE environment_id = $1 AND chain_id = $2 AND contract = $3), (SELECT "
-        "count(*) FROM source_store WHERE environment_id = $1 AND chain_id = $2 AND address = $3 "
-        "AND state = 'pending')",
+        "address" FORKSCOPE_ARCHIVED_ADDRESSES "), (SELECT count(*) FROM log_store WHERE "
+        "environment_id = $1 AND chain_id = $2 AND transfer_value IS NOT NULL AND "
+        "address" FORKSCOPE_ARCHIVED_ADDRESSES "), (SELECT count(*) FROM balance_store WHERE "
+        "environment_id = $1 AND chain_id = $2 AND contract" FORKSCOPE_ARCHIVED_ADDRESSES "), "
+        "(SELECT count(*) FROM source_store WHERE environment_id = $1 AND chain_id = $2 AND "
+        "address = $3 AND state = 'pending')",
         {m_env, m_chain, addr});
     a.logs = counted.int64(0, 0);
     a.transfers = counted.int64(0, 1);
@@ -54,33 +65,38 @@ indexer::ArchivedSource PgIndexStore::archiveSource(const chain::Address& addres
               "SELECT $1, chain_id, source_id, block_number, block_hash, policy_version, "
               "start_block, verified_at, $2, generation FROM checkpoint_store WHERE "
               "environment_id = $3 AND chain_id = $4 AND source_id = $5",
-              {archive, address.toHex().toUtf8(), m_env, m_chain, m_source});
+              {archive, archivedSet.toUtf8(), m_env, m_chain, m_source});
     m_db->run("archive_blocks",
               "INSERT INTO block_store (environment_id, chain_id, block_number, block_hash, "
-              "parent_hash, block_timestamp) SELECT $1, chain_id, block_number, block_hash, "
-              "parent_hash, block_timestamp FROM block_store WHERE environment_id = $2 AND "
-              "chain_id = $3 AND block_number IN (SELECT block_number FROM log_store WHERE "
-              "environment_id = $2 AND chain_id = $3 AND address = $4)",
-              {archive, m_env, m_chain, addr});
+              "parent_hash, block_timestamp) SELECT $4, chain_id, block_number, block_hash, "
+              "parent_hash, block_timestamp FROM block_store WHERE environment_id = $1 AND "
+              "chain_id = $2 AND block_number IN (SELECT block_number FROM log_store WHERE "
+              "environment_id = $1 AND chain_id = $2 AND address" FORKSCOPE_ARCHIVED_ADDRESSES ")",
+              {m_env, m_chain, addr, archive});
     // The outbox rows of its logs, delivered or not: an archived contract is delivered no
     // more (and a delivered event happened: it is not retracted).
     a.outboxRows =
         m_db->run("archive_outbox",
-                  "UPDATE outbox_store o SET environment_id = $1 WHERE o.environment_id = $2 AND "
-                  "o.chain_id = $3 AND o.log_index IS NOT NULL AND EXISTS (SELECT 1 FROM "
+                  "UPDATE outbox_store o SET environment_id = $4 WHERE o.environment_id = $1 AND "
+                  "o.chain_id = $2 AND o.log_index IS NOT NULL AND EXISTS (SELECT 1 FROM "
                   "log_store l WHERE l.environment_id = o.environment_id AND l.chain_id = "
                   "o.chain_id AND l.block_number = o.block_number AND l.log_index = o.log_index "
-                  "AND l.address = $4)",
-                  {archive, m_env, m_chain, addr})
+                  "AND l.address" FORKSCOPE_ARCHIVED_ADDRESSES ")",
+                  {m_env, m_chain, addr, archive})
             .affected();
     m_db->run("archive_logs",
-              "UPDATE log_store SET environment_id = $1 WHERE environment_id = $2 AND chain_id = "
-              "$3 AND address = $4",
-              {archive, m_env, m_chain, addr});
+              "UPDATE log_store SET environment_id = $4 WHERE environment_id = $1 AND chain_id = "
+              "$2 AND address" FORKSCOPE_ARCHIVED_ADDRESSES,
+              {m_env, m_chain, addr, archive});
     m_db->run("archive_balances",
-              "UPDATE balance_store SET environment_id = $1 WHERE environment_id = $2 AND "
-              "chain_id = $3 AND contract = $4",
-              {archive, m_env, m_chain, addr});
+              "UPDATE balance_store SET environment_id = $4 WHERE environment_id = $1 AND "
+              "chain_id = $2 AND contract" FORKSCOPE_ARCHIVED_ADDRESSES,
+              {m_env, m_chain, addr, archive});
+    a.children = m_db->run("archive_children",
+                           "UPDATE child_store SET environment_id = $4 WHERE environment_id = $1 "
+                           "AND chain_id = $2 AND factory = $3",
+                           {m_env, m_chain, addr, archive})
+                     .affected();
     m_db->run("archive_source_ranges",
               "UPDATE source_range_store SET environment_id = $1 WHERE environment_id = $2 AND "
               "chain_id = $3 AND address = $4",
@@ -100,5 +116,7 @@ indexer::ArchivedSource PgIndexStore::archiveSource(const chain::Address& addres
     m_contracts = contracts;
     return a;
 }
+
+#undef FORKSCOPE_ARCHIVED_ADDRESSES
 
 } // namespace forkscope::store::pg
