@@ -398,7 +398,7 @@ void TestReportPdf::forkTreeOfTheReportsRange()
                      &error),
              qPrintable(error));
     CheckpointReport r = sampleReport(2);
-    r.forkTree = sim.window();
+    r.forkTree = forktree::laidOut(sim.window());
     const QString path = m_dir.filePath("forktree.pdf");
     const int withoutTree = [&] {
         const QString plain = m_dir.filePath("no-forktree.pdf");
@@ -418,7 +418,7 @@ void TestReportPdf::forkTreeOfTheReportsRange()
         QVERIFY2(page.contains(s), qPrintable(s + "\n" + page));
     QCOMPARE(images(path), withoutTree); // drawn as vectors, not as a bitmap
 
-    r.forkTree.branches.clear(); // past the retention
+    r.forkTree = forktree::laidOut({}); // past the retention: no branch
     ui::ReportPdfWriter::write(r, path);
     QVERIFY(tool("pdftotext", {path, "-"}).simplified().contains("No branch is kept"));
 }

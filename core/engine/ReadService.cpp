@@ -417,7 +417,7 @@ void ReadService::requestForkTree(const forktree::ForkTreeRequest& request)
         if (!request || !ensureOpen() || l.environmentId.isEmpty())
             return;
         try {
-            const forktree::ForkTreeWindow w =
+            forktree::ForkTreeWindow w =
                 forktree::readForkTree(l.db->reader(), l.environmentId, *request);
             l.treeNumbers.clear();
             for (const forktree::TreeBlock& b : w.canonical)
@@ -427,7 +427,7 @@ void ReadService::requestForkTree(const forktree::ForkTreeRequest& request)
                     l.treeNumbers.insert(b.hash, b.number);
             for (const forktree::NodeSighting& s : w.sightings)
                 l.treeNumbers.insert(s.hash, s.number);
-            emit forkTreeAvailable(forktree::laidOut(w));
+            emit forkTreeAvailable(forktree::laidOut(std::move(w)));
         } catch (const std::exception& e) {
             emit logMessage(QStringLiteral("error"),
                             QStringLiteral("fork tree: %1").arg(QString::fromUtf8(e.what())));

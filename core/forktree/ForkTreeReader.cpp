@@ -127,15 +127,9 @@ bool readSightings(store::ContractReader& reader, const QString& env, quint64 fr
     return true;
 }
 
-} // namespace
-
-ForkTreeWindow readForkTree(store::ContractReader& reader, const QString& environmentId,
-                            const ForkTreeRequest& request, const ForkTreeBounds& bounds)
+// The environment's checkpoint, lowest block and rollback count, into `w`.
+void readEnds(store::ContractReader& reader, const QString& environmentId, ForkTreeWindow& w)
 {
-    ForkTreeWindow w;
-    w.fromBlock = std::min(request.fromBlock, request.toBlock);
-    w.toBlock = std::max(request.fromBlock, request.toBlock);
-    const auto snapshot = reader.snapshot(); // spine, branches and heads: one state
     w.checkpoint = quint64(std::max<qint64>(
         0, reader.scalar(QStringLiteral("SELECT max(block_number) FROM indexer_checkpoints WHERE "
                                         "environment_id = ?"),
@@ -147,6 +141,12 @@ ForkTreeWindow readForkTree(store::ContractReader& reader, const QString& enviro
     w.reorgCount = reader.scalar(QStringLiteral("SELECT count(DISTINCT reorg_id) FROM "
                                                 "orphaned_blocks WHERE environment_id = ?"),
                                  {environmentId});
+}
+
+// The branches, sightings and spine of w.fromBlock..w.toBlock.
+void readWindow(store::ContractReader& reader, const QString& environmentId,
+                const ForkTreeBounds& bounds, ForkTreeWindow& w)
+{
     bool whole = readBranches(reader, environmentId, w.fromBlock, w.toBlock, bounds, w.branches);
     whole = readSightings(reader, environmentId, w.fromBlock, w.toBlock, bounds.maxSightings,
                           w.sightings) &&
@@ -165,6 +165,31 @@ ForkTreeWindow readForkTree(store::ContractReader& reader, const QString& enviro
     whole =
         readSpine(reader, environmentId, spans, bounds.maxCanonicalBlocks, w.canonical) && whole;
     w.truncated = !whole;
+}
+
+} // namespace
+
+ForkTreeWindow readForkTree(store::ContractReader& reader, const QString& environmentId,
+                            const ForkTreeRequest& request, const ForkTreeBounds& bounds)
+{
+    ForkTreeWindow w;
+    w.fromBlock = std::min(request.fromBlock, request.toBlock);
+    w.toBlock = std::max(request.fromBlock, request.toBlock);
+    const auto snapshot = reader.snapshot(); // spine, branches and heads: one state
+    readEnds(reader, environmentId, w);
+    readWindow(reader, environmentId, bounds, w);
+    return w;
+}
+
+ForkTreeWindow readWholeForkTree(store::ContractReader& reader, const QString& environmentId,
+                                 const ForkTreeBounds& bounds)
+{
+    ForkTreeWindow w;
+    const auto snapshot = reader.snapshot();
+    readEnds(reader, environmentId, w);
+    w.fromBlock = std::min(w.firstBlock, w.checkpoint);
+    w.toBlock = w.checkpoint;
+    readWindow(reader, environmentId, bounds, w);
     return w;
 }
 

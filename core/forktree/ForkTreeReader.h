@@ -27,5 +27,9 @@ struct ForkTreeBounds
 };
 ForkTreeWindow readForkTree(store::ContractReader& reader, const QString& environmentId,
                             const ForkTreeRequest& request, const ForkTreeBounds& bounds = {});
+// The window of the environment's whole indexed range, from its lowest block to its
+// checkpoint (the report's picture).
+ForkTreeWindow readWholeForkTree(store::ContractReader& reader, const QString& environmentId,
+                                 const ForkTreeBounds& bounds = {});
 
 } // namespace forkscope::forktree

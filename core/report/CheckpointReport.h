@@ -1,7 +1,7 @@
 #pragma once
 
 #include "chain/TokenAmount.h"
-#include "forktree/ForkTreeWindow.h"
+#include "forktree/ForkTreeSnapshot.h"
 #include "health/NodeHealth.h"
 #include "indexer/CompletenessAlert.h"
 
@@ -241,8 +241,9 @@ public:
     QList<NodeTrack> nodeHistory;
     QList<health::NodeHealth> nodesAtExport;
     // The fork tree of the indexed range as the Fork tree tab reads it: the spine, the
-    // branches kept and the node heads, bounded (forktree/ForkTreeLimits.h).
-    forktree::ForkTreeWindow forkTree;
+    // branches kept and the node heads, bounded (forktree/ForkTreeLimits.h), laid out where
+    // the report is built (never on the GUI thread that writes the PDF).
+    forktree::ForkTreeSnapshot forkTree;
 };
 
 } // namespace forkscope::report

@@ -203,16 +203,7 @@ CheckpointReport ReportBuilder::build(store::ContractReader& reader, const QStri
     b.readCheckpoints();
     b.readReorgs();
     // The tree of the whole indexed range, for the PDF's picture.
-    const QVariantList env{r.environment.id};
-    const qint64 lowest = reader.scalar(
-        QStringLiteral("SELECT min(block_number) FROM blocks WHERE environment_id = ?"), env);
-    const qint64 top = reader.scalar(
-        QStringLiteral(
-            "SELECT max(block_number) FROM indexer_checkpoints WHERE environment_id = ?"),
-        env);
-    r.forkTree = forktree::readForkTree(
-        reader, r.environment.id,
-        {quint64(std::max<qint64>(0, lowest)), quint64(std::max<qint64>(0, top))});
+    r.forkTree = forktree::laidOut(forktree::readWholeForkTree(reader, r.environment.id));
     ReportSections sections(reader, r);
     sections.readCounts();
     const store::OutboxTally outbox = reader.outboxTally(r.environment.id, r.environment.chainId);

@@ -366,7 +366,7 @@ void reorgs(Flow& f, const CheckpointReport& r, const QImage& chart)
 
 void forkTree(Flow& f, const CheckpointReport& r)
 {
-    const forktree::ForkTreeWindow& w = r.forkTree;
+    const forktree::ForkTreeWindow& w = r.forkTree.window;
     if (w.branches.isEmpty()) {
         f.heading(QStringLiteral("Fork tree"));
         f.text(r.reorgs.isEmpty()
@@ -376,7 +376,7 @@ void forkTree(Flow& f, const CheckpointReport& r)
                sans(9), kGrey);
         return;
     }
-    const forktree::ForkTreeLayout layout = forktree::layoutForkTree(w);
+    const forktree::ForkTreeLayout& layout = r.forkTree.layout;
     // As tall as the lanes at their screen size and the legend need (the painter draws at
     // 96 pixels per inch: a pixel is 0.75 pt).
     const double lanes = double(layout.maxLane - layout.minLane) + 1.6;
