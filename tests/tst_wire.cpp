@@ -26,6 +26,7 @@ private slots:
     void addressLimits();
     void silentCapIsHalvedUntilComplete_data();
     void silentCapIsHalvedUntilComplete();
+    void equalRepliesAreProvenByOneWiderReply();
     void announcedCapIsSplit_data();
     void announcedCapIsSplit();
     void aRangeIsAskedInPartsOfAboutLogsPerCall();
@@ -214,6 +215,32 @@ void TestWire::silentCapIsHalvedUntilComplete()
     QVERIFY(batches > 0);
     if (logsPerCall > 0)
         QVERIFY2(calls > batches, "no range was asked in parts");
+}
+
+// A chain whose ranges all hold as many logs: each reply is as large as the largest seen, so
+// a silent cap could have cut it. One reply of a wider range, larger than them, proves the
+// cap is above them all: the ranges after it are trusted without being split in halves.
+void TestWire::equalRepliesAreProvenByOneWiderReply()
+{
+    test::IndexerLab lab;
+    lab.deployToken("AAA");
+    lab.sprayAll(40, 10, 20); // 40 blocks of 10 transfers
+    const std::uint64_t head = lab.eth().blockNumber();
+    const std::uint64_t first = head - 39;
+    wire::FetchSpec spec;
+    spec.contracts = lab.contracts();
+    spec.logsPerCall = 0; // one call per range
+    wire::LogFetcher fetcher(lab.eth(), spec);
+    qint64 proofs = 0;
+    for (std::uint64_t from = first + 4; from + 3 <= head; from += 4) {
+        const wire::WireBatch b = fetcher.fetch(from, from + 3, head);
+        QCOMPARE(b.toBlock, from + 3);
+        QCOMPARE(b.logs.size(), qsizetype(40));
+        QCOMPARE(b.halvings, 0);
+        proofs += b.completeness.widerProofs;
+    }
+    QCOMPARE(proofs, qint64(1));
+    QCOMPARE(spec.capacity->largest(), qint64(80)); // the wider reply: two ranges' logs
 }
 
 void TestWire::announcedCapIsSplit_data()

@@ -45,6 +45,7 @@ CompletenessStats& CompletenessStats::operator+=(const CompletenessStats& o)
     receiptTruncations += o.receiptTruncations;
     capProofs += o.capProofs;
     splitTruncations += o.splitTruncations;
+    widerProofs += o.widerProofs;
     if (o.learnedCap)
         learnedCap = o.learnedCap;
     if (o.lastShortBlock)

@@ -106,12 +106,42 @@ QList<chain::LogEntry> LogFetcher::completeLogsOf(const QList<chain::Address>& a
         checkLogsMatchFilter(logs, filter, m_eth.endpointText());
         if (!mayBeCapped(logs.size()))
             return logs;
+        if (provenByWiderReply(addresses, from, to, logs.size(), batch))
+            return logs;
         if (from == to) { // one block cannot be split: it is proven once its header is in
             unproven.insert(from);
             return logs;
         }
         return splitLogs(from, to, logs.size(), batch, unproven);
     }
+}
+
+bool LogFetcher::provenByWiderReply(const QList<chain::Address>& addresses, std::uint64_t from,
+                                    std::uint64_t to, qsizetype logs, WireBatch& batch)
+{
+    if (from == 0)
+        return false;
+    // Backwards: the blocks before the range exist on the node, the ones after may not yet.
+    const std::uint64_t width = to - from + 1;
+    const rpc::LogFilter wider =
+        rpc::LogFilter::range(from > width ? from - width : 0, to, addresses);
+    QList<chain::LogEntry> got;
+    ++batch.logCalls;
+    try {
+        got = m_eth.getLogs(wider);
+    } catch (const rpc::RpcException&) {
+        return false; // a limit, or trouble: splitting the range decides, and says which
+    }
+    checkLogsMatchFilter(got, wider, m_eth.endpointText());
+    m_spec.capacity->saw(got.size());
+    if (got.size() <= logs)
+        return false;
+    const qsizetype inRange = std::count_if(
+        got.cbegin(), got.cend(), [from](const auto& l) { return l.blockNumber >= from; });
+    if (inRange != logs)
+        return false; // the two replies disagree over the range: its halves settle it
+    ++batch.completeness.widerProofs;
+    return true;
 }
 
 QList<chain::LogEntry> LogFetcher::splitLogs(std::uint64_t from, std::uint64_t& to,

@@ -102,6 +102,13 @@ private:
     // instead, each proven the same way; halves holding more than `replied` prove the cut.
     QList<chain::LogEntry> splitLogs(std::uint64_t from, std::uint64_t& to, qsizetype replied,
                                      WireBatch& batch, QSet<std::uint64_t>& unproven);
+    // Whether the node's reply to a wider query (the same range and as many blocks before
+    // it) holds more logs than `logs`, the reply for [from, to], and the same over [from, to]:
+    // a silent cap is then above this reply's size, which is proven whole without splitting
+    // its range. On a chain whose ranges return about the same number of logs, one such
+    // proof raises the largest reply seen above them all.
+    bool provenByWiderReply(const QList<chain::Address>& addresses, std::uint64_t from,
+                            std::uint64_t to, qsizetype logs, WireBatch& batch);
     // A reply of this size may be a silently capped one (exactly --log-cap, or not below the
     // largest reply the node returned before); it is counted as seen.
     bool mayBeCapped(qsizetype logs) const;

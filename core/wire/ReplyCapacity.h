@@ -11,9 +11,9 @@ namespace forkscope::wire {
 // The rule (docs/design.md, "Completeness"): a silent cap is a bound on how many logs one
 // eth_getLogs reply holds, whatever the query. So every reply the node has returned is at
 // most the cap, and a reply smaller than the largest one it returned before cannot have
-// been cut by it. A reply that is not smaller is trusted only once proven otherwise: its
-// range split into smaller replies, or, for one block, a larger reply of a wider query, or
-// the block's receipts proven against its receipts root. Blooms cannot stand in for that
+// been cut by it. A reply that is not smaller is trusted only once proven otherwise: a
+// larger reply of a wider query (LogFetcher::provenByWiderReply), its range split into
+// smaller replies, or, for one block, the block's receipts proven against its receipts root. Blooms cannot stand in for that
 // proof: a block with many logs of few accounts sets every bit its missing logs would.
 class ReplyCapacity
 {
