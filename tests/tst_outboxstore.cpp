@@ -105,6 +105,8 @@ private slots:
     void deliveredRowsOutliveTheirLogsAndAreNotEnqueuedTwice();
     void aRowWithoutItsLogIsFailedNotSent_data() { StoreRows::backendRows(); }
     void aRowWithoutItsLogIsFailedNotSent();
+    void anAddedContractsTransfersBelowTheCursorAreDelivered_data() { StoreRows::backendRows(); }
+    void anAddedContractsTransfersBelowTheCursorAreDelivered();
     void aBatchIsStoredOnceHoweverItsRowsAreGrouped_data();
     void aBatchIsStoredOnceHoweverItsRowsAreGrouped();
     void aRollbackRecordsEachBalanceChangeOnce_data();
@@ -226,6 +228,33 @@ void TestOutboxStore::aRowWithoutItsLogIsFailedNotSent()
     QVERIFY2(failed.first().contains("names a log that is not in the database"),
              qPrintable(failed.first()));
     QVERIFY2(failed.first().endsWith("|1"), qPrintable(failed.first()));
+}
+
+void TestOutboxStore::anAddedContractsTransfersBelowTheCursorAreDelivered()
+{
+    QFETCH(QString, backend);
+    IndexStoreLab lab(storeOn(backend, "added.sqlite"));
+    lab.commit(branch("A", 5));
+    RecordingSink sink;
+    const auto queue = store::openOutboxQueue(lab.db, kEnv, kChain);
+    outbox::OutboxDispatcher(*queue, sink).deliverRound(2);
+    QCOMPARE(sink.sent.size(), 1);
+    // Every row below the checkpoint is stored now. An added contract's backfill then stores
+    // a Transfer in block 2: its row is rendered there, below where delivery stood.
+    const chain::Address added =
+        chain::Address::fromBytes(hashOf("added").toByteArray().right(20), "added");
+    QVERIFY(lab.index->addSource(added, 1));
+    indexer::VerifiedBatch b = branchOf("A", {});
+    chain::LogEntry log =
+        transferLog(b.blocks.last(), 7, topicOf("carol"), topicOf("dave"), 9, "added-tx");
+    log.address = added;
+    b.logs << log;
+    lab.index->commitSource(b, lab.index->addedSources().first());
+    outbox::OutboxDispatcher(*queue, sink).deliverRound(2);
+    QCOMPARE(sink.sent.size(), 2);
+    QCOMPARE(sink.sent.last().eventKey, "transfer:2:" + hashOf("A").toHex() + ":7");
+    QVERIFY(sink.sent.last().id > 0);
+    QCOMPARE(queue->pendingAtOrBelow(2), 0);
 }
 
 void TestOutboxStore::aBatchIsStoredOnceHoweverItsRowsAreGrouped_data()
