@@ -105,6 +105,8 @@ private slots:
     void deliveredRowsOutliveTheirLogsAndAreNotEnqueuedTwice();
     void aRowWithoutItsLogIsFailedNotSent_data() { StoreRows::backendRows(); }
     void aRowWithoutItsLogIsFailedNotSent();
+    void anAddedContractsTransfersBelowTheCursorAreDelivered_data() { StoreRows::backendRows(); }
+    void anAddedContractsTransfersBelowTheCursorAreDelivered();
     void aBatchIsStoredOnceHoweverItsRowsAreGrouped_data();
     void aBatchIsStoredOnceHoweverItsRowsAreGrouped();
     void aRollbackRecordsEachBalanceChangeOnce_data();
@@ -141,10 +143,9 @@ void TestOutboxStore::deliveredRowsOutliveTheirLogsAndAreNotEnqueuedTwice()
     QVERIFY2(pendingA.first().startsWith(keyA + "|{\"type\":\"transfer\""),
              qPrintable(pendingA.first()));
     QVERIFY(pendingA.first().contains("\"value\":\"5\"}|0"));
-    // Rendered: no id until delivery touches it (in a file, not even a stored row).
+    // Rendered: no id until delivery touches it, and no stored row.
     QCOMPARE(lab.rows("SELECT count(*) FROM outbox WHERE id IS NULL"), QStringList{"1"});
-    if (!lab.onPostgres())
-        QCOMPARE(lab.rows("SELECT count(*) FROM outbox_store"), QStringList{"0"});
+    QCOMPARE(lab.rows("SELECT count(*) FROM outbox_store"), QStringList{"0"});
     RecordingSink sink;
     const auto queue = store::openOutboxQueue(lab.db, kEnv, kChain);
     outbox::OutboxDispatcher(*queue, sink).deliverRound(2);
@@ -207,8 +208,9 @@ void TestOutboxStore::aRowWithoutItsLogIsFailedNotSent()
     // would go with its log). In a file, through the views; on PostgreSQL, whose outbox view
     // is read-only, in its tables.
     if (lab.onPostgres()) {
-        lab.exec("UPDATE outbox_store SET attempts = 1, last_error = 'timeout' WHERE "
-                 "block_number = 2");
+        lab.exec("INSERT INTO outbox_store (environment_id, chain_id, block_number, log_index, "
+                 "attempts, last_error) SELECT environment_id, chain_id, block_number, "
+                 "log_index, 1, 'timeout' FROM log_store WHERE block_number = 2");
         lab.exec("DELETE FROM log_store WHERE block_number = 2");
     } else {
         lab.exec("UPDATE outbox SET attempts = 1, last_error = 'timeout' WHERE block_number = 2");
@@ -226,6 +228,33 @@ void TestOutboxStore::aRowWithoutItsLogIsFailedNotSent()
     QVERIFY2(failed.first().contains("names a log that is not in the database"),
              qPrintable(failed.first()));
     QVERIFY2(failed.first().endsWith("|1"), qPrintable(failed.first()));
+}
+
+void TestOutboxStore::anAddedContractsTransfersBelowTheCursorAreDelivered()
+{
+    QFETCH(QString, backend);
+    IndexStoreLab lab(storeOn(backend, "added.sqlite"));
+    lab.commit(branch("A", 5));
+    RecordingSink sink;
+    const auto queue = store::openOutboxQueue(lab.db, kEnv, kChain);
+    outbox::OutboxDispatcher(*queue, sink).deliverRound(2);
+    QCOMPARE(sink.sent.size(), 1);
+    // Every row below the checkpoint is stored now. An added contract's backfill then stores
+    // a Transfer in block 2: its row is rendered there, below where delivery stood.
+    const chain::Address added =
+        chain::Address::fromBytes(hashOf("added").toByteArray().right(20), "added");
+    QVERIFY(lab.index->addSource(added, 1));
+    indexer::VerifiedBatch b = branchOf("A", {});
+    chain::LogEntry log =
+        transferLog(b.blocks.last(), 7, topicOf("carol"), topicOf("dave"), 9, "added-tx");
+    log.address = added;
+    b.logs << log;
+    lab.index->commitSource(b, lab.index->addedSources().first());
+    outbox::OutboxDispatcher(*queue, sink).deliverRound(2);
+    QCOMPARE(sink.sent.size(), 2);
+    QCOMPARE(sink.sent.last().eventKey, "transfer:2:" + hashOf("A").toHex() + ":7");
+    QVERIFY(sink.sent.last().id > 0);
+    QCOMPARE(queue->pendingAtOrBelow(2), 0);
 }
 
 void TestOutboxStore::aBatchIsStoredOnceHoweverItsRowsAreGrouped_data()
@@ -406,26 +435,31 @@ void TestOutboxStore::aRollbackRecordsEachOutboxRowOnce()
                                            .arg(int(oneTried))
                                            .arg(int(oneRowNamingNoLog))));
     lab.commit(branchOf("A", {3, 4, 5}));
-    // A file stores a row only once delivery touches it (it renders the others from their
-    // logs); PostgreSQL stores every row.
+    // Both stores store a row only once delivery touches it (they render the others from
+    // their logs).
     const auto storedRows = [&lab] {
         return lab.rows("SELECT count(*) FROM outbox_store").value(0).toInt();
     };
     const bool file = !lab.onPostgres();
-    if (file)
-        QCOMPARE(storedRows(), 0);
+    QCOMPARE(storedRows(), 0);
     // By hand, as a user would: in a file through the views (updating a rendered row stores
-    // it); on PostgreSQL, whose outbox view is read-only, in its tables.
+    // it); on PostgreSQL, whose outbox view is read-only, in its tables (a row delivery
+    // touched is stored).
     if (oneDelivered)
         lab.exec(file ? "UPDATE outbox SET delivered_at = '2026-12-02T00:00:00.000Z' WHERE "
                         "event_key LIKE '%:1'"
-                      : "UPDATE outbox_store SET delivered_at = '2026-12-02T00:00:00.000Z' "
+                      : "INSERT INTO outbox_store (environment_id, chain_id, block_number, "
+                        "log_index, delivered_at, attempts) SELECT environment_id, chain_id, "
+                        "block_number, log_index, '2026-12-02T00:00:00.000Z'::timestamptz, 1 FROM "
+                        "log_store "
                         "WHERE log_index = 1");
     if (oneTried)
         lab.exec(file ? "UPDATE outbox SET attempts = 1, last_error = 'timeout' WHERE event_key "
                         "LIKE '%:2'"
-                      : "UPDATE outbox_store SET attempts = 1, last_error = 'timeout' WHERE "
-                        "log_index = 2");
+                      : "INSERT INTO outbox_store (environment_id, chain_id, block_number, "
+                        "log_index, attempts, last_error) SELECT environment_id, chain_id, "
+                        "block_number, log_index, 1, 'timeout' FROM log_store WHERE log_index = "
+                        "2");
     if (oneLogDeletedByHand)
         lab.exec(file ? "DELETE FROM logs WHERE log_index = 2"
                       : "DELETE FROM log_store WHERE log_index = 2");
@@ -435,8 +469,7 @@ void TestOutboxStore::aRollbackRecordsEachOutboxRowOnce()
                                 "block_number, 'manual:1', '{}' FROM blocks WHERE block_number "
                                 "= 2")
                      .arg(file ? "outbox" : "outbox_store"));
-    if (file)
-        QCOMPARE(storedRows(), int(oneDelivered) + int(oneTried) + int(oneRowNamingNoLog));
+    QCOMPARE(storedRows(), int(oneDelivered) + int(oneTried) + int(oneRowNamingNoLog));
     // What the rollback must record: each outbox row above the fork as the outbox view shows
     // it, once.
     QStringList expected = lab.rows(
@@ -444,7 +477,7 @@ void TestOutboxStore::aRollbackRecordsEachOutboxRowOnce()
         "'outbox_delivered_reorged' END || '|' || coalesce(event_key, '(none)') FROM outbox "
         "WHERE block_number > 1");
     // A rendered row goes with its log; a stored one stays.
-    const bool renderedRowGone = oneLogDeletedByHand && !oneTried && file;
+    const bool renderedRowGone = oneLogDeletedByHand && !oneTried;
     const int rows = 3 - int(renderedRowGone) + int(oneRowNamingNoLog);
     QCOMPARE(expected.size(), rows);
     expected.sort();

@@ -1,7 +1,8 @@
 // The PostgreSQL store layer against a throwaway cluster: COPY rows in text
 // format survive every awkward byte, replies are checked like a node's (a bytea of the
 // wrong size, a NULL, a missing column are errors naming the field), the contract's
-// hex views show only what the checkpoint covers, and a newer contract is refused.
+// hex views show only what the checkpoint covers, a newer contract is refused, and a v18
+// outbox (every Transfer's row stored) migrates to rows rendered from their logs.
 #include "chain/Keccak.h"
 #include "coord/PrefixCheckpoint.h"
 #include "lab/PgLab.h"
@@ -10,6 +11,7 @@
 #include "store/pg/PgContractReader.h"
 #include "store/pg/PgCopyRows.h"
 #include "store/pg/PgError.h"
+#include "store/pg/PgOutboxQueue.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -32,6 +34,7 @@ private slots:
     void viewsShowOnlyWhatTheCheckpointCovers();
     void checkpointMovesAreAnnouncedAtCommit();
     void newerContractIsRefused();
+    void aV18OutboxKeepsItsRowsAndRendersNewOnes();
 
 private:
     lab::PgLab m_cluster;
@@ -232,6 +235,101 @@ void TestPgStore::newerContractIsRefused()
     }
     other->exec("DELETE FROM schema_version WHERE version = 99");
     ensurePgContract(*other); // and with it gone, the same database is fine again
+}
+
+void TestPgStore::aV18OutboxKeepsItsRowsAndRendersNewOnes()
+{
+    const QByteArray env = "v18";
+    const auto hash = [](int n) { return chain::keccak256("m" + QByteArray::number(n)); };
+    const auto count = [&](const char* name, const char* sql) {
+        return m_db->run(name, sql, {env}).int64(0, 0);
+    };
+    PgCopyRows blocks;
+    for (int n = 0; n < 6; ++n) {
+        blocks.text(env).integer(31337).integer(n).bytea(hash(n).toByteArray());
+        blocks.bytea((n ? hash(n - 1) : chain::Hash32()).toByteArray()).integer(1000 + n).endRow();
+    }
+    m_db->copyIn("COPY block_store (environment_id, chain_id, block_number, block_hash, "
+                 "parent_hash, block_timestamp) FROM STDIN",
+                 blocks.data());
+    const QByteArray transferTopic =
+        chain::keccak256("Transfer(address,address,uint256)").toByteArray();
+    const auto transfer = [&](PgCopyRows& rows, int block, int logIndex) {
+        rows.text(env).integer(31337).integer(block).integer(logIndex);
+        rows.bytea(hash(block).toByteArray()).bytea(hash(100 + block).toByteArray());
+        rows.bytea(QByteArray(20, '\x11')).bytea(transferTopic);
+        rows.bytea(QByteArray(12, '\0') + QByteArray(20, '\x22'));
+        rows.bytea(QByteArray(12, '\0') + QByteArray(20, '\x33'));
+        rows.null().bytea(QByteArray(31, '\0') + '\x07').null().text("7").null().null().endRow();
+    };
+    const char* const copyLogs =
+        "COPY log_store (environment_id, chain_id, block_number, log_index, block_hash, tx_hash, "
+        "address, topic0, topic1, topic2, topic3, data, decode_error, transfer_value, "
+        "event_name, args_json) FROM STDIN";
+    // As v18 stored them: a Transfer in each of blocks 1-4, each with its outbox row.
+    PgCopyRows logs, outboxRows;
+    for (int n = 1; n <= 4; ++n) {
+        transfer(logs, n, 0);
+        outboxRows.text(env).integer(31337).integer(n).integer(0).endRow();
+    }
+    m_db->copyIn(copyLogs, logs.data());
+    m_db->copyIn("COPY outbox_store (environment_id, chain_id, block_number, log_index) FROM "
+                 "STDIN",
+                 outboxRows.data());
+    coord::PrefixCheckpoint cp(*m_db, QString::fromLatin1(env), 31337, QStringLiteral("default"));
+    cp.initialise(3, hash(3));
+    // Back to v18, which had no cursor.
+    m_db->exec("DROP TABLE outbox_cursor");
+    m_db->exec("DELETE FROM schema_version WHERE version = 19");
+    ensurePgContract(*m_db);
+    QCOMPARE(m_db->exec("SELECT max(version) FROM schema_version").int64(0, 0),
+             qint64(kPgContractVersion));
+    // Every Transfer the checkpoint covered has its row: the cursor starts just past it.
+    QCOMPARE(
+        count("t_v18_cursor", "SELECT block_number FROM outbox_cursor WHERE environment_id = $1"),
+        4);
+    // The view shows what it showed: the three stored rows the checkpoint covers, pending,
+    // not yet touched.
+    QCOMPARE(count("t_v18_shown", "SELECT count(*) FROM outbox WHERE environment_id = $1 AND "
+                                  "id IS NULL AND delivered_at IS NULL"),
+             3);
+    // Transfers indexed since have no stored row: rendered from their logs.
+    PgCopyRows later;
+    transfer(later, 4, 1);
+    transfer(later, 5, 0);
+    m_db->copyIn(copyLogs, later.data());
+    m_db->run("t_v18_cp",
+              "UPDATE checkpoint_store SET block_number = 5, block_hash = $2 WHERE "
+              "environment_id = $1",
+              {env, PgConnection::byteaParam(hash(5).toByteArray())});
+    QCOMPARE(count("t_v18_all", "SELECT count(*) FROM outbox WHERE environment_id = $1"), 6);
+    QCOMPARE(count("t_v18_stored", "SELECT count(*) FROM outbox_store WHERE environment_id = $1"),
+             4);
+    // Delivery takes them all in order, each stored first so that it has an id.
+    PgOutboxQueue queue(m_cluster.url(), QString::fromLatin1(env), 31337, QStringLiteral("t"));
+    QCOMPARE(queue.pendingAtOrBelow(5), 6);
+    QCOMPARE(queue.pendingAtOrBelow(4), 5);
+    std::optional<outbox::OutboxRow> orphan;
+    const QList<outbox::OutboxRow> rows = queue.next(5, 100, &orphan);
+    QVERIFY(!orphan);
+    QStringList positions;
+    QSet<qint64> ids;
+    for (const outbox::OutboxRow& r : rows) {
+        const QStringList key = r.eventKey.split(u':');
+        QCOMPARE(key.value(2), hash(int(r.blockNumber)).toHex());
+        positions << key.value(1) + '/' + key.value(3);
+        ids.insert(r.id);
+    }
+    QCOMPARE(positions, (QStringList{"1/0", "2/0", "3/0", "4/0", "4/1", "5/0"}));
+    QCOMPARE(ids.size(), 6);
+    QVERIFY(!ids.contains(0));
+    QCOMPARE(count("t_v18_stored", "SELECT count(*) FROM outbox_store WHERE environment_id = $1"),
+             6);
+    QCOMPARE(
+        count("t_v18_cursor", "SELECT block_number FROM outbox_cursor WHERE environment_id = $1"),
+        6);
+    queue.markDelivered(rows);
+    QCOMPARE(queue.pendingAtOrBelow(5), 0);
 }
 
 QTEST_GUILESS_MAIN(TestPgStore)

@@ -14,9 +14,9 @@ namespace forkscope::outbox {
 // transaction on the queue's own connection: delivery runs on a thread of its own and never
 // shares the indexer's.
 //
-// SQLite renders a pending Transfer's row from its log until delivery first touches it
-// (store/PendingOutboxContract.h), so next() stores the rows it hands out first; PostgreSQL
-// stores every row with its Transfer and shows only those at or below the checkpoint.
+// Both stores render a pending Transfer's row from its log until delivery first touches it
+// (store/PendingOutboxContract.h, store/pg/PgPendingOutbox.h), so next() stores the rows it
+// hands out first; PostgreSQL shows only those at or below the checkpoint.
 class OutboxQueue
 {
 public:

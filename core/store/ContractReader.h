@@ -76,7 +76,9 @@ public:
     virtual QString reorgDiffRecordedSql() const = 0;
     // Below this block every Transfer's outbox row is stored, so a rendered (id NULL) row
     // there means a stored one was deleted (SQLite's outbox cursor,
-    // PendingOutboxContract.h). 0 where every row is stored (PostgreSQL).
+    // PendingOutboxContract.h). 0 on PostgreSQL, whose view also shows a stored row nothing
+    // touched yet with id NULL (rows stored before contract v19, or by a delivery round
+    // before it sends them), so no NULL id there tells of a deleted row.
     virtual qint64 storedOutboxBelow(const QString& environmentId, qint64 chainId);
 
     // The first column of the first row, or 0 when there is none.

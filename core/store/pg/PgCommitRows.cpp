@@ -66,7 +66,7 @@ void PgCommitRows::addLog(const chain::LogEntry& log, const abi::EventDecoding& 
         r.text(decodeError);
     if (const auto* transfer = std::get_if<indexer::Transfer>(&decoded)) {
         ++m_stats.transfers;
-        ++m_stats.outboxRows;
+        ++m_stats.outboxRows; // rendered from its log until delivery takes it (PgPendingOutbox.h)
         r.text(chain::u256::toDecimal(transfer->value).toLatin1());
         // As log_store's sides read: the zero address is no holder.
         const chain::SignedAmount amount(transfer->value);
@@ -75,8 +75,6 @@ void PgCommitRows::addLog(const chain::LogEntry& log, const abi::EventDecoding& 
                                       log.blockNumber);
         if (!transfer->to.isZero())
             m_balances.deltas.addSide({transfer->contract, transfer->to}, amount, log.blockNumber);
-        m_outbox.text(m_env).integer(m_chainId).integer(qint64(log.blockNumber));
-        m_outbox.integer(qint64(log.logIndex)).endRow();
     } else {
         r.null();
     }
@@ -103,8 +101,6 @@ void PgCommitRows::copyInto(PgConnection& db) const
               "tx_hash, address, topic0, topic1, topic2, topic3, data, decode_error, "
               "transfer_value, event_name, args_json) FROM STDIN",
               m_logs.data());
-    db.copyIn("COPY outbox_store (environment_id, chain_id, block_number, log_index) FROM STDIN",
-              m_outbox.data());
 }
 
 } // namespace forkscope::store::pg

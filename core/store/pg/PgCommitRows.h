@@ -12,9 +12,10 @@ class PgConnection;
 
 // A verified batch as the COPY rows of the PostgreSQL store: its blocks, its logs (a
 // Transfer's value decoded, or why a Transfer-looking log is not one; with an ABI, each
-// log's event name and arguments as the fetch side decoded them) and one outbox row per
-// Transfer, its side effect, committed with it. The same projection BatchCommitter makes on
-// SQLite (TransferDecoder, storedDecodeError), counted the same way.
+// log's event name and arguments as the fetch side decoded them). A Transfer's outbox row,
+// its side effect, is rendered from its log until delivery takes it (PgPendingOutbox.h). The same
+// projection BatchCommitter makes on SQLite (TransferDecoder, storedDecodeError), counted the same
+// way.
 class PgCommitRows
 {
 public:
@@ -36,7 +37,7 @@ private:
 
     QByteArray m_env;
     qint64 m_chainId;
-    PgCopyRows m_blocks, m_logs, m_outbox;
+    PgCopyRows m_blocks, m_logs;
     indexer::CommitStats m_stats;
     BatchBalances m_balances;
 };

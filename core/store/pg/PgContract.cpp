@@ -2,6 +2,7 @@
 #include "PgConnection.h"
 #include "PgError.h"
 #include "PgMigrations.h"
+#include "PgPendingOutbox.h"
 #include "PgViewSql.h"
 #include "coord/CoordinationSchema.h"
 
@@ -113,28 +114,6 @@ QByteArray environmentsSelect()
            "e.archived_at FROM environment_store e";
 }
 
-// Since v9: rows with their own key and payload (retractions) beside rows rendered from
-// their log, and the times as SQLite writes them. Since v12 a row delivery has not touched
-// yet reads with id NULL, as in a file, where such a row is rendered from its log and has no
-// stored row (and so no id) until delivery stores it. Since v13 a row with its own key is
-// shown above the checkpoint too, as in a file: the cut hides ranges that finished out of
-// order, and such a row is no range's but history (a delivered row a rollback kept).
-QByteArray outboxSelect()
-{
-    return "SELECT CASE WHEN o.event_key IS NULL AND o.delivered_at IS NULL AND o.failed_at IS "
-           "NULL AND o.attempts = 0 AND o.last_error IS NULL THEN NULL ELSE o.id END AS id, "
-           "o.environment_id, o.chain_id, o.block_number, coalesce(o.event_key, " +
-           pgOutboxEventKeySql() + ") AS event_key, coalesce(o.payload, " + pgOutboxPayloadSql() +
-           ") AS payload, " + pgIsoUtcSql("o.delivered_at") +
-           " AS delivered_at, o.attempts, o.last_error, " + pgIsoUtcSql("o.failed_at") +
-           " AS failed_at FROM outbox_store o LEFT JOIN log_store l ON "
-           "l.environment_id = o.environment_id AND l.chain_id = o.chain_id AND "
-           "l.block_number = o.block_number AND l.log_index = o.log_index WHERE "
-           "o.event_key IS NOT NULL OR o.block_number <= (SELECT max(c.block_number) FROM "
-           "checkpoint_store c WHERE c.environment_id = o.environment_id AND c.chain_id = "
-           "o.chain_id)";
-}
-
 // Since v13: the children of the factories, as a file serves them (store/ChildrenContract.h),
 // cut at the checkpoint like the rows they are indexed with.
 QByteArray factoryChildrenSelect()
@@ -189,7 +168,7 @@ QByteArray pgViewSelect(const QString& name)
     if (name == QLatin1String("token_balances"))
         return tokenBalancesSelect();
     if (name == QLatin1String("outbox"))
-        return outboxSelect();
+        return pgOutboxSelect();
     if (name == QLatin1String("reorg_diff_items"))
         return reorgDiffSelect();
     if (name == QLatin1String("factory_children"))

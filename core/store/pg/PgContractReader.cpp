@@ -1,6 +1,7 @@
 #include "PgContractReader.h"
 #include "PgConnection.h"
 #include "PgContract.h"
+#include "PgPendingOutbox.h"
 
 #include <QCryptographicHash>
 
@@ -91,25 +92,39 @@ std::unique_ptr<ContractSnapshot> PgContractReader::snapshot()
 
 OutboxTally PgContractReader::outboxTally(const QString& environmentId, qint64 chainId)
 {
-    // The rows the outbox view shows (those the checkpoint covers, and those with their own
-    // key: PgContract.cpp's outboxSelect); counted on the table, without rendering every
-    // payload.
+    // The rows the outbox view shows (stored: those the checkpoint covers and those with
+    // their own key, PgPendingOutbox.cpp's pgOutboxSelect; then the rendered ones), counted
+    // on the tables without rendering every payload.
+    const QByteArray env = environmentId.toUtf8();
+    const QByteArray chain = QByteArray::number(chainId);
     const PgResult q = m_db.run(
         "cr_outbox_tally",
         "SELECT count(*) FILTER (WHERE delivered_at IS NULL AND failed_at IS NULL), count(*) "
         "FILTER (WHERE delivered_at IS NOT NULL), count(*) FILTER (WHERE delivered_at IS NULL "
-        "AND failed_at IS NOT NULL), (SELECT b.block_timestamp FROM outbox_store p JOIN "
-        "block_store b USING (environment_id, chain_id, block_number) WHERE p.environment_id = "
-        "$1 AND p.chain_id = $2 AND p.delivered_at IS NULL AND p.failed_at IS NULL AND "
-        "p.block_number <= (SELECT max(block_number) FROM checkpoint_store c WHERE "
+        "AND failed_at IS NOT NULL), (SELECT p.block_number FROM outbox_store p WHERE "
+        "p.environment_id = $1 AND p.chain_id = $2 AND p.delivered_at IS NULL AND p.failed_at "
+        "IS NULL AND p.block_number <= (SELECT max(block_number) FROM checkpoint_store c WHERE "
         "c.environment_id = $1 AND c.chain_id = $2) ORDER BY p.block_number LIMIT 1) FROM "
         "outbox_store o WHERE o.environment_id = $1 AND o.chain_id = $2 AND (o.event_key IS "
         "NOT NULL OR o.block_number <= (SELECT max(block_number) FROM checkpoint_store c WHERE "
         "c.environment_id = $1 AND c.chain_id = $2))",
-        {environmentId.toUtf8(), QByteArray::number(chainId)});
-    OutboxTally t{q.int64(0, 0), q.int64(0, 1), q.int64(0, 2), std::nullopt};
-    if (!q.isNull(0, 3))
-        t.oldestPendingBlockTime = q.int64(0, 3);
+        {env, chain});
+    const qint64 rendered = renderedOutboxCount(m_db, env, chain);
+    OutboxTally t{q.int64(0, 0) + rendered, q.int64(0, 1), q.int64(0, 2), std::nullopt};
+    qint64 oldest = q.isNull(0, 3) ? -1 : q.int64(0, 3);
+    if (rendered > 0) {
+        const qint64 firstRendered = firstRenderedOutboxBlock(m_db, env, chain);
+        if (oldest < 0 || (firstRendered >= 0 && firstRendered < oldest))
+            oldest = firstRendered;
+    }
+    if (oldest >= 0) {
+        const PgResult b = m_db.run("cr_outbox_oldest_time",
+                                    "SELECT block_timestamp FROM block_store WHERE "
+                                    "environment_id = $1 AND chain_id = $2 AND block_number = $3",
+                                    {env, chain, QByteArray::number(oldest)});
+        if (b.rows() > 0)
+            t.oldestPendingBlockTime = b.int64(0, 0);
+    }
     return t;
 }
 

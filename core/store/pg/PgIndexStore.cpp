@@ -8,6 +8,7 @@
 #include "PgEnvironmentRegistry.h"
 #include "PgError.h"
 #include "PgForkTree.h"
+#include "PgPendingOutbox.h"
 #include "coord/BackfillClaims.h"
 #include "coord/CoordinationErrors.h"
 #include "coord/PrefixCheckpoint.h"
@@ -208,25 +209,21 @@ qint64 PgIndexStore::keepDeliveredKeys(std::uint64_t first, std::uint64_t last)
                   {m_env, m_chain})
             .text(0, 0) != "t")
         return 0;
-    static const QByteArray again =
-        "DELETE FROM outbox_store n USING log_store l, outbox_store o WHERE n.environment_id = $1 "
-        "AND n.chain_id = $2 AND n.block_number BETWEEN $3 AND $4 AND n.event_key IS NULL AND "
-        "n.delivered_at IS NULL AND l.environment_id = n.environment_id AND l.chain_id = "
-        "n.chain_id AND l.block_number = n.block_number AND l.log_index = n.log_index AND "
-        "o.environment_id = n.environment_id AND o.chain_id = n.chain_id AND o.event_key = " +
-        pgOutboxEventKeySql() + " RETURNING n.block_number, n.log_index";
-    const PgResult fresh = m_db->run("store_kept_keys_drop", again.constData(),
-                                     {m_env, m_chain, number(qint64(first)), number(qint64(last))});
+    // The Transfer's pending row is rendered, never stored: repointing the kept row at the
+    // log is all, and the rendered row is gone with it.
     static const QByteArray repoint =
         "UPDATE outbox_store o SET log_index = l.log_index, event_key = NULL, payload = NULL FROM "
         "log_store l WHERE o.environment_id = $1 AND o.chain_id = $2 AND o.block_number BETWEEN "
         "$3 AND $4 AND o.event_key IS NOT NULL AND l.environment_id = o.environment_id AND "
         "l.chain_id = o.chain_id AND l.block_number = o.block_number AND o.event_key = " +
-        pgOutboxEventKeySql();
-    if (fresh.rows() > 0)
-        m_db->run("store_kept_keys_repoint", repoint.constData(),
-                  {m_env, m_chain, number(qint64(first)), number(qint64(last))});
-    return fresh.rows();
+        pgOutboxEventKeySql() +
+        " AND NOT EXISTS (SELECT 1 FROM outbox_store n WHERE n.environment_id = l.environment_id "
+        "AND n.chain_id = l.chain_id AND n.block_number = l.block_number AND n.log_index = "
+        "l.log_index)";
+    return m_db
+        ->run("store_kept_keys_repoint", repoint.constData(),
+              {m_env, m_chain, number(qint64(first)), number(qint64(last))})
+        .affected();
 }
 
 indexer::CommitStats PgIndexStore::commit(const indexer::VerifiedBatch& batch,
@@ -464,14 +461,15 @@ qint64 PgIndexStore::outboxPendingAtOrBelow(std::uint64_t height)
 {
     requireOpen();
     // Rows above the checkpoint are not indexed yet (ranges finish out of order).
-    return m_db
-        ->run("store_outbox_pending",
-              "SELECT count(*) FROM outbox_store o WHERE o.environment_id = $1 AND o.chain_id = $2 "
-              "AND o.delivered_at IS NULL AND o.failed_at IS NULL AND o.block_number <= $3 AND "
-              "o.block_number <= (SELECT c.block_number FROM checkpoint_store c WHERE "
-              "c.environment_id = $1 AND c.chain_id = $2 AND c.source_id = $4)",
-              {m_env, m_chain, number(qint64(height)), m_source})
-        .int64(0, 0);
+    return m_db->run("store_outbox_pending",
+                     "SELECT count(*) FROM outbox_store o WHERE o.environment_id = $1 AND "
+                     "o.chain_id = $2 AND o.delivered_at IS NULL AND o.failed_at IS NULL AND "
+                     "o.block_number <= $3 AND o.block_number <= (SELECT c.block_number FROM "
+                     "checkpoint_store c WHERE c.environment_id = $1 AND c.chain_id = $2 AND "
+                     "c.source_id = $4)",
+                     {m_env, m_chain, number(qint64(height)), m_source})
+               .int64(0, 0) +
+           renderedOutboxCount(*m_db, m_env, m_chain, height);
 }
 
 qint64 PgIndexStore::insertChildren(const QList<wire::ChildCreation>& children)

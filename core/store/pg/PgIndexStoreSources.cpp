@@ -5,6 +5,7 @@
 #include "PgConnection.h"
 #include "PgEnvironmentRegistry.h"
 #include "PgIndexStore.h"
+#include "PgPendingOutbox.h"
 #include "indexer/CrashPoints.h"
 #include "indexer/IndexerErrors.h"
 #include "store/Database.h"
@@ -102,6 +103,9 @@ indexer::CommitStats PgIndexStore::commitSource(const indexer::VerifiedBatch& ba
     // The checkpoint row first, as every writer that moves it: a rollback cannot take the
     // batch's blocks meanwhile. They must still be the stored ones, at or below it.
     const std::optional<Row> row = readRow(true);
+    // Its Transfers lie below the checkpoint, where delivery may have stored every row:
+    // rendered for delivery from its first block (PgPendingOutbox.h).
+    lowerOutboxCursor(*m_db, m_env, m_chain, qint64(first));
     const PgResult stored = m_db->run("store_source_block",
                                       "SELECT block_hash FROM block_store WHERE environment_id = "
                                       "$1 AND chain_id = $2 AND block_number = $3",

@@ -4,6 +4,7 @@
 #include "PgMigrations.h"
 #include "PgConnection.h"
 #include "PgContract.h"
+#include "PgPendingOutbox.h"
 #include "PgViewSql.h"
 
 #include <array>
@@ -187,7 +188,7 @@ void toVersion9(PgConnection& db)
             "event_key text, ADD COLUMN payload text");
     db.exec("CREATE UNIQUE INDEX outbox_store_own_key ON outbox_store (environment_id, "
             "chain_id, event_key) WHERE event_key IS NOT NULL");
-    db.exec(createView("CREATE OR REPLACE VIEW", "outbox", outboxSelect()).constData());
+    db.exec(createView("CREATE OR REPLACE VIEW", "outbox", pgOutboxSelect()).constData());
 }
 
 void toVersion10(PgConnection& db)
@@ -259,7 +260,7 @@ void toVersion12(PgConnection& db)
         createView("CREATE OR REPLACE VIEW", "logs", logsSelect(kLogsDecodedColumns)).constData());
     db.exec(createView("CREATE OR REPLACE VIEW", "transfer_events", transferEventsSelect())
                 .constData());
-    db.exec(createView("CREATE OR REPLACE VIEW", "outbox", outboxSelect()).constData());
+    db.exec(createView("CREATE OR REPLACE VIEW", "outbox", pgOutboxSelect()).constData());
 }
 
 void toVersion13(PgConnection& db)
@@ -281,7 +282,7 @@ void toVersion13(PgConnection& db)
 
 void toVersion14(PgConnection& db)
 {
-    db.exec(createView("CREATE OR REPLACE VIEW", "outbox", outboxSelect()).constData());
+    db.exec(createView("CREATE OR REPLACE VIEW", "outbox", pgOutboxSelect()).constData());
 }
 
 void toVersion15(PgConnection& db)
@@ -404,6 +405,8 @@ const std::array<PgMigration, kPgContractVersion> kMigrations{{
      "factories added to an environment: source_store.factory_rule, and their children's rows cut "
      "at the factory's checkpoint",
      toVersion18},
+    {19, "outbox: a pending Transfer's row is rendered from its log, stored once delivery takes it",
+     pendingOutboxStep},
 }};
 
 } // namespace

@@ -1,6 +1,7 @@
 #include "PgOutboxQueue.h"
 #include "PgConnection.h"
 #include "PgContract.h"
+#include "PgPendingOutbox.h"
 #include "coord/SessionLock.h"
 
 namespace forkscope::store::pg {
@@ -57,8 +58,11 @@ QString PgOutboxQueue::archivedAt()
 QList<outbox::OutboxRow> PgOutboxQueue::next(std::uint64_t safeHeight, int limit,
                                              std::optional<outbox::OutboxRow>* orphan)
 {
-    // The view shows only rows at or below the checkpoint; a row whose log was deleted by
-    // hand renders no payload. Within a block, Transfers by log index, then rows that name no
+    // A pending Transfer's row is rendered from its log until delivery takes it: the rows
+    // this round may send are stored first, so each has an id (PgPendingOutbox.h).
+    storeRenderedOutboxRows(*m_db, m_env, m_chain, safeHeight, limit);
+    // Only rows at or below the checkpoint; a row whose log was deleted by hand renders no
+    // payload. Within a block, Transfers by log index, then rows that name no
     // log (retractions), as on SQLite.
     static const QByteArray sql =
         "SELECT o.id, o.block_number, coalesce(o.event_key, " + pgOutboxEventKeySql() +
@@ -111,12 +115,18 @@ void PgOutboxQueue::markRetry(const QList<outbox::OutboxRow>& rows, const QStrin
 
 qint64 PgOutboxQueue::pendingAtOrBelow(std::uint64_t safeHeight)
 {
-    return m_db
-        ->run("outbox_pending",
-              "SELECT count(*) FROM outbox WHERE environment_id = $1 AND chain_id = $2 AND "
-              "delivered_at IS NULL AND failed_at IS NULL AND block_number <= $3",
-              {m_env, m_chain, QByteArray::number(qulonglong(safeHeight))})
-        .int64(0, 0);
+    // The view's rows, counted on the tables: the stored ones it shows (with their own key,
+    // or at or below the checkpoint), then the rendered ones.
+    const QByteArray h = QByteArray::number(qulonglong(safeHeight));
+    return m_db->run("outbox_pending",
+                     "SELECT count(*) FROM outbox_store o WHERE o.environment_id = $1 AND "
+                     "o.chain_id = $2 AND o.delivered_at IS NULL AND o.failed_at IS NULL AND "
+                     "o.block_number <= $3 AND (o.event_key IS NOT NULL OR o.block_number <= "
+                     "(SELECT max(c.block_number) FROM checkpoint_store c WHERE c.environment_id "
+                     "= $1 AND c.chain_id = $2))",
+                     {m_env, m_chain, h})
+               .int64(0, 0) +
+           renderedOutboxCount(*m_db, m_env, m_chain, safeHeight);
 }
 
 } // namespace forkscope::store::pg

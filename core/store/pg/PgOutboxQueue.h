@@ -13,8 +13,9 @@ namespace forkscope::store::pg {
 
 class PgConnection;
 
-// The outbox of one environment of a shared PostgreSQL database (outbox::OutboxQueue): every
-// Transfer's row is stored with it, and only rows at or below the checkpoint are ready (the
+// The outbox of one environment of a shared PostgreSQL database (outbox::OutboxQueue): stored
+// rows and rows rendered from their logs (PgPendingOutbox.h), the rendered ones stored just
+// before they are first handed out; only rows at or below the checkpoint are ready (the
 // `outbox` view's). One writer at a time delivers: the holder of the environment's "outbox"
 // session lock (coord::SessionLock), so the order a consumer sees holds and a killed
 // deliverer's place passes on as soon as its session ends. Rows are marked delivered only

@@ -8,6 +8,7 @@
 #include "PgEnvironmentRegistry.h"
 #include "PgForkTree.h"
 #include "PgIndexStore.h"
+#include "PgPendingOutbox.h"
 #include "coord/BackfillClaims.h"
 #include "indexer/AbsenceAlertPlan.h"
 #include "indexer/CrashPoints.h"
@@ -38,16 +39,23 @@ void recordDiff(PgConnection& db, const QList<QByteArray>& scope)
            scope);
     // Before the delivered rows are rewritten with their own key (log_index NULL): a row
     // that names its log keeps the log's block hash, from which the view renders its key.
+    // A Transfer with no stored row has a rendered one, pending: it is dropped too.
     db.run("rollback_diff_outbox",
            "INSERT INTO reorg_diff_store (reorg_id, environment_id, chain_id, kind, "
-           "block_number, log_index, block_hash, event_key, value) SELECT $4::bigint, "
-           "o.environment_id, o.chain_id, CASE WHEN o.delivered_at IS NULL THEN "
-           "'outbox_dropped' ELSE 'outbox_delivered_reorged' END, o.block_number, o.log_index, "
-           "l.block_hash, o.event_key, o.payload FROM outbox_store o LEFT JOIN log_store l ON "
+           "block_number, log_index, block_hash, event_key, value) SELECT $4::bigint, $1, "
+           "$2::bigint, kind, block_number, log_index, block_hash, event_key, payload FROM "
+           "(SELECT CASE WHEN o.delivered_at IS NULL THEN 'outbox_dropped' ELSE "
+           "'outbox_delivered_reorged' END AS kind, o.block_number, o.log_index, l.block_hash, "
+           "o.event_key, o.payload FROM outbox_store o LEFT JOIN log_store l ON "
            "l.environment_id = o.environment_id AND l.chain_id = o.chain_id AND l.block_number "
            "= o.block_number AND l.log_index = o.log_index WHERE o.environment_id = $1 AND "
            "o.chain_id = $2 AND o.block_number > $3::bigint AND o.block_number <= $5::bigint "
-           "ORDER BY o.block_number, o.log_index",
+           "UNION ALL SELECT 'outbox_dropped', l.block_number, l.log_index, l.block_hash, NULL, "
+           "NULL FROM log_store l WHERE l.environment_id = $1 AND l.chain_id = $2 AND "
+           "l.block_number > $3::bigint AND l.block_number <= $5::bigint AND l.transfer_value IS "
+           "NOT NULL AND NOT EXISTS (SELECT 1 FROM outbox_store s WHERE s.environment_id = "
+           "l.environment_id AND s.chain_id = l.chain_id AND s.block_number = l.block_number AND "
+           "s.log_index = l.log_index)) u ORDER BY block_number, log_index",
            scope);
 }
 
@@ -132,6 +140,10 @@ indexer::RollbackResult PgIndexStore::undoAbove(const indexer::Checkpoint& cp,
     // meanwhile (a part added under this rollback's feet would outlive it as a hole nobody
     // plans again). Taken before any stored row, as the planners that remove rows take it.
     coord::BackfillClaims::lockPlanners(*m_db, m_env, m_chain);
+    // Whatever is indexed again above the fork is rendered for delivery from there; taken
+    // before any outbox row is read, so a delivery round storing rows above the fork ends
+    // first and its rows are rolled back here with the rest (PgPendingOutbox.h).
+    lowerOutboxCursor(*m_db, m_env, m_chain, above + 1);
     // Back to just below the first block when nothing stays: the first block's parent.
     chain::Hash32 forkHash = fork.hash;
     if (!fork.number) {
@@ -180,6 +192,18 @@ indexer::RollbackResult PgIndexStore::undoAbove(const indexer::Checkpoint& cp,
     keepOrphanedBlocks(*m_db, m_env, m_chain, r.reorgId, above, qint64(cp.number),
                        m_orphanRetention);
     recordDiff(*m_db, scope + QList<QByteArray>{reorgText, cpText});
+    // A Transfer's rendered row goes with its log below; it counts as dropped like a stored
+    // one (every height above the fork, as the stored rows deleted below). Counted before
+    // delivered rows let go of their logs.
+    const qint64 renderedDropped =
+        m_db->run("rollback_outbox_rendered",
+                  "SELECT count(*) FROM log_store l WHERE l.environment_id = $1 AND l.chain_id = "
+                  "$2 AND l.block_number > $3 AND l.transfer_value IS NOT NULL AND NOT EXISTS "
+                  "(SELECT 1 FROM outbox_store s WHERE s.environment_id = l.environment_id AND "
+                  "s.chain_id = l.chain_id AND s.block_number = l.block_number AND s.log_index = "
+                  "l.log_index)",
+                  scope)
+            .int64(0, 0);
     if (r.deliveredAffected > 0) {
         // A consumer already acted on those: a compensating "retracted" message for each,
         // enqueued at the fork height so that it goes out as soon as the fork is safe; then
@@ -210,6 +234,7 @@ indexer::RollbackResult PgIndexStore::undoAbove(const indexer::Checkpoint& cp,
     // still holds one finds at its commit that it is gone. A range cut by the fork keeps what
     // is below it, done or given back.
     r.outboxDropped =
+        renderedDropped +
         m_db->run("rollback_outbox",
                   "DELETE FROM outbox_store WHERE environment_id = $1 AND chain_id = $2 AND "
                   "block_number > $3 AND delivered_at IS NULL",

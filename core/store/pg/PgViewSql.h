@@ -22,7 +22,6 @@ QByteArray tokenBalancesSelect();
 QByteArray indexerCheckpointsSelect();
 QByteArray backfillRangesSelect();
 QByteArray environmentsSelect();
-QByteArray outboxSelect();
 QByteArray factoryChildrenSelect();
 QByteArray orphanedBlocksSelect();
 QByteArray nodeSightingsSelect();
