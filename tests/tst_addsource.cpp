@@ -35,6 +35,8 @@ private slots:
     void anArchivedContractsRowsAreKeptOutOfTheLiveViews();
     void anAddedContractsBackfillIsProvenComplete_data() { backends(); }
     void anAddedContractsBackfillIsProvenComplete();
+    void aNodeFailingWhileTheRunStartsDoesNotDropIt_data() { backends(); }
+    void aNodeFailingWhileTheRunStartsDoesNotDropIt();
 
 private:
     chain::Address first() const { return m_lab->contracts().at(0); }
@@ -492,6 +494,23 @@ void TestAddSource::anAddedContractsBackfillIsProvenComplete()
     args[args.indexOf(QStringLiteral("--batch-size")) + 1] = QStringLiteral("40");
     VERIFY_EXIT_OK(test::runForkscope(args << QStringLiteral("--exit-when-synced")));
     QVERIFY(proxy.cappedReplies() > 0);
+    Backend b(db);
+    expectBothContractsWhole(b, db, env);
+}
+
+// The node fails while the run starts the added contract's backfill (its deployment block
+// is being searched for): the round is tried again with the contract still added, and
+// --exit-when-synced exits only once it joined.
+void TestAddSource::aNodeFailingWhileTheRunStartsDoesNotDropIt()
+{
+    QFETCH(QString, db);
+    const QString env = QStringLiteral("flaky-start-%1").arg(QTest::currentDataTag());
+    indexTheFirstContract(db, env);
+    lab::FaultProxy proxy(m_lab->devnet().url());
+    proxy.listen();
+    proxy.failNext(QStringLiteral("eth_getCode"), 2);
+    VERIFY_EXIT_OK(test::runForkscope(argsWith(db, env, true, proxy.url())
+                                      << QStringLiteral("--exit-when-synced")));
     Backend b(db);
     expectBothContractsWhole(b, db, env);
 }
