@@ -22,13 +22,16 @@ WorkloadOptions::WorkloadOptions(const QString& batchHelp)
       m_holders(QStringLiteral("holders"), QStringLiteral("Distinct holders."), QStringLiteral("N"),
                 QString::number(kDefaults.holders)),
       m_batch(QStringLiteral("batch-size"), batchHelp, QStringLiteral("N"),
-              QString::number(kDefaults.batchSize))
+              QString::number(kDefaults.batchSize)),
+      m_prune(QStringLiteral("prune-history"),
+              QStringLiteral("anvil keeps the state of its last 64 blocks only, in memory "
+                             "(a big chain builds faster and writes no state to disk)."))
 {
 }
 
 void WorkloadOptions::addTo(QCommandLineParser& parser) const
 {
-    parser.addOptions({m_blocks, m_perTx, m_tokens, m_holders, m_batch});
+    parser.addOptions({m_blocks, m_perTx, m_tokens, m_holders, m_batch, m_prune});
 }
 
 WorkloadShape WorkloadOptions::read(const QCommandLineParser& parser) const
@@ -36,8 +39,10 @@ WorkloadShape WorkloadOptions::read(const QCommandLineParser& parser) const
     const auto atLeastOne = [&](const QCommandLineOption& o) {
         return std::max(1, parser.value(o).toInt());
     };
-    return {atLeastOne(m_blocks), atLeastOne(m_perTx), atLeastOne(m_tokens), atLeastOne(m_holders),
-            atLeastOne(m_batch)};
+    WorkloadShape shape{atLeastOne(m_blocks), atLeastOne(m_perTx), atLeastOne(m_tokens),
+                        atLeastOne(m_holders), atLeastOne(m_batch)};
+    shape.pruneHistory = parser.isSet(m_prune);
+    return shape;
 }
 
 Workload Workload::build(const WorkloadShape& shape)
@@ -46,6 +51,8 @@ Workload Workload::build(const WorkloadShape& shape)
     w.devnet = std::make_unique<lab::Devnet>();
     lab::Devnet::Options opts;
     opts.extraArgs = {QStringLiteral("--gas-limit"), QStringLiteral("300000000")};
+    if (shape.pruneHistory)
+        opts.extraArgs << QStringLiteral("--prune-history") << QStringLiteral("64");
     w.devnet->start(opts);
     w.rpc = std::make_unique<rpc::JsonRpcClient>(w.devnet->url());
     w.rpc->setTimeout(std::chrono::milliseconds(120000));

@@ -28,6 +28,9 @@ struct WorkloadShape
     // With more than 0: one more token with about this many Transfers spread evenly over
     // the blocks, for a run that adds it to an environment already indexed.
     int addedEvents = 0;
+    // anvil keeps the state of its last blocks only, in memory: without it anvil writes each
+    // block's state to disk, tens of MB a block once thousands of contracts hold balances.
+    bool pruneHistory = false;
 };
 
 class WorkloadOptions
@@ -38,7 +41,7 @@ public:
     WorkloadShape read(const QCommandLineParser& parser) const; // every value at least 1
 
 private:
-    QCommandLineOption m_blocks, m_perTx, m_tokens, m_holders, m_batch;
+    QCommandLineOption m_blocks, m_perTx, m_tokens, m_holders, m_batch, m_prune;
 };
 
 // The indexer benchmarks' workload: `tokens` DemoTokens on a managed anvil, each with

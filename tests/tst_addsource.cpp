@@ -35,6 +35,10 @@ private slots:
     void anArchivedContractsRowsAreKeptOutOfTheLiveViews();
     void anAddedContractsBackfillIsProvenComplete_data() { backends(); }
     void anAddedContractsBackfillIsProvenComplete();
+    void aNodeWithoutOldStateStillGetsItsBackfill_data() { backends(); }
+    void aNodeWithoutOldStateStillGetsItsBackfill();
+    void aNodeFailingWhileTheRunStartsDoesNotDropIt_data() { backends(); }
+    void aNodeFailingWhileTheRunStartsDoesNotDropIt();
 
 private:
     chain::Address first() const { return m_lab->contracts().at(0); }
@@ -492,6 +496,51 @@ void TestAddSource::anAddedContractsBackfillIsProvenComplete()
     args[args.indexOf(QStringLiteral("--batch-size")) + 1] = QStringLiteral("40");
     VERIFY_EXIT_OK(test::runForkscope(args << QStringLiteral("--exit-when-synced")));
     QVERIFY(proxy.cappedReplies() > 0);
+    Backend b(db);
+    expectBothContractsWhole(b, db, env);
+}
+
+// A node that keeps only recent state (a pruned node, or anvil past its state history)
+// answers eth_getCode below it with an error: the search for the deployment block takes such
+// a block for one with code, so the backfill starts earlier, never after the deployment,
+// and the contract joins whole (the run neither waits for ever nor drops it).
+void TestAddSource::aNodeWithoutOldStateStillGetsItsBackfill()
+{
+    QFETCH(QString, db);
+    const QString env = QStringLiteral("pruned-%1").arg(QTest::currentDataTag());
+    indexTheFirstContract(db, env);
+    Backend b(db);
+    const qint64 checkpoint = checkpointOf(b.open(), env);
+    b.close();
+    lab::FaultProxy proxy(m_lab->devnet().url());
+    proxy.listen();
+    proxy.setStateFrom(checkpoint);
+    VERIFY_EXIT_OK(test::runForkscope(argsWith(db, env, true, proxy.url())
+                                      << QStringLiteral("--exit-when-synced")));
+    QVERIFY(proxy.refusedStateCalls() > 0);
+    const auto nodeLogs = m_lab->eth().getLogs(
+        rpc::LogFilter::range(0, quint64(checkpoint), QList<chain::Address>{added()}));
+    QVERIFY(!nodeLogs.isEmpty());
+    QVERIFY(b.open().scalar(QStringLiteral("SELECT start_block FROM contract_sources WHERE "
+                                           "environment_id = ?"),
+                            {env}) <= qint64(nodeLogs.first().blockNumber));
+    b.close();
+    expectBothContractsWhole(b, db, env);
+}
+
+// The node fails while the run starts the added contract's backfill (its deployment block
+// is being searched for): the round is tried again with the contract still added, and
+// --exit-when-synced exits only once it joined.
+void TestAddSource::aNodeFailingWhileTheRunStartsDoesNotDropIt()
+{
+    QFETCH(QString, db);
+    const QString env = QStringLiteral("flaky-start-%1").arg(QTest::currentDataTag());
+    indexTheFirstContract(db, env);
+    lab::FaultProxy proxy(m_lab->devnet().url());
+    proxy.listen();
+    proxy.failNext(QStringLiteral("eth_getCode"), 2);
+    VERIFY_EXIT_OK(test::runForkscope(argsWith(db, env, true, proxy.url())
+                                      << QStringLiteral("--exit-when-synced")));
     Backend b(db);
     expectBothContractsWhole(b, db, env);
 }

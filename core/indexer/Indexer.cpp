@@ -21,7 +21,7 @@ constexpr std::chrono::milliseconds kRenewSlice{2000};
 } // namespace
 
 Indexer::Indexer(IndexerConfig config, IndexStore& store, rpc::EthClient& eth)
-    : m_config(std::move(config)), m_store(store), m_eth(eth)
+    : m_config(config), m_given(std::move(config)), m_store(store), m_eth(eth)
 {
 }
 

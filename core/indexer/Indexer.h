@@ -160,6 +160,10 @@ private:
     void forgetChildrenAbove(qint64 fork);
 
     IndexerConfig m_config;
+    // The configuration as constructed. prepare() narrows m_config (the added contracts go
+    // to their own backfill, the start block is the checkpoint's): an attempt the node
+    // failed midway is tried again from this, or the retry would find nothing added.
+    const IndexerConfig m_given;
     IndexStore& m_store;
     rpc::EthClient& m_eth;
     bool m_prepared = false;

@@ -11,6 +11,7 @@ namespace forkscope::indexer {
 
 void Indexer::prepare()
 {
+    m_config = m_given;
     if (!m_registry)
         m_registry = loadSourceAbi(m_config); // AbiError names the file
     m_chainId = m_eth.chainId();

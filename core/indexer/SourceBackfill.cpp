@@ -31,17 +31,33 @@ std::uint64_t SourceBackfill::startBlockFor(const chain::Address& address, std::
     // The lowest block with code: the contract's deployment (or the environment's start,
     // when it was deployed before). Code does not vanish on a chain that only grows, except
     // by SELFDESTRUCT before Cancun: then this finds a later block, never an earlier one.
+    // A block whose state the node no longer serves counts as one with code: the backfill
+    // then starts earlier than needed (more blocks fetched), never after the deployment.
     std::uint64_t lo = startBlock, hi = top;
-    if (!m_eth.codeAt(address, lo).isEmpty())
+    if (codeOrUnknownAt(address, lo))
         return lo;
     while (hi - lo > 1) {
         const std::uint64_t mid = lo + (hi - lo) / 2;
-        if (m_eth.codeAt(address, mid).isEmpty())
-            lo = mid;
-        else
+        if (codeOrUnknownAt(address, mid))
             hi = mid;
+        else
+            lo = mid;
     }
     return hi;
+}
+
+bool SourceBackfill::codeOrUnknownAt(const chain::Address& address, std::uint64_t block)
+{
+    try {
+        return !m_eth.codeAt(address, block).isEmpty();
+    } catch (const rpc::RpcException& e) {
+        // The node answered with an error: a pruned node (geth's "missing trie node", anvil's
+        // "BlockOutOfRangeError") keeps the state of recent blocks only. Not answering at all
+        // says nothing of the block: that goes up, and the round is tried again.
+        if (e.error().kind != rpc::RpcError::Kind::Remote)
+            throw;
+        return true;
+    }
 }
 
 SourceBackfill::Outcome

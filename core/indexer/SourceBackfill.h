@@ -41,7 +41,8 @@ public:
     // Where the backfill of `address` starts: `fromBlock` when given (not before the
     // environment's `startBlock`), else the block the contract was deployed in, found by
     // binary search on eth_getCode between `startBlock` and `top` (the environment's
-    // checkpoint or the node's head). Throws IndexerError when it has no code at `top`.
+    // checkpoint or the node's head), or earlier where the node no longer serves the state.
+    // Throws IndexerError when it has no code at `top`.
     std::uint64_t startBlockFor(const chain::Address& address, std::uint64_t startBlock,
                                 std::uint64_t top, std::optional<std::uint64_t> fromBlock);
 
@@ -59,6 +60,9 @@ public:
                  IndexerStatus& status);
 
 private:
+    // Whether `address` has code at `block`, or the node answers an error for that block's
+    // state (a node that keeps only recent state).
+    bool codeOrUnknownAt(const chain::Address& address, std::uint64_t block);
     // The batch of `source` from `from` toward `cp`, fetched and checked; nullopt when the
     // chain moved under the stored blocks (the head's check goes first) or nothing came.
     std::optional<VerifiedBatch> fetchBatch(const AddedSource& source, std::uint64_t from,

@@ -8,6 +8,7 @@
 #include <QNetworkAccessManager>
 #include <QNetworkProxy>
 #include <QNetworkReply>
+#include <QSet>
 #include <QTcpSocket>
 #include <QTimer>
 #include <cmath>
@@ -155,6 +156,16 @@ void FaultProxy::handle(QTcpSocket* s, const QByteArray& header, const QByteArra
             else
                 reply(socket, 200, injectedError(body));
             return;
+        }
+        if (failsNow(body)) {
+            reply(socket, 503, "injected fault: service unavailable");
+            return;
+        }
+        if (m_stateFrom >= 0) {
+            if (const auto refusal = refusedState(body)) {
+                reply(socket, 200, *refusal);
+                return;
+            }
         }
         if (m_maxAddresses > 0) {
             if (const auto refusal = refusedAddresses(body)) {
@@ -522,6 +533,63 @@ std::optional<QByteArray> FaultProxy::refusedLogs(const QByteArray& requestBody)
                                       QJsonObject{{QStringLiteral("code"), 429},
                                                   {QStringLiteral("message"),
                                                    QStringLiteral("rate limited, slow down")}}}})
+        .toJson(QJsonDocument::Compact);
+}
+
+void FaultProxy::failNext(const QString& method, int n)
+{
+    QMutexLocker lock(&m_failMutex);
+    m_failNext.insert(method, n);
+}
+
+bool FaultProxy::failsNow(const QByteArray& requestBody)
+{
+    QMutexLocker lock(&m_failMutex);
+    if (m_failNext.isEmpty())
+        return false;
+    const QString method = QJsonDocument::fromJson(requestBody)
+                               .object() // batches pass
+                               .value(QLatin1String("method"))
+                               .toString();
+    const auto it = m_failNext.find(method);
+    if (it == m_failNext.end() || *it <= 0)
+        return false;
+    --*it;
+    return true;
+}
+
+std::optional<QByteArray> FaultProxy::refusedState(const QByteArray& requestBody)
+{
+    const QJsonObject req = QJsonDocument::fromJson(requestBody).object(); // batches pass
+    const QString method = req.value(QLatin1String("method")).toString();
+    // Where each method takes its block: the last parameter.
+    static const QSet<QString> stateMethods{
+        QStringLiteral("eth_getCode"), QStringLiteral("eth_getBalance"),
+        QStringLiteral("eth_getStorageAt"), QStringLiteral("eth_getTransactionCount"),
+        QStringLiteral("eth_call")};
+    if (!stateMethods.contains(method))
+        return std::nullopt;
+    const QJsonArray params = req.value(QLatin1String("params")).toArray();
+    if (params.isEmpty())
+        return std::nullopt;
+    try {
+        if (qint64(chain::hex::parseQuantityU63(params.last(), QStringLiteral("block"))) >=
+            m_stateFrom)
+            return std::nullopt;
+    } catch (const std::exception&) {
+        return std::nullopt; // a tag such as "latest": recent state
+    }
+    ++m_refusedStateCalls;
+    return QJsonDocument(
+               QJsonObject{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
+                           {QStringLiteral("id"), req.value(QLatin1String("id"))},
+                           {QStringLiteral("error"),
+                            QJsonObject{{QStringLiteral("code"), -32000},
+                                        {QStringLiteral("message"),
+                                         QStringLiteral(
+                                             "missing trie node "
+                                             "0000000000000000000000000000000000000000000000000"
+                                             "000000000000000 (path ) state is not available")}}}})
         .toJson(QJsonDocument::Compact);
 }
 

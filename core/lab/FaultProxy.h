@@ -93,6 +93,15 @@ public:
     // JSON-RPC rate-limit error (not a provider limit), the rest pass; -1 = none.
     void setRefuseLogsFrom(qint64 block) { m_refuseLogsFrom = block; }
     qint64 refusedLogCalls() const { return m_refusedLogCalls; }
+    // For tests: a node that keeps only recent state, as a pruned (non-archive) node does:
+    // eth_getCode, eth_getBalance, eth_getStorageAt, eth_getTransactionCount and eth_call at
+    // a block number below `block` are answered with geth's "missing trie node" error; -1 =
+    // every block's state is served.
+    void setStateFrom(qint64 block) { m_stateFrom = block; }
+    qint64 refusedStateCalls() const { return m_refusedStateCalls; }
+    // For tests: the next `n` requests of `method` (each one alone, not in a batch) are
+    // answered HTTP 503, as an overloaded node answers.
+    void failNext(const QString& method, int n);
     // For tests: an eth_getLogs filter of more than `n` addresses is refused as geth refuses
     // one past its --rpc.getlogmaxaddrs ("exceed max addresses"); 0 = no limit.
     void setMaxAddresses(int n) { m_maxAddresses = n; }
@@ -131,6 +140,10 @@ private:
     QByteArray injectedError(const QByteArray& requestBody);
     // The refusal for a single eth_getLogs request from m_refuseLogsFrom, if this is one.
     std::optional<QByteArray> refusedLogs(const QByteArray& requestBody);
+    // The refusal for a single request of state below m_stateFrom, if this is one.
+    std::optional<QByteArray> refusedState(const QByteArray& requestBody);
+    // Whether this single request is one of the next ones failNext() fails (counted down).
+    bool failsNow(const QByteArray& requestBody);
     // The refusal for a single eth_getLogs request of more than m_maxAddresses, if this is one.
     std::optional<QByteArray> refusedAddresses(const QByteArray& requestBody);
 
@@ -158,6 +171,10 @@ private:
     std::atomic<int> m_maxAddresses{0};
     std::atomic<qint64> m_refusedAddressLists{0};
     qint64 m_refusedLogCalls = 0;
+    std::atomic<qint64> m_stateFrom{-1};
+    std::atomic<qint64> m_refusedStateCalls{0};
+    QMutex m_failMutex;
+    QHash<QString, int> m_failNext; // method -> requests still to fail
     quint32 m_seed = 0;
     QRandomGenerator m_random;
     qint64 m_served = 0;
