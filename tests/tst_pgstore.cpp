@@ -20,6 +20,31 @@
 using namespace forkscope;
 using namespace store::pg;
 
+namespace {
+
+// A block's hash in a chain named by `seed`.
+chain::Hash32 blockHash(const char* seed, int n)
+{
+    return chain::keccak256(seed + QByteArray::number(n));
+}
+
+// Blocks 0-5 of environment `env` into block_store, linked by their parent hashes.
+void copySixBlocks(PgConnection& db, const QByteArray& env, const char* seed)
+{
+    PgCopyRows blocks;
+    for (int n = 0; n < 6; ++n) {
+        blocks.text(env).integer(31337).integer(n).bytea(blockHash(seed, n).toByteArray());
+        blocks.bytea((n ? blockHash(seed, n - 1) : chain::Hash32()).toByteArray())
+            .integer(1000 + n)
+            .endRow();
+    }
+    db.copyIn("COPY block_store (environment_id, chain_id, block_number, block_hash, "
+              "parent_hash, block_timestamp) FROM STDIN",
+              blocks.data());
+}
+
+} // namespace
+
 class TestPgStore : public QObject
 {
     Q_OBJECT
@@ -156,15 +181,8 @@ void TestPgStore::repliesAreChecked()
 void TestPgStore::viewsShowOnlyWhatTheCheckpointCovers()
 {
     const QByteArray env = "views";
-    const auto hash = [](int n) { return chain::keccak256("b" + QByteArray::number(n)); };
-    PgCopyRows blocks;
-    for (int n = 0; n < 6; ++n) {
-        blocks.text(env).integer(31337).integer(n).bytea(hash(n).toByteArray());
-        blocks.bytea((n ? hash(n - 1) : chain::Hash32()).toByteArray()).integer(1000 + n).endRow();
-    }
-    m_db->copyIn("COPY block_store (environment_id, chain_id, block_number, block_hash, "
-                 "parent_hash, block_timestamp) FROM STDIN",
-                 blocks.data());
+    const auto hash = [](int n) { return blockHash("b", n); };
+    copySixBlocks(*m_db, env, "b");
     const auto visible = [&] {
         return m_db
             ->run("t_visible", "SELECT count(*) FROM blocks WHERE environment_id = $1", {env})
@@ -240,18 +258,11 @@ void TestPgStore::newerContractIsRefused()
 void TestPgStore::aV18OutboxKeepsItsRowsAndRendersNewOnes()
 {
     const QByteArray env = "v18";
-    const auto hash = [](int n) { return chain::keccak256("m" + QByteArray::number(n)); };
+    const auto hash = [](int n) { return blockHash("m", n); };
     const auto count = [&](const char* name, const char* sql) {
         return m_db->run(name, sql, {env}).int64(0, 0);
     };
-    PgCopyRows blocks;
-    for (int n = 0; n < 6; ++n) {
-        blocks.text(env).integer(31337).integer(n).bytea(hash(n).toByteArray());
-        blocks.bytea((n ? hash(n - 1) : chain::Hash32()).toByteArray()).integer(1000 + n).endRow();
-    }
-    m_db->copyIn("COPY block_store (environment_id, chain_id, block_number, block_hash, "
-                 "parent_hash, block_timestamp) FROM STDIN",
-                 blocks.data());
+    copySixBlocks(*m_db, env, "m");
     const QByteArray transferTopic =
         chain::keccak256("Transfer(address,address,uint256)").toByteArray();
     const auto transfer = [&](PgCopyRows& rows, int block, int logIndex) {
