@@ -254,14 +254,18 @@ void TestSharedBackfill::threeProcessesOneKilledMidRange()
     const qint64 head = qint64(m_lab->eth().blockNumber());
 
     std::vector<std::unique_ptr<QProcess>> procs;
-    for (int i = 0; i < 3; ++i) {
+    for (int i = 0; i < 3; ++i)
         procs.push_back(std::make_unique<QProcess>());
-        procs.back()->start(QStringLiteral(FORKSCOPE_BINARY), indexArgs(env, slow.url()));
-    }
+    const auto start = [&](int i) {
+        procs[std::size_t(i)]->start(QStringLiteral(FORKSCOPE_BINARY), indexArgs(env, slow.url()));
+    };
     auto db = PgConnection::open(m_cluster.url());
     // The victim: the second process, once it holds a range (found by its owner name,
-    // host/pid, in range_store) and has stored at least one before.
+    // host/pid, in range_store) and ranges were stored before. It starts first, and the
+    // others once it holds one: on a loaded machine a process that starts late may find
+    // every range taken, and would never hold one to be killed in.
     QProcess& victim = *procs[1];
+    start(1);
     const QByteArray owner = "%/" + QByteArray::number(victim.processId());
     const auto holds = [&] {
         try {
@@ -269,11 +273,14 @@ void TestSharedBackfill::threeProcessesOneKilledMidRange()
                            "SELECT count(*) FROM range_store WHERE environment_id = $1 AND "
                            "status = 'running' AND owner LIKE $2",
                            {env.toUtf8(), owner})
-                       .int64(0, 0) == 1;
+                       .int64(0, 0) >= 1;
         } catch (const store::StoreError&) {
             return false; // the tables are made by the first process to start
         }
     };
+    QTRY_VERIFY2_WITH_TIMEOUT(holds(), qPrintable(QString::fromUtf8(victim.readAll())), 60'000);
+    start(0);
+    start(2);
     const auto rangesDone = [&]() -> qint64 {
         try {
             return db
@@ -291,7 +298,7 @@ void TestSharedBackfill::threeProcessesOneKilledMidRange()
     const qint64 victimRange =
         db->run("t_victim_range",
                 "SELECT from_block FROM range_store WHERE environment_id = $1 AND status = "
-                "'running' AND owner LIKE $2",
+                "'running' AND owner LIKE $2 ORDER BY from_block LIMIT 1",
                 {env.toUtf8(), owner})
             .int64(0, 0);
     ::kill(pid_t(victim.processId()), SIGKILL);

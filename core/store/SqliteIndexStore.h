@@ -54,8 +54,7 @@ public:
                    const QString& factoryRule) override;
     indexer::CommitStats commitSource(const indexer::VerifiedBatch& batch,
                                       const indexer::AddedSource& source) override;
-    indexer::ArchivedSource archiveSource(const chain::Address& address,
-                                          const QString& contracts,
+    indexer::ArchivedSource archiveSource(const chain::Address& address, const QString& contracts,
                                           const QString& archivedSet) override;
     void joinSource(const indexer::AddedSource& source, const indexer::Checkpoint& cp,
                     const QString& contracts) override;

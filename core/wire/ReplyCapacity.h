@@ -13,8 +13,9 @@ namespace forkscope::wire {
 // most the cap, and a reply smaller than the largest one it returned before cannot have
 // been cut by it. A reply that is not smaller is trusted only once proven otherwise: a
 // larger reply of a wider query (LogFetcher::provenByWiderReply), its range split into
-// smaller replies, or, for one block, the block's receipts proven against its receipts root. Blooms cannot stand in for that
-// proof: a block with many logs of few accounts sets every bit its missing logs would.
+// smaller replies, or, for one block, the block's receipts proven against its receipts root. Blooms
+// cannot stand in for that proof: a block with many logs of few accounts sets every bit its missing
+// logs would.
 class ReplyCapacity
 {
 public:
