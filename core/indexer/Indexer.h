@@ -97,6 +97,24 @@ public:
     wire::WireContext wireContext() const;
 
 private:
+    // One round's plan (IndexerRound.cpp).
+    struct Round
+    {
+        std::optional<Checkpoint> cp;
+        std::uint64_t head = 0;
+        std::uint64_t from = 0; // where the receiver expects the next batch
+        bool backfill = false;  // far behind: claimed ranges, fetched in parallel
+        bool whole = false;     // a claimed range, committed whole or not at all
+        std::optional<RangeClaim> planned;
+    };
+    // The round's steps; each returns true when the round ends there.
+    bool confirmOnChain(Round& r);
+    bool planRange(Round& r);
+    bool takePlannedBatch(Round& r, std::optional<wire::FetchOutcome>& outcome);
+    void commitRoundBatch(const Round& r, const wire::WireBatch& batch);
+    // Nothing to fetch: the absence recheck when due, then synced (or waiting for the start).
+    void atTheHead(const Round& r);
+
     bool m_loseNextAck = false;
     // `nodeHead`: set when the node's head is below the checkpoint (see ForkFinder::find).
     // Only the writer that leads the head rolls back; the others wait for it (false).
