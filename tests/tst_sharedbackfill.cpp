@@ -35,26 +35,33 @@ struct InProcessWriter
 {
     InProcessWriter(test::IndexerLab& lab, const QString& db, const QString& env,
                     const QString& owner,
-                    std::chrono::milliseconds lease = std::chrono::milliseconds(30000))
-        : store(store::openIndexStore(db, storeOptions(owner, lease))), client(lab.devnet().url()),
-          eth(client), indexer(config(lab, db, env, owner), *store, eth)
+                    std::chrono::milliseconds lease = std::chrono::milliseconds(30000),
+                    qint64 balanceFoldAfter = store::StoreOptions{}.balanceFoldAfter,
+                    const QList<chain::Address>& contracts = {})
+        : store(store::openIndexStore(db, storeOptions(owner, lease, balanceFoldAfter))),
+          client(lab.devnet().url()), eth(client),
+          indexer(config(lab, db, env, owner, contracts), *store, eth)
     {
     }
-    static store::StoreOptions storeOptions(const QString& owner, std::chrono::milliseconds lease)
+    static store::StoreOptions storeOptions(const QString& owner, std::chrono::milliseconds lease,
+                                            qint64 balanceFoldAfter)
     {
         store::StoreOptions o;
         o.owner = owner;
         o.rangeLease = lease;
+        o.balanceFoldAfter = balanceFoldAfter;
         return o;
     }
+    // `contracts`: the lab's if none.
     static indexer::IndexerConfig config(test::IndexerLab& lab, const QString& db,
-                                         const QString& env, const QString& owner)
+                                         const QString& env, const QString& owner,
+                                         const QList<chain::Address>& contracts = {})
     {
         indexer::IndexerConfig c;
         c.rpcUrl = lab.devnet().url();
         c.dbPath = db;
         c.environmentId = env;
-        c.contracts = lab.contracts();
+        c.contracts = contracts.isEmpty() ? lab.contracts() : contracts;
         c.batchSize = 4;
         c.fetchWorkers = 1;
         c.owner = owner;
@@ -116,6 +123,8 @@ private slots:
     void reportVerifiesTheSharedIndexAgainstTheNode();
     void aChainShorterThanThePlanIsIndexedToItsHead();
     void aRangeStoredByWhoeverTookItOverIsNotStoredAgain();
+    void balancesFoldedLateReadAsFoldedAtEveryMove();
+    void aContractAddedWhileBalancesWaitCountsOnce();
 
 private:
     QStringList indexArgs(const QString& env, const QUrl& rpc) const;
@@ -988,6 +997,95 @@ void TestSharedBackfill::aRangeStoredByWhoeverTookItOverIsNotStoredAgain()
                      {env.toUtf8()})
                  .int64(0, 0),
              qint64(lab.eth().getLogs(f).size()));
+}
+
+void TestSharedBackfill::balancesFoldedLateReadAsFoldedAtEveryMove()
+{
+    // The same chain into two environments: one folds its Transfers into balance_store at
+    // every checkpoint move, the other leaves them all to token_balances until something
+    // needs them stored.
+    m_lab->sprayAll(3, 2, 12); // Transfers in the blocks the reorg below replaces
+    const QString eagerEnv = QStringLiteral("fold-eager");
+    const QString lateEnv = QStringLiteral("fold-late");
+    InProcessWriter eager(*m_lab, m_cluster.url(), eagerEnv, QStringLiteral("eager"),
+                          std::chrono::milliseconds(30000), 0);
+    InProcessWriter late(*m_lab, m_cluster.url(), lateEnv, QStringLiteral("late"),
+                         std::chrono::milliseconds(30000), 1'000'000'000);
+    QVERIFY(stepUntilSynced({&eager, &late}, 200));
+    auto db = PgConnection::open(m_cluster.url());
+    const auto unfolded = [&](const QString& env) {
+        return db
+            ->run("t_fold_unfolded",
+                  "SELECT block_number - coalesce(balances_block, block_number) FROM "
+                  "checkpoint_store WHERE environment_id = $1",
+                  {env.toUtf8()})
+            .int64(0, 0);
+    };
+    QCOMPARE(unfolded(eagerEnv), 0);
+    QVERIFY(unfolded(lateEnv) > 50); // the backfill's ranges all wait for the views
+    const qint64 head = qint64(m_lab->eth().blockNumber());
+    checkAgainstNode(*db, eagerEnv, head);
+    checkAgainstNode(*db, lateEnv, head);
+    if (QTest::currentTestFailed())
+        return;
+
+    // A rollback takes back what the removed Transfers added to balance_store: the late
+    // environment folds first, so both record the same balance changes.
+    m_lab->reorg(3);
+    QVERIFY(stepUntilSynced({&eager, &late}, 200));
+    const auto diff = [&](const QString& env) {
+        const auto r = db->run("t_fold_diff",
+                               "SELECT contract, holder, coalesce(before_value, '-'), "
+                               "coalesce(after_value, '-') FROM reorg_diff_items WHERE "
+                               "environment_id = $1 AND kind = 'balance_changed' ORDER BY "
+                               "contract, holder",
+                               {env.toUtf8()});
+        QStringList rows;
+        for (int i = 0; i < r.rows(); ++i)
+            rows << QString::fromUtf8(r.text(i, 0) + ' ' + r.text(i, 1) + ' ' + r.text(i, 2) + ' ' +
+                                      r.text(i, 3));
+        return rows;
+    };
+    QVERIFY(!diff(eagerEnv).isEmpty());
+    QCOMPARE(diff(lateEnv), diff(eagerEnv));
+    QCOMPARE(unfolded(lateEnv), 0);
+    const qint64 after = qint64(m_lab->eth().blockNumber());
+    checkAgainstNode(*db, eagerEnv, after);
+    checkAgainstNode(*db, lateEnv, after);
+}
+
+void TestSharedBackfill::aContractAddedWhileBalancesWaitCountsOnce()
+{
+    // One token indexed, its Transfers all left to the views; the other token then added:
+    // its backfill stores its balances below the checkpoint, so what waits is folded first
+    // and nothing is counted twice.
+    const QString env = QStringLiteral("fold-added");
+    const QList<chain::Address> both = m_lab->contracts();
+    const auto joined = [&] {
+        auto db = PgConnection::open(m_cluster.url());
+        return db->run("t_fold_joined",
+                       "SELECT count(*) FROM contract_sources WHERE environment_id = $1 AND "
+                       "state = 'joined'",
+                       {env.toUtf8()})
+                   .int64(0, 0) == 1;
+    };
+    {
+        InProcessWriter first(*m_lab, m_cluster.url(), env, QStringLiteral("first"),
+                              std::chrono::milliseconds(30000), 1'000'000'000, {both.first()});
+        QVERIFY(stepUntilSynced({&first}, 200));
+    }
+    auto db = PgConnection::open(m_cluster.url());
+    QVERIFY(db->run("t_fold_waiting",
+                    "SELECT block_number - balances_block FROM checkpoint_store WHERE "
+                    "environment_id = $1",
+                    {env.toUtf8()})
+                .int64(0, 0) > 50);
+    InProcessWriter again(*m_lab, m_cluster.url(), env, QStringLiteral("again"),
+                          std::chrono::milliseconds(30000), 1'000'000'000, both);
+    for (int round = 0; round < 400 && !(again.synced() && joined()); ++round)
+        again.indexer.step();
+    QVERIFY(joined());
+    checkAgainstNode(*db, env, qint64(m_lab->eth().blockNumber()));
 }
 
 QTEST_GUILESS_MAIN(TestSharedBackfill)

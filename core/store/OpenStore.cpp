@@ -51,6 +51,7 @@ std::unique_ptr<indexer::IndexStore> openIndexStore(const QString& url, const St
     if (pg::isPostgresUrl(url)) {
         auto store = std::make_unique<pg::PgIndexStore>(url, owner, options.rangeLease);
         store->setOrphanRetention(options.orphanRetention);
+        store->setBalanceFoldAfter(options.balanceFoldAfter);
         return store;
     }
     if (options.existing && !QFileInfo::exists(url))

@@ -37,6 +37,11 @@ struct StoreOptions
     bool alone = false;
     // Rollbacks whose removed blocks the fork tree keeps (IndexStore::setOrphanRetention).
     qint64 orphanRetention = forktree::kDefaultOrphanRetention;
+    // A shared database: about how many Transfers a backfill leaves for `token_balances` to
+    // sum on read before it folds them into the stored balances (0: at every checkpoint
+    // move). More means fewer rewrites of every holder's row, and slower balance reads
+    // while the backfill runs.
+    qint64 balanceFoldAfter = 100'000;
 };
 
 // The one place that tells the stores apart by their URL: a postgresql:// (or postgres://)

@@ -1,6 +1,10 @@
 #include "PgBalances.h"
 #include "PgConnection.h"
 
+#include <QString>
+
+#include <algorithm>
+
 namespace forkscope::store::pg {
 
 namespace {
@@ -188,6 +192,33 @@ qint64 rebuildBalances(PgConnection& db, const QByteArray& env, const QByteArray
                     "excluded.transfer_sides");
     db.run("balances_rebuild_put", put.constData(), params.mid(0, 4));
     return fixed;
+}
+
+QByteArray pendingBalancesSql()
+{
+    constexpr const char* kPendingSides =
+        "SELECT s.environment_id, s.chain_id, s.address AS contract, substr(s.topic%1, 13) AS "
+        "holder, %2s.transfer_value AS delta, s.block_number FROM log_store s JOIN "
+        "checkpoint_store c ON c.environment_id = s.environment_id AND c.chain_id = s.chain_id "
+        "AND s.block_number > c.balances_block AND s.block_number <= c.block_number WHERE "
+        "s.transfer_value IS NOT NULL";
+    const QString sides = QString::fromLatin1(kPendingSides);
+    return "SELECT t.environment_id, t.chain_id, t.contract, t.holder, sum(t.delta) AS delta, "
+           "max(t.block_number) AS last, count(*) AS sides FROM (" +
+           sides.arg(2).arg(QString()).toLatin1() + " UNION ALL " +
+           sides.arg(1).arg(QLatin1Char('-')).toLatin1() +
+           ") t WHERE t.holder <> '\\x0000000000000000000000000000000000000000'::bytea GROUP "
+           "BY t.environment_id, t.chain_id, t.contract, t.holder";
+}
+
+bool foldsNow(bool atTheHead, qint64 folded, qint64 upTo, qint64 transfers, qint64 blocks,
+              qint64 foldAfter)
+{
+    if (atTheHead || upTo <= folded)
+        return true;
+    // Wide, to stay exact: a billion blocks of a thousand Transfers each fits.
+    const __int128 waiting = __int128(upTo - folded) * std::max<qint64>(transfers, 0);
+    return waiting >= __int128(foldAfter) * std::max<qint64>(blocks, 1);
 }
 
 } // namespace forkscope::store::pg

@@ -10,11 +10,14 @@ class PgConnection;
 
 // balance_store on PostgreSQL: each (contract, holder)'s received minus sent, with the
 // Transfer sides it sums and its last Transfer's block, the same rules as SQLite's
-// BalanceBook (the zero address is no holder; no side left, no row). Kept in the
-// transaction that moves the checkpoint, for exactly the blocks it moves across: ranges
-// finish out of order in several processes, so a range's Transfers count only once the
-// checkpoint covers them, and `token_balances` always equals the sum of the Transfers it
-// shows (invariant 3).
+// BalanceBook (the zero address is no holder; no side left, no row). Ranges finish out of
+// order in several processes, so a range's Transfers count only once the checkpoint covers
+// them, and `token_balances` always equals the sum of the Transfers it shows (invariant 3).
+//
+// balance_store holds the Transfers up to the checkpoint row's `balances_block` (NULL: up to
+// the checkpoint itself); `token_balances` adds those of the blocks between it and the
+// checkpoint from log_store. A backfill folds them in once per many ranges, not at every
+// checkpoint move: a move re-writing every holder's row was most of the server's work.
 
 // What the committing writer's own batch, blocks `first` to `last`, does to each holder, as
 // it decoded them. The fold takes these blocks' sides from here rather than reading them
@@ -49,5 +52,16 @@ qint64 revertBalances(PgConnection& db, const QByteArray& env, const QByteArray&
 // correction recorded in reorg `reorgId`'s diff. Returns the corrections.
 qint64 rebuildBalances(PgConnection& db, const QByteArray& env, const QByteArray& chain,
                        qint64 reorgId, qint64 checkpoint);
+
+// The Transfers `token_balances` adds to balance_store: each (environment, chain, contract,
+// holder) with its sum (`delta`), last block (`last`) and sides (`sides`), over the blocks
+// between each checkpoint row's `balances_block` and its block.
+QByteArray pendingBalancesSql();
+
+// Whether a checkpoint move to `upTo` folds the Transfers above `folded` now: always at the
+// head (a block or a few: the views stay a plain read), and in a backfill once about
+// `foldAfter` Transfers wait, as the batch's density (`transfers` in `blocks`) estimates.
+bool foldsNow(bool atTheHead, qint64 folded, qint64 upTo, qint64 transfers, qint64 blocks,
+              qint64 foldAfter);
 
 } // namespace forkscope::store::pg

@@ -1,4 +1,5 @@
 #include "PgContract.h"
+#include "PgBalances.h"
 #include "PgConnection.h"
 #include "PgError.h"
 #include "PgMigrations.h"
@@ -79,14 +80,26 @@ QByteArray sourceRangesSelect()
            "source_range_store s";
 }
 
-// Since v12 balances are kept in balance_store, in the transaction that moves the checkpoint
-// across their Transfers (store/pg/PgBalances.h), as SQLite keeps them: the same columns and
-// rules, read without summing the environment's Transfers.
-QByteArray tokenBalancesSelect()
+// Since v12 balances are kept in balance_store (store/pg/PgBalances.h), as SQLite keeps
+// them: the same columns and rules. Since v20 the Transfers a backfill has not folded in yet
+// are added here: the holders balance_store has, then those it has not.
+QByteArray tokenBalancesSelect(bool withPending)
 {
-    return "SELECT b.environment_id, b.chain_id, '0x' || encode(b.contract, 'hex') AS contract, "
-           "'0x' || encode(b.holder, 'hex') AS holder, b.balance::text AS balance, "
-           "b.updated_at_block, b.transfer_sides FROM balance_store b";
+    if (!withPending)
+        return "SELECT b.environment_id, b.chain_id, '0x' || encode(b.contract, 'hex') AS "
+               "contract, '0x' || encode(b.holder, 'hex') AS holder, b.balance::text AS balance, "
+               "b.updated_at_block, b.transfer_sides FROM balance_store b";
+    return "WITH p AS (" + pendingBalancesSql() +
+           ") SELECT b.environment_id, b.chain_id, '0x' || encode(b.contract, 'hex') AS "
+           "contract, '0x' || encode(b.holder, 'hex') AS holder, (b.balance + coalesce(p.delta, "
+           "0))::text AS balance, greatest(b.updated_at_block, p.last) AS updated_at_block, "
+           "b.transfer_sides + coalesce(p.sides, 0) AS transfer_sides FROM balance_store b LEFT "
+           "JOIN p ON p.environment_id = b.environment_id AND p.chain_id = b.chain_id AND "
+           "p.contract = b.contract AND p.holder = b.holder UNION ALL SELECT p.environment_id, "
+           "p.chain_id, '0x' || encode(p.contract, 'hex'), '0x' || encode(p.holder, 'hex'), "
+           "p.delta::text, p.last, p.sides FROM p WHERE NOT EXISTS (SELECT 1 FROM balance_store "
+           "b WHERE b.environment_id = p.environment_id AND b.chain_id = p.chain_id AND "
+           "b.contract = p.contract AND b.holder = p.holder)";
 }
 
 // The coordination tables and the environments under the contract's names, with exactly

@@ -115,8 +115,8 @@ std::optional<PgIndexStore::Row> PgIndexStore::readRow(bool forUpdate)
         "SELECT block_number, block_hash, coalesce(start_block, block_number + 1), "
         "coalesce(policy_version, ''), generation, coalesce(" +
         pgIsoUtcSql("verified_at") +
-        ", ''), coalesce(contracts, ''), version FROM checkpoint_store WHERE environment_id = $1 "
-        "AND chain_id = $2 AND source_id = $3";
+        ", ''), coalesce(contracts, ''), version, coalesce(balances_block, block_number) FROM "
+        "checkpoint_store WHERE environment_id = $1 AND chain_id = $2 AND source_id = $3";
     static const QByteArray locked = columns + " FOR UPDATE";
     const PgResult r =
         forUpdate ? m_db->run("store_cp_lock", locked.constData(), {m_env, m_chain, m_source})
@@ -133,6 +133,7 @@ std::optional<PgIndexStore::Row> PgIndexStore::readRow(bool forUpdate)
     row.verifiedAt = QString::fromUtf8(r.text(0, 5));
     row.contracts = QString::fromUtf8(r.text(0, 6));
     row.version = r.int64(0, 7);
+    row.balancesBlock = r.int64(0, 8);
     return row;
 }
 
@@ -174,7 +175,8 @@ bool PgIndexStore::adoptContracts(const QString& contractSet)
                .affected() == 1;
 }
 
-qint64 PgIndexStore::advance(const Row& from, const BatchBalances& batch)
+qint64 PgIndexStore::advance(const Row& from, const BatchBalances& batch, bool atTheHead,
+                             qint64 batchTransfers)
 {
     coord::StoredCheckpoint at;
     at.blockNumber = from.number;
@@ -183,21 +185,37 @@ qint64 PgIndexStore::advance(const Row& from, const BatchBalances& batch)
     if (!top)
         return from.number;
     const qint64 to = top->first;
+    const bool fold = foldsNow(atTheHead, from.balancesBlock, to, batchTransfers,
+                               batch.last - batch.first + 1, m_foldAfter);
     m_db->run("store_cp_move",
-              "UPDATE checkpoint_store SET block_number = $4, block_hash = $5, version = version + "
-              "1, updated_at = clock_timestamp() WHERE environment_id = $1 AND chain_id = $2 AND "
-              "source_id = $3",
+              "UPDATE checkpoint_store SET block_number = $4, block_hash = $5, balances_block = "
+              "$6::bigint, version = version + 1, updated_at = clock_timestamp() WHERE "
+              "environment_id = $1 AND chain_id = $2 AND source_id = $3",
               {m_env, m_chain, m_source, number(to),
-               PgConnection::byteaParam(top->second.toByteArray())});
-    // The Transfers the checkpoint now covers count in the balances, and a range indexing
-    // stopped at, now committed with every check passed, is no longer an open alert.
-    addBalances(*m_db, m_env, m_chain, from.number, to, batch);
+               PgConnection::byteaParam(top->second.toByteArray()),
+               fold ? QByteArray() : number(from.balancesBlock)});
+    // The Transfers the checkpoint now covers count in the balances (folded in now or read
+    // from log_store until then), and a range indexing stopped at, now committed with every
+    // check passed, is no longer an open alert.
+    if (fold)
+        addBalances(*m_db, m_env, m_chain, from.balancesBlock, to, batch);
     m_db->run("store_alerts_committed",
               "UPDATE completeness_alerts SET resolved_at = $4, resolution = 'fetched whole when "
               "indexing reached it (every check passed)' WHERE environment_id = $1 AND chain_id = "
               "$2 AND resolved_at IS NULL AND kind = 'fetch' AND to_block <= $3",
               {m_env, m_chain, number(to), nowUtc().toUtf8()});
     return to;
+}
+
+void PgIndexStore::foldBalances(const Row& row)
+{
+    if (row.balancesBlock >= row.number)
+        return;
+    addBalances(*m_db, m_env, m_chain, row.balancesBlock, row.number, BatchBalances{});
+    m_db->run("store_balances_folded",
+              "UPDATE checkpoint_store SET balances_block = NULL WHERE environment_id = $1 AND "
+              "chain_id = $2 AND source_id = $3",
+              {m_env, m_chain, m_source});
 }
 
 qint64 PgIndexStore::keepDeliveredKeys(std::uint64_t first, std::uint64_t last)
@@ -328,7 +346,8 @@ indexer::CommitStats PgIndexStore::commit(const indexer::VerifiedBatch& batch,
         row = readRow(true);
     }
     if (row) {
-        const qint64 now = advance(*row, rows.balances());
+        const qint64 now =
+            advance(*row, rows.balances(), !placement.range, qint64(stats.transfers));
         if (now >= row->startBlock)
             stats.checkpoint = std::uint64_t(now);
     }

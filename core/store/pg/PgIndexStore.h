@@ -3,6 +3,7 @@
 #include "PgBalances.h"
 #include "forktree/ForkTreeLimits.h"
 #include "indexer/IndexStore.h"
+#include "store/OpenStore.h"
 
 #include <QByteArray>
 #include <chrono>
@@ -76,6 +77,9 @@ public:
     ContractReader& reader() override;
 
     PgConnection& connection() { return *m_db; }
+    // About how many Transfers a backfill leaves for `token_balances` to add before it folds
+    // them into balance_store (PgBalances.h); 0 folds at every checkpoint move.
+    void setBalanceFoldAfter(qint64 transfers) { m_foldAfter = transfers; }
 
 private:
     // The checkpoint row as it is stored, the one below the first block included.
@@ -89,13 +93,19 @@ private:
         QString verifiedAt;
         QString contracts;
         qint64 version = 0;
+        qint64 balancesBlock = 0; // balance_store holds the Transfers up to here
     };
     std::optional<Row> readRow(bool forUpdate);
     void requireOpen() const;
     // Moves the checkpoint `from` (locked) across the finished prefix above it, with the
     // balances of the blocks crossed and the fetch alerts they settle. Inside the caller's
     // transaction. Returns where it stands after.
-    qint64 advance(const Row& from, const BatchBalances& batch);
+    qint64 advance(const Row& from, const BatchBalances& batch, bool atTheHead,
+                   qint64 batchTransfers);
+    // Folds the Transfers `row` (locked) leaves to the views into balance_store: first, in
+    // every transaction that writes balances or rows at or below the checkpoint otherwise
+    // than by moving it (a rollback, an added contract's rows, an archive).
+    void foldBalances(const Row& row);
     // rollBack's work inside the caller's transaction (a repair adds to it).
     indexer::RollbackResult undoAbove(const indexer::Checkpoint& cp, const indexer::ForkPoint& fork,
                                       const QString& reason);
@@ -124,6 +134,7 @@ private:
     QByteArray m_source;
     std::uint64_t m_chainId = 0;
     qint64 m_orphanRetention = forktree::kDefaultOrphanRetention;
+    qint64 m_foldAfter = StoreOptions{}.balanceFoldAfter;
     std::unique_ptr<PgCoordination> m_coordination;
     std::unique_ptr<coord::PrefixCheckpoint> m_checkpoint;
     std::unique_ptr<PgContractReader> m_reader;

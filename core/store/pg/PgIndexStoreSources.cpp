@@ -103,6 +103,8 @@ indexer::CommitStats PgIndexStore::commitSource(const indexer::VerifiedBatch& ba
     // The checkpoint row first, as every writer that moves it: a rollback cannot take the
     // batch's blocks meanwhile. They must still be the stored ones, at or below it.
     const std::optional<Row> row = readRow(true);
+    if (row)
+        foldBalances(*row); // the batch's balances go straight to balance_store
     // Its Transfers lie below the checkpoint, where delivery may have stored every row:
     // rendered for delivery from its first block (PgPendingOutbox.h).
     lowerOutboxCursor(*m_db, m_env, m_chain, qint64(first));
@@ -172,6 +174,8 @@ void PgIndexStore::joinSource(const indexer::AddedSource& source, const indexer:
                 .arg(m_environmentId)
                 .arg(cp.number)
                 .arg(source.address.toHex()));
+    // Folded while the contract is pending: from here its Transfers are the checkpoint's.
+    foldBalances(*row);
     const bool joined =
         m_db->run("store_source_join",
                   "UPDATE source_store SET state = 'joined', joined_at = $6 WHERE environment_id "

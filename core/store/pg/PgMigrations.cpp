@@ -252,7 +252,7 @@ void toVersion12(PgConnection& db)
             "c.environment_id = t.environment_id AND c.chain_id = t.chain_id) GROUP BY "
             "t.environment_id, t.chain_id, t.contract, t.holder");
     db.exec("DROP VIEW token_balances");
-    db.exec(createView("CREATE VIEW", "token_balances", tokenBalancesSelect()).constData());
+    db.exec(createView("CREATE VIEW", "token_balances", tokenBalancesSelect(false)).constData());
     db.exec("ALTER TABLE environments RENAME TO environment_store");
     db.exec(createView("CREATE VIEW", "environments", environmentsSelect()).constData());
     db.exec(createView("CREATE OR REPLACE VIEW", "blocks", blocksSelect()).constData());
@@ -368,6 +368,13 @@ void toVersion18(PgConnection& db)
                 .constData());
 }
 
+void toVersion20(PgConnection& db)
+{
+    db.exec("ALTER TABLE checkpoint_store ADD COLUMN IF NOT EXISTS balances_block bigint");
+    db.exec(
+        createView("CREATE OR REPLACE VIEW", "token_balances", tokenBalancesSelect()).constData());
+}
+
 struct PgMigration
 {
     int version;
@@ -407,6 +414,10 @@ const std::array<PgMigration, kPgContractVersion> kMigrations{{
      toVersion18},
     {19, "outbox: a pending Transfer's row is rendered from its log, stored once delivery takes it",
      pendingOutboxStep},
+    {20,
+     "token_balances: balance_store up to the checkpoint's balances_block, the Transfers above "
+     "it summed on read",
+     toVersion20},
 }};
 
 } // namespace

@@ -136,6 +136,8 @@ indexer::RollbackResult PgIndexStore::undoAbove(const indexer::Checkpoint& cp,
                            "re-reading it")
                 .arg(m_environmentId, m_sourceId)
                 .arg(cp.number));
+    // Taken back from balance_store below: every removed Transfer must be in it.
+    foldBalances(*row);
     // The ranges above the fork go with the rows: no range may be planned, cut or reopened
     // meanwhile (a part added under this rollback's feet would outlive it as a hole nobody
     // plans again). Taken before any stored row, as the planners that remove rows take it.

@@ -32,6 +32,7 @@ indexer::ArchivedSource PgIndexStore::archiveSource(const chain::Address& addres
             QStringLiteral("environment %1 has indexed nothing yet: there is nothing of %2 to "
                            "archive; nothing was changed")
                 .arg(m_environmentId, address.toHex()));
+    foldBalances(*row); // the contract's balance rows move whole
     indexer::ArchivedSource a =
         indexer::archiveOf(address, m_environmentId, std::uint64_t(row->number), nowUtc());
     const QByteArray addr = PgConnection::byteaParam(address.toByteArray());

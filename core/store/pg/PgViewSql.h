@@ -18,7 +18,8 @@ QByteArray transferEventsSelect(bool cut = false);
 // `withRule`: with the added factory's rule column (since v18).
 QByteArray contractSourcesSelect(bool withRule = true);
 QByteArray sourceRangesSelect();
-QByteArray tokenBalancesSelect();
+// `withPending`: with the Transfers not folded into balance_store yet (since v20).
+QByteArray tokenBalancesSelect(bool withPending = true);
 QByteArray indexerCheckpointsSelect();
 QByteArray backfillRangesSelect();
 QByteArray environmentsSelect();
