@@ -6,6 +6,7 @@
 #include "chain/Keccak.h"
 #include "coord/PrefixCheckpoint.h"
 #include "lab/PgLab.h"
+#include "store/pg/PgBinaryRows.h"
 #include "store/pg/PgConnection.h"
 #include "store/pg/PgContract.h"
 #include "store/pg/PgContractReader.h"
@@ -52,6 +53,8 @@ private slots:
     void initTestCase();
     void copyRoundTrip_data();
     void copyRoundTrip();
+    void binaryNumericRoundTrip_data();
+    void binaryNumericRoundTrip();
     void copyOfABadRowFailsWholeAndNamesIt();
     void repliesAreChecked();
     void aStatementNameStandsForOneText();
@@ -100,46 +103,103 @@ void TestPgStore::initTestCase()
     m_db = PgConnection::open(m_cluster.url());
     ensurePgContract(*m_db);
     ensurePgContract(*m_db); // idempotent
-    m_db->exec("CREATE TABLE copy_probe (id bigint PRIMARY KEY, t text, b bytea)");
+    m_db->exec(
+        "CREATE TABLE copy_probe (id bigint PRIMARY KEY, t text, b bytea, n numeric(78, 0))");
 }
 
 void TestPgStore::copyRoundTrip_data()
 {
+    QTest::addColumn<bool>("binary");
     QTest::addColumn<QByteArray>("text");
     QTest::addColumn<QByteArray>("bytes");
     QTest::addColumn<bool>("textIsNull");
-    QTest::newRow("plain") << QByteArray("Transfer") << QByteArray("\x01\x02", 2) << false;
-    QTest::newRow("tab, newline, return")
-        << QByteArray("a\tb\nc\rd") << QByteArray(32, '\xff') << false;
-    QTest::newRow("backslashes and \\N literally")
-        << QByteArray("\\N \\x00 C:\\path\\") << QByteArray("\\x", 2) << false;
-    QTest::newRow("utf-8") << QByteArray("caf\xc3\xa9 \xe2\x82\xac") << QByteArray() << false;
-    QTest::newRow("NULL text, zero bytes") << QByteArray() << QByteArray(20, '\0') << true;
+    for (const bool binary : {false, true}) {
+        const auto row = [binary](const char* name) -> QTestData& {
+            return QTest::newRow(qPrintable(QStringLiteral("%1, %2").arg(
+                       QLatin1String(binary ? "binary" : "text"), QLatin1String(name))))
+                   << binary;
+        };
+        row("plain") << QByteArray("Transfer") << QByteArray("\x01\x02", 2) << false;
+        row("tab, newline, return") << QByteArray("a\tb\nc\rd") << QByteArray(32, '\xff') << false;
+        row("backslashes and \\N literally")
+            << QByteArray("\\N \\x00 C:\\path\\") << QByteArray("\\x", 2) << false;
+        row("utf-8") << QByteArray("caf\xc3\xa9 \xe2\x82\xac") << QByteArray() << false;
+        row("NULL text, zero bytes") << QByteArray() << QByteArray(20, '\0') << true;
+    }
 }
 
 void TestPgStore::copyRoundTrip()
 {
+    QFETCH(bool, binary);
     QFETCH(QByteArray, text);
     QFETCH(QByteArray, bytes);
     QFETCH(bool, textIsNull);
     static qint64 id = 0;
     ++id;
-    PgCopyRows rows;
-    rows.integer(id);
-    if (textIsNull)
-        rows.null();
-    else
-        rows.text(text);
-    rows.bytea(bytes);
-    rows.endRow();
-    QCOMPARE(rows.rows(), 1);
-    m_db->copyIn("COPY copy_probe (id, t, b) FROM STDIN", rows.data());
+    if (binary) {
+        PgBinaryRows rows(3);
+        rows.int8(id);
+        if (textIsNull)
+            rows.null();
+        else
+            rows.text(text);
+        rows.bytea(bytes);
+        rows.endRow();
+        rows.finish();
+        QCOMPARE(rows.rows(), 1);
+        m_db->copyIn("COPY copy_probe (id, t, b) FROM STDIN (FORMAT binary)", rows.data());
+    } else {
+        PgCopyRows rows;
+        rows.integer(id);
+        if (textIsNull)
+            rows.null();
+        else
+            rows.text(text);
+        rows.bytea(bytes);
+        rows.endRow();
+        QCOMPARE(rows.rows(), 1);
+        m_db->copyIn("COPY copy_probe (id, t, b) FROM STDIN", rows.data());
+    }
     const PgResult r =
         m_db->run("t_probe", "SELECT t, b FROM copy_probe WHERE id = $1", {QByteArray::number(id)});
     QCOMPARE(r.isNull(0, 0), textIsNull);
     if (!textIsNull)
         QCOMPARE(r.text(0, 0), text);
     QCOMPARE(r.bytes(0, 1, int(bytes.size())), bytes);
+}
+
+void TestPgStore::binaryNumericRoundTrip_data()
+{
+    QTest::addColumn<QByteArray>("decimal");
+    QTest::addColumn<QByteArray>("stored");
+    QTest::newRow("zero") << QByteArray("0") << QByteArray("0");
+    QTest::newRow("one") << QByteArray("1") << QByteArray("1");
+    QTest::newRow("one digit of 10000, full") << QByteArray("9999") << QByteArray("9999");
+    QTest::newRow("two digits, the last zero") << QByteArray("10000") << QByteArray("10000");
+    QTest::newRow("trailing zero digits")
+        << QByteArray("1000000000000") << QByteArray("1000000000000");
+    QTest::newRow("a zero digit inside") << QByteArray("500000007") << QByteArray("500000007");
+    QTest::newRow("leading zeros") << QByteArray("0000042") << QByteArray("42");
+    const QByteArray max =
+        "115792089237316195423570985008687907853269984665640564039457584007913129639935";
+    QTest::newRow("2^256 - 1") << max << max;
+}
+
+void TestPgStore::binaryNumericRoundTrip()
+{
+    QFETCH(QByteArray, decimal);
+    QFETCH(QByteArray, stored);
+    static qint64 id = 5000;
+    ++id;
+    PgBinaryRows rows(2);
+    rows.int8(id).numeric(decimal).endRow();
+    rows.finish();
+    m_db->copyIn("COPY copy_probe (id, n) FROM STDIN (FORMAT binary)", rows.data());
+    const PgResult r = m_db->run("t_probe_numeric",
+                                 "SELECT n::text, n = $2::numeric FROM copy_probe WHERE id = $1",
+                                 {QByteArray::number(id), stored});
+    QCOMPARE(r.text(0, 0), stored);
+    QCOMPARE(r.text(0, 1), QByteArray("t"));
 }
 
 void TestPgStore::copyOfABadRowFailsWholeAndNamesIt()
@@ -289,9 +349,9 @@ void TestPgStore::aV18OutboxKeepsItsRowsAndRendersNewOnes()
                  outboxRows.data());
     coord::PrefixCheckpoint cp(*m_db, QString::fromLatin1(env), 31337, QStringLiteral("default"));
     cp.initialise(3, hash(3));
-    // Back to v18, which had no cursor.
+    // Back to v18, which had no cursor (v20's steps are idempotent: run again).
     m_db->exec("DROP TABLE outbox_cursor");
-    m_db->exec("DELETE FROM schema_version WHERE version = 19");
+    m_db->exec("DELETE FROM schema_version WHERE version >= 19");
     ensurePgContract(*m_db);
     QCOMPARE(m_db->exec("SELECT max(version) FROM schema_version").int64(0, 0),
              qint64(kPgContractVersion));

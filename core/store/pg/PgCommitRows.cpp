@@ -11,9 +11,9 @@ PgCommitRows::PgCommitRows(const QByteArray& environmentId, qint64 chainId,
     : m_env(environmentId), m_chainId(chainId)
 {
     for (const chain::BlockHeader& h : withBlocks ? batch.blocks : QList<chain::BlockHeader>{}) {
-        m_blocks.text(m_env).integer(m_chainId).integer(qint64(h.number));
+        m_blocks.text(m_env).int8(m_chainId).int8(qint64(h.number));
         m_blocks.bytea(h.hash.toByteArray()).bytea(h.parentHash.toByteArray());
-        m_blocks.integer(qint64(h.timestamp)).endRow();
+        m_blocks.int8(qint64(h.timestamp)).endRow();
     }
     m_stats.blocks = withBlocks ? batch.blocks.size() : 0;
     if (!batch.blocks.isEmpty()) {
@@ -25,6 +25,8 @@ PgCommitRows::PgCommitRows(const QByteArray& environmentId, qint64 chainId,
         addLog(batch.logs[i],
                i < batch.decodings.size() ? batch.decodings[i] : abi::EventDecoding{});
     m_balances.deltas.merge();
+    m_blocks.finish();
+    m_logs.finish();
 }
 
 void PgCommitRows::addLog(const chain::LogEntry& log, const abi::EventDecoding& abiDecoding)
@@ -43,9 +45,9 @@ void PgCommitRows::addLog(const chain::LogEntry& log, const abi::EventDecoding& 
     case abi::EventDecoding::Status::NotConfigured:
         break;
     }
-    PgCopyRows& r = m_logs;
-    r.text(m_env).integer(m_chainId).integer(qint64(log.blockNumber));
-    r.integer(qint64(log.logIndex));
+    PgBinaryRows& r = m_logs;
+    r.text(m_env).int8(m_chainId).int8(qint64(log.blockNumber));
+    r.int8(qint64(log.logIndex));
     r.bytea(log.blockHash.toByteArray()).bytea(log.transactionHash.toByteArray());
     r.bytea(log.address.toByteArray());
     for (int t = 0; t < 4; ++t) {
@@ -67,7 +69,7 @@ void PgCommitRows::addLog(const chain::LogEntry& log, const abi::EventDecoding& 
     if (const auto* transfer = std::get_if<indexer::Transfer>(&decoded)) {
         ++m_stats.transfers;
         ++m_stats.outboxRows; // rendered from its log until delivery takes it (PgPendingOutbox.h)
-        r.text(chain::u256::toDecimal(transfer->value).toLatin1());
+        r.numeric(chain::u256::toDecimal(transfer->value).toLatin1());
         // As log_store's sides read: the zero address is no holder.
         const chain::SignedAmount amount(transfer->value);
         if (!transfer->from.isZero())
@@ -95,11 +97,11 @@ void PgCommitRows::copyInto(PgConnection& db) const
 {
     if (m_stats.blocks > 0)
         db.copyIn("COPY block_store (environment_id, chain_id, block_number, block_hash, "
-                  "parent_hash, block_timestamp) FROM STDIN",
+                  "parent_hash, block_timestamp) FROM STDIN (FORMAT binary)",
                   m_blocks.data());
     db.copyIn("COPY log_store (environment_id, chain_id, block_number, log_index, block_hash, "
               "tx_hash, address, topic0, topic1, topic2, topic3, data, decode_error, "
-              "transfer_value, event_name, args_json) FROM STDIN",
+              "transfer_value, event_name, args_json) FROM STDIN (FORMAT binary)",
               m_logs.data());
 }
 

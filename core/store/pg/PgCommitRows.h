@@ -1,7 +1,7 @@
 #pragma once
 
 #include "PgBalances.h"
-#include "PgCopyRows.h"
+#include "PgBinaryRows.h"
 #include "indexer/VerifiedBatch.h"
 
 #include <QByteArray>
@@ -37,7 +37,7 @@ private:
 
     QByteArray m_env;
     qint64 m_chainId;
-    PgCopyRows m_blocks, m_logs;
+    PgBinaryRows m_blocks{6}, m_logs{16};
     indexer::CommitStats m_stats;
     BatchBalances m_balances;
 };
