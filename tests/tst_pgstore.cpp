@@ -6,6 +6,7 @@
 #include "chain/Keccak.h"
 #include "coord/PrefixCheckpoint.h"
 #include "lab/PgLab.h"
+#include "store/pg/PgBalances.h"
 #include "store/pg/PgBinaryRows.h"
 #include "store/pg/PgConnection.h"
 #include "store/pg/PgContract.h"
@@ -53,6 +54,8 @@ private slots:
     void initTestCase();
     void copyRoundTrip_data();
     void copyRoundTrip();
+    void aBackfillFoldsOnceAboutEnoughWait_data();
+    void aBackfillFoldsOnceAboutEnoughWait();
     void binaryNumericRoundTrip_data();
     void binaryNumericRoundTrip();
     void copyOfABadRowFailsWholeAndNamesIt();
@@ -166,6 +169,42 @@ void TestPgStore::copyRoundTrip()
     if (!textIsNull)
         QCOMPARE(r.text(0, 0), text);
     QCOMPARE(r.bytes(0, 1, int(bytes.size())), bytes);
+}
+
+void TestPgStore::aBackfillFoldsOnceAboutEnoughWait_data()
+{
+    QTest::addColumn<bool>("atTheHead");
+    QTest::addColumn<qint64>("folded");
+    QTest::addColumn<qint64>("upTo");
+    QTest::addColumn<qint64>("transfers"); // the batch's
+    QTest::addColumn<qint64>("blocks");
+    QTest::addColumn<qint64>("counted");
+    QTest::addColumn<bool>("folds");
+    // 1,000 Transfers to wait for.
+    QTest::newRow("at the head, one Transfer")
+        << true << 99LL << 100LL << 1LL << 1LL << 1LL << true;
+    QTest::newRow("nothing waits") << false << 100LL << 100LL << 0LL << 1LL << 0LL << true;
+    QTest::newRow("100 blocks of 9 waiting")
+        << false << 0LL << 100LL << 90LL << 10LL << 900LL << false;
+    QTest::newRow("100 blocks of 10 waiting")
+        << false << 0LL << 100LL << 100LL << 10LL << 900LL << true;
+    QTest::newRow("sparse now, 1,000 counted before")
+        << false << 0LL << 100LL << 0LL << 10LL << 1000LL << true;
+    QTest::newRow("a billion blocks, a thousand Transfers each")
+        << false << 0LL << 1'000'000'000LL << 1000LL << 1LL << 0LL << true;
+    QTest::newRow("no blocks said: as one") << false << 0LL << 10LL << 100LL << 0LL << 0LL << true;
+}
+
+void TestPgStore::aBackfillFoldsOnceAboutEnoughWait()
+{
+    QFETCH(bool, atTheHead);
+    QFETCH(qint64, folded);
+    QFETCH(qint64, upTo);
+    QFETCH(qint64, transfers);
+    QFETCH(qint64, blocks);
+    QFETCH(qint64, counted);
+    QFETCH(bool, folds);
+    QCOMPARE(foldsNow(atTheHead, folded, upTo, {transfers, blocks, counted}, 1000), folds);
 }
 
 void TestPgStore::binaryNumericRoundTrip_data()

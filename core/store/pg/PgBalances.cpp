@@ -211,14 +211,13 @@ QByteArray pendingBalancesSql()
            "BY t.environment_id, t.chain_id, t.contract, t.holder";
 }
 
-bool foldsNow(bool atTheHead, qint64 folded, qint64 upTo, qint64 transfers, qint64 blocks,
-              qint64 foldAfter)
+bool foldsNow(bool atTheHead, qint64 folded, qint64 upTo, const FoldWait& wait, qint64 foldAfter)
 {
-    if (atTheHead || upTo <= folded)
+    if (atTheHead || upTo <= folded || wait.counted >= foldAfter)
         return true;
     // Wide, to stay exact: a billion blocks of a thousand Transfers each fits.
-    const __int128 waiting = __int128(upTo - folded) * std::max<qint64>(transfers, 0);
-    return waiting >= __int128(foldAfter) * std::max<qint64>(blocks, 1);
+    const __int128 estimated = __int128(upTo - folded) * std::max<qint64>(wait.transfers, 0);
+    return estimated >= __int128(foldAfter) * std::max<qint64>(wait.blocks, 1);
 }
 
 } // namespace forkscope::store::pg

@@ -60,8 +60,15 @@ QByteArray pendingBalancesSql();
 
 // Whether a checkpoint move to `upTo` folds the Transfers above `folded` now: always at the
 // head (a block or a few: the views stay a plain read), and in a backfill once about
-// `foldAfter` Transfers wait, as the batch's density (`transfers` in `blocks`) estimates.
-bool foldsNow(bool atTheHead, qint64 folded, qint64 upTo, qint64 transfers, qint64 blocks,
-              qint64 foldAfter);
+// `foldAfter` Transfers wait: as the batch's density (`transfers` in `blocks`) estimates
+// them, or as this writer counted its own commits since the last fold (`counted`: sparse
+// blocks after dense ones must not hide what waits).
+struct FoldWait
+{
+    qint64 transfers = 0; // the committing batch's
+    qint64 blocks = 1;
+    qint64 counted = 0;
+};
+bool foldsNow(bool atTheHead, qint64 folded, qint64 upTo, const FoldWait& wait, qint64 foldAfter);
 
 } // namespace forkscope::store::pg

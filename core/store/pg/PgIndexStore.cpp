@@ -185,8 +185,12 @@ qint64 PgIndexStore::advance(const Row& from, const BatchBalances& batch, bool a
     if (!top)
         return from.number;
     const qint64 to = top->first;
-    const bool fold = foldsNow(atTheHead, from.balancesBlock, to, batchTransfers,
-                               batch.last - batch.first + 1, m_foldAfter);
+    if (m_counted.since != from.balancesBlock)
+        m_counted = {from.balancesBlock, 0}; // folded since, by this writer or another
+    m_counted.transfers += batchTransfers;
+    const bool fold =
+        foldsNow(atTheHead, from.balancesBlock, to,
+                 {batchTransfers, batch.last - batch.first + 1, m_counted.transfers}, m_foldAfter);
     m_db->run("store_cp_move",
               "UPDATE checkpoint_store SET block_number = $4, block_hash = $5, balances_block = "
               "$6::bigint, version = version + 1, updated_at = clock_timestamp() WHERE "

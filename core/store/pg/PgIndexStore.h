@@ -135,6 +135,13 @@ private:
     std::uint64_t m_chainId = 0;
     qint64 m_orphanRetention = forktree::kDefaultOrphanRetention;
     qint64 m_foldAfter = StoreOptions{}.balanceFoldAfter;
+    // The Transfers this writer committed since balance_store last took them up to `since`.
+    struct Counted
+    {
+        qint64 since = -2;
+        qint64 transfers = 0;
+    };
+    Counted m_counted;
     std::unique_ptr<PgCoordination> m_coordination;
     std::unique_ptr<coord::PrefixCheckpoint> m_checkpoint;
     std::unique_ptr<PgContractReader> m_reader;
