@@ -26,6 +26,21 @@ QJsonObject resultFor(const QJsonObject& req, const QJsonValue& result)
                        {QStringLiteral("id"), req.value(QLatin1String("id"))},
                        {QStringLiteral("result"), result}};
 }
+
+// A JSON-RPC error response for request `req`, as a node words it.
+QJsonObject errorFor(const QJsonObject& req, int code, const QString& message)
+{
+    return QJsonObject{
+        {QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
+        {QStringLiteral("id"), req.value(QLatin1String("id"))},
+        {QStringLiteral("error"),
+         QJsonObject{{QStringLiteral("code"), code}, {QStringLiteral("message"), message}}}};
+}
+
+QByteArray compact(const QJsonObject& o)
+{
+    return QJsonDocument(o).toJson(QJsonDocument::Compact);
+}
 } // namespace
 
 FaultProxy::FaultProxy(const QUrl& upstream, QObject* parent)
@@ -266,14 +281,9 @@ QByteArray FaultProxy::rewrite(const QByteArray& requestBody, const QByteArray& 
             rep.value(QLatin1String("result")).isArray()) {
             rep = resultFor(req, QJsonArray());
         } else if (method == QLatin1String("eth_getBlockReceipts") && m_noReceipts) {
-            rep = QJsonObject{
-                {QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
-                {QStringLiteral("id"), req.value(QLatin1String("id"))},
-                {QStringLiteral("error"),
-                 QJsonObject{{QStringLiteral("code"), -32601},
-                             {QStringLiteral("message"),
-                              QStringLiteral("the method eth_getBlockReceipts does not exist/is "
-                                             "not available")}}}};
+            rep = errorFor(req, -32601,
+                           QStringLiteral("the method eth_getBlockReceipts does not exist/is not "
+                                          "available"));
         } else if (method == QLatin1String("eth_getLogs") && m_logCap > 0 &&
                    rep.value(QLatin1String("result")).isArray() &&
                    quint64(rep.value(QLatin1String("result")).toArray().size()) > m_logCap) {
@@ -319,11 +329,7 @@ QByteArray FaultProxy::rewrite(const QByteArray& requestBody, const QByteArray& 
                     message = QStringLiteral("block range too large");
                     break;
                 }
-                rep = QJsonObject{
-                    {QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
-                    {QStringLiteral("id"), req.value(QLatin1String("id"))},
-                    {QStringLiteral("error"), QJsonObject{{QStringLiteral("code"), -32005},
-                                                          {QStringLiteral("message"), message}}}};
+                rep = errorFor(req, -32005, message);
             }
         } else if (lagHead < 0) {
             // no lag: leave the rest untouched
@@ -491,22 +497,14 @@ bool FaultProxy::handleAdmin(QTcpSocket* s, const QByteArray& header, const QByt
 QByteArray FaultProxy::injectedError(const QByteArray& requestBody)
 {
     const QJsonDocument doc = QJsonDocument::fromJson(requestBody);
-    const auto errorFor = [](const QJsonValue& id) {
-        return QJsonObject{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
-                           {QStringLiteral("id"), id},
-                           {QStringLiteral("error"),
-                            QJsonObject{{QStringLiteral("code"), -32603},
-                                        {QStringLiteral("message"),
-                                         QStringLiteral("injected fault: internal error")}}}};
-    };
+    const QString message = QStringLiteral("injected fault: internal error");
     if (doc.isArray()) {
         QJsonArray out;
         for (const QJsonValue& v : doc.array())
-            out.append(errorFor(v.toObject().value(QLatin1String("id"))));
+            out.append(errorFor(v.toObject(), -32603, message));
         return QJsonDocument(out).toJson(QJsonDocument::Compact);
     }
-    return QJsonDocument(errorFor(doc.object().value(QLatin1String("id"))))
-        .toJson(QJsonDocument::Compact);
+    return compact(errorFor(doc.object(), -32603, message));
 }
 
 std::optional<QByteArray> FaultProxy::refusedLogs(const QByteArray& requestBody)
@@ -527,13 +525,7 @@ std::optional<QByteArray> FaultProxy::refusedLogs(const QByteArray& requestBody)
         return std::nullopt; // a tag such as "latest": not the block refused
     }
     ++m_refusedLogCalls;
-    return QJsonDocument(QJsonObject{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
-                                     {QStringLiteral("id"), req.value(QLatin1String("id"))},
-                                     {QStringLiteral("error"),
-                                      QJsonObject{{QStringLiteral("code"), 429},
-                                                  {QStringLiteral("message"),
-                                                   QStringLiteral("rate limited, slow down")}}}})
-        .toJson(QJsonDocument::Compact);
+    return compact(errorFor(req, 429, QStringLiteral("rate limited, slow down")));
 }
 
 void FaultProxy::failNext(const QString& method, int n)
@@ -580,17 +572,10 @@ std::optional<QByteArray> FaultProxy::refusedState(const QByteArray& requestBody
         return std::nullopt; // a tag such as "latest": recent state
     }
     ++m_refusedStateCalls;
-    return QJsonDocument(
-               QJsonObject{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
-                           {QStringLiteral("id"), req.value(QLatin1String("id"))},
-                           {QStringLiteral("error"),
-                            QJsonObject{{QStringLiteral("code"), -32000},
-                                        {QStringLiteral("message"),
-                                         QStringLiteral(
-                                             "missing trie node "
-                                             "0000000000000000000000000000000000000000000000000"
-                                             "000000000000000 (path ) state is not available")}}}})
-        .toJson(QJsonDocument::Compact);
+    return compact(errorFor(req, -32000,
+                            QStringLiteral("missing trie node "
+                                           "0000000000000000000000000000000000000000000000000"
+                                           "000000000000000 (path ) state is not available")));
 }
 
 std::optional<QByteArray> FaultProxy::refusedAddresses(const QByteArray& requestBody)
@@ -606,13 +591,7 @@ std::optional<QByteArray> FaultProxy::refusedAddresses(const QByteArray& request
     if (!addresses.isArray() || addresses.toArray().size() <= m_maxAddresses)
         return std::nullopt;
     ++m_refusedAddressLists;
-    return QJsonDocument(QJsonObject{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
-                                     {QStringLiteral("id"), req.value(QLatin1String("id"))},
-                                     {QStringLiteral("error"),
-                                      QJsonObject{{QStringLiteral("code"), -32602},
-                                                  {QStringLiteral("message"),
-                                                   QStringLiteral("exceed max addresses")}}}})
-        .toJson(QJsonDocument::Compact);
+    return compact(errorFor(req, -32602, QStringLiteral("exceed max addresses")));
 }
 
 void FaultProxy::reply(QTcpSocket* s, int status, const QByteArray& body)
