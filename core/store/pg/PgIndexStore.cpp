@@ -238,10 +238,7 @@ qint64 PgIndexStore::keepDeliveredKeys(std::uint64_t first, std::uint64_t last)
         "log_store l WHERE o.environment_id = $1 AND o.chain_id = $2 AND o.block_number BETWEEN "
         "$3 AND $4 AND o.event_key IS NOT NULL AND l.environment_id = o.environment_id AND "
         "l.chain_id = o.chain_id AND l.block_number = o.block_number AND o.event_key = " +
-        pgOutboxEventKeySql() +
-        " AND NOT EXISTS (SELECT 1 FROM outbox_store n WHERE n.environment_id = l.environment_id "
-        "AND n.chain_id = l.chain_id AND n.block_number = l.block_number AND n.log_index = "
-        "l.log_index)";
+        pgOutboxEventKeySql() + " AND " + pgOutboxNotStoredSql();
     return m_db
         ->run("store_kept_keys_repoint", repoint.constData(),
               {m_env, m_chain, number(qint64(first)), number(qint64(last))})

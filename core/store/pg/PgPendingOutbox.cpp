@@ -8,11 +8,6 @@ namespace forkscope::store::pg {
 
 namespace {
 
-// No stored row at the position of the log_store row `l`.
-constexpr const char* kNotStored =
-    "NOT EXISTS (SELECT 1 FROM outbox_store s WHERE s.environment_id = l.environment_id AND "
-    "s.chain_id = l.chain_id AND s.block_number = l.block_number AND s.log_index = l.log_index)";
-
 // The rendered rows of environment $1 / chain $2 from the cursor up to $3 and the checkpoint.
 QByteArray fromCursorSql()
 {
@@ -22,7 +17,7 @@ QByteArray fromCursorSql()
                       "k.chain_id = $2), 0) AND l.block_number <= least($3::bigint, "
                       "coalesce((SELECT max(c.block_number) FROM checkpoint_store c WHERE "
                       "c.environment_id = $1 AND c.chain_id = $2), -1)) AND ") +
-           kNotStored;
+           pgOutboxNotStoredSql();
 }
 
 QByteArray number(std::int64_t n)
@@ -36,6 +31,13 @@ QByteArray height(std::uint64_t h)
 }
 
 } // namespace
+
+QByteArray pgOutboxNotStoredSql()
+{
+    return "NOT EXISTS (SELECT 1 FROM outbox_store s WHERE s.environment_id = l.environment_id "
+           "AND s.chain_id = l.chain_id AND s.block_number = l.block_number AND s.log_index = "
+           "l.log_index)";
+}
 
 // Since v9: rows with their own key and payload (retractions) beside rows rendered from
 // their log, and the times as SQLite writes them. Since v12 a row delivery has not touched
@@ -62,7 +64,7 @@ QByteArray pgOutboxSelect()
            ", NULL::text, 0, NULL::text, NULL::text FROM log_store l WHERE l.transfer_value IS "
            "NOT NULL AND l.block_number <= (SELECT max(c.block_number) FROM checkpoint_store c "
            "WHERE c.environment_id = l.environment_id AND c.chain_id = l.chain_id) AND " +
-           kNotStored;
+           pgOutboxNotStoredSql();
 }
 
 void pendingOutboxStep(PgConnection& db)

@@ -30,6 +30,9 @@ void pendingOutboxStep(PgConnection& db);
 // The `outbox` view's SELECT: stored rows, then the rendered ones.
 QByteArray pgOutboxSelect();
 
+// "The log_store row `l` has no outbox_store row": its outbox row is rendered, not stored.
+QByteArray pgOutboxNotStoredSql();
+
 // Locks the environment's cursor row (creating it at 0) and lowers it to `to`; returns where
 // it stands. Inside the caller's transaction; the lock holds until it ends.
 std::int64_t lowerOutboxCursor(PgConnection& db, const QByteArray& env, const QByteArray& chain,

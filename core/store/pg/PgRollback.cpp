@@ -40,23 +40,21 @@ void recordDiff(PgConnection& db, const QList<QByteArray>& scope)
     // Before the delivered rows are rewritten with their own key (log_index NULL): a row
     // that names its log keeps the log's block hash, from which the view renders its key.
     // A Transfer with no stored row has a rendered one, pending: it is dropped too.
-    db.run("rollback_diff_outbox",
-           "INSERT INTO reorg_diff_store (reorg_id, environment_id, chain_id, kind, "
-           "block_number, log_index, block_hash, event_key, value) SELECT $4::bigint, $1, "
-           "$2::bigint, kind, block_number, log_index, block_hash, event_key, payload FROM "
-           "(SELECT CASE WHEN o.delivered_at IS NULL THEN 'outbox_dropped' ELSE "
-           "'outbox_delivered_reorged' END AS kind, o.block_number, o.log_index, l.block_hash, "
-           "o.event_key, o.payload FROM outbox_store o LEFT JOIN log_store l ON "
-           "l.environment_id = o.environment_id AND l.chain_id = o.chain_id AND l.block_number "
-           "= o.block_number AND l.log_index = o.log_index WHERE o.environment_id = $1 AND "
-           "o.chain_id = $2 AND o.block_number > $3::bigint AND o.block_number <= $5::bigint "
-           "UNION ALL SELECT 'outbox_dropped', l.block_number, l.log_index, l.block_hash, NULL, "
-           "NULL FROM log_store l WHERE l.environment_id = $1 AND l.chain_id = $2 AND "
-           "l.block_number > $3::bigint AND l.block_number <= $5::bigint AND l.transfer_value IS "
-           "NOT NULL AND NOT EXISTS (SELECT 1 FROM outbox_store s WHERE s.environment_id = "
-           "l.environment_id AND s.chain_id = l.chain_id AND s.block_number = l.block_number AND "
-           "s.log_index = l.log_index)) u ORDER BY block_number, log_index",
-           scope);
+    static const QByteArray diff =
+        "INSERT INTO reorg_diff_store (reorg_id, environment_id, chain_id, kind, block_number, "
+        "log_index, block_hash, event_key, value) SELECT $4::bigint, $1, $2::bigint, kind, "
+        "block_number, log_index, block_hash, event_key, payload FROM (SELECT CASE WHEN "
+        "o.delivered_at IS NULL THEN 'outbox_dropped' ELSE 'outbox_delivered_reorged' END AS "
+        "kind, o.block_number, o.log_index, l.block_hash, o.event_key, o.payload FROM "
+        "outbox_store o LEFT JOIN log_store l ON l.environment_id = o.environment_id AND "
+        "l.chain_id = o.chain_id AND l.block_number = o.block_number AND l.log_index = "
+        "o.log_index WHERE o.environment_id = $1 AND o.chain_id = $2 AND o.block_number > "
+        "$3::bigint AND o.block_number <= $5::bigint UNION ALL SELECT 'outbox_dropped', "
+        "l.block_number, l.log_index, l.block_hash, NULL, NULL FROM log_store l WHERE "
+        "l.environment_id = $1 AND l.chain_id = $2 AND l.block_number > $3::bigint AND "
+        "l.block_number <= $5::bigint AND l.transfer_value IS NOT NULL AND " +
+        pgOutboxNotStoredSql() + ") u ORDER BY block_number, log_index";
+    db.run("rollback_diff_outbox", diff.constData(), scope);
 }
 
 } // namespace
@@ -197,15 +195,12 @@ indexer::RollbackResult PgIndexStore::undoAbove(const indexer::Checkpoint& cp,
     // A Transfer's rendered row goes with its log below; it counts as dropped like a stored
     // one (every height above the fork, as the stored rows deleted below). Counted before
     // delivered rows let go of their logs.
+    static const QByteArray rendered =
+        "SELECT count(*) FROM log_store l WHERE l.environment_id = $1 AND l.chain_id = $2 AND "
+        "l.block_number > $3 AND l.transfer_value IS NOT NULL AND " +
+        pgOutboxNotStoredSql();
     const qint64 renderedDropped =
-        m_db->run("rollback_outbox_rendered",
-                  "SELECT count(*) FROM log_store l WHERE l.environment_id = $1 AND l.chain_id = "
-                  "$2 AND l.block_number > $3 AND l.transfer_value IS NOT NULL AND NOT EXISTS "
-                  "(SELECT 1 FROM outbox_store s WHERE s.environment_id = l.environment_id AND "
-                  "s.chain_id = l.chain_id AND s.block_number = l.block_number AND s.log_index = "
-                  "l.log_index)",
-                  scope)
-            .int64(0, 0);
+        m_db->run("rollback_outbox_rendered", rendered.constData(), scope).int64(0, 0);
     if (r.deliveredAffected > 0) {
         // A consumer already acted on those: a compensating "retracted" message for each,
         // enqueued at the fork height so that it goes out as soon as the fork is safe; then
