@@ -20,14 +20,14 @@ QByteArray fromCursorSql()
            pgOutboxNotStoredSql();
 }
 
-QByteArray number(std::int64_t n)
+QByteArray int64Text(std::int64_t n)
 {
     return QByteArray::number(qlonglong(n));
 }
 
 QByteArray height(std::uint64_t h)
 {
-    return number(std::int64_t(std::min<std::uint64_t>(h, std::numeric_limits<qint64>::max())));
+    return int64Text(std::int64_t(std::min<std::uint64_t>(h, std::numeric_limits<qint64>::max())));
 }
 
 } // namespace
@@ -90,7 +90,7 @@ std::int64_t lowerOutboxCursor(PgConnection& db, const QByteArray& env, const QB
              "INSERT INTO outbox_cursor (environment_id, chain_id, block_number) VALUES ($1, $2, "
              "0) ON CONFLICT (environment_id, chain_id) DO UPDATE SET block_number = "
              "least(outbox_cursor.block_number, $3::bigint) RETURNING block_number",
-             {env, chain, number(to)})
+             {env, chain, int64Text(to)})
         .int64(0, 0);
 }
 
@@ -129,7 +129,7 @@ int storeRenderedOutboxRows(PgConnection& db, const QByteArray& env, const QByte
         "l.environment_id, l.chain_id, l.block_number, l.log_index " +
         fromCursorSql() + " ORDER BY l.block_number, l.log_index LIMIT $4 ON CONFLICT DO NOTHING";
     const int stored = int(db.run("outbox_store_rendered", store.constData(),
-                                  {env, chain, height(safeHeight), number(limit)})
+                                  {env, chain, height(safeHeight), int64Text(limit)})
                                .affected());
     // Up to the first rendered row left, or just past the checkpoint.
     static const QByteArray advance =
