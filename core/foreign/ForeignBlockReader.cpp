@@ -13,7 +13,7 @@ namespace forkscope::foreign {
 
 namespace {
 
-const QString kRerun = QStringLiteral("open the finding again");
+const QString kOpenAgain = QStringLiteral("open the finding again");
 
 ForeignBlockView::Event eventOf(const ForeignRow& r)
 {
@@ -51,7 +51,7 @@ ForeignBlockView readForeignBlock(ForeignTable& table, const QString& query, rpc
                                                "reorg since): %3")
                                     .arg(eth.endpointText())
                                     .arg(block)
-                                    .arg(kRerun));
+                                    .arg(kOpenAgain));
     v.canonicalHash = h->hash.toHex();
     rpc::LogFilter f;
     f.blockHash = h->hash;
@@ -64,7 +64,7 @@ ForeignBlockView readForeignBlock(ForeignTable& table, const QString& query, rpc
                                         .arg(eth.endpointText())
                                         .arg(block)
                                         .arg(log.logIndex)
-                                        .arg(kRerun));
+                                        .arg(kOpenAgain));
     if (chain::bloom::of(logs) != h->logsBloom)
         throw audit::AuditError(audit::AuditError::Kind::NodeUntrusted,
                                 QStringLiteral("node %1 hides logs of block %2: the bloom of the "
@@ -72,7 +72,7 @@ ForeignBlockView readForeignBlock(ForeignTable& table, const QString& query, rpc
                                     .arg(eth.endpointText())
                                     .arg(block)
                                     .arg(logs.size())
-                                    .arg(kRerun));
+                                    .arg(kOpenAgain));
     const QSet<chain::Address> ours(contracts.cbegin(), contracts.cend());
     for (const chain::LogEntry& log : logs) {
         if (!ours.contains(log.address))
