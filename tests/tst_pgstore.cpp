@@ -66,6 +66,7 @@ private slots:
     void checkpointMovesAreAnnouncedAtCommit();
     void newerContractIsRefused();
     void aV18OutboxKeepsItsRowsAndRendersNewOnes();
+    void aV20FoldWaitingKeepsItsBalances();
 
 private:
     lab::PgLab m_cluster;
@@ -438,6 +439,65 @@ void TestPgStore::aV18OutboxKeepsItsRowsAndRendersNewOnes()
         6);
     queue.markDelivered(rows);
     QCOMPARE(queue.pendingAtOrBelow(5), 0);
+}
+
+void TestPgStore::aV20FoldWaitingKeepsItsBalances()
+{
+    // As v20 left an environment during a backfill: Transfers of 7 minted to one holder in
+    // blocks 1-5, the checkpoint at 5, balance_store holding those up to block 2 and
+    // checkpoint_store.balances_block saying so.
+    const QByteArray env = "v20";
+    copySixBlocks(*m_db, env, "f");
+    const QByteArray transferTopic =
+        chain::keccak256("Transfer(address,address,uint256)").toByteArray();
+    const QByteArray holder(20, '\x33');
+    PgCopyRows logs;
+    for (int n = 1; n <= 5; ++n) {
+        logs.text(env).integer(31337).integer(n).integer(0);
+        logs.bytea(blockHash("f", n).toByteArray()).bytea(blockHash("f", 100 + n).toByteArray());
+        logs.bytea(QByteArray(20, '\x11')).bytea(transferTopic).bytea(QByteArray(32, '\0'));
+        logs.bytea(QByteArray(12, '\0') + holder).null();
+        logs.bytea(QByteArray(31, '\0') + '\x07').null().text("7").endRow();
+    }
+    m_db->copyIn("COPY log_store (environment_id, chain_id, block_number, log_index, "
+                 "block_hash, tx_hash, address, topic0, topic1, topic2, topic3, data, "
+                 "decode_error, transfer_value) FROM STDIN",
+                 logs.data());
+    coord::PrefixCheckpoint cp(*m_db, QString::fromLatin1(env), 31337, QStringLiteral("default"));
+    cp.initialise(5, blockHash("f", 5));
+    m_db->run(
+        "t_v20_stored",
+        "INSERT INTO balance_store (environment_id, chain_id, contract, holder, balance, "
+        "updated_at_block, transfer_sides) VALUES ($1, 31337, $2, $3, 14, 2, 2)",
+        {env, PgConnection::byteaParam(QByteArray(20, '\x11')), PgConnection::byteaParam(holder)});
+    m_db->exec("ALTER TABLE checkpoint_store ADD COLUMN balances_block bigint");
+    m_db->run("t_v20_block",
+              "UPDATE checkpoint_store SET balances_block = 2 WHERE environment_id = $1", {env});
+    m_db->exec("DELETE FROM schema_version WHERE version >= 21");
+    ensurePgContract(*m_db);
+
+    QCOMPARE(m_db->exec("SELECT max(version) FROM schema_version").int64(0, 0),
+             qint64(kPgContractVersion));
+    QCOMPARE(m_db->run("t_v20_moved",
+                       "SELECT balances_block, epoch FROM balance_fold_store WHERE environment_id "
+                       "= $1",
+                       {env})
+                 .int64(0, 0),
+             2);
+    QCOMPARE(m_db->exec("SELECT count(*) FROM information_schema.columns WHERE table_name = "
+                        "'checkpoint_store' AND column_name = 'balances_block'")
+                 .int64(0, 0),
+             0);
+    // The balance is what it was: the two stored Transfers and the three waiting, once.
+    const PgResult b = m_db->run("t_v20_balance",
+                                 "SELECT holder, balance, updated_at_block, transfer_sides FROM "
+                                 "token_balances WHERE environment_id = $1",
+                                 {env});
+    QCOMPARE(b.rows(), 1);
+    QCOMPARE(b.text(0, 0), "0x" + holder.toHex());
+    QCOMPARE(b.text(0, 1), QByteArray("35"));
+    QCOMPARE(b.int64(0, 2), 5);
+    QCOMPARE(b.int64(0, 3), 5);
 }
 
 QTEST_GUILESS_MAIN(TestPgStore)

@@ -4,6 +4,7 @@
 // range. The survivors take its range over, and the stored logs are checked against the
 // node by an independent query, through the contract's hex views.
 #include "IndexerLab.h"
+#include "SharedWriter.h"
 #include "WebhookRecorder.h"
 #include "chain/SignedAmount.h"
 #include "chain/U256.h"
@@ -25,88 +26,9 @@
 
 using namespace forkscope;
 using store::pg::PgConnection;
-
-namespace {
-
-// A writer of a shared environment in this process: the engine's own Indexer on its own
-// store, stepped round by round by the test, in ranges of 4 blocks with one fetch thread
-// (two ranges in hand).
-struct InProcessWriter
-{
-    InProcessWriter(test::IndexerLab& lab, const QString& db, const QString& env,
-                    const QString& owner,
-                    std::chrono::milliseconds lease = std::chrono::milliseconds(30000),
-                    qint64 balanceFoldAfter = store::StoreOptions{}.balanceFoldAfter,
-                    const QList<chain::Address>& contracts = {})
-        : store(store::openIndexStore(db, storeOptions(owner, lease, balanceFoldAfter))),
-          client(lab.devnet().url()), eth(client),
-          indexer(config(lab, db, env, owner, contracts), *store, eth)
-    {
-    }
-    static store::StoreOptions storeOptions(const QString& owner, std::chrono::milliseconds lease,
-                                            qint64 balanceFoldAfter)
-    {
-        store::StoreOptions o;
-        o.owner = owner;
-        o.rangeLease = lease;
-        o.balanceFoldAfter = balanceFoldAfter;
-        return o;
-    }
-    // `contracts`: the lab's if none.
-    static indexer::IndexerConfig config(test::IndexerLab& lab, const QString& db,
-                                         const QString& env, const QString& owner,
-                                         const QList<chain::Address>& contracts = {})
-    {
-        indexer::IndexerConfig c;
-        c.rpcUrl = lab.devnet().url();
-        c.dbPath = db;
-        c.environmentId = env;
-        c.contracts = contracts.isEmpty() ? lab.contracts() : contracts;
-        c.batchSize = 4;
-        c.fetchWorkers = 1;
-        c.owner = owner;
-        return c;
-    }
-    bool synced() const { return indexer.status().state == indexer::IndexerStatus::State::Synced; }
-
-    std::unique_ptr<indexer::IndexStore> store;
-    rpc::JsonRpcClient client;
-    rpc::EthClient eth;
-    indexer::Indexer indexer;
-};
-
-// Steps every writer in turn, round after round, until all say synced (at most `rounds`).
-bool stepUntilSynced(const std::vector<InProcessWriter*>& writers, int rounds = 40)
-{
-    for (int round = 0; round < rounds; ++round) {
-        bool all = true;
-        for (InProcessWriter* w : writers)
-            all = w->indexer.step().state == indexer::IndexerStatus::State::Synced && all;
-        if (all)
-            return true;
-    }
-    return false;
-}
-
-// The environment's stored logs through the hex view, each as "block/index/<column>", and
-// how many rows there were (a set hides a row stored twice).
-std::pair<QSet<QString>, int> storedLogKeys(PgConnection& db, const QString& env,
-                                            const char* column)
-{
-    const QByteArray name = QByteArray("t_log_keys_") + column;
-    const QByteArray sql = QByteArray("SELECT block_number, log_index, ") + column +
-                           " FROM logs WHERE environment_id = $1";
-    const auto stored = db.run(name.constData(), sql.constData(), {env.toUtf8()});
-    QSet<QString> keys;
-    for (int i = 0; i < stored.rows(); ++i)
-        keys.insert(QStringLiteral("%1/%2/%3")
-                        .arg(stored.int64(i, 0))
-                        .arg(stored.int64(i, 1))
-                        .arg(QString::fromUtf8(stored.text(i, 2))));
-    return {keys, stored.rows()};
-}
-
-} // namespace
+using test::InProcessWriter;
+using test::stepUntilSynced;
+using test::storedLogKeys;
 
 class TestSharedBackfill : public QObject
 {
@@ -123,17 +45,15 @@ private slots:
     void reportVerifiesTheSharedIndexAgainstTheNode();
     void aChainShorterThanThePlanIsIndexedToItsHead();
     void aRangeStoredByWhoeverTookItOverIsNotStoredAgain();
-    void balancesFoldedLateReadAsFoldedAtEveryMove_data();
-    void balancesFoldedLateReadAsFoldedAtEveryMove();
-    void aContractAddedWhileBalancesWaitCountsOnce();
 
 private:
     QStringList indexArgs(const QString& env, const QUrl& rpc) const;
     // The outbox keys of the node's Transfers in blocks from..to, as the consumer gets them.
     QSet<QByteArray> transferKeys(std::uint64_t from, std::uint64_t to) const;
-    // What the views show for `env` against the node's own logs up to `head`: every log once
-    // (block, index, tx), the per-token Transfer sums, every holder's balance.
-    void checkAgainstNode(PgConnection& db, const QString& env, qint64 head);
+    void checkAgainstNode(PgConnection& db, const QString& env, qint64 head)
+    {
+        test::checkSharedAgainstNode(*m_lab, db, env, head);
+    }
 
     std::unique_ptr<test::IndexerLab> m_lab;
     lab::PgLab m_cluster;
@@ -181,74 +101,6 @@ QSet<QByteArray> TestSharedBackfill::transferKeys(std::uint64_t from, std::uint6
                             .arg(l.logIndex)
                             .toUtf8());
     return keys;
-}
-
-void TestSharedBackfill::checkAgainstNode(PgConnection& db_, const QString& env, qint64 head)
-{
-    PgConnection* db = &db_;
-    // Independent check against the node: every log of the contracts, once.
-    rpc::LogFilter f;
-    f.fromBlock = 0;
-    f.toBlock = std::uint64_t(head);
-    f.addresses = m_lab->contracts();
-    const QList<chain::LogEntry> nodeLogs = m_lab->eth().getLogs(f);
-    QVERIFY(nodeLogs.size() > 200);
-    QSet<QString> expected;
-    std::map<QString, chain::U256> expectedValue; // per token
-    for (const chain::LogEntry& l : nodeLogs) {
-        expected.insert(QStringLiteral("%1/%2/%3")
-                            .arg(l.blockNumber)
-                            .arg(l.logIndex)
-                            .arg(l.transactionHash.toHex()));
-        const auto d = indexer::decodeTransfer(l);
-        if (const auto* t = std::get_if<indexer::Transfer>(&d))
-            expectedValue[t->contract.toHex()] += t->value;
-    }
-    // Through the read surface: the hex views, which show only what the checkpoint covers.
-    const auto [got, rows] = storedLogKeys(*db, env, "tx_hash");
-    QCOMPARE(rows, nodeLogs.size()); // nothing doubled
-    QCOMPARE(got, expected);         // nothing missing, nothing invented
-    const auto sums = db->run("t_sums",
-                              "SELECT contract, sum(value::numeric)::text FROM transfer_events "
-                              "WHERE environment_id = $1 GROUP BY contract",
-                              {env.toUtf8()});
-    QCOMPARE(sums.rows(), int(expectedValue.size()));
-    for (int i = 0; i < sums.rows(); ++i)
-        QCOMPARE(QString::fromUtf8(sums.text(i, 1)),
-                 chain::u256::toDecimal(expectedValue[QString::fromUtf8(sums.text(i, 0))]));
-    // Balances: received minus sent per (token, holder), from the node's logs, against the
-    // token_balances view (the zero address is no holder).
-    QHash<QString, std::pair<chain::SignedAmount, int>> expectedBalance;
-    for (const chain::LogEntry& l : nodeLogs) {
-        const auto d = indexer::decodeTransfer(l);
-        const auto* t = std::get_if<indexer::Transfer>(&d);
-        if (!t)
-            continue;
-        const chain::SignedAmount v(t->value);
-        if (!t->from.isZero()) {
-            auto& e = expectedBalance[t->contract.toHex() + t->from.toHex()];
-            e.first -= v;
-            ++e.second;
-        }
-        if (!t->to.isZero()) {
-            auto& e = expectedBalance[t->contract.toHex() + t->to.toHex()];
-            e.first += v;
-            ++e.second;
-        }
-    }
-    const auto balances = db->run("t_balances",
-                                  "SELECT contract, holder, balance, transfer_sides FROM "
-                                  "token_balances WHERE environment_id = $1",
-                                  {env.toUtf8()});
-    QVERIFY(expectedBalance.size() > 10); // 2 tokens, 12 holders and the sender
-    QCOMPARE(balances.rows(), int(expectedBalance.size()));
-    for (int i = 0; i < balances.rows(); ++i) {
-        const QString key = QString::fromUtf8(balances.text(i, 0) + balances.text(i, 1));
-        QVERIFY2(expectedBalance.contains(key), qPrintable(key));
-        QCOMPARE(QString::fromUtf8(balances.text(i, 2)),
-                 chain::amount::toString(expectedBalance[key].first));
-        QCOMPARE(balances.int64(i, 3), expectedBalance[key].second);
-    }
 }
 
 void TestSharedBackfill::threeProcessesOneKilledMidRange()
@@ -998,107 +850,6 @@ void TestSharedBackfill::aRangeStoredByWhoeverTookItOverIsNotStoredAgain()
                      {env.toUtf8()})
                  .int64(0, 0),
              qint64(lab.eth().getLogs(f).size()));
-}
-
-void TestSharedBackfill::balancesFoldedLateReadAsFoldedAtEveryMove_data()
-{
-    QTest::addColumn<qint64>("foldAfter");
-    QTest::addColumn<bool>("allWait"); // the whole backfill is left to the views
-    QTest::newRow("every few ranges") << qint64(40) << false;
-    QTest::newRow("never in a backfill") << qint64(1'000'000'000) << true;
-}
-
-void TestSharedBackfill::balancesFoldedLateReadAsFoldedAtEveryMove()
-{
-    QFETCH(qint64, foldAfter);
-    QFETCH(bool, allWait);
-    // The same chain into two environments: one folds its Transfers into balance_store at
-    // every checkpoint move, the other only once about `foldAfter` wait, or when something
-    // needs them stored.
-    m_lab->sprayAll(3, 2, 12); // Transfers in the blocks the reorg below replaces
-    const QString row = QString::number(foldAfter);
-    const QString eagerEnv = QStringLiteral("fold-eager-") + row;
-    const QString lateEnv = QStringLiteral("fold-late-") + row;
-    InProcessWriter eager(*m_lab, m_cluster.url(), eagerEnv, QStringLiteral("eager"),
-                          std::chrono::milliseconds(30000), 0);
-    InProcessWriter late(*m_lab, m_cluster.url(), lateEnv, QStringLiteral("late"),
-                         std::chrono::milliseconds(30000), foldAfter);
-    QVERIFY(stepUntilSynced({&eager, &late}, 200));
-    auto db = PgConnection::open(m_cluster.url());
-    const auto unfolded = [&](const QString& env) {
-        return db
-            ->run("t_fold_unfolded",
-                  "SELECT block_number - coalesce(balances_block, block_number) FROM "
-                  "checkpoint_store WHERE environment_id = $1",
-                  {env.toUtf8()})
-            .int64(0, 0);
-    };
-    QCOMPARE(unfolded(eagerEnv), 0);
-    if (allWait)
-        QVERIFY(unfolded(lateEnv) > 50);
-    const qint64 head = qint64(m_lab->eth().blockNumber());
-    checkAgainstNode(*db, eagerEnv, head);
-    checkAgainstNode(*db, lateEnv, head);
-    if (QTest::currentTestFailed())
-        return;
-
-    // A rollback takes back what the removed Transfers added to balance_store: the late
-    // environment folds first, so both record the same balance changes.
-    m_lab->reorg(3);
-    QVERIFY(stepUntilSynced({&eager, &late}, 200));
-    const auto diff = [&](const QString& env) {
-        const auto r = db->run("t_fold_diff",
-                               "SELECT contract, holder, coalesce(before_value, '-'), "
-                               "coalesce(after_value, '-') FROM reorg_diff_items WHERE "
-                               "environment_id = $1 AND kind = 'balance_changed' ORDER BY "
-                               "contract, holder",
-                               {env.toUtf8()});
-        QStringList rows;
-        for (int i = 0; i < r.rows(); ++i)
-            rows << QString::fromUtf8(r.text(i, 0) + ' ' + r.text(i, 1) + ' ' + r.text(i, 2) + ' ' +
-                                      r.text(i, 3));
-        return rows;
-    };
-    QVERIFY(!diff(eagerEnv).isEmpty());
-    QCOMPARE(diff(lateEnv), diff(eagerEnv));
-    QCOMPARE(unfolded(lateEnv), 0);
-    const qint64 after = qint64(m_lab->eth().blockNumber());
-    checkAgainstNode(*db, eagerEnv, after);
-    checkAgainstNode(*db, lateEnv, after);
-}
-
-void TestSharedBackfill::aContractAddedWhileBalancesWaitCountsOnce()
-{
-    // One token indexed, its Transfers all left to the views; the other token then added:
-    // its backfill stores its balances below the checkpoint, so what waits is folded first
-    // and nothing is counted twice.
-    const QString env = QStringLiteral("fold-added");
-    const QList<chain::Address> both = m_lab->contracts();
-    const auto joined = [&] {
-        auto db = PgConnection::open(m_cluster.url());
-        return db->run("t_fold_joined",
-                       "SELECT count(*) FROM contract_sources WHERE environment_id = $1 AND "
-                       "state = 'joined'",
-                       {env.toUtf8()})
-                   .int64(0, 0) == 1;
-    };
-    {
-        InProcessWriter first(*m_lab, m_cluster.url(), env, QStringLiteral("first"),
-                              std::chrono::milliseconds(30000), 1'000'000'000, {both.first()});
-        QVERIFY(stepUntilSynced({&first}, 200));
-    }
-    auto db = PgConnection::open(m_cluster.url());
-    QVERIFY(db->run("t_fold_waiting",
-                    "SELECT block_number - balances_block FROM checkpoint_store WHERE "
-                    "environment_id = $1",
-                    {env.toUtf8()})
-                .int64(0, 0) > 50);
-    InProcessWriter again(*m_lab, m_cluster.url(), env, QStringLiteral("again"),
-                          std::chrono::milliseconds(30000), 1'000'000'000, both);
-    for (int round = 0; round < 400 && !(again.synced() && joined()); ++round)
-        again.indexer.step();
-    QVERIFY(joined());
-    checkAgainstNode(*db, env, qint64(m_lab->eth().blockNumber()));
 }
 
 QTEST_GUILESS_MAIN(TestSharedBackfill)

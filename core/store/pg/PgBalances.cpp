@@ -196,12 +196,14 @@ qint64 rebuildBalances(PgConnection& db, const QByteArray& env, const QByteArray
 
 QByteArray pendingBalancesSql()
 {
+    // One checkpoint row per environment's chain: an environment indexes one source.
     constexpr const char* kPendingSides =
         "SELECT s.environment_id, s.chain_id, s.address AS contract, substr(s.topic%1, 13) AS "
         "holder, %2s.transfer_value AS delta, s.block_number FROM log_store s JOIN "
-        "checkpoint_store c ON c.environment_id = s.environment_id AND c.chain_id = s.chain_id "
-        "AND s.block_number > c.balances_block AND s.block_number <= c.block_number WHERE "
-        "s.transfer_value IS NOT NULL";
+        "balance_fold_store f ON f.environment_id = s.environment_id AND f.chain_id = "
+        "s.chain_id AND s.block_number > f.balances_block JOIN checkpoint_store c ON "
+        "c.environment_id = s.environment_id AND c.chain_id = s.chain_id AND s.block_number <= "
+        "c.block_number WHERE s.transfer_value IS NOT NULL";
     const QString sides = QString::fromLatin1(kPendingSides);
     return "SELECT t.environment_id, t.chain_id, t.contract, t.holder, sum(t.delta) AS delta, "
            "max(t.block_number) AS last, count(*) AS sides FROM (" +
@@ -209,6 +211,25 @@ QByteArray pendingBalancesSql()
            sides.arg(1).arg(QLatin1Char('-')).toLatin1() +
            ") t WHERE t.holder <> '\\x0000000000000000000000000000000000000000'::bytea GROUP "
            "BY t.environment_id, t.chain_id, t.contract, t.holder";
+}
+
+QByteArray foldIfStillSql()
+{
+    return "WITH gate AS (UPDATE balance_fold_store SET balances_block = $4, epoch = epoch + 1 "
+           "WHERE environment_id = $1 AND chain_id = $2 AND balances_block = $3 AND epoch = $5 "
+           "AND $4 <= (SELECT max(c.block_number) FROM checkpoint_store c WHERE "
+           "c.environment_id = $1 AND c.chain_id = $2) RETURNING 1), sides AS (SELECT "
+           "contract, holder, delta, block_number FROM (" +
+           sidesIn("$3", "$4") +
+           ") t WHERE holder <> '\\x0000000000000000000000000000000000000000'::bytea AND "
+           "EXISTS (SELECT 1 FROM gate)) INSERT INTO balance_store (environment_id, chain_id, "
+           "contract, holder, balance, updated_at_block, transfer_sides) SELECT $1, $2, "
+           "contract, holder, sum(delta), max(block_number), count(*) FROM sides GROUP BY "
+           "contract, holder ORDER BY contract, holder ON CONFLICT (environment_id, chain_id, "
+           "contract, holder) DO UPDATE SET balance = balance_store.balance + excluded.balance, "
+           "updated_at_block = greatest(balance_store.updated_at_block, "
+           "excluded.updated_at_block), transfer_sides = balance_store.transfer_sides + "
+           "excluded.transfer_sides";
 }
 
 bool foldsNow(bool atTheHead, qint64 folded, qint64 upTo, const FoldWait& wait, qint64 foldAfter)

@@ -14,10 +14,11 @@ class PgConnection;
 // order in several processes, so a range's Transfers count only once the checkpoint covers
 // them, and `token_balances` always equals the sum of the Transfers it shows (invariant 3).
 //
-// balance_store holds the Transfers up to the checkpoint row's `balances_block` (NULL: up to
-// the checkpoint itself); `token_balances` adds those of the blocks between it and the
-// checkpoint from log_store. A backfill folds them in once per many ranges, not at every
-// checkpoint move: a move re-writing every holder's row was most of the server's work.
+// balance_store holds the Transfers up to `balance_fold_store.balances_block` (NULL, or no
+// row: up to the checkpoint itself); `token_balances` adds those of the blocks between it
+// and the checkpoint from log_store. A backfill folds them in once per many ranges, not at
+// every checkpoint move, and off its commit path (PgBalanceFolds.h): a move re-writing
+// every holder's row was most of the server's work.
 
 // What the committing writer's own batch, blocks `first` to `last`, does to each holder, as
 // it decoded them. The fold takes these blocks' sides from here rather than reading them
@@ -55,8 +56,14 @@ qint64 rebuildBalances(PgConnection& db, const QByteArray& env, const QByteArray
 
 // The Transfers `token_balances` adds to balance_store: each (environment, chain, contract,
 // holder) with its sum (`delta`), last block (`last`) and sides (`sides`), over the blocks
-// between each checkpoint row's `balances_block` and its block.
+// between `balance_fold_store.balances_block` and the checkpoint.
 QByteArray pendingBalancesSql();
+
+// A fold sent after its commit (PgBalanceFolds): adds the Transfers of blocks ($3, $4] of
+// environment $1, chain $2, and moves balance_fold_store to $4, only if the row still
+// stands at block $3 with epoch $5 and the checkpoint is at or above $4; otherwise it
+// writes nothing. One statement: the row's update gates the insert, in one snapshot.
+QByteArray foldIfStillSql();
 
 // Whether a checkpoint move to `upTo` folds the Transfers above `folded` now: always at the
 // head (a block or a few: the views stay a plain read), and in a backfill once about

@@ -6,6 +6,8 @@
 #include <libpq-fe.h>
 #include <poll.h>
 
+#include <vector>
+
 namespace forkscope::store::pg {
 
 namespace {
@@ -98,13 +100,12 @@ PgResult PgConnection::checked(pg_result* r, const QString& statement)
     throw PgError(kind, QStringLiteral("%1 (%2): %3").arg(m_displayUrl, statement, why), state);
 }
 
-PgResult PgConnection::run(const char* name, const char* sql, const QList<QByteArray>& params)
+void PgConnection::prepare(const char* name, const char* sql, int params)
 {
     const QByteArray key(name);
     const auto known = m_prepared.constFind(key);
     if (known == m_prepared.cend()) {
-        checked(PQprepare(m_conn, name, sql, int(params.size()), nullptr),
-                QString::fromLatin1(name));
+        checked(PQprepare(m_conn, name, sql, params, nullptr), QString::fromLatin1(name));
         m_prepared.insert(key, QByteArray(sql));
     } else if (*known != sql) {
         // A name stands for one text per connection: reused for another, the first text
@@ -113,13 +114,71 @@ PgResult PgConnection::run(const char* name, const char* sql, const QList<QByteA
                       QStringLiteral("%1: statement name %2 was prepared for other SQL")
                           .arg(m_displayUrl, QString::fromLatin1(name)));
     }
+}
+
+namespace {
+
+std::vector<const char*> valuesOf(const QList<QByteArray>& params)
+{
     std::vector<const char*> values;
     values.reserve(std::size_t(params.size()));
     for (const QByteArray& p : params)
         values.push_back(p.isNull() ? nullptr : p.constData());
+    return values;
+}
+
+} // namespace
+
+PgResult PgConnection::run(const char* name, const char* sql, const QList<QByteArray>& params)
+{
+    prepare(name, sql, int(params.size()));
+    const std::vector<const char*> values = valuesOf(params);
     return checked(
         PQexecPrepared(m_conn, name, int(values.size()), values.data(), nullptr, nullptr, 0),
         QString::fromLatin1(name));
+}
+
+void PgConnection::send(const char* name, const char* sql, const QList<QByteArray>& params)
+{
+    if (!m_sent.isEmpty())
+        throw PgError(StoreError::Kind::Query, QStringLiteral("%1: %2 sent while %3 runs")
+                                                   .arg(m_displayUrl, QString::fromLatin1(name),
+                                                        QString::fromLatin1(m_sent)));
+    prepare(name, sql, int(params.size()));
+    const std::vector<const char*> values = valuesOf(params);
+    if (PQsendQueryPrepared(m_conn, name, int(values.size()), values.data(), nullptr, nullptr, 0) !=
+        1)
+        throw PgError(StoreError::Kind::Io, QStringLiteral("%1 (%2): %3")
+                                                .arg(m_displayUrl, QString::fromLatin1(name),
+                                                     firstLine(PQerrorMessage(m_conn))));
+    m_sent = name;
+}
+
+bool PgConnection::sentFinished()
+{
+    if (m_sent.isEmpty())
+        return true;
+    if (PQconsumeInput(m_conn) != 1)
+        awaitSent(); // the connection failed: its error
+    if (PQisBusy(m_conn))
+        return false;
+    awaitSent();
+    return true;
+}
+
+PgResult PgConnection::awaitSent()
+{
+    if (m_sent.isEmpty())
+        throw PgError(
+            StoreError::Kind::Query,
+            QStringLiteral("%1: waiting for a statement none was sent").arg(m_displayUrl));
+    const QString name = QString::fromLatin1(m_sent);
+    m_sent.clear();
+    pg_result* r = PQgetResult(m_conn);
+    // One statement, one result; then the end of the command.
+    while (pg_result* extra = r ? PQgetResult(m_conn) : nullptr)
+        PQclear(extra);
+    return checked(r, name);
 }
 
 PgResult PgConnection::exec(const char* sql)

@@ -44,6 +44,14 @@ public:
 
     // Prepares `sql` under `name` on first use, then runs it. A null QByteArray is SQL NULL.
     PgResult run(const char* name, const char* sql, const QList<QByteArray>& params = {});
+    // The same without waiting for it: one statement at a time, its result collected by
+    // sentFinished() or awaitSent() before anything else runs on this connection.
+    void send(const char* name, const char* sql, const QList<QByteArray>& params);
+    // Whether what send() started is over (nothing sent counts as over); collects its
+    // result when it is, throwing its error. Never waits.
+    bool sentFinished();
+    // Waits for what send() started and collects its result, throwing its error.
+    PgResult awaitSent();
     // A statement without parameters and without a cached plan (DDL, BEGIN, COMMIT).
     PgResult exec(const char* sql);
 
@@ -77,10 +85,12 @@ public:
 private:
     explicit PgConnection(pg_conn* conn, QString displayUrl);
     PgResult checked(struct pg_result* r, const QString& statement);
+    void prepare(const char* name, const char* sql, int params);
 
     pg_conn* m_conn;
     QString m_displayUrl;
     QHash<QByteArray, QByteArray> m_prepared; // name -> its SQL text
+    QByteArray m_sent;                        // the name of the statement send() started
 };
 
 // A transaction that rolls back unless committed: an exception between BEGIN and COMMIT

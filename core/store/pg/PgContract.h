@@ -28,7 +28,7 @@ class PgConnection;
 // that was dropped or replaced, and returns the one line that says which (empty: none).
 QString ensurePgContract(PgConnection& db);
 
-constexpr int kPgContractVersion = 20;
+constexpr int kPgContractVersion = 21;
 
 // For readers (report, verify, the app), which never write: throws PgError unless the
 // database holds exactly this contract version and every view of it, saying what to run.

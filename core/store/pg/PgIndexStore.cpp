@@ -37,7 +37,7 @@ QByteArray number(qint64 n)
 } // namespace
 
 PgIndexStore::PgIndexStore(const QString& url, QString owner, std::chrono::milliseconds lease)
-    : m_db(openNamed(url, owner)), m_owner(std::move(owner)), m_lease(lease)
+    : m_db(openNamed(url, owner)), m_url(url), m_owner(std::move(owner)), m_lease(lease)
 {
     m_restored = ensurePgContract(*m_db);
 }
@@ -45,6 +45,7 @@ PgIndexStore::PgIndexStore(const QString& url, QString owner, std::chrono::milli
 // The coordination's session lock and the reader use the connection: they go first.
 PgIndexStore::~PgIndexStore()
 {
+    m_folds.reset();
     m_reader.reset();
     m_checkpoint.reset();
     m_coordination.reset();
@@ -83,6 +84,7 @@ indexer::Environment PgIndexStore::open(const indexer::EnvironmentClaim& claim)
     m_chain = QByteArray::number(qulonglong(claim.chainId));
     m_source = claim.sourceId.toUtf8();
     m_chainId = claim.chainId;
+    m_folds = std::make_unique<PgBalanceFolds>(m_url, m_owner, m_env, m_chain);
     m_coordination = std::make_unique<PgCoordination>(*m_db, claim.environmentId,
                                                       qint64(claim.chainId), m_owner, m_lease);
     m_checkpoint = std::make_unique<coord::PrefixCheckpoint>(*m_db, claim.environmentId,
@@ -115,7 +117,7 @@ std::optional<PgIndexStore::Row> PgIndexStore::readRow(bool forUpdate)
         "SELECT block_number, block_hash, coalesce(start_block, block_number + 1), "
         "coalesce(policy_version, ''), generation, coalesce(" +
         pgIsoUtcSql("verified_at") +
-        ", ''), coalesce(contracts, ''), version, coalesce(balances_block, block_number) FROM "
+        ", ''), coalesce(contracts, ''), version FROM "
         "checkpoint_store WHERE environment_id = $1 AND chain_id = $2 AND source_id = $3";
     static const QByteArray locked = columns + " FOR UPDATE";
     const PgResult r =
@@ -133,7 +135,6 @@ std::optional<PgIndexStore::Row> PgIndexStore::readRow(bool forUpdate)
     row.verifiedAt = QString::fromUtf8(r.text(0, 5));
     row.contracts = QString::fromUtf8(r.text(0, 6));
     row.version = r.int64(0, 7);
-    row.balancesBlock = r.int64(0, 8);
     return row;
 }
 
@@ -176,7 +177,7 @@ bool PgIndexStore::adoptContracts(const QString& contractSet)
 }
 
 qint64 PgIndexStore::advance(const Row& from, const BatchBalances& batch, bool atTheHead,
-                             qint64 batchTransfers)
+                             qint64 batchTransfers, std::optional<PgBalanceFolds::Later>& foldLater)
 {
     coord::StoredCheckpoint at;
     at.blockNumber = from.number;
@@ -185,24 +186,17 @@ qint64 PgIndexStore::advance(const Row& from, const BatchBalances& batch, bool a
     if (!top)
         return from.number;
     const qint64 to = top->first;
-    if (m_counted.since != from.balancesBlock)
-        m_counted = {from.balancesBlock, 0}; // folded since, by this writer or another
-    m_counted.transfers += batchTransfers;
-    const bool fold =
-        foldsNow(atTheHead, from.balancesBlock, to,
-                 {batchTransfers, batch.last - batch.first + 1, m_counted.transfers}, m_foldAfter);
     m_db->run("store_cp_move",
-              "UPDATE checkpoint_store SET block_number = $4, block_hash = $5, balances_block = "
-              "$6::bigint, version = version + 1, updated_at = clock_timestamp() WHERE "
-              "environment_id = $1 AND chain_id = $2 AND source_id = $3",
+              "UPDATE checkpoint_store SET block_number = $4, block_hash = $5, version = version "
+              "+ 1, updated_at = clock_timestamp() WHERE environment_id = $1 AND chain_id = $2 "
+              "AND source_id = $3",
               {m_env, m_chain, m_source, number(to),
-               PgConnection::byteaParam(top->second.toByteArray()),
-               fold ? QByteArray() : number(from.balancesBlock)});
-    // The Transfers the checkpoint now covers count in the balances (folded in now or read
+               PgConnection::byteaParam(top->second.toByteArray())});
+    // The Transfers the checkpoint now covers count in the balances (folded in now, or read
     // from log_store until then), and a range indexing stopped at, now committed with every
     // check passed, is no longer an open alert.
-    if (fold)
-        addBalances(*m_db, m_env, m_chain, from.balancesBlock, to, batch);
+    foldLater =
+        m_folds->onMove(*m_db, from.number, to, batch, atTheHead, batchTransfers, m_foldAfter);
     m_db->run("store_alerts_committed",
               "UPDATE completeness_alerts SET resolved_at = $4, resolution = 'fetched whole when "
               "indexing reached it (every check passed)' WHERE environment_id = $1 AND chain_id = "
@@ -213,13 +207,7 @@ qint64 PgIndexStore::advance(const Row& from, const BatchBalances& batch, bool a
 
 void PgIndexStore::foldBalances(const Row& row)
 {
-    if (row.balancesBlock >= row.number)
-        return;
-    addBalances(*m_db, m_env, m_chain, row.balancesBlock, row.number, BatchBalances{});
-    m_db->run("store_balances_folded",
-              "UPDATE checkpoint_store SET balances_block = NULL WHERE environment_id = $1 AND "
-              "chain_id = $2 AND source_id = $3",
-              {m_env, m_chain, m_source});
+    m_folds->foldNow(*m_db, row.number, row.number);
 }
 
 qint64 PgIndexStore::keepDeliveredKeys(std::uint64_t first, std::uint64_t last)
@@ -346,15 +334,18 @@ indexer::CommitStats PgIndexStore::commit(const indexer::VerifiedBatch& batch,
                    m_contracts.isEmpty() ? QByteArray() : m_contracts.toUtf8()});
         row = readRow(true);
     }
+    std::optional<PgBalanceFolds::Later> foldLater;
     if (row) {
         const qint64 now =
-            advance(*row, rows.balances(), !placement.range, qint64(stats.transfers));
+            advance(*row, rows.balances(), !placement.range, qint64(stats.transfers), foldLater);
         if (now >= row->startBlock)
             stats.checkpoint = std::uint64_t(now);
     }
     indexer::crashPoint("before-commit");
     tx.commit();
     indexer::crashPoint("after-commit");
+    if (foldLater)
+        m_folds->send(*foldLater);
     if (placement.range)
         m_coordination->committed(*placement.range);
     return stats;

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "PgBalances.h"
+#include "PgBalanceFolds.h"
 #include "forktree/ForkTreeLimits.h"
 #include "indexer/IndexStore.h"
 #include "store/OpenStore.h"
@@ -93,15 +93,15 @@ private:
         QString verifiedAt;
         QString contracts;
         qint64 version = 0;
-        qint64 balancesBlock = 0; // balance_store holds the Transfers up to here
     };
     std::optional<Row> readRow(bool forUpdate);
     void requireOpen() const;
     // Moves the checkpoint `from` (locked) across the finished prefix above it, with the
-    // balances of the blocks crossed and the fetch alerts they settle. Inside the caller's
-    // transaction. Returns where it stands after.
+    // balances of the blocks crossed (folded now, or `foldLater` once the transaction
+    // commits) and the fetch alerts they settle. Inside the caller's transaction. Returns
+    // where it stands after.
     qint64 advance(const Row& from, const BatchBalances& batch, bool atTheHead,
-                   qint64 batchTransfers);
+                   qint64 batchTransfers, std::optional<PgBalanceFolds::Later>& foldLater);
     // Folds the Transfers `row` (locked) leaves to the views into balance_store: first, in
     // every transaction that writes balances or rows at or below the checkpoint otherwise
     // than by moving it (a rollback, an added contract's rows, an archive).
@@ -123,6 +123,7 @@ private:
     void copyRows(const PgCommitRows& rows, std::uint64_t first, std::uint64_t last);
 
     std::unique_ptr<PgConnection> m_db;
+    QString m_url; // for the balance folds' own connection
     QString m_restored;
     QString m_owner;
     std::chrono::milliseconds m_lease;
@@ -135,13 +136,7 @@ private:
     std::uint64_t m_chainId = 0;
     qint64 m_orphanRetention = forktree::kDefaultOrphanRetention;
     qint64 m_foldAfter = StoreOptions{}.balanceFoldAfter;
-    // The Transfers this writer committed since balance_store last took them up to `since`.
-    struct Counted
-    {
-        qint64 since = -2;
-        qint64 transfers = 0;
-    };
-    Counted m_counted;
+    std::unique_ptr<PgBalanceFolds> m_folds;
     std::unique_ptr<PgCoordination> m_coordination;
     std::unique_ptr<coord::PrefixCheckpoint> m_checkpoint;
     std::unique_ptr<PgContractReader> m_reader;

@@ -368,11 +368,27 @@ void toVersion18(PgConnection& db)
                 .constData());
 }
 
+// v20's view read this column; v21 moved it to a table of its own and replaced the view.
+// Every migration runs to the last version in one transaction, so v20's view is never read
+// on the way.
 void toVersion20(PgConnection& db)
 {
     db.exec("ALTER TABLE checkpoint_store ADD COLUMN IF NOT EXISTS balances_block bigint");
+}
+
+void toVersion21(PgConnection& db)
+{
+    db.exec("CREATE TABLE IF NOT EXISTS balance_fold_store (environment_id text NOT NULL, chain_id "
+            "bigint NOT "
+            "NULL, balances_block bigint, epoch bigint NOT NULL DEFAULT 0, PRIMARY KEY "
+            "(environment_id, chain_id))");
+    db.exec("INSERT INTO balance_fold_store (environment_id, chain_id, balances_block) SELECT "
+            "environment_id, chain_id, min(balances_block) FROM checkpoint_store WHERE "
+            "balances_block IS NOT NULL GROUP BY environment_id, chain_id ON CONFLICT DO "
+            "NOTHING");
     db.exec(
         createView("CREATE OR REPLACE VIEW", "token_balances", tokenBalancesSelect()).constData());
+    db.exec("ALTER TABLE checkpoint_store DROP COLUMN IF EXISTS balances_block");
 }
 
 struct PgMigration
@@ -418,6 +434,10 @@ const std::array<PgMigration, kPgContractVersion> kMigrations{{
      "token_balances: balance_store up to the checkpoint's balances_block, the Transfers above "
      "it summed on read",
      toVersion20},
+    {21,
+     "balance_fold_store: where balance_store stands, apart from the checkpoint row, so a "
+     "backfill folds beside its commits",
+     toVersion21},
 }};
 
 } // namespace

@@ -1,0 +1,265 @@
+// Balances on a shared PostgreSQL database folded late: a backfill leaves its Transfers to
+// the `token_balances` view and folds them into balance_store once about enough wait, on a
+// connection of its own beside its next commits (store/pg/PgBalanceFolds.h). Real anvil,
+// throwaway cluster; every balance checked against the node's own logs.
+#include "IndexerLab.h"
+#include "SharedWriter.h"
+#include "lab/PgLab.h"
+#include "store/pg/PgBalanceFolds.h"
+#include "store/pg/PgConnection.h"
+
+#include <QtTest>
+
+using namespace forkscope;
+using store::pg::PgBalanceFolds;
+using store::pg::PgConnection;
+using test::InProcessWriter;
+using test::stepUntilSynced;
+
+class TestBalanceFolds : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void balancesFoldedLateReadAsFoldedAtEveryMove_data();
+    void balancesFoldedLateReadAsFoldedAtEveryMove();
+    void aContractAddedWhileBalancesWaitCountsOnce();
+    void aFoldDecidedOnAMovedRowWritesNothing_data();
+    void aFoldDecidedOnAMovedRowWritesNothing();
+
+private:
+    void checkAgainstNode(PgConnection& db, const QString& env, qint64 head)
+    {
+        test::checkSharedAgainstNode(*m_lab, db, env, head);
+    }
+
+    std::unique_ptr<test::IndexerLab> m_lab;
+    lab::PgLab m_cluster;
+};
+
+void TestBalanceFolds::initTestCase()
+{
+    m_lab = std::make_unique<test::IndexerLab>();
+    m_lab->deployToken(QStringLiteral("AAA"));
+    m_lab->deployToken(QStringLiteral("BBB"));
+    m_lab->sprayAll(30, 4, 12); // 60 blocks of Transfers
+    m_lab->mine(60);            // and empty ones between them and the head
+    m_cluster.start();
+}
+
+void TestBalanceFolds::balancesFoldedLateReadAsFoldedAtEveryMove_data()
+{
+    QTest::addColumn<qint64>("foldAfter");
+    QTest::addColumn<bool>("allWait"); // the whole backfill is left to the views
+    QTest::newRow("every few ranges") << qint64(40) << false;
+    QTest::newRow("never in a backfill") << qint64(1'000'000'000) << true;
+}
+
+void TestBalanceFolds::balancesFoldedLateReadAsFoldedAtEveryMove()
+{
+    QFETCH(qint64, foldAfter);
+    QFETCH(bool, allWait);
+    // The same chain into two environments: one folds its Transfers into balance_store at
+    // every checkpoint move, the other only once about `foldAfter` wait, or when something
+    // needs them stored.
+    m_lab->sprayAll(3, 2, 12); // Transfers in the blocks the reorg below replaces
+    const QString row = QString::number(foldAfter);
+    const QString eagerEnv = QStringLiteral("fold-eager-") + row;
+    const QString lateEnv = QStringLiteral("fold-late-") + row;
+    InProcessWriter eager(*m_lab, m_cluster.url(), eagerEnv, QStringLiteral("eager"),
+                          std::chrono::milliseconds(30000), 0);
+    InProcessWriter late(*m_lab, m_cluster.url(), lateEnv, QStringLiteral("late"),
+                         std::chrono::milliseconds(30000), foldAfter);
+    QVERIFY(stepUntilSynced({&eager, &late}, 200));
+    auto db = PgConnection::open(m_cluster.url());
+    const auto unfolded = [&](const QString& env) {
+        return db
+            ->run("t_fold_unfolded",
+                  "SELECT c.block_number - coalesce(f.balances_block, c.block_number) FROM "
+                  "checkpoint_store c LEFT JOIN balance_fold_store f USING (environment_id, "
+                  "chain_id) WHERE c.environment_id = $1",
+                  {env.toUtf8()})
+            .int64(0, 0);
+    };
+    QCOMPARE(unfolded(eagerEnv), 0);
+    if (allWait)
+        QVERIFY(unfolded(lateEnv) > 50);
+    const qint64 head = qint64(m_lab->eth().blockNumber());
+    checkAgainstNode(*db, eagerEnv, head);
+    checkAgainstNode(*db, lateEnv, head);
+    if (QTest::currentTestFailed())
+        return;
+
+    // A rollback takes back what the removed Transfers added to balance_store: the late
+    // environment folds first, so both record the same balance changes.
+    m_lab->reorg(3);
+    QVERIFY(stepUntilSynced({&eager, &late}, 200));
+    const auto diff = [&](const QString& env) {
+        const auto r = db->run("t_fold_diff",
+                               "SELECT contract, holder, coalesce(before_value, '-'), "
+                               "coalesce(after_value, '-') FROM reorg_diff_items WHERE "
+                               "environment_id = $1 AND kind = 'balance_changed' ORDER BY "
+                               "contract, holder",
+                               {env.toUtf8()});
+        QStringList rows;
+        for (int i = 0; i < r.rows(); ++i)
+            rows << QString::fromUtf8(r.text(i, 0) + ' ' + r.text(i, 1) + ' ' + r.text(i, 2) + ' ' +
+                                      r.text(i, 3));
+        return rows;
+    };
+    QVERIFY(!diff(eagerEnv).isEmpty());
+    QCOMPARE(diff(lateEnv), diff(eagerEnv));
+    QCOMPARE(unfolded(lateEnv), 0);
+    const qint64 after = qint64(m_lab->eth().blockNumber());
+    checkAgainstNode(*db, eagerEnv, after);
+    checkAgainstNode(*db, lateEnv, after);
+}
+
+void TestBalanceFolds::aContractAddedWhileBalancesWaitCountsOnce()
+{
+    // One token indexed, its Transfers all left to the views; the other token then added:
+    // its backfill stores its balances below the checkpoint, so what waits is folded first
+    // and nothing is counted twice.
+    const QString env = QStringLiteral("fold-added");
+    const QList<chain::Address> both = m_lab->contracts();
+    const auto joined = [&] {
+        auto db = PgConnection::open(m_cluster.url());
+        return db->run("t_fold_joined",
+                       "SELECT count(*) FROM contract_sources WHERE environment_id = $1 AND "
+                       "state = 'joined'",
+                       {env.toUtf8()})
+                   .int64(0, 0) == 1;
+    };
+    {
+        InProcessWriter first(*m_lab, m_cluster.url(), env, QStringLiteral("first"),
+                              std::chrono::milliseconds(30000), 1'000'000'000, {both.first()});
+        QVERIFY(stepUntilSynced({&first}, 200));
+    }
+    auto db = PgConnection::open(m_cluster.url());
+    QVERIFY(db->run("t_fold_waiting",
+                    "SELECT c.block_number - f.balances_block FROM checkpoint_store c JOIN "
+                    "balance_fold_store f USING (environment_id, chain_id) WHERE "
+                    "c.environment_id = $1",
+                    {env.toUtf8()})
+                .int64(0, 0) > 50);
+    InProcessWriter again(*m_lab, m_cluster.url(), env, QStringLiteral("again"),
+                          std::chrono::milliseconds(30000), 1'000'000'000, both);
+    for (int round = 0; round < 400 && !(again.synced() && joined()); ++round)
+        again.indexer.step();
+    QVERIFY(joined());
+    checkAgainstNode(*db, env, qint64(m_lab->eth().blockNumber()));
+}
+
+void TestBalanceFolds::aFoldDecidedOnAMovedRowWritesNothing_data()
+{
+    QTest::addColumn<QString>("meanwhile");
+    QTest::addColumn<bool>("takesEffect");
+    QTest::newRow("nothing") << QStringLiteral("nothing") << true;
+    QTest::newRow("a rollback, the row at the same block") << QStringLiteral("rollback") << false;
+    QTest::newRow("the checkpoint below the fold") << QStringLiteral("above") << false;
+}
+
+void TestBalanceFolds::aFoldDecidedOnAMovedRowWritesNothing()
+{
+    QFETCH(QString, meanwhile);
+    QFETCH(bool, takesEffect);
+    // Everything indexed is left to the views; a fold is decided on the row as it stands,
+    // then sent while another transaction holds the row and, in some rows, moves it.
+    const QString env = QStringLiteral("fold-gate-") + meanwhile;
+    {
+        InProcessWriter writer(*m_lab, m_cluster.url(), env, QStringLiteral("writer"),
+                               std::chrono::milliseconds(30000), 1'000'000'000);
+        QVERIFY(stepUntilSynced({&writer}, 200));
+    }
+    auto db = PgConnection::open(m_cluster.url());
+    const QList<QByteArray> scope{env.toUtf8(), QByteArray("31337")};
+    const qint64 checkpoint =
+        db->run("t_gate_cp", "SELECT block_number FROM checkpoint_store WHERE environment_id = $1",
+                {scope[0]})
+            .int64(0, 0);
+    PgBalanceFolds folds(m_cluster.url(), QStringLiteral("gate"), scope[0], scope[1]);
+    const PgBalanceFolds::Mark decided = folds.read(*db, false);
+    QVERIFY(decided.block && *decided.block < checkpoint - 50);
+    const qint64 upTo = meanwhile == QLatin1String("above") ? checkpoint + 5 : checkpoint;
+    const qint64 before =
+        db->run("t_gate_before", "SELECT count(*) FROM transfer_events WHERE environment_id = $1",
+                {scope[0]})
+            .int64(0, 0);
+
+    auto holder = PgConnection::open(m_cluster.url());
+    holder->begin();
+    QCOMPARE(folds.read(*holder, true).epoch, decided.epoch);
+    folds.send({decided, upTo});
+    // The fold waits for the row: its snapshot is taken, from before what happens next. One
+    // past the checkpoint never even asks for it.
+    if (meanwhile != QLatin1String("above"))
+        QTRY_VERIFY_WITH_TIMEOUT(
+            db->run(
+                  "t_gate_waits",
+                  "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'forkscope gate "
+                  "(balance folds)' AND wait_event_type = 'Lock'")
+                    .int64(0, 0) == 1,
+            10'000);
+    if (meanwhile == QLatin1String("rollback")) {
+        // As a rollback to the middle of the Transfers, then a deferral from the same block
+        // as before, would leave it: the row at the block the fold was decided on, what the
+        // fold's snapshot holds above the fork gone.
+        const qint64 fork =
+            db->run("t_gate_middle",
+                    "SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY block_number) FROM "
+                    "log_store WHERE environment_id = $1 AND transfer_value IS NOT NULL",
+                    {scope[0]})
+                .int64(0, 0);
+        const QList<QByteArray> at = scope + QList<QByteArray>{QByteArray::number(fork)};
+        holder->run("t_gate_logs",
+                    "DELETE FROM log_store WHERE environment_id = $1 AND chain_id = $2 AND "
+                    "block_number > $3",
+                    at);
+        holder->run("t_gate_cp_back",
+                    "UPDATE checkpoint_store c SET block_number = b.block_number, block_hash = "
+                    "b.block_hash FROM block_store b WHERE c.environment_id = $1 AND "
+                    "c.chain_id = $2 AND b.environment_id = $1 AND b.chain_id = $2 AND "
+                    "b.block_number = $3",
+                    at);
+        holder->run("t_gate_blocks",
+                    "DELETE FROM block_store WHERE environment_id = $1 AND chain_id = $2 AND "
+                    "block_number > $3",
+                    at);
+        holder->run("t_gate_epoch",
+                    "UPDATE balance_fold_store SET epoch = epoch + 2 WHERE environment_id = $1 "
+                    "AND chain_id = $2",
+                    scope);
+    }
+    holder->commit();
+    const qint64 written = folds.await();
+    QCOMPARE(written > 0, takesEffect);
+    const PgBalanceFolds::Mark after = folds.read(*db, false);
+    QCOMPARE(after.block.value_or(-1), takesEffect ? upTo : *decided.block);
+
+    // The views equal the sum of the Transfers they show: with the node's up to the
+    // checkpoint when nothing was removed, or with what the rollback left.
+    if (meanwhile != QLatin1String("rollback")) {
+        checkAgainstNode(*db, env, checkpoint);
+        return;
+    }
+    const auto differing = db->run(
+        "t_gate_invariant",
+        "WITH sides AS (SELECT contract, to_addr AS holder, value::numeric AS d FROM "
+        "transfer_events WHERE environment_id = $1 UNION ALL SELECT contract, from_addr, "
+        "-value::numeric FROM transfer_events WHERE environment_id = $1), w AS (SELECT contract, "
+        "holder, sum(d) AS balance, count(*) AS sides FROM sides WHERE holder <> "
+        "'0x0000000000000000000000000000000000000000' GROUP BY contract, holder) SELECT count(*) "
+        "FROM w FULL JOIN (SELECT * FROM token_balances WHERE environment_id = $1) t ON "
+        "t.contract = w.contract AND t.holder = w.holder WHERE t.balance::numeric IS DISTINCT "
+        "FROM w.balance OR t.transfer_sides IS DISTINCT FROM w.sides",
+        {scope[0]});
+    QCOMPARE(differing.int64(0, 0), 0);
+    const qint64 left =
+        db->run("t_gate_left", "SELECT count(*) FROM transfer_events WHERE environment_id = $1",
+                {scope[0]})
+            .int64(0, 0);
+    QVERIFY(left > 0 && left < before);
+}
+
+QTEST_GUILESS_MAIN(TestBalanceFolds)
+#include "tst_balancefolds.moc"
