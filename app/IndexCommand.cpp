@@ -331,7 +331,7 @@ int runIndexCommand(const QStringList& arguments)
                 finish(ExitFailure);
                 return;
             }
-            if (s.state != indexer::IndexerStatus::State::Synced)
+            if (s.state != indexer::IndexerStatus::State::Synced || !snap.nodeHeadsSampled)
                 return;
             // With a sink, "synced" also means every row at or below the safe height went
             // out (or was refused for good); without a gate yet, wait for it.

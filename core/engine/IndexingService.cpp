@@ -367,6 +367,7 @@ void IndexingService::recordSightings()
         QMutexLocker lock(&m_mutex);
         h = m_health;
     }
+    l.snap.nodeHeadsSampled = h.at.isValid();
     QList<forktree::NodeSighting> changed;
     for (const health::NodeHealth& n : std::as_const(h.nodes)) {
         // The node's name without credentials a URL may carry.

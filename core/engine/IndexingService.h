@@ -83,6 +83,10 @@ struct IndexingSnapshot
     // With a sink: outbox rows at or below the safe height still to go (what
     // `--exit-when-synced` waits for); -1 when not counted.
     qint64 outboxPendingAtOrBelowSafe = -1;
+    // A node health sample has been taken and its heads stored in the fork tree (or the
+    // failure to store them logged): `--exit-when-synced` waits for it, so a short run
+    // leaves the node's head it synced against on record.
+    bool nodeHeadsSampled = false;
     qint64 outboxDelivered = 0; // by this service's dispatcher
     qint64 outboxRefused = 0;
     QString outboxSink;
