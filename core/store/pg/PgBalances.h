@@ -1,6 +1,7 @@
 #pragma once
 
 #include "indexer/HolderDeltas.h"
+#include "indexer/VerifiedBatch.h"
 
 #include <QByteArray>
 
@@ -20,16 +21,18 @@ class PgConnection;
 // every checkpoint move, and off its commit path (PgBalanceFolds.h): a move re-writing
 // every holder's row was most of the server's work.
 
-// What the committing writer's own batch, blocks `first` to `last`, does to each holder, as
-// it decoded them. The fold takes these blocks' sides from here rather than reading them
-// back from log_store: scanning the Transfers again and splitting each into its two sides
-// was most of the fold's cost.
+// What the committing writer's own batch, blocks `first` to `last`, does to each holder. A
+// fold in the commit (at the head) takes these blocks' sides from here rather than reading
+// them back from log_store: scanning the Transfers again and splitting each into its two
+// sides was most of the fold's cost.
 struct BatchBalances
 {
     qint64 first = 0;
     qint64 last = -1;
     indexer::HolderDeltas deltas; // merged
 };
+// The batch's Transfers, decoded as PgCommitRows stores them (the zero address no holder).
+BatchBalances batchBalances(const indexer::VerifiedBatch& batch);
 
 // Adds the Transfers of blocks (`above`, `upTo`]: those of `batch` from it when it lies
 // within them, every other block's from log_store.

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "chain/U256.h"
+
 #include <QByteArray>
 #include <QByteArrayView>
 
@@ -18,8 +20,8 @@ public:
     PgBinaryRows& int8(qint64 v);
     PgBinaryRows& text(QByteArrayView utf8);
     PgBinaryRows& bytea(QByteArrayView bytes);
-    // A non-negative integer in decimal digits, as numeric (scale 0).
-    PgBinaryRows& numeric(QByteArrayView decimal);
+    // As numeric (scale 0).
+    PgBinaryRows& numeric(const chain::U256& value);
     PgBinaryRows& null();
     void endRow();
     // Ends the data: call once, after the last row, before data().

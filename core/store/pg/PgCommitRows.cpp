@@ -16,15 +16,9 @@ PgCommitRows::PgCommitRows(const QByteArray& environmentId, qint64 chainId,
         m_blocks.int8(qint64(h.timestamp)).endRow();
     }
     m_stats.blocks = withBlocks ? batch.blocks.size() : 0;
-    if (!batch.blocks.isEmpty()) {
-        m_balances.first = qint64(batch.blocks.first().number);
-        m_balances.last = qint64(batch.blocks.last().number);
-    }
-    m_balances.deltas.reserve(std::size_t(batch.logs.size()) * 2);
     for (qsizetype i = 0; i < batch.logs.size(); ++i)
         addLog(batch.logs[i],
                i < batch.decodings.size() ? batch.decodings[i] : abi::EventDecoding{});
-    m_balances.deltas.merge();
     m_blocks.finish();
     m_logs.finish();
 }
@@ -69,14 +63,7 @@ void PgCommitRows::addLog(const chain::LogEntry& log, const abi::EventDecoding& 
     if (const auto* transfer = std::get_if<indexer::Transfer>(&decoded)) {
         ++m_stats.transfers;
         ++m_stats.outboxRows; // rendered from its log until delivery takes it (PgPendingOutbox.h)
-        r.numeric(chain::u256::toDecimal(transfer->value).toLatin1());
-        // As log_store's sides read: the zero address is no holder.
-        const chain::SignedAmount amount(transfer->value);
-        if (!transfer->from.isZero())
-            m_balances.deltas.addSide({transfer->contract, transfer->from}, -amount,
-                                      log.blockNumber);
-        if (!transfer->to.isZero())
-            m_balances.deltas.addSide({transfer->contract, transfer->to}, amount, log.blockNumber);
+        r.numeric(transfer->value);
     } else {
         r.null();
     }

@@ -1,6 +1,5 @@
 #pragma once
 
-#include "PgBalances.h"
 #include "PgBinaryRows.h"
 #include "indexer/VerifiedBatch.h"
 
@@ -29,9 +28,6 @@ public:
     // What the rows hold, as CommitStats counts it.
     const indexer::CommitStats& stats() const { return m_stats; }
 
-    // What the batch's Transfers do to each holder, for the balance fold.
-    const BatchBalances& balances() const { return m_balances; }
-
 private:
     void addLog(const chain::LogEntry& log, const abi::EventDecoding& abiDecoding);
 
@@ -39,7 +35,6 @@ private:
     qint64 m_chainId;
     PgBinaryRows m_blocks{6}, m_logs{16};
     indexer::CommitStats m_stats;
-    BatchBalances m_balances;
 };
 
 } // namespace forkscope::store::pg

@@ -176,7 +176,7 @@ bool PgIndexStore::adoptContracts(const QString& contractSet)
                .affected() == 1;
 }
 
-qint64 PgIndexStore::advance(const Row& from, const BatchBalances& batch, bool atTheHead,
+qint64 PgIndexStore::advance(const Row& from, const indexer::VerifiedBatch& batch, bool atTheHead,
                              qint64 batchTransfers, std::optional<PgBalanceFolds::Later>& foldLater)
 {
     coord::StoredCheckpoint at;
@@ -337,7 +337,7 @@ indexer::CommitStats PgIndexStore::commit(const indexer::VerifiedBatch& batch,
     std::optional<PgBalanceFolds::Later> foldLater;
     if (row) {
         const qint64 now =
-            advance(*row, rows.balances(), !placement.range, qint64(stats.transfers), foldLater);
+            advance(*row, batch, !placement.range, qint64(stats.transfers), foldLater);
         if (now >= row->startBlock)
             stats.checkpoint = std::uint64_t(now);
     }
