@@ -39,11 +39,7 @@ private:
 
 void TestBalanceFolds::initTestCase()
 {
-    m_lab = std::make_unique<test::IndexerLab>();
-    m_lab->deployToken(QStringLiteral("AAA"));
-    m_lab->deployToken(QStringLiteral("BBB"));
-    m_lab->sprayAll(30, 4, 12); // 60 blocks of Transfers
-    m_lab->mine(60);            // and empty ones between them and the head
+    m_lab = test::twoTokenChain();
     m_cluster.start();
 }
 

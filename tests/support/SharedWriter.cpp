@@ -8,6 +8,16 @@
 
 namespace forkscope::test {
 
+std::unique_ptr<IndexerLab> twoTokenChain()
+{
+    auto lab = std::make_unique<IndexerLab>();
+    lab->deployToken(QStringLiteral("AAA"));
+    lab->deployToken(QStringLiteral("BBB"));
+    lab->sprayAll(30, 4, 12); // 60 blocks of Transfers
+    lab->mine(60);            // and empty ones between them and the head
+    return lab;
+}
+
 void checkSharedAgainstNode(IndexerLab& lab, store::pg::PgConnection& db_, const QString& env,
                             qint64 head)
 {

@@ -92,6 +92,10 @@ inline std::pair<QSet<QString>, int> storedLogKeys(store::pg::PgConnection& db, 
     return {keys, stored.rows()};
 }
 
+// A fresh anvil with two tokens (AAA, BBB): 60 blocks of Transfers, then 60 empty blocks
+// up to the head.
+std::unique_ptr<IndexerLab> twoTokenChain();
+
 // What the views show for `env` against the node's own logs up to `head`: every log once
 // (block, index, tx), the per-token Transfer sums, every holder's balance. Fails the
 // running test (QVERIFY/QCOMPARE) where they differ.
