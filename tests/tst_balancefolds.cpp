@@ -7,6 +7,7 @@
 #include "lab/PgLab.h"
 #include "store/pg/PgBalanceFolds.h"
 #include "store/pg/PgConnection.h"
+#include "store/pg/PgError.h"
 
 #include <QtTest>
 
@@ -153,6 +154,7 @@ void TestBalanceFolds::aFoldDecidedOnAMovedRowWritesNothing_data()
     QTest::newRow("nothing") << QStringLiteral("nothing") << true;
     QTest::newRow("a rollback, the row at the same block") << QStringLiteral("rollback") << false;
     QTest::newRow("the checkpoint below the fold") << QStringLiteral("above") << false;
+    QTest::newRow("its connection killed") << QStringLiteral("killed") << false;
 }
 
 void TestBalanceFolds::aFoldDecidedOnAMovedRowWritesNothing()
@@ -226,8 +228,32 @@ void TestBalanceFolds::aFoldDecidedOnAMovedRowWritesNothing()
                     "AND chain_id = $2",
                     scope);
     }
-    holder->commit();
-    const qint64 written = folds.await();
+    qint64 written = 0;
+    if (meanwhile == QLatin1String("killed")) {
+        // The writer hears it at its next commit, in one line, and nothing was written.
+        db->exec("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
+                 "application_name = 'forkscope gate (balance folds)'");
+        holder->commit();
+        QString said;
+        QTRY_VERIFY_WITH_TIMEOUT(([&] {
+                                     try {
+                                         folds.running();
+                                     } catch (const store::pg::PgError& e) {
+                                         said = e.message();
+                                     }
+                                     return !said.isEmpty();
+                                 }()),
+                                 10'000);
+        QVERIFY2(said.contains(QStringLiteral("folding the balances of blocks %1-%2 failed, "
+                                              "nothing of it written")
+                                   .arg(*decided.block + 1)
+                                   .arg(upTo)),
+                 qPrintable(said));
+        QVERIFY(!folds.running());
+    } else {
+        holder->commit();
+        written = folds.await();
+    }
     QCOMPARE(written > 0, takesEffect);
     const PgBalanceFolds::Mark after = folds.read(*db, false);
     QCOMPARE(after.block.value_or(-1), takesEffect ? upTo : *decided.block);
@@ -235,6 +261,13 @@ void TestBalanceFolds::aFoldDecidedOnAMovedRowWritesNothing()
     // The views equal the sum of the Transfers they show: with the node's up to the
     // checkpoint when nothing was removed, or with what the rollback left.
     if (meanwhile != QLatin1String("rollback")) {
+        checkAgainstNode(*db, env, checkpoint);
+        if (meanwhile != QLatin1String("killed"))
+            return;
+        // The next fold, on a new connection, takes the blocks the killed one left.
+        folds.send({after, checkpoint});
+        QVERIFY(folds.await() > 0);
+        QCOMPARE(folds.read(*db, false).block.value_or(-1), checkpoint);
         checkAgainstNode(*db, env, checkpoint);
         return;
     }

@@ -108,7 +108,14 @@ void PgBalanceFolds::send(const Later& fold)
         m_counted = {fold.upTo, 0};
     } catch (const PgError& e) {
         m_conn.reset();
-        m_failed = e;
+        m_failed = PgError(e.kind(),
+                           QStringLiteral("sending the fold of the balances of blocks %1-%2 "
+                                          "failed, nothing of it written (the next fold takes "
+                                          "those blocks): %3")
+                               .arg(*fold.from.block + 1)
+                               .arg(fold.upTo)
+                               .arg(e.message()),
+                           e.sqlState());
     }
 }
 
