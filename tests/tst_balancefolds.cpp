@@ -155,6 +155,7 @@ void TestBalanceFolds::aFoldDecidedOnAMovedRowWritesNothing_data()
     QTest::newRow("a rollback, the row at the same block") << QStringLiteral("rollback") << false;
     QTest::newRow("the checkpoint below the fold") << QStringLiteral("above") << false;
     QTest::newRow("its connection killed") << QStringLiteral("killed") << false;
+    QTest::newRow("the row held past its lock timeout") << QStringLiteral("held") << false;
 }
 
 void TestBalanceFolds::aFoldDecidedOnAMovedRowWritesNothing()
@@ -175,7 +176,9 @@ void TestBalanceFolds::aFoldDecidedOnAMovedRowWritesNothing()
         db->run("t_gate_cp", "SELECT block_number FROM checkpoint_store WHERE environment_id = $1",
                 {scope[0]})
             .int64(0, 0);
-    PgBalanceFolds folds(m_cluster.url(), QStringLiteral("gate"), scope[0], scope[1]);
+    const bool held = meanwhile == QLatin1String("held");
+    PgBalanceFolds folds(m_cluster.url(), QStringLiteral("gate"), scope[0], scope[1],
+                         held ? 300 : 10'000);
     const PgBalanceFolds::Mark decided = folds.read(*db, false);
     QVERIFY(decided.block && *decided.block < checkpoint - 50);
     const qint64 upTo = meanwhile == QLatin1String("above") ? checkpoint + 5 : checkpoint;
@@ -190,7 +193,7 @@ void TestBalanceFolds::aFoldDecidedOnAMovedRowWritesNothing()
     folds.send({decided, upTo});
     // The fold waits for the row: its snapshot is taken, from before what happens next. One
     // past the checkpoint never even asks for it.
-    if (meanwhile != QLatin1String("above"))
+    if (meanwhile != QLatin1String("above") && !held)
         QTRY_VERIFY_WITH_TIMEOUT(
             db->run(
                   "t_gate_waits",
@@ -250,6 +253,11 @@ void TestBalanceFolds::aFoldDecidedOnAMovedRowWritesNothing()
                                    .arg(upTo)),
                  qPrintable(said));
         QVERIFY(!folds.running());
+    } else if (held) {
+        // Another writer's fold would hold it so: this one gives up, quietly, nothing written.
+        QTRY_VERIFY_WITH_TIMEOUT(!folds.running(), 10'000);
+        QCOMPARE(folds.read(*db, false).block.value_or(-1), *decided.block);
+        holder->commit();
     } else {
         holder->commit();
         written = folds.await();

@@ -8,6 +8,9 @@ namespace {
 constexpr const char* kRead = "SELECT balances_block, epoch FROM balance_fold_store WHERE "
                               "environment_id = $1 AND chain_id = $2";
 
+// lock_timeout: another writer's fold held the row for longer.
+constexpr const char* kLockNotAvailable = "55P03";
+
 QByteArray number(qint64 n)
 {
     return QByteArray::number(n);
@@ -15,9 +18,10 @@ QByteArray number(qint64 n)
 
 } // namespace
 
-PgBalanceFolds::PgBalanceFolds(QString url, QString owner, QByteArray env, QByteArray chain)
-    : m_url(std::move(url)), m_owner(std::move(owner)), m_env(std::move(env)),
-      m_chain(std::move(chain))
+PgBalanceFolds::PgBalanceFolds(QString url, QString owner, QByteArray env, QByteArray chain,
+                               int lockTimeoutMs)
+    : m_url(std::move(url)), m_owner(std::move(owner)), m_lockTimeoutMs(lockTimeoutMs),
+      m_env(std::move(env)), m_chain(std::move(chain))
 {
 }
 
@@ -98,6 +102,7 @@ void PgBalanceFolds::send(const Later& fold)
         if (!m_conn) {
             PgConnection::Options options;
             options.applicationName = QStringLiteral("forkscope %1 (balance folds)").arg(m_owner);
+            options.lockTimeoutMs = m_lockTimeoutMs;
             m_conn = PgConnection::open(m_url, options);
         }
         static const QByteArray sql = foldIfStillSql();
@@ -134,6 +139,8 @@ bool PgBalanceFolds::running()
     } catch (const PgError& e) {
         const Later fold = *m_sent;
         m_sent.reset();
+        if (e.sqlState() == kLockNotAvailable)
+            return false;
         m_conn.reset();
         throw PgError(e.kind(),
                       QStringLiteral("folding the balances of blocks %1-%2 failed, nothing of it "
@@ -154,7 +161,9 @@ qint64 PgBalanceFolds::await()
     m_sent.reset();
     try {
         return m_conn->awaitSent().affected();
-    } catch (const PgError&) {
+    } catch (const PgError& e) {
+        if (e.sqlState() == kLockNotAvailable)
+            return 0;
         m_conn.reset();
         throw;
     }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "PgBalances.h"
+#include "PgConnection.h"
 #include "PgError.h"
 
 #include <QByteArray>
@@ -9,8 +10,6 @@
 #include <optional>
 
 namespace forkscope::store::pg {
-
-class PgConnection;
 
 // Where balance_store stands in one environment's chain, and the folds that move it
 // (PgBalances.h). `balance_fold_store` holds the block balance_store holds the Transfers up
@@ -28,7 +27,10 @@ class PgBalanceFolds
 {
 public:
     // `url` opens the fold's own connection, named after `owner`, when a first fold is sent.
-    PgBalanceFolds(QString url, QString owner, QByteArray env, QByteArray chain);
+    // A fold that waits `lockTimeoutMs` for the row (another writer's fold holds it) gives
+    // up and writes nothing, as if the row had moved: that fold covers the same Transfers.
+    PgBalanceFolds(QString url, QString owner, QByteArray env, QByteArray chain,
+                   int lockTimeoutMs = PgConnection::Options{}.lockTimeoutMs);
     // Waits for a fold in flight (a fraction of a second): it commits whole or not at all,
     // so this only keeps a fold from outliving its writer.
     ~PgBalanceFolds();
@@ -63,7 +65,8 @@ public:
     // stands; a failure to send is thrown by the next running().
     void send(const Later& fold);
     // Whether the fold sent is still running. A finished one's failure, or a failure to
-    // send, is thrown here: nothing of that fold was written.
+    // send, is thrown here: nothing of that fold was written. Giving up on the row's lock
+    // is no failure.
     bool running();
     // Waits for the fold sent; returns the holders it wrote, 0 when the row had moved.
     qint64 await();
@@ -71,6 +74,7 @@ public:
 private:
     QString m_url;
     QString m_owner;
+    int m_lockTimeoutMs;
     QByteArray m_env;
     QByteArray m_chain;
     std::unique_ptr<PgConnection> m_conn; // the folds sent
