@@ -21,6 +21,14 @@ constexpr const char* kSides =
     "s.chain_id = $2 AND s.transfer_value IS NOT NULL AND s.block_number > $3 AND "
     "s.block_number <= $4) t WHERE holder <> '\\x0000000000000000000000000000000000000000'::bytea)";
 
+// A grouped (contract, holder, balance, updated_at_block, transfer_sides) row added to the
+// stored one: how every fold and added contract's batch writes balance_store.
+constexpr const char* kAddToStored =
+    " ON CONFLICT (environment_id, chain_id, contract, holder) DO UPDATE SET balance = "
+    "balance_store.balance + excluded.balance, updated_at_block = "
+    "greatest(balance_store.updated_at_block, excluded.updated_at_block), transfer_sides = "
+    "balance_store.transfer_sides + excluded.transfer_sides";
+
 QByteArray with(const char* cte, const char* rest)
 {
     return QByteArray("WITH ") + kSides + cte + ' ' + rest;
@@ -105,10 +113,8 @@ void addBalances(PgConnection& db, const QByteArray& env, const QByteArray& chai
         "INTO balance_store (environment_id, chain_id, contract, holder, balance, "
         "updated_at_block, transfer_sides) SELECT $1, $2, contract, holder, sum(delta), "
         "max(last), sum(sides)::bigint FROM sides GROUP BY contract, holder ORDER BY contract, "
-        "holder ON CONFLICT (environment_id, chain_id, contract, holder) DO UPDATE SET balance "
-        "= balance_store.balance + excluded.balance, updated_at_block = "
-        "greatest(balance_store.updated_at_block, excluded.updated_at_block), transfer_sides = "
-        "balance_store.transfer_sides + excluded.transfer_sides";
+        "holder" +
+        QByteArray(kAddToStored);
     db.run(
         "balances_add", sql.constData(),
         {env, chain, QByteArray::number(above), QByteArray::number(upTo),
@@ -127,15 +133,12 @@ void addContractBalances(PgConnection& db, const QByteArray& env, const QByteArr
 {
     if (upTo <= above)
         return;
-    static const QByteArray sql = with(
-        "", "INSERT INTO balance_store (environment_id, chain_id, contract, holder, balance, "
-            "updated_at_block, transfer_sides) SELECT $1, $2, contract, holder, sum(delta), "
-            "max(block_number), count(*) FROM sides WHERE contract = $5::bytea GROUP BY "
-            "contract, holder ORDER BY contract, holder ON CONFLICT (environment_id, chain_id, "
-            "contract, holder) DO UPDATE SET balance = balance_store.balance + "
-            "excluded.balance, updated_at_block = greatest(balance_store.updated_at_block, "
-            "excluded.updated_at_block), transfer_sides = balance_store.transfer_sides + "
-            "excluded.transfer_sides");
+    static const QByteArray sql =
+        with("", "INSERT INTO balance_store (environment_id, chain_id, contract, holder, "
+                 "balance, updated_at_block, transfer_sides) SELECT $1, $2, contract, holder, "
+                 "sum(delta), max(block_number), count(*) FROM sides WHERE contract = $5::bytea "
+                 "GROUP BY contract, holder ORDER BY contract, holder") +
+        kAddToStored;
     db.run("balances_add_contract", sql.constData(),
            {env, chain, QByteArray::number(above), QByteArray::number(upTo), contract});
 }
@@ -248,11 +251,8 @@ QByteArray foldIfStillSql()
            "EXISTS (SELECT 1 FROM gate)) INSERT INTO balance_store (environment_id, chain_id, "
            "contract, holder, balance, updated_at_block, transfer_sides) SELECT $1, $2, "
            "contract, holder, sum(delta), max(block_number), count(*) FROM sides GROUP BY "
-           "contract, holder ORDER BY contract, holder ON CONFLICT (environment_id, chain_id, "
-           "contract, holder) DO UPDATE SET balance = balance_store.balance + excluded.balance, "
-           "updated_at_block = greatest(balance_store.updated_at_block, "
-           "excluded.updated_at_block), transfer_sides = balance_store.transfer_sides + "
-           "excluded.transfer_sides";
+           "contract, holder ORDER BY contract, holder" +
+           QByteArray(kAddToStored);
 }
 
 bool foldsNow(bool atTheHead, qint64 folded, qint64 upTo, const FoldWait& wait, qint64 foldAfter)
