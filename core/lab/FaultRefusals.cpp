@@ -15,6 +15,18 @@ namespace forkscope::lab {
 using jsonrpc::compact;
 using jsonrpc::errorFor;
 
+namespace {
+
+// The filter of an eth_getLogs request; none for another method (or a batch, which passes).
+std::optional<QJsonObject> logFilterOf(const QJsonObject& req)
+{
+    if (req.value(QLatin1String("method")).toString() != QLatin1String("eth_getLogs"))
+        return std::nullopt;
+    return req.value(QLatin1String("params")).toArray().at(0).toObject();
+}
+
+} // namespace
+
 QByteArray FaultProxy::injectedError(const QByteArray& requestBody)
 {
     const QJsonDocument doc = QJsonDocument::fromJson(requestBody);
@@ -30,14 +42,11 @@ QByteArray FaultProxy::injectedError(const QByteArray& requestBody)
 
 std::optional<QByteArray> FaultProxy::refusedLogs(const QByteArray& requestBody)
 {
-    const QJsonObject req = QJsonDocument::fromJson(requestBody).object(); // batches pass
-    if (req.value(QLatin1String("method")).toString() != QLatin1String("eth_getLogs"))
+    const QJsonObject req = QJsonDocument::fromJson(requestBody).object();
+    const std::optional<QJsonObject> filter = logFilterOf(req);
+    if (!filter)
         return std::nullopt;
-    const QJsonValue from = req.value(QLatin1String("params"))
-                                .toArray()
-                                .at(0)
-                                .toObject()
-                                .value(QLatin1String("fromBlock"));
+    const QJsonValue from = filter->value(QLatin1String("fromBlock"));
     try {
         if (qint64(chain::hex::parseQuantityU63(from, QStringLiteral("fromBlock"))) !=
             m_refuseLogsFrom)
@@ -101,14 +110,11 @@ std::optional<QByteArray> FaultProxy::refusedState(const QByteArray& requestBody
 
 std::optional<QByteArray> FaultProxy::refusedAddresses(const QByteArray& requestBody)
 {
-    const QJsonObject req = QJsonDocument::fromJson(requestBody).object(); // batches pass
-    if (req.value(QLatin1String("method")).toString() != QLatin1String("eth_getLogs"))
+    const QJsonObject req = QJsonDocument::fromJson(requestBody).object();
+    const std::optional<QJsonObject> filter = logFilterOf(req);
+    if (!filter)
         return std::nullopt;
-    const QJsonValue addresses = req.value(QLatin1String("params"))
-                                     .toArray()
-                                     .at(0)
-                                     .toObject()
-                                     .value(QLatin1String("address"));
+    const QJsonValue addresses = filter->value(QLatin1String("address"));
     if (!addresses.isArray() || addresses.toArray().size() <= m_maxAddresses)
         return std::nullopt;
     ++m_refusedAddressLists;
