@@ -335,13 +335,30 @@ void TestOutbox::flappingSinkGetsEveryKeyOnce()
         args << "--webhook-batch" << QString::number(batch);
     // Before the failure streak drove the wait, the wait grew with every round that ended
     // on a failure, successes or not, up to 25.6 s: this run did not end within minutes.
-    VERIFY_EXIT_OK(lab.runIndex("env", args, {}, QProcessEnvironment::systemEnvironment(), 90000));
+    const ProcessRun run =
+        lab.runIndex("env", args, {}, QProcessEnvironment::systemEnvironment(), 90000);
+    VERIFY_EXIT_OK(run);
     const qint64 safe = qint64(lab.eth().blockNumber()) - 2;
     const QString safeText = QString::number(safe);
 
     // Every row at or below the safe height accepted exactly once, in order; none above.
     const QList<QByteArray> expected = keysInOutboxOrder(lab, "block_number <= " + safeText);
     QVERIFY(expected.size() >= 50);
+    // Says, if it ever fails, what the store thought of the rows the receiver never took.
+    QVERIFY2(hook.acceptedEventKeys().size() == expected.size(),
+             qPrintable(QStringLiteral("%1 of %2 rows accepted in %3 requests; outbox rows "
+                                       "(block, delivered, failed, attempts, error):\n%4\n"
+                                       "checkpoint: %5\nthe run: %6")
+                            .arg(hook.acceptedEventKeys().size())
+                            .arg(expected.size())
+                            .arg(hook.requests().size())
+                            .arg(lab.rows("SELECT block_number || ' ' || coalesce(delivered_at, "
+                                          "'-') || ' ' || coalesce(failed_at, '-') || ' ' || "
+                                          "attempts || ' ' || coalesce(last_error, '-') FROM "
+                                          "outbox ORDER BY block_number")
+                                     .join('\n'))
+                            .arg(lab.rows("SELECT block_number FROM indexer_checkpoints").join(' '))
+                            .arg(run.describe())));
     QCOMPARE(hook.acceptedEventKeys(), expected);
     QCOMPARE(
         lab.count("SELECT count(*) FROM outbox WHERE delivered_at IS NULL AND block_number <= " +
@@ -352,6 +369,12 @@ void TestOutbox::flappingSinkGetsEveryKeyOnce()
                        safeText),
              0);
     QVERIFY(lab.count("SELECT count(*) FROM outbox WHERE block_number > " + safeText) > 0);
+    // A row delivered after a retry still says why it waited, on either store.
+    QVERIFY(lab.count("SELECT count(*) FROM outbox WHERE delivered_at IS NOT NULL AND attempts "
+                      "> 1") > 0);
+    QCOMPARE(lab.count("SELECT count(*) FROM outbox WHERE delivered_at IS NOT NULL AND attempts "
+                       "> 1 AND (last_error IS NULL OR last_error NOT LIKE '%HTTP 500%')"),
+             0);
     int accepted = 0;
     for (qsizetype i = 0; i < hook.requests().size(); ++i) {
         const WebhookRecorder::Request& r = hook.requests().at(i);

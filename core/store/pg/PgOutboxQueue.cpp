@@ -91,9 +91,10 @@ QList<outbox::OutboxRow> PgOutboxQueue::next(std::uint64_t safeHeight, int limit
 
 void PgOutboxQueue::markDelivered(const QList<outbox::OutboxRow>& rows)
 {
+    // last_error stays: a row delivered after retries still says why it waited, as on SQLite.
     m_db->run("outbox_delivered",
-              "UPDATE outbox_store SET delivered_at = clock_timestamp(), attempts = attempts + 1, "
-              "last_error = NULL WHERE id = ANY($1::bigint[]) AND delivered_at IS NULL",
+              "UPDATE outbox_store SET delivered_at = clock_timestamp(), attempts = attempts + 1 "
+              "WHERE id = ANY($1::bigint[]) AND delivered_at IS NULL",
               {idArray(rows)});
 }
 
