@@ -8,7 +8,7 @@
 //   build/bench/forkscope_bench_shared [--blocks 2000] [--per-tx 17] [--tokens 3]
 //                                      [--holders 5000] [--batch-size 200]
 //                                      [--processes 1,2,3] [--count-calls]
-//                                      [--pg-statements N] [--against BINARY]
+//                                      [--pg-statements N] [--against BINARY]...
 #include "BenchWorkload.h"
 #include "ProcessStats.h"
 #include "concurrency/WorkerThread.h"
@@ -174,13 +174,13 @@ int main(int argc, char** argv)
     const QCommandLineOption againstOpt(
         QStringLiteral("against"),
         QStringLiteral("Measures each sync with this build's forkscope, then with BINARY (e.g. a "
-                       "copy of an earlier build), on the same workload."),
+                       "copy of an earlier build), on the same workload. Repeatable: each "
+                       "BINARY in turn (the same one twice measures it twice)."),
         QStringLiteral("BINARY"));
     p.addOption(againstOpt);
     p.process(app);
     QStringList binaries{QStringLiteral(FORKSCOPE_BINARY)};
-    if (p.isSet(againstOpt))
-        binaries << p.value(againstOpt);
+    binaries << p.values(againstOpt);
     // Each figure's line names the build it measured when there are two.
     const auto label = [&](int i) {
         return binaries.size() == 1 ? QString()
