@@ -1,6 +1,7 @@
-// HolderDeltas: a batch's transfer sides summed per holder and handed over in balance_store's
-// key order (SQLite compares BLOBs with memcmp: unsigned bytes, contract first). BalanceBook
-// walks the table in that order, so a key out of place would be taken as absent.
+// HolderDeltas: a batch's transfer sides summed per holder (or several batches' sums added
+// together) and handed over in balance_store's key order (SQLite compares BLOBs with memcmp:
+// unsigned bytes, contract first). BalanceBook walks the table in that order, so a key out of place
+// would be taken as absent.
 #include "indexer/HolderDeltas.h"
 
 #include <QMap>
@@ -116,6 +117,33 @@ void TestHolderDeltas::mergesInKeyOrder()
         QCOMPARE(deltas.delta(i).amount, SignedAmount(it.value().amount));
         QCOMPARE(deltas.delta(i).sides, it.value().sides);
         QCOMPARE(deltas.delta(i).lastBlock, it.value().lastBlock);
+    }
+
+    // The same sides in several parts, each merged (some compacted), then summed: the same.
+    for (int parts : {1, 2, 3, 5}) {
+        std::vector<HolderDeltas> each(static_cast<std::size_t>(parts));
+        block = 0;
+        for (qsizetype n = 0; n < sides.size(); ++n) {
+            block = (block * 7 + 3) % 101;
+            each[std::size_t(n % parts)].addSide(keyOf(sides[n]), SignedAmount(sides[n].amount),
+                                                 block);
+        }
+        std::vector<const HolderDeltas*> merged;
+        for (std::size_t k = 0; k < each.size(); ++k) {
+            if (k % 2)
+                each[k].compact();
+            else
+                each[k].merge();
+            merged.push_back(&each[k]);
+        }
+        const HolderDeltas sum = HolderDeltas::sumOfMerged(merged);
+        QCOMPARE(sum.size(), deltas.size());
+        for (std::size_t k = 0; k < sum.size(); ++k) {
+            QCOMPARE(sum.key(k), deltas.key(k));
+            QCOMPARE(sum.delta(k).amount, deltas.delta(k).amount);
+            QCOMPARE(sum.delta(k).sides, deltas.delta(k).sides);
+            QCOMPARE(sum.delta(k).lastBlock, deltas.delta(k).lastBlock);
+        }
     }
 }
 

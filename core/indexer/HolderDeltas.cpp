@@ -99,4 +99,78 @@ void HolderDeltas::merge()
     m_merged = true;
 }
 
+HolderDeltas HolderDeltas::sumOfMerged(const std::vector<const HolderDeltas*>& parts)
+{
+    if (parts.empty())
+        return {};
+    // Two at a time, halving the list each round: every row is copied log2(parts) times.
+    const auto two = [](const HolderDeltas& a, const HolderDeltas& b) {
+        HolderDeltas out;
+        out.reserve(a.size() + b.size());
+        std::size_t i = 0, j = 0;
+        const auto take = [&out](const HolderKey& k, const HolderDelta& d) {
+            out.m_keys.push_back(k);
+            out.m_deltas.push_back(d);
+        };
+        while (i < a.size() && j < b.size()) {
+            if (holderKeyLess(a.key(i), b.key(j))) {
+                take(a.key(i), a.delta(i));
+                ++i;
+            } else if (holderKeyLess(b.key(j), a.key(i))) {
+                take(b.key(j), b.delta(j));
+                ++j;
+            } else {
+                HolderDelta d = a.delta(i);
+                d.amount += b.delta(j).amount;
+                d.sides += b.delta(j).sides;
+                d.lastBlock = std::max(d.lastBlock, b.delta(j).lastBlock);
+                take(a.key(i), d);
+                ++i;
+                ++j;
+            }
+        }
+        for (; i < a.size(); ++i)
+            take(a.key(i), a.delta(i));
+        for (; j < b.size(); ++j)
+            take(b.key(j), b.delta(j));
+        out.m_order.resize(out.m_keys.size());
+        for (std::uint32_t k = 0; k < out.m_order.size(); ++k)
+            out.m_order[k] = k;
+        out.m_merged = true;
+        return out;
+    };
+    std::vector<HolderDeltas> round;
+    for (std::size_t k = 0; k + 1 < parts.size(); k += 2)
+        round.push_back(two(*parts[k], *parts[k + 1]));
+    if (parts.size() % 2)
+        round.push_back(two(*parts.back(), HolderDeltas()));
+    while (round.size() > 1) {
+        std::vector<HolderDeltas> next;
+        for (std::size_t k = 0; k + 1 < round.size(); k += 2)
+            next.push_back(two(round[k], round[k + 1]));
+        if (round.size() % 2)
+            next.push_back(std::move(round.back()));
+        round.swap(next);
+    }
+    return std::move(round.front());
+}
+
+void HolderDeltas::compact()
+{
+    merge();
+    std::vector<HolderKey> keys;
+    std::vector<HolderDelta> deltas;
+    keys.reserve(m_order.size());
+    deltas.reserve(m_order.size());
+    for (std::uint32_t i : m_order) {
+        keys.push_back(m_keys[i]);
+        deltas.push_back(std::move(m_deltas[i]));
+    }
+    m_keys.swap(keys);
+    m_deltas.swap(deltas);
+    for (std::uint32_t i = 0; i < m_order.size(); ++i)
+        m_order[i] = i;
+    m_order.shrink_to_fit();
+}
+
 } // namespace forkscope::indexer

@@ -71,6 +71,12 @@ public:
     // Sorts and sums: afterwards key(i) and delta(i) are holder i's, in key order, for i below
     // size(). Adding after it is fine; call it again.
     void merge();
+    // merge(), then keeps only the summed holders: a batch's deltas kept for later hold a
+    // holder per row, not a side per row (two per Transfer).
+    void compact();
+    // The sum of merged deltas, in key order: their sorted runs merged, nothing sorted again
+    // (a fold adding a few batches' deltas together).
+    static HolderDeltas sumOfMerged(const std::vector<const HolderDeltas*>& parts);
     std::size_t size() const { return m_order.size(); }
     bool isEmpty() const { return m_order.empty(); }
     const HolderKey& key(std::size_t i) const { return m_keys[m_order[i]]; }
