@@ -6,6 +6,7 @@
 #include "SharedWriter.h"
 #include "lab/PgLab.h"
 #include "store/pg/PgBalanceFolds.h"
+#include "store/pg/PgCommittedDeltas.h"
 #include "store/pg/PgConnection.h"
 #include "store/pg/PgError.h"
 
@@ -13,6 +14,7 @@
 
 using namespace forkscope;
 using store::pg::PgBalanceFolds;
+using store::pg::PgCommittedDeltas;
 using store::pg::PgConnection;
 using test::InProcessWriter;
 using test::stepUntilSynced;
@@ -27,6 +29,10 @@ private slots:
     void aContractAddedWhileBalancesWaitCountsOnce();
     void aFoldDecidedOnAMovedRowWritesNothing_data();
     void aFoldDecidedOnAMovedRowWritesNothing();
+    void aFoldTakesTheBatchesItsWriterCommitted_data();
+    void aFoldTakesTheBatchesItsWriterCommitted();
+    void aFoldAddsRememberedDeltasOnlyWhileTheirBlockStands_data();
+    void aFoldAddsRememberedDeltasOnlyWhileTheirBlockStands();
 
 private:
     void checkAgainstNode(PgConnection& db, const QString& env, qint64 head)
@@ -300,3 +306,124 @@ void TestBalanceFolds::aFoldDecidedOnAMovedRowWritesNothing()
 
 QTEST_GUILESS_MAIN(TestBalanceFolds)
 #include "tst_balancefolds.moc"
+
+namespace {
+
+using Span = std::pair<qint64, qint64>;
+
+// A remembered batch of blocks `first` to `last` whose one holder row says which it is.
+store::pg::BatchBalances markedBatch(qint64 first, qint64 last)
+{
+    store::pg::BatchBalances b;
+    b.first = first;
+    b.last = last;
+    QByteArray holder(20, '\0');
+    holder[19] = char(first);
+    const indexer::HolderKey key{chain::Address{},
+                                 chain::Address::fromBytes(holder, QStringLiteral("holder"))};
+    b.deltas.add(key, {indexer::SignedAmount(first), 1, std::uint64_t(last)});
+    b.deltas.merge();
+    return b;
+}
+
+} // namespace
+
+void TestBalanceFolds::aFoldTakesTheBatchesItsWriterCommitted_data()
+{
+    QTest::addColumn<qint64>("above");
+    QTest::addColumn<qint64>("upTo");
+    QTest::addColumn<QList<qint64>>("checked"); // the last blocks of the batches taken
+    QTest::addColumn<QList<Span>>("gaps");
+    QTest::addColumn<qint64>("left"); // holder rows still remembered
+    // Remembered: 11-20, 21-30, 41-50 (31-40 another writer's).
+    QTest::newRow("all, the other writer's blocks read")
+        << qint64(10) << qint64(50) << QList<qint64>{20, 30, 50} << QList<Span>{{30, 40}}
+        << qint64(0);
+    QTest::newRow("one already folded in part: read, and forgotten")
+        << qint64(15) << qint64(50) << QList<qint64>{30, 50} << QList<Span>{{15, 20}, {30, 40}}
+        << qint64(0);
+    QTest::newRow("one past the fold stays")
+        << qint64(10) << qint64(45) << QList<qint64>{20, 30} << QList<Span>{{30, 45}} << qint64(1);
+    QTest::newRow("none inside: all read")
+        << qint64(50) << qint64(60) << QList<qint64>{} << QList<Span>{{50, 60}} << qint64(0);
+}
+
+void TestBalanceFolds::aFoldTakesTheBatchesItsWriterCommitted()
+{
+    QFETCH(qint64, above);
+    QFETCH(qint64, upTo);
+    QFETCH(QList<qint64>, checked);
+    QFETCH(QList<Span>, gaps);
+    QFETCH(qint64, left);
+    PgCommittedDeltas committed;
+    for (const Span& b : {Span{11, 20}, Span{21, 30}, Span{41, 50}})
+        committed.remember(markedBatch(b.first, b.second), QByteArray::number(b.second * 100));
+    const PgCommittedDeltas::Taken taken = committed.take(above, upTo);
+    QCOMPARE(taken.checks.blocks, checked);
+    QList<QByteArray> xmins;
+    for (qint64 b : checked)
+        xmins << QByteArray::number(b * 100);
+    QCOMPARE(taken.checks.xmins, xmins);
+    QCOMPARE(taken.parts.gaps, gaps);
+    QCOMPARE(qint64(taken.parts.deltas.size()), qint64(checked.size())); // one row per batch
+    QCOMPARE(qint64(committed.holders()), left);
+}
+
+void TestBalanceFolds::aFoldAddsRememberedDeltasOnlyWhileTheirBlockStands_data()
+{
+    QTest::addColumn<bool>("storedAgain");
+    QTest::newRow("its last block as committed") << false;
+    QTest::newRow("its last block stored again since") << true;
+}
+
+void TestBalanceFolds::aFoldAddsRememberedDeltasOnlyWhileTheirBlockStands()
+{
+    QFETCH(bool, storedAgain);
+    // A batch's remembered deltas stand for its blocks' Transfers: a marked row shows the
+    // fold added them rather than reading the blocks back, and only while the block_store
+    // row of the batch's last block is the one it was committed with.
+    const QString env = QStringLiteral("fold-remembered-%1")
+                            .arg(storedAgain ? QStringLiteral("again") : QStringLiteral("same"));
+    {
+        InProcessWriter writer(*m_lab, m_cluster.url(), env, QStringLiteral("writer"),
+                               std::chrono::milliseconds(30000), 1'000'000'000);
+        QVERIFY(stepUntilSynced({&writer}, 200));
+    }
+    auto db = PgConnection::open(m_cluster.url());
+    const QList<QByteArray> scope{env.toUtf8(), QByteArray("31337")};
+    const qint64 checkpoint =
+        db->run("t_mem_cp", "SELECT block_number FROM checkpoint_store WHERE environment_id = $1",
+                {scope[0]})
+            .int64(0, 0);
+    PgBalanceFolds folds(m_cluster.url(), QStringLiteral("remembered"), scope[0], scope[1]);
+    const PgBalanceFolds::Mark decided = folds.read(*db, false);
+    QVERIFY(decided.block && *decided.block < checkpoint - 10);
+    const qint64 last = checkpoint - 5;
+    const QList<QByteArray> at = scope + QList<QByteArray>{QByteArray::number(last)};
+    const auto xminOf = [&] {
+        return db
+            ->run("t_mem_xmin",
+                  "SELECT xmin FROM block_store WHERE environment_id = $1 AND chain_id = $2 AND "
+                  "block_number = $3",
+                  at)
+            .text(0, 0);
+    };
+    store::pg::BatchBalances batch = markedBatch(last - 3, last);
+    folds.remember(std::move(batch), xminOf());
+    if (storedAgain) // as a rollback and a commit of the same block would leave it
+        db->run("t_mem_again",
+                "WITH gone AS (DELETE FROM block_store WHERE environment_id = $1 AND chain_id = "
+                "$2 AND block_number = $3 RETURNING *) INSERT INTO block_store SELECT * FROM gone",
+                at);
+    folds.send({decided, checkpoint});
+    const qint64 written = folds.await();
+    QCOMPARE(written > 0, !storedAgain);
+    QCOMPARE(folds.read(*db, false).block.value_or(-1), storedAgain ? *decided.block : checkpoint);
+    const qint64 markedRows =
+        db->run("t_mem_marked_rows",
+                "SELECT count(*) FROM balance_store WHERE environment_id = $1 AND contract = "
+                "'\\x0000000000000000000000000000000000000000'::bytea AND balance = $2",
+                {scope[0], QByteArray::number(last - 3)})
+            .int64(0, 0);
+    QCOMPARE(markedRows, storedAgain ? 0 : 1);
+}

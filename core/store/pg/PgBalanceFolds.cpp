@@ -85,6 +85,7 @@ std::optional<PgBalanceFolds::Later> PgBalanceFolds::onMove(PgConnection& db, qi
         mark.block = from;
     }
     const qint64 folded = *mark.block;
+    m_committed.forgetThrough(folded); // balance_store holds those
     // While this writer's own fold from there runs, what it committed since still counts.
     if (m_counted.since != folded && !(m_sent && m_sent->from.block == folded))
         m_counted = {folded, 0};
@@ -94,6 +95,11 @@ std::optional<PgBalanceFolds::Later> PgBalanceFolds::onMove(PgConnection& db, qi
                   {batchTransfers, qint64(batch.blocks.size()), m_counted.transfers}, foldAfter))
         return std::nullopt;
     return Later{mark, to};
+}
+
+void PgBalanceFolds::remember(BatchBalances batch, QByteArray lastXmin)
+{
+    m_committed.remember(std::move(batch), std::move(lastXmin));
 }
 
 void PgBalanceFolds::send(const Later& fold)
@@ -106,9 +112,11 @@ void PgBalanceFolds::send(const Later& fold)
             m_conn = PgConnection::open(m_url, options);
         }
         static const QByteArray sql = foldIfStillSql();
+        const PgCommittedDeltas::Taken taken = m_committed.take(*fold.from.block, fold.upTo);
         m_conn->send(
             "folds_if_still", sql.constData(),
-            {m_env, m_chain, number(*fold.from.block), number(fold.upTo), number(fold.from.epoch)});
+            foldIfStillParams({m_env, m_chain, *fold.from.block, fold.from.epoch, fold.upTo},
+                              taken.checks, taken.parts));
         m_sent = fold;
         m_counted = {fold.upTo, 0};
     } catch (const PgError& e) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "PgBalances.h"
+#include "PgCommittedDeltas.h"
 #include "PgConnection.h"
 #include "PgError.h"
 
@@ -61,6 +62,10 @@ public:
     // Everything up to `upTo` in balance_store now, in the caller's transaction, `batch`'s
     // blocks from it; the checkpoint row is locked at `checkpoint`.
     void foldNow(PgConnection& db, qint64 checkpoint, qint64 upTo, const BatchBalances& batch = {});
+    // A batch this writer committed in a backfill, its last block's block_store row having
+    // xmin `lastXmin`: a fold sent later adds its deltas instead of reading its Transfers
+    // back (PgCommittedDeltas.h).
+    void remember(BatchBalances batch, QByteArray lastXmin);
     // Sends a fold onMove returned, not waiting for it. Never throws: the commit it follows
     // stands; a failure to send is thrown by the next running().
     void send(const Later& fold);
@@ -80,6 +85,7 @@ private:
     std::unique_ptr<PgConnection> m_conn; // the folds sent
     std::optional<Later> m_sent;
     std::optional<PgError> m_failed;
+    PgCommittedDeltas m_committed;
     // The Transfers this writer committed since balance_store last took them up to `since`.
     struct Counted
     {

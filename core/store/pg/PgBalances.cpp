@@ -67,6 +67,54 @@ template <typename Each> QByteArray textArray(std::size_t n, Each each)
     return out;
 }
 
+// The sides of the blocks of gaps $g, $g+1 (bigint arrays, each gap (lo, hi]) from
+// log_store, and the deltas $g+2 to $g+6 (contract and holder as hex, amount, sides, last
+// block) as they are: (contract, holder, delta, sides, last).
+QByteArray partsSides(int g)
+{
+    const auto p = [g](int k) -> QByteArray { return "$" + QByteArray::number(g + k); };
+    return "SELECT contract, holder, delta, 1::bigint AS sides, block_number AS last FROM "
+           "unnest(" +
+           p(0) + "::bigint[], " + p(1) + "::bigint[]) AS g(lo, hi) CROSS JOIN LATERAL (" +
+           sidesIn("g.lo", "g.hi") +
+           ") t WHERE holder <> '\\x0000000000000000000000000000000000000000'::bytea UNION ALL "
+           "SELECT decode(u.c, 'hex'), decode(u.h, 'hex'), u.d, u.n, u.b FROM unnest(" +
+           p(2) + "::text[], " + p(3) + "::text[], " + p(4) + "::numeric[], " + p(5) +
+           "::bigint[], " + p(6) + "::bigint[]) AS u(c, h, d, n, b)";
+}
+
+// partsSides' seven parameters.
+QList<QByteArray> partsParams(const FoldParts& parts)
+{
+    const indexer::HolderDeltas& d = parts.deltas;
+    const std::size_t n = d.size();
+    const auto gapEnd = [&](bool hi) {
+        return textArray(std::size_t(parts.gaps.size()), [&](std::size_t i) {
+            const auto& g = parts.gaps.at(qsizetype(i));
+            return QByteArray::number(hi ? g.second : g.first);
+        });
+    };
+    return {
+        gapEnd(false),
+        gapEnd(true),
+        textArray(n, [&](std::size_t i) { return d.key(i).contract.toByteArray().toHex(); }),
+        textArray(n, [&](std::size_t i) { return d.key(i).holder.toByteArray().toHex(); }),
+        textArray(n, [&](std::size_t i) { return QByteArray(d.delta(i).amount.str().c_str()); }),
+        textArray(n, [&](std::size_t i) { return QByteArray::number(d.delta(i).sides); }),
+        textArray(n, [&](std::size_t i) {
+            return QByteArray::number(qulonglong(d.delta(i).lastBlock));
+        })};
+}
+
+// The sides CTE's rows (those `where` keeps) grouped per holder and added to balance_store.
+QByteArray insertGrouped(const char* where)
+{
+    return QByteArray("INSERT INTO balance_store (environment_id, chain_id, contract, holder, "
+                      "balance, updated_at_block, transfer_sides) SELECT $1, $2, contract, "
+                      "holder, sum(delta), max(last), sum(sides)::bigint FROM sides ") +
+           where + " GROUP BY contract, holder ORDER BY contract, holder" + kAddToStored;
+}
+
 } // namespace
 
 BatchBalances batchBalances(const indexer::VerifiedBatch& batch)
@@ -91,41 +139,39 @@ BatchBalances batchBalances(const indexer::VerifiedBatch& batch)
     return out;
 }
 
+FoldParts foldParts(qint64 above, qint64 upTo, const QList<const BatchBalances*>& spans)
+{
+    FoldParts parts;
+    if (spans.size() == 1) {
+        parts.deltas = spans.first()->deltas;
+    } else {
+        std::vector<const indexer::HolderDeltas*> each;
+        for (const BatchBalances* b : spans)
+            each.push_back(&b->deltas);
+        parts.deltas = indexer::HolderDeltas::sumOfMerged(each);
+    }
+    qint64 at = above; // every block up to here is in a span or a gap
+    for (const BatchBalances* b : spans) {
+        if (b->first - 1 > at)
+            parts.gaps.append({at, b->first - 1});
+        at = b->last;
+    }
+    if (upTo > at)
+        parts.gaps.append({at, upTo});
+    return parts;
+}
+
 void addBalances(PgConnection& db, const QByteArray& env, const QByteArray& chain, qint64 above,
                  qint64 upTo, const BatchBalances& batch)
 {
     if (upTo <= above)
         return;
-    // Blocks (above, upTo] are (above, $5] from log_store, then the batch, then ($6, upTo]
-    // from log_store; a batch outside them is none of theirs (both scans then cover all).
+    // A batch outside the blocks is none of theirs: they are all read from log_store.
     const bool inside = batch.first > above && batch.last <= upTo && batch.first <= batch.last;
-    const qint64 lowEnd = inside ? batch.first - 1 : upTo;
-    const qint64 highStart = inside ? batch.last : upTo;
-    const indexer::HolderDeltas& d = batch.deltas;
-    const std::size_t n = inside ? d.size() : 0;
-    static const QByteArray sql =
-        "WITH sides AS (SELECT contract, holder, delta, 1::bigint AS sides, block_number AS "
-        "last FROM (" +
-        sidesIn("$3", "$5") + " UNION ALL " + sidesIn("$6", "$4") +
-        ") t WHERE holder <> '\\x0000000000000000000000000000000000000000'::bytea UNION ALL "
-        "SELECT decode(u.c, 'hex'), decode(u.h, 'hex'), u.d, u.n, u.b FROM unnest($7::text[], "
-        "$8::text[], $9::numeric[], $10::bigint[], $11::bigint[]) AS u(c, h, d, n, b)) INSERT "
-        "INTO balance_store (environment_id, chain_id, contract, holder, balance, "
-        "updated_at_block, transfer_sides) SELECT $1, $2, contract, holder, sum(delta), "
-        "max(last), sum(sides)::bigint FROM sides GROUP BY contract, holder ORDER BY contract, "
-        "holder" +
-        QByteArray(kAddToStored);
-    db.run(
-        "balances_add", sql.constData(),
-        {env, chain, QByteArray::number(above), QByteArray::number(upTo),
-         QByteArray::number(lowEnd), QByteArray::number(highStart),
-         textArray(n, [&](std::size_t i) { return d.key(i).contract.toByteArray().toHex(); }),
-         textArray(n, [&](std::size_t i) { return d.key(i).holder.toByteArray().toHex(); }),
-         textArray(n, [&](std::size_t i) { return QByteArray(d.delta(i).amount.str().c_str()); }),
-         textArray(n, [&](std::size_t i) { return QByteArray::number(d.delta(i).sides); }),
-         textArray(n, [&](std::size_t i) {
-             return QByteArray::number(qulonglong(d.delta(i).lastBlock));
-         })});
+    const FoldParts parts = foldParts(
+        above, upTo, inside ? QList<const BatchBalances*>{&batch} : QList<const BatchBalances*>{});
+    static const QByteArray sql = "WITH sides AS (" + partsSides(3) + ") " + insertGrouped("");
+    db.run("balances_add", sql.constData(), QList<QByteArray>{env, chain} + partsParams(parts));
 }
 
 void addContractBalances(PgConnection& db, const QByteArray& env, const QByteArray& chain,
@@ -239,20 +285,34 @@ QByteArray pendingBalancesSql()
            "BY t.environment_id, t.chain_id, t.contract, t.holder";
 }
 
+QList<QByteArray> foldIfStillParams(const GatedFold& fold, const FoldChecks& checked,
+                                    const FoldParts& parts)
+{
+    const auto list = [](qsizetype n, const auto& each) {
+        return textArray(std::size_t(n), [&](std::size_t i) { return each(qsizetype(i)); });
+    };
+    return QList<QByteArray>{
+               fold.env,
+               fold.chain,
+               QByteArray::number(fold.from),
+               QByteArray::number(fold.upTo),
+               QByteArray::number(fold.epoch),
+               list(checked.blocks.size(),
+                    [&](qsizetype i) { return QByteArray::number(checked.blocks[i]); }),
+               list(checked.xmins.size(), [&](qsizetype i) { return checked.xmins[i]; })} +
+           partsParams(parts);
+}
+
 QByteArray foldIfStillSql()
 {
     return "WITH gate AS (UPDATE balance_fold_store SET balances_block = $4, epoch = epoch + 1 "
            "WHERE environment_id = $1 AND chain_id = $2 AND balances_block = $3 AND epoch = $5 "
            "AND $4 <= (SELECT max(c.block_number) FROM checkpoint_store c WHERE "
-           "c.environment_id = $1 AND c.chain_id = $2) RETURNING 1), sides AS (SELECT "
-           "contract, holder, delta, block_number FROM (" +
-           sidesIn("$3", "$4") +
-           ") t WHERE holder <> '\\x0000000000000000000000000000000000000000'::bytea AND "
-           "EXISTS (SELECT 1 FROM gate)) INSERT INTO balance_store (environment_id, chain_id, "
-           "contract, holder, balance, updated_at_block, transfer_sides) SELECT $1, $2, "
-           "contract, holder, sum(delta), max(block_number), count(*) FROM sides GROUP BY "
-           "contract, holder ORDER BY contract, holder" +
-           QByteArray(kAddToStored);
+           "c.environment_id = $1 AND c.chain_id = $2) AND NOT EXISTS (SELECT 1 FROM "
+           "unnest($6::bigint[], $7::xid[]) AS k(b, x) WHERE NOT EXISTS (SELECT 1 FROM "
+           "block_store bs WHERE bs.environment_id = $1 AND bs.chain_id = $2 AND "
+           "bs.block_number = k.b AND bs.xmin = k.x)) RETURNING 1), sides AS (" +
+           partsSides(8) + ") " + insertGrouped("WHERE EXISTS (SELECT 1 FROM gate)");
 }
 
 bool foldsNow(bool atTheHead, qint64 folded, qint64 upTo, const FoldWait& wait, qint64 foldAfter)

@@ -4,6 +4,9 @@
 #include "indexer/VerifiedBatch.h"
 
 #include <QByteArray>
+#include <QList>
+
+#include <utility>
 
 namespace forkscope::store::pg {
 
@@ -34,6 +37,16 @@ struct BatchBalances
 // The batch's Transfers, decoded as PgCommitRows stores them (the zero address no holder).
 BatchBalances batchBalances(const indexer::VerifiedBatch& batch);
 
+// What a fold of blocks (`above`, `upTo`] adds: the deltas of `spans` (batches lying within
+// those blocks, in block order, not overlapping) as they are, and the Transfers of every other
+// block (`gaps`, each (lo, hi]) read from log_store.
+struct FoldParts
+{
+    indexer::HolderDeltas deltas; // merged
+    QList<std::pair<qint64, qint64>> gaps;
+};
+FoldParts foldParts(qint64 above, qint64 upTo, const QList<const BatchBalances*>& spans);
+
 // Adds the Transfers of blocks (`above`, `upTo`]: those of `batch` from it when it lies
 // within them, every other block's from log_store.
 void addBalances(PgConnection& db, const QByteArray& env, const QByteArray& chain, qint64 above,
@@ -63,9 +76,26 @@ qint64 rebuildBalances(PgConnection& db, const QByteArray& env, const QByteArray
 QByteArray pendingBalancesSql();
 
 // A fold sent after its commit (PgBalanceFolds): adds the Transfers of blocks ($3, $4] of
-// environment $1, chain $2, and moves balance_fold_store to $4, only if the row still
-// stands at block $3 with epoch $5 and the checkpoint is at or above $4; otherwise it
-// writes nothing. One statement: the row's update gates the insert, in one snapshot.
+// environment $1, chain $2 (`parts`), and moves balance_fold_store to $4, only if the row
+// still stands at block $3 with epoch $5, the checkpoint is at or above $4, and each block
+// `checked` names is still the block_store row its xmin says (the deltas taken for it are
+// of that row's batch); otherwise it writes nothing. One statement: the row's update gates
+// the insert, in one snapshot.
+struct FoldChecks
+{
+    QList<qint64> blocks;
+    QList<QByteArray> xmins;
+};
+struct GatedFold
+{
+    QByteArray env;
+    QByteArray chain;
+    qint64 from = 0;
+    qint64 epoch = 0;
+    qint64 upTo = 0;
+};
+QList<QByteArray> foldIfStillParams(const GatedFold& fold, const FoldChecks& checked,
+                                    const FoldParts& parts);
 QByteArray foldIfStillSql();
 
 // Whether a checkpoint move to `upTo` folds the Transfers above `folded` now: always at the

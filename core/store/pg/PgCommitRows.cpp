@@ -7,7 +7,8 @@
 namespace forkscope::store::pg {
 
 PgCommitRows::PgCommitRows(const QByteArray& environmentId, qint64 chainId,
-                           const indexer::VerifiedBatch& batch, bool withBlocks)
+                           const indexer::VerifiedBatch& batch, bool withBlocks,
+                           indexer::HolderDeltas* sides)
     : m_env(environmentId), m_chainId(chainId)
 {
     for (const chain::BlockHeader& h : withBlocks ? batch.blocks : QList<chain::BlockHeader>{}) {
@@ -18,12 +19,13 @@ PgCommitRows::PgCommitRows(const QByteArray& environmentId, qint64 chainId,
     m_stats.blocks = withBlocks ? batch.blocks.size() : 0;
     for (qsizetype i = 0; i < batch.logs.size(); ++i)
         addLog(batch.logs[i],
-               i < batch.decodings.size() ? batch.decodings[i] : abi::EventDecoding{});
+               i < batch.decodings.size() ? batch.decodings[i] : abi::EventDecoding{}, sides);
     m_blocks.finish();
     m_logs.finish();
 }
 
-void PgCommitRows::addLog(const chain::LogEntry& log, const abi::EventDecoding& abiDecoding)
+void PgCommitRows::addLog(const chain::LogEntry& log, const abi::EventDecoding& abiDecoding,
+                          indexer::HolderDeltas* sides)
 {
     ++m_stats.logs;
     switch (abiDecoding.status) {
@@ -64,6 +66,13 @@ void PgCommitRows::addLog(const chain::LogEntry& log, const abi::EventDecoding& 
         ++m_stats.transfers;
         ++m_stats.outboxRows; // rendered from its log until delivery takes it (PgPendingOutbox.h)
         r.numeric(transfer->value);
+        if (sides) {
+            const chain::SignedAmount amount(transfer->value);
+            if (!transfer->from.isZero())
+                sides->addSide({transfer->contract, transfer->from}, -amount, log.blockNumber);
+            if (!transfer->to.isZero())
+                sides->addSide({transfer->contract, transfer->to}, amount, log.blockNumber);
+        }
     } else {
         r.null();
     }

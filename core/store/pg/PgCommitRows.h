@@ -1,6 +1,7 @@
 #pragma once
 
 #include "PgBinaryRows.h"
+#include "indexer/HolderDeltas.h"
 #include "indexer/VerifiedBatch.h"
 
 #include <QByteArray>
@@ -19,8 +20,11 @@ class PgCommitRows
 {
 public:
     // `withBlocks` false: the blocks are stored already (an added contract's backfill).
+    // `sides`, if given, receives each Transfer's two sides as decoded for its row (the zero
+    // address no holder), unmerged: what the batch does to the balances, decoded once.
     PgCommitRows(const QByteArray& environmentId, qint64 chainId,
-                 const indexer::VerifiedBatch& batch, bool withBlocks = true);
+                 const indexer::VerifiedBatch& batch, bool withBlocks = true,
+                 indexer::HolderDeltas* sides = nullptr);
 
     // COPY the rows, inside the caller's transaction.
     void copyInto(PgConnection& db) const;
@@ -29,7 +33,8 @@ public:
     const indexer::CommitStats& stats() const { return m_stats; }
 
 private:
-    void addLog(const chain::LogEntry& log, const abi::EventDecoding& abiDecoding);
+    void addLog(const chain::LogEntry& log, const abi::EventDecoding& abiDecoding,
+                indexer::HolderDeltas* sides);
 
     QByteArray m_env;
     qint64 m_chainId;

@@ -256,7 +256,12 @@ indexer::CommitStats PgIndexStore::commit(const indexer::VerifiedBatch& batch,
                 .arg(placement.range->from)
                 .arg(placement.range->to)
                 .arg(m_environmentId));
-    const PgCommitRows rows(m_env, qint64(m_chainId), batch);
+    // A backfill's batch: its deltas wait for the fold that takes its blocks, checked
+    // against its last block's row (PgCommittedDeltas.h).
+    const bool remember = placement.range && m_foldAfter > 0;
+    BatchBalances balances{qint64(first), qint64(last), {}};
+    const PgCommitRows rows(m_env, qint64(m_chainId), batch, true,
+                            remember ? &balances.deltas : nullptr);
     indexer::CommitStats stats = rows.stats();
     PgTransaction tx(*m_db);
     // The rows first, outside any lock another writer waits for: writers COPY side by side.
@@ -341,9 +346,18 @@ indexer::CommitStats PgIndexStore::commit(const indexer::VerifiedBatch& batch,
         if (now >= row->startBlock)
             stats.checkpoint = std::uint64_t(now);
     }
+    const QByteArray lastXmin =
+        remember ? m_db->run("store_last_xmin",
+                             "SELECT xmin FROM block_store WHERE environment_id = $1 AND "
+                             "chain_id = $2 AND block_number = $3",
+                             {m_env, m_chain, number(qint64(last))})
+                       .text(0, 0)
+                 : QByteArray();
     indexer::crashPoint("before-commit");
     tx.commit();
     indexer::crashPoint("after-commit");
+    if (remember)
+        m_folds->remember(std::move(balances), lastXmin);
     if (foldLater)
         m_folds->send(*foldLater);
     if (placement.range)
