@@ -39,6 +39,24 @@ private:
     {
         test::checkSharedAgainstNode(*m_lab, db, env, head);
     }
+    // Indexes the chain into `env` with every Transfer left to the views (no fold in the
+    // backfill); says where its checkpoint stands.
+    bool syncedAllWaiting(const QString& env, qint64* checkpoint)
+    {
+        {
+            InProcessWriter writer(*m_lab, m_cluster.url(), env, QStringLiteral("writer"),
+                                   std::chrono::milliseconds(30000), 1'000'000'000);
+            if (!stepUntilSynced({&writer}, 200))
+                return false;
+        }
+        *checkpoint = PgConnection::open(m_cluster.url())
+                          ->run("t_synced_cp",
+                                "SELECT block_number FROM checkpoint_store WHERE environment_id "
+                                "= $1",
+                                {env.toUtf8()})
+                          .int64(0, 0);
+        return true;
+    }
 
     std::unique_ptr<test::IndexerLab> m_lab;
     lab::PgLab m_cluster;
@@ -171,17 +189,10 @@ void TestBalanceFolds::aFoldDecidedOnAMovedRowWritesNothing()
     // Everything indexed is left to the views; a fold is decided on the row as it stands,
     // then sent while another transaction holds the row and, in some rows, moves it.
     const QString env = QStringLiteral("fold-gate-") + meanwhile;
-    {
-        InProcessWriter writer(*m_lab, m_cluster.url(), env, QStringLiteral("writer"),
-                               std::chrono::milliseconds(30000), 1'000'000'000);
-        QVERIFY(stepUntilSynced({&writer}, 200));
-    }
+    qint64 checkpoint = -1;
+    QVERIFY(syncedAllWaiting(env, &checkpoint));
     auto db = PgConnection::open(m_cluster.url());
     const QList<QByteArray> scope{env.toUtf8(), QByteArray("31337")};
-    const qint64 checkpoint =
-        db->run("t_gate_cp", "SELECT block_number FROM checkpoint_store WHERE environment_id = $1",
-                {scope[0]})
-            .int64(0, 0);
     const bool held = meanwhile == QLatin1String("held");
     PgBalanceFolds folds(m_cluster.url(), QStringLiteral("gate"), scope[0], scope[1],
                          held ? 300 : 10'000);
@@ -384,17 +395,10 @@ void TestBalanceFolds::aFoldAddsRememberedDeltasOnlyWhileTheirBlockStands()
     // row of the batch's last block is the one it was committed with.
     const QString env = QStringLiteral("fold-remembered-%1")
                             .arg(storedAgain ? QStringLiteral("again") : QStringLiteral("same"));
-    {
-        InProcessWriter writer(*m_lab, m_cluster.url(), env, QStringLiteral("writer"),
-                               std::chrono::milliseconds(30000), 1'000'000'000);
-        QVERIFY(stepUntilSynced({&writer}, 200));
-    }
+    qint64 checkpoint = -1;
+    QVERIFY(syncedAllWaiting(env, &checkpoint));
     auto db = PgConnection::open(m_cluster.url());
     const QList<QByteArray> scope{env.toUtf8(), QByteArray("31337")};
-    const qint64 checkpoint =
-        db->run("t_mem_cp", "SELECT block_number FROM checkpoint_store WHERE environment_id = $1",
-                {scope[0]})
-            .int64(0, 0);
     PgBalanceFolds folds(m_cluster.url(), QStringLiteral("remembered"), scope[0], scope[1]);
     const PgBalanceFolds::Mark decided = folds.read(*db, false);
     QVERIFY(decided.block && *decided.block < checkpoint - 10);
