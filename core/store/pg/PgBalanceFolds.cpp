@@ -55,6 +55,8 @@ void PgBalanceFolds::foldNow(PgConnection& db, qint64 checkpoint, qint64 upTo,
     // Locked: a fold sent earlier finishes first, or finds the row moved and does nothing.
     const Mark mark = read(db, true);
     addBalances(db, m_env, m_chain, mark.block.value_or(checkpoint), upTo, batch);
+    // A writer following the head commits no more ranges to forget them at.
+    m_committed.forgetThrough(upTo);
     if (mark.block)
         db.run("folds_done",
                "UPDATE balance_fold_store SET balances_block = NULL, epoch = epoch + 1 WHERE "
