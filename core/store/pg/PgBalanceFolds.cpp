@@ -65,13 +65,12 @@ void PgBalanceFolds::foldNow(PgConnection& db, qint64 checkpoint, qint64 upTo,
 }
 
 std::optional<PgBalanceFolds::Later> PgBalanceFolds::onMove(PgConnection& db, qint64 from,
-                                                            qint64 to,
-                                                            const indexer::VerifiedBatch& batch,
+                                                            qint64 to, const BatchBalances& batch,
                                                             bool atTheHead, qint64 batchTransfers,
                                                             qint64 foldAfter)
 {
     if (atTheHead || foldAfter <= 0) {
-        foldNow(db, from, to, batchBalances(batch));
+        foldNow(db, from, to, batch);
         return std::nullopt;
     }
     // Read after the checkpoint row was locked: only writers holding that lock turn "up to
@@ -94,7 +93,7 @@ std::optional<PgBalanceFolds::Later> PgBalanceFolds::onMove(PgConnection& db, qi
     m_counted.transfers += batchTransfers;
     if (running() ||
         !foldsNow(false, folded, to,
-                  {batchTransfers, qint64(batch.blocks.size()), m_counted.transfers}, foldAfter))
+                  {batchTransfers, batch.last - batch.first + 1, m_counted.transfers}, foldAfter))
         return std::nullopt;
     return Later{mark, to};
 }

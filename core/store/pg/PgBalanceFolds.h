@@ -53,12 +53,12 @@ public:
         qint64 upTo = 0;
     };
     // In the caller's transaction, the checkpoint row locked and moving from `from` to `to`
-    // with `batch` (`batchTransfers` Transfers): folds now at the head or when
+    // with `batch`'s merged deltas (`batchTransfers` Transfers): folds now at the head or when
     // `foldAfter` is 0; otherwise leaves the Transfers waiting and returns the fold to send
     // after the commit once about `foldAfter` wait (foldsNow) and none of this writer's runs.
     std::optional<Later> onMove(PgConnection& db, qint64 from, qint64 to,
-                                const indexer::VerifiedBatch& batch, bool atTheHead,
-                                qint64 batchTransfers, qint64 foldAfter);
+                                const BatchBalances& batch, bool atTheHead, qint64 batchTransfers,
+                                qint64 foldAfter);
     // Everything up to `upTo` in balance_store now, in the caller's transaction, `batch`'s
     // blocks from it; the checkpoint row is locked at `checkpoint`.
     void foldNow(PgConnection& db, qint64 checkpoint, qint64 upTo, const BatchBalances& batch = {});

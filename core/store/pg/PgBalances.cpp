@@ -1,6 +1,5 @@
 #include "PgBalances.h"
 #include "PgConnection.h"
-#include "indexer/TransferDecoder.h"
 
 #include <QString>
 
@@ -116,28 +115,6 @@ QByteArray insertGrouped(const char* where)
 }
 
 } // namespace
-
-BatchBalances batchBalances(const indexer::VerifiedBatch& batch)
-{
-    BatchBalances out;
-    if (batch.blocks.isEmpty())
-        return out;
-    out.first = qint64(batch.blocks.first().number);
-    out.last = qint64(batch.blocks.last().number);
-    for (const chain::LogEntry& log : batch.logs) {
-        const indexer::TransferDecodeResult decoded = indexer::decodeTransfer(log);
-        const auto* t = std::get_if<indexer::Transfer>(&decoded);
-        if (!t)
-            continue;
-        const chain::SignedAmount amount(t->value);
-        if (!t->from.isZero())
-            out.deltas.addSide({t->contract, t->from}, -amount, log.blockNumber);
-        if (!t->to.isZero())
-            out.deltas.addSide({t->contract, t->to}, amount, log.blockNumber);
-    }
-    out.deltas.merge();
-    return out;
-}
 
 FoldParts foldParts(qint64 above, qint64 upTo, const QList<const BatchBalances*>& spans)
 {

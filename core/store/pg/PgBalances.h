@@ -1,7 +1,6 @@
 #pragma once
 
 #include "indexer/HolderDeltas.h"
-#include "indexer/VerifiedBatch.h"
 
 #include <QByteArray>
 #include <QList>
@@ -24,18 +23,16 @@ class PgConnection;
 // every checkpoint move, and off its commit path (PgBalanceFolds.h): a move re-writing
 // every holder's row was most of the server's work.
 
-// What the committing writer's own batch, blocks `first` to `last`, does to each holder. A
-// fold in the commit (at the head) takes these blocks' sides from here rather than reading
-// them back from log_store: scanning the Transfers again and splitting each into its two
-// sides was most of the fold's cost.
+// What the committing writer's own batch, blocks `first` to `last`, does to each holder, as
+// PgCommitRows decoded its Transfers for their rows. A fold in the commit (at the head) takes
+// these blocks' sides from here rather than reading them back from log_store: scanning the
+// Transfers again and splitting each into its two sides was most of the fold's cost.
 struct BatchBalances
 {
     qint64 first = 0;
     qint64 last = -1;
     indexer::HolderDeltas deltas; // merged
 };
-// The batch's Transfers, decoded as PgCommitRows stores them (the zero address no holder).
-BatchBalances batchBalances(const indexer::VerifiedBatch& batch);
 
 // What a fold of blocks (`above`, `upTo`] adds: the deltas of `spans` (batches lying within
 // those blocks, in block order, not overlapping) as they are, and the Transfers of every other

@@ -176,7 +176,7 @@ bool PgIndexStore::adoptContracts(const QString& contractSet)
                .affected() == 1;
 }
 
-qint64 PgIndexStore::advance(const Row& from, const indexer::VerifiedBatch& batch, bool atTheHead,
+qint64 PgIndexStore::advance(const Row& from, const BatchBalances& batch, bool atTheHead,
                              qint64 batchTransfers, std::optional<PgBalanceFolds::Later>& foldLater)
 {
     coord::StoredCheckpoint at;
@@ -256,12 +256,13 @@ indexer::CommitStats PgIndexStore::commit(const indexer::VerifiedBatch& batch,
                 .arg(placement.range->from)
                 .arg(placement.range->to)
                 .arg(m_environmentId));
-    // A backfill's batch: its deltas wait for the fold that takes its blocks, checked
+    // What the batch does to each holder, decoded with its rows: a fold in this commit
+    // adds it, and a backfill's batch keeps it for the fold that takes its blocks, checked
     // against its last block's row (PgCommittedDeltas.h).
     const bool remember = placement.range && m_foldAfter > 0;
     BatchBalances balances{qint64(first), qint64(last), {}};
-    const PgCommitRows rows(m_env, qint64(m_chainId), batch, true,
-                            remember ? &balances.deltas : nullptr);
+    const PgCommitRows rows(m_env, qint64(m_chainId), batch, true, &balances.deltas);
+    balances.deltas.merge();
     indexer::CommitStats stats = rows.stats();
     PgTransaction tx(*m_db);
     // The rows first, outside any lock another writer waits for: writers COPY side by side.
@@ -342,7 +343,7 @@ indexer::CommitStats PgIndexStore::commit(const indexer::VerifiedBatch& batch,
     std::optional<PgBalanceFolds::Later> foldLater;
     if (row) {
         const qint64 now =
-            advance(*row, batch, !placement.range, qint64(stats.transfers), foldLater);
+            advance(*row, balances, !placement.range, qint64(stats.transfers), foldLater);
         if (now >= row->startBlock)
             stats.checkpoint = std::uint64_t(now);
     }

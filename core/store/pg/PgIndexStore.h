@@ -100,7 +100,7 @@ private:
     // balances of the blocks crossed (folded now, or `foldLater` once the transaction
     // commits) and the fetch alerts they settle. Inside the caller's transaction. Returns
     // where it stands after.
-    qint64 advance(const Row& from, const indexer::VerifiedBatch& batch, bool atTheHead,
+    qint64 advance(const Row& from, const BatchBalances& batch, bool atTheHead,
                    qint64 batchTransfers, std::optional<PgBalanceFolds::Later>& foldLater);
     // Folds the Transfers `row` (locked) leaves to the views into balance_store: first, in
     // every transaction that writes balances or rows at or below the checkpoint otherwise
