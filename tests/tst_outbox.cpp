@@ -346,19 +346,19 @@ void TestOutbox::flappingSinkGetsEveryKeyOnce()
     QVERIFY(expected.size() >= 50);
     // Says, if it ever fails, what the store thought of the rows the receiver never took.
     QVERIFY2(hook.acceptedEventKeys().size() == expected.size(),
-             qPrintable(QStringLiteral("%1 of %2 rows accepted in %3 requests; outbox rows "
-                                       "(block, delivered, failed, attempts, error):\n%4\n"
-                                       "checkpoint: %5\nthe run: %6")
+             qPrintable(QStringLiteral("%1 of %2 rows accepted in %3 requests; the run: %4\n"
+                                       "checkpoint: %5\noutbox rows (block, delivered, "
+                                       "failed, attempts, error):\n%6")
                             .arg(hook.acceptedEventKeys().size())
                             .arg(expected.size())
                             .arg(hook.requests().size())
+                            .arg(run.describe())
+                            .arg(lab.rows("SELECT block_number FROM indexer_checkpoints").join(' '))
                             .arg(lab.rows("SELECT block_number || ' ' || coalesce(delivered_at, "
                                           "'-') || ' ' || coalesce(failed_at, '-') || ' ' || "
                                           "attempts || ' ' || coalesce(last_error, '-') FROM "
                                           "outbox ORDER BY block_number")
-                                     .join('\n'))
-                            .arg(lab.rows("SELECT block_number FROM indexer_checkpoints").join(' '))
-                            .arg(run.describe())));
+                                     .join('\n'))));
     QCOMPARE(hook.acceptedEventKeys(), expected);
     QCOMPARE(
         lab.count("SELECT count(*) FROM outbox WHERE delivered_at IS NULL AND block_number <= " +

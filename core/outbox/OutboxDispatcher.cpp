@@ -3,10 +3,12 @@
 #include "indexer/CrashPoints.h"
 #include "store/BinaryContract.h"
 #include "store/Database.h"
+#include "store/SqliteStatement.h"
 
 #include <QDateTime>
 #include <QSqlQuery>
 #include <algorithm>
+#include <limits>
 #include <optional>
 
 namespace forkscope::outbox {
@@ -14,28 +16,36 @@ namespace forkscope::outbox {
 qint64 pendingAtOrBelow(store::Database& db, const QString& environmentId, std::uint64_t chainId,
                         std::uint64_t safeHeight)
 {
-    QSqlQuery q =
-        db.run(QStringLiteral("SELECT count(*) FROM outbox_store WHERE environment_id = ? "
-                              "AND chain_id = ? AND delivered_at IS NULL AND failed_at "
-                              "IS NULL AND block_number <= ?"),
-               {environmentId, qint64(chainId), qint64(safeHeight)});
-    const qint64 stored = q.next() ? q.value(0).toLongLong() : 0;
-    return stored + renderedPendingCount(db, environmentId, chainId, safeHeight);
+    // One statement, one snapshot: a delivery round storing rendered rows between a count of
+    // the stored rows and one of the rendered would hide them from both.
+    store::SqliteStatement q(
+        db, QStringLiteral("SELECT (SELECT count(*) FROM outbox_store WHERE environment_id = ?1 "
+                           "AND chain_id = ?2 AND delivered_at IS NULL AND failed_at IS NULL AND "
+                           "block_number <= ?3) + ") +
+                renderedPendingCountSql());
+    q.bind(1, environmentId.toUtf8());
+    q.bind(2, std::int64_t(chainId));
+    q.bind(3, std::int64_t(
+                  std::min<std::uint64_t>(safeHeight, std::numeric_limits<std::int64_t>::max())));
+    return q.next() ? q.int64(0) : 0;
 }
 
 OutboxCounts countRows(store::Database& db, const QString& environmentId, std::uint64_t chainId)
 {
-    QSqlQuery q = db.run(
-        QStringLiteral("SELECT count(*) FILTER (WHERE delivered_at IS NULL AND failed_at IS NULL), "
-                       "count(*) FILTER (WHERE delivered_at IS NOT NULL), "
-                       "count(*) FILTER (WHERE delivered_at IS NULL AND failed_at IS NOT NULL) "
-                       "FROM outbox_store WHERE environment_id = ? AND chain_id = ?"),
-        {environmentId, qint64(chainId)});
+    store::SqliteStatement q(
+        db, QStringLiteral("SELECT count(*) FILTER (WHERE delivered_at IS NULL AND failed_at IS "
+                           "NULL), count(*) FILTER (WHERE delivered_at IS NOT NULL), count(*) "
+                           "FILTER (WHERE delivered_at IS NULL AND failed_at IS NOT NULL), ") +
+                renderedPendingCountSql() +
+                QStringLiteral(" FROM outbox_store WHERE environment_id = ?1 AND chain_id = ?2"));
+    q.bind(1, environmentId.toUtf8());
+    q.bind(2, std::int64_t(chainId));
+    q.bind(3, std::numeric_limits<std::int64_t>::max());
     OutboxCounts c;
     if (q.next()) {
-        c.pending = q.value(0).toLongLong() + renderedPendingCount(db, environmentId, chainId);
-        c.delivered = q.value(1).toLongLong();
-        c.failed = q.value(2).toLongLong();
+        c.pending = q.int64(0) + q.int64(3);
+        c.delivered = q.int64(1);
+        c.failed = q.int64(2);
     }
     return c;
 }

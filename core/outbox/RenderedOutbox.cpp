@@ -27,14 +27,10 @@ void bindScope(store::SqliteStatement& st, const QString& env, std::uint64_t cha
 
 } // namespace
 
-qint64 renderedPendingCount(store::Database& db, const QString& env, std::uint64_t chainId,
-                            std::optional<std::uint64_t> atOrBelow)
+QString renderedPendingCountSql()
 {
-    store::SqliteStatement q(db, QStringLiteral("SELECT count(*) ") + fromCursorSql() +
-                                     QStringLiteral(" AND l.block_number <= ?3"));
-    bindScope(q, env, chainId);
-    q.bind(3, atOrBelow ? std::int64_t(*atOrBelow) : std::numeric_limits<std::int64_t>::max());
-    return q.next() ? q.int64(0) : 0;
+    return QStringLiteral("(SELECT count(*) ") + fromCursorSql() +
+           QStringLiteral(" AND l.block_number <= ?3)");
 }
 
 std::optional<std::int64_t> firstRenderedBlock(store::Database& db, const QString& env,

@@ -16,9 +16,10 @@ namespace forkscope::outbox {
 // it every Transfer's row is stored. Each query finds them by a walk over log_store from the
 // cursor, probing outbox_store's position index once per Transfer.
 
-// Rendered (never touched) pending rows, all of them or those at or below a height.
-qint64 renderedPendingCount(store::Database& db, const QString& env, std::uint64_t chainId,
-                            std::optional<std::uint64_t> atOrBelow = std::nullopt);
+// A scalar subquery: the rendered (never touched) pending rows of environment ?1 / chain ?2
+// at or below height ?3. For a statement that counts the stored rows too, so both are read
+// in one snapshot while a delivery round stores rendered rows.
+QString renderedPendingCountSql();
 
 // The block of the first rendered row, if any.
 std::optional<std::int64_t> firstRenderedBlock(store::Database& db, const QString& env,

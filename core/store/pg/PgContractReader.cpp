@@ -4,6 +4,7 @@
 #include "PgPendingOutbox.h"
 
 #include <QCryptographicHash>
+#include <limits>
 
 namespace forkscope::store::pg {
 
@@ -97,26 +98,26 @@ OutboxTally PgContractReader::outboxTally(const QString& environmentId, qint64 c
     // on the tables without rendering every payload.
     const QByteArray env = environmentId.toUtf8();
     const QByteArray chain = QByteArray::number(chainId);
-    const PgResult q = m_db.run(
-        "cr_outbox_tally",
+    // One statement, so one snapshot: a delivery round stores rendered rows meanwhile.
+    static const QByteArray sql =
         "SELECT count(*) FILTER (WHERE delivered_at IS NULL AND failed_at IS NULL), count(*) "
         "FILTER (WHERE delivered_at IS NOT NULL), count(*) FILTER (WHERE delivered_at IS NULL "
         "AND failed_at IS NOT NULL), (SELECT p.block_number FROM outbox_store p WHERE "
         "p.environment_id = $1 AND p.chain_id = $2 AND p.delivered_at IS NULL AND p.failed_at "
         "IS NULL AND p.block_number <= (SELECT max(block_number) FROM checkpoint_store c WHERE "
-        "c.environment_id = $1 AND c.chain_id = $2) ORDER BY p.block_number LIMIT 1) FROM "
-        "outbox_store o WHERE o.environment_id = $1 AND o.chain_id = $2 AND (o.event_key IS "
-        "NOT NULL OR o.block_number <= (SELECT max(block_number) FROM checkpoint_store c WHERE "
-        "c.environment_id = $1 AND c.chain_id = $2))",
-        {env, chain});
-    const qint64 rendered = renderedOutboxCount(m_db, env, chain);
+        "c.environment_id = $1 AND c.chain_id = $2) ORDER BY p.block_number LIMIT 1), " +
+        pgRenderedOutboxCountSql() + ", " + pgFirstRenderedOutboxBlockSql() +
+        " FROM outbox_store o WHERE o.environment_id = $1 AND o.chain_id = $2 AND (o.event_key "
+        "IS NOT NULL OR o.block_number <= (SELECT max(block_number) FROM checkpoint_store c "
+        "WHERE c.environment_id = $1 AND c.chain_id = $2))";
+    const PgResult q =
+        m_db.run("cr_outbox_tally", sql.constData(),
+                 {env, chain, QByteArray::number(std::numeric_limits<qint64>::max())});
+    const qint64 rendered = q.int64(0, 4);
     OutboxTally t{q.int64(0, 0) + rendered, q.int64(0, 1), q.int64(0, 2), std::nullopt};
     qint64 oldest = q.isNull(0, 3) ? -1 : q.int64(0, 3);
-    if (rendered > 0) {
-        const qint64 firstRendered = firstRenderedOutboxBlock(m_db, env, chain);
-        if (oldest < 0 || (firstRendered >= 0 && firstRendered < oldest))
-            oldest = firstRendered;
-    }
+    if (!q.isNull(0, 5) && (oldest < 0 || q.int64(0, 5) < oldest))
+        oldest = q.int64(0, 5);
     if (oldest >= 0) {
         const PgResult b = m_db.run("cr_outbox_oldest_time",
                                     "SELECT block_timestamp FROM block_store WHERE "

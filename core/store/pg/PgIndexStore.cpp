@@ -486,16 +486,7 @@ int PgIndexStore::resolveAlerts(const QList<qint64>& ids, const QString& resolut
 qint64 PgIndexStore::outboxPendingAtOrBelow(std::uint64_t height)
 {
     requireOpen();
-    // Rows above the checkpoint are not indexed yet (ranges finish out of order).
-    return m_db->run("store_outbox_pending",
-                     "SELECT count(*) FROM outbox_store o WHERE o.environment_id = $1 AND "
-                     "o.chain_id = $2 AND o.delivered_at IS NULL AND o.failed_at IS NULL AND "
-                     "o.block_number <= $3 AND o.block_number <= (SELECT c.block_number FROM "
-                     "checkpoint_store c WHERE c.environment_id = $1 AND c.chain_id = $2 AND "
-                     "c.source_id = $4)",
-                     {m_env, m_chain, number(qint64(height)), m_source})
-               .int64(0, 0) +
-           renderedOutboxCount(*m_db, m_env, m_chain, height);
+    return pendingOutboxCount(*m_db, m_env, m_chain, height);
 }
 
 qint64 PgIndexStore::insertChildren(const QList<wire::ChildCreation>& children)

@@ -116,18 +116,7 @@ void PgOutboxQueue::markRetry(const QList<outbox::OutboxRow>& rows, const QStrin
 
 qint64 PgOutboxQueue::pendingAtOrBelow(std::uint64_t safeHeight)
 {
-    // The view's rows, counted on the tables: the stored ones it shows (with their own key,
-    // or at or below the checkpoint), then the rendered ones.
-    const QByteArray h = QByteArray::number(qulonglong(safeHeight));
-    return m_db->run("outbox_pending",
-                     "SELECT count(*) FROM outbox_store o WHERE o.environment_id = $1 AND "
-                     "o.chain_id = $2 AND o.delivered_at IS NULL AND o.failed_at IS NULL AND "
-                     "o.block_number <= $3 AND (o.event_key IS NOT NULL OR o.block_number <= "
-                     "(SELECT max(c.block_number) FROM checkpoint_store c WHERE c.environment_id "
-                     "= $1 AND c.chain_id = $2))",
-                     {m_env, m_chain, h})
-               .int64(0, 0) +
-           renderedOutboxCount(*m_db, m_env, m_chain, safeHeight);
+    return pendingOutboxCount(*m_db, m_env, m_chain, safeHeight);
 }
 
 } // namespace forkscope::store::pg

@@ -94,21 +94,37 @@ std::int64_t lowerOutboxCursor(PgConnection& db, const QByteArray& env, const QB
         .int64(0, 0);
 }
 
-qint64 renderedOutboxCount(PgConnection& db, const QByteArray& env, const QByteArray& chain,
-                           std::uint64_t atOrBelow)
+QByteArray pgRenderedOutboxCountSql()
 {
-    static const QByteArray sql = "SELECT count(*) " + fromCursorSql();
-    return db.run("outbox_rendered_count", sql.constData(), {env, chain, height(atOrBelow)})
-        .int64(0, 0);
+    return "(SELECT count(*) " + fromCursorSql() + ")";
+}
+
+QByteArray pgFirstRenderedOutboxBlockSql()
+{
+    return "(SELECT l.block_number " + fromCursorSql() +
+           " ORDER BY l.block_number, l.log_index LIMIT 1)";
+}
+
+qint64 pendingOutboxCount(PgConnection& db, const QByteArray& env, const QByteArray& chain,
+                          std::uint64_t atOrBelow)
+{
+    // One statement, so one snapshot: a round storing rendered rows between a count of the
+    // stored rows and one of the rendered would hide them from both.
+    static const QByteArray sql =
+        "SELECT (SELECT count(*) FROM outbox_store o WHERE o.environment_id = $1 AND "
+        "o.chain_id = $2 AND o.delivered_at IS NULL AND o.failed_at IS NULL AND o.block_number "
+        "<= $3 AND (o.event_key IS NOT NULL OR o.block_number <= (SELECT max(c.block_number) "
+        "FROM checkpoint_store c WHERE c.environment_id = $1 AND c.chain_id = $2))) + " +
+        pgRenderedOutboxCountSql();
+    return db.run("outbox_pending", sql.constData(), {env, chain, height(atOrBelow)}).int64(0, 0);
 }
 
 qint64 firstRenderedOutboxBlock(PgConnection& db, const QByteArray& env, const QByteArray& chain)
 {
-    static const QByteArray sql = "SELECT l.block_number " + fromCursorSql() +
-                                  " ORDER BY l.block_number, l.log_index LIMIT 1";
+    static const QByteArray sql = "SELECT " + pgFirstRenderedOutboxBlockSql();
     const PgResult r = db.run("outbox_rendered_first", sql.constData(),
                               {env, chain, height(std::numeric_limits<std::int64_t>::max())});
-    return r.rows() == 0 ? -1 : r.int64(0, 0);
+    return r.isNull(0, 0) ? -1 : r.int64(0, 0);
 }
 
 int storeRenderedOutboxRows(PgConnection& db, const QByteArray& env, const QByteArray& chain,

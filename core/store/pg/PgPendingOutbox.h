@@ -44,9 +44,17 @@ std::int64_t lowerOutboxCursor(PgConnection& db, const QByteArray& env, const QB
 int storeRenderedOutboxRows(PgConnection& db, const QByteArray& env, const QByteArray& chain,
                             std::uint64_t safeHeight, int limit);
 
-// Rendered (never touched) pending rows at or below `atOrBelow` and the checkpoint.
-qint64 renderedOutboxCount(PgConnection& db, const QByteArray& env, const QByteArray& chain,
-                           std::uint64_t atOrBelow = std::numeric_limits<std::int64_t>::max());
+// Pending rows at or below `atOrBelow`, as the view shows them: stored ones (with their own
+// key, or at or below the checkpoint) and rendered ones (at or below the checkpoint). One
+// statement: what --exit-when-synced, the deliverer and the status bar wait on.
+qint64 pendingOutboxCount(PgConnection& db, const QByteArray& env, const QByteArray& chain,
+                          std::uint64_t atOrBelow = std::numeric_limits<std::int64_t>::max());
+
+// Scalar subqueries over environment $1 / chain $2 up to height $3 and the checkpoint, for
+// a statement that reads the stored rows too (the same snapshot): the rendered rows' count,
+// and the first one's block (NULL if none).
+QByteArray pgRenderedOutboxCountSql();
+QByteArray pgFirstRenderedOutboxBlockSql();
 
 // The block of the first rendered row at or below the checkpoint, or -1.
 qint64 firstRenderedOutboxBlock(PgConnection& db, const QByteArray& env, const QByteArray& chain);
