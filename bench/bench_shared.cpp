@@ -117,18 +117,22 @@ void printCalls(const lab::FaultProxy::CallCounts& before, const lab::FaultProxy
                 static_cast<long long>(after.logsBlocks - before.logsBlocks));
 }
 
-// The statements the server spent most time on in this database, with their calls and rows.
+// The statements the server spent most time on in this database, with their calls, rows
+// and the time JIT compilation took of it.
 void printStatements(store::pg::PgConnection& db, int top)
 {
     const auto r = db.run("bench_statements",
                           "SELECT round(total_exec_time::numeric, 0), calls, rows, "
-                          "left(regexp_replace(query, '\\s+', ' ', 'g'), 110) FROM "
+                          "round((jit_generation_time + jit_inlining_time + "
+                          "jit_optimization_time + jit_emission_time)::numeric, 0), "
+                          "left(regexp_replace(query, '\\s+', ' ', 'g'), 100) FROM "
                           "pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE "
                           "datname = current_database()) ORDER BY total_exec_time DESC LIMIT $1",
                           {QByteArray::number(top)});
     for (int i = 0; i < r.rows(); ++i)
-        std::printf("  %7s ms %7s calls %9s rows  %s\n", r.text(i, 0).constData(),
-                    r.text(i, 1).constData(), r.text(i, 2).constData(), r.text(i, 3).constData());
+        std::printf("  %7s ms %7s calls %9s rows %5s ms JIT  %s\n", r.text(i, 0).constData(),
+                    r.text(i, 1).constData(), r.text(i, 2).constData(), r.text(i, 3).constData(),
+                    r.text(i, 4).constData());
 }
 
 // The postmaster's pid: the first line of postmaster.pid in the data directory.
