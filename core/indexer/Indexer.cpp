@@ -136,106 +136,15 @@ Indexer::Acceptance Indexer::apply(const std::optional<Checkpoint>& cp,
     // starts right above it (with several writers ranges finish out of order).
     result.expectedFromBlock = claim ? claim->from : next;
     const bool continues = result.expectedFromBlock == next;
-    const wire::WireContext expectedContext = wireContext();
-    if (batch.context != expectedContext) {
-        ++m_status.rejectedBatches;
-        result.reason = QStringLiteral("batch fetched for source %1 / config %2, expected %3 / %4")
-                            .arg(batch.context.source, batch.context.config, expectedContext.source,
-                                 expectedContext.config);
+    if (const QString why = refusal(batch, result.expectedFromBlock); !why.isEmpty()) {
+        result.reason = why;
         return result;
     }
-    if (batch.fromBlock != result.expectedFromBlock) {
-        // Not an error: the fetcher re-sends from the block we name.
-        ++m_status.rejectedBatches;
-        result.reason = QStringLiteral("batch starts at %1, expected %2")
-                            .arg(batch.fromBlock)
-                            .arg(result.expectedFromBlock);
-        return result;
-    }
-    if (batch.headers.isEmpty()) {
-        result.reason = QStringLiteral("empty batch");
-        return result;
-    }
-
     VerifiedBatch verified;
-    const chain::Hash32* previous = cp && continues ? &cp->hash : nullptr;
-    for (const auto& h : batch.headers) {
-        if (h.number != batch.fromBlock + std::uint64_t(verified.blocks.size()))
-            throw rpc::RpcException(
-                rpc::RpcError{rpc::RpcError::Kind::Malformed,
-                              QStringLiteral("eth_getBlockByNumber"),
-                              m_config.rpcUrl.toString(),
-                              0,
-                              0,
-                              QStringLiteral("header %1 out of sequence").arg(h.number),
-                              {}});
-        if (previous && h.parentHash != *previous) {
-            if (verified.blocks.isEmpty()) {
-                // The block after our checkpoint does not build on it. Either the checkpoint
-                // was reorged out since the re-check, or the node serves headers that do not
-                // link: ask for the checkpoint's block again to tell which.
-                const auto again = m_eth.blockByNumber(cp->number);
-                if (!again)
-                    throw NodeBehindError(
-                        QStringLiteral("node answered null for block %1 below its head")
-                            .arg(cp->number));
-                if (again->hash == cp->hash)
-                    throw NodeInconsistentError(
-                        QStringLiteral("node %1 serves block %2 with parentHash %3, but its "
-                                       "block %4 is %5: headers that do not link are the "
-                                       "node's inconsistency, not a reorg; nothing committed "
-                                       "or rolled back, fetching again")
-                            .arg(m_eth.endpointText())
-                            .arg(h.number)
-                            .arg(h.parentHash.toHex())
-                            .arg(cp->number)
-                            .arg(cp->hash.toHex()));
-                rollBack(*cp, reorg_reason::kParentMismatch);
-                result.reason = QStringLiteral("parent mismatch");
-                return result;
-            }
-            if (claim) // a range is committed whole or not at all
-                throw NodeInconsistentError(
-                    QStringLiteral("node %1 serves block %2 that does not follow block %3; "
-                                   "nothing of range %4-%5 is stored")
-                        .arg(m_eth.endpointText())
-                        .arg(h.number)
-                        .arg(verified.blocks.last().number)
-                        .arg(claim->from)
-                        .arg(claim->to));
-            break; // the head changed mid-fetch: keep the linked prefix
-        }
-        verified.blocks.append(h);
-        previous = &verified.blocks.last().hash;
-    }
+    if (!linkHeaders(cp && continues ? &*cp : nullptr, batch, claim, verified, result))
+        return result;
     const std::uint64_t last = verified.blocks.back().number;
-    qsizetype kept = 0;
-    const QString endpoint = m_eth.endpointText(); // a QUrl rendered: once, not per log
-    QSet<chain::Address> asked = m_own;
-    for (const chain::Address& child : batch.fetchedChildren)
-        asked.insert(child);
-    for (const chain::LogEntry& log : batch.logs) {
-        if (log.blockNumber > last)
-            continue;
-        checkBatchLog(log, batch.fromBlock, batch.toBlock, verified.blocks, asked, endpoint);
-        ++kept;
-    }
-    if (kept == batch.logs.size()) {
-        // Every log is kept (the usual case): the lists are shared, not copied log by log on
-        // this thread, which is the one every batch waits for.
-        verified.logs = batch.logs;
-        verified.decodings = batch.decodings.mid(0, kept);
-    } else {
-        verified.logs.reserve(kept);
-        for (qsizetype i = 0; i < batch.logs.size(); ++i) {
-            if (batch.logs[i].blockNumber > last)
-                continue;
-            verified.logs.append(batch.logs[i]);
-            if (i < batch.decodings.size())
-                verified.decodings.append(batch.decodings[i]);
-        }
-    }
-
+    keepCheckedLogs(batch, last, verified);
     if (m_children && !admitChildren(verified, batch, last, result))
         return result;
 
@@ -259,6 +168,128 @@ Indexer::Acceptance Indexer::apply(const std::optional<Checkpoint>& cp,
     const CommitStats stats = m_store.commit(verified, placement);
     m_rangeAttempts.remove(batch.fromBlock);
     m_takenOver.remove(batch.fromBlock);
+    countCommitted(stats, verified, batch);
+    m_troubleStreak = 0;
+    result.accepted = true;
+    result.expectedFromBlock = last + 1;
+    return result;
+}
+
+QString Indexer::refusal(const wire::WireBatch& batch, std::uint64_t expectedFromBlock)
+{
+    const wire::WireContext expectedContext = wireContext();
+    if (batch.context != expectedContext) {
+        ++m_status.rejectedBatches;
+        return QStringLiteral("batch fetched for source %1 / config %2, expected %3 / %4")
+            .arg(batch.context.source, batch.context.config, expectedContext.source,
+                 expectedContext.config);
+    }
+    if (batch.fromBlock != expectedFromBlock) {
+        // Not an error: the fetcher re-sends from the block we name.
+        ++m_status.rejectedBatches;
+        return QStringLiteral("batch starts at %1, expected %2")
+            .arg(batch.fromBlock)
+            .arg(expectedFromBlock);
+    }
+    if (batch.headers.isEmpty())
+        return QStringLiteral("empty batch");
+    return {};
+}
+
+bool Indexer::linkHeaders(const Checkpoint* below, const wire::WireBatch& batch,
+                          const std::optional<RangeClaim>& claim, VerifiedBatch& verified,
+                          Acceptance& result)
+{
+    const chain::Hash32* previous = below ? &below->hash : nullptr;
+    for (const auto& h : batch.headers) {
+        if (h.number != batch.fromBlock + std::uint64_t(verified.blocks.size()))
+            throw rpc::RpcException(
+                rpc::RpcError{rpc::RpcError::Kind::Malformed,
+                              QStringLiteral("eth_getBlockByNumber"),
+                              m_config.rpcUrl.toString(),
+                              0,
+                              0,
+                              QStringLiteral("header %1 out of sequence").arg(h.number),
+                              {}});
+        if (previous && h.parentHash != *previous) {
+            if (verified.blocks.isEmpty()) {
+                rollBackOrRefuse(*below, h);
+                result.reason = QStringLiteral("parent mismatch");
+                return false;
+            }
+            if (claim) // a range is committed whole or not at all
+                throw NodeInconsistentError(
+                    QStringLiteral("node %1 serves block %2 that does not follow block %3; "
+                                   "nothing of range %4-%5 is stored")
+                        .arg(m_eth.endpointText())
+                        .arg(h.number)
+                        .arg(verified.blocks.last().number)
+                        .arg(claim->from)
+                        .arg(claim->to));
+            break; // the head changed mid-fetch: keep the linked prefix
+        }
+        verified.blocks.append(h);
+        previous = &verified.blocks.last().hash;
+    }
+    return true;
+}
+
+void Indexer::rollBackOrRefuse(const Checkpoint& cp, const chain::BlockHeader& above)
+{
+    // The block after our checkpoint does not build on it. Either the checkpoint was reorged
+    // out since the re-check, or the node serves headers that do not link: ask for the
+    // checkpoint's block again to tell which.
+    const auto again = m_eth.blockByNumber(cp.number);
+    if (!again)
+        throw NodeBehindError(
+            QStringLiteral("node answered null for block %1 below its head").arg(cp.number));
+    if (again->hash == cp.hash)
+        throw NodeInconsistentError(
+            QStringLiteral("node %1 serves block %2 with parentHash %3, but its block %4 is "
+                           "%5: headers that do not link are the node's inconsistency, not a "
+                           "reorg; nothing committed or rolled back, fetching again")
+                .arg(m_eth.endpointText())
+                .arg(above.number)
+                .arg(above.parentHash.toHex())
+                .arg(cp.number)
+                .arg(cp.hash.toHex()));
+    rollBack(cp, reorg_reason::kParentMismatch);
+}
+
+void Indexer::keepCheckedLogs(const wire::WireBatch& batch, std::uint64_t last,
+                              VerifiedBatch& verified)
+{
+    qsizetype kept = 0;
+    const QString endpoint = m_eth.endpointText(); // a QUrl rendered: once, not per log
+    QSet<chain::Address> asked = m_own;
+    for (const chain::Address& child : batch.fetchedChildren)
+        asked.insert(child);
+    for (const chain::LogEntry& log : batch.logs) {
+        if (log.blockNumber > last)
+            continue;
+        checkBatchLog(log, batch.fromBlock, batch.toBlock, verified.blocks, asked, endpoint);
+        ++kept;
+    }
+    if (kept == batch.logs.size()) {
+        // Every log is kept (the usual case): the lists are shared, not copied log by log on
+        // this thread, which is the one every batch waits for.
+        verified.logs = batch.logs;
+        verified.decodings = batch.decodings.mid(0, kept);
+        return;
+    }
+    verified.logs.reserve(kept);
+    for (qsizetype i = 0; i < batch.logs.size(); ++i) {
+        if (batch.logs[i].blockNumber > last)
+            continue;
+        verified.logs.append(batch.logs[i]);
+        if (i < batch.decodings.size())
+            verified.decodings.append(batch.decodings[i]);
+    }
+}
+
+void Indexer::countCommitted(const CommitStats& stats, const VerifiedBatch& verified,
+                             const wire::WireBatch& batch)
+{
     m_status.blocksCommitted += stats.blocks;
     m_status.logsCommitted += stats.logs;
     m_status.transfersCommitted += stats.transfers;
@@ -276,10 +307,6 @@ Indexer::Acceptance Indexer::apply(const std::optional<Checkpoint>& cp,
     m_status.completeness += batch.completeness;
     if (stats.checkpoint)
         m_status.checkpoint = stats.checkpoint;
-    m_troubleStreak = 0;
-    result.accepted = true;
-    result.expectedFromBlock = last + 1;
-    return result;
 }
 
 void Indexer::onFetchFailure(const RangeClaim& range, const QString& error)

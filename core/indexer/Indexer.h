@@ -133,6 +133,22 @@ private:
     // `claim`: the backfill range the batch completes, if it is one.
     Acceptance apply(const std::optional<Checkpoint>& cp, const wire::WireBatch& batch,
                      const std::optional<RangeClaim>& claim);
+    // Why the batch is not the one this round asked for (another source or config, another
+    // first block, no headers); empty if it is.
+    QString refusal(const wire::WireBatch& batch, std::uint64_t expectedFromBlock);
+    // The batch's headers that link on `below` (the checkpoint the batch continues, if it
+    // does) and on each other; false when the first does not link and the checkpoint was
+    // rolled back (`result` says so).
+    bool linkHeaders(const Checkpoint* below, const wire::WireBatch& batch,
+                     const std::optional<RangeClaim>& claim, VerifiedBatch& verified,
+                     Acceptance& result);
+    // `above` does not build on the checkpoint: a reorg (rolled back) or the node's own
+    // inconsistency (thrown).
+    void rollBackOrRefuse(const Checkpoint& cp, const chain::BlockHeader& above);
+    // The batch's logs up to `last`, each checked against its request (BatchLogCheck.h).
+    void keepCheckedLogs(const wire::WireBatch& batch, std::uint64_t last, VerifiedBatch& verified);
+    void countCommitted(const CommitStats& stats, const VerifiedBatch& verified,
+                        const wire::WireBatch& batch);
     void onFetchFailure(const RangeClaim& range, const QString& error);
     // With factories: keeps the batch's logs that are the source's and records the children
     // it creates, or refuses it (false, `result` saying why) when it was fetched without a
