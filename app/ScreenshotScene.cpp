@@ -49,7 +49,15 @@ void ScreenshotScene::start()
     poll->setInterval(250);
     connect(poll, &QTimer::timeout, this, [this, poll] {
         const qint64 elapsed = m_clock.elapsed();
-        if (elapsed >= m_minMs && ready()) {
+        if (const QString why = halted(); !why.isEmpty()) {
+            // No scene comes after this without the user's Retry: say why now, not after
+            // the timeout.
+            poll->stop();
+            printError(QStringLiteral("screenshot scene %1: the engine stopped: %2; no file "
+                                      "written")
+                           .arg(names().value(int(m_scene)), why));
+            QApplication::exit(ExitFailure);
+        } else if (elapsed >= m_minMs && ready()) {
             poll->stop();
             grab();
         } else if (elapsed > m_minMs + kTimeoutMs) {
@@ -116,6 +124,18 @@ void ScreenshotScene::injectNextReorg(const engine::EngineStatus& s)
             return;
     }
     m_host.injectReorg(kDepths[m_reorgsSent++], 0);
+}
+
+QString ScreenshotScene::halted() const
+{
+    using S = engine::EngineStatus;
+    if (m_last.connection == S::Connection::Failed)
+        return m_last.message.isEmpty() ? QStringLiteral("it could not start") : m_last.message;
+    if (m_last.indexerHalt == S::IndexerHalt::Database)
+        return m_last.indexerFailure.isEmpty()
+                   ? QStringLiteral("the database cannot be opened or written")
+                   : m_last.indexerFailure;
+    return {};
 }
 
 bool ScreenshotScene::ready() const

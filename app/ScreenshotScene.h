@@ -45,6 +45,9 @@ public:
 private:
     void onStatus(const engine::EngineStatus& status);
     bool ready() const;
+    // Why the engine stopped for good (it cannot start, or the database cannot be opened or
+    // written); empty while it runs.
+    QString halted() const;
     void grab();
 
     Scene m_scene;

@@ -82,6 +82,7 @@ private slots:
     void usageErrors();
     void screenshotSceneWritesALaptopSizedPng_data();
     void screenshotSceneWritesALaptopSizedPng();
+    void screenshotSceneSaysAtOnceWhenTheDatabaseCannotBeOpened();
     void indexRefusesBadValues_data();
     void indexRefusesBadValues();
     void indexConfigRefusesWrongTypes_data();
@@ -238,6 +239,37 @@ void TestCli::screenshotSceneWritesALaptopSizedPng()
     };
     QCOMPARE(be32(16), 1280u);
     QCOMPARE(be32(20), 720u);
+#else
+    QSKIP("headless build: no desktop app");
+#endif
+}
+
+void TestCli::screenshotSceneSaysAtOnceWhenTheDatabaseCannotBeOpened()
+{
+#if FORKSCOPE_HAS_GUI
+    // No scene can come once the engine has stopped on its database: the run says why and
+    // exits 1, rather than waiting out the scene's timeout and naming only the scene.
+    QTemporaryDir dir;
+    QFile notADirectory(dir.filePath("file"));
+    QVERIFY(notADirectory.open(QIODevice::WriteOnly));
+    notADirectory.close();
+    const QString png = dir.filePath("synced.png");
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("XDG_CONFIG_HOME", dir.filePath("config"));
+    env.insert("XDG_DATA_HOME", dir.filePath("data"));
+    QProcess p;
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(FORKSCOPE_BINARY),
+            {"--db", dir.filePath("file/s.sqlite"), "--screenshot", png, "--screenshot-scene",
+             "synced", "--screenshot-after-ms", "1000"});
+    QVERIFY(p.waitForFinished(150000));
+    const QString err = QString::fromUtf8(p.readAllStandardError());
+    QCOMPARE(p.exitCode(), 1);
+    QVERIFY2(err.contains("screenshot scene synced: the engine stopped: cannot create database " +
+                          dir.filePath("file/s.sqlite")),
+             qPrintable(err));
+    QVERIFY2(!err.contains("not reached"), qPrintable(err));
+    QVERIFY(!QFile::exists(png));
 #else
     QSKIP("headless build: no desktop app");
 #endif
