@@ -61,6 +61,8 @@ private slots:
     void copyOfABadRowFailsWholeAndNamesIt();
     void repliesAreChecked();
     void aStatementNameStandsForOneText();
+    void aSessionIsSetUpForShortStatements_data();
+    void aSessionIsSetUpForShortStatements();
     void placeholdersAreNumberedOutsideQuotes();
     void viewsShowOnlyWhatTheCheckpointCovers();
     void checkpointMovesAreAnnouncedAtCommit();
@@ -72,6 +74,27 @@ private:
     lab::PgLab m_cluster;
     std::unique_ptr<PgConnection> m_db;
 };
+
+void TestPgStore::aSessionIsSetUpForShortStatements_data()
+{
+    QTest::addColumn<QByteArray>("setting");
+    QTest::addColumn<QByteArray>("value");
+    // A statement or a lock wait that hangs fails with a reason rather than hang the engine.
+    QTest::newRow("statement deadline") << QByteArray("statement_timeout") << QByteArray("30s");
+    QTest::newRow("lock deadline") << QByteArray("lock_timeout") << QByteArray("10s");
+    // A client killed with -9 elsewhere is noticed and its locks released in about 9 s.
+    QTest::newRow("keepalive idle") << QByteArray("tcp_keepalives_idle") << QByteArray("5");
+    QTest::newRow("keepalive count") << QByteArray("tcp_keepalives_count") << QByteArray("2");
+    // No JIT: compiling cost a scan of the views more than it saved (PgConnection::open).
+    QTest::newRow("no JIT") << QByteArray("jit") << QByteArray("off");
+}
+
+void TestPgStore::aSessionIsSetUpForShortStatements()
+{
+    QFETCH(QByteArray, setting);
+    QFETCH(QByteArray, value);
+    QCOMPARE(m_db->run("t_setting", "SELECT current_setting($1)", {setting}).text(0, 0), value);
+}
 
 void TestPgStore::aStatementNameStandsForOneText()
 {
