@@ -5,8 +5,6 @@
 #include "store/Database.h"
 #include "store/SqliteStatement.h"
 
-#include <QDateTime>
-#include <QSqlQuery>
 #include <algorithm>
 #include <limits>
 #include <optional>

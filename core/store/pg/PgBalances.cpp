@@ -9,35 +9,11 @@ namespace forkscope::store::pg {
 
 namespace {
 
-// Each Transfer's two sides in blocks ($3, $4], as (contract, holder, delta, block_number);
-// the zero address is no holder.
-constexpr const char* kSides =
-    "sides AS (SELECT contract, holder, delta, block_number FROM (SELECT s.address AS contract, "
-    "substr(s.topic2, 13) AS holder, s.transfer_value AS delta, s.block_number FROM log_store s "
-    "WHERE s.environment_id = $1 AND s.chain_id = $2 AND s.transfer_value IS NOT NULL AND "
-    "s.block_number > $3 AND s.block_number <= $4 UNION ALL SELECT s.address, substr(s.topic1, "
-    "13), -s.transfer_value, s.block_number FROM log_store s WHERE s.environment_id = $1 AND "
-    "s.chain_id = $2 AND s.transfer_value IS NOT NULL AND s.block_number > $3 AND "
-    "s.block_number <= $4) t WHERE holder <> '\\x0000000000000000000000000000000000000000'::bytea)";
+// The zero address, which is no holder (a mint's sender, a burn's recipient).
+constexpr const char* kZeroHolder = "'\\x0000000000000000000000000000000000000000'::bytea";
 
-// A grouped (contract, holder, balance, updated_at_block, transfer_sides) row added to the
-// stored one: how every fold and added contract's batch writes balance_store.
-constexpr const char* kAddToStored =
-    " ON CONFLICT (environment_id, chain_id, contract, holder) DO UPDATE SET balance = "
-    "balance_store.balance + excluded.balance, updated_at_block = "
-    "greatest(balance_store.updated_at_block, excluded.updated_at_block), transfer_sides = "
-    "balance_store.transfer_sides + excluded.transfer_sides";
-
-QByteArray with(const char* cte, const char* rest)
-{
-    return QByteArray("WITH ") + kSides + cte + ' ' + rest;
-}
-
-} // namespace
-
-namespace {
-
-// The sides of blocks ($lo, $hi] (the parameters' numbers), as kSides gives them.
+// Each Transfer's two sides in blocks ($lo, $hi] (the parameters' numbers), as (contract,
+// holder, delta, block_number), the zero address included.
 QByteArray sidesIn(const char* lo, const char* hi)
 {
     const QByteArray range = QByteArray("s.environment_id = $1 AND s.chain_id = $2 AND "
@@ -50,6 +26,25 @@ QByteArray sidesIn(const char* lo, const char* hi)
            "s.block_number FROM log_store s WHERE " +
            range;
 }
+
+// A grouped (contract, holder, balance, updated_at_block, transfer_sides) row added to the
+// stored one: how every fold and added contract's batch writes balance_store.
+constexpr const char* kAddToStored =
+    " ON CONFLICT (environment_id, chain_id, contract, holder) DO UPDATE SET balance = "
+    "balance_store.balance + excluded.balance, updated_at_block = "
+    "greatest(balance_store.updated_at_block, excluded.updated_at_block), transfer_sides = "
+    "balance_store.transfer_sides + excluded.transfer_sides";
+
+// `sides`: the holders' sides in blocks ($3, $4], then the caller's CTEs and statement.
+QByteArray with(const char* cte, const char* rest)
+{
+    return "WITH sides AS (SELECT contract, holder, delta, block_number FROM (" +
+           sidesIn("$3", "$4") + ") t WHERE holder <> " + kZeroHolder + ')' + cte + ' ' + rest;
+}
+
+} // namespace
+
+namespace {
 
 // One text array of a batch's column, in PostgreSQL's array syntax.
 template <typename Each> QByteArray textArray(std::size_t n, Each each)
@@ -75,9 +70,8 @@ QByteArray partsSides(int g)
     return "SELECT contract, holder, delta, 1::bigint AS sides, block_number AS last FROM "
            "unnest(" +
            p(0) + "::bigint[], " + p(1) + "::bigint[]) AS g(lo, hi) CROSS JOIN LATERAL (" +
-           sidesIn("g.lo", "g.hi") +
-           ") t WHERE holder <> '\\x0000000000000000000000000000000000000000'::bytea UNION ALL "
-           "SELECT decode(u.c, 'hex'), decode(u.h, 'hex'), u.d, u.n, u.b FROM unnest(" +
+           sidesIn("g.lo", "g.hi") + ") t WHERE holder <> " + kZeroHolder +
+           " UNION ALL SELECT decode(u.c, 'hex'), decode(u.h, 'hex'), u.d, u.n, u.b FROM unnest(" +
            p(2) + "::text[], " + p(3) + "::text[], " + p(4) + "::numeric[], " + p(5) +
            "::bigint[], " + p(6) + "::bigint[]) AS u(c, h, d, n, b)";
 }
@@ -257,9 +251,8 @@ QByteArray pendingBalancesSql()
     return "SELECT t.environment_id, t.chain_id, t.contract, t.holder, sum(t.delta) AS delta, "
            "max(t.block_number) AS last, count(*) AS sides FROM (" +
            sides.arg(2).arg(QString()).toLatin1() + " UNION ALL " +
-           sides.arg(1).arg(QLatin1Char('-')).toLatin1() +
-           ") t WHERE t.holder <> '\\x0000000000000000000000000000000000000000'::bytea GROUP "
-           "BY t.environment_id, t.chain_id, t.contract, t.holder";
+           sides.arg(1).arg(QLatin1Char('-')).toLatin1() + ") t WHERE t.holder <> " + kZeroHolder +
+           " GROUP BY t.environment_id, t.chain_id, t.contract, t.holder";
 }
 
 QList<QByteArray> foldIfStillParams(const GatedFold& fold, const FoldChecks& checked,
