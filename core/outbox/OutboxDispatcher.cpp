@@ -21,10 +21,7 @@ qint64 pendingAtOrBelow(store::Database& db, const QString& environmentId, std::
                            "AND chain_id = ?2 AND delivered_at IS NULL AND failed_at IS NULL AND "
                            "block_number <= ?3) + ") +
                 renderedPendingCountSql());
-    q.bind(1, environmentId.toUtf8());
-    q.bind(2, std::int64_t(chainId));
-    q.bind(3, std::int64_t(
-                  std::min<std::uint64_t>(safeHeight, std::numeric_limits<std::int64_t>::max())));
+    bindRenderedPendingCount(q, environmentId, chainId, safeHeight);
     return q.next() ? q.int64(0) : 0;
 }
 
@@ -36,9 +33,7 @@ OutboxCounts countRows(store::Database& db, const QString& environmentId, std::u
                            "FILTER (WHERE delivered_at IS NULL AND failed_at IS NOT NULL), ") +
                 renderedPendingCountSql() +
                 QStringLiteral(" FROM outbox_store WHERE environment_id = ?1 AND chain_id = ?2"));
-    q.bind(1, environmentId.toUtf8());
-    q.bind(2, std::int64_t(chainId));
-    q.bind(3, std::numeric_limits<std::int64_t>::max());
+    bindRenderedPendingCount(q, environmentId, chainId, std::numeric_limits<std::uint64_t>::max());
     OutboxCounts c;
     if (q.next()) {
         c.pending = q.int64(0) + q.int64(3);

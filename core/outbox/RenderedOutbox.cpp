@@ -33,6 +33,14 @@ QString renderedPendingCountSql()
            QStringLiteral(" AND l.block_number <= ?3)");
 }
 
+void bindRenderedPendingCount(store::SqliteStatement& st, const QString& env, std::uint64_t chainId,
+                              std::uint64_t atOrBelow)
+{
+    bindScope(st, env, chainId);
+    st.bind(3, std::int64_t(
+                   std::min<std::uint64_t>(atOrBelow, std::numeric_limits<std::int64_t>::max())));
+}
+
 std::optional<std::int64_t> firstRenderedBlock(store::Database& db, const QString& env,
                                                std::uint64_t chainId)
 {

@@ -7,7 +7,8 @@
 
 namespace forkscope::store {
 class Database;
-}
+class SqliteStatement;
+} // namespace forkscope::store
 
 namespace forkscope::outbox {
 
@@ -20,6 +21,9 @@ namespace forkscope::outbox {
 // at or below height ?3. For a statement that counts the stored rows too, so both are read
 // in one snapshot while a delivery round stores rendered rows.
 QString renderedPendingCountSql();
+// Binds ?1, ?2 and ?3 of a statement built on renderedPendingCountSql().
+void bindRenderedPendingCount(store::SqliteStatement& st, const QString& env, std::uint64_t chainId,
+                              std::uint64_t atOrBelow);
 
 // The block of the first rendered row, if any.
 std::optional<std::int64_t> firstRenderedBlock(store::Database& db, const QString& env,

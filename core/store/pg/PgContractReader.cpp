@@ -107,9 +107,8 @@ OutboxTally PgContractReader::outboxTally(const QString& environmentId, qint64 c
         "IS NULL AND p.block_number <= (SELECT max(block_number) FROM checkpoint_store c WHERE "
         "c.environment_id = $1 AND c.chain_id = $2) ORDER BY p.block_number LIMIT 1), " +
         pgRenderedOutboxCountSql() + ", " + pgFirstRenderedOutboxBlockSql() +
-        " FROM outbox_store o WHERE o.environment_id = $1 AND o.chain_id = $2 AND (o.event_key "
-        "IS NOT NULL OR o.block_number <= (SELECT max(block_number) FROM checkpoint_store c "
-        "WHERE c.environment_id = $1 AND c.chain_id = $2))";
+        " FROM outbox_store o WHERE o.environment_id = $1 AND o.chain_id = $2 AND (" +
+        pgOutboxStoredShownSql("$1", "$2") + ")";
     const PgResult q =
         m_db.run("cr_outbox_tally", sql.constData(),
                  {env, chain, QByteArray::number(std::numeric_limits<qint64>::max())});

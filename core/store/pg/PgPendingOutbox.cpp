@@ -32,6 +32,13 @@ QByteArray height(std::uint64_t h)
 
 } // namespace
 
+QByteArray pgOutboxStoredShownSql(const char* env, const char* chain)
+{
+    return QByteArray("o.event_key IS NOT NULL OR o.block_number <= (SELECT max(c.block_number) "
+                      "FROM checkpoint_store c WHERE c.environment_id = ") +
+           env + " AND c.chain_id = " + chain + ')';
+}
+
 QByteArray pgOutboxNotStoredSql()
 {
     return "NOT EXISTS (SELECT 1 FROM outbox_store s WHERE s.environment_id = l.environment_id "
@@ -55,10 +62,9 @@ QByteArray pgOutboxSelect()
            " AS delivered_at, o.attempts, o.last_error, " + pgIsoUtcSql("o.failed_at") +
            " AS failed_at FROM outbox_store o LEFT JOIN log_store l ON "
            "l.environment_id = o.environment_id AND l.chain_id = o.chain_id AND "
-           "l.block_number = o.block_number AND l.log_index = o.log_index WHERE "
-           "o.event_key IS NOT NULL OR o.block_number <= (SELECT max(c.block_number) FROM "
-           "checkpoint_store c WHERE c.environment_id = o.environment_id AND c.chain_id = "
-           "o.chain_id) UNION ALL SELECT NULL::bigint, l.environment_id, l.chain_id, "
+           "l.block_number = o.block_number AND l.log_index = o.log_index WHERE " +
+           pgOutboxStoredShownSql() +
+           " UNION ALL SELECT NULL::bigint, l.environment_id, l.chain_id, "
            "l.block_number, " +
            pgOutboxEventKeySql() + ", " + pgOutboxPayloadSql() +
            ", NULL::text, 0, NULL::text, NULL::text FROM log_store l WHERE l.transfer_value IS "
@@ -113,9 +119,8 @@ qint64 pendingOutboxCount(PgConnection& db, const QByteArray& env, const QByteAr
     static const QByteArray sql =
         "SELECT (SELECT count(*) FROM outbox_store o WHERE o.environment_id = $1 AND "
         "o.chain_id = $2 AND o.delivered_at IS NULL AND o.failed_at IS NULL AND o.block_number "
-        "<= $3 AND (o.event_key IS NOT NULL OR o.block_number <= (SELECT max(c.block_number) "
-        "FROM checkpoint_store c WHERE c.environment_id = $1 AND c.chain_id = $2))) + " +
-        pgRenderedOutboxCountSql();
+        "<= $3 AND (" +
+        pgOutboxStoredShownSql("$1", "$2") + ")) + " + pgRenderedOutboxCountSql();
     return db.run("outbox_pending", sql.constData(), {env, chain, height(atOrBelow)}).int64(0, 0);
 }
 

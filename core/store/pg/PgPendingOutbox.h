@@ -30,6 +30,13 @@ void pendingOutboxStep(PgConnection& db);
 // The `outbox` view's SELECT: stored rows, then the rendered ones.
 QByteArray pgOutboxSelect();
 
+// "The outbox_store row `o` is one the view shows": it has its own key (a retraction), or
+// the checkpoint covers its block. Every count of stored rows uses this rule, as the view does.
+// `env` and `chain`: the environment and chain, as parameters ("$1") where a statement reads
+// one environment, so its checkpoint is read once rather than per row.
+QByteArray pgOutboxStoredShownSql(const char* env = "o.environment_id",
+                                  const char* chain = "o.chain_id");
+
 // "The log_store row `l` has no outbox_store row": its outbox row is rendered, not stored.
 QByteArray pgOutboxNotStoredSql();
 
