@@ -141,8 +141,10 @@ Indexer::Acceptance Indexer::apply(const std::optional<Checkpoint>& cp,
         return result;
     }
     VerifiedBatch verified;
-    if (!linkHeaders(cp && continues ? &*cp : nullptr, batch, claim, verified, result))
+    if (!linkHeaders(cp && continues ? &*cp : nullptr, batch, claim, verified)) {
+        result.reason = QStringLiteral("parent mismatch");
         return result;
+    }
     const std::uint64_t last = verified.blocks.back().number;
     keepCheckedLogs(batch, last, verified);
     if (m_children && !admitChildren(verified, batch, last, result))
@@ -197,8 +199,7 @@ QString Indexer::refusal(const wire::WireBatch& batch, std::uint64_t expectedFro
 }
 
 bool Indexer::linkHeaders(const Checkpoint* below, const wire::WireBatch& batch,
-                          const std::optional<RangeClaim>& claim, VerifiedBatch& verified,
-                          Acceptance& result)
+                          const std::optional<RangeClaim>& claim, VerifiedBatch& verified)
 {
     const chain::Hash32* previous = below ? &below->hash : nullptr;
     for (const auto& h : batch.headers) {
@@ -214,7 +215,6 @@ bool Indexer::linkHeaders(const Checkpoint* below, const wire::WireBatch& batch,
         if (previous && h.parentHash != *previous) {
             if (verified.blocks.isEmpty()) {
                 rollBackOrRefuse(*below, h);
-                result.reason = QStringLiteral("parent mismatch");
                 return false;
             }
             if (claim) // a range is committed whole or not at all

@@ -138,10 +138,9 @@ private:
     QString refusal(const wire::WireBatch& batch, std::uint64_t expectedFromBlock);
     // The batch's headers that link on `below` (the checkpoint the batch continues, if it
     // does) and on each other; false when the first does not link and the checkpoint was
-    // rolled back (`result` says so).
+    // rolled back.
     bool linkHeaders(const Checkpoint* below, const wire::WireBatch& batch,
-                     const std::optional<RangeClaim>& claim, VerifiedBatch& verified,
-                     Acceptance& result);
+                     const std::optional<RangeClaim>& claim, VerifiedBatch& verified);
     // `above` does not build on the checkpoint: a reorg (rolled back) or the node's own
     // inconsistency (thrown).
     void rollBackOrRefuse(const Checkpoint& cp, const chain::BlockHeader& above);
