@@ -112,10 +112,10 @@ void PgBalanceFolds::send(const Later& fold)
             options.lockTimeoutMs = m_lockTimeoutMs;
             m_conn = PgConnection::open(m_url, options);
         }
-        static const QByteArray sql = foldIfStillSql();
         const PgCommittedDeltas::Taken taken = m_committed.take(*fold.from.block, fold.upTo);
+        const QByteArray sql = foldIfStillSql(taken.parts);
         m_conn->send(
-            "folds_if_still", sql.constData(),
+            foldIfStillName(taken.parts), sql.constData(),
             foldIfStillParams({m_env, m_chain, *fold.from.block, fold.from.epoch, fold.upTo},
                               taken.checks, taken.parts));
         m_sent = fold;

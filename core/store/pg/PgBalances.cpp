@@ -76,7 +76,7 @@ QByteArray partsSides(int g)
            "::bigint[], " + p(6) + "::bigint[]) AS u(c, h, d, n, b)";
 }
 
-// partsSides' seven parameters.
+// partsSides' seven parameters, or insertDeltas' five when there are no gaps.
 QList<QByteArray> partsParams(const FoldParts& parts)
 {
     const indexer::HolderDeltas& d = parts.deltas;
@@ -87,16 +87,32 @@ QList<QByteArray> partsParams(const FoldParts& parts)
             return QByteArray::number(hi ? g.second : g.first);
         });
     };
-    return {
-        gapEnd(false),
-        gapEnd(true),
-        textArray(n, [&](std::size_t i) { return d.key(i).contract.toByteArray().toHex(); }),
-        textArray(n, [&](std::size_t i) { return d.key(i).holder.toByteArray().toHex(); }),
-        textArray(n, [&](std::size_t i) { return QByteArray(d.delta(i).amount.str().c_str()); }),
-        textArray(n, [&](std::size_t i) { return QByteArray::number(d.delta(i).sides); }),
-        textArray(n, [&](std::size_t i) {
-            return QByteArray::number(qulonglong(d.delta(i).lastBlock));
-        })};
+    QList<QByteArray> params;
+    if (!parts.gaps.isEmpty())
+        params << gapEnd(false) << gapEnd(true);
+    params << textArray(n, [&](std::size_t i) { return d.key(i).contract.toByteArray().toHex(); });
+    params << textArray(n, [&](std::size_t i) { return d.key(i).holder.toByteArray().toHex(); });
+    params << textArray(n,
+                        [&](std::size_t i) { return QByteArray(d.delta(i).amount.str().c_str()); });
+    params << textArray(n, [&](std::size_t i) { return QByteArray::number(d.delta(i).sides); });
+    params << textArray(
+        n, [&](std::size_t i) { return QByteArray::number(qulonglong(d.delta(i).lastBlock)); });
+    return params;
+}
+
+// The deltas $g to $g+4 added to balance_store as they are, in the order sent. Without gaps
+// a fold's deltas are already one row per holder, summed and in balance_store's key order
+// (HolderDeltas), so it needs neither partsSides' grouping nor a sort: a quarter of the
+// fold's server time. The order still takes the rows' locks as every other writer does.
+QByteArray insertDeltas(int g, const char* where)
+{
+    const auto p = [g](int k) -> QByteArray { return "$" + QByteArray::number(g + k); };
+    return "INSERT INTO balance_store (environment_id, chain_id, contract, holder, balance, "
+           "updated_at_block, transfer_sides) SELECT $1, $2, decode(u.c, 'hex'), decode(u.h, "
+           "'hex'), u.d, u.b, u.n FROM unnest(" +
+           p(0) + "::text[], " + p(1) + "::text[], " + p(2) + "::numeric[], " + p(3) +
+           "::bigint[], " + p(4) + "::bigint[]) WITH ORDINALITY AS u(c, h, d, n, b, o) " + where +
+           " ORDER BY u.o" + kAddToStored;
 }
 
 // The sides CTE's rows (those `where` keeps) grouped per holder and added to balance_store.
@@ -141,8 +157,11 @@ void addBalances(PgConnection& db, const QByteArray& env, const QByteArray& chai
     const bool inside = batch.first > above && batch.last <= upTo && batch.first <= batch.last;
     const FoldParts parts = foldParts(
         above, upTo, inside ? QList<const BatchBalances*>{&batch} : QList<const BatchBalances*>{});
-    static const QByteArray sql = "WITH sides AS (" + partsSides(3) + ") " + insertGrouped("");
-    db.run("balances_add", sql.constData(), QList<QByteArray>{env, chain} + partsParams(parts));
+    static const QByteArray grouped = "WITH sides AS (" + partsSides(3) + ") " + insertGrouped("");
+    static const QByteArray deltas = insertDeltas(3, "");
+    const bool gaps = !parts.gaps.isEmpty();
+    db.run(gaps ? "balances_add" : "balances_add_deltas", (gaps ? grouped : deltas).constData(),
+           QList<QByteArray>{env, chain} + partsParams(parts));
 }
 
 void addContractBalances(PgConnection& db, const QByteArray& env, const QByteArray& chain,
@@ -273,16 +292,36 @@ QList<QByteArray> foldIfStillParams(const GatedFold& fold, const FoldChecks& che
            partsParams(parts);
 }
 
-QByteArray foldIfStillSql()
+namespace {
+
+// The gated fold: partsSides grouped when some blocks are read from log_store (`gaps`),
+// insertDeltas otherwise.
+QByteArray gatedFoldSql(bool gaps)
 {
+    constexpr const char* kGated = "WHERE EXISTS (SELECT 1 FROM gate)";
     return "WITH gate AS (UPDATE balance_fold_store SET balances_block = $4, epoch = epoch + 1 "
            "WHERE environment_id = $1 AND chain_id = $2 AND balances_block = $3 AND epoch = $5 "
            "AND $4 <= (SELECT max(c.block_number) FROM checkpoint_store c WHERE "
            "c.environment_id = $1 AND c.chain_id = $2) AND NOT EXISTS (SELECT 1 FROM "
            "unnest($6::bigint[], $7::xid[]) AS k(b, x) WHERE NOT EXISTS (SELECT 1 FROM "
            "block_store bs WHERE bs.environment_id = $1 AND bs.chain_id = $2 AND "
-           "bs.block_number = k.b AND bs.xmin = k.x)) RETURNING 1), sides AS (" +
-           partsSides(8) + ") " + insertGrouped("WHERE EXISTS (SELECT 1 FROM gate)");
+           "bs.block_number = k.b AND bs.xmin = k.x)) RETURNING 1)" +
+           (gaps ? QByteArray(", sides AS (" + partsSides(8) + ") " + insertGrouped(kGated))
+                 : QByteArray(' ' + insertDeltas(8, kGated)));
+}
+
+} // namespace
+
+const char* foldIfStillName(const FoldParts& parts)
+{
+    return parts.gaps.isEmpty() ? "folds_if_still_deltas" : "folds_if_still";
+}
+
+QByteArray foldIfStillSql(const FoldParts& parts)
+{
+    static const QByteArray grouped = gatedFoldSql(true);
+    static const QByteArray deltas = gatedFoldSql(false);
+    return parts.gaps.isEmpty() ? deltas : grouped;
 }
 
 bool foldsNow(bool atTheHead, qint64 folded, qint64 upTo, const FoldWait& wait, qint64 foldAfter)

@@ -93,7 +93,9 @@ struct GatedFold
 };
 QList<QByteArray> foldIfStillParams(const GatedFold& fold, const FoldChecks& checked,
                                     const FoldParts& parts);
-QByteArray foldIfStillSql();
+// Its prepared statement's name and text: without gaps, the deltas alone (insertDeltas).
+const char* foldIfStillName(const FoldParts& parts);
+QByteArray foldIfStillSql(const FoldParts& parts);
 
 // Whether a checkpoint move to `upTo` folds the Transfers above `folded` now: always at the
 // head (a block or a few: the views stay a plain read), and in a backfill once about
