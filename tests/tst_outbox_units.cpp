@@ -5,14 +5,17 @@
 // RoundResult::retryAfter (what the dispatcher thread sleeps), never timed.
 #include "outbox/JsonLinesSink.h"
 #include "outbox/OutboxDispatcher.h"
+#include "outbox/OutboxThread.h"
 #include "outbox/RetryBackoff.h"
 #include "store/Database.h"
+#include "store/OpenStore.h"
 #include "store/SqliteOutboxQueue.h"
 
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSqlQuery>
+#include <QTcpServer>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -100,8 +103,19 @@ private slots:
     void jsonLinesSinkWritesOneBatch();
     void jsonLinesSinkWriteFailureIsRetried_data();
     void jsonLinesSinkWriteFailureIsRetried();
+    void aSafeHeightWakesAThreadWaitingForOne();
+    void stopAbandonsAWebhookThatNeverAnswers();
 
 private:
+    // An OutboxThread delivering `path`'s outbox to `webhook` (or, without one, to `file`).
+    std::unique_ptr<outbox::OutboxThread> thread(const QString& path, const QUrl& webhook,
+                                                 const QString& file, QStringList* errors)
+    {
+        return std::make_unique<outbox::OutboxThread>(
+            [path] { return store::openOutboxQueue(path, kEnv, kChain); }, webhook, file,
+            milliseconds(600000), [errors](const QString& m) { errors->append(m); });
+    }
+
     QTemporaryDir m_dir;
 };
 
@@ -259,6 +273,46 @@ void TestOutboxUnits::jsonLinesSinkWriteFailureIsRetried()
     const DeliveryResult r = sink.deliver(batch);
     QCOMPARE(r.outcome, Outcome::Retry);
     QVERIFY2(r.detail.startsWith(said), qPrintable(r.detail));
+}
+
+void TestOutboxUnits::aSafeHeightWakesAThreadWaitingForOne()
+{
+    // Until the indexer publishes a safe height the thread has nothing to poll for and
+    // waits; the first height must wake it.
+    const QString path = m_dir.filePath("wake.sqlite");
+    auto db = seeded(path, 3);
+    const QString file = m_dir.filePath("wake.jsonl");
+    QStringList errors;
+    auto t = thread(path, {}, file, &errors);
+    // Time for its first round to find no height and wait (no poll would end that wait).
+    QTest::qWait(300);
+    QCOMPARE(t->delivered(), 0);
+    t->setSafeHeight(100);
+    QTRY_COMPARE_WITH_TIMEOUT(t->delivered(), 3, 20000);
+    QCOMPARE(errors, QStringList{});
+    QCOMPARE(count(*db, "delivered_at IS NOT NULL"), 3);
+}
+
+void TestOutboxUnits::stopAbandonsAWebhookThatNeverAnswers()
+{
+    // A receiver that takes the connection and never answers, and a webhook timeout of ten
+    // minutes: stopping must not wait for it. The rows stay pending, their attempt recorded.
+    QTcpServer silent;
+    QVERIFY(silent.listen(QHostAddress::LocalHost));
+    QSignalSpy connected(&silent, &QTcpServer::newConnection);
+    const QString path = m_dir.filePath("stop.sqlite");
+    auto db = seeded(path, 3);
+    QStringList errors;
+    auto t = thread(path, QUrl(QStringLiteral("http://127.0.0.1:%1/").arg(silent.serverPort())), {},
+                    &errors);
+    t->setSafeHeight(100);
+    QVERIFY(connected.wait(20000));
+    t.reset(); // joins the thread: it must leave the request behind
+    QCOMPARE(count(*db, "delivered_at IS NOT NULL OR failed_at IS NOT NULL"), 0);
+    QCOMPARE(count(*db, "attempts = 1 AND last_error LIKE 'delivery stopped before the webhook "
+                        "answered%'"),
+             1);
+    QCOMPARE(errors, QStringList{});
 }
 
 QTEST_GUILESS_MAIN(TestOutboxUnits)

@@ -8,7 +8,9 @@
 #include <functional>
 #include <memory>
 
-class QThread;
+namespace forkscope::concurrency {
+class LoopThread;
+}
 
 namespace forkscope::outbox {
 
@@ -18,6 +20,11 @@ class OutboxQueue;
 // or dead sink never holds up indexing. The indexer publishes the safe height; the
 // dispatcher never delivers above it. With several writers on one environment, the queue
 // lets one of them deliver at a time; the others wait here to take over.
+//
+// Each delivery round is one step of a LoopThread: between rounds it waits for as long as
+// the round asked (a sink's backoff, a poll when nothing was pending), and a stop request or
+// a higher safe height after an idle round ends the wait at once. A webhook request in
+// flight is abandoned at a stop (its rows stay pending and go out again on the next start).
 class OutboxThread
 {
 public:
@@ -37,13 +44,16 @@ public:
                  int webhookBatch = 1, HolderHandler onHolder = {});
     ~OutboxThread(); // stops and joins
 
-    void setSafeHeight(std::uint64_t h) { m_safe = qint64(h); }
+    // Thread-safe: nothing above `h` is delivered. A rise wakes an idle thread for a round.
+    void setSafeHeight(std::uint64_t h);
     qint64 delivered() const { return m_delivered; }
     qint64 failed() const { return m_failed; }
     QString sinkName() const { return m_webhook.isEmpty() ? m_file : m_webhook.toString(); }
 
 private:
-    void run();
+    struct Delivery; // the queue, sink and dispatcher, made and used on the thread
+    void open();
+    int round(); // one delivery round; how long to wait before the next (LoopThread)
 
     QueueFactory m_openQueue;
     QUrl m_webhook;
@@ -51,12 +61,13 @@ private:
     std::chrono::milliseconds m_webhookTimeout;
     int m_webhookBatch;
     std::atomic<qint64> m_safe{-1};
-    std::atomic<bool> m_stop{false};
+    std::atomic<bool> m_idle{false}; // the last round had nothing to deliver
     std::atomic<qint64> m_delivered{0};
     std::atomic<qint64> m_failed{0};
     ErrorHandler m_onError;
     HolderHandler m_onHolder;
-    std::unique_ptr<QThread> m_thread;
+    std::unique_ptr<Delivery> m_delivery;
+    std::unique_ptr<concurrency::LoopThread> m_loop; // last: stopped and joined first
 };
 
 } // namespace forkscope::outbox

@@ -10,9 +10,10 @@
 
 namespace forkscope::outbox {
 
-WebhookSink::WebhookSink(QUrl url, std::chrono::milliseconds timeout, int batch)
+WebhookSink::WebhookSink(QUrl url, std::chrono::milliseconds timeout, int batch,
+                         concurrency::StopTokenPtr stop)
     : m_url(std::move(url)), m_timeout(timeout), m_batch(std::clamp(batch, 1, kMaxBatch)),
-      m_nam(std::make_unique<QNetworkAccessManager>())
+      m_stop(std::move(stop)), m_nam(std::make_unique<QNetworkAccessManager>())
 {
     QHostAddress a;
     if (m_url.host() == QLatin1String("localhost") ||
@@ -65,6 +66,19 @@ DeliveryResult WebhookSink::post(const QByteArray& idempotencyKey, const QByteAr
     });
     QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
     timer.start(m_timeout);
+    // This nested loop serves the network only (concurrency/LoopThread.h); a stop request
+    // ends it within a tick instead of after the webhook's timeout.
+    bool stopped = false;
+    QTimer stopWatch;
+    if (m_stop) {
+        QObject::connect(&stopWatch, &QTimer::timeout, &loop, [&] {
+            if (m_stop->stopRequested() && !reply->isFinished()) {
+                stopped = true;
+                reply->abort();
+            }
+        });
+        stopWatch.start(25);
+    }
     if (!reply->isFinished())
         loop.exec(QEventLoop::ExcludeUserInputEvents);
     if (!reply->isFinished())
@@ -72,6 +86,11 @@ DeliveryResult WebhookSink::post(const QByteArray& idempotencyKey, const QByteAr
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     const QString error = reply->errorString();
     reply->deleteLater();
+    if (stopped)
+        return {DeliveryResult::Outcome::Retry,
+                QStringLiteral("delivery stopped before the webhook answered (%1); it is sent "
+                               "again on the next start")
+                    .arg(what)};
     if (timedOut)
         return {
             DeliveryResult::Outcome::Retry,

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "OutboxSink.h"
+#include "concurrency/StopToken.h"
 
 #include <QUrl>
 #include <chrono>
@@ -26,7 +27,9 @@ class WebhookSink : public OutboxSink
 public:
     static constexpr int kMaxBatch = 500;
 
-    WebhookSink(QUrl url, std::chrono::milliseconds timeout, int batch = 1);
+    // `stop`: a stop request abandons the request in flight (an answer for retry).
+    WebhookSink(QUrl url, std::chrono::milliseconds timeout, int batch = 1,
+                concurrency::StopTokenPtr stop = {});
     ~WebhookSink() override;
     QString describe() const override { return QStringLiteral("webhook %1").arg(m_url.toString()); }
     int maxBatch() const override { return m_batch; }
@@ -42,6 +45,7 @@ private:
     QUrl m_url;
     std::chrono::milliseconds m_timeout;
     int m_batch;
+    concurrency::StopTokenPtr m_stop;
     std::unique_ptr<QNetworkAccessManager> m_nam;
 };
 
