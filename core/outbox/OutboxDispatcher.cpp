@@ -77,7 +77,7 @@ RoundResult OutboxDispatcher::deliverRound(std::uint64_t safeHeight, int limit)
     }
     const qsizetype maxBatch = std::max(1, m_sink.maxBatch());
     qsizetype oneByOneUntil = 0; // rows before this index go one per call (after a 4xx)
-    for (qsizetype at = 0; at < rows.size();) {
+    for (qsizetype at = 0; at < rows.size() && !(m_stop && m_stop->stopRequested());) {
         const qsizetype size = at < oneByOneUntil ? 1 : std::min(maxBatch, rows.size() - at);
         const QList<OutboxRow> batch = rows.mid(at, size);
         const DeliveryResult d = m_sink.deliver(batch);

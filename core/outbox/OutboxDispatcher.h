@@ -3,6 +3,7 @@
 #include "OutboxQueue.h"
 #include "OutboxSink.h"
 #include "RetryBackoff.h"
+#include "concurrency/StopToken.h"
 
 #include <QString>
 #include <chrono>
@@ -46,6 +47,8 @@ public:
         : m_queue(queue), m_sink(sink), m_backoff(backoff)
     {
     }
+    // A round ends before its next batch once `stop` is requested (the rest stay pending).
+    void setStopToken(concurrency::StopTokenPtr stop) { m_stop = std::move(stop); }
 
     // Delivers nothing from an archived environment (its chain was reset: its events are
     // no more real than reorged-out ones) and says so in RoundResult::archived/lastError.
@@ -58,6 +61,7 @@ private:
     OutboxQueue& m_queue;
     OutboxSink& m_sink;
     RetryBackoff m_backoff;
+    concurrency::StopTokenPtr m_stop;
     int m_failureStreak = 0;
 };
 

@@ -55,6 +55,7 @@ void OutboxThread::open()
     else
         d->sink = std::make_unique<JsonLinesSink>(m_file);
     d->dispatcher = std::make_unique<OutboxDispatcher>(*d->queue, *d->sink);
+    d->dispatcher->setStopToken(m_loop->stopToken());
     m_delivery = std::move(d);
 }
 

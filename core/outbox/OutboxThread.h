@@ -23,8 +23,9 @@ class OutboxQueue;
 //
 // Each delivery round is one step of a LoopThread: between rounds it waits for as long as
 // the round asked (a sink's backoff, a poll when nothing was pending), and a stop request or
-// a higher safe height after an idle round ends the wait at once. A webhook request in
-// flight is abandoned at a stop (its rows stay pending and go out again on the next start).
+// a higher safe height after an idle round ends the wait at once. A stop sends no further
+// batch, and leaves a webhook request unanswered after WebhookSink::kStopGrace behind (its
+// rows stay pending and go out again on the next start).
 class OutboxThread
 {
 public:

@@ -1,6 +1,7 @@
 #include "WebhookSink.h"
 #include "text/Count.h"
 
+#include <QDeadlineTimer>
 #include <QEventLoop>
 #include <QHostAddress>
 #include <QNetworkAccessManager>
@@ -66,13 +67,20 @@ DeliveryResult WebhookSink::post(const QByteArray& idempotencyKey, const QByteAr
     });
     QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
     timer.start(m_timeout);
-    // This nested loop serves the network only (concurrency/LoopThread.h); a stop request
-    // ends it within a tick instead of after the webhook's timeout.
+    // This nested loop serves the network only (concurrency/LoopThread.h). A stop request
+    // gives the receiver a short grace to answer, so a request it took is usually recorded
+    // as delivered (and retracted if a reorg removes it); a silent one is left behind then
+    // instead of after the webhook's timeout.
     bool stopped = false;
     QTimer stopWatch;
+    QDeadlineTimer grace(QDeadlineTimer::Forever);
     if (m_stop) {
         QObject::connect(&stopWatch, &QTimer::timeout, &loop, [&] {
-            if (m_stop->stopRequested() && !reply->isFinished()) {
+            if (!m_stop->stopRequested() || reply->isFinished())
+                return;
+            if (grace.isForever())
+                grace.setRemainingTime(std::min(m_timeout, kStopGrace));
+            else if (grace.hasExpired()) {
                 stopped = true;
                 reply->abort();
             }

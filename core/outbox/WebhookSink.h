@@ -26,8 +26,11 @@ class WebhookSink : public OutboxSink
 {
 public:
     static constexpr int kMaxBatch = 500;
+    // How long a stop waits for the answer to the request in flight (at most the timeout).
+    static constexpr std::chrono::milliseconds kStopGrace{2000};
 
-    // `stop`: a stop request abandons the request in flight (an answer for retry).
+    // `stop`: after a stop request the request in flight gets kStopGrace to be answered,
+    // then is abandoned (an answer for retry).
     WebhookSink(QUrl url, std::chrono::milliseconds timeout, int batch = 1,
                 concurrency::StopTokenPtr stop = {});
     ~WebhookSink() override;
