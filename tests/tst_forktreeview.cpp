@@ -66,6 +66,8 @@ private slots:
     void clickListsRows_data();
     void clickListsRows();
     void oneRequestInFlight();
+    void aMoveRightAfterARefreshIsReadOnceItPasses_data();
+    void aMoveRightAfterARefreshIsReadOnceItPasses();
     void jumpToBlock_data();
     void jumpToBlock();
     void zoomKeys();
@@ -237,6 +239,39 @@ void TestForkTreeView::oneRequestInFlight()
     QVERIFY(r.last.fromBlock <= view.canvas()->firstVisibleNumber());
     QTRY_VERIFY(!view.requestInFlight() && r.asked == r.answered);
     QCOMPARE(r.maxOutstanding, 1);
+}
+
+void TestForkTreeView::aMoveRightAfterARefreshIsReadOnceItPasses_data()
+{
+    QTest::addColumn<bool>("sighting"); // what moves: a node's stored head, else the checkpoint
+    QTest::newRow("the checkpoint") << false;
+    QTest::newRow("a node's head") << true;
+}
+
+void TestForkTreeView::aMoveRightAfterARefreshIsReadOnceItPasses()
+{
+    QFETCH(bool, sighting);
+    // The tree is read again at most every kRefreshMs as the chain moves; a move that comes
+    // sooner must not be lost (the nodes' marks stayed "behind" after the chain stopped).
+    ui::ForkTreeView view;
+    view.resize(1280, 720);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    Responder r(view, m_sim);
+    const quint64 at = m_sim.head() - 5;
+    view.showCheckpoint(at);
+    QTRY_VERIFY(r.answered == 1 && !view.requestInFlight());
+    QSignalSpy asked(&view, &ui::ForkTreeView::windowWanted);
+    for (int i = 1; i <= 3; ++i) {
+        if (sighting)
+            view.showSightings(i);
+        else
+            view.showCheckpoint(at + quint64(i));
+    }
+    QVERIFY(asked.isEmpty()); // not at once: the last read was just now
+    QVERIFY(asked.wait(ui::ForkTreeView::kRefreshMs * 3));
+    QCOMPARE(asked.size(), 1);                                // one read for the three moves
+    QVERIFY(!asked.wait(ui::ForkTreeView::kRefreshMs + 500)); // and none once nothing moves
 }
 
 void TestForkTreeView::jumpToBlock_data()

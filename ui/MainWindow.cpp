@@ -355,6 +355,7 @@ void MainWindow::applyStatus(const EngineStatus& s)
 {
     if (s.checkpoint)
         m_forkTree->showCheckpoint(*s.checkpoint);
+    m_forkTree->showSightings(s.sightingsStored);
     // The same state the cursor panel's header shows (engine/DisplayState.h).
     const engine::DisplayState state = engine::displayState(s);
     m_connectionLabel->setText(state.kind == engine::DisplayState::Kind::Failed ? tr("failed")

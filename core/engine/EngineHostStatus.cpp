@@ -36,6 +36,7 @@ void EngineHost::onIndexing(Session* s, const IndexingSnapshot& snap)
     m_status.backfills = st.backfills;
     m_status.completeness = st.completeness;
     m_status.blocksCommitted = st.blocksCommitted;
+    m_status.sightingsStored = snap.sightingsStored;
     m_status.eventsPerSecond = snap.eventsPerSecond;
     m_status.blocksPerSecond = snap.blocksPerSecond;
     m_status.lastCommitAt = snap.lastCommitAt;

@@ -123,6 +123,9 @@ struct EngineStatus
     QStringList contracts;
     QList<ReorgMark> recentReorgs; // the last 200, oldest first
     qint64 blocksCommitted = 0;    // by this session
+    // Node heads stored for the fork tree by this session: a change moves its node marks
+    // even when the checkpoint stays.
+    qint64 sightingsStored = 0;
     double blocksPerSecond = 0;
     QDateTime lastCommitAt;          // freshness: when the checkpoint last moved
     qint64 truncationHalvings = 0;   // getLogs ranges halved on a result cap (indexed node)

@@ -379,6 +379,7 @@ void IndexingService::recordSightings()
         return;
     try {
         l.store->recordSightings(changed);
+        l.snap.sightingsStored += changed.size();
         for (const forktree::NodeSighting& s : std::as_const(changed))
             l.storedHeads.insert(s.node, s.hash);
         l.sightingError.clear();

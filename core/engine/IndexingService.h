@@ -87,6 +87,7 @@ struct IndexingSnapshot
     // failure to store them logged): `--exit-when-synced` waits for it, so a short run
     // leaves the node's head it synced against on record.
     bool nodeHeadsSampled = false;
+    qint64 sightingsStored = 0; // node heads stored for the fork tree by this service
     qint64 outboxDelivered = 0; // by this service's dispatcher
     qint64 outboxRefused = 0;
     QString outboxSink;

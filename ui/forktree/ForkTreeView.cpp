@@ -83,6 +83,8 @@ ForkTreeView::ForkTreeView(QWidget* parent) : QWidget(parent)
     m_replyTimeout.setSingleShot(true);
     m_replyTimeout.setInterval(kReplyTimeoutMs);
     connect(&m_settle, &QTimer::timeout, this, [this] { askForVisible(); });
+    m_refreshLater.setSingleShot(true);
+    connect(&m_refreshLater, &QTimer::timeout, this, [this] { refreshSoon(); });
     connect(&m_replyTimeout, &QTimer::timeout, this, [this] {
         m_inFlight.reset();
         m_note = tr("the tree did not come back in time; pan to ask again");
@@ -190,11 +192,41 @@ void ForkTreeView::showCheckpoint(quint64 checkpoint)
         m_canvas->centreOn(checkpoint, 0.8);
         m_lastRefresh.start();
         askForVisible();
-    } else if (moved && isVisible() &&
-               (!m_lastRefresh.isValid() || m_lastRefresh.hasExpired(2000))) {
-        m_lastRefresh.start();
-        askForVisible(true); // the same blocks may have new branches since
+    } else if (moved) {
+        refreshSoon(); // the same blocks may have new branches since
     }
+}
+
+void ForkTreeView::showSightings(qint64 stored)
+{
+    if (stored == m_sightings)
+        return;
+    m_sightings = stored;
+    if (m_haveWindow || m_inFlight)
+        refreshSoon();
+}
+
+void ForkTreeView::refreshSoon()
+{
+    if (!isVisible()) {
+        m_stale = true;
+        return;
+    }
+    m_stale = false;
+    if (!m_lastRefresh.isValid() || m_lastRefresh.elapsed() >= kRefreshMs) {
+        m_refreshLater.stop();
+        m_lastRefresh.start();
+        askForVisible(true);
+    } else if (!m_refreshLater.isActive()) {
+        m_refreshLater.start(int(kRefreshMs - m_lastRefresh.elapsed()));
+    }
+}
+
+void ForkTreeView::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    if (m_stale)
+        refreshSoon();
 }
 
 void ForkTreeView::showTree(const forktree::ForkTreeSnapshot& tree)

@@ -30,6 +30,7 @@ class ForkTreeView : public QWidget
 public:
     static constexpr int kSettleMs = 150;         // a pan or zoom asks once it has paused
     static constexpr int kReplyTimeoutMs = 15000; // a window that never comes stops blocking
+    static constexpr int kRefreshMs = 2000;       // the chain moving asks again at most this often
 
     explicit ForkTreeView(QWidget* parent = nullptr);
     ~ForkTreeView() override;
@@ -52,6 +53,8 @@ public:
 public slots:
     // Where the spine ends now; the first call asks for the tree at the head.
     void showCheckpoint(quint64 checkpoint);
+    // How many node heads the engine has stored: a change moves the nodes' marks.
+    void showSightings(qint64 stored);
     void showTree(const forktree::ForkTreeSnapshot& tree);
     void showBlock(const forktree::ForkBlockRows& rows);
 
@@ -64,6 +67,10 @@ private:
     void ask(const forktree::ForkTreeRequest& request);
     // `again`: ask even when the loaded window covers the screen (the chain moved).
     void askForVisible(bool again = false);
+    // The chain or a node's head moved: the tree on screen is read again, at most every
+    // kRefreshMs and always after the last move (a hidden tab once it is shown).
+    void refreshSoon();
+    void showEvent(QShowEvent* event) override;
     void onBoxClicked(int box);
     void updateStatus();
     void exportAs(const QString& format);
@@ -83,6 +90,9 @@ private:
     std::optional<chain::Hash32> m_wantedBlock;
     quint64 m_checkpoint = 0;
     QElapsedTimer m_lastRefresh; // the view on screen asks again as the chain moves, not faster
+    QTimer m_refreshLater;       // the move that came too soon after the last read
+    bool m_stale = false;        // moved while hidden
+    qint64 m_sightings = 0;
     quint64 m_firstBlock = 0;
     bool m_haveWindow = false;
     QString m_note;
