@@ -124,6 +124,16 @@ QByteArray insertGrouped(const char* where)
            where + " GROUP BY contract, holder ORDER BY contract, holder" + kAddToStored;
 }
 
+// `parts` added to balance_store (the parameters from $g, as partsParams gives them):
+// partsSides grouped when some blocks are read from log_store (`gaps`), insertDeltas
+// otherwise. `lead` starts the sides CTE: "WITH " or ", " after the caller's own.
+QByteArray addPartsSql(int g, const char* where, bool gaps, const char* lead)
+{
+    if (!gaps)
+        return ' ' + insertDeltas(g, where);
+    return lead + ("sides AS (" + partsSides(g) + ") ") + insertGrouped(where);
+}
+
 } // namespace
 
 FoldParts foldParts(qint64 above, qint64 upTo, const QList<const BatchBalances*>& spans)
@@ -157,8 +167,8 @@ void addBalances(PgConnection& db, const QByteArray& env, const QByteArray& chai
     const bool inside = batch.first > above && batch.last <= upTo && batch.first <= batch.last;
     const FoldParts parts = foldParts(
         above, upTo, inside ? QList<const BatchBalances*>{&batch} : QList<const BatchBalances*>{});
-    static const QByteArray grouped = "WITH sides AS (" + partsSides(3) + ") " + insertGrouped("");
-    static const QByteArray deltas = insertDeltas(3, "");
+    static const QByteArray grouped = addPartsSql(3, "", true, "WITH ");
+    static const QByteArray deltas = addPartsSql(3, "", false, "WITH ");
     const bool gaps = !parts.gaps.isEmpty();
     db.run(gaps ? "balances_add" : "balances_add_deltas", (gaps ? grouped : deltas).constData(),
            QList<QByteArray>{env, chain} + partsParams(parts));
@@ -294,11 +304,9 @@ QList<QByteArray> foldIfStillParams(const GatedFold& fold, const FoldChecks& che
 
 namespace {
 
-// The gated fold: partsSides grouped when some blocks are read from log_store (`gaps`),
-// insertDeltas otherwise.
+// The gated fold, its parts added as addPartsSql adds them.
 QByteArray gatedFoldSql(bool gaps)
 {
-    constexpr const char* kGated = "WHERE EXISTS (SELECT 1 FROM gate)";
     return "WITH gate AS (UPDATE balance_fold_store SET balances_block = $4, epoch = epoch + 1 "
            "WHERE environment_id = $1 AND chain_id = $2 AND balances_block = $3 AND epoch = $5 "
            "AND $4 <= (SELECT max(c.block_number) FROM checkpoint_store c WHERE "
@@ -306,8 +314,7 @@ QByteArray gatedFoldSql(bool gaps)
            "unnest($6::bigint[], $7::xid[]) AS k(b, x) WHERE NOT EXISTS (SELECT 1 FROM "
            "block_store bs WHERE bs.environment_id = $1 AND bs.chain_id = $2 AND "
            "bs.block_number = k.b AND bs.xmin = k.x)) RETURNING 1)" +
-           (gaps ? QByteArray(", sides AS (" + partsSides(8) + ") " + insertGrouped(kGated))
-                 : QByteArray(' ' + insertDeltas(8, kGated)));
+           addPartsSql(8, "WHERE EXISTS (SELECT 1 FROM gate)", gaps, ", ");
 }
 
 } // namespace
