@@ -692,6 +692,13 @@ void TestIndexerUnits::rollbackSaysWhatItUndid_data()
         << r
         << "checkpoint 412 -> fork 400, depth 12, 1 transfer removed, 1 balance recomputed, "
            "1 outbox row dropped, 1 delivered row retracted, reorg id 3";
+    r.unconfirmedRetracted = 2;
+    QTest::newRow("rows sent without an answer")
+        << r
+        << "checkpoint 412 -> fork 400, depth 12, 1 transfer removed, 1 balance recomputed, "
+           "1 outbox row dropped, 1 delivered row retracted, 2 rows sent without an answer "
+           "retracted, reorg id 3";
+    r.unconfirmedRetracted = 0;
     r.transfersRemoved = r.balancesChanged = r.outboxDropped = r.deliveredAffected = 0;
     QTest::newRow("an empty block range")
         << r

@@ -74,6 +74,10 @@ private slots:
     void deliversInOrderExactlyOnceBelowTheSafeHeight();
     void reorgDropsUndeliveredAndRetractsDelivered_data() { test::StoreRows::backendRows(); }
     void reorgDropsUndeliveredAndRetractsDelivered();
+    void reorgRetractsARowSentWithoutAnAnswer_data() { test::StoreRows::backendRows(); }
+    void reorgRetractsARowSentWithoutAnAnswer();
+    void aDeeperReorgKeepsAPendingRetraction_data() { test::StoreRows::backendRows(); }
+    void aDeeperReorgKeepsAPendingRetraction();
     void killBetweenConfirmationAndBookkeeping_data() { test::StoreRows::backendRows(); }
     void killBetweenConfirmationAndBookkeeping();
     void fileSinkAppendsJsonLines_data() { test::StoreRows::backendRows(); }
@@ -237,6 +241,100 @@ void TestOutbox::reorgDropsUndeliveredAndRetractsDelivered()
              qint64(secondRetractions.size()));
     const QStringList after = lab.verify("env");
     QVERIFY2(after.isEmpty(), qPrintable(after.join('\n')));
+}
+
+void TestOutbox::reorgRetractsARowSentWithoutAnAnswer()
+{
+    QFETCH(QString, backend);
+    IndexerLab lab(m_stores.freshDatabase(backend));
+    lab.deployToken("AAA");
+    lab.sprayAll(6, 3, 10);
+    WebhookRecorder hook;
+    // The receiver takes the 6th row; the process dies before it records the answer.
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("FORKSCOPE_CRASH_AT", "mid-delivery");
+    env.insert("FORKSCOPE_CRASH_AFTER", "5");
+    const ProcessRun crashed = lab.runIndex(
+        "env", {"--exit-when-synced", "--poll-ms", kPollMs, "--webhook", hook.url().toString()}, {},
+        env);
+    QVERIFY2(crashed.exitStatus == QProcess::CrashExit, qPrintable(crashed.describe()));
+    const QList<QByteArray> before = hook.acceptedKeys();
+    QCOMPARE(before.size(), 6);
+    const QByteArray unanswered = before.at(5);
+    QCOMPARE(lab.count("SELECT count(*) FROM outbox WHERE delivered_at IS NULL AND event_key = ?",
+                       {QString::fromUtf8(unanswered)}),
+             1);
+
+    // A reorg replaces its block and every block after it, before it is sent again.
+    const qint64 block = unanswered.split(':').value(1).toLongLong();
+    QVERIFY(block > 0);
+    lab.reorg(int(qint64(lab.eth().blockNumber()) - block + 1));
+    VERIFY_EXIT_OK(lab.runIndex(
+        "env", {"--exit-when-synced", "--poll-ms", kPollMs, "--webhook", hook.url().toString()}));
+    const QList<QByteArray> after = hook.acceptedKeys();
+    // The consumer, who has it, hears that it is gone, and never gets it again; so for every
+    // row delivered from the replaced blocks.
+    QVERIFY2(after.contains("retract:" + unanswered), unanswered.constData());
+    QCOMPARE(after.count(unanswered), 1);
+    for (const QByteArray& k : before)
+        if (k.split(':').value(1).toLongLong() >= block)
+            QVERIFY2(after.contains("retract:" + k), k.constData());
+    QCOMPARE(lab.count("SELECT count(*) FROM reorg_diff_items WHERE kind = "
+                       "'outbox_unconfirmed_retracted' AND event_key = ?",
+                       {QString::fromUtf8(unanswered)}),
+             1);
+    const QStringList problems = lab.verify("env");
+    QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
+}
+
+void TestOutbox::aDeeperReorgKeepsAPendingRetraction()
+{
+    QFETCH(QString, backend);
+    IndexerLab lab(m_stores.freshDatabase(backend));
+    lab.deployToken("AAA");
+    // Empty blocks below the Transfers: the second reorg below reaches no delivered row that
+    // still has its log, only the first reorg's retractions.
+    const qint64 deployed = qint64(lab.eth().blockNumber());
+    lab.mine(3);
+    const qint64 fork1 = qint64(lab.eth().blockNumber());
+    lab.sprayAll(6, 2, 10);
+    WebhookRecorder hook;
+    VERIFY_EXIT_OK(
+        lab.runIndex("env", {"--exit-when-synced", "--poll-ms", kPollMs, "--confirmations", "2",
+                             "--webhook", hook.url().toString()}));
+    QList<QByteArray> deliveredAbove;
+    for (const QByteArray& k : hook.acceptedKeys())
+        if (k.split(':').value(1).toLongLong() > fork1)
+            deliveredAbove << k;
+    QVERIFY(deliveredAbove.size() >= 4);
+
+    // The first reorg retracts them; no sink runs, so the retractions wait.
+    lab.reorg(int(qint64(lab.eth().blockNumber()) - fork1));
+    VERIFY_EXIT_OK(lab.runIndex("env", {"--exit-when-synced", "--poll-ms", kPollMs}));
+    const auto pendingRetractions = [&lab](qint64 at) {
+        return lab.count("SELECT count(*) FROM outbox WHERE event_key LIKE 'retract:%' AND "
+                         "delivered_at IS NULL AND block_number = ?",
+                         {at});
+    };
+    QCOMPARE(pendingRetractions(fork1), qint64(deliveredAbove.size()));
+
+    // A deeper one, below the first fork: the retractions move down to its fork, and go out.
+    const qint64 fork2 = deployed + 1;
+    lab.reorg(int(qint64(lab.eth().blockNumber()) - fork2));
+    VERIFY_EXIT_OK(
+        lab.runIndex("env", {"--exit-when-synced", "--poll-ms", kPollMs, "--confirmations", "0",
+                             "--webhook", hook.url().toString()}));
+    QCOMPARE(lab.count("SELECT fork_block_number FROM reorg_events ORDER BY id DESC LIMIT 1"),
+             fork2);
+    const QList<QByteArray> accepted = hook.acceptedKeys();
+    for (const QByteArray& k : deliveredAbove)
+        QVERIFY2(accepted.count("retract:" + k) == 1, k.constData());
+    QCOMPARE(lab.count("SELECT count(*) FROM outbox WHERE event_key LIKE 'retract:%' AND "
+                       "block_number = ?",
+                       {fork2}),
+             qint64(deliveredAbove.size()));
+    const QStringList problems = lab.verify("env");
+    QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
 }
 
 void TestOutbox::killBetweenConfirmationAndBookkeeping()

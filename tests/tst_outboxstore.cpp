@@ -400,6 +400,7 @@ void TestOutboxStore::aRollbackRecordsEachOutboxRowOnce_data()
     QTest::addColumn<bool>("oneLogDeletedByHand");
     QTest::addColumn<bool>("oneTried");
     QTest::addColumn<bool>("oneRowNamingNoLog");
+    QTest::addColumn<bool>("onePendingRetraction");
     for (const QString& backend : StoreRows::backends()) {
         const QByteArray b = backend.toLatin1();
         const auto row = [&](const char* name) -> QTestData& {
@@ -407,18 +408,21 @@ void TestOutboxStore::aRollbackRecordsEachOutboxRowOnce_data()
         };
         // Every row is rendered from its Transfer's log: each is recorded with its Transfer's
         // diff row, and nothing is stored to look up.
-        row("all pending") << false << false << false << false;
-        // A stored row above the fork takes the join: delivered, or tried and still pending.
-        row("one delivered") << true << false << false << false;
-        row("one tried") << false << false << true << false;
+        row("all pending") << false << false << false << false << false;
+        // A stored row above the fork takes the join: delivered, or tried and still pending
+        // (sent without an answer: retracted like a delivered one).
+        row("one delivered") << true << false << false << false << false;
+        row("one tried") << false << false << true << false << false;
         // A stored row whose log is gone cannot be recorded with a Transfer: it is copied on
         // its own (ReorgRollback step 1). A rendered row goes with its log.
-        row("a stored row whose log is gone") << false << true << true << false;
-        row("a rendered row's log gone") << false << true << false << false;
-        row("delivered, and a log gone") << true << true << false << false;
-        // A pending row with its own key (as a retraction has) beside the Transfers' rows.
-        row("a row naming no log") << false << false << false << true;
-        row("all of them") << true << true << true << true;
+        row("a stored row whose log is gone") << false << true << true << false << false;
+        row("a rendered row's log gone") << false << true << false << false << false;
+        row("delivered, and a log gone") << true << true << false << false << false;
+        // A pending row with its own key beside the Transfers' rows.
+        row("a row naming no log") << false << false << false << true << false;
+        // A retraction not yet sent is not undone: it moves down to the fork.
+        row("a pending retraction") << false << false << false << false << true;
+        row("all of them") << true << true << true << true << true;
     }
 }
 
@@ -429,11 +433,13 @@ void TestOutboxStore::aRollbackRecordsEachOutboxRowOnce()
     QFETCH(bool, oneLogDeletedByHand);
     QFETCH(bool, oneTried);
     QFETCH(bool, oneRowNamingNoLog);
-    IndexStoreLab lab(storeOn(backend, QStringLiteral("fold-%1-%2-%3-%4.sqlite")
+    QFETCH(bool, onePendingRetraction);
+    IndexStoreLab lab(storeOn(backend, QStringLiteral("fold-%1-%2-%3-%4-%5.sqlite")
                                            .arg(int(oneDelivered))
                                            .arg(int(oneLogDeletedByHand))
                                            .arg(int(oneTried))
-                                           .arg(int(oneRowNamingNoLog))));
+                                           .arg(int(oneRowNamingNoLog))
+                                           .arg(int(onePendingRetraction))));
     lab.commit(branchOf("A", {3, 4, 5}));
     // Both stores store a row only once delivery touches it (they render the others from
     // their logs).
@@ -469,22 +475,49 @@ void TestOutboxStore::aRollbackRecordsEachOutboxRowOnce()
                                 "block_number, 'manual:1', '{}' FROM blocks WHERE block_number "
                                 "= 2")
                      .arg(file ? "outbox" : "outbox_store"));
-    QCOMPARE(storedRows(), int(oneDelivered) + int(oneTried) + int(oneRowNamingNoLog));
+    if (onePendingRetraction)
+        lab.exec(QStringLiteral("INSERT INTO %1 (environment_id, chain_id, block_number, "
+                                "event_key, payload) SELECT environment_id, chain_id, "
+                                "block_number, 'retract:transfer:2:0x00:0', '{}' FROM blocks "
+                                "WHERE block_number = 2")
+                     .arg(file ? "outbox" : "outbox_store"));
+    QCOMPARE(storedRows(), int(oneDelivered) + int(oneTried) + int(oneRowNamingNoLog) +
+                               int(onePendingRetraction));
     // What the rollback must record: each outbox row above the fork as the outbox view shows
-    // it, once.
-    QStringList expected = lab.rows(
-        "SELECT CASE WHEN delivered_at IS NULL THEN 'outbox_dropped' ELSE "
-        "'outbox_delivered_reorged' END || '|' || coalesce(event_key, '(none)') FROM outbox "
-        "WHERE block_number > 1");
+    // it, once, but the pending retraction. The tried row's log is there unless deleted.
+    const bool triedRowRetracted = oneTried && !oneLogDeletedByHand;
+    QStringList expected =
+        lab.rows("SELECT CASE WHEN delivered_at IS NOT NULL THEN 'outbox_delivered_reorged' "
+                 "WHEN attempts > 0 AND event_key IS NOT NULL THEN "
+                 "'outbox_unconfirmed_retracted' ELSE 'outbox_dropped' END || '|' || "
+                 "coalesce(event_key, '(none)') FROM outbox WHERE block_number > 1 AND "
+                 "coalesce(event_key, '') NOT LIKE 'retract:%'");
     // A rendered row goes with its log; a stored one stays.
     const bool renderedRowGone = oneLogDeletedByHand && !oneTried;
     const int rows = 3 - int(renderedRowGone) + int(oneRowNamingNoLog);
     QCOMPARE(expected.size(), rows);
     expected.sort();
+    // Retracted: the delivered row, and the tried one if it still renders its key.
+    QStringList retracted = lab.rows("SELECT 'retract:' || event_key FROM outbox WHERE "
+                                     "block_number > 1 AND (delivered_at IS NOT NULL OR "
+                                     "attempts > 0) AND event_key LIKE 'transfer:%'");
+    if (onePendingRetraction)
+        retracted << "retract:transfer:2:0x00:0";
+    retracted.sort();
+    QCOMPARE(retracted.size(),
+             int(oneDelivered) + int(triedRowRetracted) + int(onePendingRetraction));
 
     const indexer::RollbackResult r = lab.rollBack({1, hashOf("common")});
-    QCOMPARE(r.outboxDropped, oneDelivered ? rows - 1 : rows);
+    QCOMPARE(r.outboxDropped, rows - int(oneDelivered) - int(triedRowRetracted));
     QCOMPARE(r.deliveredAffected, oneDelivered ? 1 : 0);
+    QCOMPARE(r.unconfirmedRetracted, triedRowRetracted ? 1 : 0);
+    // Each retraction waits at the fork's height; none is dropped.
+    QCOMPARE(lab.rows("SELECT event_key FROM outbox WHERE event_key LIKE 'retract:%' AND "
+                      "block_number = 1 AND delivered_at IS NULL ORDER BY event_key"),
+             retracted);
+    QCOMPARE(lab.rows("SELECT count(*) FROM outbox WHERE block_number > 1 AND delivered_at IS "
+                      "NULL"),
+             QStringList{"0"});
 
     QStringList recorded = lab.rows("SELECT kind || '|' || coalesce(event_key, '(none)') FROM "
                                     "reorg_diff_items WHERE kind LIKE 'outbox%'");
@@ -502,9 +535,9 @@ void TestOutboxStore::aRollbackRecordsEachOutboxRowOnce()
                                  "= ? ORDER BY phase, id")
                       .arg(lab.index->reader().reorgDiffRecordedSql()),
                   {r.reorgId, kEnv}))
-        if (kinds.isEmpty() || kinds.last() != kind.left(8))
-            kinds << kind.left(8);
-    QCOMPARE(kinds, (QStringList{"transfer", "outbox_d", "balance_"}));
+        if (kinds.isEmpty() || kinds.last() != kind.section('_', 0, 0))
+            kinds << kind.section('_', 0, 0);
+    QCOMPARE(kinds, (QStringList{"transfer", "outbox", "balance"}));
 }
 
 // The balances planned on a second connection, beside the rollback's writes, leave exactly

@@ -400,6 +400,14 @@ void TestUiParts::reorgDiffSaysWhatItAmountsTo()
             "2 transfers removed (2 back in the re-indexed chain, 1 of them in "
             "other transactions), 1 outbox row dropped, 0 delivered rows retracted, 1 holder's "
             "balance changed"));
+    // Rows sent without an answer are retracted like delivered ones, and named apart.
+    engine::ReorgDiff unanswered = diff;
+    unanswered.items << item("outbox_unconfirmed_retracted") << item("outbox_unconfirmed_retracted")
+                     << item("outbox_delivered_reorged");
+    QCOMPARE(ui::ReorgDiffDialog::countsText(unanswered),
+             QStringLiteral("2 transfers removed (1 back in the re-indexed chain), 1 outbox row "
+                            "dropped, 1 delivered row and 2 rows sent without an answer "
+                            "retracted, 1 holder's balance changed"));
     QCOMPARE(ui::ReorgDiffDialog::againText(Again::OtherTransaction),
              QStringLiteral("yes, in another transaction"));
     ui::ReorgDiffDialog dialog(diff);

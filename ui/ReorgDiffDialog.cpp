@@ -19,9 +19,11 @@ QString kindLabel(const QString& kind)
     if (kind == QLatin1String("transfer_removed"))
         return ReorgDiffDialog::tr("transfer removed");
     if (kind == QLatin1String("outbox_dropped"))
-        return ReorgDiffDialog::tr("outbox row dropped (never sent)");
+        return ReorgDiffDialog::tr("outbox row dropped (never sent, or refused)");
     if (kind == QLatin1String("outbox_delivered_reorged"))
         return ReorgDiffDialog::tr("outbox row already delivered: retracted");
+    if (kind == QLatin1String("outbox_unconfirmed_retracted"))
+        return ReorgDiffDialog::tr("outbox row sent without an answer: retracted");
     if (kind == QLatin1String("balance_changed"))
         return ReorgDiffDialog::tr("balance recomputed");
     if (kind == QLatin1String("child_removed"))
@@ -74,7 +76,8 @@ QString ReorgDiffDialog::againText(engine::ReorgDiff::Item::Again again)
 QString ReorgDiffDialog::countsText(const engine::ReorgDiff& diff)
 {
     using Again = engine::ReorgDiff::Item::Again;
-    qint64 transfers = 0, again = 0, elsewhere = 0, dropped = 0, retracted = 0, holders = 0;
+    qint64 transfers = 0, again = 0, elsewhere = 0, dropped = 0, retracted = 0, unanswered = 0,
+           holders = 0;
     for (const auto& it : diff.items) {
         if (it.kind == QLatin1String("transfer_removed")) {
             ++transfers;
@@ -84,6 +87,8 @@ QString ReorgDiffDialog::countsText(const engine::ReorgDiff& diff)
             ++dropped;
         } else if (it.kind == QLatin1String("outbox_delivered_reorged")) {
             ++retracted;
+        } else if (it.kind == QLatin1String("outbox_unconfirmed_retracted")) {
+            ++unanswered;
         } else if (it.kind == QLatin1String("balance_changed")) {
             ++holders;
         }
@@ -97,7 +102,11 @@ QString ReorgDiffDialog::countsText(const engine::ReorgDiff& diff)
     return tr("%1 (%2), %3, %4 retracted, %5")
         .arg(count(transfers, tr("transfer removed"), tr("transfers removed")), back)
         .arg(count(dropped, tr("outbox row dropped"), tr("outbox rows dropped")),
-             count(retracted, tr("delivered row"), tr("delivered rows")))
+             count(retracted, tr("delivered row"), tr("delivered rows")) +
+                 (unanswered > 0
+                      ? tr(" and %1").arg(count(unanswered, tr("row sent without an answer"),
+                                                tr("rows sent without an answer")))
+                      : QString()))
         .arg(count(holders, tr("holder's balance changed"), tr("holders' balances changed")));
 }
 

@@ -34,7 +34,8 @@ struct ReorgDiff
     ReorgMark reorg;
     struct Item
     {
-        QString kind; // transfer_removed, outbox_dropped, outbox_delivered_reorged, balance_changed
+        QString kind; // transfer_removed, outbox_dropped, outbox_delivered_reorged,
+                      // outbox_unconfirmed_retracted, balance_changed
         qint64 blockNumber = -1;
         qint64 logIndex = -1;
         QString contract, holder, from, to, value, before, after, eventKey;

@@ -88,17 +88,20 @@ void readOrphaned(store::ContractReader& reader, const QString& env, ForkBlockRo
             if (!add(out, row, limit))
                 return;
         }
-    // What a consumer had received from this block: the rollback kept those rows, and
-    // enqueued a retraction of each at the fork's height.
+    // What a consumer had, or may have had, received from this block: the rollback enqueued
+    // a retraction of each at the fork's height.
     QHash<QString, ForkBlockRow> delivered; // by event key
-    for (auto q = reader.query(QStringLiteral("SELECT log_index, event_key FROM reorg_diff_items "
-                                              "WHERE environment_id = ? AND reorg_id = ? AND kind "
-                                              "= 'outbox_delivered_reorged' AND block_number = ? "
-                                              "ORDER BY log_index LIMIT ?"),
-                               {env, out.reorgId, qint64(out.number), limit + 1});
+    for (auto q = reader.query(
+             QStringLiteral("SELECT log_index, event_key, kind FROM reorg_diff_items WHERE "
+                            "environment_id = ? AND reorg_id = ? AND kind IN "
+                            "('outbox_delivered_reorged', 'outbox_unconfirmed_retracted') AND "
+                            "block_number = ? ORDER BY log_index LIMIT ?"),
+             {env, out.reorgId, qint64(out.number), limit + 1});
          q->next();) {
         ForkBlockRow row = byLog.value(q->value(0).toLongLong());
-        row.kind = ForkBlockRow::Kind::OutboxDelivered;
+        row.kind = q->value(2).toString() == QLatin1String("outbox_delivered_reorged")
+                       ? ForkBlockRow::Kind::OutboxDelivered
+                       : ForkBlockRow::Kind::OutboxUnconfirmed;
         row.cameBack = false;
         row.eventKey = q->value(1).toString();
         delivered.insert(row.eventKey, row);

@@ -11,7 +11,9 @@ namespace forkscope::forktree {
 // A row stored in one block, or removed with it by a rollback.
 struct ForkBlockRow
 {
-    enum class Kind { Log, Transfer, OutboxDelivered, OutboxRetraction };
+    // OutboxUnconfirmed: a row delivery sent (or was about to) without a confirmation; it
+    // was retracted as a delivered one is.
+    enum class Kind { Log, Transfer, OutboxDelivered, OutboxRetraction, OutboxUnconfirmed };
     Kind kind = Kind::Log;
     chain::Hash32 txHash;
     quint32 logIndex = 0;

@@ -22,6 +22,12 @@
 
 namespace forkscope::indexer {
 
+namespace {
+// An outbox row (aliased `o`) that retracts one sent before: a rollback never drops it.
+const QString kPendingRetraction = QStringLiteral(
+    "(o.delivered_at IS NULL AND o.event_key IS NOT NULL AND o.event_key LIKE 'retract:%')");
+} // namespace
+
 ReorgRollback::ReorgRollback(store::Database& db, QString environmentId, std::uint64_t chainId,
                              QString sourceId, CheckpointStore& checkpoints, BalanceBook& balances)
     : m_db(db), m_env(std::move(environmentId)), m_chainId(chainId), m_source(std::move(sourceId)),
@@ -89,19 +95,14 @@ RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fo
 
     // The diff is copied as BLOBs straight from the stored rows (store/ReorgDiffContract.h):
     // rendering it as hex through the views was half of a deep rollback. Each removed
-    // Transfer's row also records what becomes of its outbox row in step 1 (dropped if not yet
-    // sent, flagged if sent) and keeps its log's block hash, from which the diff view renders
-    // that outbox row's event key: one diff row per event, not two (schema 7).
-    // One integer read by a query (a count, the last id).
-    const auto int64Of = [this](const QString& sql, const QVariantList& binds = {}) {
-        QSqlQuery q = m_db.run(sql, binds);
-        return q.next() ? q.value(0).toLongLong() : 0;
-    };
-    // Usually no outbox row above the fork is stored: each removed Transfer's row is rendered
-    // from its log, pending, and goes with it (store/PendingOutboxContract.h). Then each is
-    // recorded as dropped without looking anything up, and there is nothing to delete. One
-    // probe of the position index proves it; a stored row above (delivered, refused, tried,
-    // a retraction) takes the join, and step 1 copies the stored rows that name no Transfer.
+    // Transfer's row also records what becomes of its outbox row in step 1 (dropped if never
+    // sent, retracted if it may have been) and keeps its log's block hash, from which the diff view
+    // renders that outbox row's event key: one diff row per event, not two (schema 7). Usually no
+    // outbox row above the fork is stored: each removed Transfer's row is rendered from its log,
+    // pending, and goes with it (store/PendingOutboxContract.h). Then each is recorded as dropped
+    // without looking anything up, and there is nothing to delete. One probe of the position index
+    // proves it; a stored row above (delivered, refused, tried, a retraction) takes the join, and
+    // step 1 copies the stored rows that name no Transfer.
     const bool storedRowsAbove = anyStoredOutboxRowAbove(above);
     const QString transferColumns =
         QStringLiteral("INSERT INTO reorg_diff_store (reorg_id, environment_id, chain_id, kind, "
@@ -117,8 +118,10 @@ RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fo
                  {r.reorgId, m_env, chainId, above});
     else
         m_db.run(transferColumns +
-                     QStringLiteral("CASE WHEN o.delivered_at IS NULL THEN 'outbox_dropped' ELSE "
-                                    "'outbox_delivered_reorged' END FROM log_store l LEFT JOIN "
+                     QStringLiteral("CASE WHEN o.delivered_at IS NOT NULL THEN "
+                                    "'outbox_delivered_reorged' WHEN o.id IS NOT NULL AND "
+                                    "o.failed_at IS NULL THEN 'outbox_unconfirmed_retracted' "
+                                    "ELSE 'outbox_dropped' END FROM log_store l LEFT JOIN "
                                     "outbox_store o ON o.environment_id = l.environment_id AND "
                                     "o.chain_id = l.chain_id AND o.block_number = l.block_number "
                                     "AND o.log_index = l.log_index WHERE l.environment_id = ? AND "
@@ -127,70 +130,10 @@ RollbackResult ReorgRollback::rollback(const Checkpoint& cp, const ForkPoint& fo
                  {r.reorgId, m_env, chainId, above});
 
     // 1. Side effects not yet sent go with the data; sent ones stay and are flagged. This runs
-    //    while the logs are still there. The stored outbox rows not recorded above are copied
-    //    on their own: rows with their own key and payload (retractions), and any row whose
-    //    log is missing or not a Transfer.
-    qint64 storedTransferRows = 0; // stored rows above that name a removed Transfer
-    if (storedRowsAbove) {
-        storedTransferRows = int64Of(
-            QStringLiteral("SELECT count(*) FROM outbox_store o JOIN log_store l ON "
-                           "l.environment_id = o.environment_id AND l.chain_id = o.chain_id AND "
-                           "l.block_number = o.block_number AND l.log_index = o.log_index WHERE "
-                           "o.environment_id = ? AND o.chain_id = ? AND o.block_number > ? AND "
-                           "l.transfer_value IS NOT NULL"),
-            scope);
-        m_db.run(QStringLiteral(
-                     "INSERT INTO reorg_diff_store (reorg_id, environment_id, chain_id, kind, "
-                     "block_number, log_index, block_hash, event_key, value) SELECT ?, "
-                     "o.environment_id, o.chain_id, CASE WHEN o.delivered_at IS NULL THEN "
-                     "'outbox_dropped' ELSE 'outbox_delivered_reorged' END, o.block_number, "
-                     "o.log_index, l.block_hash, o.event_key, o.payload FROM outbox_store o LEFT "
-                     "JOIN log_store l ON l.environment_id = o.environment_id AND l.chain_id = "
-                     "o.chain_id AND l.block_number = o.block_number AND l.log_index = "
-                     "o.log_index WHERE o.environment_id = ? AND o.chain_id = ? AND "
-                     "o.block_number > ? AND (o.log_index IS NULL OR l.transfer_value IS NULL)"),
-                 {r.reorgId, m_env, chainId, above});
-        r.outboxDropped = m_db.run(QStringLiteral("DELETE FROM outbox_store WHERE environment_id "
-                                                  "= ? AND chain_id = ? AND block_number > ? "
-                                                  "AND delivered_at IS NULL"),
-                                   scope)
-                              .numRowsAffected();
-    }
+    //    while the logs are still there.
+    const qint64 storedTransferRows = storedRowsAbove ? settleStoredOutboxRows(above, r) : 0;
     // The rendered rows go with their logs in step 2; they count as dropped like stored ones.
     r.outboxDropped += r.transfersRemoved - storedTransferRows;
-    // Delivered rows an earlier reorg already retracted have lost their log (log_index is
-    // NULL): they are not this reorg's to count again.
-    r.deliveredAffected = int64Of(QStringLiteral("SELECT count(*) FROM outbox_store WHERE "
-                                                 "environment_id = ? AND chain_id = ? AND "
-                                                 "block_number > ? AND delivered_at IS NOT NULL "
-                                                 "AND log_index IS NOT NULL"),
-                                  scope);
-    if (r.deliveredAffected > 0) {
-        // A consumer already acted on those: give it a compensating "retracted" message for
-        // each, enqueued at the fork height so it is deliverable as soon as the fork is safe.
-        m_db.run(
-            QStringLiteral(
-                "INSERT INTO outbox_store (environment_id, chain_id, block_number, event_key, "
-                "payload) SELECT environment_id, chain_id, ?, 'retract:' || event_key, "
-                "'{\"type\":\"retracted\",\"eventKey\":\"' || event_key || "
-                "'\",\"reorgId\":' || ? || ',\"forkBlock\":' || ? || ',\"original\":' || "
-                "payload || '}' FROM outbox WHERE environment_id = ? AND chain_id = ? AND "
-                "block_number > ? AND delivered_at IS NOT NULL AND event_key NOT LIKE 'retract:%' "
-                "ON CONFLICT DO NOTHING"),
-            {std::max<qint64>(above, 0), r.reorgId, above, m_env, chainId, above});
-        // The delivered rows outlive their logs: they keep their key and payload as text
-        // from now on, so the record of what the consumer received never changes.
-        m_db.run(QStringLiteral("UPDATE outbox_store AS o SET event_key = ") +
-                     store::outboxEventKeySql() + QStringLiteral(", payload = ") +
-                     store::outboxPayloadSql() +
-                     QStringLiteral(", log_index = NULL FROM log_store AS l WHERE "
-                                    "o.environment_id = ? AND o.chain_id = ? AND o.block_number "
-                                    "> ? AND o.log_index IS NOT NULL AND l.environment_id = "
-                                    "o.environment_id AND l.chain_id = o.chain_id AND "
-                                    "l.block_number = o.block_number AND l.log_index = "
-                                    "o.log_index"),
-                 scope);
-    }
 
     const BalanceRevertPlan plan =
         m_revertBalances ? takeBalancePlan(planAside, above, r) : BalanceRevertPlan{};
@@ -282,6 +225,101 @@ void ReorgRollback::bindScope(store::SqliteStatement& q, qint64 above) const
     q.bind(1, m_env.toUtf8());
     q.bind(2, std::int64_t(m_chainId));
     q.bind(3, std::int64_t(above));
+}
+
+qint64 ReorgRollback::settleStoredOutboxRows(qint64 above, RollbackResult& r)
+{
+    const qint64 chainId = qint64(m_chainId);
+    const QVariantList scope{m_env, chainId, above};
+    const QString sameLog = QStringLiteral(
+        "l.environment_id = o.environment_id AND l.chain_id = o.chain_id AND l.block_number = "
+        "o.block_number AND l.log_index = o.log_index");
+    // The stored rows that name a removed Transfer, and how many of them delivery took up
+    // without an answer: sent, perhaps received (a timeout, a crash after the send, a stop
+    // past the grace), or about to be. Refused rows were not taken.
+    QSqlQuery counts = m_db.run(
+        QStringLiteral("SELECT count(*), coalesce(sum(o.delivered_at IS NULL AND o.failed_at IS "
+                       "NULL), 0) FROM outbox_store o JOIN log_store l ON ") +
+            sameLog +
+            QStringLiteral(" WHERE o.environment_id = ? AND o.chain_id = ? AND o.block_number > "
+                           "? AND l.transfer_value IS NOT NULL"),
+        scope);
+    counts.next();
+    const qint64 storedTransferRows = counts.value(0).toLongLong();
+    r.unconfirmedRetracted = counts.value(1).toLongLong();
+    // The stored rows not recorded with their Transfer are copied on their own: rows with
+    // their own key and payload, and any row whose log is missing or not a Transfer. A
+    // pending retraction is not undone: it moves down to the fork below.
+    m_db.run(
+        QStringLiteral("INSERT INTO reorg_diff_store (reorg_id, environment_id, chain_id, kind, "
+                       "block_number, log_index, block_hash, event_key, value) SELECT ?, "
+                       "o.environment_id, o.chain_id, CASE WHEN o.delivered_at IS NULL THEN "
+                       "'outbox_dropped' ELSE 'outbox_delivered_reorged' END, o.block_number, "
+                       "o.log_index, l.block_hash, o.event_key, o.payload FROM outbox_store o LEFT "
+                       "JOIN log_store l ON ") +
+            sameLog +
+            QStringLiteral(" WHERE o.environment_id = ? AND o.chain_id = ? AND "
+                           "o.block_number > ? AND (o.log_index IS NULL OR "
+                           "l.transfer_value IS NULL) AND NOT ") +
+            kPendingRetraction,
+        {r.reorgId, m_env, chainId, above});
+    // Delivered rows an earlier reorg already retracted have lost their log (log_index is
+    // NULL): they are not this reorg's to count again.
+    QSqlQuery delivered = m_db.run(QStringLiteral("SELECT count(*) FROM outbox_store WHERE "
+                                                  "environment_id = ? AND chain_id = ? AND "
+                                                  "block_number > ? AND delivered_at IS NOT "
+                                                  "NULL AND log_index IS NOT NULL"),
+                                   scope);
+    r.deliveredAffected = delivered.next() ? delivered.value(0).toLongLong() : 0;
+    if (r.deliveredAffected + r.unconfirmedRetracted > 0) {
+        // A consumer may have acted on those: give it a compensating "retracted" message for
+        // each, enqueued at the fork height so it is deliverable as soon as the fork is safe.
+        // Rendered from the logs, so before step 2.
+        const QString rows =
+            QStringLiteral("SELECT event_key AS k, payload AS p FROM outbox WHERE "
+                           "environment_id = ? AND chain_id = ? AND block_number > ? AND "
+                           "delivered_at IS NOT NULL AND event_key NOT LIKE 'retract:%' UNION "
+                           "ALL SELECT ") +
+            store::outboxEventKeySql() + QStringLiteral(", ") + store::outboxPayloadSql() +
+            QStringLiteral(" FROM outbox_store o JOIN log_store l ON ") + sameLog +
+            QStringLiteral(" WHERE o.environment_id = ? AND o.chain_id = ? AND o.block_number "
+                           "> ? AND o.delivered_at IS NULL AND o.failed_at IS NULL AND "
+                           "l.transfer_value IS NOT NULL");
+        m_db.run(QStringLiteral("INSERT INTO outbox_store (environment_id, chain_id, "
+                                "block_number, event_key, payload) SELECT ?, ?, ?, 'retract:' || "
+                                "k, '{\"type\":\"retracted\",\"eventKey\":\"' || k || "
+                                "'\",\"reorgId\":' || ? || ',\"forkBlock\":' || ? || "
+                                "',\"original\":' || p || '}' FROM (") +
+                     rows + QStringLiteral(") WHERE k IS NOT NULL ON CONFLICT DO NOTHING"),
+                 QVariantList{m_env, chainId, std::max<qint64>(above, 0), r.reorgId, above} +
+                     scope + scope);
+    }
+    // Rows not delivered go with the data (those taken up were retracted above); a pending
+    // retraction still has to reach the consumer, at the new fork's height.
+    const qint64 deleted =
+        m_db.run(QStringLiteral("DELETE FROM outbox_store AS o WHERE o.environment_id = ? AND "
+                                "o.chain_id = ? AND o.block_number > ? AND o.delivered_at IS "
+                                "NULL AND NOT ") +
+                     kPendingRetraction,
+                 scope)
+            .numRowsAffected();
+    r.outboxDropped = deleted - r.unconfirmedRetracted;
+    m_db.run(QStringLiteral("UPDATE outbox_store AS o SET block_number = ? WHERE "
+                            "o.environment_id = ? AND o.chain_id = ? AND o.block_number > ? AND ") +
+                 kPendingRetraction,
+             {std::max<qint64>(above, 0), m_env, chainId, above});
+    if (r.deliveredAffected > 0)
+        // The delivered rows outlive their logs: they keep their key and payload as text
+        // from now on, so the record of what the consumer received never changes.
+        m_db.run(QStringLiteral("UPDATE outbox_store AS o SET event_key = ") +
+                     store::outboxEventKeySql() + QStringLiteral(", payload = ") +
+                     store::outboxPayloadSql() +
+                     QStringLiteral(", log_index = NULL FROM log_store AS l WHERE "
+                                    "o.environment_id = ? AND o.chain_id = ? AND o.block_number "
+                                    "> ? AND o.log_index IS NOT NULL AND ") +
+                     sameLog,
+                 scope);
+    return storedTransferRows;
 }
 
 qint64 ReorgRollback::countTransfersAbove(qint64 above) const

@@ -29,10 +29,14 @@ class CheckpointStore;
 // ("Reorgs: the fork point and the one-transaction rollback"), and records what it undid.
 // reorg_diff_items kinds:
 //   transfer_removed          a transfer event above the fork (from, to, value)
-//   outbox_dropped            an undelivered outbox row above the fork: deleted, or (never
-//                             touched by delivery, so rendered from its log) gone with it
+//   outbox_dropped            an outbox row above the fork never sent (or refused): deleted,
+//                             or (never touched by delivery, so rendered from its log) gone
+//                             with it. A pending retraction is not dropped: it moves down
+//                             to the fork.
 //   outbox_delivered_reorged  a delivered row above the fork: kept (it was sent), flagged
 //                             as needing a compensating note
+//   outbox_unconfirmed_retracted  a row delivery took up but holds no confirmation of (it
+//                             may have been received): deleted, and retracted all the same
 //   (outbox rows: event_key, and for a Transfer's row its block and log index, the payload
 //   being the transfer_removed row of that log; value holds a payload only for rows that
 //   store their own, such as a retraction.)
@@ -71,6 +75,11 @@ public:
     void setOrphanRetention(qint64 rollbacks) { m_orphanRetention = rollbacks; }
 
 private:
+    // Step 1 for the stored outbox rows above `above`: records those not recorded with their
+    // Transfer, retracts the rows a consumer may have, drops the rest but pending
+    // retractions, which move down to the fork. Fills r's outbox counts but the rendered
+    // rows'; returns how many stored rows named a removed Transfer.
+    qint64 settleStoredOutboxRows(qint64 above, RollbackResult& r);
     // Whether any outbox row above `above` is stored (touched by delivery, or naming no log).
     bool anyStoredOutboxRowAbove(qint64 above) const;
     // The plan made aside if one was started and it worked, else one made on m_db.

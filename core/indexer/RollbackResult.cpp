@@ -21,6 +21,9 @@ QString RollbackResult::undoneText() const
     if (deliveredAffected > 0)
         parts << count(deliveredAffected, QStringLiteral("delivered row retracted"),
                        QStringLiteral("delivered rows retracted"));
+    if (unconfirmedRetracted > 0)
+        parts << count(unconfirmedRetracted, QStringLiteral("row sent without an answer retracted"),
+                       QStringLiteral("rows sent without an answer retracted"));
     return parts.join(QStringLiteral(", "));
 }
 

@@ -17,6 +17,9 @@ struct RollbackResult
     qint64 transfersRemoved = 0;
     qint64 outboxDropped = 0; // stored rows deleted and rendered rows gone with their logs
     qint64 deliveredAffected = 0;
+    // Rows delivery took up without a confirmation: the consumer may have them, so they are
+    // retracted too (and not counted as dropped).
+    qint64 unconfirmedRetracted = 0;
     qint64 balancesChanged = 0;
     qint64 childrenRemoved = 0; // children of factories whose creation was rolled back
     // Suspicions of absence about the removed blocks, settled because they are indexed

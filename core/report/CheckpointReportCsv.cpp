@@ -34,9 +34,12 @@ void appendRow(QByteArray& out, const QStringList& values)
     out += "\r\n";
 }
 
-const QStringList kDiffKinds{QStringLiteral("transfer_removed"), QStringLiteral("outbox_dropped"),
+const QStringList kDiffKinds{QStringLiteral("transfer_removed"),
+                             QStringLiteral("outbox_dropped"),
                              QStringLiteral("outbox_delivered_reorged"),
-                             QStringLiteral("balance_changed"), QStringLiteral("child_removed")};
+                             QStringLiteral("balance_changed"),
+                             QStringLiteral("child_removed"),
+                             QStringLiteral("outbox_unconfirmed_retracted")};
 
 } // namespace
 

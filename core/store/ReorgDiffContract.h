@@ -27,7 +27,8 @@ Migration reorgDiffMigration();
 QString reorgDiffColumnsSql();
 
 // Schema 7: a removed Transfer's diff row also records what became of its outbox row
-// (`outbox_kind`: outbox_dropped or outbox_delivered_reorged) and keeps its log's block hash,
+// (`outbox_kind`: outbox_dropped, outbox_delivered_reorged or, since the rollback retracts
+// rows sent without an answer, outbox_unconfirmed_retracted) and keeps its log's block hash,
 // and the view expands it into that outbox item.
 //
 // Why: a depth-64 rollback copied 10,000 outbox rows into the diff beside the 10,000

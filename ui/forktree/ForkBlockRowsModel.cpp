@@ -37,6 +37,8 @@ QString ForkBlockRowsModel::kindName(forktree::ForkBlockRow::Kind kind)
         return tr("outbox row delivered");
     case K::OutboxRetraction:
         return tr("retraction");
+    case K::OutboxUnconfirmed:
+        return tr("outbox row sent, unanswered");
     }
     return QString();
 }

@@ -25,6 +25,8 @@ QString kindName(const QString& kind)
         return QStringLiteral("outbox row dropped");
     if (kind == QLatin1String("outbox_delivered_reorged"))
         return QStringLiteral("delivered outbox row retracted");
+    if (kind == QLatin1String("outbox_unconfirmed_retracted"))
+        return QStringLiteral("outbox row sent without an answer, retracted");
     return kind;
 }
 
@@ -53,6 +55,9 @@ QString undone(const report::ReorgEntry& e)
         QStringLiteral("outbox rows dropped"));
     add("outbox_delivered_reorged", QStringLiteral("delivered outbox row retracted"),
         QStringLiteral("delivered outbox rows retracted"));
+    add("outbox_unconfirmed_retracted",
+        QStringLiteral("outbox row sent without an answer retracted"),
+        QStringLiteral("outbox rows sent without an answer retracted"));
     return parts.isEmpty() ? QStringLiteral("nothing of ours was in the replaced blocks")
                            : parts.join(QStringLiteral(", "));
 }

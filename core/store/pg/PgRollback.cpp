@@ -22,6 +22,19 @@ namespace forkscope::store::pg {
 
 namespace {
 
+// An outbox row (aliased `o`) that retracts one sent before: a rollback never drops it.
+const QByteArray kPendingRetraction =
+    "(o.delivered_at IS NULL AND o.event_key IS NOT NULL AND o.event_key LIKE 'retract:%')";
+
+// The stored rows that name a Transfer delivery took up without an answer: sent, perhaps
+// received (a timeout, a crash after the send, a stop past the grace), or about to be.
+// Refused rows were not taken. $1 environment, $2 chain, $3 the fork block.
+const QByteArray kUnconfirmedRows =
+    "FROM outbox_store o JOIN log_store l ON l.environment_id = o.environment_id AND "
+    "l.chain_id = o.chain_id AND l.block_number = o.block_number AND l.log_index = o.log_index "
+    "WHERE o.environment_id = $1 AND o.chain_id = $2 AND o.block_number > $3::bigint AND "
+    "o.delivered_at IS NULL AND o.failed_at IS NULL AND l.transfer_value IS NOT NULL";
+
 // Records in reorg_diff_store what the rollback is about to remove, before anything above
 // the fork is deleted or rewritten: each removed Transfer the checkpoint covered, and each
 // outbox row above the fork (dropped, or delivered and so retracted). $1 environment, $2
@@ -44,12 +57,15 @@ void recordDiff(PgConnection& db, const QList<QByteArray>& scope)
         "INSERT INTO reorg_diff_store (reorg_id, environment_id, chain_id, kind, block_number, "
         "log_index, block_hash, event_key, value) SELECT $4::bigint, $1, $2::bigint, kind, "
         "block_number, log_index, block_hash, event_key, payload FROM (SELECT CASE WHEN "
-        "o.delivered_at IS NULL THEN 'outbox_dropped' ELSE 'outbox_delivered_reorged' END AS "
-        "kind, o.block_number, o.log_index, l.block_hash, o.event_key, o.payload FROM "
-        "outbox_store o LEFT JOIN log_store l ON l.environment_id = o.environment_id AND "
-        "l.chain_id = o.chain_id AND l.block_number = o.block_number AND l.log_index = "
-        "o.log_index WHERE o.environment_id = $1 AND o.chain_id = $2 AND o.block_number > "
-        "$3::bigint AND o.block_number <= $5::bigint UNION ALL SELECT 'outbox_dropped', "
+        "o.delivered_at IS NOT NULL THEN 'outbox_delivered_reorged' WHEN o.failed_at IS NULL "
+        "AND l.transfer_value IS NOT NULL THEN 'outbox_unconfirmed_retracted' ELSE "
+        "'outbox_dropped' END AS kind, o.block_number, o.log_index, l.block_hash, o.event_key, "
+        "o.payload FROM outbox_store o LEFT JOIN log_store l ON l.environment_id = "
+        "o.environment_id AND l.chain_id = o.chain_id AND l.block_number = o.block_number AND "
+        "l.log_index = o.log_index WHERE o.environment_id = $1 AND o.chain_id = $2 AND "
+        "o.block_number > $3::bigint AND o.block_number <= $5::bigint AND NOT " +
+        kPendingRetraction +
+        " UNION ALL SELECT 'outbox_dropped', "
         "l.block_number, l.log_index, l.block_hash, NULL, NULL FROM log_store l WHERE "
         "l.environment_id = $1 AND l.chain_id = $2 AND l.block_number > $3::bigint AND "
         "l.block_number <= $5::bigint AND l.transfer_value IS NOT NULL AND " +
@@ -176,6 +192,9 @@ indexer::RollbackResult PgIndexStore::undoAbove(const indexer::Checkpoint& cp,
                   "NULL",
                   scope)
             .int64(0, 0);
+    static const QByteArray unconfirmed = "SELECT count(*) " + kUnconfirmedRows;
+    r.unconfirmedRetracted =
+        m_db->run("rollback_unconfirmed", unconfirmed.constData(), scope).int64(0, 0);
     r.reorgId = m_db->run("rollback_event",
                           "INSERT INTO reorg_events (environment_id, chain_id, detected_at, "
                           "old_block_number, fork_block_number, depth, reason, rows_removed, "
@@ -201,20 +220,25 @@ indexer::RollbackResult PgIndexStore::undoAbove(const indexer::Checkpoint& cp,
         pgOutboxNotStoredSql();
     const qint64 renderedDropped =
         m_db->run("rollback_outbox_rendered", rendered.constData(), scope).int64(0, 0);
+    if (r.deliveredAffected + r.unconfirmedRetracted > 0) {
+        // A consumer may have acted on those: a compensating "retracted" message for each,
+        // enqueued at the fork height so that it goes out as soon as the fork is safe.
+        // Rendered from the logs, so before they go.
+        static const QByteArray retract =
+            "INSERT INTO outbox_store (environment_id, chain_id, block_number, event_key, "
+            "payload) SELECT $1, $2::bigint, greatest($3::bigint, 0), 'retract:' || k, "
+            "'{\"type\":\"retracted\",\"eventKey\":\"' || k || '\",\"reorgId\":' || "
+            "$4::bigint || ',\"forkBlock\":' || $3::bigint || ',\"original\":' || p || '}' "
+            "FROM (SELECT event_key AS k, payload AS p FROM outbox WHERE environment_id = $1 AND "
+            "chain_id = $2 AND block_number > $3::bigint AND delivered_at IS NOT NULL AND "
+            "event_key NOT LIKE 'retract:%' UNION ALL SELECT " +
+            pgOutboxEventKeySql() + ", " + pgOutboxPayloadSql() + " " + kUnconfirmedRows +
+            ") u WHERE k IS NOT NULL ON CONFLICT DO NOTHING";
+        m_db->run("rollback_retract", retract.constData(), scope + QList<QByteArray>{reorgText});
+    }
     if (r.deliveredAffected > 0) {
-        // A consumer already acted on those: a compensating "retracted" message for each,
-        // enqueued at the fork height so that it goes out as soon as the fork is safe; then
-        // the delivered rows outlive their logs, keeping as text the key and payload the
+        // The delivered rows outlive their logs, keeping as text the key and payload the
         // consumer received.
-        m_db->run("rollback_retract",
-                  "INSERT INTO outbox_store (environment_id, chain_id, block_number, event_key, "
-                  "payload) SELECT environment_id, chain_id, greatest($3::bigint, 0), 'retract:' "
-                  "|| event_key, '{\"type\":\"retracted\",\"eventKey\":\"' || event_key || "
-                  "'\",\"reorgId\":' || $4::bigint || ',\"forkBlock\":' || $3::bigint || "
-                  "',\"original\":' || payload || '}' FROM outbox WHERE environment_id = $1 AND "
-                  "chain_id = $2 AND block_number > $3::bigint AND delivered_at IS NOT NULL AND "
-                  "event_key NOT LIKE 'retract:%' ON CONFLICT DO NOTHING",
-                  scope + QList<QByteArray>{reorgText});
         static const QByteArray keep =
             "UPDATE outbox_store o SET event_key = " + pgOutboxEventKeySql() +
             ", payload = " + pgOutboxPayloadSql() +
@@ -230,13 +254,19 @@ indexer::RollbackResult PgIndexStore::undoAbove(const indexer::Checkpoint& cp,
     // writer's, from a plan the reorg made wrong), and the ranges themselves: a writer that
     // still holds one finds at its commit that it is gone. A range cut by the fork keeps what
     // is below it, done or given back.
-    r.outboxDropped =
-        renderedDropped +
-        m_db->run("rollback_outbox",
-                  "DELETE FROM outbox_store WHERE environment_id = $1 AND chain_id = $2 AND "
-                  "block_number > $3 AND delivered_at IS NULL",
-                  scope)
-            .affected();
+    // Those taken up without an answer were retracted above, not dropped. A pending
+    // retraction still has to reach the consumer: it moves down to the fork.
+    static const QByteArray dropUndelivered =
+        "DELETE FROM outbox_store o WHERE o.environment_id = $1 AND o.chain_id = $2 AND "
+        "o.block_number > $3 AND o.delivered_at IS NULL AND NOT " +
+        kPendingRetraction;
+    r.outboxDropped = renderedDropped - r.unconfirmedRetracted +
+                      m_db->run("rollback_outbox", dropUndelivered.constData(), scope).affected();
+    static const QByteArray moveRetractions =
+        "UPDATE outbox_store o SET block_number = greatest($3::bigint, 0) WHERE "
+        "o.environment_id = $1 AND o.chain_id = $2 AND o.block_number > $3::bigint AND " +
+        kPendingRetraction;
+    m_db->run("rollback_move_retractions", moveRetractions.constData(), scope);
     // A child whose creation event goes goes with it (its rows are all above its creation,
     // so they go too), and the diff names it.
     m_db->run("rollback_diff_children",
