@@ -239,6 +239,12 @@ void TestOutbox::reorgDropsUndeliveredAndRetractsDelivered()
     QVERIFY(!secondRetractions.isEmpty());
     QCOMPARE(lab.count("SELECT delivered_outbox_rows FROM reorg_events ORDER BY id DESC LIMIT 1"),
              qint64(secondRetractions.size()));
+    // Its diff names those rows, not the ones the first reorg retracted: those stay as they
+    // were, and are the first reorg's.
+    QCOMPARE(lab.count("SELECT count(*) FROM reorg_diff_items WHERE kind = "
+                       "'outbox_delivered_reorged' AND reorg_id = (SELECT max(id) FROM "
+                       "reorg_events)"),
+             qint64(secondRetractions.size()));
     const QStringList after = lab.verify("env");
     QVERIFY2(after.isEmpty(), qPrintable(after.join('\n')));
 }
@@ -326,6 +332,11 @@ void TestOutbox::aDeeperReorgKeepsAPendingRetraction()
                              "--webhook", hook.url().toString()}));
     QCOMPARE(lab.count("SELECT fork_block_number FROM reorg_events ORDER BY id DESC LIMIT 1"),
              fork2);
+    // It changed no outbox row: the retractions it moved are not in its diff, nor the rows
+    // they retract.
+    QCOMPARE(lab.count("SELECT count(*) FROM reorg_diff_items WHERE kind LIKE 'outbox%' AND "
+                       "reorg_id = (SELECT max(id) FROM reorg_events)"),
+             0);
     const QList<QByteArray> accepted = hook.acceptedKeys();
     for (const QByteArray& k : deliveredAbove)
         QVERIFY2(accepted.count("retract:" + k) == 1, k.constData());

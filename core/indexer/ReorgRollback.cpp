@@ -26,6 +26,12 @@ namespace {
 // An outbox row (aliased `o`) that retracts one sent before: a rollback never drops it.
 const QString kPendingRetraction = QStringLiteral(
     "(o.delivered_at IS NULL AND o.event_key IS NOT NULL AND o.event_key LIKE 'retract:%')");
+// An outbox row (aliased `o`) that a rollback leaves as it is: one delivered that an earlier
+// reorg already retracted (it lost its log), a delivered retraction, a pending one. Such a
+// row is no part of this rollback's diff.
+const QString kKeptOutboxRow = QStringLiteral(
+    "(o.log_index IS NULL AND (o.delivered_at IS NOT NULL OR (o.event_key IS NOT NULL AND "
+    "o.event_key LIKE 'retract:%')))");
 } // namespace
 
 ReorgRollback::ReorgRollback(store::Database& db, QString environmentId, std::uint64_t chainId,
@@ -248,8 +254,9 @@ qint64 ReorgRollback::settleStoredOutboxRows(qint64 above, RollbackResult& r)
     const qint64 storedTransferRows = counts.value(0).toLongLong();
     r.unconfirmedRetracted = counts.value(1).toLongLong();
     // The stored rows not recorded with their Transfer are copied on their own: rows with
-    // their own key and payload, and any row whose log is missing or not a Transfer. A
-    // pending retraction is not undone: it moves down to the fork below.
+    // their own key and payload, and any row whose log is missing or not a Transfer; but not
+    // the rows this rollback leaves as they are (a pending retraction moves down to the
+    // fork below, unchanged).
     m_db.run(
         QStringLiteral("INSERT INTO reorg_diff_store (reorg_id, environment_id, chain_id, kind, "
                        "block_number, log_index, block_hash, event_key, value) SELECT ?, "
@@ -261,7 +268,7 @@ qint64 ReorgRollback::settleStoredOutboxRows(qint64 above, RollbackResult& r)
             QStringLiteral(" WHERE o.environment_id = ? AND o.chain_id = ? AND "
                            "o.block_number > ? AND (o.log_index IS NULL OR "
                            "l.transfer_value IS NULL) AND NOT ") +
-            kPendingRetraction,
+            kKeptOutboxRow,
         {r.reorgId, m_env, chainId, above});
     // Delivered rows an earlier reorg already retracted have lost their log (log_index is
     // NULL): they are not this reorg's to count again.

@@ -25,6 +25,12 @@ namespace {
 // An outbox row (aliased `o`) that retracts one sent before: a rollback never drops it.
 const QByteArray kPendingRetraction =
     "(o.delivered_at IS NULL AND o.event_key IS NOT NULL AND o.event_key LIKE 'retract:%')";
+// An outbox row (aliased `o`) that a rollback leaves as it is: one delivered that an earlier
+// reorg already retracted (it lost its log), a delivered retraction, a pending one. Such a
+// row is no part of this rollback's diff.
+const QByteArray kKeptOutboxRow =
+    "(o.log_index IS NULL AND (o.delivered_at IS NOT NULL OR (o.event_key IS NOT NULL AND "
+    "o.event_key LIKE 'retract:%')))";
 
 // The stored rows that name a Transfer delivery took up without an answer: sent, perhaps
 // received (a timeout, a crash after the send, a stop past the grace), or about to be.
@@ -64,7 +70,7 @@ void recordDiff(PgConnection& db, const QList<QByteArray>& scope)
         "o.environment_id AND l.chain_id = o.chain_id AND l.block_number = o.block_number AND "
         "l.log_index = o.log_index WHERE o.environment_id = $1 AND o.chain_id = $2 AND "
         "o.block_number > $3::bigint AND o.block_number <= $5::bigint AND NOT " +
-        kPendingRetraction +
+        kKeptOutboxRow +
         " UNION ALL SELECT 'outbox_dropped', "
         "l.block_number, l.log_index, l.block_hash, NULL, NULL FROM log_store l WHERE "
         "l.environment_id = $1 AND l.chain_id = $2 AND l.block_number > $3::bigint AND "
