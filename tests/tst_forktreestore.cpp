@@ -466,6 +466,16 @@ void TestForkTreeStore::blockRowsAreTheStoredOrTheRemovedRows()
     QCOMPARE(rowsOf(blocks.first().first().value<forktree::ForkBlockRows>()), rowsOf(*orphan));
     read.requestStop();
     QVERIFY(read.wait());
+
+    // A deeper reorg before the retractions went out moves them down to its fork: A's block
+    // still lists them.
+    QVERIFY(lab.rollBack({0, hashOf("genesis")}).reorgId > reorg);
+    QCOMPARE(lab.rows("SELECT count(*) FROM outbox WHERE event_key LIKE 'retract:%' AND "
+                      "block_number = 0"),
+             QStringList{"3"});
+    const auto later = forktree::readForkBlock(lab.index->reader(), kEnv, hashOf("A"), 2);
+    QVERIFY(later);
+    QCOMPARE(rowsOf(*later).mid(3), shown.mid(3)); // the Transfers are not back any more
 }
 
 // `forkscope index` across a real reorg on anvil: the branch it rolled back is kept with the

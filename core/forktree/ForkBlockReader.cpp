@@ -43,6 +43,42 @@ ForkBlockRow transferRow(const engine::ReorgDiff::Item& item)
     return r;
 }
 
+// The retractions of an orphaned block's rows a consumer had or may have had (`delivered`,
+// by event key).
+void addRetractions(store::ContractReader& reader, const QString& env, qint64 forkBlock,
+                    const QHash<QString, ForkBlockRow>& delivered, ForkBlockRows& out, int limit)
+{
+    // Enqueued at the fork's height; a deeper reorg before it went out moved it down to its
+    // own fork. Those heights first, so that each read of the outbox is by height.
+    QList<qint64> heights;
+    for (auto q = reader.query(QStringLiteral("SELECT fork_block_number FROM reorg_events WHERE "
+                                              "environment_id = ? AND id >= ? AND "
+                                              "fork_block_number <= ? ORDER BY "
+                                              "fork_block_number DESC LIMIT ?"),
+                               {env, out.reorgId, forkBlock, limit + 1});
+         q->next();) {
+        const qint64 h = std::max<qint64>(q->value(0).toLongLong(), 0);
+        if (!heights.contains(h))
+            heights << h;
+    }
+    for (const qint64 height : std::as_const(heights))
+        for (auto q = reader.query(
+                 QStringLiteral("SELECT event_key FROM outbox WHERE "
+                                "environment_id = ? AND block_number = ? AND "
+                                "event_key LIKE ? ORDER BY event_key LIMIT ?"),
+                 {env, height,
+                  QStringLiteral("retract:transfer:%1:%2:%").arg(out.number).arg(out.hash.toHex()),
+                  limit + 1});
+             q->next();) {
+            const QString key = q->value(0).toString();
+            ForkBlockRow row = delivered.value(key.mid(int(qstrlen("retract:"))));
+            row.kind = ForkBlockRow::Kind::OutboxRetraction;
+            row.eventKey = key;
+            if (!add(out, row, limit))
+                return;
+        }
+}
+
 void readOrphaned(store::ContractReader& reader, const QString& env, ForkBlockRows& out, int limit)
 {
     const qint64 forkBlock = reader.scalar(QStringLiteral("SELECT fork_block_number FROM "
@@ -110,21 +146,7 @@ void readOrphaned(store::ContractReader& reader, const QString& env, ForkBlockRo
     }
     if (delivered.isEmpty())
         return;
-    for (auto q = reader.query(
-             QStringLiteral("SELECT event_key FROM outbox WHERE environment_id "
-                            "= ? AND block_number = ? AND event_key LIKE ? "
-                            "ORDER BY event_key LIMIT ?"),
-             {env, std::max<qint64>(forkBlock, 0),
-              QStringLiteral("retract:transfer:%1:%2:%").arg(out.number).arg(out.hash.toHex()),
-              limit + 1});
-         q->next();) {
-        const QString key = q->value(0).toString();
-        ForkBlockRow row = delivered.value(key.mid(int(qstrlen("retract:"))));
-        row.kind = ForkBlockRow::Kind::OutboxRetraction;
-        row.eventKey = key;
-        if (!add(out, row, limit))
-            return;
-    }
+    addRetractions(reader, env, forkBlock, delivered, out, limit);
 }
 
 void readCanonical(store::ContractReader& reader, const QString& env, ForkBlockRows& out, int limit)
