@@ -63,6 +63,17 @@ const QString kHookTimeout = QStringLiteral("2000");
 // A run with a sink is synced once its outbox is drained, which it sees at a round: rounds
 // 100 ms apart, not a second, end each run sooner.
 const QString kPollMs = QStringLiteral("100");
+// `forkscope index` into `hook`, killed (a crash point) right after the receiver answered
+// its 6th row, before that answer is recorded.
+ProcessRun runUntilTheSixthAnswer(IndexerLab& lab, const WebhookRecorder& hook)
+{
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("FORKSCOPE_CRASH_AT", "mid-delivery");
+    env.insert("FORKSCOPE_CRASH_AFTER", "5");
+    return lab.runIndex(
+        "env", {"--exit-when-synced", "--poll-ms", kPollMs, "--webhook", hook.url().toString()}, {},
+        env);
+}
 } // namespace
 
 class TestOutbox : public QObject
@@ -257,12 +268,7 @@ void TestOutbox::reorgRetractsARowSentWithoutAnAnswer()
     lab.sprayAll(6, 3, 10);
     WebhookRecorder hook;
     // The receiver takes the 6th row; the process dies before it records the answer.
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert("FORKSCOPE_CRASH_AT", "mid-delivery");
-    env.insert("FORKSCOPE_CRASH_AFTER", "5");
-    const ProcessRun crashed = lab.runIndex(
-        "env", {"--exit-when-synced", "--poll-ms", kPollMs, "--webhook", hook.url().toString()}, {},
-        env);
+    const ProcessRun crashed = runUntilTheSixthAnswer(lab, hook);
     QVERIFY2(crashed.exitStatus == QProcess::CrashExit, qPrintable(crashed.describe()));
     const QList<QByteArray> before = hook.acceptedKeys();
     QCOMPARE(before.size(), 6);
@@ -355,12 +361,7 @@ void TestOutbox::killBetweenConfirmationAndBookkeeping()
     lab.deployToken("AAA");
     lab.sprayAll(6, 3, 10);
     WebhookRecorder hook;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert("FORKSCOPE_CRASH_AT", "mid-delivery");
-    env.insert("FORKSCOPE_CRASH_AFTER", "5");
-    const ProcessRun crashed = lab.runIndex(
-        "env", {"--exit-when-synced", "--poll-ms", kPollMs, "--webhook", hook.url().toString()}, {},
-        env);
+    const ProcessRun crashed = runUntilTheSixthAnswer(lab, hook);
     QVERIFY2(crashed.exitStatus == QProcess::CrashExit, qPrintable(crashed.describe()));
     QCOMPARE(hook.acceptedKeys().size(), 6); // the 6th was confirmed, then the process died
 

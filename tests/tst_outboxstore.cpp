@@ -471,18 +471,17 @@ void TestOutboxStore::aRollbackRecordsEachOutboxRowOnce()
     if (oneLogDeletedByHand)
         lab.exec(file ? "DELETE FROM logs WHERE log_index = 2"
                       : "DELETE FROM log_store WHERE log_index = 2");
+    // A pending row with its own key, in block 2.
+    const auto addOwnKeyRow = [&](const QString& key) {
+        lab.exec(QStringLiteral("INSERT INTO %1 (environment_id, chain_id, block_number, "
+                                "event_key, payload) SELECT environment_id, chain_id, "
+                                "block_number, '%2', '{}' FROM blocks WHERE block_number = 2")
+                     .arg(file ? "outbox" : "outbox_store", key));
+    };
     if (oneRowNamingNoLog)
-        lab.exec(QStringLiteral("INSERT INTO %1 (environment_id, chain_id, block_number, "
-                                "event_key, payload) SELECT environment_id, chain_id, "
-                                "block_number, 'manual:1', '{}' FROM blocks WHERE block_number "
-                                "= 2")
-                     .arg(file ? "outbox" : "outbox_store"));
+        addOwnKeyRow("manual:1");
     if (onePendingRetraction)
-        lab.exec(QStringLiteral("INSERT INTO %1 (environment_id, chain_id, block_number, "
-                                "event_key, payload) SELECT environment_id, chain_id, "
-                                "block_number, 'retract:transfer:2:0x00:0', '{}' FROM blocks "
-                                "WHERE block_number = 2")
-                     .arg(file ? "outbox" : "outbox_store"));
+        addOwnKeyRow("retract:transfer:2:0x00:0");
     QCOMPARE(storedRows(), int(oneDelivered) + int(oneTried) + int(oneRowNamingNoLog) +
                                int(onePendingRetraction));
     // What the rollback must record: each outbox row above the fork as the outbox view shows
